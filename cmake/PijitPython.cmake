@@ -1,0 +1,33 @@
+# pijit_add_python_module(<python executable>)
+# Builds pijit._C for one interpreter, named with that interpreter's EXT_SUFFIX so that builds for
+# several versions can live side by side in pyscripts/pijit/.
+function(pijit_add_python_module PY)
+  execute_process(
+    COMMAND ${PY} -c "import sysconfig as s; print(s.get_paths()['include']); print(s.get_config_var('EXT_SUFFIX')); import sys; print('%d%d' % sys.version_info[:2])"
+    OUTPUT_VARIABLE _out OUTPUT_STRIP_TRAILING_WHITESPACE RESULT_VARIABLE _rc)
+  if(NOT _rc EQUAL 0)
+    message(FATAL_ERROR "pijit: cannot query ${PY}")
+  endif()
+  string(REPLACE "\n" ";" _out "${_out}")
+  list(GET _out 0 _inc)
+  list(GET _out 1 _suffix)
+  list(GET _out 2 _ver)
+  set(_target pijit_C_py${_ver})
+  file(GLOB _srcs CONFIGURE_DEPENDS
+    ${CMAKE_SOURCE_DIR}/pyext/*.cc
+    ${CMAKE_SOURCE_DIR}/capture/*.cc
+    ${CMAKE_SOURCE_DIR}/guards/*.cc
+    ${CMAKE_SOURCE_DIR}/codegen/*.cc)
+  add_library(${_target} MODULE ${_srcs})
+  target_include_directories(${_target} PRIVATE ${_inc} ${CMAKE_SOURCE_DIR})
+  target_link_libraries(${_target} PRIVATE ${PIJIT_CORE_WHOLE})
+  set_target_properties(${_target} PROPERTIES
+    PREFIX "" OUTPUT_NAME "_C" SUFFIX "${_suffix}"
+    CXX_VISIBILITY_PRESET hidden
+    LIBRARY_OUTPUT_DIRECTORY ${CMAKE_BINARY_DIR}/py${_ver}/pijit)
+  if(PIJIT_INPLACE)
+    add_custom_command(TARGET ${_target} POST_BUILD
+      COMMAND ${CMAKE_COMMAND} -E copy $<TARGET_FILE:${_target}> ${CMAKE_SOURCE_DIR}/pyscripts/pijit/)
+  endif()
+  message(STATUS "pijit: pijit._C for ${PY} (${_suffix})")
+endfunction()

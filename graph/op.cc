@@ -1,0 +1,177 @@
+#include "graph/op.h"
+
+#include <map>
+#include <memory>
+#include <mutex>
+#include <sstream>
+
+#include "absl/container/flat_hash_map.h"
+
+namespace pj {
+
+namespace {
+absl::flat_hash_map<std::string, std::unique_ptr<OpDef>>& registry() {
+  static auto* r = new absl::flat_hash_map<std::string, std::unique_ptr<OpDef>>();
+  return *r;
+}
+}  // namespace
+
+void Attrs::set(const std::string& k, AttrValue v) {
+  for (auto& kv : kv_)
+    if (kv.first == k) {
+      kv.second = std::move(v);
+      return;
+    }
+  kv_.emplace_back(k, std::move(v));
+}
+
+bool Attrs::has(const std::string& k) const {
+  for (auto& kv : kv_)
+    if (kv.first == k) return true;
+  return false;
+}
+
+bool Attrs::is_none(const std::string& k) const {
+  for (auto& kv : kv_)
+    if (kv.first == k) return std::holds_alternative<std::monostate>(kv.second);
+  return true;
+}
+
+const AttrValue& Attrs::get(const std::string& k) const {
+  for (auto& kv : kv_)
+    if (kv.first == k) return kv.second;
+  PJ_CHECK(false) << "missing attribute '" << k << "'";
+  __builtin_unreachable();
+}
+
+int64_t Attrs::i(const std::string& k) const {
+  const AttrValue& v = get(k);
+  if (auto* p = std::get_if<int64_t>(&v)) return *p;
+  if (auto* p = std::get_if<bool>(&v)) return *p;
+  PJ_THROW(Type) << "attribute '" << k << "' must be an int";
+}
+int64_t Attrs::i(const std::string& k, int64_t dflt) const { return is_none(k) ? dflt : i(k); }
+
+double Attrs::f(const std::string& k) const {
+  const AttrValue& v = get(k);
+  if (auto* p = std::get_if<double>(&v)) return *p;
+  if (auto* p = std::get_if<int64_t>(&v)) return static_cast<double>(*p);
+  if (auto* p = std::get_if<bool>(&v)) return *p;
+  PJ_THROW(Type) << "attribute '" << k << "' must be a number";
+}
+
+bool Attrs::b(const std::string& k, bool dflt) const {
+  if (is_none(k)) return dflt;
+  const AttrValue& v = get(k);
+  if (auto* p = std::get_if<bool>(&v)) return *p;
+  if (auto* p = std::get_if<int64_t>(&v)) return *p != 0;
+  PJ_THROW(Type) << "attribute '" << k << "' must be a bool";
+}
+
+const std::string& Attrs::s(const std::string& k) const {
+  const AttrValue& v = get(k);
+  if (auto* p = std::get_if<std::string>(&v)) return *p;
+  PJ_THROW(Type) << "attribute '" << k << "' must be a str";
+}
+
+const IntList& Attrs::ints(const std::string& k) const {
+  const AttrValue& v = get(k);
+  if (auto* p = std::get_if<IntList>(&v)) return *p;
+  PJ_THROW(Type) << "attribute '" << k << "' must be a tuple of ints";
+}
+
+DType Attrs::dtype(const std::string& k) const {
+  const AttrValue& v = get(k);
+  if (auto* p = std::get_if<DType>(&v)) return *p;
+  PJ_THROW(Type) << "attribute '" << k << "' must be a dtype";
+}
+
+std::string Attrs::to_string() const {
+  std::ostringstream os;
+  bool first = true;
+  for (auto& [k, v] : kv_) {
+    if (!first) os << ", ";
+    first = false;
+    os << k << "=";
+    std::visit(
+        [&](auto&& x) {
+          using T = std::decay_t<decltype(x)>;
+          if constexpr (std::is_same_v<T, std::monostate>) os << "None";
+          else if constexpr (std::is_same_v<T, bool>) os << (x ? "True" : "False");
+          else if constexpr (std::is_same_v<T, std::string>) os << "'" << x << "'";
+          else if constexpr (std::is_same_v<T, IntList>) {
+            os << "(";
+            for (size_t i = 0; i < x.size(); ++i) os << (i ? ", " : "") << x[i];
+            os << (x.size() == 1 ? ",)" : ")");
+          } else if constexpr (std::is_same_v<T, DType>) os << dtype_name(x);
+          else os << x;
+        },
+        v);
+  }
+  return os.str();
+}
+
+OpRegistrar::OpRegistrar(const char* name) {
+  auto& r = registry();
+  PJ_CHECK(!r.contains(name)) << "op '" << name << "' registered twice";
+  auto def = std::make_unique<OpDef>();
+  def->name = name;
+  def_ = def.get();
+  r.emplace(name, std::move(def));
+}
+OpRegistrar& OpRegistrar::inputs(int n) { def_->num_inputs = n; return *this; }
+OpRegistrar& OpRegistrar::attrs(std::vector<std::string> names) { def_->attrs = std::move(names); return *this; }
+OpRegistrar& OpRegistrar::infer(InferFn f) { def_->infer = std::move(f); return *this; }
+OpRegistrar& OpRegistrar::kernel(KernelFn f) { def_->kernel = std::move(f); return *this; }
+OpRegistrar& OpRegistrar::run(RunFn f) { def_->run = std::move(f); return *this; }
+OpRegistrar& OpRegistrar::view() { def_->is_view = true; return *this; }
+OpRegistrar& OpRegistrar::data_dependent() { def_->data_dependent = true; return *this; }
+
+const OpDef* find_op(const std::string& name) {
+  auto& r = registry();
+  auto it = r.find(name);
+  return it == r.end() ? nullptr : it->second.get();
+}
+
+const OpDef& get_op(const std::string& name) {
+  const OpDef* op = find_op(name);
+  PJ_CHECK(op) << "unknown op '" << name << "'";
+  return *op;
+}
+
+std::vector<std::string> registered_ops() {
+  std::map<std::string, int> sorted;
+  for (auto& kv : registry()) sorted[kv.first] = 0;
+  std::vector<std::string> out;
+  for (auto& kv : sorted) out.push_back(kv.first);
+  return out;
+}
+
+Tensors call_op(const OpDef& op, const Tensors& in, const Attrs& attrs) {
+  if (op.num_inputs >= 0 && static_cast<int>(in.size()) != op.num_inputs)
+    PJ_THROW(Type) << op.name << "() takes " << op.num_inputs << " tensor inputs but "
+                   << in.size() << " were given";
+  if (op.run) return op.run(in, attrs);
+  PJ_CHECK(op.infer && op.kernel) << "op '" << op.name << "' has neither run nor infer+kernel";
+  Metas ms;
+  ms.reserve(in.size());
+  for (auto& t : in) ms.push_back(meta_of(t));
+  Metas outs = op.infer(ms, attrs);
+  Tensors out;
+  out.reserve(outs.size());
+  for (auto& m : outs) out.push_back(Tensor::empty(m.shape, m.dtype));
+  op.kernel(in, attrs, out);
+  return out;
+}
+
+Tensor call_op1(const OpDef& op, const Tensors& in, const Attrs& attrs) {
+  Tensors out = call_op(op, in, attrs);
+  PJ_CHECK(out.size() == 1) << op.name << " has " << out.size() << " outputs";
+  return out[0];
+}
+
+Tensor call_op1(const std::string& name, const Tensors& in, const Attrs& attrs) {
+  return call_op1(get_op(name), in, attrs);
+}
+
+}  // namespace pj

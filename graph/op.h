@@ -1,0 +1,105 @@
+// The single op registry (DESIGN.md, principle 1).
+//
+// Each op is declared once, in graph/ops/*.cc: its name, its inputs, its attributes, a meta-only
+// inference rule (shapes and dtypes, no data: what capture and the graph compiler use), and how to
+// run it eagerly. Most ops run by allocating outputs from `infer` and calling a kernel that writes
+// into them; view ops (reshape, transpose, slicing) return views of their input instead, and ops
+// whose output shape depends on data (boolean masks, nonzero) allocate their own outputs. The
+// `grad` slot is filled by the autodiff issue.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <variant>
+#include <vector>
+
+#include "kernels/tensor.h"
+
+namespace pj {
+
+struct TensorMeta {
+  Shape shape;
+  DType dtype;
+  bool operator==(const TensorMeta& o) const { return shape == o.shape && dtype == o.dtype; }
+};
+
+using IntList = std::vector<int64_t>;
+using AttrValue = std::variant<std::monostate, bool, int64_t, double, std::string, IntList, DType>;
+
+// Named attribute values, in the order the op declares them (small: a linear scan is fastest).
+class Attrs {
+ public:
+  Attrs() = default;
+  Attrs(std::initializer_list<std::pair<std::string, AttrValue>> kv) : kv_(kv) {}
+  void set(const std::string& k, AttrValue v);
+  bool has(const std::string& k) const;
+  bool is_none(const std::string& k) const;
+  const AttrValue& get(const std::string& k) const;
+  int64_t i(const std::string& k) const;
+  int64_t i(const std::string& k, int64_t dflt) const;
+  double f(const std::string& k) const;
+  bool b(const std::string& k, bool dflt = false) const;
+  const std::string& s(const std::string& k) const;
+  const IntList& ints(const std::string& k) const;
+  DType dtype(const std::string& k) const;
+  const std::vector<std::pair<std::string, AttrValue>>& items() const { return kv_; }
+  std::string to_string() const;  // "axis=1, keepdims=False", stable, for IR text and errors
+
+ private:
+  std::vector<std::pair<std::string, AttrValue>> kv_;
+};
+
+using Tensors = std::vector<Tensor>;
+using Metas = std::vector<TensorMeta>;
+using InferFn = std::function<Metas(const Metas&, const Attrs&)>;
+using KernelFn = std::function<void(const Tensors& in, const Attrs&, const Tensors& out)>;
+using RunFn = std::function<Tensors(const Tensors& in, const Attrs&)>;
+
+struct OpDef {
+  std::string name;
+  int num_inputs = 0;               // -1: variadic (concat, stack)
+  std::vector<std::string> attrs;   // documented attribute names, in order
+  InferFn infer;
+  KernelFn kernel;                  // writes into outputs allocated from infer
+  RunFn run;                        // overrides infer+kernel for views / data-dependent shapes
+  bool is_view = false;             // outputs alias the first input's storage
+  bool data_dependent = false;      // output shapes are only known after running
+  void* grad = nullptr;             // reserved for autodiff
+};
+
+// Declares an op; fields are filled by the chained setters at static-initialisation time.
+class OpRegistrar {
+ public:
+  explicit OpRegistrar(const char* name);
+  OpRegistrar& inputs(int n);
+  OpRegistrar& attrs(std::vector<std::string> names);
+  OpRegistrar& infer(InferFn f);
+  OpRegistrar& kernel(KernelFn f);
+  OpRegistrar& run(RunFn f);
+  OpRegistrar& view();
+  OpRegistrar& data_dependent();
+
+ private:
+  OpDef* def_;
+};
+
+#define PJ_OP_CONCAT2(a, b) a##b
+#define PJ_OP_CONCAT(a, b) PJ_OP_CONCAT2(a, b)
+#define PJ_REGISTER_OP(name) \
+  static ::pj::OpRegistrar PJ_OP_CONCAT(pj_op_reg_, __COUNTER__) = ::pj::OpRegistrar(name)
+
+// nullptr when unknown.
+const OpDef* find_op(const std::string& name);
+// Aborts when unknown: for pijit's own fixed op names.
+const OpDef& get_op(const std::string& name);
+std::vector<std::string> registered_ops();
+
+// Eager execution of one op: infer, allocate, run the kernel. Raises pj::Error on bad input.
+Tensors call_op(const OpDef& op, const Tensors& in, const Attrs& attrs = {});
+Tensor call_op1(const OpDef& op, const Tensors& in, const Attrs& attrs = {});
+Tensor call_op1(const std::string& name, const Tensors& in, const Attrs& attrs = {});
+
+inline TensorMeta meta_of(const Tensor& t) { return {t.shape(), t.dtype()}; }
+
+}  // namespace pj

@@ -1,0 +1,99 @@
+// Elementwise ops: unary, binary (numpy broadcasting and promotion), clamp, where, cast.
+#include "graph/ops/op_helpers.h"
+#include "kernels/elementwise.h"
+
+namespace pj {
+namespace {
+
+DType unary_out_dtype(char kind, DType in) { return kind == 'F' ? to_floating(in) : in; }
+
+void register_unary(const char* name, UnaryOp op, char kind) {
+  OpRegistrar(name)
+      .inputs(1)
+      .infer([kind](const Metas& in, const Attrs&) {
+        return one(in[0].shape, unary_out_dtype(kind, in[0].dtype));
+      })
+      .kernel([op](const Tensors& in, const Attrs&, const Tensors& out) {
+        unary_into(op, out[0], as_dtype(in[0], out[0].dtype()));
+      });
+}
+
+// The dtype binary op `kind` computes in, and its result dtype.
+DType binary_compute_dtype(char kind, BinaryOp op, DType a, DType b) {
+  DType t = promote(a, b);
+  if (op == BinaryOp::div) return to_floating(t);
+  return t;
+}
+
+void register_binary(const char* name, BinaryOp op, char kind) {
+  OpRegistrar(name)
+      .inputs(2)
+      .infer([op, kind](const Metas& in, const Attrs&) {
+        Shape s = broadcast_shapes(in[0].shape, in[1].shape);
+        DType c = binary_compute_dtype(kind, op, in[0].dtype, in[1].dtype);
+        return one(std::move(s), kind == 'A' ? c : DType::Bool);
+      })
+      .kernel([op, kind](const Tensors& in, const Attrs&, const Tensors& out) {
+        DType c = binary_compute_dtype(kind, op, in[0].dtype(), in[1].dtype());
+        binary_into(op, out[0], as_dtype(in[0], c), as_dtype(in[1], c));
+      });
+}
+
+struct Registrations {
+  Registrations() {
+#define PJ_X(name, kind) register_unary(#name, UnaryOp::name, #kind[0]);
+    PJ_UNARY_OPS(PJ_X)
+#undef PJ_X
+#define PJ_X(name, kind) register_binary(#name, BinaryOp::name, #kind[0]);
+    PJ_BINARY_OPS(PJ_X)
+#undef PJ_X
+  }
+} registrations;
+
+Metas same_as_input(const Metas& in, const Attrs&) { return one(in[0].shape, in[0].dtype); }
+
+PJ_REGISTER_OP("logical_not")
+    .inputs(1)
+    .infer([](const Metas& in, const Attrs&) { return one(in[0].shape, DType::Bool); })
+    .kernel([](const Tensors& in, const Attrs&, const Tensors& out) {
+      copy_into(out[0], in[0]);  // to bool: x != 0
+      binary_into(BinaryOp::eq, out[0], out[0], Tensor::scalar(0, DType::Bool));
+    });
+
+// clamp(x, min=None, max=None) with scalar bounds; the result keeps x's dtype.
+PJ_REGISTER_OP("clamp")
+    .inputs(1)
+    .attrs({"min", "max"})
+    .infer(same_as_input)
+    .kernel([](const Tensors& in, const Attrs& a, const Tensors& out) {
+      bool has_lo = !a.is_none("min"), has_hi = !a.is_none("max");
+      if (!has_lo && !has_hi) PJ_THROW(Value) << "clamp: at least one of 'min' or 'max' must not be None";
+      clamp_into(out[0], in[0], has_lo ? a.f("min") : 0, has_hi ? a.f("max") : 0, has_lo, has_hi);
+    });
+
+// where(cond, x, y): cond is cast to bool, x and y promoted together, all three broadcast.
+PJ_REGISTER_OP("where")
+    .inputs(3)
+    .infer([](const Metas& in, const Attrs&) {
+      Shape s = broadcast_shapes(broadcast_shapes(in[0].shape, in[1].shape), in[2].shape);
+      return one(std::move(s), promote(in[1].dtype, in[2].dtype));
+    })
+    .kernel([](const Tensors& in, const Attrs&, const Tensors& out) {
+      DType t = out[0].dtype();
+      where_into(out[0], as_dtype(in[0], DType::Bool), as_dtype(in[1], t), as_dtype(in[2], t));
+    });
+
+PJ_REGISTER_OP("cast")
+    .inputs(1)
+    .attrs({"dtype"})
+    .infer([](const Metas& in, const Attrs& a) { return one(in[0].shape, a.dtype("dtype")); })
+    .kernel([](const Tensors& in, const Attrs&, const Tensors& out) { copy_into(out[0], in[0]); });
+
+// A contiguous copy (Tensor.copy(), contiguous() of a view).
+PJ_REGISTER_OP("copy")
+    .inputs(1)
+    .infer(same_as_input)
+    .kernel([](const Tensors& in, const Attrs&, const Tensors& out) { copy_into(out[0], in[0]); });
+
+}  // namespace
+}  // namespace pj

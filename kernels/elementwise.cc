@@ -1,0 +1,334 @@
+#include "kernels/elementwise.h"
+
+#include <cmath>
+#include <limits>
+#include <type_traits>
+
+#include "kernels/dnnl_context.h"
+#include "kernels/loops.h"
+
+namespace pj {
+
+const char* unary_op_name(UnaryOp op) {
+  switch (op) {
+#define PJ_X(name, kind) case UnaryOp::name: return #name;
+    PJ_UNARY_OPS(PJ_X)
+#undef PJ_X
+  }
+  return "?";
+}
+
+const char* binary_op_name(BinaryOp op) {
+  switch (op) {
+#define PJ_X(name, kind) case BinaryOp::name: return #name;
+    PJ_BINARY_OPS(PJ_X)
+#undef PJ_X
+  }
+  return "?";
+}
+
+namespace {
+
+// ---- oneDNN eltwise (float32, contiguous) ----------------------------------------------------
+bool dnnl_eltwise_alg(UnaryOp op, dnnl::algorithm* alg, float* alpha) {
+  using A = dnnl::algorithm;
+  *alpha = 0.f;
+  switch (op) {
+    case UnaryOp::exp: *alg = A::eltwise_exp; return true;
+    // eltwise_log is left out on purpose: oneDNN 2.6's is ~50 ulp off in float32.
+    case UnaryOp::sqrt: *alg = A::eltwise_sqrt; return true;
+    case UnaryOp::tanh: *alg = A::eltwise_tanh; return true;
+    case UnaryOp::sigmoid: *alg = A::eltwise_logistic; return true;
+    case UnaryOp::relu: *alg = A::eltwise_relu; return true;
+    case UnaryOp::gelu: *alg = A::eltwise_gelu_erf; return true;
+    case UnaryOp::gelu_tanh: *alg = A::eltwise_gelu_tanh; return true;
+    case UnaryOp::silu: *alg = A::eltwise_swish; *alpha = 1.f; return true;
+    case UnaryOp::softplus: *alg = A::eltwise_soft_relu; return true;
+    case UnaryOp::abs: *alg = A::eltwise_abs; return true;
+    case UnaryOp::square: *alg = A::eltwise_square; return true;
+    default: return false;
+  }
+}
+
+void dnnl_eltwise(dnnl::algorithm alg, float alpha, float beta, const Tensor& out, const Tensor& in) {
+  const int64_t n = out.numel();
+  std::string key = "eltwise:" + std::to_string(static_cast<int>(alg)) + ":" +
+                    std::to_string(alpha) + ":" + std::to_string(beta) + ":" + std::to_string(n);
+  dnnl::memory::desc md({n}, dnnl::memory::data_type::f32, dnnl::memory::format_tag::a);
+  dnnl::primitive prim = PrimitiveCache::instance().get(key, [&] {
+    auto d = dnnl::eltwise_forward::desc(dnnl::prop_kind::forward_inference, alg, md, alpha, beta);
+    return dnnl::eltwise_forward(dnnl::eltwise_forward::primitive_desc(d, dnnl_engine()));
+  });
+  dnnl::memory src(md, dnnl_engine(), in.raw_data());
+  dnnl::memory dst(md, dnnl_engine(), out.raw_data());
+  prim.execute(dnnl_stream(), {{DNNL_ARG_SRC, src}, {DNNL_ARG_DST, dst}});
+  dnnl_stream().wait();
+}
+
+// ---- scalar functions --------------------------------------------------------------------------
+template <typename T>
+inline T gelu_erf(T x) { return T(0.5) * x * (T(1) + std::erf(x * T(0.70710678118654752440))); }
+template <typename T>
+inline T gelu_tanh_fn(T x) {
+  const T k = T(0.79788456080286535588);  // sqrt(2/pi)
+  return T(0.5) * x * (T(1) + std::tanh(k * (x + T(0.044715) * x * x * x)));
+}
+template <typename T>
+inline T sigmoid_fn(T x) {
+  return x >= T(0) ? T(1) / (T(1) + std::exp(-x)) : std::exp(x) / (T(1) + std::exp(x));
+}
+template <typename T>
+inline T softplus_fn(T x) { return std::max(x, T(0)) + std::log1p(std::exp(-std::abs(x))); }
+
+template <typename T>
+void unary_float_loop(UnaryOp op, const Tensor& out, const Tensor& in) {
+  auto run = [&](auto f) { unary_kernel<T, T>(out, in, f); };
+  switch (op) {
+    case UnaryOp::neg: return run([](T x) { return -x; });
+    case UnaryOp::abs: return run([](T x) { return std::abs(x); });
+    case UnaryOp::sign:
+      return run([](T x) { return std::isnan(x) ? x : T((x > T(0)) - (x < T(0))); });
+    case UnaryOp::square: return run([](T x) { return x * x; });
+    case UnaryOp::relu: return run([](T x) { return x > T(0) ? x : (std::isnan(x) ? x : T(0)); });
+    case UnaryOp::floor: return run([](T x) { return std::floor(x); });
+    case UnaryOp::ceil: return run([](T x) { return std::ceil(x); });
+    case UnaryOp::round: return run([](T x) { return std::nearbyint(x); });
+    case UnaryOp::exp: return run([](T x) { return std::exp(x); });
+    case UnaryOp::log: return run([](T x) { return std::log(x); });
+    case UnaryOp::log1p: return run([](T x) { return std::log1p(x); });
+    case UnaryOp::expm1: return run([](T x) { return std::expm1(x); });
+    case UnaryOp::sqrt: return run([](T x) { return std::sqrt(x); });
+    case UnaryOp::rsqrt: return run([](T x) { return T(1) / std::sqrt(x); });
+    case UnaryOp::reciprocal: return run([](T x) { return T(1) / x; });
+    case UnaryOp::sin: return run([](T x) { return std::sin(x); });
+    case UnaryOp::cos: return run([](T x) { return std::cos(x); });
+    case UnaryOp::tan: return run([](T x) { return std::tan(x); });
+    case UnaryOp::tanh: return run([](T x) { return std::tanh(x); });
+    case UnaryOp::sigmoid: return run([](T x) { return sigmoid_fn(x); });
+    case UnaryOp::gelu: return run([](T x) { return gelu_erf(x); });
+    case UnaryOp::gelu_tanh: return run([](T x) { return gelu_tanh_fn(x); });
+    case UnaryOp::silu: return run([](T x) { return x * sigmoid_fn(x); });
+    case UnaryOp::softplus: return run([](T x) { return softplus_fn(x); });
+    case UnaryOp::erf: return run([](T x) { return std::erf(x); });
+  }
+}
+
+template <typename T>
+void unary_int_loop(UnaryOp op, const Tensor& out, const Tensor& in) {
+  auto run = [&](auto f) { unary_kernel<T, T>(out, in, f); };
+  using U = std::make_unsigned_t<T>;
+  switch (op) {
+    // Wrap-around like numpy for the most negative value (no UB).
+    case UnaryOp::neg: return run([](T x) { return static_cast<T>(U(0) - static_cast<U>(x)); });
+    case UnaryOp::abs:
+      return run([](T x) { return x < 0 ? static_cast<T>(U(0) - static_cast<U>(x)) : x; });
+    case UnaryOp::sign: return run([](T x) { return T((x > 0) - (x < 0)); });
+    case UnaryOp::square:
+      return run([](T x) { return static_cast<T>(static_cast<U>(x) * static_cast<U>(x)); });
+    case UnaryOp::relu: return run([](T x) { return x > 0 ? x : T(0); });
+    case UnaryOp::floor:
+    case UnaryOp::ceil:
+    case UnaryOp::round: return run([](T x) { return x; });
+    default:
+      PJ_CHECK(false) << unary_op_name(op) << " on integers must be computed in floating point";
+  }
+}
+
+void unary_bool_loop(UnaryOp op, const Tensor& out, const Tensor& in) {
+  switch (op) {
+    case UnaryOp::abs:
+    case UnaryOp::square:
+    case UnaryOp::floor:
+    case UnaryOp::ceil:
+    case UnaryOp::round:
+      return unary_kernel<bool, bool>(out, in, [](bool x) { return x; });
+    default:
+      PJ_THROW(Type) << unary_op_name(op) << " does not support dtype Bool";
+  }
+}
+
+}  // namespace
+
+void unary_into(UnaryOp op, const Tensor& out, const Tensor& in) {
+  PJ_CHECK(out.dtype() == in.dtype()) << "unary_into expects the compute dtype on both sides";
+  if (out.numel() == 0) return;
+  switch (in.dtype()) {
+    case DType::Float32: {
+      dnnl::algorithm alg;
+      float alpha;
+      if (dnnl_eltwise_alg(op, &alg, &alpha) && out.is_contiguous() && in.shape() == out.shape()) {
+        dnnl_eltwise(alg, alpha, 0.f, out, in.contiguous());
+        return;
+      }
+      return unary_float_loop<float>(op, out, in);
+    }
+    case DType::Float64: return unary_float_loop<double>(op, out, in);
+    case DType::Int32: return unary_int_loop<int32_t>(op, out, in);
+    case DType::Int64: return unary_int_loop<int64_t>(op, out, in);
+    case DType::Bool: return unary_bool_loop(op, out, in);
+  }
+}
+
+namespace {
+
+// Python/numpy floor division and modulo (result takes the divisor's sign).
+template <typename T>
+inline T py_floordiv(T a, T b) {
+  if constexpr (std::is_floating_point_v<T>) {
+    if (b == T(0)) return a / b;  // inf/nan like numpy
+    T mod = std::fmod(a, b);
+    T div = (a - mod) / b;
+    if (mod != T(0) && ((b < T(0)) != (mod < T(0)))) div -= T(1);
+    if (div == T(0)) return std::copysign(T(0), a / b);
+    T fl = std::floor(div);
+    if (div - fl > T(0.5)) fl += T(1);
+    return fl;
+  } else {
+    if (b == 0) return 0;  // numpy's result (with a warning), never SIGFPE
+    if (b == T(-1)) return static_cast<T>(std::make_unsigned_t<T>(0) - static_cast<std::make_unsigned_t<T>>(a));
+    T q = a / b;
+    if ((a % b != 0) && ((a < 0) != (b < 0))) --q;
+    return q;
+  }
+}
+
+template <typename T>
+inline T py_mod(T a, T b) {
+  if constexpr (std::is_floating_point_v<T>) {
+    if (b == T(0)) return std::fmod(a, b);
+    T mod = std::fmod(a, b);
+    if (mod != T(0)) {
+      if ((b < T(0)) != (mod < T(0))) mod += b;
+    } else {
+      mod = std::copysign(T(0), b);
+    }
+    return mod;
+  } else {
+    if (b == 0 || b == T(-1)) return 0;
+    T m = a % b;
+    if (m != 0 && ((m < 0) != (b < 0))) m += b;
+    return m;
+  }
+}
+
+template <typename T>
+inline T int_pow(T base, T exp) {
+  using U = std::make_unsigned_t<T>;
+  U result = 1, b = static_cast<U>(base);
+  while (exp > 0) {
+    if (exp & 1) result *= b;
+    b *= b;
+    exp >>= 1;
+  }
+  return static_cast<T>(result);
+}
+
+template <typename T>
+inline T nan_max(T a, T b) {
+  if constexpr (std::is_floating_point_v<T>) {
+    if (std::isnan(a) || std::isnan(b)) return std::numeric_limits<T>::quiet_NaN();
+  }
+  return a > b ? a : b;
+}
+template <typename T>
+inline T nan_min(T a, T b) {
+  if constexpr (std::is_floating_point_v<T>) {
+    if (std::isnan(a) || std::isnan(b)) return std::numeric_limits<T>::quiet_NaN();
+  }
+  return a < b ? a : b;
+}
+
+template <typename T>
+void binary_loop(BinaryOp op, const Tensor& out, const Tensor& a, const Tensor& b) {
+  auto arith = [&](auto f) { binary_kernel<T, T, T>(out, a, b, f); };
+  auto cmp = [&](auto f) { binary_kernel<bool, T, T>(out, a, b, f); };
+  constexpr bool kFloat = std::is_floating_point_v<T>;
+  using U = std::conditional_t<std::is_same_v<T, bool>, unsigned, std::make_unsigned_t<
+      std::conditional_t<kFloat || std::is_same_v<T, bool>, int, T>>>;
+  switch (op) {
+    case BinaryOp::add:
+      if constexpr (std::is_same_v<T, bool>) return arith([](T x, T y) { return x || y; });
+      else if constexpr (kFloat) return arith([](T x, T y) { return x + y; });
+      else return arith([](T x, T y) { return static_cast<T>(static_cast<U>(x) + static_cast<U>(y)); });
+    case BinaryOp::sub:
+      if constexpr (std::is_same_v<T, bool>)
+        PJ_THROW(Type) << "numpy boolean subtract, the `-` operator, is not supported, use the "
+                          "bitwise_xor, the `^` operator, or the logical_xor function instead.";
+      else if constexpr (kFloat) return arith([](T x, T y) { return x - y; });
+      else return arith([](T x, T y) { return static_cast<T>(static_cast<U>(x) - static_cast<U>(y)); });
+    case BinaryOp::mul:
+      if constexpr (std::is_same_v<T, bool>) return arith([](T x, T y) { return x && y; });
+      else if constexpr (kFloat) return arith([](T x, T y) { return x * y; });
+      else return arith([](T x, T y) { return static_cast<T>(static_cast<U>(x) * static_cast<U>(y)); });
+    case BinaryOp::div:
+      if constexpr (kFloat) return arith([](T x, T y) { return x / y; });
+      else PJ_CHECK(false) << "true division is computed in floating point";
+      return;
+    case BinaryOp::floor_div:
+      if constexpr (std::is_same_v<T, bool>) PJ_THROW(Type) << "floor_div does not support dtype Bool";
+      else return arith([](T x, T y) { return py_floordiv(x, y); });
+    case BinaryOp::mod:
+      if constexpr (std::is_same_v<T, bool>) PJ_THROW(Type) << "mod does not support dtype Bool";
+      else return arith([](T x, T y) { return py_mod(x, y); });
+    case BinaryOp::pow:
+      if constexpr (std::is_same_v<T, bool>) PJ_THROW(Type) << "pow does not support dtype Bool";
+      else if constexpr (kFloat) return arith([](T x, T y) { return std::pow(x, y); });
+      else {
+        check_integer_pow(b);
+        return arith([](T x, T y) { return int_pow(x, y); });
+      }
+    case BinaryOp::maximum: return arith([](T x, T y) { return nan_max(x, y); });
+    case BinaryOp::minimum: return arith([](T x, T y) { return nan_min(x, y); });
+    case BinaryOp::eq: return cmp([](T x, T y) { return x == y; });
+    case BinaryOp::ne: return cmp([](T x, T y) { return x != y; });
+    case BinaryOp::lt: return cmp([](T x, T y) { return x < y; });
+    case BinaryOp::le: return cmp([](T x, T y) { return x <= y; });
+    case BinaryOp::gt: return cmp([](T x, T y) { return x > y; });
+    case BinaryOp::ge: return cmp([](T x, T y) { return x >= y; });
+    case BinaryOp::logical_and: return cmp([](T x, T y) { return (x != T(0)) && (y != T(0)); });
+    case BinaryOp::logical_or: return cmp([](T x, T y) { return (x != T(0)) || (y != T(0)); });
+    case BinaryOp::logical_xor: return cmp([](T x, T y) { return (x != T(0)) != (y != T(0)); });
+  }
+}
+
+}  // namespace
+
+void check_integer_pow(const Tensor& exponent) {
+  if (!is_integral(exponent.dtype(), false)) return;
+  for (int64_t i = 0; i < exponent.numel(); ++i)
+    if (exponent.item_int(i) < 0)
+      PJ_THROW(Value) << "Integers to negative integer powers are not allowed.";
+}
+
+void binary_into(BinaryOp op, const Tensor& out, const Tensor& a, const Tensor& b) {
+  PJ_CHECK(a.dtype() == b.dtype()) << "binary_into expects one compute dtype";
+  if (out.numel() == 0) return;
+  PJ_DISPATCH_ALL(a.dtype(), [&] { binary_loop<scalar_t>(op, out, a, b); });
+}
+
+void clamp_into(const Tensor& out, const Tensor& in, double lo, double hi, bool has_lo, bool has_hi) {
+  if (out.numel() == 0) return;
+  PJ_DISPATCH_NUMERIC(in.dtype(), "clamp", [&] {
+    using T = scalar_t;
+    const T l = has_lo ? static_cast<T>(lo) : T(0), h = has_hi ? static_cast<T>(hi) : T(0);
+    unary_kernel<T, T>(out, in, [=](T x) {
+      if constexpr (std::is_floating_point_v<T>) {
+        if (std::isnan(x)) return x;
+      }
+      if (has_lo && x < l) x = l;
+      if (has_hi && x > h) x = h;
+      return x;
+    });
+  });
+}
+
+void where_into(const Tensor& out, const Tensor& cond, const Tensor& a, const Tensor& b) {
+  PJ_CHECK(cond.dtype() == DType::Bool && a.dtype() == out.dtype() && b.dtype() == out.dtype());
+  if (out.numel() == 0) return;
+  PJ_DISPATCH_ALL(out.dtype(), [&] {
+    using T = scalar_t;
+    ternary_kernel<T, bool, T, T>(out, cond, a, b, [](bool c, T x, T y) { return c ? x : y; });
+  });
+}
+
+}  // namespace pj

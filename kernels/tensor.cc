@@ -1,0 +1,191 @@
+#include "kernels/tensor.h"
+
+#include <cstdlib>
+#include <cstring>
+
+#include "kernels/copy.h"
+
+namespace pj {
+
+std::shared_ptr<Storage> Storage::allocate(size_t nbytes, Device device) {
+  PJ_CHECK(device == Device::CPU) << "GPU storage is allocated by the CUDA backend";
+  auto s = std::make_shared<Storage>();
+  size_t rounded = (nbytes + 63) / 64 * 64;
+  if (rounded == 0) rounded = 64;
+  s->data_ = std::aligned_alloc(64, rounded);
+  if (!s->data_) PJ_THROW(Runtime) << "out of memory allocating " << nbytes << " bytes";
+  s->nbytes_ = nbytes;
+  s->owned_ = true;
+  return s;
+}
+
+std::shared_ptr<Storage> Storage::borrow(void* data, size_t nbytes, std::shared_ptr<void> keepalive) {
+  auto s = std::make_shared<Storage>();
+  s->data_ = data;
+  s->nbytes_ = nbytes;
+  s->keepalive_ = std::move(keepalive);
+  return s;
+}
+
+Storage::~Storage() {
+  if (owned_) std::free(data_);
+}
+
+int64_t shape_numel(const Shape& s) {
+  int64_t n = 1;
+  for (auto d : s) n *= d;
+  return n;
+}
+
+Shape contiguous_strides(const Shape& shape) {
+  Shape st(shape.size());
+  int64_t acc = 1;
+  for (int i = static_cast<int>(shape.size()) - 1; i >= 0; --i) {
+    st[i] = acc;
+    acc *= std::max<int64_t>(shape[i], 1);
+  }
+  return st;
+}
+
+Tensor Tensor::view_of(std::shared_ptr<Storage> storage, const Shape& shape, const Shape& strides,
+                       int64_t offset, DType dtype) {
+  PJ_CHECK(shape.size() == strides.size());
+  auto impl = std::make_shared<TensorImpl>();
+  impl->storage = std::move(storage);
+  impl->shape = shape;
+  impl->strides = strides;
+  impl->offset = offset;
+  impl->dtype = dtype;
+  impl->numel = shape_numel(shape);
+  return Tensor(std::move(impl));
+}
+
+Tensor Tensor::empty(const Shape& shape, DType dtype) {
+  for (auto d : shape)
+    if (d < 0) PJ_THROW(Value) << "negative dimensions are not allowed: " << shape_str(shape);
+  int64_t n = shape_numel(shape);
+  return view_of(Storage::allocate(n * itemsize(dtype)), shape, contiguous_strides(shape), 0, dtype);
+}
+
+Tensor Tensor::zeros(const Shape& shape, DType dtype) {
+  Tensor t = empty(shape, dtype);
+  std::memset(t.raw_data(), 0, t.nbytes());
+  return t;
+}
+
+Tensor Tensor::scalar(double v, DType dtype) {
+  Tensor t = empty({}, dtype);
+  PJ_DISPATCH_ALL(dtype, [&] { *t.data<scalar_t>() = static_cast<scalar_t>(v); });
+  return t;
+}
+
+Tensor Tensor::scalar_int(int64_t v, DType dtype) {
+  Tensor t = empty({}, dtype);
+  PJ_DISPATCH_ALL(dtype, [&] { *t.data<scalar_t>() = static_cast<scalar_t>(v); });
+  return t;
+}
+
+bool Tensor::is_contiguous() const {
+  int64_t expected = 1;
+  for (int i = ndim() - 1; i >= 0; --i) {
+    if (dim(i) == 1) continue;
+    if (stride(i) != expected) return numel() == 0;
+    expected *= dim(i);
+  }
+  return true;
+}
+
+Tensor Tensor::contiguous() const { return is_contiguous() ? *this : clone(); }
+
+Tensor Tensor::clone() const {
+  Tensor out = empty(shape(), dtype());
+  copy_into(out, *this);
+  return out;
+}
+
+Tensor Tensor::as_strided(const Shape& shape, const Shape& strides, int64_t offset) const {
+  return view_of(storage(), shape, strides, offset, dtype());
+}
+
+int64_t Tensor::element_offset(int64_t i) const {
+  int64_t off = 0;
+  for (int d = ndim() - 1; d >= 0; --d) {
+    int64_t n = dim(d);
+    off += (i % n) * stride(d);
+    i /= n;
+  }
+  return off;
+}
+
+double Tensor::item_double(int64_t i) const {
+  int64_t off = element_offset(i);
+  return PJ_DISPATCH_ALL(dtype(), [&]() -> double {
+    return static_cast<double>(static_cast<const scalar_t*>(raw_data())[off]);
+  });
+}
+
+int64_t Tensor::item_int(int64_t i) const {
+  int64_t off = element_offset(i);
+  return PJ_DISPATCH_ALL(dtype(), [&]() -> int64_t {
+    return static_cast<int64_t>(static_cast<const scalar_t*>(raw_data())[off]);
+  });
+}
+
+std::string shape_str(const Shape& s) {
+  std::string r = "(";
+  for (size_t i = 0; i < s.size(); ++i) {
+    if (i) r += ", ";
+    r += std::to_string(s[i]);
+  }
+  if (s.size() == 1) r += ",";
+  return r + ")";
+}
+
+std::string shape_list_str(const Shape& s) {
+  std::string r = "[";
+  for (size_t i = 0; i < s.size(); ++i) {
+    if (i) r += ", ";
+    r += std::to_string(s[i]);
+  }
+  return r + "]";
+}
+
+int normalize_axis(int64_t axis, int ndim) {
+  int64_t lim = std::max(ndim, 1);
+  if (axis < -lim || axis >= lim)
+    PJ_THROW(Index) << "axis " << axis << " is out of bounds for tensor of dimension " << ndim;
+  return static_cast<int>(axis < 0 ? axis + lim : axis);
+}
+
+Shape broadcast_shapes(const Shape& a, const Shape& b) {
+  size_t n = std::max(a.size(), b.size());
+  Shape out(n);
+  for (size_t i = 0; i < n; ++i) {
+    int64_t da = i < n - a.size() ? 1 : a[i - (n - a.size())];
+    int64_t db = i < n - b.size() ? 1 : b[i - (n - b.size())];
+    if (da == db || db == 1) out[i] = da;
+    else if (da == 1) out[i] = db;
+    else
+      PJ_THROW(Value) << "operands could not be broadcast together with shapes " << shape_str(a)
+                      << " " << shape_str(b);
+  }
+  return out;
+}
+
+Shape broadcast_strides(const Tensor& t, const Shape& shape) {
+  size_t n = shape.size();
+  int nd = t.ndim();
+  PJ_CHECK(static_cast<int>(n) >= nd) << "broadcast to fewer dims";
+  Shape st(n, 0);
+  for (int i = 0; i < nd; ++i) {
+    size_t j = n - nd + i;
+    if (t.dim(i) == shape[j]) st[j] = t.stride(i);
+    else if (t.dim(i) == 1) st[j] = 0;
+    else
+      PJ_THROW(Value) << "cannot broadcast a tensor of shape " << shape_str(t.shape())
+                      << " to shape " << shape_str(shape);
+  }
+  return st;
+}
+
+}  // namespace pj

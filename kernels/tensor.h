@@ -1,0 +1,121 @@
+// Tensors in memory: a reference-counted Storage plus a strided view of it.
+//
+// A Tensor is a cheap handle (shared_ptr to TensorImpl); views (reshape of contiguous data,
+// transpose, slicing, broadcast_to) share the Storage and differ in shape/strides/offset. Strides
+// and offsets count elements, not bytes. Shapes are small inline vectors. Nothing here knows about
+// Python; the buffer protocol and numpy interop live in pyext/.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+
+#include "absl/container/inlined_vector.h"
+#include "common/check.h"
+#include "kernels/dtype.h"
+
+namespace pj {
+
+using Shape = absl::InlinedVector<int64_t, 6>;
+
+enum class Device : uint8_t { CPU = 0, GPU = 1 };
+
+// A block of memory. Either owned (allocated 64-byte aligned here) or borrowed from an external
+// owner (kept alive by `keepalive`), e.g. a Python buffer.
+class Storage {
+ public:
+  static std::shared_ptr<Storage> allocate(size_t nbytes, Device device = Device::CPU);
+  static std::shared_ptr<Storage> borrow(void* data, size_t nbytes, std::shared_ptr<void> keepalive);
+  ~Storage();
+  void* data() const { return data_; }
+  size_t nbytes() const { return nbytes_; }
+  Device device() const { return device_; }
+
+ private:
+  void* data_ = nullptr;
+  size_t nbytes_ = 0;
+  Device device_ = Device::CPU;
+  bool owned_ = false;
+  std::shared_ptr<void> keepalive_;
+};
+
+struct TensorImpl {
+  std::shared_ptr<Storage> storage;
+  int64_t offset = 0;  // in elements
+  Shape shape;
+  Shape strides;       // in elements; 0 for broadcast dimensions
+  DType dtype = DType::Float32;
+  int64_t numel = 1;
+};
+
+class Tensor {
+ public:
+  Tensor() = default;
+  explicit Tensor(std::shared_ptr<TensorImpl> impl) : impl_(std::move(impl)) {}
+
+  // A new, uninitialised, contiguous tensor.
+  static Tensor empty(const Shape& shape, DType dtype);
+  static Tensor zeros(const Shape& shape, DType dtype);
+  // A 0-d tensor holding a scalar converted to `dtype`.
+  static Tensor scalar(double v, DType dtype);
+  static Tensor scalar_int(int64_t v, DType dtype);
+  // A view of existing storage.
+  static Tensor view_of(std::shared_ptr<Storage> storage, const Shape& shape, const Shape& strides,
+                        int64_t offset, DType dtype);
+
+  bool defined() const { return impl_ != nullptr; }
+  const Shape& shape() const { return impl_->shape; }
+  const Shape& strides() const { return impl_->strides; }
+  int64_t dim(int i) const { return impl_->shape[i]; }
+  int64_t stride(int i) const { return impl_->strides[i]; }
+  int ndim() const { return static_cast<int>(impl_->shape.size()); }
+  int64_t numel() const { return impl_->numel; }
+  DType dtype() const { return impl_->dtype; }
+  int64_t offset() const { return impl_->offset; }
+  const std::shared_ptr<Storage>& storage() const { return impl_->storage; }
+  Device device() const { return impl_->storage->device(); }
+  int64_t nbytes() const { return numel() * itemsize(dtype()); }
+
+  // Pointer to the first element of the view (storage base + offset).
+  void* raw_data() const {
+    return static_cast<char*>(impl_->storage->data()) + impl_->offset * itemsize(impl_->dtype);
+  }
+  template <typename T>
+  T* data() const {
+    PJ_DCHECK(dtype_of<T>::value == dtype()) << "data<T>() with wrong T";
+    return static_cast<T*>(raw_data());
+  }
+
+  bool is_contiguous() const;
+  // This tensor if contiguous, else a contiguous copy.
+  Tensor contiguous() const;
+  // A contiguous copy, always.
+  Tensor clone() const;
+  // Same storage, new geometry.
+  Tensor as_strided(const Shape& shape, const Shape& strides, int64_t offset) const;
+  bool same_storage(const Tensor& o) const { return storage() == o.storage(); }
+  // Reads element `i` (row-major logical order) as double / int64, for tests and printing.
+  double item_double(int64_t i = 0) const;
+  int64_t item_int(int64_t i = 0) const;
+  // Element storage offset (in elements, from raw_data) of logical linear index i.
+  int64_t element_offset(int64_t i) const;
+
+  const TensorImpl* impl() const { return impl_.get(); }
+
+ private:
+  std::shared_ptr<TensorImpl> impl_;
+};
+
+int64_t shape_numel(const Shape& s);
+Shape contiguous_strides(const Shape& shape);
+std::string shape_str(const Shape& s);       // "(2, 3)" as numpy prints it
+std::string shape_list_str(const Shape& s);  // "[2, 3]" as MindSpore prints it
+// Normalises a possibly negative axis against ndim; raises IndexError-like ValueError naming both.
+int normalize_axis(int64_t axis, int ndim);
+// numpy broadcasting of two shapes; raises ValueError naming both shapes.
+Shape broadcast_shapes(const Shape& a, const Shape& b);
+// Strides that view `t` as `shape` (numpy broadcasting, 0 strides for new/expanded dims).
+Shape broadcast_strides(const Tensor& t, const Shape& shape);
+
+}  // namespace pj

@@ -1,0 +1,145 @@
+// Elementwise kernels against plain reference loops, over shapes that exercise broadcasting,
+// empty tensors, 0-d tensors, non-contiguous views and every dtype.
+#include <cmath>
+#include <random>
+
+#include "gtest/gtest.h"
+#include "graph/op.h"
+#include "kernels/copy.h"
+#include "tests/cpp/test_util.h"
+
+namespace pj {
+namespace {
+
+TEST(Elementwise, AddBroadcastsLikeNumpy) {
+  Tensor a = testing::iota({2, 3}, DType::Float32);
+  Tensor b = testing::iota({3}, DType::Float32);
+  Tensor c = call_op1("add", {a, b});
+  EXPECT_EQ(c.shape(), Shape({2, 3}));
+  for (int i = 0; i < 6; ++i) EXPECT_EQ(c.item_double(i), i + (i % 3));
+}
+
+TEST(Elementwise, BroadcastErrorNamesBothShapes) {
+  Tensor a = testing::iota({2, 3}, DType::Float32);
+  Tensor b = testing::iota({4}, DType::Float32);
+  try {
+    call_op1("add", {a, b});
+    FAIL() << "no error";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.kind(), ErrorKind::Value);
+    EXPECT_STREQ(e.what(), "operands could not be broadcast together with shapes (2, 3) (4,)");
+  }
+}
+
+TEST(Elementwise, PromotionRules) {
+  Tensor i32 = testing::iota({2}, DType::Int32), i64 = testing::iota({2}, DType::Int64);
+  Tensor f32 = testing::iota({2}, DType::Float32), f64 = testing::iota({2}, DType::Float64);
+  Tensor b = testing::iota({2}, DType::Bool);
+  EXPECT_EQ(call_op1("add", {i32, i64}).dtype(), DType::Int64);
+  EXPECT_EQ(call_op1("add", {i64, f32}).dtype(), DType::Float32);
+  EXPECT_EQ(call_op1("add", {f32, f64}).dtype(), DType::Float64);
+  EXPECT_EQ(call_op1("add", {b, i32}).dtype(), DType::Int32);
+  EXPECT_EQ(call_op1("div", {i32, i32}).dtype(), DType::Float32);
+  EXPECT_EQ(call_op1("lt", {i32, f64}).dtype(), DType::Bool);
+  EXPECT_EQ(call_op1("exp", {i64}).dtype(), DType::Float32);
+  EXPECT_EQ(call_op1("abs", {i64}).dtype(), DType::Int64);
+}
+
+// Every binary op on every dtype, many shapes (with views), against a scalar reference.
+TEST(Elementwise, BinaryOpsMatchReference) {
+  const char* ops[] = {"add", "sub", "mul", "div", "floor_div", "mod", "maximum", "minimum",
+                       "eq", "ne", "lt", "le", "gt", "ge", "logical_and", "logical_or", "logical_xor"};
+  for (DType t : {DType::Int32, DType::Int64, DType::Float32, DType::Float64}) {
+    for (auto& sh : testing::broadcast_pairs()) {
+      Tensor a = testing::random(sh.first, t, 1), b = testing::random(sh.second, t, 2);
+      for (const char* op : ops) {
+        Tensor c = call_op1(op, {a, b});
+        Shape s = broadcast_shapes(a.shape(), b.shape());
+        ASSERT_EQ(c.shape(), s);
+        for (int64_t i = 0; i < c.numel(); ++i) {
+          double x = testing::bcast_item(a, s, i), y = testing::bcast_item(b, s, i);
+          double want = testing::ref_binary(op, x, y, t);
+          double got = c.item_double(i);
+          if (std::isnan(want)) EXPECT_TRUE(std::isnan(got)) << op;
+          else if (std::isinf(want)) EXPECT_EQ(got, want) << op;
+          else EXPECT_NEAR(got, want, 1e-5 * (1 + std::abs(want))) << op << " " << x << " " << y
+                                                                   << " dtype " << dtype_name(t);
+        }
+      }
+    }
+  }
+}
+
+TEST(Elementwise, UnaryOpsMatchReferenceOnViews) {
+  const char* ops[] = {"neg", "abs", "sign", "square", "relu", "floor", "ceil", "round", "exp",
+                       "log", "log1p", "sqrt", "rsqrt", "sin", "cos", "tanh", "sigmoid", "gelu",
+                       "silu", "softplus", "erf", "expm1"};
+  for (DType t : {DType::Float32, DType::Float64}) {
+    for (Shape s : {Shape{}, Shape{0}, Shape{7}, Shape{3, 5}, Shape{2, 3, 4}, Shape{1000}}) {
+      Tensor base = testing::random(s, t, 3);
+      std::vector<Tensor> inputs = {base};
+      if (s.size() == 2) inputs.push_back(base.as_strided({s[1], s[0]}, {1, s[1]}, 0));  // .T
+      for (const Tensor& a : inputs) {
+        for (const char* op : ops) {
+          Tensor c = call_op1(op, {a});
+          for (int64_t i = 0; i < c.numel(); ++i) {
+            double x = a.item_double(i);
+            double want = testing::ref_unary(op, x);
+            double got = c.item_double(i);
+            if (std::isnan(want)) EXPECT_TRUE(std::isnan(got)) << op << " " << x;
+            else EXPECT_NEAR(got, want, 2e-6 * (1 + std::abs(want))) << op << " " << x;
+          }
+        }
+      }
+    }
+  }
+}
+
+TEST(Elementwise, IntegerEdgeCasesNeverTrap) {
+  Tensor a = testing::from_ints({7, -7, 7, -7, 5, INT64_MIN}, DType::Int64);
+  Tensor b = testing::from_ints({2, 2, -2, -2, 0, -1}, DType::Int64);
+  Tensor q = call_op1("floor_div", {a, b});
+  Tensor r = call_op1("mod", {a, b});
+  int64_t wq[] = {3, -4, -4, 3, 0, INT64_MIN};
+  int64_t wr[] = {1, 1, -1, -1, 0, 0};
+  for (int i = 0; i < 6; ++i) {
+    EXPECT_EQ(q.item_int(i), wq[i]) << i;
+    EXPECT_EQ(r.item_int(i), wr[i]) << i;
+  }
+}
+
+TEST(Elementwise, IntegerPowRejectsNegativeExponent) {
+  Tensor a = testing::from_ints({2, 3}, DType::Int64);
+  Tensor b = testing::from_ints({3, -1}, DType::Int64);
+  EXPECT_THROW(call_op1("pow", {a, b}), Error);
+  Tensor c = call_op1("pow", {a, testing::from_ints({3, 2}, DType::Int64)});
+  EXPECT_EQ(c.item_int(0), 8);
+  EXPECT_EQ(c.item_int(1), 9);
+}
+
+TEST(Elementwise, WhereAndClamp) {
+  Tensor c = testing::from_ints({1, 0, 1}, DType::Bool);
+  Tensor x = testing::iota({3}, DType::Float32);
+  Tensor y = Tensor::scalar(-1, DType::Int64);
+  Tensor w = call_op1("where", {c, x, y});
+  EXPECT_EQ(w.dtype(), DType::Float32);
+  EXPECT_EQ(w.item_double(0), 0);
+  EXPECT_EQ(w.item_double(1), -1);
+  EXPECT_EQ(w.item_double(2), 2);
+  Tensor k = call_op1("clamp", {x}, Attrs{{"min", 0.5}, {"max", AttrValue{}}});
+  EXPECT_EQ(k.item_double(0), 0.5);
+  EXPECT_EQ(k.item_double(2), 2);
+}
+
+TEST(Elementwise, CastTruncatesAndBoolIsNonzero) {
+  Tensor x = testing::from_doubles({-1.7, 0.0, 2.5, 0.25}, DType::Float32);
+  Tensor i = call_op1("cast", {x}, Attrs{{"dtype", DType::Int32}});
+  Tensor b = call_op1("cast", {x}, Attrs{{"dtype", DType::Bool}});
+  EXPECT_EQ(i.item_int(0), -1);
+  EXPECT_EQ(i.item_int(2), 2);
+  EXPECT_EQ(b.item_int(1), 0);
+  EXPECT_EQ(b.item_int(3), 1);
+}
+
+}  // namespace
+}  // namespace pj

@@ -1,0 +1,128 @@
+// Helpers for kernel tests: deterministic tensors, broadcast shape pairs, reference scalars.
+#pragma once
+
+#include <cmath>
+#include <cstring>
+#include <random>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "kernels/tensor.h"
+
+namespace pj::testing {
+
+inline void set_item(const Tensor& t, int64_t i, double v) {
+  int64_t off = t.element_offset(i);
+  PJ_DISPATCH_ALL(t.dtype(), [&] { static_cast<scalar_t*>(t.raw_data())[off] = static_cast<scalar_t>(v); });
+}
+
+inline Tensor iota(Shape s, DType t) {
+  Tensor x = Tensor::empty(s, t);
+  for (int64_t i = 0; i < x.numel(); ++i) set_item(x, i, t == DType::Bool ? (i % 2) : i);
+  return x;
+}
+
+// Values in [-4, 4) (floats with fractions; ints nonzero-heavy), seeded.
+inline Tensor random(Shape s, DType t, unsigned seed) {
+  std::mt19937 g(seed);
+  std::uniform_real_distribution<double> u(-4, 4);
+  Tensor x = Tensor::empty(s, t);
+  for (int64_t i = 0; i < x.numel(); ++i) {
+    double v = u(g);
+    if (!is_floating(t)) v = std::floor(v);
+    if (t == DType::Bool) v = v > 0;
+    set_item(x, i, v);
+  }
+  return x;
+}
+
+inline Tensor from_ints(std::vector<int64_t> v, DType t) {
+  Tensor x = Tensor::empty({static_cast<int64_t>(v.size())}, t);
+  PJ_DISPATCH_ALL(t, [&] {
+    for (size_t i = 0; i < v.size(); ++i) x.data<scalar_t>()[i] = static_cast<scalar_t>(v[i]);
+  });
+  return x;
+}
+
+inline Tensor from_doubles(std::vector<double> v, DType t) {
+  Tensor x = Tensor::empty({static_cast<int64_t>(v.size())}, t);
+  for (size_t i = 0; i < v.size(); ++i) set_item(x, i, v[i]);
+  return x;
+}
+
+// Value of `t` broadcast to `shape`, at logical index i of `shape`.
+inline double bcast_item(const Tensor& t, const Shape& shape, int64_t i) {
+  Shape st = broadcast_strides(t, shape);
+  int64_t off = 0;
+  for (int d = static_cast<int>(shape.size()) - 1; d >= 0; --d) {
+    off += (i % shape[d]) * st[d];
+    i /= shape[d];
+  }
+  return PJ_DISPATCH_ALL(t.dtype(), [&]() -> double {
+    return static_cast<double>(static_cast<const scalar_t*>(t.raw_data())[off]);
+  });
+}
+
+inline std::vector<std::pair<Shape, Shape>> broadcast_pairs() {
+  return {{{}, {}},         {{5}, {}},          {{}, {5}},          {{0}, {1}},
+          {{3, 1}, {1, 4}}, {{2, 3, 4}, {4}},   {{2, 1, 4}, {3, 1}}, {{1}, {17}},
+          {{33}, {33}},     {{2, 0, 3}, {1, 3}}};
+}
+
+inline double py_floordiv(double a, double b) { return std::floor(a / b); }
+inline double py_mod(double a, double b) {
+  double m = std::fmod(a, b);
+  if (m != 0 && ((m < 0) != (b < 0))) m += b;
+  return m;
+}
+
+inline double ref_binary(const std::string& op, double x, double y, DType t) {
+  bool integer = !is_floating(t);
+  if (op == "add") return x + y;
+  if (op == "sub") return x - y;
+  if (op == "mul") return x * y;
+  if (op == "div") return x / y;
+  if (op == "floor_div") return integer && y == 0 ? 0 : py_floordiv(x, y);
+  if (op == "mod") return integer && y == 0 ? 0 : (y == 0 ? NAN : py_mod(x, y));
+  if (op == "maximum") return std::max(x, y);
+  if (op == "minimum") return std::min(x, y);
+  if (op == "eq") return x == y;
+  if (op == "ne") return x != y;
+  if (op == "lt") return x < y;
+  if (op == "le") return x <= y;
+  if (op == "gt") return x > y;
+  if (op == "ge") return x >= y;
+  if (op == "logical_and") return (x != 0) && (y != 0);
+  if (op == "logical_or") return (x != 0) || (y != 0);
+  if (op == "logical_xor") return (x != 0) != (y != 0);
+  return NAN;
+}
+
+inline double ref_unary(const std::string& op, double x) {
+  if (op == "neg") return -x;
+  if (op == "abs") return std::abs(x);
+  if (op == "sign") return (x > 0) - (x < 0);
+  if (op == "square") return x * x;
+  if (op == "relu") return x > 0 ? x : 0;
+  if (op == "floor") return std::floor(x);
+  if (op == "ceil") return std::ceil(x);
+  if (op == "round") return std::nearbyint(x);
+  if (op == "exp") return std::exp(x);
+  if (op == "expm1") return std::expm1(x);
+  if (op == "log") return x < 0 ? NAN : std::log(x);
+  if (op == "log1p") return x < -1 ? NAN : std::log1p(x);
+  if (op == "sqrt") return x < 0 ? NAN : std::sqrt(x);
+  if (op == "rsqrt") return x < 0 ? NAN : 1 / std::sqrt(x);
+  if (op == "sin") return std::sin(x);
+  if (op == "cos") return std::cos(x);
+  if (op == "tanh") return std::tanh(x);
+  if (op == "sigmoid") return 1 / (1 + std::exp(-x));
+  if (op == "gelu") return 0.5 * x * (1 + std::erf(x / std::sqrt(2.0)));
+  if (op == "silu") return x / (1 + std::exp(-x));
+  if (op == "softplus") return std::log1p(std::exp(x));
+  if (op == "erf") return std::erf(x);
+  return NAN;
+}
+
+}  // namespace pj::testing
