@@ -1,0 +1,290 @@
+// Python data -> tensors (nested sequences, numbers, buffers), dtype parsing, tensor elements ->
+// Python scalars.
+#include <cmath>
+#include <cstring>
+
+#include "kernels/copy.h"
+#include "pyext/tensor_object.h"
+
+namespace pj::py {
+
+namespace {
+
+PyObject* g_dtype_objects[kNumDTypes] = {};
+
+// The category a Python scalar contributes to dtype inference, or nullopt if it is not one.
+std::optional<Category> scalar_category(PyObject* o) {
+  if (PyBool_Check(o)) return Category::Bool;
+  if (PyLong_Check(o)) return Category::Integer;
+  if (PyFloat_Check(o)) return Category::Floating;
+  return std::nullopt;
+}
+
+bool is_sequence(PyObject* o) { return PyList_Check(o) || PyTuple_Check(o); }
+
+struct Walk {
+  Shape shape;
+  Category cat = Category::Bool;
+  bool any_float_tensor = false;
+  std::optional<DType> tensor_dtype;  // widest dtype of Tensor/buffer leaves
+};
+
+[[noreturn]] void ragged(int depth, const Shape& shape) {
+  Shape prefix(shape.begin(), shape.begin() + depth);
+  PJ_THROW(Value) << "setting an array element with a sequence. The requested array has an "
+                     "inhomogeneous shape after "
+                  << depth << " dimensions. The detected shape was " << shape_str(prefix)
+                  << " + inhomogeneous part.";
+}
+
+// First pass: shape and dtype category, checking that the nesting is rectangular.
+void walk(PyObject* o, int depth, Walk* w, bool* shape_fixed) {
+  if (is_tensor(o)) {
+    const Tensor& t = unwrap(o);
+    Shape s = t.shape();
+    if (!*shape_fixed) {
+      w->shape.resize(depth);
+      w->shape.insert(w->shape.end(), s.begin(), s.end());
+      *shape_fixed = true;
+    } else if (static_cast<int>(w->shape.size()) != depth + t.ndim() ||
+               !std::equal(s.begin(), s.end(), w->shape.begin() + depth)) {
+      ragged(depth, w->shape);
+    }
+    w->tensor_dtype = w->tensor_dtype ? promote(*w->tensor_dtype, t.dtype()) : t.dtype();
+    return;
+  }
+  if (auto c = scalar_category(o)) {
+    if (!*shape_fixed) {
+      w->shape.resize(depth);
+      *shape_fixed = true;
+    } else if (static_cast<int>(w->shape.size()) != depth) {
+      ragged(depth, w->shape);
+    }
+    w->cat = std::max(w->cat, *c);
+    return;
+  }
+  if (is_sequence(o)) {
+    Py_ssize_t n = PySequence_Fast_GET_SIZE(o);
+    if (!*shape_fixed) {
+      w->shape.resize(depth);
+      w->shape.push_back(n);
+      if (n == 0) {
+        *shape_fixed = true;
+        return;
+      }
+    } else if (static_cast<int>(w->shape.size()) <= depth || w->shape[depth] != n) {
+      ragged(depth, w->shape);
+    }
+    PyObject** items = PySequence_Fast_ITEMS(o);
+    for (Py_ssize_t i = 0; i < n; ++i) walk(items[i], depth + 1, w, shape_fixed);
+    return;
+  }
+  // Other numbers (numpy scalars): integers have __index__, floats __float__.
+  if (PyIndex_Check(o)) {
+    bool fixed = *shape_fixed;
+    if (!fixed) { w->shape.resize(depth); *shape_fixed = true; }
+    else if (static_cast<int>(w->shape.size()) != depth) ragged(depth, w->shape);
+    w->cat = std::max(w->cat, Category::Integer);
+    return;
+  }
+  if (Py_TYPE(o)->tp_as_number && Py_TYPE(o)->tp_as_number->nb_float) {
+    if (!*shape_fixed) { w->shape.resize(depth); *shape_fixed = true; }
+    else if (static_cast<int>(w->shape.size()) != depth) ragged(depth, w->shape);
+    w->cat = Category::Floating;
+    return;
+  }
+  PJ_THROW(Type) << "Tensor data must be numbers, nested lists/tuples of numbers or tensors, but "
+                    "got an element of type '"
+                 << Py_TYPE(o)->tp_name << "'";
+}
+
+// Second pass: write every leaf, in row-major order, into `out` at *pos.
+void fill(PyObject* o, const Tensor& out, int64_t* pos) {
+  if (is_tensor(o)) {
+    const Tensor& t = unwrap(o);
+    Tensor dst = out.as_strided(t.shape(), contiguous_strides(t.shape()), out.offset() + *pos);
+    copy_into(dst, t);
+    *pos += t.numel();
+    return;
+  }
+  if (is_sequence(o)) {
+    Py_ssize_t n = PySequence_Fast_GET_SIZE(o);
+    PyObject** items = PySequence_Fast_ITEMS(o);
+    for (Py_ssize_t i = 0; i < n; ++i) fill(items[i], out, pos);
+    return;
+  }
+  int64_t i = (*pos)++;
+  PJ_DISPATCH_ALL(out.dtype(), [&] {
+    scalar_t* p = out.data<scalar_t>() + i;
+    if constexpr (std::is_same_v<scalar_t, bool>) {
+      int r = PyObject_IsTrue(o);
+      if (r < 0) throw PythonErrorAlreadySet();
+      *p = r;
+    } else if constexpr (std::is_integral_v<scalar_t>) {
+      if (PyFloat_Check(o) || !PyIndex_Check(o)) {
+        double d = PyFloat_AsDouble(o);
+        if (d == -1.0 && PyErr_Occurred()) throw PythonErrorAlreadySet();
+        if (!std::isfinite(d)) PJ_THROW(Value) << "cannot convert float " << d << " to integer";
+        *p = static_cast<scalar_t>(d);
+      } else {
+        int overflow = 0;
+        Ref idx(PyNumber_Index(o));
+        if (!idx) throw PythonErrorAlreadySet();
+        long long v = PyLong_AsLongLongAndOverflow(idx.get(), &overflow);
+        if (overflow || (sizeof(scalar_t) == 4 && (v > INT32_MAX || v < INT32_MIN)))
+          PJ_THROW(Value) << "Python integer out of bounds for " << dtype_numpy_name(out.dtype());
+        if (v == -1 && PyErr_Occurred()) throw PythonErrorAlreadySet();
+        *p = static_cast<scalar_t>(v);
+      }
+    } else {
+      double d = PyFloat_AsDouble(o);
+      if (d == -1.0 && PyErr_Occurred()) throw PythonErrorAlreadySet();
+      *p = static_cast<scalar_t>(d);
+    }
+  });
+}
+
+// Copies a buffer-protocol object into a new contiguous tensor.
+Tensor from_buffer(PyObject* data) {
+  Py_buffer view;
+  if (PyObject_GetBuffer(data, &view, PyBUF_RECORDS_RO) != 0) throw PythonErrorAlreadySet();
+  struct Release {
+    Py_buffer* v;
+    ~Release() { PyBuffer_Release(v); }
+  } release{&view};
+  DType dt;
+  std::string fmt = view.format ? view.format : "B";
+  if (fmt == "B" || fmt == "<B" || fmt == "=B") {
+    dt = DType::Int32;  // uint8 bytes widen losslessly
+  } else if (!dtype_from_format(fmt, static_cast<int>(view.itemsize), &dt)) {
+    PJ_THROW(Type) << "cannot create a Tensor from a buffer with format '" << fmt << "' (itemsize "
+                   << view.itemsize << "); supported: bool, int32, int64, float32, float64";
+  }
+  Shape shape, strides;
+  for (int i = 0; i < view.ndim; ++i) {
+    shape.push_back(view.shape[i]);
+    Py_ssize_t st = view.strides ? view.strides[i] : 0;
+    if (st % view.itemsize != 0) PJ_THROW(Value) << "unaligned buffer strides are not supported";
+    strides.push_back(st / view.itemsize);
+  }
+  if (!view.strides) strides = contiguous_strides(shape);
+  if (fmt == "B" || fmt == "<B" || fmt == "=B") {
+    Tensor out = Tensor::empty(shape, DType::Int32);
+    const unsigned char* src = static_cast<const unsigned char*>(view.buf);
+    for (int64_t i = 0; i < out.numel(); ++i) {
+      int64_t off = 0, r = i;
+      for (int d = view.ndim - 1; d >= 0; --d) {
+        off += (r % shape[d]) * strides[d];
+        r /= shape[d];
+      }
+      out.data<int32_t>()[i] = src[off];
+    }
+    return out;
+  }
+  // Borrow the memory for the duration of the copy only.
+  Tensor src = Tensor::view_of(Storage::borrow(view.buf, view.len, nullptr), shape, strides, 0, dt);
+  return src.clone();
+}
+
+bool has_buffer(PyObject* o) { return PyObject_CheckBuffer(o) && !PyBytes_Check(o) && !PyUnicode_Check(o); }
+
+}  // namespace
+
+void register_dtype_objects(PyObject* seq) {
+  for (int i = 0; i < kNumDTypes; ++i) {
+    PyObject* o = PySequence_GetItem(seq, i);
+    Py_XSETREF(g_dtype_objects[i], o);
+  }
+}
+
+PyObject* dtype_object(DType t) {
+  PyObject* o = g_dtype_objects[static_cast<int>(t)];
+  if (!o) return PyUnicode_FromString(dtype_numpy_name(t));
+  Py_INCREF(o);
+  return o;
+}
+
+DType parse_dtype(PyObject* o) {
+  for (int i = 0; i < kNumDTypes; ++i)
+    if (g_dtype_objects[i] == o) return static_cast<DType>(i);
+  if (o == reinterpret_cast<PyObject*>(&PyFloat_Type)) return DType::Float32;
+  if (o == reinterpret_cast<PyObject*>(&PyLong_Type)) return DType::Int64;
+  if (o == reinterpret_cast<PyObject*>(&PyBool_Type)) return DType::Bool;
+  std::string name;
+  if (PyUnicode_Check(o)) {
+    name = PyUnicode_AsUTF8(o);
+  } else {
+    // numpy dtypes and scalar types: str(np.dtype('float32')) == 'float32', np.float32.__name__.
+    Ref attr(PyObject_GetAttrString(o, PyType_Check(o) ? "__name__" : "name"));
+    if (!attr) PyErr_Clear();
+    if (attr && PyUnicode_Check(attr.get())) name = PyUnicode_AsUTF8(attr.get());
+  }
+  for (auto& c : name) c = static_cast<char>(std::tolower(c));
+  if (name == "float32" || name == "float") return DType::Float32;
+  if (name == "float64" || name == "double") return DType::Float64;
+  if (name == "int32") return DType::Int32;
+  if (name == "int64" || name == "int") return DType::Int64;
+  if (name == "bool" || name == "bool_") return DType::Bool;
+  Ref r(PyObject_Repr(o));
+  PJ_THROW(Type) << "data type " << (r ? PyUnicode_AsUTF8(r.get()) : "?")
+                 << " not understood; pijit supports float32, float64, int32, int64 and bool";
+}
+
+std::optional<DType> parse_optional_dtype(PyObject* o) {
+  if (o == nullptr || o == Py_None) return std::nullopt;
+  return parse_dtype(o);
+}
+
+Tensor tensor_from_py(PyObject* data, std::optional<DType> dtype) {
+  if (is_tensor(data)) {
+    const Tensor& t = unwrap(data);
+    return dtype && *dtype != t.dtype() ? cast(t, *dtype) : t.clone();
+  }
+  if (!is_sequence(data) && has_buffer(data)) {
+    Tensor t = from_buffer(data);
+    return dtype ? cast(t, *dtype) : t;
+  }
+  Walk w;
+  bool fixed = false;
+  walk(data, 0, &w, &fixed);
+  DType dt;
+  if (dtype) {
+    dt = *dtype;
+  } else {
+    dt = default_dtype(w.cat);
+    if (w.tensor_dtype) dt = shape_numel(w.shape) == 0 ? *w.tensor_dtype
+                                                        : (w.cat == Category::Bool ? *w.tensor_dtype
+                                                                                   : promote_with_scalar(*w.tensor_dtype, w.cat));
+    if (!w.tensor_dtype && shape_numel(w.shape) == 0 && !w.shape.empty()) dt = DType::Float32;
+  }
+  Tensor out = Tensor::empty(w.shape, dt);
+  int64_t pos = 0;
+  fill(data, out, &pos);
+  return out;
+}
+
+std::optional<Tensor> operand(PyObject* o, DType other) {
+  if (is_tensor(o)) return unwrap(o);
+  if (PyBool_Check(o)) return Tensor::scalar(o == Py_True, promote_with_scalar(other, Category::Bool));
+  if (PyLong_Check(o)) {
+    int overflow = 0;
+    long long v = PyLong_AsLongLongAndOverflow(o, &overflow);
+    if (overflow) PJ_THROW(Value) << "Python integer out of bounds for int64";
+    return Tensor::scalar_int(v, promote_with_scalar(other, Category::Integer));
+  }
+  if (PyFloat_Check(o)) return Tensor::scalar(PyFloat_AS_DOUBLE(o), promote_with_scalar(other, Category::Floating));
+  if (is_sequence(o) || has_buffer(o)) return tensor_from_py(o, std::nullopt);
+  return std::nullopt;
+}
+
+PyObject* element_to_py(const Tensor& t, int64_t i) {
+  int64_t off = t.element_offset(i);
+  return PJ_DISPATCH_ALL(t.dtype(), [&]() -> PyObject* {
+    scalar_t v = static_cast<const scalar_t*>(t.raw_data())[off];
+    if constexpr (std::is_same_v<scalar_t, bool>) return PyBool_FromLong(v);
+    else if constexpr (std::is_integral_v<scalar_t>) return PyLong_FromLongLong(v);
+    else return PyFloat_FromDouble(v);
+  });
+}
+
+}  // namespace pj::py

@@ -1,0 +1,161 @@
+// pijit._C module: registration with the Python package, the generic op call, runtime knobs.
+#include "graph/op.h"
+#include "kernels/dnnl_context.h"
+#include "kernels/threading.h"
+#include "pyext/tensor_object.h"
+
+namespace pj::py {
+
+void register_dtype_objects(PyObject* seq);
+void set_tensor_class(PyTypeObject* cls);
+
+namespace {
+
+AttrValue attr_from_py(PyObject* key, PyObject* v) {
+  if (v == Py_None) return std::monostate{};
+  if (PyBool_Check(v)) return static_cast<bool>(v == Py_True);
+  if (PyLong_Check(v)) {
+    long long x = PyLong_AsLongLong(v);
+    if (x == -1 && PyErr_Occurred()) throw PythonErrorAlreadySet();
+    return static_cast<int64_t>(x);
+  }
+  if (PyFloat_Check(v)) return PyFloat_AS_DOUBLE(v);
+  if (PyUnicode_Check(v)) return std::string(PyUnicode_AsUTF8(v));
+  if (PyList_Check(v) || PyTuple_Check(v)) {
+    IntList out;
+    Py_ssize_t n = PySequence_Fast_GET_SIZE(v);
+    for (Py_ssize_t i = 0; i < n; ++i) {
+      PyObject* e = PySequence_Fast_GET_ITEM(v, i);
+      if (!PyIndex_Check(e) || PyBool_Check(e))
+        PJ_THROW(Type) << "'" << PyUnicode_AsUTF8(key) << "' must be an int or a tuple of ints, got an element of type '"
+                       << Py_TYPE(e)->tp_name << "'";
+      Ref idx(PyNumber_Index(e));
+      if (!idx) throw PythonErrorAlreadySet();
+      out.push_back(PyLong_AsLongLong(idx.get()));
+    }
+    return out;
+  }
+  if (PyIndex_Check(v)) {  // numpy ints, 0-d integer tensors
+    Ref idx(PyNumber_Index(v));
+    if (!idx) throw PythonErrorAlreadySet();
+    return static_cast<int64_t>(PyLong_AsLongLong(idx.get()));
+  }
+  return parse_dtype(v);  // raises TypeError naming the value if it is not a dtype either
+}
+
+// _C.op(name, inputs, attrs=None): runs one registered op eagerly.
+PyObject* py_op(PyObject*, PyObject* args) {
+  const char* name;
+  PyObject *inputs, *attrs = Py_None;
+  if (!PyArg_ParseTuple(args, "sO|O:op", &name, &inputs, &attrs)) return nullptr;
+  PJ_PY_BEGIN
+  const OpDef* op = find_op(name);
+  if (!op) return fail(PyExc_ValueError, std::string("unknown op '") + name + "'");
+  Ref seq(PySequence_Fast(inputs, "op inputs must be a sequence of tensors"));
+  if (!seq) return nullptr;
+  Tensors ts;
+  Py_ssize_t n = PySequence_Fast_GET_SIZE(seq.get());
+  ts.reserve(n);
+  for (Py_ssize_t i = 0; i < n; ++i) {
+    PyObject* e = PySequence_Fast_GET_ITEM(seq.get(), i);
+    if (!is_tensor(e))
+      PJ_THROW(Type) << name << "(): input " << i << " must be a Tensor, got '" << Py_TYPE(e)->tp_name << "'";
+    ts.push_back(unwrap(e));
+  }
+  Attrs at;
+  if (attrs != Py_None) {
+    if (!PyDict_Check(attrs)) return fail(PyExc_TypeError, "op attrs must be a dict");
+    PyObject *k, *v;
+    Py_ssize_t pos = 0;
+    while (PyDict_Next(attrs, &pos, &k, &v)) at.set(PyUnicode_AsUTF8(k), attr_from_py(k, v));
+  }
+  Tensors out = call_op(*op, ts, at);
+  if (out.size() == 1) return wrap(out[0]);
+  return wrap_all(out);
+  PJ_PY_END(nullptr)
+}
+
+// _C.as_operand(x, like): x itself when it is a tensor, else x converted the way an operator
+// converts its other operand (Python numbers are weak scalars of `like`'s dtype).
+PyObject* py_as_operand(PyObject*, PyObject* args) {
+  PyObject *data, *like;
+  if (!PyArg_ParseTuple(args, "OO:as_operand", &data, &like)) return nullptr;
+  PJ_PY_BEGIN
+  if (!is_tensor(like)) return fail(PyExc_TypeError, "as_operand: 'like' must be a Tensor");
+  if (is_tensor(data)) {
+    Py_INCREF(data);
+    return data;
+  }
+  auto t = operand(data, unwrap(like).dtype());
+  if (!t) PJ_THROW(Type) << "expected a Tensor, a number or a sequence, got '" << Py_TYPE(data)->tp_name << "'";
+  return wrap(*t);
+  PJ_PY_END(nullptr)
+}
+
+PyObject* py_register(PyObject*, PyObject* args) {
+  PyObject *cls, *dtypes;
+  if (!PyArg_ParseTuple(args, "OO:_register", &cls, &dtypes)) return nullptr;
+  if (!PyType_Check(cls) || !PyType_IsSubtype(reinterpret_cast<PyTypeObject*>(cls), &TensorBaseType))
+    return fail(PyExc_TypeError, "_register: the tensor class must subclass TensorBase");
+  if (!PySequence_Check(dtypes) || PySequence_Size(dtypes) != kNumDTypes)
+    return fail(PyExc_TypeError, "_register: expected one dtype object per DType");
+  set_tensor_class(reinterpret_cast<PyTypeObject*>(cls));
+  register_dtype_objects(dtypes);
+  Py_RETURN_NONE;
+}
+
+PyObject* py_set_num_threads(PyObject*, PyObject* arg) {
+  long n = PyLong_AsLong(arg);
+  if (n == -1 && PyErr_Occurred()) return nullptr;
+  if (n < 1) return fail(PyExc_ValueError, "set_num_threads: the number of threads must be >= 1");
+  set_num_threads(static_cast<int>(n));
+  Py_RETURN_NONE;
+}
+
+PyObject* py_get_num_threads(PyObject*, PyObject*) { return PyLong_FromLong(get_num_threads()); }
+
+PyObject* py_registered_ops(PyObject*, PyObject*) {
+  auto names = registered_ops();
+  PyObject* l = PyList_New(names.size());
+  for (size_t i = 0; i < names.size(); ++i) PyList_SET_ITEM(l, i, PyUnicode_FromString(names[i].c_str()));
+  return l;
+}
+
+PyObject* py_primitive_cache_info(PyObject*, PyObject*) {
+  auto& c = PrimitiveCache::instance();
+  return Py_BuildValue("{s:L,s:L,s:n}", "hits", (long long)c.hits(), "misses", (long long)c.misses(),
+                       "size", (Py_ssize_t)c.size());
+}
+
+PyObject* py_dtype_code(PyObject*, PyObject* arg) {
+  PJ_PY_BEGIN
+  return PyLong_FromLong(static_cast<int>(parse_dtype(arg)));
+  PJ_PY_END(nullptr)
+}
+
+PyMethodDef module_methods[] = {
+    {"op", py_op, METH_VARARGS, "op(name, inputs, attrs=None): run a registered op eagerly"},
+    {"as_operand", py_as_operand, METH_VARARGS, "as_operand(x, like): x as a tensor operand next to `like`"},
+    {"_register", py_register, METH_VARARGS, "register the Python Tensor class and dtype objects"},
+    {"set_num_threads", py_set_num_threads, METH_O, "threads used by pijit's kernels and oneDNN"},
+    {"get_num_threads", py_get_num_threads, METH_NOARGS, "threads used by pijit's kernels"},
+    {"registered_ops", py_registered_ops, METH_NOARGS, "names of every op in the registry"},
+    {"primitive_cache_info", py_primitive_cache_info, METH_NOARGS, "oneDNN primitive cache counters"},
+    {"dtype_code", py_dtype_code, METH_O, "the DType code of a dtype-like object (TypeError if none)"},
+    {nullptr, nullptr, 0, nullptr}};
+
+PyModuleDef module_def = {PyModuleDef_HEAD_INIT, "pijit._C", "pijit native core", -1, module_methods};
+
+}  // namespace
+}  // namespace pj::py
+
+// Explicitly exported: 3.7's PyMODINIT_FUNC does not set visibility, and we build with hidden.
+extern "C" __attribute__((visibility("default"))) PyObject* PyInit__C() {
+  PyObject* m = PyModule_Create(&pj::py::module_def);
+  if (!m) return nullptr;
+  if (!pj::py::init_tensor_type(m)) {
+    Py_DECREF(m);
+    return nullptr;
+  }
+  return m;
+}

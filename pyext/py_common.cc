@@ -1,0 +1,22 @@
+#include "pyext/py_common.h"
+
+namespace pj::py {
+
+void set_python_error(const Error& e) {
+  PyObject* type = PyExc_RuntimeError;
+  switch (e.kind()) {
+    case ErrorKind::Value: type = PyExc_ValueError; break;
+    case ErrorKind::Type: type = PyExc_TypeError; break;
+    case ErrorKind::Index: type = PyExc_IndexError; break;
+    case ErrorKind::Runtime: type = PyExc_RuntimeError; break;
+    case ErrorKind::NotImplemented: type = PyExc_NotImplementedError; break;
+  }
+  PyErr_SetString(type, e.what());
+}
+
+PyObject* fail(PyObject* type, const std::string& msg) {
+  PyErr_SetString(type, msg.c_str());
+  return nullptr;
+}
+
+}  // namespace pj::py

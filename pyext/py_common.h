@@ -1,0 +1,70 @@
+// Shared plumbing of the CPython extension pijit._C: the boundary between pijit's C++ (which
+// raises pj::Error for bad input) and Python (which wants NULL with an exception set).
+//
+// Every entry point called from Python wraps its body in PJ_PY_BEGIN / PJ_PY_END(failure value),
+// which turns pj::Error into the matching Python exception (ValueError, TypeError, IndexError,
+// ...) and any other C++ exception into RuntimeError naming it. Nothing escapes into CPython.
+#pragma once
+
+#define PY_SSIZE_T_CLEAN
+#include <Python.h>
+
+#include <string>
+
+#include "common/check.h"
+
+namespace pj::py {
+
+void set_python_error(const Error& e);
+// Raises a Python exception and returns nullptr, for use in `return fail(...)`.
+PyObject* fail(PyObject* type, const std::string& msg);
+
+// An owned reference (RAII Py_XDECREF).
+class Ref {
+ public:
+  Ref() = default;
+  explicit Ref(PyObject* o) : o_(o) {}
+  Ref(const Ref&) = delete;
+  Ref& operator=(const Ref&) = delete;
+  Ref(Ref&& r) noexcept : o_(r.release()) {}
+  Ref& operator=(Ref&& r) noexcept {
+    Py_XDECREF(o_);
+    o_ = r.release();
+    return *this;
+  }
+  ~Ref() { Py_XDECREF(o_); }
+  PyObject* get() const { return o_; }
+  PyObject* release() {
+    PyObject* o = o_;
+    o_ = nullptr;
+    return o;
+  }
+  explicit operator bool() const { return o_ != nullptr; }
+
+ private:
+  PyObject* o_ = nullptr;
+};
+
+// Thrown to unwind C++ frames when a Python exception is already set.
+struct PythonErrorAlreadySet {};
+
+}  // namespace pj::py
+
+#define PJ_PY_BEGIN try {
+#define PJ_PY_END(failure)                                                     \
+  }                                                                            \
+  catch (const ::pj::py::PythonErrorAlreadySet&) {                             \
+    return failure;                                                            \
+  }                                                                            \
+  catch (const ::pj::Error& e) {                                               \
+    ::pj::py::set_python_error(e);                                             \
+    return failure;                                                            \
+  }                                                                            \
+  catch (const std::bad_alloc&) {                                              \
+    PyErr_NoMemory();                                                          \
+    return failure;                                                            \
+  }                                                                            \
+  catch (const std::exception& e) {                                            \
+    PyErr_Format(PyExc_RuntimeError, "pijit internal error: %s", e.what());    \
+    return failure;                                                            \
+  }

@@ -1,0 +1,432 @@
+// pijit._C.TensorBase: construction, operators, comparisons, conversions, buffer protocol.
+#include "pyext/tensor_object.h"
+
+#include <cstring>
+
+#include "graph/op.h"
+#include "kernels/copy.h"
+
+namespace pj::py {
+
+namespace {
+
+PyTypeObject* g_tensor_class = &TensorBaseType;
+
+TensorObject* as_obj(PyObject* o) { return reinterpret_cast<TensorObject*>(o); }
+
+PyObject* tensor_new(PyTypeObject* type, PyObject* args, PyObject* kwargs) {
+  static const char* kwlist[] = {"input_data", "dtype", "shape", "init", nullptr};
+  PyObject *data = Py_None, *dtype = Py_None, *shape = Py_None, *init = Py_None;
+  if (!PyArg_ParseTupleAndKeywords(args, kwargs, "|OOOO:Tensor", const_cast<char**>(kwlist), &data,
+                                   &dtype, &shape, &init))
+    return nullptr;
+  PJ_PY_BEGIN
+  std::optional<DType> dt = parse_optional_dtype(dtype);
+  Tensor t;
+  if (data != Py_None) {
+    if (shape != Py_None) return fail(PyExc_ValueError, "Tensor(): pass either input_data or shape, not both");
+    t = tensor_from_py(data, dt);
+  } else if (shape != Py_None) {
+    // MindSpore creates uninitialised tensors from (dtype, shape); pijit zero-fills them.
+    Shape s;
+    Ref seq(PySequence_Fast(shape, "Tensor(): shape must be a tuple or list of ints"));
+    if (!seq) return nullptr;
+    for (Py_ssize_t i = 0; i < PySequence_Fast_GET_SIZE(seq.get()); ++i) {
+      long long d = PyLong_AsLongLong(PySequence_Fast_GET_ITEM(seq.get(), i));
+      if (d == -1 && PyErr_Occurred()) return nullptr;
+      s.push_back(d);
+    }
+    t = Tensor::zeros(s, dt.value_or(DType::Float32));
+  } else {
+    return fail(PyExc_TypeError, "Tensor() needs input_data (a number, a nested list/tuple, a Tensor or a buffer) or a shape");
+  }
+  PyObject* self = type->tp_alloc(type, 0);
+  if (!self) return nullptr;
+  new (&as_obj(self)->tensor) Tensor(std::move(t));
+  return self;
+  PJ_PY_END(nullptr)
+}
+
+void tensor_dealloc(PyObject* self) {
+  if (as_obj(self)->weakreflist) PyObject_ClearWeakRefs(self);
+  as_obj(self)->tensor.~Tensor();
+  Py_TYPE(self)->tp_free(self);
+}
+
+Py_hash_t tensor_hash(PyObject* self) { return _Py_HashPointer(self); }
+
+// ---- operators -----------------------------------------------------------------------------------
+// Resolves both operands; false means "not ours" (return NotImplemented).
+bool operands(PyObject* a, PyObject* b, Tensor* x, Tensor* y) {
+  if (is_tensor(a)) {
+    *x = unwrap(a);
+    auto o = operand(b, x->dtype());
+    if (!o) return false;
+    *y = *o;
+  } else {
+    *y = unwrap(b);
+    auto o = operand(a, y->dtype());
+    if (!o) return false;
+    *x = *o;
+  }
+  return true;
+}
+
+PyObject* binary(const char* name, PyObject* a, PyObject* b) {
+  PJ_PY_BEGIN
+  Tensor x, y;
+  if (!operands(a, b, &x, &y)) Py_RETURN_NOTIMPLEMENTED;
+  return wrap(call_op1(get_op(name), {x, y}));
+  PJ_PY_END(nullptr)
+}
+
+// numpy's in-place rule: the result is cast back to the left operand's dtype only when that does
+// not lose a category ("same_kind" casting), and written into its storage (views see it).
+PyObject* inplace(const char* name, PyObject* a, PyObject* b) {
+  PJ_PY_BEGIN
+  Tensor x, y;
+  if (!operands(a, b, &x, &y)) Py_RETURN_NOTIMPLEMENTED;
+  Tensor r = call_op1(get_op(name), {x, y});
+  if (category(r.dtype()) > category(x.dtype()))
+    PJ_THROW(Type) << "Cannot cast ufunc '" << name << "' output from dtype('"
+                   << dtype_numpy_name(r.dtype()) << "') to dtype('" << dtype_numpy_name(x.dtype())
+                   << "') with casting rule 'same_kind'";
+  if (r.shape() != x.shape())
+    PJ_THROW(Value) << "non-broadcastable output operand with shape " << shape_str(x.shape())
+                    << " doesn't match the broadcast shape " << shape_str(r.shape());
+  copy_into(x, r);
+  Py_INCREF(a);
+  return a;
+  PJ_PY_END(nullptr)
+}
+
+#define PJ_BINARY_SLOT(fn, op) \
+  PyObject* fn(PyObject* a, PyObject* b) { return binary(op, a, b); }
+#define PJ_INPLACE_SLOT(fn, op) \
+  PyObject* fn(PyObject* a, PyObject* b) { return inplace(op, a, b); }
+PJ_BINARY_SLOT(nb_add, "add")
+PJ_BINARY_SLOT(nb_sub, "sub")
+PJ_BINARY_SLOT(nb_mul, "mul")
+PJ_BINARY_SLOT(nb_truediv, "div")
+PJ_BINARY_SLOT(nb_floordiv, "floor_div")
+PJ_BINARY_SLOT(nb_mod, "mod")
+PJ_BINARY_SLOT(nb_matmul, "matmul")
+PJ_BINARY_SLOT(nb_and, "logical_and")
+PJ_BINARY_SLOT(nb_or, "logical_or")
+PJ_BINARY_SLOT(nb_xor, "logical_xor")
+PJ_INPLACE_SLOT(nb_iadd, "add")
+PJ_INPLACE_SLOT(nb_isub, "sub")
+PJ_INPLACE_SLOT(nb_imul, "mul")
+PJ_INPLACE_SLOT(nb_itruediv, "div")
+PJ_INPLACE_SLOT(nb_ifloordiv, "floor_div")
+PJ_INPLACE_SLOT(nb_imod, "mod")
+PJ_INPLACE_SLOT(nb_imatmul, "matmul")
+
+PyObject* nb_pow(PyObject* a, PyObject* b, PyObject* mod) {
+  if (mod != Py_None) return fail(PyExc_TypeError, "pow() with a modulus is not supported for tensors");
+  return binary("pow", a, b);
+}
+PyObject* nb_ipow(PyObject* a, PyObject* b, PyObject* mod) { return inplace("pow", a, b); }
+
+PyObject* unary(const char* name, PyObject* a) {
+  PJ_PY_BEGIN
+  return wrap(call_op1(get_op(name), {unwrap(a)}));
+  PJ_PY_END(nullptr)
+}
+PyObject* nb_neg(PyObject* a) {
+  if (unwrap(a).dtype() == DType::Bool)
+    return fail(PyExc_TypeError, "The numpy boolean negative, the `-` operator, is not supported, "
+                                 "use the `~` operator or the logical_not function instead.");
+  return unary("neg", a);
+}
+PyObject* nb_pos(PyObject* a) { return unary("copy", a); }
+PyObject* nb_abs(PyObject* a) { return unary("abs", a); }
+PyObject* nb_invert(PyObject* a) {
+  if (unwrap(a).dtype() != DType::Bool)
+    return fail(PyExc_TypeError, "~ (invert) is only supported for bool tensors in pijit");
+  return unary("logical_not", a);
+}
+
+// ---- conversions ---------------------------------------------------------------------------------
+int nb_bool(PyObject* a) {
+  const Tensor& t = unwrap(a);
+  if (t.numel() != 1) {
+    PyErr_SetString(PyExc_ValueError,
+                    t.numel() == 0 ? "The truth value of an empty tensor is ambiguous."
+                                   : "The truth value of an array with more than one element is "
+                                     "ambiguous. Use a.any() or a.all()");
+    return -1;
+  }
+  return t.item_double(0) != 0;
+}
+
+PyObject* nb_float(PyObject* a) {
+  const Tensor& t = unwrap(a);
+  if (t.numel() != 1) return fail(PyExc_TypeError, "only size-1 arrays can be converted to Python scalars");
+  return PyFloat_FromDouble(t.item_double(0));
+}
+
+PyObject* nb_int(PyObject* a) {
+  const Tensor& t = unwrap(a);
+  if (t.numel() != 1) return fail(PyExc_TypeError, "only size-1 arrays can be converted to Python scalars");
+  if (is_floating(t.dtype())) {
+    Ref f(PyFloat_FromDouble(t.item_double(0)));
+    return PyNumber_Long(f.get());
+  }
+  return PyLong_FromLongLong(t.item_int(0));
+}
+
+PyObject* nb_index(PyObject* a) {
+  const Tensor& t = unwrap(a);
+  if (t.ndim() != 0 || !is_integral(t.dtype(), true))
+    return fail(PyExc_TypeError, "only integer scalar arrays can be converted to a scalar index");
+  return PyLong_FromLongLong(t.item_int(0));
+}
+
+PyNumberMethods number_methods = [] {
+  PyNumberMethods m{};
+  m.nb_add = nb_add;
+  m.nb_subtract = nb_sub;
+  m.nb_multiply = nb_mul;
+  m.nb_remainder = nb_mod;
+  m.nb_power = nb_pow;
+  m.nb_negative = nb_neg;
+  m.nb_positive = nb_pos;
+  m.nb_absolute = nb_abs;
+  m.nb_bool = nb_bool;
+  m.nb_invert = nb_invert;
+  m.nb_and = nb_and;
+  m.nb_xor = nb_xor;
+  m.nb_or = nb_or;
+  m.nb_int = nb_int;
+  m.nb_float = nb_float;
+  m.nb_inplace_add = nb_iadd;
+  m.nb_inplace_subtract = nb_isub;
+  m.nb_inplace_multiply = nb_imul;
+  m.nb_inplace_remainder = nb_imod;
+  m.nb_inplace_power = nb_ipow;
+  m.nb_floor_divide = nb_floordiv;
+  m.nb_true_divide = nb_truediv;
+  m.nb_inplace_floor_divide = nb_ifloordiv;
+  m.nb_inplace_true_divide = nb_itruediv;
+  m.nb_index = nb_index;
+  m.nb_matrix_multiply = nb_matmul;
+  m.nb_inplace_matrix_multiply = nb_imatmul;
+  return m;
+}();
+
+PyObject* richcompare(PyObject* a, PyObject* b, int op) {
+  static const char* names[] = {"lt", "le", "eq", "ne", "gt", "ge"};
+  return binary(names[op], a, b);
+}
+
+// ---- sequence-ish ---------------------------------------------------------------------------------
+Py_ssize_t mp_length(PyObject* a) {
+  const Tensor& t = unwrap(a);
+  if (t.ndim() == 0) {
+    PyErr_SetString(PyExc_TypeError, "len() of unsized object");
+    return -1;
+  }
+  return t.dim(0);
+}
+
+PyMappingMethods mapping_methods = {mp_length, tensor_getitem, tensor_setitem};
+
+// ---- buffer protocol --------------------------------------------------------------------------------
+const char* format_string(DType t) {
+  switch (t) {
+    case DType::Bool: return "?";
+    case DType::Int32: return "i";
+    case DType::Int64: return "q";
+    case DType::Float32: return "f";
+    case DType::Float64: return "d";
+  }
+  return "B";
+}
+
+int getbuffer(PyObject* self, Py_buffer* view, int flags) {
+  const Tensor& t = unwrap(self);
+  int nd = t.ndim();
+  // shape and strides live in one block owned by the view.
+  Py_ssize_t* dims = static_cast<Py_ssize_t*>(PyMem_Malloc(sizeof(Py_ssize_t) * 2 * (nd + 1)));
+  if (!dims) {
+    PyErr_NoMemory();
+    return -1;
+  }
+  int item = itemsize(t.dtype());
+  for (int i = 0; i < nd; ++i) {
+    dims[i] = t.dim(i);
+    dims[nd + i] = t.stride(i) * item;
+  }
+  view->buf = t.raw_data();
+  view->obj = self;
+  Py_INCREF(self);
+  view->len = t.numel() * item;
+  view->readonly = 0;
+  view->itemsize = item;
+  view->format = (flags & PyBUF_FORMAT) ? const_cast<char*>(format_string(t.dtype())) : nullptr;
+  view->ndim = nd;
+  view->shape = dims;
+  view->strides = dims + nd;
+  view->suboffsets = nullptr;
+  view->internal = dims;
+  if ((flags & PyBUF_ND) != PyBUF_ND && nd != 1) {
+    // Consumers asking for a flat buffer need contiguous data.
+    if (!t.is_contiguous()) {
+      PyMem_Free(dims);
+      Py_DECREF(self);
+      view->obj = nullptr;
+      PyErr_SetString(PyExc_BufferError, "tensor is not contiguous; call .contiguous() first");
+      return -1;
+    }
+    view->shape = nullptr;
+  }
+  if ((flags & PyBUF_STRIDES) != PyBUF_STRIDES) {
+    if (!t.is_contiguous()) {
+      PyMem_Free(dims);
+      Py_DECREF(self);
+      view->obj = nullptr;
+      PyErr_SetString(PyExc_BufferError, "tensor is not contiguous; call .contiguous() first");
+      return -1;
+    }
+    view->strides = nullptr;
+  }
+  return 0;
+}
+
+void releasebuffer(PyObject* self, Py_buffer* view) { PyMem_Free(view->internal); }
+
+PyBufferProcs buffer_procs = {getbuffer, releasebuffer};
+
+// ---- attributes and methods ------------------------------------------------------------------------
+PyObject* shape_tuple(const Shape& s) {
+  PyObject* t = PyTuple_New(s.size());
+  for (size_t i = 0; i < s.size(); ++i) PyTuple_SET_ITEM(t, i, PyLong_FromLongLong(s[i]));
+  return t;
+}
+
+PyObject* get_shape(PyObject* self, void*) { return shape_tuple(unwrap(self).shape()); }
+PyObject* get_dtype(PyObject* self, void*) { return dtype_object(unwrap(self).dtype()); }
+PyObject* get_ndim(PyObject* self, void*) { return PyLong_FromLong(unwrap(self).ndim()); }
+PyObject* get_size(PyObject* self, void*) { return PyLong_FromLongLong(unwrap(self).numel()); }
+PyObject* get_itemsize(PyObject* self, void*) { return PyLong_FromLong(itemsize(unwrap(self).dtype())); }
+PyObject* get_nbytes(PyObject* self, void*) { return PyLong_FromLongLong(unwrap(self).nbytes()); }
+PyObject* get_strides(PyObject* self, void*) {
+  const Tensor& t = unwrap(self);
+  Shape s = t.strides();
+  for (auto& x : s) x *= itemsize(t.dtype());
+  return shape_tuple(s);
+}
+
+PyGetSetDef getset[] = {
+    {"shape", get_shape, nullptr, "tuple of dimensions", nullptr},
+    {"dtype", get_dtype, nullptr, "element type", nullptr},
+    {"ndim", get_ndim, nullptr, "number of dimensions", nullptr},
+    {"size", get_size, nullptr, "number of elements", nullptr},
+    {"itemsize", get_itemsize, nullptr, "bytes per element", nullptr},
+    {"nbytes", get_nbytes, nullptr, "bytes of the elements", nullptr},
+    {"strides", get_strides, nullptr, "bytes to step in each dimension (numpy convention)", nullptr},
+    {nullptr, nullptr, nullptr, nullptr, nullptr}};
+
+PyObject* m_item(PyObject* self, PyObject* args) {
+  const Tensor& t = unwrap(self);
+  PyObject* index = nullptr;
+  if (!PyArg_ParseTuple(args, "|O:item", &index)) return nullptr;
+  if (index) {
+    long long i = PyLong_AsLongLong(index);
+    if (i == -1 && PyErr_Occurred()) return nullptr;
+    if (i < 0) i += t.numel();
+    if (i < 0 || i >= t.numel()) return fail(PyExc_IndexError, "index out of bounds");
+    return element_to_py(t, i);
+  }
+  if (t.numel() != 1) return fail(PyExc_ValueError, "can only convert an array of size 1 to a Python scalar");
+  return element_to_py(t, 0);
+}
+
+PyObject* tolist_rec(const Tensor& t, int dim, int64_t offset) {
+  if (dim == t.ndim()) {
+    return PJ_DISPATCH_ALL(t.dtype(), [&]() -> PyObject* {
+      scalar_t v = static_cast<const scalar_t*>(t.raw_data())[offset];
+      if constexpr (std::is_same_v<scalar_t, bool>) return PyBool_FromLong(v);
+      else if constexpr (std::is_integral_v<scalar_t>) return PyLong_FromLongLong(v);
+      else return PyFloat_FromDouble(v);
+    });
+  }
+  PyObject* list = PyList_New(t.dim(dim));
+  if (!list) return nullptr;
+  for (int64_t i = 0; i < t.dim(dim); ++i) {
+    PyObject* e = tolist_rec(t, dim + 1, offset + i * t.stride(dim));
+    if (!e) {
+      Py_DECREF(list);
+      return nullptr;
+    }
+    PyList_SET_ITEM(list, i, e);
+  }
+  return list;
+}
+
+PyObject* m_tolist(PyObject* self, PyObject*) { return tolist_rec(unwrap(self), 0, 0); }
+
+PyObject* m_data_ptr(PyObject* self, PyObject*) {
+  return PyLong_FromVoidPtr(unwrap(self).raw_data());
+}
+PyObject* m_storage_ptr(PyObject* self, PyObject*) {
+  return PyLong_FromVoidPtr(unwrap(self).storage()->data());
+}
+PyObject* m_is_contiguous(PyObject* self, PyObject*) { return PyBool_FromLong(unwrap(self).is_contiguous()); }
+
+PyMethodDef methods[] = {
+    {"item", m_item, METH_VARARGS, "the element as a Python scalar (size-1 tensors, or item(i))"},
+    {"tolist", m_tolist, METH_NOARGS, "nested lists of Python scalars"},
+    {"is_contiguous", m_is_contiguous, METH_NOARGS, "whether elements are laid out row-major without gaps"},
+    {"_data_ptr", m_data_ptr, METH_NOARGS, "address of the first element (tests)"},
+    {"_storage_ptr", m_storage_ptr, METH_NOARGS, "address of the underlying storage (tests: views share it)"},
+    {nullptr, nullptr, 0, nullptr}};
+
+}  // namespace
+
+PyTypeObject TensorBaseType = [] {
+  PyTypeObject t{PyVarObject_HEAD_INIT(nullptr, 0)};
+  t.tp_name = "pijit._C.TensorBase";
+  t.tp_basicsize = sizeof(TensorObject);
+  t.tp_dealloc = tensor_dealloc;
+  t.tp_as_number = &number_methods;
+  t.tp_as_mapping = &mapping_methods;
+  t.tp_as_buffer = &buffer_procs;
+  t.tp_hash = tensor_hash;
+  t.tp_flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_BASETYPE;
+  t.tp_doc = "C base of pijit.Tensor";
+  t.tp_richcompare = richcompare;
+  t.tp_weaklistoffset = offsetof(TensorObject, weakreflist);
+  t.tp_methods = methods;
+  t.tp_getset = getset;
+  t.tp_new = tensor_new;
+  return t;
+}();
+
+bool init_tensor_type(PyObject* module) {
+  if (PyType_Ready(&TensorBaseType) < 0) return false;
+  Py_INCREF(&TensorBaseType);
+  return PyModule_AddObject(module, "TensorBase", reinterpret_cast<PyObject*>(&TensorBaseType)) == 0;
+}
+
+void set_tensor_class(PyTypeObject* cls) {
+  Py_INCREF(cls);
+  g_tensor_class = cls;
+}
+
+PyObject* wrap(Tensor t) {
+  PyObject* self = g_tensor_class->tp_alloc(g_tensor_class, 0);
+  if (!self) throw PythonErrorAlreadySet();
+  new (&as_obj(self)->tensor) Tensor(std::move(t));
+  return self;
+}
+
+PyObject* wrap_all(const std::vector<Tensor>& ts) {
+  Ref tup(PyTuple_New(ts.size()));
+  if (!tup) throw PythonErrorAlreadySet();
+  for (size_t i = 0; i < ts.size(); ++i) PyTuple_SET_ITEM(tup.get(), i, wrap(ts[i]));
+  return tup.release();
+}
+
+}  // namespace pj::py

@@ -1,0 +1,49 @@
+// The Python object behind pijit.Tensor: pijit._C.TensorBase holds a pj::Tensor and implements
+// the hot protocol slots in C (operators, comparisons, buffer protocol, conversions, indexing).
+// pijit/tensor.py subclasses it as pijit.Tensor and adds the long tail of methods in Python;
+// `_C._register(Tensor, dtypes)` tells this module which class to create for results.
+#pragma once
+
+#include "pyext/py_common.h"
+
+#include <optional>
+
+#include "kernels/tensor.h"
+
+namespace pj::py {
+
+struct TensorObject {
+  PyObject_HEAD
+  Tensor tensor;
+  PyObject* weakreflist;
+};
+
+extern PyTypeObject TensorBaseType;
+bool init_tensor_type(PyObject* module);
+
+inline bool is_tensor(PyObject* o) { return PyObject_TypeCheck(o, &TensorBaseType); }
+inline const Tensor& unwrap(PyObject* o) { return reinterpret_cast<TensorObject*>(o)->tensor; }
+// A new reference to an instance of the registered tensor class (pijit.Tensor) holding t.
+PyObject* wrap(Tensor t);
+PyObject* wrap_all(const std::vector<Tensor>& ts);  // a tuple
+
+// dtype objects (pijit.float32, ...) registered from Python, indexed by DType.
+PyObject* dtype_object(DType t);
+// Parses a dtype given as a pijit dtype, a string ("float32"), a builtin type (float/int/bool),
+// or anything whose str() is a numpy dtype name. Raises TypeError when it is none of these.
+DType parse_dtype(PyObject* o);
+std::optional<DType> parse_optional_dtype(PyObject* o);  // None -> nullopt
+
+// Tensor from arbitrary Python data (numbers, nested sequences, buffers, tensors); always copies.
+Tensor tensor_from_py(PyObject* data, std::optional<DType> dtype);
+// Operand of an operator: a tensor as is, a Python number as a weak 0-d scalar whose dtype
+// follows `other` (see kernels/dtype.h), other data converted. nullopt: not convertible.
+std::optional<Tensor> operand(PyObject* o, DType other);
+// Python scalar for element i of t.
+PyObject* element_to_py(const Tensor& t, int64_t i);
+
+// Indexing (pyext/indexing.cc).
+PyObject* tensor_getitem(PyObject* self, PyObject* key);
+int tensor_setitem(PyObject* self, PyObject* key, PyObject* value);
+
+}  // namespace pj::py

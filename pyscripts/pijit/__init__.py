@@ -1,0 +1,19 @@
+"""pijit: a bytecode-capturing JIT for CPython with a MindSpore-style tensor API.
+
+    import pijit as pj
+    x = pj.Tensor([[1.0, 2.0], [3.0, 4.0]])
+    print(x @ x + 1)
+"""
+from pijit import _C
+from pijit import dtype
+from pijit.dtype import (bool_, int32, int64, float32, float64, float_, double, int_,
+                         as_dtype)
+from pijit.tensor import Tensor
+from pijit.creation import (tensor, ones, zeros, full, ones_like, zeros_like, full_like, empty,
+                            arange, linspace, eye, rand, randn, randint, set_seed, get_seed)
+from pijit import ops
+
+__version__ = "0.1.0"
+
+set_num_threads = _C.set_num_threads
+get_num_threads = _C.get_num_threads
