@@ -72,11 +72,17 @@ bool operands(PyObject* a, PyObject* b, Tensor* x, Tensor* y) {
   return true;
 }
 
+const OpDef& op_named(const char* name) {
+  const OpDef* op = find_op(name);
+  if (!op) PJ_THROW(NotImplemented) << "op '" << name << "' is not in this build's registry";
+  return *op;
+}
+
 PyObject* binary(const char* name, PyObject* a, PyObject* b) {
   PJ_PY_BEGIN
   Tensor x, y;
   if (!operands(a, b, &x, &y)) Py_RETURN_NOTIMPLEMENTED;
-  return wrap(call_op1(get_op(name), {x, y}));
+  return wrap(call_op1(op_named(name), {x, y}));
   PJ_PY_END(nullptr)
 }
 
@@ -86,7 +92,7 @@ PyObject* inplace(const char* name, PyObject* a, PyObject* b) {
   PJ_PY_BEGIN
   Tensor x, y;
   if (!operands(a, b, &x, &y)) Py_RETURN_NOTIMPLEMENTED;
-  Tensor r = call_op1(get_op(name), {x, y});
+  Tensor r = call_op1(op_named(name), {x, y});
   if (category(r.dtype()) > category(x.dtype()))
     PJ_THROW(Type) << "Cannot cast ufunc '" << name << "' output from dtype('"
                    << dtype_numpy_name(r.dtype()) << "') to dtype('" << dtype_numpy_name(x.dtype())
@@ -130,7 +136,7 @@ PyObject* nb_ipow(PyObject* a, PyObject* b, PyObject* mod) { return inplace("pow
 
 PyObject* unary(const char* name, PyObject* a) {
   PJ_PY_BEGIN
-  return wrap(call_op1(get_op(name), {unwrap(a)}));
+  return wrap(call_op1(op_named(name), {unwrap(a)}));
   PJ_PY_END(nullptr)
 }
 PyObject* nb_neg(PyObject* a) {

@@ -1,0 +1,4 @@
+from pijit.cli import main
+import sys
+
+sys.exit(main())

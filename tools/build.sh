@@ -1,0 +1,19 @@
+#!/usr/bin/env bash
+# Configures and builds pijit in ./build: the core library, the GoogleTest suites, and pijit._C for
+# pyenv's 3.7 and 3.9 (plus the system python3 when it has numpy, for the oracle suite). The
+# extensions are copied next to pyscripts/pijit so `PYTHONPATH=pyscripts python -m pijit` works.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+source tools/find_python.sh
+pythons=()
+for v in 3.7 3.9; do
+  p=$(find_python "$v")
+  if [ -x "$p" ]; then pythons+=("$p"); else echo "pijit: warning: pyenv $v not found" >&2; fi
+done
+if [ -x /usr/bin/python3 ] && /usr/bin/python3 -c "import numpy" 2>/dev/null; then
+  pythons+=(/usr/bin/python3)
+fi
+list=$(IFS=';'; echo "${pythons[*]}")
+export CCACHE_DIR="${CCACHE_DIR:-$HOME/.ccache}"
+cmake -S . -B build -DCMAKE_BUILD_TYPE=Release "-DPIJIT_PYTHONS=$list" >/dev/null
+cmake --build build -j "${PIJIT_JOBS:-2}"

@@ -1,0 +1,36 @@
+#!/usr/bin/env bash
+# The whole test matrix: GoogleTest suites, the Python suites on pyenv 3.7 and 3.9, and the numpy
+# oracle suite on the system python3 (skipped, and said so, without numpy). Ends with one line
+# "N passed, N failed" and exits non-zero when anything failed.
+set -uo pipefail
+cd "$(dirname "$0")/.."
+source tools/find_python.sh
+bash tools/deps.sh
+bash tools/build.sh || { echo "0 passed, 1 failed"; echo "pijit: build failed"; exit 1; }
+passed=0; failed=0
+tally() {  # parses the "N passed, N failed" line a suite printed
+  local line; line=$(grep -E '^[0-9]+ passed, [0-9]+ failed' "$1" | tail -n 1)
+  if [ -z "$line" ]; then echo "pijit: $2 printed no summary (crashed?)"; failed=$((failed + 1)); return; fi
+  passed=$((passed + $(echo "$line" | awk '{print $1}')))
+  failed=$((failed + $(echo "$line" | awk '{print $3}')))
+  echo "== $2: $line"
+}
+log=$(mktemp -d)
+./build/tests/cpp/pijit_cpp_tests --gtest_brief=1 > "$log/gtest.txt" 2>&1
+tail -n 30 "$log/gtest.txt"
+python3 tools/gtest_summary.py "$log/gtest.txt" >> "$log/gtest.txt"
+tally "$log/gtest.txt" "GoogleTest"
+for v in 3.7 3.9; do
+  py=$(find_python "$v")
+  if [ ! -x "$py" ]; then echo "pijit: python $v missing"; failed=$((failed + 1)); continue; fi
+  PYTHONPATH=pyscripts "$py" tests/python/run.py > "$log/py$v.txt" 2>&1
+  tail -n 40 "$log/py$v.txt"
+  tally "$log/py$v.txt" "Python $v"
+done
+if [ -x /usr/bin/python3 ]; then
+  PYTHONPATH=pyscripts /usr/bin/python3 tests/python/run.py --oracle > "$log/oracle.txt" 2>&1
+  tail -n 20 "$log/oracle.txt"
+  tally "$log/oracle.txt" "oracle (system python3)"
+fi
+echo "$passed passed, $failed failed"
+[ "$failed" -eq 0 ]
