@@ -1,0 +1,12 @@
+#!/usr/bin/env bash
+# Sets up a fresh Debian machine for pijit (apt packages, build for pyenv 3.7 and 3.9) and runs
+# pijit's main job: an unchanged MindSpore-style example under `python -m pijit run`.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+source tools/find_python.sh
+bash tools/deps.sh
+bash tools/build.sh
+py=$(find_python 3.9)
+example="${1:-pyscripts/examples/quickstart.py}"
+echo "== python -m pijit run $example  (Python $("$py" -c 'import sys; print(sys.version.split()[0])'))"
+PYTHONPATH=pyscripts "$py" -m pijit run "$example"
