@@ -8,6 +8,8 @@
 #include <utility>
 #include <vector>
 
+#include "common/check.h"
+#include "kernels/copy.h"
 #include "kernels/tensor.h"
 
 namespace pj::testing {
@@ -123,6 +125,85 @@ inline double ref_unary(const std::string& op, double x) {
   if (op == "softplus") return std::log1p(std::exp(x));
   if (op == "erf") return std::erf(x);
   return NAN;
+}
+
+// ---- shape / index / creation tests -----------------------------------------------------------
+
+// Runs `stmt` expecting a pj::Error of ErrorKind::KIND whose message is exactly `msg`.
+#define PJ_EXPECT_ERROR(stmt, KIND, msg)                                              \
+  do {                                                                                \
+    try {                                                                             \
+      stmt;                                                                           \
+      ADD_FAILURE() << "no error from " #stmt;                                        \
+    } catch (const ::pj::Error& e) {                                                  \
+      EXPECT_EQ(e.kind(), ::pj::ErrorKind::KIND) << e.what();                         \
+      EXPECT_EQ(std::string(e.what()), std::string(msg));                             \
+    }                                                                                 \
+  } while (0)
+
+inline std::vector<DType> all_dtypes() {
+  return {DType::Bool, DType::Int32, DType::Int64, DType::Float32, DType::Float64};
+}
+
+// Every element in row-major logical order.
+inline std::vector<double> values(const Tensor& t) {
+  std::vector<double> v(t.numel());
+  for (int64_t i = 0; i < t.numel(); ++i) v[i] = t.item_double(i);
+  return v;
+}
+
+inline std::vector<int64_t> unravel(int64_t i, const Shape& s) {
+  std::vector<int64_t> idx(s.size());
+  for (int d = static_cast<int>(s.size()) - 1; d >= 0; --d) {
+    idx[d] = i % s[d];
+    i /= s[d];
+  }
+  return idx;
+}
+
+inline int64_t ravel(const std::vector<int64_t>& idx, const Shape& s) {
+  int64_t i = 0;
+  for (size_t d = 0; d < s.size(); ++d) i = i * s[d] + idx[d];
+  return i;
+}
+
+// Element at a multi-index, through the tensor's own strides.
+inline double at(const Tensor& t, const std::vector<int64_t>& idx) {
+  int64_t off = 0;
+  for (size_t d = 0; d < idx.size(); ++d) off += idx[d] * t.stride(static_cast<int>(d));
+  return PJ_DISPATCH_ALL(t.dtype(), [&]() -> double {
+    return static_cast<double>(static_cast<const scalar_t*>(t.raw_data())[off]);
+  });
+}
+
+// The same values as x in a non-contiguous layout: every other element of a wider buffer.
+inline Tensor gapped(const Tensor& x) {
+  if (x.ndim() == 0) return x;
+  Shape big = x.shape();
+  big.back() = big.back() * 2 + 1;
+  Tensor b = Tensor::zeros(big, x.dtype());
+  Shape st = b.strides();
+  st.back() = 2;
+  Tensor v = b.as_strided(x.shape(), st, 1);
+  copy_into(v, x);
+  return v;
+}
+
+// The same values as x stored in column-major order.
+inline Tensor fortran(const Tensor& x) {
+  Shape rev(x.shape().rbegin(), x.shape().rend());
+  Tensor b = Tensor::empty(rev, x.dtype());
+  Shape st(b.strides().rbegin(), b.strides().rend());
+  Tensor v = b.as_strided(x.shape(), st, 0);
+  copy_into(v, x);
+  return v;
+}
+
+// x, and the same values in two non-contiguous layouts.
+inline std::vector<Tensor> layouts(const Tensor& x) { return {x, gapped(x), fortran(x)}; }
+
+inline std::vector<Shape> test_shapes() {
+  return {{}, {0}, {1}, {7}, {3, 5}, {1, 4}, {4, 1}, {2, 0, 3}, {2, 3, 4}, {3, 1, 5, 2}};
 }
 
 }  // namespace pj::testing

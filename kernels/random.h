@@ -1,0 +1,39 @@
+// Random tensors from a counter-based generator: Philox4x32-10 (Salmon et al., "Parallel random
+// numbers: as easy as 1, 2, 3", SC'11; the generator of cuRAND, PyTorch and JAX).
+//
+// Philox maps (key, 128-bit counter) to four 32-bit words with no state in between, so element i
+// of a call is a pure function of (seed, offset, i): values do not depend on the thread count or
+// on how the work is chunked, and a GPU backend can reproduce them. The global state is a seed
+// (the key) and an offset (the next unused counter); each call takes the next blocks and moves
+// the offset past them. set_seed resets both; the default seed is 0, so a fresh process is
+// deterministic too. An op given an explicit `seed` uses that key from offset 0 and leaves the
+// global state alone.
+//
+// Per 128-bit block: 4 float32 uniforms (24 bits each), 2 float64 uniforms (53 bits each),
+// 2 normals (one Box-Muller pair from two 53-bit uniforms) or 2 integers (64 bits each, mapped
+// to [low, high) by a 64x64->128 multiply; the bias is below range / 2^64).
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <optional>
+
+#include "kernels/tensor.h"
+
+namespace pj {
+
+void set_seed(uint64_t seed);
+uint64_t get_seed();
+
+// One Philox4x32-10 block.
+std::array<uint32_t, 4> philox4x32(uint64_t key, uint64_t counter_lo, uint64_t counter_hi);
+
+// Fills a contiguous `out`; `seed` nullopt uses and advances the global state.
+void uniform_into(const Tensor& out, std::optional<uint64_t> seed = std::nullopt);  // [0, 1)
+void normal_into(const Tensor& out, std::optional<uint64_t> seed = std::nullopt);   // N(0, 1)
+// Integers in [low, high); low >= high raises ValueError, int32 out checks the bounds fit.
+void check_randint_bounds(int64_t low, int64_t high, DType dtype);
+void randint_into(const Tensor& out, int64_t low, int64_t high,
+                  std::optional<uint64_t> seed = std::nullopt);
+
+}  // namespace pj
