@@ -1,24 +1,110 @@
-// Tensor indexing from Python keys (placeholder: integer on the first axis).
+// Tensor indexing from Python keys: parses a subscript into kernels/index_ops.h IndexItems (numpy
+// rules: ints, slices, None, Ellipsis, integer and boolean arrays, lists, tuples of these).
+#include "kernels/index_ops.h"
 #include "pyext/tensor_object.h"
 
 namespace pj::py {
 
+namespace {
+
+[[noreturn]] void invalid_index() {
+  PJ_THROW(Index) << "only integers, slices (`:`), ellipsis (`...`), None and integer or boolean "
+                     "tensors are valid indices";
+}
+
+std::optional<int64_t> slice_field(PyObject* v) {
+  if (v == Py_None) return std::nullopt;
+  if (!PyIndex_Check(v)) PJ_THROW(Type) << "slice indices must be integers or None";
+  Ref idx(PyNumber_Index(v));
+  if (!idx) throw PythonErrorAlreadySet();
+  long long x = PyLong_AsLongLong(idx.get());
+  if (x == -1 && PyErr_Occurred()) throw PythonErrorAlreadySet();
+  return x;
+}
+
+IndexItem array_item(const Tensor& t) {
+  if (t.dtype() != DType::Bool && !is_integral(t.dtype(), false)) invalid_index();
+  return IndexItem::tensor(t);
+}
+
+IndexItem parse_item(PyObject* o) {
+  if (o == Py_None) return IndexItem::new_axis();
+  if (o == Py_Ellipsis) return IndexItem::ellipsis();
+  if (PySlice_Check(o)) {
+    PySliceObject* s = reinterpret_cast<PySliceObject*>(o);
+    std::optional<int64_t> step = slice_field(s->step);
+    if (step && *step == 0) PJ_THROW(Value) << "slice step cannot be zero";
+    return IndexItem::slice(slice_field(s->start), slice_field(s->stop), step.value_or(1));
+  }
+  if (PyBool_Check(o)) return IndexItem::tensor(Tensor::scalar(o == Py_True, DType::Bool));
+  if (PyLong_Check(o)) {
+    int overflow = 0;
+    long long v = PyLong_AsLongLongAndOverflow(o, &overflow);
+    if (overflow) PJ_THROW(Index) << "cannot fit 'int' into an index-sized integer";
+    return IndexItem::integer(v);
+  }
+  if (is_tensor(o)) return array_item(unwrap(o));
+  if (PyList_Check(o) || PyTuple_Check(o) || PyObject_CheckBuffer(o)) {
+    Tensor t = tensor_from_py(o, std::nullopt);
+    if (t.numel() == 0 && t.dtype() == DType::Float32) t = Tensor::empty(t.shape(), DType::Int64);
+    return array_item(t);
+  }
+  if (PyIndex_Check(o)) {  // numpy integers and other __index__ objects
+    Ref idx(PyNumber_Index(o));
+    if (!idx) throw PythonErrorAlreadySet();
+    return IndexItem::integer(PyLong_AsLongLong(idx.get()));
+  }
+  invalid_index();
+}
+
+IndexItems parse_key(PyObject* key) {
+  IndexItems items;
+  if (PyTuple_Check(key)) {
+    Py_ssize_t n = PyTuple_GET_SIZE(key);
+    items.reserve(n);
+    for (Py_ssize_t i = 0; i < n; ++i) items.push_back(parse_item(PyTuple_GET_ITEM(key, i)));
+  } else {
+    items.push_back(parse_item(key));
+  }
+  return items;
+}
+
+}  // namespace
+
 PyObject* tensor_getitem(PyObject* self, PyObject* key) {
   PJ_PY_BEGIN
   const Tensor& t = unwrap(self);
-  long long i = PyLong_AsLongLong(key);
-  if (i == -1 && PyErr_Occurred()) return nullptr;
-  if (t.ndim() == 0) return fail(PyExc_IndexError, "too many indices for tensor");
-  if (i < 0) i += t.dim(0);
-  if (i < 0 || i >= t.dim(0)) return fail(PyExc_IndexError, "index out of bounds");
-  Shape s(t.shape().begin() + 1, t.shape().end()), st(t.strides().begin() + 1, t.strides().end());
-  return wrap(t.as_strided(s, st, t.offset() + i * t.stride(0)));
+  // Fast path: x[i] on the first axis.
+  if (PyLong_CheckExact(key) && t.ndim() > 0) {
+    long long i = PyLong_AsLongLong(key);
+    if (!(i == -1 && PyErr_Occurred())) {
+      int64_t n = t.dim(0);
+      if (i < -n || i >= n)
+        PJ_THROW(Index) << "index " << i << " is out of bounds for axis 0 with size " << n;
+      if (i < 0) i += n;
+      Shape s(t.shape().begin() + 1, t.shape().end()), st(t.strides().begin() + 1, t.strides().end());
+      return wrap(t.as_strided(s, st, t.offset() + i * t.stride(0)));
+    }
+    PyErr_Clear();
+  }
+  return wrap(advanced_index(t, parse_key(key)));
   PJ_PY_END(nullptr)
 }
 
 int tensor_setitem(PyObject* self, PyObject* key, PyObject* value) {
-  PyErr_SetString(PyExc_NotImplementedError, "setitem");
-  return -1;
+  if (value == nullptr) {
+    PyErr_SetString(PyExc_ValueError, "cannot delete tensor elements");
+    return -1;
+  }
+  PJ_PY_BEGIN
+  const Tensor& t = unwrap(self);
+  std::optional<Tensor> v = operand(value, t.dtype());
+  if (!v)
+    PJ_THROW(Type) << "cannot assign a value of type '" << Py_TYPE(value)->tp_name
+                   << "' to tensor elements; expected a number, a sequence or a Tensor";
+  index_put(t, parse_key(key), *v);
+  return 0;
+  PJ_PY_END(-1)
 }
 
 }  // namespace pj::py

@@ -1,6 +1,7 @@
 // pijit._C module: registration with the Python package, the generic op call, runtime knobs.
 #include "graph/op.h"
 #include "kernels/dnnl_context.h"
+#include "kernels/random.h"
 #include "kernels/threading.h"
 #include "pyext/tensor_object.h"
 
@@ -133,6 +134,13 @@ PyObject* py_dtype_code(PyObject*, PyObject* arg) {
   PJ_PY_END(nullptr)
 }
 
+PyObject* py_set_seed(PyObject*, PyObject* arg) {
+  unsigned long long s = PyLong_AsUnsignedLongLong(arg);
+  if (s == static_cast<unsigned long long>(-1) && PyErr_Occurred()) return nullptr;
+  set_seed(s);
+  Py_RETURN_NONE;
+}
+
 PyMethodDef module_methods[] = {
     {"op", py_op, METH_VARARGS, "op(name, inputs, attrs=None): run a registered op eagerly"},
     {"as_operand", py_as_operand, METH_VARARGS, "as_operand(x, like): x as a tensor operand next to `like`"},
@@ -141,6 +149,7 @@ PyMethodDef module_methods[] = {
     {"get_num_threads", py_get_num_threads, METH_NOARGS, "threads used by pijit's kernels"},
     {"registered_ops", py_registered_ops, METH_NOARGS, "names of every op in the registry"},
     {"primitive_cache_info", py_primitive_cache_info, METH_NOARGS, "oneDNN primitive cache counters"},
+    {"set_seed", py_set_seed, METH_O, "seed of the random generator (rand, randn, randint, ...)"},
     {"dtype_code", py_dtype_code, METH_O, "the DType code of a dtype-like object (TypeError if none)"},
     {nullptr, nullptr, 0, nullptr}};
 

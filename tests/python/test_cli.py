@@ -1,0 +1,71 @@
+"""`python -m pijit run` runs an unchanged MindSpore-style script; `import mindspore` is pijit."""
+import os
+import subprocess
+import sys
+import tempfile
+import textwrap
+import unittest
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+
+
+def run_pijit(*args, **kw):
+    env = dict(os.environ)
+    env["PYTHONPATH"] = os.path.join(ROOT, "pyscripts")
+    return subprocess.run([sys.executable, "-m", "pijit"] + list(args), stdout=subprocess.PIPE,
+                          stderr=subprocess.PIPE, universal_newlines=True, env=env, **kw)
+
+
+class TestRun(unittest.TestCase):
+    def test_quickstart_prints_the_seed_result(self):
+        p = run_pijit("run", os.path.join(ROOT, "pyscripts", "examples", "quickstart.py"))
+        self.assertEqual(p.returncode, 0, p.stderr)
+        self.assertIn("x:\n [[1024. 1024. 1024.]\n [1024. 1024. 1024.]\n [1024. 1024. 1024.]]",
+                      p.stdout)
+        self.assertIn("[5. 7. 9.]", p.stdout)
+
+    def test_mindspore_alias_and_argv(self):
+        src = textwrap.dedent("""
+            import sys
+            import mindspore as ms
+            import mindspore.ops as ops
+            from mindspore import Tensor
+            import pijit
+            assert ms is pijit and ops is pijit.ops and Tensor is pijit.Tensor
+            assert ms.__spec__.name == "pijit"
+            print("argv", sys.argv[1:], __name__)
+        """)
+        with tempfile.NamedTemporaryFile("w", suffix=".py", delete=False) as f:
+            f.write(src)
+        try:
+            p = run_pijit("run", f.name, "a", "--b")
+        finally:
+            os.unlink(f.name)
+        self.assertEqual(p.returncode, 0, p.stderr)
+        self.assertEqual(p.stdout.strip(), "argv ['a', '--b'] __main__")
+
+    def test_missing_script(self):
+        p = run_pijit("run", "/nonexistent/x.py")
+        self.assertEqual(p.returncode, 2)
+        self.assertIn("no such file", p.stderr)
+
+    def test_script_exception_propagates_with_traceback(self):
+        with tempfile.NamedTemporaryFile("w", suffix=".py", delete=False) as f:
+            f.write("import mindspore as ms\nms.Tensor([1.0, 2.0]) + ms.Tensor([1.0, 2.0, 3.0])\n")
+        try:
+            p = run_pijit("run", f.name)
+        finally:
+            os.unlink(f.name)
+        self.assertNotEqual(p.returncode, 0)
+        self.assertIn("ValueError: operands could not be broadcast together with shapes (2,) (3,)",
+                      p.stderr)
+        self.assertIn("line 2", p.stderr)
+
+    def test_info(self):
+        p = run_pijit("info")
+        self.assertEqual(p.returncode, 0, p.stderr)
+        self.assertIn("ops in registry", p.stdout)
+
+
+if __name__ == "__main__":
+    unittest.main()
