@@ -207,3 +207,49 @@ inline std::vector<Shape> test_shapes() {
 }
 
 }  // namespace pj::testing
+
+// ---- helpers for reduction / matmul tests ----------------------------------------------------
+#include "gtest/gtest.h"
+
+namespace pj::testing {
+
+// Every element in logical order, as double.
+inline std::vector<double> to_doubles(const Tensor& t) {
+  std::vector<double> v(t.numel());
+  for (int64_t i = 0; i < t.numel(); ++i) v[i] = t.item_double(i);
+  return v;
+}
+
+// A view of `t` with its dims reversed (t.T for 2-D); shares storage, not contiguous.
+inline Tensor reversed_view(const Tensor& t) {
+  Shape s(t.shape().rbegin(), t.shape().rend()), st(t.strides().rbegin(), t.strides().rend());
+  return t.as_strided(s, st, t.offset());
+}
+
+// Random values of `shape` held as every other element of a bigger buffer (stride 2 innermost).
+inline Tensor strided_random(Shape shape, DType t, unsigned seed) {
+  Shape big = shape;
+  if (big.empty()) return random(shape, t, seed);
+  big.back() *= 2;
+  Tensor b = random(big, t, seed);
+  Shape st = b.strides();
+  st.back() = 2;
+  return b.as_strided(shape, st, 0);
+}
+
+// Expects `f` to raise pj::Error of `kind` whose message is `msg` (or contains it when partial).
+template <typename F>
+inline ::testing::AssertionResult raises(F&& f, ErrorKind kind, const std::string& msg, bool partial = false) {
+  try {
+    f();
+  } catch (const Error& e) {
+    std::string what = e.what();
+    if (e.kind() != kind) return ::testing::AssertionFailure() << "wrong kind for: " << what;
+    if (partial ? what.find(msg) == std::string::npos : what != msg)
+      return ::testing::AssertionFailure() << "message: " << what;
+    return ::testing::AssertionSuccess();
+  }
+  return ::testing::AssertionFailure() << "no error raised";
+}
+
+}  // namespace pj::testing

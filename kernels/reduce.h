@@ -1,0 +1,58 @@
+// Reductions (sum, mean, prod, max, min, all, any, var, std, logsumexp, argmax, argmin) and cumsum.
+//
+// One strided engine serves every reduction. The input's dims are split into kept and reduced
+// ones, size-1 dims dropped, each group sorted by stride and adjacent linear dims merged. Then:
+//   - inner mode, when the innermost reduced dim has the smaller stride (e.g. reducing the last,
+//     contiguous axis): each output is a run over the reduced space, accumulated in 16
+//     independent lanes so the loop vectorises without reassociating one serial sum;
+//   - outer mode otherwise (e.g. reducing axis 0 of a row-major matrix): a tile of contiguous
+//     outputs is accumulated row by row into a small buffer, never a per-element strided gather.
+// Long reductions are cut into blocks of fixed size whose partial results are merged in order, so
+// work spreads over threads while the result does not depend on the thread count. Floating sums
+// accumulate in double, integer ones in int64 with numpy's wrap-around.
+//
+// Kernels take inputs in their own dtype (sum reads int32 and writes int64 directly); graph/ops
+// decides result dtypes (reduce_out_dtype) and checks user errors (bad axes, empty max).
+#pragma once
+
+#include <vector>
+
+#include "kernels/tensor.h"
+
+namespace pj {
+
+#define PJ_REDUCE_OPS(X) \
+  X(sum)                 \
+  X(mean)                \
+  X(prod)                \
+  X(max)                 \
+  X(min)                 \
+  X(all)                 \
+  X(any)                 \
+  X(var)                 \
+  X(std)                 \
+  X(logsumexp)           \
+  X(argmax)              \
+  X(argmin)
+
+enum class ReduceOp {
+#define PJ_X(name) name,
+  PJ_REDUCE_OPS(PJ_X)
+#undef PJ_X
+};
+
+const char* reduce_op_name(ReduceOp op);
+// numpy's result dtype of `op` on a tensor of dtype `in`.
+DType reduce_out_dtype(ReduceOp op, DType in);
+
+// out = op(in) over `axes` (normalised, unique, any order). `out` has in's shape with the reduced
+// dims dropped or kept as 1 (only the order of elements matters) and dtype reduce_out_dtype.
+// var/std divide by max(n - ddof, 0). argmax/argmin need at most one reduced dim of size > 1 in
+// logical order, or a contiguous input. logsumexp/var/std accept floating inputs only.
+void reduce_into(ReduceOp op, const Tensor& out, const Tensor& in, const std::vector<int>& axes,
+                 int64_t ddof = 0);
+
+// Inclusive prefix sum along `axis` (normalised); out dtype: int64 for bool/ints, else in's.
+void cumsum_into(const Tensor& out, const Tensor& in, int axis);
+
+}  // namespace pj
