@@ -1,6 +1,7 @@
 // pijit._C module: registration with the Python package, the generic op call, runtime knobs.
 #include "graph/op.h"
 #include "kernels/dnnl_context.h"
+#include "kernels/format.h"
 #include "kernels/random.h"
 #include "kernels/threading.h"
 #include "pyext/tensor_object.h"
@@ -141,6 +142,34 @@ PyObject* py_set_seed(PyObject*, PyObject* arg) {
   Py_RETURN_NONE;
 }
 
+PyObject* py_format_str(PyObject*, PyObject* arg) {
+  PJ_PY_BEGIN
+  if (!is_tensor(arg)) return fail(PyExc_TypeError, "format_str expects a Tensor");
+  return PyUnicode_FromString(format_str(unwrap(arg)).c_str());
+  PJ_PY_END(nullptr)
+}
+
+PyObject* py_format_repr(PyObject*, PyObject* arg) {
+  PJ_PY_BEGIN
+  if (!is_tensor(arg)) return fail(PyExc_TypeError, "format_repr expects a Tensor");
+  return PyUnicode_FromString(format_repr(unwrap(arg)).c_str());
+  PJ_PY_END(nullptr)
+}
+
+PyObject* py_set_printoptions(PyObject*, PyObject* args, PyObject* kwargs) {
+  static const char* kwlist[] = {"precision", "threshold", "edgeitems", "linewidth", "suppress", nullptr};
+  PrintOptions o = get_print_options();
+  int suppress = o.suppress;
+  if (!PyArg_ParseTupleAndKeywords(args, kwargs, "|iiiip:set_printoptions", const_cast<char**>(kwlist),
+                                   &o.precision, &o.threshold, &o.edgeitems, &o.linewidth, &suppress))
+    return nullptr;
+  if (o.precision < 0 || o.threshold < 0 || o.edgeitems < 1 || o.linewidth < 1)
+    return fail(PyExc_ValueError, "set_printoptions: values must be non-negative (edgeitems and linewidth >= 1)");
+  o.suppress = suppress;
+  set_print_options(o);
+  Py_RETURN_NONE;
+}
+
 PyMethodDef module_methods[] = {
     {"op", py_op, METH_VARARGS, "op(name, inputs, attrs=None): run a registered op eagerly"},
     {"as_operand", py_as_operand, METH_VARARGS, "as_operand(x, like): x as a tensor operand next to `like`"},
@@ -150,6 +179,10 @@ PyMethodDef module_methods[] = {
     {"registered_ops", py_registered_ops, METH_NOARGS, "names of every op in the registry"},
     {"primitive_cache_info", py_primitive_cache_info, METH_NOARGS, "oneDNN primitive cache counters"},
     {"set_seed", py_set_seed, METH_O, "seed of the random generator (rand, randn, randint, ...)"},
+    {"format_str", py_format_str, METH_O, "numpy-style str() of a tensor"},
+    {"format_repr", py_format_repr, METH_O, "MindSpore-style repr() of a tensor"},
+    {"set_printoptions", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(py_set_printoptions)), METH_VARARGS | METH_KEYWORDS,
+     "set_printoptions(precision=8, threshold=1000, edgeitems=3, linewidth=75, suppress=False)"},
     {"dtype_code", py_dtype_code, METH_O, "the DType code of a dtype-like object (TypeError if none)"},
     {nullptr, nullptr, 0, nullptr}};
 
