@@ -34,7 +34,8 @@ SciDigits parse_sci(const char* p, const char* end) {
   SciDigits r;
   for (; p < end && *p != 'e'; ++p)
     if (*p != '.') r.digits += *p;
-  r.exp10 = std::atoi(p + 1);  // "+05" / "-05"
+  // to_chars does not NUL-terminate: parse only up to `end`.
+  r.exp10 = p < end ? std::atoi(std::string(p + 1, end).c_str()) : 0;  // "+05" / "-05"
   return r;
 }
 
