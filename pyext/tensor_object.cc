@@ -276,27 +276,18 @@ int getbuffer(PyObject* self, Py_buffer* view, int flags) {
   view->strides = dims + nd;
   view->suboffsets = nullptr;
   view->internal = dims;
-  if ((flags & PyBUF_ND) != PyBUF_ND && nd != 1) {
-    // Consumers asking for a flat buffer need contiguous data.
-    if (!t.is_contiguous()) {
-      PyMem_Free(dims);
-      Py_DECREF(self);
-      view->obj = nullptr;
-      PyErr_SetString(PyExc_BufferError, "tensor is not contiguous; call .contiguous() first");
-      return -1;
-    }
-    view->shape = nullptr;
+  // Consumers that cannot take strides (or shapes) need contiguous data.
+  bool flat = (flags & PyBUF_ND) != PyBUF_ND && nd != 1;
+  bool unstrided = (flags & PyBUF_STRIDES) != PyBUF_STRIDES;
+  if ((flat || unstrided) && !t.is_contiguous()) {
+    PyMem_Free(dims);
+    Py_DECREF(self);
+    view->obj = nullptr;
+    PyErr_SetString(PyExc_BufferError, "tensor is not contiguous; call .contiguous() first");
+    return -1;
   }
-  if ((flags & PyBUF_STRIDES) != PyBUF_STRIDES) {
-    if (!t.is_contiguous()) {
-      PyMem_Free(dims);
-      Py_DECREF(self);
-      view->obj = nullptr;
-      PyErr_SetString(PyExc_BufferError, "tensor is not contiguous; call .contiguous() first");
-      return -1;
-    }
-    view->strides = nullptr;
-  }
+  if (flat) view->shape = nullptr;
+  if (unstrided) view->strides = nullptr;
   return 0;
 }
 
