@@ -63,19 +63,35 @@ struct RowPlan {
   }
 };
 
+// Calls f(i, offset) for every position i of (shape, strides) in row-major order, stepping the
+// offset like an odometer (no division per element).
+template <typename F>
+void for_each_offset(const Shape& shape, const Shape& strides, F&& f) {
+  const int64_t n = shape_numel(shape);
+  if (n == 0) return;
+  const int nd = static_cast<int>(shape.size());
+  if (nd == 1) {
+    for (int64_t i = 0; i < n; ++i) f(i, i * strides[0]);
+    return;
+  }
+  int64_t idx[64] = {0};
+  PJ_CHECK(nd <= 64) << "too many dims";
+  int64_t off = 0;
+  for (int64_t i = 0; i < n; ++i) {
+    f(i, off);
+    for (int d = nd - 1; d >= 0; --d) {
+      off += strides[d];
+      if (++idx[d] < shape[d]) break;
+      off -= strides[d] * shape[d];
+      idx[d] = 0;
+    }
+  }
+}
+
 // Element offsets of every position of (shape, strides), row-major.
 std::vector<int64_t> all_offsets(const Shape& shape, const Shape& strides) {
-  int64_t n = shape_numel(shape);
-  std::vector<int64_t> off(n);
-  const int nd = static_cast<int>(shape.size());
-  for (int64_t i = 0; i < n; ++i) {
-    int64_t o = 0, rem = i;
-    for (int d = nd - 1; d >= 0; --d) {
-      o += (rem % shape[d]) * strides[d];
-      rem /= shape[d];
-    }
-    off[i] = o;
-  }
+  std::vector<int64_t> off(shape_numel(shape));
+  for_each_offset(shape, strides, [&](int64_t i, int64_t o) { off[i] = o; });
   return off;
 }
 
@@ -128,7 +144,18 @@ void run_rows(const RowPlan& plan, char* data, W* dense) {
     });
   } else {
     parallel_for(np * nb, std::max<int64_t>(1, kParallelGrain / ns), [&](int64_t b, int64_t e) {
-      for (int64_t i = b; i < e; ++i) block(i / nb, i % nb);
+      int64_t p = b / nb, i = b % nb;
+      if (ns == 1 && linear) {  // one element per index: a plain gather loop
+        for (int64_t k = b; k < e; ++k) {
+          dense[k] = x[p_off[p] + plan.b_off[i]];
+          if (++i == nb) i = 0, ++p;
+        }
+        return;
+      }
+      for (int64_t k = b; k < e; ++k) {
+        block(p, i);
+        if (++i == nb) i = 0, ++p;
+      }
     });
   }
 }
@@ -155,21 +182,13 @@ Tensor gather_rows(const RowPlan& plan) {
 void add_offsets(std::vector<int64_t>& b_off, const Shape& b_shape, const Tensor& idx, int64_t size,
                  int64_t stride, int axis) {
   Tensor ix = cast(idx, DType::Int64);
-  Shape st = broadcast_strides(ix, b_shape);
   const int64_t* p = ix.data<int64_t>();
-  const int nd = static_cast<int>(b_shape.size());
-  const int64_t n = static_cast<int64_t>(b_off.size());
-  for (int64_t i = 0; i < n; ++i) {
-    int64_t o = 0, rem = i;
-    for (int d = nd - 1; d >= 0; --d) {
-      o += (rem % b_shape[d]) * st[d];
-      rem /= b_shape[d];
-    }
+  for_each_offset(b_shape, broadcast_strides(ix, b_shape), [&](int64_t i, int64_t o) {
     int64_t v = p[o], w = v < 0 ? v + size : v;
     if (w < 0 || w >= size)
       PJ_THROW(Index) << "index " << v << " is out of bounds for axis " << axis << " with size " << size;
     b_off[i] += w * stride;
-  }
+  });
 }
 
 // ---- numpy indexing ---------------------------------------------------------------------------
@@ -229,17 +248,29 @@ std::vector<Tensor> nonzero_of(const Tensor& mask) {
   int64_t n = 0;
   for (int64_t i = 0; i < total; ++i) n += p[i];
   const int k = m.ndim();
+  PJ_CHECK(k <= 64) << "too many dims";
+  // Each coordinate is written unconditionally and kept only where the mask is set (no branch to
+  // mispredict on random masks), so the buffers get one spare slot.
   std::vector<Tensor> out;
-  for (int j = 0; j < k; ++j) out.push_back(Tensor::empty({n}, DType::Int64));
+  std::vector<int64_t*> dst;
+  for (int j = 0; j < k; ++j) {
+    out.push_back(Tensor::empty({n + 1}, DType::Int64).as_strided({n}, {1}, 0));
+    dst.push_back(out.back().data<int64_t>());
+  }
   int64_t w = 0;
-  for (int64_t i = 0; i < total; ++i) {
-    if (!p[i]) continue;
-    int64_t rem = i;
-    for (int j = k - 1; j >= 0; --j) {
-      out[j].data<int64_t>()[w] = rem % m.dim(j);
-      rem /= m.dim(j);
+  if (k == 1) {
+    int64_t* d = dst[0];
+    for (int64_t i = 0; i < total; ++i) {
+      d[w] = i;
+      w += p[i];
     }
-    ++w;
+    return out;
+  }
+  int64_t idx[64] = {0};
+  for (int64_t i = 0; i < total; ++i) {
+    for (int j = 0; j < k; ++j) dst[j][w] = idx[j];
+    w += p[i];
+    for (int j = k - 1; j >= 0 && ++idx[j] == m.dim(j); --j) idx[j] = 0;
   }
   return out;
 }
@@ -589,12 +620,15 @@ void one_hot_into(const Tensor& out, const Tensor& indices, double on, double of
   PJ_DISPATCH_ALL(out.dtype(), [&] {
     scalar_t* o = out.data<scalar_t>();
     const scalar_t v = static_cast<scalar_t>(on);
-    parallel_for(ix.numel(), kParallelGrain, [&](int64_t b, int64_t e) {
-      for (int64_t i = b; i < e; ++i) {
-        int64_t k = p[i];
-        if (k < 0 || k >= depth) continue;
-        int64_t outer = i / inner, in = i % inner;
-        o[(outer * depth + k) * inner + in] = v;
+    const int64_t outer = ix.numel() / inner;
+    parallel_for(outer, std::max<int64_t>(1, kParallelGrain / inner), [&](int64_t b, int64_t e) {
+      for (int64_t r = b; r < e; ++r) {
+        const int64_t* pr = p + r * inner;
+        scalar_t* orow = o + r * depth * inner;
+        for (int64_t j = 0; j < inner; ++j) {
+          int64_t k = pr[j];
+          if (k >= 0 && k < depth) orow[k * inner + j] = v;
+        }
       }
     });
   });

@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <numeric>
 #include <vector>
 
 #include "kernels/threading.h"
@@ -49,8 +48,14 @@ Rows rows_of(const Tensor& t, int axis) {
   return r;
 }
 
-// Runs body(buf, perm, len, row) on every row of x, then writes the first `out_len` entries of
-// perm (and the values they pick) to the outputs.
+template <typename T>
+struct Item {
+  T v;
+  int64_t i;  // position in the row
+};
+
+// Copies each row of x into (value, position) pairs, lets `order` rearrange them (sorting pairs
+// in place beats sorting indices that point into the row), and writes the first `out_len`.
 template <typename T, typename Order>
 void by_rows(const Tensor& values, const Tensor& indices, const Tensor& x, int axis, Order order) {
   const int64_t len = x.ndim() ? x.dim(axis) : 1;
@@ -62,18 +67,16 @@ void by_rows(const Tensor& values, const Tensor& indices, const Tensor& x, int a
   const int64_t nrows = static_cast<int64_t>(rx.start.size());
   if (len == 0 || out_len == 0) return;
   parallel_for(nrows, std::max<int64_t>(1, kParallelGrain / len), [&](int64_t b, int64_t e) {
-    std::vector<T> buf(len);
-    std::vector<int64_t> perm(len);
+    std::vector<Item<T>> buf(len);
     for (int64_t r = b; r < e; ++r) {
       const T* src = xp + rx.start[r];
-      for (int64_t j = 0; j < len; ++j) buf[j] = src[j * rx.stride];
-      std::iota(perm.begin(), perm.end(), int64_t(0));
-      order(buf, perm);
+      for (int64_t j = 0; j < len; ++j) buf[j] = {src[j * rx.stride], j};
+      order(buf);
       T* vo = vp + rv.start[r];
       int64_t* io = ip + ri.start[r];
       for (int64_t j = 0; j < out_len; ++j) {
-        vo[j * rv.stride] = buf[perm[j]];
-        io[j * ri.stride] = perm[j];
+        vo[j * rv.stride] = buf[j].v;
+        io[j * ri.stride] = buf[j].i;
       }
     }
   });
@@ -85,13 +88,13 @@ void sort_into(const Tensor& values, const Tensor& indices, const Tensor& x, int
   if (x.numel() == 0) return;
   PJ_DISPATCH_ALL(x.dtype(), [&] {
     using T = scalar_t;
-    by_rows<T>(values, indices, x, axis, [descending](const std::vector<T>& buf, std::vector<int64_t>& perm) {
+    by_rows<T>(values, indices, x, axis, [descending](std::vector<Item<T>>& buf) {
       if (descending)
-        std::stable_sort(perm.begin(), perm.end(),
-                         [&](int64_t i, int64_t j) { return nan_last_less(buf[j], buf[i]); });
+        std::stable_sort(buf.begin(), buf.end(),
+                         [](const Item<T>& a, const Item<T>& b) { return nan_last_less(b.v, a.v); });
       else
-        std::stable_sort(perm.begin(), perm.end(),
-                         [&](int64_t i, int64_t j) { return nan_last_less(buf[i], buf[j]); });
+        std::stable_sort(buf.begin(), buf.end(),
+                         [](const Item<T>& a, const Item<T>& b) { return nan_last_less(a.v, b.v); });
     });
   });
 }
@@ -114,15 +117,16 @@ void topk_into(const Tensor& values, const Tensor& indices, const Tensor& x, int
   const int64_t k = values.ndim() ? values.dim(axis) : 1;
   PJ_DISPATCH_ALL(x.dtype(), [&] {
     using T = scalar_t;
-    by_rows<T>(values, indices, x, axis, [&](const std::vector<T>& buf, std::vector<int64_t>& perm) {
-      // Better value first; ties by lower index.
-      auto before = [&](int64_t i, int64_t j) {
-        bool bij = largest ? nan_last_less(buf[j], buf[i]) : nan_last_less(buf[i], buf[j]);
-        bool bji = largest ? nan_last_less(buf[i], buf[j]) : nan_last_less(buf[j], buf[i]);
-        return bij || (!bji && i < j);
+    by_rows<T>(values, indices, x, axis, [&](std::vector<Item<T>>& buf) {
+      // Better value first; ties by lower position.
+      auto before = [&](const Item<T>& a, const Item<T>& b) {
+        bool ab = largest ? nan_last_less(b.v, a.v) : nan_last_less(a.v, b.v);
+        bool ba = largest ? nan_last_less(a.v, b.v) : nan_last_less(b.v, a.v);
+        return ab || (!ba && a.i < b.i);
       };
-      std::partial_sort(perm.begin(), perm.begin() + k, perm.end(), before);
-      if (!sorted) std::sort(perm.begin(), perm.begin() + k);
+      std::partial_sort(buf.begin(), buf.begin() + k, buf.end(), before);
+      if (!sorted)
+        std::sort(buf.begin(), buf.begin() + k, [](const Item<T>& a, const Item<T>& b) { return a.i < b.i; });
     });
   });
 }
