@@ -1,11 +1,12 @@
 // numpy 1.24 arrayprint, ported for pijit's dtypes. The structure follows numpy's so that the two
-// can be read side by side: FloatFormat is FloatingFormat (fillFormat + __call__), print_array is
-// _formatArray's recurser, extend_line is _extendLine, gather_edges is _leading_trailing.
+// can be read side by side: FloatFormat is FloatingFormat (fillFormat + __call__),
+// ArrayPrinter::recurse is _formatArray's recurser, extend_line is _extendLine, gather_edges is
+// _leading_trailing, scalar_float_str is the float scalar's str.
 //
 // Float digits: numpy's Dragon4 in 'unique' mode makes the shortest digits that round-trip in the
 // dtype, but stops at a cutoff (precision) and may be asked for more (min_digits). std::to_chars
 // gives the shortest digits and the exact value correctly rounded at any position (half to even,
-// as Dragon4); the one place they part is noted in sci_digits.
+// as Dragon4); the one place they part is handled in fix_extended.
 #include "kernels/format.h"
 
 #include <algorithm>
@@ -34,8 +35,9 @@ SciDigits parse_sci(const char* p, const char* end) {
   SciDigits r;
   for (; p < end && *p != 'e'; ++p)
     if (*p != '.') r.digits += *p;
-  // to_chars does not NUL-terminate: parse only up to `end`.
-  r.exp10 = p < end ? std::atoi(std::string(p + 1, end).c_str()) : 0;  // "+05" / "-05"
+  // "e+05" / "e-05"; from_chars takes no '+'. The buffer is not NUL-terminated.
+  if (p + 1 < end && p[1] == '+') ++p;
+  if (p < end) std::from_chars(p + 1, end, r.exp10);
   return r;
 }
 
@@ -51,28 +53,46 @@ SciDigits shortest_digits(T a) {
 template <typename T>
 SciDigits rounded_digits(T a, int frac) {
   std::vector<char> buf(frac + 64);
-  auto r = std::to_chars(buf.data(), buf.data() + buf.size(), a, std::chars_format::scientific, frac);
+  char* end = buf.data() + buf.size();
+  auto r = std::to_chars(buf.data(), end, a, std::chars_format::scientific, frac);
   return parse_sci(buf.data(), r.ptr);
 }
 
 template <typename T>
-bool reads_back_as(const SciDigits& d, T a) {
-  std::string s = d.digits.substr(0, 1) + "." + d.digits.substr(1) + "e" + std::to_string(d.exp10);
+bool reads_back_as(const std::string& s, T a) {
   T back{};
-  std::from_chars(s.data(), s.data() + s.size(), back, std::chars_format::scientific);
+  std::from_chars(s.data(), s.data() + s.size(), back);
   return back == a;
 }
 
-// Adds one unit in the last digit (9.99 -> 1.00e+1, keeping the digit count).
-void increment_last(SciDigits* d) {
-  int i = static_cast<int>(d->digits.size()) - 1;
-  while (i >= 0 && d->digits[i] == '9') d->digits[i--] = '0';
-  if (i >= 0) {
-    ++d->digits[i];
-  } else {
-    d->digits.insert(d->digits.begin(), '1');
-    d->digits.pop_back();
-    ++d->exp10;
+// Adds one unit in the last place of a digit string, '.' skipped ("1.99" -> "2.00",
+// "99" -> "100"); returns whether a digit was prepended.
+bool increment_last(std::string* s) {
+  for (int i = static_cast<int>(s->size()) - 1; i >= 0; --i) {
+    char& c = (*s)[i];
+    if (c == '.') continue;
+    if (c != '9') {
+      ++c;
+      return false;
+    }
+    c = '0';
+  }
+  s->insert(s->begin(), '1');
+  return true;
+}
+
+// Dragon4 in 'unique' mode with a minimum number of digits goes on past the shortest digits with
+// the exact value and rounds the last digit to nearest, except that it never ends on a digit that
+// leaves the value's rounding interval. Nearest can do that only when `a` is a power of two (the
+// interval below it is half the one above); Dragon4 then takes the digit above. (Seen with float64
+// at 15+ significant digits.)
+template <typename T>
+void fix_extended(T a, std::string* s, const std::string& exponent, SciDigits* sci) {
+  if (reads_back_as(*s + exponent, a)) return;
+  if (increment_last(s) && sci) {  // 9.99e+1 -> 10.00e+1 -> 1.000e+2
+    s->pop_back();
+    std::swap((*s)[1], (*s)[2]);
+    ++sci->exp10;
   }
 }
 
@@ -84,28 +104,33 @@ SciDigits sci_digits(T a, int max_frac, int min_frac) {
   int frac = static_cast<int>(d.digits.size()) - 1;
   if (max_frac >= 0 && frac > max_frac) return rounded_digits(a, max_frac);
   if (min_frac > frac) {
-    // Past the shortest digits Dragon4 goes on with the exact value and rounds the last digit to
-    // nearest, except that it never ends on a digit that leaves the value's rounding interval.
-    // The nearest can do that only when `a` is a power of two (the interval below is half the
-    // one above); Dragon4 then takes the digit above. Seen with float64 at 15+ digits.
     SciDigits r = rounded_digits(a, min_frac);
-    if (!reads_back_as(r, a)) increment_last(&r);
+    std::string s = r.digits.substr(0, 1) + "." + r.digits.substr(1);
+    fix_extended(a, &s, "e" + std::to_string(r.exp10), &r);
+    s.erase(1, 1);
+    r.digits = s;
     return r;
   }
   return d;
 }
 
-// Dragon4 'unique' digits of a >= 0 in positional notation with at most `max_frac` (if >= 0)
-// digits after the point: integer part and fraction part.
+// Dragon4 'unique' digits of a >= 0 in positional notation with at most `max_frac` (if >= 0) and
+// at least `min_frac` (if >= 0) digits after the point: integer part and fraction part. numpy's
+// arrays ask for min_frac 0, which makes Dragon4 print every integer digit exactly: float32
+// 68187752 prints "68187752." in an array although its shortest digits are 6818775e+01.
 template <typename T>
-void pos_digits(T a, int max_frac, std::string* ip, std::string* fp) {
+void pos_digits(T a, int max_frac, int min_frac, std::string* ip, std::string* fp) {
   SciDigits d = shortest_digits(a);
   int n = static_cast<int>(d.digits.size());
-  int frac = std::max(0, n - 1 - d.exp10);
-  if (max_frac >= 0 && frac > max_frac) {
-    std::vector<char> buf(max_frac + 400);  // values printed positionally are < 1e8 (or 1e16)
-    auto r = std::to_chars(buf.data(), buf.data() + buf.size(), a, std::chars_format::fixed, max_frac);
+  int frac = n - 1 - d.exp10;  // negative when the shortest digits stop left of the units
+  bool cut = max_frac >= 0 && frac > max_frac;
+  bool extend = !cut && min_frac >= 0 && frac < min_frac;
+  if (cut || extend) {
+    int want = cut ? max_frac : min_frac;
+    std::vector<char> buf(want + 400);  // room for any double's integer digits
+    auto r = std::to_chars(buf.data(), buf.data() + buf.size(), a, std::chars_format::fixed, want);
     std::string s(buf.data(), r.ptr);
+    if (extend) fix_extended<T>(a, &s, "", nullptr);
     size_t dot = s.find('.');
     *ip = s.substr(0, dot);
     *fp = dot == std::string::npos ? "" : s.substr(dot + 1);
@@ -142,9 +167,10 @@ void pad_left_to(std::string* s, size_t width) {
 // numpy.format_float_positional(x, precision, unique=True, fractional=True, trim, pad_left,
 // pad_right) for finite x.
 template <typename T>
-std::string format_positional(T x, int precision, Trim trim, int pad_left = -1, int pad_right = -1) {
+std::string format_positional(T x, int precision, int min_digits, Trim trim, int pad_left = -1,
+                              int pad_right = -1) {
   std::string ip, fp;
-  pos_digits(std::fabs(x), precision, &ip, &fp);
+  pos_digits(std::fabs(x), precision, min_digits, &ip, &fp);
   trim_fraction(trim, &fp);
   std::string s = std::signbit(x) ? "-" : "";
   s += ip;
@@ -182,7 +208,7 @@ std::string scalar_float_str(T x) {
   if (std::isnan(x)) return "nan";
   if (std::isinf(x)) return x < 0 ? "-inf" : "inf";
   long double a = std::fabs(static_cast<long double>(x));
-  if (a == 0 || (1e-4L <= a && a < 1e16L)) return format_positional(x, -1, Trim::OneZero);
+  if (a == 0 || (1e-4L <= a && a < 1e16L)) return format_positional(x, -1, -1, Trim::OneZero);
   return format_scientific(x, -1, -1, Trim::DotZeros);
 }
 
@@ -234,7 +260,7 @@ class FloatFormat {
       int max_frac = 0, max_int = 0;
       for (T v : finite) {
         std::string ip, fp;
-        pos_digits(std::fabs(v), precision_, &ip, &fp);
+        pos_digits(std::fabs(v), precision_, 0, &ip, &fp);
         trim_fraction(Trim::Dot, &fp);
         max_frac = std::max(max_frac, static_cast<int>(fp.size()));
         max_int = std::max(max_int, static_cast<int>(ip.size()) + (std::signbit(v) ? 1 : 0));
@@ -258,8 +284,9 @@ class FloatFormat {
       pad_left_to(&s, pad_left_ + pad_right_ + 1);
       return s;
     }
-    if (exp_format_) return format_scientific(x, precision_, min_digits_, Trim::Keep, pad_left_, exp_size_);
-    return format_positional(x, precision_, Trim::Dot, pad_left_, pad_right_);
+    if (exp_format_)
+      return format_scientific(x, precision_, min_digits_, Trim::Keep, pad_left_, exp_size_);
+    return format_positional(x, precision_, 0, Trim::Dot, pad_left_, pad_right_);
   }
 
  private:
@@ -303,7 +330,9 @@ struct Element {
 // A bool byte other than 0/1 (from a borrowed buffer) must not be loaded as bool.
 template <>
 struct Element<bool> {
-  static bool read(const void* base, int64_t off) { return static_cast<const uint8_t*>(base)[off] != 0; }
+  static bool read(const void* base, int64_t off) {
+    return static_cast<const uint8_t*>(base)[off] != 0;
+  }
 };
 
 // ---- Layout (numpy's _formatArray) -----------------------------------------------------------
@@ -314,10 +343,10 @@ void rstrip(std::string* s) {
 
 // numpy's _extendLine: put `word` on `line`, first flushing the line to `s` if it would pass
 // `width` (unless the line holds only the indent, where wrapping would not help).
-void extend_line(std::string* s, std::string* line, const std::string& word, size_t width,
+void extend_line(std::string* s, std::string* line, const std::string& word, int64_t width,
                  const std::string& indent) {
-  bool wrap = line->size() + word.size() > width && line->size() > indent.size();
-  if (wrap) {
+  const int64_t len = static_cast<int64_t>(line->size() + word.size());
+  if (len > width && line->size() > indent.size()) {
     rstrip(line);
     *s += *line + "\n";
     *line = indent;
@@ -344,12 +373,14 @@ class ArrayPrinter {
     const bool show_summary = summarise_ && 2 * edge_ < n;
     const int64_t leading = show_summary ? edge_ : 0;
     const int64_t trailing = show_summary ? edge_ : n;
-    auto child = [&](int64_t i) { return recurse(axis + 1, off + i * stride, next_hang, next_width); };
+    auto child = [&](int64_t i) {
+      return recurse(axis + 1, off + i * stride, next_hang, next_width);
+    };
 
     std::string s;
     if (axis == nd - 1) {
       // A row: elements wrap when the line would pass width - len("]").
-      const size_t elem_width = width - 1;
+      const int64_t elem_width = static_cast<int64_t>(width) - 1;
       std::string line = hang;
       for (int64_t i = 0; i < leading; ++i) {
         extend_line(&s, &line, child(i), elem_width, hang);
@@ -394,7 +425,8 @@ void gather_edges(const Tensor& t, int axis, int64_t off, bool summarise, int64_
   }
   const int64_t n = t.dim(axis), stride = t.stride(axis);
   auto visit = [&](int64_t lo, int64_t hi) {
-    for (int64_t i = lo; i < hi; ++i) gather_edges(t, axis + 1, off + i * stride, summarise, edge, out);
+    for (int64_t i = lo; i < hi; ++i)
+      gather_edges(t, axis + 1, off + i * stride, summarise, edge, out);
   };
   if (summarise && n > 2 * edge) {
     visit(0, edge);
@@ -454,7 +486,8 @@ std::string format_str(const Tensor& t) { return format_str(t, get_print_options
 std::string format_str(const Tensor& t, const PrintOptions& options) {
   check_options(options);
   if (t.numel() == 0) return "[]";
-  if (t.device() != Device::CPU) PJ_THROW(Value) << "cannot print a GPU tensor; copy it to the CPU first";
+  if (t.device() != Device::CPU)
+    PJ_THROW(Value) << "cannot print a GPU tensor; copy it to the CPU first";
   if (t.ndim() == 0) return print_scalar(t);
   return PJ_DISPATCH_ALL(t.dtype(), [&] { return print_typed<scalar_t>(t, options); });
 }

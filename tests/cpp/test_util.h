@@ -53,6 +53,33 @@ inline Tensor from_doubles(std::vector<double> v, DType t) {
   return x;
 }
 
+// A contiguous tensor of `shape` holding `v` in row-major order, converted to `t`.
+inline Tensor from_doubles(std::vector<double> v, Shape shape, DType t) {
+  Tensor x = Tensor::empty(shape, t);
+  PJ_CHECK(static_cast<int64_t>(v.size()) == x.numel())
+      << "from_doubles: " << v.size() << " values for shape " << shape_str(shape);
+  for (size_t i = 0; i < v.size(); ++i) set_item(x, i, v[i]);
+  return x;
+}
+
+// i * scale + shift for the row-major index i, converted to `t` (numpy:
+// (np.arange(n) * scale + shift).astype(t).reshape(shape); keep the arithmetic exact).
+inline Tensor affine(Shape shape, DType t, double scale, double shift) {
+  Tensor x = Tensor::empty(shape, t);
+  for (int64_t i = 0; i < x.numel(); ++i) set_item(x, i, static_cast<double>(i) * scale + shift);
+  return x;
+}
+
+// A view of `x` with its axes permuted (numpy's x.transpose(perm)).
+inline Tensor permuted(const Tensor& x, std::vector<int> perm) {
+  Shape shape, strides;
+  for (int p : perm) {
+    shape.push_back(x.dim(p));
+    strides.push_back(x.stride(p));
+  }
+  return x.as_strided(shape, strides, x.offset());
+}
+
 // Value of `t` broadcast to `shape`, at logical index i of `shape`.
 inline double bcast_item(const Tensor& t, const Shape& shape, int64_t i) {
   Shape st = broadcast_strides(t, shape);
