@@ -836,6 +836,13 @@ TEST(TopK, MatchesReference) {
                   "topk(): k=4 is out of range for axis 1 with size 3");
   PJ_EXPECT_ERROR(call_op(get_op("topk"), {x}, Attrs{{"k", int64_t(-1)}, {"axis", int64_t(0)}}), Value,
                   "topk(): k=-1 is out of range for axis 0 with size 2");
+  Tensor s = Tensor::scalar(3, DType::Int32);
+  Tensors one = call_op(get_op("topk"), {s}, Attrs{{"k", int64_t(1)}});
+  EXPECT_EQ(one[0].shape(), Shape{});
+  EXPECT_EQ(one[0].item_int(), 3);
+  EXPECT_EQ(one[1].item_int(), 0);
+  PJ_EXPECT_ERROR(call_op(get_op("topk"), {s}, Attrs{{"k", int64_t(0)}}), Value,
+                  "topk(): k must be 1 for a 0-d tensor, but got 0");
 }
 
 TEST(Sort, LargeRowsInParallel) {
