@@ -54,6 +54,7 @@ struct RowPlan {
   Shape b_shape;               // the broadcast index shape
   std::vector<int64_t> b_off;  // element offset of each index position, size numel(b_shape)
   Shape s_shape, s_strides;    // inner dims: the block each (p, b) copies
+  bool unique = false;         // no two index positions address the same place (mask indices)
 
   Shape out_shape() const {
     Shape s = p_shape;
@@ -135,7 +136,7 @@ void run_rows(const RowPlan& plan, char* data, W* dense) {
       }
     }
   };
-  if (kScatter) {
+  if (kScatter && !plan.unique) {
     // Rows of different p never overlap; within one p the index order is kept so that the last
     // of several writes to one place wins, whatever the thread count.
     parallel_for(np, std::max<int64_t>(1, kParallelGrain / (nb * ns)), [&](int64_t b, int64_t e) {
@@ -145,9 +146,10 @@ void run_rows(const RowPlan& plan, char* data, W* dense) {
   } else {
     parallel_for(np * nb, std::max<int64_t>(1, kParallelGrain / ns), [&](int64_t b, int64_t e) {
       int64_t p = b / nb, i = b % nb;
-      if (ns == 1 && linear) {  // one element per index: a plain gather loop
+      if (ns == 1 && linear) {  // one element per index: a plain gather (scatter) loop
         for (int64_t k = b; k < e; ++k) {
-          dense[k] = x[p_off[p] + plan.b_off[i]];
+          if (kScatter) x[p_off[p] + plan.b_off[i]] = dense[k];
+          else dense[k] = x[p_off[p] + plan.b_off[i]];
           if (++i == nb) i = 0, ++p;
         }
         return;
@@ -233,6 +235,7 @@ struct Prepared {
   struct Index {
     int dim;                  // the dim it indexes, or -1 (0-d bool mask: indexes nothing)
     Tensor idx;               // integer indices
+    bool from_mask;           // nonzero() of a mask: never repeats a position
   };
   std::vector<Index> indices;
   bool has_array = false;
@@ -331,7 +334,8 @@ Prepared prepare(const Tensor& x, const IndexItems& items, bool with_data) {
         int64_t size = x.dim(cur);
         if (has_array) {  // numpy: with any array present, integers are advanced indices too
           mark(true);
-          P.indices.push_back({static_cast<int>(P.shape.size()), Tensor::scalar_int(it.index, DType::Int64)});
+          P.indices.push_back(
+              {static_cast<int>(P.shape.size()), Tensor::scalar_int(it.index, DType::Int64), false});
           keep(size, x.stride(cur), cur, true);
         } else {
           int64_t w = it.index < 0 ? it.index + size : it.index;
@@ -368,7 +372,7 @@ Prepared prepare(const Tensor& x, const IndexItems& items, bool with_data) {
         mark(true);
         const Tensor& a = it.array;
         if (a.dtype() != DType::Bool) {
-          P.indices.push_back({static_cast<int>(P.shape.size()), a});
+          P.indices.push_back({static_cast<int>(P.shape.size()), a, false});
           keep(x.dim(cur), x.stride(cur), cur, true);
           ++cur;
           break;
@@ -382,12 +386,12 @@ Prepared prepare(const Tensor& x, const IndexItems& items, bool with_data) {
           PJ_THROW(NotImplemented) << "the shape of an index by a boolean mask depends on its values";
         if (a.ndim() == 0) {  // x[True] adds a dim of size 1, x[False] one of size 0
           int64_t n = a.item_int() ? 1 : 0;
-          P.indices.push_back({-1, Tensor::zeros({n}, DType::Int64)});
+          P.indices.push_back({-1, Tensor::zeros({n}, DType::Int64), true});
           break;
         }
         std::vector<Tensor> nz = nonzero_of(a);
         for (int j = 0; j < a.ndim(); ++j, ++cur) {
-          P.indices.push_back({static_cast<int>(P.shape.size()), nz[j]});
+          P.indices.push_back({static_cast<int>(P.shape.size()), nz[j], true});
           keep(x.dim(cur), x.stride(cur), cur, true);
         }
         break;
@@ -427,6 +431,10 @@ RowPlan plan_rows(const Tensor& x, const Prepared& P, bool with_data) {
     (outer ? R.p_strides : R.s_strides).push_back(P.strides[d]);
     ++kept;
   }
+  // Several masks (or one mask of several dims) still address each position once; an integer
+  // index anywhere may repeat one.
+  R.unique = true;
+  for (auto& ix : P.indices) R.unique = R.unique && ix.from_mask;
   if (with_data) {
     R.b_off.assign(shape_numel(R.b_shape), 0);
     for (auto& ix : P.indices) {

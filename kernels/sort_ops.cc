@@ -102,6 +102,7 @@ void sort_into(const Tensor& values, const Tensor& indices, const Tensor& x, int
 Shape topk_shape(const Shape& x, int64_t k, int64_t axis, int* axis_out) {
   const int nd = static_cast<int>(x.size());
   int a = normalize_axis(axis, nd);
+  if (nd == 0 && k != 1) PJ_THROW(Value) << "topk(): k must be 1 for a 0-d tensor, but got " << k;
   int64_t size = nd ? x[a] : 1;
   if (k < 0 || k > size)
     PJ_THROW(Value) << "topk(): k=" << k << " is out of range for axis " << a << " with size " << size;

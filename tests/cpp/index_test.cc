@@ -571,6 +571,26 @@ TEST(Index, BigGatherAndScatterGoParallel) {
   }
 }
 
+TEST(Index, BigMaskReadsAndWritesInParallel) {
+  Tensor x = testing::random({400, 301}, DType::Float32, 8);
+  Tensor mask = call_op1("gt", {x, Tensor::scalar(0, DType::Float32)});
+  Tensor picked = advanced_index(x, {IndexItem::tensor(mask)});
+  std::vector<double> want;
+  for (int64_t i = 0; i < x.numel(); ++i)
+    if (x.item_double(i) > 0) want.push_back(x.item_double(i));
+  EXPECT_EQ(values(picked), want);
+  Tensor y = x.clone();
+  index_put(y, {IndexItem::tensor(mask)}, testing::iota({static_cast<int64_t>(want.size())}, DType::Float32));
+  int64_t k = 0;
+  for (int64_t i = 0; i < x.numel(); ++i)
+    ASSERT_EQ(y.item_double(i), x.item_double(i) > 0 ? static_cast<double>(k++) : x.item_double(i));
+  // A mask over the rows, then a column slice.
+  Tensor rows = ints(std::vector<int64_t>(400, 1), {400}, DType::Bool);
+  Tensor z = Tensor::zeros({400, 301}, DType::Float32);
+  index_put(z, {IndexItem::tensor(rows), S(1, std::nullopt, 2)}, Tensor::scalar(2, DType::Float32));
+  for (int64_t i = 0; i < z.numel(); i += 11) ASSERT_EQ(z.item_double(i), (i % 301) % 2 == 1 ? 2 : 0);
+}
+
 TEST(Index, OpsCarryItemsAsAnAttribute) {
   Tensor x = testing::iota({4, 5}, DType::Float32);
   IndexItems items = {S(1, std::nullopt, 2), A({4, 0, 4}, {3})};
@@ -836,6 +856,13 @@ TEST(TopK, MatchesReference) {
                   "topk(): k=4 is out of range for axis 1 with size 3");
   PJ_EXPECT_ERROR(call_op(get_op("topk"), {x}, Attrs{{"k", int64_t(-1)}, {"axis", int64_t(0)}}), Value,
                   "topk(): k=-1 is out of range for axis 0 with size 2");
+  Tensor s = Tensor::scalar(3, DType::Int32);
+  Tensors one = call_op(get_op("topk"), {s}, Attrs{{"k", int64_t(1)}});
+  EXPECT_EQ(one[0].shape(), Shape{});
+  EXPECT_EQ(one[0].item_int(), 3);
+  EXPECT_EQ(one[1].item_int(), 0);
+  PJ_EXPECT_ERROR(call_op(get_op("topk"), {s}, Attrs{{"k", int64_t(0)}}), Value,
+                  "topk(): k must be 1 for a 0-d tensor, but got 0");
 }
 
 TEST(Sort, LargeRowsInParallel) {
