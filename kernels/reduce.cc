@@ -4,6 +4,7 @@
 #include <cmath>
 #include <cstring>
 #include <limits>
+#include <memory>
 #include <type_traits>
 
 #include "kernels/copy.h"
@@ -43,8 +44,9 @@ namespace {
 // Reduction elements per partial result. Fixed (never derived from the thread count) so that
 // the order of floating-point merges, hence the result, is the same on any machine.
 constexpr int64_t kBlock = 16384;
-// Outputs accumulated together in outer mode (the accumulator tile stays in L1).
-constexpr int64_t kTile = 256;
+// Outputs accumulated together in outer mode (and cumsum's column mode): up to whole rows, so
+// the input is read in long sequential runs; the accumulators (<= 128 KiB) stay in L2.
+constexpr int64_t kTile = 16384;
 // Independent accumulators in inner mode: enough to fill AVX2 registers and hide add latency.
 constexpr int kLanes = 16;
 
@@ -203,21 +205,27 @@ struct MaxP {
   }
   T step(T a, T x, double, int64_t) const { return merge(a, x); }
   T merge(T a, T b) const {
-    bool take = kMax ? (b > a) : (b < a);
-    if constexpr (std::is_floating_point_v<T>) take = take || (b != b);
-    return take ? b : a;
+    // Two selects on T-wide masks (not one `||`), so the lanes vectorise to compare + blend.
+    T m = (kMax ? (b > a) : (b < a)) ? b : a;
+    if constexpr (std::is_floating_point_v<T>) m = (b != b) ? b : m;
+    return m;
   }
   Out done(T a, int64_t, double) const { return static_cast<Out>(a); }
 };
 
+// The accumulator is an integer as wide as T (0/1): mixing bytes with T-wide compares would keep
+// the lanes loop from vectorising.
+template <typename T>
+using FlagAcc = std::conditional_t<sizeof(T) == 1, uint8_t, std::conditional_t<sizeof(T) == 4, uint32_t, uint64_t>>;
+
 template <typename T, bool kAll>
 struct AllP {
-  using In = T; using Acc = bool; using Out = bool;
+  using In = T; using Acc = FlagAcc<T>; using Out = bool;
   static constexpr bool kCenter = false;
-  bool init() const { return kAll; }
-  bool step(bool a, T x, double, int64_t) const { return merge(a, x != T(0)); }
-  bool merge(bool a, bool b) const { return kAll ? (a && b) : (a || b); }
-  bool done(bool a, int64_t, double) const { return a; }
+  Acc init() const { return kAll; }
+  Acc step(Acc a, T x, double, int64_t) const { return merge(a, static_cast<Acc>(x != T(0))); }
+  Acc merge(Acc a, Acc b) const { return kAll ? (a & b) : (a | b); }
+  bool done(Acc a, int64_t, double) const { return a != 0; }
 };
 
 // Second pass of var/std: sum of squared deviations from the mean in c.
@@ -277,6 +285,22 @@ struct ArgP {
   int64_t done(Acc a, int64_t, double) const { return a.i; }
 };
 
+// Second pass of argmax/argmin when the first pass found the extreme value c (exact in double):
+// the first index holding it (or the first NaN, when c is NaN). Vectorises, unlike ArgP.
+template <typename T>
+struct FindP {
+  using In = T; using Acc = int64_t; using Out = int64_t;
+  static constexpr bool kCenter = true;
+  int64_t init() const { return std::numeric_limits<int64_t>::max(); }
+  int64_t step(int64_t a, T x, double c, int64_t i) const {
+    bool hit = x == static_cast<T>(c);
+    if constexpr (std::is_floating_point_v<T>) hit = hit | (x != x);  // c is NaN iff any x is
+    return (hit & (i < a)) ? i : a;
+  }
+  int64_t merge(int64_t a, int64_t b) const { return b < a ? b : a; }
+  int64_t done(int64_t a, int64_t, double) const { return a; }
+};
+
 // ---- the engine --------------------------------------------------------------------------------
 template <class P>
 class Engine {
@@ -304,13 +328,21 @@ class Engine {
     if constexpr (P::kCenter) return center_[q];
     else return 0;
   }
+  static double cj(const double* cb, int64_t j) {
+    if constexpr (P::kCenter) return cb[j];
+    else return 0;
+  }
 
   template <bool kUnit>
   void lanes_row(Acc* lanes, const T* x, int64_t s, int64_t n, int64_t i0, double c) const {
     if constexpr (kUnit) s = 1;
     int64_t i = 0;
-    for (; i + kLanes <= n; i += kLanes)
+    for (; i + kLanes <= n; i += kLanes) {
+      // Kept as a loop so GCC's loop vectoriser handles it: once fully unrolled, the SLP
+      // vectoriser gives up on selects (max/min on floats) and mixed widths.
+#pragma GCC unroll 1
       for (int k = 0; k < kLanes; ++k) lanes[k] = p_.step(lanes[k], x[(i + k) * s], c, i0 + i + k);
+    }
     for (int k = 0; i < n; ++i, ++k) lanes[k] = p_.step(lanes[k], x[i * s], c, i0 + i);
   }
 
@@ -385,8 +417,11 @@ class Engine {
     std::vector<Acc> part(nb > 1 ? g_.kn * nb : 0);
     const int64_t per_item = tile * std::min(rn, rows_per_block);
     parallel_for(ko * ntile * nb, std::max<int64_t>(1, kParallelGrain / per_item), [&](int64_t b, int64_t e) {
-      Acc acc[kTile];
-      double cb[kTile];
+      // Heap, not stack: a tile is up to 256 KiB. (Not std::vector: Acc may be bool.)
+      std::unique_ptr<Acc[]> acc_buf(new Acc[tile]);
+      std::unique_ptr<double[]> cb_buf(new double[P::kCenter ? tile : 1]);
+      Acc* acc = acc_buf.get();
+      double* cb = cb_buf.get();
       for (int64_t w = b; w < e; ++w) {
         const int64_t blk = w % nb, t = (w / nb) % ntile, o = w / nb / ntile;
         int64_t io, q;
@@ -394,27 +429,26 @@ class Engine {
         const int64_t j0 = t * kTile, jn = std::min(kTile, kj - j0);
         const T* base = in_ + io + j0 * sj;
         q += j0 * qj;
-        for (int64_t j = 0; j < jn; ++j) {
-          acc[j] = p_.init();
-          cb[j] = center(q + j * qj);
-        }
+        for (int64_t j = 0; j < jn; ++j) acc[j] = p_.init();
+        if constexpr (P::kCenter)
+          for (int64_t j = 0; j < jn; ++j) cb[j] = center(q + j * qj);
         const int64_t r0 = blk * rows_per_block, r1 = std::min(rn, r0 + rows_per_block);
         RowWalker rw(g_, r0);
         const int64_t rs = g_.rs.empty() ? 0 : g_.rin.back();
         for (int64_t r = r0; r < r1;) {
-          // Walk the innermost reduced row in place; RowWalker recomputes offsets per row only.
+          // RowWalker computes an offset once per innermost run; rows within it are `rs` apart.
           int64_t n = std::min(rw.row_left(), r1 - r);
           const T* row = base + rw.offset();
           for (int64_t i = 0; i < n; ++i, ++r, row += rs) {
             if (sj == 1)
-              for (int64_t j = 0; j < jn; ++j) acc[j] = p_.step(acc[j], row[j], cb[j], r);
+              for (int64_t j = 0; j < jn; ++j) acc[j] = p_.step(acc[j], row[j], cj(cb, j), r);
             else
-              for (int64_t j = 0; j < jn; ++j) acc[j] = p_.step(acc[j], row[j * sj], cb[j], r);
+              for (int64_t j = 0; j < jn; ++j) acc[j] = p_.step(acc[j], row[j * sj], cj(cb, j), r);
           }
           rw.advance(n);
         }
         if (nb == 1) {
-          for (int64_t j = 0; j < jn; ++j) out_[q + j * qj] = p_.done(acc[j], rn, cb[j]);
+          for (int64_t j = 0; j < jn; ++j) out_[q + j * qj] = p_.done(acc[j], rn, cj(cb, j));
         } else {
           for (int64_t j = 0; j < jn; ++j) part[(q + j * qj) * nb + blk] = acc[j];
         }
@@ -479,8 +513,20 @@ void reduce_typed(ReduceOp op, const Geom& g, const Tensor& in, const Tensor& ou
         if (!std::isfinite(s) && !std::isnan(s)) s = 0;
       return run_policy(LseP<T, F>{}, g, in, out, shift.data());
     }
-    case ReduceOp::argmax: return run_policy(ArgP<T, true>{}, g, in, out);
-    case ReduceOp::argmin: return run_policy(ArgP<T, false>{}, g, in, out);
+    case ReduceOp::argmax:
+    case ReduceOp::argmin: {
+      const bool mx = op == ReduceOp::argmax;
+      if constexpr (sizeof(T) <= 4 || std::is_floating_point_v<T>) {
+        // Two vectorised passes (the extreme value, then where it first occurs) beat one pass
+        // tracking (value, index) pairs, which does not vectorise.
+        std::vector<double> ext = mx ? first_pass(MaxP<T, double, true>{}, g, in)
+                                     : first_pass(MaxP<T, double, false>{}, g, in);
+        return run_policy(FindP<T>{}, g, in, out, ext.data());
+      }
+      // int64 is not exact in double: one pass over (value, index).
+      if (mx) return run_policy(ArgP<T, true>{}, g, in, out);
+      return run_policy(ArgP<T, false>{}, g, in, out);
+    }
   }
 }
 
@@ -534,7 +580,8 @@ void cumsum_typed(const Tensor& out, const Tensor& in, int axis) {
   const int64_t ntile = (inner + kTile - 1) / kTile;
   const int64_t per_item = std::min(inner, kTile) * std::max<int64_t>(n, 1);
   parallel_for(outer * ntile, std::max<int64_t>(1, kParallelGrain / per_item), [&](int64_t b, int64_t e) {
-    Acc acc[kTile];
+    std::unique_ptr<Acc[]> acc_buf(new Acc[std::min(inner, kTile)]);
+    Acc* acc = acc_buf.get();
     for (int64_t w = b; w < e; ++w) {
       const int64_t o = w / ntile, j0 = (w % ntile) * kTile, jn = std::min(kTile, inner - j0);
       std::fill(acc, acc + jn, Acc(0));

@@ -15,20 +15,17 @@ namespace {
 
 constexpr int64_t kTile = 256;  // columns handled together when the axis is not innermost
 
-void dnnl_softmax(const Tensor& out, const Tensor& in, int axis, bool log) {
-  const int nd = in.ndim();
-  dnnl::memory::dims dims = to_dnnl_dims(in.shape().data(), nd);
-  if (nd == 0) axis = 0;
-  Shape st = contiguous_strides(nd == 0 ? Shape{1} : in.shape());
-  dnnl::memory::desc md(dims, dnnl::memory::data_type::f32, dnnl::memory::dims(st.begin(), st.end()));
-  std::string key = std::string(log ? "logsoftmax:" : "softmax:") + std::to_string(axis);
-  for (auto d : dims) key += ":" + std::to_string(d);
+// Contiguous [outer, n] with softmax over n (the innermost axis: oneDNN's jit kernels need that).
+void dnnl_softmax(const Tensor& out, const Tensor& in, int64_t outer, int64_t n, bool log) {
+  dnnl::memory::desc md({outer, n}, dnnl::memory::data_type::f32, dnnl::memory::format_tag::ab);
+  std::string key = std::string(log ? "logsoftmax:" : "softmax:") + std::to_string(outer) + "x" +
+                    std::to_string(n);
   dnnl::primitive prim = PrimitiveCache::instance().get(key, [&]() -> dnnl::primitive {
     if (log) {
-      dnnl::logsoftmax_forward::desc d(dnnl::prop_kind::forward_inference, md, axis);
+      dnnl::logsoftmax_forward::desc d(dnnl::prop_kind::forward_inference, md, 1);
       return dnnl::logsoftmax_forward(dnnl::logsoftmax_forward::primitive_desc(d, dnnl_engine()));
     }
-    dnnl::softmax_forward::desc d(dnnl::prop_kind::forward_inference, md, axis);
+    dnnl::softmax_forward::desc d(dnnl::prop_kind::forward_inference, md, 1);
     return dnnl::softmax_forward(dnnl::softmax_forward::primitive_desc(d, dnnl_engine()));
   });
   dnnl::memory src(md, dnnl_engine(), in.raw_data());
@@ -37,9 +34,38 @@ void dnnl_softmax(const Tensor& out, const Tensor& in, int axis, bool log) {
   dnnl_stream().wait();
 }
 
+// One contiguous row of n.
+template <typename T>
+void softmax_row(T* y, const T* x, int64_t n, bool log) {
+  T mx = -std::numeric_limits<T>::infinity();
+  for (int64_t i = 0; i < n; ++i) {
+    T m = x[i] > mx ? x[i] : mx;
+    mx = x[i] != x[i] ? x[i] : m;
+  }
+  T sum = 0;
+  for (int64_t i = 0; i < n; ++i) {
+    T ex = std::exp(x[i] - mx);
+    sum += ex;
+    if (!log) y[i] = ex;
+  }
+  if (log) {
+    const T shift = mx + std::log(sum);
+    for (int64_t i = 0; i < n; ++i) y[i] = x[i] - shift;
+  } else {
+    const T inv = T(1) / sum;
+    for (int64_t i = 0; i < n; ++i) y[i] *= inv;
+  }
+}
+
 // Contiguous in/out viewed as [outer, n, inner]; softmax over n.
 template <typename T>
 void softmax_loop(T* y, const T* x, int64_t outer, int64_t n, int64_t inner, bool log) {
+  if (inner == 1) {
+    parallel_for(outer, std::max<int64_t>(1, kParallelGrain / std::max<int64_t>(n, 1)), [&](int64_t b, int64_t e) {
+      for (int64_t o = b; o < e; ++o) softmax_row(y + o * n, x + o * n, n, log);
+    });
+    return;
+  }
   const int64_t ntile = (inner + kTile - 1) / kTile;
   const int64_t per_item = std::min(inner, kTile) * n;
   parallel_for(outer * ntile, std::max<int64_t>(1, kParallelGrain / std::max<int64_t>(per_item, 1)),
@@ -83,12 +109,15 @@ void softmax_into(const Tensor& out, const Tensor& in, int axis, bool log) {
   if (out.numel() == 0) return;
   Tensor src = in.contiguous();
   Tensor dst = out.is_contiguous() ? out : Tensor::empty(out.shape(), out.dtype());
+  int64_t outer = 1, inner = 1, n = src.ndim() ? src.dim(axis) : 1;
+  for (int d = 0; d < axis && d < src.ndim(); ++d) outer *= src.dim(d);
+  for (int d = axis + 1; d < src.ndim(); ++d) inner *= src.dim(d);
   if (src.dtype() == DType::Float32) {
-    dnnl_softmax(dst, src, axis, log);
+    // oneDNN 2.6 runs a non-innermost axis of a plain layout through its reference kernel,
+    // ~100x slower than the loop, so only the innermost case goes to oneDNN.
+    if (inner == 1) dnnl_softmax(dst, src, outer, n, log);
+    else softmax_loop<float>(dst.data<float>(), src.data<float>(), outer, n, inner, log);
   } else {
-    int64_t outer = 1, inner = 1, n = src.ndim() ? src.dim(axis) : 1;
-    for (int d = 0; d < axis && d < src.ndim(); ++d) outer *= src.dim(d);
-    for (int d = axis + 1; d < src.ndim(); ++d) inner *= src.dim(d);
     softmax_loop<double>(dst.data<double>(), src.data<double>(), outer, n, inner, log);
   }
   if (!dst.same_storage(out)) copy_into(out, dst);
