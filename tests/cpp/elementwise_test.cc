@@ -6,6 +6,7 @@
 #include "gtest/gtest.h"
 #include "graph/op.h"
 #include "kernels/copy.h"
+#include "kernels/dnnl_context.h"
 #include "tests/cpp/test_util.h"
 
 namespace pj {
@@ -139,6 +140,35 @@ TEST(Elementwise, CastTruncatesAndBoolIsNonzero) {
   EXPECT_EQ(i.item_int(2), 2);
   EXPECT_EQ(b.item_int(1), 0);
   EXPECT_EQ(b.item_int(3), 1);
+}
+
+}  // namespace
+}  // namespace pj
+
+namespace pj {
+namespace {
+
+// Large float32 add/sub/mul/div take oneDNN's binary primitive; the result must be bit-identical
+// to the loop's (what small tensors and float64 use), including second-operand broadcasting.
+TEST(Elementwise, OneDnnBinaryIsBitIdenticalToLoop) {
+  Tensor a = testing::random({300, 257}, DType::Float32, 5);
+  const size_t primitives_before = PrimitiveCache::instance().size();
+  for (Shape bs : {Shape{300, 257}, Shape{257}, Shape{300, 1}, Shape{}}) {
+    Tensor b = testing::random(bs, DType::Float32, 6);
+    for (const char* op : {"add", "sub", "mul", "div"}) {
+      Tensor c = call_op1(op, {a, b});
+      for (int64_t i = 0; i < c.numel(); i += 97) {
+        float x = static_cast<float>(a.item_double(i));
+        float y = static_cast<float>(testing::bcast_item(b, c.shape(), i));
+        float want = op[0] == 'a' ? x + y : op[0] == 's' ? x - y : op[0] == 'm' ? x * y : x / y;
+        ASSERT_EQ(static_cast<float>(c.item_double(i)), want) << op << " at " << i;
+      }
+    }
+  }
+  EXPECT_GE(PrimitiveCache::instance().size(), primitives_before + 16) << "oneDNN path not taken";
+  const int64_t hits = PrimitiveCache::instance().hits();
+  call_op1("add", {a, a});
+  EXPECT_EQ(PrimitiveCache::instance().hits(), hits + 1) << "primitive not reused";
 }
 
 }  // namespace
