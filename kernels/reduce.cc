@@ -318,7 +318,10 @@ class Engine {
       for (int64_t q = 0; q < g_.kn; ++q) out_[q] = p_.done(p_.init(), 0, center(q));
       return;
     }
-    bool inner = !g_.rs.empty() && (g_.ks.empty() || std::abs(g_.rin.back()) < std::abs(g_.kin.back()));
+    // Inner mode pays a fixed cost per output (offsets, lane setup and merge): for short
+    // reductions (a few elements per output) accumulating many outputs at once is far cheaper.
+    bool inner = !g_.rs.empty() &&
+                 (g_.ks.empty() || (std::abs(g_.rin.back()) < std::abs(g_.kin.back()) && g_.rn >= 2 * kLanes));
     if (inner) run_inner();
     else run_outer();
   }

@@ -3,13 +3,17 @@
 // One strided engine serves every reduction. The input's dims are split into kept and reduced
 // ones, size-1 dims dropped, each group sorted by stride and adjacent linear dims merged. Then:
 //   - inner mode, when the innermost reduced dim has the smaller stride (e.g. reducing the last,
-//     contiguous axis): each output is a run over the reduced space, accumulated in 16
-//     independent lanes so the loop vectorises without reassociating one serial sum;
-//   - outer mode otherwise (e.g. reducing axis 0 of a row-major matrix): a tile of contiguous
-//     outputs is accumulated row by row into a small buffer, never a per-element strided gather.
-// Long reductions are cut into blocks of fixed size whose partial results are merged in order, so
-// work spreads over threads while the result does not depend on the thread count. Floating sums
-// accumulate in double, integer ones in int64 with numpy's wrap-around.
+//     contiguous axis) and each output reduces at least 32 elements: each output is a run over
+//     the reduced space, accumulated in 16 independent lanes so the loop vectorises without
+//     reassociating one serial sum;
+//   - outer mode otherwise (e.g. reducing axis 0 of a row-major matrix): a tile of up to 16384
+//     outputs is accumulated row by row into a buffer, never a per-element strided gather.
+// Long reductions are cut into blocks whose partial results are merged in order; block sizes
+// depend only on the geometry, so work spreads over threads while the result does not depend on
+// the thread count. Floating sums accumulate in double, integer ones in int64 with numpy's
+// wrap-around. var/std and logsumexp take two passes (mean, resp. max, first); so do argmax and
+// argmin (the extreme value, then its first index), except on int64, which is not exact in
+// double and tracks (value, index) pairs in one pass.
 //
 // Kernels take inputs in their own dtype (sum reads int32 and writes int64 directly); graph/ops
 // decides result dtypes (reduce_out_dtype) and checks user errors (bad axes, empty max).

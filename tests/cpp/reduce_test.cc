@@ -208,12 +208,13 @@ Shape expected_shape(const Shape& s, const std::vector<int>& axes, bool keepdims
 
 // Checks `op` on x over one axis spec against the reference; returns false after a failure.
 bool check_reduce(const std::string& op, const Tensor& x, const std::pair<bool, IntList>& spec,
-                  bool keepdims, const std::string& what, int64_t ddof = -1) {
+                  bool keepdims, const std::string& what, int64_t ddof = -1,
+                  const std::vector<std::vector<double>>* groups_of_x = nullptr) {
   const int nd = x.ndim();
   Attrs attrs = reduce_attrs(spec, keepdims);
   if (ddof >= 0) attrs.set("ddof", ddof);
   std::vector<int> axes = normalised(spec, nd);
-  auto g = groups(x, axes);
+  const auto g = groups_of_x ? *groups_of_x : groups(x, axes);
   bool empty_group = !g.empty() && g[0].empty();
   if ((op == "max" || op == "min") && (x.numel() == 0 && !axes.empty()) &&
       std::any_of(axes.begin(), axes.end(), [&](int a) { return x.dim(a) == 0; })) {
@@ -478,14 +479,16 @@ TEST(Reduce, AxisErrors) {
 
 TEST(Reduce, LargeInputsMatchReference) {
   for (DType t : {DType::Float32, DType::Float64, DType::Int32}) {
-    for (Shape s : {Shape{257, 1031}, Shape{40000, 3}, Shape{3, 40000}}) {
+    for (Shape s : {Shape{131, 1031}, Shape{40000, 3}, Shape{3, 40000}}) {
       Tensor base = testing::random(s, t, 11);
       Shape rs(s.rbegin(), s.rend());
       Tensor tr = testing::reversed_view(testing::random(rs, t, 12));
       for (const Tensor& x : {base, tr}) {
-        for (std::pair<bool, IntList> spec : {std::pair<bool, IntList>{true, {}}, {false, {0}}, {false, {1}}})
+        for (std::pair<bool, IntList> spec : {std::pair<bool, IntList>{true, {}}, {false, {0}}, {false, {1}}}) {
+          const auto g = groups(x, normalised(spec, 2));
           for (const char* op : {"sum", "mean", "max", "argmin", "var", "logsumexp", "any"})
-            ASSERT_TRUE(check_reduce(op, x, spec, false, "large"));
+            ASSERT_TRUE(check_reduce(op, x, spec, false, "large", -1, &g));
+        }
       }
     }
   }
