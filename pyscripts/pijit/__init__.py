@@ -12,6 +12,12 @@ from pijit.tensor import Tensor
 from pijit.creation import (tensor, ones, zeros, full, ones_like, zeros_like, full_like, empty,
                             arange, linspace, eye, rand, randn, randint, set_seed, get_seed)
 from pijit import ops
+from pijit.parameter import Parameter
+from pijit.context import set_context, get_context, GRAPH_MODE, PYNATIVE_MODE
+from pijit import common
+from pijit.common import dtype as mstype
+from pijit import nn
+from pijit.serialization import save_checkpoint, load_checkpoint, load_param_into_net
 
 __version__ = "0.1.0"
 

@@ -1,3 +1,7 @@
-"""pijit.ops: MindSpore-style operators (functional forms; primitive classes come with nn)."""
+"""pijit.ops: MindSpore-style operators: functional forms (ops.add, ops.conv2d, ...) and
+primitive classes (ops.Add(), ops.MatMul(transpose_b=True), ...)."""
 from pijit.ops.functional import *  # noqa: F401,F403
 from pijit.ops.functional import _UNARY, _BINARY  # noqa: F401
+from pijit.ops.nn_functional import *  # noqa: F401,F403
+from pijit.ops.primitives import *  # noqa: F401,F403
+from pijit.ops.primitives import Primitive  # noqa: F401

@@ -1,0 +1,72 @@
+"""Activation cells: ReLU, ReLU6, LeakyReLU, GELU, SiLU, Sigmoid, Tanh, Softmax, LogSoftmax."""
+from pijit.nn.cell import Cell
+from pijit.ops import functional as F
+from pijit.ops import nn_functional as NF
+
+
+class ReLU(Cell):
+    def construct(self, x):
+        return F.relu(x)
+
+
+class ReLU6(Cell):
+    def construct(self, x):
+        return NF.relu6(x)
+
+
+class LeakyReLU(Cell):
+    def __init__(self, alpha=0.2):
+        super().__init__()
+        if isinstance(alpha, bool) or not isinstance(alpha, (int, float)):
+            raise TypeError("LeakyReLU: alpha must be a number, got %r" % (alpha,))
+        self.alpha = float(alpha)
+
+    def construct(self, x):
+        return NF.leaky_relu(x, self.alpha)
+
+    def extend_repr(self):
+        return "alpha=%s" % self.alpha
+
+
+class GELU(Cell):
+    """GELU(approximate=True): MindSpore's default is the tanh approximation."""
+
+    def __init__(self, approximate=True):
+        super().__init__()
+        self.approximate = bool(approximate)
+
+    def construct(self, x):
+        return F.gelu(x, approximate="tanh" if self.approximate else "none")
+
+
+class SiLU(Cell):
+    def construct(self, x):
+        return F.silu(x)
+
+
+class Sigmoid(Cell):
+    def construct(self, x):
+        return F.sigmoid(x)
+
+
+class Tanh(Cell):
+    def construct(self, x):
+        return F.tanh(x)
+
+
+class Softmax(Cell):
+    def __init__(self, axis=-1):
+        super().__init__()
+        self.axis = axis
+
+    def construct(self, x):
+        return F.softmax(x, self.axis)
+
+
+class LogSoftmax(Cell):
+    def __init__(self, axis=-1):
+        super().__init__()
+        self.axis = axis
+
+    def construct(self, x):
+        return F.log_softmax(x, self.axis)

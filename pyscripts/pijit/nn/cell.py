@@ -1,0 +1,195 @@
+"""nn.Cell: MindSpore's module base class.
+
+Attributes that are Cells or Parameters are registered as they are assigned (in assignment
+order), which is what parameters_and_names(), cells_and_names(), set_train() and checkpoints walk.
+A Parameter's name is its attribute path ("fc.weight"): a Cell names its own parameters by
+attribute, and prefixes a child's names when the child is assigned to it.
+"""
+from collections import OrderedDict
+
+from pijit import _C
+from pijit.parameter import Parameter
+
+
+class Cell(object):
+    def __init__(self, auto_prefix=True, flags=None):
+        object.__setattr__(self, "_cells", OrderedDict())
+        object.__setattr__(self, "_params", OrderedDict())
+        object.__setattr__(self, "training", False)
+        object.__setattr__(self, "_auto_prefix", auto_prefix)
+        object.__setattr__(self, "_cell_name", type(self).__name__)
+
+    # ---- registration ------------------------------------------------------------------------
+    def _check_init(self, what):
+        if "_cells" not in self.__dict__:
+            raise AttributeError("cannot assign %s before Cell.__init__() is called (call "
+                                 "super().__init__() first in %s.__init__)"
+                                 % (what, type(self).__name__))
+
+    def __setattr__(self, name, value):
+        if isinstance(value, Parameter):
+            self._check_init("parameter '%s'" % name)
+            self.insert_param_to_cell(name, value)
+        elif isinstance(value, Cell):
+            self._check_init("cell '%s'" % name)
+            self.insert_child_to_cell(name, value)
+        else:
+            cells, params = self.__dict__.get("_cells"), self.__dict__.get("_params")
+            if cells is not None and name in cells:
+                if value is not None:
+                    raise TypeError("cannot replace child cell '%s' with a %s"
+                                    % (name, type(value).__name__))
+                del cells[name]
+            elif params is not None and name in params:
+                if value is not None:
+                    raise TypeError("cannot replace parameter '%s' with a %s; use "
+                                    "Parameter.set_data() to change its values"
+                                    % (name, type(value).__name__))
+                del params[name]
+            object.__setattr__(self, name, value)
+
+    def __getattr__(self, name):
+        d = self.__dict__
+        if "_params" in d and name in d["_params"]:
+            return d["_params"][name]
+        if "_cells" in d and name in d["_cells"]:
+            return d["_cells"][name]
+        raise AttributeError("'%s' object has no attribute '%s'" % (type(self).__name__, name))
+
+    def __delattr__(self, name):
+        if name in self._params:
+            del self._params[name]
+        elif name in self._cells:
+            del self._cells[name]
+        else:
+            object.__delattr__(self, name)
+
+    def insert_param_to_cell(self, param_name, param, check_name_contain_dot=True):
+        if not isinstance(param_name, str) or not param_name:
+            raise KeyError("insert_param_to_cell: the parameter name must be a non-empty str")
+        if check_name_contain_dot and "." in param_name:
+            raise KeyError("insert_param_to_cell: the parameter name %r must not contain '.'"
+                           % (param_name,))
+        if param is not None and not isinstance(param, Parameter):
+            raise TypeError("insert_param_to_cell: expected a Parameter, got %s"
+                            % type(param).__name__)
+        if param is not None and param.name == "Parameter":
+            param.name = param_name
+        self._params[param_name] = param
+
+    def insert_child_to_cell(self, child_name, child_cell):
+        if not isinstance(child_name, str) or not child_name or "." in child_name:
+            raise KeyError("insert_child_to_cell: invalid child name %r" % (child_name,))
+        if child_cell is not None and not isinstance(child_cell, Cell):
+            raise TypeError("insert_child_to_cell: expected a Cell, got %s"
+                            % type(child_cell).__name__)
+        if child_cell is not None and self._auto_prefix:
+            child_cell.update_parameters_name(child_name + ".")
+        self._cells[child_name] = child_cell
+
+    def update_parameters_name(self, prefix="", recurse=True):
+        for _, p in self.parameters_and_names(expand=recurse):
+            if not p.name.startswith(prefix):
+                p.name = prefix + p.name
+
+    # ---- calling -------------------------------------------------------------------------------
+    def construct(self, *inputs, **kwargs):
+        raise NotImplementedError("%s must define construct()" % type(self).__name__)
+
+    def __call__(self, *args, **kwargs):
+        dst = self.__dict__.get("_cast_inputs_to")
+        if dst is not None:
+            args = _cast_floating_inputs(args, dst)
+        return self.construct(*args, **kwargs)
+
+    # ---- traversal -----------------------------------------------------------------------------
+    def cells_and_names(self, cells=None, name_prefix=""):
+        seen = set() if cells is None else cells
+        if id(self) not in seen:
+            seen.add(id(self))
+            yield name_prefix, self
+        for name, cell in self._cells.items():
+            if cell is None:
+                continue
+            prefix = name_prefix + "." + name if name_prefix else name
+            for item in cell.cells_and_names(seen, prefix):
+                yield item
+
+    def cells(self):
+        return [c for c in self._cells.values() if c is not None]
+
+    def name_cells(self):
+        return OrderedDict((n, c) for n, c in self._cells.items() if c is not None)
+
+    def parameters_and_names(self, name_prefix="", expand=True):
+        seen = set()
+        cells = self.cells_and_names(name_prefix=name_prefix) if expand else [(name_prefix, self)]
+        for prefix, cell in cells:
+            for name, p in cell._params.items():
+                if p is None or id(p) in seen:
+                    continue
+                seen.add(id(p))
+                yield (prefix + "." + name if prefix else name), p
+
+    def get_parameters(self, expand=True):
+        for _, p in self.parameters_and_names(expand=expand):
+            yield p
+
+    def trainable_params(self, recurse=True):
+        return [p for p in self.get_parameters(expand=recurse) if p.requires_grad]
+
+    def untrainable_params(self, recurse=True):
+        return [p for p in self.get_parameters(expand=recurse) if not p.requires_grad]
+
+    def parameters_dict(self, recurse=True):
+        return OrderedDict((p.name, p) for p in self.get_parameters(expand=recurse))
+
+    def init_parameters_data(self, auto_parallel_mode=False):
+        return self.parameters_dict()
+
+    # ---- modes ---------------------------------------------------------------------------------
+    def set_train(self, mode=True):
+        for _, cell in self.cells_and_names():
+            object.__setattr__(cell, "training", bool(mode))
+        return self
+
+    def set_grad(self, requires_grad=True):
+        object.__setattr__(self, "requires_grad", bool(requires_grad))
+        return self
+
+    def to_float(self, dst_type):
+        """Casts the cell's floating inputs to dst_type before construct (MindSpore's mixed
+        precision switch); parameters keep their dtype."""
+        from pijit import dtype as _dt
+        dst = _dt.as_dtype(dst_type)
+        if dst not in (_dt.float32, _dt.float64):
+            raise ValueError("to_float: dst_type must be a floating dtype, got %s" % dst)
+        for _, cell in self.cells_and_names():
+            object.__setattr__(cell, "_cast_inputs_to", dst)
+        return self
+
+    # ---- printing ------------------------------------------------------------------------------
+    def extend_repr(self):
+        return ""
+
+    def __repr__(self):
+        extra = self.extend_repr()
+        children = [(n, c) for n, c in self._cells.items() if c is not None]
+        if not children:
+            return "%s<%s>" % (type(self).__name__, extra)
+        lines = ["%s<%s" % (type(self).__name__, extra)]
+        for name, cell in children:
+            body = repr(cell).replace("\n", "\n  ")
+            lines.append("  (%s): %s" % (name, body))
+        lines.append("  >")
+        return "\n".join(lines)
+
+
+def _cast_floating_inputs(args, dst):
+    out = []
+    for a in args:
+        if isinstance(a, _C.TensorBase) and a.dtype.is_floating_point and a.dtype is not dst:
+            a = a.astype(dst)
+        out.append(a)
+    return tuple(out)
+

@@ -1,0 +1,92 @@
+"""Loss cells: SoftmaxCrossEntropyWithLogits, CrossEntropyLoss, MSELoss, L1Loss,
+BCEWithLogitsLoss, SmoothL1Loss, NLLLoss."""
+from pijit.nn.cell import Cell
+from pijit.ops import functional as F
+from pijit.ops import nn_functional as NF
+
+
+class LossBase(Cell):
+    def __init__(self, reduction="mean"):
+        super().__init__()
+        if reduction not in ("none", "mean", "sum"):
+            raise ValueError("%s: reduction must be 'none', 'mean' or 'sum', got %r"
+                             % (type(self).__name__, reduction))
+        self.reduction = reduction
+
+    def extend_repr(self):
+        return "reduction=%s" % self.reduction
+
+
+class SoftmaxCrossEntropyWithLogits(LossBase):
+    """sparse=True: labels are class indices; else one-hot/probabilities. reduction='none'."""
+
+    def __init__(self, sparse=False, reduction="none"):
+        super().__init__(reduction)
+        self.sparse = bool(sparse)
+
+    def construct(self, logits, labels):
+        if self.sparse:
+            labels = labels.astype("int64")
+        else:
+            labels = labels.astype(logits.dtype)
+        return NF.cross_entropy(logits, labels, reduction=self.reduction)
+
+
+class CrossEntropyLoss(LossBase):
+    def __init__(self, weight=None, ignore_index=-100, reduction="mean", label_smoothing=0.0):
+        super().__init__(reduction)
+        if not 0.0 <= label_smoothing <= 1.0:
+            raise ValueError("CrossEntropyLoss: label_smoothing must be in [0, 1], got %r"
+                             % (label_smoothing,))
+        self.weight, self.ignore_index, self.label_smoothing = weight, ignore_index, label_smoothing
+
+    def construct(self, logits, labels):
+        return NF.cross_entropy(logits, labels, self.weight, self.ignore_index, self.reduction,
+                                self.label_smoothing)
+
+
+class NLLLoss(LossBase):
+    def __init__(self, weight=None, ignore_index=-100, reduction="mean"):
+        super().__init__(reduction)
+        self.weight, self.ignore_index = weight, ignore_index
+
+    def construct(self, logits, labels):
+        return NF.nll_loss(logits, labels, self.weight, self.ignore_index, self.reduction)
+
+
+class MSELoss(LossBase):
+    def construct(self, logits, labels):
+        return NF.mse_loss(logits, labels, self.reduction)
+
+
+class L1Loss(LossBase):
+    def construct(self, logits, labels):
+        return NF.l1_loss(logits, labels, self.reduction)
+
+
+class SmoothL1Loss(LossBase):
+    def __init__(self, beta=1.0, reduction="none"):
+        super().__init__(reduction)
+        self.beta = beta
+
+    def construct(self, logits, labels):
+        return NF.smooth_l1_loss(logits, labels, self.beta, self.reduction)
+
+
+class BCEWithLogitsLoss(LossBase):
+    def __init__(self, reduction="mean", weight=None, pos_weight=None):
+        super().__init__(reduction)
+        self.weight, self.pos_weight = weight, pos_weight
+
+    def construct(self, logits, labels):
+        return NF.binary_cross_entropy_with_logits(logits, labels, self.weight, self.pos_weight,
+                                                   self.reduction)
+
+
+class BCELoss(LossBase):
+    def __init__(self, weight=None, reduction="mean"):
+        super().__init__(reduction)
+        self.weight = weight
+
+    def construct(self, logits, labels):
+        return NF.binary_cross_entropy(logits, labels, self.weight, self.reduction)

@@ -1,0 +1,102 @@
+"""MaxPool2d, AvgPool2d, AdaptiveAvgPool2d (MindSpore signatures, NCHW)."""
+from pijit.nn.cell import Cell
+from pijit.ops import nn_functional as NF
+
+
+def _pair(v, name, who):
+    if isinstance(v, int) and not isinstance(v, bool):
+        v = (v, v)
+    if not (isinstance(v, (tuple, list)) and len(v) == 2 and all(isinstance(x, int) for x in v)):
+        raise TypeError("%s: %s must be an int or a tuple of 2 ints, got %r" % (who, name, v))
+    return tuple(v)
+
+
+class _Pool(Cell):
+    def __init__(self, who, kernel_size, stride, pad_mode, padding, ceil_mode):
+        super().__init__()
+        self.who = who
+        self.kernel_size = _pair(kernel_size, "kernel_size", who)
+        self.stride = _pair(stride, "stride", who)
+        if any(k < 1 for k in self.kernel_size) or any(s < 1 for s in self.stride):
+            raise ValueError("%s: kernel_size and stride must be positive" % who)
+        pad_mode = pad_mode.lower() if isinstance(pad_mode, str) else pad_mode
+        if pad_mode not in ("same", "valid", "pad"):
+            raise ValueError("%s: pad_mode must be 'same', 'valid' or 'pad', got %r" % (who, pad_mode))
+        self.pad_mode, self.ceil_mode = pad_mode, bool(ceil_mode)
+        self.padding = _pair(padding, "padding", who)
+        if pad_mode != "pad" and any(self.padding):
+            raise ValueError("%s: padding must be 0 unless pad_mode='pad'" % who)
+
+    def _pads(self, x):
+        if x.ndim not in (3, 4):
+            raise ValueError("%s: expected a 3-D or 4-D input, got shape %s" % (self.who, x.shape))
+        if self.pad_mode == "same":
+            t, b, l, r = NF.same_pads(x.shape[-2:], self.kernel_size, self.stride, (1, 1))
+            return (t, b, l, r)
+        p = self.padding
+        return (p[0], p[0], p[1], p[1])
+
+    def extend_repr(self):
+        return "kernel_size=%s, stride=%s, pad_mode=%s" % (self.kernel_size, self.stride,
+                                                          self.pad_mode.upper())
+
+
+def _pool(fn, x, pads, **kw):
+    # Symmetric pads go straight to the kernel; 'same' may need one extra row/column at the end,
+    # which comes from padding the input explicitly (-inf for max, excluded for avg).
+    t, b, l, r = pads
+    if t == b and l == r:
+        return fn(x, padding=(t, l), **kw)
+    return None
+
+
+class MaxPool2d(_Pool):
+    def __init__(self, kernel_size=1, stride=1, pad_mode="valid", padding=0, dilation=1,
+                 return_indices=False, ceil_mode=False, data_format="NCHW"):
+        super().__init__("MaxPool2d", kernel_size, stride, pad_mode, padding, ceil_mode)
+        if dilation != 1 or return_indices:
+            raise ValueError("MaxPool2d: dilation and return_indices are not supported yet")
+
+    def construct(self, x):
+        t, b, l, r = self._pads(x)
+        if (t, l) != (b, r):
+            x = NF.pad(x, (l, r - l, t, b - t), mode="constant", value=float("-inf"))
+            b, r = t, l
+        return NF.max_pool2d(x, self.kernel_size, self.stride, (t, l), self.ceil_mode)
+
+
+class AvgPool2d(_Pool):
+    def __init__(self, kernel_size=1, stride=1, pad_mode="valid", padding=0, ceil_mode=False,
+                 count_include_pad=True, divisor_override=None, data_format="NCHW"):
+        super().__init__("AvgPool2d", kernel_size, stride, pad_mode, padding, ceil_mode)
+        if divisor_override is not None:
+            raise ValueError("AvgPool2d: divisor_override is not supported yet")
+        self.count_include_pad = bool(count_include_pad)
+
+    def construct(self, x):
+        t, b, l, r = self._pads(x)
+        include = self.count_include_pad and self.pad_mode == "pad"
+        if (t, l) != (b, r):
+            # 'same' with an odd total: pad the extra row/column explicitly; MindSpore averages
+            # over the valid elements only in 'same' mode.
+            import pijit as pj
+            ones = pj.ones(x.shape[-2:], dtype=x.dtype)
+            num = NF.pad(x, (0, r - l, 0, b - t))
+            den = NF.pad(ones, (0, r - l, 0, b - t))
+            s = NF.avg_pool2d(num, self.kernel_size, self.stride, (t, l), self.ceil_mode, True)
+            c = NF.avg_pool2d(den.reshape((1, 1) + den.shape), self.kernel_size, self.stride,
+                              (t, l), self.ceil_mode, True)
+            return s / c.reshape(c.shape[-2:])
+        return NF.avg_pool2d(x, self.kernel_size, self.stride, (t, l), self.ceil_mode, include)
+
+
+class AdaptiveAvgPool2d(Cell):
+    def __init__(self, output_size):
+        super().__init__()
+        self.output_size = output_size
+
+    def construct(self, x):
+        return NF.adaptive_avg_pool2d(x, self.output_size)
+
+    def extend_repr(self):
+        return "output_size=%s" % (self.output_size,)

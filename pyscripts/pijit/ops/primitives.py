@@ -1,0 +1,251 @@
+"""MindSpore's primitive classes: instantiate with attributes, call with tensors.
+
+    add = ops.Add(); add(x, y)
+    ops.MatMul(transpose_b=True)(a, b); ops.ReduceSum(keep_dims=True)(x, axis)
+Instances print as MindSpore prints them ("Prim[Add]", "Prim[MatMul]<transpose_a=False, ...>").
+"""
+import sys
+
+from pijit import dtype as _dt
+from pijit.ops import functional as F
+from pijit.ops import nn_functional as NF
+
+
+class Primitive(object):
+    """Base of every primitive; `name` is the MindSpore class name."""
+
+    def __init__(self, **attrs):
+        self.name = type(self).__name__
+        self.attrs = attrs
+
+    def __call__(self, *args):
+        raise NotImplementedError("%s must implement __call__" % self.name)
+
+    def __repr__(self):
+        if not self.attrs:
+            return "Prim[%s]" % self.name
+        return "Prim[%s]<%s>" % (self.name, ", ".join("%s=%s" % kv for kv in self.attrs.items()))
+
+    def _arity(self, args, n):
+        if len(args) != n:
+            raise TypeError("%s takes %d inputs but %d were given" % (self.name, n, len(args)))
+
+
+def _binary_primitive(name, fn):
+    class P(Primitive):
+        def __call__(self, *args):
+            self._arity(args, 2)
+            return fn(*args)
+    P.__name__ = P.__qualname__ = name
+    return P
+
+
+def _unary_primitive(name, fn):
+    class P(Primitive):
+        def __call__(self, *args):
+            self._arity(args, 1)
+            return fn(*args)
+    P.__name__ = P.__qualname__ = name
+    return P
+
+
+_BINARY = {"Add": F.add, "Sub": F.sub, "Mul": F.mul, "Div": F.div, "RealDiv": F.div,
+           "FloorDiv": F.floor_div, "FloorMod": F.mod, "Mod": F.mod, "Pow": F.pow,
+           "Maximum": F.maximum, "Minimum": F.minimum, "Equal": F.eq, "NotEqual": F.ne,
+           "Less": F.lt, "LessEqual": F.le, "Greater": F.gt, "GreaterEqual": F.ge,
+           "LogicalAnd": F.logical_and, "LogicalOr": F.logical_or}
+_UNARY = {"Neg": F.neg, "Abs": F.abs, "Sign": F.sign, "Square": F.square, "ReLU": F.relu,
+          "Floor": F.floor, "Ceil": F.ceil, "Round": F.round, "Exp": F.exp, "Log": F.log,
+          "Log1p": F.log1p, "Sqrt": F.sqrt, "Rsqrt": F.rsqrt, "Reciprocal": F.reciprocal,
+          "Sin": F.sin, "Cos": F.cos, "Tanh": F.tanh, "Sigmoid": F.sigmoid, "Erf": F.erf,
+          "Softplus": F.softplus, "LogicalNot": F.logical_not, "ReLU6": NF.relu6,
+          "SiLU": F.silu}
+
+_module = sys.modules[__name__]
+for _name, _fn in _BINARY.items():
+    setattr(_module, _name, _binary_primitive(_name, _fn))
+for _name, _fn in _UNARY.items():
+    setattr(_module, _name, _unary_primitive(_name, _fn))
+
+
+class AddN(Primitive):
+    def __call__(self, inputs):
+        if not isinstance(inputs, (list, tuple)) or not inputs:
+            raise TypeError("AddN takes a non-empty tuple or list of tensors")
+        out = inputs[0]
+        for x in inputs[1:]:
+            out = out + x
+        return out
+
+
+class GeLU(Primitive):
+    def __call__(self, x):
+        return F.gelu(x)
+
+
+class MatMul(Primitive):
+    def __init__(self, transpose_a=False, transpose_b=False):
+        super().__init__(transpose_a=bool(transpose_a), transpose_b=bool(transpose_b))
+
+    def __call__(self, x, y):
+        if x.ndim != 2 or y.ndim != 2:
+            raise ValueError("MatMul: inputs must be 2-D, got shapes %s and %s (use BatchMatMul)"
+                             % (x.shape, y.shape))
+        a = x.T if self.attrs["transpose_a"] else x
+        b = y.T if self.attrs["transpose_b"] else y
+        return F.matmul(a, b)
+
+
+class BatchMatMul(MatMul):
+    def __call__(self, x, y):
+        a = x.mT if self.attrs["transpose_a"] else x
+        b = y.mT if self.attrs["transpose_b"] else y
+        return F.matmul(a, b)
+
+
+class Reshape(Primitive):
+    def __call__(self, x, shape):
+        return F.reshape(x, shape)
+
+
+class Transpose(Primitive):
+    def __call__(self, x, perm):
+        return F.transpose(x, perm)
+
+
+class ExpandDims(Primitive):
+    def __call__(self, x, axis):
+        return F.expand_dims(x, axis)
+
+
+class Squeeze(Primitive):
+    def __init__(self, axis=()):
+        super().__init__(axis=axis)
+
+    def __call__(self, x):
+        axis = self.attrs["axis"]
+        return F.squeeze(x, None if axis == () else axis)
+
+
+class Cast(Primitive):
+    def __call__(self, x, dtype):
+        return F.cast(x, dtype)
+
+
+class Select(Primitive):
+    def __call__(self, cond, x, y):
+        return F.where(cond, x, y)
+
+
+class Concat(Primitive):
+    def __init__(self, axis=0):
+        super().__init__(axis=axis)
+
+    def __call__(self, tensors):
+        return F.concat(tensors, self.attrs["axis"])
+
+
+class Stack(Primitive):
+    def __init__(self, axis=0):
+        super().__init__(axis=axis)
+
+    def __call__(self, tensors):
+        return F.stack(tensors, self.attrs["axis"])
+
+
+class Tile(Primitive):
+    def __call__(self, x, multiples):
+        return F.tile(x, multiples)
+
+
+class Softmax(Primitive):
+    def __init__(self, axis=-1):
+        super().__init__(axis=axis)
+
+    def __call__(self, x):
+        axis = self.attrs["axis"]
+        return F.softmax(x, axis[0] if isinstance(axis, (tuple, list)) else axis)
+
+
+class LogSoftmax(Softmax):
+    def __call__(self, x):
+        return F.log_softmax(x, self.attrs["axis"])
+
+
+def _reduce_primitive(name, fn):
+    class P(Primitive):
+        def __init__(self, keep_dims=False):
+            super().__init__(keep_dims=bool(keep_dims))
+
+        def __call__(self, x, axis=()):
+            axis = None if axis == () else axis
+            return fn(x, axis, keepdims=self.attrs["keep_dims"])
+    P.__name__ = P.__qualname__ = name
+    return P
+
+
+ReduceSum = _reduce_primitive("ReduceSum", F.sum)
+ReduceMean = _reduce_primitive("ReduceMean", F.mean)
+ReduceMax = _reduce_primitive("ReduceMax", F.amax)
+ReduceMin = _reduce_primitive("ReduceMin", F.amin)
+ReduceProd = _reduce_primitive("ReduceProd", F.prod)
+ReduceAll = _reduce_primitive("ReduceAll", F.all)
+ReduceAny = _reduce_primitive("ReduceAny", F.any)
+
+
+class Argmax(Primitive):
+    def __init__(self, axis=-1, output_type=_dt.int32):
+        super().__init__(axis=axis, output_type=output_type)
+
+    def __call__(self, x):
+        return F.argmax(x, self.attrs["axis"]).astype(self.attrs["output_type"])
+
+
+class OneHot(Primitive):
+    def __init__(self, axis=-1):
+        super().__init__(axis=axis)
+
+    def __call__(self, indices, depth, on_value, off_value):
+        return F.one_hot(indices, depth, float(on_value), float(off_value), self.attrs["axis"])
+
+
+class Gather(Primitive):
+    def __call__(self, params, indices, axis):
+        return F.gather(params, indices, axis)
+
+
+class Shape(Primitive):
+    def __call__(self, x):
+        return x.shape
+
+
+class Depend(Primitive):
+    """Depend()(value, expr): returns value; expr was evaluated first (ordering in graphs)."""
+
+    def __call__(self, value, expr):
+        return value
+
+
+class Print(Primitive):
+    """Print()(*args): prints tensors and strings like MindSpore's Print operator."""
+
+    def __call__(self, *args):
+        print(*args)
+
+
+class Conv2D(Primitive):
+    def __init__(self, out_channel, kernel_size, mode=1, pad_mode="valid", pad=0, stride=1,
+                 dilation=1, group=1, data_format="NCHW"):
+        super().__init__(out_channel=out_channel, kernel_size=kernel_size, pad_mode=pad_mode,
+                         pad=pad, stride=stride, dilation=dilation, group=group)
+
+    def __call__(self, x, weight):
+        a = self.attrs
+        return NF.conv2d(x, weight, None, a["stride"], a["pad_mode"], a["pad"], a["dilation"],
+                         a["group"])
+
+
+class BiasAdd(Primitive):
+    def __call__(self, x, bias):
+        shape = (1, -1) + (1,) * (x.ndim - 2)
+        return x + bias.reshape(shape)
