@@ -1,0 +1,254 @@
+"""nn.Cell machinery, Parameter, initializers, containers, checkpoints, context, primitives."""
+import os
+import tempfile
+import unittest
+
+import pijit as pj
+from pijit import nn, ops
+from pijit.common.initializer import initializer, Normal, HeUniform, TruncatedNormal
+
+
+class Inner(nn.Cell):
+    def __init__(self):
+        super().__init__()
+        self.w = pj.Parameter(pj.ones(2, 2), name="w")
+        self.frozen = pj.Parameter(pj.zeros(2), name="frozen", requires_grad=False)
+
+    def construct(self, x):
+        return x @ self.w + self.frozen
+
+
+class Outer(nn.Cell):
+    def __init__(self):
+        super().__init__()
+        self.a = Inner()
+        self.b = Inner()
+        self.scale = 3
+
+    def construct(self, x):
+        return self.b(self.a(x)) * self.scale
+
+
+class TestCell(unittest.TestCase):
+    def test_registration_and_names(self):
+        net = Outer()
+        names = [n for n, _ in net.parameters_and_names()]
+        self.assertEqual(names, ["a.w", "a.frozen", "b.w", "b.frozen"])
+        self.assertEqual([p.name for p in net.get_parameters()], names)
+        self.assertEqual([p.name for p in net.trainable_params()], ["a.w", "b.w"])
+        self.assertEqual([n for n, _ in net.cells_and_names()], ["", "a", "b"])
+        self.assertEqual(net.scale, 3)
+        self.assertEqual(len(net.cells()), 2)
+
+    def test_call_runs_construct(self):
+        net = Outer()
+        y = net(pj.Tensor([[1.0, 1.0]]))
+        self.assertEqual(y.tolist(), [[12.0, 12.0]])
+
+    def test_shared_parameter_listed_once(self):
+        net = Outer()
+        net.b.w = net.a.w
+        self.assertEqual(len(list(net.get_parameters())), 3)
+
+    def test_set_train_recurses(self):
+        net = Outer()
+        self.assertFalse(net.training)
+        net.set_train()
+        self.assertTrue(net.a.training and net.b.training)
+        net.set_train(False)
+        self.assertFalse(net.b.training)
+
+    def test_repr_lists_children(self):
+        self.assertEqual(repr(Outer()), "Outer<\n  (a): Inner<>\n  (b): Inner<>\n  >")
+        self.assertEqual(repr(nn.Dense(4, 2)),
+                         "Dense<input_channels=4, output_channels=2, has_bias=True>")
+
+    def test_assign_before_init_is_explained(self):
+        class Bad(nn.Cell):
+            def __init__(self):
+                self.p = pj.Parameter(pj.ones(1))
+                super().__init__()
+        with self.assertRaises(AttributeError) as cm:
+            Bad()
+        self.assertIn("super().__init__()", str(cm.exception))
+
+    def test_insert_param_to_cell(self):
+        c = nn.Cell()
+        c.insert_param_to_cell("extra", pj.Parameter(pj.ones(1)))
+        self.assertEqual(c.extra.name, "extra")
+        with self.assertRaises(KeyError):
+            c.insert_param_to_cell("a.b", pj.Parameter(pj.ones(1)))
+        with self.assertRaises(TypeError):
+            c.insert_param_to_cell("t", pj.ones(1))
+
+    def test_replacing_a_parameter_with_a_tensor_is_refused(self):
+        net = Inner()
+        with self.assertRaises(TypeError):
+            net.w = pj.ones(2, 2)
+
+    def test_construct_missing(self):
+        with self.assertRaises(NotImplementedError):
+            nn.Cell()(1)
+
+    def test_to_float_casts_inputs(self):
+        class Echo(nn.Cell):
+            def construct(self, x):
+                return x
+        self.assertIs(Echo().to_float(pj.float64)(pj.ones(2)).dtype, pj.float64)
+
+
+class TestParameter(unittest.TestCase):
+    def test_parameter_is_a_tensor(self):
+        p = pj.Parameter(pj.Tensor([1.0, 2.0]), name="p")
+        self.assertIsInstance(p, pj.Tensor)
+        self.assertEqual((p * 2).tolist(), [2.0, 4.0])
+        self.assertIs(type(p * 2), pj.Tensor)
+        self.assertEqual(repr(p), "Parameter (name=p, shape=(2,), dtype=Float32, requires_grad=True)")
+
+    def test_set_data(self):
+        p = pj.Parameter(pj.zeros(2), name="p")
+        p.set_data(pj.Tensor([3.0, 4.0]))
+        self.assertEqual(p.tolist(), [3.0, 4.0])
+        with self.assertRaises(ValueError) as cm:
+            p.set_data(pj.zeros(3))
+        self.assertIn("(3,)", str(cm.exception))
+
+    def test_name_type(self):
+        with self.assertRaises(TypeError):
+            pj.Parameter(pj.zeros(1), name=3)
+
+
+class TestInitializers(unittest.TestCase):
+    def test_seeded_and_deterministic(self):
+        pj.set_seed(7)
+        a = initializer("he_uniform", (8, 4))
+        b = initializer(Normal(0.02), (3, 3))
+        pj.set_seed(7)
+        self.assertEqual(initializer("he_uniform", (8, 4)).tolist(), a.tolist())
+        self.assertEqual(initializer(Normal(0.02), (3, 3)).tolist(), b.tolist())
+
+    def test_bounds(self):
+        w = initializer(HeUniform(), (64, 16))  # bound = sqrt(2) * sqrt(3 / 16)
+        self.assertLessEqual(w.abs().max().item(), (2 ** 0.5) * (3 / 16) ** 0.5 + 1e-6)
+        t = initializer(TruncatedNormal(0.1), (1000,))
+        self.assertLessEqual(t.abs().max().item(), 0.2 + 1e-6)
+        self.assertEqual(initializer("zeros", (2,)).tolist(), [0.0, 0.0])
+        self.assertEqual(initializer(2.5, (1,)).tolist(), [2.5])
+        self.assertIs(initializer("ones", (1,), pj.float64).dtype, pj.float64)
+
+    def test_errors(self):
+        with self.assertRaises(ValueError):
+            initializer("bogus", (2,))
+        with self.assertRaises(ValueError):
+            initializer("normal")
+
+    def test_layers_are_seeded(self):
+        pj.set_seed(3)
+        a = nn.Dense(5, 3)
+        pj.set_seed(3)
+        b = nn.Dense(5, 3)
+        self.assertEqual(a.weight.tolist(), b.weight.tolist())
+        self.assertEqual(a.bias.tolist(), b.bias.tolist())
+
+
+class TestContainers(unittest.TestCase):
+    def test_sequential(self):
+        seq = nn.SequentialCell([nn.ReLU(), nn.Identity()])
+        self.assertEqual(len(seq), 2)
+        self.assertEqual(seq(pj.Tensor([-1.0, 2.0])).tolist(), [0.0, 2.0])
+        self.assertIsInstance(seq[0], nn.ReLU)
+        with self.assertRaises(TypeError):
+            nn.SequentialCell([1])
+
+    def test_cell_list_and_dict(self):
+        cl = nn.CellList([Inner(), Inner()])
+        cl.append(Inner())
+        self.assertEqual(len(cl), 3)
+        self.assertEqual(len(list(cl.get_parameters())), 6)
+        self.assertEqual([n for n, _ in cl.parameters_and_names()][:2], ["0.w", "0.frozen"])
+        cd = nn.CellDict({"relu": nn.ReLU()})
+        self.assertIn("relu", cd)
+        self.assertEqual(list(cd.keys()), ["relu"])
+
+
+class TestCheckpoint(unittest.TestCase):
+    def test_round_trip(self):
+        net = Outer()
+        net.a.w.set_data(pj.Tensor([[1.0, 2.0], [3.0, 4.0]]))
+        with tempfile.TemporaryDirectory() as d:
+            path = os.path.join(d, "net.ckpt")
+            pj.save_checkpoint(net, path, append_dict={"epoch": 3})
+            params = pj.load_checkpoint(path)
+            self.assertEqual(params["epoch"], 3)
+            self.assertEqual(params["a.w"].tolist(), [[1.0, 2.0], [3.0, 4.0]])
+            self.assertFalse(params["a.frozen"].requires_grad)
+            fresh = Outer()
+            not_loaded, unused = pj.load_param_into_net(fresh, params)
+            self.assertEqual((not_loaded, unused), ([], []))
+            self.assertEqual(fresh.a.w.tolist(), [[1.0, 2.0], [3.0, 4.0]])
+
+    def test_shape_mismatch_and_bad_file(self):
+        with tempfile.TemporaryDirectory() as d:
+            path = os.path.join(d, "x.ckpt")
+            pj.save_checkpoint([{"name": "a.w", "data": pj.ones(3)}], path)
+            with self.assertRaises(ValueError) as cm:
+                pj.load_param_into_net(Outer(), pj.load_checkpoint(path))
+            self.assertIn("(2, 2)", str(cm.exception))
+            bad = os.path.join(d, "bad.ckpt")
+            with open(bad, "wb") as f:
+                f.write(b"nope")
+            with self.assertRaises(ValueError):
+                pj.load_checkpoint(bad)
+            with self.assertRaises(ValueError):
+                pj.load_checkpoint(os.path.join(d, "missing.ckpt"))
+
+    def test_every_dtype(self):
+        with tempfile.TemporaryDirectory() as d:
+            path = os.path.join(d, "t.ckpt")
+            data = {n: pj.Tensor([[1, 0], [0, 1]], dt) for n, dt in
+                    (("b", pj.bool_), ("i", pj.int32), ("l", pj.int64), ("f", pj.float32),
+                     ("d", pj.float64))}
+            data["scalar"] = pj.Tensor(2.5)
+            data["empty"] = pj.zeros(0, 3)
+            pj.save_checkpoint(data, path)
+            back = pj.load_checkpoint(path)
+            for k, v in data.items():
+                self.assertIs(back[k].dtype, v.dtype)
+                self.assertEqual(back[k].shape, v.shape)
+                self.assertEqual(back[k].tolist(), v.tolist())
+
+
+class TestContextAndPrimitives(unittest.TestCase):
+    def test_context(self):
+        self.assertEqual(pj.get_context("mode"), pj.PYNATIVE_MODE)
+        with self.assertRaises(ValueError):
+            pj.set_context(mode=5)
+        with self.assertRaises(ValueError):
+            pj.set_context(device_target="TPU")
+        with self.assertRaises(ValueError):
+            pj.set_context(bogus=1)
+        self.assertEqual(str(pj.mstype.float32), "Float32")
+        from pijit.common import dtype as mstype
+        self.assertIs(mstype.int32, pj.int32)
+
+    def test_primitives(self):
+        self.assertEqual(repr(ops.Add()), "Prim[Add]")
+        self.assertEqual(repr(ops.MatMul(transpose_b=True)),
+                         "Prim[MatMul]<transpose_a=False, transpose_b=True>")
+        a = pj.Tensor([[1.0, 2.0], [3.0, 4.0]])
+        self.assertEqual(ops.Add()(a, a).tolist(), [[2, 4], [6, 8]])
+        self.assertEqual(ops.MatMul(transpose_b=True)(a, a).tolist(), [[5, 11], [11, 25]])
+        self.assertEqual(ops.ReduceSum(keep_dims=True)(a, 1).tolist(), [[3], [7]])
+        self.assertEqual(ops.ReduceMean()(a).item(), 2.5)
+        self.assertEqual(ops.Concat(1)((a, a)).shape, (2, 4))
+        self.assertEqual(ops.Reshape()(a, (4,)).shape, (4,))
+        self.assertEqual(ops.Transpose()(a, (1, 0)).tolist(), [[1, 3], [2, 4]])
+        self.assertIs(ops.Cast()(a, pj.int32).dtype, pj.int32)
+        self.assertEqual(ops.Select()(a > 2, a, 0.0).tolist(), [[0, 0], [3, 4]])
+        self.assertIs(ops.Depend()(a, a + 1), a)
+        with self.assertRaises(TypeError):
+            ops.Add()(a)
+
+
+if __name__ == "__main__":
+    unittest.main()
