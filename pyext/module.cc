@@ -2,6 +2,7 @@
 #include "graph/op.h"
 #include "kernels/dnnl_context.h"
 #include "kernels/format.h"
+#include "kernels/machine_probe.h"
 #include "kernels/random.h"
 #include "kernels/threading.h"
 #include "pyext/tensor_object.h"
@@ -170,6 +171,18 @@ PyObject* py_set_printoptions(PyObject*, PyObject* args, PyObject* kwargs) {
   Py_RETURN_NONE;
 }
 
+PyObject* py_probe_machine(PyObject*, PyObject* arg) {
+  long t = PyLong_AsLong(arg);
+  if (t == -1 && PyErr_Occurred()) return nullptr;
+  if (t < 1) return fail(PyExc_ValueError, "probe_machine: threads must be >= 1");
+  double peak, bw;
+  Py_BEGIN_ALLOW_THREADS
+  peak = probe_peak_gflops(static_cast<int>(t));
+  bw = probe_copy_bandwidth_gbs(static_cast<int>(t));
+  Py_END_ALLOW_THREADS
+  return Py_BuildValue("{s:d,s:d}", "peak_gflops", peak, "copy_gbs", bw);
+}
+
 PyMethodDef module_methods[] = {
     {"op", py_op, METH_VARARGS, "op(name, inputs, attrs=None): run a registered op eagerly"},
     {"as_operand", py_as_operand, METH_VARARGS, "as_operand(x, like): x as a tensor operand next to `like`"},
@@ -183,6 +196,8 @@ PyMethodDef module_methods[] = {
     {"format_repr", py_format_repr, METH_O, "MindSpore-style repr() of a tensor"},
     {"set_printoptions", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(py_set_printoptions)), METH_VARARGS | METH_KEYWORDS,
      "set_printoptions(precision=8, threshold=1000, edgeitems=3, linewidth=75, suppress=False)"},
+    {"probe_machine", py_probe_machine, METH_O,
+     "probe_machine(threads): measured float32 FMA peak (GFLOP/s) and copy bandwidth (GB/s)"},
     {"dtype_code", py_dtype_code, METH_O, "the DType code of a dtype-like object (TypeError if none)"},
     {nullptr, nullptr, 0, nullptr}};
 
