@@ -1,0 +1,646 @@
+#include "kernels/conv.h"
+
+#include <algorithm>
+#include <atomic>
+#include <cstring>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <type_traits>
+#include <unordered_map>
+
+#include "absl/container/flat_hash_map.h"
+#include "kernels/copy.h"
+#include "kernels/dnnl_context.h"
+#include "kernels/matmul.h"
+#include "kernels/threading.h"
+
+namespace pj {
+
+int64_t conv_out_size(int64_t in, int64_t k, int64_t stride, int64_t pad_lo, int64_t pad_hi, int64_t dilation) {
+  const int64_t span = in + pad_lo + pad_hi - dilation * (k - 1) - 1;
+  return (span >= 0 ? span / stride : -((-span + stride - 1) / stride)) + 1;
+}
+
+int64_t conv_transpose_out_size(int64_t in, int64_t k, int64_t stride, int64_t pad_lo, int64_t pad_hi,
+                                int64_t dilation, int64_t output_padding) {
+  return (in - 1) * stride - pad_lo - pad_hi + dilation * (k - 1) + output_padding + 1;
+}
+
+std::vector<int64_t> conv_same_pads(const std::vector<int64_t>& in, const std::vector<int64_t>& kernel,
+                                    const std::vector<int64_t>& stride, const std::vector<int64_t>& dilation) {
+  PJ_CHECK(kernel.size() == in.size() && stride.size() == in.size() && dilation.size() == in.size())
+      << "conv_same_pads: one kernel, stride and dilation per spatial dim";
+  std::vector<int64_t> pads;
+  for (size_t d = 0; d < in.size(); ++d) {
+    const int64_t out = (in[d] + stride[d] - 1) / stride[d];
+    const int64_t total = std::max<int64_t>((out - 1) * stride[d] + dilation[d] * (kernel[d] - 1) + 1 - in[d], 0);
+    pads.push_back(total / 2);
+    pads.push_back(total - total / 2);
+  }
+  return pads;
+}
+
+namespace {
+
+// im2col / col2im buffers are processed this many elements at a time (batch chunks).
+constexpr int64_t kColsBudget = int64_t(1) << 24;
+
+// ---- loop path (float32 and float64) -----------------------------------------------------------
+
+struct Geometry {
+  int64_t N, C, H, W;      // input
+  int64_t OC, OH, OW;      // output
+  int64_t KH, KW, G;
+  int64_t ICg, OCg;        // channels per group
+};
+
+Geometry geometry(const Tensor& out, const Tensor& x, const Tensor& w, const Conv2dParams& p, bool transpose) {
+  Geometry g;
+  g.N = x.dim(0), g.C = x.dim(1), g.H = x.dim(2), g.W = x.dim(3);
+  g.OC = out.dim(1), g.OH = out.dim(2), g.OW = out.dim(3);
+  g.KH = w.dim(2), g.KW = w.dim(3), g.G = p.groups;
+  g.ICg = g.C / g.G;
+  g.OCg = g.OC / g.G;
+  PJ_CHECK(out.dim(0) == g.N && (transpose ? w.dim(0) == g.C && w.dim(1) == g.OCg
+                                           : w.dim(0) == g.OC && w.dim(1) == g.ICg))
+      << "conv kernels: shapes are checked by graph/ops";
+  return g;
+}
+
+// out[n, oc] (+)= bias[oc] over every output plane.
+template <typename T>
+void add_bias(T* out, const Tensor& bias, int64_t N, int64_t OC, int64_t plane, bool assign) {
+  Tensor b = bias.contiguous();
+  const T* B = b.data<T>();
+  parallel_for(N * OC, std::max<int64_t>(1, kParallelGrain / std::max<int64_t>(plane, 1)), [&](int64_t s, int64_t e) {
+    for (int64_t i = s; i < e; ++i) {
+      T* o = out + i * plane;
+      const T v = B[i % OC];
+      if (assign) std::fill(o, o + plane, v);
+      else
+        for (int64_t j = 0; j < plane; ++j) o[j] += v;
+    }
+  });
+}
+
+// Index range [lo, hi) of outputs o with 0 <= o*stride + shift < n.
+inline void valid_range(int64_t shift, int64_t stride, int64_t n, int64_t count, int64_t* lo, int64_t* hi) {
+  // o*stride + shift >= 0  <=>  o >= ceil(-shift / stride)
+  *lo = shift >= 0 ? 0 : (-shift + stride - 1) / stride;
+  // o*stride + shift <= n - 1  <=>  o <= floor((n - 1 - shift) / stride)
+  const int64_t top = n - 1 - shift;
+  *hi = top < 0 ? 0 : std::min(count, top / stride + 1);
+  *lo = std::min(*lo, *hi);
+}
+
+// Depthwise (one input channel per group): direct accumulation, one output plane per task. im2col
+// would write KH*KW copies of the input to feed a one-row matmul.
+template <typename T>
+void conv2d_depthwise(const Geometry& g, const Tensor& out, const Tensor& x, const Tensor& w, const Tensor& bias,
+                      const Conv2dParams& p) {
+  const T* X = x.data<T>();
+  const T* Wt = w.data<T>();
+  T* O = out.data<T>();
+  Tensor bc = bias.defined() ? bias.contiguous() : Tensor();
+  const T* B = bias.defined() ? bc.data<T>() : nullptr;
+  const int64_t HW = g.H * g.W, OP = g.OH * g.OW, K2 = g.KH * g.KW;
+  parallel_for(g.N * g.OC, std::max<int64_t>(1, kParallelGrain / std::max<int64_t>(OP * K2, 1)), [&](int64_t s, int64_t e) {
+    for (int64_t t = s; t < e; ++t) {
+      const int64_t n = t / g.OC, oc = t % g.OC;
+      const T* src = X + (n * g.C + oc / g.OCg) * HW;
+      const T* wk = Wt + oc * K2;
+      T* dst = O + t * OP;
+      std::fill(dst, dst + OP, B ? B[oc] : T(0));
+      for (int64_t kx = 0; kx < g.KW; ++kx) {
+        int64_t x_lo, x_hi;
+        const int64_t xshift = kx * p.dilation[1] - p.pad[2];
+        valid_range(xshift, p.stride[1], g.W, g.OW, &x_lo, &x_hi);
+        for (int64_t ky = 0; ky < g.KH; ++ky) {
+          const T wv = wk[ky * g.KW + kx];
+          for (int64_t oy = 0; oy < g.OH; ++oy) {
+            const int64_t iy = oy * p.stride[0] - p.pad[0] + ky * p.dilation[0];
+            if (iy < 0 || iy >= g.H) continue;
+            const T* srow = src + iy * g.W;
+            T* drow = dst + oy * g.OW;
+            if (p.stride[1] == 1)
+              for (int64_t ox = x_lo; ox < x_hi; ++ox) drow[ox] += wv * srow[ox + xshift];
+            else
+              for (int64_t ox = x_lo; ox < x_hi; ++ox) drow[ox] += wv * srow[ox * p.stride[1] + xshift];
+          }
+        }
+      }
+    }
+  });
+}
+
+template <typename T>
+void conv2d_loop(const Tensor& out, const Tensor& x, const Tensor& w, const Tensor& bias, const Conv2dParams& p) {
+  const Geometry g = geometry(out, x, w, p, false);
+  if (g.ICg == 1 && g.KH * g.KW > 1) return conv2d_depthwise<T>(g, out, x, w, bias, p);
+  const int64_t K = g.ICg * g.KH * g.KW, P = g.OH * g.OW, HW = g.H * g.W;
+  const bool direct = g.KH == 1 && g.KW == 1 && p.stride[0] == 1 && p.stride[1] == 1 && p.pad[0] == 0 &&
+                      p.pad[1] == 0 && p.pad[2] == 0 && p.pad[3] == 0;
+  const Tensor wv = w.as_strided({g.G, g.OCg, K}, {g.OCg * K, K, 1}, w.offset());
+  const int64_t per_image = std::max<int64_t>(g.G * K * P, 1);
+  const int64_t nb = std::max<int64_t>(1, std::min(g.N, kColsBudget / per_image));
+  const T* X = x.data<T>();
+  for (int64_t n0 = 0; n0 < g.N; n0 += nb) {
+    const int64_t nn = std::min(nb, g.N - n0);
+    Tensor cols;
+    if (direct) {
+      cols = x.as_strided({nn, g.G, K, P}, {g.C * HW, g.ICg * HW, HW, 1}, x.offset() + n0 * g.C * HW);
+    } else {
+      cols = Tensor::empty({nn, g.G, K, P}, x.dtype());
+      T* COLS = cols.data<T>();
+      // Row (n, c, ky, kx) of cols, in the same linear order as (n, g, (icg, ky, kx)).
+      const int64_t rows = nn * g.C * g.KH * g.KW;
+      parallel_for(rows, std::max<int64_t>(1, kParallelGrain / std::max<int64_t>(P, 1)), [&](int64_t s, int64_t e) {
+        for (int64_t r = s; r < e; ++r) {
+          const int64_t kx = r % g.KW, ky = (r / g.KW) % g.KH, c = (r / (g.KW * g.KH)) % g.C;
+          const int64_t n = r / (g.KW * g.KH * g.C);
+          const T* src = X + ((n0 + n) * g.C + c) * HW;
+          T* dst = COLS + r * P;
+          int64_t x_lo, x_hi;
+          const int64_t xshift = kx * p.dilation[1] - p.pad[2];
+          valid_range(xshift, p.stride[1], g.W, g.OW, &x_lo, &x_hi);
+          for (int64_t oy = 0; oy < g.OH; ++oy) {
+            T* d = dst + oy * g.OW;
+            const int64_t iy = oy * p.stride[0] - p.pad[0] + ky * p.dilation[0];
+            if (iy < 0 || iy >= g.H) {
+              std::fill(d, d + g.OW, T(0));
+              continue;
+            }
+            const T* srow = src + iy * g.W;
+            std::fill(d, d + x_lo, T(0));
+            if (p.stride[1] == 1) std::copy(srow + x_lo + xshift, srow + x_hi + xshift, d + x_lo);
+            else
+              for (int64_t ox = x_lo; ox < x_hi; ++ox) d[ox] = srow[ox * p.stride[1] + xshift];
+            std::fill(d + x_hi, d + g.OW, T(0));
+          }
+        }
+      });
+    }
+    const Tensor ov = out.as_strided({nn, g.G, g.OCg, P}, {g.OC * P, g.OCg * P, P, 1}, out.offset() + n0 * g.OC * P);
+    matmul_into(ov, wv, cols);
+  }
+  if (bias.defined()) add_bias<T>(out.data<T>(), bias, g.N, g.OC, P, false);
+}
+
+template <typename T>
+void conv_transpose2d_loop(const Tensor& out, const Tensor& x, const Tensor& w, const Tensor& bias,
+                           const Conv2dParams& p) {
+  const Geometry g = geometry(out, x, w, p, true);
+  const int64_t M = g.OCg * g.KH * g.KW, HW = g.H * g.W, OP = g.OH * g.OW;
+  // w (C, OCg, KH, KW) = (G, ICg, M); its transpose per group is (G, M, ICg).
+  const Tensor wt = w.as_strided({g.G, M, g.ICg}, {g.ICg * M, 1, M}, w.offset());
+  const int64_t per_image = std::max<int64_t>(g.G * M * HW, 1);
+  const int64_t nb = std::max<int64_t>(1, std::min(g.N, kColsBudget / per_image));
+  T* O = out.data<T>();
+  const T* B = nullptr;
+  Tensor bc;
+  if (bias.defined()) {
+    bc = bias.contiguous();
+    B = bc.data<T>();
+  }
+  for (int64_t n0 = 0; n0 < g.N; n0 += nb) {
+    const int64_t nn = std::min(nb, g.N - n0);
+    const Tensor xv = x.as_strided({nn, g.G, g.ICg, HW}, {g.C * HW, g.ICg * HW, HW, 1}, x.offset() + n0 * g.C * HW);
+    Tensor cols = Tensor::empty({nn, g.G, M, HW}, x.dtype());
+    matmul_into(cols, wt, xv);
+    const T* COLS = cols.data<T>();
+    // col2im: each task owns one output plane (n, oc), so the scatter-adds never race.
+    parallel_for(nn * g.OC, std::max<int64_t>(1, kParallelGrain / std::max<int64_t>(g.KH * g.KW * HW, 1)),
+                 [&](int64_t s, int64_t e) {
+      for (int64_t t = s; t < e; ++t) {
+        const int64_t n = t / g.OC, oc = t % g.OC, grp = oc / g.OCg, o = oc % g.OCg;
+        T* dst = O + ((n0 + n) * g.OC + oc) * OP;
+        std::fill(dst, dst + OP, B ? B[oc] : T(0));
+        for (int64_t ky = 0; ky < g.KH; ++ky)
+          for (int64_t kx = 0; kx < g.KW; ++kx) {
+            const T* col = COLS + ((n * g.G + grp) * M + (o * g.KH + ky) * g.KW + kx) * HW;
+            int64_t x_lo, x_hi;
+            const int64_t xshift = kx * p.dilation[1] - p.pad[2];
+            valid_range(xshift, p.stride[1], g.OW, g.W, &x_lo, &x_hi);
+            for (int64_t iy = 0; iy < g.H; ++iy) {
+              const int64_t oy = iy * p.stride[0] - p.pad[0] + ky * p.dilation[0];
+              if (oy < 0 || oy >= g.OH) continue;
+              T* drow = dst + oy * g.OW;
+              const T* crow = col + iy * g.W;
+              for (int64_t ix = x_lo; ix < x_hi; ++ix) drow[ix * p.stride[1] + xshift] += crow[ix];
+            }
+          }
+      }
+    });
+  }
+}
+
+// ---- oneDNN path (float32) ---------------------------------------------------------------------
+
+using dt = dnnl::memory::data_type;
+using tag = dnnl::memory::format_tag;
+
+// A short stable text for a memory descriptor's layout (dims, strides, inner blocks).
+std::string md_key(const dnnl::memory::desc& md) {
+  const dnnl_memory_desc_t& d = md.data;
+  std::string k = std::to_string(static_cast<int>(d.format_kind)) + ":";
+  for (int i = 0; i < d.ndims; ++i) k += std::to_string(d.padded_dims[i]) + ",";
+  if (d.format_kind == dnnl_blocked) {
+    const dnnl_blocking_desc_t& b = d.format_desc.blocking;
+    k += "s";
+    for (int i = 0; i < d.ndims; ++i) k += std::to_string(b.strides[i]) + ",";
+    for (int i = 0; i < b.inner_nblks; ++i) k += std::to_string(b.inner_blks[i]) + "@" + std::to_string(b.inner_idxs[i]);
+  }
+  return k;
+}
+
+// Everything about one float32 conv / deconv geometry that does not depend on the data.
+struct DnnlPlan {
+  bool ok = false;  // false: oneDNN refused or has only its reference kernel; use the loop path
+  std::string key, impl;
+  dnnl::memory::desc user_src, user_wei, user_dst, bias_md;  // pijit's plain layouts
+  dnnl::memory::desc src_md, wei_md, dst_md;                 // the primitive's
+  dnnl::primitive prim;
+  dnnl::reorder src_reorder, dst_reorder, wei_reorder;
+  bool reorder_src = false, reorder_wei = false, reorder_dst = false;
+  std::mutex mu;                 // guards the two buffers below while a call uses them
+  dnnl::memory src_buf, dst_buf; // blocked src/dst, allocated on first use
+};
+
+// Plans by descriptor key. Bounded: cleared when it grows past kMaxPlans (plans in use live on
+// through their shared_ptr).
+constexpr size_t kMaxPlans = 256;
+std::mutex plans_mu;
+absl::flat_hash_map<std::string, std::shared_ptr<DnnlPlan>>& plans() {
+  static auto* m = new absl::flat_hash_map<std::string, std::shared_ptr<DnnlPlan>>();
+  return *m;
+}
+
+std::mutex last_impl_mu;
+std::string& last_impl() {
+  static auto* s = new std::string();
+  return *s;
+}
+void set_last_impl(const std::string& s) {
+  std::lock_guard<std::mutex> lock(last_impl_mu);
+  last_impl() = s;
+}
+
+std::string plan_key(const Geometry& g, const Conv2dParams& p, bool transpose, bool with_bias) {
+  std::string k = transpose ? "deconv2d:" : "conv2d:";
+  for (int64_t v : {g.N, g.C, g.H, g.W, g.OC, g.OH, g.OW, g.KH, g.KW, g.G, p.stride[0], p.stride[1], p.pad[0],
+                    p.pad[1], p.pad[2], p.pad[3], p.dilation[0], p.dilation[1], p.output_padding[0],
+                    p.output_padding[1]})
+    k += std::to_string(v) + ",";
+  return k + (with_bias ? "b" : "nb");
+}
+
+// Geometry of a oneDNN conv / deconv descriptor, shared by its layout candidates.
+struct DnnlArgs {
+  dnnl::memory::dims src, wei, dst, strides, dil, pad_l, pad_r;
+  dnnl::memory::desc bias_md;
+};
+
+// The primitive descriptor with activations in layout `act` (weights always format_tag::any);
+// empty when oneDNN has no kernel for it, or only its reference kernel (far slower than im2col
+// plus oneDNN's matmul, the loop path).
+template <typename Prim>
+typename Prim::primitive_desc try_pd(const DnnlArgs& a, tag act) {
+  const dnnl::memory::desc src(a.src, dt::f32, act), wei(a.wei, dt::f32, tag::any), dst(a.dst, dt::f32, act);
+  constexpr bool conv = std::is_same_v<Prim, dnnl::convolution_forward>;
+  const dnnl::algorithm alg = conv ? dnnl::algorithm::convolution_direct : dnnl::algorithm::deconvolution_direct;
+  try {
+    typename Prim::desc d(dnnl::prop_kind::forward_inference, alg, src, wei, a.bias_md, dst, a.strides, a.dil,
+                          a.pad_l, a.pad_r);
+    typename Prim::primitive_desc pd(d, dnnl_engine());
+    if (std::string(pd.impl_info_str()).rfind("ref", 0) == 0) return {};
+    return pd;
+  } catch (const dnnl::error&) {
+    return {};
+  }
+}
+
+// Picks the activation layout and builds the primitive and reorders. Measured on AVX-512 (one
+// core, ResNet-like shapes): with channels in multiples of 16, nChw16c (jit kernels) beats what
+// format_tag::any picks (nhwc + brgconv) by 1.1-2.5x, mostly because oneDNN's nchw <-> nChw16c
+// reorders are 2-5x faster than nchw <-> nhwc; with other channel counts (3, 24, ...) the padded
+// blocks waste work and `any` wins. Elsewhere (AVX2 has no 16c kernels) `any` is the fallback.
+template <typename Prim>
+void plan_with(DnnlPlan* plan, const DnnlArgs& a, bool prefer_blocked) {
+  typename Prim::primitive_desc pd;
+  if (prefer_blocked) pd = try_pd<Prim>(a, tag::nChw16c);
+  if (!pd) pd = try_pd<Prim>(a, tag::any);
+  if (!pd) return;
+  plan->impl = pd.impl_info_str();
+  plan->src_md = pd.src_desc();
+  plan->wei_md = pd.weights_desc();
+  plan->dst_md = pd.dst_desc();
+  plan->reorder_src = plan->src_md != plan->user_src;
+  plan->reorder_wei = plan->wei_md != plan->user_wei;
+  plan->reorder_dst = plan->dst_md != plan->user_dst;
+  dnnl::engine& eng = dnnl_engine();
+  plan->prim = PrimitiveCache::instance().get(plan->key, [&] { return dnnl::primitive(Prim(pd)); });
+  if (plan->reorder_src) plan->src_reorder = dnnl::reorder(dnnl::reorder::primitive_desc(eng, plan->user_src, eng, plan->src_md));
+  if (plan->reorder_dst) plan->dst_reorder = dnnl::reorder(dnnl::reorder::primitive_desc(eng, plan->dst_md, eng, plan->user_dst));
+  if (plan->reorder_wei) plan->wei_reorder = dnnl::reorder(dnnl::reorder::primitive_desc(eng, plan->user_wei, eng, plan->wei_md));
+  plan->ok = true;
+}
+
+std::shared_ptr<DnnlPlan> make_plan(const std::string& key, const Geometry& g, const Conv2dParams& p,
+                                    bool transpose, bool with_bias) {
+  auto plan = std::make_shared<DnnlPlan>();
+  plan->key = key;
+  using dims = dnnl::memory::dims;
+  DnnlArgs a;
+  a.src = {g.N, g.C, g.H, g.W};
+  a.dst = {g.N, g.OC, g.OH, g.OW};
+  a.wei = g.G == 1 ? dims{g.OC, g.ICg, g.KH, g.KW} : dims{g.G, g.OCg, g.ICg, g.KH, g.KW};
+  plan->user_src = dnnl::memory::desc(a.src, dt::f32, tag::nchw);
+  plan->user_dst = dnnl::memory::desc(a.dst, dt::f32, tag::nchw);
+  if (!transpose) {
+    plan->user_wei = dnnl::memory::desc(a.wei, dt::f32, g.G == 1 ? tag::oihw : tag::goihw);
+  } else {
+    // pijit's (C, OCg, KH, KW) is oneDNN's (G, OCg, ICg, KH, KW) with i outer to o.
+    const int64_t k2 = g.KH * g.KW;
+    dims st = g.G == 1 ? dims{k2, g.OCg * k2, g.KW, 1} : dims{g.ICg * g.OCg * k2, k2, g.OCg * k2, g.KW, 1};
+    plan->user_wei = dnnl::memory::desc(a.wei, dt::f32, st);
+  }
+  if (with_bias) plan->bias_md = dnnl::memory::desc({g.OC}, dt::f32, tag::a);
+  a.bias_md = plan->bias_md;
+  a.strides = {p.stride[0], p.stride[1]};
+  a.dil = {p.dilation[0] - 1, p.dilation[1] - 1};  // oneDNN counts the gaps
+  a.pad_l = {p.pad[0], p.pad[2]};
+  // A transposed conv's output_padding is extra output on the bottom/right: less right padding.
+  a.pad_r = {p.pad[1] - p.output_padding[0], p.pad[3] - p.output_padding[1]};
+  const bool depthwise = g.ICg == 1 && g.OCg == 1;
+  const bool blocked = depthwise ? g.C % 16 == 0 : g.ICg % 16 == 0 && g.OCg % 16 == 0;
+  if (transpose) plan_with<dnnl::deconvolution_forward>(plan.get(), a, blocked);
+  else plan_with<dnnl::convolution_forward>(plan.get(), a, blocked);
+  return plan;
+}
+
+std::shared_ptr<DnnlPlan> get_plan(const Geometry& g, const Conv2dParams& p, bool transpose, bool with_bias) {
+  const std::string key = plan_key(g, p, transpose, with_bias);
+  {
+    std::lock_guard<std::mutex> lock(plans_mu);
+    auto it = plans().find(key);
+    if (it != plans().end()) return it->second;
+  }
+  std::shared_ptr<DnnlPlan> plan = make_plan(key, g, p, transpose, with_bias);
+  std::lock_guard<std::mutex> lock(plans_mu);
+  if (plans().size() >= kMaxPlans) plans().clear();
+  plans().emplace(key, plan);
+  return plan;
+}
+
+// ---- reordered-weights cache -------------------------------------------------------------------
+
+// One reordered copy; immutable once published.
+struct WeightEntry {
+  Tensor plain;               // private copy of the bytes that were reordered
+  dnnl::memory::desc wei_md;  // the layout `reordered` is in
+  dnnl::memory reordered;
+  int64_t bytes = 0;
+};
+
+class WeightCache {
+ public:
+  static WeightCache& instance() {
+    static auto* c = new WeightCache();
+    return *c;
+  }
+
+  std::shared_ptr<const WeightEntry> find(const std::string& key) {
+    std::lock_guard<std::mutex> lock(mu_);
+    auto it = map_.find(key);
+    if (it == map_.end()) return nullptr;
+    it->second.last_use = ++clock_;
+    return it->second.entry;
+  }
+
+  void put(const std::string& key, std::shared_ptr<const WeightEntry> e) {
+    std::lock_guard<std::mutex> lock(mu_);
+    ++reorders_;
+    if (e->bytes > kMaxBytes) return;
+    auto it = map_.find(key);
+    if (it != map_.end()) {
+      bytes_ -= it->second.entry->bytes;
+      map_.erase(it);
+    }
+    // Evict least recently used entries until the new one fits.
+    while (!map_.empty() && (bytes_ + e->bytes > kMaxBytes || map_.size() >= kMaxEntries)) {
+      auto lru = map_.begin();
+      for (auto i = map_.begin(); i != map_.end(); ++i)
+        if (i->second.last_use < lru->second.last_use) lru = i;
+      bytes_ -= lru->second.entry->bytes;
+      map_.erase(lru);
+    }
+    bytes_ += e->bytes;
+    map_.emplace(key, Slot{std::move(e), ++clock_});
+  }
+
+  void hit() {
+    std::lock_guard<std::mutex> lock(mu_);
+    ++hits_;
+  }
+
+  ConvWeightCacheStats stats() {
+    std::lock_guard<std::mutex> lock(mu_);
+    return {hits_, reorders_, static_cast<int64_t>(map_.size()), bytes_};
+  }
+
+  void clear() {
+    std::lock_guard<std::mutex> lock(mu_);
+    map_.clear();
+    bytes_ = 0;
+  }
+
+ private:
+  static constexpr int64_t kMaxBytes = int64_t(1) << 30;  // plain + reordered copies
+  static constexpr size_t kMaxEntries = 1024;
+  struct Slot {
+    std::shared_ptr<const WeightEntry> entry;
+    uint64_t last_use;
+  };
+  std::mutex mu_;
+  absl::flat_hash_map<std::string, Slot> map_;
+  uint64_t clock_ = 0;
+  int64_t bytes_ = 0, hits_ = 0, reorders_ = 0;
+};
+
+// memcmp of two equally sized buffers, in parallel chunks when large.
+bool bytes_equal(const void* a, const void* b, int64_t n) {
+  constexpr int64_t kChunk = int64_t(1) << 18;
+  const char* pa = static_cast<const char*>(a);
+  const char* pb = static_cast<const char*>(b);
+  if (n <= 4 * kChunk) return std::memcmp(pa, pb, n) == 0;
+  std::atomic<bool> equal{true};
+  parallel_for((n + kChunk - 1) / kChunk, 2, [&](int64_t s, int64_t e) {
+    for (int64_t c = s; c < e && equal.load(std::memory_order_relaxed); ++c) {
+      const int64_t off = c * kChunk, len = std::min(kChunk, n - off);
+      if (std::memcmp(pa + off, pb + off, len) != 0) equal.store(false, std::memory_order_relaxed);
+    }
+  });
+  return equal.load();
+}
+
+std::string weight_key(const Tensor& w, const DnnlPlan& plan) {
+  std::string k = std::to_string(reinterpret_cast<uintptr_t>(w.storage()->data())) + "+" +
+                  std::to_string(w.offset()) + ":";
+  for (int i = 0; i < w.ndim(); ++i) k += std::to_string(w.dim(i)) + "/" + std::to_string(w.stride(i)) + ",";
+  return k + "|" + md_key(plan.user_wei) + "->" + md_key(plan.wei_md);
+}
+
+// The weights in the primitive's layout, and what keeps their memory alive.
+struct WeightsArg {
+  dnnl::memory mem;
+  Tensor plain;                              // when the primitive reads pijit's layout directly
+  std::shared_ptr<const WeightEntry> entry;  // when it reads a cached reordered copy
+};
+
+WeightsArg weights_for(const DnnlPlan& plan, const Tensor& w) {
+  WeightsArg arg;
+  dnnl::engine& eng = dnnl_engine();
+  Tensor wc = w.contiguous();
+  if (!plan.reorder_wei) {
+    arg.plain = wc;
+    arg.mem = dnnl::memory(plan.user_wei, eng, wc.raw_data());
+    return arg;
+  }
+  WeightCache& cache = WeightCache::instance();
+  const std::string key = weight_key(w, plan);
+  std::shared_ptr<const WeightEntry> e = cache.find(key);
+  if (e && e->wei_md == plan.wei_md && e->plain.nbytes() == wc.nbytes() &&
+      bytes_equal(e->plain.raw_data(), wc.raw_data(), wc.nbytes())) {
+    cache.hit();
+    arg.entry = e;
+    arg.mem = e->reordered;
+    return arg;
+  }
+  auto ne = std::make_shared<WeightEntry>();
+  ne->plain = wc.same_storage(w) ? wc.clone() : wc;
+  ne->wei_md = plan.wei_md;
+  ne->reordered = dnnl::memory(plan.wei_md, eng);
+  ne->bytes = ne->plain.nbytes() + static_cast<int64_t>(plan.wei_md.get_size());
+  dnnl::memory user(plan.user_wei, eng, ne->plain.raw_data());
+  plan.wei_reorder.execute(dnnl_stream(), user, ne->reordered);
+  dnnl_stream().wait();
+  cache.put(key, ne);
+  arg.entry = ne;
+  arg.mem = ne->reordered;
+  return arg;
+}
+
+// False when this geometry has no fast oneDNN implementation; `out` is contiguous.
+bool dnnl_conv(const Tensor& out, const Tensor& x, const Tensor& w, const Tensor& bias, const Conv2dParams& p,
+               bool transpose) {
+  const Geometry g = geometry(out, x, w, p, transpose);
+  std::shared_ptr<DnnlPlan> plan = get_plan(g, p, transpose, bias.defined());
+  if (!plan->ok) return false;
+  set_last_impl(plan->impl);
+  dnnl::engine& eng = dnnl_engine();
+  dnnl::stream& strm = dnnl_stream();
+  const Tensor xc = x.contiguous();
+  const WeightsArg wa = weights_for(*plan, w);
+  dnnl::memory usrc(plan->user_src, eng, xc.raw_data());
+  dnnl::memory udst(plan->user_dst, eng, out.raw_data());
+  // The plan's blocked buffers, unless another thread is using them right now.
+  std::unique_lock<std::mutex> lock(plan->mu, std::try_to_lock);
+  dnnl::memory sbuf = usrc, dbuf = udst;
+  if (plan->reorder_src) {
+    if (!lock.owns_lock()) sbuf = dnnl::memory(plan->src_md, eng);
+    else {
+      if (!plan->src_buf) plan->src_buf = dnnl::memory(plan->src_md, eng);
+      sbuf = plan->src_buf;
+    }
+    plan->src_reorder.execute(strm, usrc, sbuf);
+  }
+  if (plan->reorder_dst) {
+    if (!lock.owns_lock()) dbuf = dnnl::memory(plan->dst_md, eng);
+    else {
+      if (!plan->dst_buf) plan->dst_buf = dnnl::memory(plan->dst_md, eng);
+      dbuf = plan->dst_buf;
+    }
+  }
+  Tensor bc;
+  std::unordered_map<int, dnnl::memory> args{{DNNL_ARG_SRC, sbuf}, {DNNL_ARG_WEIGHTS, wa.mem}, {DNNL_ARG_DST, dbuf}};
+  if (bias.defined()) {
+    bc = bias.contiguous();
+    args.emplace(DNNL_ARG_BIAS, dnnl::memory(plan->bias_md, eng, bc.raw_data()));
+  }
+  plan->prim.execute(strm, args);
+  if (plan->reorder_dst) plan->dst_reorder.execute(strm, dbuf, udst);
+  strm.wait();
+  return true;
+}
+
+// Runs `f(dst)` on out when contiguous, else on a temporary copied back afterwards.
+template <typename F>
+void with_contiguous_out(const Tensor& out, F f) {
+  Tensor dst = out.is_contiguous() ? out : Tensor::empty(out.shape(), out.dtype());
+  f(dst);
+  if (!dst.same_storage(out)) copy_into(out, dst);
+}
+
+void check_args(const char* what, const Tensor& out, const Tensor& x, const Tensor& w, const Tensor& bias) {
+  PJ_CHECK(out.ndim() == 4 && x.ndim() == 4 && w.ndim() == 4) << what << ": 4-D tensors only";
+  PJ_CHECK(is_floating(x.dtype()) && x.dtype() == out.dtype() && w.dtype() == out.dtype() &&
+           (!bias.defined() || bias.dtype() == out.dtype()))
+      << what << ": one floating dtype";
+}
+
+void run_loop(const Tensor& out, const Tensor& x, const Tensor& w, const Tensor& bias, const Conv2dParams& p,
+              bool transpose) {
+  with_contiguous_out(out, [&](const Tensor& dst) {
+    const Tensor xc = x.contiguous(), wc = w.contiguous();
+    PJ_DISPATCH_FLOATING(out.dtype(), (transpose ? "conv_transpose2d" : "conv2d"), [&] {
+      if (transpose) conv_transpose2d_loop<scalar_t>(dst, xc, wc, bias, p);
+      else conv2d_loop<scalar_t>(dst, xc, wc, bias, p);
+    });
+  });
+}
+
+void run(const Tensor& out, const Tensor& x, const Tensor& w, const Tensor& bias, const Conv2dParams& p,
+         bool transpose) {
+  check_args(transpose ? "conv_transpose2d_into" : "conv2d_into", out, x, w, bias);
+  if (out.numel() == 0) return;
+  if (out.dtype() == DType::Float32 && x.numel() > 0 && w.numel() > 0) {
+    bool done = false;
+    with_contiguous_out(out, [&](const Tensor& dst) { done = dnnl_conv(dst, x, w, bias, p, transpose); });
+    if (done) return;
+  }
+  set_last_impl("");
+  run_loop(out, x, w, bias, p, transpose);
+}
+
+}  // namespace
+
+void conv2d_into(const Tensor& out, const Tensor& x, const Tensor& w, const Tensor& bias, const Conv2dParams& p) {
+  run(out, x, w, bias, p, false);
+}
+
+void conv_transpose2d_into(const Tensor& out, const Tensor& x, const Tensor& w, const Tensor& bias,
+                           const Conv2dParams& p) {
+  run(out, x, w, bias, p, true);
+}
+
+void conv2d_loop_into(const Tensor& out, const Tensor& x, const Tensor& w, const Tensor& bias, const Conv2dParams& p) {
+  check_args("conv2d_loop_into", out, x, w, bias);
+  if (out.numel() > 0) run_loop(out, x, w, bias, p, false);
+}
+
+void conv_transpose2d_loop_into(const Tensor& out, const Tensor& x, const Tensor& w, const Tensor& bias,
+                                const Conv2dParams& p) {
+  check_args("conv_transpose2d_loop_into", out, x, w, bias);
+  if (out.numel() > 0) run_loop(out, x, w, bias, p, true);
+}
+
+ConvWeightCacheStats conv_weight_cache_stats() { return WeightCache::instance().stats(); }
+void conv_weight_cache_clear() { WeightCache::instance().clear(); }
+
+std::string conv_last_impl() {
+  std::lock_guard<std::mutex> lock(last_impl_mu);
+  return last_impl();
+}
+
+}  // namespace pj

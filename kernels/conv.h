@@ -1,0 +1,82 @@
+// 2-D convolution and transposed convolution over NCHW tensors, forward only.
+//
+// float32 runs through oneDNN (convolution_forward / deconvolution_forward) with format_tag::any
+// for source, weights and destination, so oneDNN picks its blocked layouts and its jit kernels;
+// plain NCHW tensors are reordered in and out around the primitive. Everything that does not
+// depend on the data (the primitive descriptor, the primitive, the reorder primitives, the blocked
+// scratch buffers) is built once per geometry and kept in a plan cache keyed by the descriptor
+// string; the primitive itself also goes through PrimitiveCache. float64, and float32 geometries
+// oneDNN refuses or would run with its slow reference kernel, use the loop path: im2col (skipped
+// for 1x1 / stride 1 / unpadded kernels) plus the batched matmul kernel for conv2d, and matmul plus
+// col2im for conv_transpose2d, all in parallel over batch and groups.
+//
+// Reordered-weights cache (float32 / oneDNN only). Reordering the weights into oneDNN's blocked
+// layout on every call costs a full pass over them plus a fresh allocation (page faults for big
+// weights), so the reordered copy is kept, keyed by (plan descriptor, weight storage pointer,
+// offset, strides). pijit tensors can be mutated in place and TensorImpl has no version counter
+// yet, so a hit is only taken after checking that the weight bytes are still exactly those the
+// copy was made from: each entry keeps a private plain copy of the weights and a hit costs one
+// memcmp (parallel for big weights), which is never stale (no hash collisions) and is cheaper
+// than a reorder (streaming reads, no writes, no allocation). Entries are immutable and shared, so
+// a concurrent call never sees a half-updated copy; the cache is LRU, bounded by entries and
+// bytes. When TensorImpl/Storage gains a version counter bumped by every in-place write, the
+// memcmp (and the plain copy) can be replaced by comparing versions.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "kernels/tensor.h"
+
+namespace pj {
+
+// Geometry of one conv2d / conv_transpose2d call; spatial pairs are (height, width).
+struct Conv2dParams {
+  int64_t stride[2] = {1, 1};
+  int64_t pad[4] = {0, 0, 0, 0};        // top, bottom, left, right (explicit, >= 0)
+  int64_t dilation[2] = {1, 1};
+  int64_t output_padding[2] = {0, 0};   // conv_transpose2d only: extra rows/cols at bottom/right
+  int64_t groups = 1;
+};
+
+// Output length of one spatial dim: floor((in + lo + hi - dilation*(k-1) - 1) / stride) + 1.
+int64_t conv_out_size(int64_t in, int64_t k, int64_t stride, int64_t pad_lo, int64_t pad_hi, int64_t dilation);
+// (in - 1)*stride - lo - hi + dilation*(k-1) + output_padding + 1 (PyTorch's ConvTranspose rule).
+int64_t conv_transpose_out_size(int64_t in, int64_t k, int64_t stride, int64_t pad_lo, int64_t pad_hi,
+                                int64_t dilation, int64_t output_padding);
+
+// TensorFlow / MindSpore 'same' padding for each spatial dim: the output has ceil(in / stride)
+// elements and the total padding max((out-1)*stride + dilation*(k-1) + 1 - in, 0) is split with the
+// extra element on the bottom/right. Returns (lo, hi) pairs in dim order: for 2-D inputs
+// {top, bottom, left, right}, the order conv2d's "padding" attribute takes.
+std::vector<int64_t> conv_same_pads(const std::vector<int64_t>& in, const std::vector<int64_t>& kernel,
+                                    const std::vector<int64_t>& stride, const std::vector<int64_t>& dilation);
+
+// out (N, OC, OH, OW) = conv2d(x (N, C, H, W), w (OC, C/groups, KH, KW)) + bias (OC,) when defined.
+// One floating dtype for all; shapes and parameters are checked by graph/ops/conv_ops.cc.
+void conv2d_into(const Tensor& out, const Tensor& x, const Tensor& w, const Tensor& bias, const Conv2dParams& p);
+// out (N, OC, OH, OW) = conv_transpose2d(x (N, C, H, W), w (C, OC/groups, KH, KW)) + bias.
+void conv_transpose2d_into(const Tensor& out, const Tensor& x, const Tensor& w, const Tensor& bias,
+                           const Conv2dParams& p);
+
+// The loop paths for either floating dtype, exposed so tests can check them against oneDNN's.
+void conv2d_loop_into(const Tensor& out, const Tensor& x, const Tensor& w, const Tensor& bias, const Conv2dParams& p);
+void conv_transpose2d_loop_into(const Tensor& out, const Tensor& x, const Tensor& w, const Tensor& bias,
+                                const Conv2dParams& p);
+
+// Counters of the reordered-weights cache, for tests and benchmarks.
+struct ConvWeightCacheStats {
+  int64_t hits = 0;      // calls that reused a reordered copy (after the byte check)
+  int64_t reorders = 0;  // calls that reordered the weights (first use, changed bytes, evicted)
+  int64_t entries = 0;
+  int64_t bytes = 0;     // plain + reordered copies held
+};
+ConvWeightCacheStats conv_weight_cache_stats();
+void conv_weight_cache_clear();
+// Which implementation oneDNN chose for the last float32 conv / deconv planned ("" when the loop
+// path ran); for tests and benchmarks.
+std::string conv_last_impl();
+
+}  // namespace pj

@@ -1,0 +1,194 @@
+#include "kernels/pool.h"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <string>
+
+#include "kernels/copy.h"
+#include "kernels/dnnl_context.h"
+#include "kernels/threading.h"
+
+namespace pj {
+
+int64_t pool_out_size(int64_t in, int64_t k, int64_t stride, int64_t pad, int64_t dilation, bool ceil_mode) {
+  const int64_t num = in + 2 * pad - dilation * (k - 1) - 1 + (ceil_mode ? stride - 1 : 0);
+  int64_t out = (num >= 0 ? num / stride : -((-num + stride - 1) / stride)) + 1;
+  if (ceil_mode && (out - 1) * stride >= in + pad) --out;
+  return out;
+}
+
+namespace {
+
+// ---- loops -------------------------------------------------------------------------------------
+
+// Runs `row(plane, oy, dst_row)` for every output row, in parallel; x and out are contiguous.
+template <typename F>
+void for_rows(const Tensor& out, int64_t work_per_row, F row) {
+  const int64_t planes = out.dim(0) * out.dim(1), oh = out.dim(2), ow = out.dim(3);
+  parallel_for(planes * oh, std::max<int64_t>(1, kParallelGrain / std::max<int64_t>(work_per_row, 1)),
+               [&](int64_t s, int64_t e) {
+    for (int64_t r = s; r < e; ++r) row(r / oh, r % oh, r * ow);
+  });
+}
+
+template <typename T>
+void max_pool_loop(const Tensor& out, const Tensor& x, const Pool2dParams& p) {
+  const int64_t H = x.dim(2), W = x.dim(3), OW = out.dim(3);
+  const T* X = x.data<T>();
+  T* O = out.data<T>();
+  for_rows(out, OW * p.kernel[0] * p.kernel[1], [&](int64_t plane, int64_t oy, int64_t o) {
+    const T* src = X + plane * H * W;
+    const int64_t h0 = oy * p.stride[0] - p.pad[0];
+    for (int64_t ox = 0; ox < OW; ++ox) {
+      const int64_t w0 = ox * p.stride[1] - p.pad[1];
+      T m = -std::numeric_limits<T>::infinity();
+      for (int64_t ky = 0; ky < p.kernel[0]; ++ky) {
+        const int64_t iy = h0 + ky * p.dilation[0];
+        if (iy < 0 || iy >= H) continue;
+        for (int64_t kx = 0; kx < p.kernel[1]; ++kx) {
+          const int64_t ix = w0 + kx * p.dilation[1];
+          if (ix < 0 || ix >= W) continue;
+          const T v = src[iy * W + ix];
+          if (v > m || std::isnan(v)) m = v;  // NaN propagates, as in PyTorch
+        }
+      }
+      O[o + ox] = m;
+    }
+  });
+}
+
+template <typename T>
+void avg_pool_loop(const Tensor& out, const Tensor& x, const Pool2dParams& p) {
+  const int64_t H = x.dim(2), W = x.dim(3), OW = out.dim(3);
+  const T* X = x.data<T>();
+  T* O = out.data<T>();
+  for_rows(out, OW * p.kernel[0] * p.kernel[1], [&](int64_t plane, int64_t oy, int64_t o) {
+    const T* src = X + plane * H * W;
+    int64_t h0 = oy * p.stride[0] - p.pad[0], h1 = std::min(h0 + p.kernel[0], H + p.pad[0]);
+    const int64_t hspan = h1 - h0;
+    h0 = std::max<int64_t>(h0, 0);
+    h1 = std::min(h1, H);
+    for (int64_t ox = 0; ox < OW; ++ox) {
+      int64_t w0 = ox * p.stride[1] - p.pad[1], w1 = std::min(w0 + p.kernel[1], W + p.pad[1]);
+      const int64_t pool_size = hspan * (w1 - w0);
+      w0 = std::max<int64_t>(w0, 0);
+      w1 = std::min(w1, W);
+      if (h0 >= h1 || w0 >= w1) {
+        O[o + ox] = T(0);
+        continue;
+      }
+      double sum = 0;
+      for (int64_t iy = h0; iy < h1; ++iy)
+        for (int64_t ix = w0; ix < w1; ++ix) sum += src[iy * W + ix];
+      const int64_t div = p.divisor_override ? p.divisor_override
+                          : p.count_include_pad ? pool_size
+                                                : (h1 - h0) * (w1 - w0);
+      O[o + ox] = static_cast<T>(sum / static_cast<double>(div));
+    }
+  });
+}
+
+template <typename T>
+void adaptive_avg_loop(const Tensor& out, const Tensor& x) {
+  const int64_t H = x.dim(2), W = x.dim(3), OH = out.dim(2), OW = out.dim(3);
+  const T* X = x.data<T>();
+  T* O = out.data<T>();
+  const int64_t work = OW * ((H + OH - 1) / std::max<int64_t>(OH, 1) + 1) * ((W + OW - 1) / std::max<int64_t>(OW, 1) + 1);
+  for_rows(out, work, [&](int64_t plane, int64_t oy, int64_t o) {
+    const T* src = X + plane * H * W;
+    const int64_t h0 = oy * H / OH, h1 = ((oy + 1) * H + OH - 1) / OH;
+    for (int64_t ox = 0; ox < OW; ++ox) {
+      const int64_t w0 = ox * W / OW, w1 = ((ox + 1) * W + OW - 1) / OW;
+      double sum = 0;
+      for (int64_t iy = h0; iy < h1; ++iy)
+        for (int64_t ix = w0; ix < w1; ++ix) sum += src[iy * W + ix];
+      O[o + ox] = static_cast<T>(sum / static_cast<double>((h1 - h0) * (w1 - w0)));
+    }
+  });
+}
+
+// ---- oneDNN (float32) --------------------------------------------------------------------------
+
+// False when oneDNN has no fast kernel for this geometry; x and out contiguous.
+bool dnnl_pool(const Tensor& out, const Tensor& x, const Pool2dParams& p, dnnl::algorithm alg) {
+  using dims = dnnl::memory::dims;
+  const dims src{x.dim(0), x.dim(1), x.dim(2), x.dim(3)}, dst{out.dim(0), out.dim(1), out.dim(2), out.dim(3)};
+  // Right/bottom padding that makes oneDNN produce exactly `out`'s size (more than the left one
+  // when ceil_mode adds a window).
+  dims pad_l{p.pad[0], p.pad[1]}, pad_r(2);
+  for (int d = 0; d < 2; ++d) pad_r[d] = std::max(p.pad[d], (dst[2 + d] - 1) * p.stride[d] + p.kernel[d] - src[2 + d] - p.pad[d]);
+  std::string key = "pool2d:" + std::to_string(static_cast<int>(alg));
+  for (int64_t v : {src[0], src[1], src[2], src[3], dst[2], dst[3], p.kernel[0], p.kernel[1], p.stride[0], p.stride[1],
+                    pad_l[0], pad_l[1], pad_r[0], pad_r[1]})
+    key += "," + std::to_string(v);
+  const dnnl::memory::desc smd(src, dnnl::memory::data_type::f32, dnnl::memory::format_tag::nchw);
+  const dnnl::memory::desc dmd(dst, dnnl::memory::data_type::f32, dnnl::memory::format_tag::nchw);
+  // An empty primitive records "no fast kernel" so the check is not repeated.
+  dnnl::primitive prim = PrimitiveCache::instance().get(key, [&]() -> dnnl::primitive {
+    try {
+      dnnl::pooling_forward::desc d(dnnl::prop_kind::forward_inference, alg, smd, dmd, {p.stride[0], p.stride[1]},
+                                    {p.kernel[0], p.kernel[1]}, pad_l, pad_r);
+      dnnl::pooling_forward::primitive_desc pd(d, dnnl_engine());
+      if (std::string(pd.impl_info_str()).rfind("ref", 0) == 0) return dnnl::primitive();
+      return dnnl::pooling_forward(pd);
+    } catch (const dnnl::error&) {
+      return dnnl::primitive();
+    }
+  });
+  if (!prim) return false;
+  dnnl::memory sm(smd, dnnl_engine(), x.raw_data()), dm(dmd, dnnl_engine(), out.raw_data());
+  prim.execute(dnnl_stream(), {{DNNL_ARG_SRC, sm}, {DNNL_ARG_DST, dm}});
+  dnnl_stream().wait();
+  return true;
+}
+
+// PyTorch's include-padding divisor is the window clipped to input + padding; oneDNN's is the
+// whole window. They agree when no window reaches past the right/bottom padding.
+bool windows_inside_padding(const Tensor& out, const Tensor& x, const Pool2dParams& p) {
+  for (int d = 0; d < 2; ++d)
+    if ((out.dim(2 + d) - 1) * p.stride[d] + p.kernel[d] > x.dim(2 + d) + 2 * p.pad[d]) return false;
+  return true;
+}
+
+enum class Kind { max, avg, adaptive };
+
+void run(Kind kind, const Tensor& out, const Tensor& x, const Pool2dParams* p, bool allow_dnnl) {
+  PJ_CHECK(out.ndim() == 4 && x.ndim() == 4 && out.dim(0) == x.dim(0) && out.dim(1) == x.dim(1))
+      << "pool kernels take (N, C, H, W) with matching N and C";
+  PJ_CHECK(is_floating(x.dtype()) && x.dtype() == out.dtype()) << "pool kernels: one floating dtype";
+  if (out.numel() == 0) return;
+  const Tensor src = x.contiguous();
+  Tensor dst = out.is_contiguous() ? out : Tensor::empty(out.shape(), out.dtype());
+  bool done = false;
+  if (allow_dnnl && kind != Kind::adaptive && x.dtype() == DType::Float32 && x.numel() > 0) {
+    if (kind == Kind::max && p->dilation[0] == 1 && p->dilation[1] == 1)
+      done = dnnl_pool(dst, src, *p, dnnl::algorithm::pooling_max);
+    else if (kind == Kind::avg && !p->divisor_override && !p->count_include_pad)
+      done = dnnl_pool(dst, src, *p, dnnl::algorithm::pooling_avg_exclude_padding);
+    else if (kind == Kind::avg && !p->divisor_override && windows_inside_padding(dst, src, *p))
+      done = dnnl_pool(dst, src, *p, dnnl::algorithm::pooling_avg_include_padding);
+  }
+  if (!done) {
+    PJ_DISPATCH_FLOATING(x.dtype(), "pool2d", [&] {
+      if (kind == Kind::max) max_pool_loop<scalar_t>(dst, src, *p);
+      else if (kind == Kind::avg) avg_pool_loop<scalar_t>(dst, src, *p);
+      else adaptive_avg_loop<scalar_t>(dst, src);
+    });
+  }
+  if (!dst.same_storage(out)) copy_into(out, dst);
+}
+
+}  // namespace
+
+void max_pool2d_into(const Tensor& out, const Tensor& x, const Pool2dParams& p) { run(Kind::max, out, x, &p, true); }
+void avg_pool2d_into(const Tensor& out, const Tensor& x, const Pool2dParams& p) { run(Kind::avg, out, x, &p, true); }
+void adaptive_avg_pool2d_into(const Tensor& out, const Tensor& x) { run(Kind::adaptive, out, x, nullptr, false); }
+void max_pool2d_loop_into(const Tensor& out, const Tensor& x, const Pool2dParams& p) {
+  run(Kind::max, out, x, &p, false);
+}
+void avg_pool2d_loop_into(const Tensor& out, const Tensor& x, const Pool2dParams& p) {
+  run(Kind::avg, out, x, &p, false);
+}
+
+}  // namespace pj

@@ -1,0 +1,44 @@
+// 2-D max / average pooling and adaptive average pooling over NCHW tensors, forward only, with
+// PyTorch's semantics (output sizes, ceil_mode, count_include_pad, NaN propagation in max).
+//
+// float32 goes through oneDNN's pooling_forward on the plain NCHW layout wherever its result is
+// the same as PyTorch's: max pooling without dilation, average pooling excluding padding, and
+// average pooling including padding when no ceil_mode window hangs past the right padding (there
+// PyTorch divides by the part of the window inside input + padding, oneDNN by the whole window).
+// Primitives are cached by descriptor in PrimitiveCache. Everything else (float64, dilation,
+// divisor_override, the cases above, geometries oneDNN refuses or runs on its reference kernel)
+// runs the loops here, in parallel over output rows. One deviation from PyTorch on the oneDNN
+// path: max pooling of a window holding NaN follows oneDNN (vmaxps), not PyTorch's NaN propagation.
+#pragma once
+
+#include <cstdint>
+
+#include "kernels/tensor.h"
+
+namespace pj {
+
+struct Pool2dParams {
+  int64_t kernel[2] = {1, 1};
+  int64_t stride[2] = {1, 1};
+  int64_t pad[2] = {0, 0};     // symmetric: rows above and below, columns left and right
+  int64_t dilation[2] = {1, 1};  // max pooling only
+  bool ceil_mode = false;
+  bool count_include_pad = true;  // average pooling only
+  int64_t divisor_override = 0;   // average pooling only; 0: none
+};
+
+// PyTorch's pooling output length: floor or ceil of (in + 2*pad - dilation*(k-1) - 1) / stride, plus
+// one; with ceil_mode the last window must start inside the input or the left padding.
+int64_t pool_out_size(int64_t in, int64_t k, int64_t stride, int64_t pad, int64_t dilation, bool ceil_mode);
+
+// out (N, C, OH, OW) from x (N, C, H, W); one floating dtype. Parameters are checked by graph/ops.
+void max_pool2d_into(const Tensor& out, const Tensor& x, const Pool2dParams& p);
+void avg_pool2d_into(const Tensor& out, const Tensor& x, const Pool2dParams& p);
+// Output cell (i, j) averages rows [floor(i*H/OH), ceil((i+1)*H/OH)) and the same for columns.
+void adaptive_avg_pool2d_into(const Tensor& out, const Tensor& x);
+
+// The loop paths, exposed so tests can check them against oneDNN's.
+void max_pool2d_loop_into(const Tensor& out, const Tensor& x, const Pool2dParams& p);
+void avg_pool2d_loop_into(const Tensor& out, const Tensor& x, const Pool2dParams& p);
+
+}  // namespace pj
