@@ -57,11 +57,11 @@ Shape sample_shape(const Shape& x) {
   return s;
 }
 
-ClassLossOptions class_options(const char* op, const Attrs& a) {
+ClassLossOptions class_options(const char* op, const Attrs& a, bool cross_entropy) {
   ClassLossOptions o;
   o.reduction = reduction_of(op, a);
   o.ignore_index = a.i("ignore_index", -100);
-  o.label_smoothing = a.is_none("label_smoothing") ? 0.0 : a.f("label_smoothing");
+  o.label_smoothing = !cross_entropy || a.is_none("label_smoothing") ? 0.0 : a.f("label_smoothing");
   if (!(o.label_smoothing >= 0 && o.label_smoothing <= 1))
     PJ_THROW(Value) << op << ": label_smoothing must be in [0, 1], but got " << o.label_smoothing;
   return o;
@@ -109,12 +109,12 @@ void register_class_loss(const char* op, bool cross_entropy) {
       .inputs(-1)
       .attrs(attrs)
       .infer([op, cross_entropy](const Metas& in, const Attrs& a) {
-        ClassLossOptions o = class_options(op, a);
+        ClassLossOptions o = class_options(op, a, cross_entropy);
         DType t = check_class_loss(op, in, o, cross_entropy);
         return loss_result(o.reduction, sample_shape(in[0].shape), t);
       })
       .kernel([op, cross_entropy](const Tensors& in, const Attrs& a, const Tensors& out) {
-        ClassLossOptions o = class_options(op, a);
+        ClassLossOptions o = class_options(op, a, cross_entropy);
         const DType t = out[0].dtype();
         Tensor x = as_dtype(in[0], t);
         Tensor target = is_floating(in[1].dtype()) ? as_dtype(in[1], t) : in[1];
