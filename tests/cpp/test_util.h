@@ -280,3 +280,47 @@ inline ::testing::AssertionResult raises(F&& f, ErrorKind kind, const std::strin
 }
 
 }  // namespace pj::testing
+
+// ---- helpers for layer tests (norm, loss, nn_misc) -------------------------------------------
+namespace pj::testing {
+
+// Relative tolerance of a float kernel result of dtype t against a double reference.
+inline double rtol_for(DType t) { return t == DType::Float32 ? 3e-5 : 1e-11; }
+
+// got (any layout) against want (logical order): |g - w| <= atol + rtol * |w| for every element,
+// NaN where want is NaN.
+inline ::testing::AssertionResult all_close(const Tensor& got, const std::vector<double>& want, double rtol,
+                                            double atol) {
+  if (got.numel() != static_cast<int64_t>(want.size()))
+    return ::testing::AssertionFailure() << "numel " << got.numel() << " vs " << want.size();
+  for (int64_t i = 0; i < got.numel(); ++i) {
+    double g = got.item_double(i), w = want[i];
+    if (std::isnan(w) ? !std::isnan(g) : !(std::abs(g - w) <= atol + rtol * std::abs(w)))
+      return ::testing::AssertionFailure() << "element " << i << ": got " << g << ", want " << w;
+  }
+  return ::testing::AssertionSuccess();
+}
+inline ::testing::AssertionResult all_close(const Tensor& got, const std::vector<double>& want) {
+  double r = rtol_for(got.dtype());
+  return all_close(got, want, r, r);
+}
+
+// Random values in [lo, hi), seeded, of `shape` and dtype t.
+inline Tensor uniform(Shape shape, DType t, double lo, double hi, unsigned seed) {
+  std::mt19937 g(seed);
+  std::uniform_real_distribution<double> u(lo, hi);
+  Tensor x = Tensor::empty(shape, t);
+  for (int64_t i = 0; i < x.numel(); ++i) set_item(x, i, u(g));
+  return x;
+}
+
+// Integers in [lo, hi) of `shape` and dtype t, seeded.
+inline Tensor randints(Shape shape, DType t, int64_t lo, int64_t hi, unsigned seed) {
+  std::mt19937 g(seed);
+  std::uniform_int_distribution<int64_t> u(lo, hi - 1);
+  Tensor x = Tensor::empty(shape, t);
+  for (int64_t i = 0; i < x.numel(); ++i) set_item(x, i, static_cast<double>(u(g)));
+  return x;
+}
+
+}  // namespace pj::testing
