@@ -38,17 +38,19 @@ bool Attrs::is_none(const std::string& k) const {
 }
 
 const AttrValue& Attrs::get(const std::string& k) const {
+  // A missing attribute reads as None: optional ones take their default, and required ones raise
+  // TypeError from the typed getters below, never an abort on input from Python.
+  static const AttrValue kNone{};
   for (auto& kv : kv_)
     if (kv.first == k) return kv.second;
-  PJ_CHECK(false) << "missing attribute '" << k << "'";
-  __builtin_unreachable();
+  return kNone;
 }
 
 int64_t Attrs::i(const std::string& k) const {
   const AttrValue& v = get(k);
   if (auto* p = std::get_if<int64_t>(&v)) return *p;
   if (auto* p = std::get_if<bool>(&v)) return *p;
-  PJ_THROW(Type) << "attribute '" << k << "' must be an int";
+  PJ_THROW(Type) << "attribute '" << k << "' must be an int" << (is_none(k) ? " (it is missing)" : "");
 }
 int64_t Attrs::i(const std::string& k, int64_t dflt) const { return is_none(k) ? dflt : i(k); }
 
@@ -151,6 +153,13 @@ Tensors call_op(const OpDef& op, const Tensors& in, const Attrs& attrs) {
   if (op.num_inputs >= 0 && static_cast<int>(in.size()) != op.num_inputs)
     PJ_THROW(Type) << op.name << "() takes " << op.num_inputs << " tensor inputs but "
                    << in.size() << " were given";
+  {
+    for (auto& kv : attrs.items()) {
+      bool known = false;
+      for (auto& name : op.attrs) known = known || name == kv.first;
+      if (!known) PJ_THROW(Type) << op.name << "() got an unexpected attribute '" << kv.first << "'";
+    }
+  }
   if (op.run) return op.run(in, attrs);
   PJ_CHECK(op.infer && op.kernel) << "op '" << op.name << "' has neither run nor infer+kernel";
   Metas ms;

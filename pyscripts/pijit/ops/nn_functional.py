@@ -117,7 +117,7 @@ def pad(input_x, padding, mode="constant", value=0.0):
 
 def dense(input, weight, bias=None):
     inputs = (_t(input), _t(weight)) if bias is None else (_t(input), _t(weight), _t(bias))
-    return _op("linear", inputs)
+    return _op("dense", inputs)
 
 
 linear = dense
@@ -201,11 +201,10 @@ def binary_cross_entropy(logits, labels, weight=None, reduction="mean"):
 
 
 def binary_cross_entropy_with_logits(logits, label, weight=None, pos_weight=None, reduction="mean"):
-    import pijit as pj
-    x = _t(logits)
-    w = pj.ones((), dtype=x.dtype) if weight is None else _t(weight)
-    pw = pj.ones((), dtype=x.dtype) if pos_weight is None else _t(pos_weight)
-    return _op("binary_cross_entropy_with_logits", (x, _t(label), w, pw),
+    ins = (_t(logits), _t(label)) + (() if weight is None else (_t(weight),)) + \
+        (() if pos_weight is None else (_t(pos_weight),))
+    return _op("binary_cross_entropy_with_logits", ins, has_weight=weight is not None,
+               has_pos_weight=pos_weight is not None,
                reduction=_reduction(reduction, "binary_cross_entropy_with_logits"))
 
 
