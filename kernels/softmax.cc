@@ -115,7 +115,9 @@ void softmax_into(const Tensor& out, const Tensor& in, int axis, bool log) {
   if (src.dtype() == DType::Float32) {
     // oneDNN 2.6 runs a non-innermost axis of a plain layout through its reference kernel,
     // ~100x slower than the loop, so only the innermost case goes to oneDNN.
-    if (inner == 1) dnnl_softmax(dst, src, outer, n, log);
+    // log_softmax stays on the loop too: oneDNN 2.6's float32 log is ~50 ulp off (a cross-entropy
+    // of two equal logits came out 24 ulp from ln 2), and losses are built on it.
+    if (inner == 1 && !log) dnnl_softmax(dst, src, outer, n, log);
     else softmax_loop<float>(dst.data<float>(), src.data<float>(), outer, n, inner, log);
   } else {
     softmax_loop<double>(dst.data<double>(), src.data<double>(), outer, n, inner, log);

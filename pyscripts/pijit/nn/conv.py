@@ -102,11 +102,14 @@ class Conv2dTranspose(_Conv):
         kh, kw = self.kernel_size
         dh, dw = self.dilation
         if self.pad_mode == "same":
-            # output = input * stride: total padding k_eff - stride, split as in MindSpore
-            ph = max(0, (kh - 1) * dh + 1 - self.stride[0])
-            pw = max(0, (kw - 1) * dw + 1 - self.stride[1])
-            pad = (ph // 2, pw // 2)
-            extra = (ph % 2, pw % 2)
+            # output = input * stride: (in-1)*s - 2p + k_eff + op = in*s  =>  2p - op = k_eff - s
+            pad, extra = [], []
+            for k, d, s in ((kh, dh, self.stride[0]), (kw, dw, self.stride[1])):
+                total = (k - 1) * d + 1 - s
+                p = (total + 1) // 2 if total > 0 else 0
+                pad.append(p)
+                extra.append(2 * p - total)
+            pad, extra = tuple(pad), tuple(extra)
         elif self.pad_mode == "valid":
             pad, extra = (0, 0), (0, 0)
         else:
