@@ -49,8 +49,9 @@ void softmax_row(T* y, const T* x, int64_t n, bool log) {
     if (!log) y[i] = ex;
   }
   if (log) {
-    const T shift = mx + std::log(sum);
-    for (int64_t i = 0; i < n; ++i) y[i] = x[i] - shift;
+    // (x - max) is exact; folding max into the shift first would round at max's magnitude.
+    const T lse = std::log(sum);
+    for (int64_t i = 0; i < n; ++i) y[i] = (x[i] - mx) - lse;
   } else {
     const T inv = T(1) / sum;
     for (int64_t i = 0; i < n; ++i) y[i] *= inv;
@@ -89,9 +90,9 @@ void softmax_loop(T* y, const T* x, int64_t outer, int64_t n, int64_t inner, boo
           if (!log) ys[i * inner + j] = ex;
         }
       if (log) {
-        for (int64_t j = 0; j < jn; ++j) sum[j] = mx[j] + std::log(sum[j]);
+        for (int64_t j = 0; j < jn; ++j) sum[j] = std::log(sum[j]);
         for (int64_t i = 0; i < n; ++i)
-          for (int64_t j = 0; j < jn; ++j) ys[i * inner + j] = xs[i * inner + j] - sum[j];
+          for (int64_t j = 0; j < jn; ++j) ys[i * inner + j] = (xs[i * inner + j] - mx[j]) - sum[j];
       } else {
         for (int64_t j = 0; j < jn; ++j) sum[j] = T(1) / sum[j];
         for (int64_t i = 0; i < n; ++i)
