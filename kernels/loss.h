@@ -59,8 +59,8 @@ void binary_cross_entropy_into(const Tensor& out, const Tensor& probs, const Ten
                                const Tensor& weight, Reduction r);
 
 // weight * ((1 - t) * x - (1 + (pos_weight - 1) * t) * log_sigmoid(x)), with the stable
-// log_sigmoid(x) = min(x, 0) - log1p(exp(-|x|)). weight, pos_weight: broadcast to input's shape,
-// or undefined.
+// -log_sigmoid(x) = softplus(-x) = max(-x, 0) + log1p(exp(-|x|)). weight, pos_weight: broadcast
+// to input's shape, or undefined.
 void binary_cross_entropy_with_logits_into(const Tensor& out, const Tensor& logits, const Tensor& target,
                                            const Tensor& weight, const Tensor& pos_weight, Reduction r);
 

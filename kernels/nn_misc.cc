@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstring>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include "kernels/copy.h"
@@ -103,8 +104,6 @@ void dropout_into(const Tensor& y, const Tensor& mask, const Tensor& x, double p
     return;
   }
   if (x.numel() == 0) return;
-  Tensor u = Tensor::empty({x.numel()}, DType::Float32);
-  uniform_into(u, seed);
   const Tensor xc = x.contiguous();
   const double keep = 1.0 - p;
   PJ_DISPATCH_FLOATING(x.dtype(), "dropout", [&] {
@@ -112,6 +111,11 @@ void dropout_into(const Tensor& y, const Tensor& mask, const Tensor& x, double p
     const T scale = static_cast<T>(1.0 / keep);
     into_contiguous(y, [&](const Tensor& yd) {
       into_contiguous(mask, [&](const Tensor& md) {
+        // The uniforms go straight into y when it is float32 (element i is read before it is
+        // overwritten), saving a temporary as large as x.
+        Tensor u = std::is_same_v<T, float> && !yd.same_storage(xc) ? reshaped(yd, {x.numel()})
+                                                                    : Tensor::empty({x.numel()}, DType::Float32);
+        uniform_into(u, seed);
         const float* up = u.data<float>();
         const T* xp = xc.data<T>();
         T* yp = yd.data<T>();

@@ -156,16 +156,13 @@ void channel_stats(const T* x, int64_t N, int64_t C, int64_t S, std::vector<doub
 
 // ---- normalisation --------------------------------------------------------------------------------
 
-// y[n, c, s] = (x[n, c, s] - m[k]) * a[k] + b[k], k = n * pn + c (pn = 0: per channel only;
-// pn = C: per sample and channel), over contiguous [N, C, S].
+// y[n, c, s] = (x[n, c, s] - m[c]) * a[c] + b[c] over contiguous [N, C, S].
 template <typename T>
-void channel_affine(T* y, const T* x, int64_t N, int64_t C, int64_t S, const T* m, const T* a,
-                    const T* b, int64_t pn) {
+void channel_affine(T* y, const T* x, int64_t N, int64_t C, int64_t S, const T* m, const T* a, const T* b) {
   if (S >= kMinRow) {
     parallel_for(N * C, std::max<int64_t>(1, kParallelGrain / S), [&](int64_t lo, int64_t hi) {
       for (int64_t r = lo; r < hi; ++r) {
-        const int64_t k = (r / C) * pn + r % C;
-        const T mv = m[k], av = a[k], bv = b[k];
+        const T mv = m[r % C], av = a[r % C], bv = b[r % C];
         const T* xr = x + r * S;
         T* yr = y + r * S;
         for (int64_t s = 0; s < S; ++s) yr[s] = (xr[s] - mv) * av + bv;
@@ -173,28 +170,17 @@ void channel_affine(T* y, const T* x, int64_t N, int64_t C, int64_t S, const T* 
     });
     return;
   }
-  // Short rows: expand the parameters to the C * S columns of one sample, then each sample is one
+  // Short rows: expand the parameters to the C * S columns of a sample, then each sample is one
   // vectorised pass.
   const int64_t W = C * S;
-  auto expand = [&](int64_t n, T* mw, T* aw, T* bw) {
-    for (int64_t j = 0; j < W; ++j) {
-      const int64_t k = n * pn + j / S;
-      mw[j] = m[k];
-      aw[j] = a[k];
-      bw[j] = b[k];
-    }
-  };
-  std::vector<T> shared(pn == 0 ? 3 * W : 0);
-  if (pn == 0) expand(0, shared.data(), shared.data() + W, shared.data() + 2 * W);
+  std::vector<T> mw(W), aw(W), bw(W);
+  for (int64_t j = 0; j < W; ++j) {
+    mw[j] = m[j / S];
+    aw[j] = a[j / S];
+    bw[j] = b[j / S];
+  }
   parallel_for(N, std::max<int64_t>(1, kParallelGrain / std::max<int64_t>(W, 1)), [&](int64_t lo, int64_t hi) {
-    std::vector<T> own(pn == 0 ? 0 : 3 * W);
     for (int64_t n = lo; n < hi; ++n) {
-      const T* p = shared.data();
-      if (pn != 0) {
-        expand(n, own.data(), own.data() + W, own.data() + 2 * W);
-        p = own.data();
-      }
-      const T *mw = p, *aw = p + W, *bw = p + 2 * W;
       const T* xr = x + n * W;
       T* yr = y + n * W;
       for (int64_t j = 0; j < W; ++j) yr[j] = (xr[j] - mw[j]) * aw[j] + bw[j];
@@ -202,18 +188,37 @@ void channel_affine(T* y, const T* x, int64_t N, int64_t C, int64_t S, const T* 
   });
 }
 
-// y[r, d] = (x[r, d] - mean[r]) * rstd[r] * g[d] + b[d] over contiguous [R, D].
-template <typename T>
-void row_affine(T* y, const T* x, int64_t R, int64_t D, const T* mean, const T* rstd, const T* g, const T* b) {
-  const int64_t nch = std::max<int64_t>(1, (D + kChunk - 1) / kChunk);
-  const int64_t per_item = std::max<int64_t>(1, std::min(D, kChunk));
-  parallel_for(R * nch, std::max<int64_t>(1, kParallelGrain / per_item), [&](int64_t lo, int64_t hi) {
+// Rows up to this long are normalised one at a time while they sit in cache (statistics, then
+// the affine pass: one read from memory instead of three); longer rows are cut into kChunk pieces
+// for both, so a few long rows still spread over threads.
+constexpr int64_t kFuseRow = 65536;
+
+// Per row of a contiguous [R, D]: two-pass mean and biased variance (double; D == 0: 0 and 0),
+// and apply(r, d0, d1, mean, rstd) over the row's elements [d0, d1).
+template <typename T, typename Apply>
+void normalize_rows(const T* x, int64_t R, int64_t D, double eps, std::vector<double>* mean,
+                    std::vector<double>* var, Apply apply) {
+  if (D <= kFuseRow) {
+    mean->assign(R, 0.0);
+    var->assign(R, 0.0);
+    parallel_for(R, std::max<int64_t>(1, kParallelGrain / std::max<int64_t>(D, 1)), [&](int64_t lo, int64_t hi) {
+      for (int64_t r = lo; r < hi; ++r) {
+        const T* xr = x + r * D;
+        const double m = D ? run_sum<T, false>(xr, D, 0.0) / static_cast<double>(D) : 0.0;
+        const double v = D ? run_sum<T, true>(xr, D, m) / static_cast<double>(D) : 0.0;
+        (*mean)[r] = m;
+        (*var)[r] = v;
+        apply(r, int64_t(0), D, m, 1.0 / std::sqrt(v + eps));
+      }
+    });
+    return;
+  }
+  row_stats<T>(x, R, D, mean, var);
+  const int64_t nch = (D + kChunk - 1) / kChunk;
+  parallel_for(R * nch, std::max<int64_t>(1, kParallelGrain / kChunk), [&](int64_t lo, int64_t hi) {
     for (int64_t w = lo; w < hi; ++w) {
-      const int64_t r = w / nch, d0 = (w % nch) * kChunk, d1 = std::min(D, d0 + kChunk);
-      const T mv = mean[r], rv = rstd[r];
-      const T* xr = x + r * D;
-      T* yr = y + r * D;
-      for (int64_t d = d0; d < d1; ++d) yr[d] = (xr[d] - mv) * rv * g[d] + b[d];
+      const int64_t r = w / nch, d0 = (w % nch) * kChunk;
+      apply(r, d0, std::min(D, d0 + kChunk), (*mean)[r], 1.0 / std::sqrt((*var)[r] + eps));
     }
   });
 }
@@ -234,39 +239,6 @@ std::string eps_key(double eps) {
 }
 
 // ---- oneDNN (float32) -----------------------------------------------------------------------------
-
-// Batch normalisation of contiguous [N, C, S]. training: writes the batch mean and biased variance
-// into mean/var; inference: reads them. False when oneDNN has no implementation.
-bool dnnl_batch_norm(float* y, const float* x, int64_t N, int64_t C, int64_t S, const float* scale,
-                     const float* shift, float* mean, float* var, bool training, double eps) {
-  using tag = dnnl::memory::format_tag;
-  using dt = dnnl::memory::data_type;
-  dnnl::memory::desc md({N, C, S}, dt::f32, tag::abc), cmd({C}, dt::f32, tag::a);
-  std::string key = std::string("bnorm:") + (training ? "train:" : "infer:") + std::to_string(N) + "x" +
-                    std::to_string(C) + "x" + std::to_string(S) + ":" + eps_key(eps);
-  dnnl::primitive prim;
-  try {
-    prim = PrimitiveCache::instance().get(key, [&] {
-      auto flags = dnnl::normalization_flags::use_scale | dnnl::normalization_flags::use_shift;
-      if (!training) flags = flags | dnnl::normalization_flags::use_global_stats;
-      dnnl::batch_normalization_forward::desc d(
-          training ? dnnl::prop_kind::forward_training : dnnl::prop_kind::forward_inference, md,
-          static_cast<float>(eps), flags);
-      return dnnl::batch_normalization_forward(
-          dnnl::batch_normalization_forward::primitive_desc(d, dnnl_engine()));
-    });
-  } catch (const dnnl::error&) {
-    return false;
-  }
-  auto& eng = dnnl_engine();
-  dnnl::memory src(md, eng, const_cast<float*>(x)), dst(md, eng, y);
-  dnnl::memory sc(cmd, eng, const_cast<float*>(scale)), sh(cmd, eng, const_cast<float*>(shift));
-  dnnl::memory mm(cmd, eng, mean), vm(cmd, eng, var);
-  prim.execute(dnnl_stream(), {{DNNL_ARG_SRC, src}, {DNNL_ARG_DST, dst}, {DNNL_ARG_SCALE, sc},
-                               {DNNL_ARG_SHIFT, sh}, {DNNL_ARG_MEAN, mm}, {DNNL_ARG_VARIANCE, vm}});
-  dnnl_stream().wait();
-  return true;
-}
 
 // Layer normalisation of contiguous [R, D] over D; writes each row's mean and biased variance.
 bool dnnl_layer_norm(float* y, const float* x, int64_t R, int64_t D, const float* scale,
@@ -317,7 +289,7 @@ std::vector<double> invstd_of(const std::vector<double>& var, double eps) {
 
 void batch_norm_into(const Tensor& y, const Tensor& save_mean, const Tensor& save_invstd, const Tensor& x,
                      const Tensor& gamma, const Tensor& beta, const Tensor& running_mean,
-                     const Tensor& running_var, bool training, double momentum, double eps, NormPath path) {
+                     const Tensor& running_var, bool training, double momentum, double eps) {
   PJ_CHECK(x.ndim() >= 2 && y.shape() == x.shape() && y.dtype() == x.dtype()) << "batch_norm_into: y";
   const int64_t N = x.dim(0), C = x.dim(1), S = trailing(x), M = N * S;
   PJ_CHECK(!training || M > 1) << "batch_norm_into: training needs more than one value per channel";
@@ -328,38 +300,21 @@ void batch_norm_into(const Tensor& y, const Tensor& save_mean, const Tensor& sav
     var = read_doubles(running_var);
   }
   const Tensor xc = x.contiguous();
-  bool done = false;
-  if (x.dtype() == DType::Float32 && path == NormPath::Auto && x.numel() >= kDnnlMinNumel) {
-    std::vector<float> sc = to_vec<float>(g), sh = to_vec<float>(b);
-    std::vector<float> fm = to_vec<float>(mean), fv = to_vec<float>(var);
-    fm.resize(C);
-    fv.resize(C);
-    into_contiguous(y, [&](const Tensor& dst) {
-      done = dnnl_batch_norm(dst.data<float>(), xc.data<float>(), N, C, S, sc.data(), sh.data(), fm.data(),
-                             fv.data(), training, eps);
-    });
-    if (done && training) {
-      mean.assign(fm.begin(), fm.end());
-      var.assign(fv.begin(), fv.end());
+  PJ_DISPATCH_FLOATING(x.dtype(), "batch_norm", [&] {
+    using T = scalar_t;
+    if (training) channel_stats<T>(xc.data<T>(), N, C, S, &mean, &var);
+    std::vector<double> inv = invstd_of(var, eps);
+    std::vector<T> m(C), a(C), sh(C);
+    for (int64_t c = 0; c < C; ++c) {
+      m[c] = static_cast<T>(mean[c]);
+      a[c] = static_cast<T>(inv[c] * g[c]);
+      sh[c] = static_cast<T>(b[c]);
     }
-  }
-  if (!done) {
-    PJ_DISPATCH_FLOATING(x.dtype(), "batch_norm", [&] {
-      using T = scalar_t;
-      if (training) channel_stats<T>(xc.data<T>(), N, C, S, &mean, &var);
-      std::vector<double> inv = invstd_of(var, eps);
-      std::vector<T> m(C), a(C), sh(C);
-      for (int64_t c = 0; c < C; ++c) {
-        m[c] = static_cast<T>(mean[c]);
-        a[c] = static_cast<T>(inv[c] * g[c]);
-        sh[c] = static_cast<T>(b[c]);
-      }
-      if (x.numel() == 0) return;
-      into_contiguous(y, [&](const Tensor& dst) {
-        channel_affine<T>(dst.data<T>(), xc.data<T>(), N, C, S, m.data(), a.data(), sh.data(), 0);
-      });
+    if (x.numel() == 0) return;
+    into_contiguous(y, [&](const Tensor& dst) {
+      channel_affine<T>(dst.data<T>(), xc.data<T>(), N, C, S, m.data(), a.data(), sh.data());
     });
-  }
+  });
   write_doubles(save_mean, mean);
   write_doubles(save_invstd, invstd_of(var, eps));
   if (training) {
@@ -400,12 +355,16 @@ void layer_norm_into(const Tensor& y, const Tensor& mean, const Tensor& rstd, co
   if (!done) {
     PJ_DISPATCH_FLOATING(x.dtype(), "layer_norm", [&] {
       using T = scalar_t;
-      row_stats<T>(xc.data<T>(), R, D, &mu, &var);
-      std::vector<double> inv = invstd_of(var, eps);
-      std::vector<T> tm = to_vec<T>(mu), tr = to_vec<T>(inv), tg = to_vec<T>(g), tb = to_vec<T>(b);
-      if (x.numel() == 0) return;
+      const std::vector<T> tg = to_vec<T>(g), tb = to_vec<T>(b);
       into_contiguous(y, [&](const Tensor& dst) {
-        row_affine<T>(dst.data<T>(), xc.data<T>(), R, D, tm.data(), tr.data(), tg.data(), tb.data());
+        const T* xp = xc.data<T>();
+        T* yp = dst.data<T>();
+        normalize_rows<T>(xp, R, D, eps, &mu, &var, [&](int64_t r, int64_t d0, int64_t d1, double m, double rs) {
+          const T mv = static_cast<T>(m), rv = static_cast<T>(rs);
+          const T* xr = xp + r * D;
+          T* yr = yp + r * D;
+          for (int64_t d = d0; d < d1; ++d) yr[d] = (xr[d] - mv) * rv * tg[d] + tb[d];
+        });
       });
     });
   }
@@ -424,19 +383,22 @@ void group_norm_into(const Tensor& y, const Tensor& mean, const Tensor& rstd, co
   std::vector<double> mu, var;
   PJ_DISPATCH_FLOATING(x.dtype(), "group_norm", [&] {
     using T = scalar_t;
-    row_stats<T>(xc.data<T>(), N * groups, cpg * S, &mu, &var);
-    std::vector<double> inv = invstd_of(var, eps);
-    std::vector<T> m(N * C), a(N * C), sh(N * C);
-    for (int64_t n = 0; n < N; ++n)
-      for (int64_t c = 0; c < C; ++c) {
-        const int64_t k = n * groups + c / cpg;
-        m[n * C + c] = static_cast<T>(mu[k]);
-        a[n * C + c] = static_cast<T>(inv[k] * g[c]);
-        sh[n * C + c] = static_cast<T>(b[c]);
-      }
-    if (x.numel() == 0) return;
+    const std::vector<T> tg = to_vec<T>(g), tb = to_vec<T>(b);
     into_contiguous(y, [&](const Tensor& dst) {
-      channel_affine<T>(dst.data<T>(), xc.data<T>(), N, C, S, m.data(), a.data(), sh.data(), C);
+      const T* xp = xc.data<T>();
+      T* yp = dst.data<T>();
+      // Row r = (sample, group) holds the group's cpg channels of S elements each.
+      normalize_rows<T>(xp, N * groups, cpg * S, eps, &mu, &var, [&](int64_t r, int64_t d0, int64_t d1, double m, double rs) {
+        const T mv = static_cast<T>(m);
+        const int64_t c0 = (r % groups) * cpg;
+        const T* xr = xp + r * cpg * S;
+        T* yr = yp + r * cpg * S;
+        for (int64_t d = d0; d < d1;) {
+          const int64_t c = d / S, end = std::min(d1, (c + 1) * S);
+          const T av = static_cast<T>(rs * static_cast<double>(tg[c0 + c])), bv = tb[c0 + c];
+          for (; d < end; ++d) yr[d] = (xr[d] - mv) * av + bv;
+        }
+      });
     });
   });
   write_doubles(mean, mu);

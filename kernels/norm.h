@@ -1,15 +1,18 @@
 // Forward kernels of batch, layer and group normalisation.
 //
-// Every kernel reads x as a contiguous [rows, cols]-like block (a non-contiguous x is copied
-// first), computes statistics in double with a fixed partition of the data into chunks (so the
-// result does not depend on the thread count), and normalises in x's dtype as
-// y = (x - mean) * (invstd * gamma) + beta, which keeps the cancellation in x - mean exact-ish.
+// Every kernel reads x as a contiguous block (a non-contiguous x is copied first), computes
+// statistics in double, two-pass (mean, then squared deviations), over a fixed partition of the
+// data (so results do not depend on the thread count), and normalises in x's dtype as
+// y = (x - mean) * (invstd * gamma) + beta, which keeps the cancellation in x - mean small.
+// layer_norm and group_norm rows of up to 64K elements are normalised one at a time while they
+// sit in cache (one read of x from memory instead of three).
 //
-// float32 goes through oneDNN where it has the primitive: batch_normalization_forward (training:
-// oneDNN computes the batch statistics; inference: use_global_stats with the running ones) and
-// layer_normalization_forward (training kind, for mean and variance). oneDNN 2.6 has no group
-// normalisation, and float64 has no oneDNN path at all: those use the loops. Statistics are
-// biased (divide by the element count); rstd/invstd = 1 / sqrt(var + eps).
+// float32 layer_norm goes through oneDNN's layer_normalization_forward (training kind, for the
+// mean and variance), 2x faster than the loop. batch_norm does not use oneDNN: 2.6 has no jit
+// implementation for plain layouts, and measured on [32, 64, 56, 56] its ncsp_bnorm takes 13 ms
+// (training) / 9 ms (inference) against the loop's 4.4 / 2.2 ms, while 3-D / 2-D inputs fall to
+// bnorm_ref (40x slower). oneDNN 2.6 has no group normalisation; float64 always loops.
+// Statistics are biased (divide by the element count); rstd/invstd = 1 / sqrt(var + eps).
 //
 // Shapes and dtypes are checked by graph/ops/norm_ops.cc; kernels only PJ_CHECK invariants.
 #pragma once
@@ -18,7 +21,7 @@
 
 namespace pj {
 
-// Which implementation a float32 call takes (tests compare the two; float64 always loops).
+// Which implementation a float32 layer_norm takes (tests compare the two; float64 always loops).
 enum class NormPath { Auto, Loop };
 
 // batch_norm over x [N, C, *] (statistics per channel over N and the trailing dims).
@@ -34,8 +37,7 @@ enum class NormPath { Auto, Loop };
 //   running_mean and save_invstd = 1 / sqrt(running_var + eps) (what an eval-mode backward uses).
 void batch_norm_into(const Tensor& y, const Tensor& save_mean, const Tensor& save_invstd, const Tensor& x,
                      const Tensor& gamma, const Tensor& beta, const Tensor& running_mean,
-                     const Tensor& running_var, bool training, double momentum, double eps,
-                     NormPath path = NormPath::Auto);
+                     const Tensor& running_var, bool training, double momentum, double eps);
 
 // layer_norm over dims [begin_axis:] of x (normalised, 0 <= begin_axis < ndim). gamma, beta:
 // x.shape[begin_axis:], any floating dtype. y: x's shape and dtype; mean, rstd: x.shape[:begin_axis]

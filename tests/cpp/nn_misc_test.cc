@@ -218,7 +218,7 @@ Tensor odd_layout(const Tensor& w) { return testing::gapped(w); }
 TEST(Dense, MatchesReferenceOverShapesLayoutsAndBias) {
   for (DType t : kFloats)
     for (const Shape& lead : {Shape{}, Shape{1}, Shape{3}, Shape{2, 3}, Shape{0}, Shape{257}})
-      for (int64_t K : {1, 4, 17, 300})
+      for (int64_t K : {1, 17, 300})
         for (int64_t N : {1, 3, 17, 129}) {
           Shape xs = lead;
           xs.push_back(K);

@@ -133,6 +133,7 @@ std::vector<Shape> bn_shapes() {
   shapes.push_back({300, 17});
   shapes.push_back({4, 3, 33, 17});
   shapes.push_back({2, 5, 3});
+  shapes.push_back({2, 3, 20000});  // rows longer than one statistics chunk
   return shapes;
 }
 
@@ -159,23 +160,6 @@ TEST(BatchNorm, InferenceUsesRunningStatsAndLeavesThem) {
         Tensors out = run_batch_norm(c, x, false, 0.9, 1e-3);
         check_batch_norm(s, t, x, c, false, 0.9, 1e-3, rm0, rv0, out);
       }
-}
-
-TEST(BatchNorm, OneDnnAndLoopPathsAgree) {
-  for (const Shape& s : {Shape{300, 17}, Shape{4, 3, 33, 17}, Shape{64, 64, 2, 2}})
-    for (bool training : {true, false}) {
-      BnCase a = bn_case(s, DType::Float32, 5), b = bn_case(s, DType::Float32, 5);
-      Tensor ya = Tensor::empty(s, DType::Float32), yb = Tensor::empty(s, DType::Float32);
-      Tensor ma = Tensor::empty({s[1]}, DType::Float32), mb = Tensor::empty({s[1]}, DType::Float32);
-      Tensor ia = Tensor::empty({s[1]}, DType::Float32), ib = Tensor::empty({s[1]}, DType::Float32);
-      batch_norm_into(ya, ma, ia, a.x, a.gamma, a.beta, a.rm, a.rv, training, 0.8, 1e-5, NormPath::Auto);
-      batch_norm_into(yb, mb, ib, b.x, b.gamma, b.beta, b.rm, b.rv, training, 0.8, 1e-5, NormPath::Loop);
-      EXPECT_TRUE(all_close(ya, values(yb), 1e-5, 1e-5)) << shape_str(s);
-      EXPECT_TRUE(all_close(ma, values(mb), 1e-5, 1e-6));
-      EXPECT_TRUE(all_close(ia, values(ib), 1e-5, 1e-6));
-      EXPECT_TRUE(all_close(a.rm, values(b.rm), 1e-5, 1e-6));
-      EXPECT_TRUE(all_close(a.rv, values(b.rv), 1e-5, 1e-6));
-    }
 }
 
 TEST(BatchNorm, RunningStatsUpdateInPlaceExactly) {
@@ -271,7 +255,8 @@ void check_layer_norm(const Tensor& x, int axis_attr, const Tensor& gamma, const
 }
 
 TEST(LayerNorm, MatchesReferenceOverAxesLayoutsAndDtypes) {
-  const Shape shapes[] = {{3, 5}, {1, 17}, {3, 1}, {17}, {3, 5, 7}, {1, 3, 1, 1}, {2, 3, 5, 7}, {64, 257}, {8, 9, 67}};
+  const Shape shapes[] = {{3, 5}, {1, 17}, {3, 1},       {17},      {3, 5, 7}, {1, 3, 1, 1},
+                          {2, 3, 5, 7}, {64, 257}, {8, 9, 67}, {2, 70000}};
   for (DType t : kFloats)
     for (const Shape& s : shapes)
       for (int axis = -static_cast<int>(s.size()); axis < static_cast<int>(s.size()); ++axis) {
@@ -361,7 +346,8 @@ TEST(GroupNorm, MatchesReference) {
   for (DType t : kFloats)
     for (int64_t n : {1, 3})
       for (C cg : {C{1, {1}}, C{3, {1, 3}}, C{17, {1, 17}}, C{6, {2, 3}}, C{32, {4}}})
-        for (Shape sp : {Shape{}, Shape{1, 1}, Shape{5, 7}, Shape{40}}) {
+        for (Shape sp : {Shape{}, Shape{1, 1}, Shape{5, 7}, Shape{40}, Shape{100, 700}}) {
+          if (sp.size() == 2 && sp[0] == 100 && (n > 1 || cg.c > 3)) continue;  // rows > 64K: a few suffice
           Shape s = nc_shape(n, cg.c, sp);
           Tensor g = uniform({cg.c}, t, 0.5, 2, 1), b = uniform({cg.c}, t, -1, 1, 2);
           for (int64_t groups : cg.groups)
