@@ -420,6 +420,7 @@ std::shared_ptr<DnnlPlan> get_plan(const Geometry& g, const Conv2dParams& p, boo
 
 // One reordered copy; immutable once published.
 struct WeightEntry {
+  std::weak_ptr<Storage> owner;  // the weights' storage: once it dies the entry is dropped
   Tensor plain;               // private copy of the bytes that were reordered
   dnnl::memory::desc wei_md;  // the layout `reordered` is in
   dnnl::memory reordered;
@@ -437,6 +438,11 @@ class WeightCache {
     std::lock_guard<std::mutex> lock(mu_);
     auto it = map_.find(key);
     if (it == map_.end()) return nullptr;
+    if (it->second.entry->owner.expired()) {  // a new tensor at a dead one's address
+      bytes_ -= it->second.entry->bytes;
+      map_.erase(it);
+      return nullptr;
+    }
     it->second.last_use = ++clock_;
     return it->second.entry;
   }
@@ -450,7 +456,16 @@ class WeightCache {
       bytes_ -= it->second.entry->bytes;
       map_.erase(it);
     }
-    // Evict least recently used entries until the new one fits.
+    // Drop the copies of weights that no longer exist, then the least recently used entries
+    // until the new one fits.
+    for (auto i = map_.begin(); i != map_.end();) {
+      if (i->second.entry->owner.expired()) {
+        bytes_ -= i->second.entry->bytes;
+        map_.erase(i++);
+      } else {
+        ++i;
+      }
+    }
     while (!map_.empty() && (bytes_ + e->bytes > kMaxBytes || map_.size() >= kMaxEntries)) {
       auto lru = map_.begin();
       for (auto i = map_.begin(); i != map_.end(); ++i)
@@ -541,6 +556,7 @@ WeightsArg weights_for(const DnnlPlan& plan, const Tensor& w) {
     return arg;
   }
   auto ne = std::make_shared<WeightEntry>();
+  ne->owner = w.storage();
   ne->plain = wc.same_storage(w) ? wc.clone() : wc;
   ne->wei_md = plan.wei_md;
   ne->reordered = dnnl::memory(plan.wei_md, eng);

@@ -384,6 +384,14 @@ TEST(Conv2d, ReorderedWeightsAreCachedAndNeverStale) {
   EXPECT_EQ(conv_weight_cache_stats().hits, s3.hits + 1);
   conv_weight_cache_clear();
   EXPECT_EQ(conv_weight_cache_stats().entries, 0);
+  // The copy of weights that no longer exist is dropped when the next one is made.
+  {
+    Tensor w1 = testing::random({32, 16, 3, 3}, DType::Float32, 13);
+    call_op1("conv2d", {x, w1}, a);
+    EXPECT_EQ(conv_weight_cache_stats().entries, 1);
+  }
+  call_op1("conv2d", {x, w}, a);
+  EXPECT_EQ(conv_weight_cache_stats().entries, 1);
 }
 
 }  // namespace
