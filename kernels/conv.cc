@@ -254,8 +254,14 @@ std::string md_key(const dnnl::memory::desc& md) {
   return k;
 }
 
+// Bytes of blocked src/dst buffers kept by all plans together; past kMaxScratchBytes a call
+// allocates its own (and pays the page faults) rather than pinning more memory.
+constexpr int64_t kMaxScratchBytes = int64_t(512) << 20;
+std::atomic<int64_t> scratch_bytes{0};
+
 // Everything about one float32 conv / deconv geometry that does not depend on the data.
 struct DnnlPlan {
+  ~DnnlPlan() { scratch_bytes -= held; }
   bool ok = false;  // false: oneDNN refused or has only its reference kernel; use the loop path
   std::string key, impl;
   dnnl::memory::desc user_src, user_wei, user_dst, bias_md;  // pijit's plain layouts
@@ -265,7 +271,24 @@ struct DnnlPlan {
   bool reorder_src = false, reorder_wei = false, reorder_dst = false;
   std::mutex mu;                 // guards the two buffers below while a call uses them
   dnnl::memory src_buf, dst_buf; // blocked src/dst, allocated on first use
+  int64_t held = 0;              // their bytes, counted in scratch_bytes
 };
+
+// A buffer for `md`: the plan's own `slot` when the caller holds plan->mu and the budget allows,
+// else a fresh one.
+dnnl::memory scratch(DnnlPlan* plan, dnnl::memory* slot, const dnnl::memory::desc& md, bool locked) {
+  if (locked) {
+    if (*slot) return *slot;
+    const int64_t n = static_cast<int64_t>(md.get_size());
+    if (scratch_bytes.fetch_add(n) + n <= kMaxScratchBytes) {
+      plan->held += n;
+      *slot = dnnl::memory(md, dnnl_engine());
+      return *slot;
+    }
+    scratch_bytes -= n;
+  }
+  return dnnl::memory(md, dnnl_engine());
+}
 
 // Plans by descriptor key. Bounded: cleared when it grows past kMaxPlans (plans in use live on
 // through their shared_ptr).
@@ -397,6 +420,7 @@ std::shared_ptr<DnnlPlan> get_plan(const Geometry& g, const Conv2dParams& p, boo
 
 // One reordered copy; immutable once published.
 struct WeightEntry {
+  std::weak_ptr<Storage> owner;  // the weights' storage: once it dies the entry is dropped
   Tensor plain;               // private copy of the bytes that were reordered
   dnnl::memory::desc wei_md;  // the layout `reordered` is in
   dnnl::memory reordered;
@@ -414,6 +438,11 @@ class WeightCache {
     std::lock_guard<std::mutex> lock(mu_);
     auto it = map_.find(key);
     if (it == map_.end()) return nullptr;
+    if (it->second.entry->owner.expired()) {  // a new tensor at a dead one's address
+      bytes_ -= it->second.entry->bytes;
+      map_.erase(it);
+      return nullptr;
+    }
     it->second.last_use = ++clock_;
     return it->second.entry;
   }
@@ -427,7 +456,16 @@ class WeightCache {
       bytes_ -= it->second.entry->bytes;
       map_.erase(it);
     }
-    // Evict least recently used entries until the new one fits.
+    // Drop the copies of weights that no longer exist, then the least recently used entries
+    // until the new one fits.
+    for (auto i = map_.begin(); i != map_.end();) {
+      if (i->second.entry->owner.expired()) {
+        bytes_ -= i->second.entry->bytes;
+        map_.erase(i++);
+      } else {
+        ++i;
+      }
+    }
     while (!map_.empty() && (bytes_ + e->bytes > kMaxBytes || map_.size() >= kMaxEntries)) {
       auto lru = map_.begin();
       for (auto i = map_.begin(); i != map_.end(); ++i)
@@ -518,6 +556,7 @@ WeightsArg weights_for(const DnnlPlan& plan, const Tensor& w) {
     return arg;
   }
   auto ne = std::make_shared<WeightEntry>();
+  ne->owner = w.storage();
   ne->plain = wc.same_storage(w) ? wc.clone() : wc;
   ne->wei_md = plan.wei_md;
   ne->reordered = dnnl::memory(plan.wei_md, eng);
@@ -548,20 +587,10 @@ bool dnnl_conv(const Tensor& out, const Tensor& x, const Tensor& w, const Tensor
   std::unique_lock<std::mutex> lock(plan->mu, std::try_to_lock);
   dnnl::memory sbuf = usrc, dbuf = udst;
   if (plan->reorder_src) {
-    if (!lock.owns_lock()) sbuf = dnnl::memory(plan->src_md, eng);
-    else {
-      if (!plan->src_buf) plan->src_buf = dnnl::memory(plan->src_md, eng);
-      sbuf = plan->src_buf;
-    }
+    sbuf = scratch(plan.get(), &plan->src_buf, plan->src_md, lock.owns_lock());
     plan->src_reorder.execute(strm, usrc, sbuf);
   }
-  if (plan->reorder_dst) {
-    if (!lock.owns_lock()) dbuf = dnnl::memory(plan->dst_md, eng);
-    else {
-      if (!plan->dst_buf) plan->dst_buf = dnnl::memory(plan->dst_md, eng);
-      dbuf = plan->dst_buf;
-    }
-  }
+  if (plan->reorder_dst) dbuf = scratch(plan.get(), &plan->dst_buf, plan->dst_md, lock.owns_lock());
   Tensor bc;
   std::unordered_map<int, dnnl::memory> args{{DNNL_ARG_SRC, sbuf}, {DNNL_ARG_WEIGHTS, wa.mem}, {DNNL_ARG_DST, dbuf}};
   if (bias.defined()) {

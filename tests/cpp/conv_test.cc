@@ -55,7 +55,16 @@ struct Ref {
   std::vector<double> value, scale;  // scale: sum of |terms|, bounds the rounding error
 };
 
+// Row-major values of a 4-D tensor, read as v(i, j, k, l).
+struct Values4 {
+  std::vector<double> v;
+  int64_t d1, d2, d3;
+  explicit Values4(const Tensor& t) : v(testing::values(t)), d1(t.dim(1)), d2(t.dim(2)), d3(t.dim(3)) {}
+  double operator()(int64_t i, int64_t j, int64_t k, int64_t l) const { return v[((i * d1 + j) * d2 + k) * d3 + l]; }
+};
+
 Ref ref_conv2d(const Tensor& x, const Tensor& w, const Tensor* bias, const ConvCase& k) {
+  const Values4 xv(x), wv(w);
   const int64_t oh = (k.h + k.pt + k.pb - k.dh * (k.kh - 1) - 1) / k.sh + 1;
   const int64_t ow = (k.w + k.pl + k.pr - k.dw * (k.kw - 1) - 1) / k.sw + 1;
   const int64_t icg = k.c / k.groups, ocg = k.oc / k.groups;
@@ -74,7 +83,7 @@ Ref ref_conv2d(const Tensor& x, const Tensor& w, const Tensor* bias, const ConvC
               for (int64_t kx = 0; kx < k.kw; ++kx) {
                 const int64_t iy = y * k.sh - k.pt + ky * k.dh, ix = xo * k.sw - k.pl + kx * k.dw;
                 if (iy < 0 || iy >= k.h || ix < 0 || ix >= k.w) continue;
-                const double t = testing::at(x, {n, g * icg + i, iy, ix}) * testing::at(w, {o, i, ky, kx});
+                const double t = xv(n, g * icg + i, iy, ix) * wv(o, i, ky, kx);
                 s += t;
                 sc += std::abs(t);
               }
@@ -87,6 +96,7 @@ Ref ref_conv2d(const Tensor& x, const Tensor& w, const Tensor* bias, const ConvC
 
 // Scatter form, straight from the definition of a transposed convolution.
 Ref ref_conv_transpose2d(const Tensor& x, const Tensor& w, const Tensor* bias, const ConvCase& k) {
+  const Values4 xv(x), wv(w);
   const int64_t oh = (k.h - 1) * k.sh - k.pt - k.pb + k.dh * (k.kh - 1) + k.oph + 1;
   const int64_t ow = (k.w - 1) * k.sw - k.pl - k.pr + k.dw * (k.kw - 1) + k.opw + 1;
   const int64_t icg = k.c / k.groups, ocg = k.oc / k.groups;
@@ -112,7 +122,7 @@ Ref ref_conv_transpose2d(const Tensor& x, const Tensor& w, const Tensor* bias, c
                 const int64_t y = iy * k.sh - k.pt + ky * k.dh, xo = ix * k.sw - k.pl + kx * k.dw;
                 if (y < 0 || y >= oh || xo < 0 || xo >= ow) continue;
                 const int64_t o = (c / icg) * ocg + j;
-                const double t = testing::at(x, {n, c, iy, ix}) * testing::at(w, {c, j, ky, kx});
+                const double t = xv(n, c, iy, ix) * wv(c, j, ky, kx);
                 const int64_t idx = testing::ravel({n, o, y, xo}, r.shape);
                 r.value[idx] += t;
                 r.scale[idx] += std::abs(t);
@@ -220,6 +230,25 @@ TEST(Conv2d, NonContiguousWeightAndOutput) {
     Tensor out = transposed_layout(Tensor::zeros(r.shape, t));
     conv2d_into(out, testing::gapped(x), wt, Tensor(), params_of(k));
     EXPECT_TRUE(matches(out, r)) << dtype_name(t);
+  }
+}
+
+TEST(Conv2d, EmptyInputs) {
+  for (DType t : {DType::Float32, DType::Float64}) {
+    // No input channels: every output is the bias.
+    Tensor b = testing::random({3}, t, 1);
+    Tensor y = call_op1("conv2d", {Tensor::zeros({2, 0, 4, 4}, t), Tensor::zeros({3, 0, 3, 3}, t), b},
+                        {{"padding", int64_t(1)}});
+    ASSERT_EQ(y.shape(), (Shape{2, 3, 4, 4}));
+    for (int64_t i = 0; i < y.numel(); ++i) ASSERT_EQ(y.item_double(i), b.item_double((i / 16) % 3));
+    Tensor yt = call_op1("conv_transpose2d", {Tensor::zeros({2, 0, 4, 4}, t), Tensor::zeros({0, 3, 3, 3}, t), b});
+    ASSERT_EQ(yt.shape(), (Shape{2, 3, 6, 6}));
+    for (int64_t i = 0; i < yt.numel(); ++i) ASSERT_EQ(yt.item_double(i), b.item_double((i / 36) % 3));
+    // Zero rows, padded: the output rows see only padding.
+    Tensor y2 = call_op1("conv2d", {testing::random({1, 2, 0, 3}, t, 2), testing::random({4, 2, 1, 1}, t, 3)},
+                         {{"padding", IntList{1, 1, 0, 0}}});
+    ASSERT_EQ(y2.shape(), (Shape{1, 4, 2, 3}));
+    for (int64_t i = 0; i < y2.numel(); ++i) ASSERT_EQ(y2.item_double(i), 0);
   }
 }
 
@@ -355,6 +384,14 @@ TEST(Conv2d, ReorderedWeightsAreCachedAndNeverStale) {
   EXPECT_EQ(conv_weight_cache_stats().hits, s3.hits + 1);
   conv_weight_cache_clear();
   EXPECT_EQ(conv_weight_cache_stats().entries, 0);
+  // The copy of weights that no longer exist is dropped when the next one is made.
+  {
+    Tensor w1 = testing::random({32, 16, 3, 3}, DType::Float32, 13);
+    call_op1("conv2d", {x, w1}, a);
+    EXPECT_EQ(conv_weight_cache_stats().entries, 1);
+  }
+  call_op1("conv2d", {x, w}, a);
+  EXPECT_EQ(conv_weight_cache_stats().entries, 1);
 }
 
 }  // namespace
