@@ -24,6 +24,20 @@ class TestRun(unittest.TestCase):
                       p.stdout)
         self.assertIn("[5. 7. 9.]", p.stdout)
 
+    def test_lenet_example_runs_unchanged(self):
+        p = run_pijit("run", os.path.join(ROOT, "pyscripts", "examples", "lenet.py"))
+        self.assertEqual(p.returncode, 0, p.stderr)
+        self.assertIn("logits shape: (4, 10)", p.stdout)
+        self.assertIn("parameters: 61684", p.stdout)  # conv1 150 + conv2 2400 + fc 48120+10164+850
+        self.assertIn("(conv1): Conv2d<input_channels=1, output_channels=6, kernel_size=(5, 5)",
+                      p.stdout)
+
+    def test_mlp_example_runs_unchanged(self):
+        p = run_pijit("run", os.path.join(ROOT, "pyscripts", "examples", "mlp.py"))
+        self.assertEqual(p.returncode, 0, p.stderr)
+        self.assertIn("train mode moved the BatchNorm statistics: True", p.stdout)
+        self.assertIn("'body.1.gamma'", p.stdout)
+
     def test_mindspore_alias_and_argv(self):
         src = textwrap.dedent("""
             import sys
