@@ -122,6 +122,11 @@ OpRegistrar::OpRegistrar(const char* name) {
   r.emplace(name, std::move(def));
 }
 OpRegistrar& OpRegistrar::inputs(int n) { def_->num_inputs = n; return *this; }
+OpRegistrar& OpRegistrar::variadic(int min_inputs) {
+  def_->num_inputs = -1;
+  def_->min_inputs = min_inputs;
+  return *this;
+}
 OpRegistrar& OpRegistrar::attrs(std::vector<std::string> names) { def_->attrs = std::move(names); return *this; }
 OpRegistrar& OpRegistrar::infer(InferFn f) { def_->infer = std::move(f); return *this; }
 OpRegistrar& OpRegistrar::kernel(KernelFn f) { def_->kernel = std::move(f); return *this; }
@@ -152,6 +157,9 @@ std::vector<std::string> registered_ops() {
 Tensors call_op(const OpDef& op, const Tensors& in, const Attrs& attrs) {
   if (op.num_inputs >= 0 && static_cast<int>(in.size()) != op.num_inputs)
     PJ_THROW(Type) << op.name << "() takes " << op.num_inputs << " tensor inputs but "
+                   << in.size() << " were given";
+  if (op.num_inputs < 0 && static_cast<int>(in.size()) < op.min_inputs)
+    PJ_THROW(Type) << op.name << "() takes at least " << op.min_inputs << " tensor inputs but "
                    << in.size() << " were given";
   {
     for (auto& kv : attrs.items()) {

@@ -58,7 +58,8 @@ using RunFn = std::function<Tensors(const Tensors& in, const Attrs&)>;
 
 struct OpDef {
   std::string name;
-  int num_inputs = 0;               // -1: variadic (concat, stack)
+  int num_inputs = 0;               // -1: variadic (concat, stack, optional inputs)
+  int min_inputs = 0;               // for variadic ops: fewer is a TypeError before any op code runs
   std::vector<std::string> attrs;   // documented attribute names, in order
   InferFn infer;
   KernelFn kernel;                  // writes into outputs allocated from infer
@@ -73,6 +74,7 @@ class OpRegistrar {
  public:
   explicit OpRegistrar(const char* name);
   OpRegistrar& inputs(int n);
+  OpRegistrar& variadic(int min_inputs);  // any number of inputs, at least min_inputs
   OpRegistrar& attrs(std::vector<std::string> names);
   OpRegistrar& infer(InferFn f);
   OpRegistrar& kernel(KernelFn f);

@@ -524,7 +524,7 @@ std::vector<int64_t> encode_index_items(const IndexItems& items) {
 
 IndexItems decode_index_items(const std::vector<int64_t>& code, const std::vector<Tensor>& arrays) {
   constexpr int64_t kNone = INT64_MIN;
-  PJ_CHECK(code.size() % 4 == 0) << "index code has " << code.size() << " ints";
+  if (!(code.size() % 4 == 0)) PJ_THROW(Value) << "index code has " << code.size() << " ints";
   IndexItems items;
   size_t next = 0;
   for (size_t i = 0; i < code.size(); i += 4) {
@@ -537,13 +537,13 @@ IndexItems decode_index_items(const std::vector<int64_t>& code, const std::vecto
       case IndexItem::Kind::NewAxis: items.push_back(IndexItem::new_axis()); break;
       case IndexItem::Kind::Ellipsis: items.push_back(IndexItem::ellipsis()); break;
       case IndexItem::Kind::Array:
-        PJ_CHECK(next < arrays.size()) << "index code names more arrays than were given";
+        if (!(next < arrays.size())) PJ_THROW(Value) << "index code names more arrays than were given";
         items.push_back(IndexItem::tensor(arrays[next++]));
         break;
-      default: PJ_CHECK(false) << "bad index item kind " << code[i];
+      default: PJ_THROW(Value) << "bad index item kind " << code[i];
     }
   }
-  PJ_CHECK(next == arrays.size()) << "index code names fewer arrays than were given";
+  if (!(next == arrays.size())) PJ_THROW(Value) << "index code names fewer arrays than were given";
   return items;
 }
 

@@ -1,10 +1,19 @@
-"""Turns GoogleTest's output into pijit's "N passed, N failed" summary line."""
+"""Turns GoogleTest's output into pijit's "N passed, N failed" summary line.
+
+Works with --gtest_brief=1, which prints one "[  FAILED  ] Suite.Test (N ms)" line per failed
+test and "[  PASSED  ] N tests." but no "listed below" block. A run that did not reach its final
+"[==========] N tests ... ran" line (a crash) counts as one failure.
+"""
 import re
 import sys
 
 text = open(sys.argv[1]).read()
-m = re.search(r"\[==========\] (\d+) tests? from .* ran", text)
-total = int(m.group(1)) if m else 0
-f = re.search(r"\[  FAILED  \] (\d+) tests?, listed below", text)
-failed = int(f.group(1)) if f else (0 if m else 1)
-print("%d passed, %d failed" % (total - failed if m else 0, failed))
+ran = re.search(r"\[==========\] (\d+) tests? from .* ran", text)
+passed = re.search(r"\[  PASSED  \] (\d+) tests?", text)
+failed = set(re.findall(r"^\[  FAILED  \] ([\w/.]+\.[\w/]+)(?: \(| *$|,)", text, re.M))
+if not ran:
+    print("%d passed, %d failed" % (int(passed.group(1)) if passed else 0, len(failed) + 1))
+else:
+    total = int(ran.group(1))
+    p = int(passed.group(1)) if passed else 0
+    print("%d passed, %d failed" % (p, max(len(failed), total - p)))

@@ -37,23 +37,20 @@ PJ_REGISTER_OP("basic_index")
     });
 
 PJ_REGISTER_OP("index")
-    .inputs(-1)
+    .variadic(1)
     .attrs({"items"})
     .infer([](const Metas& in, const Attrs& a) {
-      PJ_CHECK(!in.empty());
       auto items = decode_index_items(a.ints("items"), placeholders(in, 1));
       return one(index_shape(in[0].shape, items), in[0].dtype);
     })
     .run([](const Tensors& in, const Attrs& a) {
-      PJ_CHECK(!in.empty());
       return Tensors{advanced_index(in[0], decode_index_items(a.ints("items"), tail(in, 1)))};
     });
 
 PJ_REGISTER_OP("index_put")
-    .inputs(-1)
+    .variadic(2)
     .attrs({"items"})
     .infer([](const Metas& in, const Attrs&) {
-      PJ_CHECK(in.size() >= 2);
       return one(in[0].shape, in[0].dtype);
     })
     .kernel([](const Tensors& in, const Attrs& a, const Tensors& out) {

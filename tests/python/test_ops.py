@@ -224,3 +224,23 @@ class TestElementwiseFunctions(unittest.TestCase):
 
 if __name__ == "__main__":
     unittest.main()
+
+
+class TestRegistryBoundary(unittest.TestCase):
+    """Found by fuzzing _C.op: malformed calls raise Python errors, never abort the process."""
+
+    def test_missing_inputs_and_attrs(self):
+        with self.assertRaises(TypeError) as cm:
+            pj._C.op("index", ())
+        self.assertIn("at least 1", str(cm.exception))
+        with self.assertRaises(TypeError):
+            pj._C.op("conv2d", (pj.ones(1, 1, 3, 3),))
+        with self.assertRaises(TypeError) as cm:
+            pj._C.op("add", (pj.ones(1), pj.ones(1)), {"bogus": 1})
+        self.assertIn("unexpected attribute 'bogus'", str(cm.exception))
+        with self.assertRaises(TypeError):
+            pj._C.op("tile", (pj.ones(2),), {})
+
+    def test_malformed_index_code(self):
+        with self.assertRaises(ValueError):
+            pj._C.op("index", (pj.ones(3),), {"items": (9, 0, 0)})
