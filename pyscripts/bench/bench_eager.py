@@ -105,9 +105,24 @@ def run_torch(threads):
         exp = staticmethod(torch.exp)
         relu = staticmethod(torch.relu)
     res = {k: best_time(f) for k, f in cases(Lib).items()}
-    # Debian's torch calls whatever libblas.so.3 the alternatives system points at.
-    res["_blas"] = "openblas" in os.path.realpath("/usr/lib/x86_64-linux-gnu/libblas.so.3")
     return res
+
+
+def torch_child(script, threads):
+    """Runs `script --torch-child` on the system python3 (where Debian's torch lives) and returns
+    (its JSON result or None, a note naming torch's BLAS and thread count, or why it is absent)."""
+    if not os.path.exists("/usr/bin/python3"):
+        return None, "PyTorch: no /usr/bin/python3"
+    p = subprocess.run(["/usr/bin/python3", os.path.abspath(script), "--torch-child",
+                        "--threads", str(threads)], stdout=subprocess.PIPE,
+                       stderr=subprocess.PIPE, universal_newlines=True)
+    if p.returncode != 0:
+        return None, "PyTorch: not installed for /usr/bin/python3 (apt install python3-torch)"
+    res = json.loads(p.stdout.strip().splitlines()[-1])
+    # Debian's torch calls whatever libblas.so.3 the alternatives system points at.
+    blas = "OpenBLAS" if "openblas" in os.path.realpath("/usr/lib/x86_64-linux-gnu/libblas.so.3") \
+        else "reference BLAS"
+    return res, "PyTorch (system python3, %d threads, %s)" % (threads, blas)
 
 
 def machine_limits(threads):
@@ -126,15 +141,7 @@ def main():
         print(json.dumps(run_torch(args.threads)))
         return 0
     pj_res = run_pijit(args.threads)
-    torch_res, torch_note = None, "PyTorch: not installed for /usr/bin/python3 (apt install python3-torch)"
-    if os.path.exists("/usr/bin/python3"):
-        p = subprocess.run(["/usr/bin/python3", os.path.abspath(__file__), "--torch-child",
-                            "--threads", str(args.threads)], stdout=subprocess.PIPE,
-                           stderr=subprocess.PIPE, universal_newlines=True)
-        if p.returncode == 0:
-            torch_res = json.loads(p.stdout.strip().splitlines()[-1])
-            torch_note = "PyTorch (system python3, %d threads, %s)" % (
-                args.threads, "OpenBLAS" if torch_res.pop("_blas") else "reference BLAS")
+    torch_res, torch_note = torch_child(__file__, args.threads)
     peak, bw = machine_limits(args.threads)
     print("pijit eager vs %s" % torch_note)
     print("machine (measured): %d threads, float32 FMA peak %.1f GFLOP/s, copy %.1f GB/s"

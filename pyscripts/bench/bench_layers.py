@@ -7,11 +7,10 @@ Python (same weights' shapes, same thread count; Debian's torch with OpenBLAS wh
 import argparse
 import json
 import os
-import subprocess
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from bench_eager import best_time  # noqa: E402
+from bench_eager import best_time, torch_child  # noqa: E402
 
 # (name, flops, builder) — builders get a namespace `L` with the library's pieces.
 CONV_CASES = [  # N, C, H, W, K, R, stride, pad
@@ -106,15 +105,7 @@ def main():
     from pijit import _C
     res = pijit_cases(args.threads)
     limits = _C.probe_machine(args.threads)
-    tres, note = None, "PyTorch: not available on /usr/bin/python3"
-    p = subprocess.run(["/usr/bin/python3", os.path.abspath(__file__), "--torch-child", "--threads",
-                        str(args.threads)], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                       universal_newlines=True)
-    if p.returncode == 0:
-        tres = json.loads(p.stdout.strip().splitlines()[-1])
-        blas = "OpenBLAS" if "openblas" in os.path.realpath("/usr/lib/x86_64-linux-gnu/libblas.so.3") \
-            else "reference BLAS"
-        note = "PyTorch (system python3, %d threads, %s)" % (args.threads, blas)
+    tres, note = torch_child(__file__, args.threads)
     print("pijit eager layers vs %s" % note)
     print("machine (measured): float32 FMA peak %.1f GFLOP/s on %d threads"
           % (limits["peak_gflops"], args.threads))

@@ -147,29 +147,33 @@ class XavierNormal(Initializer):
         return _normal(shape, dtype, 0.0, self.gain * math.sqrt(2.0 / (fan_in + fan_out)))
 
 
-class HeUniform(Initializer):
-    """Kaiming uniform: bound = gain * sqrt(3 / fan)."""
+class _Kaiming(Initializer):
+    """He/Kaiming initialisers: the scale is gain(nonlinearity) over sqrt(fan_in or fan_out)."""
 
     def __init__(self, negative_slope=0, mode="fan_in", nonlinearity="leaky_relu"):
+        if mode not in ("fan_in", "fan_out"):
+            raise ValueError("%s: mode must be 'fan_in' or 'fan_out', got %r"
+                             % (type(self).__name__, mode))
         super().__init__(negative_slope=negative_slope, mode=mode, nonlinearity=nonlinearity)
         self.negative_slope, self.mode, self.nonlinearity = negative_slope, mode, nonlinearity
 
-    def _generate(self, shape, dtype):
+    def _std(self, shape):
         fan_in, fan_out = _fans(shape)
         fan = fan_in if self.mode == "fan_in" else fan_out
-        bound = _gain(self.nonlinearity, self.negative_slope) * math.sqrt(3.0 / fan)
+        return _gain(self.nonlinearity, self.negative_slope) / math.sqrt(fan)
+
+
+class HeUniform(_Kaiming):
+    """Kaiming uniform: bound = gain * sqrt(3 / fan)."""
+
+    def _generate(self, shape, dtype):
+        bound = self._std(shape) * math.sqrt(3.0)
         return _uniform(shape, dtype, -bound, bound)
 
 
-class HeNormal(Initializer):
-    def __init__(self, negative_slope=0, mode="fan_in", nonlinearity="leaky_relu"):
-        super().__init__(negative_slope=negative_slope, mode=mode, nonlinearity=nonlinearity)
-        self.negative_slope, self.mode, self.nonlinearity = negative_slope, mode, nonlinearity
-
+class HeNormal(_Kaiming):
     def _generate(self, shape, dtype):
-        fan_in, fan_out = _fans(shape)
-        fan = fan_in if self.mode == "fan_in" else fan_out
-        return _normal(shape, dtype, 0.0, _gain(self.nonlinearity, self.negative_slope) / math.sqrt(fan))
+        return _normal(shape, dtype, 0.0, self._std(shape))
 
 
 _ALIASES = {
