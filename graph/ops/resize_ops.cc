@@ -93,6 +93,7 @@ struct PadArgs {
 PadArgs pad_args(const TensorMeta& x, const Attrs& a, Shape* out) {
   const char* op = "pad";
   PadArgs r;
+  if (a.is_none("pads")) PJ_THROW(Value) << op << ": 'pads' is required";
   r.pads = a.ints("pads");
   const int nd = static_cast<int>(x.shape.size());
   if (r.pads.size() % 2) PJ_THROW(Value) << op << ": padding length must be divisible by 2, got " << r.pads.size();

@@ -246,6 +246,10 @@ TEST(Pad, Errors) {
     return call_op1("pad", {t}, {{"pads", p}, {"mode", std::string(mode)}, {"value", v}});
   };
   PJ_EXPECT_ERROR(pad(x, {1, 1, 1}, "constant"), Value, "pad: padding length must be divisible by 2, got 3");
+  PJ_EXPECT_ERROR(call_op1("pad", {x}, {}), Value, "pad: 'pads' is required");
+  // Only the pads: constant mode, value 0.
+  EXPECT_EQ(testing::values(call_op1("pad", {testing::from_doubles({1, 2}, DType::Int32)}, {{"pads", IntList{1, 0}}})),
+            (std::vector<double>{0, 1, 2}));
   PJ_EXPECT_ERROR(pad(Tensor::zeros({3, 3}, DType::Float32), {1, 1, 1, 1, 1, 1}, "constant"), Value,
                   "pad: padding length 6 is too large for a 2-D input (at most 4)");
   PJ_EXPECT_ERROR(pad(x, {-2, -2}, "constant"), Value,
