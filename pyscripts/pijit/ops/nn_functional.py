@@ -99,16 +99,23 @@ def interpolate(input, size=None, scale_factor=None, mode="nearest", align_corne
     x = _t(input)
     if (size is None) == (scale_factor is None):
         raise ValueError("interpolate: give exactly one of size and scale_factor")
+    scales = {}
     if size is None:
-        sf = _pair(scale_factor, "scale_factor") if isinstance(scale_factor, (int, tuple, list)) \
-            else (scale_factor, scale_factor)
+        if isinstance(scale_factor, (tuple, list)):
+            sf = tuple(float(v) for v in scale_factor)
+        else:
+            sf = (float(scale_factor), float(scale_factor))
+        if len(sf) != 2 or min(sf) <= 0:
+            raise ValueError("interpolate: scale_factor must be positive (one or two values), got %r"
+                             % (scale_factor,))
         size = (int(math.floor(x.shape[2] * sf[0])), int(math.floor(x.shape[3] * sf[1])))
+        scales = {"scale_h": sf[0], "scale_w": sf[1]}  # PyTorch maps coordinates with 1/scale
     if mode not in ("nearest", "bilinear"):
         raise ValueError("interpolate: mode must be 'nearest' or 'bilinear', got %r" % (mode,))
     if mode == "nearest" and align_corners:
         raise ValueError("interpolate: align_corners only applies to mode='bilinear'")
     return _op("interpolate", (x,), size=_pair(size, "size"), mode=mode,
-               align_corners=bool(align_corners))
+               align_corners=bool(align_corners), **scales)
 
 
 def pad(input_x, padding, mode="constant", value=0.0):

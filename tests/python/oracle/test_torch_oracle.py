@@ -79,7 +79,12 @@ class TestConvPool(TorchCase):
         for ac in (False, True):
             self.check(ops.interpolate(pj.Tensor(x), size=(8, 9), mode="bilinear", align_corners=ac),
                        TF.interpolate(xt, size=(8, 9), mode="bilinear", align_corners=ac))
-        for mode in ("constant", "reflect", "replicate"):
+        for sf in (1.5, 2.0, 0.7):
+            self.check(ops.interpolate(pj.Tensor(x), scale_factor=sf, mode="bilinear"),
+                       TF.interpolate(xt, scale_factor=sf, mode="bilinear"), msg="scale %s" % sf)
+            self.check(ops.interpolate(pj.Tensor(x), scale_factor=sf, mode="nearest"),
+                       TF.interpolate(xt, scale_factor=sf, mode="nearest"), msg="scale %s" % sf)
+        for mode in ("constant", "reflect", "replicate", "circular"):
             self.check(ops.pad(pj.Tensor(x), (1, 2, 2, 1), mode=mode),
                        TF.pad(xt, (1, 2, 2, 1), mode=mode), msg=mode)
 
