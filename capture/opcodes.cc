@@ -9,6 +9,9 @@
 #include "common/check.h"
 
 namespace pj::capture {
+static_assert(!(PJ_PY_OPCODES_37 && PJ_PY_OPCODES_39), "pyport.h selects at most one opcode numbering");
+static_assert(kNumOpcodes < 0xFFFF, "Opcode ids fit in uint16_t");
+
 namespace {
 
 // Every id with its name and flags; the number is filled only for the running version's rows.

@@ -40,7 +40,12 @@ namespace pj::py {
 
 constexpr bool kCaptureSupported = PJ_PY_CAPTURE_SUPPORTED;
 // Message of the NotImplementedError raised by capture entry points where kCaptureSupported is false.
+#if PY_VERSION_HEX >= 0x030B0000
 constexpr const char* kUnsupportedPythonMessage = "pijit capture supports Python 3.7-3.10; 3.11+ is planned";
+#else
+constexpr const char* kUnsupportedPythonMessage =
+    "pijit capture is built for Python 3.7 and 3.9 so far; 3.8 and 3.10 share their frame model and come next";
+#endif
 
 // Bytes per unit of a jump argument: 3.7-3.9 jump in bytes (3.10 counts 2-byte code units).
 constexpr int kJumpUnit = 1;
