@@ -11,6 +11,7 @@ namespace pj::py {
 
 void register_dtype_objects(PyObject* seq);
 void set_tensor_class(PyTypeObject* cls);
+void register_capture_functions(PyObject* module);  // capture/capture_module.cc
 
 namespace {
 
@@ -214,5 +215,6 @@ extern "C" __attribute__((visibility("default"))) PyObject* PyInit__C() {
     Py_DECREF(m);
     return nullptr;
   }
+  pj::py::register_capture_functions(m);
   return m;
 }

@@ -1,0 +1,103 @@
+#include "capture/pyport.h"  // first (Python.h): code bytes and line tables of this version
+
+#include "capture/bytecode.h"
+
+#include <string>
+
+namespace pj::capture {
+namespace {
+
+std::string at(const char* what, size_t offset) { return std::string(what) + " at offset " + std::to_string(offset); }
+
+// CPython's compiler never emits more than 3 prefixes: the argument is at most 32 bits.
+constexpr int kMaxPrefixes = 3;
+
+}  // namespace
+
+DecodeResult decode(const uint8_t* code, size_t size, const int* unit_lines) {
+  DecodeResult r;
+  if (size % py::kCodeUnit != 0) {
+    r.error = "bytecode length " + std::to_string(size) + " is not a multiple of 2";
+    return r;
+  }
+  uint32_t ext = 0;  // argument bits carried by the pending EXTENDED_ARG prefixes
+  int prefixes = 0;
+  size_t start = 0;
+  for (size_t off = 0; off < size; off += py::kCodeUnit) {
+    int number = code[off];
+    Opcode op = from_py_opcode(number);
+    if (op == Opcode::kInvalid) {
+      r.error = at(("unknown opcode " + std::to_string(number)).c_str(), off);
+      return r;
+    }
+    if (prefixes == 0) start = off;
+    uint32_t arg = ext | code[off + 1];
+    if (op == Opcode::EXTENDED_ARG) {
+      if (++prefixes > kMaxPrefixes) {
+        r.error = at("more than 3 EXTENDED_ARG prefixes", start);
+        return r;
+      }
+      ext = arg << 8;
+      continue;
+    }
+    Instruction ins;
+    ins.offset = static_cast<int>(off);
+    ins.start = static_cast<int>(start);
+    ins.op = op;
+    ins.arg = has_flag(op, kArg) ? static_cast<int>(arg) : 0;  // CPython ignores a no-arg op's byte
+    ins.line = unit_lines ? unit_lines[off / py::kCodeUnit] : 0;
+    if (is_jump(op)) {
+      size_t target = static_cast<size_t>(arg) * py::kJumpUnit;
+      if (has_flag(op, kJumpRel)) target += off + py::kCodeUnit;
+      if (target >= size || target % py::kCodeUnit != 0) {
+        r.error = at(("jump target " + std::to_string(target) + " outside the code").c_str(), off);
+        return r;
+      }
+      ins.jump_target = static_cast<int>(target);
+    }
+    r.instructions.push_back(ins);
+    ext = 0;
+    prefixes = 0;
+  }
+  if (prefixes) {
+    r.error = at("truncated EXTENDED_ARG (no instruction follows)", start);
+    return r;
+  }
+  // Mark targets: a jump may land on an instruction's first prefix or on the opcode itself.
+  std::vector<int> owner(size / py::kCodeUnit, -1);  // code unit -> index of its instruction
+  for (size_t i = 0; i < r.instructions.size(); ++i)
+    for (int u = r.instructions[i].start; u <= r.instructions[i].offset; u += py::kCodeUnit)
+      owner[u / py::kCodeUnit] = static_cast<int>(i);
+  for (const Instruction& ins : r.instructions)
+    if (ins.jump_target >= 0) r.instructions[owner[ins.jump_target / py::kCodeUnit]].is_jump_target = true;
+  return r;
+}
+
+DecodeResult decode_code(_object* code) {
+  DecodeResult r;
+  if (!py::kCaptureSupported) {
+    r.error = py::kUnsupportedPythonMessage;
+    return r;
+  }
+  if (!PyCode_Check(code)) {
+    r.error = std::string("expected a code object, got '") + Py_TYPE(code)->tp_name + "'";
+    return r;
+  }
+  auto* co = reinterpret_cast<PyCodeObject*>(code);
+  std::vector<int> lines;
+  if (!py::code_unit_lines(co, lines)) {
+    r.error = py::kUnsupportedPythonMessage;
+    return r;
+  }
+  PyObject* bytes = py::code_bytes(co);
+  if (!bytes) {
+    PyErr_Clear();
+    r.error = "cannot read the code object's bytecode";
+    return r;
+  }
+  r = decode(reinterpret_cast<const uint8_t*>(PyBytes_AS_STRING(bytes)), PyBytes_GET_SIZE(bytes), lines.data());
+  Py_DECREF(bytes);
+  return r;
+}
+
+}  // namespace pj::capture

@@ -1,0 +1,44 @@
+// Decoding a code object's co_code into instructions the simulator can walk.
+//
+// Each Instruction is one real opcode with its EXTENDED_ARG prefixes folded into `arg`, so the
+// simulator never sees EXTENDED_ARG. Offsets stay CPython's byte offsets (what dis, tracebacks and
+// jump arguments use). Bad bytecode (unknown opcode, truncated prefix, jump outside the code) is
+// an expected failure: decode returns the reason, it never aborts.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "capture/opcodes.h"
+
+struct _object;  // PyObject, without pulling Python.h into every user of the decoder
+
+namespace pj::capture {
+
+struct Instruction {
+  int offset = 0;  // byte offset of the opcode itself, after its prefixes (dis's offset)
+  int start = 0;   // byte offset of its first EXTENDED_ARG prefix; == offset without one
+  Opcode op = Opcode::kInvalid;
+  int arg = 0;           // full argument; 0 for opcodes that take none
+  int line = 0;          // source line
+  int jump_target = -1;  // byte offset a jump (or a SETUP_* handler) goes to; -1 if none
+  bool is_jump_target = false;  // some jump lands on [start, offset]
+};
+
+struct DecodeResult {
+  std::vector<Instruction> instructions;
+  std::string error;  // empty on success, else why the bytecode is malformed
+  bool ok() const { return error.empty(); }
+};
+
+// Decodes raw bytecode of the running interpreter. unit_lines[i] is the line of the code unit at
+// byte offset 2*i (nullptr: every line is 0).
+DecodeResult decode(const uint8_t* code, size_t size, const int* unit_lines);
+
+// Decodes a code object (its bytecode and line table). Fails with a reason, never raises, on a
+// Python capture does not support (pyport.h: kCaptureSupported).
+DecodeResult decode_code(_object* code);
+
+}  // namespace pj::capture

@@ -1,0 +1,68 @@
+// pijit's view of CPython opcodes, generated from the one table in opcodes.def.
+//
+// Opcode is pijit's own id: it lists the opcodes of every supported version, so its values do not
+// depend on which Python the extension was built for (the simulator switches on it, dumps and tests
+// name it). Numbers belong to the running interpreter only: from_py_opcode / to_py_opcode map
+// between the two and answer "none" for an opcode the running version does not have.
+// Python-independent: this header does not include Python.h.
+#pragma once
+
+#include <cstdint>
+
+namespace pj::capture {
+
+// What an opcode's argument means and how it moves control. Kept in sync with opcode.py's
+// has* lists by tests/python/test_opcodes.py.
+enum OpFlag : uint32_t {
+  kArg = 1u << 0,        // takes an argument (number >= HAVE_ARGUMENT)
+  kJumpRel = 1u << 1,    // argument is a jump relative to the next instruction (opcode.hasjrel)
+  kJumpAbs = 1u << 2,    // argument is an absolute jump target (opcode.hasjabs)
+  kCondJump = 1u << 3,   // may jump or fall through, decided at run time
+  kSetup = 1u << 4,      // pushes a block; the target is its handler, reached only by unwinding
+  kEndsBlock = 1u << 5,  // never falls through (returns, raises, or jumps unconditionally)
+  kName = 1u << 6,       // argument indexes co_names
+  kConst = 1u << 7,      // argument indexes co_consts
+  kLocal = 1u << 8,      // argument indexes co_varnames (fast locals)
+  kFree = 1u << 9,       // argument indexes cell + free variables
+  kCompare = 1u << 10,   // argument is a comparison kind
+};
+
+enum class Opcode : uint16_t {
+#define PJ_OPS_37 1
+#define PJ_OPS_39 1
+#define PJ_OP(name, number, flags, effect, jump_effect) name,
+#include "capture/opcodes.def"
+#undef PJ_OP
+#undef PJ_OPS_37
+#undef PJ_OPS_39
+  kNumOpcodes,
+  kInvalid = kNumOpcodes,  // "no such opcode in the running interpreter"
+};
+constexpr int kNumOpcodes = static_cast<int>(Opcode::kNumOpcodes);
+
+struct OpInfo {
+  const char* name;
+  int py_opcode;  // number in the running interpreter, -1 if it lacks the opcode
+  uint32_t flags;
+};
+
+// Never null for a valid id (including one the running interpreter lacks).
+const OpInfo& op_info(Opcode op);
+inline const char* op_name(Opcode op) { return op_info(op).name; }
+inline bool has_flag(Opcode op, OpFlag f) { return (op_info(op).flags & f) != 0; }
+inline bool is_jump(Opcode op) { return has_flag(op, kJumpRel) || has_flag(op, kJumpAbs); }
+
+// The running interpreter's opcode number -> pijit id (Opcode::kInvalid if unknown) and back
+// (-1 if the running interpreter lacks it).
+Opcode from_py_opcode(int number);
+int to_py_opcode(Opcode op);
+
+// Every opcode of the running interpreter, in table order.
+int num_py_opcodes();
+Opcode py_opcode_at(int i);
+
+// Stack effect as CPython's compiler counts it: jump = 1 if the jump (or handler entry) is
+// taken, 0 if execution falls through, -1 for the larger of both (dis.stack_effect(jump=None)).
+int stack_effect(Opcode op, int oparg, int jump);
+
+}  // namespace pj::capture

@@ -1,0 +1,166 @@
+// The one place that knows which CPython pijit is compiled against (STYLE.md, practice 2).
+//
+// Everything in capture/ (and later guards/, codegen/) that differs between Python versions asks
+// this header; nothing else tests PY_VERSION_HEX. It covers:
+//   (a) the PEP 523 frame-evaluation hook, behind one pijit signature (EvalFrameFn);
+//   (b) line numbers of a code object (co_lnotab on 3.7-3.9);
+//   (c) the per-code-object extra slot (co_extra) that holds pijit's cache;
+//   (d) which opcode numbering capture/opcodes.def selects, and how jump arguments are counted.
+//
+// Supported: 3.7 and 3.9 (required), 3.8 shares their frame model but not their opcode set and is
+// not wired up yet. 3.10 changed line tables (PEP 626 co_linetable) and counts jumps in
+// instructions; 3.11 replaced frames by _PyInterpreterFrame and added exception tables. Both are
+// planned steps: on them this header still compiles (the extension builds for every interpreter
+// on the machine) but kCaptureSupported is false and the capture entry points refuse at runtime.
+#pragma once
+
+#define PY_SSIZE_T_CLEAN
+#include <Python.h>
+#include <frameobject.h>  // PyFrameObject for the eval-frame hook (3.7/3.9: full struct)
+
+#include <vector>
+
+// (d) Opcode numbering selector, read by capture/opcodes.def's #if blocks.
+#if PY_VERSION_HEX >= 0x03070000 && PY_VERSION_HEX < 0x03080000
+#define PJ_PY_OPCODES_37 1
+#define PJ_PY_OPCODES_39 0
+#define PJ_PY_CAPTURE_SUPPORTED 1
+#elif PY_VERSION_HEX >= 0x03090000 && PY_VERSION_HEX < 0x030A0000
+#define PJ_PY_OPCODES_37 0
+#define PJ_PY_OPCODES_39 1
+#define PJ_PY_CAPTURE_SUPPORTED 1
+#else
+// Neither numbering: the table holds no opcode of this interpreter, and capture refuses to run.
+#define PJ_PY_OPCODES_37 0
+#define PJ_PY_OPCODES_39 0
+#define PJ_PY_CAPTURE_SUPPORTED 0
+#endif
+
+namespace pj::py {
+
+constexpr bool kCaptureSupported = PJ_PY_CAPTURE_SUPPORTED;
+// Message of the NotImplementedError raised by capture entry points where kCaptureSupported is false.
+#if PY_VERSION_HEX >= 0x030B0000
+constexpr const char* kUnsupportedPythonMessage = "pijit capture supports Python 3.7-3.10; 3.11+ is planned";
+#else
+constexpr const char* kUnsupportedPythonMessage =
+    "pijit capture is built for Python 3.7 and 3.9 so far; 3.8 and 3.10 share their frame model and come next";
+#endif
+
+// Bytes per unit of a jump argument: 3.7-3.9 jump in bytes (3.10 counts 2-byte code units).
+constexpr int kJumpUnit = 1;
+// Every instruction is one 2-byte code unit (opcode, arg) since 3.6.
+constexpr int kCodeUnit = 2;
+
+// ---- (a) the frame-evaluation hook ------------------------------------------------------------
+
+// pijit's one signature for a frame evaluator, whatever the running CPython passes.
+using EvalFrameFn = PyObject* (*)(PyThreadState* tstate, PyFrameObject* frame, int throw_flag);
+
+#if PY_VERSION_HEX >= 0x03070000 && PY_VERSION_HEX < 0x03090000
+// 3.7/3.8 call eval_frame(frame, throw_flag); a trampoline adds the thread state.
+inline EvalFrameFn g_installed_eval_frame = nullptr;
+inline PyObject* eval_frame_trampoline(PyFrameObject* f, int throw_flag) {
+  return g_installed_eval_frame(PyThreadState_GET(), f, throw_flag);
+}
+#endif
+
+// Installs fn as the frame evaluator of the current interpreter; nullptr restores CPython's own.
+// Returns false (nothing changed) where this Python's hook is not supported yet.
+inline bool set_eval_frame(EvalFrameFn fn) {
+#if PY_VERSION_HEX >= 0x03070000 && PY_VERSION_HEX < 0x03090000
+  PyInterpreterState* interp = PyThreadState_GET()->interp;
+  g_installed_eval_frame = fn;
+  interp->eval_frame = fn ? eval_frame_trampoline : _PyEval_EvalFrameDefault;
+  return true;
+#elif PY_VERSION_HEX >= 0x03090000 && PY_VERSION_HEX < 0x030B0000
+  _PyInterpreterState_SetEvalFrameFunc(PyThreadState_GET()->interp, fn ? fn : _PyEval_EvalFrameDefault);
+  return true;
+#else
+  (void)fn;
+  return false;  // 3.11+: the hook receives a _PyInterpreterFrame, not a PyFrameObject.
+#endif
+}
+
+// The evaluator installed now, in pijit's signature; nullptr when it is CPython's default.
+inline EvalFrameFn get_eval_frame() {
+#if PY_VERSION_HEX >= 0x03070000 && PY_VERSION_HEX < 0x03090000
+  PyInterpreterState* interp = PyThreadState_GET()->interp;
+  return interp->eval_frame == eval_frame_trampoline ? g_installed_eval_frame : nullptr;
+#elif PY_VERSION_HEX >= 0x03090000 && PY_VERSION_HEX < 0x030B0000
+  _PyFrameEvalFunction f = _PyInterpreterState_GetEvalFrameFunc(PyThreadState_GET()->interp);
+  return f == _PyEval_EvalFrameDefault ? nullptr : f;
+#else
+  return nullptr;
+#endif
+}
+
+// Runs a frame in CPython's own interpreter loop, bypassing any installed hook (calling
+// PyEval_EvalFrameEx instead would re-enter the hook).
+inline PyObject* eval_frame_default(PyThreadState* tstate, PyFrameObject* f, int throw_flag) {
+#if PY_VERSION_HEX >= 0x03070000 && PY_VERSION_HEX < 0x03090000
+  (void)tstate;
+  return _PyEval_EvalFrameDefault(f, throw_flag);
+#elif PY_VERSION_HEX >= 0x03090000 && PY_VERSION_HEX < 0x030B0000
+  return _PyEval_EvalFrameDefault(tstate, f, throw_flag);
+#else
+  (void)tstate, (void)f, (void)throw_flag;
+  PyErr_SetString(PyExc_NotImplementedError, kUnsupportedPythonMessage);
+  return nullptr;
+#endif
+}
+
+// ---- code bytes ---------------------------------------------------------------------------------
+
+// A new reference to the code object's bytecode as bytes (3.11 keeps only an adaptive copy in the
+// struct and hands out the original through PyCode_GetCode).
+inline PyObject* code_bytes(PyCodeObject* co) {
+#if PY_VERSION_HEX < 0x030B0000
+  Py_INCREF(co->co_code);
+  return co->co_code;
+#else
+  return PyCode_GetCode(co);
+#endif
+}
+
+// ---- (b) line numbers ---------------------------------------------------------------------------
+
+// Fills lines[i] with the source line of the code unit at byte offset i * kCodeUnit, the way
+// PyCode_Addr2Line and dis.findlinestarts read the table. Returns false where this Python's line
+// table format is not read yet (3.10: co_linetable, 3.11: co_positions; both planned).
+inline bool code_unit_lines(PyCodeObject* co, std::vector<int>& lines) {
+#if PY_VERSION_HEX >= 0x03070000 && PY_VERSION_HEX < 0x030A0000
+  Py_ssize_t n_units = PyBytes_GET_SIZE(co->co_code) / kCodeUnit;
+  lines.assign(n_units, co->co_firstlineno);
+  // co_lnotab: pairs (byte increment: unsigned, line increment: signed since 3.6).
+  const unsigned char* p = reinterpret_cast<const unsigned char*>(PyBytes_AS_STRING(co->co_lnotab));
+  Py_ssize_t pairs = PyBytes_GET_SIZE(co->co_lnotab) / 2;
+  int line = co->co_firstlineno;
+  Py_ssize_t addr = 0, unit = 0;
+  for (Py_ssize_t k = 0; k < pairs; ++k) {
+    addr += p[2 * k];
+    for (; unit < n_units && unit * kCodeUnit < addr; ++unit) lines[unit] = line;
+    line += static_cast<signed char>(p[2 * k + 1]);
+  }
+  for (; unit < n_units; ++unit) lines[unit] = line;
+  return true;
+#else
+  (void)co, (void)lines;
+  return false;
+#endif
+}
+
+// ---- (c) the code object's extra slot -----------------------------------------------------------
+// Stable across 3.7-3.11 (3.12 adds PyUnstable_ names and keeps these as aliases).
+
+inline Py_ssize_t request_code_extra_index(freefunc free_fn) { return _PyEval_RequestCodeExtraIndex(free_fn); }
+inline void* get_code_extra(PyObject* code, Py_ssize_t index) {
+  void* extra = nullptr;
+  return _PyCode_GetExtra(code, index, &extra) == 0 ? extra : nullptr;
+}
+// Returns false with a Python exception set on failure.
+inline bool set_code_extra(PyObject* code, Py_ssize_t index, void* extra) {
+  return _PyCode_SetExtra(code, index, extra) == 0;
+}
+
+}  // namespace pj::py
