@@ -54,24 +54,29 @@ class MaxPool2d(_Pool):
     def __init__(self, kernel_size=1, stride=1, pad_mode="valid", padding=0, dilation=1,
                  return_indices=False, ceil_mode=False, data_format="NCHW"):
         super().__init__("MaxPool2d", kernel_size, stride, pad_mode, padding, ceil_mode)
-        if dilation != 1 or return_indices:
-            raise ValueError("MaxPool2d: dilation and return_indices are not supported yet")
+        if return_indices:
+            raise ValueError("MaxPool2d: return_indices=True is not supported by pijit")
+        self.dilation = _pair(dilation, "dilation", "MaxPool2d")
 
     def construct(self, x):
         t, b, l, r = self._pads(x)
         if (t, l) != (b, r):
             x = NF.pad(x, (l, r - l, t, b - t), mode="constant", value=float("-inf"))
             b, r = t, l
-        return NF.max_pool2d(x, self.kernel_size, self.stride, (t, l), self.ceil_mode)
+        return NF.max_pool2d(x, self.kernel_size, self.stride, (t, l), self.ceil_mode, self.dilation)
 
 
 class AvgPool2d(_Pool):
     def __init__(self, kernel_size=1, stride=1, pad_mode="valid", padding=0, ceil_mode=False,
                  count_include_pad=True, divisor_override=None, data_format="NCHW"):
         super().__init__("AvgPool2d", kernel_size, stride, pad_mode, padding, ceil_mode)
-        if divisor_override is not None:
-            raise ValueError("AvgPool2d: divisor_override is not supported yet")
+        if divisor_override is not None and (isinstance(divisor_override, bool) or
+                                             not isinstance(divisor_override, int) or
+                                             divisor_override < 1):
+            raise ValueError("AvgPool2d: divisor_override must be a positive int, got %r"
+                             % (divisor_override,))
         self.count_include_pad = bool(count_include_pad)
+        self.divisor_override = divisor_override
 
     def construct(self, x):
         t, b, l, r = self._pads(x)
@@ -87,7 +92,8 @@ class AvgPool2d(_Pool):
             c = NF.avg_pool2d(den.reshape((1, 1) + den.shape), self.kernel_size, self.stride,
                               (t, l), self.ceil_mode, True)
             return s / c.reshape(c.shape[-2:])
-        return NF.avg_pool2d(x, self.kernel_size, self.stride, (t, l), self.ceil_mode, include)
+        return NF.avg_pool2d(x, self.kernel_size, self.stride, (t, l), self.ceil_mode, include,
+                             self.divisor_override)
 
 
 class AdaptiveAvgPool2d(Cell):

@@ -73,18 +73,20 @@ def conv_transpose2d(input, weight, bias=None, stride=1, padding=0, output_paddi
                dilation=_pair(dilation, "dilation"), groups=groups)
 
 
-def max_pool2d(x, kernel_size, stride=None, padding=0, ceil_mode=False):
+def max_pool2d(x, kernel_size, stride=None, padding=0, ceil_mode=False, dilation=1):
     k = _pair(kernel_size, "kernel_size")
     s = k if stride is None else _pair(stride, "stride")
     return _op("max_pool2d", (_t(x),), kernel_size=k, stride=s, padding=_pair(padding, "padding"),
-               ceil_mode=bool(ceil_mode))
+               ceil_mode=bool(ceil_mode), dilation=_pair(dilation, "dilation"))
 
 
-def avg_pool2d(x, kernel_size, stride=None, padding=0, ceil_mode=False, count_include_pad=True):
+def avg_pool2d(x, kernel_size, stride=None, padding=0, ceil_mode=False, count_include_pad=True,
+               divisor_override=None):
     k = _pair(kernel_size, "kernel_size")
     s = k if stride is None else _pair(stride, "stride")
     return _op("avg_pool2d", (_t(x),), kernel_size=k, stride=s, padding=_pair(padding, "padding"),
-               ceil_mode=bool(ceil_mode), count_include_pad=bool(count_include_pad))
+               ceil_mode=bool(ceil_mode), count_include_pad=bool(count_include_pad),
+               divisor_override=divisor_override)
 
 
 def adaptive_avg_pool2d(input, output_size):

@@ -70,6 +70,9 @@ class TestConvPool(TorchCase):
         self.check(ops.avg_pool2d(pj.Tensor(x), 3, 2, 1, count_include_pad=False),
                    TF.avg_pool2d(xt, 3, 2, 1, count_include_pad=False))
         self.check(nn.AdaptiveAvgPool2d((4, 3))(pj.Tensor(x)), TF.adaptive_avg_pool2d(xt, (4, 3)))
+        self.check(nn.MaxPool2d(3, 1, dilation=2)(pj.Tensor(x)), TF.max_pool2d(xt, 3, 1, dilation=2))
+        self.check(nn.AvgPool2d(2, 2, divisor_override=3)(pj.Tensor(x)),
+                   TF.avg_pool2d(xt, 2, 2, divisor_override=3))
 
     def test_interpolate_and_pad(self):
         x = rand(1, 2, 5, 7, seed=5)
