@@ -40,21 +40,47 @@ __attribute__((target("avx512f"))) static float fma_chains_avx512(long iters) {
   return _mm512_reduce_add_ps(s);
 }
 
+#if defined(__AVX2__) && defined(__FMA__)
+static float fma_chains_avx2(long iters) {
+  const __m256 m = _mm256_set1_ps(0.999999f), c = _mm256_set1_ps(1e-7f);
+  __m256 a0 = _mm256_set1_ps(1.0f), a1 = _mm256_set1_ps(1.1f), a2 = _mm256_set1_ps(1.2f),
+         a3 = _mm256_set1_ps(1.3f), a4 = _mm256_set1_ps(1.4f), a5 = _mm256_set1_ps(1.5f),
+         a6 = _mm256_set1_ps(1.6f), a7 = _mm256_set1_ps(1.7f), a8 = _mm256_set1_ps(1.8f),
+         a9 = _mm256_set1_ps(1.9f);
+  for (long it = 0; it < iters / kChains; ++it) {
+    a0 = _mm256_fmadd_ps(a0, m, c); a1 = _mm256_fmadd_ps(a1, m, c);
+    a2 = _mm256_fmadd_ps(a2, m, c); a3 = _mm256_fmadd_ps(a3, m, c);
+    a4 = _mm256_fmadd_ps(a4, m, c); a5 = _mm256_fmadd_ps(a5, m, c);
+    a6 = _mm256_fmadd_ps(a6, m, c); a7 = _mm256_fmadd_ps(a7, m, c);
+    a8 = _mm256_fmadd_ps(a8, m, c); a9 = _mm256_fmadd_ps(a9, m, c);
+  }
+  __m256 s = _mm256_add_ps(_mm256_add_ps(_mm256_add_ps(a0, a1), _mm256_add_ps(a2, a3)),
+                           _mm256_add_ps(_mm256_add_ps(a4, a5), _mm256_add_ps(a6, a7)));
+  s = _mm256_add_ps(s, _mm256_add_ps(a8, a9));
+  float out[8];
+  _mm256_storeu_ps(out, s);
+  return out[0] + out[1] + out[2] + out[3] + out[4] + out[5] + out[6] + out[7];
+}
+#endif
+
+static float fma_chains_scalar(long iters) {
+  float a[8] = {1, 1, 1, 1, 1, 1, 1, 1};
+  for (long it = 0; it < iters / 8; ++it)
+    for (auto& v : a) v = v * 0.999999f + 1e-7f;
+  return a[0] + a[7];
+}
+
 double probe_peak_gflops(int threads) {
+  // One driver; the chain function and its float32 lanes follow the widest ISA available.
+  float (*chains)(long) = fma_chains_scalar;
+  int lanes = 1;
+#if defined(__AVX2__) && defined(__FMA__)
+  chains = fma_chains_avx2;
+  lanes = 8;
+#endif
   if (__builtin_cpu_supports("avx512f")) {
-    const long iters = 20000000;
-    double best = 0;
-    for (int rep = 0; rep < 3; ++rep) {
-      double t0 = now();
-      float sink = 0;
-#pragma omp parallel num_threads(threads) reduction(+ : sink)
-      sink += fma_chains_avx512(iters);
-      double dt = now() - t0;
-      volatile float keep = sink;
-      (void)keep;
-      best = std::max(best, double(iters / kChains) * kChains * 16 * 2 * threads / dt / 1e9);
-    }
-    return best;
+    chains = fma_chains_avx512;
+    lanes = 16;
   }
   const long iters = 20000000;
   double best = 0;
@@ -62,44 +88,12 @@ double probe_peak_gflops(int threads) {
     double t0 = now();
     float sink = 0;
 #pragma omp parallel num_threads(threads) reduction(+ : sink)
-    {
-#if defined(__AVX2__) && defined(__FMA__)
-      // 10 named accumulators (not an array, which compilers may keep in memory) cover the FMA
-      // latency (4-5 cycles) times 2 FMA ports.
-      const __m256 m = _mm256_set1_ps(0.999999f), c = _mm256_set1_ps(1e-7f);
-      __m256 a0 = _mm256_set1_ps(1.0f), a1 = _mm256_set1_ps(1.1f), a2 = _mm256_set1_ps(1.2f),
-             a3 = _mm256_set1_ps(1.3f), a4 = _mm256_set1_ps(1.4f), a5 = _mm256_set1_ps(1.5f),
-             a6 = _mm256_set1_ps(1.6f), a7 = _mm256_set1_ps(1.7f), a8 = _mm256_set1_ps(1.8f),
-             a9 = _mm256_set1_ps(1.9f);
-      for (long it = 0; it < iters / kChains; ++it) {
-        a0 = _mm256_fmadd_ps(a0, m, c); a1 = _mm256_fmadd_ps(a1, m, c);
-        a2 = _mm256_fmadd_ps(a2, m, c); a3 = _mm256_fmadd_ps(a3, m, c);
-        a4 = _mm256_fmadd_ps(a4, m, c); a5 = _mm256_fmadd_ps(a5, m, c);
-        a6 = _mm256_fmadd_ps(a6, m, c); a7 = _mm256_fmadd_ps(a7, m, c);
-        a8 = _mm256_fmadd_ps(a8, m, c); a9 = _mm256_fmadd_ps(a9, m, c);
-      }
-      __m256 s = _mm256_add_ps(_mm256_add_ps(_mm256_add_ps(a0, a1), _mm256_add_ps(a2, a3)),
-                               _mm256_add_ps(_mm256_add_ps(a4, a5), _mm256_add_ps(a6, a7)));
-      s = _mm256_add_ps(s, _mm256_add_ps(a8, a9));
-      float out[8];
-      _mm256_storeu_ps(out, s);
-      for (float v : out) sink += v;
-#else
-      float a[8] = {1, 1, 1, 1, 1, 1, 1, 1};
-      for (long it = 0; it < iters; ++it)
-        for (auto& v : a) v = v * 0.999999f + 1e-7f;
-      for (float v : a) sink += v;
-#endif
-    }
+    sink += chains(iters);
     double dt = now() - t0;
     volatile float keep = sink;
     (void)keep;
-#if defined(__AVX2__) && defined(__FMA__)
-    double flops = double(iters / kChains) * kChains * 8 * 2 * threads;
-#else
-    double flops = double(iters) * 8 * 2 * threads;
-#endif
-    best = std::max(best, flops / dt / 1e9);
+    double fmas = lanes == 1 ? double(iters / 8) * 8 : double(iters / kChains) * kChains * lanes;
+    best = std::max(best, fmas * 2 * threads / dt / 1e9);
   }
   return best;
 }
