@@ -179,7 +179,11 @@ void matmul_loop_into(const Tensor& out, const Tensor& a, const Tensor& b) {
 void matmul_into(const Tensor& out, const Tensor& a, const Tensor& b) {
   check_operands(out, a, b);
   with_contiguous_out(out, a, [&](const Tensor& dst) {
-    if (dst.dtype() == DType::Float32 && dnnl_matmul(dst, a, b)) return;
+    // Tiny products stay on the loop: oneDNN's per-call execute overhead (~6 us measured on 4x4)
+    // dwarfs a few hundred multiply-adds.
+    const int64_t k = a.ndim() ? a.dim(a.ndim() - 1) : 1;
+    const bool tiny = dst.numel() * k < kTinyMatmulMacs;
+    if (dst.dtype() == DType::Float32 && !tiny && dnnl_matmul(dst, a, b)) return;
     PJ_DISPATCH_ALL(out.dtype(), [&] { matmul_loop<scalar_t>(dst, a, b); });
   });
 }

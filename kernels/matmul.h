@@ -13,6 +13,9 @@
 
 namespace pj {
 
+// Below this many multiply-adds float32 matmul runs on pijit's loop instead of oneDNN.
+constexpr int64_t kTinyMatmulMacs = 4096;
+
 // out[..., n, m] = a[..., n, k] @ b[..., k, m]. All three have ndim >= 2 and one dtype; the batch
 // dims of a and b broadcast to out's. 1-D operands and shape errors are graph/ops' business.
 void matmul_into(const Tensor& out, const Tensor& a, const Tensor& b);

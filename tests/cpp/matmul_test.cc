@@ -169,7 +169,7 @@ TEST(Matmul, OneDnnAndLoopAgreeOnFloat32) {
 }
 
 TEST(Matmul, PrimitivesAreCached) {
-  Tensor a = testing::random({6, 7}, DType::Float32, 1), b = testing::random({7, 8}, DType::Float32, 2);
+  Tensor a = testing::random({32, 33}, DType::Float32, 1), b = testing::random({33, 34}, DType::Float32, 2);
   call_op1("matmul", {a, b});
   int64_t hits = PrimitiveCache::instance().hits();
   call_op1("matmul", {a, b});
@@ -178,8 +178,8 @@ TEST(Matmul, PrimitivesAreCached) {
 
 // Transposed operands and size-1 batch dims go to oneDNN as they are: no silent loop fallback.
 TEST(Matmul, Float32GeometriesStayOnOneDnn) {
-  const std::pair<Shape, Shape> pairs[] = {{{9, 11}, {11, 13}}, {{1, 9, 11}, {5, 11, 13}},
-                                           {{4, 1, 9, 11}, {3, 11, 13}}, {{9, 11}, {6, 11, 13}}};
+  const std::pair<Shape, Shape> pairs[] = {{{29, 31}, {31, 33}}, {{1, 29, 31}, {5, 31, 33}},
+                                           {{4, 1, 29, 31}, {3, 31, 33}}, {{29, 31}, {6, 31, 33}}};
   for (auto& [sa, sb] : pairs) {
     for (auto& [wa, a] : operands(sa, DType::Float32, 1)) {
       for (auto& [wb, b] : operands(sb, DType::Float32, 2)) {
@@ -192,6 +192,15 @@ TEST(Matmul, Float32GeometriesStayOnOneDnn) {
       }
     }
   }
+}
+
+// Below kTinyMatmulMacs the loop is faster than oneDNN's per-call overhead: no primitive is made.
+TEST(Matmul, TinyFloat32ProductsUseTheLoop) {
+  Tensor a = testing::random({4, 4}, DType::Float32, 1), b = testing::random({4, 4}, DType::Float32, 2);
+  PrimitiveCache::instance().clear();
+  Tensor c = call_op1("matmul", {a, b});
+  EXPECT_EQ(PrimitiveCache::instance().size(), 0u);
+  EXPECT_TRUE(matches(c, ref_matmul(a, b), 2e-6));
 }
 
 TEST(Matmul, BoolIsOrOfAnds) {
