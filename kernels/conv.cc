@@ -603,14 +603,6 @@ bool dnnl_conv(const Tensor& out, const Tensor& x, const Tensor& w, const Tensor
   return true;
 }
 
-// Runs `f(dst)` on out when contiguous, else on a temporary copied back afterwards.
-template <typename F>
-void with_contiguous_out(const Tensor& out, F f) {
-  Tensor dst = out.is_contiguous() ? out : Tensor::empty(out.shape(), out.dtype());
-  f(dst);
-  if (!dst.same_storage(out)) copy_into(out, dst);
-}
-
 void check_args(const char* what, const Tensor& out, const Tensor& x, const Tensor& w, const Tensor& bias) {
   PJ_CHECK(out.ndim() == 4 && x.ndim() == 4 && w.ndim() == 4) << what << ": 4-D tensors only";
   PJ_CHECK(is_floating(x.dtype()) && x.dtype() == out.dtype() && w.dtype() == out.dtype() &&

@@ -23,13 +23,6 @@ namespace {
 constexpr int64_t kChunk = 8192;
 constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 
-template <typename F>
-void into_contiguous(const Tensor& out, F f) {
-  Tensor dst = out.is_contiguous() ? out : Tensor::empty(out.shape(), out.dtype());
-  f(dst);
-  if (!dst.same_storage(out)) copy_into(out, dst);
-}
-
 // Sums `part(begin, end, acc)` over [0, n) in fixed chunks, in parallel; merged in chunk order.
 template <int W, typename F>
 std::array<double, W> chunked_sum(int64_t n, int64_t work_per_item, F part) {
@@ -104,7 +97,7 @@ void index_loss(const Tensor& out, const T* lp, const I* tgt, ClassGeom g, const
   auto combine = [&](double nll, double sm) { return smooth ? (1 - e) * nll + e / C * sm : nll; };
   const int64_t work = smooth ? C : 1;
   if (opt.reduction == Reduction::None) {
-    into_contiguous(out, [&](const Tensor& dst) {
+    with_contiguous_out(out, [&](const Tensor& dst) {
       T* o = dst.data<T>();
       parallel_for(ns, std::max<int64_t>(1, kParallelGrain / work), [&](int64_t b, int64_t en) {
         for (int64_t i = b; i < en; ++i) {
@@ -146,7 +139,7 @@ void prob_loss(const Tensor& out, const T* lp, const T* p, ClassGeom g, const T*
     return -a;
   };
   if (opt.reduction == Reduction::None) {
-    into_contiguous(out, [&](const Tensor& dst) {
+    with_contiguous_out(out, [&](const Tensor& dst) {
       T* o = dst.data<T>();
       parallel_for(ns, std::max<int64_t>(1, kParallelGrain / std::max<int64_t>(C, 1)), [&](int64_t b, int64_t en) {
         for (int64_t i = b; i < en; ++i) o[i] = static_cast<T>(sample(i));

@@ -16,14 +16,6 @@ namespace pj {
 
 namespace {
 
-// Runs f(dst) on `out` when contiguous, else on a temporary copied back afterwards.
-template <typename F>
-void into_contiguous(const Tensor& out, F f) {
-  Tensor dst = out.is_contiguous() ? out : Tensor::empty(out.shape(), out.dtype());
-  f(dst);
-  if (!dst.same_storage(out)) copy_into(out, dst);
-}
-
 // `t` (contiguous) viewed as `shape`.
 Tensor reshaped(const Tensor& t, const Shape& shape) {
   PJ_CHECK(t.is_contiguous()) << "reshaped: needs a contiguous tensor";
@@ -109,8 +101,8 @@ void dropout_into(const Tensor& y, const Tensor& mask, const Tensor& x, double p
   PJ_DISPATCH_FLOATING(x.dtype(), "dropout", [&] {
     using T = scalar_t;
     const T scale = static_cast<T>(1.0 / keep);
-    into_contiguous(y, [&](const Tensor& yd) {
-      into_contiguous(mask, [&](const Tensor& md) {
+    with_contiguous_out(y, [&](const Tensor& yd) {
+      with_contiguous_out(mask, [&](const Tensor& md) {
         // The uniforms go straight into y when it is float32 (element i is read before it is
         // overwritten), saving a temporary as large as x.
         Tensor u = std::is_same_v<T, float> && !yd.same_storage(xc) ? reshaped(yd, {x.numel()})
@@ -161,7 +153,7 @@ void embedding_into(const Tensor& out, const Tensor& weight, const Tensor& indic
   if (out.numel() == 0) return;
   const Tensor w = weight.contiguous();
   const size_t row_bytes = static_cast<size_t>(D) * itemsize(w.dtype());
-  into_contiguous(out, [&](const Tensor& dst) {
+  with_contiguous_out(out, [&](const Tensor& dst) {
     const char* wp = static_cast<const char*>(w.raw_data());
     char* op = static_cast<char*>(dst.raw_data());
     with_index_type(idx.dtype(), [&](auto tag) {
@@ -186,7 +178,7 @@ void dense_into(const Tensor& out, const Tensor& x, const Tensor& weight, const 
     return;
   }
   Tensor x2 = x.ndim() == 2 ? x : reshaped(x.contiguous(), {M, K});
-  into_contiguous(out, [&](const Tensor& dst) {
+  with_contiguous_out(out, [&](const Tensor& dst) {
     Tensor out2 = reshaped(dst, {M, N});
     if (dst.dtype() == DType::Float32 && dnnl_dense(out2, x2, weight, bias)) return;
     Tensor wt = weight.as_strided({K, N}, {weight.stride(1), weight.stride(0)}, weight.offset());

@@ -223,14 +223,6 @@ void normalize_rows(const T* x, int64_t R, int64_t D, double eps, std::vector<do
   });
 }
 
-// Runs f(dst) on `out` when contiguous, else on a temporary copied back afterwards.
-template <typename F>
-void into_contiguous(const Tensor& out, F f) {
-  Tensor dst = out.is_contiguous() ? out : Tensor::empty(out.shape(), out.dtype());
-  f(dst);
-  if (!dst.same_storage(out)) copy_into(out, dst);
-}
-
 std::string eps_key(double eps) {
   float f = static_cast<float>(eps);
   uint32_t bits;
@@ -311,7 +303,7 @@ void batch_norm_into(const Tensor& y, const Tensor& save_mean, const Tensor& sav
       sh[c] = static_cast<T>(b[c]);
     }
     if (x.numel() == 0) return;
-    into_contiguous(y, [&](const Tensor& dst) {
+    with_contiguous_out(y, [&](const Tensor& dst) {
       channel_affine<T>(dst.data<T>(), xc.data<T>(), N, C, S, m.data(), a.data(), sh.data());
     });
   });
@@ -343,7 +335,7 @@ void layer_norm_into(const Tensor& y, const Tensor& mean, const Tensor& rstd, co
   bool done = false;
   if (x.dtype() == DType::Float32 && path == NormPath::Auto && x.numel() >= kDnnlMinNumel) {
     std::vector<float> sc = to_vec<float>(g), sh = to_vec<float>(b), fm(R), fv(R);
-    into_contiguous(y, [&](const Tensor& dst) {
+    with_contiguous_out(y, [&](const Tensor& dst) {
       done = dnnl_layer_norm(dst.data<float>(), xc.data<float>(), R, D, sc.data(), sh.data(), fm.data(),
                              fv.data(), eps);
     });
@@ -356,7 +348,7 @@ void layer_norm_into(const Tensor& y, const Tensor& mean, const Tensor& rstd, co
     PJ_DISPATCH_FLOATING(x.dtype(), "layer_norm", [&] {
       using T = scalar_t;
       const std::vector<T> tg = to_vec<T>(g), tb = to_vec<T>(b);
-      into_contiguous(y, [&](const Tensor& dst) {
+      with_contiguous_out(y, [&](const Tensor& dst) {
         const T* xp = xc.data<T>();
         T* yp = dst.data<T>();
         normalize_rows<T>(xp, R, D, eps, &mu, &var, [&](int64_t r, int64_t d0, int64_t d1, double m, double rs) {
@@ -384,7 +376,7 @@ void group_norm_into(const Tensor& y, const Tensor& mean, const Tensor& rstd, co
   PJ_DISPATCH_FLOATING(x.dtype(), "group_norm", [&] {
     using T = scalar_t;
     const std::vector<T> tg = to_vec<T>(g), tb = to_vec<T>(b);
-    into_contiguous(y, [&](const Tensor& dst) {
+    with_contiguous_out(y, [&](const Tensor& dst) {
       const T* xp = xc.data<T>();
       T* yp = dst.data<T>();
       // Row r = (sample, group) holds the group's cpg channels of S elements each.

@@ -11,14 +11,6 @@ namespace pj {
 
 namespace {
 
-// Runs `f(dst)` on out when contiguous, else on a temporary copied back afterwards.
-template <typename F>
-void with_contiguous_out(const Tensor& out, F f) {
-  Tensor dst = out.is_contiguous() ? out : Tensor::empty(out.shape(), out.dtype());
-  f(dst);
-  if (!dst.same_storage(out)) copy_into(out, dst);
-}
-
 // ---- interpolate -------------------------------------------------------------------------------
 
 // PyTorch's nearest_idx (UpSample.h): float arithmetic whatever the dtype.

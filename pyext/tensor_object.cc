@@ -72,10 +72,21 @@ bool operands(PyObject* a, PyObject* b, Tensor* x, Tensor* y) {
   return true;
 }
 
+// Operator slots run on every `a + b`: each op name (a string literal, compared by address) is
+// looked up in the registry once. Callers hold the GIL, so the table needs no lock.
 const OpDef& op_named(const char* name) {
-  const OpDef* op = find_op(name);
-  if (!op) PJ_THROW(NotImplemented) << "op '" << name << "' is not in this build's registry";
-  return *op;
+  static std::pair<const char*, const OpDef*> resolved[32];
+  for (auto& e : resolved) {
+    if (e.first == name) return *e.second;
+    if (e.first == nullptr) {
+      const OpDef* op = find_op(name);
+      if (!op) PJ_THROW(NotImplemented) << "op '" << name << "' is not in this build's registry";
+      e = {name, op};
+      return *op;
+    }
+  }
+  PJ_CHECK(false) << "more operator names than the resolved-op table holds";
+  __builtin_unreachable();
 }
 
 PyObject* binary(const char* name, PyObject* a, PyObject* b) {

@@ -23,10 +23,6 @@
 namespace pj {
 namespace {
 
-void require_floating(const char* op, const char* what, DType t) {
-  if (!is_floating(t)) PJ_THROW(Type) << op << ": " << what << " must be Float32 or Float64, but got " << dtype_name(t);
-}
-
 void check_input_count(const char* op, size_t n, size_t lo, size_t hi) {
   if (n < lo || n > hi)
     PJ_THROW(Type) << op << "() takes " << lo << (hi == lo + 1 ? " or " : " to ") << hi << " tensor inputs but "

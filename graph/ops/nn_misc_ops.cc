@@ -18,10 +18,6 @@
 namespace pj {
 namespace {
 
-void require_floating(const char* op, const char* what, DType t) {
-  if (!is_floating(t)) PJ_THROW(Type) << op << ": " << what << " must be Float32 or Float64, but got " << dtype_name(t);
-}
-
 double dropout_p(const Attrs& a) {
   double p = a.is_none("p") ? 0.5 : a.f("p");
   if (!(p >= 0 && p < 1)) PJ_THROW(Value) << "dropout: p must be in [0, 1), but got " << p;

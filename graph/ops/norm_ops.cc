@@ -18,10 +18,6 @@
 namespace pj {
 namespace {
 
-void require_floating(const char* op, const char* what, DType t) {
-  if (!is_floating(t)) PJ_THROW(Type) << op << ": " << what << " must be Float32 or Float64, but got " << dtype_name(t);
-}
-
 double attr_f(const Attrs& a, const char* k, double dflt) { return a.is_none(k) ? dflt : a.f(k); }
 
 // Checks a per-channel parameter: floating, shape (C,).

@@ -2,6 +2,11 @@
 
 namespace pj {
 
+void require_floating(const char* op, const char* what, DType t) {
+  if (!is_floating(t))
+    PJ_THROW(Type) << op << ": " << what << " must be Float32 or Float64, but got " << dtype_name(t);
+}
+
 std::vector<int> normalize_axes(const IntList& axes, int ndim) {
   std::vector<int> out;
   std::vector<bool> seen(std::max(ndim, 1), false);

@@ -74,6 +74,16 @@ class TestPooling(unittest.TestCase):
         self.assertEqual(ops.max_pool2d(x, 3, 2, ceil_mode=True).shape, (1, 1, 2, 2))
         self.assertEqual(ops.max_pool2d(x, 3, 2, ceil_mode=False).shape, (1, 1, 1, 1))
 
+    def test_same_mode_pads_the_end_and_averages_valid_elements(self):
+        x = pj.arange(25, dtype=pj.float32).reshape(1, 1, 5, 5)  # TF 'same': extra pad at the end
+        self.assertEqual(nn.MaxPool2d(2, 2, pad_mode="same")(x).tolist(),
+                         [[[[6.0, 8.0, 9.0], [16.0, 18.0, 19.0], [21.0, 23.0, 24.0]]]])
+        self.assertEqual(nn.AvgPool2d(2, 2, pad_mode="same")(x)[0, 0, 0].tolist(), [3.0, 5.0, 6.5])
+        self.assertEqual(nn.AvgPool2d(2, 2, pad_mode="same")(x)[0, 0, 2].tolist(), [20.5, 22.5, 24.0])
+        y = pj.arange(49, dtype=pj.float32).reshape(1, 1, 7, 7) * -1  # pads on both sides
+        self.assertEqual(nn.MaxPool2d(3, 2, pad_mode="same")(y)[0, 0, 0].tolist(),
+                         [0.0, -1.0, -3.0, -5.0])
+
     def test_pool_errors(self):
         with self.assertRaises(ValueError):
             nn.MaxPool2d(2, 2, pad_mode="full")

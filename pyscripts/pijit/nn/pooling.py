@@ -41,15 +41,6 @@ class _Pool(Cell):
                                                           self.pad_mode.upper())
 
 
-def _pool(fn, x, pads, **kw):
-    # Symmetric pads go straight to the kernel; 'same' may need one extra row/column at the end,
-    # which comes from padding the input explicitly (-inf for max, excluded for avg).
-    t, b, l, r = pads
-    if t == b and l == r:
-        return fn(x, padding=(t, l), **kw)
-    return None
-
-
 class MaxPool2d(_Pool):
     def __init__(self, kernel_size=1, stride=1, pad_mode="valid", padding=0, dilation=1,
                  return_indices=False, ceil_mode=False, data_format="NCHW"):
@@ -61,8 +52,8 @@ class MaxPool2d(_Pool):
     def construct(self, x):
         t, b, l, r = self._pads(x)
         if (t, l) != (b, r):
-            x = NF.pad(x, (l, r - l, t, b - t), mode="constant", value=float("-inf"))
-            b, r = t, l
+            # 'same' with an odd total: the extra bottom/right row and column never win a max.
+            x = NF.pad(x, (0, r - l, 0, b - t), mode="constant", value=float("-inf"))
         return NF.max_pool2d(x, self.kernel_size, self.stride, (t, l), self.ceil_mode, self.dilation)
 
 

@@ -74,6 +74,21 @@ class TestConvPool(TorchCase):
         self.check(nn.AvgPool2d(2, 2, divisor_override=3)(pj.Tensor(x)),
                    TF.avg_pool2d(xt, 2, 2, divisor_override=3))
 
+    def test_same_pooling_is_tensorflow_same(self):
+        x = rand(2, 3, 9, 10, seed=14)
+        xt = torch.from_numpy(x)
+        for k, s in ((2, 2), (3, 2), (3, 1), (4, 3)):
+            pads = []
+            for n in (10, 9):  # F.pad order: last dim first
+                out = (n + s - 1) // s
+                total = max((out - 1) * s + k - n, 0)
+                pads += [total // 2, total - total // 2]
+            want_max = TF.max_pool2d(TF.pad(xt, pads, value=float("-inf")), k, s)
+            num = TF.avg_pool2d(TF.pad(xt, pads), k, s, divisor_override=1)
+            den = TF.avg_pool2d(TF.pad(torch.ones_like(xt), pads), k, s, divisor_override=1)
+            self.check(nn.MaxPool2d(k, s, pad_mode="same")(pj.Tensor(x)), want_max, msg="max %d %d" % (k, s))
+            self.check(nn.AvgPool2d(k, s, pad_mode="same")(pj.Tensor(x)), num / den, msg="avg %d %d" % (k, s))
+
     def test_interpolate_and_pad(self):
         x = rand(1, 2, 5, 7, seed=5)
         xt = torch.from_numpy(x)
