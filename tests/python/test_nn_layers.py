@@ -41,6 +41,11 @@ class TestDenseConv(unittest.TestCase):
         ct = nn.Conv2dTranspose(4, 3, 2, stride=2, pad_mode="valid")
         self.assertEqual(ct(x).shape, (2, 3, 12, 12))
         self.assertEqual(nn.Conv2dTranspose(4, 3, 3, stride=2)(x).shape, (2, 3, 12, 12))
+        self.assertEqual(nn.Conv2dTranspose(4, 3, 3, pad_mode="pad", padding=(1, 1, 0, 0))(x).shape,
+                         (2, 3, 6, 8))
+        with self.assertRaises(ValueError) as cm:
+            nn.Conv2dTranspose(4, 3, 3, pad_mode="pad", padding=(1, 0, 0, 0))(x)
+        self.assertIn("symmetric", str(cm.exception))
 
     def test_conv2d_errors(self):
         with self.assertRaises(ValueError) as cm:

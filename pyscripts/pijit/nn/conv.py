@@ -114,8 +114,14 @@ class Conv2dTranspose(_Conv):
             pad, extra = (0, 0), (0, 0)
         else:
             p = self.padding
-            pad = (p, p) if isinstance(p, int) else (p[0], p[2] if len(p) == 4 else p[1])
-            extra = (0, 0)
+            if isinstance(p, int):
+                p = (p, p, p, p)
+            elif len(p) == 2:
+                p = (p[0], p[0], p[1], p[1])
+            if p[0] != p[1] or p[2] != p[3]:
+                raise ValueError("Conv2dTranspose: padding must be symmetric (top == bottom, "
+                                 "left == right), got %s" % (tuple(p),))
+            pad, extra = (p[0], p[2]), (0, 0)
         op = self.output_padding
         op = (op, op) if isinstance(op, int) else tuple(op)
         y = NF.conv_transpose2d(x, self.weight, self.bias, self.stride, pad,
