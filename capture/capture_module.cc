@@ -90,7 +90,18 @@ PyMethodDef capture_methods[] = {
 
 }  // namespace
 
+}  // namespace pj::py
+
+namespace pj::capture {
+bool register_jit(PyObject* m);
+}
+
+namespace pj::py {
+
 // Called once from PyInit__C. On failure (out of memory) a Python exception is left set.
-void register_capture_functions(PyObject* module) { PyModule_AddFunctions(module, capture_methods); }
+void register_capture_functions(PyObject* module) {
+  if (PyModule_AddFunctions(module, capture_methods) < 0) return;
+  capture::register_jit(module);
+}
 
 }  // namespace pj::py

@@ -110,6 +110,66 @@ inline PyObject* eval_frame_default(PyThreadState* tstate, PyFrameObject* f, int
 #endif
 }
 
+// ---- (a') frames --------------------------------------------------------------------------------
+// 3.7-3.10 evaluate a PyFrameObject whose f_localsplus holds the fast locals, then the cells
+// (co_cellvars), then the free variables (co_freevars). Cells are created, and arguments copied
+// into them, before the evaluator is called, so the hook sees them filled.
+
+#if PY_VERSION_HEX < 0x030B0000
+inline int code_nlocals(PyCodeObject* co) { return co->co_nlocals; }
+inline int code_ncells(PyCodeObject* co) { return static_cast<int>(PyTuple_GET_SIZE(co->co_cellvars)); }
+inline int code_nfrees(PyCodeObject* co) { return static_cast<int>(PyTuple_GET_SIZE(co->co_freevars)); }
+// Borrowed: the object of cell/free variable i (nullptr when unbound).
+inline PyObject* frame_deref(PyFrameObject* f, int i) {
+  PyObject* cell = f->f_localsplus[f->f_code->co_nlocals + i];
+  return cell ? PyCell_GET(cell) : nullptr;
+}
+inline PyObject* frame_local(PyFrameObject* f, int i) { return f->f_localsplus[i]; }  // borrowed
+inline PyObject* frame_globals(PyFrameObject* f) { return f->f_globals; }
+inline PyObject* frame_builtins(PyFrameObject* f) { return f->f_builtins; }
+inline PyCodeObject* frame_code(PyFrameObject* f) { return f->f_code; }
+
+// A frame for `code` that shares the fast locals, cells and free variables of `f` (new references),
+// to run rewritten code in place of f's own: nullptr with an exception set on failure. `code` may
+// have more fast locals than f's code (temporaries); its cells and free variables are the same.
+inline PyFrameObject* shadow_frame(PyThreadState* tstate, PyFrameObject* f, PyCodeObject* code) {
+  PyFrameObject* s = PyFrame_New(tstate, code, f->f_globals, nullptr);
+  if (!s) return nullptr;
+  int nlocals = f->f_code->co_nlocals;
+  int nextra = code_ncells(f->f_code) + code_nfrees(f->f_code);
+  for (int i = 0; i < nlocals; ++i) {
+    Py_XINCREF(f->f_localsplus[i]);
+    s->f_localsplus[i] = f->f_localsplus[i];
+  }
+  for (int i = 0; i < nextra; ++i) {
+    PyObject* o = f->f_localsplus[nlocals + i];
+    Py_XINCREF(o);
+    s->f_localsplus[code->co_nlocals + i] = o;
+  }
+  return s;
+}
+
+// Whether the frame must run in CPython's own loop: generators, coroutines and async generators
+// (their frames are resumed, not entered once), and a frame entered to throw into.
+inline bool frame_is_resumable(PyFrameObject* f) {
+  return (f->f_code->co_flags & (CO_GENERATOR | CO_COROUTINE | CO_ASYNC_GENERATOR | CO_ITERABLE_COROUTINE)) != 0;
+}
+#else
+// 3.11+: frames are _PyInterpreterFrame; capture refuses to install its hook there, so these are
+// never reached. They exist so the extension (tensors, kernels) still builds for that Python.
+[[noreturn]] inline void frame_unsupported() { Py_FatalError(kUnsupportedPythonMessage); }
+inline int code_nlocals(PyCodeObject*) { frame_unsupported(); }
+inline int code_ncells(PyCodeObject*) { frame_unsupported(); }
+inline int code_nfrees(PyCodeObject*) { frame_unsupported(); }
+inline PyObject* frame_deref(PyFrameObject*, int) { frame_unsupported(); }
+inline PyObject* frame_local(PyFrameObject*, int) { frame_unsupported(); }
+inline PyObject* frame_globals(PyFrameObject*) { frame_unsupported(); }
+inline PyObject* frame_builtins(PyFrameObject*) { frame_unsupported(); }
+inline PyCodeObject* frame_code(PyFrameObject*) { frame_unsupported(); }
+inline PyFrameObject* shadow_frame(PyThreadState*, PyFrameObject*, PyCodeObject*) { frame_unsupported(); }
+inline bool frame_is_resumable(PyFrameObject*) { frame_unsupported(); }
+#endif
+
 // ---- code bytes ---------------------------------------------------------------------------------
 
 // A new reference to the code object's bytecode as bytes (3.11 keeps only an adaptive copy in the

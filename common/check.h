@@ -14,7 +14,9 @@
 namespace pj {
 
 // Which Python exception a user error becomes.
-enum class ErrorKind { Value, Type, Index, Runtime, NotImplemented };
+// CaptureBreak: capture met something it must not trace (a tensor's data read while tracing);
+// it becomes pijit._C.CaptureBreak, a BaseException so library `except Exception` cannot hide it.
+enum class ErrorKind { Value, Type, Index, Runtime, NotImplemented, CaptureBreak };
 
 class Error : public std::runtime_error {
  public:

@@ -130,6 +130,7 @@ OpRegistrar& OpRegistrar::variadic(int min_inputs) {
 OpRegistrar& OpRegistrar::attrs(std::vector<std::string> names) { def_->attrs = std::move(names); return *this; }
 OpRegistrar& OpRegistrar::infer(InferFn f) { def_->infer = std::move(f); return *this; }
 OpRegistrar& OpRegistrar::kernel(KernelFn f) { def_->kernel = std::move(f); return *this; }
+OpRegistrar& OpRegistrar::impure() { def_->impure = true; return *this; }
 OpRegistrar& OpRegistrar::run(RunFn f) { def_->run = std::move(f); return *this; }
 OpRegistrar& OpRegistrar::view() { def_->is_view = true; return *this; }
 OpRegistrar& OpRegistrar::data_dependent() { def_->data_dependent = true; return *this; }
@@ -154,6 +155,17 @@ std::vector<std::string> registered_ops() {
   return out;
 }
 
+namespace {
+thread_local OpRecorder t_recorder = nullptr;
+}  // namespace
+
+OpRecorder set_op_recorder(OpRecorder r) {
+  OpRecorder prev = t_recorder;
+  t_recorder = r;
+  return prev;
+}
+OpRecorder op_recorder() { return t_recorder; }
+
 Tensors call_op(const OpDef& op, const Tensors& in, const Attrs& attrs) {
   if (op.num_inputs >= 0 && static_cast<int>(in.size()) != op.num_inputs)
     PJ_THROW(Type) << op.name << "() takes " << op.num_inputs << " tensor inputs but "
@@ -168,6 +180,13 @@ Tensors call_op(const OpDef& op, const Tensors& in, const Attrs& attrs) {
       if (!known) PJ_THROW(Type) << op.name << "() got an unexpected attribute '" << kv.first << "'";
     }
   }
+  if (t_recorder) return t_recorder(op, in, attrs);
+  return run_op(op, in, attrs);
+}
+
+Tensors run_op(const OpDef& op, const Tensors& in, const Attrs& attrs) {
+  for (auto& t : in)
+    PJ_CHECK(!t.is_symbolic()) << op.name << ": symbolic tensor reached a kernel outside capture";
   if (op.run) return op.run(in, attrs);
   PJ_CHECK(op.infer && op.kernel) << "op '" << op.name << "' has neither run nor infer+kernel";
   Metas ms;

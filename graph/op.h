@@ -66,6 +66,8 @@ struct OpDef {
   RunFn run;                        // overrides infer+kernel for views / data-dependent shapes
   bool is_view = false;             // outputs alias the first input's storage
   bool data_dependent = false;      // output shapes are only known after running
+  bool impure = false;              // draws random numbers or updates an input in place: never
+                                    // removed or merged by graph passes, kept in program order
   void* grad = nullptr;             // reserved for autodiff
 };
 
@@ -81,6 +83,7 @@ class OpRegistrar {
   OpRegistrar& run(RunFn f);
   OpRegistrar& view();
   OpRegistrar& data_dependent();
+  OpRegistrar& impure();
 
  private:
   OpDef* def_;
@@ -96,6 +99,16 @@ const OpDef* find_op(const std::string& name);
 // Aborts when unknown: for pijit's own fixed op names.
 const OpDef& get_op(const std::string& name);
 std::vector<std::string> registered_ops();
+
+// While capture traces pijit's own library code, every op call is handed to a recorder (capture/)
+// instead of running: it adds a graph node and returns symbolic outputs. Per thread; returns the
+// previous recorder so captures can nest.
+using OpRecorder = Tensors (*)(const OpDef& op, const Tensors& in, const Attrs& attrs);
+OpRecorder set_op_recorder(OpRecorder r);
+OpRecorder op_recorder();
+
+// Runs one op on concrete tensors, ignoring any recorder (the graph executor uses this).
+Tensors run_op(const OpDef& op, const Tensors& in, const Attrs& attrs);
 
 // Eager execution of one op: infer, allocate, run the kernel. Raises pj::Error on bad input.
 Tensors call_op(const OpDef& op, const Tensors& in, const Attrs& attrs = {});

@@ -60,6 +60,17 @@ Tensor Tensor::view_of(std::shared_ptr<Storage> storage, const Shape& shape, con
   return Tensor(std::move(impl));
 }
 
+Tensor Tensor::symbolic(const Shape& shape, DType dtype, int64_t sym) {
+  PJ_CHECK(sym >= 0) << "symbolic tensor needs a value id";
+  auto impl = std::make_shared<TensorImpl>();
+  impl->shape = shape;
+  impl->strides = contiguous_strides(shape);
+  impl->dtype = dtype;
+  impl->numel = shape_numel(shape);
+  impl->sym = sym;
+  return Tensor(std::move(impl));
+}
+
 Tensor Tensor::empty(const Shape& shape, DType dtype) {
   for (auto d : shape)
     if (d < 0) PJ_THROW(Value) << "negative dimensions are not allowed: " << shape_str(shape);

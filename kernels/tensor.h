@@ -47,6 +47,10 @@ struct TensorImpl {
   Shape strides;       // in elements; 0 for broadcast dimensions
   DType dtype = DType::Float32;
   int64_t numel = 1;
+  // >= 0: a symbolic tensor standing for value `sym` of a graph being captured. It has shape and
+  // dtype but no storage; capture/ records ops on it instead of running kernels, and the Python
+  // boundary refuses to read its data (capture then stops with a data-dependence reason).
+  int64_t sym = -1;
 };
 
 class Tensor {
@@ -63,6 +67,8 @@ class Tensor {
   // A view of existing storage.
   static Tensor view_of(std::shared_ptr<Storage> storage, const Shape& shape, const Shape& strides,
                         int64_t offset, DType dtype);
+  // A symbolic tensor (see TensorImpl::sym): contiguous geometry, no storage.
+  static Tensor symbolic(const Shape& shape, DType dtype, int64_t sym);
 
   bool defined() const { return impl_ != nullptr; }
   const Shape& shape() const { return impl_->shape; }
@@ -74,7 +80,9 @@ class Tensor {
   DType dtype() const { return impl_->dtype; }
   int64_t offset() const { return impl_->offset; }
   const std::shared_ptr<Storage>& storage() const { return impl_->storage; }
-  Device device() const { return impl_->storage->device(); }
+  Device device() const { return impl_->storage ? impl_->storage->device() : Device::CPU; }
+  bool is_symbolic() const { return impl_->sym >= 0; }
+  int64_t sym() const { return impl_->sym; }
   int64_t nbytes() const { return numel() * itemsize(dtype()); }
 
   // Pointer to the first element of the view (storage base + offset).

@@ -102,6 +102,7 @@ void walk(PyObject* o, int depth, Walk* w, bool* shape_fixed) {
 void fill(PyObject* o, const Tensor& out, int64_t* pos) {
   if (is_tensor(o)) {
     const Tensor& t = unwrap(o);
+    require_data(t, "Tensor(tensor)");
     Tensor dst = out.as_strided(t.shape(), contiguous_strides(t.shape()), out.offset() + *pos);
     copy_into(dst, t);
     *pos += t.numel();
@@ -278,6 +279,7 @@ std::optional<Tensor> operand(PyObject* o, DType other) {
 }
 
 PyObject* element_to_py(const Tensor& t, int64_t i) {
+  if (refuse_symbolic(t, "item()")) return nullptr;
   int64_t off = t.element_offset(i);
   return PJ_DISPATCH_ALL(t.dtype(), [&]() -> PyObject* {
     scalar_t v = static_cast<const scalar_t*>(t.raw_data())[off];

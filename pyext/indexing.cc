@@ -98,6 +98,7 @@ int tensor_setitem(PyObject* self, PyObject* key, PyObject* value) {
   }
   PJ_PY_BEGIN
   const Tensor& t = unwrap(self);
+  require_not_tracing("tensor[...] = value");
   std::optional<Tensor> v = operand(value, t.dtype());
   if (!v)
     PJ_THROW(Type) << "cannot assign a value of type '" << Py_TYPE(value)->tp_name

@@ -147,6 +147,7 @@ PyObject* py_set_seed(PyObject*, PyObject* arg) {
 PyObject* py_format_str(PyObject*, PyObject* arg) {
   PJ_PY_BEGIN
   if (!is_tensor(arg)) return fail(PyExc_TypeError, "format_str expects a Tensor");
+  if (refuse_symbolic(unwrap(arg), "str()")) return nullptr;
   return PyUnicode_FromString(format_str(unwrap(arg)).c_str());
   PJ_PY_END(nullptr)
 }
@@ -154,6 +155,7 @@ PyObject* py_format_str(PyObject*, PyObject* arg) {
 PyObject* py_format_repr(PyObject*, PyObject* arg) {
   PJ_PY_BEGIN
   if (!is_tensor(arg)) return fail(PyExc_TypeError, "format_repr expects a Tensor");
+  if (refuse_symbolic(unwrap(arg), "repr()")) return nullptr;
   return PyUnicode_FromString(format_repr(unwrap(arg)).c_str());
   PJ_PY_END(nullptr)
 }

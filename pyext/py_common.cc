@@ -2,6 +2,8 @@
 
 namespace pj::py {
 
+PyObject* g_capture_break = nullptr;
+
 void set_python_error(const Error& e) {
   PyObject* type = PyExc_RuntimeError;
   switch (e.kind()) {
@@ -10,6 +12,7 @@ void set_python_error(const Error& e) {
     case ErrorKind::Index: type = PyExc_IndexError; break;
     case ErrorKind::Runtime: type = PyExc_RuntimeError; break;
     case ErrorKind::NotImplemented: type = PyExc_NotImplementedError; break;
+    case ErrorKind::CaptureBreak: type = g_capture_break; break;
   }
   PyErr_SetString(type, e.what());
 }

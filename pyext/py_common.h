@@ -16,6 +16,9 @@
 namespace pj::py {
 
 void set_python_error(const Error& e);
+// pijit._C.CaptureBreak (created at module init): raised where traced code reads a symbolic
+// tensor's data; capture turns it into a graph-break reason.
+extern PyObject* g_capture_break;
 // Raises a Python exception and returns nullptr, for use in `return fail(...)`.
 PyObject* fail(PyObject* type, const std::string& msg);
 

@@ -103,6 +103,7 @@ PyObject* inplace(const char* name, PyObject* a, PyObject* b) {
   PJ_PY_BEGIN
   Tensor x, y;
   if (!operands(a, b, &x, &y)) Py_RETURN_NOTIMPLEMENTED;
+  require_not_tracing("an in-place operator");
   Tensor r = call_op1(op_named(name), {x, y});
   if (category(r.dtype()) > category(x.dtype()))
     PJ_THROW(Type) << "Cannot cast ufunc '" << name << "' output from dtype('"
@@ -174,18 +175,21 @@ int nb_bool(PyObject* a) {
                                      "ambiguous. Use a.any() or a.all()");
     return -1;
   }
+  if (refuse_symbolic(t, "bool()")) return -1;
   return t.item_double(0) != 0;
 }
 
 PyObject* nb_float(PyObject* a) {
   const Tensor& t = unwrap(a);
   if (t.numel() != 1) return fail(PyExc_TypeError, "only size-1 arrays can be converted to Python scalars");
+  if (refuse_symbolic(t, "float()")) return nullptr;
   return PyFloat_FromDouble(t.item_double(0));
 }
 
 PyObject* nb_int(PyObject* a) {
   const Tensor& t = unwrap(a);
   if (t.numel() != 1) return fail(PyExc_TypeError, "only size-1 arrays can be converted to Python scalars");
+  if (refuse_symbolic(t, "int()")) return nullptr;
   if (is_floating(t.dtype())) {
     Ref f(PyFloat_FromDouble(t.item_double(0)));
     return PyNumber_Long(f.get());
@@ -197,6 +201,7 @@ PyObject* nb_index(PyObject* a) {
   const Tensor& t = unwrap(a);
   if (t.ndim() != 0 || !is_integral(t.dtype(), true))
     return fail(PyExc_TypeError, "only integer scalar arrays can be converted to a scalar index");
+  if (refuse_symbolic(t, "using a tensor as an index")) return nullptr;
   return PyLong_FromLongLong(t.item_int(0));
 }
 
@@ -263,6 +268,7 @@ const char* format_string(DType t) {
 
 int getbuffer(PyObject* self, Py_buffer* view, int flags) {
   const Tensor& t = unwrap(self);
+  if (refuse_symbolic(t, "the buffer protocol (memoryview, numpy)")) return -1;
   int nd = t.ndim();
   // shape and strides live in one block owned by the view.
   Py_ssize_t* dims = static_cast<Py_ssize_t*>(PyMem_Malloc(sizeof(Py_ssize_t) * 2 * (nd + 1)));
@@ -373,12 +379,17 @@ PyObject* tolist_rec(const Tensor& t, int dim, int64_t offset) {
   return list;
 }
 
-PyObject* m_tolist(PyObject* self, PyObject*) { return tolist_rec(unwrap(self), 0, 0); }
+PyObject* m_tolist(PyObject* self, PyObject*) {
+  if (refuse_symbolic(unwrap(self), "tolist()")) return nullptr;
+  return tolist_rec(unwrap(self), 0, 0);
+}
 
 PyObject* m_data_ptr(PyObject* self, PyObject*) {
+  if (refuse_symbolic(unwrap(self), "data_ptr()")) return nullptr;
   return PyLong_FromVoidPtr(unwrap(self).raw_data());
 }
 PyObject* m_storage_ptr(PyObject* self, PyObject*) {
+  if (refuse_symbolic(unwrap(self), "storage_ptr()")) return nullptr;
   return PyLong_FromVoidPtr(unwrap(self).storage()->data());
 }
 PyObject* m_is_contiguous(PyObject* self, PyObject*) { return PyBool_FromLong(unwrap(self).is_contiguous()); }
@@ -421,6 +432,21 @@ bool init_tensor_type(PyObject* module) {
 void set_tensor_class(PyTypeObject* cls) {
   Py_INCREF(cls);
   g_tensor_class = cls;
+}
+
+void require_data(const Tensor& t, const char* what) {
+  if (t.is_symbolic())
+    PJ_THROW(CaptureBreak) << "data_dependent: " << what << " reads the data of a tensor being captured";
+}
+
+void require_not_tracing(const char* what) {
+  if (op_recorder()) PJ_THROW(CaptureBreak) << "inplace_update: " << what << " updates a tensor in place";
+}
+
+bool refuse_symbolic(const Tensor& t, const char* what) {
+  if (!t.is_symbolic()) return false;
+  PyErr_Format(g_capture_break, "data_dependent: %s reads the data of a tensor being captured", what);
+  return true;
 }
 
 PyObject* wrap(Tensor t) {

@@ -42,6 +42,13 @@ std::optional<Tensor> operand(PyObject* o, DType other);
 // Python scalar for element i of t.
 PyObject* element_to_py(const Tensor& t, int64_t i);
 
+// Throws CaptureBreak when t is symbolic (capture is tracing and `what` needs its data), or when
+// `what` mutates a tensor while capture is tracing.
+void require_data(const Tensor& t, const char* what);
+void require_not_tracing(const char* what);
+// The same for slots that return -1/nullptr with a Python error instead of throwing.
+bool refuse_symbolic(const Tensor& t, const char* what);
+
 // Indexing (pyext/indexing.cc).
 PyObject* tensor_getitem(PyObject* self, PyObject* key);
 int tensor_setitem(PyObject* self, PyObject* key, PyObject* value);

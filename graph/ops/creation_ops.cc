@@ -130,6 +130,7 @@ struct Registrations {
 } registrations;
 
 PJ_REGISTER_OP("rand")
+    .impure()
     .inputs(0)
     .attrs({"shape", "dtype", "seed"})
     .infer([](const Metas&, const Attrs& a) {
@@ -140,6 +141,7 @@ PJ_REGISTER_OP("rand")
     .kernel([](const Tensors&, const Attrs& a, const Tensors& out) { uniform_into(out[0], seed_attr(a)); });
 
 PJ_REGISTER_OP("randn")
+    .impure()
     .inputs(0)
     .attrs({"shape", "dtype", "seed"})
     .infer([](const Metas&, const Attrs& a) {
@@ -150,6 +152,7 @@ PJ_REGISTER_OP("randn")
     .kernel([](const Tensors&, const Attrs& a, const Tensors& out) { normal_into(out[0], seed_attr(a)); });
 
 PJ_REGISTER_OP("randint")
+    .impure()
     .inputs(0)
     .attrs({"low", "high", "shape", "dtype", "seed"})
     .infer([](const Metas&, const Attrs& a) {

@@ -30,6 +30,7 @@ std::optional<uint64_t> seed_attr(const Attrs& a) {
 }
 
 PJ_REGISTER_OP("dropout")
+    .impure()
     .inputs(1)
     .attrs({"p", "training", "seed"})
     .infer([](const Metas& in, const Attrs& a) {

@@ -44,6 +44,7 @@ double checked_eps(const char* op, const Attrs& a, double dflt) {
 // OpDef has no field for that yet (it needs `mutates`, a list of input indices); until then the
 // graph compiler must treat batch_norm as having side effects: never dedupe, reorder or drop it.
 PJ_REGISTER_OP("batch_norm")
+    .impure()
     .inputs(5)
     .attrs({"training", "momentum", "eps"})
     .infer([](const Metas& in, const Attrs& a) {

@@ -14,6 +14,8 @@ from pijit.creation import (tensor, ones, zeros, full, ones_like, zeros_like, fu
 from pijit import ops
 from pijit.parameter import Parameter
 from pijit.context import set_context, get_context, GRAPH_MODE, PYNATIVE_MODE
+from pijit.jit import (jit, ms_function, jit_stats, set_stress, stress_stats, reset_stress_stats,
+                       set_jit_config, CaptureError)
 from pijit import common
 from pijit.common import dtype as mstype
 from pijit import nn

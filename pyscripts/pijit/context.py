@@ -1,8 +1,8 @@
 """Execution context, MindSpore style: set_context(mode=GRAPH_MODE | PYNATIVE_MODE, ...).
 
-PYNATIVE_MODE runs every op eagerly. GRAPH_MODE asks for whole-graph compilation of Cells; capture
-arrives with the capture issue, and until then GRAPH_MODE runs eagerly too (get_context reports
-what was asked for).
+PYNATIVE_MODE runs every op eagerly. Under GRAPH_MODE every Cell call captures its construct as one
+graph (pijit.jit with fullgraph=True): what cannot be captured raises pijit.CaptureError naming the
+reason and the source line, as MindSpore's static graph mode refuses unsupported syntax.
 """
 GRAPH_MODE = 0
 PYNATIVE_MODE = 1
@@ -34,6 +34,9 @@ def set_context(**kwargs):
             raise ValueError("set_context: unknown context key %r (pijit knows: mode, "
                              "device_target, device_id)" % (key,))
         _state[key] = value
+        if key == "mode":
+            from pijit import _C
+            _C._set_context_mode(value)
 
 
 def get_context(key):

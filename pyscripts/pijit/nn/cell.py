@@ -9,6 +9,16 @@ from collections import OrderedDict
 
 from pijit import _C
 from pijit.parameter import Parameter
+from pijit import context as _context
+
+
+def _graph_call(cell, args, kwargs):
+    """GRAPH_MODE: the whole construct as one graph, or CaptureError."""
+    jitted = cell.__dict__.get("_graph_mode_jit")
+    if jitted is None:
+        jitted = _C.JitFunction(cell.construct, fullgraph=True)
+        object.__setattr__(cell, "_graph_mode_jit", jitted)
+    return jitted(*args, **kwargs)
 
 
 class Cell(object):
@@ -97,6 +107,8 @@ class Cell(object):
         raise NotImplementedError("%s must define construct()" % type(self).__name__)
 
     def __call__(self, *args, **kwargs):
+        if _context._state["mode"] == _context.GRAPH_MODE:
+            return _graph_call(self, args, kwargs)
         dst = self.__dict__.get("_cast_inputs_to")
         if dst is not None:
             args = _cast_floating_inputs(args, dst)

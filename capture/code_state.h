@@ -1,0 +1,49 @@
+// Per-code-object state, kept in the code object's extra slot (pyport.h): the capture state
+// machine, the cache of guarded entries (most recently hit first) and the counters jit_stats shows.
+#pragma once
+
+#include "capture/pyport.h"  // first (Python.h)
+
+#include <list>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "capture/simulator.h"
+
+namespace pj::capture {
+
+struct CacheEntry {
+  std::shared_ptr<guards::GuardTree> guards;
+  PyObject* code = nullptr;  // rewritten code (owned); nullptr: run the original code eagerly
+  std::shared_ptr<graph::Graph> graph;
+  std::string reason;        // why this entry runs eagerly (empty for graph entries)
+  int64_t hits = 0;
+};
+
+struct CodeState {
+  // never compiled (no state at all) -> Candidate -> Building -> Compiled; Skip after the
+  // recompile limit or for code that can never be captured.
+  enum Mode { Candidate, Building, Compiled, Skip } mode = Candidate;
+  std::list<CacheEntry> entries;
+  std::string skip_reason;
+  PyObject* reassembled = nullptr;  // stress mode: the original bytecode re-assembled (owned)
+  int64_t compiles = 0, cache_hits = 0, cache_misses = 0, recompiles = 0;
+  int64_t frames_rewritten = 0, frames_default = 0;
+  std::vector<std::string> recompile_reasons;  // "x.shape[0]: 3 -> 4", one per recompile
+  std::vector<std::string> break_reasons;      // reason_text() of each refused capture
+  ~CodeState();
+};
+
+// The state of a code object, created on first use (nullptr with an exception on failure).
+CodeState* code_state(PyCodeObject* co, bool create);
+
+// Totals over every frame the hook decided about (stress mode reports these).
+struct GlobalStats {
+  int64_t frames_rewritten = 0, frames_default = 0;
+  std::map<std::string, int64_t> fallback_reasons;  // reason id + name -> frames
+};
+GlobalStats& global_stats();
+
+}  // namespace pj::capture

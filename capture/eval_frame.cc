@@ -1,0 +1,258 @@
+// The PEP 523 hook and what it does with a frame: look up the code object's cache (guards, most
+// recently hit entry first), capture on a miss, and run the chosen entry in a shadow frame.
+#include "capture/pyport.h"  // first (Python.h)
+
+#include "capture/eval_frame.h"
+
+#include <cstdlib>
+#include <cstring>
+
+#include "codegen/rewrite.h"
+#include "pyext/py_common.h"
+
+namespace pj::capture {
+namespace {
+
+Py_ssize_t g_extra_index = -1;
+GlobalStats g_stats;
+JitConfig g_config;
+bool g_stress = false;
+int g_active_calls = 0;  // jitted calls in progress: the hook stays installed while > 0
+std::string g_library_prefix;
+
+struct ThreadJit {
+  PyCodeObject* expect = nullptr;  // the code the innermost jitted call is about to enter
+  const JitOptions* options = nullptr;
+  bool busy = false;               // capturing: every frame entered meanwhile runs eagerly
+};
+thread_local ThreadJit t_jit;
+
+void free_state(void* p) { delete static_cast<CodeState*>(p); }
+
+void log(const char* what, const std::string& text) {
+  if (g_config.log.find(what) == std::string::npos && g_config.log.find("all") == std::string::npos) return;
+  PySys_WriteStderr("[pijit %s] %s\n", what, text.c_str());
+}
+
+std::string where(PyCodeObject* co) {
+  return std::string(PyUnicode_AsUTF8(co->co_name)) + " (" + PyUnicode_AsUTF8(co->co_filename) + ":" +
+         std::to_string(co->co_firstlineno) + ")";
+}
+
+bool is_library_frame(PyCodeObject* co) {
+  const char* file = PyUnicode_AsUTF8(co->co_filename);
+  return !g_library_prefix.empty() && file && std::strncmp(file, g_library_prefix.c_str(), g_library_prefix.size()) == 0;
+}
+
+PyObject* run_in_shadow(PyThreadState* ts, PyFrameObject* f, PyObject* code) {
+  PyFrameObject* shadow = py::shadow_frame(ts, f, reinterpret_cast<PyCodeObject*>(code));
+  if (!shadow) return nullptr;
+  PyObject* r = py::eval_frame_default(ts, shadow, 0);
+  Py_DECREF(shadow);
+  return r;
+}
+
+PyObject* run_default(PyThreadState* ts, PyFrameObject* f, CodeState* st, const std::string& why) {
+  if (st) ++st->frames_default;
+  ++g_stats.frames_default;
+  if (!why.empty()) ++g_stats.fallback_reasons[why];
+  return py::eval_frame_default(ts, f, 0);
+}
+
+PyObject* run_entry(PyThreadState* ts, PyFrameObject* f, CodeState* st, CacheEntry& e) {
+  ++e.hits;
+  if (e.code) {
+    ++st->frames_rewritten;
+    ++g_stats.frames_rewritten;
+    return run_in_shadow(ts, f, e.code);
+  }
+  if (g_stress) {  // exercise the assembler and shadow frames on the code capture refused
+    if (!st->reassembled) {
+      st->reassembled = codegen::reassemble(py::frame_code(f));
+      if (!st->reassembled) {
+        PyErr_Clear();
+        return run_default(ts, f, st, "reassembly failed");
+      }
+    }
+    ++st->frames_rewritten;
+    ++g_stats.frames_rewritten;
+    ++g_stats.fallback_reasons[e.reason];
+    return run_in_shadow(ts, f, st->reassembled);
+  }
+  return run_default(ts, f, st, e.reason);
+}
+
+// Builds the cache entry for this frame's guards: a graph, or an eager refusal with its reason.
+// Returns false with a Python exception set when fullgraph insists and capture failed.
+bool build_entry(PyFrameObject* f, CodeState* st, const JitOptions& opt, CacheEntry* out) {
+  PyCodeObject* co = py::frame_code(f);
+  st->mode = CodeState::Building;
+  t_jit.busy = true;
+  CaptureResult r = capture_frame(f, opt.capture);
+  t_jit.busy = false;
+  st->mode = CodeState::Compiled;
+  ++st->compiles;
+  if (r.ok) {
+    py::Ref runner(new_graph_runner(r.graph, where(co)));
+    PyObject* code = runner ? codegen::emit_graph_code(co, r, runner.get()) : nullptr;
+    if (!code) {
+      PyObject *t, *v, *tb;
+      PyErr_Fetch(&t, &v, &tb);
+      py::Ref s(v ? PyObject_Str(v) : nullptr);
+      r.ok = false;
+      r.reason = Break::Internal;
+      r.detail = std::string("emitting bytecode: ") + (s && PyUnicode_Check(s.get()) ? PyUnicode_AsUTF8(s.get()) : "?");
+      Py_XDECREF(t);
+      Py_XDECREF(v);
+      Py_XDECREF(tb);
+      PyErr_Clear();
+    } else {
+      out->code = code;
+      out->graph = r.graph;
+      log("graphs", "captured " + where(co) + ": " + std::to_string(r.graph->nodes().size()) + " ops\n" +
+                        r.graph->to_string());
+    }
+  }
+  out->guards = r.guards;
+  if (!r.ok) {
+    std::string text = r.reason_text();
+    out->reason = std::string(break_info(r.reason).id) + " " + break_info(r.reason).name;
+    st->break_reasons.push_back(text);
+    log("breaks", text);
+    if (opt.fullgraph) {
+      PyErr_Format(g_capture_error, "pijit cannot capture %s as one graph (fullgraph=True or GRAPH_MODE): %s",
+                   where(co).c_str(), text.c_str());
+      return false;
+    }
+  }
+  return true;
+}
+
+PyObject* run_captured(PyThreadState* ts, PyFrameObject* f, const JitOptions& opt) {
+  PyCodeObject* co = py::frame_code(f);
+  CodeState* st = code_state(co, true);
+  if (!st) return nullptr;
+  if (st->mode == CodeState::Skip) return run_default(ts, f, st, st->skip_reason);
+  if (st->mode == CodeState::Building) return run_default(ts, f, st, "re-entered while capturing");
+  for (auto it = st->entries.begin(); it != st->entries.end(); ++it) {
+    if (!it->guards->check(f, nullptr)) continue;
+    ++st->cache_hits;
+    if (it != st->entries.begin()) st->entries.splice(st->entries.begin(), st->entries, it);
+    return run_entry(ts, f, st, st->entries.front());
+  }
+  ++st->cache_misses;
+  if (!st->entries.empty()) {
+    guards::GuardFailure why;
+    st->entries.front().guards->check(f, &why);
+    ++st->recompiles;
+    st->recompile_reasons.push_back(why.text());
+    log("recompiles", "recompiling " + where(co) + ": " + why.text());
+    if (static_cast<int>(st->entries.size()) >= opt.recompile_limit) {
+      st->mode = CodeState::Skip;
+      st->skip_reason = std::string(break_info(Break::RecompileLimit).id) + " " + break_info(Break::RecompileLimit).name;
+      std::string msg = "pijit: " + where(co) + " was recompiled " + std::to_string(st->entries.size()) +
+                        " times (recompile_limit=" + std::to_string(opt.recompile_limit) +
+                        "); it runs eagerly from now on. Last guard failure: " + why.text();
+      st->break_reasons.push_back(msg);
+      if (PyErr_WarnEx(PyExc_RuntimeWarning, msg.c_str(), 1) < 0) return nullptr;
+      return run_default(ts, f, st, st->skip_reason);
+    }
+  }
+  CacheEntry e;
+  if (!build_entry(f, st, opt, &e)) return nullptr;
+  st->entries.push_front(std::move(e));
+  return run_entry(ts, f, st, st->entries.front());
+}
+
+PyObject* pijit_eval_frame(PyThreadState* ts, PyFrameObject* f, int throw_flag) {
+  PyCodeObject* co = py::frame_code(f);
+  const JitOptions* opt = nullptr;
+  if (co == t_jit.expect) {
+    opt = t_jit.options;
+    t_jit.expect = nullptr;  // the same code entered again (recursion) runs as it is
+  } else if (g_stress && !t_jit.busy && !is_library_frame(co)) {
+    opt = &g_config.defaults;
+  }
+  if (!opt || t_jit.busy || throw_flag || py::frame_is_resumable(f)) return py::eval_frame_default(ts, f, throw_flag);
+  return run_captured(ts, f, *opt);
+}
+
+}  // namespace
+
+PyObject* g_capture_error = nullptr;
+
+CodeState::~CodeState() {
+  for (auto& e : entries) Py_XDECREF(e.code);
+  Py_XDECREF(reassembled);
+}
+
+CodeState* code_state(PyCodeObject* co, bool create) {
+  if (g_extra_index < 0) g_extra_index = py::request_code_extra_index(free_state);
+  auto* st = static_cast<CodeState*>(py::get_code_extra(reinterpret_cast<PyObject*>(co), g_extra_index));
+  if (st || !create) return st;
+  st = new CodeState();
+  if (!py::set_code_extra(reinterpret_cast<PyObject*>(co), g_extra_index, st)) {
+    delete st;
+    return nullptr;
+  }
+  return st;
+}
+
+GlobalStats& global_stats() { return g_stats; }
+JitConfig& jit_config() { return g_config; }
+void set_library_prefix(const std::string& dir) { g_library_prefix = dir; }
+
+bool hook_enter() {
+  if (!py::kCaptureSupported) return false;
+  if (g_active_calls == 0 && !g_stress) {
+    py::EvalFrameFn current = py::get_eval_frame();
+    if (current && current != pijit_eval_frame) {
+      static bool warned = false;
+      if (!warned) {
+        warned = true;
+        PyErr_WarnEx(PyExc_RuntimeWarning,
+                     "pijit: another PEP 523 frame evaluator is installed (a debugger or another JIT); "
+                     "jitted functions run without capture",
+                     1);
+      }
+      return false;
+    }
+    py::set_eval_frame(pijit_eval_frame);
+  }
+  ++g_active_calls;
+  return true;
+}
+
+void hook_exit() {
+  if (--g_active_calls == 0 && !g_stress) py::set_eval_frame(nullptr);
+}
+
+PyObject* call_jitted(PyCodeObject* code, const JitOptions& opt, PyObject* target, PyObject* args, PyObject* kwargs) {
+  if (!hook_enter()) return PyObject_Call(target, args, kwargs);
+  ThreadJit saved = t_jit;
+  t_jit.expect = code;
+  t_jit.options = &opt;
+  PyObject* r = PyObject_Call(target, args, kwargs);
+  t_jit.expect = saved.expect;
+  t_jit.options = saved.options;
+  hook_exit();
+  return r;
+}
+
+bool set_stress(bool on) {
+  if (!py::kCaptureSupported) return false;
+  if (on == g_stress) return true;
+  if (on) {
+    py::EvalFrameFn current = py::get_eval_frame();
+    if (current && current != pijit_eval_frame) return false;
+    g_stress = true;
+    py::set_eval_frame(pijit_eval_frame);
+  } else {
+    g_stress = false;
+    if (g_active_calls == 0) py::set_eval_frame(nullptr);
+  }
+  return true;
+}
+bool stress_enabled() { return g_stress; }
+
+}  // namespace pj::capture

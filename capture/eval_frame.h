@@ -1,0 +1,43 @@
+// The frame-evaluation hook and the jit runtime around it (capture/eval_frame.cc), and the Python
+// objects it hands out (capture/jit_objects.cc: pijit.jit objects, graph runners, jit_stats).
+#pragma once
+
+#include "capture/pyport.h"  // first (Python.h)
+
+#include <memory>
+#include <string>
+
+#include "capture/code_state.h"
+
+namespace pj::capture {
+
+struct JitOptions {
+  bool fullgraph = false;    // a refusal raises CaptureError instead of running eagerly
+  int recompile_limit = 8;   // cache entries per code object before it runs eagerly for good
+  CaptureOptions capture;
+};
+
+struct JitConfig {
+  JitOptions defaults;
+  std::string log;  // comma list from PIJIT_LOGS / set_jit_config: breaks, recompiles, graphs, all
+};
+JitConfig& jit_config();
+
+// pijit.CaptureError (a RuntimeError): fullgraph / GRAPH_MODE capture refused.
+extern PyObject* g_capture_error;
+
+// Calls target with the hook installed, capturing the first frame of `code` it enters.
+PyObject* call_jitted(PyCodeObject* code, const JitOptions& opt, PyObject* target, PyObject* args, PyObject* kwargs);
+
+// Stress mode: every frame outside pijit's own code is a candidate, and frames that capture
+// refuses run re-assembled bytecode. Returns false if another frame evaluator is installed.
+bool set_stress(bool on);
+bool stress_enabled();
+
+// Code under this directory (the pijit package) is never a stress-mode candidate.
+void set_library_prefix(const std::string& dir);
+
+// A callable running the graph: runner(*inputs) -> tuple of outputs. New reference.
+PyObject* new_graph_runner(std::shared_ptr<graph::Graph> g, const std::string& name);
+
+}  // namespace pj::capture

@@ -1,0 +1,370 @@
+// The Python face of capture: pijit._C.JitFunction (what pijit.jit returns), the graph runner
+// called by rewritten code, jit_stats, stress mode and the jit configuration.
+#include "capture/pyport.h"  // first (Python.h)
+
+#include <structmember.h>
+
+#include <cstdlib>
+
+#include "capture/eval_frame.h"
+#include "capture/jit_api.h"
+#include "pyext/py_common.h"
+#include "pyext/tensor_object.h"
+
+namespace pj::capture {
+namespace {
+
+using py::Ref;
+
+// ---- graph runner -------------------------------------------------------------------------------
+
+struct GraphRunner {
+  PyObject_HEAD
+  std::shared_ptr<graph::Graph> graph;
+  std::string* name;
+};
+
+void runner_dealloc(PyObject* self) {
+  auto* r = reinterpret_cast<GraphRunner*>(self);
+  r->graph.~shared_ptr();
+  delete r->name;
+  Py_TYPE(self)->tp_free(self);
+}
+
+PyObject* runner_call(PyObject* self, PyObject* args, PyObject*) {
+  auto* r = reinterpret_cast<GraphRunner*>(self);
+  PJ_PY_BEGIN
+  Tensors in;
+  Py_ssize_t n = PyTuple_GET_SIZE(args);
+  in.reserve(n);
+  for (Py_ssize_t i = 0; i < n; ++i) {
+    PyObject* a = PyTuple_GET_ITEM(args, i);
+    if (!py::is_tensor(a)) return py::fail(PyExc_TypeError, "graph input " + std::to_string(i) + " is not a Tensor");
+    in.push_back(py::unwrap(a));
+  }
+  return py::wrap_all(graph::execute(*r->graph, in));
+  PJ_PY_END(nullptr)
+}
+
+PyObject* runner_repr(PyObject* self) {
+  return PyUnicode_FromFormat("<pijit graph of %s>", reinterpret_cast<GraphRunner*>(self)->name->c_str());
+}
+
+PyTypeObject GraphRunnerType = [] {
+  PyTypeObject t{PyVarObject_HEAD_INIT(nullptr, 0)};
+  t.tp_name = "pijit._C.GraphRunner";
+  t.tp_basicsize = sizeof(GraphRunner);
+  t.tp_dealloc = runner_dealloc;
+  t.tp_call = runner_call;
+  t.tp_repr = runner_repr;
+  t.tp_flags = Py_TPFLAGS_DEFAULT;
+  t.tp_doc = "Runs one captured graph: runner(*inputs) -> tuple of outputs.";
+  return t;
+}();
+
+// ---- pijit.jit objects ----------------------------------------------------------------------------
+
+struct JitFunction {
+  PyObject_HEAD
+  PyObject* target;  // function, method, or Cell
+  PyObject* dict;    // __dict__ (functools.wraps writes __name__, __doc__, __wrapped__)
+  JitOptions* options;
+};
+
+// The code object a call of `target` is expected to enter first (new reference), or nullptr
+// with TypeError naming what was given.
+PyObject* code_of(PyObject* target) {
+  if (PyObject* inner = jit_target(target)) return code_of(inner);
+  if (PyMethod_Check(target)) return code_of(PyMethod_GET_FUNCTION(target));
+  if (PyFunction_Check(target)) {
+    PyObject* co = PyFunction_GET_CODE(target);
+    Py_INCREF(co);
+    return co;
+  }
+  PyObject* construct = PyObject_GetAttrString(reinterpret_cast<PyObject*>(Py_TYPE(target)), "construct");
+  if (construct) {
+    PyObject* co = code_of(construct);
+    Py_DECREF(construct);
+    return co;
+  }
+  PyErr_Clear();
+  PyErr_Format(PyExc_TypeError, "pijit.jit expects a function, a method or a Cell, got %s", Py_TYPE(target)->tp_name);
+  return nullptr;
+}
+
+void jit_dealloc(PyObject* self) {
+  auto* j = reinterpret_cast<JitFunction*>(self);
+  PyObject_GC_UnTrack(self);
+  Py_XDECREF(j->target);
+  Py_XDECREF(j->dict);
+  delete j->options;
+  Py_TYPE(self)->tp_free(self);
+}
+
+int jit_traverse(PyObject* self, visitproc visit, void* arg) {
+  auto* j = reinterpret_cast<JitFunction*>(self);
+  Py_VISIT(j->target);
+  Py_VISIT(j->dict);
+  return 0;
+}
+
+int jit_clear(PyObject* self) {
+  auto* j = reinterpret_cast<JitFunction*>(self);
+  Py_CLEAR(j->target);
+  Py_CLEAR(j->dict);
+  return 0;
+}
+
+int read_int_option(PyObject* v, const char* name, int min, int* out) {
+  if (!v || v == Py_None) return 0;
+  long x = PyLong_AsLong(v);
+  if (x == -1 && PyErr_Occurred()) return -1;
+  if (x < min) {
+    PyErr_Format(PyExc_ValueError, "pijit.jit: %s must be >= %d, got %ld", name, min, x);
+    return -1;
+  }
+  *out = static_cast<int>(x);
+  return 0;
+}
+
+PyObject* jit_new(PyTypeObject* type, PyObject* args, PyObject* kw) {
+  static const char* kwlist[] = {"target", "fullgraph", "recompile_limit", "inline_depth", nullptr};
+  PyObject *target, *limit = nullptr, *depth = nullptr;
+  int fullgraph = 0;
+  if (!PyArg_ParseTupleAndKeywords(args, kw, "O|pOO:JitFunction", const_cast<char**>(kwlist), &target, &fullgraph,
+                                   &limit, &depth))
+    return nullptr;
+  Ref co(code_of(target));
+  if (!co) return nullptr;
+  auto* opt = new JitOptions(jit_config().defaults);
+  opt->fullgraph = fullgraph;
+  if (read_int_option(limit, "recompile_limit", 1, &opt->recompile_limit) < 0 ||
+      read_int_option(depth, "inline_depth", 0, &opt->capture.inline_depth) < 0) {
+    delete opt;
+    return nullptr;
+  }
+  PyObject* self = type->tp_alloc(type, 0);
+  if (!self) {
+    delete opt;
+    return nullptr;
+  }
+  auto* j = reinterpret_cast<JitFunction*>(self);
+  Py_INCREF(target);
+  j->target = target;
+  j->dict = PyDict_New();
+  j->options = opt;
+  return self;
+}
+
+PyObject* jit_call(PyObject* self, PyObject* args, PyObject* kw) {
+  auto* j = reinterpret_cast<JitFunction*>(self);
+  Ref co(code_of(j->target));
+  if (!co) return nullptr;
+  return call_jitted(reinterpret_cast<PyCodeObject*>(co.get()), *j->options, j->target, args, kw);
+}
+
+// As a class attribute (a decorated construct) it binds like a function.
+PyObject* jit_descr_get(PyObject* self, PyObject* obj, PyObject*) {
+  if (!obj || obj == Py_None) {
+    Py_INCREF(self);
+    return self;
+  }
+  return PyMethod_New(self, obj);
+}
+
+PyObject* jit_repr(PyObject* self) {
+  return PyUnicode_FromFormat("<pijit.jit of %R>", reinterpret_cast<JitFunction*>(self)->target);
+}
+
+PyMemberDef jit_members[] = {
+    {const_cast<char*>("__wrapped__"), T_OBJECT, offsetof(JitFunction, target), READONLY,
+     const_cast<char*>("the function, method or Cell being compiled")},
+    {nullptr, 0, 0, 0, nullptr}};
+
+PyObject* jit_get_fullgraph(PyObject* self, void*) {
+  return PyBool_FromLong(reinterpret_cast<JitFunction*>(self)->options->fullgraph);
+}
+
+PyGetSetDef jit_getset[] = {{const_cast<char*>("fullgraph"), jit_get_fullgraph, nullptr, nullptr, nullptr},
+                            {const_cast<char*>("__dict__"), PyObject_GenericGetDict, PyObject_GenericSetDict, nullptr, nullptr},
+                            {nullptr, nullptr, nullptr, nullptr, nullptr}};
+
+PyTypeObject JitFunctionType = [] {
+  PyTypeObject t{PyVarObject_HEAD_INIT(nullptr, 0)};
+  t.tp_name = "pijit._C.JitFunction";
+  t.tp_basicsize = sizeof(JitFunction);
+  t.tp_dealloc = jit_dealloc;
+  t.tp_call = jit_call;
+  t.tp_repr = jit_repr;
+  t.tp_descr_get = jit_descr_get;
+  t.tp_flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_HAVE_GC;
+  t.tp_traverse = jit_traverse;
+  t.tp_clear = jit_clear;
+  t.tp_new = jit_new;
+  t.tp_members = jit_members;
+  t.tp_getset = jit_getset;
+  t.tp_dictoffset = offsetof(JitFunction, dict);
+  t.tp_doc = "JitFunction(target, fullgraph=False, recompile_limit=None, inline_depth=None): see pijit.jit.";
+  return t;
+}();
+
+// ---- module functions ---------------------------------------------------------------------------
+
+PyObject* str_list(const std::vector<std::string>& v) {
+  PyObject* l = PyList_New(0);
+  for (auto& s : v) {
+    Ref o(PyUnicode_FromString(s.c_str()));
+    PyList_Append(l, o.get());
+  }
+  return l;
+}
+
+int set_item(PyObject* d, const char* k, PyObject* v) {
+  if (!v) return -1;
+  int rc = PyDict_SetItemString(d, k, v);
+  Py_DECREF(v);
+  return rc;
+}
+
+// jit_stats(obj) -> dict for a jitted function/method/Cell (or a plain one run under stress mode).
+PyObject* py_jit_stats(PyObject*, PyObject* obj) {
+  Ref co(code_of(obj));
+  if (!co) return nullptr;
+  CodeState* st = code_state(reinterpret_cast<PyCodeObject*>(co.get()), false);
+  Ref d(PyDict_New());
+  static const char* modes[] = {"candidate", "building", "compiled", "skip"};
+  int64_t graphs = 0;
+  Ref entries(PyList_New(0));
+  if (st) {
+    for (const CacheEntry& e : st->entries) {
+      graphs += e.code != nullptr;
+      Ref ed(PyDict_New());
+      set_item(ed.get(), "guards", str_list(e.guards->describe()));
+      set_item(ed.get(), "num_guards", PyLong_FromLong(e.guards->num_checks()));
+      set_item(ed.get(), "graph", e.graph ? PyUnicode_FromString(e.graph->to_string().c_str()) : (Py_INCREF(Py_None), Py_None));
+      set_item(ed.get(), "ops", PyLong_FromLong(e.graph ? static_cast<long>(e.graph->nodes().size()) : 0));
+      set_item(ed.get(), "hits", PyLong_FromLongLong(e.hits));
+      set_item(ed.get(), "reason", e.reason.empty() ? (Py_INCREF(Py_None), Py_None) : PyUnicode_FromString(e.reason.c_str()));
+      PyList_Append(entries.get(), ed.get());
+    }
+  }
+  set_item(d.get(), "mode", PyUnicode_FromString(st ? modes[st->mode] : "never"));
+  set_item(d.get(), "compiles", PyLong_FromLongLong(st ? st->compiles : 0));
+  set_item(d.get(), "graphs", PyLong_FromLongLong(graphs));
+  set_item(d.get(), "cache_hits", PyLong_FromLongLong(st ? st->cache_hits : 0));
+  set_item(d.get(), "cache_misses", PyLong_FromLongLong(st ? st->cache_misses : 0));
+  set_item(d.get(), "recompiles", PyLong_FromLongLong(st ? st->recompiles : 0));
+  set_item(d.get(), "frames_rewritten", PyLong_FromLongLong(st ? st->frames_rewritten : 0));
+  set_item(d.get(), "frames_default", PyLong_FromLongLong(st ? st->frames_default : 0));
+  set_item(d.get(), "recompile_reasons", str_list(st ? st->recompile_reasons : std::vector<std::string>{}));
+  set_item(d.get(), "break_reasons", str_list(st ? st->break_reasons : std::vector<std::string>{}));
+  Py_INCREF(entries.get());
+  set_item(d.get(), "entries", entries.get());
+  return d.release();
+}
+
+PyObject* py_set_stress(PyObject*, PyObject* on) {
+  int b = PyObject_IsTrue(on);
+  if (b < 0) return nullptr;
+  if (!py::kCaptureSupported) return py::fail(PyExc_NotImplementedError, py::kUnsupportedPythonMessage);
+  if (!set_stress(b)) return py::fail(PyExc_RuntimeError, "pijit: another PEP 523 frame evaluator is installed");
+  Py_RETURN_NONE;
+}
+
+PyObject* py_stress_stats(PyObject*, PyObject*) {
+  GlobalStats& g = global_stats();
+  Ref reasons(PyDict_New());
+  for (auto& kv : g.fallback_reasons) set_item(reasons.get(), kv.first.c_str(), PyLong_FromLongLong(kv.second));
+  Py_INCREF(reasons.get());
+  return Py_BuildValue("{s:O,s:L,s:L,s:N}", "enabled", stress_enabled() ? Py_True : Py_False, "frames_rewritten",
+                       static_cast<long long>(g.frames_rewritten), "frames_default",
+                       static_cast<long long>(g.frames_default), "fallback_reasons", reasons.get());
+}
+
+PyObject* py_reset_stress_stats(PyObject*, PyObject*) {
+  global_stats() = GlobalStats();
+  Py_RETURN_NONE;
+}
+
+PyObject* py_set_jit_config(PyObject*, PyObject* args, PyObject* kw) {
+  static const char* kwlist[] = {"recompile_limit", "inline_depth", "log", "instruction_budget", nullptr};
+  PyObject *limit = nullptr, *depth = nullptr, *log = nullptr, *budget = nullptr;
+  if (!PyArg_ParseTupleAndKeywords(args, kw, "|OOOO:set_jit_config", const_cast<char**>(kwlist), &limit, &depth, &log,
+                                   &budget))
+    return nullptr;
+  JitConfig& c = jit_config();
+  if (read_int_option(limit, "recompile_limit", 1, &c.defaults.recompile_limit) < 0 ||
+      read_int_option(depth, "inline_depth", 0, &c.defaults.capture.inline_depth) < 0 ||
+      read_int_option(budget, "instruction_budget", 1, &c.defaults.capture.instruction_budget) < 0)
+    return nullptr;
+  if (log && log != Py_None) {
+    if (!PyUnicode_Check(log)) return py::fail(PyExc_TypeError, "set_jit_config: log must be a str such as 'breaks,recompiles'");
+    c.log = PyUnicode_AsUTF8(log);
+  }
+  return Py_BuildValue("{s:i,s:i,s:s,s:i}", "recompile_limit", c.defaults.recompile_limit, "inline_depth",
+                       c.defaults.capture.inline_depth, "log", c.log.c_str(), "instruction_budget",
+                       c.defaults.capture.instruction_budget);
+}
+
+PyObject* py_set_context_mode(PyObject*, PyObject* mode) {
+  long m = PyLong_AsLong(mode);
+  if (m == -1 && PyErr_Occurred()) return nullptr;
+  guards::set_context_mode(static_cast<int>(m));
+  Py_RETURN_NONE;
+}
+
+PyObject* py_set_library_dir(PyObject*, PyObject* dir) {
+  if (!PyUnicode_Check(dir)) return py::fail(PyExc_TypeError, "_set_library_dir expects a str");
+  set_library_dir(PyUnicode_AsUTF8(dir));
+  set_library_prefix(PyUnicode_AsUTF8(dir));
+  Py_RETURN_NONE;
+}
+
+PyMethodDef jit_methods[] = {
+    {"jit_stats", py_jit_stats, METH_O, "jit_stats(fn): capture counters, guards and graphs of a jitted function"},
+    {"set_stress", py_set_stress, METH_O, "set_stress(on): capture every frame and always run rewritten code"},
+    {"stress_stats", py_stress_stats, METH_NOARGS, "frames run rewritten / default, and why, since the last reset"},
+    {"reset_stress_stats", py_reset_stress_stats, METH_NOARGS, "zero the stress counters"},
+    {"set_jit_config", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)(void)>(py_set_jit_config)),
+     METH_VARARGS | METH_KEYWORDS, "set_jit_config(recompile_limit=, inline_depth=, log=, instruction_budget=)"},
+    {"_set_context_mode", py_set_context_mode, METH_O, "the context mode guards check (0 graph, 1 pynative)"},
+    {"_set_library_dir", py_set_library_dir, METH_O, "directory of pijit's own Python code"},
+    {nullptr, nullptr, 0, nullptr}};
+
+}  // namespace
+
+PyObject* jit_target(PyObject* o) {
+  return Py_TYPE(o) == &JitFunctionType ? reinterpret_cast<JitFunction*>(o)->target : nullptr;
+}
+
+PyObject* new_graph_runner(std::shared_ptr<graph::Graph> g, const std::string& name) {
+  auto* r = PyObject_New(GraphRunner, &GraphRunnerType);
+  if (!r) return nullptr;
+  new (&r->graph) std::shared_ptr<graph::Graph>(std::move(g));
+  r->name = new std::string(name);
+  return reinterpret_cast<PyObject*>(r);
+}
+
+// Called from register_capture_functions.
+bool register_jit(PyObject* m) {
+  if (PyType_Ready(&GraphRunnerType) < 0 || PyType_Ready(&JitFunctionType) < 0) return false;
+  Py_INCREF(&JitFunctionType);
+  if (PyModule_AddObject(m, "JitFunction", reinterpret_cast<PyObject*>(&JitFunctionType)) < 0) return false;
+  py::g_capture_break = PyErr_NewExceptionWithDoc(
+      "pijit._C.CaptureBreak",
+      "Raised inside capture when traced code reads a symbolic tensor's data; never reaches user code.",
+      PyExc_BaseException, nullptr);
+  g_capture_error = PyErr_NewExceptionWithDoc(
+      "pijit._C.CaptureError", "A function could not be captured as one graph (fullgraph=True or GRAPH_MODE).",
+      PyExc_RuntimeError, nullptr);
+  if (!py::g_capture_break || !g_capture_error) return false;
+  Py_INCREF(py::g_capture_break);
+  Py_INCREF(g_capture_error);
+  if (PyModule_AddObject(m, "CaptureBreak", py::g_capture_break) < 0 ||
+      PyModule_AddObject(m, "CaptureError", g_capture_error) < 0)
+    return false;
+  if (const char* logs = std::getenv("PIJIT_LOGS")) jit_config().log = logs;
+  return PyModule_AddFunctions(m, jit_methods) == 0;
+}
+
+}  // namespace pj::capture

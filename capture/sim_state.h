@@ -1,0 +1,105 @@
+// Internals of the simulator shared by its translation units (simulator.cc: the frame loop and one
+// handler per opcode; sim_values.cc: sources, guards, attributes, calls). Not an API.
+#pragma once
+
+#include "capture/pyport.h"  // first (Python.h)
+
+#include <string>
+#include <unordered_map>
+#include <unordered_set>
+#include <vector>
+
+#include "capture/bytecode.h"
+#include "capture/simulator.h"
+
+namespace pj::capture {
+
+// Thrown to unwind the simulation; capture_frame turns it into the CaptureResult's reason.
+struct StopCapture {
+  Break reason;
+  std::string detail;
+};
+
+struct SimFrame {
+  PyCodeObject* code = nullptr;
+  PyObject* func = nullptr;        // the function simulated (nullptr for the root frame)
+  PyObject* globals = nullptr;
+  int globals_node = -1;           // guard node of the globals dict; -1: the root's (Access::Global)
+  std::vector<Instruction> ins;
+  std::unordered_map<int, int> at;  // byte offset -> instruction index
+  std::vector<PyObject*> locals;    // borrowed (kept alive by Simulator::keep_)
+  std::vector<char> loaded;         // root frame: whether locals[i] was read from the real frame
+  std::vector<PyObject*> cells;     // PyCell objects: cellvars, then freevars
+  std::vector<char> cell_loaded;    // root frame: whether cells[i] holds the real cell's content
+  std::vector<PyObject*> stack;
+  size_t pc = 0;
+  bool root = false;
+  PyFrameObject* real = nullptr;    // root frame only
+  PyObject* result = nullptr;
+  bool returned = false;
+  bool library = false;             // pijit's own code (a library Cell.construct)
+};
+
+class Simulator {
+ public:
+  Simulator(CaptureResult& r, const CaptureOptions& o);
+  ~Simulator();
+  void run_root(PyFrameObject* f);
+
+  // The op recorder (graph/op.h) while this simulator traces library code.
+  Tensors record(const OpDef& op, const Tensors& in, const Attrs& attrs);
+
+  // ---- values (sim_values.cc) ----
+  PyObject* own(PyObject* new_ref);  // keeps it alive for the capture; raises StopCapture on nullptr
+  [[noreturn]] void stop(Break b, std::string detail);
+  [[noreturn]] void python_error(const char* during);  // the pending Python error -> StopCapture
+  PyObject* wrap(PyObject* obj, int node);             // a value read from the frame along `node`
+  PyObject* materialize(PyObject* v);                  // a value real Python code may consume
+  bool is_constant(PyObject* o) const;
+  bool is_library_type(PyTypeObject* t);
+  bool is_library_code(PyObject* func);
+  bool trusted(PyObject* v);                           // operators on it run no user code
+  int node_of(PyObject* v) const;                      // -1 if not read from the frame
+  PyObject* load_attr(PyObject* v, PyObject* name);
+  PyObject* load_global(SimFrame& fr, PyObject* name);
+  PyObject* load_deref(SimFrame& fr, int i);
+  PyObject* call(PyObject* callable, const std::vector<PyObject*>& args, PyObject* kwnames);
+  PyObject* call_ex(PyObject* callable, PyObject* args_tuple, PyObject* kwargs_dict);
+  bool truth(PyObject* v);
+  PyObject* get_iter(PyObject* v);
+  ReturnPlan plan_return(PyObject* v);
+
+ private:
+  PyObject* inline_call(PyObject* func, PyObject* self, const std::vector<PyObject*>& args, PyObject* kwnames);
+  PyObject* trace_call(PyObject* callable, const std::vector<PyObject*>& args, PyObject* kwnames);
+  PyObject* call_builtin(PyObject* callable, const std::vector<PyObject*>& args, PyObject* kwnames, bool* handled);
+  PyObject* cell_children(PyObject* cell);  // a tuple of a CellList/SequentialCell's cells, sourced
+  PyObject* make_sym(const TensorMeta& m, int value_id);
+
+ public:
+  // ---- the frame loop (simulator.cc) ----
+  PyObject* run_frame(SimFrame& fr);
+  void step(SimFrame& fr, const Instruction& ins);
+  int current_line() const;
+
+  CaptureResult& r_;
+  CaptureOptions opt_;
+  guards::GuardTree& tree_;
+  graph::Graph& graph_;
+  std::vector<PyObject*> keep_;                       // owned references, released at the end
+  std::unordered_map<PyObject*, int> node_of_;        // objects read from the frame -> guard node
+  std::unordered_map<int, PyObject*> sym_of_node_;    // graph-input symbolic tensors by guard node
+  std::unordered_map<PyObject*, std::pair<PyObject*, int>> real_of_sym_;  // sym -> (real, node)
+  std::unordered_map<PyObject*, PyObject*> materialized_;  // sourced container -> plain copy
+  std::unordered_map<const void*, int> const_ids_;    // concrete tensor impl -> graph const value
+  std::unordered_set<PyObject*> sim_cells_;           // cells created by the simulation
+  std::unordered_map<PyObject*, int> sim_funcs_;      // functions made by MAKE_FUNCTION -> globals node
+  std::unordered_map<PyTypeObject*, bool> library_types_;
+  std::vector<SimFrame*> frames_;                     // the inline stack
+  int budget_;
+};
+
+// A unique object standing for LOAD_METHOD's empty slot.
+PyObject* null_slot();
+
+}  // namespace pj::capture

@@ -1,0 +1,753 @@
+// The simulator's value model: where values come from (guard nodes), what runs for real, attribute
+// lookup as Python does it (restricted to what guards can protect), and calls (inline user code,
+// trace library code, fold pure builtins).
+#include "capture/pyport.h"  // first (Python.h)
+
+#include <cstring>
+
+#include "capture/jit_api.h"
+#include "capture/sim_state.h"
+#include "pyext/py_common.h"
+#include "pyext/tensor_object.h"
+
+namespace pj::capture {
+namespace {
+
+using guards::Access;
+using guards::Check;
+using guards::CheckKind;
+
+std::string g_library_dir;
+
+PyObject g_null_slot_object = {_PyObject_EXTRA_INIT 1, &PyBaseObject_Type};
+
+// pijit.nn.cell's Cell, Cell.__call__ and Cell.__getattr__ (looked up once).
+struct CellTypes {
+  PyObject* cell = nullptr;
+  PyObject* call = nullptr;
+  PyObject* getattr = nullptr;
+  PyObject* containers = nullptr;  // (SequentialCell, CellList, CellDict)
+};
+const CellTypes& cell_types() {
+  static CellTypes t = [] {
+    CellTypes c;
+    PyObject* mod = PyImport_ImportModule("pijit.nn.cell");
+    PyObject* cont = PyImport_ImportModule("pijit.nn.container");
+    if (mod && cont) {
+      c.cell = PyObject_GetAttrString(mod, "Cell");
+      c.call = c.cell ? PyObject_GetAttrString(c.cell, "__call__") : nullptr;
+      c.getattr = c.cell ? PyObject_GetAttrString(c.cell, "__getattr__") : nullptr;
+      c.containers = Py_BuildValue("(NNN)", PyObject_GetAttrString(cont, "SequentialCell"),
+                                   PyObject_GetAttrString(cont, "CellList"), PyObject_GetAttrString(cont, "CellDict"));
+    }
+    Py_XDECREF(mod);
+    Py_XDECREF(cont);
+    PyErr_Clear();
+    return c;
+  }();
+  return t;
+}
+
+bool is_cell(PyObject* v) {
+  const CellTypes& c = cell_types();
+  return c.cell && PyObject_IsInstance(v, c.cell) == 1;
+}
+
+// Read-only methods of input containers (anything else would mutate the caller's object).
+bool readonly_method(const char* name) {
+  static const char* ok[] = {"index", "count", "copy", "keys", "values", "items", "get", "__len__", "__getitem__",
+                             "__contains__", nullptr};
+  for (const char** p = ok; *p; ++p)
+    if (std::strcmp(*p, name) == 0) return true;
+  return false;
+}
+
+// Builtins that only compute on their (materialized) arguments.
+bool pure_builtin(const char* name) {
+  static const char* ok[] = {"len", "abs", "min", "max", "sum", "round", "any", "all", "sorted", "divmod", "pow",
+                             "repr", "format", "callable", "chr", "ord", "isinstance", "issubclass", "hash", nullptr};
+  for (const char** p = ok; *p; ++p)
+    if (std::strcmp(*p, name) == 0) return true;
+  return false;
+}
+
+bool pure_type(PyObject* t) {
+  return t == (PyObject*)&PyTuple_Type || t == (PyObject*)&PyList_Type || t == (PyObject*)&PyDict_Type ||
+         t == (PyObject*)&PySet_Type || t == (PyObject*)&PyFrozenSet_Type || t == (PyObject*)&PyLong_Type ||
+         t == (PyObject*)&PyFloat_Type || t == (PyObject*)&PyBool_Type || t == (PyObject*)&PyUnicode_Type ||
+         t == (PyObject*)&PyRange_Type || t == (PyObject*)&PyEnum_Type || t == (PyObject*)&PyReversed_Type ||
+         t == (PyObject*)&PySlice_Type || t == (PyObject*)&PyComplex_Type ||
+         std::strcmp(reinterpret_cast<PyTypeObject*>(t)->tp_name, "zip") == 0;
+}
+
+std::string describe_callable(PyObject* c) {
+  PyObject* name = PyObject_GetAttrString(c, "__qualname__");
+  if (!name) {
+    PyErr_Clear();
+    return std::string("a ") + Py_TYPE(c)->tp_name + " object";
+  }
+  std::string s = PyUnicode_Check(name) ? PyUnicode_AsUTF8(name) : "?";
+  Py_DECREF(name);
+  return s + "()";
+}
+
+}  // namespace
+
+PyObject* null_slot() { return &g_null_slot_object; }
+void set_library_dir(const std::string& dir) { g_library_dir = dir; }
+
+PyObject* Simulator::own(PyObject* new_ref) {
+  if (!new_ref) python_error("an internal step");
+  keep_.push_back(new_ref);
+  return new_ref;
+}
+
+void Simulator::stop(Break b, std::string detail) { throw StopCapture{b, std::move(detail)}; }
+
+void Simulator::python_error(const char* during) {
+  PyObject *t, *v, *tb;
+  PyErr_Fetch(&t, &v, &tb);
+  PyErr_NormalizeException(&t, &v, &tb);
+  std::string msg;
+  if (v) {
+    PyObject* s = PyObject_Str(v);
+    if (s && PyUnicode_Check(s)) msg = PyUnicode_AsUTF8(s);
+    Py_XDECREF(s);
+  }
+  PyErr_Clear();
+  bool is_break = t && t == py::g_capture_break;
+  std::string type = t ? reinterpret_cast<PyTypeObject*>(t)->tp_name : "error";
+  Py_XDECREF(t);
+  Py_XDECREF(v);
+  Py_XDECREF(tb);
+  if (!is_break) stop(Break::Raises, type + ": " + msg + " (in " + during + ")");
+  auto starts = [&](const char* p) { return msg.rfind(p, 0) == 0; };
+  std::string rest = msg.substr(msg.find(':') == std::string::npos ? 0 : msg.find(':') + 2);
+  if (starts("data_dependent_shape")) stop(Break::DataDependentShape, rest);
+  if (starts("inplace_update")) stop(Break::InplaceUpdate, rest);
+  if (msg.find("bool()") != std::string::npos) stop(Break::BranchOnTensor, rest);
+  stop(Break::DataDependent, rest);
+}
+
+int Simulator::node_of(PyObject* v) const {
+  auto it = node_of_.find(v);
+  return it == node_of_.end() ? -1 : it->second;
+}
+
+bool Simulator::is_constant(PyObject* o) const {
+  if (o == Py_None || o == Py_True || o == Py_False || o == Py_Ellipsis || o == Py_NotImplemented) return true;
+  if (PyLong_CheckExact(o) || PyFloat_CheckExact(o) || PyUnicode_CheckExact(o) || PyBytes_CheckExact(o) ||
+      PyComplex_CheckExact(o))
+    return true;
+  if (PyTuple_CheckExact(o)) {
+    for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(o); ++i)
+      if (!is_constant(PyTuple_GET_ITEM(o, i))) return false;
+    return true;
+  }
+  return false;
+}
+
+bool Simulator::is_library_type(PyTypeObject* t) {
+  auto it = library_types_.find(t);
+  if (it != library_types_.end()) return it->second;
+  bool lib = PyType_IsSubtype(t, &py::TensorBaseType);
+  if (!lib) {
+    PyObject* mod = PyDict_GetItemString(t->tp_dict, "__module__");
+    lib = mod && PyUnicode_Check(mod) &&
+          (std::strncmp(PyUnicode_AsUTF8(mod), "pijit.", 6) == 0 || std::strcmp(PyUnicode_AsUTF8(mod), "pijit") == 0);
+    const CellTypes& c = cell_types();
+    if (lib && c.cell && PyType_IsSubtype(t, reinterpret_cast<PyTypeObject*>(c.cell))) lib = false;  // simulated
+  }
+  library_types_[t] = lib;
+  return lib;
+}
+
+bool Simulator::is_library_code(PyObject* func) {
+  if (!PyFunction_Check(func) || g_library_dir.empty()) return false;
+  PyCodeObject* co = reinterpret_cast<PyCodeObject*>(PyFunction_GET_CODE(func));
+  const char* file = PyUnicode_AsUTF8(co->co_filename);
+  return file && std::strncmp(file, g_library_dir.c_str(), g_library_dir.size()) == 0;
+}
+
+bool Simulator::trusted(PyObject* v) {
+  if (v == null_slot()) return false;
+  if (is_constant(v) || py::is_tensor(v)) return true;
+  if (PyTuple_Check(v) || PyList_Check(v) || PyDict_Check(v) || PyAnySet_Check(v) || PySlice_Check(v) ||
+      PyRange_Check(v) || PyType_Check(v) || PyModule_Check(v) || PyCFunction_Check(v) || PyGen_Check(v))
+    return true;
+  PyTypeObject* t = Py_TYPE(v);
+  if (!(t->tp_flags & Py_TPFLAGS_HEAPTYPE) && t->tp_iternext) return true;  // builtin iterators
+  if (t == &PyDictKeys_Type || t == &PyDictValues_Type || t == &PyDictItems_Type) return true;
+  return is_library_type(t);
+}
+
+PyObject* Simulator::make_sym(const TensorMeta& m, int value_id) {
+  return own(py::wrap(Tensor::symbolic(m.shape, m.dtype, value_id)));
+}
+
+PyObject* Simulator::wrap(PyObject* obj, int node) {
+  if (py::is_tensor(obj)) {
+    const Tensor& t = py::unwrap(obj);
+    if (t.is_symbolic()) return obj;
+    auto it = sym_of_node_.find(node);
+    if (it != sym_of_node_.end()) return it->second;
+    Py_INCREF(Py_TYPE(obj));
+    tree_.add_check(node, {CheckKind::TensorMeta, reinterpret_cast<PyObject*>(Py_TYPE(obj)), 0, meta_of(t)});
+    int id = graph_.add_input(meta_of(t), tree_.path(node));
+    r_.input_nodes.push_back(node);
+    PyObject* sym = make_sym(meta_of(t), id);
+    sym_of_node_[node] = sym;
+    Py_INCREF(obj);
+    own(obj);
+    real_of_sym_[sym] = {obj, node};
+    return sym;
+  }
+  if (is_constant(obj)) {
+    Py_INCREF(obj);
+    tree_.add_check(node, {CheckKind::Equal, obj, 0, {}});
+    return obj;
+  }
+  Py_INCREF(obj);
+  own(obj);
+  if (PyTuple_CheckExact(obj) || PyList_CheckExact(obj) || PyDict_CheckExact(obj)) {
+    Py_INCREF(Py_TYPE(obj));
+    tree_.add_check(node, {CheckKind::Length, reinterpret_cast<PyObject*>(Py_TYPE(obj)), PyObject_Length(obj), {}});
+  } else {
+    Py_INCREF(obj);
+    tree_.add_check(node, {CheckKind::Id, obj, 0, {}});
+  }
+  node_of_.emplace(obj, node);
+  return obj;
+}
+
+PyObject* Simulator::materialize(PyObject* v) {
+  auto done = materialized_.find(v);
+  if (done != materialized_.end()) return done->second;
+  int node = node_of(v);
+  PyObject* out = v;
+  if (PyTuple_CheckExact(v) || PyList_CheckExact(v)) {
+    Py_ssize_t n = PySequence_Fast_GET_SIZE(v);
+    bool copy = node >= 0;
+    std::vector<PyObject*> items(n);
+    for (Py_ssize_t i = 0; i < n; ++i) {
+      PyObject* item = PySequence_Fast_GET_ITEM(v, i);
+      if (node >= 0) {
+        PyObject* key = own(PyLong_FromSsize_t(i));
+        item = wrap(item, tree_.child(node, Access::Item, key));
+      }
+      items[i] = materialize(item);
+      copy = copy || items[i] != PySequence_Fast_GET_ITEM(v, i);
+    }
+    if (copy) {
+      out = own(PyTuple_CheckExact(v) ? PyTuple_New(n) : PyList_New(n));
+      for (Py_ssize_t i = 0; i < n; ++i) {
+        Py_INCREF(items[i]);
+        if (PyTuple_CheckExact(v)) PyTuple_SET_ITEM(out, i, items[i]);
+        else PyList_SET_ITEM(out, i, items[i]);
+      }
+    }
+  } else if (PyDict_Check(v) && node >= 0) {
+    PyObject* keys = own(PyDict_Keys(v));
+    tree_.add_check(node, {CheckKind::DictKeys, (Py_INCREF(keys), keys), 0, {}});
+    out = own(PyDict_New());
+    for (Py_ssize_t i = 0; i < PyList_GET_SIZE(keys); ++i) {
+      PyObject* k = PyList_GET_ITEM(keys, i);
+      PyObject* item = PyObject_GetItem(v, k);
+      if (!item) python_error("reading a dict");
+      own(item);
+      if (PyDict_SetItem(out, k, materialize(wrap(item, tree_.child(node, Access::Item, k)))) < 0)
+        python_error("copying a dict");
+    }
+  } else if (node >= 0 && is_cell(v) && PyObject_IsInstance(v, cell_types().containers) == 1) {
+    out = cell_children(v);
+  }
+  materialized_[v] = out;
+  return out;
+}
+
+PyObject* Simulator::cell_children(PyObject* cell) {
+  const CellTypes& c = cell_types();
+  if (!c.containers || PyObject_IsInstance(cell, c.containers) != 1) return nullptr;
+  int node = node_of(cell);
+  if (node < 0) stop(Break::UnsupportedAttribute, "a cell container created during capture");
+  PyObject** dict = _PyObject_GetDictPtr(cell);
+  PyObject* cells = dict && *dict ? PyDict_GetItemString(*dict, "_cells") : nullptr;
+  if (!cells || !PyDict_Check(cells)) stop(Break::UnsupportedAttribute, "a cell container without _cells");
+  PyObject* name = own(PyUnicode_InternFromString("_cells"));
+  int cnode = tree_.child(node, Access::DictAttr, name);
+  PyObject* keys = own(PyDict_Keys(cells));
+  tree_.add_check(cnode, {CheckKind::DictKeys, (Py_INCREF(keys), keys), 0, {}});
+  Py_ssize_t n = PyList_GET_SIZE(keys);
+  PyObject* out = own(PyTuple_New(n));
+  for (Py_ssize_t i = 0; i < n; ++i) {
+    PyObject* k = PyList_GET_ITEM(keys, i);
+    PyObject* item = wrap(PyDict_GetItem(cells, k), tree_.child(cnode, Access::Item, k));
+    Py_INCREF(item);
+    PyTuple_SET_ITEM(out, i, item);
+  }
+  return out;
+}
+
+PyObject* Simulator::load_global(SimFrame& fr, PyObject* name) {
+  PyObject* v = PyDict_GetItem(fr.globals, name);
+  int node = fr.globals_node < 0 ? tree_.root(Access::Global, 0, name) : tree_.child(fr.globals_node, Access::Item, name);
+  if (v) return wrap(v, node);
+  tree_.add_check(node, {CheckKind::Absent, nullptr, 0, {}});
+  PyObject* b = PyDict_GetItem(py::frame_builtins(frames_.front()->real), name);
+  if (!b) stop(Break::Raises, std::string("NameError: name '") + PyUnicode_AsUTF8(name) + "' is not defined");
+  return wrap(b, tree_.root(Access::Builtin, 0, name));
+}
+
+PyObject* Simulator::load_deref(SimFrame& fr, int i) {
+  PyObject* cell = fr.cells[i];
+  if (fr.root && !fr.cell_loaded[i]) {
+    fr.cell_loaded[i] = 1;
+    PyObject* real = py::frame_deref(fr.real, i);
+    int ncell = py::code_ncells(fr.code);
+    PyObject* name = i < ncell ? PyTuple_GET_ITEM(fr.code->co_cellvars, i)
+                               : PyTuple_GET_ITEM(fr.code->co_freevars, i - ncell);
+    if (real) PyCell_Set(cell, wrap(real, tree_.root(Access::Deref, i, name)));
+  }
+  PyObject* v = PyCell_GET(cell);
+  if (!v) stop(Break::Raises, "NameError: free variable referenced before assignment");
+  return v;
+}
+
+PyObject* Simulator::load_attr(PyObject* v, PyObject* name) {
+  int node = node_of(v);
+  const char* cname = PyUnicode_AsUTF8(name);
+  auto real_getattr = [&](PyObject* o) {
+    PyObject* r = PyObject_GetAttr(o, name);
+    if (!r) python_error((std::string("reading .") + cname).c_str());
+    return own(r);
+  };
+  if (py::is_tensor(v)) {
+    auto real = real_of_sym_.find(v);
+    if (_PyType_Lookup(Py_TYPE(v), name) || real == real_of_sym_.end()) return real_getattr(v);
+    PyObject* r = PyObject_GetAttr(real->second.first, name);  // e.g. Parameter.name
+    if (!r) python_error(cname);
+    own(r);
+    return wrap(r, tree_.child(real->second.second, Access::Attr, name));
+  }
+  if (PyModule_Check(v)) {
+    PyObject* r = PyDict_GetItem(PyModule_GetDict(v), name);
+    if (!r) return real_getattr(v);
+    if (node >= 0) return wrap(r, tree_.child(node, Access::DictAttr, name));
+    Py_INCREF(r);
+    return own(r);
+  }
+  if (PyType_Check(v)) {
+    PyObject* r = real_getattr(v);
+    return node >= 0 ? wrap(r, tree_.child(node, Access::Attr, name)) : r;
+  }
+  if (trusted(v)) {
+    if (node >= 0 && (PyList_Check(v) || PyDict_Check(v)) && !readonly_method(cname))
+      stop(Break::SideEffect, std::string("calls .") + cname + "() on a container the function did not create");
+    return real_getattr(node >= 0 ? materialize(v) : v);
+  }
+  if (PyFunction_Check(v)) {
+    PyObject* d = PyFunction_GET_CODE(v) ? reinterpret_cast<PyFunctionObject*>(v)->func_dict : nullptr;
+    PyObject* r = d ? PyDict_GetItem(d, name) : nullptr;
+    if (r && node >= 0) return wrap(r, tree_.child(node, Access::DictAttr, name));
+    return real_getattr(v);
+  }
+  // Instances of user classes (Cells among them): Python's lookup, restricted to what guards see.
+  if (node < 0) stop(Break::UnsupportedAttribute, std::string(".") + cname + " of a " + Py_TYPE(v)->tp_name +
+                                                    " created during capture");
+  PyTypeObject* tp = Py_TYPE(v);
+  if (tp->tp_getattro != PyObject_GenericGetAttr)
+    stop(Break::UnsupportedAttribute, std::string(tp->tp_name) + " customises __getattribute__");
+  PyObject* descr = _PyType_Lookup(tp, name);
+  if (descr && Py_TYPE(descr)->tp_descr_set) {
+    if (PyObject_TypeCheck(descr, &PyProperty_Type)) {
+      PyObject* fget = own(PyObject_GetAttrString(descr, "fget"));
+      if (PyFunction_Check(fget) && !is_library_code(fget)) return inline_call(fget, v, {}, nullptr);
+    }
+    if (std::strcmp(Py_TYPE(descr)->tp_name, "member_descriptor") == 0)
+      return wrap(real_getattr(v), tree_.child(node, Access::Attr, name));
+    stop(Break::UnsupportedAttribute, std::string(".") + cname + " is a " + Py_TYPE(descr)->tp_name);
+  }
+  PyObject** dict = _PyObject_GetDictPtr(v);
+  PyObject* in_dict = dict && *dict ? PyDict_GetItem(*dict, name) : nullptr;
+  int dnode = tree_.child(node, Access::DictAttr, name);
+  if (in_dict) return wrap(in_dict, dnode);
+  tree_.add_check(dnode, {CheckKind::Absent, nullptr, 0, {}});  // a later instance attribute would shadow
+  if (descr) {
+    if (PyFunction_Check(descr) || jit_target(descr)) return own(PyMethod_New(descr, v));
+    PyObject* r = real_getattr(v);
+    if (PyMethod_Check(r) || PyCFunction_Check(r)) return r;  // classmethod / builtin method
+    return wrap(r, tree_.child(node, Access::Attr, name));
+  }
+  const CellTypes& c = cell_types();
+  PyObject* ga = _PyType_Lookup(tp, own(PyUnicode_InternFromString("__getattr__")));
+  if (ga && c.getattr && ga == c.getattr && dict && *dict) {
+    for (const char* store : {"_params", "_cells"}) {
+      PyObject* d = PyDict_GetItemString(*dict, store);
+      PyObject* r = d && PyDict_Check(d) ? PyDict_GetItem(d, name) : nullptr;
+      if (!r) continue;
+      PyObject* sname = own(PyUnicode_InternFromString(store));
+      return wrap(r, tree_.child(tree_.child(node, Access::DictAttr, sname), Access::Item, name));
+    }
+  } else if (ga) {
+    stop(Break::UnsupportedAttribute, std::string(tp->tp_name) + " defines __getattr__");
+  }
+  stop(Break::Raises, std::string("AttributeError: '") + tp->tp_name + "' object has no attribute '" + cname + "'");
+}
+
+bool Simulator::truth(PyObject* v) {
+  if (v == Py_True) return true;
+  if (v == Py_False || v == Py_None) return false;
+  if (trusted(v)) {
+    int t = PyObject_IsTrue(materialize(v));
+    if (t < 0) python_error("truth test");
+    return t == 1;
+  }
+  PyTypeObject* tp = Py_TYPE(v);
+  bool plain = !(tp->tp_as_number && tp->tp_as_number->nb_bool) && !(tp->tp_as_mapping && tp->tp_as_mapping->mp_length) &&
+               !(tp->tp_as_sequence && tp->tp_as_sequence->sq_length);
+  if (!plain) stop(Break::UserObjectOperator, std::string("truth of a ") + tp->tp_name);
+  return true;
+}
+
+PyObject* Simulator::get_iter(PyObject* v) {
+  PyObject* seq = cell_children(v);
+  if (!seq) {
+    if (!trusted(v)) stop(Break::UserObjectOperator, std::string("iterating a ") + Py_TYPE(v)->tp_name);
+    seq = materialize(v);
+  }
+  PyObject* it = PyObject_GetIter(seq);
+  if (!it) python_error("iter()");
+  return own(it);
+}
+
+PyObject* Simulator::call_ex(PyObject* callable, PyObject* args_tuple, PyObject* kwargs_dict) {
+  PyObject* args = materialize(args_tuple);
+  if (!PyTuple_Check(args)) {
+    args = own(PySequence_Tuple(args));
+  }
+  std::vector<PyObject*> all(PySequence_Fast_ITEMS(args), PySequence_Fast_ITEMS(args) + PyTuple_GET_SIZE(args));
+  PyObject* names = nullptr;
+  if (kwargs_dict) {
+    PyObject* kw = materialize(kwargs_dict);
+    if (!PyDict_Check(kw)) stop(Break::UnsupportedCall, "**kwargs that is not a dict");
+    names = own(PyTuple_New(PyDict_Size(kw)));
+    Py_ssize_t pos = 0, i = 0;
+    PyObject *k, *val;
+    while (PyDict_Next(kw, &pos, &k, &val)) {
+      Py_INCREF(k);
+      PyTuple_SET_ITEM(names, i++, k);
+      all.push_back(val);
+    }
+  }
+  return call(callable, all, names);
+}
+
+PyObject* Simulator::call(PyObject* callable, const std::vector<PyObject*>& args, PyObject* kwnames) {
+  if (PyMethod_Check(callable)) {
+    PyObject* func = PyMethod_GET_FUNCTION(callable);
+    PyObject* self = PyMethod_GET_SELF(callable);
+    if (PyObject* target = jit_target(func)) func = target;  // a jitted method inlines into this graph
+    const CellTypes& c = cell_types();
+    if (c.call && func == c.call && is_cell(self)) return call(self, args, kwnames);
+    if (PyFunction_Check(func) && (!is_library_code(func) || is_cell(self))) return inline_call(func, self, args, kwnames);
+    if (py::is_tensor(self) || is_library_type(Py_TYPE(self))) return trace_call(callable, args, kwnames);
+    stop(Break::UnsupportedCall, describe_callable(callable));
+  }
+  if (PyObject* target = jit_target(callable)) return call(target, args, kwnames);
+  if (PyFunction_Check(callable)) {
+    if (sim_funcs_.count(callable) || !is_library_code(callable)) return inline_call(callable, nullptr, args, kwnames);
+    return trace_call(callable, args, kwnames);
+  }
+  if (is_cell(callable)) {
+    int node = node_of(callable);
+    if (node < 0) stop(Break::UnsupportedCall, "a Cell created during capture");
+    PyObject** dict = _PyObject_GetDictPtr(callable);
+    PyObject* key = own(PyUnicode_InternFromString("_cast_inputs_to"));
+    PyObject* cast = dict && *dict ? PyDict_GetItem(*dict, key) : nullptr;
+    if (cast && cast != Py_None) stop(Break::UnsupportedCall, "a Cell converted with to_float()");
+    if (cast) wrap(cast, tree_.child(node, Access::DictAttr, key));
+    else tree_.add_check(tree_.child(node, Access::DictAttr, key), {CheckKind::Absent, nullptr, 0, {}});
+    PyObject* construct = load_attr(callable, own(PyUnicode_InternFromString("construct")));
+    return call(construct, args, kwnames);
+  }
+  bool handled = false;
+  PyObject* r = call_builtin(callable, args, kwnames, &handled);
+  if (handled) return r;
+  if (PyCFunction_Check(callable)) {
+    PyObject* self = PyCFunction_GET_SELF(callable);
+    if (self && (py::is_tensor(self) || is_library_type(Py_TYPE(self)))) return trace_call(callable, args, kwnames);
+    if (self && PyModule_Check(self)) {
+      const char* mod = PyModule_GetName(self);
+      if (mod && (std::strncmp(mod, "pijit", 5) == 0)) return trace_call(callable, args, kwnames);
+      if (mod && std::strcmp(mod, "math") == 0) return trace_call(callable, args, kwnames);
+      PyErr_Clear();
+    }
+    if (self && !PyModule_Check(self) && trusted(self)) {  // a method of a builtin container
+      if (node_of(self) >= 0) stop(Break::SideEffect, "calls a method of a container the function did not create");
+      return trace_call(callable, args, kwnames);
+    }
+  }
+  if (PyType_Check(callable)) {
+    if (pure_type(callable) || is_library_type(reinterpret_cast<PyTypeObject*>(callable)))
+      return trace_call(callable, args, kwnames);
+    stop(Break::UnsupportedCall, std::string("constructs a ") + reinterpret_cast<PyTypeObject*>(callable)->tp_name +
+                                     " object (user classes are not simulated yet)");
+  }
+  if (is_library_type(Py_TYPE(callable))) return trace_call(callable, args, kwnames);  // ops.Add() etc.
+  stop(Break::UnsupportedCall, describe_callable(callable));
+}
+
+PyObject* Simulator::call_builtin(PyObject* callable, const std::vector<PyObject*>& args, PyObject* kwnames,
+                                  bool* handled) {
+  *handled = false;
+  if (!PyCFunction_Check(callable)) {
+    if (callable == (PyObject*)&PyType_Type && args.size() == 1 && !kwnames) {  // type(x)
+      *handled = true;
+      auto real = real_of_sym_.find(args[0]);
+      PyObject* t = reinterpret_cast<PyObject*>(Py_TYPE(real != real_of_sym_.end() ? real->second.first : args[0]));
+      Py_INCREF(t);
+      return own(t);
+    }
+    return nullptr;
+  }
+  PyObject* self = PyCFunction_GET_SELF(callable);
+  if (!self || !PyModule_Check(self)) return nullptr;
+  const char* mod = PyModule_GetName(self);
+  if (!mod || std::strcmp(mod, "builtins") != 0) {
+    PyErr_Clear();
+    return nullptr;
+  }
+  const char* name = reinterpret_cast<PyCFunctionObject*>(callable)->m_ml->ml_name;
+  *handled = true;
+  size_t npos = args.size() - (kwnames ? PyTuple_GET_SIZE(kwnames) : 0);
+  if (std::strcmp(name, "print") == 0) stop(Break::Print, "print()");
+  if ((std::strcmp(name, "getattr") == 0 || std::strcmp(name, "hasattr") == 0) && npos >= 2 && !kwnames &&
+      PyUnicode_CheckExact(args[1])) {
+    bool has = std::strcmp(name, "hasattr") == 0;
+    if (args.size() == 2 && !has) return load_attr(args[0], args[1]);
+    // With a default (or for hasattr) a missing attribute is not an error: decide on the real object.
+    try {
+      PyObject* r = load_attr(args[0], args[1]);
+      return has ? Py_True : r;
+    } catch (const StopCapture& s) {
+      if (s.reason != Break::Raises || s.detail.rfind("AttributeError", 0) != 0) throw;
+      return has ? Py_False : args[2];
+    }
+  }
+  if (std::strcmp(name, "len") == 0 && args.size() == 1) {
+    if (PyObject* seq = cell_children(args[0])) return own(PyLong_FromSsize_t(PyTuple_GET_SIZE(seq)));
+  }
+  if (std::strcmp(name, "iter") == 0 && args.size() == 1) return get_iter(args[0]);
+  if (std::strcmp(name, "next") == 0 && args.size() <= 2 && node_of(args[0]) < 0 && trusted(args[0]))
+    return trace_call(callable, args, kwnames);
+  if (std::strcmp(name, "isinstance") == 0 && args.size() == 2) {
+    auto real = real_of_sym_.find(args[0]);
+    std::vector<PyObject*> a{real != real_of_sym_.end() ? real->second.first : args[0], args[1]};
+    return trace_call(callable, a, nullptr);
+  }
+  if (!pure_builtin(name)) stop(Break::UnsupportedCall, std::string(name) + "()");
+  for (PyObject* a : args)
+    if (!trusted(a)) stop(Break::UnsupportedCall, std::string(name) + "() on a " + Py_TYPE(a)->tp_name);
+  return trace_call(callable, args, kwnames);
+}
+
+PyObject* Simulator::trace_call(PyObject* callable, const std::vector<PyObject*>& args, PyObject* kwnames) {
+  Py_ssize_t nkw = kwnames ? PyTuple_GET_SIZE(kwnames) : 0;
+  Py_ssize_t npos = static_cast<Py_ssize_t>(args.size()) - nkw;
+  PyObject* t = own(PyTuple_New(npos));
+  for (Py_ssize_t i = 0; i < npos; ++i) {
+    PyObject* a = materialize(args[i]);
+    Py_INCREF(a);
+    PyTuple_SET_ITEM(t, i, a);
+  }
+  PyObject* kw = nullptr;
+  if (nkw) {
+    kw = own(PyDict_New());
+    for (Py_ssize_t i = 0; i < nkw; ++i)
+      if (PyDict_SetItem(kw, PyTuple_GET_ITEM(kwnames, i), materialize(args[npos + i])) < 0) python_error("kwargs");
+  }
+  PyObject* r = PyObject_Call(callable, t, kw);
+  if (!r) python_error(describe_callable(callable).c_str());
+  return own(r);
+}
+
+PyObject* Simulator::inline_call(PyObject* func, PyObject* self, const std::vector<PyObject*>& args, PyObject* kwnames) {
+  PyCodeObject* co = reinterpret_cast<PyCodeObject*>(PyFunction_GET_CODE(func));
+  std::string fname = PyUnicode_AsUTF8(co->co_name);
+  if (co->co_flags & (CO_GENERATOR | CO_COROUTINE | CO_ASYNC_GENERATOR | CO_ITERABLE_COROUTINE))
+    stop(Break::Generator, "calls generator function " + fname + "()");
+  if (static_cast<int>(frames_.size()) > opt_.inline_depth)
+    stop(Break::InlineDepth, fname + "() at depth " + std::to_string(frames_.size()));
+  for (SimFrame* f : frames_)
+    if (f->code == co) stop(Break::Recursion, fname + "()");
+  SimFrame fr;
+  fr.code = co;
+  fr.func = func;
+  fr.library = is_library_code(func);
+  fr.globals = PyFunction_GET_GLOBALS(func);
+  auto made = sim_funcs_.find(func);
+  if (made != sim_funcs_.end()) fr.globals_node = made->second;
+  else if (fr.globals == frames_.front()->globals) fr.globals_node = -1;
+  else fr.globals_node = tree_.root(Access::Const, 0, fr.globals);
+  DecodeResult d = decode_code(reinterpret_cast<PyObject*>(co));
+  if (!d.ok()) stop(Break::Internal, "cannot decode " + fname + ": " + d.error);
+  fr.ins = std::move(d.instructions);
+  for (size_t i = 0; i < fr.ins.size(); ++i) fr.at[fr.ins[i].offset] = static_cast<int>(i);
+
+  // Bind arguments as CPython does (positional, keywords, defaults, *args, **kwargs).
+  int argc = co->co_argcount, kwonly = co->co_kwonlyargcount;
+  bool varargs = co->co_flags & CO_VARARGS, varkw = co->co_flags & CO_VARKEYWORDS;
+  fr.locals.assign(co->co_nlocals, nullptr);
+  std::vector<PyObject*> pos;
+  if (self) pos.push_back(self);
+  Py_ssize_t nkw = kwnames ? PyTuple_GET_SIZE(kwnames) : 0;
+  pos.insert(pos.end(), args.begin(), args.end() - nkw);
+  auto type_error = [&](const std::string& m) { stop(Break::Raises, "TypeError: " + fname + "() " + m); };
+  for (int i = 0; i < argc && i < static_cast<int>(pos.size()); ++i) fr.locals[i] = pos[i];
+  if (static_cast<int>(pos.size()) > argc) {
+    if (!varargs) type_error("takes " + std::to_string(argc) + " positional arguments but " + std::to_string(pos.size()) + " were given");
+  }
+  if (varargs) {
+    Py_ssize_t n = std::max<Py_ssize_t>(0, static_cast<Py_ssize_t>(pos.size()) - argc);
+    PyObject* t = own(PyTuple_New(n));
+    for (Py_ssize_t i = 0; i < n; ++i) {
+      Py_INCREF(pos[argc + i]);
+      PyTuple_SET_ITEM(t, i, pos[argc + i]);
+    }
+    fr.locals[argc + kwonly] = t;
+  }
+  PyObject* kwdict = varkw ? own(PyDict_New()) : nullptr;
+  if (varkw) fr.locals[argc + kwonly + (varargs ? 1 : 0)] = kwdict;
+  for (Py_ssize_t k = 0; k < nkw; ++k) {
+    PyObject* key = PyTuple_GET_ITEM(kwnames, k);
+    PyObject* val = args[args.size() - nkw + k];
+    int slot = -1;
+    for (int i = 0; i < argc + kwonly; ++i)
+      if (PyUnicode_Compare(PyTuple_GET_ITEM(co->co_varnames, i), key) == 0) slot = i;
+    if (slot >= 0) {
+      if (fr.locals[slot]) type_error(std::string("got multiple values for argument '") + PyUnicode_AsUTF8(key) + "'");
+      fr.locals[slot] = val;
+    } else if (kwdict) {
+      PyDict_SetItem(kwdict, key, val);
+    } else {
+      type_error(std::string("got an unexpected keyword argument '") + PyUnicode_AsUTF8(key) + "'");
+    }
+  }
+  PyObject* defaults = PyFunction_GET_DEFAULTS(func);
+  PyObject* kwdefaults = PyFunction_GET_KW_DEFAULTS(func);
+  int fnode = node_of(func);
+  if (fnode >= 0 && (defaults || kwdefaults)) {  // f.__defaults__ can be reassigned
+    for (const char* attr : {"__defaults__", "__kwdefaults__"}) {
+      PyObject* v = attr[2] == 'd' ? defaults : kwdefaults;
+      PyObject* key = own(PyUnicode_InternFromString(attr));
+      Py_INCREF(v ? v : Py_None);
+      tree_.add_check(tree_.child(fnode, Access::Attr, key), {is_constant(v ? v : Py_None) ? CheckKind::Equal : CheckKind::Id, v ? v : Py_None, 0, {}});
+    }
+  }
+  Py_ssize_t ndef = defaults ? PyTuple_GET_SIZE(defaults) : 0;
+  for (int i = 0; i < argc; ++i) {
+    if (fr.locals[i]) continue;
+    if (i >= argc - ndef) fr.locals[i] = PyTuple_GET_ITEM(defaults, i - (argc - ndef));
+    else type_error(std::string("missing required argument '") + PyUnicode_AsUTF8(PyTuple_GET_ITEM(co->co_varnames, i)) + "'");
+  }
+  for (int i = argc; i < argc + kwonly; ++i) {
+    if (fr.locals[i]) continue;
+    PyObject* d = kwdefaults ? PyDict_GetItem(kwdefaults, PyTuple_GET_ITEM(co->co_varnames, i)) : nullptr;
+    if (!d) type_error(std::string("missing required keyword-only argument '") + PyUnicode_AsUTF8(PyTuple_GET_ITEM(co->co_varnames, i)) + "'");
+    fr.locals[i] = d;
+  }
+  // Cells: fresh ones for cellvars (an argument that is also a cellvar starts in its cell), the
+  // closure's for freevars (real cells from outside are read through a guarded path).
+  int ncell = static_cast<int>(PyTuple_GET_SIZE(co->co_cellvars));
+  for (int i = 0; i < ncell; ++i) {
+    PyObject* cell = own(PyCell_New(nullptr));
+    sim_cells_.insert(cell);
+    PyObject* cname = PyTuple_GET_ITEM(co->co_cellvars, i);
+    for (int a = 0; a < argc + kwonly + (varargs ? 1 : 0) + (varkw ? 1 : 0); ++a)
+      if (PyUnicode_Compare(PyTuple_GET_ITEM(co->co_varnames, a), cname) == 0) PyCell_Set(cell, fr.locals[a]);
+    fr.cells.push_back(cell);
+  }
+  PyObject* closure = PyFunction_GET_CLOSURE(func);
+  for (Py_ssize_t i = 0; closure && i < PyTuple_GET_SIZE(closure); ++i) {
+    PyObject* cell = PyTuple_GET_ITEM(closure, i);
+    if (sim_cells_.count(cell)) {
+      fr.cells.push_back(cell);
+      continue;
+    }
+    PyObject* mine = own(PyCell_New(nullptr));
+    sim_cells_.insert(mine);
+    if (PyCell_GET(cell)) {
+      PyObject* contents = own(PyUnicode_InternFromString("cell_contents"));
+      PyCell_Set(mine, wrap(PyCell_GET(cell), tree_.child(tree_.root(Access::Const, 0, cell), Access::Attr, contents)));
+    }
+    fr.cells.push_back(mine);
+  }
+  return run_frame(fr);
+}
+
+ReturnPlan Simulator::plan_return(PyObject* v) {
+  ReturnPlan p;
+  auto real = real_of_sym_.find(v);
+  if (real != real_of_sym_.end()) {
+    p.kind = ReturnPlan::Source;
+    p.index = real->second.second;
+    return p;
+  }
+  if (py::is_tensor(v)) {
+    const Tensor& t = py::unwrap(v);
+    int id;
+    if (t.is_symbolic()) {
+      id = static_cast<int>(t.sym());
+    } else {
+      auto it = const_ids_.find(t.impl());
+      id = it != const_ids_.end() ? it->second : graph_.add_const(t);
+      const_ids_[t.impl()] = id;
+    }
+    std::vector<int> outs = graph_.outputs();
+    int k = -1;
+    for (size_t i = 0; i < outs.size(); ++i)
+      if (outs[i] == id) k = static_cast<int>(i);
+    if (k < 0) {
+      k = static_cast<int>(outs.size());
+      outs.push_back(id);
+      graph_.set_outputs(outs);
+    }
+    p.kind = ReturnPlan::Output;
+    p.index = k;
+    return p;
+  }
+  int node = node_of(v);
+  if (node >= 0) {
+    p.kind = ReturnPlan::Source;
+    p.index = node;
+    return p;
+  }
+  if (is_constant(v) || PyType_Check(v) || PyModule_Check(v) || PyCFunction_Check(v) ||
+      (is_library_type(Py_TYPE(v)) && std::strcmp(Py_TYPE(v)->tp_name, "Type") == 0)) {  // pijit dtypes
+    Py_INCREF(v);
+    p.kind = ReturnPlan::Const;
+    p.obj = v;
+    return p;
+  }
+  if (PyTuple_CheckExact(v) || PyList_CheckExact(v)) {
+    p.kind = PyTuple_CheckExact(v) ? ReturnPlan::Tuple : ReturnPlan::List;
+    for (Py_ssize_t i = 0; i < PySequence_Fast_GET_SIZE(v); ++i) p.items.push_back(plan_return(PySequence_Fast_GET_ITEM(v, i)));
+    return p;
+  }
+  if (PyDict_CheckExact(v)) {
+    p.kind = ReturnPlan::Dict;
+    PyObject* keys = PyDict_Keys(v);
+    if (!keys) python_error("return");
+    p.obj = PyList_AsTuple(keys);
+    Py_DECREF(keys);
+    for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(p.obj); ++i) {
+      PyObject* k = PyTuple_GET_ITEM(p.obj, i);
+      if (!is_constant(k)) stop(Break::UnreconstructibleResult, "a dict with non-constant keys");
+      p.items.push_back(plan_return(PyDict_GetItem(v, k)));
+    }
+    return p;
+  }
+  stop(Break::UnreconstructibleResult, std::string("a ") + Py_TYPE(v)->tp_name + " object");
+}
+
+}  // namespace pj::capture

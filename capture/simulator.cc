@@ -1,0 +1,721 @@
+// The simulator's frame loop and its opcode handlers (one per opcode, named after it).
+#include "capture/pyport.h"  // first (Python.h)
+
+#include "capture/sim_state.h"
+
+#include <sstream>
+
+#include "pyext/py_common.h"
+#include "pyext/tensor_object.h"
+
+namespace pj::capture {
+namespace {
+
+const BreakInfo kBreaks[] = {
+#define PJ_BREAK(name, id, text) {#name, id, text},
+#include "capture/break_reasons.def"
+#undef PJ_BREAK
+};
+
+thread_local Simulator* t_sim = nullptr;
+
+Tensors record_op(const OpDef& op, const Tensors& in, const Attrs& attrs) { return t_sim->record(op, in, attrs); }
+
+PyObject* pop(SimFrame& fr) {
+  PJ_CHECK(!fr.stack.empty()) << "simulated stack underflow in " << PyUnicode_AsUTF8(fr.code->co_name);
+  PyObject* v = fr.stack.back();
+  fr.stack.pop_back();
+  return v;
+}
+PyObject* top(SimFrame& fr, int k = 1) { return fr.stack[fr.stack.size() - k]; }
+void push(SimFrame& fr, PyObject* v) { fr.stack.push_back(v); }
+std::vector<PyObject*> pop_n(SimFrame& fr, int n) {
+  std::vector<PyObject*> v(fr.stack.end() - n, fr.stack.end());
+  fr.stack.resize(fr.stack.size() - n);
+  return v;
+}
+
+void jump(SimFrame& fr, const Instruction& ins) {
+  auto it = fr.at.find(ins.jump_target);
+  PJ_CHECK(it != fr.at.end()) << "jump to " << ins.jump_target << " is not an instruction";
+  fr.pc = it->second;
+}
+
+using BinaryFn = PyObject* (*)(PyObject*, PyObject*);
+
+BinaryFn binary_fn(Opcode op) {
+  switch (op) {
+    case Opcode::BINARY_ADD: return PyNumber_Add;
+    case Opcode::BINARY_SUBTRACT: return PyNumber_Subtract;
+    case Opcode::BINARY_MULTIPLY: return PyNumber_Multiply;
+    case Opcode::BINARY_MATRIX_MULTIPLY: return PyNumber_MatrixMultiply;
+    case Opcode::BINARY_TRUE_DIVIDE: return PyNumber_TrueDivide;
+    case Opcode::BINARY_FLOOR_DIVIDE: return PyNumber_FloorDivide;
+    case Opcode::BINARY_MODULO: return PyNumber_Remainder;
+    case Opcode::BINARY_LSHIFT: return PyNumber_Lshift;
+    case Opcode::BINARY_RSHIFT: return PyNumber_Rshift;
+    case Opcode::BINARY_AND: return PyNumber_And;
+    case Opcode::BINARY_OR: return PyNumber_Or;
+    case Opcode::BINARY_XOR: return PyNumber_Xor;
+    case Opcode::BINARY_SUBSCR: return PyObject_GetItem;
+    case Opcode::INPLACE_ADD: return PyNumber_InPlaceAdd;
+    case Opcode::INPLACE_SUBTRACT: return PyNumber_InPlaceSubtract;
+    case Opcode::INPLACE_MULTIPLY: return PyNumber_InPlaceMultiply;
+    case Opcode::INPLACE_MATRIX_MULTIPLY: return PyNumber_InPlaceMatrixMultiply;
+    case Opcode::INPLACE_TRUE_DIVIDE: return PyNumber_InPlaceTrueDivide;
+    case Opcode::INPLACE_FLOOR_DIVIDE: return PyNumber_InPlaceFloorDivide;
+    case Opcode::INPLACE_MODULO: return PyNumber_InPlaceRemainder;
+    case Opcode::INPLACE_LSHIFT: return PyNumber_InPlaceLshift;
+    case Opcode::INPLACE_RSHIFT: return PyNumber_InPlaceRshift;
+    case Opcode::INPLACE_AND: return PyNumber_InPlaceAnd;
+    case Opcode::INPLACE_OR: return PyNumber_InPlaceOr;
+    case Opcode::INPLACE_XOR: return PyNumber_InPlaceXor;
+    default: return nullptr;
+  }
+}
+
+PyObject* power(PyObject* a, PyObject* b) { return PyNumber_Power(a, b, Py_None); }
+PyObject* inplace_power(PyObject* a, PyObject* b) { return PyNumber_InPlacePower(a, b, Py_None); }
+
+}  // namespace
+
+const BreakInfo& break_info(Break b) { return kBreaks[static_cast<int>(b)]; }
+
+std::string CaptureResult::reason_text() const {
+  const BreakInfo& b = break_info(reason);
+  std::ostringstream os;
+  os << b.id << " " << b.name << " at " << file << ":" << line << " in " << function << ": " << b.text;
+  if (!detail.empty()) os << ": " << detail;
+  return os.str();
+}
+
+ReturnPlan& ReturnPlan::operator=(ReturnPlan&& o) noexcept {
+  Py_XDECREF(obj);
+  kind = o.kind;
+  obj = o.obj;
+  index = o.index;
+  items = std::move(o.items);
+  o.obj = nullptr;
+  return *this;
+}
+ReturnPlan::~ReturnPlan() { Py_XDECREF(obj); }
+
+Simulator::Simulator(CaptureResult& r, const CaptureOptions& o)
+    : r_(r), opt_(o), tree_(*r.guards), graph_(*r.graph), budget_(o.instruction_budget) {}
+
+Simulator::~Simulator() {
+  for (auto it = keep_.rbegin(); it != keep_.rend(); ++it) Py_DECREF(*it);
+}
+
+int Simulator::current_line() const {
+  for (auto it = frames_.rbegin(); it != frames_.rend(); ++it) {
+    const SimFrame* fr = *it;
+    if (!fr->library && fr->pc > 0 && fr->pc <= fr->ins.size()) return fr->ins[fr->pc - 1].line;
+  }
+  return 0;
+}
+
+Tensors Simulator::record(const OpDef& op, const Tensors& in, const Attrs& attrs) {
+  if (op.data_dependent || !op.infer)
+    PJ_THROW(CaptureBreak) << "data_dependent_shape: " << op.name << "'s output shape depends on tensor data";
+  std::vector<int> ids;
+  Metas metas;
+  for (const Tensor& t : in) {
+    metas.push_back(meta_of(t));
+    if (t.is_symbolic()) {
+      ids.push_back(static_cast<int>(t.sym()));
+      continue;
+    }
+    auto it = const_ids_.find(t.impl());
+    if (it == const_ids_.end()) it = const_ids_.emplace(t.impl(), graph_.add_const(t)).first;
+    ids.push_back(it->second);
+  }
+  Metas outs = op.infer(metas, attrs);  // bad shapes raise here, as the eager call would
+  std::vector<int> vids = graph_.add_node(op, ids, attrs, outs, current_line());
+  Tensors result;
+  for (size_t k = 0; k < outs.size(); ++k) result.push_back(Tensor::symbolic(outs[k].shape, outs[k].dtype, vids[k]));
+  return result;
+}
+
+void Simulator::run_root(PyFrameObject* f) {
+  SimFrame fr;
+  fr.code = py::frame_code(f);
+  fr.root = true;
+  fr.real = f;
+  fr.globals = py::frame_globals(f);
+  DecodeResult d = decode_code(reinterpret_cast<PyObject*>(fr.code));
+  if (!d.ok()) stop(Break::Internal, "cannot decode: " + d.error);
+  fr.ins = std::move(d.instructions);
+  for (size_t i = 0; i < fr.ins.size(); ++i) fr.at[fr.ins[i].offset] = static_cast<int>(i);
+  int nlocals = py::code_nlocals(fr.code);
+  int ncells = py::code_ncells(fr.code) + py::code_nfrees(fr.code);
+  fr.locals.assign(nlocals, nullptr);
+  fr.loaded.assign(nlocals, 0);
+  fr.cells.assign(ncells, nullptr);
+  fr.cell_loaded.assign(ncells, 0);
+  for (int i = 0; i < ncells; ++i) {
+    PyObject* cell = own(PyCell_New(nullptr));
+    sim_cells_.insert(cell);
+    fr.cells[i] = cell;
+  }
+  Simulator* prev_sim = t_sim;
+  t_sim = this;
+  OpRecorder prev = set_op_recorder(record_op);
+  struct Restore {
+    Simulator* s;
+    OpRecorder r;
+    ~Restore() {
+      set_op_recorder(r);
+      t_sim = s;
+    }
+  } restore{prev_sim, prev};
+  PyObject* result = run_frame(fr);
+  r_.line = fr.pc > 0 ? fr.ins[fr.pc - 1].line : fr.code->co_firstlineno;
+  r_.ret = plan_return(result);
+}
+
+PyObject* Simulator::run_frame(SimFrame& fr) {
+  frames_.push_back(&fr);
+  struct Pop {
+    std::vector<SimFrame*>& v;
+    ~Pop() { v.pop_back(); }
+  } pop_frame{frames_};
+  while (!fr.returned) {
+    if (fr.pc >= fr.ins.size()) stop(Break::Internal, "ran off the end of the bytecode");
+    if (--budget_ < 0) stop(Break::InstructionBudget, std::to_string(opt_.instruction_budget) + " instructions");
+    ++r_.instructions;
+    const Instruction& ins = fr.ins[fr.pc++];
+    step(fr, ins);
+  }
+  return fr.result;
+}
+
+// One handler per opcode. Unlisted opcodes end capture with UnsupportedOpcode.
+void Simulator::step(SimFrame& fr, const Instruction& ins) {
+  switch (ins.op) {
+    case Opcode::NOP: return;
+    case Opcode::POP_TOP: pop(fr); return;
+    case Opcode::ROT_TWO: std::swap(fr.stack[fr.stack.size() - 1], fr.stack[fr.stack.size() - 2]); return;
+    case Opcode::ROT_THREE: {
+      PyObject* a = pop(fr);
+      fr.stack.insert(fr.stack.end() - 2, a);
+      return;
+    }
+#if PJ_PY_OPCODES_39
+    case Opcode::ROT_FOUR: {
+      PyObject* a = pop(fr);
+      fr.stack.insert(fr.stack.end() - 3, a);
+      return;
+    }
+#endif
+    case Opcode::DUP_TOP: push(fr, top(fr)); return;
+    case Opcode::DUP_TOP_TWO: {
+      PyObject* a = top(fr, 2);
+      PyObject* b = top(fr, 1);
+      push(fr, a);
+      push(fr, b);
+      return;
+    }
+    case Opcode::LOAD_CONST: push(fr, PyTuple_GET_ITEM(fr.code->co_consts, ins.arg)); return;
+    case Opcode::LOAD_FAST: {
+      if (fr.root && !fr.loaded[ins.arg]) {
+        fr.loaded[ins.arg] = 1;
+        PyObject* real = py::frame_local(fr.real, ins.arg);
+        PyObject* name = PyTuple_GET_ITEM(fr.code->co_varnames, ins.arg);
+        if (real) fr.locals[ins.arg] = wrap(real, tree_.root(guards::Access::Local, ins.arg, name));
+      }
+      PyObject* v = fr.locals[ins.arg];
+      if (!v)
+        stop(Break::Raises, std::string("UnboundLocalError: local variable '") +
+                                PyUnicode_AsUTF8(PyTuple_GET_ITEM(fr.code->co_varnames, ins.arg)) +
+                                "' referenced before assignment");
+      push(fr, v);
+      return;
+    }
+    case Opcode::STORE_FAST:
+      fr.locals[ins.arg] = pop(fr);
+      if (fr.root) fr.loaded[ins.arg] = 1;
+      return;
+    case Opcode::DELETE_FAST:
+      fr.locals[ins.arg] = nullptr;
+      if (fr.root) fr.loaded[ins.arg] = 1;
+      return;
+    case Opcode::LOAD_GLOBAL: push(fr, load_global(fr, PyTuple_GET_ITEM(fr.code->co_names, ins.arg))); return;
+    case Opcode::LOAD_DEREF: push(fr, load_deref(fr, ins.arg)); return;
+    case Opcode::LOAD_CLOSURE:
+      load_deref(fr, ins.arg);  // the root's cells are filled lazily; fill before sharing
+      push(fr, fr.cells[ins.arg]);
+      return;
+    case Opcode::STORE_DEREF: {
+      PyObject* cell = fr.cells[ins.arg];
+      if (!sim_cells_.count(cell) || (fr.root && ins.arg >= py::code_ncells(fr.code)))
+        stop(Break::SideEffect, "assigns a nonlocal variable of an enclosing function");
+      PyCell_Set(cell, pop(fr));
+      if (fr.root) fr.cell_loaded[ins.arg] = 1;
+      return;
+    }
+    case Opcode::LOAD_ATTR: push(fr, load_attr(pop(fr), PyTuple_GET_ITEM(fr.code->co_names, ins.arg))); return;
+    case Opcode::LOAD_METHOD: {
+      PyObject* v = load_attr(pop(fr), PyTuple_GET_ITEM(fr.code->co_names, ins.arg));
+      push(fr, null_slot());
+      push(fr, v);
+      return;
+    }
+    case Opcode::STORE_ATTR:
+      stop(Break::SideEffect, std::string("assigns attribute '") +
+                                  PyUnicode_AsUTF8(PyTuple_GET_ITEM(fr.code->co_names, ins.arg)) + "'");
+    case Opcode::STORE_GLOBAL:
+    case Opcode::DELETE_GLOBAL:
+      stop(Break::SideEffect, std::string("assigns global '") +
+                                  PyUnicode_AsUTF8(PyTuple_GET_ITEM(fr.code->co_names, ins.arg)) + "'");
+    case Opcode::DELETE_ATTR: stop(Break::SideEffect, "deletes an attribute");
+    case Opcode::STORE_SUBSCR: {
+      PyObject* key = pop(fr);
+      PyObject* container = pop(fr);
+      PyObject* value = pop(fr);
+      if (node_of(container) >= 0) stop(Break::SideEffect, "assigns an item of an object the function did not create");
+      if (!trusted(container)) stop(Break::UserObjectOperator, std::string("item assignment on ") + Py_TYPE(container)->tp_name);
+      if (PyObject_SetItem(container, materialize(key), value) < 0) python_error("item assignment");
+      return;
+    }
+    case Opcode::DELETE_SUBSCR: {
+      PyObject* key = pop(fr);
+      PyObject* container = pop(fr);
+      if (node_of(container) >= 0 || !trusted(container) || py::is_tensor(container))
+        stop(Break::SideEffect, "deletes an item of an object the function did not create");
+      if (PyObject_DelItem(container, materialize(key)) < 0) python_error("del");
+      return;
+    }
+    case Opcode::BINARY_SUBSCR: {
+      PyObject* key = pop(fr);
+      PyObject* obj = pop(fr);
+      int node = node_of(obj);
+      if (node >= 0 && is_constant(key) && !PySlice_Check(key) &&
+          (PyTuple_CheckExact(obj) || PyList_CheckExact(obj) || PyDict_CheckExact(obj))) {
+        PyObject* item = PyObject_GetItem(obj, key);
+        if (!item) python_error("indexing");
+        own(item);
+        push(fr, wrap(item, tree_.child(node, guards::Access::Item, key)));
+        return;
+      }
+      if (node >= 0 && PyObject_TypeCheck(obj, &PyBaseObject_Type) && !trusted(obj)) {
+        PyObject* seq = cell_children(obj);  // CellList[i] / SequentialCell[i]
+        if (seq) {
+          PyObject* item = PyObject_GetItem(seq, key);
+          if (!item) python_error("indexing");
+          push(fr, own(item));
+          return;
+        }
+      }
+      if (!trusted(obj) || !trusted(key)) stop(Break::UserObjectOperator, std::string("indexing ") + Py_TYPE(obj)->tp_name);
+      PyObject* r = PyObject_GetItem(materialize(obj), materialize(key));
+      if (!r) python_error("indexing");
+      push(fr, own(r));
+      return;
+    }
+    case Opcode::BINARY_POWER:
+    case Opcode::INPLACE_POWER:
+    case Opcode::BINARY_ADD:
+    case Opcode::BINARY_SUBTRACT:
+    case Opcode::BINARY_MULTIPLY:
+    case Opcode::BINARY_MATRIX_MULTIPLY:
+    case Opcode::BINARY_TRUE_DIVIDE:
+    case Opcode::BINARY_FLOOR_DIVIDE:
+    case Opcode::BINARY_MODULO:
+    case Opcode::BINARY_LSHIFT:
+    case Opcode::BINARY_RSHIFT:
+    case Opcode::BINARY_AND:
+    case Opcode::BINARY_OR:
+    case Opcode::BINARY_XOR:
+    case Opcode::INPLACE_ADD:
+    case Opcode::INPLACE_SUBTRACT:
+    case Opcode::INPLACE_MULTIPLY:
+    case Opcode::INPLACE_MATRIX_MULTIPLY:
+    case Opcode::INPLACE_TRUE_DIVIDE:
+    case Opcode::INPLACE_FLOOR_DIVIDE:
+    case Opcode::INPLACE_MODULO:
+    case Opcode::INPLACE_LSHIFT:
+    case Opcode::INPLACE_RSHIFT:
+    case Opcode::INPLACE_AND:
+    case Opcode::INPLACE_OR:
+    case Opcode::INPLACE_XOR: {
+      PyObject* b = pop(fr);
+      PyObject* a = pop(fr);
+      if (!trusted(a) || !trusted(b))
+        stop(Break::UserObjectOperator, std::string(op_name(ins.op)) + " on " + Py_TYPE(trusted(a) ? b : a)->tp_name);
+      bool inplace = op_name(ins.op)[0] == 'I';
+      if (inplace && node_of(a) >= 0 && !py::is_tensor(a) && !is_constant(a) && !PyTuple_CheckExact(a))
+        stop(Break::SideEffect, "in-place operator on an object the function did not create");
+      BinaryFn fn = ins.op == Opcode::BINARY_POWER ? power
+                    : ins.op == Opcode::INPLACE_POWER ? inplace_power
+                                                      : binary_fn(ins.op);
+      PyObject* r = fn(inplace ? a : materialize(a), materialize(b));
+      if (!r) python_error(op_name(ins.op));
+      push(fr, own(r));
+      return;
+    }
+    case Opcode::UNARY_POSITIVE:
+    case Opcode::UNARY_NEGATIVE:
+    case Opcode::UNARY_INVERT: {
+      PyObject* a = pop(fr);
+      if (!trusted(a)) stop(Break::UserObjectOperator, std::string(op_name(ins.op)) + " on " + Py_TYPE(a)->tp_name);
+      PyObject* m = materialize(a);
+      PyObject* r = ins.op == Opcode::UNARY_POSITIVE ? PyNumber_Positive(m)
+                    : ins.op == Opcode::UNARY_NEGATIVE ? PyNumber_Negative(m)
+                                                       : PyNumber_Invert(m);
+      if (!r) python_error(op_name(ins.op));
+      push(fr, own(r));
+      return;
+    }
+    case Opcode::UNARY_NOT: push(fr, truth(pop(fr)) ? Py_False : Py_True); return;
+    case Opcode::COMPARE_OP: {
+      PyObject* b = pop(fr);
+      PyObject* a = pop(fr);
+      if (ins.arg == 8 || ins.arg == 9) {  // is, is not (3.7; 3.9 has IS_OP)
+        push(fr, ((a == b) == (ins.arg == 8)) ? Py_True : Py_False);
+        return;
+      }
+      if (ins.arg == 10) stop(Break::ExceptionHandling, "exception match");
+      if (!trusted(a) || !trusted(b)) stop(Break::UserObjectOperator, "comparison of user objects");
+      PyObject* ma = materialize(a);
+      PyObject* mb = materialize(b);
+      if (ins.arg == 6 || ins.arg == 7) {  // in, not in
+        int c = PySequence_Contains(mb, ma);
+        if (c < 0) python_error("in");
+        push(fr, (c == (ins.arg == 6)) ? Py_True : Py_False);
+        return;
+      }
+      PyObject* r = PyObject_RichCompare(ma, mb, ins.arg);
+      if (!r) python_error("comparison");
+      push(fr, own(r));
+      return;
+    }
+#if PJ_PY_OPCODES_39
+    case Opcode::IS_OP: {
+      PyObject* b = pop(fr);
+      PyObject* a = pop(fr);
+      push(fr, ((a == b) != (ins.arg == 1)) ? Py_True : Py_False);
+      return;
+    }
+    case Opcode::CONTAINS_OP: {
+      PyObject* b = pop(fr);
+      PyObject* a = pop(fr);
+      if (!trusted(a) || !trusted(b)) stop(Break::UserObjectOperator, "'in' on user objects");
+      int c = PySequence_Contains(materialize(b), materialize(a));
+      if (c < 0) python_error("in");
+      push(fr, (c != (ins.arg == 1)) ? Py_True : Py_False);
+      return;
+    }
+    case Opcode::LIST_EXTEND: {
+      PyObject* it = materialize(pop(fr));
+      if (_PyList_Extend(reinterpret_cast<PyListObject*>(top(fr, ins.arg)), it) == nullptr) python_error("list");
+      Py_DECREF(Py_None);
+      return;
+    }
+    case Opcode::LIST_TO_TUPLE: push(fr, own(PyList_AsTuple(pop(fr)))); return;
+    case Opcode::SET_UPDATE:
+      if (_PySet_Update(top(fr, ins.arg + 1), materialize(pop(fr))) < 0) python_error("set");
+      return;
+    case Opcode::DICT_UPDATE:
+    case Opcode::DICT_MERGE: {
+      PyObject* d = materialize(pop(fr));
+      if (PyDict_Update(top(fr, ins.arg), d) < 0) python_error("dict");
+      return;
+    }
+    case Opcode::LOAD_ASSERTION_ERROR: push(fr, PyExc_AssertionError); return;
+#endif
+#if PJ_PY_OPCODES_37
+    case Opcode::BUILD_TUPLE_UNPACK:
+    case Opcode::BUILD_TUPLE_UNPACK_WITH_CALL:
+    case Opcode::BUILD_LIST_UNPACK: {
+      std::vector<PyObject*> parts = pop_n(fr, ins.arg);
+      PyObject* list = own(PyList_New(0));
+      for (PyObject* p : parts)
+        if (_PyList_Extend(reinterpret_cast<PyListObject*>(list), materialize(p)) == nullptr) python_error("unpack");
+        else Py_DECREF(Py_None);
+      push(fr, ins.op == Opcode::BUILD_LIST_UNPACK ? list : own(PyList_AsTuple(list)));
+      return;
+    }
+    case Opcode::BUILD_MAP_UNPACK:
+    case Opcode::BUILD_MAP_UNPACK_WITH_CALL: {
+      std::vector<PyObject*> parts = pop_n(fr, ins.arg);
+      PyObject* d = own(PyDict_New());
+      for (PyObject* p : parts)
+        if (PyDict_Update(d, materialize(p)) < 0) python_error("unpack");
+      push(fr, d);
+      return;
+    }
+#endif
+    case Opcode::BUILD_TUPLE: {
+      std::vector<PyObject*> items = pop_n(fr, ins.arg);
+      PyObject* t = own(PyTuple_New(ins.arg));
+      for (int i = 0; i < ins.arg; ++i) {
+        Py_INCREF(items[i]);
+        PyTuple_SET_ITEM(t, i, items[i]);
+      }
+      push(fr, t);
+      return;
+    }
+    case Opcode::BUILD_LIST: {
+      std::vector<PyObject*> items = pop_n(fr, ins.arg);
+      PyObject* l = own(PyList_New(ins.arg));
+      for (int i = 0; i < ins.arg; ++i) {
+        Py_INCREF(items[i]);
+        PyList_SET_ITEM(l, i, items[i]);
+      }
+      push(fr, l);
+      return;
+    }
+    case Opcode::BUILD_SET: {
+      std::vector<PyObject*> items = pop_n(fr, ins.arg);
+      PyObject* s = own(PySet_New(nullptr));
+      for (PyObject* v : items)
+        if (PySet_Add(s, materialize(v)) < 0) python_error("set");
+      push(fr, s);
+      return;
+    }
+    case Opcode::BUILD_MAP: {
+      std::vector<PyObject*> kv = pop_n(fr, 2 * ins.arg);
+      PyObject* d = own(PyDict_New());
+      for (int i = 0; i < ins.arg; ++i)
+        if (PyDict_SetItem(d, materialize(kv[2 * i]), kv[2 * i + 1]) < 0) python_error("dict");
+      push(fr, d);
+      return;
+    }
+    case Opcode::BUILD_CONST_KEY_MAP: {
+      PyObject* keys = pop(fr);
+      std::vector<PyObject*> vals = pop_n(fr, ins.arg);
+      PyObject* d = own(PyDict_New());
+      for (int i = 0; i < ins.arg; ++i)
+        if (PyDict_SetItem(d, PyTuple_GET_ITEM(keys, i), vals[i]) < 0) python_error("dict");
+      push(fr, d);
+      return;
+    }
+    case Opcode::BUILD_STRING: {
+      std::vector<PyObject*> parts = pop_n(fr, ins.arg);
+      PyObject* t = own(PyTuple_New(ins.arg));
+      for (int i = 0; i < ins.arg; ++i) {
+        Py_INCREF(parts[i]);
+        PyTuple_SET_ITEM(t, i, parts[i]);
+      }
+      PyObject* empty = own(PyUnicode_FromString(""));
+      push(fr, own(PyUnicode_Join(empty, t)));
+      return;
+    }
+    case Opcode::FORMAT_VALUE: {
+      PyObject* spec = (ins.arg & 0x04) ? pop(fr) : nullptr;
+      PyObject* v = pop(fr);
+      if (!is_constant(v)) stop(Break::DataDependent, "formats a " + std::string(Py_TYPE(v)->tp_name) + " into a string");
+      int conv = ins.arg & 0x03;
+      if (conv == 1) v = own(PyObject_Str(v));
+      else if (conv == 2) v = own(PyObject_Repr(v));
+      else if (conv == 3) v = own(PyObject_ASCII(v));
+      push(fr, own(PyObject_Format(v, spec)));
+      return;
+    }
+    case Opcode::BUILD_SLICE: {
+      PyObject* step = ins.arg == 3 ? pop(fr) : nullptr;
+      PyObject* stop_ = pop(fr);
+      PyObject* start = pop(fr);
+      push(fr, own(PySlice_New(start, stop_, step)));
+      return;
+    }
+    case Opcode::LIST_APPEND:
+      if (PyList_Append(top(fr, ins.arg + 1), pop(fr)) < 0) python_error("list");
+      return;
+    case Opcode::SET_ADD: {
+      PyObject* v = materialize(pop(fr));
+      if (PySet_Add(top(fr, ins.arg), v) < 0) python_error("set");
+      return;
+    }
+    case Opcode::MAP_ADD: {
+#if PJ_PY_OPCODES_39
+      PyObject* value = pop(fr);
+      PyObject* key = pop(fr);
+#else
+      PyObject* key = pop(fr);
+      PyObject* value = pop(fr);
+#endif
+      if (PyDict_SetItem(top(fr, ins.arg), materialize(key), value) < 0) python_error("dict");
+      return;
+    }
+    case Opcode::UNPACK_SEQUENCE: {
+      PyObject* seq = pop(fr);
+      int node = node_of(seq);
+      std::vector<PyObject*> items;
+      if (node >= 0 && (PyTuple_CheckExact(seq) || PyList_CheckExact(seq))) {
+        PyObject* m = materialize(seq);  // items wrapped with their own sources
+        for (Py_ssize_t i = 0; i < PySequence_Fast_GET_SIZE(m); ++i) items.push_back(PySequence_Fast_GET_ITEM(m, i));
+      } else {
+        if (!trusted(seq)) stop(Break::UserObjectOperator, std::string("unpacking ") + Py_TYPE(seq)->tp_name);
+        PyObject* it = get_iter(seq);
+        while (PyObject* v = PyIter_Next(it)) items.push_back(own(v));
+        if (PyErr_Occurred()) python_error("unpacking");
+      }
+      if (static_cast<int>(items.size()) != ins.arg)
+        stop(Break::Raises, "ValueError: cannot unpack " + std::to_string(items.size()) + " values into " +
+                                std::to_string(ins.arg));
+      for (auto it = items.rbegin(); it != items.rend(); ++it) push(fr, *it);
+      return;
+    }
+    case Opcode::UNPACK_EX: {
+      PyObject* seq = pop(fr);
+      if (!trusted(seq)) stop(Break::UserObjectOperator, std::string("unpacking ") + Py_TYPE(seq)->tp_name);
+      PyObject* list = own(PySequence_List(materialize(seq)));
+      if (!list) python_error("unpacking");
+      int before = ins.arg & 0xFF, after = ins.arg >> 8;
+      Py_ssize_t n = PyList_GET_SIZE(list);
+      if (n < before + after) stop(Break::Raises, "ValueError: not enough values to unpack");
+      for (int i = after - 1; i >= 0; --i) push(fr, PyList_GET_ITEM(list, n - after + i));
+      push(fr, own(PyList_GetSlice(list, before, n - after)));
+      for (int i = before - 1; i >= 0; --i) push(fr, PyList_GET_ITEM(list, i));
+      return;
+    }
+    case Opcode::GET_ITER: push(fr, get_iter(pop(fr))); return;
+    case Opcode::FOR_ITER: {
+      PyObject* v = PyIter_Next(top(fr));
+      if (v) {
+        push(fr, own(v));
+        return;
+      }
+      if (PyErr_Occurred()) python_error("iteration");
+      pop(fr);
+      jump(fr, ins);
+      return;
+    }
+    case Opcode::JUMP_FORWARD:
+    case Opcode::JUMP_ABSOLUTE: jump(fr, ins); return;
+    case Opcode::POP_JUMP_IF_FALSE:
+    case Opcode::POP_JUMP_IF_TRUE: {
+      bool t = truth(pop(fr));
+      if (t == (ins.op == Opcode::POP_JUMP_IF_TRUE)) jump(fr, ins);
+      return;
+    }
+    case Opcode::JUMP_IF_FALSE_OR_POP:
+    case Opcode::JUMP_IF_TRUE_OR_POP: {
+      bool t = truth(top(fr));
+      if (t == (ins.op == Opcode::JUMP_IF_TRUE_OR_POP)) jump(fr, ins);
+      else pop(fr);
+      return;
+    }
+    case Opcode::SETUP_FINALLY:
+#if PJ_PY_OPCODES_37
+    case Opcode::SETUP_EXCEPT:
+#endif
+    case Opcode::POP_BLOCK:
+      return;  // no exception is ever raised inside a capture (one ends it), so blocks only nest
+#if PJ_PY_OPCODES_37
+    case Opcode::END_FINALLY:
+      if (top(fr) != Py_None) stop(Break::ExceptionHandling, "finally block reached by an exception");
+      pop(fr);
+      return;
+#endif
+    case Opcode::CALL_FUNCTION: {
+      std::vector<PyObject*> args = pop_n(fr, ins.arg);
+      PyObject* fn = pop(fr);
+      push(fr, call(fn, args, nullptr));
+      return;
+    }
+    case Opcode::CALL_FUNCTION_KW: {
+      PyObject* names = pop(fr);
+      std::vector<PyObject*> args = pop_n(fr, ins.arg);
+      PyObject* fn = pop(fr);
+      push(fr, call(fn, args, names));
+      return;
+    }
+    case Opcode::CALL_FUNCTION_EX: {
+      PyObject* kwargs = (ins.arg & 1) ? pop(fr) : nullptr;
+      PyObject* args = pop(fr);
+      PyObject* fn = pop(fr);
+      push(fr, call_ex(fn, args, kwargs));
+      return;
+    }
+    case Opcode::CALL_METHOD: {
+      std::vector<PyObject*> args = pop_n(fr, ins.arg);
+      PyObject* meth = pop(fr);
+      PyObject* self = pop(fr);
+      if (self != null_slot()) args.insert(args.begin(), self);  // not produced by our LOAD_METHOD
+      push(fr, call(meth, args, nullptr));
+      return;
+    }
+    case Opcode::MAKE_FUNCTION: {
+      PyObject* qualname = pop(fr);
+      PyObject* code = pop(fr);
+      PyObject* closure = (ins.arg & 0x08) ? pop(fr) : nullptr;
+      PyObject* annotations = (ins.arg & 0x04) ? pop(fr) : nullptr;
+      PyObject* kwdefaults = (ins.arg & 0x02) ? pop(fr) : nullptr;
+      PyObject* defaults = (ins.arg & 0x01) ? pop(fr) : nullptr;
+      (void)annotations;
+      PyObject* fn = own(PyFunction_NewWithQualName(code, fr.globals, qualname));
+      if ((closure && PyFunction_SetClosure(fn, closure) < 0) || (defaults && PyFunction_SetDefaults(fn, defaults) < 0) ||
+          (kwdefaults && PyFunction_SetKwDefaults(fn, kwdefaults) < 0))
+        python_error("making a function");
+      sim_funcs_[fn] = fr.globals_node;  // its globals are read along the creating frame's path
+      push(fr, fn);
+      return;
+    }
+    case Opcode::RETURN_VALUE:
+      fr.result = pop(fr);
+      fr.returned = true;
+      return;
+    case Opcode::RAISE_VARARGS: stop(Break::Raises, "raise statement");
+    case Opcode::SETUP_WITH:
+#if PJ_PY_OPCODES_37
+    case Opcode::WITH_CLEANUP_START:
+#endif
+      stop(Break::ExceptionHandling, "with-block");
+    case Opcode::IMPORT_NAME:
+    case Opcode::IMPORT_FROM:
+    case Opcode::IMPORT_STAR: stop(Break::Import, "import statement");
+    case Opcode::YIELD_VALUE:
+    case Opcode::YIELD_FROM:
+    case Opcode::GET_AWAITABLE:
+    case Opcode::GET_AITER:
+    case Opcode::GET_ANEXT:
+    case Opcode::GET_YIELD_FROM_ITER: stop(Break::Generator, op_name(ins.op));
+    default: stop(Break::UnsupportedOpcode, op_name(ins.op));
+  }
+}
+
+CaptureResult capture_frame(PyFrameObject* f, const CaptureOptions& options) {
+  CaptureResult r;
+  r.guards = std::make_shared<guards::GuardTree>();
+  r.graph = std::make_shared<graph::Graph>();
+  PyCodeObject* co = py::frame_code(f);
+  r.file = PyUnicode_AsUTF8(co->co_filename);
+  r.function = PyUnicode_AsUTF8(co->co_name);
+  r.line = co->co_firstlineno;
+  // The context mode changes what Cells do (GRAPH_MODE insists on whole graphs): guard it.
+  int ctx = r.guards->root(guards::Access::Context, 0, nullptr);
+  r.guards->add_check(ctx, {guards::CheckKind::Mode, nullptr, guards::context_mode(), {}});
+  PyObject *et, *ev, *tb;
+  PyErr_Fetch(&et, &ev, &tb);  // capture must not disturb an exception being handled
+  {
+    Simulator sim(r, options);
+    try {
+      sim.run_root(f);
+      r.ok = true;
+    } catch (const StopCapture& s) {
+      r.ok = false;
+      r.reason = s.reason;
+      r.detail = s.detail;
+      int line = sim.current_line();
+      if (line > 0) r.line = line;
+    } catch (const Error& e) {
+      r.ok = false;
+      r.reason = Break::Internal;
+      r.detail = e.what();
+    }
+    PyErr_Clear();
+  }
+  PyErr_Restore(et, ev, tb);
+  if (r.ok) {
+    r.graph->eliminate_dead_code();
+  } else {
+    r.graph.reset();
+    r.input_nodes.clear();
+  }
+  return r;
+}
+
+}  // namespace pj::capture

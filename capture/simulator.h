@@ -1,0 +1,83 @@
+// The symbolic interpreter: simulates a frame's bytecode to capture its tensor work as a graph.
+//
+// Values are real Python objects, with one twist: a tensor read from the frame (an argument, a
+// Parameter reached through `self`) is replaced by a *symbolic* tensor of the same shape and dtype,
+// a graph input. Python work on constants runs for real (constant folding); pijit's own library
+// code (ops.*, Tensor methods, primitives) is *traced* by calling it for real on symbolic tensors,
+// which records graph nodes instead of running kernels (graph/op.h: set_op_recorder); user code,
+// and every Cell.construct, is *simulated* instruction by instruction, inlined into one graph.
+// Every object read from the frame remembers its access path (a guard-tree node), and guards
+// record what the graph assumed about it. Anything the simulator cannot prove safe ends capture
+// with a reason from break_reasons.def; the caller then runs the frame eagerly.
+#pragma once
+
+#include "capture/pyport.h"  // first (Python.h)
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "graph/ir.h"
+#include "guards/guard_tree.h"
+
+namespace pj::capture {
+
+enum class Break : int {
+#define PJ_BREAK(name, id, text) name,
+#include "capture/break_reasons.def"
+#undef PJ_BREAK
+  kNumBreaks,
+};
+
+struct BreakInfo {
+  const char* name;
+  const char* id;
+  const char* text;
+};
+const BreakInfo& break_info(Break b);
+
+struct CaptureOptions {
+  int inline_depth = 16;            // nested user calls inlined before giving up
+  int instruction_budget = 100000;  // simulated instructions per capture (loops unroll)
+};
+
+// How the rewritten code rebuilds the function's return value from graph outputs and the frame.
+struct ReturnPlan {
+  enum Kind { Const, Output, Source, Tuple, List, Dict } kind = Const;
+  PyObject* obj = nullptr;  // Const: the value; Dict: the keys (a tuple). Owned.
+  int index = 0;            // Output: graph output; Source: guard node
+  std::vector<ReturnPlan> items;
+  ReturnPlan() = default;
+  ReturnPlan(const ReturnPlan&) = delete;
+  ReturnPlan(ReturnPlan&& o) noexcept : kind(o.kind), obj(o.obj), index(o.index), items(std::move(o.items)) {
+    o.obj = nullptr;
+  }
+  ReturnPlan& operator=(ReturnPlan&& o) noexcept;
+  ~ReturnPlan();
+};
+
+struct CaptureResult {
+  bool ok = false;
+  Break reason = Break::Internal;
+  std::string detail;  // specifics: the opcode, the callee, the exception text
+  std::string file;
+  int line = 0;        // user source line where capture stopped (or of the return)
+  std::string function;
+  std::shared_ptr<guards::GuardTree> guards;  // what the outcome (graph or refusal) depends on
+  std::shared_ptr<graph::Graph> graph;
+  std::vector<int> input_nodes;  // guard node each graph input is loaded from
+  ReturnPlan ret;
+  int instructions = 0;          // simulated, inlined frames included
+
+  // "B002 data_dependent at f.py:12 in fn: reads the data of a tensor (...): bool()"
+  std::string reason_text() const;
+};
+
+// Simulates the frame (whose arguments are bound; it has not started running). Never raises: a
+// Python error met on the way becomes a refusal reason and is cleared.
+CaptureResult capture_frame(PyFrameObject* f, const CaptureOptions& options);
+
+// The directory of the pijit package: code there is library code (traced, not simulated).
+void set_library_dir(const std::string& dir);
+
+}  // namespace pj::capture

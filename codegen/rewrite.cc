@@ -1,0 +1,134 @@
+#include "capture/pyport.h"  // first (Python.h)
+
+#include "codegen/rewrite.h"
+
+#include "capture/bytecode.h"
+#include "codegen/assembler.h"
+#include "pyext/py_common.h"
+
+namespace pj::codegen {
+namespace {
+
+using capture::Opcode;
+using capture::ReturnPlan;
+using guards::Access;
+using py::Ref;
+
+// Collects instructions plus the constants and names they need beyond the original's.
+class Emitter {
+ public:
+  Emitter(PyCodeObject* co, int line) : line_(line) {
+    consts_ = Ref(PySequence_List(co->co_consts));
+    names_ = Ref(PySequence_List(co->co_names));
+    varnames_ = Ref(PySequence_List(co->co_varnames));
+  }
+  void op(Opcode o, int arg = 0) { code_.push_back({o, arg, -1, line_}); }
+  int const_index(PyObject* v) {
+    Py_ssize_t n = PyList_GET_SIZE(consts_.get());
+    for (Py_ssize_t i = 0; i < n; ++i)  // identity: 1 and True and 1.0 must stay distinct
+      if (PyList_GET_ITEM(consts_.get(), i) == v) return static_cast<int>(i);
+    PyList_Append(consts_.get(), v);
+    return static_cast<int>(n);
+  }
+  int name_index(PyObject* s) {
+    Py_ssize_t n = PyList_GET_SIZE(names_.get());
+    for (Py_ssize_t i = 0; i < n; ++i)
+      if (PyUnicode_Compare(PyList_GET_ITEM(names_.get(), i), s) == 0) return static_cast<int>(i);
+    PyList_Append(names_.get(), s);
+    return static_cast<int>(n);
+  }
+  int new_local(const char* name) {
+    Ref s(PyUnicode_InternFromString(name));
+    PyList_Append(varnames_.get(), s.get());
+    return static_cast<int>(PyList_GET_SIZE(varnames_.get()) - 1);
+  }
+  // Pushes the object at a guard node, the way the guards reach it.
+  void load(const guards::GuardTree& tree, int node) {
+    const guards::GuardNode& n = tree.node(node);
+    switch (n.access) {
+      case Access::Local: op(Opcode::LOAD_FAST, n.index); return;
+      case Access::Deref: op(Opcode::LOAD_DEREF, n.index); return;
+      case Access::Global:
+      case Access::Builtin: op(Opcode::LOAD_GLOBAL, name_index(n.key)); return;  // globals miss is guarded
+      case Access::Const: op(Opcode::LOAD_CONST, const_index(n.key)); return;
+      case Access::Attr:
+      case Access::DictAttr:
+        load(tree, n.parent);
+        op(Opcode::LOAD_ATTR, name_index(n.key));
+        return;
+      case Access::Item:
+        load(tree, n.parent);
+        op(Opcode::LOAD_CONST, const_index(n.key));
+        op(Opcode::BINARY_SUBSCR);
+        return;
+      case Access::Context: break;
+    }
+    PJ_CHECK(false) << "guard node " << tree.path(node) << " cannot be loaded";
+  }
+  void build(const guards::GuardTree& tree, const ReturnPlan& p, int outputs_local) {
+    switch (p.kind) {
+      case ReturnPlan::Const: op(Opcode::LOAD_CONST, const_index(p.obj)); return;
+      case ReturnPlan::Source: load(tree, p.index); return;
+      case ReturnPlan::Output: {
+        Ref k(PyLong_FromLong(p.index));
+        op(Opcode::LOAD_FAST, outputs_local);
+        op(Opcode::LOAD_CONST, const_index(k.get()));
+        op(Opcode::BINARY_SUBSCR);
+        return;
+      }
+      case ReturnPlan::Tuple:
+      case ReturnPlan::List:
+        for (const ReturnPlan& item : p.items) build(tree, item, outputs_local);
+        op(p.kind == ReturnPlan::Tuple ? Opcode::BUILD_TUPLE : Opcode::BUILD_LIST, static_cast<int>(p.items.size()));
+        return;
+      case ReturnPlan::Dict:
+        for (const ReturnPlan& item : p.items) build(tree, item, outputs_local);
+        op(Opcode::LOAD_CONST, const_index(p.obj));
+        op(Opcode::BUILD_CONST_KEY_MAP, static_cast<int>(p.items.size()));
+        return;
+    }
+  }
+  PyObject* finish(PyCodeObject* original) {
+    Ref consts(PyList_AsTuple(consts_.get())), names(PyList_AsTuple(names_.get())),
+        varnames(PyList_AsTuple(varnames_.get()));
+    if (!consts || !names || !varnames) return nullptr;
+    CodeSpec spec = spec_of(original);
+    spec.consts = consts.get();
+    spec.names = names.get();
+    spec.varnames = varnames.get();
+    return assemble(code_, spec);
+  }
+
+ private:
+  int line_;
+  Ref consts_, names_, varnames_;
+  std::vector<AsmInstr> code_;
+};
+
+}  // namespace
+
+PyObject* emit_graph_code(PyCodeObject* original, const capture::CaptureResult& r, PyObject* runner) {
+  Emitter e(original, r.line);
+  int outputs_local = e.new_local("__pijit_outputs");
+  bool call = r.graph && (!r.graph->nodes().empty() || !r.graph->outputs().empty());
+  if (call) {
+    e.op(Opcode::LOAD_CONST, e.const_index(runner));
+    for (int node : r.input_nodes) e.load(*r.guards, node);
+    e.op(Opcode::CALL_FUNCTION, static_cast<int>(r.input_nodes.size()));
+    e.op(Opcode::STORE_FAST, outputs_local);
+  }
+  e.build(*r.guards, r.ret, outputs_local);
+  e.op(Opcode::RETURN_VALUE);
+  return e.finish(original);
+}
+
+PyObject* reassemble(PyCodeObject* original) {
+  capture::DecodeResult d = capture::decode_code(reinterpret_cast<PyObject*>(original));
+  if (!d.ok()) {
+    PyErr_SetString(PyExc_ValueError, ("malformed bytecode: " + d.error).c_str());
+    return nullptr;
+  }
+  return assemble(from_decoded(d.instructions), spec_of(original));
+}
+
+}  // namespace pj::codegen

@@ -1,0 +1,138 @@
+#include "graph/ir.h"
+
+#include <sstream>
+
+#include "kernels/copy.h"
+
+namespace pj::graph {
+
+int Graph::add_input(const TensorMeta& meta, std::string name) {
+  int id = static_cast<int>(values_.size());
+  values_.push_back({ValueKind::Input, meta, static_cast<int>(inputs_.size()), 0, std::move(name)});
+  inputs_.push_back(id);
+  return id;
+}
+
+int Graph::add_const(const Tensor& t) {
+  PJ_CHECK(!t.is_symbolic()) << "a graph constant must hold data";
+  int id = static_cast<int>(values_.size());
+  values_.push_back({ValueKind::Const, meta_of(t), static_cast<int>(consts_.size()), 0, ""});
+  consts_.push_back(t);
+  return id;
+}
+
+std::vector<int> Graph::add_node(const OpDef& op, std::vector<int> inputs, Attrs attrs, const Metas& outs,
+                                 int line) {
+  for (int v : inputs) PJ_CHECK(v >= 0 && v < static_cast<int>(values_.size())) << "bad value id " << v;
+  Node n;
+  n.op = &op;
+  n.attrs = std::move(attrs);
+  n.inputs = std::move(inputs);
+  n.line = line;
+  int node_id = static_cast<int>(nodes_.size());
+  for (size_t k = 0; k < outs.size(); ++k) {
+    n.outputs.push_back(static_cast<int>(values_.size()));
+    values_.push_back({ValueKind::Node, outs[k], node_id, static_cast<int>(k), ""});
+  }
+  nodes_.push_back(std::move(n));
+  return nodes_.back().outputs;
+}
+
+int Graph::eliminate_dead_code() {
+  std::vector<bool> used(values_.size(), false);
+  for (int v : outputs_) used[v] = true;
+  std::vector<bool> keep(nodes_.size(), false);
+  for (int i = static_cast<int>(nodes_.size()) - 1; i >= 0; --i) {
+    const Node& n = nodes_[i];
+    bool live = n.op->impure;
+    for (int o : n.outputs) live = live || used[o];
+    if (!live) continue;
+    keep[i] = true;
+    for (int v : n.inputs) used[v] = true;
+  }
+  // Node ids are positions: renumber the survivors and the values that point at them.
+  std::vector<Node> kept;
+  int dropped = 0;
+  for (size_t i = 0; i < nodes_.size(); ++i) {
+    if (!keep[i]) {
+      ++dropped;
+      continue;
+    }
+    for (int o : nodes_[i].outputs) values_[o].index = static_cast<int>(kept.size());
+    kept.push_back(std::move(nodes_[i]));
+  }
+  nodes_ = std::move(kept);
+  return dropped;
+}
+
+namespace {
+
+std::string meta_str(const TensorMeta& m) {
+  std::ostringstream os;
+  os << dtype_name(m.dtype) << "[";
+  for (size_t i = 0; i < m.shape.size(); ++i) os << (i ? ", " : "") << m.shape[i];
+  os << "]";
+  return os.str();
+}
+
+}  // namespace
+
+std::string Graph::to_string() const {
+  std::ostringstream os;
+  os << "graph(";
+  for (size_t i = 0; i < inputs_.size(); ++i) {
+    const Value& v = values_[inputs_[i]];
+    os << (i ? ", " : "") << "%" << inputs_[i] << ": " << meta_str(v.meta) << " " << v.name;
+  }
+  os << ") {\n";
+  for (size_t c = 0; c < values_.size(); ++c)
+    if (values_[c].kind == ValueKind::Const) os << "  %" << c << ": " << meta_str(values_[c].meta) << " = constant\n";
+  for (const Node& n : nodes_) {
+    os << "  ";
+    for (size_t k = 0; k < n.outputs.size(); ++k)
+      os << (k ? ", " : "") << "%" << n.outputs[k] << ": " << meta_str(values_[n.outputs[k]].meta);
+    os << " = " << n.op->name << "(";
+    for (size_t k = 0; k < n.inputs.size(); ++k) os << (k ? ", " : "") << "%" << n.inputs[k];
+    os << ")";
+    std::string attrs = n.attrs.to_string();
+    if (!attrs.empty()) os << " " << attrs;
+    if (n.line > 0) os << "  # line " << n.line;
+    os << "\n";
+  }
+  os << "  return (";
+  for (size_t k = 0; k < outputs_.size(); ++k) os << (k ? ", " : "") << "%" << outputs_[k];
+  os << (outputs_.size() == 1 ? ",)" : ")") << "\n}\n";
+  return os.str();
+}
+
+Tensors execute(const Graph& g, const Tensors& inputs) {
+  if (inputs.size() != g.inputs().size())
+    PJ_THROW(Type) << "graph takes " << g.inputs().size() << " inputs but " << inputs.size() << " were given";
+  std::vector<Tensor> env(g.values().size());
+  for (size_t i = 0; i < inputs.size(); ++i) {
+    const Value& v = g.value(g.inputs()[i]);
+    if (!(meta_of(inputs[i]) == v.meta))
+      PJ_THROW(Value) << "graph input " << v.name << " expected " << meta_str(v.meta) << ", got "
+                      << meta_str(meta_of(inputs[i]));
+    env[g.inputs()[i]] = inputs[i];
+  }
+  for (size_t id = 0; id < g.values().size(); ++id)
+    if (g.value(static_cast<int>(id)).kind == ValueKind::Const) env[id] = g.consts()[g.value(static_cast<int>(id)).index];
+  Tensors in;
+  for (const Node& n : g.nodes()) {
+    in.clear();
+    for (int v : n.inputs) in.push_back(env[v]);
+    Tensors out = run_op(*n.op, in, n.attrs);
+    PJ_CHECK(out.size() == n.outputs.size()) << n.op->name << " returned " << out.size() << " outputs, graph has "
+                                             << n.outputs.size();
+    for (size_t k = 0; k < out.size(); ++k) env[n.outputs[k]] = std::move(out[k]);
+  }
+  Tensors result;
+  for (int v : g.outputs()) {
+    if (g.value(v).kind == ValueKind::Const) result.push_back(env[v].clone());
+    else result.push_back(env[v]);
+  }
+  return result;
+}
+
+}  // namespace pj::graph

@@ -1,0 +1,73 @@
+// The graph IR: a typed dataflow graph of ops from the single registry (graph/op.h).
+//
+// Values are numbered in creation order: graph inputs (fed by the caller, each named after the
+// Python source it was loaded from, e.g. "self.fc.weight"), constants (tensors captured by
+// reference) and node outputs. Nodes are kept in program order, which is also a valid execution
+// order; impure ops (random numbers, in-place updates) rely on it. The text form (to_string) is
+// stable and golden-tested: it is what dumps, `jit_stats` and explanations show.
+//
+//   graph(%0: float32[2, 3] x, %1: float32[4, 3] self.fc.weight) {
+//     %2: float32[2, 4] = matmul(%0, %1) transpose_b=True  # line 12
+//     return (%2)
+//   }
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "graph/op.h"
+
+namespace pj::graph {
+
+enum class ValueKind { Input, Const, Node };
+
+struct Value {
+  ValueKind kind;
+  TensorMeta meta;
+  int index = 0;     // Input: position among inputs; Const: position among consts; Node: node id
+  int output = 0;    // Node: which output of the node
+  std::string name;  // Input: the source it is loaded from
+};
+
+struct Node {
+  const OpDef* op = nullptr;
+  Attrs attrs;
+  std::vector<int> inputs;   // value ids
+  std::vector<int> outputs;  // value ids
+  int line = 0;              // user source line that produced the node (0: unknown)
+};
+
+class Graph {
+ public:
+  int add_input(const TensorMeta& meta, std::string name);
+  int add_const(const Tensor& t);
+  // Appends a node with outputs of the given metas; returns their value ids.
+  std::vector<int> add_node(const OpDef& op, std::vector<int> inputs, Attrs attrs, const Metas& outs,
+                            int line);
+  void set_outputs(std::vector<int> outputs) { outputs_ = std::move(outputs); }
+
+  const std::vector<Value>& values() const { return values_; }
+  const std::vector<Node>& nodes() const { return nodes_; }
+  const std::vector<int>& inputs() const { return inputs_; }
+  const std::vector<int>& outputs() const { return outputs_; }
+  const Tensors& consts() const { return consts_; }
+  const Value& value(int id) const { return values_.at(id); }
+
+  // Drops nodes whose outputs are never used, except impure ones. Returns how many it dropped.
+  int eliminate_dead_code();
+  std::string to_string() const;
+
+ private:
+  std::vector<Value> values_;
+  std::vector<Node> nodes_;
+  std::vector<int> inputs_;
+  std::vector<int> outputs_;
+  Tensors consts_;
+};
+
+// Runs the graph on concrete inputs (in input order) with the eager kernels, one op at a time.
+// A graph output that is a constant is returned as a fresh copy, as re-running the eager code
+// would create a fresh tensor. Raises pj::Error when an input does not match its declared meta.
+Tensors execute(const Graph& g, const Tensors& inputs);
+
+}  // namespace pj::graph

@@ -1,0 +1,289 @@
+#include "guards/guard_tree.h"
+
+#include <atomic>
+
+#include "kernels/dtype.h"
+#include "pyext/tensor_object.h"
+
+namespace pj::guards {
+namespace {
+
+std::atomic<int> g_context_mode{1};
+
+std::string repr_of(PyObject* o) {
+  if (!o) return "<undefined>";
+  PyObject* r = PyObject_Repr(o);
+  if (!r) {
+    PyErr_Clear();
+    return std::string("<") + Py_TYPE(o)->tp_name + " object>";
+  }
+  const char* s = PyUnicode_AsUTF8(r);
+  std::string out = s ? s : "?";
+  Py_DECREF(r);
+  if (out.size() > 60) out = out.substr(0, 57) + "...";
+  return out;
+}
+
+std::string type_name(PyObject* o) { return o ? Py_TYPE(o)->tp_name : "<undefined>"; }
+
+std::string identity(PyObject* o) {
+  if (!o) return "<undefined>";
+  char buf[64];
+  snprintf(buf, sizeof buf, " at %p>", static_cast<void*>(o));
+  return std::string("<") + Py_TYPE(o)->tp_name + buf;
+}
+
+// Borrowed or new reference to the node's object; new ones are appended to `owned`.
+PyObject* resolve(const GuardNode& n, PyObject* parent, PyFrameObject* f, std::vector<PyObject*>& owned) {
+  switch (n.access) {
+    case Access::Local: return py::frame_local(f, n.index);
+    case Access::Deref: return py::frame_deref(f, n.index);
+    case Access::Global: return PyDict_GetItem(py::frame_globals(f), n.key);
+    case Access::Builtin: return PyDict_GetItem(py::frame_builtins(f), n.key);
+    case Access::Context: return nullptr;
+    case Access::Const: return n.key;
+    default: break;
+  }
+  if (!parent) return nullptr;
+  PyObject* r = nullptr;
+  switch (n.access) {
+    case Access::DictAttr: {
+      PyObject** dict = _PyObject_GetDictPtr(parent);
+      return dict && *dict ? PyDict_GetItem(*dict, n.key) : nullptr;
+    }
+    case Access::Item:
+      if (PyTuple_CheckExact(parent) && PyLong_CheckExact(n.key)) {
+        Py_ssize_t i = PyLong_AsSsize_t(n.key);
+        return i >= 0 && i < PyTuple_GET_SIZE(parent) ? PyTuple_GET_ITEM(parent, i) : nullptr;
+      }
+      if (PyList_CheckExact(parent) && PyLong_CheckExact(n.key)) {
+        Py_ssize_t i = PyLong_AsSsize_t(n.key);
+        return i >= 0 && i < PyList_GET_SIZE(parent) ? PyList_GET_ITEM(parent, i) : nullptr;
+      }
+      if (PyDict_CheckExact(parent)) return PyDict_GetItem(parent, n.key);
+      r = PyObject_GetItem(parent, n.key);
+      break;
+    case Access::Attr: r = PyObject_GetAttr(parent, n.key); break;
+    default: break;
+  }
+  if (!r) {
+    PyErr_Clear();  // a path that no longer resolves is a failed guard, not an error
+    return nullptr;
+  }
+  owned.push_back(r);
+  return r;
+}
+
+// Whether o passes c; on failure describes it relative to the node's path.
+bool run_check(const Check& c, PyObject* o, const std::string* path_or_null, GuardFailure* why,
+               const GuardTree& tree, int node) {
+  auto fail = [&](std::string suffix, std::string before, std::string after) {
+    if (why) {
+      why->path = tree.path(node) + suffix;
+      why->before = std::move(before);
+      why->after = std::move(after);
+    }
+    return false;
+  };
+  (void)path_or_null;
+  switch (c.kind) {
+    case CheckKind::Absent:
+      return o == nullptr || fail("", "undefined", "defined as " + repr_of(o));
+    case CheckKind::Mode: {
+      int m = context_mode();
+      auto name = [](int64_t k) { return std::string(k == 0 ? "GRAPH_MODE" : "PYNATIVE_MODE"); };
+      return m == c.n || fail("", name(c.n), name(m));
+    }
+    default: break;
+  }
+  if (!o) return fail("", c.kind == CheckKind::Id ? identity(c.ref) : repr_of(c.ref), "<undefined>");
+  switch (c.kind) {
+    case CheckKind::Type:
+      return Py_TYPE(o) == reinterpret_cast<PyTypeObject*>(c.ref) ||
+             fail("", std::string("type ") + reinterpret_cast<PyTypeObject*>(c.ref)->tp_name, "type " + type_name(o));
+    case CheckKind::Id:
+      return o == c.ref || fail("", identity(c.ref), identity(o));
+    case CheckKind::Equal: {
+      if (Py_TYPE(o) != Py_TYPE(c.ref)) return fail("", repr_of(c.ref), repr_of(o));
+      int eq = PyObject_RichCompareBool(o, c.ref, Py_EQ);
+      if (eq < 0) PyErr_Clear();
+      return eq == 1 || fail("", repr_of(c.ref), repr_of(o));
+    }
+    case CheckKind::TensorMeta: {
+      if (Py_TYPE(o) != reinterpret_cast<PyTypeObject*>(c.ref))
+        return fail("", std::string("type ") + reinterpret_cast<PyTypeObject*>(c.ref)->tp_name, "type " + type_name(o));
+      const Tensor& t = py::unwrap(o);
+      if (t.dtype() != c.meta.dtype) return fail(".dtype", dtype_name(c.meta.dtype), dtype_name(t.dtype()));
+      if (t.ndim() != static_cast<int>(c.meta.shape.size()))
+        return fail(".shape", shape_str(c.meta.shape), shape_str(t.shape()));
+      for (int d = 0; d < t.ndim(); ++d)
+        if (t.dim(d) != c.meta.shape[d])
+          return fail(".shape[" + std::to_string(d) + "]", std::to_string(c.meta.shape[d]), std::to_string(t.dim(d)));
+      return true;
+    }
+    case CheckKind::Length: {
+      if (Py_TYPE(o) != reinterpret_cast<PyTypeObject*>(c.ref))
+        return fail("", std::string("type ") + reinterpret_cast<PyTypeObject*>(c.ref)->tp_name, "type " + type_name(o));
+      Py_ssize_t n = PyObject_Length(o);
+      if (n < 0) PyErr_Clear();
+      if (n == c.n) return true;
+      if (why) {
+        why->path = "len(" + tree.path(node) + ")";
+        why->before = std::to_string(c.n);
+        why->after = std::to_string(n);
+      }
+      return false;
+    }
+    case CheckKind::DictKeys: {
+      if (!PyDict_CheckExact(o)) return fail("", "dict", "type " + type_name(o));
+      PyObject* keys = PyDict_Keys(o);
+      if (!keys) {
+        PyErr_Clear();
+        return fail(".keys()", repr_of(c.ref), "<unreadable>");
+      }
+      int eq = PyObject_RichCompareBool(keys, c.ref, Py_EQ);
+      if (eq < 0) PyErr_Clear();
+      bool ok = eq == 1;
+      if (!ok && why) fail(".keys()", repr_of(c.ref), repr_of(keys));
+      Py_DECREF(keys);
+      return ok;
+    }
+    default: break;
+  }
+  PJ_CHECK(false) << "unhandled guard check kind";
+  return false;
+}
+
+bool same_check(const Check& a, const Check& b) {
+  if (a.kind != b.kind || a.n != b.n || !(a.meta == b.meta)) return false;
+  if (a.ref == b.ref) return true;
+  if (a.kind != CheckKind::Equal || !a.ref || !b.ref || Py_TYPE(a.ref) != Py_TYPE(b.ref)) return false;
+  int eq = PyObject_RichCompareBool(a.ref, b.ref, Py_EQ);
+  if (eq < 0) PyErr_Clear();
+  return eq == 1;
+}
+
+}  // namespace
+
+void set_context_mode(int mode) { g_context_mode.store(mode, std::memory_order_relaxed); }
+int context_mode() { return g_context_mode.load(std::memory_order_relaxed); }
+
+GuardTree::~GuardTree() {
+  for (auto& n : nodes_) {
+    Py_XDECREF(n.key);
+    for (auto& c : n.checks) Py_XDECREF(c.ref);
+  }
+}
+
+int GuardTree::root(Access access, int index, PyObject* key) {
+  for (int i = 0; i < size(); ++i) {
+    const GuardNode& n = nodes_[i];
+    if (n.parent == -1 && n.access == access && n.index == index &&
+        (n.key == key || (n.key && key && PyObject_RichCompareBool(n.key, key, Py_EQ) == 1)))
+      return i;
+  }
+  Py_XINCREF(key);
+  nodes_.push_back({access, index, key, -1, {}});
+  return size() - 1;
+}
+
+int GuardTree::child(int parent, Access access, PyObject* key) {
+  PJ_CHECK(parent >= 0 && parent < size()) << "bad guard node " << parent;
+  for (int i = parent + 1; i < size(); ++i) {
+    const GuardNode& n = nodes_[i];
+    if (n.parent != parent || n.access != access || Py_TYPE(n.key) != Py_TYPE(key)) continue;
+    int eq = PyObject_RichCompareBool(n.key, key, Py_EQ);
+    if (eq < 0) PyErr_Clear();
+    if (eq == 1) return i;
+  }
+  Py_INCREF(key);
+  nodes_.push_back({access, 0, key, parent, {}});
+  return size() - 1;
+}
+
+void GuardTree::add_check(int node, Check c) {
+  for (const Check& have : nodes_[node].checks)
+    if (same_check(have, c)) {
+      Py_XDECREF(c.ref);
+      return;
+    }
+  nodes_[node].checks.push_back(c);
+}
+
+int GuardTree::num_checks() const {
+  int k = 0;
+  for (auto& n : nodes_) k += static_cast<int>(n.checks.size());
+  return k;
+}
+
+bool GuardTree::check(PyFrameObject* f, GuardFailure* why) const {
+  // Nodes are created parents-first, so one forward pass resolves every path once.
+  PyObject* small[32];
+  std::vector<PyObject*> big;
+  PyObject** objs = small;
+  if (nodes_.size() > 32) {
+    big.resize(nodes_.size());
+    objs = big.data();
+  }
+  std::vector<PyObject*> owned;
+  bool ok = true;
+  for (int i = 0; i < size() && ok; ++i) {
+    const GuardNode& n = nodes_[i];
+    objs[i] = resolve(n, n.parent >= 0 ? objs[n.parent] : nullptr, f, owned);
+    for (const Check& c : n.checks)
+      if (!run_check(c, objs[i], nullptr, why, *this, i)) {
+        ok = false;
+        break;
+      }
+  }
+  for (PyObject* o : owned) Py_DECREF(o);
+  return ok;
+}
+
+std::string GuardTree::path(int i) const {
+  const GuardNode& n = nodes_[i];
+  auto key_text = [&]() -> std::string {
+    if (n.key && PyUnicode_Check(n.key)) return PyUnicode_AsUTF8(n.key);
+    return repr_of(n.key);
+  };
+  switch (n.access) {
+    case Access::Local:
+    case Access::Deref:
+    case Access::Global: return key_text();
+    case Access::Builtin: return "builtins." + key_text();
+    case Access::Context: return "context.mode";
+    case Access::Const: {
+      PyObject* mod = PyDict_Check(n.key) ? PyDict_GetItemString(n.key, "__name__") : nullptr;
+      if (mod && PyUnicode_Check(mod)) return std::string("globals(") + PyUnicode_AsUTF8(mod) + ")";
+      return "<" + type_name(n.key) + " constant>";
+    }
+    case Access::Attr:
+    case Access::DictAttr: return path(n.parent) + "." + key_text();
+    case Access::Item: return path(n.parent) + "[" + repr_of(n.key) + "]";
+  }
+  return "?";
+}
+
+std::vector<std::string> GuardTree::describe() const {
+  std::vector<std::string> out;
+  for (int i = 0; i < size(); ++i)
+    for (const Check& c : nodes_[i].checks) {
+      std::string p = path(i);
+      switch (c.kind) {
+        case CheckKind::Type: out.push_back("type(" + p + ") is " + reinterpret_cast<PyTypeObject*>(c.ref)->tp_name); break;
+        case CheckKind::Id: out.push_back(p + " is " + identity(c.ref)); break;
+        case CheckKind::Equal: out.push_back(p + " == " + repr_of(c.ref)); break;
+        case CheckKind::TensorMeta:
+          out.push_back(p + ": " + reinterpret_cast<PyTypeObject*>(c.ref)->tp_name + " " + dtype_name(c.meta.dtype) +
+                        shape_list_str(c.meta.shape));
+          break;
+        case CheckKind::Length: out.push_back("len(" + p + ") == " + std::to_string(c.n)); break;
+        case CheckKind::DictKeys: out.push_back(p + ".keys() == " + repr_of(c.ref)); break;
+        case CheckKind::Absent: out.push_back(p + " is undefined"); break;
+        case CheckKind::Mode: out.push_back(std::string("context mode is ") + (c.n == 0 ? "GRAPH_MODE" : "PYNATIVE_MODE")); break;
+      }
+    }
+  return out;
+}
+
+}  // namespace pj::guards

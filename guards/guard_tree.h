@@ -1,0 +1,96 @@
+// The guard tree: what a cached graph assumed about the frame, checked on every call.
+//
+// Each node is an access path from the frame ("x", "self._params['w']", "G" as a global) and
+// shares its prefix with its parent, so `self` is read once however many of its attributes are
+// guarded. Checks hang off nodes. check() walks the nodes in creation order (parents first) on the
+// frame's fast locals, cells and globals directly, without building a locals dict, and stops at the
+// first failing check, which it can describe in words ("x.shape[0]: 3 -> 4").
+//
+// The same paths tell codegen how to load a graph input in the rewritten bytecode (load_steps).
+#pragma once
+
+#include "capture/pyport.h"  // first (Python.h)
+
+#include <string>
+#include <vector>
+
+#include "kernels/tensor.h"
+
+namespace pj::guards {
+
+enum class Access {
+  Local,     // fast local `index` (co_varnames order)
+  Deref,     // contents of cell/free variable `index` (co_cellvars + co_freevars order)
+  Global,    // frame globals[key]
+  Builtin,   // builtins[key] (a Global node guarded absent comes first)
+  Attr,      // getattr(parent, key)
+  DictAttr,  // parent.__dict__[key] (instance or module dict; no descriptors run)
+  Item,      // parent[key], key a constant
+  Context,   // no object: global state (the context mode)
+  Const,     // the object `key` itself (e.g. the globals dict of an inlined function, fixed by
+             // the identity guard on that function)
+};
+
+enum class CheckKind {
+  Type,        // type(o) is ref
+  Id,          // o is ref
+  Equal,       // type(o) is type(ref) and o == ref (constants)
+  TensorMeta,  // type(o) is ref, and shape/dtype equal
+  Length,      // type(o) is ref and len(o) == n
+  DictKeys,    // type(o) is dict and list(o) == list(ref)
+  Absent,      // the path does not resolve (global not defined, key missing)
+  Mode,        // the context mode is n
+};
+
+struct Check {
+  CheckKind kind;
+  PyObject* ref = nullptr;  // owned
+  int64_t n = 0;
+  TensorMeta meta;
+};
+
+struct GuardNode {
+  Access access;
+  int index = 0;            // Local/Deref
+  PyObject* key = nullptr;  // owned: interned str for names, any constant for Item
+  int parent = -1;
+  std::vector<Check> checks;
+};
+
+struct GuardFailure {
+  std::string path;    // "x.shape[0]", "self.value", "G"
+  std::string before;  // what the graph assumed
+  std::string after;   // what the frame holds now
+  std::string text() const { return path + ": " + before + " -> " + after; }
+};
+
+class GuardTree {
+ public:
+  GuardTree() = default;
+  GuardTree(const GuardTree&) = delete;
+  GuardTree& operator=(const GuardTree&) = delete;
+  ~GuardTree();
+
+  // The node for an access path, created on first use (children are shared).
+  int root(Access access, int index, PyObject* key);
+  int child(int parent, Access access, PyObject* key);
+  void add_check(int node, Check c);  // steals c.ref; duplicate checks are dropped
+  const GuardNode& node(int i) const { return nodes_[i]; }
+  int size() const { return static_cast<int>(nodes_.size()); }
+  int num_checks() const;
+
+  // True when every check passes on this frame. On failure fills *why (when non-null).
+  bool check(PyFrameObject* f, GuardFailure* why) const;
+
+  std::string path(int node) const;       // Python-like text of the access path
+  std::vector<std::string> describe() const;  // one line per check, in evaluation order
+
+ private:
+  std::vector<GuardNode> nodes_;
+};
+
+// The global state guards read: the context mode (0 graph, 1 pynative), set from Python.
+void set_context_mode(int mode);
+int context_mode();
+
+}  // namespace pj::guards

@@ -1,0 +1,73 @@
+"""pijit.jit / ms_function: capture a function, method or Cell into guarded graphs.
+
+    @pj.jit                      # or @pj.jit(fullgraph=True), pj.ms_function, pj.jit(net)
+    def f(x, y):
+        return ops.relu(x @ y) * 2
+
+On the first call the frame's bytecode is simulated (capture/), the tensor work becomes a graph,
+guards record what it assumed, and a rewritten code object calls the graph; later calls check the
+guards and run the cached code. What capture cannot prove safe runs eagerly, with the reason in
+jit_stats(f)["break_reasons"]; fullgraph=True (and Cells under GRAPH_MODE) raise CaptureError
+instead. PIJIT_LOGS=breaks,recompiles,graphs prints decisions to stderr as they happen.
+"""
+import functools
+import os
+
+from pijit import _C
+
+CaptureError = _C.CaptureError
+set_jit_config = _C.set_jit_config
+stress_stats = _C.stress_stats
+reset_stress_stats = _C.reset_stress_stats
+
+_C._set_library_dir(os.path.dirname(os.path.abspath(__file__)) + os.sep)
+
+
+def jit(fn=None, mode="PIJit", input_signature=None, hash_args=None, jit_config=None,
+        fullgraph=False, recompile_limit=None, inline_depth=None):
+    """jit(fn, fullgraph=False, recompile_limit=None, inline_depth=None) -> a jitted callable.
+
+    fn is a function, a bound method or a Cell (its construct is captured); used as a decorator,
+    also on a Cell's construct. MindSpore's mode/input_signature/hash_args/jit_config arguments are
+    accepted for source compatibility; input_signature is not used (guards decide when to
+    recompile)."""
+    if mode not in ("PIJit", "PSJit"):
+        raise ValueError("jit: mode must be 'PIJit' or 'PSJit', got %r" % (mode,))
+
+    def wrap(f):
+        j = _C.JitFunction(f, fullgraph=fullgraph, recompile_limit=recompile_limit,
+                           inline_depth=inline_depth)
+        if callable(f) and not hasattr(f, "construct"):
+            try:
+                functools.update_wrapper(j, f)
+            except (AttributeError, TypeError):
+                pass
+        return j
+
+    if fn is None:
+        return wrap
+    if not callable(fn):
+        raise TypeError("jit expects a function, a method or a Cell, got %s" % type(fn).__name__)
+    return wrap(fn)
+
+
+def ms_function(fn=None, input_signature=None, hash_args=None, jit_config=None):
+    """MindSpore 1.x name of jit."""
+    return jit(fn, input_signature=input_signature, hash_args=hash_args, jit_config=jit_config)
+
+
+def jit_stats(fn):
+    """Counters, guards (as text) and graphs of a jitted function, method or Cell:
+    compiles, graphs, cache_hits, cache_misses, recompiles, frames_rewritten, frames_default,
+    recompile_reasons ("x.shape[0]: 3 -> 4"), break_reasons, entries (guards, graph, ops, hits)."""
+    return _C.jit_stats(fn)
+
+
+def set_stress(on=True):
+    """Stress mode: every frame outside pijit becomes a capture candidate, and frames capture
+    refuses run pijit's re-assembled bytecode; stress_stats() counts both and why."""
+    _C.set_stress(bool(on))
+
+
+if os.environ.get("PIJIT_STRESS", "") not in ("", "0"):
+    set_stress(True)
