@@ -5,7 +5,8 @@
 //   (a) the PEP 523 frame-evaluation hook, behind one pijit signature (EvalFrameFn);
 //   (b) line numbers of a code object (co_lnotab on 3.7-3.9);
 //   (c) the per-code-object extra slot (co_extra) that holds pijit's cache;
-//   (d) which opcode numbering capture/opcodes.def selects, and how jump arguments are counted.
+//   (d) which opcode numbering capture/opcodes.def selects, and how jump arguments are counted;
+//   (e) building code objects (codegen/assembler): the constructor and the line-table encoding.
 //
 // Supported: 3.7 and 3.9 (required), 3.8 shares their frame model but not their opcode set and is
 // not wired up yet. 3.10 changed line tables (PEP 626 co_linetable) and counts jumps in
@@ -18,6 +19,7 @@
 #include <Python.h>
 #include <frameobject.h>  // PyFrameObject for the eval-frame hook (3.7/3.9: full struct)
 
+#include <string>  // encode_line_table's buffer
 #include <vector>
 
 // (d) Opcode numbering selector, read by capture/opcodes.def's #if blocks.
@@ -221,6 +223,109 @@ inline void* get_code_extra(PyObject* code, Py_ssize_t index) {
 // Returns false with a Python exception set on failure.
 inline bool set_code_extra(PyObject* code, Py_ssize_t index, void* extra) {
   return _PyCode_SetExtra(code, index, extra) == 0;
+}
+
+// ---- (e) building code objects ------------------------------------------------------------------
+// What codegen/assembler.cc needs from the code object layout and constructor. The assembler itself
+// is version-independent: it lays out instructions in kCodeUnit units, counts jumps in kJumpUnit,
+// and asks here for the line table bytes and the constructor call.
+
+// co_posonlyargcount appeared in 3.8 (PEP 570); 3.7 has none.
+inline int code_posonlyargcount(PyCodeObject* co) {
+#if PY_VERSION_HEX >= 0x03080000
+  return co->co_posonlyargcount;
+#else
+  (void)co;
+  return 0;
+#endif
+}
+
+// Borrowed co_varnames / co_freevars / co_cellvars; false (outputs nullptr) where the struct has
+// no such tuples (3.11+ keeps one co_localsplusnames and builds them on demand).
+inline bool code_local_names(PyCodeObject* co, PyObject** varnames, PyObject** freevars, PyObject** cellvars) {
+#if PY_VERSION_HEX < 0x030B0000
+  *varnames = co->co_varnames;
+  *freevars = co->co_freevars;
+  *cellvars = co->co_cellvars;
+  return true;
+#else
+  (void)co;
+  *varnames = *freevars = *cellvars = nullptr;
+  return false;
+#endif
+}
+
+// The line table of new bytecode: offsets[k] is the byte offset where instruction k starts (its
+// first EXTENDED_ARG), lines[k] its source line, in code order. New bytes object, or nullptr with
+// a Python exception set.
+//
+// 3.7-3.9: co_lnotab, pairs (byte increment 0..255, signed line increment -128..127) written at
+// each line change the way compile.c's assemble_lnotab writes them, so dis.findlinestarts reads
+// the same starts: a byte gap over 255 first as (255, 0) pairs, then a line jump outside a signed
+// byte as (gap, +127 or -128) and (0, +127 or -128) pairs, then the rest. CPython also writes
+// (gap, 0) pairs where a statement starts on the line already current; they change no line start,
+// so they are left out. 3.10+ (co_linetable, co_positions): not written yet.
+inline PyObject* encode_line_table(const std::vector<int>& offsets, const std::vector<int>& lines, int firstlineno) {
+#if PY_VERSION_HEX >= 0x03070000 && PY_VERSION_HEX < 0x030A0000
+  std::string table;
+  auto pair = [&table](int bytes, int line) {
+    table.push_back(static_cast<char>(static_cast<unsigned char>(bytes)));
+    table.push_back(static_cast<char>(static_cast<signed char>(line)));
+  };
+  int line = firstlineno, line_offset = 0;
+  for (size_t k = 0; k < offsets.size(); ++k) {
+    if (lines[k] == line) continue;
+    int d_bytes = offsets[k] - line_offset, d_line = lines[k] - line;
+    if (d_bytes > 255) {
+      for (int n = d_bytes / 255; n > 0; --n) pair(255, 0);
+      d_bytes %= 255;
+    }
+    if (d_line < -128 || d_line > 127) {
+      int step = d_line < 0 ? -128 : 127;
+      int n = d_line < 0 ? -d_line / 128 : d_line / 127;
+      d_line -= n * step;
+      pair(d_bytes, step);
+      for (d_bytes = 0; n > 1; --n) pair(0, step);
+    }
+    pair(d_bytes, d_line);
+    line = lines[k];
+    line_offset = offsets[k];
+  }
+  return PyBytes_FromStringAndSize(table.data(), static_cast<Py_ssize_t>(table.size()));
+#else
+  (void)offsets, (void)lines, (void)firstlineno;
+  PyErr_SetString(PyExc_NotImplementedError, kUnsupportedPythonMessage);
+  return nullptr;
+#endif
+}
+
+// PyCode_New under one signature (3.8 added posonlyargcount, as PyCode_NewWithPosOnlyArgs). Takes
+// borrowed references; returns a new code object, or nullptr with a Python exception set.
+inline PyObject* new_code(int argcount, int posonlyargcount, int kwonlyargcount, int nlocals, int stacksize,
+                          int flags, PyObject* bytecode, PyObject* consts, PyObject* names, PyObject* varnames,
+                          PyObject* freevars, PyObject* cellvars, PyObject* filename, PyObject* name,
+                          int firstlineno, PyObject* line_table) {
+#if PY_VERSION_HEX >= 0x03070000 && PY_VERSION_HEX < 0x03080000
+  if (posonlyargcount != 0) {
+    PyErr_SetString(PyExc_ValueError, "positional-only arguments need Python 3.8+");
+    return nullptr;
+  }
+  return reinterpret_cast<PyObject*>(PyCode_New(argcount, kwonlyargcount, nlocals, stacksize, flags, bytecode,
+                                                consts, names, varnames, freevars, cellvars, filename, name,
+                                                firstlineno, line_table));
+#elif PY_VERSION_HEX >= 0x03080000 && PY_VERSION_HEX < 0x030A0000
+  return reinterpret_cast<PyObject*>(PyCode_NewWithPosOnlyArgs(argcount, posonlyargcount, kwonlyargcount, nlocals,
+                                                               stacksize, flags, bytecode, consts, names, varnames,
+                                                               freevars, cellvars, filename, name, firstlineno,
+                                                               line_table));
+#else
+  // 3.10 needs a co_linetable, 3.11 also a qualname and an exception table: planned with capture.
+  (void)argcount, (void)posonlyargcount, (void)kwonlyargcount, (void)nlocals, (void)stacksize, (void)flags;
+  (void)bytecode, (void)consts, (void)names, (void)varnames, (void)freevars, (void)cellvars, (void)filename;
+  (void)name, (void)firstlineno, (void)line_table;
+  PyErr_SetString(PyExc_NotImplementedError, kUnsupportedPythonMessage);
+  return nullptr;
+#endif
 }
 
 }  // namespace pj::py

@@ -12,6 +12,7 @@ namespace pj::py {
 void register_dtype_objects(PyObject* seq);
 void set_tensor_class(PyTypeObject* cls);
 void register_capture_functions(PyObject* module);  // capture/capture_module.cc
+void register_codegen_functions(PyObject* module);  // codegen/codegen_module.cc
 
 namespace {
 
@@ -218,5 +219,6 @@ extern "C" __attribute__((visibility("default"))) PyObject* PyInit__C() {
     return nullptr;
   }
   pj::py::register_capture_functions(m);
+  pj::py::register_codegen_functions(m);
   return m;
 }

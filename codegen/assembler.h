@@ -1,0 +1,64 @@
+// The bytecode assembler: a list of instructions whose jumps name their target by index -> a code
+// object of the running interpreter.
+//
+// Whoever builds bytecode (capture's rewritten frames, tests) thinks in instructions, never in
+// byte offsets: inserting one must not mean fixing every jump by hand. The assembler picks the
+// layout: jump arguments from the targets' offsets, EXTENDED_ARG prefixes where an argument needs
+// them (iterated to a fixed point, since a prefix moves every later offset), the line table, and
+// co_stacksize by flow analysis. It is version-independent; what differs between Pythons (code
+// object constructor, line table format, jump units) lives in capture/pyport.h, section (e).
+//
+// Bad input (a target out of range, an opcode this Python lacks, a stack that underflows or
+// disagrees with itself at a join) is an expected failure: ValueError, never an abort.
+#pragma once
+
+#include "capture/pyport.h"  // first (Python.h): PyObject, PyCodeObject
+
+#include <string>
+#include <vector>
+
+#include "capture/bytecode.h"
+#include "capture/opcodes.h"
+
+namespace pj::codegen {
+
+struct AsmInstr {
+  capture::Opcode op = capture::Opcode::NOP;
+  int arg = 0;       // ignored for jumps (computed from target); 0 for opcodes without argument
+  int target = -1;   // jumps and SETUP_*: index of the target instruction in the vector
+  int line = 0;      // source line (0 = same as the previous instruction; the first: firstlineno)
+  // At least this many EXTENDED_ARG prefixes, even where the argument needs fewer. CPython's
+  // peephole pass leaves "EXTENDED_ARG 0" where a jump shrank after it removed NOPs; from_decoded
+  // keeps the count so reassembled CPython code is byte-identical. 0 for new code.
+  int min_prefixes = 0;
+};
+
+struct CodeSpec {  // borrowed references; the assembler increfs what it keeps
+  PyObject* consts = nullptr;  // tuples
+  PyObject* names = nullptr;
+  PyObject* varnames = nullptr;
+  PyObject* freevars = nullptr;
+  PyObject* cellvars = nullptr;
+  PyObject* filename = nullptr;  // str
+  PyObject* name = nullptr;      // str
+  int argcount = 0, posonlyargcount = 0, kwonlyargcount = 0, flags = 0, firstlineno = 1;
+};
+
+// Every field of an existing code object except its code (borrowed from co).
+CodeSpec spec_of(PyCodeObject* co);
+
+// Decoder output (jump_target as a byte offset) -> AsmInstr (target as an index).
+std::vector<AsmInstr> from_decoded(const std::vector<capture::Instruction>& ins);
+
+// Max stack depth by flow analysis, as CPython's compile.c stackdepth counts it: both ways out of
+// a conditional jump, a SETUP_*'s handler entered with the handler's effect. Returns -1 and sets
+// *error on bad input or an inconsistent stack (underflow, two depths where paths join).
+int stack_depth(const std::vector<AsmInstr>& code, std::string* error);
+
+// A new code object (new reference), or nullptr with a Python exception set: ValueError for bad
+// input (see stack_depth, plus arguments out of range of the spec's tuples), TypeError for a spec
+// of the wrong types, NotImplementedError on a Python whose code objects are not built yet.
+// co_stacksize = stack_depth, co_nlocals = len(varnames).
+PyObject* assemble(const std::vector<AsmInstr>& code, const CodeSpec& spec);
+
+}  // namespace pj::codegen

@@ -1,0 +1,124 @@
+// Test hooks of codegen/ on pijit._C: the assembler as Python sees it, so
+// tests/python/test_assembler.py can reassemble stdlib code and compare it with CPython's own.
+// Underscored: not API.
+#include "capture/pyport.h"  // first (Python.h)
+
+#include <climits>
+#include <cstring>
+
+#include "capture/bytecode.h"
+#include "capture/opcodes.h"
+#include "codegen/assembler.h"
+#include "pyext/py_common.h"
+
+namespace pj::py {
+namespace {
+
+using capture::Opcode;
+
+PyCodeObject* as_code(PyObject* o, const char* hook) {
+  if (PyCode_Check(o)) return reinterpret_cast<PyCodeObject*>(o);
+  PyErr_Format(PyExc_TypeError, "%s expects a code object, got '%s'", hook, Py_TYPE(o)->tp_name);
+  return nullptr;
+}
+
+// Decoded instructions of a code object, with targets as indices; false with ValueError set.
+bool decoded(PyObject* code, std::vector<codegen::AsmInstr>* out) {
+  capture::DecodeResult r = capture::decode_code(code);
+  if (!r.ok()) {
+    fail(kCaptureSupported ? PyExc_ValueError : PyExc_NotImplementedError,
+         kCaptureSupported ? "malformed bytecode: " + r.error : r.error);
+    return false;
+  }
+  *out = codegen::from_decoded(r.instructions);
+  return true;
+}
+
+// Any pijit id by name, including one the running Python lacks (the assembler says so, which is
+// what tests want to see); kInvalid for a name no supported Python has.
+Opcode opcode_named(const char* name) {
+  for (int i = 0; i < capture::kNumOpcodes; ++i)
+    if (std::strcmp(capture::op_name(static_cast<Opcode>(i)), name) == 0) return static_cast<Opcode>(i);
+  return Opcode::kInvalid;
+}
+
+// int or None (-> dflt); false with TypeError set otherwise.
+bool int_or_none(PyObject* o, int dflt, int* out) {
+  if (o == Py_None) {
+    *out = dflt;
+    return true;
+  }
+  long v = PyLong_AsLong(o);
+  if (v == -1 && PyErr_Occurred()) return false;
+  if (v < INT_MIN || v > INT_MAX) {
+    PyErr_SetString(PyExc_OverflowError, "instruction field out of int range");
+    return false;
+  }
+  *out = static_cast<int>(v);
+  return true;
+}
+
+// _C._reassemble(code) -> decode, then assemble with every other field of code.
+PyObject* py_reassemble(PyObject*, PyObject* code) {
+  PyCodeObject* co = as_code(code, "_reassemble");
+  if (!co) return nullptr;
+  PJ_PY_BEGIN
+  std::vector<codegen::AsmInstr> ins;
+  if (!decoded(code, &ins)) return nullptr;
+  return codegen::assemble(ins, codegen::spec_of(co));
+  PJ_PY_END(nullptr)
+}
+
+// _C._stack_depth(code) -> the stack depth pijit's flow analysis finds for code's bytecode.
+PyObject* py_stack_depth(PyObject*, PyObject* code) {
+  if (!as_code(code, "_stack_depth")) return nullptr;
+  PJ_PY_BEGIN
+  std::vector<codegen::AsmInstr> ins;
+  if (!decoded(code, &ins)) return nullptr;
+  std::string error;
+  int depth = codegen::stack_depth(ins, &error);
+  if (depth < 0) return fail(PyExc_ValueError, error);
+  return PyLong_FromLong(depth);
+  PJ_PY_END(nullptr)
+}
+
+// _C._assemble([(opname, arg, target, line)], template) -> a code object with template's
+// constants, names, flags... and these instructions. arg, target, line may be None (0, no
+// target, same line as before).
+PyObject* py_assemble(PyObject*, PyObject* args) {
+  PyObject *list, *code;
+  if (!PyArg_ParseTuple(args, "OO:_assemble", &list, &code)) return nullptr;
+  PyCodeObject* co = as_code(code, "_assemble");
+  if (!co) return nullptr;
+  PJ_PY_BEGIN
+  Ref seq(PySequence_Fast(list, "_assemble expects a sequence of (opname, arg, target, line)"));
+  if (!seq) return nullptr;
+  std::vector<codegen::AsmInstr> ins(PySequence_Fast_GET_SIZE(seq.get()));
+  for (size_t i = 0; i < ins.size(); ++i) {
+    PyObject* row = PySequence_Fast_GET_ITEM(seq.get(), i);
+    const char* name;
+    PyObject *arg, *target, *line;
+    if (!PyArg_ParseTuple(row, "sOOO:_assemble instruction", &name, &arg, &target, &line)) return nullptr;
+    ins[i].op = opcode_named(name);
+    if (ins[i].op == Opcode::kInvalid) return fail(PyExc_ValueError, std::string("unknown opname '") + name + "'");
+    if (!int_or_none(arg, 0, &ins[i].arg) || !int_or_none(target, -1, &ins[i].target) ||
+        !int_or_none(line, 0, &ins[i].line))
+      return nullptr;
+  }
+  return codegen::assemble(ins, codegen::spec_of(co));
+  PJ_PY_END(nullptr)
+}
+
+PyMethodDef codegen_methods[] = {
+    {"_reassemble", py_reassemble, METH_O, "_reassemble(code): decode code and assemble it again"},
+    {"_stack_depth", py_stack_depth, METH_O, "_stack_depth(code): pijit's stack depth of code's bytecode"},
+    {"_assemble", py_assemble, METH_VARARGS,
+     "_assemble([(opname, arg, target_index, line)], template_code): a code object from instructions"},
+    {nullptr, nullptr, 0, nullptr}};
+
+}  // namespace
+
+// Called once from PyInit__C. On failure (out of memory) a Python exception is left set.
+void register_codegen_functions(PyObject* module) { PyModule_AddFunctions(module, codegen_methods); }
+
+}  // namespace pj::py
