@@ -6,8 +6,8 @@
 // order; impure ops (random numbers, in-place updates) rely on it. The text form (to_string) is
 // stable and golden-tested: it is what dumps, `jit_stats` and explanations show.
 //
-//   graph(%0: float32[2, 3] x, %1: float32[4, 3] self.fc.weight) {
-//     %2: float32[2, 4] = matmul(%0, %1) transpose_b=True  # line 12
+//   graph(%0: Float32[2, 3] x, %1: Float32[4, 3] self._params['weight']) {
+//     %2: Float32[2, 4] = matmul(%0, %1) transpose_b=True  # line 12
 //     return (%2)
 //   }
 #pragma once

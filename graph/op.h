@@ -18,11 +18,6 @@
 
 namespace pj {
 
-struct TensorMeta {
-  Shape shape;
-  DType dtype;
-  bool operator==(const TensorMeta& o) const { return shape == o.shape && dtype == o.dtype; }
-};
 
 using IntList = std::vector<int64_t>;
 using AttrValue = std::variant<std::monostate, bool, int64_t, double, std::string, IntList, DType>;

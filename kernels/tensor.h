@@ -115,6 +115,13 @@ class Tensor {
   std::shared_ptr<TensorImpl> impl_;
 };
 
+// Shape and dtype without data: what op inference, graphs and guards reason about.
+struct TensorMeta {
+  Shape shape;
+  DType dtype;
+  bool operator==(const TensorMeta& o) const { return shape == o.shape && dtype == o.dtype; }
+};
+
 int64_t shape_numel(const Shape& s);
 Shape contiguous_strides(const Shape& shape);
 std::string shape_str(const Shape& s);       // "(2, 3)" as numpy prints it
