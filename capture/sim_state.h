@@ -18,6 +18,7 @@ namespace pj::capture {
 struct StopCapture {
   Break reason;
   std::string detail;
+  int line;  // user line being simulated when capture stopped
 };
 
 struct SimFrame {
@@ -62,7 +63,7 @@ class Simulator {
   int node_of(PyObject* v) const;                      // -1 if not read from the frame
   PyObject* load_attr(PyObject* v, PyObject* name);
   PyObject* load_global(SimFrame& fr, PyObject* name);
-  PyObject* load_deref(SimFrame& fr, int i);
+  PyObject* load_deref(SimFrame& fr, int i, bool must_be_bound = true);
   PyObject* call(PyObject* callable, const std::vector<PyObject*>& args, PyObject* kwnames);
   PyObject* call_ex(PyObject* callable, PyObject* args_tuple, PyObject* kwargs_dict);
   bool truth(PyObject* v);

@@ -3,6 +3,7 @@
 // trace library code, fold pure builtins).
 #include "capture/pyport.h"  // first (Python.h)
 
+
 #include <cstring>
 
 #include "capture/jit_api.h"
@@ -10,14 +11,14 @@
 #include "pyext/py_common.h"
 #include "pyext/tensor_object.h"
 
+#if PJ_PY_CAPTURE_SUPPORTED
+
 namespace pj::capture {
 namespace {
 
 using guards::Access;
 using guards::Check;
 using guards::CheckKind;
-
-std::string g_library_dir;
 
 PyObject g_null_slot_object = {_PyObject_EXTRA_INIT 1, &PyBaseObject_Type};
 
@@ -94,7 +95,6 @@ std::string describe_callable(PyObject* c) {
 }  // namespace
 
 PyObject* null_slot() { return &g_null_slot_object; }
-void set_library_dir(const std::string& dir) { g_library_dir = dir; }
 
 PyObject* Simulator::own(PyObject* new_ref) {
   if (!new_ref) python_error("an internal step");
@@ -102,7 +102,7 @@ PyObject* Simulator::own(PyObject* new_ref) {
   return new_ref;
 }
 
-void Simulator::stop(Break b, std::string detail) { throw StopCapture{b, std::move(detail)}; }
+void Simulator::stop(Break b, std::string detail) { throw StopCapture{b, std::move(detail), current_line()}; }
 
 void Simulator::python_error(const char* during) {
   PyObject *t, *v, *tb;
@@ -163,10 +163,10 @@ bool Simulator::is_library_type(PyTypeObject* t) {
 }
 
 bool Simulator::is_library_code(PyObject* func) {
-  if (!PyFunction_Check(func) || g_library_dir.empty()) return false;
+  if (!PyFunction_Check(func) || library_dir().empty()) return false;
   PyCodeObject* co = reinterpret_cast<PyCodeObject*>(PyFunction_GET_CODE(func));
   const char* file = PyUnicode_AsUTF8(co->co_filename);
-  return file && std::strncmp(file, g_library_dir.c_str(), g_library_dir.size()) == 0;
+  return file && std::strncmp(file, library_dir().c_str(), library_dir().size()) == 0;
 }
 
 bool Simulator::trusted(PyObject* v) {
@@ -210,8 +210,10 @@ PyObject* Simulator::wrap(PyObject* obj, int node) {
   Py_INCREF(obj);
   own(obj);
   if (PyTuple_CheckExact(obj) || PyList_CheckExact(obj) || PyDict_CheckExact(obj)) {
+    // Only the type: the length is guarded when it matters (iteration, unpacking, len, passing it
+    // on), so reading one item of a list the function appends to elsewhere does not over-guard.
     Py_INCREF(Py_TYPE(obj));
-    tree_.add_check(node, {CheckKind::Length, reinterpret_cast<PyObject*>(Py_TYPE(obj)), PyObject_Length(obj), {}});
+    tree_.add_check(node, {CheckKind::Type, reinterpret_cast<PyObject*>(Py_TYPE(obj)), 0, {}});
   } else {
     Py_INCREF(obj);
     tree_.add_check(node, {CheckKind::Id, obj, 0, {}});
@@ -228,6 +230,10 @@ PyObject* Simulator::materialize(PyObject* v) {
   if (PyTuple_CheckExact(v) || PyList_CheckExact(v)) {
     Py_ssize_t n = PySequence_Fast_GET_SIZE(v);
     bool copy = node >= 0;
+    if (node >= 0) {
+      Py_INCREF(Py_TYPE(v));
+      tree_.add_check(node, {CheckKind::Length, reinterpret_cast<PyObject*>(Py_TYPE(v)), n, {}});
+    }
     std::vector<PyObject*> items(n);
     for (Py_ssize_t i = 0; i < n; ++i) {
       PyObject* item = PySequence_Fast_GET_ITEM(v, i);
@@ -298,7 +304,7 @@ PyObject* Simulator::load_global(SimFrame& fr, PyObject* name) {
   return wrap(b, tree_.root(Access::Builtin, 0, name));
 }
 
-PyObject* Simulator::load_deref(SimFrame& fr, int i) {
+PyObject* Simulator::load_deref(SimFrame& fr, int i, bool must_be_bound) {
   PyObject* cell = fr.cells[i];
   if (fr.root && !fr.cell_loaded[i]) {
     fr.cell_loaded[i] = 1;
@@ -309,7 +315,7 @@ PyObject* Simulator::load_deref(SimFrame& fr, int i) {
     if (real) PyCell_Set(cell, wrap(real, tree_.root(Access::Deref, i, name)));
   }
   PyObject* v = PyCell_GET(cell);
-  if (!v) stop(Break::Raises, "NameError: free variable referenced before assignment");
+  if (!v && must_be_bound) stop(Break::Raises, "NameError: free variable referenced before assignment");
   return v;
 }
 
@@ -355,7 +361,8 @@ PyObject* Simulator::load_attr(PyObject* v, PyObject* name) {
   if (node < 0) stop(Break::UnsupportedAttribute, std::string(".") + cname + " of a " + Py_TYPE(v)->tp_name +
                                                     " created during capture");
   PyTypeObject* tp = Py_TYPE(v);
-  if (tp->tp_getattro != PyObject_GenericGetAttr)
+  static PyObject* object_getattribute = _PyType_Lookup(&PyBaseObject_Type, own(PyUnicode_InternFromString("__getattribute__")));
+  if (_PyType_Lookup(tp, own(PyUnicode_InternFromString("__getattribute__"))) != object_getattribute)
     stop(Break::UnsupportedAttribute, std::string(tp->tp_name) + " customises __getattribute__");
   PyObject* descr = _PyType_Lookup(tp, name);
   if (descr && Py_TYPE(descr)->tp_descr_set) {
@@ -751,3 +758,5 @@ ReturnPlan Simulator::plan_return(PyObject* v) {
 }
 
 }  // namespace pj::capture
+
+#endif  // PJ_PY_CAPTURE_SUPPORTED

@@ -1,6 +1,7 @@
 // The simulator's frame loop and its opcode handlers (one per opcode, named after it).
 #include "capture/pyport.h"  // first (Python.h)
 
+
 #include "capture/sim_state.h"
 
 #include <sstream>
@@ -8,14 +9,12 @@
 #include "pyext/py_common.h"
 #include "pyext/tensor_object.h"
 
+#if PJ_PY_CAPTURE_SUPPORTED
+
 namespace pj::capture {
 namespace {
 
-const BreakInfo kBreaks[] = {
-#define PJ_BREAK(name, id, text) {#name, id, text},
-#include "capture/break_reasons.def"
-#undef PJ_BREAK
-};
+
 
 thread_local Simulator* t_sim = nullptr;
 
@@ -78,27 +77,6 @@ PyObject* power(PyObject* a, PyObject* b) { return PyNumber_Power(a, b, Py_None)
 PyObject* inplace_power(PyObject* a, PyObject* b) { return PyNumber_InPlacePower(a, b, Py_None); }
 
 }  // namespace
-
-const BreakInfo& break_info(Break b) { return kBreaks[static_cast<int>(b)]; }
-
-std::string CaptureResult::reason_text() const {
-  const BreakInfo& b = break_info(reason);
-  std::ostringstream os;
-  os << b.id << " " << b.name << " at " << file << ":" << line << " in " << function << ": " << b.text;
-  if (!detail.empty()) os << ": " << detail;
-  return os.str();
-}
-
-ReturnPlan& ReturnPlan::operator=(ReturnPlan&& o) noexcept {
-  Py_XDECREF(obj);
-  kind = o.kind;
-  obj = o.obj;
-  index = o.index;
-  items = std::move(o.items);
-  o.obj = nullptr;
-  return *this;
-}
-ReturnPlan::~ReturnPlan() { Py_XDECREF(obj); }
 
 Simulator::Simulator(CaptureResult& r, const CaptureOptions& o)
     : r_(r), opt_(o), tree_(*r.guards), graph_(*r.graph), budget_(o.instruction_budget) {}
@@ -243,7 +221,7 @@ void Simulator::step(SimFrame& fr, const Instruction& ins) {
     case Opcode::LOAD_GLOBAL: push(fr, load_global(fr, PyTuple_GET_ITEM(fr.code->co_names, ins.arg))); return;
     case Opcode::LOAD_DEREF: push(fr, load_deref(fr, ins.arg)); return;
     case Opcode::LOAD_CLOSURE:
-      load_deref(fr, ins.arg);  // the root's cells are filled lazily; fill before sharing
+      load_deref(fr, ins.arg, /*must_be_bound=*/false);  // the root's cells fill lazily: fill before sharing
       push(fr, fr.cells[ins.arg]);
       return;
     case Opcode::STORE_DEREF: {
@@ -408,14 +386,18 @@ void Simulator::step(SimFrame& fr, const Instruction& ins) {
     }
     case Opcode::LIST_EXTEND: {
       PyObject* it = materialize(pop(fr));
-      if (_PyList_Extend(reinterpret_cast<PyListObject*>(top(fr, ins.arg)), it) == nullptr) python_error("list");
+      PyObject* list = top(fr, ins.arg);
+      if (_PyList_Extend(reinterpret_cast<PyListObject*>(list), it) == nullptr) python_error("list");
       Py_DECREF(Py_None);
       return;
     }
     case Opcode::LIST_TO_TUPLE: push(fr, own(PyList_AsTuple(pop(fr)))); return;
     case Opcode::SET_UPDATE:
-      if (_PySet_Update(top(fr, ins.arg + 1), materialize(pop(fr))) < 0) python_error("set");
+    {
+      PyObject* it = materialize(pop(fr));
+      if (_PySet_Update(top(fr, ins.arg), it) < 0) python_error("set");
       return;
+    }
     case Opcode::DICT_UPDATE:
     case Opcode::DICT_MERGE: {
       PyObject* d = materialize(pop(fr));
@@ -520,9 +502,11 @@ void Simulator::step(SimFrame& fr, const Instruction& ins) {
       push(fr, own(PySlice_New(start, stop_, step)));
       return;
     }
-    case Opcode::LIST_APPEND:
-      if (PyList_Append(top(fr, ins.arg + 1), pop(fr)) < 0) python_error("list");
+    case Opcode::LIST_APPEND: {
+      PyObject* v = pop(fr);  // the list is then oparg deep
+      if (PyList_Append(top(fr, ins.arg), v) < 0) python_error("list");
       return;
+    }
     case Opcode::SET_ADD: {
       PyObject* v = materialize(pop(fr));
       if (PySet_Add(top(fr, ins.arg), v) < 0) python_error("set");
@@ -699,8 +683,7 @@ CaptureResult capture_frame(PyFrameObject* f, const CaptureOptions& options) {
       r.ok = false;
       r.reason = s.reason;
       r.detail = s.detail;
-      int line = sim.current_line();
-      if (line > 0) r.line = line;
+      if (s.line > 0) r.line = s.line;
     } catch (const Error& e) {
       r.ok = false;
       r.reason = Break::Internal;
@@ -719,3 +702,17 @@ CaptureResult capture_frame(PyFrameObject* f, const CaptureOptions& options) {
 }
 
 }  // namespace pj::capture
+
+#else  // capture is not built for this Python: every frame is refused (never reached: no hook)
+
+namespace pj::capture {
+CaptureResult capture_frame(PyFrameObject*, const CaptureOptions&) {
+  CaptureResult r;
+  r.reason = Break::Internal;
+  r.detail = py::kUnsupportedPythonMessage;
+  r.guards = std::make_shared<guards::GuardTree>();
+  return r;
+}
+}  // namespace pj::capture
+
+#endif  // PJ_PY_CAPTURE_SUPPORTED

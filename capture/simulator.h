@@ -79,5 +79,6 @@ CaptureResult capture_frame(PyFrameObject* f, const CaptureOptions& options);
 
 // The directory of the pijit package: code there is library code (traced, not simulated).
 void set_library_dir(const std::string& dir);
+const std::string& library_dir();
 
 }  // namespace pj::capture

@@ -1,10 +1,13 @@
 #include "capture/pyport.h"  // first (Python.h)
 
+
 #include "codegen/rewrite.h"
 
 #include "capture/bytecode.h"
 #include "codegen/assembler.h"
 #include "pyext/py_common.h"
+
+#if PJ_PY_CAPTURE_SUPPORTED
 
 namespace pj::codegen {
 namespace {
@@ -132,3 +135,18 @@ PyObject* reassemble(PyCodeObject* original) {
 }
 
 }  // namespace pj::codegen
+
+#else  // no rewritten code on Pythons whose capture is not built (never reached: no hook)
+
+namespace pj::codegen {
+PyObject* emit_graph_code(PyCodeObject*, const capture::CaptureResult&, PyObject*) {
+  PyErr_SetString(PyExc_NotImplementedError, py::kUnsupportedPythonMessage);
+  return nullptr;
+}
+PyObject* reassemble(PyCodeObject*) {
+  PyErr_SetString(PyExc_NotImplementedError, py::kUnsupportedPythonMessage);
+  return nullptr;
+}
+}  // namespace pj::codegen
+
+#endif  // PJ_PY_CAPTURE_SUPPORTED

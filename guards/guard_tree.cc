@@ -60,7 +60,9 @@ PyObject* resolve(const GuardNode& n, PyObject* parent, PyFrameObject* f, std::v
         Py_ssize_t i = PyLong_AsSsize_t(n.key);
         return i >= 0 && i < PyList_GET_SIZE(parent) ? PyList_GET_ITEM(parent, i) : nullptr;
       }
-      if (PyDict_CheckExact(parent)) return PyDict_GetItem(parent, n.key);
+      // dicts, and subclasses that keep dict's lookup (OrderedDict: Cell._params, Cell._cells)
+      if (PyDict_Check(parent) && Py_TYPE(parent)->tp_as_mapping->mp_subscript == PyDict_Type.tp_as_mapping->mp_subscript)
+        return PyDict_GetItem(parent, n.key);
       r = PyObject_GetItem(parent, n.key);
       break;
     case Access::Attr: r = PyObject_GetAttr(parent, n.key); break;
@@ -135,7 +137,7 @@ bool run_check(const Check& c, PyObject* o, const std::string* path_or_null, Gua
       return false;
     }
     case CheckKind::DictKeys: {
-      if (!PyDict_CheckExact(o)) return fail("", "dict", "type " + type_name(o));
+      if (!PyDict_Check(o)) return fail("", "dict", "type " + type_name(o));
       PyObject* keys = PyDict_Keys(o);
       if (!keys) {
         PyErr_Clear();

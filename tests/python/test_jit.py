@@ -1,0 +1,374 @@
+"""Capture: every test runs a function eagerly and jitted, compares results exactly, and asserts the
+numbers a user relies on (graphs, guards, recompiles, frames run rewritten) and the text of
+explanations. Runs on 3.7 and 3.9 (the pijit capture matrix)."""
+import sys
+import traceback
+import unittest
+import warnings
+
+import pijit as pj
+from pijit import nn, ops
+
+SUPPORTED = sys.version_info[:2] in ((3, 7), (3, 9))
+
+
+def T(data, dtype=None):
+    return pj.Tensor(data, dtype=dtype)
+
+
+def same(a, b):
+    """Exact equality of nested results (tensors by dtype, shape and every element)."""
+    if isinstance(a, pj.Tensor) or isinstance(b, pj.Tensor):
+        return (isinstance(a, pj.Tensor) and isinstance(b, pj.Tensor) and a.dtype == b.dtype
+                and a.shape == b.shape and a.tolist() == b.tolist())
+    if isinstance(a, (tuple, list)):
+        return type(a) is type(b) and len(a) == len(b) and all(same(x, y) for x, y in zip(a, b))
+    if isinstance(a, dict):
+        return type(b) is dict and list(a) == list(b) and all(same(a[k], b[k]) for k in a)
+    return type(a) is type(b) and a == b
+
+
+@unittest.skipUnless(SUPPORTED, "capture is built for Python 3.7 and 3.9")
+class JitCase(unittest.TestCase):
+    def check(self, fn, *args, graphs=1, calls=2, **kwargs):
+        """Eager vs jitted over `calls` calls; returns the stats."""
+        expected = fn(*args, **kwargs)
+        jf = pj.jit(fn)
+        for _ in range(calls):
+            got = jf(*args, **kwargs)
+            self.assertTrue(same(expected, got), "%r != %r" % (expected, got))
+        st = pj.jit_stats(jf)
+        self.assertEqual(st["graphs"], graphs, st["break_reasons"])
+        self.assertEqual(st["compiles"], 1)
+        self.assertEqual(st["cache_hits"], calls - 1)
+        if graphs:
+            self.assertEqual(st["frames_rewritten"], calls)
+        return st
+
+
+class TestArguments(JitCase):
+    def test_positional_and_graph_text(self):
+        def f(x, y):
+            return x * y + 1
+        st = self.check(f, T([[1.0, 2.0]]), T([[3.0, 4.0]]))
+        e = st["entries"][0]
+        self.assertEqual(e["ops"], 2)
+        self.assertIn("mul(%0, %1)", e["graph"])
+        self.assertIn("x: Tensor Float32[1, 2]", e["guards"])
+
+    def test_defaults_kwargs_varargs(self):
+        def f(x, *rest, scale=2.0, bias=None, **extra):
+            y = x * scale
+            for r in rest:
+                y = y + r
+            if bias is not None:
+                y = y + bias
+            return y, len(rest), sorted(extra)
+        self.check(f, T([1.0, 2.0]), T([1.0, 1.0]), T([2.0, 2.0]), scale=3.0, flag=1)
+
+    def test_keyword_call_of_inlined_function(self):
+        def helper(a, b=1.0, *, c):
+            return a * b - c
+        def f(x):
+            return helper(x, c=2.0) + helper(b=3.0, a=x, c=1.0)
+        self.check(f, T([1.0, 2.0, 3.0]))
+
+    def test_closure_and_nested_function(self):
+        k = 3.0
+        def f(x):
+            def inner(y):
+                return y * k
+            return inner(x) + inner(x + 1)
+        self.check(f, T([1.0, 2.0]))
+
+    def test_lambda_and_comprehensions(self):
+        def f(xs):
+            sq = lambda t: t * t
+            ys = [sq(x) for x in xs]
+            d = {i: y.sum() for i, y in enumerate(ys)}
+            return ys, d, tuple(y + 1 for y in ys) if False else ys[0]
+        self.check(f, [T([1.0, 2.0]), T([3.0])])
+
+    def test_unpacking(self):
+        def f(pair, triple):
+            a, b = pair
+            first, *rest = triple
+            return a - b, first * len(rest), rest
+        self.check(f, (T([1.0]), T([2.0])), [T([1.0]), T([2.0]), T([3.0])])
+
+    def test_method_and_self_attribute(self):
+        class Scaler(object):
+            def __init__(self):
+                self.k = 2.0
+            def run(self, x):
+                return self.helper(x) * self.k
+            def helper(self, x):
+                return x - 1
+        s = Scaler()
+        self.check(s.run, T([1.0, 5.0]))
+
+
+class TestControlFlow(JitCase):
+    def test_loop_over_range_is_unrolled(self):
+        def f(x, n):
+            for i in range(n):
+                x = x + i
+            return x
+        st = self.check(f, T([0.0, 1.0]), 4)
+        self.assertEqual(st["entries"][0]["ops"], 4)
+        self.assertIn("n == 4", st["entries"][0]["guards"])
+
+    def test_branch_on_constant_follows_one_side(self):
+        def f(x, mode):
+            if mode == "double":
+                return x * 2
+            elif mode == "neg":
+                return -x
+            return x
+        self.check(f, T([1.0, 2.0]), "neg")
+
+    def test_branch_on_shape(self):
+        def f(x):
+            if x.shape[0] > 2:
+                return x.sum()
+            return x.mean()
+        self.check(f, T([1.0, 2.0, 3.0]))
+
+    def test_while_loop_and_boolean_ops(self):
+        def f(x, n):
+            i = 0
+            while i < n and not (i > 10):
+                x = x * 2
+                i += 1
+            return x
+        self.check(f, T([1.0]), 3)
+
+    def test_builtins(self):
+        def f(x, items):
+            n = len(items) + max(1, 2) + abs(-3) + min(items)
+            assert isinstance(x, pj.Tensor)
+            name = f"w{n}"
+            return x * n, name, getattr(x, "shape")
+        self.check(f, T([1.0, 2.0]), (4, 5, 6))
+
+
+class TestCells(JitCase):
+    def test_jit_of_cell_with_layers(self):
+        pj.set_seed(1)
+        net = nn.SequentialCell(nn.Dense(4, 3), nn.ReLU(), nn.Dense(3, 2))
+        x = pj.ones((2, 4))
+        expected = net(x)
+        jnet = pj.jit(net)
+        self.assertTrue(same(expected, jnet(x)))
+        self.assertTrue(same(expected, jnet(x)))
+        st = pj.jit_stats(jnet)
+        self.assertEqual(st["graphs"], 1, st["break_reasons"])
+        self.assertEqual(st["entries"][0]["ops"], 3)  # dense, relu, dense
+        self.assertTrue(any("_params['weight']" in g for g in st["entries"][0]["guards"]))
+
+    def test_parameter_update_is_seen_without_recompiling(self):
+        net = nn.Dense(2, 1, weight_init="ones", bias_init="zeros")
+        jnet = pj.jit(net)
+        x = T([[1.0, 2.0]])
+        self.assertEqual(jnet(x).tolist(), [[3.0]])
+        net.weight.set_data(T([[2.0, 2.0]]))
+        self.assertEqual(jnet(x).tolist(), [[6.0]])
+        self.assertEqual(pj.jit_stats(jnet)["recompiles"], 0)
+
+    def test_decorated_construct_and_cell_list(self):
+        class Net(nn.Cell):
+            def __init__(self):
+                super(Net, self).__init__()
+                self.layers = nn.CellList([nn.Dense(3, 3, weight_init="ones") for _ in range(3)])
+                self.act = nn.Tanh()
+
+            @pj.jit
+            def construct(self, x):
+                for layer in self.layers:
+                    x = self.act(layer(x))
+                return x
+        net = Net()
+        x = T([[0.1, 0.2, 0.3]])
+        y1 = net(x)
+        y2 = net(x)
+        eager = x
+        for layer in net.layers:
+            eager = ops.tanh(layer(eager))
+        self.assertTrue(same(y1, eager))
+        self.assertTrue(same(y2, eager))
+        st = pj.jit_stats(net)
+        self.assertEqual(st["graphs"], 1, st["break_reasons"])
+        self.assertEqual(st["cache_hits"], 1)
+
+
+class TestGuards(JitCase):
+    def test_shape_change_recompiles_and_names_the_guard(self):
+        def f(x):
+            return x + 1
+        jf = pj.jit(f)
+        jf(T([1.0, 2.0, 3.0]))
+        y = jf(T([1.0, 2.0, 3.0, 4.0]))
+        self.assertEqual(y.tolist(), [2.0, 3.0, 4.0, 5.0])
+        st = pj.jit_stats(jf)
+        self.assertEqual((st["compiles"], st["recompiles"], st["graphs"]), (2, 1, 2))
+        self.assertEqual(st["recompile_reasons"], ["x.shape[0]: 3 -> 4"])
+        jf(T([1.0, 2.0, 3.0]))  # the older entry still hits
+        self.assertEqual(pj.jit_stats(jf)["compiles"], 2)
+
+    def test_dtype_change(self):
+        jf = pj.jit(lambda x: x * 2)
+        jf(T([1.0]))
+        jf(T([1.0], pj.float64))
+        self.assertEqual(pj.jit_stats(jf)["recompile_reasons"], ["x.dtype: Float32 -> Float64"])
+
+    def test_global_change_is_followed(self):
+        g = {"ops": ops}
+        exec("SCALE = 2.0\ndef f(x):\n    return x * SCALE\n", g)
+        jf = pj.jit(g["f"])
+        self.assertEqual(jf(T([1.0])).tolist(), [2.0])
+        g["SCALE"] = 5.0
+        self.assertEqual(jf(T([1.0])).tolist(), [5.0])
+        self.assertEqual(pj.jit_stats(jf)["recompile_reasons"], ["SCALE: 2.0 -> 5.0"])
+
+    def test_seed_scenario_attribute_change_is_followed(self):
+        class Func(nn.Cell):
+            def __init__(self):
+                super(Func, self).__init__()
+                self.value = 5
+
+            @pj.ms_function
+            def construct(self, x):
+                return self.value + x
+        x = pj.ones((3, 3))
+        func = Func()
+        self.assertEqual(func(x).tolist(), [[6.0] * 3] * 3)
+        func.value = 1
+        self.assertEqual(func(x).tolist(), [[2.0] * 3] * 3)  # Python semantics, not the stale graph
+        st = pj.jit_stats(func)
+        self.assertEqual(st["recompile_reasons"], ["self.value: 5 -> 1"])
+
+    def test_recompile_limit_falls_back_with_a_warning(self):
+        jf = pj.jit(lambda x: x + 1, recompile_limit=2)
+        with warnings.catch_warnings(record=True) as w:
+            warnings.simplefilter("always")
+            for n in range(1, 5):
+                self.assertEqual(jf(pj.ones((n,))).tolist(), [2.0] * n)
+        st = pj.jit_stats(jf)
+        self.assertEqual(st["mode"], "skip")
+        self.assertEqual(st["compiles"], 2)
+        self.assertTrue(any("recompile_limit=2" in str(x.message) for x in w))
+
+    def test_context_mode_is_guarded(self):
+        jf = pj.jit(lambda x: x + 1)
+        jf(T([1.0]))
+        pj.set_context(mode=pj.GRAPH_MODE)
+        try:
+            jf(T([1.0]))
+        finally:
+            pj.set_context(mode=pj.PYNATIVE_MODE)
+        self.assertEqual(pj.jit_stats(jf)["recompile_reasons"], ["context.mode: PYNATIVE_MODE -> GRAPH_MODE"])
+
+
+class TestFallback(JitCase):
+    def test_print_runs_eagerly_with_reason(self):
+        def f(x):
+            print("hello")
+            return x + 1
+        import io, contextlib
+        buf = io.StringIO()
+        with contextlib.redirect_stdout(buf):
+            st = self.check(f, T([1.0]), graphs=0)
+        self.assertEqual(buf.getvalue(), "hello\n" * 3)
+        self.assertEqual(st["frames_default"], 2)
+        self.assertIn("B006 Print", st["break_reasons"][0])
+        self.assertIn("test_jit.py", st["break_reasons"][0])
+
+    def test_branch_on_tensor_value(self):
+        def f(x):
+            if x.sum() > 0:
+                return x
+            return -x
+        st = self.check(f, T([1.0, -3.0]), graphs=0)
+        self.assertIn("B003 BranchOnTensor", st["break_reasons"][0])
+
+    def test_exception_message_and_line_match_eager(self):
+        def f(x, y):
+            z = x + 1
+            return z @ y  # shape mismatch
+        jf = pj.jit(f)
+        args = (pj.ones((2, 3)), pj.ones((2, 3)))
+        def failure(fn):
+            try:
+                fn(*args)
+            except Exception as e:
+                tb = traceback.extract_tb(e.__traceback__)
+                return type(e), str(e), [(fr.name, fr.lineno) for fr in tb if fr.name == "f"]
+            self.fail("no exception")
+        self.assertEqual(failure(f), failure(jf))
+        self.assertIn("B007 Raises", pj.jit_stats(jf)["break_reasons"][0])
+
+    def test_fullgraph_raises_with_reason_and_line(self):
+        def f(x):
+            y = x * 2
+            print(y)
+            return y
+        jf = pj.jit(f, fullgraph=True)
+        with self.assertRaises(pj.CaptureError) as cm:
+            jf(T([1.0]))
+        line = f.__code__.co_firstlineno + 2
+        self.assertIn("B006 Print", str(cm.exception))
+        self.assertIn("test_jit.py:%d" % line, str(cm.exception))
+
+    def test_graph_mode_cell_raises(self):
+        class Bad(nn.Cell):
+            def construct(self, x):
+                if x.sum() > 0:
+                    return x
+                return x * 2
+        class Good(nn.Cell):
+            def construct(self, x):
+                return ops.relu(x) * 3
+        pj.set_context(mode=pj.GRAPH_MODE)
+        try:
+            self.assertEqual(Good()(T([-1.0, 2.0])).tolist(), [0.0, 6.0])
+            with self.assertRaises(pj.CaptureError) as cm:
+                Bad()(T([1.0]))
+        finally:
+            pj.set_context(mode=pj.PYNATIVE_MODE)
+        self.assertIn("B003 BranchOnTensor", str(cm.exception))
+
+    def test_side_effects_fall_back(self):
+        state = []
+        def f(x):
+            state.append(1)
+            return x + 1
+        st = self.check(f, T([1.0]), graphs=0)
+        self.assertEqual(len(state), 3)
+        self.assertIn("B005 SideEffect", st["break_reasons"][0])
+
+
+class TestStress(unittest.TestCase):
+    @unittest.skipUnless(SUPPORTED, "capture is built for Python 3.7 and 3.9")
+    def test_stress_mode_runs_arbitrary_code_rewritten(self):
+        import json
+        def work(n):
+            out = []
+            for i in range(n):
+                try:
+                    out.append(json.dumps({"i": i, "sq": [i * i]}))
+                except ValueError:
+                    pass
+            return ",".join(out)
+        expected = work(5)
+        pj.reset_stress_stats()
+        pj.set_stress(True)
+        try:
+            got = work(5)
+            x = pj.jit(lambda t: t * 2)(T([1.0]))
+        finally:
+            pj.set_stress(False)
+        self.assertEqual(got, expected)
+        self.assertEqual(x.tolist(), [2.0])
+        st = pj.stress_stats()
+        self.assertGreater(st["frames_rewritten"], 5)
+        self.assertTrue(st["fallback_reasons"], st)
