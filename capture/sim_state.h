@@ -33,6 +33,12 @@ struct SimFrame {
   std::vector<PyObject*> cells;     // PyCell objects: cellvars, then freevars
   std::vector<char> cell_loaded;    // root frame: whether cells[i] holds the real cell's content
   std::vector<PyObject*> stack;
+  struct Block {
+    Opcode op;      // the SETUP_* that pushed it
+    int target;     // its handler / loop end (byte offset)
+    size_t level;   // value-stack depth when it was pushed
+  };
+  std::vector<Block> blocks;  // 3.7's BREAK_LOOP needs to know where its loop ends
   size_t pc = 0;
   bool root = false;
   PyFrameObject* real = nullptr;    // root frame only

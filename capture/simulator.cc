@@ -582,12 +582,33 @@ void Simulator::step(SimFrame& fr, const Instruction& ins) {
       else pop(fr);
       return;
     }
+    // No exception is ever raised inside a capture (one ends it), so handlers are never entered;
+    // blocks are tracked only for 3.7's BREAK_LOOP.
     case Opcode::SETUP_FINALLY:
 #if PJ_PY_OPCODES_37
     case Opcode::SETUP_EXCEPT:
+    case Opcode::SETUP_LOOP:
 #endif
+      fr.blocks.push_back({ins.op, ins.jump_target, fr.stack.size()});
+      return;
     case Opcode::POP_BLOCK:
-      return;  // no exception is ever raised inside a capture (one ends it), so blocks only nest
+      if (!fr.blocks.empty()) fr.blocks.pop_back();
+      return;
+#if PJ_PY_OPCODES_37
+    case Opcode::CONTINUE_LOOP: jump(fr, ins); return;
+    case Opcode::BREAK_LOOP: {
+      while (!fr.blocks.empty() && fr.blocks.back().op != Opcode::SETUP_LOOP) {
+        if (fr.blocks.back().op == Opcode::SETUP_FINALLY) stop(Break::ExceptionHandling, "break through a finally block");
+        fr.blocks.pop_back();
+      }
+      if (fr.blocks.empty()) stop(Break::Internal, "BREAK_LOOP outside a loop");
+      SimFrame::Block b = fr.blocks.back();
+      fr.blocks.pop_back();
+      fr.stack.resize(b.level);
+      fr.pc = fr.at.at(b.target);
+      return;
+    }
+#endif
 #if PJ_PY_OPCODES_37
     case Opcode::END_FINALLY:
       if (top(fr) != Py_None) stop(Break::ExceptionHandling, "finally block reached by an exception");

@@ -83,3 +83,13 @@ class TestRun(unittest.TestCase):
 
 if __name__ == "__main__":
     unittest.main()
+
+
+class TestSeedMsFunction(unittest.TestCase):
+    @unittest.skipUnless(sys.version_info[:2] in ((3, 7), (3, 9)), "capture is built for 3.7 and 3.9")
+    def test_ms_function_examples_print_what_python_prints(self):
+        p = run_pijit("run", os.path.join(ROOT, "pyscripts", "examples", "ms_function.py"))
+        self.assertEqual(p.returncode, 0, p.stderr)
+        twos = "[[2. 2. 2.]\n [2. 2. 2.]\n [2. 2. 2.]]"
+        self.assertEqual(p.stdout, twos + "\n" + "[[1024. 1024. 1024.]\n [1024. 1024. 1024.]\n"
+                         " [1024. 1024. 1024.]]\n5\n" + twos + "\n")
