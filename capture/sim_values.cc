@@ -599,7 +599,7 @@ PyObject* Simulator::inline_call(PyObject* func, PyObject* self, const std::vect
   DecodeResult d = decode_code(reinterpret_cast<PyObject*>(co));
   if (!d.ok()) stop(Break::Internal, "cannot decode " + fname + ": " + d.error);
   fr.ins = std::move(d.instructions);
-  for (size_t i = 0; i < fr.ins.size(); ++i) fr.at[fr.ins[i].offset] = static_cast<int>(i);
+  for (size_t i = 0; i < fr.ins.size(); ++i) fr.at[fr.ins[i].start] = fr.at[fr.ins[i].offset] = static_cast<int>(i);
 
   // Bind arguments as CPython does (positional, keywords, defaults, *args, **kwargs).
   int argc = co->co_argcount, kwonly = co->co_kwonlyargcount;

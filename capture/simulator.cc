@@ -36,7 +36,7 @@ std::vector<PyObject*> pop_n(SimFrame& fr, int n) {
 
 void jump(SimFrame& fr, const Instruction& ins) {
   auto it = fr.at.find(ins.jump_target);
-  PJ_CHECK(it != fr.at.end()) << "jump to " << ins.jump_target << " is not an instruction";
+  if (it == fr.at.end()) throw StopCapture{Break::Internal, "jump to " + std::to_string(ins.jump_target) + " is not an instruction", ins.line};
   fr.pc = it->second;
 }
 
@@ -124,7 +124,7 @@ void Simulator::run_root(PyFrameObject* f) {
   DecodeResult d = decode_code(reinterpret_cast<PyObject*>(fr.code));
   if (!d.ok()) stop(Break::Internal, "cannot decode: " + d.error);
   fr.ins = std::move(d.instructions);
-  for (size_t i = 0; i < fr.ins.size(); ++i) fr.at[fr.ins[i].offset] = static_cast<int>(i);
+  for (size_t i = 0; i < fr.ins.size(); ++i) fr.at[fr.ins[i].start] = fr.at[fr.ins[i].offset] = static_cast<int>(i);
   int nlocals = py::code_nlocals(fr.code);
   int ncells = py::code_ncells(fr.code) + py::code_nfrees(fr.code);
   fr.locals.assign(nlocals, nullptr);
