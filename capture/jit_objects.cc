@@ -81,13 +81,10 @@ PyObject* code_of(PyObject* target) {
     Py_INCREF(co);
     return co;
   }
-  PyObject* construct = PyObject_GetAttrString(reinterpret_cast<PyObject*>(Py_TYPE(target)), "construct");
-  if (construct) {
-    PyObject* co = code_of(construct);
-    Py_DECREF(construct);
-    return co;
-  }
-  PyErr_Clear();
+  // A Cell: its class's construct. Runs on every jitted call: the type's method cache answers it
+  // without allocating, where getattr would build a bound method.
+  static PyObject* construct_name = PyUnicode_InternFromString("construct");
+  if (PyObject* construct = _PyType_Lookup(Py_TYPE(target), construct_name)) return code_of(construct);
   PyErr_Format(PyExc_TypeError, "pijit.jit expects a function, a method or a Cell, got %s", Py_TYPE(target)->tp_name);
   return nullptr;
 }

@@ -26,8 +26,8 @@ struct SimFrame {
   PyObject* func = nullptr;        // the function simulated (nullptr for the root frame)
   PyObject* globals = nullptr;
   int globals_node = -1;           // guard node of the globals dict; -1: the root's (Access::Global)
-  std::vector<Instruction> ins;
-  std::unordered_map<int, int> at;  // byte offset -> instruction index
+  const std::vector<Instruction>* ins = nullptr;  // owned by Simulator::decoded_
+  const std::unordered_map<int, int>* at = nullptr;  // byte offset -> instruction index
   std::vector<PyObject*> locals;    // borrowed (kept alive by Simulator::keep_)
   std::vector<char> loaded;         // root frame: whether locals[i] was read from the real frame
   std::vector<PyObject*> cells;     // PyCell objects: cellvars, then freevars
@@ -85,6 +85,7 @@ class Simulator {
 
  public:
   // ---- the frame loop (simulator.cc) ----
+  void load_code(SimFrame& fr, PyCodeObject* co);
   PyObject* run_frame(SimFrame& fr);
   void step(SimFrame& fr, const Instruction& ins);
   int current_line() const;
@@ -103,6 +104,11 @@ class Simulator {
   std::unordered_map<PyObject*, int> sim_funcs_;      // functions made by MAKE_FUNCTION -> globals node
   std::unordered_map<PyTypeObject*, bool> library_types_;
   std::vector<SimFrame*> frames_;                     // the inline stack
+  struct Decoded {
+    std::vector<Instruction> ins;
+    std::unordered_map<int, int> at;
+  };
+  std::unordered_map<PyCodeObject*, Decoded> decoded_;
   int budget_;
 };
 

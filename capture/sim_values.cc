@@ -54,22 +54,25 @@ bool is_cell(PyObject* v) {
   return c.cell && PyObject_IsInstance(v, c.cell) == 1;
 }
 
-// Read-only methods of input containers (anything else would mutate the caller's object).
-bool readonly_method(const char* name) {
-  static const char* ok[] = {"index", "count", "copy", "keys", "values", "items", "get", "__len__", "__getitem__",
-                             "__contains__", nullptr};
-  for (const char** p = ok; *p; ++p)
+bool name_in(const char* const* names, const char* name) {
+  for (const char* const* p = names; *p; ++p)
     if (std::strcmp(*p, name) == 0) return true;
   return false;
 }
 
+// Read-only methods of input containers (anything else would mutate the caller's object).
+bool readonly_method(const char* name) {
+  static const char* const ok[] = {"index", "count", "copy", "keys", "values", "items", "get", "__len__",
+                                   "__getitem__", "__contains__", nullptr};
+  return name_in(ok, name);
+}
+
 // Builtins that only compute on their (materialized) arguments.
 bool pure_builtin(const char* name) {
-  static const char* ok[] = {"len", "abs", "min", "max", "sum", "round", "any", "all", "sorted", "divmod", "pow",
-                             "repr", "format", "callable", "chr", "ord", "isinstance", "issubclass", "hash", nullptr};
-  for (const char** p = ok; *p; ++p)
-    if (std::strcmp(*p, name) == 0) return true;
-  return false;
+  static const char* const ok[] = {"len", "abs", "min", "max", "sum", "round", "any", "all", "sorted", "divmod",
+                                   "pow", "repr", "format", "callable", "chr", "ord", "isinstance", "issubclass",
+                                   "hash", nullptr};
+  return name_in(ok, name);
 }
 
 bool pure_type(PyObject* t) {
@@ -267,7 +270,9 @@ PyObject* Simulator::materialize(PyObject* v) {
   } else if (node >= 0 && is_cell(v) && PyObject_IsInstance(v, cell_types().containers) == 1) {
     out = cell_children(v);
   }
-  materialized_[v] = out;
+  // Only values read from the frame are cached: the function cannot change them (it would stop
+  // capture), while a container it built may still grow after being passed on.
+  if (node >= 0) materialized_[v] = out;
   return out;
 }
 
@@ -596,10 +601,7 @@ PyObject* Simulator::inline_call(PyObject* func, PyObject* self, const std::vect
   if (made != sim_funcs_.end()) fr.globals_node = made->second;
   else if (fr.globals == frames_.front()->globals) fr.globals_node = -1;
   else fr.globals_node = tree_.root(Access::Const, 0, fr.globals);
-  DecodeResult d = decode_code(reinterpret_cast<PyObject*>(co));
-  if (!d.ok()) stop(Break::Internal, "cannot decode " + fname + ": " + d.error);
-  fr.ins = std::move(d.instructions);
-  for (size_t i = 0; i < fr.ins.size(); ++i) fr.at[fr.ins[i].start] = fr.at[fr.ins[i].offset] = static_cast<int>(i);
+  load_code(fr, co);
 
   // Bind arguments as CPython does (positional, keywords, defaults, *args, **kwargs).
   int argc = co->co_argcount, kwonly = co->co_kwonlyargcount;

@@ -35,8 +35,8 @@ std::vector<PyObject*> pop_n(SimFrame& fr, int n) {
 }
 
 void jump(SimFrame& fr, const Instruction& ins) {
-  auto it = fr.at.find(ins.jump_target);
-  if (it == fr.at.end()) throw StopCapture{Break::Internal, "jump to " + std::to_string(ins.jump_target) + " is not an instruction", ins.line};
+  auto it = fr.at->find(ins.jump_target);
+  if (it == fr.at->end()) throw StopCapture{Break::Internal, "jump to " + std::to_string(ins.jump_target) + " is not an instruction", ins.line};
   fr.pc = it->second;
 }
 
@@ -88,7 +88,7 @@ Simulator::~Simulator() {
 int Simulator::current_line() const {
   for (auto it = frames_.rbegin(); it != frames_.rend(); ++it) {
     const SimFrame* fr = *it;
-    if (!fr->library && fr->pc > 0 && fr->pc <= fr->ins.size()) return fr->ins[fr->pc - 1].line;
+    if (!fr->library && fr->pc > 0 && fr->pc <= fr->ins->size()) return (*fr->ins)[fr->pc - 1].line;
   }
   return 0;
 }
@@ -115,16 +115,28 @@ Tensors Simulator::record(const OpDef& op, const Tensors& in, const Attrs& attrs
   return result;
 }
 
+// Decoded once per code object and capture: a function inlined in a loop is entered many times.
+void Simulator::load_code(SimFrame& fr, PyCodeObject* co) {
+  auto it = decoded_.find(co);
+  if (it == decoded_.end()) {
+    DecodeResult d = decode_code(reinterpret_cast<PyObject*>(co));
+    if (!d.ok()) stop(Break::Internal, std::string("cannot decode ") + PyUnicode_AsUTF8(co->co_name) + ": " + d.error);
+    Decoded dec;
+    dec.ins = std::move(d.instructions);
+    for (size_t i = 0; i < dec.ins.size(); ++i) dec.at[dec.ins[i].start] = dec.at[dec.ins[i].offset] = static_cast<int>(i);
+    it = decoded_.emplace(co, std::move(dec)).first;
+  }
+  fr.ins = &it->second.ins;
+  fr.at = &it->second.at;
+}
+
 void Simulator::run_root(PyFrameObject* f) {
   SimFrame fr;
   fr.code = py::frame_code(f);
   fr.root = true;
   fr.real = f;
   fr.globals = py::frame_globals(f);
-  DecodeResult d = decode_code(reinterpret_cast<PyObject*>(fr.code));
-  if (!d.ok()) stop(Break::Internal, "cannot decode: " + d.error);
-  fr.ins = std::move(d.instructions);
-  for (size_t i = 0; i < fr.ins.size(); ++i) fr.at[fr.ins[i].start] = fr.at[fr.ins[i].offset] = static_cast<int>(i);
+  load_code(fr, fr.code);
   int nlocals = py::code_nlocals(fr.code);
   int ncells = py::code_ncells(fr.code) + py::code_nfrees(fr.code);
   fr.locals.assign(nlocals, nullptr);
@@ -148,7 +160,7 @@ void Simulator::run_root(PyFrameObject* f) {
     }
   } restore{prev_sim, prev};
   PyObject* result = run_frame(fr);
-  r_.line = fr.pc > 0 ? fr.ins[fr.pc - 1].line : fr.code->co_firstlineno;
+  r_.line = fr.pc > 0 ? (*fr.ins)[fr.pc - 1].line : fr.code->co_firstlineno;
   r_.ret = plan_return(result);
 }
 
@@ -159,10 +171,10 @@ PyObject* Simulator::run_frame(SimFrame& fr) {
     ~Pop() { v.pop_back(); }
   } pop_frame{frames_};
   while (!fr.returned) {
-    if (fr.pc >= fr.ins.size()) stop(Break::Internal, "ran off the end of the bytecode");
+    if (fr.pc >= fr.ins->size()) stop(Break::Internal, "ran off the end of the bytecode");
     if (--budget_ < 0) stop(Break::InstructionBudget, std::to_string(opt_.instruction_budget) + " instructions");
     ++r_.instructions;
-    const Instruction& ins = fr.ins[fr.pc++];
+    const Instruction& ins = (*fr.ins)[fr.pc++];
     step(fr, ins);
   }
   return fr.result;
@@ -605,7 +617,7 @@ void Simulator::step(SimFrame& fr, const Instruction& ins) {
       SimFrame::Block b = fr.blocks.back();
       fr.blocks.pop_back();
       fr.stack.resize(b.level);
-      fr.pc = fr.at.at(b.target);
+      fr.pc = fr.at->at(b.target);
       return;
     }
 #endif
@@ -637,9 +649,8 @@ void Simulator::step(SimFrame& fr, const Instruction& ins) {
     }
     case Opcode::CALL_METHOD: {
       std::vector<PyObject*> args = pop_n(fr, ins.arg);
-      PyObject* meth = pop(fr);
-      PyObject* self = pop(fr);
-      if (self != null_slot()) args.insert(args.begin(), self);  // not produced by our LOAD_METHOD
+      PyObject* meth = pop(fr);  // our LOAD_METHOD always pushes the bound attribute over an empty slot
+      pop(fr);
       push(fr, call(meth, args, nullptr));
       return;
     }

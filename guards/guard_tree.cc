@@ -77,8 +77,7 @@ PyObject* resolve(const GuardNode& n, PyObject* parent, PyFrameObject* f, std::v
 }
 
 // Whether o passes c; on failure describes it relative to the node's path.
-bool run_check(const Check& c, PyObject* o, const std::string* path_or_null, GuardFailure* why,
-               const GuardTree& tree, int node) {
+bool run_check(const Check& c, PyObject* o, GuardFailure* why, const GuardTree& tree, int node) {
   auto fail = [&](std::string suffix, std::string before, std::string after) {
     if (why) {
       why->path = tree.path(node) + suffix;
@@ -87,7 +86,6 @@ bool run_check(const Check& c, PyObject* o, const std::string* path_or_null, Gua
     }
     return false;
   };
-  (void)path_or_null;
   switch (c.kind) {
     case CheckKind::Absent:
       return o == nullptr || fail("", "undefined", "defined as " + repr_of(o));
@@ -233,7 +231,7 @@ bool GuardTree::check(PyFrameObject* f, GuardFailure* why) const {
     const GuardNode& n = nodes_[i];
     objs[i] = resolve(n, n.parent >= 0 ? objs[n.parent] : nullptr, f, owned);
     for (const Check& c : n.checks)
-      if (!run_check(c, objs[i], nullptr, why, *this, i)) {
+      if (!run_check(c, objs[i], why, *this, i)) {
         ok = false;
         break;
       }
