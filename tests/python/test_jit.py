@@ -173,7 +173,8 @@ class TestCells(JitCase):
         self.assertEqual(jnet(x).tolist(), [[3.0]])
         net.weight.set_data(T([[2.0, 2.0]]))
         self.assertEqual(jnet(x).tolist(), [[6.0]])
-        self.assertEqual(pj.jit_stats(jnet)["recompiles"], 0)
+        st = pj.jit_stats(jnet)
+        self.assertEqual((st["graphs"], st["recompiles"], st["frames_rewritten"]), (1, 0, 2))
 
     def test_decorated_construct_and_cell_list(self):
         class Net(nn.Cell):
@@ -217,8 +218,9 @@ class TestGuards(JitCase):
 
     def test_dtype_change(self):
         jf = pj.jit(lambda x: x * 2)
-        jf(T([1.0]))
-        jf(T([1.0], pj.float64))
+        self.assertTrue(same(jf(T([1.0])), T([2.0])))
+        self.assertTrue(same(jf(T([1.0], pj.float64)), T([2.0], pj.float64)))
+        self.assertEqual(pj.jit_stats(jf)["graphs"], 2)
         self.assertEqual(pj.jit_stats(jf)["recompile_reasons"], ["x.dtype: Float32 -> Float64"])
 
     def test_global_change_is_followed(self):
@@ -328,9 +330,11 @@ class TestFallback(JitCase):
         class Good(nn.Cell):
             def construct(self, x):
                 return ops.relu(x) * 3
+        good = Good()
         pj.set_context(mode=pj.GRAPH_MODE)
         try:
-            self.assertEqual(Good()(T([-1.0, 2.0])).tolist(), [0.0, 6.0])
+            self.assertEqual(good(T([-1.0, 2.0])).tolist(), [0.0, 6.0])
+            self.assertEqual(pj.jit_stats(good)["graphs"], 1)
             with self.assertRaises(pj.CaptureError) as cm:
                 Bad()(T([1.0]))
         finally:
