@@ -173,7 +173,10 @@ PyObject* pijit_eval_frame(PyThreadState* ts, PyFrameObject* f, int throw_flag) 
   } else if (g_stress && !t_jit.busy && !is_library_frame(co)) {
     opt = &g_config.defaults;
   }
-  if (!opt || t_jit.busy || throw_flag || py::frame_is_resumable(f)) return py::eval_frame_default(ts, f, throw_flag);
+  // Module and class bodies (no CO_OPTIMIZED) keep their names in f_locals, a dict a shadow frame
+  // would not share: they always run as they are.
+  if (!opt || t_jit.busy || throw_flag || !(co->co_flags & CO_OPTIMIZED) || py::frame_is_resumable(f))
+    return py::eval_frame_default(ts, f, throw_flag);
   return run_captured(ts, f, *opt);
 }
 

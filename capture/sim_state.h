@@ -79,6 +79,7 @@ class Simulator {
  private:
   PyObject* inline_call(PyObject* func, PyObject* self, const std::vector<PyObject*>& args, PyObject* kwnames);
   PyObject* trace_call(PyObject* callable, const std::vector<PyObject*>& args, PyObject* kwnames);
+  void refuse_runtime_state(PyObject* callable);
   PyObject* call_builtin(PyObject* callable, const std::vector<PyObject*>& args, PyObject* kwnames, bool* handled);
   PyObject* cell_children(PyObject* cell);  // a tuple of a CellList/SequentialCell's cells, sourced
   PyObject* make_sym(const TensorMeta& m, int value_id);

@@ -175,11 +175,14 @@ bool Simulator::is_library_code(PyObject* func) {
 bool Simulator::trusted(PyObject* v) {
   if (v == null_slot()) return false;
   if (is_constant(v) || py::is_tensor(v)) return true;
-  if (PyTuple_Check(v) || PyList_Check(v) || PyDict_Check(v) || PyAnySet_Check(v) || PySlice_Check(v) ||
-      PyRange_Check(v) || PyType_Check(v) || PyModule_Check(v) || PyCFunction_Check(v) || PyGen_Check(v))
-    return true;
   PyTypeObject* t = Py_TYPE(v);
-  if (!(t->tp_flags & Py_TPFLAGS_HEAPTYPE) && t->tp_iternext) return true;  // builtin iterators
+  // Builtin iterators and generators: only those capture made itself. Advancing one the frame
+  // was given would consume the caller's object, and the rewritten code would never replay that.
+  if (PyGen_Check(v) || (!(t->tp_flags & Py_TPFLAGS_HEAPTYPE) && t->tp_iternext))
+    return node_of(v) < 0;
+  if (PyTuple_Check(v) || PyList_Check(v) || PyDict_Check(v) || PyAnySet_Check(v) || PySlice_Check(v) ||
+      PyRange_Check(v) || PyType_Check(v) || PyModule_Check(v) || PyCFunction_Check(v))
+    return true;
   if (t == &PyDictKeys_Type || t == &PyDictValues_Type || t == &PyDictItems_Type) return true;
   return is_library_type(t);
 }
@@ -424,7 +427,11 @@ bool Simulator::truth(PyObject* v) {
 PyObject* Simulator::get_iter(PyObject* v) {
   PyObject* seq = cell_children(v);
   if (!seq) {
-    if (!trusted(v)) stop(Break::UserObjectOperator, std::string("iterating a ") + Py_TYPE(v)->tp_name);
+    if (!trusted(v)) {
+      if (node_of(v) >= 0 && (PyGen_Check(v) || Py_TYPE(v)->tp_iternext))
+        stop(Break::SideEffect, std::string("consumes a ") + Py_TYPE(v)->tp_name + " the function did not create");
+      stop(Break::UserObjectOperator, std::string("iterating a ") + Py_TYPE(v)->tp_name);
+    }
     seq = materialize(v);
   }
   PyObject* it = PyObject_GetIter(seq);
@@ -563,7 +570,39 @@ PyObject* Simulator::call_builtin(PyObject* callable, const std::vector<PyObject
   return trace_call(callable, args, kwnames);
 }
 
+// Tracing runs a function once, at capture time. pijit functions marked with runtime_state
+// (pijit/_state.py) and pijit._C functions other than the pure ones below change or read state no
+// guard covers, so running them once would be wrong every later call.
+void Simulator::refuse_runtime_state(PyObject* callable) {
+  PyObject* f = PyMethod_Check(callable) ? PyMethod_GET_FUNCTION(callable) : callable;
+  if (PyType_Check(f)) {  // a class marked in its own body (Parameter)
+    PyObject* what = PyDict_GetItemString(reinterpret_cast<PyTypeObject*>(f)->tp_dict, "__pijit_state__");
+    if (what && PyUnicode_Check(what)) stop(Break::SideEffect, describe_callable(f) + " " + PyUnicode_AsUTF8(what));
+    return;
+  }
+  if (PyFunction_Check(f)) {
+    PyObject* d = reinterpret_cast<PyFunctionObject*>(f)->func_dict;
+    PyObject* what = d ? PyDict_GetItemString(d, "__pijit_state__") : nullptr;
+    if (what && PyUnicode_Check(what)) stop(Break::SideEffect, describe_callable(f) + " " + PyUnicode_AsUTF8(what));
+    return;
+  }
+  if (!PyCFunction_Check(f)) return;
+  PyObject* self = PyCFunction_GET_SELF(f);
+  if (!self || !PyModule_Check(self)) return;
+  const char* mod = PyModule_GetName(self);
+  if (!mod) {
+    PyErr_Clear();
+    return;
+  }
+  static const char* const pure[] = {"op", "as_operand", "dtype_code", "format_repr", "format_str", "registered_ops",
+                                     nullptr};
+  const char* name = reinterpret_cast<PyCFunctionObject*>(f)->m_ml->ml_name;
+  if (std::strcmp(mod, "pijit._C") == 0 && !name_in(pure, name))
+    stop(Break::SideEffect, std::string("pijit._C.") + name + "() changes or reads pijit's runtime state");
+}
+
 PyObject* Simulator::trace_call(PyObject* callable, const std::vector<PyObject*>& args, PyObject* kwnames) {
+  refuse_runtime_state(callable);
   Py_ssize_t nkw = kwnames ? PyTuple_GET_SIZE(kwnames) : 0;
   Py_ssize_t npos = static_cast<Py_ssize_t>(args.size()) - nkw;
   PyObject* t = own(PyTuple_New(npos));

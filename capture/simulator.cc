@@ -108,7 +108,14 @@ Tensors Simulator::record(const OpDef& op, const Tensors& in, const Attrs& attrs
     if (it == const_ids_.end()) it = const_ids_.emplace(t.impl(), graph_.add_const(t)).first;
     ids.push_back(it->second);
   }
-  Metas outs = op.infer(metas, attrs);  // bad shapes raise here, as the eager call would
+  Metas outs;
+  try {
+    outs = op.infer(metas, attrs);  // bad shapes raise here, as the eager call would
+  } catch (const Error& e) {
+    // infer says NotImplemented when only the data can tell the shape (a boolean mask).
+    if (e.kind() != ErrorKind::NotImplemented) throw;
+    PJ_THROW(CaptureBreak) << "data_dependent_shape: " << op.name << ": " << e.what();
+  }
   std::vector<int> vids = graph_.add_node(op, ids, attrs, outs, current_line());
   Tensors result;
   for (size_t k = 0; k < outs.size(); ++k) result.push_back(Tensor::symbolic(outs[k].shape, outs[k].dtype, vids[k]));
@@ -569,6 +576,8 @@ void Simulator::step(SimFrame& fr, const Instruction& ins) {
     }
     case Opcode::GET_ITER: push(fr, get_iter(pop(fr))); return;
     case Opcode::FOR_ITER: {
+      if (node_of(top(fr)) >= 0)  // e.g. the `.0` argument of a comprehension run as its own frame
+        stop(Break::SideEffect, std::string("consumes a ") + Py_TYPE(top(fr))->tp_name + " the function did not create");
       PyObject* v = PyIter_Next(top(fr));
       if (v) {
         push(fr, own(v));

@@ -3,6 +3,7 @@
 #include <cmath>
 #include <cstring>
 
+#include "graph/op.h"
 #include "kernels/copy.h"
 #include "pyext/tensor_object.h"
 
@@ -239,6 +240,8 @@ std::optional<DType> parse_optional_dtype(PyObject* o) {
 Tensor tensor_from_py(PyObject* data, std::optional<DType> dtype) {
   if (is_tensor(data)) {
     const Tensor& t = unwrap(data);
+    if (t.is_symbolic() || op_recorder())  // as ops, so capture records the copy
+      return dtype && *dtype != t.dtype() ? call_op1("cast", {t}, {{"dtype", *dtype}}) : call_op1("copy", {t});
     return dtype && *dtype != t.dtype() ? cast(t, *dtype) : t.clone();
   }
   if (!is_sequence(data) && has_buffer(data)) {

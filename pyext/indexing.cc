@@ -1,5 +1,6 @@
 // Tensor indexing from Python keys: parses a subscript into kernels/index_ops.h IndexItems (numpy
 // rules: ints, slices, None, Ellipsis, integer and boolean arrays, lists, tuples of these).
+#include "graph/op.h"
 #include "kernels/index_ops.h"
 #include "pyext/tensor_object.h"
 
@@ -71,9 +72,21 @@ IndexItems parse_key(PyObject* key) {
 
 }  // namespace
 
+// x[key] as a graph op ("basic_index" view or "index"), so that capture records it like any other
+// op; index arrays given as lists become constant inputs.
+Tensor getitem_op(const Tensor& t, PyObject* key) {
+  IndexItems items = parse_key(key);
+  Tensors in{t};
+  for (const IndexItem& it : items)
+    if (it.kind == IndexItem::Kind::Array) in.push_back(it.array);
+  Attrs attrs{{"items", encode_index_items(items)}};
+  return call_op1(in.size() == 1 ? "basic_index" : "index", in, attrs);
+}
+
 PyObject* tensor_getitem(PyObject* self, PyObject* key) {
   PJ_PY_BEGIN
   const Tensor& t = unwrap(self);
+  if (t.is_symbolic() || op_recorder()) return wrap(getitem_op(t, key));
   // Fast path: x[i] on the first axis.
   if (PyLong_CheckExact(key) && t.ndim() > 0) {
     long long i = PyLong_AsLongLong(key);

@@ -325,8 +325,11 @@ PyObject* get_ndim(PyObject* self, void*) { return PyLong_FromLong(unwrap(self).
 PyObject* get_size(PyObject* self, void*) { return PyLong_FromLongLong(unwrap(self).numel()); }
 PyObject* get_itemsize(PyObject* self, void*) { return PyLong_FromLong(itemsize(unwrap(self).dtype())); }
 PyObject* get_nbytes(PyObject* self, void*) { return PyLong_FromLongLong(unwrap(self).nbytes()); }
+// Layout (strides, contiguity) of a graph value is the compiler's choice, not eager's: capture
+// refuses to read it.
 PyObject* get_strides(PyObject* self, void*) {
   const Tensor& t = unwrap(self);
+  if (refuse_symbolic(t, "strides")) return nullptr;
   Shape s = t.strides();
   for (auto& x : s) x *= itemsize(t.dtype());
   return shape_tuple(s);
@@ -392,7 +395,10 @@ PyObject* m_storage_ptr(PyObject* self, PyObject*) {
   if (refuse_symbolic(unwrap(self), "storage_ptr()")) return nullptr;
   return PyLong_FromVoidPtr(unwrap(self).storage()->data());
 }
-PyObject* m_is_contiguous(PyObject* self, PyObject*) { return PyBool_FromLong(unwrap(self).is_contiguous()); }
+PyObject* m_is_contiguous(PyObject* self, PyObject*) {
+  if (refuse_symbolic(unwrap(self), "is_contiguous()")) return nullptr;
+  return PyBool_FromLong(unwrap(self).is_contiguous());
+}
 
 PyMethodDef methods[] = {
     {"item", m_item, METH_VARARGS, "the element as a Python scalar (size-1 tensors, or item(i))"},

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
-# The whole test matrix: GoogleTest suites, the Python suites on pyenv 3.7 and 3.9, and the numpy
-# oracle suite on the system python3 (skipped, and said so, without numpy). Ends with one line
-# "N passed, N failed" and exits non-zero when anything failed.
+# The whole test matrix: GoogleTest suites, the Python suites on pyenv 3.7 and 3.9 (plain and under
+# PIJIT_STRESS), and the numpy oracle suite on the system python3 (skipped, and said so, without
+# numpy). Ends with one line "N passed, N failed" and exits non-zero when anything failed.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 source tools/find_python.sh
@@ -26,6 +26,10 @@ for v in 3.7 3.9; do
   PYTHONPATH=pyscripts "$py" tests/python/run.py > "$log/py$v.txt" 2>&1
   tail -n 40 "$log/py$v.txt"
   tally "$log/py$v.txt" "Python $v"
+  # The same suites with every frame a capture candidate (capture must never change a result).
+  PIJIT_STRESS=1 PYTHONPATH=pyscripts "$py" -W ignore tests/python/run.py > "$log/stress$v.txt" 2>&1
+  tail -n 5 "$log/stress$v.txt"
+  tally "$log/stress$v.txt" "Python $v under PIJIT_STRESS"
 done
 if [ -x /usr/bin/python3 ]; then
   PYTHONPATH=pyscripts /usr/bin/python3 tests/python/run.py --oracle > "$log/oracle.txt" 2>&1

@@ -4,6 +4,8 @@ PYNATIVE_MODE runs every op eagerly. Under GRAPH_MODE every Cell call captures i
 graph (pijit.jit with fullgraph=True): what cannot be captured raises pijit.CaptureError naming the
 reason and the source line, as MindSpore's static graph mode refuses unsupported syntax.
 """
+from pijit._state import runtime_state
+
 GRAPH_MODE = 0
 PYNATIVE_MODE = 1
 
@@ -11,6 +13,7 @@ _DEVICE_TARGETS = ("CPU", "GPU")
 _state = {"mode": PYNATIVE_MODE, "device_target": "CPU", "device_id": 0}
 
 
+@runtime_state("changes the context")
 def set_context(**kwargs):
     """set_context(mode=PYNATIVE_MODE, device_target="CPU", device_id=0)."""
     for key, value in kwargs.items():

@@ -2,6 +2,7 @@
 from pijit import _C
 from pijit import dtype as _dt
 from pijit._ops_common import op as _op, shape_arg as _shape_arg
+from pijit._state import runtime_state
 
 _seed = [0]
 
@@ -67,6 +68,7 @@ def eye(n, m=None, dtype=None):
     return _op("eye", (), n=int(n), m=int(n if m is None else m), dtype=_dtype_or(dtype, _dt.float32))
 
 
+@runtime_state("reseeds the random generator")
 def set_seed(seed):
     """Seeds pijit's random generator (rand, randn, randint, dropout, initialisers)."""
     if not isinstance(seed, int) or seed < 0:
@@ -75,6 +77,7 @@ def set_seed(seed):
     _C.set_seed(seed)
 
 
+@runtime_state("reads the random seed")
 def get_seed():
     return _seed[0]
 

@@ -14,6 +14,7 @@ import functools
 import os
 
 from pijit import _C
+from pijit._state import runtime_state
 
 CaptureError = _C.CaptureError
 set_jit_config = _C.set_jit_config
@@ -56,6 +57,7 @@ def ms_function(fn=None, input_signature=None, hash_args=None, jit_config=None):
     return jit(fn, input_signature=input_signature, hash_args=hash_args, jit_config=jit_config)
 
 
+@runtime_state("reads capture statistics")
 def jit_stats(fn):
     """Counters, guards (as text) and graphs of a jitted function, method or Cell:
     compiles, graphs, cache_hits, cache_misses, recompiles, frames_rewritten, frames_default,
@@ -63,6 +65,7 @@ def jit_stats(fn):
     return _C.jit_stats(fn)
 
 
+@runtime_state("switches stress mode")
 def set_stress(on=True):
     """Stress mode: every frame outside pijit becomes a capture candidate, and frames capture
     refuses run pijit's re-assembled bytecode; stress_stats() counts both and why."""

@@ -9,6 +9,8 @@ class Parameter(Tensor):
     default_input is a Tensor (its data is copied), a number or nested sequence, or an
     Initializer from pijit.common.initializer together with its shape already bound.
     """
+    # Capture does not create state that outlives the call (pijit/_state.py).
+    __pijit_state__ = "creates a Parameter (state that outlives the call)"
 
     def __new__(cls, default_input, name=None, requires_grad=True, layerwise_parallel=False,
                 parallel_optimizer=True):

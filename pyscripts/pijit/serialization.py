@@ -14,6 +14,7 @@ import struct
 
 from pijit import _C
 from pijit import dtype as _dt
+from pijit._state import runtime_state
 
 MAGIC = b"PIJITCKPT\x01"
 _FORMATS = {"bool": "?", "int32": "i", "int64": "q", "float32": "f", "float64": "d"}
@@ -36,6 +37,7 @@ def _entries(save_obj):
                     "{'name', 'data'} dicts, got %s" % type(save_obj).__name__)
 
 
+@runtime_state("writes a file")
 def save_checkpoint(save_obj, ckpt_file_name, append_dict=None):
     from pijit.tensor import Tensor
     entries = _entries(save_obj)
@@ -81,6 +83,7 @@ def _read(ckpt_file_name):
     return header, memoryview(blob)[start + hlen:]
 
 
+@runtime_state("reads a file")
 def load_checkpoint(ckpt_file_name, net=None, strict_load=False, filter_prefix=None,
                     choice_func=None):
     """Returns {name: Parameter}; loads into `net` too when given."""
@@ -118,6 +121,7 @@ def load_checkpoint(ckpt_file_name, net=None, strict_load=False, filter_prefix=N
     return out
 
 
+@runtime_state("replaces parameters")
 def load_param_into_net(net, parameter_dict, strict_load=False):
     """Copies values into net's parameters by name. Returns (params not loaded, checkpoint
     entries not used). Shape mismatches raise ValueError naming both shapes."""
