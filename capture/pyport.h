@@ -112,6 +112,14 @@ inline PyObject* eval_frame_default(PyThreadState* tstate, PyFrameObject* f, int
 #endif
 }
 
+// The type's method-cache version tag: CPython gives it a new one whenever the type or one of its
+// bases changes (a method patched, a class attribute set), so one equal tag stands for "every
+// class-level lookup through this type still finds what it found". 0 when the type has no valid
+// tag (modified since the last lookup, or never looked up). Same field and flag in 3.7 to 3.12.
+inline unsigned int type_version(PyTypeObject* t) {
+  return PyType_HasFeature(t, Py_TPFLAGS_VALID_VERSION_TAG) ? t->tp_version_tag : 0;
+}
+
 // ---- (a') frames --------------------------------------------------------------------------------
 // 3.7-3.10 evaluate a PyFrameObject whose f_localsplus holds the fast locals, then the cells
 // (co_cellvars), then the free variables (co_freevars). Cells are created, and arguments copied

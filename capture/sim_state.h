@@ -66,6 +66,8 @@ class Simulator {
   bool is_library_type(PyTypeObject* t);
   bool is_library_code(PyObject* func);
   bool trusted(PyObject* v);                           // operators on it run no user code
+  bool plain_instance(PyObject* v);                    // an instance of a user class (or Cell)
+  void need_identity(PyObject* v);                     // guard that later calls see this very object
   int node_of(PyObject* v) const;                      // -1 if not read from the frame
   PyObject* load_attr(PyObject* v, PyObject* name);
   PyObject* load_global(SimFrame& fr, PyObject* name);
@@ -80,6 +82,7 @@ class Simulator {
   PyObject* inline_call(PyObject* func, PyObject* self, const std::vector<PyObject*>& args, PyObject* kwnames);
   PyObject* trace_call(PyObject* callable, const std::vector<PyObject*>& args, PyObject* kwnames);
   void refuse_runtime_state(PyObject* callable);
+  void guard_class(int node, PyTypeObject* tp);
   PyObject* call_builtin(PyObject* callable, const std::vector<PyObject*>& args, PyObject* kwnames, bool* handled);
   PyObject* cell_children(PyObject* cell);  // a tuple of a CellList/SequentialCell's cells, sourced
   PyObject* make_sym(const TensorMeta& m, int value_id);

@@ -215,17 +215,41 @@ PyObject* Simulator::wrap(PyObject* obj, int node) {
   }
   Py_INCREF(obj);
   own(obj);
-  if (PyTuple_CheckExact(obj) || PyList_CheckExact(obj) || PyDict_CheckExact(obj)) {
-    // Only the type: the length is guarded when it matters (iteration, unpacking, len, passing it
-    // on), so reading one item of a list the function appends to elsewhere does not over-guard.
+  bool builtin_dict = PyDict_Check(obj) && !(Py_TYPE(obj)->tp_flags & Py_TPFLAGS_HEAPTYPE);  // dict, OrderedDict
+  if (PyTuple_CheckExact(obj) || PyList_CheckExact(obj) || builtin_dict || plain_instance(obj)) {
+    // Only the type. A container's length is guarded when it matters (iteration, unpacking, len,
+    // passing it on), so reading one item of a list the function appends to elsewhere does not
+    // over-guard. An instance is read only through guarded attribute paths, so other instances
+    // of its class (another Cell of the same structure) reuse the graph; identity is guarded
+    // where it matters (need_identity).
     Py_INCREF(Py_TYPE(obj));
     tree_.add_check(node, {CheckKind::Type, reinterpret_cast<PyObject*>(Py_TYPE(obj)), 0, {}});
   } else {
     Py_INCREF(obj);
     tree_.add_check(node, {CheckKind::Id, obj, 0, {}});
   }
-  node_of_.emplace(obj, node);
+  auto seen = node_of_.emplace(obj, node);
+  if (!seen.second && seen.first->second != node) {
+    // One object reached along two paths: reads go through the first path, so both paths must
+    // keep holding one object.
+    need_identity(obj);
+    Py_INCREF(obj);
+    tree_.add_check(node, {CheckKind::Id, obj, 0, {}});
+  }
   return obj;
+}
+
+bool Simulator::plain_instance(PyObject* v) {
+  PyTypeObject* t = Py_TYPE(v);
+  return (t->tp_flags & Py_TPFLAGS_HEAPTYPE) && !PyType_Check(v) && !PyFunction_Check(v) && !PyMethod_Check(v) &&
+         !PyModule_Check(v) && !trusted(v) && !is_library_type(t);
+}
+
+void Simulator::need_identity(PyObject* v) {
+  int node = node_of(v);
+  if (node < 0 || !plain_instance(v)) return;
+  Py_INCREF(v);
+  tree_.add_check(node, {CheckKind::Id, v, 0, {}});
 }
 
 PyObject* Simulator::materialize(PyObject* v) {
@@ -327,6 +351,16 @@ PyObject* Simulator::load_deref(SimFrame& fr, int i, bool must_be_bound) {
   return v;
 }
 
+// What an instance attribute lookup found on the class (methods, properties, class attributes,
+// __getattr__) holds while the class is unmodified: one version-tag check per guarded object.
+void Simulator::guard_class(int node, PyTypeObject* tp) {
+  unsigned int version = py::type_version(tp);
+  if (!version) stop(Break::UnsupportedAttribute, std::string("class ") + tp->tp_name + " has no version tag to guard");
+  Py_INCREF(tp);
+  tree_.add_check(node, {CheckKind::TypeVersion, reinterpret_cast<PyObject*>(tp), static_cast<int64_t>(version), {}});
+  tree_.drop_check(node, CheckKind::Type, reinterpret_cast<PyObject*>(tp));  // implied
+}
+
 PyObject* Simulator::load_attr(PyObject* v, PyObject* name) {
   int node = node_of(v);
   const char* cname = PyUnicode_AsUTF8(name);
@@ -373,6 +407,7 @@ PyObject* Simulator::load_attr(PyObject* v, PyObject* name) {
   if (_PyType_Lookup(tp, own(PyUnicode_InternFromString("__getattribute__"))) != object_getattribute)
     stop(Break::UnsupportedAttribute, std::string(tp->tp_name) + " customises __getattribute__");
   PyObject* descr = _PyType_Lookup(tp, name);
+  guard_class(node, tp);
   if (descr && Py_TYPE(descr)->tp_descr_set) {
     if (PyObject_TypeCheck(descr, &PyProperty_Type)) {
       PyObject* fget = own(PyObject_GetAttrString(descr, "fget"));
@@ -421,6 +456,7 @@ bool Simulator::truth(PyObject* v) {
   bool plain = !(tp->tp_as_number && tp->tp_as_number->nb_bool) && !(tp->tp_as_mapping && tp->tp_as_mapping->mp_length) &&
                !(tp->tp_as_sequence && tp->tp_as_sequence->sq_length);
   if (!plain) stop(Break::UserObjectOperator, std::string("truth of a ") + tp->tp_name);
+  if (node_of(v) >= 0 && plain_instance(v)) guard_class(node_of(v), tp);  // a later __bool__ would change it
   return true;
 }
 
@@ -603,6 +639,8 @@ void Simulator::refuse_runtime_state(PyObject* callable) {
 
 PyObject* Simulator::trace_call(PyObject* callable, const std::vector<PyObject*>& args, PyObject* kwnames) {
   refuse_runtime_state(callable);
+  for (PyObject* a : args) need_identity(a);  // library code may keep or compare what it is given
+  if (PyMethod_Check(callable)) need_identity(PyMethod_GET_SELF(callable));
   Py_ssize_t nkw = kwnames ? PyTuple_GET_SIZE(kwnames) : 0;
   Py_ssize_t npos = static_cast<Py_ssize_t>(args.size()) - nkw;
   PyObject* t = own(PyTuple_New(npos));

@@ -369,6 +369,8 @@ void Simulator::step(SimFrame& fr, const Instruction& ins) {
       PyObject* b = pop(fr);
       PyObject* a = pop(fr);
       if (ins.arg == 8 || ins.arg == 9) {  // is, is not (3.7; 3.9 has IS_OP)
+        need_identity(a);
+        need_identity(b);
         push(fr, ((a == b) == (ins.arg == 8)) ? Py_True : Py_False);
         return;
       }
@@ -391,6 +393,8 @@ void Simulator::step(SimFrame& fr, const Instruction& ins) {
     case Opcode::IS_OP: {
       PyObject* b = pop(fr);
       PyObject* a = pop(fr);
+      need_identity(a);
+      need_identity(b);
       push(fr, ((a == b) != (ins.arg == 1)) ? Py_True : Py_False);
       return;
     }

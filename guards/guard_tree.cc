@@ -134,6 +134,17 @@ bool run_check(const Check& c, PyObject* o, GuardFailure* why, const GuardTree& 
       }
       return false;
     }
+    case CheckKind::TypeVersion: {
+      PyTypeObject* t = reinterpret_cast<PyTypeObject*>(c.ref);
+      if (Py_TYPE(o) != t) return fail("", std::string("type ") + t->tp_name, "type " + type_name(o));
+      if (py::type_version(t) == static_cast<unsigned int>(c.n)) return true;
+      if (why) {
+        why->path = "type(" + tree.path(node) + ")";
+        why->before = std::string("class ") + t->tp_name + " as captured";
+        why->after = "modified (a method or class attribute was set)";
+      }
+      return false;
+    }
     case CheckKind::DictKeys: {
       if (!PyDict_Check(o)) return fail("", "dict", "type " + type_name(o));
       PyObject* keys = PyDict_Keys(o);
@@ -210,6 +221,16 @@ void GuardTree::add_check(int node, Check c) {
   nodes_[node].checks.push_back(c);
 }
 
+void GuardTree::drop_check(int node, CheckKind kind, PyObject* ref) {
+  auto& checks = nodes_[node].checks;
+  for (auto it = checks.begin(); it != checks.end(); ++it)
+    if (it->kind == kind && it->ref == ref) {
+      Py_XDECREF(it->ref);
+      checks.erase(it);
+      return;
+    }
+}
+
 int GuardTree::num_checks() const {
   int k = 0;
   for (auto& n : nodes_) k += static_cast<int>(n.checks.size());
@@ -280,6 +301,9 @@ std::vector<std::string> GuardTree::describe() const {
         case CheckKind::Length: out.push_back("len(" + p + ") == " + std::to_string(c.n)); break;
         case CheckKind::DictKeys: out.push_back(p + ".keys() == " + repr_of(c.ref)); break;
         case CheckKind::Absent: out.push_back(p + " is undefined"); break;
+        case CheckKind::TypeVersion:
+          out.push_back("type(" + p + ") is " + reinterpret_cast<PyTypeObject*>(c.ref)->tp_name + ", unmodified");
+          break;
         case CheckKind::Mode: out.push_back(std::string("context mode is ") + (c.n == 0 ? "GRAPH_MODE" : "PYNATIVE_MODE")); break;
       }
     }

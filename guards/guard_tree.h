@@ -40,6 +40,7 @@ enum class CheckKind {
   DictKeys,    // type(o) is dict and list(o) == list(ref)
   Absent,      // the path does not resolve (global not defined, key missing)
   Mode,        // the context mode is n
+  TypeVersion, // type(o) is ref and ref's version tag is n: no class-level attribute of o changed
 };
 
 struct Check {
@@ -75,6 +76,7 @@ class GuardTree {
   int root(Access access, int index, PyObject* key);
   int child(int parent, Access access, PyObject* key);
   void add_check(int node, Check c);  // steals c.ref; duplicate checks are dropped
+  void drop_check(int node, CheckKind kind, PyObject* ref);  // one a later, stronger check implies
   const GuardNode& node(int i) const { return nodes_[i]; }
   int size() const { return static_cast<int>(nodes_.size()); }
   int num_checks() const;

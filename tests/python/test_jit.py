@@ -304,6 +304,65 @@ class TestGuards(JitCase):
         st = pj.jit_stats(func)
         self.assertEqual(st["recompile_reasons"], ["self.value: 5 -> 1"])
 
+    def test_instances_of_one_cell_class_share_the_graph(self):
+        class Block(nn.Cell):
+            def __init__(self, k):
+                super(Block, self).__init__()
+                self.dense = nn.Dense(3, 3)
+                self.k = k
+
+            @pj.jit
+            def construct(self, x):
+                return ops.relu(self.dense(x)) * self.k
+        pj.set_seed(3)
+        blocks = [Block(2.0) for _ in range(12)]  # more than the recompile limit
+        x = pj.ones((2, 3))
+        expected = [eager(b.construct.__wrapped__, b, x) for b in blocks]
+        for _ in range(2):
+            for b, e in zip(blocks, expected):
+                self.assertTrue(same(b(x), e))  # each block's own weights
+        st = pj.jit_stats(blocks[0])
+        self.assertEqual((st["compiles"], st["graphs"], st["recompiles"]), (1, 1, 0))
+        self.assertEqual(st["frames_rewritten"], 24)
+        blocks[5].k = 3.0  # what the graph folded is still guarded per instance
+        self.assertTrue(same(blocks[5](x), eager(blocks[5].construct.__wrapped__, blocks[5], x)))
+        self.assertEqual(pj.jit_stats(blocks[0])["recompile_reasons"], ["self.k: 2.0 -> 3.0"])
+
+    def test_patched_method_recompiles(self):
+        class Scaler(object):
+            def helper(self, x):
+                return x * 2
+            def run(self, x):
+                return self.helper(x) + 1
+        s = Scaler()
+        jf = pj.jit(s.run)
+        self.assertEqual(jf(T([1.0])).tolist(), [3.0])
+        Scaler.helper = lambda self, x: x * 3
+        self.assertEqual(jf(T([1.0])).tolist(), [4.0])
+        self.assertEqual(pj.jit_stats(jf)["recompile_reasons"],
+                         ["type(self): class Scaler as captured -> modified (a method or class attribute was set)"])
+
+    def test_one_object_along_two_paths_stays_one_object(self):
+        def f(x, a, b):
+            a0 = a[0]
+            return x * b[0] + a0
+        shared = [2.0]
+        jf = pj.jit(f)
+        self.assertEqual(jf(T([1.0]), shared, shared).tolist(), [4.0])
+        self.assertEqual(jf(T([1.0]), [2.0], [5.0]).tolist(), [7.0])
+        self.assertEqual(pj.jit_stats(jf)["compiles"], 2)
+
+    def test_identity_comparison_guards_identity(self):
+        class Node(object):
+            pass
+        a, b = Node(), Node()
+        def f(x, p, q):
+            return x * 2 if p is q else x * 3
+        jf = pj.jit(f)
+        self.assertEqual(jf(T([1.0]), a, a).tolist(), [2.0])
+        self.assertEqual(jf(T([1.0]), a, b).tolist(), [3.0])
+        self.assertEqual(jf(T([1.0]), b, b).tolist(), [2.0])
+
     def test_recompile_limit_falls_back_with_a_warning(self):
         jf = pj.jit(lambda x: x + 1, recompile_limit=2)
         with warnings.catch_warnings(record=True) as w:
