@@ -82,6 +82,9 @@ class Simulator {
   PyObject* inline_call(PyObject* func, PyObject* self, const std::vector<PyObject*>& args, PyObject* kwnames);
   PyObject* trace_call(PyObject* callable, const std::vector<PyObject*>& args, PyObject* kwnames);
   void refuse_runtime_state(PyObject* callable);
+  PyObject* load_fast(SimFrame& fr, int i);
+  PyObject* make_super(const std::vector<PyObject*>& args, PyObject* kwnames);
+  PyObject* super_attr(PyObject* sup, PyObject* name);
   void guard_class(int node, PyTypeObject* tp);
   PyObject* call_builtin(PyObject* callable, const std::vector<PyObject*>& args, PyObject* kwnames, bool* handled);
   PyObject* cell_children(PyObject* cell);  // a tuple of a CellList/SequentialCell's cells, sourced

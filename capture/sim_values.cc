@@ -369,6 +369,7 @@ PyObject* Simulator::load_attr(PyObject* v, PyObject* name) {
     if (!r) python_error((std::string("reading .") + cname).c_str());
     return own(r);
   };
+  if (Py_TYPE(v) == &PySuper_Type) return super_attr(v, name);
   if (py::is_tensor(v)) {
     auto real = real_of_sym_.find(v);
     if (_PyType_Lookup(Py_TYPE(v), name) || real == real_of_sym_.end()) return real_getattr(v);
@@ -442,6 +443,57 @@ PyObject* Simulator::load_attr(PyObject* v, PyObject* name) {
     stop(Break::UnsupportedAttribute, std::string(tp->tp_name) + " defines __getattr__");
   }
   stop(Break::Raises, std::string("AttributeError: '") + tp->tp_name + "' object has no attribute '" + cname + "'");
+}
+
+// super() (from the frame's first argument and its __class__ cell, as CPython does) and
+// super(cls, obj): a real super object over the real instance.
+PyObject* Simulator::make_super(const std::vector<PyObject*>& args, PyObject* kwnames) {
+  if (kwnames) stop(Break::UnsupportedCall, "super() with keyword arguments");
+  PyObject *cls = nullptr, *obj = nullptr;
+  if (args.size() == 2) {
+    cls = args[0];
+    obj = args[1];
+  } else if (args.empty()) {
+    SimFrame& fr = *frames_.back();
+    PyCodeObject* co = fr.code;
+    if (co->co_argcount == 0) stop(Break::Raises, "RuntimeError: super(): no arguments");
+    obj = load_fast(fr, 0);
+    int ncell = py::code_ncells(co);
+    PyObject* first = PyTuple_GET_ITEM(co->co_varnames, 0);
+    for (int i = 0; i < ncell && !obj; ++i)  // the first argument moved into a cell
+      if (PyUnicode_Compare(PyTuple_GET_ITEM(co->co_cellvars, i), first) == 0) obj = load_deref(fr, i, false);
+    for (int i = 0; i < py::code_nfrees(co); ++i)
+      if (PyUnicode_CompareWithASCIIString(PyTuple_GET_ITEM(co->co_freevars, i), "__class__") == 0)
+        cls = load_deref(fr, ncell + i, false);
+    if (!cls) stop(Break::Raises, "RuntimeError: super(): __class__ cell not found");
+    if (!obj) stop(Break::Raises, "RuntimeError: super(): arg[0] deleted");
+  } else {
+    stop(Break::UnsupportedCall, "super() with " + std::to_string(args.size()) + " argument(s)");
+  }
+  if (!plain_instance(obj) || node_of(obj) < 0) stop(Break::UnsupportedCall, "super() of something other than a frame object");
+  PyObject* sup = PyObject_CallFunctionObjArgs(reinterpret_cast<PyObject*>(&PySuper_Type), cls, obj, nullptr);
+  if (!sup) python_error("super()");
+  return own(sup);
+}
+
+// super().name: the class-level object after __thisclass__ in type(obj).__mro__, read from the
+// class dicts (no descriptor runs); type(obj)'s version tag covers every class on that path.
+PyObject* Simulator::super_attr(PyObject* sup, PyObject* name) {
+  PyObject* cls = own(PyObject_GetAttrString(sup, "__thisclass__"));
+  PyObject* obj = own(PyObject_GetAttrString(sup, "__self__"));
+  PyTypeObject* tp = Py_TYPE(obj);
+  guard_class(node_of(obj), tp);
+  PyObject* mro = tp->tp_mro;
+  Py_ssize_t n = mro ? PyTuple_GET_SIZE(mro) : 0, i = 0;
+  while (i < n && PyTuple_GET_ITEM(mro, i) != cls) ++i;
+  for (++i; i < n; ++i) {
+    PyObject* raw = PyDict_GetItem(reinterpret_cast<PyTypeObject*>(PyTuple_GET_ITEM(mro, i))->tp_dict, name);
+    if (!raw) continue;
+    if (PyFunction_Check(raw) || jit_target(raw)) return own(PyMethod_New(raw, obj));
+    if (is_constant(raw)) return raw;
+    stop(Break::UnsupportedAttribute, std::string("super().") + PyUnicode_AsUTF8(name) + " is a " + Py_TYPE(raw)->tp_name);
+  }
+  stop(Break::Raises, std::string("AttributeError: 'super' object has no attribute '") + PyUnicode_AsUTF8(name) + "'");
 }
 
 bool Simulator::truth(PyObject* v) {
@@ -542,6 +594,7 @@ PyObject* Simulator::call(PyObject* callable, const std::vector<PyObject*>& args
       return trace_call(callable, args, kwnames);
     }
   }
+  if (callable == reinterpret_cast<PyObject*>(&PySuper_Type)) return make_super(args, kwnames);
   if (PyType_Check(callable)) {
     if (pure_type(callable) || is_library_type(reinterpret_cast<PyTypeObject*>(callable)))
       return trace_call(callable, args, kwnames);

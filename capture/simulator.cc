@@ -187,6 +187,16 @@ PyObject* Simulator::run_frame(SimFrame& fr) {
   return fr.result;
 }
 
+PyObject* Simulator::load_fast(SimFrame& fr, int i) {
+  if (fr.root && !fr.loaded[i]) {
+    fr.loaded[i] = 1;
+    PyObject* real = py::frame_local(fr.real, i);
+    PyObject* name = PyTuple_GET_ITEM(fr.code->co_varnames, i);
+    if (real) fr.locals[i] = wrap(real, tree_.root(guards::Access::Local, i, name));
+  }
+  return fr.locals[i];
+}
+
 // One handler per opcode. Unlisted opcodes end capture with UnsupportedOpcode.
 void Simulator::step(SimFrame& fr, const Instruction& ins) {
   switch (ins.op) {
@@ -215,13 +225,7 @@ void Simulator::step(SimFrame& fr, const Instruction& ins) {
     }
     case Opcode::LOAD_CONST: push(fr, PyTuple_GET_ITEM(fr.code->co_consts, ins.arg)); return;
     case Opcode::LOAD_FAST: {
-      if (fr.root && !fr.loaded[ins.arg]) {
-        fr.loaded[ins.arg] = 1;
-        PyObject* real = py::frame_local(fr.real, ins.arg);
-        PyObject* name = PyTuple_GET_ITEM(fr.code->co_varnames, ins.arg);
-        if (real) fr.locals[ins.arg] = wrap(real, tree_.root(guards::Access::Local, ins.arg, name));
-      }
-      PyObject* v = fr.locals[ins.arg];
+      PyObject* v = load_fast(fr, ins.arg);
       if (!v)
         stop(Break::Raises, std::string("UnboundLocalError: local variable '") +
                                 PyUnicode_AsUTF8(PyTuple_GET_ITEM(fr.code->co_varnames, ins.arg)) +

@@ -221,6 +221,31 @@ class TestCells(JitCase):
         self.assertEqual(st["entries"][0]["ops"], 3)  # dense, relu, dense
         self.assertTrue(any("_params['weight']" in g for g in st["entries"][0]["guards"]))
 
+    def test_super_construct_is_inlined(self):
+        class Base(nn.Cell):
+            scale = 2.0
+            def __init__(self):
+                super(Base, self).__init__()
+                self.dense = nn.Dense(3, 3)
+            def construct(self, x):
+                return self.dense(x) * self.scale
+        class Zero(Base):
+            def construct(self, x):
+                return ops.relu(super().construct(x))
+        class Explicit(Base):
+            def construct(self, x):
+                return super(Explicit, self).construct(x) - super().scale
+        pj.set_seed(5)
+        for cls in (Zero, Explicit):
+            net = cls()
+            st = self.check(net, pj.ones((2, 3)))
+            self.assertEqual(st["entries"][0]["ops"], 3, st["entries"][0]["graph"])  # dense, mul, relu | sub
+        net = Zero()
+        jn = pj.jit(net)
+        jn(pj.ones((2, 3)))
+        Base.construct = lambda self, x: x * 10  # a base class changes: the subclass recompiles
+        self.assertEqual(jn(pj.ones((1, 3))).tolist(), [[10.0, 10.0, 10.0]])
+
     def test_parameter_update_is_seen_without_recompiling(self):
         net = nn.Dense(2, 1, weight_init="ones", bias_init="zeros")
         jnet = pj.jit(net)
