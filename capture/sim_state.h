@@ -68,6 +68,7 @@ class Simulator {
   bool trusted(PyObject* v);                           // operators on it run no user code
   bool plain_instance(PyObject* v);                    // an instance of a user class (or Cell)
   void need_identity(PyObject* v);                     // guard that later calls see this very object
+  void is_identity(PyObject* a, PyObject* b);          // guards what `a is b` depended on
   int node_of(PyObject* v) const;                      // -1 if not read from the frame
   PyObject* load_attr(PyObject* v, PyObject* name);
   PyObject* load_global(SimFrame& fr, PyObject* name);

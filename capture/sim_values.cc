@@ -232,11 +232,20 @@ PyObject* Simulator::wrap(PyObject* obj, int node) {
   if (!seen.second && seen.first->second != node) {
     // One object reached along two paths: reads go through the first path, so both paths must
     // keep holding one object.
-    need_identity(obj);
-    Py_INCREF(obj);
-    tree_.add_check(node, {CheckKind::Id, obj, 0, {}});
+    for (int n : {seen.first->second, node}) {
+      Py_INCREF(obj);
+      tree_.add_check(n, {CheckKind::Id, obj, 0, {}});
+    }
   }
   return obj;
+}
+
+// `a is b`: an instance is never a constant (`self.act is None` holds for every instance of the
+// type), so identity is guarded only when both sides are objects.
+void Simulator::is_identity(PyObject* a, PyObject* b) {
+  if (is_constant(a) || is_constant(b)) return;
+  need_identity(a);
+  need_identity(b);
 }
 
 bool Simulator::plain_instance(PyObject* v) {
@@ -246,6 +255,10 @@ bool Simulator::plain_instance(PyObject* v) {
 }
 
 void Simulator::need_identity(PyObject* v) {
+  if (PyTuple_CheckExact(v) || PyList_CheckExact(v)) {  // e.g. a list of objects handed to library code
+    for (Py_ssize_t i = 0; i < PySequence_Fast_GET_SIZE(v); ++i) need_identity(PySequence_Fast_GET_ITEM(v, i));
+    return;
+  }
   int node = node_of(v);
   if (node < 0 || !plain_instance(v)) return;
   Py_INCREF(v);

@@ -373,8 +373,7 @@ void Simulator::step(SimFrame& fr, const Instruction& ins) {
       PyObject* b = pop(fr);
       PyObject* a = pop(fr);
       if (ins.arg == 8 || ins.arg == 9) {  // is, is not (3.7; 3.9 has IS_OP)
-        need_identity(a);
-        need_identity(b);
+        is_identity(a, b);
         push(fr, ((a == b) == (ins.arg == 8)) ? Py_True : Py_False);
         return;
       }
@@ -397,8 +396,7 @@ void Simulator::step(SimFrame& fr, const Instruction& ins) {
     case Opcode::IS_OP: {
       PyObject* b = pop(fr);
       PyObject* a = pop(fr);
-      need_identity(a);
-      need_identity(b);
+      is_identity(a, b);
       push(fr, ((a == b) != (ins.arg == 1)) ? Py_True : Py_False);
       return;
     }

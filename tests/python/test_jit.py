@@ -387,6 +387,13 @@ class TestGuards(JitCase):
         self.assertEqual(jf(T([1.0]), a, a).tolist(), [2.0])
         self.assertEqual(jf(T([1.0]), a, b).tolist(), [3.0])
         self.assertEqual(jf(T([1.0]), b, b).tolist(), [2.0])
+        self.assertEqual(pj.jit_stats(jf)["compiles"], 3)
+        def g(x, p):
+            return x if p is not None else -x  # true of every Node: the type decides
+        jg = pj.jit(g)
+        for p in (a, b, Node()):
+            self.assertEqual(jg(T([1.0]), p).tolist(), [1.0])
+        self.assertEqual(pj.jit_stats(jg)["compiles"], 1)
 
     def test_recompile_limit_falls_back_with_a_warning(self):
         jf = pj.jit(lambda x: x + 1, recompile_limit=2)
