@@ -86,7 +86,7 @@ class Simulator {
   PyObject* load_fast(SimFrame& fr, int i);
   PyObject* make_super(const std::vector<PyObject*>& args, PyObject* kwnames);
   PyObject* super_attr(PyObject* sup, PyObject* name);
-  void guard_class(int node, PyTypeObject* tp);
+  void guard_class(int node, PyTypeObject* tp, PyObject* name);
   PyObject* call_builtin(PyObject* callable, const std::vector<PyObject*>& args, PyObject* kwnames, bool* handled);
   PyObject* cell_children(PyObject* cell);  // a tuple of a CellList/SequentialCell's cells, sourced
   PyObject* make_sym(const TensorMeta& m, int value_id);

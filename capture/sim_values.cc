@@ -365,13 +365,24 @@ PyObject* Simulator::load_deref(SimFrame& fr, int i, bool must_be_bound) {
 }
 
 // What an instance attribute lookup found on the class (methods, properties, class attributes,
-// __getattr__) holds while the class is unmodified: one version-tag check per guarded object.
-void Simulator::guard_class(int node, PyTypeObject* tp) {
-  unsigned int version = py::type_version(tp);
-  if (!version) stop(Break::UnsupportedAttribute, std::string("class ") + tp->tp_name + " has no version tag to guard");
-  Py_INCREF(tp);
-  tree_.add_check(node, {CheckKind::TypeVersion, reinterpret_cast<PyObject*>(tp), static_cast<int64_t>(version), {}});
-  tree_.drop_check(node, CheckKind::Type, reinterpret_cast<PyObject*>(tp));  // implied
+// __getattr__) holds while the class is unmodified: one version-tag check per guarded object. The
+// check also remembers what each name resolved to, so a failure can say which one changed.
+void Simulator::guard_class(int node, PyTypeObject* tp, PyObject* name) {
+  guards::Check* c = tree_.find_check(node, CheckKind::TypeVersion);
+  if (!c) {
+    unsigned int version = py::type_version(tp);
+    if (!version) stop(Break::UnsupportedAttribute, std::string("class ") + tp->tp_name + " has no version tag to guard");
+    PyObject* ref = Py_BuildValue("(ON)", reinterpret_cast<PyObject*>(tp), PyDict_New());
+    if (!ref) python_error("guarding a class");
+    tree_.add_check(node, {CheckKind::TypeVersion, ref, static_cast<int64_t>(version), {}});
+    tree_.drop_check(node, CheckKind::Type, reinterpret_cast<PyObject*>(tp));  // implied
+    c = tree_.find_check(node, CheckKind::TypeVersion);
+  }
+  if (!name) return;
+  PyObject* found = _PyType_Lookup(tp, name);
+  PyObject* seen = found ? PyTuple_Pack(1, found) : PyTuple_New(0);  // () when the class lacks it
+  if (!seen || PyDict_SetItem(PyTuple_GET_ITEM(c->ref, 1), name, seen) < 0) python_error("guarding a class");
+  Py_DECREF(seen);
 }
 
 PyObject* Simulator::load_attr(PyObject* v, PyObject* name) {
@@ -421,7 +432,7 @@ PyObject* Simulator::load_attr(PyObject* v, PyObject* name) {
   if (_PyType_Lookup(tp, own(PyUnicode_InternFromString("__getattribute__"))) != object_getattribute)
     stop(Break::UnsupportedAttribute, std::string(tp->tp_name) + " customises __getattribute__");
   PyObject* descr = _PyType_Lookup(tp, name);
-  guard_class(node, tp);
+  guard_class(node, tp, name);
   if (descr && Py_TYPE(descr)->tp_descr_set) {
     if (PyObject_TypeCheck(descr, &PyProperty_Type)) {
       PyObject* fget = own(PyObject_GetAttrString(descr, "fget"));
@@ -495,7 +506,7 @@ PyObject* Simulator::super_attr(PyObject* sup, PyObject* name) {
   PyObject* cls = own(PyObject_GetAttrString(sup, "__thisclass__"));
   PyObject* obj = own(PyObject_GetAttrString(sup, "__self__"));
   PyTypeObject* tp = Py_TYPE(obj);
-  guard_class(node_of(obj), tp);
+  guard_class(node_of(obj), tp, name);
   PyObject* mro = tp->tp_mro;
   Py_ssize_t n = mro ? PyTuple_GET_SIZE(mro) : 0, i = 0;
   while (i < n && PyTuple_GET_ITEM(mro, i) != cls) ++i;
@@ -521,7 +532,7 @@ bool Simulator::truth(PyObject* v) {
   bool plain = !(tp->tp_as_number && tp->tp_as_number->nb_bool) && !(tp->tp_as_mapping && tp->tp_as_mapping->mp_length) &&
                !(tp->tp_as_sequence && tp->tp_as_sequence->sq_length);
   if (!plain) stop(Break::UserObjectOperator, std::string("truth of a ") + tp->tp_name);
-  if (node_of(v) >= 0 && plain_instance(v)) guard_class(node_of(v), tp);  // a later __bool__ would change it
+  if (node_of(v) >= 0 && plain_instance(v)) guard_class(node_of(v), tp, nullptr);  // a later __bool__ would change it
   return true;
 }
 

@@ -12,6 +12,11 @@ std::atomic<int> g_context_mode{1};
 
 std::string repr_of(PyObject* o) {
   if (!o) return "<undefined>";
+  if (PyFunction_Check(o)) {  // the short name: a qualname inside a method would be cut off below
+    char buf[64];
+    snprintf(buf, sizeof buf, " at %p>", static_cast<void*>(o));
+    return std::string("<function ") + PyUnicode_AsUTF8(reinterpret_cast<PyFunctionObject*>(o)->func_name) + buf;
+  }
   PyObject* r = PyObject_Repr(o);
   if (!r) {
     PyErr_Clear();
@@ -76,6 +81,25 @@ PyObject* resolve(const GuardNode& n, PyObject* parent, PyFrameObject* f, std::v
   return r;
 }
 
+// Which name that capture looked up on class t now resolves differently ("type(self).helper:
+// <function ...> -> <function ...>"); the class as a whole when none does (e.g. a new name).
+void explain_class_change(PyTypeObject* t, PyObject* seen, const std::string& path, GuardFailure* why) {
+  Py_ssize_t pos = 0;
+  PyObject *name, *was;
+  while (PyDict_Next(seen, &pos, &name, &was)) {
+    PyObject* before = PyTuple_GET_SIZE(was) ? PyTuple_GET_ITEM(was, 0) : nullptr;
+    PyObject* now = _PyType_Lookup(t, name);
+    if (now == before) continue;
+    why->path = path + "." + PyUnicode_AsUTF8(name);
+    why->before = before ? repr_of(before) : "undefined";
+    why->after = now ? repr_of(now) : "undefined";
+    return;
+  }
+  why->path = path;
+  why->before = std::string("class ") + t->tp_name + " as captured";
+  why->after = "modified (a class attribute was set)";
+}
+
 // Whether o passes c; on failure describes it relative to the node's path.
 bool run_check(const Check& c, PyObject* o, GuardFailure* why, const GuardTree& tree, int node) {
   auto fail = [&](std::string suffix, std::string before, std::string after) {
@@ -135,14 +159,10 @@ bool run_check(const Check& c, PyObject* o, GuardFailure* why, const GuardTree& 
       return false;
     }
     case CheckKind::TypeVersion: {
-      PyTypeObject* t = reinterpret_cast<PyTypeObject*>(c.ref);
+      PyTypeObject* t = reinterpret_cast<PyTypeObject*>(PyTuple_GET_ITEM(c.ref, 0));
       if (Py_TYPE(o) != t) return fail("", std::string("type ") + t->tp_name, "type " + type_name(o));
       if (py::type_version(t) == static_cast<unsigned int>(c.n)) return true;
-      if (why) {
-        why->path = "type(" + tree.path(node) + ")";
-        why->before = std::string("class ") + t->tp_name + " as captured";
-        why->after = "modified (a method or class attribute was set)";
-      }
+      if (why) explain_class_change(t, PyTuple_GET_ITEM(c.ref, 1), "type(" + tree.path(node) + ")", why);
       return false;
     }
     case CheckKind::DictKeys: {
@@ -231,6 +251,12 @@ void GuardTree::drop_check(int node, CheckKind kind, PyObject* ref) {
     }
 }
 
+Check* GuardTree::find_check(int node, CheckKind kind) {
+  for (Check& c : nodes_[node].checks)
+    if (c.kind == kind) return &c;
+  return nullptr;
+}
+
 int GuardTree::num_checks() const {
   int k = 0;
   for (auto& n : nodes_) k += static_cast<int>(n.checks.size());
@@ -302,7 +328,8 @@ std::vector<std::string> GuardTree::describe() const {
         case CheckKind::DictKeys: out.push_back(p + ".keys() == " + repr_of(c.ref)); break;
         case CheckKind::Absent: out.push_back(p + " is undefined"); break;
         case CheckKind::TypeVersion:
-          out.push_back("type(" + p + ") is " + reinterpret_cast<PyTypeObject*>(c.ref)->tp_name + ", unmodified");
+          out.push_back("type(" + p + ") is " + reinterpret_cast<PyTypeObject*>(PyTuple_GET_ITEM(c.ref, 0))->tp_name +
+                        ", unmodified");
           break;
         case CheckKind::Mode: out.push_back(std::string("context mode is ") + (c.n == 0 ? "GRAPH_MODE" : "PYNATIVE_MODE")); break;
       }

@@ -40,7 +40,8 @@ enum class CheckKind {
   DictKeys,    // type(o) is dict and list(o) == list(ref)
   Absent,      // the path does not resolve (global not defined, key missing)
   Mode,        // the context mode is n
-  TypeVersion, // type(o) is ref and ref's version tag is n: no class-level attribute of o changed
+  TypeVersion, // type(o) is ref[0] and its version tag is n: no class-level attribute of o changed
+               // (ref[1]: {name: (what the class held,) or ()} for explaining a failure)
 };
 
 struct Check {
@@ -77,6 +78,7 @@ class GuardTree {
   int child(int parent, Access access, PyObject* key);
   void add_check(int node, Check c);  // steals c.ref; duplicate checks are dropped
   void drop_check(int node, CheckKind kind, PyObject* ref);  // one a later, stronger check implies
+  Check* find_check(int node, CheckKind kind);                // the node's check of this kind, if any
   const GuardNode& node(int i) const { return nodes_[i]; }
   int size() const { return static_cast<int>(nodes_.size()); }
   int num_checks() const;

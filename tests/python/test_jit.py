@@ -364,8 +364,9 @@ class TestGuards(JitCase):
         self.assertEqual(jf(T([1.0])).tolist(), [3.0])
         Scaler.helper = lambda self, x: x * 3
         self.assertEqual(jf(T([1.0])).tolist(), [4.0])
-        self.assertEqual(pj.jit_stats(jf)["recompile_reasons"],
-                         ["type(self): class Scaler as captured -> modified (a method or class attribute was set)"])
+        reasons = pj.jit_stats(jf)["recompile_reasons"]
+        self.assertEqual(len(reasons), 1)
+        self.assertRegex(reasons[0], r"^type\(self\)\.helper: <function .*helper at .*> -> <function .*<lambda> at .*>$")
 
     def test_one_object_along_two_paths_stays_one_object(self):
         def f(x, a, b):
