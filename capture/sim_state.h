@@ -61,11 +61,12 @@ class Simulator {
   [[noreturn]] void stop(Break b, std::string detail);
   [[noreturn]] void python_error(const char* during);  // the pending Python error -> StopCapture
   PyObject* wrap(PyObject* obj, int node);             // a value read from the frame along `node`
-  PyObject* materialize(PyObject* v);                  // a value real Python code may consume
+  PyObject* materialize(PyObject* v, bool identity = true);  // a value real Python code may consume
   bool is_constant(PyObject* o) const;
   bool is_library_type(PyTypeObject* t);
   bool is_library_code(PyObject* func);
   bool trusted(PyObject* v);                           // operators on it run no user code
+  bool deep_trusted(PyObject* v);                      // ... nor on anything it holds
   bool plain_instance(PyObject* v);                    // an instance of a user class (or Cell)
   void need_identity(PyObject* v);                     // guard that later calls see this very object
   void is_identity(PyObject* a, PyObject* b);          // guards what `a is b` depended on
@@ -88,6 +89,8 @@ class Simulator {
   PyObject* super_attr(PyObject* sup, PyObject* name);
   void guard_class(int node, PyTypeObject* tp, PyObject* name);
   PyObject* call_builtin(PyObject* callable, const std::vector<PyObject*>& args, PyObject* kwnames, bool* handled);
+  bool is_cell_dict(PyObject* cell);
+  PyObject* cell_dict_item(PyObject* cell, PyObject* key);
   PyObject* cell_children(PyObject* cell);  // a tuple of a CellList/SequentialCell's cells, sourced
   PyObject* make_sym(const TensorMeta& m, int value_id);
 

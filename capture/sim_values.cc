@@ -172,6 +172,27 @@ bool Simulator::is_library_code(PyObject* func) {
   return file && std::strncmp(file, library_dir().c_str(), library_dir().size()) == 0;
 }
 
+// trusted(), and so is everything it holds (min/max/sorted/sum compare or add the items).
+bool Simulator::deep_trusted(PyObject* v) {
+  if (!trusted(v)) return false;
+  if (PyTuple_Check(v) || PyList_Check(v)) {
+    for (Py_ssize_t i = 0; i < PySequence_Fast_GET_SIZE(v); ++i)
+      if (!deep_trusted(PySequence_Fast_GET_ITEM(v, i))) return false;
+  } else if (PyDict_Check(v)) {
+    Py_ssize_t pos = 0;
+    PyObject *k, *val;
+    while (PyDict_Next(v, &pos, &k, &val))
+      if (!deep_trusted(k) || !deep_trusted(val)) return false;
+  } else if (PyAnySet_Check(v)) {
+    Py_ssize_t pos = 0;
+    PyObject* k;
+    Py_hash_t h;
+    while (_PySet_NextEntry(v, &pos, &k, &h))
+      if (!deep_trusted(k)) return false;
+  }
+  return true;
+}
+
 bool Simulator::trusted(PyObject* v) {
   if (v == null_slot()) return false;
   if (is_constant(v) || py::is_tensor(v)) return true;
@@ -180,7 +201,10 @@ bool Simulator::trusted(PyObject* v) {
   // was given would consume the caller's object, and the rewritten code would never replay that.
   if (PyGen_Check(v) || (!(t->tp_flags & Py_TPFLAGS_HEAPTYPE) && t->tp_iternext))
     return node_of(v) < 0;
-  if (PyTuple_Check(v) || PyList_Check(v) || PyDict_Check(v) || PyAnySet_Check(v) || PySlice_Check(v) ||
+  // Container subclasses written in Python (namedtuple, class L(list)) may run user code and keep
+  // attributes no guard sees: they are instances like any other.
+  bool builtin = !(t->tp_flags & Py_TPFLAGS_HEAPTYPE);
+  if ((builtin && (PyTuple_Check(v) || PyList_Check(v) || PyDict_Check(v) || PyAnySet_Check(v))) || PySlice_Check(v) ||
       PyRange_Check(v) || PyType_Check(v) || PyModule_Check(v) || PyCFunction_Check(v))
     return true;
   if (t == &PyDictKeys_Type || t == &PyDictValues_Type || t == &PyDictItems_Type) return true;
@@ -244,6 +268,8 @@ PyObject* Simulator::wrap(PyObject* obj, int node) {
 // type), so identity is guarded only when both sides are objects.
 void Simulator::is_identity(PyObject* a, PyObject* b) {
   if (is_constant(a) || is_constant(b)) return;
+  // Each path gets its own graph value, so two tensor values are never the same object here.
+  if (py::is_tensor(a) || py::is_tensor(b)) stop(Break::UserObjectOperator, "`is` between tensors");
   need_identity(a);
   need_identity(b);
 }
@@ -265,11 +291,15 @@ void Simulator::need_identity(PyObject* v) {
   tree_.add_check(node, {CheckKind::Id, v, 0, {}});
 }
 
-PyObject* Simulator::materialize(PyObject* v) {
+PyObject* Simulator::materialize(PyObject* v, bool identity) {
   auto done = materialized_.find(v);
   if (done != materialized_.end()) return done->second;
   int node = node_of(v);
   PyObject* out = v;
+  if (node >= 0 && (PyGen_Check(v) || (!(Py_TYPE(v)->tp_flags & Py_TPFLAGS_HEAPTYPE) && Py_TYPE(v)->tp_iternext)))
+    stop(Break::SideEffect, std::string("consumes a ") + Py_TYPE(v)->tp_name + " the function did not create");
+  // Handed to real computation (hashing, ==, library code), an instance's identity matters.
+  if (identity) need_identity(v);
   if (PyTuple_CheckExact(v) || PyList_CheckExact(v)) {
     Py_ssize_t n = PySequence_Fast_GET_SIZE(v);
     bool copy = node >= 0;
@@ -284,7 +314,7 @@ PyObject* Simulator::materialize(PyObject* v) {
         PyObject* key = own(PyLong_FromSsize_t(i));
         item = wrap(item, tree_.child(node, Access::Item, key));
       }
-      items[i] = materialize(item);
+      items[i] = materialize(item, identity);
       copy = copy || items[i] != PySequence_Fast_GET_ITEM(v, i);
     }
     if (copy) {
@@ -304,16 +334,33 @@ PyObject* Simulator::materialize(PyObject* v) {
       PyObject* item = PyObject_GetItem(v, k);
       if (!item) python_error("reading a dict");
       own(item);
-      if (PyDict_SetItem(out, k, materialize(wrap(item, tree_.child(node, Access::Item, k)))) < 0)
+      if (PyDict_SetItem(out, k, materialize(wrap(item, tree_.child(node, Access::Item, k)), identity)) < 0)
         python_error("copying a dict");
     }
   } else if (node >= 0 && is_cell(v) && PyObject_IsInstance(v, cell_types().containers) == 1) {
+    if (is_cell_dict(v)) stop(Break::UnsupportedCall, "passes a CellDict to code capture runs for real");
     out = cell_children(v);
   }
   // Only values read from the frame are cached: the function cannot change them (it would stop
   // capture), while a container it built may still grow after being passed on.
   if (node >= 0) materialized_[v] = out;
   return out;
+}
+
+bool Simulator::is_cell_dict(PyObject* cell) {
+  const CellTypes& c = cell_types();
+  return c.containers && PyObject_IsInstance(cell, PyTuple_GET_ITEM(c.containers, 2)) == 1;
+}
+
+// cell_dict[key], read along the guarded path of its _cells entry (cell_children guards the names).
+PyObject* Simulator::cell_dict_item(PyObject* cell, PyObject* key) {
+  if (!PyUnicode_CheckExact(key)) stop(Break::UnsupportedCall, "a CellDict indexed by a non-str key");
+  PyObject** dict = _PyObject_GetDictPtr(cell);
+  PyObject* cells = dict && *dict ? PyDict_GetItemString(*dict, "_cells") : nullptr;
+  PyObject* item = cells && PyDict_Check(cells) ? PyDict_GetItem(cells, key) : nullptr;
+  if (!item) stop(Break::Raises, std::string("KeyError: '") + PyUnicode_AsUTF8(key) + "'");
+  int cnode = tree_.child(node_of(cell), Access::DictAttr, own(PyUnicode_InternFromString("_cells")));
+  return wrap(item, tree_.child(cnode, Access::Item, key));
 }
 
 PyObject* Simulator::cell_children(PyObject* cell) {
@@ -328,6 +375,7 @@ PyObject* Simulator::cell_children(PyObject* cell) {
   int cnode = tree_.child(node, Access::DictAttr, name);
   PyObject* keys = own(PyDict_Keys(cells));
   tree_.add_check(cnode, {CheckKind::DictKeys, (Py_INCREF(keys), keys), 0, {}});
+  if (is_cell_dict(cell)) return own(PyList_AsTuple(keys));  // a CellDict iterates over its names
   Py_ssize_t n = PyList_GET_SIZE(keys);
   PyObject* out = own(PyTuple_New(n));
   for (Py_ssize_t i = 0; i < n; ++i) {
@@ -404,12 +452,18 @@ PyObject* Simulator::load_attr(PyObject* v, PyObject* name) {
   }
   if (PyModule_Check(v)) {
     PyObject* r = PyDict_GetItem(PyModule_GetDict(v), name);
-    if (!r) return real_getattr(v);
+    if (!r) {
+      if (node >= 0) tree_.add_check(tree_.child(node, Access::DictAttr, name), {CheckKind::Absent, nullptr, 0, {}});
+      real_getattr(v);  // raises AttributeError, or a module __getattr__ answers (unguarded: refuse)
+      stop(Break::UnsupportedAttribute, std::string(".") + cname + " from a module __getattr__");
+    }
     if (node >= 0) return wrap(r, tree_.child(node, Access::DictAttr, name));
     Py_INCREF(r);
     return own(r);
   }
   if (PyType_Check(v)) {
+    if (node >= 0 && !PyObject_HasAttr(v, name))  // hasattr(cls, name) / getattr(cls, name, default)
+      tree_.add_check(tree_.child(node, Access::Attr, name), {CheckKind::Absent, nullptr, 0, {}});
     PyObject* r = real_getattr(v);
     return node >= 0 ? wrap(r, tree_.child(node, Access::Attr, name)) : r;
   }
@@ -456,12 +510,14 @@ PyObject* Simulator::load_attr(PyObject* v, PyObject* name) {
   const CellTypes& c = cell_types();
   PyObject* ga = _PyType_Lookup(tp, own(PyUnicode_InternFromString("__getattr__")));
   if (ga && c.getattr && ga == c.getattr && dict && *dict) {
+    // Cell.__getattr__ looks in _params, then _cells: a name found later (or not at all) is
+    // guarded absent from the stores before it.
     for (const char* store : {"_params", "_cells"}) {
       PyObject* d = PyDict_GetItemString(*dict, store);
       PyObject* r = d && PyDict_Check(d) ? PyDict_GetItem(d, name) : nullptr;
-      if (!r) continue;
-      PyObject* sname = own(PyUnicode_InternFromString(store));
-      return wrap(r, tree_.child(tree_.child(node, Access::DictAttr, sname), Access::Item, name));
+      int item = tree_.child(tree_.child(node, Access::DictAttr, own(PyUnicode_InternFromString(store))), Access::Item, name);
+      if (r) return wrap(r, item);
+      tree_.add_check(item, {CheckKind::Absent, nullptr, 0, {}});
     }
   } else if (ga) {
     stop(Break::UnsupportedAttribute, std::string(tp->tp_name) + " defines __getattr__");
@@ -544,7 +600,7 @@ PyObject* Simulator::get_iter(PyObject* v) {
         stop(Break::SideEffect, std::string("consumes a ") + Py_TYPE(v)->tp_name + " the function did not create");
       stop(Break::UserObjectOperator, std::string("iterating a ") + Py_TYPE(v)->tp_name);
     }
-    seq = materialize(v);
+    seq = materialize(v, /*identity=*/false);
   }
   PyObject* it = PyObject_GetIter(seq);
   if (!it) python_error("iter()");
@@ -592,6 +648,10 @@ PyObject* Simulator::call(PyObject* callable, const std::vector<PyObject*>& args
   if (is_cell(callable)) {
     int node = node_of(callable);
     if (node < 0) stop(Break::UnsupportedCall, "a Cell created during capture");
+    static PyObject* call_name = PyUnicode_InternFromString("__call__");
+    if (_PyType_Lookup(Py_TYPE(callable), call_name) != cell_types().call)
+      stop(Break::UnsupportedCall, std::string(Py_TYPE(callable)->tp_name) + " overrides Cell.__call__");
+    guard_class(node, Py_TYPE(callable), call_name);
     PyObject** dict = _PyObject_GetDictPtr(callable);
     PyObject* key = own(PyUnicode_InternFromString("_cast_inputs_to"));
     PyObject* cast = dict && *dict ? PyDict_GetItem(*dict, key) : nullptr;
@@ -637,6 +697,8 @@ PyObject* Simulator::call_builtin(PyObject* callable, const std::vector<PyObject
       *handled = true;
       auto real = real_of_sym_.find(args[0]);
       PyObject* t = reinterpret_cast<PyObject*>(Py_TYPE(real != real_of_sym_.end() ? real->second.first : args[0]));
+      if (node_of(args[0]) >= 0 && plain_instance(args[0]))  // type(a).k reads the class
+        guard_class(node_of(args[0]), Py_TYPE(args[0]), nullptr);
       Py_INCREF(t);
       return own(t);
     }
@@ -678,8 +740,10 @@ PyObject* Simulator::call_builtin(PyObject* callable, const std::vector<PyObject
     return trace_call(callable, a, nullptr);
   }
   if (!pure_builtin(name)) stop(Break::UnsupportedCall, std::string(name) + "()");
+  static const char* const shallow[] = {"len", "isinstance", "issubclass", "callable", nullptr};
   for (PyObject* a : args)
-    if (!trusted(a)) stop(Break::UnsupportedCall, std::string(name) + "() on a " + Py_TYPE(a)->tp_name);
+    if (name_in(shallow, name) ? !trusted(a) : !deep_trusted(a))
+      stop(Break::UnsupportedCall, std::string(name) + "() on a " + Py_TYPE(a)->tp_name + " (or what it holds)");
   return trace_call(callable, args, kwnames);
 }
 
@@ -796,27 +860,38 @@ PyObject* Simulator::inline_call(PyObject* func, PyObject* self, const std::vect
       type_error(std::string("got an unexpected keyword argument '") + PyUnicode_AsUTF8(key) + "'");
     }
   }
+  // The function's body and the defaults it used are what the graph assumed of it, also when it
+  // was reached through a class or a closure (a Const path: other guards fix which function).
   PyObject* defaults = PyFunction_GET_DEFAULTS(func);
   PyObject* kwdefaults = PyFunction_GET_KW_DEFAULTS(func);
   int fnode = node_of(func);
-  if (fnode >= 0 && (defaults || kwdefaults)) {  // f.__defaults__ can be reassigned
-    for (const char* attr : {"__defaults__", "__kwdefaults__"}) {
-      PyObject* v = attr[2] == 'd' ? defaults : kwdefaults;
-      PyObject* key = own(PyUnicode_InternFromString(attr));
-      Py_INCREF(v ? v : Py_None);
-      tree_.add_check(tree_.child(fnode, Access::Attr, key), {is_constant(v ? v : Py_None) ? CheckKind::Equal : CheckKind::Id, v ? v : Py_None, 0, {}});
-    }
+  if (fnode < 0 && !fr.library) fnode = tree_.root(Access::Const, 0, func);
+  auto attr_node = [&](const char* attr) { return tree_.child(fnode, Access::Attr, own(PyUnicode_InternFromString(attr))); };
+  if (fnode >= 0 && !fr.library) {
+    Py_INCREF(co);
+    tree_.add_check(attr_node("__code__"), {CheckKind::Id, reinterpret_cast<PyObject*>(co), 0, {}});
   }
   Py_ssize_t ndef = defaults ? PyTuple_GET_SIZE(defaults) : 0;
   for (int i = 0; i < argc; ++i) {
     if (fr.locals[i]) continue;
-    if (i >= argc - ndef) fr.locals[i] = PyTuple_GET_ITEM(defaults, i - (argc - ndef));
-    else type_error(std::string("missing required argument '") + PyUnicode_AsUTF8(PyTuple_GET_ITEM(co->co_varnames, i)) + "'");
+    if (i < argc - ndef)
+      type_error(std::string("missing required argument '") + PyUnicode_AsUTF8(PyTuple_GET_ITEM(co->co_varnames, i)) + "'");
+    Py_ssize_t k = i - (argc - ndef);
+    PyObject* d = PyTuple_GET_ITEM(defaults, k);
+    if (fnode >= 0) {  // f.__defaults__ reassigned, or a mutable default changed
+      int dn = attr_node("__defaults__");
+      Py_INCREF(&PyTuple_Type);
+      tree_.add_check(dn, {CheckKind::Length, reinterpret_cast<PyObject*>(&PyTuple_Type), ndef, {}});
+      d = wrap(d, tree_.child(dn, Access::Item, own(PyLong_FromSsize_t(k))));
+    }
+    fr.locals[i] = d;
   }
   for (int i = argc; i < argc + kwonly; ++i) {
     if (fr.locals[i]) continue;
-    PyObject* d = kwdefaults ? PyDict_GetItem(kwdefaults, PyTuple_GET_ITEM(co->co_varnames, i)) : nullptr;
-    if (!d) type_error(std::string("missing required keyword-only argument '") + PyUnicode_AsUTF8(PyTuple_GET_ITEM(co->co_varnames, i)) + "'");
+    PyObject* name = PyTuple_GET_ITEM(co->co_varnames, i);
+    PyObject* d = kwdefaults ? PyDict_GetItem(kwdefaults, name) : nullptr;
+    if (!d) type_error(std::string("missing required keyword-only argument '") + PyUnicode_AsUTF8(name) + "'");
+    if (fnode >= 0) d = wrap(d, tree_.child(attr_node("__kwdefaults__"), Access::Item, name));
     fr.locals[i] = d;
   }
   // Cells: fresh ones for cellvars (an argument that is also a cellvar starts in its cell), the

@@ -300,8 +300,12 @@ void Simulator::step(SimFrame& fr, const Instruction& ins) {
         return;
       }
       if (node >= 0 && PyObject_TypeCheck(obj, &PyBaseObject_Type) && !trusted(obj)) {
-        PyObject* seq = cell_children(obj);  // CellList[i] / SequentialCell[i]
+        PyObject* seq = cell_children(obj);  // CellList[i] / SequentialCell[i] / CellDict[key]
         if (seq) {
+          if (is_cell_dict(obj)) {
+            push(fr, cell_dict_item(obj, key));
+            return;
+          }
           PyObject* item = PyObject_GetItem(seq, key);
           if (!item) python_error("indexing");
           push(fr, own(item));
@@ -553,7 +557,7 @@ void Simulator::step(SimFrame& fr, const Instruction& ins) {
       int node = node_of(seq);
       std::vector<PyObject*> items;
       if (node >= 0 && (PyTuple_CheckExact(seq) || PyList_CheckExact(seq))) {
-        PyObject* m = materialize(seq);  // items wrapped with their own sources
+        PyObject* m = materialize(seq, /*identity=*/false);  // items wrapped with their own sources
         for (Py_ssize_t i = 0; i < PySequence_Fast_GET_SIZE(m); ++i) items.push_back(PySequence_Fast_GET_ITEM(m, i));
       } else {
         if (!trusted(seq)) stop(Break::UserObjectOperator, std::string("unpacking ") + Py_TYPE(seq)->tp_name);
@@ -570,7 +574,7 @@ void Simulator::step(SimFrame& fr, const Instruction& ins) {
     case Opcode::UNPACK_EX: {
       PyObject* seq = pop(fr);
       if (!trusted(seq)) stop(Break::UserObjectOperator, std::string("unpacking ") + Py_TYPE(seq)->tp_name);
-      PyObject* list = own(PySequence_List(materialize(seq)));
+      PyObject* list = own(PySequence_List(materialize(seq, /*identity=*/false)));
       if (!list) python_error("unpacking");
       int before = ins.arg & 0xFF, after = ins.arg >> 8;
       Py_ssize_t n = PyList_GET_SIZE(list);

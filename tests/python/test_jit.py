@@ -246,6 +246,30 @@ class TestCells(JitCase):
         Base.construct = lambda self, x: x * 10  # a base class changes: the subclass recompiles
         self.assertEqual(jn(pj.ones((1, 3))).tolist(), [[10.0, 10.0, 10.0]])
 
+    def test_cell_dict_and_overridden_call(self):
+        class Plus(nn.Cell):
+            def __init__(self, k):
+                super(Plus, self).__init__()
+                self.k = k
+            def construct(self, x):
+                return x + self.k
+        class Loud(Plus):
+            def __call__(self, x):
+                return self.construct(x) * 100
+        class Net(nn.Cell):
+            def __init__(self):
+                super(Net, self).__init__()
+                self.blocks = nn.CellDict({"a": Plus(1.0), "bb": Plus(2.0)})
+            def construct(self, x):
+                for name in self.blocks:
+                    x = self.blocks[name](x) * len(name)
+                return x
+        self.check(Net(), T([1.0, 2.0]))
+        def f(x, cell):
+            return cell(x)
+        st = self.check(f, T([1.0]), Loud(1.0), graphs=0)
+        self.assertIn("Loud overrides Cell.__call__", st["break_reasons"][0])
+
     def test_parameter_update_is_seen_without_recompiling(self):
         net = nn.Dense(2, 1, weight_init="ones", bias_init="zeros")
         jnet = pj.jit(net)
@@ -396,6 +420,38 @@ class TestGuards(JitCase):
             self.assertEqual(jg(T([1.0]), p).tolist(), [1.0])
         self.assertEqual(pj.jit_stats(jg)["compiles"], 1)
 
+    def test_what_a_function_body_and_defaults_hold_is_guarded(self):
+        scales = [2.0]
+        def g(x, s=scales):
+            return x * s[0]
+        def f(x):
+            return g(x) + 1
+        jf = pj.jit(f)
+        jf(T([1.0])); jf(T([1.0]))
+        scales[0] = 3.0
+        self.assertEqual(jf(T([1.0])).tolist(), [4.0])
+        g.__code__ = (lambda x, s=scales: x * s[0] * 10).__code__
+        self.assertEqual(jf(T([1.0])).tolist(), [31.0])
+        self.assertEqual(pj.jit_stats(jf)["compiles"], 3)
+
+    def test_identity_inside_containers_and_missing_names(self):
+        class O(object):
+            pass
+        a, b = O(), O()
+        def f(x, p, q):
+            return x + 1 if [p] == [q] else x - 1
+        jf = pj.jit(f)
+        self.assertEqual(jf(T([1.0]), a, b).tolist(), [0.0])
+        self.assertEqual(jf(T([1.0]), a, a).tolist(), [2.0])
+        class Net(nn.Cell):
+            def construct(self, x):
+                return x * 2 if hasattr(self, "extra") else x * 3
+        net = Net()
+        jn = pj.jit(net)
+        self.assertEqual(jn(T([1.0])).tolist(), [3.0])
+        net.extra = pj.Parameter(pj.ones(1), name="extra")
+        self.assertEqual(jn(T([1.0])).tolist(), [2.0])
+
     def test_recompile_limit_falls_back_with_a_warning(self):
         jf = pj.jit(lambda x: x + 1, recompile_limit=2)
         with warnings.catch_warnings(record=True) as w:
@@ -499,6 +555,15 @@ class TestFallback(JitCase):
         self.assertEqual(len(state), 3)
         self.assertIn("B005 SideEffect", st["break_reasons"][0])
 
+
+    def test_builtins_do_not_consume_an_iterator_argument(self):
+        def f(x, it):
+            return x * len(list(it))
+        it = iter([1, 2, 3])
+        jf = pj.jit(f)
+        self.assertEqual(jf(T([1.0]), it).tolist(), [3.0])
+        self.assertEqual(jf(T([1.0]), it).tolist(), [0.0])  # exhausted, as in plain Python
+        self.assertIn("consumes a list_iterator", pj.jit_stats(jf)["break_reasons"][0])
 
     def test_runtime_state_functions_run_eagerly(self):
         def f(x):
