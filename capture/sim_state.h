@@ -67,6 +67,8 @@ class Simulator {
   bool is_library_code(PyObject* func);
   bool trusted(PyObject* v);                           // operators on it run no user code
   bool deep_trusted(PyObject* v);                      // ... nor on anything it holds
+  bool is_iterator(PyObject* v);                       // a builtin iterator or a generator
+  void refuse_foreign_iterator(PyObject* v);           // stops capture on one the frame was given
   bool plain_instance(PyObject* v);                    // an instance of a user class (or Cell)
   void need_identity(PyObject* v);                     // guard that later calls see this very object
   void is_identity(PyObject* a, PyObject* b);          // guards what `a is b` depended on

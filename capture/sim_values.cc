@@ -193,14 +193,22 @@ bool Simulator::deep_trusted(PyObject* v) {
   return true;
 }
 
+// Builtin iterators and generators are usable only when capture made them itself. Advancing one the
+// frame was given would consume the caller's object, and the rewritten code would never replay that.
+bool Simulator::is_iterator(PyObject* v) {
+  return PyGen_Check(v) || (!(Py_TYPE(v)->tp_flags & Py_TPFLAGS_HEAPTYPE) && Py_TYPE(v)->tp_iternext);
+}
+
+void Simulator::refuse_foreign_iterator(PyObject* v) {
+  if (node_of(v) >= 0 && (PyGen_Check(v) || Py_TYPE(v)->tp_iternext))  // user iterators too
+    stop(Break::SideEffect, std::string("consumes a ") + Py_TYPE(v)->tp_name + " the function did not create");
+}
+
 bool Simulator::trusted(PyObject* v) {
   if (v == null_slot()) return false;
   if (is_constant(v) || py::is_tensor(v)) return true;
   PyTypeObject* t = Py_TYPE(v);
-  // Builtin iterators and generators: only those capture made itself. Advancing one the frame
-  // was given would consume the caller's object, and the rewritten code would never replay that.
-  if (PyGen_Check(v) || (!(t->tp_flags & Py_TPFLAGS_HEAPTYPE) && t->tp_iternext))
-    return node_of(v) < 0;
+  if (is_iterator(v)) return node_of(v) < 0;
   // Container subclasses written in Python (namedtuple, class L(list)) may run user code and keep
   // attributes no guard sees: they are instances like any other.
   bool builtin = !(t->tp_flags & Py_TPFLAGS_HEAPTYPE);
@@ -296,8 +304,7 @@ PyObject* Simulator::materialize(PyObject* v, bool identity) {
   if (done != materialized_.end()) return done->second;
   int node = node_of(v);
   PyObject* out = v;
-  if (node >= 0 && (PyGen_Check(v) || (!(Py_TYPE(v)->tp_flags & Py_TPFLAGS_HEAPTYPE) && Py_TYPE(v)->tp_iternext)))
-    stop(Break::SideEffect, std::string("consumes a ") + Py_TYPE(v)->tp_name + " the function did not create");
+  refuse_foreign_iterator(v);
   // Handed to real computation (hashing, ==, library code), an instance's identity matters.
   if (identity) need_identity(v);
   if (PyTuple_CheckExact(v) || PyList_CheckExact(v)) {
@@ -596,8 +603,7 @@ PyObject* Simulator::get_iter(PyObject* v) {
   PyObject* seq = cell_children(v);
   if (!seq) {
     if (!trusted(v)) {
-      if (node_of(v) >= 0 && (PyGen_Check(v) || Py_TYPE(v)->tp_iternext))
-        stop(Break::SideEffect, std::string("consumes a ") + Py_TYPE(v)->tp_name + " the function did not create");
+      refuse_foreign_iterator(v);
       stop(Break::UserObjectOperator, std::string("iterating a ") + Py_TYPE(v)->tp_name);
     }
     seq = materialize(v, /*identity=*/false);

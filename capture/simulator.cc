@@ -586,8 +586,7 @@ void Simulator::step(SimFrame& fr, const Instruction& ins) {
     }
     case Opcode::GET_ITER: push(fr, get_iter(pop(fr))); return;
     case Opcode::FOR_ITER: {
-      if (node_of(top(fr)) >= 0)  // e.g. the `.0` argument of a comprehension run as its own frame
-        stop(Break::SideEffect, std::string("consumes a ") + Py_TYPE(top(fr))->tp_name + " the function did not create");
+      refuse_foreign_iterator(top(fr));  // e.g. the `.0` argument of a comprehension run as its own frame
       PyObject* v = PyIter_Next(top(fr));
       if (v) {
         push(fr, own(v));
