@@ -200,7 +200,7 @@ bool Simulator::is_iterator(PyObject* v) {
 }
 
 void Simulator::refuse_foreign_iterator(PyObject* v) {
-  if (node_of(v) >= 0 && (PyGen_Check(v) || Py_TYPE(v)->tp_iternext))  // user iterators too
+  if (node_of(v) >= 0 && is_iterator(v))
     stop(Break::SideEffect, std::string("consumes a ") + Py_TYPE(v)->tp_name + " the function did not create");
 }
 

@@ -586,7 +586,10 @@ void Simulator::step(SimFrame& fr, const Instruction& ins) {
     }
     case Opcode::GET_ITER: push(fr, get_iter(pop(fr))); return;
     case Opcode::FOR_ITER: {
-      refuse_foreign_iterator(top(fr));  // e.g. the `.0` argument of a comprehension run as its own frame
+      // Anything the frame was given (e.g. the `.0` iterator of a comprehension run as its own
+      // frame, or a user iterator) would be advanced for real.
+      refuse_foreign_iterator(top(fr));
+      if (node_of(top(fr)) >= 0) stop(Break::UserObjectOperator, std::string("iterating a ") + Py_TYPE(top(fr))->tp_name);
       PyObject* v = PyIter_Next(top(fr));
       if (v) {
         push(fr, own(v));
