@@ -769,7 +769,12 @@ void Simulator::refuse_runtime_state(PyObject* callable) {
     if (what && PyUnicode_Check(what)) stop(Break::SideEffect, describe_callable(f) + " " + PyUnicode_AsUTF8(what));
     return;
   }
-  if (!PyCFunction_Check(f)) return;
+  if (!PyCFunction_Check(f)) {  // an instance of a library class: its __call__ may be marked (ops.Print)
+    static PyObject* call_name = PyUnicode_InternFromString("__call__");
+    PyObject* call = _PyType_Lookup(Py_TYPE(f), call_name);
+    if (call && PyFunction_Check(call)) refuse_runtime_state(call);
+    return;
+  }
   PyObject* self = PyCFunction_GET_SELF(f);
   if (!self || !PyModule_Check(self)) return;
   const char* mod = PyModule_GetName(self);

@@ -284,6 +284,7 @@ int getbuffer(PyObject* self, Py_buffer* view, int flags) {
   view->buf = t.raw_data();
   view->obj = self;
   Py_INCREF(self);
+  ++as_obj(self)->exports;
   view->len = t.numel() * item;
   view->readonly = 0;
   view->itemsize = item;
@@ -298,6 +299,7 @@ int getbuffer(PyObject* self, Py_buffer* view, int flags) {
   bool unstrided = (flags & PyBUF_STRIDES) != PyBUF_STRIDES;
   if ((flat || unstrided) && !t.is_contiguous()) {
     PyMem_Free(dims);
+    --as_obj(self)->exports;
     Py_DECREF(self);
     view->obj = nullptr;
     PyErr_SetString(PyExc_BufferError, "tensor is not contiguous; call .contiguous() first");
@@ -308,7 +310,10 @@ int getbuffer(PyObject* self, Py_buffer* view, int flags) {
   return 0;
 }
 
-void releasebuffer(PyObject* self, Py_buffer* view) { PyMem_Free(view->internal); }
+void releasebuffer(PyObject* self, Py_buffer* view) {
+  PyMem_Free(view->internal);
+  --as_obj(self)->exports;
+}
 
 PyBufferProcs buffer_procs = {getbuffer, releasebuffer};
 
@@ -400,7 +405,27 @@ PyObject* m_is_contiguous(PyObject* self, PyObject*) {
   return PyBool_FromLong(unwrap(self).is_contiguous());
 }
 
+// MindSpore's Tensor.assign_value: this object takes the other tensor's shape, dtype and a copy of
+// its data. Views taken earlier keep the old storage; a live buffer export would dangle, so it
+// refuses while one exists (as bytearray refuses to resize).
+PyObject* m_assign_value(PyObject* self, PyObject* value) {
+  PJ_PY_BEGIN
+  if (!is_tensor(value))
+    return PyErr_Format(PyExc_TypeError, "assign_value(): value must be a Tensor, got %s", Py_TYPE(value)->tp_name);
+  require_not_tracing("assign_value()");
+  if (refuse_symbolic(unwrap(value), "assign_value()")) return nullptr;
+  if (as_obj(self)->exports > 0)
+    return fail(PyExc_BufferError,
+                "assign_value(): the tensor's data is exported (a memoryview or numpy array holds it); release it first");
+  Tensor copy = call_op1(op_named("copy"), {unwrap(value)});
+  as_obj(self)->tensor = std::move(copy);
+  Py_INCREF(self);
+  return self;
+  PJ_PY_END(nullptr)
+}
+
 PyMethodDef methods[] = {
+    {"assign_value", m_assign_value, METH_O, "takes another tensor's shape, dtype and (a copy of) its data; returns self"},
     {"item", m_item, METH_VARARGS, "the element as a Python scalar (size-1 tensors, or item(i))"},
     {"tolist", m_tolist, METH_NOARGS, "nested lists of Python scalars"},
     {"is_contiguous", m_is_contiguous, METH_NOARGS, "whether elements are laid out row-major without gaps"},

@@ -16,6 +16,7 @@ struct TensorObject {
   PyObject_HEAD
   Tensor tensor;
   PyObject* weakreflist;
+  Py_ssize_t exports;  // live buffer views of `tensor`'s data: assign_value() must not free it
 };
 
 extern PyTypeObject TensorBaseType;

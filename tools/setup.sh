@@ -4,6 +4,13 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 source tools/find_python.sh
+for v in 3.7 3.9; do
+  if [ ! -x "$(find_python "$v")" ]; then
+    echo "pijit: error: pyenv Python $v not found (pijit builds for 3.7 and 3.9; install it with" \
+         "'pyenv install $v')" >&2
+    exit 1
+  fi
+done
 bash tools/deps.sh
 bash tools/build.sh
 py=$(find_python 3.9)

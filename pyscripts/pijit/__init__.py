@@ -9,13 +9,14 @@ from pijit import dtype
 from pijit.dtype import (bool_, int32, int64, float32, float64, float_, double, int_,
                          as_dtype)
 from pijit.tensor import Tensor
-from pijit.creation import (tensor, ones, zeros, full, ones_like, zeros_like, full_like, empty,
+from pijit.creation import (tensor, ones, zeros, full, fill, ones_like, zeros_like, full_like, empty,
                             arange, linspace, eye, rand, randn, randint, set_seed, get_seed)
 from pijit import ops
-from pijit.parameter import Parameter
+from pijit.parameter import Parameter, ParameterTuple
+from pijit.mutable import mutable
 from pijit.context import set_context, get_context, GRAPH_MODE, PYNATIVE_MODE
 from pijit.jit import (jit, ms_function, jit_stats, set_stress, stress_stats, reset_stress_stats,
-                       set_jit_config, CaptureError)
+                       set_jit_config, CaptureError, jit_class, ms_class, lazy_inline)
 from pijit import common
 from pijit.common import dtype as mstype
 from pijit import nn

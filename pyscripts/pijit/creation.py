@@ -17,23 +17,97 @@ def tensor(data, dtype=None):
     return Tensor(data, dtype)
 
 
-def full(shape, fill_value, dtype=None):
+def full(size, fill_value, *, dtype=None):
+    """MindSpore's ops.full(size, fill_value, *, dtype=None); the dtype follows fill_value
+    (bool, int64, float32) unless given."""
+    fill_value = _scalar("full", fill_value)
     if dtype is None:
         dtype = (_dt.bool_ if isinstance(fill_value, bool) else
                  _dt.int64 if isinstance(fill_value, int) else _dt.float32)
-    return _op("full", (), shape=_shape_arg((shape,)), value=fill_value, dtype=_dt.as_dtype(dtype))
+    return _op("full", (), shape=_size("full", size), value=fill_value, dtype=_dt.as_dtype(dtype))
 
 
-def ones(*shape, dtype=None):
-    return _op("full", (), shape=_shape_arg(shape), value=1, dtype=_dtype_or(dtype, _dt.float32))
+def _size_and_dtype(name, args, dtype, kw_name, kw_shape):
+    """MindSpore's call, ops.ones((2, 3), mindspore.float32) or ops.zeros(size=(2, 3)), and, as a
+    PyTorch convenience that no MindSpore call can mean otherwise, ones(2, 3, dtype=...): ints
+    after the first argument are more dimensions, anything else there is the dtype."""
+    if kw_shape is not None:
+        if args:
+            raise TypeError("%s() got multiple values for argument '%s'" % (name, kw_name))
+        args = (kw_shape,)
+    if not args:
+        raise TypeError("%s() missing required argument: '%s'" % (name, kw_name))
+    if len(args) == 2 and not _is_dim(args[1]):
+        if dtype is not None:
+            raise TypeError("%s() got multiple values for argument 'dtype'" % name)
+        return _size(name, args[0]), args[1]
+    if len(args) == 1:
+        return _size(name, args[0]), dtype
+    if not all(_is_dim(a) for a in args):
+        raise TypeError("%s() takes (%s, dtype=None); got %d positional arguments"
+                        % (name, kw_name, len(args)))
+    return _size(name, args), dtype
 
 
-def zeros(*shape, dtype=None):
-    return _op("full", (), shape=_shape_arg(shape), value=0, dtype=_dtype_or(dtype, _dt.float32))
+def _is_dim(x):
+    return isinstance(x, int) and not isinstance(x, bool)
 
 
-def empty(*shape, dtype=None):
-    return zeros(*shape, dtype=dtype)
+def _size(name, shape):
+    """A shape given as an int, a tuple/list of ints, or a 0-D/1-D integer tensor."""
+    if isinstance(shape, _C.TensorBase):
+        if shape.ndim > 1 or shape.dtype not in (_dt.int32, _dt.int64):
+            raise TypeError("%s(): a shape tensor must be a 0-D or 1-D int32/int64 tensor, got "
+                            "shape %s and dtype %s" % (name, shape.shape, shape.dtype))
+        shape = shape.tolist()
+    if _is_dim(shape):
+        shape = (shape,)
+    if not isinstance(shape, (tuple, list)) or not all(_is_dim(d) for d in shape):
+        raise TypeError("%s(): shape must be an int or a tuple/list of ints, got %r"
+                        % (name, shape))
+    if any(d < 0 for d in shape):
+        raise ValueError("%s(): shape must not have negative dimensions, got %s"
+                         % (name, tuple(shape)))
+    return tuple(shape)
+
+
+def ones(*args, shape=None, dtype=None):
+    """ones(shape, dtype=None): MindSpore's ops.ones; float32 unless dtype says otherwise.
+    ones(2, 3) is also accepted."""
+    shape, dtype = _size_and_dtype("ones", args, dtype, "shape", shape)
+    return _op("full", (), shape=shape, value=1, dtype=_dtype_or(dtype, _dt.float32))
+
+
+def zeros(*args, size=None, dtype=None):
+    """zeros(size, dtype=None): MindSpore's ops.zeros; float32 unless dtype says otherwise.
+    zeros(2, 3) is also accepted."""
+    size, dtype = _size_and_dtype("zeros", args, dtype, "size", size)
+    return _op("full", (), shape=size, value=0, dtype=_dtype_or(dtype, _dt.float32))
+
+
+def empty(*args, size=None, dtype=None):
+    """empty(size, dtype=None): zero-filled (pijit never hands out uninitialised memory)."""
+    return zeros(*args, size=size, dtype=dtype)
+
+
+def fill(type, shape, value):
+    """MindSpore's ops.fill(type, shape, value): a tensor of `shape` filled with `value`."""
+    if type is None:
+        raise TypeError("fill(): type must be a dtype, got None")
+    return _op("full", (), shape=_size("fill", shape), value=_scalar("fill", value),
+               dtype=_dt.as_dtype(type))
+
+
+def _scalar(name, value):
+    if isinstance(value, _C.TensorBase):
+        if value.size != 1:
+            raise ValueError("%s(): value must be a number or a 1-element tensor, got shape %s"
+                             % (name, value.shape))
+        return value.item()
+    if not isinstance(value, (bool, int, float)):
+        raise TypeError("%s(): value must be a bool, int, float or 1-element tensor, got %s"
+                        % (name, type(value).__name__))
+    return value
 
 
 def ones_like(input, dtype=None):

@@ -74,3 +74,43 @@ def set_stress(on=True):
 
 if os.environ.get("PIJIT_STRESS", "") not in ("", "0"):
     set_stress(True)
+
+
+def jit_class(cls):
+    """MindSpore's jit_class (formerly ms_class): marks a user class whose instances jitted code
+    may create and use. pijit simulates user classes by their Python meaning, so the mark changes
+    nothing at run time; a Cell or a non-class is refused as MindSpore refuses it."""
+    from pijit.nn.cell import Cell
+    if not isinstance(cls, type):
+        raise TypeError("Decorator jit_class can only be used for class type, but got %r." % (cls,))
+    if issubclass(cls, Cell):
+        raise TypeError("Decorator jit_class is used for user-defined classes and cannot be used "
+                        "for nn.Cell: %s<>." % cls.__name__)
+    cls.__ms_class__ = True
+    return cls
+
+
+ms_class = jit_class
+
+
+def lazy_inline(fn=None, attrs=None, policy=None):
+    """MindSpore's lazy_inline, for a Cell's __init__: instances built from the same arguments
+    reuse one compiled structure. pijit already shares the graphs of every instance of a Cell
+    class with the same structure (guards check type and shapes, not identity), so the decorator
+    records the arguments (`cell_init_args`) and otherwise calls __init__ unchanged."""
+    if attrs is not None and not isinstance(attrs, (str, list, tuple)):
+        raise TypeError("lazy_inline: attrs must be a str, list or tuple, got %s"
+                        % type(attrs).__name__)
+
+    def wrap(init):
+        if not callable(init):
+            raise TypeError("lazy_inline decorates a Cell's __init__, got %r" % (init,))
+
+        @functools.wraps(init)
+        def lazy_init(self, *args, **kwargs):
+            init(self, *args, **kwargs)
+            object.__setattr__(self, "cell_init_args", "lazy_inline_" + type(self).__name__
+                               + repr((args, sorted(kwargs.items()))))
+        return lazy_init
+
+    return wrap if fn is None else wrap(fn)

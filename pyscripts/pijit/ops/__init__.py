@@ -3,7 +3,8 @@ primitive classes (ops.Add(), ops.MatMul(transpose_b=True), ...)."""
 from pijit.ops.functional import *  # noqa: F401,F403
 from pijit.ops.functional import _UNARY, _BINARY  # noqa: F401
 from pijit.ops.nn_functional import *  # noqa: F401,F403
+from pijit.ops.misc import *  # noqa: F401,F403
 from pijit.ops.primitives import *  # noqa: F401,F403
 from pijit.ops.primitives import Primitive  # noqa: F401
-from pijit.creation import (ones, zeros, full, ones_like, zeros_like, full_like, arange,  # noqa: F401
+from pijit.creation import (ones, zeros, full, fill, ones_like, zeros_like, full_like, arange,  # noqa: F401
                             linspace, eye, rand, randn, randint)

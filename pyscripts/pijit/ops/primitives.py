@@ -4,10 +4,14 @@
     ops.MatMul(transpose_b=True)(a, b); ops.ReduceSum(keep_dims=True)(x, axis)
 Instances print as MindSpore prints them ("Prim[Add]", "Prim[MatMul]<transpose_a=False, ...>").
 """
+import functools
 import sys
 
+from pijit import creation as _creation
 from pijit import dtype as _dt
+from pijit._state import runtime_state
 from pijit.ops import functional as F
+from pijit.ops import misc as M
 from pijit.ops import nn_functional as NF
 
 
@@ -216,21 +220,120 @@ class Gather(Primitive):
 
 class Shape(Primitive):
     def __call__(self, x):
-        return x.shape
+        return M.shape(x)
+
+
+class DType(Primitive):
+    def __call__(self, x):
+        return M.dtype(x)
+
+
+class Rank(Primitive):
+    def __call__(self, x):
+        return M.rank(x)
+
+
+class Size(Primitive):
+    def __call__(self, x):
+        return M.size(x)
+
+
+class Fill(Primitive):
+    """Fill()(type, shape, value), as ops.fill."""
+
+    def __call__(self, type, shape, value):
+        return _creation.fill(type, shape, value)
+
+
+class Ones(Primitive):
+    """Ones()(shape, type), as ops.ones."""
+
+    def __call__(self, shape, type=None):
+        return _creation.ones(shape, type)
+
+
+class Zeros(Primitive):
+    """Zeros()(size, type), as ops.zeros."""
+
+    def __call__(self, size, type=None):
+        return _creation.zeros(size, type)
+
+
+class Assign(Primitive):
+    """Assign()(variable, value), as ops.assign."""
+
+    @runtime_state("writes a Parameter in place")
+    def __call__(self, variable, value):
+        return M.assign(variable, value)
 
 
 class Depend(Primitive):
     """Depend()(value, expr): returns value; expr was evaluated first (ordering in graphs)."""
 
     def __call__(self, value, expr):
-        return value
+        return M.depend(value, expr)
 
 
 class Print(Primitive):
-    """Print()(*args): prints tensors and strings like MindSpore's Print operator."""
+    """Print()(*args): prints like MindSpore's Print operator (see ops.print_)."""
+
+    @runtime_state("prints its inputs (I/O)")
+    def __call__(self, *args):
+        return M.print_(*args)
+
+
+class Partial(Primitive):
+    """Partial()(fn, *args): fn with its first arguments bound (functools.partial)."""
+
+    def __call__(self, fn, *args):
+        if not callable(fn):
+            raise TypeError("Partial: the first input must be callable, got %s"
+                            % type(fn).__name__)
+        return functools.partial(fn, *args)
+
+
+class HyperMap(Primitive):
+    """HyperMap(ops=None, reverse=False): applies a function leaf by leaf over nested tuples,
+    lists and dicts of the same structure, keeping the structure. With `ops` given, call it as
+    hyper_map(*inputs); without, as hyper_map(fn, *inputs). `reverse` maps from the last element
+    to the first (the order in which side effects happen)."""
+
+    def __init__(self, ops=None, reverse=False):
+        super().__init__(reverse=bool(reverse))
+        self.ops = ops
 
     def __call__(self, *args):
-        print(*args)
+        fn, seqs = (self.ops, args) if self.ops is not None else (args[0] if args else None,
+                                                                  args[1:])
+        if not callable(fn):
+            raise TypeError("HyperMap: the function to map must be callable, got %s"
+                            % type(fn).__name__)
+        if not seqs:
+            raise TypeError("HyperMap: no inputs to map over")
+        return self._map(fn, seqs)
+
+    def _map(self, fn, xs):
+        kinds = {type(x) for x in xs if isinstance(x, (tuple, list, dict))}
+        if not kinds:
+            return fn(*xs)
+        kind = kinds.pop()
+        if kinds or not all(isinstance(x, kind) for x in xs):
+            raise TypeError("HyperMap: inputs must have the same structure, got %s"
+                            % ", ".join(type(x).__name__ for x in xs))
+        if kind is dict:
+            keys = list(xs[0])
+            if any(list(x) != keys for x in xs[1:]):
+                raise ValueError("HyperMap: dict inputs must have the same keys in the same order")
+            order = keys[::-1] if self.attrs["reverse"] else keys
+            out = {k: self._map(fn, [x[k] for x in xs]) for k in order}
+            return {k: out[k] for k in keys}
+        n = len(xs[0])
+        if any(len(x) != n for x in xs[1:]):
+            raise ValueError("HyperMap: sequence inputs must have the same length, got %s"
+                             % ", ".join(str(len(x)) for x in xs))
+        order = range(n - 1, -1, -1) if self.attrs["reverse"] else range(n)
+        out = {i: self._map(fn, [x[i] for x in xs]) for i in order}
+        return kind(out[i] for i in range(n))
 
 
 class Conv2D(Primitive):
@@ -249,3 +352,7 @@ class BiasAdd(Primitive):
     def __call__(self, x, bias):
         shape = (1, -1) + (1,) * (x.ndim - 2)
         return x + bias.reshape(shape)
+
+
+__all__ = sorted(n for n, v in globals().items()
+                 if isinstance(v, type) and issubclass(v, Primitive) and v is not Primitive)

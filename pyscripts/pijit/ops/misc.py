@@ -1,0 +1,85 @@
+"""MindSpore's graph utilities and metadata queries in functional form: ops.depend, ops.assign,
+ops.print_, ops.clip_by_value, ops.dtype, ops.shape, ops.rank, ops.size (fill, ones and zeros live
+in pijit/creation.py)."""
+import builtins
+
+from pijit import _C
+from pijit._ops_common import as_tensor as _t
+from pijit._state import runtime_state
+from pijit.ops import functional as F
+
+
+def depend(value, expr):
+    """Returns `value`. In MindSpore's static graphs it orders `expr` before the users of
+    `value`; pijit keeps Python's order, in which `expr` has already been evaluated."""
+    return value
+
+
+@runtime_state("writes a Parameter in place")
+def assign(variable, value):
+    """MindSpore's ops.assign(variable, value): writes `value` (a tensor or number, broadcast to
+    the parameter's shape and cast to its dtype) into the Parameter `variable`; returns it."""
+    from pijit.parameter import Parameter
+    if not isinstance(variable, Parameter):
+        raise TypeError("assign(): variable must be a Parameter, got %s" % type(variable).__name__)
+    if isinstance(value, _C.TensorBase):
+        F.broadcast_to(value, variable.shape)  # raises the usual shape error when it cannot
+    elif not isinstance(value, (bool, int, float)):
+        raise TypeError("assign(): value must be a Tensor or a number, got %s"
+                        % type(value).__name__)
+    variable[...] = value if not isinstance(value, _C.TensorBase) else value.astype(variable.dtype)
+    return variable
+
+
+@runtime_state("prints its inputs (I/O)")
+def print_(*input_x):
+    """MindSpore's ops.print_: prints each input on its own line, tensors in their repr form
+    ("Tensor(shape=[2], dtype=Float32, value=[...])"), strings as they are. Returns None (the
+    return value is meant to be ignored)."""
+    for x in input_x:
+        if isinstance(x, _C.TensorBase):
+            builtins.print(repr(x))
+        elif isinstance(x, (str, bool, int, float, tuple, list)):
+            builtins.print(x)
+        else:
+            raise TypeError("print_(): inputs must be Tensor, bool, int, float, str, tuple or "
+                            "list, got %s" % type(x).__name__)
+
+
+def clip_by_value(x, clip_value_min=None, clip_value_max=None):
+    """Clamps a tensor (or each tensor of a list/tuple, returned as the same kind) to
+    [clip_value_min, clip_value_max]; either bound may be None but not both."""
+    if clip_value_min is None and clip_value_max is None:
+        raise ValueError("clip_by_value(): clip_value_min and clip_value_max cannot both be None")
+    if isinstance(x, (list, tuple)):
+        return type(x)(F.clamp(_t(v), clip_value_min, clip_value_max) for v in x)
+    return F.clamp(_t(x), clip_value_min, clip_value_max)
+
+
+def _tensor_arg(name, x):
+    if not isinstance(x, _C.TensorBase):
+        raise TypeError("%s(): input must be a Tensor, got %s" % (name, type(x).__name__))
+    return x
+
+
+def dtype(input):
+    """The element type of a tensor (MindSpore's ops.dtype / ops.DType()(x))."""
+    return _tensor_arg("dtype", input).dtype
+
+
+def shape(input):
+    """The shape of a tensor as a tuple of ints."""
+    return tuple(_tensor_arg("shape", input).shape)
+
+
+def rank(input_x):
+    """The number of dimensions of a tensor."""
+    return _tensor_arg("rank", input_x).ndim
+
+
+def size(input_x):
+    """The number of elements of a tensor."""
+    return _tensor_arg("size", input_x).size
+
+
+__all__ = ["depend", "assign", "print_", "clip_by_value", "dtype", "shape", "rank", "size"]
