@@ -23,7 +23,19 @@ PyObject* tensor_new(PyTypeObject* type, PyObject* args, PyObject* kwargs) {
   PJ_PY_BEGIN
   std::optional<DType> dt = parse_optional_dtype(dtype);
   Tensor t;
-  if (data != Py_None) {
+  if (init != Py_None) {
+    // MindSpore initialises such tensors lazily (init_data()); pijit draws the values now, from
+    // the same initializer(init, shape, dtype) that Parameters use.
+    if (data != Py_None) return fail(PyExc_ValueError, "Tensor(): pass either input_data or init, not both");
+    if (shape == Py_None || dtype == Py_None)
+      return fail(PyExc_ValueError, "Tensor(): init needs both shape and dtype");
+    Ref mod(PyImport_ImportModule("pijit.common.initializer"));
+    if (!mod) return nullptr;
+    Ref made(PyObject_CallMethod(mod.get(), "initializer", "OOO", init, shape, dtype));
+    if (!made) return nullptr;
+    if (!is_tensor(made.get())) return fail(PyExc_TypeError, "Tensor(): the initializer did not produce a tensor");
+    t = unwrap(made.get());
+  } else if (data != Py_None) {
     if (shape != Py_None) return fail(PyExc_ValueError, "Tensor(): pass either input_data or shape, not both");
     t = tensor_from_py(data, dt);
   } else if (shape != Py_None) {

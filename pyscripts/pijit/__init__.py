@@ -14,7 +14,8 @@ from pijit.creation import (tensor, ones, zeros, full, fill, ones_like, zeros_li
 from pijit import ops
 from pijit.parameter import Parameter, ParameterTuple
 from pijit.mutable import mutable
-from pijit.context import set_context, get_context, GRAPH_MODE, PYNATIVE_MODE
+from pijit.context import (set_context, get_context, set_device, GRAPH_MODE, PYNATIVE_MODE,
+                           STRICT, COMPATIBLE, LAX)
 from pijit.jit import (jit, ms_function, jit_stats, set_stress, stress_stats, reset_stress_stats,
                        set_jit_config, CaptureError, jit_class, ms_class, lazy_inline)
 from pijit import common

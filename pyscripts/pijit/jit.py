@@ -24,36 +24,62 @@ reset_stress_stats = _C.reset_stress_stats
 _C._set_library_dir(os.path.dirname(os.path.abspath(__file__)) + os.sep)
 
 
-def jit(fn=None, mode="PIJit", input_signature=None, hash_args=None, jit_config=None,
-        fullgraph=False, recompile_limit=None, inline_depth=None):
-    """jit(fn, fullgraph=False, recompile_limit=None, inline_depth=None) -> a jitted callable.
+_CAPTURE_MODES = ("ast", "bytecode", "trace")
+_JIT_LEVELS = ("O0", "O1", "O2")
 
-    fn is a function, a bound method or a Cell (its construct is captured); used as a decorator,
-    also on a Cell's construct. MindSpore's mode/input_signature/hash_args/jit_config arguments are
-    accepted for source compatibility; input_signature is not used (guards decide when to
-    recompile)."""
+
+def jit(function=None, mode="PIJit", input_signature=None, hash_args=None, jit_config=None,
+        compile_once=False, *, capture_mode="bytecode", jit_level="O0", dynamic=0,
+        fullgraph=False, backend="", fn=None, recompile_limit=None, inline_depth=None,
+        **options):
+    """jit(function) -> a jitted callable; also a decorator, with or without arguments.
+
+    function is a function, a bound method or a Cell (its construct is captured), or a Cell's
+    construct being decorated. Both of MindSpore's signatures are accepted:
+    jit(fn=None, mode="PSJit", input_signature=None, hash_args=None, jit_config=None,
+    compile_once=False) and jit(function=None, *, capture_mode="ast", jit_level="O0", dynamic=0,
+    fullgraph=False, backend="", **options). pijit always captures bytecode (capture_mode and mode
+    choose among MindSpore's front ends and change nothing here), and guards decide when to
+    recompile, so input_signature, hash_args, jit_level, dynamic and backend are checked and
+    recorded but do not change the result. fullgraph=True raises CaptureError where capture
+    would fall back. pijit's own: recompile_limit, inline_depth."""
+    if fn is not None:
+        if function is not None:
+            raise TypeError("jit() got both 'function' and 'fn'")
+        function = fn
     if mode not in ("PIJit", "PSJit"):
         raise ValueError("jit: mode must be 'PIJit' or 'PSJit', got %r" % (mode,))
+    if capture_mode not in _CAPTURE_MODES:
+        raise ValueError("jit: capture_mode must be one of %s, got %r" % (_CAPTURE_MODES, capture_mode))
+    if jit_level not in _JIT_LEVELS:
+        raise ValueError("jit: jit_level must be one of %s, got %r" % (_JIT_LEVELS, jit_level))
+    if dynamic not in (0, 1):
+        raise ValueError("jit: dynamic must be 0 or 1, got %r" % (dynamic,))
+    if not isinstance(backend, str):
+        raise TypeError("jit: backend must be a str, got %s" % type(backend).__name__)
+    unknown = sorted(set(options) - {"exc_mode", "infer_boost", "debug_level", "jit_syntax_level"})
+    if unknown:
+        raise TypeError("jit() got unexpected keyword argument(s) %s" % ", ".join(map(repr, unknown)))
 
     def wrap(f):
-        j = _C.JitFunction(f, fullgraph=fullgraph, recompile_limit=recompile_limit,
+        if not callable(f):
+            raise TypeError("jit expects a function, a method or a Cell, got %s"
+                            % type(f).__name__)
+        j = _C.JitFunction(f, fullgraph=bool(fullgraph), recompile_limit=recompile_limit,
                            inline_depth=inline_depth)
-        if callable(f) and not hasattr(f, "construct"):
+        if not hasattr(f, "construct"):
             try:
                 functools.update_wrapper(j, f)
             except (AttributeError, TypeError):
                 pass
         return j
 
-    if fn is None:
-        return wrap
-    if not callable(fn):
-        raise TypeError("jit expects a function, a method or a Cell, got %s" % type(fn).__name__)
-    return wrap(fn)
+    return wrap if function is None else wrap(function)
 
 
 def ms_function(fn=None, input_signature=None, hash_args=None, jit_config=None):
-    """MindSpore 1.x name of jit."""
+    """MindSpore 1.x name of jit: ms_function(fn=None, input_signature=None, hash_args=None,
+    jit_config=None)."""
     return jit(fn, input_signature=input_signature, hash_args=hash_args, jit_config=jit_config)
 
 

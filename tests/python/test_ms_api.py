@@ -265,6 +265,112 @@ class Decorators(unittest.TestCase):
         Block2()
 
 
+class Modules(unittest.TestCase):
+    def test_operations_and_composite(self):
+        from pijit.ops import operations as P, composite as C
+        self.assertEqual(P.Mul()(T([2.0]), T([3.0])).tolist(), [6.0])
+        self.assertIs(C.HyperMap, ops.HyperMap)
+        self.assertIs(ms.common.parameter.ParameterTuple, ms.ParameterTuple)
+        self.assertIs(ms.common.tensor.Tensor, ms.Tensor)
+        self.assertIs(ms.common.api.jit, ms.jit)
+
+    def test_multitype_func_graph(self):
+        add = ops.MultitypeFuncGraph("add")
+
+        @add.register("Number", "Number")
+        def add_scalar(x, y):
+            return x + y
+
+        @add.register("Tensor", "Tensor")
+        def add_tensor(x, y):
+            return ops.Add()(x, y)
+
+        @add.register("Int", "Int")
+        def add_int(x, y):
+            return ("int", x + y)
+
+        self.assertEqual(add(1.5, 2), 3.5)
+        self.assertEqual(add(1, 2), ("int", 3))  # the most specific registration wins
+        self.assertEqual(add(T([0.5]), T([1.0])).tolist(), [1.5])
+        with self.assertRaisesRegex(ValueError, r"no function registered for argument types "
+                                                r"\(Tensor, str\)"):
+            add(T([1.0]), "a")
+        with self.assertRaisesRegex(TypeError, "unknown type name 'Tensr'"):
+            add.register("Tensr")
+        # HyperMap over a MultitypeFuncGraph, as MindSpore's optimizers use it.
+        out = ops.HyperMap(add)((1.5, T([1.0])), (2, T([2.0])))
+        self.assertEqual((out[0], out[1].tolist()), (3.5, [3.0]))
+
+
+class Context(unittest.TestCase):
+    def tearDown(self):
+        ms.set_context(mode=ms.PYNATIVE_MODE, device_target="CPU", device_id=0)
+
+    def test_mindspore_keys_are_accepted_and_recorded(self):
+        ms.set_context(mode=ms.PYNATIVE_MODE, device_target="CPU", save_graphs=False,
+                       max_call_depth=2000, jit_syntax_level=ms.STRICT,
+                       pynative_synchronize=True)
+        self.assertEqual(ms.get_context("max_call_depth"), 2000)
+        self.assertIsNone(ms.get_context("print_file_path"))
+        with self.assertRaisesRegex(ValueError, "unknown context key 'no_such_key'"):
+            ms.set_context(no_such_key=1)
+        with self.assertRaisesRegex(TypeError, "max_call_depth must be int"):
+            ms.set_context(max_call_depth="deep")
+
+    def test_set_device(self):
+        ms.set_device("CPU", 0)
+        self.assertEqual(ms.get_context("device_target"), "CPU")
+        with self.assertRaisesRegex(ValueError, "Ascend NPUs are not supported"):
+            ms.set_device("Ascend")
+
+    def test_get_context_is_read_each_call(self):
+        def f(x):
+            return x * ms.get_context("device_id")
+
+        jf = ms.jit(f)
+        x = T([1.0])
+        self.assertEqual(jf(x).tolist(), [0.0])
+        ms.set_context(device_id=3)
+        self.assertEqual(jf(x).tolist(), [3.0])
+
+
+class JitSignatures(unittest.TestCase):
+    def test_old_and_new_forms(self):
+        def f(x):
+            return x + 1
+
+        x = T([1.0])
+        for j in (ms.jit(f), ms.jit(fn=f), ms.jit(function=f), ms.jit(f, "PSJit"),
+                  ms.jit(f, mode="PIJit", input_signature=None, hash_args=None, jit_config=None,
+                         compile_once=False),
+                  ms.jit(capture_mode="ast", jit_level="O1", dynamic=1, backend="ms_backend")(f),
+                  ms.jit(capture_mode="bytecode", fullgraph=True)(f),
+                  ms.ms_function(f), ms.ms_function(fn=f, input_signature=None)):
+            self.assertEqual(j(x).tolist(), [2.0])
+
+    def test_bad_arguments(self):
+        with self.assertRaisesRegex(ValueError, "capture_mode must be one of"):
+            ms.jit(capture_mode="graph")
+        with self.assertRaisesRegex(ValueError, "jit_level must be one of"):
+            ms.jit(jit_level="O9")
+        with self.assertRaisesRegex(TypeError, "unexpected keyword argument.*'bogus'"):
+            ms.jit(bogus=1)
+        with self.assertRaisesRegex(TypeError, "jit expects a function"):
+            ms.jit(3)
+
+
+class TensorInit(unittest.TestCase):
+    def test_tensor_with_initializer(self):
+        from pijit.common.initializer import One
+        t = ms.Tensor(shape=(2, 3), dtype=ms.float32, init=One())
+        self.assertEqual((t.shape, t.tolist()[1]), ((2, 3), [1.0] * 3))
+        self.assertEqual(ms.Tensor(shape=(2,), dtype=ms.float64, init="zeros").tolist(), [0.0, 0.0])
+        with self.assertRaisesRegex(ValueError, "either input_data or init"):
+            ms.Tensor([1.0], init=One())
+        with self.assertRaisesRegex(ValueError, "init needs both shape and dtype"):
+            ms.Tensor(shape=(2,), init=One())
+
+
 class UnderJit(unittest.TestCase):
     """The new names keep Python's meaning inside jitted code."""
 

@@ -1,0 +1,2 @@
+"""`mindspore.common.parameter`."""
+from pijit.parameter import Parameter, ParameterTuple  # noqa: F401
