@@ -7,7 +7,8 @@
 from pijit import _C
 from pijit import dtype
 from pijit.dtype import (bool_, int32, int64, float32, float64, float_, double, int_,
-                         as_dtype)
+                         as_dtype, float16, half, bfloat16, int8, int16, uint8, uint16, uint32,
+                         uint64, complex64, complex128)
 from pijit.tensor import Tensor
 from pijit.creation import (tensor, ones, zeros, full, fill, ones_like, zeros_like, full_like, empty,
                             arange, linspace, eye, rand, randn, randint, set_seed, get_seed)

@@ -34,6 +34,21 @@ _ALL = (bool_, int32, int64, float32, float64)
 _BY_NAME = {t.name: t for t in _ALL}
 _BY_NAME.update({"bool_": bool_, "float": float32, "double": float64, "int": int64})
 
+# MindSpore's other element types exist as names, so programs that mention them import and print;
+# pijit has no kernels for them, and making a tensor of one raises TypeError naming the five it has.
+float16 = half = Type("float16", "Float16", 2, -1, True)
+bfloat16 = Type("bfloat16", "BFloat16", 2, -1, True)
+int8 = Type("int8", "Int8", 1, -1, False)
+int16 = short = Type("int16", "Int16", 2, -1, False)
+uint8 = Type("uint8", "UInt8", 1, -1, False)
+uint16 = Type("uint16", "UInt16", 2, -1, False)
+uint32 = Type("uint32", "UInt32", 4, -1, False)
+uint64 = Type("uint64", "UInt64", 8, -1, False)
+complex64 = Type("complex64", "Complex64", 8, -1, False)
+complex128 = Type("complex128", "Complex128", 16, -1, False)
+_UNSUPPORTED = (float16, bfloat16, int8, int16, uint8, uint16, uint32, uint64, complex64,
+                complex128)
+
 # MindSpore's aliases.
 float_ = float32
 double = float64
@@ -42,7 +57,9 @@ number_type = (int32, int64, float32, float64)
 
 
 def _by_name(name):
-    return _BY_NAME[name]
+    if name in _BY_NAME:
+        return _BY_NAME[name]
+    return {t.name: t for t in _UNSUPPORTED}[name]
 
 
 def as_dtype(x):

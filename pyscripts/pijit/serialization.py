@@ -37,10 +37,34 @@ def _entries(save_obj):
                     "{'name', 'data'} dicts, got %s" % type(save_obj).__name__)
 
 
+def _no_encryption(fn, key):
+    if key is not None:
+        raise NotImplementedError("%s: encrypted checkpoints (enc_key/dec_key) are not supported "
+                                  "by pijit" % fn)
+
+
+def _ckpt_format(fn, format):
+    if format != "ckpt":
+        raise ValueError("%s: format must be 'ckpt' (pijit's format, docs/checkpoint.md), got %r"
+                         % (fn, format))
+
+
 @runtime_state("writes a file")
-def save_checkpoint(save_obj, ckpt_file_name, append_dict=None):
+def save_checkpoint(save_obj, ckpt_file_name, integrated_save=True, async_save=False,
+                    append_dict=None, enc_key=None, enc_mode="AES-GCM", choice_func=None,
+                    crc_check=False, format="ckpt", **kwargs):
+    """MindSpore's save_checkpoint. pijit writes synchronously (async_save only says the caller
+    does not wait, which holds), has no sharded parameters to integrate, and always writes its own
+    format; choice_func(name) -> bool selects the parameters written."""
     from pijit.tensor import Tensor
+    _no_encryption("save_checkpoint", enc_key)
+    _ckpt_format("save_checkpoint", format)
+    if kwargs:
+        raise TypeError("save_checkpoint() got unexpected keyword argument(s) %s"
+                        % ", ".join(map(repr, sorted(kwargs))))
     entries = _entries(save_obj)
+    if choice_func is not None:
+        entries = [(n, t) for n, t in entries if choice_func(n)]
     tensors, blobs, offset = [], [], 0
     for name, t in entries:
         if not isinstance(name, str):
@@ -85,16 +109,24 @@ def _read(ckpt_file_name):
 
 @runtime_state("reads a file")
 def load_checkpoint(ckpt_file_name, net=None, strict_load=False, filter_prefix=None,
-                    choice_func=None):
-    """Returns {name: Parameter}; loads into `net` too when given."""
+                    dec_key=None, dec_mode="AES-GCM", specify_prefix=None, choice_func=None,
+                    crc_check=False, remove_redundancy=False, format="ckpt"):
+    """MindSpore's load_checkpoint: returns {name: Parameter}; loads into `net` too when given.
+    filter_prefix drops names with those prefixes, specify_prefix keeps only those, choice_func
+    (name -> bool) keeps those it accepts."""
     from pijit.parameter import Parameter
     from pijit.tensor import Tensor
+    _no_encryption("load_checkpoint", dec_key)
+    _ckpt_format("load_checkpoint", format)
     header, data = _read(ckpt_file_name)
     prefixes = (filter_prefix,) if isinstance(filter_prefix, str) else tuple(filter_prefix or ())
+    keep = (specify_prefix,) if isinstance(specify_prefix, str) else tuple(specify_prefix or ())
     out = {}
     for e in header["tensors"]:
         name = e["name"]
         if any(name.startswith(p) for p in prefixes):
+            continue
+        if keep and not any(name.startswith(p) for p in keep):
             continue
         if choice_func is not None and not choice_func(name):
             continue
@@ -122,7 +154,7 @@ def load_checkpoint(ckpt_file_name, net=None, strict_load=False, filter_prefix=N
 
 
 @runtime_state("replaces parameters")
-def load_param_into_net(net, parameter_dict, strict_load=False):
+def load_param_into_net(net, parameter_dict, strict_load=False, remove_redundancy=False):
     """Copies values into net's parameters by name. Returns (params not loaded, checkpoint
     entries not used). Shape mismatches raise ValueError naming both shapes."""
     from pijit.nn.cell import Cell

@@ -95,11 +95,16 @@ class GraphUtilities(unittest.TestCase):
         self.assertEqual(w.tolist(), [3.0, 4.0])
         ops.Assign()(w, 5)  # a number is broadcast (the seed's ops.assign(self.weight, i))
         self.assertEqual(w.tolist(), [5.0, 5.0])
-        with self.assertRaisesRegex(TypeError, "variable must be a Parameter"):
-            ops.assign(T([1.0]), T([2.0]))
+        t = T([1.0])
+        self.assertIs(ops.assign(t, T([2.0])), t)  # a Tensor variable too (MindSpore 2.5)
+        self.assertEqual(t.tolist(), [2.0])
+        with self.assertRaisesRegex(TypeError, "variable must be a Parameter or Tensor, got list"):
+            ops.assign([1.0], T([2.0]))
         with self.assertRaisesRegex(ValueError, "broadcast"):
             ops.assign(w, T([1.0, 2.0, 3.0]))
         self.assertEqual(w.tolist(), [5.0, 5.0])  # a refused assign changes nothing
+        with self.assertRaisesRegex(TypeError, "value must be a Tensor or a number, got bool"):
+            ops.assign(w, True)
 
     def test_print_prints_tensors_in_repr_form(self):
         buf = io.StringIO()
@@ -202,6 +207,41 @@ class Parameters(unittest.TestCase):
         m.release()
         x.assign_value(T([0.5]))
         self.assertEqual((x.dtype, x.tolist()), (ms.float32, [0.5]))
+
+
+class DTypes(unittest.TestCase):
+    def test_unsupported_names_exist_and_refuse_clearly(self):
+        import pickle
+        self.assertEqual(str(ms.float16), "Float16")
+        self.assertIs(ms.mstype.uint8, ms.uint8)
+        self.assertIs(pickle.loads(pickle.dumps(ms.float16)), ms.float16)
+        with self.assertRaisesRegex(TypeError, "Float16 not understood; pijit supports float32"):
+            ms.Tensor([1.0], ms.float16)
+        with self.assertRaisesRegex(TypeError, "Int8 not understood"):
+            ops.ones((2,), ms.int8)
+
+
+class Checkpoints(unittest.TestCase):
+    def test_mindspore_positional_and_keyword_arguments(self):
+        import os
+        import tempfile
+        net = nn.Dense(3, 2)
+        with tempfile.TemporaryDirectory() as d:
+            path = os.path.join(d, "net.ckpt")
+            # 3rd positional is integrated_save, 4th async_save, as in MindSpore.
+            ms.save_checkpoint(net, path, True, False, append_dict={"epoch": 2},
+                               choice_func=lambda name: name != "bias")
+            back = ms.load_checkpoint(path, None, False, None, None, "AES-GCM", None, None)
+            self.assertEqual(sorted(back), ["epoch", "weight"])
+            self.assertEqual(sorted(ms.load_checkpoint(path, specify_prefix="w")), ["epoch", "weight"])
+            self.assertEqual(sorted(ms.load_checkpoint(path, filter_prefix="w")), ["epoch"])
+            with self.assertRaisesRegex(NotImplementedError, "encrypted checkpoints"):
+                ms.save_checkpoint(net, path, enc_key=b"0" * 16)
+            with self.assertRaisesRegex(ValueError, "format must be 'ckpt'"):
+                ms.load_checkpoint(path, format="safetensors")
+            other = nn.Dense(3, 2)
+            self.assertEqual(ms.load_param_into_net(other, back, False, False), (["bias"], []))
+            self.assertEqual(other.weight.tolist(), net.weight.tolist())
 
 
 class Decorators(unittest.TestCase):

@@ -15,19 +15,21 @@ def depend(value, expr):
     return value
 
 
-@runtime_state("writes a Parameter in place")
+@runtime_state("writes a tensor in place")
 def assign(variable, value):
     """MindSpore's ops.assign(variable, value): writes `value` (a tensor or number, broadcast to
-    the parameter's shape and cast to its dtype) into the Parameter `variable`; returns it."""
-    from pijit.parameter import Parameter
-    if not isinstance(variable, Parameter):
-        raise TypeError("assign(): variable must be a Parameter, got %s" % type(variable).__name__)
+    the variable's shape and cast to its dtype) into the Parameter or Tensor `variable`; returns
+    it."""
+    if not isinstance(variable, _C.TensorBase):
+        raise TypeError("assign(): variable must be a Parameter or Tensor, got %s"
+                        % type(variable).__name__)
     if isinstance(value, _C.TensorBase):
         F.broadcast_to(value, variable.shape)  # raises the usual shape error when it cannot
-    elif not isinstance(value, (bool, int, float)):
+        value = value.astype(variable.dtype)
+    elif isinstance(value, bool) or not isinstance(value, (int, float)):
         raise TypeError("assign(): value must be a Tensor or a number, got %s"
                         % type(value).__name__)
-    variable[...] = value if not isinstance(value, _C.TensorBase) else value.astype(variable.dtype)
+    variable[...] = value
     return variable
 
 
