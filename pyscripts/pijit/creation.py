@@ -156,17 +156,32 @@ def get_seed():
     return _seed[0]
 
 
-def rand(*shape, dtype=None):
-    """Uniform samples in [0, 1)."""
-    return _op("rand", (), shape=_shape_arg(shape), dtype=_dtype_or(dtype, _dt.float32))
+def rand(*size, dtype=None, seed=None):
+    """MindSpore's ops.rand(*size, dtype=None, seed=None): uniform samples in [0, 1); size as
+    ints or one tuple/list. seed None draws from (and advances) the global generator; an int
+    >= 0 goes to the registry op, which draws from that seed alone, so the call is reproducible
+    and leaves the global generator untouched (likewise randn and randint)."""
+    if seed is not None and (isinstance(seed, bool) or not isinstance(seed, int) or seed < 0):
+        raise TypeError("rand(): seed must be a non-negative int or None, got %r" % (seed,))
+    return _op("rand", (), shape=_shape_arg(size), dtype=_dtype_or(dtype, _dt.float32), seed=seed)
 
 
-def randn(*shape, dtype=None):
-    """Standard normal samples."""
-    return _op("randn", (), shape=_shape_arg(shape), dtype=_dtype_or(dtype, _dt.float32))
+def randn(*size, dtype=None, seed=None):
+    """MindSpore's ops.randn(*size, dtype=None, seed=None): standard normal samples."""
+    if seed is not None and (isinstance(seed, bool) or not isinstance(seed, int) or seed < 0):
+        raise TypeError("randn(): seed must be a non-negative int or None, got %r" % (seed,))
+    return _op("randn", (), shape=_shape_arg(size), dtype=_dtype_or(dtype, _dt.float32), seed=seed)
 
 
-def randint(low, high, size, dtype=None):
-    """Integers in [low, high)."""
+def randint(low, high, size, seed=None, *, dtype=None):
+    """MindSpore's ops.randint(low, high, size, seed=None, *, dtype=None): integers in
+    [low, high), int64 unless dtype says otherwise. pijit's earlier randint(low, high, size,
+    dtype) still works: a dtype is never a seed."""
+    if isinstance(seed, _dt.Type):
+        if dtype is not None:
+            raise TypeError("randint() got a dtype both as its 4th argument and as dtype=")
+        seed, dtype = None, seed
+    if seed is not None and (isinstance(seed, bool) or not isinstance(seed, int) or seed < 0):
+        raise TypeError("randint(): seed must be a non-negative int or None, got %r" % (seed,))
     return _op("randint", (), low=int(low), high=int(high), shape=_shape_arg((size,)),
-               dtype=_dtype_or(dtype, _dt.int64))
+               dtype=_dtype_or(dtype, _dt.int64), seed=seed)

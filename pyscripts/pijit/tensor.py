@@ -2,12 +2,17 @@
 
 The C base (`pijit._C.TensorBase`, pyext/tensor_object.cc) holds the data and implements the hot
 paths: construction, operators, comparisons, indexing, the buffer protocol and conversions. This
-class adds the long tail of methods; each one calls a registry op, so eager execution and (later)
-capture see the same operation.
+class adds the long tail of methods; each one calls registry ops (one where one does the work),
+so eager execution and capture see the same operations. MindSpore's signatures throughout.
 """
 from pijit import _C
 from pijit import dtype as _dt
 from pijit._ops_common import op as _op, axes as _axes, shape_arg as _shape_arg
+
+
+class _NotAMatrixError(ValueError, AttributeError):
+    """Tensor.mT of a tensor with fewer than 2 dims. A ValueError, as MindSpore's x.mT
+    (x.swapaxes(-2, -1)) raises, and an AttributeError, so hasattr(t, "mT") answers False."""
 
 
 class Tensor(_C.TensorBase):
@@ -51,6 +56,15 @@ class Tensor(_C.TensorBase):
         return self.copy()
 
     # ---- conversion ----------------------------------------------------------------------------
+    @staticmethod
+    def from_numpy(array):
+        """MindSpore's Tensor.from_numpy(array): a tensor of a numpy array's data and dtype.
+        pijit copies the data (MindSpore shares a C-contiguous array's memory)."""
+        if not hasattr(array, "__array_interface__"):
+            raise TypeError("Tensor.from_numpy expects a numpy.ndarray, got %s"
+                            % type(array).__name__)
+        return Tensor(array)
+
     def asnumpy(self):
         """A numpy array with a copy of the data."""
         try:
@@ -87,6 +101,10 @@ class Tensor(_C.TensorBase):
 
     def bool(self):
         return self.astype(_dt.bool_)
+
+    def half(self):
+        raise TypeError("Tensor.half(): pijit has no float16 (its float dtypes are float32 and "
+                        "float64); use .float()")
 
     def copy(self):
         return _op("copy", (self,))
@@ -146,6 +164,9 @@ class Tensor(_C.TensorBase):
 
     @property
     def mT(self):
+        if self.ndim < 2:
+            raise _NotAMatrixError("Tensor.mT swaps the last two dims and needs at least 2, got a "
+                                   "%d-D tensor" % self.ndim)
         perm = list(range(self.ndim))
         perm[-1], perm[-2] = perm[-2], perm[-1]
         return _op("transpose", (self,), perm=tuple(perm))
@@ -159,8 +180,11 @@ class Tensor(_C.TensorBase):
     def expand_dims(self, axis):
         return _op("expand_dims", (self,), axis=axis)
 
-    def flatten(self, start_dim=0, end_dim=-1):
-        return _op("flatten", (self,), start_dim=start_dim, end_dim=end_dim)
+    def flatten(self, order="C", *more, start_dim=0, end_dim=-1):
+        """MindSpore's Tensor.flatten(order='C', *, start_dim=0, end_dim=-1); the newer overload
+        flatten(start_dim=0, end_dim=-1), with the dims positional, is accepted too."""
+        from pijit.ops import functional as F
+        return F._flatten("Tensor.flatten", self, order, more, start_dim, end_dim)
 
     def ravel(self):
         return self.flatten()
@@ -173,6 +197,51 @@ class Tensor(_C.TensorBase):
 
     def tile(self, reps):
         return _op("tile", (self,), reps=_axes(reps))
+
+    def repeat(self, repeats, axis=None):
+        """MindSpore's Tensor.repeat(repeats, axis=None), numpy.repeat's meaning: each element
+        repeated `repeats` times along `axis` (None: of the flattened tensor, giving 1-D); a
+        tuple/list gives one count per element."""
+        from pijit.ops import functional as F
+        x = self
+        if axis is None:
+            x, axis = _op("flatten", (x,), start_dim=0, end_dim=-1), 0
+        F._check_dim("Tensor.repeat", "axis", axis, x.ndim)
+        if x.ndim == 0:
+            x = _op("reshape", (x,), shape=(1,))
+        axis %= x.ndim
+        n = x.shape[axis]
+        if isinstance(repeats, (list, tuple)) and len(repeats) == 1:
+            repeats = repeats[0]
+        if F._is_int(repeats):
+            if repeats < 0:
+                raise ValueError("Tensor.repeat: repeats must be non-negative, got %d" % repeats)
+            # (.., n, ..) -> (.., n, 1, ..) -> broadcast (.., n, r, ..) -> (.., n*r, ..)
+            y = _op("expand_dims", (x,), axis=axis + 1)
+            shape = list(y.shape)
+            shape[axis + 1] = repeats
+            y = _op("broadcast_to", (y,), shape=tuple(shape))
+            return _op("flatten", (y,), start_dim=axis, end_dim=axis + 1)
+        if not isinstance(repeats, (list, tuple)) or not all(F._is_int(r) for r in repeats):
+            raise TypeError("Tensor.repeat: repeats must be an int or a tuple/list of ints, got %r"
+                            % (repeats,))
+        if len(repeats) != n or any(r < 0 for r in repeats):
+            raise ValueError("Tensor.repeat: repeats %r must hold %d non-negative counts (one per "
+                             "element along axis %d)" % (tuple(repeats), n, axis))
+        parts = []
+        for piece, r in zip(F.split(x, 1, axis), repeats):
+            if r:
+                shape = list(piece.shape)
+                shape[axis] = r
+                parts.append(_op("broadcast_to", (piece,), shape=tuple(shape)))
+        if not parts:  # every count 0: the empty slice along axis
+            return _op("split", (x,), indices=(0,), axis=axis)[0]
+        return parts[0] if len(parts) == 1 else _op("concat", tuple(parts), axis=axis)
+
+    def split(self, split_size_or_sections, axis=0):
+        """MindSpore's Tensor.split; see ops.split."""
+        from pijit.ops import functional as F
+        return F.split(self, split_size_or_sections, axis)
 
     def swapaxes(self, a, b):
         perm = list(range(self.ndim))
@@ -210,8 +279,12 @@ class Tensor(_C.TensorBase):
     def ceil(self):
         return _op("ceil", (self,))
 
-    def round(self):
-        return _op("round", (self,))
+    def round(self, decimals=0):
+        """MindSpore's Tensor.round(decimals=0); see ops.round."""
+        if decimals == 0 and not isinstance(decimals, bool):
+            return _op("round", (self,))
+        from pijit.ops import functional as F
+        return F.round(self, decimals=decimals)
 
     def sign(self):
         return _op("sign", (self,))
@@ -234,21 +307,49 @@ class Tensor(_C.TensorBase):
         return _op("logical_not", (self,))
 
     # ---- reductions ----------------------------------------------------------------------------
-    def sum(self, axis=None, keepdims=False, dtype=None):
-        out = _op("sum", (self,), axis=_axes(axis), keepdims=keepdims)
-        return out if dtype is None else out.astype(dtype)
+    def sum(self, axis=None, dtype=None, keepdims=False, initial=None, *, dim=None, keepdim=None):
+        """MindSpore's Tensor.sum(axis=None, dtype=None, keepdims=False, initial=None), and its
+        newer overload sum(dim=None, keepdim=False, *, dtype=None): a bool second argument is
+        keepdim (it can never be a dtype). dtype converts the input first; initial is added."""
+        if dtype is None and initial is None and dim is None and keepdim is None and \
+                keepdims.__class__ is bool:  # the common call, without the argument juggling
+            return _op("sum", (self,), axis=_axes(axis), keepdims=keepdims)
+        if isinstance(dtype, bool):
+            if keepdims is not False:
+                raise TypeError("Tensor.sum() got keepdim both as the second argument and as "
+                                "keepdims")
+            dtype, keepdims = None, dtype
+        from pijit.ops import functional as F
+        axis = F._either("Tensor.sum", "axis", axis, "dim", dim, None)
+        keepdims = F._either("Tensor.sum", "keepdims", keepdims, "keepdim", keepdim, False)
+        x = F._with_dtype(self, dtype)
+        out = _op("sum", (x,), axis=_axes(axis), keepdims=F._check_bool("Tensor.sum", "keepdims",
+                                                                      keepdims))
+        return out if initial is None else out + initial
 
     def mean(self, axis=None, keep_dims=False, keepdims=None):
         return _op("mean", (self,), axis=_axes(axis), keepdims=_kd(keep_dims, keepdims))
 
-    def prod(self, axis=None, keep_dims=False, keepdims=None):
-        return _op("prod", (self,), axis=_axes(axis), keepdims=_kd(keep_dims, keepdims))
+    def prod(self, axis=None, keep_dims=False, dtype=None, *, keepdims=None, dim=None,
+             keepdim=None):
+        """MindSpore's Tensor.prod(axis=None, keep_dims=False, dtype=None); keepdims= and the
+        newer dim=/keepdim= are accepted as the same arguments."""
+        from pijit.ops import functional as F
+        axis = F._either("Tensor.prod", "axis", axis, "dim", dim, None)
+        keep_dims = F._either("Tensor.prod", "keep_dims", keep_dims, "keepdims", keepdims, False)
+        keep_dims = F._either("Tensor.prod", "keep_dims", keep_dims, "keepdim", keepdim, False)
+        return F.prod(self, axis, keep_dims, dtype)
 
-    def max(self, axis=None, keepdims=False):
-        return _op("max", (self,), axis=_axes(axis), keepdims=keepdims)
+    def max(self, axis=None, keepdims=False, *, initial=None, where=True, return_indices=False):
+        """MindSpore's Tensor.max: the maximum (not a tuple, unlike ops.max) over `axis`: None
+        (every element; keepdims, initial and where then have no effect, as MindSpore
+        documents), an int, or a tuple/list of ints. return_indices=True (one int axis, or None)
+        returns (values, indices) as ops.max does."""
+        return _max_min(self, "max", axis, keepdims, initial, where, return_indices)
 
-    def min(self, axis=None, keepdims=False):
-        return _op("min", (self,), axis=_axes(axis), keepdims=keepdims)
+    def min(self, axis=None, keepdims=False, *, initial=None, where=True, return_indices=False):
+        """MindSpore's Tensor.min; as Tensor.max."""
+        return _max_min(self, "min", axis, keepdims, initial, where, return_indices)
 
     def argmax(self, axis=None, keepdims=False):
         return _op("argmax", (self,), axis=axis, keepdims=keepdims)
@@ -268,21 +369,46 @@ class Tensor(_C.TensorBase):
     def std(self, axis=None, ddof=0, keepdims=False):
         return _op("std", (self,), axis=_axes(axis), keepdims=keepdims, ddof=ddof)
 
-    def cumsum(self, axis=0):
-        return _op("cumsum", (self,), axis=axis)
+    def cumsum(self, axis=None, dtype=None, *, dim=None):
+        """MindSpore's Tensor.cumsum(axis=None, dtype=None): axis None runs over the flattened
+        tensor. The newer dim= keyword is accepted as axis."""
+        from pijit.ops import functional as F
+        return F.cumsum(self, F._either("Tensor.cumsum", "axis", axis, "dim", dim, None), dtype)
 
     def softmax(self, axis=-1):
         return _op("softmax", (self,), axis=axis)
 
-    def sort(self, axis=-1, descending=False):
-        return _op("sort", (self,), axis=axis, descending=descending)
+    def sort(self, dim=-1, descending=False, stable=False, *, axis=None):
+        """MindSpore's Tensor.sort(dim=-1, descending=False, stable=False) -> (values, indices);
+        the older keyword axis= is accepted. pijit's sort is always stable."""
+        from pijit.ops import functional as F
+        dim = F._either("Tensor.sort", "dim", dim, "axis", axis, -1)
+        F._check_bool("Tensor.sort", "stable", stable)
+        return F.sort(self, dim, descending)
 
-    def topk(self, k, axis=-1, largest=True, sorted=True):
-        return _op("topk", (self,), k=k, axis=axis, largest=largest, sorted=sorted)
+    def topk(self, k, dim=-1, largest=True, sorted=True, *, axis=None):
+        """MindSpore's Tensor.topk(k, dim=-1, largest=True, sorted=True) -> (values, indices);
+        pijit's earlier keyword axis= is accepted."""
+        from pijit.ops import functional as F
+        dim = F._either("Tensor.topk", "dim", dim, "axis", axis, -1)
+        return _op("topk", (self,), k=k, axis=dim, largest=largest, sorted=sorted)
 
 
 def _kd(keep_dims, keepdims):
     return bool(keep_dims if keepdims is None else keepdims)
+
+
+def _max_min(x, who, axis, keepdims, initial, where, return_indices):
+    from pijit.ops import functional as F
+    if not isinstance(axis, (list, tuple)):
+        return F._extreme(who, x, axis, keepdims, initial, where,
+                          F._check_bool("Tensor." + who, "return_indices", return_indices))
+    if return_indices:
+        raise ValueError("Tensor.%s: return_indices must be False when axis is a tuple/list, got "
+                         "axis=%r" % (who, axis))
+    x = F._initial_and_where(who, x, initial, where)
+    return _op(who, (x,), axis=tuple(axis), keepdims=F._check_bool("Tensor." + who, "keepdims",
+                                                                   keepdims))
 
 
 _C._register(Tensor, _dt._ALL)

@@ -54,7 +54,8 @@ class MaxPool2d(_Pool):
         if (t, l) != (b, r):
             # 'same' with an odd total: the extra bottom/right row and column never win a max.
             x = NF.pad(x, (0, r - l, 0, b - t), mode="constant", value=float("-inf"))
-        return NF.max_pool2d(x, self.kernel_size, self.stride, (t, l), self.ceil_mode, self.dilation)
+        return NF.max_pool2d(x, self.kernel_size, self.stride, (t, l), dilation=self.dilation,
+                             ceil_mode=self.ceil_mode)
 
 
 class AvgPool2d(_Pool):

@@ -73,20 +73,57 @@ def conv_transpose2d(input, weight, bias=None, stride=1, padding=0, output_paddi
                dilation=_pair(dilation, "dilation"), groups=groups)
 
 
-def max_pool2d(x, kernel_size, stride=None, padding=0, ceil_mode=False, dilation=1):
+def max_pool2d(x, kernel_size, stride=None, padding=0, dilation=1, return_indices=False,
+               ceil_mode=False):
+    """MindSpore's ops.max_pool2d: stride None is kernel_size; padding an int or (pH, pW), at most
+    half the effective kernel. return_indices=True raises NotImplementedError: no pijit op
+    returns a max-pool's argmax."""
+    if return_indices:
+        raise NotImplementedError("max_pool2d: return_indices=True is not supported (pijit has no "
+                                  "max-pool op that returns the argmax indices)")
     k = _pair(kernel_size, "kernel_size")
     s = k if stride is None else _pair(stride, "stride")
     return _op("max_pool2d", (_t(x),), kernel_size=k, stride=s, padding=_pair(padding, "padding"),
                ceil_mode=bool(ceil_mode), dilation=_pair(dilation, "dilation"))
 
 
-def avg_pool2d(x, kernel_size, stride=None, padding=0, ceil_mode=False, count_include_pad=True,
-               divisor_override=None):
+def _avg_pool_padding(padding):
+    """avg_pool2d's padding: an int, (top, bottom, left, right) as MindSpore takes it, or pijit's
+    earlier (pH, pW). The kernel pads symmetrically, so top must equal bottom and left right."""
+    if isinstance(padding, (tuple, list)) and len(padding) == 4:
+        if not all(isinstance(v, int) and not isinstance(v, bool) for v in padding):
+            raise TypeError("avg_pool2d: padding must be an int or a tuple of 4 ints (top, bottom, "
+                            "left, right), got %r" % (padding,))
+        top, bottom, left, right = padding
+        if top != bottom or left != right:
+            raise NotImplementedError("avg_pool2d: padding %r pads unevenly; pijit's pooling pads "
+                                      "top = bottom and left = right only (pad with ops.pad first)"
+                                      % (tuple(padding),))
+        return (top, left)
+    if isinstance(padding, (tuple, list)) and len(padding) != 2:
+        raise TypeError("avg_pool2d: padding must be an int or a tuple of 4 ints (top, bottom, "
+                        "left, right), got %r" % (padding,))
+    return _pair(padding, "padding")
+
+
+def avg_pool2d(input_x, kernel_size=1, stride=1, padding=0, ceil_mode=False, count_include_pad=True,
+               divisor_override=0):
+    """MindSpore's ops.avg_pool2d (stride defaults to 1, not to kernel_size). divisor_override
+    0 (or None) divides by the number of elements counted."""
+    if divisor_override is None:
+        divisor_override = 0
+    if isinstance(divisor_override, bool) or not isinstance(divisor_override, int):
+        raise TypeError("avg_pool2d: divisor_override must be an int (0: not set), got %r"
+                        % (divisor_override,))
+    if divisor_override < 0:
+        raise ValueError("avg_pool2d: divisor_override must be positive (or 0: not set), got %d"
+                         % divisor_override)
     k = _pair(kernel_size, "kernel_size")
     s = k if stride is None else _pair(stride, "stride")
-    return _op("avg_pool2d", (_t(x),), kernel_size=k, stride=s, padding=_pair(padding, "padding"),
-               ceil_mode=bool(ceil_mode), count_include_pad=bool(count_include_pad),
-               divisor_override=divisor_override)
+    return _op("avg_pool2d", (_t(input_x),), kernel_size=k, stride=s,
+               padding=_avg_pool_padding(padding), ceil_mode=bool(ceil_mode),
+               count_include_pad=bool(count_include_pad),
+               divisor_override=divisor_override or None)
 
 
 def adaptive_avg_pool2d(input, output_size):
@@ -152,13 +189,24 @@ def batch_norm(input_x, running_mean, running_var, weight, bias, training=False,
     return out[0] if isinstance(out, tuple) else out
 
 
-def layer_norm(input_x, normalized_shape, gamma=None, beta=None, eps=1e-5):
-    x = _t(input_x)
+def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-5, *, gamma=None,
+               beta=None):
+    """MindSpore's ops.layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-5):
+    normalises over the trailing `normalized_shape` dims; weight/bias default to ones/zeros.
+    gamma= and beta= are accepted as pijit's earlier names for weight and bias."""
+    for name, new, old_name, old in (("weight", weight, "gamma", gamma),
+                                     ("bias", bias, "beta", beta)):
+        if old is not None and new is not None:
+            raise TypeError("layer_norm() got both '%s' and '%s', two names for the same argument"
+                            % (name, old_name))
+    weight = gamma if weight is None else weight
+    bias = beta if bias is None else bias
+    x = _t(input)
     normalized_shape = (normalized_shape,) if isinstance(normalized_shape, int) else tuple(normalized_shape)
     import pijit as pj
-    gamma = pj.ones(normalized_shape, dtype=x.dtype) if gamma is None else _t(gamma)
-    beta = pj.zeros(normalized_shape, dtype=x.dtype) if beta is None else _t(beta)
-    out = _op("layer_norm", (x, gamma, beta), begin_norm_axis=x.ndim - len(normalized_shape),
+    weight = pj.ones(normalized_shape, dtype=x.dtype) if weight is None else _t(weight)
+    bias = pj.zeros(normalized_shape, dtype=x.dtype) if bias is None else _t(bias)
+    out = _op("layer_norm", (x, weight, bias), begin_norm_axis=x.ndim - len(normalized_shape),
               eps=float(eps))
     return out[0] if isinstance(out, tuple) else out
 
