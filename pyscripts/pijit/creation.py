@@ -11,10 +11,12 @@ def _dtype_or(dtype, default):
     return default if dtype is None else _dt.as_dtype(dtype)
 
 
-def tensor(data, dtype=None):
-    """A new tensor holding a copy of `data` (numbers, nested sequences, buffers, tensors)."""
+def tensor(input_data=None, dtype=None, shape=None, init=None, internal=False, const_arg=False):
+    """MindSpore's mindspore.tensor: a new tensor holding a copy of `input_data` (numbers, nested
+    sequences, buffers, tensors), or of `shape` and `dtype` filled by the initializer `init`.
+    internal and const_arg are MindSpore compiler hints with no effect in pijit."""
     from pijit.tensor import Tensor
-    return Tensor(data, dtype)
+    return Tensor(input_data, dtype, shape, init)
 
 
 def full(size, fill_value, *, dtype=None):

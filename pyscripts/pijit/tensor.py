@@ -56,6 +56,10 @@ class Tensor(_C.TensorBase):
         return self.copy()
 
     # ---- conversion ----------------------------------------------------------------------------
+    def init_data(self, slice_index=None, shape=None, opt_shard_group=None):
+        """MindSpore materialises lazily initialised tensors here; pijit's are made at once."""
+        return self
+
     @staticmethod
     def from_numpy(array):
         """MindSpore's Tensor.from_numpy(array): a tensor of a numpy array's data and dtype.

@@ -400,7 +400,23 @@ class JitSignatures(unittest.TestCase):
             ms.jit(3)
 
 
+class Activations(unittest.TestCase):
+    def test_hswish_hsigmoid(self):
+        x = T([-4.0, -1.0, 0.0, 1.0, 4.0])
+        want = [0.0, -1.0 / 3, 0.0, 2.0 / 3, 4.0]
+        for f in (ops.HSwish(), nn.HSwish(), ops.hardswish):
+            self.assertEqual([round(v, 6) for v in f(x).tolist()], [round(v, 6) for v in want])
+        self.assertEqual(ops.HSigmoid()(T([-4.0, 0.0, 4.0])).tolist(), [0.0, 0.5, 1.0])
+
+
 class TensorInit(unittest.TestCase):
+    def test_mindspore_tensor_keywords(self):
+        from pijit.common.initializer import One
+        self.assertEqual(ms.tensor(input_data=[1, 2], dtype=ms.int32).tolist(), [1, 2])
+        t = ms.tensor(shape=(2,), dtype=ms.float32, init=One())
+        self.assertIs(t.init_data(), t)
+        self.assertEqual(t.tolist(), [1.0, 1.0])
+
     def test_tensor_with_initializer(self):
         from pijit.common.initializer import One
         t = ms.Tensor(shape=(2, 3), dtype=ms.float32, init=One())

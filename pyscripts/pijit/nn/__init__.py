@@ -1,7 +1,7 @@
 """pijit.nn: MindSpore-style layers (Cell, Dense, Conv2d, BatchNorm2d, ...) and loss cells."""
 from pijit.nn.cell import Cell
 from pijit.nn.activation import (ReLU, ReLU6, LeakyReLU, GELU, SiLU, Sigmoid, Tanh, Softmax,
-                                 LogSoftmax)
+                                 LogSoftmax, HSwish, HSigmoid)
 from pijit.nn.basic import Dense, Flatten, Identity, Dropout, Embedding
 from pijit.nn.conv import Conv2d, Conv2dTranspose
 from pijit.nn.normalization import BatchNorm1d, BatchNorm2d, LayerNorm, GroupNorm

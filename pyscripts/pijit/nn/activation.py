@@ -1,4 +1,5 @@
-"""Activation cells: ReLU, ReLU6, LeakyReLU, GELU, SiLU, Sigmoid, Tanh, Softmax, LogSoftmax."""
+"""Activation cells: ReLU, ReLU6, LeakyReLU, GELU, SiLU, Sigmoid, Tanh, Softmax, LogSoftmax,
+HSwish, HSigmoid."""
 from pijit.nn.cell import Cell
 from pijit.ops import functional as F
 from pijit.ops import nn_functional as NF
@@ -12,6 +13,16 @@ class ReLU(Cell):
 class ReLU6(Cell):
     def construct(self, x):
         return NF.relu6(x)
+
+
+class HSwish(Cell):
+    def construct(self, x):
+        return NF.hardswish(x)
+
+
+class HSigmoid(Cell):
+    def construct(self, input_x):
+        return NF.hardsigmoid(input_x)
 
 
 class LeakyReLU(Cell):

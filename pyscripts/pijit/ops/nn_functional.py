@@ -269,6 +269,17 @@ def relu6(x):
     return _op("clamp", (_t(x),), min=0.0, max=6.0)
 
 
+def hardswish(x):
+    """x * relu6(x + 3) / 6 (MindSpore's ops.hardswish / ops.HSwish)."""
+    x = _t(x)
+    return x * relu6(x + 3) / 6
+
+
+def hardsigmoid(input):
+    """relu6(x + 3) / 6 (MindSpore's ops.hardsigmoid / ops.HSigmoid)."""
+    return relu6(_t(input) + 3) / 6
+
+
 def leaky_relu(x, alpha=0.2):
     x = _t(x)
     from pijit.ops import functional as F

@@ -63,7 +63,7 @@ _UNARY = {"Neg": F.neg, "Abs": F.abs, "Sign": F.sign, "Square": F.square, "ReLU"
           "Log1p": F.log1p, "Sqrt": F.sqrt, "Rsqrt": F.rsqrt, "Reciprocal": F.reciprocal,
           "Sin": F.sin, "Cos": F.cos, "Tanh": F.tanh, "Sigmoid": F.sigmoid, "Erf": F.erf,
           "Softplus": F.softplus, "LogicalNot": F.logical_not, "ReLU6": NF.relu6,
-          "SiLU": F.silu}
+          "SiLU": F.silu, "HSwish": NF.hardswish, "HSigmoid": NF.hardsigmoid}
 
 _module = sys.modules[__name__]
 for _name, _fn in _BINARY.items():
