@@ -26,8 +26,12 @@ function(pijit_add_python_module PY)
     CXX_VISIBILITY_PRESET hidden
     LIBRARY_OUTPUT_DIRECTORY ${CMAKE_BINARY_DIR}/py${_ver}/pijit)
   if(PIJIT_INPLACE)
+    # Copy, then rename: a process that has the old extension loaded keeps its file (overwriting a
+    # mapped .so in place crashes it, e.g. a test run during a rebuild).
+    set(_dst ${CMAKE_SOURCE_DIR}/pyscripts/pijit/_C${_suffix})
     add_custom_command(TARGET ${_target} POST_BUILD
-      COMMAND ${CMAKE_COMMAND} -E copy $<TARGET_FILE:${_target}> ${CMAKE_SOURCE_DIR}/pyscripts/pijit/)
+      COMMAND ${CMAKE_COMMAND} -E copy $<TARGET_FILE:${_target}> ${_dst}.tmp
+      COMMAND ${CMAKE_COMMAND} -E rename ${_dst}.tmp ${_dst})
   endif()
   message(STATUS "pijit: pijit._C for ${PY} (${_suffix})")
 endfunction()
