@@ -7,6 +7,8 @@
 #include <cstdlib>
 #include <cstring>
 
+#include "absl/container/flat_hash_set.h"
+
 #include "codegen/rewrite.h"
 #include "pyext/py_common.h"
 
@@ -27,7 +29,17 @@ struct ThreadJit {
 };
 thread_local ThreadJit t_jit;
 
-void free_state(void* p) { delete static_cast<CodeState*>(p); }
+// Every CodeState not yet freed. CPython calls each co_extra user's free function while a code
+// object dies without clearing the slots, and another user's free function may run Python code
+// that enters the hook for that same dying code: its slot then holds a freed pointer, which
+// code_state() must not hand out.
+absl::flat_hash_set<const CodeState*> g_live_states;
+
+void free_state(void* p) {
+  if (!p) return;  // CPython calls free functions for empty slots too
+  g_live_states.erase(static_cast<CodeState*>(p));
+  delete static_cast<CodeState*>(p);
+}
 
 void log(const char* what, const std::string& text) {
   if (g_config.log.find(what) == std::string::npos && g_config.log.find("all") == std::string::npos) return;
@@ -192,12 +204,14 @@ CodeState::~CodeState() {
 CodeState* code_state(PyCodeObject* co, bool create) {
   if (g_extra_index < 0) g_extra_index = py::request_code_extra_index(free_state);
   auto* st = static_cast<CodeState*>(py::get_code_extra(reinterpret_cast<PyObject*>(co), g_extra_index));
-  if (st || !create) return st;
+  if (st) return g_live_states.contains(st) ? st : nullptr;  // freed: the code object is dying
+  if (!create) return nullptr;
   st = new CodeState();
   if (!py::set_code_extra(reinterpret_cast<PyObject*>(co), g_extra_index, st)) {
     delete st;
     return nullptr;
   }
+  g_live_states.insert(st);
   return st;
 }
 

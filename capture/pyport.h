@@ -120,6 +120,18 @@ inline unsigned int type_version(PyTypeObject* t) {
   return PyType_HasFeature(t, Py_TPFLAGS_VALID_VERSION_TAG) ? t->tp_version_tag : 0;
 }
 
+// super objects keep __thisclass__ and __self__ in this layout (Objects/typeobject.c, the same in
+// 3.7 to 3.12). Reading it directly avoids super.__getattribute__, which searches the instance's
+// MRO first and so finds a class attribute named __self__ before the super's own.
+struct SuperLayout {
+  PyObject_HEAD
+  PyTypeObject* type;
+  PyObject* obj;
+  PyTypeObject* obj_type;
+};
+inline PyObject* super_thisclass(PyObject* s) { return reinterpret_cast<PyObject*>(reinterpret_cast<SuperLayout*>(s)->type); }
+inline PyObject* super_self(PyObject* s) { return reinterpret_cast<SuperLayout*>(s)->obj; }  // nullptr: unbound
+
 // ---- (a') frames --------------------------------------------------------------------------------
 // 3.7-3.10 evaluate a PyFrameObject whose f_localsplus holds the fast locals, then the cells
 // (co_cellvars), then the free variables (co_freevars). Cells are created, and arguments copied

@@ -123,6 +123,21 @@ class Simulator {
   };
   std::unordered_map<PyCodeObject*, Decoded> decoded_;
   int budget_;
+
+  // Walks over nested containers (materialize, identity, trust, return plans) stop at this depth:
+  // deeper than any model's data, and what a self-referential container reaches.
+  static constexpr int kMaxNesting = 64;
+  int nesting_ = 0;
+  struct Nesting {
+    Simulator* s;
+    explicit Nesting(Simulator* sim) : s(sim) {
+      if (s->nesting_ >= kMaxNesting) s->stop(Break::UnsupportedCall, "containers nested deeper than 64 (or self-referential)");
+      ++s->nesting_;
+    }
+    ~Nesting() { --s->nesting_; }
+    Nesting(const Nesting&) = delete;
+    Nesting& operator=(const Nesting&) = delete;
+  };
 };
 
 // A unique object standing for LOAD_METHOD's empty slot.

@@ -155,7 +155,8 @@ bool Simulator::is_library_type(PyTypeObject* t) {
   if (it != library_types_.end()) return it->second;
   bool lib = PyType_IsSubtype(t, &py::TensorBaseType);
   if (!lib) {
-    PyObject* mod = PyDict_GetItemString(t->tp_dict, "__module__");
+    // A type that was never readied (functools.KeyWrapper) has no dict yet, and is not pijit's.
+    PyObject* mod = t->tp_dict ? PyDict_GetItemString(t->tp_dict, "__module__") : nullptr;
     lib = mod && PyUnicode_Check(mod) &&
           (std::strncmp(PyUnicode_AsUTF8(mod), "pijit.", 6) == 0 || std::strcmp(PyUnicode_AsUTF8(mod), "pijit") == 0);
     const CellTypes& c = cell_types();
@@ -175,6 +176,8 @@ bool Simulator::is_library_code(PyObject* func) {
 // trusted(), and so is everything it holds (min/max/sorted/sum compare or add the items).
 bool Simulator::deep_trusted(PyObject* v) {
   if (!trusted(v)) return false;
+  if (nesting_ >= kMaxNesting) return false;  // deeper than any model's data, or self-referential
+  Nesting nest(this);
   if (PyTuple_Check(v) || PyList_Check(v)) {
     for (Py_ssize_t i = 0; i < PySequence_Fast_GET_SIZE(v); ++i)
       if (!deep_trusted(PySequence_Fast_GET_ITEM(v, i))) return false;
@@ -290,6 +293,7 @@ bool Simulator::plain_instance(PyObject* v) {
 
 void Simulator::need_identity(PyObject* v) {
   if (PyTuple_CheckExact(v) || PyList_CheckExact(v)) {  // e.g. a list of objects handed to library code
+    Nesting nest(this);
     for (Py_ssize_t i = 0; i < PySequence_Fast_GET_SIZE(v); ++i) need_identity(PySequence_Fast_GET_ITEM(v, i));
     return;
   }
@@ -302,6 +306,7 @@ void Simulator::need_identity(PyObject* v) {
 PyObject* Simulator::materialize(PyObject* v, bool identity) {
   auto done = materialized_.find(v);
   if (done != materialized_.end()) return done->second;
+  Nesting nest(this);
   int node = node_of(v);
   PyObject* out = v;
   refuse_foreign_iterator(v);
@@ -423,6 +428,7 @@ PyObject* Simulator::load_deref(SimFrame& fr, int i, bool must_be_bound) {
 // __getattr__) holds while the class is unmodified: one version-tag check per guarded object. The
 // check also remembers what each name resolved to, so a failure can say which one changed.
 void Simulator::guard_class(int node, PyTypeObject* tp, PyObject* name) {
+  if (node < 0) stop(Break::UnsupportedAttribute, std::string("class ") + tp->tp_name + " reached without a guardable path");
   guards::Check* c = tree_.find_check(node, CheckKind::TypeVersion);
   if (!c) {
     unsigned int version = py::type_version(tp);
@@ -566,8 +572,10 @@ PyObject* Simulator::make_super(const std::vector<PyObject*>& args, PyObject* kw
 // super().name: the class-level object after __thisclass__ in type(obj).__mro__, read from the
 // class dicts (no descriptor runs); type(obj)'s version tag covers every class on that path.
 PyObject* Simulator::super_attr(PyObject* sup, PyObject* name) {
-  PyObject* cls = own(PyObject_GetAttrString(sup, "__thisclass__"));
-  PyObject* obj = own(PyObject_GetAttrString(sup, "__self__"));
+  PyObject* cls = py::super_thisclass(sup);
+  PyObject* obj = py::super_self(sup);
+  if (!obj || node_of(obj) < 0 || !PyType_IsSubtype(Py_TYPE(obj), reinterpret_cast<PyTypeObject*>(cls)))
+    stop(Break::UnsupportedAttribute, "super() not bound to an object the frame was given");
   PyTypeObject* tp = Py_TYPE(obj);
   guard_class(node_of(obj), tp, name);
   PyObject* mro = tp->tp_mro;
@@ -935,6 +943,7 @@ PyObject* Simulator::inline_call(PyObject* func, PyObject* self, const std::vect
 }
 
 ReturnPlan Simulator::plan_return(PyObject* v) {
+  Nesting nest(this);
   ReturnPlan p;
   auto real = real_of_sym_.find(v);
   if (real != real_of_sym_.end()) {
