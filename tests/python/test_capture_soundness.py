@@ -44,6 +44,21 @@ PROGRAMS = {
         key = functools.cmp_to_key(lambda x, y: 0)
         print(eq(key(1), key(2)), eq(key(1), key(2)))
     """,
+    # RC-4: pijit's recompile-limit message never goes through `warnings`.
+    "no_warnings_from_recompiles": """
+        import warnings
+        def f(x):
+            return x
+        with warnings.catch_warnings(record=True) as w:
+            warnings.simplefilter("always")
+            for i in range(12):
+                f(i)
+        print("warnings:", len(w))
+        warnings.simplefilter("error")
+        def g(x):
+            return x
+        print([g(i) for i in range(12)][-1])
+    """,
     # Deeply nested data passed around (deeper than capture walks).
     "deeply_nested_tuple": """
         def nest(n):
