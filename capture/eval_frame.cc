@@ -184,7 +184,8 @@ PyObject* run_captured(PyThreadState* ts, PyFrameObject* f, const JitOptions& op
                         " times (recompile_limit=" + std::to_string(opt.recompile_limit) +
                         "); it runs eagerly from now on. Last guard failure: " + why.text();
       st->break_reasons.push_back(msg);
-      report(g_stress ? kLogDebug : kLogWarning, msg);  // stress mode counts it instead
+      // Frames that are candidates only because of stress mode count it instead of warning.
+      report(&opt == &g_config.defaults && g_stress ? kLogDebug : kLogWarning, msg);
       return run_default(ts, f, st, st->skip_reason);
     }
   }

@@ -109,6 +109,7 @@ class Simulator {
   graph::Graph& graph_;
   std::vector<PyObject*> keep_;                       // owned references, released at the end
   std::unordered_map<PyObject*, int> node_of_;        // objects read from the frame -> guard node
+  std::unordered_map<PyObject*, std::vector<int>> const_nodes_;  // constants read -> every node
   std::unordered_map<int, PyObject*> sym_of_node_;    // graph-input symbolic tensors by guard node
   std::unordered_map<PyObject*, std::pair<PyObject*, int>> real_of_sym_;  // sym -> (real, node)
   std::unordered_map<PyObject*, PyObject*> materialized_;  // sourced container -> plain copy

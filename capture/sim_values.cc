@@ -246,7 +246,25 @@ PyObject* Simulator::wrap(PyObject* obj, int node) {
   if (is_constant(obj)) {
     Py_INCREF(obj);
     tree_.add_check(node, {CheckKind::Equal, obj, 0, {}});
+    const_nodes_[obj].push_back(node);  // Equal holds a reference: the key stays valid
     return obj;
+  }
+  if (PyAnySet_CheckExact(obj)) {
+    // Membership and size are folded into the graph: guard the contents, exactly.
+    Py_ssize_t n = PySet_GET_SIZE(obj), pos = 0;
+    if (n > 64) stop(Break::UnsupportedCall, "reads a set of more than 64 elements");
+    PyObject* items = own(PyTuple_New(n));
+    PyObject* k;
+    Py_hash_t h;
+    for (Py_ssize_t i = 0; _PySet_NextEntry(obj, &pos, &k, &h); ++i) {
+      if (!is_constant(k)) stop(Break::UnsupportedCall, std::string("reads a set holding a ") + Py_TYPE(k)->tp_name);
+      Py_INCREF(k);
+      PyTuple_SET_ITEM(items, i, k);
+    }
+    tree_.add_check(node, {CheckKind::SetContents, Py_BuildValue("(OO)", reinterpret_cast<PyObject*>(Py_TYPE(obj)), items), 0, {}});
+    node_of_.emplace(obj, node);
+    Py_INCREF(obj);
+    return own(obj);
   }
   Py_INCREF(obj);
   own(obj);
@@ -278,7 +296,23 @@ PyObject* Simulator::wrap(PyObject* obj, int node) {
 // `a is b`: an instance is never a constant (`self.act is None` holds for every instance of the
 // type), so identity is guarded only when both sides are objects.
 void Simulator::is_identity(PyObject* a, PyObject* b) {
-  if (is_constant(a) || is_constant(b)) return;
+  auto singleton = [](PyObject* o) {
+    return o == Py_None || o == Py_True || o == Py_False || o == Py_Ellipsis || o == Py_NotImplemented;
+  };
+  if (singleton(a) || singleton(b)) return;  // `x is None`: x's own guard decides
+  if (is_constant(a) || is_constant(b)) {
+    // Equal values may be distinct objects (10**20 built twice): the answer rests on identity,
+    // so every path this constant was read along must keep holding this very object.
+    for (PyObject* o : {a, b}) {
+      auto it = const_nodes_.find(o);
+      if (it == const_nodes_.end()) continue;
+      for (int n : it->second) {
+        Py_INCREF(o);
+        tree_.add_check(n, {CheckKind::Id, o, 0, {}});
+      }
+    }
+    return;
+  }
   // Each path gets its own graph value, so two tensor values are never the same object here.
   if (py::is_tensor(a) || py::is_tensor(b)) stop(Break::UserObjectOperator, "`is` between tensors");
   need_identity(a);

@@ -1,6 +1,7 @@
 #include "guards/guard_tree.h"
 
 #include <atomic>
+#include <cstring>
 
 #include "kernels/dtype.h"
 #include "pyext/tensor_object.h"
@@ -30,6 +31,62 @@ std::string repr_of(PyObject* o) {
 }
 
 std::string type_name(PyObject* o) { return o ? Py_TYPE(o)->tp_name : "<undefined>"; }
+
+bool same_bits(double a, double b) { return std::memcmp(&a, &b, sizeof a) == 0; }
+
+// Equality of constants as Python code could tell them apart: the exact same type at every level
+// (1, 1.0 and True differ, also inside tuples), floats bit for bit (0.0 is not -0.0; a NaN equals
+// itself). == alone would let a graph folded for one value run for another.
+bool same_constant(PyObject* a, PyObject* b) {
+  if (a == b) return true;
+  if (Py_TYPE(a) != Py_TYPE(b)) return false;
+  if (PyFloat_CheckExact(a)) return same_bits(PyFloat_AS_DOUBLE(a), PyFloat_AS_DOUBLE(b));
+  if (PyComplex_CheckExact(a)) {
+    Py_complex x = PyComplex_AsCComplex(a), y = PyComplex_AsCComplex(b);
+    return same_bits(x.real, y.real) && same_bits(x.imag, y.imag);
+  }
+  if (PyTuple_CheckExact(a)) {
+    if (PyTuple_GET_SIZE(a) != PyTuple_GET_SIZE(b)) return false;
+    for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(a); ++i)
+      if (!same_constant(PyTuple_GET_ITEM(a, i), PyTuple_GET_ITEM(b, i))) return false;
+    return true;
+  }
+  int eq = PyObject_RichCompareBool(a, b, Py_EQ);  // int, str, bytes: no user code
+  if (eq < 0) PyErr_Clear();
+  return eq == 1;
+}
+
+bool plain_constant(PyObject* o) {
+  if (o == Py_None || o == Py_True || o == Py_False || o == Py_Ellipsis) return true;
+  if (PyLong_CheckExact(o) || PyFloat_CheckExact(o) || PyComplex_CheckExact(o) || PyUnicode_CheckExact(o) ||
+      PyBytes_CheckExact(o))
+    return true;
+  if (!PyTuple_CheckExact(o)) return false;
+  for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(o); ++i)
+    if (!plain_constant(PyTuple_GET_ITEM(o, i))) return false;
+  return true;
+}
+
+// A dict key or set element as Python would tell it apart without running user code: constants
+// exactly (1, 1.0 and True are one key to the dict, but not to code that reads the key back),
+// everything else by identity.
+bool same_key(PyObject* a, PyObject* b) {
+  if (a == b) return true;
+  return plain_constant(a) && plain_constant(b) && same_constant(a, b);
+}
+
+bool set_holds_exactly(PyObject* set, PyObject* items) {
+  if (PySet_GET_SIZE(set) != PyTuple_GET_SIZE(items)) return false;
+  Py_ssize_t pos = 0;
+  PyObject* k;
+  Py_hash_t h;
+  while (_PySet_NextEntry(set, &pos, &k, &h)) {
+    bool found = false;
+    for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(items) && !found; ++i) found = same_key(k, PyTuple_GET_ITEM(items, i));
+    if (!found) return false;
+  }
+  return true;
+}
 
 std::string identity(PyObject* o) {
   if (!o) return "<undefined>";
@@ -127,12 +184,8 @@ bool run_check(const Check& c, PyObject* o, GuardFailure* why, const GuardTree& 
              fail("", std::string("type ") + reinterpret_cast<PyTypeObject*>(c.ref)->tp_name, "type " + type_name(o));
     case CheckKind::Id:
       return o == c.ref || fail("", identity(c.ref), identity(o));
-    case CheckKind::Equal: {
-      if (Py_TYPE(o) != Py_TYPE(c.ref)) return fail("", repr_of(c.ref), repr_of(o));
-      int eq = PyObject_RichCompareBool(o, c.ref, Py_EQ);
-      if (eq < 0) PyErr_Clear();
-      return eq == 1 || fail("", repr_of(c.ref), repr_of(o));
-    }
+    case CheckKind::Equal:
+      return same_constant(o, c.ref) || fail("", repr_of(c.ref), repr_of(o));
     case CheckKind::TensorMeta: {
       if (Py_TYPE(o) != reinterpret_cast<PyTypeObject*>(c.ref))
         return fail("", std::string("type ") + reinterpret_cast<PyTypeObject*>(c.ref)->tp_name, "type " + type_name(o));
@@ -167,17 +220,23 @@ bool run_check(const Check& c, PyObject* o, GuardFailure* why, const GuardTree& 
     }
     case CheckKind::DictKeys: {
       if (!PyDict_Check(o)) return fail("", "dict", "type " + type_name(o));
-      PyObject* keys = PyDict_Keys(o);
-      if (!keys) {
-        PyErr_Clear();
-        return fail(".keys()", repr_of(c.ref), "<unreadable>");
+      Py_ssize_t n = PyList_GET_SIZE(c.ref), pos = 0, i = 0;
+      bool ok = PyDict_GET_SIZE(o) == n;
+      PyObject *k, *v;
+      while (ok && PyDict_Next(o, &pos, &k, &v)) ok = same_key(k, PyList_GET_ITEM(c.ref, i++));
+      if (!ok && why) {
+        PyObject* keys = PyDict_Keys(o);
+        fail(".keys()", repr_of(c.ref), keys ? repr_of(keys) : "<unreadable>");
+        if (!keys) PyErr_Clear();
+        Py_XDECREF(keys);
       }
-      int eq = PyObject_RichCompareBool(keys, c.ref, Py_EQ);
-      if (eq < 0) PyErr_Clear();
-      bool ok = eq == 1;
-      if (!ok && why) fail(".keys()", repr_of(c.ref), repr_of(keys));
-      Py_DECREF(keys);
       return ok;
+    }
+    case CheckKind::SetContents: {
+      PyObject* tp = PyTuple_GET_ITEM(c.ref, 0);
+      if (reinterpret_cast<PyObject*>(Py_TYPE(o)) != tp)
+        return fail("", std::string("type ") + reinterpret_cast<PyTypeObject*>(tp)->tp_name, "type " + type_name(o));
+      return set_holds_exactly(o, PyTuple_GET_ITEM(c.ref, 1)) || fail("", repr_of(PyTuple_GET_ITEM(c.ref, 1)), repr_of(o));
     }
     default: break;
   }
@@ -188,10 +247,8 @@ bool run_check(const Check& c, PyObject* o, GuardFailure* why, const GuardTree& 
 bool same_check(const Check& a, const Check& b) {
   if (a.kind != b.kind || a.n != b.n || !(a.meta == b.meta)) return false;
   if (a.ref == b.ref) return true;
-  if (a.kind != CheckKind::Equal || !a.ref || !b.ref || Py_TYPE(a.ref) != Py_TYPE(b.ref)) return false;
-  int eq = PyObject_RichCompareBool(a.ref, b.ref, Py_EQ);
-  if (eq < 0) PyErr_Clear();
-  return eq == 1;
+  if (a.kind != CheckKind::Equal || !a.ref || !b.ref) return false;
+  return same_constant(a.ref, b.ref);
 }
 
 }  // namespace
@@ -326,6 +383,9 @@ std::vector<std::string> GuardTree::describe() const {
           break;
         case CheckKind::Length: out.push_back("len(" + p + ") == " + std::to_string(c.n)); break;
         case CheckKind::DictKeys: out.push_back(p + ".keys() == " + repr_of(c.ref)); break;
+        case CheckKind::SetContents:
+          out.push_back(p + " holds exactly " + repr_of(PyTuple_GET_ITEM(c.ref, 1)));
+          break;
         case CheckKind::Absent: out.push_back(p + " is undefined"); break;
         case CheckKind::TypeVersion:
           out.push_back("type(" + p + ") is " + reinterpret_cast<PyTypeObject*>(PyTuple_GET_ITEM(c.ref, 0))->tp_name +

@@ -37,7 +37,9 @@ enum class CheckKind {
   Equal,       // type(o) is type(ref) and o == ref (constants)
   TensorMeta,  // type(o) is ref, and shape/dtype equal
   Length,      // type(o) is ref and len(o) == n
-  DictKeys,    // type(o) is dict and list(o) == list(ref)
+  DictKeys,    // type(o) is dict and its keys, in order, are ref's (a list): constants compared as
+               // Equal does, other keys by identity
+  SetContents, // type(o) is ref[0] and o holds exactly the constants of the tuple ref[1]
   Absent,      // the path does not resolve (global not defined, key missing)
   Mode,        // the context mode is n
   TypeVersion, // type(o) is ref[0] and its version tag is n: no class-level attribute of o changed

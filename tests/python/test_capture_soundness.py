@@ -8,6 +8,8 @@ import sys
 import textwrap
 import unittest
 
+import pijit as pj
+
 HERE = os.path.dirname(os.path.abspath(__file__))
 PYSCRIPTS = os.path.join(HERE, "..", "..", "pyscripts")
 SUPPORTED = sys.version_info[:2] in ((3, 7), (3, 9))
@@ -98,6 +100,74 @@ class StressEqualsPlain(unittest.TestCase):
 for _name in PROGRAMS:
     setattr(StressEqualsPlain, "test_" + _name,
             (lambda n: lambda self: self.check(n))(_name))
+
+
+def exact(v):
+    """A value as Python could tell it apart: tensors by type, dtype, shape and element reprs
+    (so -0.0 and nan show), floats by repr, containers element by element."""
+    if isinstance(v, pj.Tensor):
+        return (type(v).__name__, str(v.dtype), v.shape, [repr(a) for a in v.reshape(-1).tolist()])
+    if isinstance(v, (list, tuple)):
+        return (type(v).__name__, [exact(a) for a in v])
+    return (type(v).__name__, repr(v))
+
+
+@unittest.skipUnless(SUPPORTED, "capture is built for Python 3.7 and 3.9")
+class GuardsTellApartWhatPythonDoes(unittest.TestCase):
+    """Guards compare exactly what Python distinguishes (issue 10, mechanism 3)."""
+
+    def same(self, f, calls):
+        jf = pj.jit(f)
+        for args in calls:
+            self.assertEqual(exact(jf(*args)), exact(f(*args)), "args %r" % (args,))
+        return pj.jit_stats(jf)
+
+    def test_negative_zero(self):  # w05, RC-10
+        def f(x, s):
+            return x * 0.0 + s, repr(s)
+        self.same(f, [(pj.Tensor([1.0]), 0.0), (pj.Tensor([1.0]), -0.0)])
+
+    def test_int_float_inside_tuple_constants(self):  # w04
+        def f(x, t):
+            return x + 1, repr(t), [type(v).__name__ for v in t]
+        self.same(f, [(pj.Tensor([1.0]), (1, 2)), (pj.Tensor([1.0]), (1.0, 2)),
+                      (pj.Tensor([1.0]), (True, 2))])
+
+    def test_nan_constant_is_reused(self):  # f04: a NaN equals itself bit for bit
+        nan = float("nan")
+
+        def f(x, s):
+            return x + s
+        st = self.same(f, [(pj.Tensor([1.0]), nan)] * 3)
+        self.assertEqual((st["compiles"], st["recompiles"]), (1, 0))
+
+    def test_dict_keys_one_vs_true(self):  # w13
+        def f(x, d):
+            return x + 1.0, [k for k in d]
+        self.same(f, [(pj.Tensor([1.0]), {1: "a"}), (pj.Tensor([1.0]), {True: "a"}),
+                      (pj.Tensor([1.0]), {1.0: "a"})])
+
+    def test_is_between_equal_constants(self):  # w12
+        a, b = 10 ** 20, int("1" + "0" * 20)
+
+        def f(x, p, q):
+            return x + 1.0 if p is q else x - 1.0
+        self.same(f, [(pj.Tensor([0.0]), a, b), (pj.Tensor([0.0]), a, a), (pj.Tensor([0.0]), a, b)])
+
+    def test_set_contents(self):  # w06
+        s = {1, 2}
+
+        def f(x):
+            return x * len(s), 3 in s, 1.0 in s
+        jf = pj.jit(f)
+        x = pj.Tensor([1.0])
+        for add in (None, 3, True, 1.0):
+            if add is not None:
+                s.add(add)
+            self.assertEqual(exact(jf(x)), exact(f(x)))
+        s.discard(1)
+        s.add(True)  # {True, 2, 3}: same ==, different element type
+        self.assertEqual(exact(jf(x)), exact(f(x)))
 
 
 if __name__ == "__main__":
