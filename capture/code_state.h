@@ -31,6 +31,7 @@ struct CodeState {
   PyObject* reassembled = nullptr;  // stress mode: the original bytecode re-assembled (owned)
   int64_t compiles = 0, cache_hits = 0, cache_misses = 0, recompiles = 0;
   int64_t frames_rewritten = 0, frames_default = 0;
+  int64_t graph_failures = 0;  // calls whose graph raised and that then ran eagerly
   std::vector<std::string> recompile_reasons;  // "x.shape[0]: 3 -> 4", one per recompile
   std::vector<std::string> break_reasons;      // reason_text() of each refused capture
   ~CodeState();

@@ -29,6 +29,9 @@ struct ThreadJit {
 };
 thread_local ThreadJit t_jit;
 
+enum class GraphFailure { None, Rerunnable, Final };
+thread_local GraphFailure t_graph_failure = GraphFailure::None;
+
 // Every CodeState not yet freed. CPython calls each co_extra user's free function while a code
 // object dies without clearing the slots, and another user's free function may run Python code
 // that enters the hook for that same dying code: its slot then holds a freed pointer, which
@@ -94,7 +97,19 @@ PyObject* run_entry(PyThreadState* ts, PyFrameObject* f, CodeState* st, CacheEnt
   if (e.code) {
     ++st->frames_rewritten;
     ++g_stats.frames_rewritten;
-    return run_in_shadow(ts, f, e.code);
+    t_graph_failure = GraphFailure::None;
+    PyObject* r = run_in_shadow(ts, f, e.code);
+    // The rewritten code does nothing observable before its graph call (it reads guarded paths),
+    // and the original frame is untouched: running it now is exactly the eager call.
+    if (!r && t_graph_failure == GraphFailure::Rerunnable) {
+      t_graph_failure = GraphFailure::None;
+      PyErr_Clear();
+      ++st->graph_failures;
+      log("breaks", "graph of " + where(py::frame_code(f)) + " raised; the call runs eagerly");
+      return run_default(ts, f, st, "");
+    }
+    t_graph_failure = GraphFailure::None;
+    return r;
   }
   if (g_stress) {  // exercise the assembler and shadow frames on the code capture refused
     if (!st->reassembled) {
@@ -232,6 +247,10 @@ CodeState* code_state(PyCodeObject* co, bool create) {
   }
   g_live_states.insert(st);
   return st;
+}
+
+void note_graph_failure(bool rerunnable) {
+  t_graph_failure = rerunnable ? GraphFailure::Rerunnable : GraphFailure::Final;
 }
 
 GlobalStats& global_stats() { return g_stats; }

@@ -40,4 +40,10 @@ void set_library_prefix(const std::string& dir);
 // A callable running the graph: runner(*inputs) -> tuple of outputs. New reference.
 PyObject* new_graph_runner(std::shared_ptr<graph::Graph> g, const std::string& name);
 
+// Called by a graph runner whose graph raised (an index out of range): the frame that called it
+// is then run again by CPython from its start, so the exception, its traceback line and any
+// `except` around it are eager Python's. Only for graphs with no impure op (no random numbers
+// drawn twice).
+void note_graph_failure(bool rerunnable);
+
 }  // namespace pj::capture

@@ -42,7 +42,14 @@ PyObject* runner_call(PyObject* self, PyObject* args, PyObject*) {
     if (!py::is_tensor(a)) return py::fail(PyExc_TypeError, "graph input " + std::to_string(i) + " is not a Tensor");
     in.push_back(py::unwrap(a));
   }
-  return py::wrap_all(graph::execute(*r->graph, in));
+  try {
+    return py::wrap_all(graph::execute(*r->graph, in));
+  } catch (...) {
+    bool pure = true;
+    for (const auto& node : r->graph->nodes()) pure = pure && !node.op->impure;
+    note_graph_failure(pure);
+    throw;
+  }
   PJ_PY_END(nullptr)
 }
 
@@ -253,6 +260,7 @@ PyObject* py_jit_stats(PyObject*, PyObject* obj) {
   set_item(d.get(), "recompiles", PyLong_FromLongLong(st ? st->recompiles : 0));
   set_item(d.get(), "frames_rewritten", PyLong_FromLongLong(st ? st->frames_rewritten : 0));
   set_item(d.get(), "frames_default", PyLong_FromLongLong(st ? st->frames_default : 0));
+  set_item(d.get(), "graph_failures", PyLong_FromLongLong(st ? st->graph_failures : 0));
   set_item(d.get(), "recompile_reasons", str_list(st ? st->recompile_reasons : std::vector<std::string>{}));
   set_item(d.get(), "break_reasons", str_list(st ? st->break_reasons : std::vector<std::string>{}));
   Py_INCREF(entries.get());

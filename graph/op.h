@@ -63,6 +63,8 @@ struct OpDef {
   bool data_dependent = false;      // output shapes are only known after running
   bool impure = false;              // draws random numbers or updates an input in place: never
                                     // removed or merged by graph passes, kept in program order
+  bool raises_on_values = false;    // may raise depending on input values (an index out of
+                                    // range): never removed, even when its result is unused
   void* grad = nullptr;             // reserved for autodiff
 };
 
@@ -79,6 +81,7 @@ class OpRegistrar {
   OpRegistrar& view();
   OpRegistrar& data_dependent();
   OpRegistrar& impure();
+  OpRegistrar& raises_on_values();
 
  private:
   OpDef* def_;

@@ -37,6 +37,7 @@ PJ_REGISTER_OP("basic_index")
     });
 
 PJ_REGISTER_OP("index")
+    .raises_on_values()
     .variadic(1)
     .attrs({"items"})
     .infer([](const Metas& in, const Attrs& a) {
@@ -59,6 +60,7 @@ PJ_REGISTER_OP("index_put")
     });
 
 PJ_REGISTER_OP("gather")
+    .raises_on_values()
     .inputs(2)
     .attrs({"axis"})
     .infer([](const Metas& in, const Attrs& a) {
@@ -75,6 +77,7 @@ PJ_REGISTER_OP("gather")
 
 // index_select(x, index; axis): index is 1-D.
 PJ_REGISTER_OP("index_select")
+    .raises_on_values()
     .inputs(2)
     .attrs({"axis"})
     .infer([](const Metas& in, const Attrs& a) {

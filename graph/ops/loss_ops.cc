@@ -103,6 +103,7 @@ void register_class_loss(const char* op, bool cross_entropy) {
   if (cross_entropy) attrs.push_back("label_smoothing");
   OpRegistrar(op)
       .inputs(-1)
+      .raises_on_values()  // a target outside [0, classes)
       .attrs(attrs)
       .infer([op, cross_entropy](const Metas& in, const Attrs& a) {
         ClassLossOptions o = class_options(op, a, cross_entropy);
@@ -208,6 +209,7 @@ DType promote_all(const Metas& in) {
 }
 
 PJ_REGISTER_OP("binary_cross_entropy")
+    .raises_on_values()
     .inputs(-1)
     .attrs({"reduction"})
     .infer([](const Metas& in, const Attrs& a) {

@@ -43,6 +43,7 @@ PJ_REGISTER_OP("dropout")
     });
 
 PJ_REGISTER_OP("embedding")
+    .raises_on_values()
     .inputs(2)
     .attrs({"padding_idx"})
     .infer([](const Metas& in, const Attrs& a) {

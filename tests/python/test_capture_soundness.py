@@ -170,5 +170,51 @@ class GuardsTellApartWhatPythonDoes(unittest.TestCase):
         self.assertEqual(exact(jf(x)), exact(f(x)))
 
 
+@unittest.skipUnless(SUPPORTED, "capture is built for Python 3.7 and 3.9")
+class ExceptionsAsInEager(unittest.TestCase):
+    """An op that raises inside a graph behaves as it would eagerly (issue 10, mechanism 4)."""
+
+    def test_except_around_a_graph_error_catches_it(self):  # e01
+        def f(x, idx):
+            try:
+                y = x[idx]
+            except IndexError:
+                y = x * 0.0
+            return y
+        jf = pj.jit(f)
+        x = pj.Tensor([1.0, 2.0, 3.0])
+        self.assertEqual(jf(x, pj.Tensor([0, 1])).tolist(), [1.0, 2.0])
+        self.assertEqual(jf(x, pj.Tensor([0, 7])).tolist(), [0.0, 0.0, 0.0])
+        st = pj.jit_stats(jf)
+        self.assertEqual((st["compiles"], st["graph_failures"]), (1, 1))
+
+    def test_unused_op_that_raises_is_kept(self):  # e02
+        def f(x, idx):
+            x[idx]  # validates idx
+            return x * 2.0
+        jf = pj.jit(f)
+        x = pj.Tensor([1.0, 2.0, 3.0])
+        self.assertEqual(jf(x, pj.Tensor([0])).tolist(), [2.0, 4.0, 6.0])
+        with self.assertRaisesRegex(IndexError, "index 7 is out of bounds for axis 0 with size 3"):
+            jf(x, pj.Tensor([7]))
+        self.assertIn("index", pj.jit_stats(jf)["entries"][0]["graph"])
+
+    def test_traceback_points_at_the_failing_line(self):  # e08
+        import traceback
+
+        def f(x, idx):
+            y = x[idx]
+            z = y * 2.0
+            return z
+        jf = pj.jit(f)
+        jf(pj.Tensor([1.0, 2.0]), pj.Tensor([0]))
+        try:
+            jf(pj.Tensor([1.0, 2.0]), pj.Tensor([5]))
+        except IndexError as e:
+            lines = [fr.lineno - f.__code__.co_firstlineno for fr in traceback.extract_tb(e.__traceback__)
+                     if fr.name == "f"]
+        self.assertEqual(lines, [1])
+
+
 if __name__ == "__main__":
     unittest.main()
