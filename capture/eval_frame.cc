@@ -135,6 +135,10 @@ bool build_entry(PyFrameObject* f, CodeState* st, const JitOptions& opt, CacheEn
   t_jit.busy = true;
   CaptureResult r = capture_frame(f, opt.capture);
   t_jit.busy = false;
+  if (r.interrupted) {  // nothing was decided: the next call captures again
+    st->mode = st->entries.empty() ? CodeState::Candidate : CodeState::Compiled;
+    return false;
+  }
   st->mode = CodeState::Compiled;
   ++st->compiles;
   if (r.ok) {
@@ -286,7 +290,11 @@ PyObject* call_jitted(PyCodeObject* code, const JitOptions& opt, PyObject* targe
   ThreadJit saved = t_jit;
   t_jit.expect = code;
   t_jit.options = &opt;
-  PyObject* r = PyObject_Call(target, args, kwargs);
+  PyObject* r;
+  {
+    py::RecursionCredit credit;
+    r = PyObject_Call(target, args, kwargs);
+  }
   t_jit.expect = saved.expect;
   t_jit.options = saved.options;
   hook_exit();

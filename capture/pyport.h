@@ -132,6 +132,21 @@ struct SuperLayout {
 inline PyObject* super_thisclass(PyObject* s) { return reinterpret_cast<PyObject*>(reinterpret_cast<SuperLayout*>(s)->type); }
 inline PyObject* super_self(PyObject* s) { return reinterpret_cast<SuperLayout*>(s)->obj; }  // nullptr: unbound
 
+// Calling a C type's tp_call (pijit's JitFunction wrapper) counts one recursion level that calling
+// the plain Python function does not. The wrapper gives that level back for the duration of the
+// call, so recursion through a jitted function reaches the depth plain Python reaches.
+struct RecursionCredit {
+#if PY_VERSION_HEX < 0x030B0000
+  PyThreadState* ts = PyThreadState_GET();
+  RecursionCredit() { --ts->recursion_depth; }
+  ~RecursionCredit() { ++ts->recursion_depth; }
+#else
+  RecursionCredit() {}
+#endif
+  RecursionCredit(const RecursionCredit&) = delete;
+  RecursionCredit& operator=(const RecursionCredit&) = delete;
+};
+
 // ---- (a') frames --------------------------------------------------------------------------------
 // 3.7-3.10 evaluate a PyFrameObject whose f_localsplus holds the fast locals, then the cells
 // (co_cellvars), then the free variables (co_freevars). Cells are created, and arguments copied

@@ -79,6 +79,8 @@ class Simulator {
   PyObject* call(PyObject* callable, const std::vector<PyObject*>& args, PyObject* kwnames);
   PyObject* call_ex(PyObject* callable, PyObject* args_tuple, PyObject* kwargs_dict);
   bool truth(PyObject* v);
+  // f(**a, **b): CPython raises TypeError for a key in both, or one that is not a str.
+  void refuse_duplicate_keywords(PyObject* so_far, PyObject* more);
   PyObject* get_iter(PyObject* v);
   ReturnPlan plan_return(PyObject* v);
 

@@ -107,7 +107,24 @@ PyObject* Simulator::own(PyObject* new_ref) {
 
 void Simulator::stop(Break b, std::string detail) { throw StopCapture{b, std::move(detail), current_line()}; }
 
+// An exception no code capture runs would raise: not an Exception at all (KeyboardInterrupt,
+// SystemExit), or a class from outside pijit and the builtins. Capture runs only pijit's library
+// code and side-effect-free builtins, so such an exception came from a signal handler.
+static bool from_outside_capture(PyObject* t) {
+  if (PyErr_GivenExceptionMatches(t, py::g_capture_break)) return false;  // a BaseException by design
+  if (!PyErr_GivenExceptionMatches(t, PyExc_Exception)) return true;
+  PyTypeObject* tp = reinterpret_cast<PyTypeObject*>(t);
+  if (!(tp->tp_flags & Py_TPFLAGS_HEAPTYPE)) return false;
+  PyObject* mod = tp->tp_dict ? PyDict_GetItemString(tp->tp_dict, "__module__") : nullptr;
+  const char* m = mod && PyUnicode_Check(mod) ? PyUnicode_AsUTF8(mod) : "";
+  return std::strncmp(m, "pijit", 5) != 0;
+}
+
 void Simulator::python_error(const char* during) {
+  if (PyErr_Occurred() && from_outside_capture(PyErr_Occurred())) {
+    r_.interrupted = true;  // stays pending for capture_frame to hand on
+    stop(Break::Interrupted, std::string("during ") + during);
+  }
   PyObject *t, *v, *tb;
   PyErr_Fetch(&t, &v, &tb);
   PyErr_NormalizeException(&t, &v, &tb);
@@ -625,6 +642,17 @@ PyObject* Simulator::super_attr(PyObject* sup, PyObject* name) {
   stop(Break::Raises, std::string("AttributeError: 'super' object has no attribute '") + PyUnicode_AsUTF8(name) + "'");
 }
 
+void Simulator::refuse_duplicate_keywords(PyObject* so_far, PyObject* more) {
+  if (!PyDict_Check(more)) stop(Break::UnsupportedCall, std::string("** of a ") + Py_TYPE(more)->tp_name);
+  Py_ssize_t pos = 0;
+  PyObject *k, *v;
+  while (PyDict_Next(more, &pos, &k, &v)) {
+    if (!PyUnicode_Check(k)) stop(Break::Raises, "TypeError: keywords must be strings");
+    if (PyDict_Contains(so_far, k) == 1)
+      stop(Break::Raises, std::string("TypeError: got multiple values for keyword argument '") + PyUnicode_AsUTF8(k) + "'");
+  }
+}
+
 bool Simulator::truth(PyObject* v) {
   if (v == Py_True) return true;
   if (v == Py_False || v == Py_None) return false;
@@ -898,12 +926,19 @@ PyObject* Simulator::inline_call(PyObject* func, PyObject* self, const std::vect
   }
   PyObject* kwdict = varkw ? own(PyDict_New()) : nullptr;
   if (varkw) fr.locals[argc + kwonly + (varargs ? 1 : 0)] = kwdict;
+  int posonly = py::code_posonlyargcount(co);
   for (Py_ssize_t k = 0; k < nkw; ++k) {
     PyObject* key = PyTuple_GET_ITEM(kwnames, k);
     PyObject* val = args[args.size() - nkw + k];
     int slot = -1;
     for (int i = 0; i < argc + kwonly; ++i)
       if (PyUnicode_Compare(PyTuple_GET_ITEM(co->co_varnames, i), key) == 0) slot = i;
+    if (slot >= 0 && slot < posonly) {  // only a **kwargs parameter may take its name
+      if (!kwdict)
+        type_error(std::string("got some positional-only arguments passed as keyword arguments: '") +
+                   PyUnicode_AsUTF8(key) + "'");
+      slot = -1;
+    }
     if (slot >= 0) {
       if (fr.locals[slot]) type_error(std::string("got multiple values for argument '") + PyUnicode_AsUTF8(key) + "'");
       fr.locals[slot] = val;

@@ -430,6 +430,7 @@ void Simulator::step(SimFrame& fr, const Instruction& ins) {
     case Opcode::DICT_UPDATE:
     case Opcode::DICT_MERGE: {
       PyObject* d = materialize(pop(fr));
+      if (ins.op == Opcode::DICT_MERGE) refuse_duplicate_keywords(top(fr, ins.arg), d);
       if (PyDict_Update(top(fr, ins.arg), d) < 0) python_error("dict");
       return;
     }
@@ -451,8 +452,11 @@ void Simulator::step(SimFrame& fr, const Instruction& ins) {
     case Opcode::BUILD_MAP_UNPACK_WITH_CALL: {
       std::vector<PyObject*> parts = pop_n(fr, ins.arg);
       PyObject* d = own(PyDict_New());
-      for (PyObject* p : parts)
-        if (PyDict_Update(d, materialize(p)) < 0) python_error("unpack");
+      for (PyObject* p : parts) {
+        PyObject* m = materialize(p);
+        if (ins.op == Opcode::BUILD_MAP_UNPACK_WITH_CALL) refuse_duplicate_keywords(d, m);
+        if (PyDict_Update(d, m) < 0) python_error("unpack");
+      }
       push(fr, d);
       return;
     }
@@ -742,9 +746,18 @@ CaptureResult capture_frame(PyFrameObject* f, const CaptureOptions& options) {
       r.reason = Break::Internal;
       r.detail = e.what();
     }
-    PyErr_Clear();
+    if (!r.interrupted || !PyErr_Occurred()) {
+      r.interrupted = false;
+      PyErr_Clear();
+    }
   }
-  PyErr_Restore(et, ev, tb);
+  if (r.interrupted) {  // the interruption replaces whatever was pending when the frame started
+    Py_XDECREF(et);
+    Py_XDECREF(ev);
+    Py_XDECREF(tb);
+  } else {
+    PyErr_Restore(et, ev, tb);
+  }
   if (r.ok) {
     r.graph->eliminate_dead_code();
   } else {

@@ -68,13 +68,17 @@ struct CaptureResult {
   std::vector<int> input_nodes;  // guard node each graph input is loaded from
   ReturnPlan ret;
   int instructions = 0;          // simulated, inlined frames included
+  // Set (reason Interrupted) when an exception that no traced code raises (KeyboardInterrupt, one
+  // from a signal handler) arrived while capturing: capture_frame leaves it pending, and the
+  // call raises it as eager Python would have.
+  bool interrupted = false;
 
   // "B002 data_dependent at f.py:12 in fn: reads the data of a tensor (...): bool()"
   std::string reason_text() const;
 };
 
-// Simulates the frame (whose arguments are bound; it has not started running). Never raises: a
-// Python error met on the way becomes a refusal reason and is cleared.
+// Simulates the frame (whose arguments are bound; it has not started running). A Python error met
+// on the way becomes a refusal reason and is cleared, except an interruption (see `interrupted`).
 CaptureResult capture_frame(PyFrameObject* f, const CaptureOptions& options);
 
 // The directory of the pijit package: code there is library code (traced, not simulated).

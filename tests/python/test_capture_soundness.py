@@ -216,5 +216,79 @@ class ExceptionsAsInEager(unittest.TestCase):
         self.assertEqual(lines, [1])
 
 
+@unittest.skipUnless(SUPPORTED, "capture is built for Python 3.7 and 3.9")
+class InterruptionsPropagate(unittest.TestCase):
+    """An exception that reaches capture from outside (KeyboardInterrupt, a signal handler's) is
+    raised by the call, not swallowed as a refusal (issue 10, mechanism 4; e06)."""
+
+    def check(self, exc):
+        class Meta(type):
+            def __instancecheck__(cls, obj):
+                raise exc()
+
+        class Weird(metaclass=Meta):
+            pass
+
+        def f(x):
+            return x + (1.0 if isinstance(x, Weird) else 0.0)
+        with self.assertRaises(exc):
+            f(pj.Tensor([1.0]))
+        jf = pj.jit(f)
+        with self.assertRaises(exc):
+            jf(pj.Tensor([1.0]))
+        self.assertEqual(pj.jit_stats(jf)["break_reasons"], [])
+
+    def test_keyboard_interrupt(self):
+        self.check(KeyboardInterrupt)
+
+    def test_user_exception_from_a_handler(self):
+        class Stop(Exception):
+            pass
+        self.check(Stop)
+
+    def test_recursion_through_jit_reaches_plain_depth(self):  # e05
+        import sys
+
+        def run(wrap):
+            def f(x, n):
+                return x if n == 0 else call(x, n - 1) + 1.0
+            call = wrap(f)
+            return call(pj.Tensor([0.0]), int(sys.getrecursionlimit() * 0.7)).tolist()
+        with self.assertLogs("pijit", "WARNING"):  # n is a new constant each level (issue 17)
+            self.assertEqual(run(pj.jit), run(lambda f: f))
+
+
+@unittest.skipUnless(SUPPORTED, "capture is built for Python 3.7 and 3.9")
+class CallsBindAsCPython(unittest.TestCase):
+    def test_duplicate_double_star_keyword(self):  # e03
+        def g(a):
+            return a
+
+        def f(x):
+            return g(**{"a": x}, **{"a": x * 2.0})
+        with self.assertRaisesRegex(TypeError, "multiple values for keyword argument 'a'"):
+            f(pj.Tensor([1.0]))
+        with self.assertRaisesRegex(TypeError, "multiple values for keyword argument 'a'"):
+            pj.jit(f)(pj.Tensor([1.0]))
+
+    @unittest.skipUnless(sys.version_info >= (3, 8), "positional-only parameters are 3.8+")
+    def test_positional_only_by_keyword(self):  # e04
+        ns = {}
+        exec("def g(a, /, b=1.0):\n    return a * b\n"
+             "def h(a, /, **kw):\n    return a, sorted(kw)\n", ns)
+        g, h = ns["g"], ns["h"]
+
+        def f(x):
+            return g(a=x)
+
+        def k(x):
+            return h(x, a=2)[1]
+        with self.assertRaisesRegex(TypeError, "positional-only arguments passed as keyword"):
+            f(pj.Tensor([1.0]))
+        with self.assertRaisesRegex(TypeError, "positional-only arguments passed as keyword"):
+            pj.jit(f)(pj.Tensor([1.0]))
+        self.assertEqual(pj.jit(k)(pj.Tensor([1.0])), ["a"])
+
+
 if __name__ == "__main__":
     unittest.main()
