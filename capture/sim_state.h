@@ -81,6 +81,7 @@ class Simulator {
   bool truth(PyObject* v);
   // f(**a, **b): CPython raises TypeError for a key in both, or one that is not a str.
   void refuse_duplicate_keywords(PyObject* so_far, PyObject* more);
+  bool holds_tensor(PyObject* v);  // a tensor, or a tuple/frozenset holding one
   PyObject* get_iter(PyObject* v);
   ReturnPlan plan_return(PyObject* v);
 

@@ -537,9 +537,23 @@ PyObject* Simulator::load_attr(PyObject* v, PyObject* name) {
     return real_getattr(node >= 0 ? materialize(v) : v);
   }
   if (PyFunction_Check(v)) {
-    PyObject* d = PyFunction_GET_CODE(v) ? reinterpret_cast<PyFunctionObject*>(v)->func_dict : nullptr;
+    // Everything read off a function the frame can reach is guarded: its __dict__ entries, and
+    // the fields (__defaults__, __code__, ...) read from the function object itself.
+    bool known = false;
+    PyObject* field = guards::function_field(v, name, &known);
+    if (known && node >= 0) {
+      if (!field) stop(Break::UnsupportedAttribute, std::string(".") + cname + " of a function, unset");
+      return wrap(field, tree_.child(node, Access::FuncAttr, name));
+    }
+    PyObject* d = reinterpret_cast<PyFunctionObject*>(v)->func_dict;
     PyObject* r = d ? PyDict_GetItem(d, name) : nullptr;
     if (r && node >= 0) return wrap(r, tree_.child(node, Access::DictAttr, name));
+    if (node >= 0 && !known) {
+      if (d) tree_.add_check(tree_.child(node, Access::DictAttr, name), {CheckKind::Absent, nullptr, 0, {}});
+      PyObject* got = real_getattr(v);  // a method of the function type (__get__, __call__)
+      if (PyMethod_Check(got) || PyCFunction_Check(got) || Py_TYPE(got)->tp_call) return got;
+      stop(Break::UnsupportedAttribute, std::string(".") + cname + " of a function");
+    }
     return real_getattr(v);
   }
   // Instances of user classes (Cells among them): Python's lookup, restricted to what guards see.
@@ -640,6 +654,16 @@ PyObject* Simulator::super_attr(PyObject* sup, PyObject* name) {
     stop(Break::UnsupportedAttribute, std::string("super().") + PyUnicode_AsUTF8(name) + " is a " + Py_TYPE(raw)->tp_name);
   }
   stop(Break::Raises, std::string("AttributeError: 'super' object has no attribute '") + PyUnicode_AsUTF8(name) + "'");
+}
+
+bool Simulator::holds_tensor(PyObject* v) {
+  if (py::is_tensor(v)) return true;
+  if (!PyTuple_Check(v) && !PyFrozenSet_Check(v)) return false;
+  Nesting nest(this);
+  PyObject* items = PyTuple_Check(v) ? v : own(PySequence_Tuple(v));
+  for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(items); ++i)
+    if (holds_tensor(PyTuple_GET_ITEM(items, i))) return true;
+  return false;
 }
 
 void Simulator::refuse_duplicate_keywords(PyObject* so_far, PyObject* more) {
@@ -801,6 +825,10 @@ PyObject* Simulator::call_builtin(PyObject* callable, const std::vector<PyObject
       return has ? Py_True : r;
     } catch (const StopCapture& s) {
       if (s.reason != Break::Raises || s.detail.rfind("AttributeError", 0) != 0) throw;
+      // A tensor argument may gain the attribute later (x.scale = 3): it must stay missing.
+      auto real = real_of_sym_.find(args[0]);
+      if (real != real_of_sym_.end())
+        tree_.add_check(tree_.child(real->second.second, Access::Attr, args[1]), {CheckKind::Absent, nullptr, 0, {}});
       return has ? Py_False : args[2];
     }
   }
@@ -816,6 +844,8 @@ PyObject* Simulator::call_builtin(PyObject* callable, const std::vector<PyObject
     return trace_call(callable, a, nullptr);
   }
   if (!pure_builtin(name)) stop(Break::UnsupportedCall, std::string(name) + "()");
+  if (std::strcmp(name, "hash") == 0 && args.size() == 1 && holds_tensor(args[0]))
+    stop(Break::UnsupportedCall, "hash() of a tensor (its identity, which capture does not have)");
   static const char* const shallow[] = {"len", "isinstance", "issubclass", "callable", nullptr};
   for (PyObject* a : args)
     if (name_in(shallow, name) ? !trusted(a) : !deep_trusted(a))
@@ -954,7 +984,7 @@ PyObject* Simulator::inline_call(PyObject* func, PyObject* self, const std::vect
   PyObject* kwdefaults = PyFunction_GET_KW_DEFAULTS(func);
   int fnode = node_of(func);
   if (fnode < 0 && !fr.library) fnode = tree_.root(Access::Const, 0, func);
-  auto attr_node = [&](const char* attr) { return tree_.child(fnode, Access::Attr, own(PyUnicode_InternFromString(attr))); };
+  auto attr_node = [&](const char* attr) { return tree_.child(fnode, Access::FuncAttr, own(PyUnicode_InternFromString(attr))); };
   if (fnode >= 0 && !fr.library) {
     Py_INCREF(co);
     tree_.add_check(attr_node("__code__"), {CheckKind::Id, reinterpret_cast<PyObject*>(co), 0, {}});

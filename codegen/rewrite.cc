@@ -56,6 +56,7 @@ class Emitter {
       case Access::Const: op(Opcode::LOAD_CONST, const_index(n.key)); return;
       case Access::Attr:
       case Access::DictAttr:
+      case Access::FuncAttr:
         load(tree, n.parent);
         op(Opcode::LOAD_ATTR, name_index(n.key));
         return;

@@ -128,6 +128,10 @@ PyObject* resolve(const GuardNode& n, PyObject* parent, PyFrameObject* f, std::v
       r = PyObject_GetItem(parent, n.key);
       break;
     case Access::Attr: r = PyObject_GetAttr(parent, n.key); break;
+    case Access::FuncAttr: {
+      bool known = false;
+      return PyFunction_Check(parent) ? function_field(parent, n.key, &known) : nullptr;
+    }
     default: break;
   }
   if (!r) {
@@ -253,6 +257,28 @@ bool same_check(const Check& a, const Check& b) {
 
 }  // namespace
 
+PyObject* function_field(PyObject* func, PyObject* name, bool* known) {
+  auto* f = reinterpret_cast<PyFunctionObject*>(func);
+  const char* s = PyUnicode_AsUTF8(name);
+  *known = true;
+  if (!s) {
+    PyErr_Clear();
+    *known = false;
+    return nullptr;
+  }
+  if (!std::strcmp(s, "__code__")) return f->func_code;
+  if (!std::strcmp(s, "__defaults__")) return f->func_defaults;
+  if (!std::strcmp(s, "__kwdefaults__")) return f->func_kwdefaults;
+  if (!std::strcmp(s, "__globals__")) return f->func_globals;
+  if (!std::strcmp(s, "__closure__")) return f->func_closure;
+  if (!std::strcmp(s, "__name__")) return f->func_name;
+  if (!std::strcmp(s, "__qualname__")) return f->func_qualname;
+  if (!std::strcmp(s, "__module__")) return f->func_module;
+  if (!std::strcmp(s, "__doc__")) return f->func_doc;
+  *known = false;
+  return nullptr;
+}
+
 void set_context_mode(int mode) { g_context_mode.store(mode, std::memory_order_relaxed); }
 int context_mode() { return g_context_mode.load(std::memory_order_relaxed); }
 
@@ -263,12 +289,18 @@ GuardTree::~GuardTree() {
   }
 }
 
+// Path keys are names and constants (compared as constants are, so 1 and True stay two items) or,
+// for Const roots, objects (compared by identity: two closure cells with equal contents are two
+// paths, and comparing them would run the contents' __eq__).
+static bool same_path_key(PyObject* a, PyObject* b) {
+  if (a == b) return true;
+  return a && b && plain_constant(a) && plain_constant(b) && same_constant(a, b);
+}
+
 int GuardTree::root(Access access, int index, PyObject* key) {
   for (int i = 0; i < size(); ++i) {
     const GuardNode& n = nodes_[i];
-    if (n.parent == -1 && n.access == access && n.index == index &&
-        (n.key == key || (n.key && key && PyObject_RichCompareBool(n.key, key, Py_EQ) == 1)))
-      return i;
+    if (n.parent == -1 && n.access == access && n.index == index && same_path_key(n.key, key)) return i;
   }
   Py_XINCREF(key);
   nodes_.push_back({access, index, key, -1, {}});
@@ -279,10 +311,7 @@ int GuardTree::child(int parent, Access access, PyObject* key) {
   PJ_CHECK(parent >= 0 && parent < size()) << "bad guard node " << parent;
   for (int i = parent + 1; i < size(); ++i) {
     const GuardNode& n = nodes_[i];
-    if (n.parent != parent || n.access != access || Py_TYPE(n.key) != Py_TYPE(key)) continue;
-    int eq = PyObject_RichCompareBool(n.key, key, Py_EQ);
-    if (eq < 0) PyErr_Clear();
-    if (eq == 1) return i;
+    if (n.parent == parent && n.access == access && same_path_key(n.key, key)) return i;
   }
   Py_INCREF(key);
   nodes_.push_back({access, 0, key, parent, {}});
@@ -362,7 +391,8 @@ std::string GuardTree::path(int i) const {
       return "<" + type_name(n.key) + " constant>";
     }
     case Access::Attr:
-    case Access::DictAttr: return path(n.parent) + "." + key_text();
+    case Access::DictAttr:
+    case Access::FuncAttr: return path(n.parent) + "." + key_text();
     case Access::Item: return path(n.parent) + "[" + repr_of(n.key) + "]";
   }
   return "?";

@@ -26,6 +26,8 @@ enum class Access {
   Attr,      // getattr(parent, key)
   DictAttr,  // parent.__dict__[key] (instance or module dict; no descriptors run)
   Item,      // parent[key], key a constant
+  FuncAttr,  // a function's __code__, __defaults__, ... read from the function object itself
+             // (no attribute lookup, so no audit event and no descriptor runs per check)
   Context,   // no object: global state (the context mode)
   Const,     // the object `key` itself (e.g. the globals dict of an inlined function, fixed by
              // the identity guard on that function)
@@ -94,6 +96,10 @@ class GuardTree {
  private:
   std::vector<GuardNode> nodes_;
 };
+
+// The function attributes FuncAttr reads (borrowed; nullptr when `name` is not one of them or the
+// attribute is unset, e.g. no defaults).
+PyObject* function_field(PyObject* func, PyObject* name, bool* known);
 
 // The global state guards read: the context mode (0 graph, 1 pynative), set from Python.
 void set_context_mode(int mode);

@@ -9,6 +9,7 @@ import textwrap
 import unittest
 
 import pijit as pj
+from pijit import ops
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 PYSCRIPTS = os.path.join(HERE, "..", "..", "pyscripts")
@@ -153,6 +154,86 @@ class GuardsTellApartWhatPythonDoes(unittest.TestCase):
         def f(x, p, q):
             return x + 1.0 if p is q else x - 1.0
         self.same(f, [(pj.Tensor([0.0]), a, b), (pj.Tensor([0.0]), a, a), (pj.Tensor([0.0]), a, b)])
+
+    def test_closures_with_equal_cells_are_two_paths(self):  # w07
+        def make(k):
+            def g(t):
+                return t * k
+
+            def setk(v):
+                nonlocal k
+                k = v
+            return g, setk
+        g1, _ = make(2.0)
+        g2, set2 = make(2.0)
+
+        def f(x):
+            return g1(x) + g2(x)
+        jf = pj.jit(f)
+        x = pj.Tensor([1.0])
+        self.assertEqual(jf(x).tolist(), [4.0])
+        set2(5.0)
+        self.assertEqual(jf(x).tolist(), f(x).tolist())
+
+    def test_closures_over_tensors_capture(self):  # f05: cells are compared by identity
+        def mk(t):
+            def g(x):
+                return ops.mul(x, t).sum()
+            return g
+        g1, g2 = mk(pj.Tensor([1.0, 2.0])), mk(pj.Tensor([3.0, 4.0]))
+
+        def f(x):
+            return g1(x) + g2(x)
+        jf = pj.jit(f)
+        self.assertEqual(jf(pj.Tensor([1.0, 1.0])).tolist(), 10.0)
+        st = pj.jit_stats(jf)
+        self.assertEqual((st["graphs"], st["break_reasons"]), (1, []))
+
+    def test_hasattr_on_a_tensor_argument(self):  # w10
+        def f(x):
+            return x * 2.0 if hasattr(x, "scale") else x
+        jf = pj.jit(f)
+        x = pj.Tensor([1.0])
+        self.assertEqual(jf(x).tolist(), [1.0])
+        x.scale = 3
+        self.assertEqual(jf(x).tolist(), [2.0])
+
+    def test_function_attributes_are_guarded(self):  # w11
+        def h(a=2.0):
+            return a
+
+        def f(x):
+            return x * h.__defaults__[0], h.__name__
+        jf = pj.jit(f)
+        x = pj.Tensor([1.0])
+        self.assertEqual(exact(jf(x)), exact(f(x)))
+        h.__defaults__ = (5.0,)
+        h.__name__ = "renamed"
+        self.assertEqual(exact(jf(x)), exact(f(x)))
+
+    def test_hash_of_a_tensor_is_its_own(self):  # w15
+        def f(x):
+            return x + 1.0, hash(x)
+        x = pj.Tensor([1.0])
+        self.assertEqual(pj.jit(f)(x)[1], hash(x))
+
+    @unittest.skipUnless(sys.version_info >= (3, 8), "audit hooks are 3.8+")
+    def test_guards_raise_no_audit_events(self):  # RC-9: guards read function fields directly
+        def helper():
+            return 1.0
+
+        def f(x):
+            return x * helper()
+        jf = pj.jit(f)
+        x = pj.Tensor([1.0])
+        jf(x)
+        events, active = [], [True]  # an audit hook cannot be removed: it goes quiet after
+        sys.addaudithook(lambda name, args: events.append(args[1])
+                         if active[0] and name == "object.__getattr__" else None)
+        for _ in range(3):
+            jf(x)
+        active[0] = False
+        self.assertEqual(events, [])
 
     def test_set_contents(self):  # w06
         s = {1, 2}
