@@ -19,6 +19,7 @@ struct CacheEntry {
   PyObject* code = nullptr;  // rewritten code (owned); nullptr: run the original code eagerly
   std::shared_ptr<graph::Graph> graph;
   std::string reason;        // why this entry runs eagerly (empty for graph entries)
+  std::string reason_text;   // ... in full: "B006 Print at f.py:12 in f: print()"
   int64_t hits = 0;
 };
 

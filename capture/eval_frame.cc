@@ -166,6 +166,7 @@ bool build_entry(PyFrameObject* f, CodeState* st, const JitOptions& opt, CacheEn
   if (!r.ok) {
     std::string text = r.reason_text();
     out->reason = std::string(break_info(r.reason).id) + " " + break_info(r.reason).name;
+    out->reason_text = text;
     st->break_reasons.push_back(text);
     log("breaks", text);
     if (opt.fullgraph) {
@@ -181,10 +182,24 @@ PyObject* run_captured(PyThreadState* ts, PyFrameObject* f, const JitOptions& op
   PyCodeObject* co = py::frame_code(f);
   CodeState* st = code_state(co, true);
   if (!st) return nullptr;
-  if (st->mode == CodeState::Skip) return run_default(ts, f, st, st->skip_reason);
+  if (st->mode == CodeState::Skip) {
+    if (opt.fullgraph) {
+      PyErr_Format(g_capture_error, "pijit cannot capture %s as one graph (fullgraph=True or GRAPH_MODE): it runs "
+                   "eagerly for good (%s)", where(co).c_str(), st->skip_reason.c_str());
+      return nullptr;
+    }
+    return run_default(ts, f, st, st->skip_reason);
+  }
   if (st->mode == CodeState::Building) return run_default(ts, f, st, "re-entered while capturing");
   for (auto it = st->entries.begin(); it != st->entries.end(); ++it) {
     if (!it->guards->check(f, nullptr)) continue;
+    // The cache is the code object's, shared by every jit of it: an entry another jit (or stress
+    // mode) made for a refused capture runs eagerly, which fullgraph=True must not accept.
+    if (opt.fullgraph && !it->code) {
+      PyErr_Format(g_capture_error, "pijit cannot capture %s as one graph (fullgraph=True or GRAPH_MODE): %s",
+                   where(co).c_str(), it->reason_text.c_str());
+      return nullptr;
+    }
     ++st->cache_hits;
     if (it != st->entries.begin()) st->entries.splice(st->entries.begin(), st->entries, it);
     return run_entry(ts, f, st, st->entries.front());

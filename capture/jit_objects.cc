@@ -83,6 +83,11 @@ struct JitFunction {
 PyObject* code_of(PyObject* target) {
   if (PyObject* inner = jit_target(target)) return code_of(inner);
   if (PyMethod_Check(target)) return code_of(PyMethod_GET_FUNCTION(target));
+  // functools.partial(f, ...): calling it enters f's frame with the bound arguments in place.
+  if (std::strcmp(Py_TYPE(target)->tp_name, "functools.partial") == 0) {
+    Ref func(PyObject_GetAttrString(target, "func"));
+    return func ? code_of(func.get()) : nullptr;
+  }
   if (PyFunction_Check(target)) {
     PyObject* co = PyFunction_GET_CODE(target);
     Py_INCREF(co);

@@ -371,5 +371,31 @@ class CallsBindAsCPython(unittest.TestCase):
         self.assertEqual(pj.jit(k)(pj.Tensor([1.0])), ["a"])
 
 
+@unittest.skipUnless(SUPPORTED, "capture is built for Python 3.7 and 3.9")
+class JitEntryPoints(unittest.TestCase):
+    def test_partial(self):  # f08
+        import functools
+
+        def f(k, x):
+            return x * k
+        p = functools.partial(f, 3.0)
+        jp = pj.jit(p)
+        self.assertEqual(jp(pj.Tensor([1.0])).tolist(), [3.0])
+        self.assertEqual(jp(pj.Tensor([2.0])).tolist(), [6.0])
+        self.assertEqual(pj.jit_stats(jp)["graphs"], 1)
+
+    def test_fullgraph_never_reuses_a_fallback(self):  # f10
+        import contextlib
+        import io
+
+        def f(x):
+            print("hi")
+            return x + 1.0
+        with contextlib.redirect_stdout(io.StringIO()):
+            pj.jit(f)(pj.Tensor([1.0]))  # caches a refused entry for f's code
+            with self.assertRaisesRegex(pj.CaptureError, "B006 Print"):
+                pj.jit(f, fullgraph=True)(pj.Tensor([1.0]))
+
+
 if __name__ == "__main__":
     unittest.main()
