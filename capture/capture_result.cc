@@ -37,6 +37,7 @@ ReturnPlan& ReturnPlan::operator=(ReturnPlan&& o) noexcept {
   kind = o.kind;
   obj = o.obj;
   index = o.index;
+  slot = o.slot;
   items = std::move(o.items);
   o.obj = nullptr;
   return *this;

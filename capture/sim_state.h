@@ -116,6 +116,7 @@ class Simulator {
   std::unordered_map<int, PyObject*> sym_of_node_;    // graph-input symbolic tensors by guard node
   std::unordered_map<PyObject*, std::pair<PyObject*, int>> real_of_sym_;  // sym -> (real, node)
   std::unordered_map<PyObject*, PyObject*> materialized_;  // sourced container -> plain copy
+  std::unordered_map<PyObject*, std::pair<int, bool>> ret_slots_;  // returned container -> (slot, planned)
   std::unordered_map<const void*, int> const_ids_;    // concrete tensor impl -> graph const value
   std::unordered_set<PyObject*> sim_cells_;           // cells created by the simulation
   std::unordered_map<PyObject*, int> sim_funcs_;      // functions made by MAKE_FUNCTION -> globals node

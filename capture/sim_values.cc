@@ -1086,9 +1086,24 @@ ReturnPlan Simulator::plan_return(PyObject* v) {
     p.obj = v;
     return p;
   }
+  if (PyTuple_CheckExact(v) || PyList_CheckExact(v) || PyDict_CheckExact(v)) {
+    // Value numbering: a container met again is the same object, not a copy.
+    auto seen = ret_slots_.find(v);
+    if (seen != ret_slots_.end()) {
+      if (!seen->second.second) stop(Break::UnreconstructibleResult, "a container that holds itself");
+      p.kind = ReturnPlan::Shared;
+      p.index = seen->second.first;
+      r_.ret_shared[p.index] = 1;
+      return p;
+    }
+    p.slot = static_cast<int>(r_.ret_shared.size());
+    r_.ret_shared.push_back(0);
+    ret_slots_[v] = {p.slot, false};
+  }
   if (PyTuple_CheckExact(v) || PyList_CheckExact(v)) {
     p.kind = PyTuple_CheckExact(v) ? ReturnPlan::Tuple : ReturnPlan::List;
     for (Py_ssize_t i = 0; i < PySequence_Fast_GET_SIZE(v); ++i) p.items.push_back(plan_return(PySequence_Fast_GET_ITEM(v, i)));
+    ret_slots_[v].second = true;
     return p;
   }
   if (PyDict_CheckExact(v)) {
@@ -1102,6 +1117,7 @@ ReturnPlan Simulator::plan_return(PyObject* v) {
       if (!is_constant(k)) stop(Break::UnreconstructibleResult, "a dict with non-constant keys");
       p.items.push_back(plan_return(PyDict_GetItem(v, k)));
     }
+    ret_slots_[v].second = true;
     return p;
   }
   stop(Break::UnreconstructibleResult, std::string("a ") + Py_TYPE(v)->tp_name + " object");

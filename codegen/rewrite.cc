@@ -3,6 +3,8 @@
 
 #include "codegen/rewrite.h"
 
+#include <map>
+
 #include "capture/bytecode.h"
 #include "codegen/assembler.h"
 #include "pyext/py_common.h"
@@ -84,14 +86,30 @@ class Emitter {
       case ReturnPlan::List:
         for (const ReturnPlan& item : p.items) build(tree, item, outputs_local);
         op(p.kind == ReturnPlan::Tuple ? Opcode::BUILD_TUPLE : Opcode::BUILD_LIST, static_cast<int>(p.items.size()));
+        keep_shared(p);
         return;
       case ReturnPlan::Dict:
         for (const ReturnPlan& item : p.items) build(tree, item, outputs_local);
         op(Opcode::LOAD_CONST, const_index(p.obj));
         op(Opcode::BUILD_CONST_KEY_MAP, static_cast<int>(p.items.size()));
+        keep_shared(p);
+        return;
+      case ReturnPlan::Shared:  // built earlier in this plan (depth first, left to right)
+        op(Opcode::LOAD_FAST, slot_locals_.at(p.index));
         return;
     }
   }
+  // A container the plan references again is kept in a local of its own.
+  void keep_shared(const ReturnPlan& p) {
+    if (p.slot < 0 || !(*shared_)[p.slot]) return;
+    int local = new_local(("__pijit_shared" + std::to_string(p.slot)).c_str());
+    slot_locals_[p.slot] = local;
+    op(Opcode::DUP_TOP);
+    op(Opcode::STORE_FAST, local);
+  }
+  const std::vector<char>* shared_ = nullptr;
+  std::map<int, int> slot_locals_;
+
   PyObject* finish(PyCodeObject* original) {
     Ref consts(PyList_AsTuple(consts_.get())), names(PyList_AsTuple(names_.get())),
         varnames(PyList_AsTuple(varnames_.get()));
@@ -121,6 +139,7 @@ PyObject* emit_graph_code(PyCodeObject* original, const capture::CaptureResult& 
     e.op(Opcode::CALL_FUNCTION, static_cast<int>(r.input_nodes.size()));
     e.op(Opcode::STORE_FAST, outputs_local);
   }
+  e.shared_ = &r.ret_shared;
   e.build(*r.guards, r.ret, outputs_local);
   e.op(Opcode::RETURN_VALUE);
   return e.finish(original);

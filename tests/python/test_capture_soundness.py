@@ -372,6 +372,31 @@ class CallsBindAsCPython(unittest.TestCase):
 
 
 @unittest.skipUnless(SUPPORTED, "capture is built for Python 3.7 and 3.9")
+class ValuesComeBackAsTheyWentIn(unittest.TestCase):
+    def test_a_container_returned_twice_is_one_object(self):  # w08
+        def f(x):
+            b = [x + 1.0]
+            d = {"a": b, "b": (b, b)}
+            t = (x,)
+            return b, d, t, t, [b]
+        jf = pj.jit(f)
+        for _ in range(2):
+            r = jf(pj.Tensor([1.0]))
+            self.assertTrue(r[0] is r[1]["a"] is r[1]["b"][0] is r[1]["b"][1] is r[4][0])
+            self.assertIs(r[2], r[3])
+        self.assertEqual(pj.jit_stats(jf)["graphs"], 1)
+
+    def test_a_list_holding_itself(self):
+        def f(x):
+            a = [x * 2.0]
+            a.append(a)
+            return a
+        r = pj.jit(f)(pj.Tensor([1.0]))
+        self.assertIs(r[1], r)
+        self.assertEqual(r[0].tolist(), [2.0])
+
+
+@unittest.skipUnless(SUPPORTED, "capture is built for Python 3.7 and 3.9")
 class JitEntryPoints(unittest.TestCase):
     def test_partial(self):  # f08
         import functools
