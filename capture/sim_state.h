@@ -92,7 +92,10 @@ class Simulator {
   PyObject* load_fast(SimFrame& fr, int i);
   PyObject* make_super(const std::vector<PyObject*>& args, PyObject* kwnames);
   PyObject* super_attr(PyObject* sup, PyObject* name);
-  void guard_class(int node, PyTypeObject* tp, PyObject* name);
+  // Guards that no class-level attribute of tp changed (its version tag), remembering what `name`
+  // held there to explain a failure. The node holds an instance of tp, or with `is_class` tp itself.
+  void guard_class(int node, PyTypeObject* tp, PyObject* name, bool is_class = false);
+  PyObject* class_attr(PyObject* cls, PyObject* name);  // C.name, for a class the frame reaches
   PyObject* call_builtin(PyObject* callable, const std::vector<PyObject*>& args, PyObject* kwnames, bool* handled);
   bool is_cell_dict(PyObject* cell);
   PyObject* cell_dict_item(PyObject* cell, PyObject* key);

@@ -478,17 +478,25 @@ PyObject* Simulator::load_deref(SimFrame& fr, int i, bool must_be_bound) {
 // What an instance attribute lookup found on the class (methods, properties, class attributes,
 // __getattr__) holds while the class is unmodified: one version-tag check per guarded object. The
 // check also remembers what each name resolved to, so a failure can say which one changed.
-void Simulator::guard_class(int node, PyTypeObject* tp, PyObject* name) {
+void Simulator::guard_class(int node, PyTypeObject* tp, PyObject* name, bool is_class) {
   if (node < 0) stop(Break::UnsupportedAttribute, std::string("class ") + tp->tp_name + " reached without a guardable path");
-  guards::Check* c = tree_.find_check(node, CheckKind::TypeVersion);
+  CheckKind kind = is_class ? CheckKind::ClassVersion : CheckKind::TypeVersion;
+  guards::Check* c = tree_.find_check(node, kind);
   if (!c) {
     unsigned int version = py::type_version(tp);
+    if (!version) {  // no tag until the type's method cache has looked something up
+      PyType_Modified(tp);
+      static PyObject* probe = PyUnicode_InternFromString("__pijit_version_probe__");
+      _PyType_Lookup(tp, probe);
+      version = py::type_version(tp);
+    }
     if (!version) stop(Break::UnsupportedAttribute, std::string("class ") + tp->tp_name + " has no version tag to guard");
     PyObject* ref = Py_BuildValue("(ON)", reinterpret_cast<PyObject*>(tp), PyDict_New());
     if (!ref) python_error("guarding a class");
-    tree_.add_check(node, {CheckKind::TypeVersion, ref, static_cast<int64_t>(version), {}});
-    tree_.drop_check(node, CheckKind::Type, reinterpret_cast<PyObject*>(tp));  // implied
-    c = tree_.find_check(node, CheckKind::TypeVersion);
+    tree_.add_check(node, {kind, ref, static_cast<int64_t>(version), {}});
+    if (is_class) tree_.drop_check(node, CheckKind::Id, reinterpret_cast<PyObject*>(tp));  // implied
+    else tree_.drop_check(node, CheckKind::Type, reinterpret_cast<PyObject*>(tp));
+    c = tree_.find_check(node, kind);
   }
   if (!name) return;
   PyObject* found = _PyType_Lookup(tp, name);
@@ -525,12 +533,7 @@ PyObject* Simulator::load_attr(PyObject* v, PyObject* name) {
     Py_INCREF(r);
     return own(r);
   }
-  if (PyType_Check(v)) {
-    if (node >= 0 && !PyObject_HasAttr(v, name))  // hasattr(cls, name) / getattr(cls, name, default)
-      tree_.add_check(tree_.child(node, Access::Attr, name), {CheckKind::Absent, nullptr, 0, {}});
-    PyObject* r = real_getattr(v);
-    return node >= 0 ? wrap(r, tree_.child(node, Access::Attr, name)) : r;
-  }
+  if (PyType_Check(v)) return class_attr(v, name);
   if (trusted(v)) {
     if (node >= 0 && (PyList_Check(v) || PyDict_Check(v)) && !readonly_method(cname))
       stop(Break::SideEffect, std::string("calls .") + cname + "() on a container the function did not create");
@@ -675,6 +678,46 @@ void Simulator::refuse_duplicate_keywords(PyObject* so_far, PyObject* more) {
     if (PyDict_Contains(so_far, k) == 1)
       stop(Break::Raises, std::string("TypeError: got multiple values for keyword argument '") + PyUnicode_AsUTF8(k) + "'");
   }
+}
+
+// C.name as type.__getattribute__ finds it, without running user code: the metaclass's data
+// descriptors (__name__, __mro__) first, then the class's MRO dicts, whose entry is used as
+// Python would bind it. The class's version tag guards every MRO lookup at once, so the fresh
+// bound method of a classmethod is not identity-guarded (it is new on every call).
+PyObject* Simulator::class_attr(PyObject* cls, PyObject* name) {
+  int node = node_of(cls);
+  const char* cname = PyUnicode_AsUTF8(name);
+  auto real_getattr = [&]() {
+    PyObject* r = PyObject_GetAttr(cls, name);
+    if (!r) python_error((std::string("reading .") + cname).c_str());
+    return own(r);
+  };
+  PyTypeObject* tp = reinterpret_cast<PyTypeObject*>(cls);
+  PyTypeObject* meta = Py_TYPE(cls);
+  static PyObject* ga_name = PyUnicode_InternFromString("__getattribute__");
+  static PyObject* type_ga = _PyType_Lookup(&PyType_Type, ga_name);
+  if (_PyType_Lookup(meta, ga_name) != type_ga) stop(Break::UnsupportedAttribute, std::string(meta->tp_name) + " customises __getattribute__");
+  PyObject* meta_attr = _PyType_Lookup(meta, name);
+  bool meta_data_descr = meta_attr && Py_TYPE(meta_attr)->tp_descr_set;
+  PyObject* raw = meta_data_descr ? nullptr : _PyType_Lookup(tp, name);
+  if (!raw) {
+    // The metaclass answers (C.__name__, C.mro), or nothing does (hasattr(C, name) is False).
+    if (meta_attr && (Py_TYPE(meta_attr)->tp_flags & Py_TPFLAGS_HEAPTYPE))
+      stop(Break::UnsupportedAttribute, std::string(".") + cname + " from the metaclass " + meta->tp_name);
+    if (node >= 0 && !meta_attr) guard_class(node, tp, name, true);  // stays missing
+    PyObject* r = real_getattr();
+    return node >= 0 && !PyCFunction_Check(r) && !PyMethod_Check(r) ? wrap(r, tree_.child(node, Access::Attr, name)) : r;
+  }
+  if (node >= 0) guard_class(node, tp, name, true);
+  descrgetfunc get = Py_TYPE(raw)->tp_descr_get;
+  if (!get || PyFunction_Check(raw)) {  // a plain value, or a function (C.f is the function)
+    if (node < 0 || is_constant(raw) || PyFunction_Check(raw) || PyType_Check(raw)) return raw;
+    return wrap(raw, tree_.child(node, Access::Attr, name));  // mutable contents are guarded by path
+  }
+  if (Py_TYPE(raw) == &PyClassMethod_Type || Py_TYPE(raw) == &PyStaticMethod_Type) return real_getattr();
+  if (Py_TYPE(raw)->tp_flags & Py_TPFLAGS_HEAPTYPE)  // a user descriptor: __get__ is user code
+    stop(Break::UnsupportedAttribute, std::string(".") + cname + " is a " + Py_TYPE(raw)->tp_name + " descriptor");
+  return real_getattr();  // builtin descriptors (method descriptors, property objects) run no user code
 }
 
 bool Simulator::truth(PyObject* v) {

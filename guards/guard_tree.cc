@@ -222,6 +222,13 @@ bool run_check(const Check& c, PyObject* o, GuardFailure* why, const GuardTree& 
       if (why) explain_class_change(t, PyTuple_GET_ITEM(c.ref, 1), "type(" + tree.path(node) + ")", why);
       return false;
     }
+    case CheckKind::ClassVersion: {
+      PyTypeObject* t = reinterpret_cast<PyTypeObject*>(PyTuple_GET_ITEM(c.ref, 0));
+      if (o != reinterpret_cast<PyObject*>(t)) return fail("", identity(reinterpret_cast<PyObject*>(t)), identity(o));
+      if (py::type_version(t) == static_cast<unsigned int>(c.n)) return true;
+      if (why) explain_class_change(t, PyTuple_GET_ITEM(c.ref, 1), tree.path(node), why);
+      return false;
+    }
     case CheckKind::DictKeys: {
       if (!PyDict_Check(o)) return fail("", "dict", "type " + type_name(o));
       Py_ssize_t n = PyList_GET_SIZE(c.ref), pos = 0, i = 0;
@@ -419,6 +426,10 @@ std::vector<std::string> GuardTree::describe() const {
         case CheckKind::Absent: out.push_back(p + " is undefined"); break;
         case CheckKind::TypeVersion:
           out.push_back("type(" + p + ") is " + reinterpret_cast<PyTypeObject*>(PyTuple_GET_ITEM(c.ref, 0))->tp_name +
+                        ", unmodified");
+          break;
+        case CheckKind::ClassVersion:
+          out.push_back(p + " is " + reinterpret_cast<PyTypeObject*>(PyTuple_GET_ITEM(c.ref, 0))->tp_name +
                         ", unmodified");
           break;
         case CheckKind::Mode: out.push_back(std::string("context mode is ") + (c.n == 0 ? "GRAPH_MODE" : "PYNATIVE_MODE")); break;

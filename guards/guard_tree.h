@@ -46,6 +46,7 @@ enum class CheckKind {
   Mode,        // the context mode is n
   TypeVersion, // type(o) is ref[0] and its version tag is n: no class-level attribute of o changed
                // (ref[1]: {name: (what the class held,) or ()} for explaining a failure)
+  ClassVersion, // o is ref[0] (a class) and its version tag is n; ref[1] as for TypeVersion
 };
 
 struct Check {

@@ -235,6 +235,47 @@ class GuardsTellApartWhatPythonDoes(unittest.TestCase):
         active[0] = False
         self.assertEqual(events, [])
 
+    def test_class_attribute_descriptor_is_not_run_by_capture(self):  # w16
+        class Counter(object):
+            n = 0
+
+            def __get__(self, obj, cls):
+                Counter.n += 1
+                return 2.0
+
+        class C(object):
+            k = Counter()
+
+        def f(x):
+            return x * C.k
+        jf = pj.jit(f)
+        for _ in range(3):
+            self.assertEqual(jf(pj.Tensor([1.0])).tolist(), [2.0])
+        self.assertEqual(Counter.n, 3)  # once per call, as plain Python
+
+    def test_classmethod_through_the_class_compiles_once(self):  # f02
+        class C(object):
+            k = 2.0
+
+            @classmethod
+            def cm(cls, t):
+                return t * cls.k
+
+            @staticmethod
+            def sm(t):
+                return t + 1.0
+
+        def f(x):
+            return C.cm(x) + C.sm(x)
+        jf = pj.jit(f)
+        for _ in range(5):
+            self.assertEqual(jf(pj.Tensor([1.0])).tolist(), [4.0])
+        st = pj.jit_stats(jf)
+        self.assertEqual((st["compiles"], st["graphs"]), (1, 1))
+        C.k = 3.0  # the class changed: its version guard recompiles
+        self.assertEqual(jf(pj.Tensor([1.0])).tolist(), [5.0])
+        self.assertEqual(pj.jit_stats(jf)["recompiles"], 1)
+
     def test_set_contents(self):  # w06
         s = {1, 2}
 
