@@ -52,6 +52,9 @@ class Simulator {
   Simulator(CaptureResult& r, const CaptureOptions& o);
   ~Simulator();
   void run_root(PyFrameObject* f);
+  // Operators and methods of the tensor classes were looked up once, at capture: a patched
+  // pijit.Tensor (or Parameter) method must recompile.
+  void guard_tensor_classes();
 
   // The op recorder (graph/op.h) while this simulator traces library code.
   Tensors record(const OpDef& op, const Tensors& in, const Attrs& attrs);
@@ -124,6 +127,7 @@ class Simulator {
   std::unordered_set<PyObject*> sim_cells_;           // cells created by the simulation
   std::unordered_map<PyObject*, int> sim_funcs_;      // functions made by MAKE_FUNCTION -> globals node
   std::unordered_map<PyTypeObject*, bool> library_types_;
+  std::unordered_set<PyTypeObject*> tensor_types_;    // classes of the tensors read from the frame
   std::vector<SimFrame*> frames_;                     // the inline stack
   struct Decoded {
     std::vector<Instruction> ins;

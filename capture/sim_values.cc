@@ -170,9 +170,10 @@ bool Simulator::is_constant(PyObject* o) const {
 bool Simulator::is_library_type(PyTypeObject* t) {
   auto it = library_types_.find(t);
   if (it != library_types_.end()) return it->second;
-  bool lib = PyType_IsSubtype(t, &py::TensorBaseType);
+  // pijit's own classes (a user's Tensor subclass is user code). A type that was never readied
+  // (functools.KeyWrapper) has no dict yet, and is not pijit's.
+  bool lib = t == &py::TensorBaseType;
   if (!lib) {
-    // A type that was never readied (functools.KeyWrapper) has no dict yet, and is not pijit's.
     PyObject* mod = t->tp_dict ? PyDict_GetItemString(t->tp_dict, "__module__") : nullptr;
     lib = mod && PyUnicode_Check(mod) &&
           (std::strncmp(PyUnicode_AsUTF8(mod), "pijit.", 6) == 0 || std::strcmp(PyUnicode_AsUTF8(mod), "pijit") == 0);
@@ -249,6 +250,10 @@ PyObject* Simulator::wrap(PyObject* obj, int node) {
     if (t.is_symbolic()) return obj;
     auto it = sym_of_node_.find(node);
     if (it != sym_of_node_.end()) return it->second;
+    // Its stand-in is a plain Tensor: a user subclass's overrides would be bypassed.
+    if (!is_library_type(Py_TYPE(obj)))
+      stop(Break::UserObjectOperator, std::string("a tensor of the user subclass ") + Py_TYPE(obj)->tp_name);
+    tensor_types_.insert(Py_TYPE(obj));
     Py_INCREF(Py_TYPE(obj));
     tree_.add_check(node, {CheckKind::TensorMeta, reinterpret_cast<PyObject*>(Py_TYPE(obj)), 0, meta_of(t)});
     int id = graph_.add_input(meta_of(t), tree_.path(node));
@@ -667,6 +672,13 @@ bool Simulator::holds_tensor(PyObject* v) {
   for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(items); ++i)
     if (holds_tensor(PyTuple_GET_ITEM(items, i))) return true;
   return false;
+}
+
+void Simulator::guard_tensor_classes() {
+  if (graph_.nodes().empty() && tensor_types_.empty()) return;
+  tensor_types_.insert(py::tensor_class());
+  for (PyTypeObject* t : tensor_types_)
+    guard_class(tree_.root(Access::Const, 0, reinterpret_cast<PyObject*>(t)), t, nullptr, true);
 }
 
 void Simulator::refuse_duplicate_keywords(PyObject* so_far, PyObject* more) {

@@ -735,6 +735,7 @@ CaptureResult capture_frame(PyFrameObject* f, const CaptureOptions& options) {
     Simulator sim(r, options);
     try {
       sim.run_root(f);
+      sim.guard_tensor_classes();
       r.ok = true;
     } catch (const StopCapture& s) {
       r.ok = false;

@@ -492,6 +492,8 @@ bool refuse_symbolic(const Tensor& t, const char* what) {
   return true;
 }
 
+PyTypeObject* tensor_class() { return g_tensor_class; }
+
 PyObject* wrap(Tensor t) {
   PyObject* self = g_tensor_class->tp_alloc(g_tensor_class, 0);
   if (!self) throw PythonErrorAlreadySet();

@@ -26,6 +26,7 @@ inline bool is_tensor(PyObject* o) { return PyObject_TypeCheck(o, &TensorBaseTyp
 inline const Tensor& unwrap(PyObject* o) { return reinterpret_cast<TensorObject*>(o)->tensor; }
 // A new reference to an instance of the registered tensor class (pijit.Tensor) holding t.
 PyObject* wrap(Tensor t);
+PyTypeObject* tensor_class();  // the registered class results are made of (pijit.Tensor)
 PyObject* wrap_all(const std::vector<Tensor>& ts);  // a tuple
 
 // dtype objects (pijit.float32, ...) registered from Python, indexed by DType.

@@ -438,6 +438,42 @@ class ValuesComeBackAsTheyWentIn(unittest.TestCase):
 
 
 @unittest.skipUnless(SUPPORTED, "capture is built for Python 3.7 and 3.9")
+class TensorClasses(unittest.TestCase):
+    def test_subclass_overrides_are_kept(self):  # w03, f03
+        class MyT(pj.Tensor):
+            def __add__(self, other):
+                return pj.Tensor.__add__(self, other) * 10.0
+
+            def twice(self):
+                return self * 2.0
+
+        def f(x):
+            return x + 1.0, x.twice()
+        x = MyT(pj.Tensor([1.0, 2.0]))
+        jf = pj.jit(f)
+        for _ in range(3):
+            self.assertEqual(exact(jf(x)), exact(f(x)))
+        x2 = MyT(pj.Tensor([5.0, 6.0]))  # other values: nothing was folded
+        self.assertEqual(exact(jf(x2)), exact(f(x2)))
+        self.assertEqual(pj.jit_stats(jf)["compiles"], 1)  # one refusal, reused
+
+    def test_patched_tensor_method_recompiles(self):  # w09
+        def f(x):
+            return x.mean() + x * 2.0
+        jf = pj.jit(f)
+        x = pj.Tensor([1.0, 3.0])
+        self.assertEqual(exact(jf(x)), exact(f(x)))
+        old_mean, old_mul = pj.Tensor.mean, pj.Tensor.__mul__
+        pj.Tensor.mean = lambda self, *a, **k: self.sum()
+        pj.Tensor.__mul__ = lambda self, o: old_mul(self, o) + 100.0
+        try:
+            self.assertEqual(exact(jf(x)), exact(f(x)))
+        finally:
+            pj.Tensor.mean, pj.Tensor.__mul__ = old_mean, old_mul
+        self.assertEqual(exact(jf(x)), exact(f(x)))
+
+
+@unittest.skipUnless(SUPPORTED, "capture is built for Python 3.7 and 3.9")
 class JitEntryPoints(unittest.TestCase):
     def test_partial(self):  # f08
         import functools
