@@ -127,10 +127,14 @@ Tensors execute(const Graph& g, const Tensors& inputs) {
                                              << n.outputs.size();
     for (size_t k = 0; k < out.size(); ++k) env[n.outputs[k]] = std::move(out[k]);
   }
+  // Constants live as long as the graph: an output that is one, or a view of one, is copied, so a
+  // caller writing into a result never changes what later calls compute.
   Tensors result;
   for (int v : g.outputs()) {
-    if (g.value(v).kind == ValueKind::Const) result.push_back(env[v].clone());
-    else result.push_back(env[v]);
+    bool aliases_const = false;
+    for (const Tensor& c : g.consts())
+      aliases_const = aliases_const || (!env[v].is_symbolic() && c.storage() == env[v].storage());
+    result.push_back(aliases_const ? env[v].clone() : env[v]);
   }
   return result;
 }

@@ -427,6 +427,16 @@ class ValuesComeBackAsTheyWentIn(unittest.TestCase):
             self.assertIs(r[2], r[3])
         self.assertEqual(pj.jit_stats(jf)["graphs"], 1)
 
+    def test_a_returned_view_of_a_constant_is_the_callers(self):  # w02
+        def f(x):
+            k = pj.Tensor([1.0, 2.0])
+            return x + k, k[0:1]
+        jf = pj.jit(f)
+        for _ in range(3):
+            s, view = jf(pj.Tensor([0.0, 0.0]))
+            self.assertEqual(s.tolist(), [1.0, 2.0])
+            view[0] = 100.0  # the caller edits the result: later calls must not see it
+
     def test_a_list_holding_itself(self):
         def f(x):
             a = [x * 2.0]
