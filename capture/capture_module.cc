@@ -5,6 +5,7 @@
 
 #include "capture/bytecode.h"
 #include "capture/opcodes.h"
+#include "capture/simulator.h"
 #include "pyext/py_common.h"
 
 namespace pj::py {
@@ -81,7 +82,16 @@ PyObject* py_decode(PyObject*, PyObject* code) {
   PJ_PY_END(nullptr)
 }
 
+// _C._test_interrupt_next_trace(exc_type): see capture::arm_test_interruption.
+PyObject* py_test_interrupt(PyObject*, PyObject* exc_type) {
+  if (refuse_unsupported()) return nullptr;
+  if (exc_type != Py_None && !PyExceptionClass_Check(exc_type)) return fail(PyExc_TypeError, "expected an exception class");
+  capture::arm_test_interruption(exc_type == Py_None ? nullptr : exc_type);
+  Py_RETURN_NONE;
+}
+
 PyMethodDef capture_methods[] = {
+    {"_test_interrupt_next_trace", py_test_interrupt, METH_O, "test hook: an exception pending at the next traced call"},
     {"_opcode_table", py_opcode_table, METH_NOARGS, "[(name, number, flags)] of the running interpreter"},
     {"_opcode_flags", py_opcode_flags, METH_NOARGS, "names of the bits in _opcode_table's flags"},
     {"_stack_effect", py_stack_effect, METH_VARARGS, "_stack_effect(opcode, oparg, jump=None) from pijit's table"},

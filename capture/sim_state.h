@@ -85,6 +85,8 @@ class Simulator {
   // f(**a, **b): CPython raises TypeError for a key in both, or one that is not a str.
   void refuse_duplicate_keywords(PyObject* so_far, PyObject* more);
   bool holds_tensor(PyObject* v);  // a tensor, or a tuple/frozenset holding one
+  bool user_callable(PyObject* v);
+  bool subclass_check(PyObject* cls, PyObject* classinfo, bool inst, PyObject* obj);
   PyObject* get_iter(PyObject* v);
   ReturnPlan plan_return(PyObject* v);
 

@@ -49,9 +49,20 @@ const CellTypes& cell_types() {
   return t;
 }
 
+// isinstance by the object's real type: PyObject_IsInstance would read v.__class__ through a
+// user __getattribute__, running user code at capture.
+bool type_is(PyObject* v, PyObject* cls) {
+  if (PyTuple_Check(cls)) {
+    for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(cls); ++i)
+      if (type_is(v, PyTuple_GET_ITEM(cls, i))) return true;
+    return false;
+  }
+  return PyType_Check(cls) && PyType_IsSubtype(Py_TYPE(v), reinterpret_cast<PyTypeObject*>(cls));
+}
+
 bool is_cell(PyObject* v) {
   const CellTypes& c = cell_types();
-  return c.cell && PyObject_IsInstance(v, c.cell) == 1;
+  return c.cell && type_is(v, c.cell);
 }
 
 bool name_in(const char* const* names, const char* name) {
@@ -405,7 +416,7 @@ PyObject* Simulator::materialize(PyObject* v, bool identity) {
       if (PyDict_SetItem(out, k, materialize(wrap(item, tree_.child(node, Access::Item, k)), identity)) < 0)
         python_error("copying a dict");
     }
-  } else if (node >= 0 && is_cell(v) && PyObject_IsInstance(v, cell_types().containers) == 1) {
+  } else if (node >= 0 && is_cell(v) && type_is(v, cell_types().containers)) {
     if (is_cell_dict(v)) stop(Break::UnsupportedCall, "passes a CellDict to code capture runs for real");
     out = cell_children(v);
   }
@@ -681,6 +692,39 @@ void Simulator::guard_tensor_classes() {
     guard_class(tree_.root(Access::Const, 0, reinterpret_cast<PyObject*>(t)), t, nullptr, true);
 }
 
+// isinstance/issubclass as CPython answers them when no user code takes part: plain classes (whose
+// metaclass is `type`, so no __instancecheck__/__subclasscheck__ and no ABC registry), and for
+// isinstance an object whose class does not fake __class__. The object's type is fixed by its
+// guards (type, identity or value), the classes by theirs.
+bool Simulator::subclass_check(PyObject* cls, PyObject* classinfo, bool inst, PyObject* obj) {
+  Nesting nest(this);
+  if (PyTuple_Check(classinfo)) {
+    for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(classinfo); ++i)
+      if (subclass_check(cls, PyTuple_GET_ITEM(classinfo, i), inst, obj)) return true;
+    return false;
+  }
+  const char* what = inst ? "isinstance" : "issubclass";
+  if (!PyType_Check(classinfo))
+    stop(Break::Raises, std::string("TypeError: ") + what + "() arg 2 must be a type or tuple of types");
+  if (!PyType_Check(cls)) stop(Break::Raises, "TypeError: issubclass() arg 1 must be a class");
+  for (PyObject* t : {cls, classinfo}) {
+    PyTypeObject* meta = Py_TYPE(t);
+    if (meta != &PyType_Type && !is_library_type(meta))
+      stop(Break::UnsupportedCall, std::string(what) + "() with a class of metaclass " + meta->tp_name +
+                                       " (__instancecheck__, ABC registration)");
+  }
+  if (inst) {
+    static PyObject* class_name = PyUnicode_InternFromString("__class__");
+    static PyObject* ga_name = PyUnicode_InternFromString("__getattribute__");
+    PyTypeObject* tp = Py_TYPE(obj);  // builtin types never fake their class
+    bool user = (tp->tp_flags & Py_TPFLAGS_HEAPTYPE) && !is_library_type(tp);
+    if (user && (_PyType_Lookup(tp, class_name) != _PyType_Lookup(&PyBaseObject_Type, class_name) ||
+                 _PyType_Lookup(tp, ga_name) != _PyType_Lookup(&PyBaseObject_Type, ga_name)))
+      stop(Break::UnsupportedCall, std::string("isinstance() of a ") + tp->tp_name + " that customises __class__");
+  }
+  return PyType_IsSubtype(reinterpret_cast<PyTypeObject*>(cls), reinterpret_cast<PyTypeObject*>(classinfo));
+}
+
 void Simulator::refuse_duplicate_keywords(PyObject* so_far, PyObject* more) {
   if (!PyDict_Check(more)) stop(Break::UnsupportedCall, std::string("** of a ") + Py_TYPE(more)->tp_name);
   Py_ssize_t pos = 0;
@@ -893,11 +937,15 @@ PyObject* Simulator::call_builtin(PyObject* callable, const std::vector<PyObject
   if (std::strcmp(name, "iter") == 0 && args.size() == 1) return get_iter(args[0]);
   if (std::strcmp(name, "next") == 0 && args.size() <= 2 && node_of(args[0]) < 0 && trusted(args[0]))
     return trace_call(callable, args, kwnames);
-  if (std::strcmp(name, "isinstance") == 0 && args.size() == 2) {
+  bool inst = std::strcmp(name, "isinstance") == 0, sub = std::strcmp(name, "issubclass") == 0;
+  if ((inst || sub) && args.size() == 2 && !kwnames) {
     auto real = real_of_sym_.find(args[0]);
-    std::vector<PyObject*> a{real != real_of_sym_.end() ? real->second.first : args[0], args[1]};
-    return trace_call(callable, a, nullptr);
+    PyObject* obj = real != real_of_sym_.end() ? real->second.first : args[0];
+    return subclass_check(inst ? reinterpret_cast<PyObject*>(Py_TYPE(obj)) : obj, args[1], inst, obj) ? Py_True
+                                                                                                        : Py_False;
   }
+  if (std::strcmp(name, "callable") == 0 && args.size() == 1 && !kwnames)  // a type slot: no user code
+    return Py_TYPE(args[0])->tp_call ? Py_True : Py_False;
   if (!pure_builtin(name)) stop(Break::UnsupportedCall, std::string(name) + "()");
   if (std::strcmp(name, "hash") == 0 && args.size() == 1 && holds_tensor(args[0]))
     stop(Break::UnsupportedCall, "hash() of a tensor (its identity, which capture does not have)");
@@ -944,8 +992,50 @@ void Simulator::refuse_runtime_state(PyObject* callable) {
     stop(Break::SideEffect, std::string("pijit._C.") + name + "() changes or reads pijit's runtime state");
 }
 
+// A function of the user's (or something that calls one) that library code would call: tracing
+// would run it for real at capture, so the library function is simulated instead.
+bool Simulator::user_callable(PyObject* v) {
+  if (PyMethod_Check(v)) return user_callable(PyMethod_GET_FUNCTION(v));
+  if (PyFunction_Check(v)) return !is_library_code(v);
+  if (std::strcmp(Py_TYPE(v)->tp_name, "functools.partial") == 0) return true;
+  return plain_instance(v) && Py_TYPE(v)->tp_call;
+}
+
+static PyObject* g_test_interruption = nullptr;
+
+void arm_test_interruption(PyObject* exc_type) {
+  Py_XINCREF(exc_type);
+  Py_XSETREF(g_test_interruption, exc_type);
+}
+
 PyObject* Simulator::trace_call(PyObject* callable, const std::vector<PyObject*>& args, PyObject* kwnames) {
+  if (g_test_interruption) {
+    PyObject* t = g_test_interruption;
+    g_test_interruption = nullptr;
+    PyErr_SetNone(t);
+    Py_DECREF(t);
+    python_error("a call interrupted by the test hook");
+  }
   refuse_runtime_state(callable);
+  bool calls_user_code = false;
+  for (PyObject* a : args) calls_user_code = calls_user_code || user_callable(a);
+  PyObject* self = PyMethod_Check(callable) ? PyMethod_GET_SELF(callable) : callable;
+  if (PyObject** dict = PyFunction_Check(self) ? nullptr : _PyObject_GetDictPtr(self)) {  // HyperMap(fn)
+    Py_ssize_t pos = 0;
+    PyObject *k, *v;
+    while (*dict && !calls_user_code && PyDict_Next(*dict, &pos, &k, &v)) calls_user_code = user_callable(v);
+  }
+  if (calls_user_code) {
+    static PyObject* call_name = PyUnicode_InternFromString("__call__");
+    PyObject* func = PyMethod_Check(callable) ? PyMethod_GET_FUNCTION(callable) : callable;
+    PyObject* bound = PyMethod_Check(callable) ? PyMethod_GET_SELF(callable) : nullptr;
+    if (!PyFunction_Check(func)) {
+      func = _PyType_Lookup(Py_TYPE(callable), call_name);
+      bound = callable;
+    }
+    if (func && PyFunction_Check(func)) return inline_call(func, bound, args, kwnames);
+    stop(Break::UnsupportedCall, "hands a user function to " + describe_callable(callable) + ", which would run it");
+  }
   for (PyObject* a : args) need_identity(a);  // library code may keep or compare what it is given
   if (PyMethod_Check(callable)) need_identity(PyMethod_GET_SELF(callable));
   Py_ssize_t nkw = kwnames ? PyTuple_GET_SIZE(kwnames) : 0;
@@ -974,8 +1064,11 @@ PyObject* Simulator::inline_call(PyObject* func, PyObject* self, const std::vect
     stop(Break::Generator, "calls generator function " + fname + "()");
   if (static_cast<int>(frames_.size()) > opt_.inline_depth)
     stop(Break::InlineDepth, fname + "() at depth " + std::to_string(frames_.size()));
-  for (SimFrame* f : frames_)
-    if (f->code == co) stop(Break::Recursion, fname + "()");
+  // pijit's own recursion walks data (HyperMap over nested tuples) and is bounded by the inline
+  // depth; a user function calling itself is refused (it would unroll per argument value).
+  if (!is_library_code(func))
+    for (SimFrame* f : frames_)
+      if (f->code == co) stop(Break::Recursion, fname + "()");
   SimFrame fr;
   fr.code = co;
   fr.func = func;

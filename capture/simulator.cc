@@ -382,7 +382,8 @@ void Simulator::step(SimFrame& fr, const Instruction& ins) {
         return;
       }
       if (ins.arg == 10) stop(Break::ExceptionHandling, "exception match");
-      if (!trusted(a) || !trusted(b)) stop(Break::UserObjectOperator, "comparison of user objects");
+      // == and `in` compare what containers hold, item by item: no user __eq__ may take part.
+      if (!deep_trusted(a) || !deep_trusted(b)) stop(Break::UserObjectOperator, "comparison of user objects");
       PyObject* ma = materialize(a);
       PyObject* mb = materialize(b);
       if (ins.arg == 6 || ins.arg == 7) {  // in, not in
@@ -407,7 +408,7 @@ void Simulator::step(SimFrame& fr, const Instruction& ins) {
     case Opcode::CONTAINS_OP: {
       PyObject* b = pop(fr);
       PyObject* a = pop(fr);
-      if (!trusted(a) || !trusted(b)) stop(Break::UserObjectOperator, "'in' on user objects");
+      if (!deep_trusted(a) || !deep_trusted(b)) stop(Break::UserObjectOperator, "'in' on user objects");
       int c = PySequence_Contains(materialize(b), materialize(a));
       if (c < 0) python_error("in");
       push(fr, (c != (ins.arg == 1)) ? Py_True : Py_False);

@@ -86,6 +86,10 @@ struct CaptureResult {
 // on the way becomes a refusal reason and is cleared, except an interruption (see `interrupted`).
 CaptureResult capture_frame(PyFrameObject* f, const CaptureOptions& options);
 
+// Test hook: the next library call capture traces meets `exc_type` pending, as if a signal handler
+// had raised it there (a new reference is taken; nullptr disarms).
+void arm_test_interruption(PyObject* exc_type);
+
 // The directory of the pijit package: code there is library code (traced, not simulated).
 void set_library_dir(const std::string& dir);
 const std::string& library_dir();

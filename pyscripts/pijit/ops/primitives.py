@@ -313,27 +313,33 @@ class HyperMap(Primitive):
         return self._map(fn, seqs)
 
     def _map(self, fn, xs):
-        kinds = {type(x) for x in xs if isinstance(x, (tuple, list, dict))}
+        # Loops and list comprehensions, no generators: capture simulates this code when `fn`
+        # is the user's (and refuses generators).
+        kinds = [type(x) for x in xs if isinstance(x, (tuple, list, dict))]
         if not kinds:
             return fn(*xs)
-        kind = kinds.pop()
-        if kinds or not all(isinstance(x, kind) for x in xs):
-            raise TypeError("HyperMap: inputs must have the same structure, got %s"
-                            % ", ".join(type(x).__name__ for x in xs))
+        kind = kinds[0]
+        for x in xs:
+            if not isinstance(x, kind):
+                raise TypeError("HyperMap: inputs must have the same structure, got %s"
+                                % ", ".join([type(v).__name__ for v in xs]))
         if kind is dict:
             keys = list(xs[0])
-            if any(list(x) != keys for x in xs[1:]):
-                raise ValueError("HyperMap: dict inputs must have the same keys in the same order")
+            for x in xs[1:]:
+                if list(x) != keys:
+                    raise ValueError("HyperMap: dict inputs must have the same keys in the same "
+                                     "order")
             order = keys[::-1] if self.attrs["reverse"] else keys
             out = {k: self._map(fn, [x[k] for x in xs]) for k in order}
             return {k: out[k] for k in keys}
         n = len(xs[0])
-        if any(len(x) != n for x in xs[1:]):
-            raise ValueError("HyperMap: sequence inputs must have the same length, got %s"
-                             % ", ".join(str(len(x)) for x in xs))
+        for x in xs[1:]:
+            if len(x) != n:
+                raise ValueError("HyperMap: sequence inputs must have the same length, got %s"
+                                 % ", ".join([str(len(v)) for v in xs]))
         order = range(n - 1, -1, -1) if self.attrs["reverse"] else range(n)
         out = {i: self._map(fn, [x[i] for x in xs]) for i in order}
-        return kind(out[i] for i in range(n))
+        return kind([out[i] for i in range(n)])
 
 
 class Conv2D(Primitive):
