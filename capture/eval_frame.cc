@@ -240,7 +240,8 @@ PyObject* pijit_eval_frame(PyThreadState* ts, PyFrameObject* f, int throw_flag) 
   }
   // Module and class bodies (no CO_OPTIMIZED) keep their names in f_locals, a dict a shadow frame
   // would not share: they always run as they are.
-  if (!opt || t_jit.busy || throw_flag || !(co->co_flags & CO_OPTIMIZED) || py::frame_is_resumable(f))
+  if (!opt || t_jit.busy || throw_flag || !(co->co_flags & CO_OPTIMIZED) || py::frame_is_resumable(f) ||
+      py::tracing_or_profiling(ts))
     return py::eval_frame_default(ts, f, throw_flag);
   return run_captured(ts, f, *opt);
 }

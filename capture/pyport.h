@@ -147,6 +147,10 @@ struct RecursionCredit {
   RecursionCredit& operator=(const RecursionCredit&) = delete;
 };
 
+// A tracer (sys.settrace: debuggers, coverage) or profiler (sys.setprofile, cProfile) is active
+// on this thread: it must see the original code objects, lines and calls.
+inline bool tracing_or_profiling(PyThreadState* ts) { return ts->c_tracefunc || ts->c_profilefunc; }
+
 // ---- (a') frames --------------------------------------------------------------------------------
 // 3.7-3.10 evaluate a PyFrameObject whose f_localsplus holds the fast locals, then the cells
 // (co_cellvars), then the free variables (co_freevars). Cells are created, and arguments copied

@@ -633,7 +633,13 @@ void Simulator::step(SimFrame& fr, const Instruction& ins) {
       if (!fr.blocks.empty()) fr.blocks.pop_back();
       return;
 #if PJ_PY_OPCODES_37
-    case Opcode::CONTINUE_LOOP: jump(fr, ins); return;
+    case Opcode::CONTINUE_LOOP:  // unwinds to the innermost loop; a finally on the way would run
+      while (!fr.blocks.empty() && fr.blocks.back().op != Opcode::SETUP_LOOP) {
+        if (fr.blocks.back().op == Opcode::SETUP_FINALLY) stop(Break::ExceptionHandling, "continue through a finally block");
+        fr.blocks.pop_back();
+      }
+      jump(fr, ins);
+      return;
     case Opcode::BREAK_LOOP: {
       while (!fr.blocks.empty() && fr.blocks.back().op != Opcode::SETUP_LOOP) {
         if (fr.blocks.back().op == Opcode::SETUP_FINALLY) stop(Break::ExceptionHandling, "break through a finally block");
@@ -697,6 +703,10 @@ void Simulator::step(SimFrame& fr, const Instruction& ins) {
       return;
     }
     case Opcode::RETURN_VALUE:
+      // 3.7 returns through try/finally by unwinding the block stack (3.9 inlines the finally
+      // body before the return): the finally body would run, and may replace the value.
+      for (const SimFrame::Block& b : fr.blocks)
+        if (b.op == Opcode::SETUP_FINALLY) stop(Break::ExceptionHandling, "return through a finally block");
       fr.result = pop(fr);
       fr.returned = true;
       return;

@@ -111,6 +111,63 @@ PROGRAMS = {
         f(A())
         print("attribute lookups on the instance:", seen)
     """,
+    # Mechanism 6 (RC-2, RC-7): tracers and profilers see the original code, lines and calls.
+    "settrace_and_setprofile_see_the_original": """
+        import sys
+        def helper():
+            return 1
+        def f():
+            x = helper()
+            return x + 1
+        calls, lines = [], []
+        def prof(frame, event, arg):
+            if event == "call":
+                calls.append(frame.f_code.co_name)
+        def trace(frame, event, arg):
+            if event == "line" and frame.f_code.co_name == "f":
+                lines.append(frame.f_lineno - f.__code__.co_firstlineno)
+            return trace
+        f(); f()
+        sys.setprofile(prof); f(); sys.setprofile(None)
+        sys.settrace(trace); f(); sys.settrace(None)
+        print("profiled calls:", calls, "traced lines of f:", lines)
+    """,
+    "cprofile_counts_every_call": """
+        import cProfile, pstats
+        def f(x):
+            return x
+        pr = cProfile.Profile()
+        pr.enable()
+        for i in range(20):
+            f(i)
+        pr.disable()
+        entries = [e for e in pr.getstats() if getattr(e.code, "co_name", "") == "f"]
+        ncalls = [v[1] for k, v in pstats.Stats(pr).stats.items() if k[2] == "f"]
+        print("code objects profiled for f:", len(entries), "pstats ncalls for f:", ncalls)
+    """,
+    # RC-8 (3.7): return and continue inside try/finally run the finally body.
+    "return_and_continue_through_finally": """
+        log = []
+        def g2():
+            try:
+                return 2
+            finally:
+                return 3
+        def h():
+            try:
+                return 1
+            finally:
+                log.append("cleanup")
+        def k():
+            n = 0
+            for i in range(3):
+                try:
+                    continue
+                finally:
+                    n += 1
+            return n
+        print(g2(), h(), log, k(), g2(), k())
+    """,
     # Deeply nested data passed around (deeper than capture walks).
     "deeply_nested_tuple": """
         def nest(n):
