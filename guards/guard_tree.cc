@@ -30,6 +30,13 @@ std::string repr_of(PyObject* o) {
   return out;
 }
 
+// The object an Id check holds (borrowed), or nullptr once a weakly held one died.
+PyObject* id_target(const Check& c) {
+  if (c.n != 1) return c.ref;
+  PyObject* o = PyWeakref_GET_OBJECT(c.ref);
+  return o == Py_None ? nullptr : o;
+}
+
 std::string type_name(PyObject* o) { return o ? Py_TYPE(o)->tp_name : "<undefined>"; }
 
 bool same_bits(double a, double b) { return std::memcmp(&a, &b, sizeof a) == 0; }
@@ -181,13 +188,15 @@ bool run_check(const Check& c, PyObject* o, GuardFailure* why, const GuardTree& 
     }
     default: break;
   }
-  if (!o) return fail("", c.kind == CheckKind::Id ? identity(c.ref) : repr_of(c.ref), "<undefined>");
+  if (!o) return fail("", c.kind == CheckKind::Id ? identity(id_target(c)) : repr_of(c.ref), "<undefined>");
   switch (c.kind) {
     case CheckKind::Type:
       return Py_TYPE(o) == reinterpret_cast<PyTypeObject*>(c.ref) ||
              fail("", std::string("type ") + reinterpret_cast<PyTypeObject*>(c.ref)->tp_name, "type " + type_name(o));
-    case CheckKind::Id:
-      return o == c.ref || fail("", identity(c.ref), identity(o));
+    case CheckKind::Id: {
+      PyObject* want = id_target(c);
+      return (want && o == want) || fail("", want ? identity(want) : "<an object that no longer exists>", identity(o));
+    }
     case CheckKind::Equal:
       return same_constant(o, c.ref) || fail("", repr_of(c.ref), repr_of(o));
     case CheckKind::TensorMeta: {
@@ -326,6 +335,16 @@ int GuardTree::child(int parent, Access access, PyObject* key) {
 }
 
 void GuardTree::add_check(int node, Check c) {
+  if (c.kind == CheckKind::Id && c.n == 0 && PyType_SUPPORTS_WEAKREFS(Py_TYPE(c.ref))) {
+    PyObject* weak = PyWeakref_NewRef(c.ref, nullptr);  // shared per object: duplicates still compare equal
+    if (weak) {
+      Py_DECREF(c.ref);
+      c.ref = weak;
+      c.n = 1;
+    } else {
+      PyErr_Clear();
+    }
+  }
   for (const Check& have : nodes_[node].checks)
     if (same_check(have, c)) {
       Py_XDECREF(c.ref);
@@ -337,7 +356,7 @@ void GuardTree::add_check(int node, Check c) {
 void GuardTree::drop_check(int node, CheckKind kind, PyObject* ref) {
   auto& checks = nodes_[node].checks;
   for (auto it = checks.begin(); it != checks.end(); ++it)
-    if (it->kind == kind && it->ref == ref) {
+    if (it->kind == kind && (kind == CheckKind::Id ? id_target(*it) : it->ref) == ref) {
       Py_XDECREF(it->ref);
       checks.erase(it);
       return;
@@ -412,7 +431,7 @@ std::vector<std::string> GuardTree::describe() const {
       std::string p = path(i);
       switch (c.kind) {
         case CheckKind::Type: out.push_back("type(" + p + ") is " + reinterpret_cast<PyTypeObject*>(c.ref)->tp_name); break;
-        case CheckKind::Id: out.push_back(p + " is " + identity(c.ref)); break;
+        case CheckKind::Id: out.push_back(p + " is " + identity(id_target(c))); break;
         case CheckKind::Equal: out.push_back(p + " == " + repr_of(c.ref)); break;
         case CheckKind::TensorMeta:
           out.push_back(p + ": " + reinterpret_cast<PyTypeObject*>(c.ref)->tp_name + " " + dtype_name(c.meta.dtype) +

@@ -35,7 +35,8 @@ enum class Access {
 
 enum class CheckKind {
   Type,        // type(o) is ref
-  Id,          // o is ref
+  Id,          // o is ref (n == 1: ref is a weak reference to it, so a guard never keeps a
+               // user's object alive; the check fails once it died)
   Equal,       // type(o) is type(ref) and o == ref (constants)
   TensorMeta,  // type(o) is ref, and shape/dtype equal
   Length,      // type(o) is ref and len(o) == n

@@ -168,6 +168,51 @@ PROGRAMS = {
             return n
         print(g2(), h(), log, k(), g2(), k())
     """,
+    # RC-5: guards hold what they compare weakly; a cache never keeps a user's object alive.
+    "guards_do_not_pin_objects": """
+        import gc, weakref
+        class C:
+            pass
+        def check(o):
+            return isinstance(o, C), o
+        def identity(x):
+            return x
+        def make():
+            def inner():
+                pass
+            return inner
+        c = C()
+        r1 = weakref.ref(c)
+        check(c); check(c)
+        fn = make()
+        r2 = weakref.ref(fn)
+        identity(fn); identity(fn)
+        del c, fn
+        gc.collect()
+        print("freed:", r1() is None, r2() is None)
+    """,
+    "frame_clear_releases_arguments": """
+        import gc, weakref
+        def inner(x=5, **kwargs):
+            1/0
+        def outer(**kwargs):
+            try:
+                inner(**kwargs)
+            except ZeroDivisionError as e:
+                return e
+        class C:
+            pass
+        c = C()
+        wr = weakref.ref(c)
+        exc = outer(c=c)
+        del c
+        tb = exc.__traceback__
+        while tb is not None:
+            tb.tb_frame.clear()
+            tb = tb.tb_next
+        gc.collect()
+        print("object released by frame.clear():", wr() is None)
+    """,
     # Deeply nested data passed around (deeper than capture walks).
     "deeply_nested_tuple": """
         def nest(n):
@@ -402,6 +447,26 @@ class GuardsTellApartWhatPythonDoes(unittest.TestCase):
         jg = pj.jit(g)
         self.assertEqual(jg(pj.Tensor([2.0])).tolist(), [6.0])
         self.assertEqual((pj.jit_stats(jg)["graphs"], pj.jit_stats(jg)["break_reasons"]), (1, []))
+
+    def test_identity_guard_does_not_keep_a_model_alive(self):  # RC-5
+        import gc
+        import weakref
+
+        class Scale(object):
+            def __init__(self, k):
+                self.k = k
+
+        def f(x, s, t):
+            return x * s.k if s is t else x
+        jf = pj.jit(f)
+        s = Scale(2.0)
+        self.assertEqual(jf(pj.Tensor([1.0]), s, s).tolist(), [2.0])
+        r = weakref.ref(s)
+        del s
+        gc.collect()
+        self.assertIsNone(r())  # the `s is t` identity guard held it weakly
+        s2 = Scale(3.0)
+        self.assertEqual(jf(pj.Tensor([1.0]), s2, s2).tolist(), [3.0])  # a dead guard fails cleanly
 
     def test_set_contents(self):  # w06
         s = {1, 2}
