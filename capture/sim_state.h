@@ -76,6 +76,9 @@ class Simulator {
   void need_identity(PyObject* v);                     // guard that later calls see this very object
   void is_identity(PyObject* a, PyObject* b);          // guards what `a is b` depended on
   int node_of(PyObject* v) const;                      // -1 if not read from the frame
+  // Read from the frame, or a stand-in capture made for such an object (a copy holding symbolic
+  // tensors, a cell mirroring an enclosing function's): writing to it would change nothing real.
+  bool frame_object(PyObject* v) const;
   PyObject* load_attr(PyObject* v, PyObject* name);
   PyObject* load_global(SimFrame& fr, PyObject* name);
   PyObject* load_deref(SimFrame& fr, int i, bool must_be_bound = true);
@@ -127,6 +130,7 @@ class Simulator {
   std::unordered_map<PyObject*, std::pair<int, bool>> ret_slots_;  // returned container -> (slot, planned)
   std::unordered_map<const void*, int> const_ids_;    // concrete tensor impl -> graph const value
   std::unordered_set<PyObject*> sim_cells_;           // cells created by the simulation
+  std::unordered_set<PyObject*> mirrors_;             // stand-ins for frame objects (see frame_object)
   std::unordered_map<PyObject*, int> sim_funcs_;      // functions made by MAKE_FUNCTION -> globals node
   std::unordered_map<PyTypeObject*, bool> library_types_;
   std::unordered_set<PyTypeObject*> tensor_types_;    // classes of the tensors read from the frame

@@ -74,7 +74,8 @@ bool name_in(const char* const* names, const char* name) {
 // Read-only methods of input containers (anything else would mutate the caller's object).
 bool readonly_method(const char* name) {
   static const char* const ok[] = {"index", "count", "copy", "keys", "values", "items", "get", "__len__",
-                                   "__getitem__", "__contains__", nullptr};
+                                   "__getitem__", "__contains__", "isdisjoint", "issubset", "issuperset",
+                                   "union", "intersection", "difference", "symmetric_difference", nullptr};
   return name_in(ok, name);
 }
 
@@ -159,6 +160,8 @@ void Simulator::python_error(const char* during) {
   if (msg.find("bool()") != std::string::npos) stop(Break::BranchOnTensor, rest);
   stop(Break::DataDependent, rest);
 }
+
+bool Simulator::frame_object(PyObject* v) const { return node_of(v) >= 0 || mirrors_.count(v); }
 
 int Simulator::node_of(PyObject* v) const {
   auto it = node_of_.find(v);
@@ -398,6 +401,7 @@ PyObject* Simulator::materialize(PyObject* v, bool identity) {
     }
     if (copy) {
       out = own(PyTuple_CheckExact(v) ? PyTuple_New(n) : PyList_New(n));
+      mirrors_.insert(out);
       for (Py_ssize_t i = 0; i < n; ++i) {
         Py_INCREF(items[i]);
         if (PyTuple_CheckExact(v)) PyTuple_SET_ITEM(out, i, items[i]);
@@ -408,6 +412,7 @@ PyObject* Simulator::materialize(PyObject* v, bool identity) {
     PyObject* keys = own(PyDict_Keys(v));
     tree_.add_check(node, {CheckKind::DictKeys, (Py_INCREF(keys), keys), 0, {}});
     out = own(PyDict_New());
+    mirrors_.insert(out);
     for (Py_ssize_t i = 0; i < PyList_GET_SIZE(keys); ++i) {
       PyObject* k = PyList_GET_ITEM(keys, i);
       PyObject* item = PyObject_GetItem(v, k);
@@ -551,7 +556,7 @@ PyObject* Simulator::load_attr(PyObject* v, PyObject* name) {
   }
   if (PyType_Check(v)) return class_attr(v, name);
   if (trusted(v)) {
-    if (node >= 0 && (PyList_Check(v) || PyDict_Check(v)) && !readonly_method(cname))
+    if (frame_object(v) && (PyList_Check(v) || PyDict_Check(v) || PyAnySet_Check(v)) && !readonly_method(cname))
       stop(Break::SideEffect, std::string("calls .") + cname + "() on a container the function did not create");
     return real_getattr(node >= 0 ? materialize(v) : v);
   }
@@ -873,7 +878,8 @@ PyObject* Simulator::call(PyObject* callable, const std::vector<PyObject*>& args
       PyErr_Clear();
     }
     if (self && !PyModule_Check(self) && trusted(self)) {  // a method of a builtin container
-      if (node_of(self) >= 0) stop(Break::SideEffect, "calls a method of a container the function did not create");
+      if (frame_object(self) && !readonly_method(reinterpret_cast<PyCFunctionObject*>(callable)->m_ml->ml_name))
+        stop(Break::SideEffect, "calls a method of a container the function did not create");
       return trace_call(callable, args, kwnames);
     }
   }
@@ -1180,6 +1186,7 @@ PyObject* Simulator::inline_call(PyObject* func, PyObject* self, const std::vect
     }
     PyObject* mine = own(PyCell_New(nullptr));
     sim_cells_.insert(mine);
+    mirrors_.insert(mine);  // stands for a real cell: writes to it would be lost
     if (PyCell_GET(cell)) {
       PyObject* contents = own(PyUnicode_InternFromString("cell_contents"));
       PyCell_Set(mine, wrap(PyCell_GET(cell), tree_.child(tree_.root(Access::Const, 0, cell), Access::Attr, contents)));

@@ -249,7 +249,7 @@ void Simulator::step(SimFrame& fr, const Instruction& ins) {
       return;
     case Opcode::STORE_DEREF: {
       PyObject* cell = fr.cells[ins.arg];
-      if (!sim_cells_.count(cell) || (fr.root && ins.arg >= py::code_ncells(fr.code)))
+      if (!sim_cells_.count(cell) || mirrors_.count(cell) || (fr.root && ins.arg >= py::code_ncells(fr.code)))
         stop(Break::SideEffect, "assigns a nonlocal variable of an enclosing function");
       PyCell_Set(cell, pop(fr));
       if (fr.root) fr.cell_loaded[ins.arg] = 1;
@@ -274,7 +274,7 @@ void Simulator::step(SimFrame& fr, const Instruction& ins) {
       PyObject* key = pop(fr);
       PyObject* container = pop(fr);
       PyObject* value = pop(fr);
-      if (node_of(container) >= 0) stop(Break::SideEffect, "assigns an item of an object the function did not create");
+      if (frame_object(container)) stop(Break::SideEffect, "assigns an item of an object the function did not create");
       if (!trusted(container)) stop(Break::UserObjectOperator, std::string("item assignment on ") + Py_TYPE(container)->tp_name);
       if (PyObject_SetItem(container, materialize(key), value) < 0) python_error("item assignment");
       return;
@@ -282,7 +282,7 @@ void Simulator::step(SimFrame& fr, const Instruction& ins) {
     case Opcode::DELETE_SUBSCR: {
       PyObject* key = pop(fr);
       PyObject* container = pop(fr);
-      if (node_of(container) >= 0 || !trusted(container) || py::is_tensor(container))
+      if (frame_object(container) || !trusted(container) || py::is_tensor(container))
         stop(Break::SideEffect, "deletes an item of an object the function did not create");
       if (PyObject_DelItem(container, materialize(key)) < 0) python_error("del");
       return;
@@ -349,7 +349,7 @@ void Simulator::step(SimFrame& fr, const Instruction& ins) {
       if (!trusted(a) || !trusted(b))
         stop(Break::UserObjectOperator, std::string(op_name(ins.op)) + " on " + Py_TYPE(trusted(a) ? b : a)->tp_name);
       bool inplace = op_name(ins.op)[0] == 'I';
-      if (inplace && node_of(a) >= 0 && !py::is_tensor(a) && !is_constant(a) && !PyTuple_CheckExact(a))
+      if (inplace && frame_object(a) && !py::is_tensor(a) && !is_constant(a) && !PyTuple_CheckExact(a))
         stop(Break::SideEffect, "in-place operator on an object the function did not create");
       BinaryFn fn = ins.op == Opcode::BINARY_POWER ? power
                     : ins.op == Opcode::INPLACE_POWER ? inplace_power

@@ -213,6 +213,45 @@ PROGRAMS = {
         gc.collect()
         print("object released by frame.clear():", wr() is None)
     """,
+    # RC-1 / w01: writes are never made to capture's copies of the frame's objects.
+    "writes_through_unpacked_arguments": """
+        def put(*args):
+            d, key = args
+            d[key] = 1
+        def push(*args):
+            lst, x = args
+            lst.append(x)
+        d, lst = {}, []
+        put(d, "x"); put(d, "y")
+        push(lst, 5); push(lst, 6)
+        print("dict:", d, "list:", lst)
+    """,
+    "nonlocal_write_in_an_inlined_closure": """
+        def make_counter():
+            count = 0
+            def inc():
+                nonlocal count
+                count += 1
+            def get():
+                return count
+            return inc, get
+        inc, get = make_counter()
+        def call(f):
+            f()
+        for _ in range(3):
+            call(inc)
+        print("count:", get())
+    """,
+    "dict_subclass_isinstance": """
+        from collections import OrderedDict
+        class D(dict):
+            pass
+        def f(x):
+            return isinstance(x, D)
+        def g(x):
+            return isinstance(x, OrderedDict)
+        print(f(D(a=1)), g(OrderedDict(a=1)), f({}), g({}))
+    """,
     # Deeply nested data passed around (deeper than capture walks).
     "deeply_nested_tuple": """
         def nest(n):
@@ -467,6 +506,23 @@ class GuardsTellApartWhatPythonDoes(unittest.TestCase):
         self.assertIsNone(r())  # the `s is t` identity guard held it weakly
         s2 = Scale(3.0)
         self.assertEqual(jf(pj.Tensor([1.0]), s2, s2).tolist(), [3.0])  # a dead guard fails cleanly
+
+    def test_side_effects_through_built_containers_are_kept(self):  # w01
+        def run(wrap):
+            log = []
+            rows = [[1], [2]]
+
+            def f(x, rows):
+                for l in (log,):  # a tuple the function built around an outside list
+                    l.append(len(l))
+                for r in rows:  # inner lists of an argument
+                    r.append(0)
+                return x + 1.0
+            fn = wrap(f)
+            fn(pj.Tensor([1.0]), rows)
+            fn(pj.Tensor([1.0]), rows)
+            return log, rows
+        self.assertEqual(run(pj.jit), run(lambda f: f))
 
     def test_set_contents(self):  # w06
         s = {1, 2}
