@@ -19,6 +19,7 @@ Py_ssize_t g_extra_index = -1;
 GlobalStats g_stats;
 JitConfig g_config;
 bool g_stress = false;
+bool g_stress_reassemble = false;  // stress level 2
 int g_active_calls = 0;  // jitted calls in progress: the hook stays installed while > 0
 std::string g_library_prefix;
 
@@ -111,7 +112,7 @@ PyObject* run_entry(PyThreadState* ts, PyFrameObject* f, CodeState* st, CacheEnt
     t_graph_failure = GraphFailure::None;
     return r;
   }
-  if (g_stress) {  // exercise the assembler and shadow frames on the code capture refused
+  if (g_stress_reassemble) {  // exercise the assembler and shadow frames on the code capture refused
     if (!st->reassembled) {
       st->reassembled = codegen::reassemble(py::frame_code(f));
       if (!st->reassembled) {
@@ -317,8 +318,10 @@ PyObject* call_jitted(PyCodeObject* code, const JitOptions& opt, PyObject* targe
   return r;
 }
 
-bool set_stress(bool on) {
+bool set_stress(int level) {
+  bool on = level > 0;
   if (!py::kCaptureSupported) return false;
+  g_stress_reassemble = level >= 2;
   if (on == g_stress) return true;
   if (on) {
     py::EvalFrameFn current = py::get_eval_frame();
@@ -332,5 +335,6 @@ bool set_stress(bool on) {
   return true;
 }
 bool stress_enabled() { return g_stress; }
+int stress_level() { return g_stress ? (g_stress_reassemble ? 2 : 1) : 0; }
 
 }  // namespace pj::capture

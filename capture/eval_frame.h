@@ -31,8 +31,12 @@ PyObject* call_jitted(PyCodeObject* code, const JitOptions& opt, PyObject* targe
 
 // Stress mode: every frame outside pijit's own code is a candidate, and frames that capture
 // refuses run re-assembled bytecode. Returns false if another frame evaluator is installed.
-bool set_stress(bool on);
+// 0 off; 1 every frame outside pijit is a capture candidate; 2 also runs the frames capture
+// refuses through pijit's re-assembled bytecode (exercises the assembler; their f_code is then a
+// copy, which level 1 never shows a program).
+bool set_stress(int level);
 bool stress_enabled();
+int stress_level();
 
 // Code under this directory (the pijit package) is never a stress-mode candidate.
 void set_library_prefix(const std::string& dir);

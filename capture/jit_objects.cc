@@ -274,10 +274,11 @@ PyObject* py_jit_stats(PyObject*, PyObject* obj) {
 }
 
 PyObject* py_set_stress(PyObject*, PyObject* on) {
-  int b = PyObject_IsTrue(on);
-  if (b < 0) return nullptr;
+  long level = PyBool_Check(on) ? (on == Py_True) : PyLong_AsLong(on);
+  if (level == -1 && PyErr_Occurred()) return nullptr;
+  if (level < 0 || level > 2) return py::fail(PyExc_ValueError, "set_stress: level must be 0, 1 or 2 (or a bool)");
   if (!py::kCaptureSupported) return py::fail(PyExc_NotImplementedError, py::kUnsupportedPythonMessage);
-  if (!set_stress(b)) return py::fail(PyExc_RuntimeError, "pijit: another PEP 523 frame evaluator is installed");
+  if (!set_stress(static_cast<int>(level))) return py::fail(PyExc_RuntimeError, "pijit: another PEP 523 frame evaluator is installed");
   Py_RETURN_NONE;
 }
 
@@ -286,7 +287,8 @@ PyObject* py_stress_stats(PyObject*, PyObject*) {
   Ref reasons(PyDict_New());
   for (auto& kv : g.fallback_reasons) set_item(reasons.get(), kv.first.c_str(), PyLong_FromLongLong(kv.second));
   Py_INCREF(reasons.get());
-  return Py_BuildValue("{s:O,s:L,s:L,s:N}", "enabled", stress_enabled() ? Py_True : Py_False, "frames_rewritten",
+  return Py_BuildValue("{s:O,s:i,s:L,s:L,s:N}", "enabled", stress_enabled() ? Py_True : Py_False, "level",
+                       stress_level(), "frames_rewritten",
                        static_cast<long long>(g.frames_rewritten), "frames_default",
                        static_cast<long long>(g.frames_default), "fallback_reasons", reasons.get());
 }
@@ -332,7 +334,7 @@ PyObject* py_set_library_dir(PyObject*, PyObject* dir) {
 
 PyMethodDef jit_methods[] = {
     {"jit_stats", py_jit_stats, METH_O, "jit_stats(fn): capture counters, guards and graphs of a jitted function"},
-    {"set_stress", py_set_stress, METH_O, "set_stress(on): capture every frame and always run rewritten code"},
+    {"set_stress", py_set_stress, METH_O, "set_stress(level): 1 capture every frame, 2 also re-assemble refused ones"},
     {"stress_stats", py_stress_stats, METH_NOARGS, "frames run rewritten / default, and why, since the last reset"},
     {"reset_stress_stats", py_reset_stress_stats, METH_NOARGS, "zero the stress counters"},
     {"set_jit_config", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)(void)>(py_set_jit_config)),

@@ -27,7 +27,7 @@ for v in 3.7 3.9; do
   tail -n 40 "$log/py$v.txt"
   tally "$log/py$v.txt" "Python $v"
   # The same suites with every frame a capture candidate (capture must never change a result).
-  PIJIT_STRESS=1 PYTHONPATH=pyscripts "$py" -W ignore tests/python/run.py > "$log/stress$v.txt" 2>&1
+  PIJIT_STRESS=2 PYTHONPATH=pyscripts "$py" -W ignore tests/python/run.py > "$log/stress$v.txt" 2>&1
   tail -n 5 "$log/stress$v.txt"
   tally "$log/stress$v.txt" "Python $v under PIJIT_STRESS"
 done

@@ -93,13 +93,17 @@ def jit_stats(fn):
 
 @runtime_state("switches stress mode")
 def set_stress(on=True):
-    """Stress mode: every frame outside pijit becomes a capture candidate, and frames capture
-    refuses run pijit's re-assembled bytecode; stress_stats() counts both and why."""
-    _C.set_stress(bool(on))
+    """Stress mode: every frame outside pijit becomes a capture candidate (on=True or 1); with 2,
+    frames capture refuses also run pijit's re-assembled bytecode (exercising the assembler, at
+    the price of a copied f_code). stress_stats() counts frames and why."""
+    if isinstance(on, bool) or on in (0, 1, 2):
+        _C.set_stress(int(on))
+    else:
+        raise ValueError("set_stress: expected a bool or a level 0, 1, 2, got %r" % (on,))
 
 
 if os.environ.get("PIJIT_STRESS", "") not in ("", "0"):
-    set_stress(True)
+    set_stress(2 if os.environ["PIJIT_STRESS"] == "2" else 1)
 
 
 def jit_class(cls):

@@ -252,6 +252,13 @@ PROGRAMS = {
             return isinstance(x, OrderedDict)
         print(f(D(a=1)), g(OrderedDict(a=1)), f({}), g({}))
     """,
+    # RC-7: a frame capture refused runs its own code object.
+    "f_code_is_the_functions": """
+        import sys
+        def h():
+            return sys._getframe().f_code is h.__code__
+        print(h(), h())
+    """,
     # Deeply nested data passed around (deeper than capture walks).
     "deeply_nested_tuple": """
         def nest(n):

@@ -31,7 +31,7 @@ def same(a, b):
 def eager(fn, *args, **kwargs):
     """fn run by the plain interpreter, also when the suite runs under PIJIT_STRESS (whose capture
     of fn would otherwise count as the jitted function's first compile)."""
-    stress = pj.stress_stats()["enabled"]
+    stress = pj.stress_stats()["level"]
     pj.set_stress(False)
     try:
         return fn(*args, **kwargs)
@@ -489,8 +489,8 @@ class TestFallback(JitCase):
         with contextlib.redirect_stdout(buf):
             st = self.check(f, T([1.0]), graphs=0)
         self.assertEqual(buf.getvalue(), "hello\n" * 3)
-        # Under PIJIT_STRESS refused frames run pijit's re-assembled bytecode instead of the default.
-        ran = "frames_rewritten" if pj.stress_stats()["enabled"] else "frames_default"
+        # Under PIJIT_STRESS=2 refused frames run pijit's re-assembled bytecode instead of the default.
+        ran = "frames_rewritten" if pj.stress_stats()["level"] == 2 else "frames_default"
         self.assertEqual(st[ran], 2)
         self.assertIn("B006 Print", st["break_reasons"][0])
         self.assertIn("test_jit.py", st["break_reasons"][0])
@@ -618,9 +618,9 @@ class TestStress(unittest.TestCase):
                     pass
             return ",".join(out)
         expected = eager(work, 5)
-        was = pj.stress_stats()["enabled"]
+        was = pj.stress_stats()["level"]
         pj.reset_stress_stats()
-        pj.set_stress(True)
+        pj.set_stress(2)  # refused frames run re-assembled bytecode
         try:
             got = work(5)
             x = pj.jit(lambda t: t * 2)(T([1.0]))
@@ -646,8 +646,8 @@ class TestStress(unittest.TestCase):
                     self.a = a
             return K(a=2).a
         expected = eager(lambda: (bitmap(), make_class()))
-        was = pj.stress_stats()["enabled"]
-        pj.set_stress(True)
+        was = pj.stress_stats()["level"]
+        pj.set_stress(max(was, 1))
         try:
             got = [(bitmap(), make_class()) for _ in range(3)]
         finally:
