@@ -147,6 +147,17 @@ struct RecursionCredit {
   RecursionCredit& operator=(const RecursionCredit&) = delete;
 };
 
+// A dict's version (PEP 509): CPython gives a dict a new one on every change, so one equal tag
+// stands for "nothing in this namespace was rebound". Private field, present in 3.6 to 3.11.
+inline uint64_t dict_version(PyObject* d) {
+#if PY_VERSION_HEX < 0x030C0000
+  return reinterpret_cast<PyDictObject*>(d)->ma_version_tag;
+#else
+  (void)d;
+  return 0;
+#endif
+}
+
 // A tracer (sys.settrace: debuggers, coverage) or profiler (sys.setprofile, cProfile) is active
 // on this thread: it must see the original code objects, lines and calls.
 inline bool tracing_or_profiling(PyThreadState* ts) { return ts->c_tracefunc || ts->c_profilefunc; }

@@ -131,6 +131,7 @@ class Simulator {
   std::unordered_map<const void*, int> const_ids_;    // concrete tensor impl -> graph const value
   std::unordered_set<PyObject*> sim_cells_;           // cells created by the simulation
   std::unordered_set<PyObject*> mirrors_;             // stand-ins for frame objects (see frame_object)
+  std::unordered_map<PyObject*, int> mirror_node_;    // a container copy -> the node of its original
   std::unordered_map<PyObject*, int> sim_funcs_;      // functions made by MAKE_FUNCTION -> globals node
   std::unordered_map<PyTypeObject*, bool> library_types_;
   std::unordered_set<PyTypeObject*> tensor_types_;    // classes of the tensors read from the frame

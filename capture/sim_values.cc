@@ -402,6 +402,7 @@ PyObject* Simulator::materialize(PyObject* v, bool identity) {
     if (copy) {
       out = own(PyTuple_CheckExact(v) ? PyTuple_New(n) : PyList_New(n));
       mirrors_.insert(out);
+      if (node >= 0) mirror_node_[out] = node;
       for (Py_ssize_t i = 0; i < n; ++i) {
         Py_INCREF(items[i]);
         if (PyTuple_CheckExact(v)) PyTuple_SET_ITEM(out, i, items[i]);
@@ -413,6 +414,7 @@ PyObject* Simulator::materialize(PyObject* v, bool identity) {
     tree_.add_check(node, {CheckKind::DictKeys, (Py_INCREF(keys), keys), 0, {}});
     out = own(PyDict_New());
     mirrors_.insert(out);
+    mirror_node_[out] = node;
     for (Py_ssize_t i = 0; i < PyList_GET_SIZE(keys); ++i) {
       PyObject* k = PyList_GET_ITEM(keys, i);
       PyObject* item = PyObject_GetItem(v, k);
@@ -605,6 +607,9 @@ PyObject* Simulator::load_attr(PyObject* v, PyObject* name) {
   tree_.add_check(dnode, {CheckKind::Absent, nullptr, 0, {}});  // a later instance attribute would shadow
   if (descr) {
     if (PyFunction_Check(descr) || jit_target(descr)) return own(PyMethod_New(descr, v));
+    if (Py_TYPE(descr)->tp_descr_get && (Py_TYPE(descr)->tp_flags & Py_TPFLAGS_HEAPTYPE) && !is_library_type(Py_TYPE(descr)))
+      stop(Break::UnsupportedAttribute, std::string(".") + cname + " is a " + Py_TYPE(descr)->tp_name +
+                                            " descriptor (its __get__ is user code)");
     PyObject* r = real_getattr(v);
     if (PyMethod_Check(r) || PyCFunction_Check(r)) return r;  // classmethod / builtin method
     return wrap(r, tree_.child(node, Access::Attr, name));
@@ -692,6 +697,28 @@ bool Simulator::holds_tensor(PyObject* v) {
 
 void Simulator::guard_tensor_classes() {
   if (graph_.nodes().empty() && tensor_types_.empty()) return;
+  // Library code ran for real at capture (ops.softmax calls F._op): none of pijit's module
+  // namespaces may have been rebound since (a patched helper recompiles).
+  // One check over all of them: a tuple of the namespaces and their versions.
+  PyObject* modules = PyImport_GetModuleDict();
+  Py_ssize_t pos = 0;
+  PyObject *name, *mod;
+  std::vector<PyObject*> dicts;
+  std::vector<uint64_t> versions;
+  while (PyDict_Next(modules, &pos, &name, &mod)) {
+    const char* n = PyUnicode_Check(name) ? PyUnicode_AsUTF8(name) : nullptr;
+    if (!n || !PyModule_Check(mod) || (std::strcmp(n, "pijit") != 0 && std::strncmp(n, "pijit.", 6) != 0)) continue;
+    dicts.push_back(PyModule_GetDict(mod));
+    versions.push_back(py::dict_version(dicts.back()));
+  }
+  PyObject* t = own(PyTuple_New(static_cast<Py_ssize_t>(dicts.size())));
+  for (size_t i = 0; i < dicts.size(); ++i) {
+    Py_INCREF(dicts[i]);
+    PyTuple_SET_ITEM(t, static_cast<Py_ssize_t>(i), dicts[i]);
+  }
+  PyObject* v = own(PyBytes_FromStringAndSize(reinterpret_cast<const char*>(versions.data()),
+                                              static_cast<Py_ssize_t>(versions.size() * sizeof(uint64_t))));
+  tree_.add_check(tree_.root(Access::Context, 1, nullptr), {CheckKind::DictVersions, Py_BuildValue("(OO)", t, v), 0, {}});
   tensor_types_.insert(py::tensor_class());
   for (PyTypeObject* t : tensor_types_)
     guard_class(tree_.root(Access::Const, 0, reinterpret_cast<PyObject*>(t)), t, nullptr, true);
@@ -1229,6 +1256,8 @@ ReturnPlan Simulator::plan_return(PyObject* v) {
     return p;
   }
   int node = node_of(v);
+  auto mirror = mirror_node_.find(v);  // capture's copy of a frame container is that container
+  if (node < 0 && mirror != mirror_node_.end()) node = mirror->second;
   if (node >= 0) {
     p.kind = ReturnPlan::Source;
     p.index = node;

@@ -44,7 +44,7 @@ int Graph::eliminate_dead_code() {
   std::vector<bool> keep(nodes_.size(), false);
   for (int i = static_cast<int>(nodes_.size()) - 1; i >= 0; --i) {
     const Node& n = nodes_[i];
-    bool live = n.op->impure || n.op->raises_on_values;  // eager would run it, and it may raise
+    bool live = n.op->impure || !n.op->total;  // eager would run it, and it might raise
     for (int o : n.outputs) live = live || used[o];
     if (!live) continue;
     keep[i] = true;

@@ -53,7 +53,8 @@ class Graph {
   const Tensors& consts() const { return consts_; }
   const Value& value(int id) const { return values_.at(id); }
 
-  // Drops nodes whose outputs are never used, except impure ones. Returns how many it dropped.
+  // Drops nodes whose outputs are never used and whose op is total (cannot raise). Returns how
+  // many it dropped.
   int eliminate_dead_code();
   std::string to_string() const;
 

@@ -132,6 +132,7 @@ OpRegistrar& OpRegistrar::infer(InferFn f) { def_->infer = std::move(f); return 
 OpRegistrar& OpRegistrar::kernel(KernelFn f) { def_->kernel = std::move(f); return *this; }
 OpRegistrar& OpRegistrar::impure() { def_->impure = true; return *this; }
 OpRegistrar& OpRegistrar::raises_on_values() { def_->raises_on_values = true; return *this; }
+OpRegistrar& OpRegistrar::total() { def_->total = true; return *this; }
 OpRegistrar& OpRegistrar::run(RunFn f) { def_->run = std::move(f); return *this; }
 OpRegistrar& OpRegistrar::view() { def_->is_view = true; return *this; }
 OpRegistrar& OpRegistrar::data_dependent() { def_->data_dependent = true; return *this; }

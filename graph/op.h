@@ -65,6 +65,9 @@ struct OpDef {
                                     // removed or merged by graph passes, kept in program order
   bool raises_on_values = false;    // may raise depending on input values (an index out of
                                     // range): never removed, even when its result is unused
+  bool total = false;               // cannot raise once infer accepted its inputs' metadata: the
+                                    // only ops dead-code elimination may drop (eager Python would
+                                    // have run the others, and they might have raised)
   void* grad = nullptr;             // reserved for autodiff
 };
 
@@ -82,6 +85,7 @@ class OpRegistrar {
   OpRegistrar& data_dependent();
   OpRegistrar& impure();
   OpRegistrar& raises_on_values();
+  OpRegistrar& total();
 
  private:
   OpDef* def_;

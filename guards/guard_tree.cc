@@ -186,6 +186,17 @@ bool run_check(const Check& c, PyObject* o, GuardFailure* why, const GuardTree& 
       auto name = [](int64_t k) { return std::string(k == 0 ? "GRAPH_MODE" : "PYNATIVE_MODE"); };
       return m == c.n || fail("", name(c.n), name(m));
     }
+    case CheckKind::DictVersions: {
+      PyObject* dicts = PyTuple_GET_ITEM(c.ref, 0);
+      const uint64_t* versions = reinterpret_cast<const uint64_t*>(PyBytes_AS_STRING(PyTuple_GET_ITEM(c.ref, 1)));
+      for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(dicts); ++i)
+        if (py::dict_version(PyTuple_GET_ITEM(dicts, i)) != versions[i]) {
+          PyObject* name = PyDict_GetItemString(PyTuple_GET_ITEM(dicts, i), "__name__");
+          std::string mod = name && PyUnicode_Check(name) ? PyUnicode_AsUTF8(name) : "pijit.?";
+          return fail(mod.substr(5), "unmodified", "a name in it was rebound");  // the path is "pijit"
+        }
+      return true;
+    }
     default: break;
   }
   if (!o) return fail("", c.kind == CheckKind::Id ? identity(id_target(c)) : repr_of(c.ref), "<undefined>");
@@ -231,6 +242,7 @@ bool run_check(const Check& c, PyObject* o, GuardFailure* why, const GuardTree& 
       if (why) explain_class_change(t, PyTuple_GET_ITEM(c.ref, 1), "type(" + tree.path(node) + ")", why);
       return false;
     }
+
     case CheckKind::ClassVersion: {
       PyTypeObject* t = reinterpret_cast<PyTypeObject*>(PyTuple_GET_ITEM(c.ref, 0));
       if (o != reinterpret_cast<PyObject*>(t)) return fail("", identity(reinterpret_cast<PyObject*>(t)), identity(o));
@@ -410,7 +422,7 @@ std::string GuardTree::path(int i) const {
     case Access::Deref:
     case Access::Global: return key_text();
     case Access::Builtin: return "builtins." + key_text();
-    case Access::Context: return "context.mode";
+    case Access::Context: return n.index == 1 ? "pijit" : "context.mode";
     case Access::Const: {
       PyObject* mod = PyDict_Check(n.key) ? PyDict_GetItemString(n.key, "__name__") : nullptr;
       if (mod && PyUnicode_Check(mod)) return std::string("globals(") + PyUnicode_AsUTF8(mod) + ")";
@@ -446,6 +458,10 @@ std::vector<std::string> GuardTree::describe() const {
         case CheckKind::TypeVersion:
           out.push_back("type(" + p + ") is " + reinterpret_cast<PyTypeObject*>(PyTuple_GET_ITEM(c.ref, 0))->tp_name +
                         ", unmodified");
+          break;
+        case CheckKind::DictVersions:
+          out.push_back("pijit's " + std::to_string(PyTuple_GET_SIZE(PyTuple_GET_ITEM(c.ref, 0))) +
+                        " module namespaces unmodified");
           break;
         case CheckKind::ClassVersion:
           out.push_back(p + " is " + reinterpret_cast<PyTypeObject*>(PyTuple_GET_ITEM(c.ref, 0))->tp_name +

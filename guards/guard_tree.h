@@ -48,6 +48,8 @@ enum class CheckKind {
   TypeVersion, // type(o) is ref[0] and its version tag is n: no class-level attribute of o changed
                // (ref[1]: {name: (what the class held,) or ()} for explaining a failure)
   ClassVersion, // o is ref[0] (a class) and its version tag is n; ref[1] as for TypeVersion
+  DictVersions, // ref is (dicts, versions): each dict still has its version (PEP 509; versions is
+                // bytes of uint64), so no name in those namespaces was rebound. o is unused.
 };
 
 struct Check {

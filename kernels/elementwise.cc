@@ -9,6 +9,31 @@
 
 namespace pj {
 
+void check_unary_dtype(UnaryOp op, DType t) {
+  if (t != DType::Bool) return;
+  switch (op) {
+    case UnaryOp::abs:
+    case UnaryOp::square:
+    case UnaryOp::floor:
+    case UnaryOp::ceil:
+    case UnaryOp::round: return;
+    default: PJ_THROW(Type) << unary_op_name(op) << " does not support dtype Bool";
+  }
+}
+
+void check_binary_dtype(BinaryOp op, DType t) {
+  if (t != DType::Bool) return;
+  switch (op) {
+    case BinaryOp::sub:
+      PJ_THROW(Type) << "numpy boolean subtract, the `-` operator, is not supported, use the "
+                        "bitwise_xor, the `^` operator, or the logical_xor function instead.";
+    case BinaryOp::floor_div: PJ_THROW(Type) << "floor_div does not support dtype Bool";
+    case BinaryOp::mod: PJ_THROW(Type) << "mod does not support dtype Bool";
+    case BinaryOp::pow: PJ_THROW(Type) << "pow does not support dtype Bool";
+    default: return;
+  }
+}
+
 const char* unary_op_name(UnaryOp op) {
   switch (op) {
 #define PJ_X(name, kind) case UnaryOp::name: return #name;
@@ -135,16 +160,8 @@ void unary_int_loop(UnaryOp op, const Tensor& out, const Tensor& in) {
 }
 
 void unary_bool_loop(UnaryOp op, const Tensor& out, const Tensor& in) {
-  switch (op) {
-    case UnaryOp::abs:
-    case UnaryOp::square:
-    case UnaryOp::floor:
-    case UnaryOp::ceil:
-    case UnaryOp::round:
-      return unary_kernel<bool, bool>(out, in, [](bool x) { return x; });
-    default:
-      PJ_THROW(Type) << unary_op_name(op) << " does not support dtype Bool";
-  }
+  check_unary_dtype(op, DType::Bool);
+  unary_kernel<bool, bool>(out, in, [](bool x) { return x; });  // abs, square, floor, ceil, round
 }
 
 }  // namespace
@@ -254,9 +271,7 @@ void binary_loop(BinaryOp op, const Tensor& out, const Tensor& a, const Tensor& 
       else if constexpr (kFloat) return arith([](T x, T y) { return x + y; });
       else return arith([](T x, T y) { return static_cast<T>(static_cast<U>(x) + static_cast<U>(y)); });
     case BinaryOp::sub:
-      if constexpr (std::is_same_v<T, bool>)
-        PJ_THROW(Type) << "numpy boolean subtract, the `-` operator, is not supported, use the "
-                          "bitwise_xor, the `^` operator, or the logical_xor function instead.";
+      if constexpr (std::is_same_v<T, bool>) return check_binary_dtype(op, DType::Bool);
       else if constexpr (kFloat) return arith([](T x, T y) { return x - y; });
       else return arith([](T x, T y) { return static_cast<T>(static_cast<U>(x) - static_cast<U>(y)); });
     case BinaryOp::mul:
@@ -268,13 +283,13 @@ void binary_loop(BinaryOp op, const Tensor& out, const Tensor& a, const Tensor& 
       else PJ_CHECK(false) << "true division is computed in floating point";
       return;
     case BinaryOp::floor_div:
-      if constexpr (std::is_same_v<T, bool>) PJ_THROW(Type) << "floor_div does not support dtype Bool";
+      if constexpr (std::is_same_v<T, bool>) return check_binary_dtype(op, DType::Bool);
       else return arith([](T x, T y) { return py_floordiv(x, y); });
     case BinaryOp::mod:
-      if constexpr (std::is_same_v<T, bool>) PJ_THROW(Type) << "mod does not support dtype Bool";
+      if constexpr (std::is_same_v<T, bool>) return check_binary_dtype(op, DType::Bool);
       else return arith([](T x, T y) { return py_mod(x, y); });
     case BinaryOp::pow:
-      if constexpr (std::is_same_v<T, bool>) PJ_THROW(Type) << "pow does not support dtype Bool";
+      if constexpr (std::is_same_v<T, bool>) return check_binary_dtype(op, DType::Bool);
       else if constexpr (kFloat) return arith([](T x, T y) { return std::pow(x, y); });
       else {
         check_integer_pow(b);

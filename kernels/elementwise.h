@@ -74,6 +74,10 @@ const char* binary_op_name(BinaryOp op);
 
 // out = op(in); in has the compute dtype (== out dtype).
 void unary_into(UnaryOp op, const Tensor& out, const Tensor& in);
+// The TypeError the kernel raises for a dtype it refuses (several ops refuse Bool), thrown from
+// shape inference too: an op that would raise is never recorded, so no graph can drop the error.
+void check_unary_dtype(UnaryOp op, DType computed_in);
+void check_binary_dtype(BinaryOp op, DType computed_in);
 // out = op(a, b); a and b share the compute dtype; out is that dtype or bool (C/L ops).
 void binary_into(BinaryOp op, const Tensor& out, const Tensor& a, const Tensor& b);
 // out = clamp(in, lo, hi) with optional bounds (NaN bound = absent).

@@ -57,6 +57,7 @@ Range range_attrs(const Attrs& a) {
 }
 
 PJ_REGISTER_OP("arange")
+    .total()
     .inputs(0)
     .attrs({"start", "stop", "step", "dtype"})
     .infer([](const Metas&, const Attrs& a) {
@@ -72,6 +73,7 @@ PJ_REGISTER_OP("arange")
     });
 
 PJ_REGISTER_OP("linspace")
+    .total()
     .inputs(0)
     .attrs({"start", "stop", "num", "dtype", "endpoint"})
     .infer([](const Metas&, const Attrs& a) {
@@ -83,6 +85,7 @@ PJ_REGISTER_OP("linspace")
     });
 
 PJ_REGISTER_OP("eye")
+    .total()
     .inputs(0)
     .attrs({"n", "m", "k", "dtype"})
     .infer([](const Metas&, const Attrs& a) {
@@ -93,6 +96,7 @@ PJ_REGISTER_OP("eye")
     .kernel([](const Tensors&, const Attrs& a, const Tensors& out) { eye_into(out[0], a.i("k", 0)); });
 
 PJ_REGISTER_OP("full")
+    .total()
     .inputs(0)
     .attrs({"shape", "value", "dtype"})
     .infer([](const Metas&, const Attrs& a) {

@@ -9,9 +9,12 @@ DType unary_out_dtype(char kind, DType in) { return kind == 'F' ? to_floating(in
 
 void register_unary(const char* name, UnaryOp op, char kind) {
   OpRegistrar(name)
+      .total()
       .inputs(1)
-      .infer([kind](const Metas& in, const Attrs&) {
-        return one(in[0].shape, unary_out_dtype(kind, in[0].dtype));
+      .infer([kind, op](const Metas& in, const Attrs&) {
+        DType t = unary_out_dtype(kind, in[0].dtype);
+        check_unary_dtype(op, t);  // the kernel computes in the output dtype
+        return one(in[0].shape, t);
       })
       .kernel([op](const Tensors& in, const Attrs&, const Tensors& out) {
         unary_into(op, out[0], as_dtype(in[0], out[0].dtype()));
@@ -27,10 +30,12 @@ DType binary_compute_dtype(char kind, BinaryOp op, DType a, DType b) {
 
 void register_binary(const char* name, BinaryOp op, char kind) {
   OpRegistrar(name)
+      .total()
       .inputs(2)
       .infer([op, kind](const Metas& in, const Attrs&) {
         Shape s = broadcast_shapes(in[0].shape, in[1].shape);
         DType c = binary_compute_dtype(kind, op, in[0].dtype, in[1].dtype);
+        if (kind == 'A') check_binary_dtype(op, c);
         return one(std::move(s), kind == 'A' ? c : DType::Bool);
       })
       .kernel([op, kind](const Tensors& in, const Attrs&, const Tensors& out) {
@@ -53,6 +58,7 @@ struct Registrations {
 Metas same_as_input(const Metas& in, const Attrs&) { return one(in[0].shape, in[0].dtype); }
 
 PJ_REGISTER_OP("logical_not")
+    .total()
     .inputs(1)
     .infer([](const Metas& in, const Attrs&) { return one(in[0].shape, DType::Bool); })
     .kernel([](const Tensors& in, const Attrs&, const Tensors& out) {
@@ -62,9 +68,15 @@ PJ_REGISTER_OP("logical_not")
 
 // clamp(x, min=None, max=None) with scalar bounds; the result keeps x's dtype.
 PJ_REGISTER_OP("clamp")
+    .total()
     .inputs(1)
     .attrs({"min", "max"})
-    .infer(same_as_input)
+    .infer([](const Metas& in, const Attrs& a) {
+      if (in[0].dtype == DType::Bool) PJ_THROW(Type) << "clamp does not support dtype Bool";
+      if (a.is_none("min") && a.is_none("max"))
+        PJ_THROW(Value) << "clamp: at least one of 'min' or 'max' must not be None";
+      return same_as_input(in, a);
+    })
     .kernel([](const Tensors& in, const Attrs& a, const Tensors& out) {
       bool has_lo = !a.is_none("min"), has_hi = !a.is_none("max");
       if (!has_lo && !has_hi) PJ_THROW(Value) << "clamp: at least one of 'min' or 'max' must not be None";
@@ -73,6 +85,7 @@ PJ_REGISTER_OP("clamp")
 
 // where(cond, x, y): cond is cast to bool, x and y promoted together, all three broadcast.
 PJ_REGISTER_OP("where")
+    .total()
     .inputs(3)
     .infer([](const Metas& in, const Attrs&) {
       Shape s = broadcast_shapes(broadcast_shapes(in[0].shape, in[1].shape), in[2].shape);
@@ -84,6 +97,7 @@ PJ_REGISTER_OP("where")
     });
 
 PJ_REGISTER_OP("cast")
+    .total()
     .inputs(1)
     .attrs({"dtype"})
     .infer([](const Metas& in, const Attrs& a) { return one(in[0].shape, a.dtype("dtype")); })
@@ -91,6 +105,7 @@ PJ_REGISTER_OP("cast")
 
 // A contiguous copy (Tensor.copy(), contiguous() of a view).
 PJ_REGISTER_OP("copy")
+    .total()
     .inputs(1)
     .infer(same_as_input)
     .kernel([](const Tensors& in, const Attrs&, const Tensors& out) { copy_into(out[0], in[0]); });

@@ -26,6 +26,7 @@ std::vector<Tensor> placeholders(const Metas& in, size_t first) {
 Tensors tail(const Tensors& in, size_t first) { return Tensors(in.begin() + first, in.end()); }
 
 PJ_REGISTER_OP("basic_index")
+    .total()  // constant indices: infer checks them
     .inputs(1)
     .attrs({"items"})
     .view()

@@ -40,6 +40,7 @@ std::vector<std::pair<int64_t, int64_t>> split_ranges(const Shape& shape, const 
 Metas one_meta(const Shape& s, DType t) { return one(s, t); }
 
 PJ_REGISTER_OP("reshape")
+    .total()
     .inputs(1)
     .attrs({"shape"})
     .view()
@@ -50,6 +51,7 @@ PJ_REGISTER_OP("reshape")
 
 // transpose(perm=None reverses the dims, as numpy); permute requires perm (Tensor.permute(*axes)).
 PJ_REGISTER_OP("transpose")
+    .total()
     .inputs(1)
     .attrs({"perm"})
     .view()
@@ -68,6 +70,7 @@ PJ_REGISTER_OP("transpose")
     });
 
 PJ_REGISTER_OP("permute")
+    .total()
     .inputs(1)
     .attrs({"perm"})
     .view()
@@ -80,6 +83,7 @@ PJ_REGISTER_OP("permute")
     .run([](const Tensors& in, const Attrs& a) { return Tensors{permute(in[0], ints_of(a, "perm"))}; });
 
 PJ_REGISTER_OP("squeeze")
+    .total()
     .inputs(1)
     .attrs({"axis"})
     .view()
@@ -90,6 +94,7 @@ PJ_REGISTER_OP("squeeze")
 
 void register_expand_dims(const char* name) {
   OpRegistrar(name)
+      .total()
       .inputs(1)
       .attrs({"axis"})
       .view()
@@ -109,6 +114,7 @@ struct Registrations {
 } registrations;
 
 PJ_REGISTER_OP("flatten")
+    .total()
     .inputs(1)
     .attrs({"start_dim", "end_dim"})
     .view()
@@ -120,6 +126,7 @@ PJ_REGISTER_OP("flatten")
     });
 
 PJ_REGISTER_OP("broadcast_to")
+    .total()
     .inputs(1)
     .attrs({"shape"})
     .view()
@@ -129,6 +136,7 @@ PJ_REGISTER_OP("broadcast_to")
     .run([](const Tensors& in, const Attrs& a) { return Tensors{broadcast_to(in[0], ints_of(a, "shape"))}; });
 
 PJ_REGISTER_OP("split")
+    .total()
     .inputs(1)
     .attrs({"sections", "indices", "axis"})
     .view()
@@ -161,6 +169,7 @@ DType dtype_of_all(const Metas& in) {
 
 // concat(*tensors, axis=0): dtypes promote together.
 PJ_REGISTER_OP("concat")
+    .total()
     .inputs(-1)
     .attrs({"axis"})
     .infer([](const Metas& in, const Attrs& a) {
@@ -176,6 +185,7 @@ PJ_REGISTER_OP("concat")
     });
 
 PJ_REGISTER_OP("stack")
+    .total()
     .inputs(-1)
     .attrs({"axis"})
     .infer([](const Metas& in, const Attrs& a) {
@@ -191,6 +201,7 @@ PJ_REGISTER_OP("stack")
     });
 
 PJ_REGISTER_OP("tile")
+    .total()
     .inputs(1)
     .attrs({"reps"})
     .infer([](const Metas& in, const Attrs& a) {

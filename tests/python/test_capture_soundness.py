@@ -719,6 +719,24 @@ class TensorClasses(unittest.TestCase):
         self.assertEqual(exact(jf(x2)), exact(f(x2)))
         self.assertEqual(pj.jit_stats(jf)["compiles"], 1)  # one refusal, reused
 
+    def test_patched_library_helper_recompiles(self):  # w17
+        import pijit.ops.functional as F
+
+        def f(x):
+            return ops.softmax(x, axis=-1)
+        jf = pj.jit(f)
+        x = pj.Tensor([[1.0, 2.0]])
+        self.assertEqual(exact(jf(x)), exact(f(x)))
+        orig = F._op
+        F._op = lambda name, inputs, **a: orig(name, inputs, **a) * 2.0
+        try:
+            self.assertEqual(exact(jf(x)), exact(f(x)))
+        finally:
+            F._op = orig
+        self.assertEqual(exact(jf(x)), exact(f(x)))
+        self.assertIn("pijit.ops.functional: unmodified -> a name in it was rebound",
+                      pj.jit_stats(jf)["recompile_reasons"])
+
     def test_patched_tensor_method_recompiles(self):  # w09
         def f(x):
             return x.mean() + x * 2.0

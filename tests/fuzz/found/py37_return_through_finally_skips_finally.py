@@ -1,0 +1,73 @@
+"""Python 3.7 only: return (or continue) inside try: ... finally: leaves the frame without running
+the finally block -- its writes, its exceptions and a return in it are lost.
+
+Found by tests/fuzz on 3.7 (an UnboundLocalError raised in a finally clause vanished; BOX.w = s
+and G_S = 0.25 in finally clauses were lost; continue through finally skipped the doubling).
+Same root cause as cpython-stress.md RC-8. On 3.9 (CALL_FINALLY/POP_FINALLY) plain and jitted
+agree.
+
+Status: differed on 3.7 when the fuzzer found it; plain and jitted agree since commit d175a63
+(kept as a regression program).
+
+    PYTHONPATH=pyscripts python tests/fuzz/found/py37_return_through_finally_skips_finally.py     (exit 1: plain and jitted differ)
+"""
+import struct, sys, warnings
+import pijit as pj
+from pijit import nn, ops
+
+
+def show(v):
+    """Exact, printable: tensors with type/dtype/shape/bits (sign of zero visible), identities of lists."""
+    if isinstance(v, pj.Tensor):
+        return (type(v).__name__, str(v.dtype), v.shape, [repr(a) for a in v.reshape(-1).tolist()])
+    if isinstance(v, (list, tuple)):
+        return (type(v).__name__, [show(a) for a in v])
+    if isinstance(v, float):
+        return repr(v)
+    return repr(v)
+
+
+def outcome(fn, *a, **k):
+    try:
+        return ("ok", show(fn(*a, **k)))
+    except Exception as e:
+        return ("raises", type(e).__name__, str(e))
+
+def g1(x):
+    try:
+        return x + 1.0
+    finally:
+        return x * 3.0           # overrides the return value
+
+def g2(x):
+    y = [x]
+    try:
+        return y
+    finally:
+        y.append(x * 2.0)        # changes the returned list
+
+def g3(x):
+    y = x
+    for i in range(3):
+        try:
+            if i == 1:
+                continue
+            y = y + 1.0
+        finally:
+            y = y * 2.0          # runs on continue too
+    return y
+
+def g4(x):
+    try:
+        return x + 1.0
+    finally:
+        x.nosuch                 # AttributeError replaces the return
+
+x = pj.Tensor([1.0])
+plain = [outcome(g, x) for g in (g1, g2, g3, g4)]
+jitted = [outcome(pj.jit(g), x) for g in (g1, g2, g3, g4)]
+
+print("plain: ", plain)
+print("jitted:", jitted)
+print("SAME" if plain == jitted else "DIFFERENT")
+sys.exit(0 if plain == jitted else 1)

@@ -1,0 +1,47 @@
+"""A container returned twice comes back as two equal but distinct objects.
+
+Found by tests/fuzz (return {'a': rows, 'b': rows} and similar: the snapshot shows a reference
+where plain Python returns the same object twice). Same as capture-defects w08.
+
+Status: differed on 3.7 and 3.9 when the fuzzer found it; plain and jitted agree since commit
+5340ed7 (kept as a regression program).
+
+    PYTHONPATH=pyscripts python tests/fuzz/found/returned_container_identity_lost.py     (exit 1: plain and jitted differ)
+"""
+import struct, sys, warnings
+import pijit as pj
+from pijit import nn, ops
+
+
+def show(v):
+    """Exact, printable: tensors with type/dtype/shape/bits (sign of zero visible), identities of lists."""
+    if isinstance(v, pj.Tensor):
+        return (type(v).__name__, str(v.dtype), v.shape, [repr(a) for a in v.reshape(-1).tolist()])
+    if isinstance(v, (list, tuple)):
+        return (type(v).__name__, [show(a) for a in v])
+    if isinstance(v, float):
+        return repr(v)
+    return repr(v)
+
+
+def outcome(fn, *a, **k):
+    try:
+        return ("ok", show(fn(*a, **k)))
+    except Exception as e:
+        return ("raises", type(e).__name__, str(e))
+
+def f(x):
+    d = {'a': x + 1.0}
+    return [d, d]
+
+def run(fn):
+    r = fn(pj.Tensor([1.0]))
+    return show(r[0]['a']), r[0] is r[1]
+
+plain = run(f)
+jitted = run(pj.jit(f))
+
+print("plain: ", plain)
+print("jitted:", jitted)
+print("SAME" if plain == jitted else "DIFFERENT")
+sys.exit(0 if plain == jitted else 1)

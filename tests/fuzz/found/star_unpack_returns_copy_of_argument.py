@@ -1,0 +1,54 @@
+"""A list argument that passes through a starred unpacking (a, *rest = l, 1) and is returned comes
+back as a copy: plain Python returns the caller's list itself. (Plain unpacking a, b = l, 1
+keeps the identity.)
+
+Found by tests/fuzz (ln2, *_r = l, n; return (ln2, ...): the snapshot shows the argument list as
+a reference to the returned one plainly, as a separate list jitted). The copy is the one
+cpython-stress.md RC-1 describes for UNPACK_EX (materialize); no capture-defects/jit reproducer
+covers identity.
+
+    PYTHONPATH=pyscripts python tests/fuzz/found/star_unpack_returns_copy_of_argument.py     (exit 1: plain and jitted differ)
+"""
+import struct, sys, warnings
+import pijit as pj
+from pijit import nn, ops
+
+
+def show(v):
+    """Exact, printable: tensors with type/dtype/shape/bits (sign of zero visible), identities of lists."""
+    if isinstance(v, pj.Tensor):
+        return (type(v).__name__, str(v.dtype), v.shape, [repr(a) for a in v.reshape(-1).tolist()])
+    if isinstance(v, (list, tuple)):
+        return (type(v).__name__, [show(a) for a in v])
+    if isinstance(v, float):
+        return repr(v)
+    return repr(v)
+
+
+def outcome(fn, *a, **k):
+    try:
+        return ("ok", show(fn(*a, **k)))
+    except Exception as e:
+        return ("raises", type(e).__name__, str(e))
+
+def f(x, l):
+    a, *rest = l, 1
+    return a, x + 1.0
+
+def g(x, l):
+    *rest, a = [l, l]
+    return rest[0], a, x + 1.0
+
+def run(wrap):
+    l = [1.0]
+    r1 = wrap(f)(pj.Tensor([1.0]), l)
+    r2 = wrap(g)(pj.Tensor([1.0]), l)
+    return [r1[0] is l, r2[0] is l, r2[1] is l, show(r1[1])]
+
+plain = run(lambda f: f)
+jitted = run(pj.jit)
+
+print("plain: ", plain)
+print("jitted:", jitted)
+print("SAME" if plain == jitted else "DIFFERENT")
+sys.exit(0 if plain == jitted else 1)

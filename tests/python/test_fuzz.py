@@ -1,0 +1,65 @@
+"""Differential fuzzing, fixed budget: random programs (tests/fuzz/gen.py) run plainly and under
+pj.jit must agree exactly after every call (results, exceptions, arguments, globals, closure
+cells, attributes, identities). Each program runs in a worker subprocess, so a crash fails this
+test instead of ending the suite. A differing program fails the test with its source and first
+difference in the message (one subTest per program). Under PIJIT_STRESS=1 the same programs are
+compared against a reference worker that runs without stress.
+
+    PYTHONPATH=pyscripts python tests/python/test_fuzz.py
+    PYTHONPATH=pyscripts python tests/fuzz/run_fuzz.py --seed 1 --count 500   # the same programs
+"""
+import os
+import sys
+import time
+import unittest
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.join(HERE, "..", "fuzz"))
+
+import run_fuzz  # noqa: E402
+
+SUPPORTED = sys.version_info[:2] in ((3, 7), (3, 9))
+SEED = 1                 # programs 100000 .. 100000 + COUNT - 1
+COUNT = 500
+MAX_REPORTED = 40        # differing programs shown in full (the count covers all of them)
+
+
+@unittest.skipUnless(SUPPORTED, "capture is built for Python 3.7 and 3.9")
+class FuzzPlainVsJit(unittest.TestCase):
+    def test_fixed_budget(self):
+        ids = [run_fuzz.program_id(SEED, i) for i in range(COUNT)]
+        programs = [(pid, run_fuzz.gen.generate(pid)) for pid in ids]
+        t0 = time.time()
+        verdicts = run_fuzz.run_programs(programs, jobs=2)
+        took = time.time() - t0
+        sys.stdout.write("\nfuzz: %s in %.1f s (seed %d; %s)\n" % (
+            run_fuzz.summary_line(verdicts), took, SEED, run_fuzz.capture_line(verdicts)))
+        self.assertEqual(len(verdicts), COUNT)
+        # The programs must exercise capture, or agreement would prove nothing.
+        rewritten = sum(1 for v in verdicts if v.stats and (v.stats.get("frames_rewritten") or 0))
+        self.assertGreater(rewritten, COUNT // 4, run_fuzz.capture_line(verdicts))
+        invalid = [v.pid for v in verdicts if v.invalid]
+        self.assertEqual(invalid, [], "programs that do not even run plainly (a generator bug)")
+        bad = [v for v in verdicts if v.status != "same"]
+        for v in bad[:MAX_REPORTED]:
+            with self.subTest(program=v.pid, kind=v.kind):
+                self.fail("program %s %s (%s)\n%s\n%s\nrerun: PYTHONPATH=pyscripts python "
+                          "tests/fuzz/run_fuzz.py --program %s --minimize"
+                          % (v.pid, "crashed" if v.status == "crash" else "differs", v.kind,
+                             v.source, v.detail, v.pid))
+        if len(bad) > MAX_REPORTED:
+            self.fail("%d more programs differ or crash (%s)"
+                      % (len(bad) - MAX_REPORTED, run_fuzz.summary_line(verdicts)))
+
+    def test_harness_is_deterministic(self):
+        """Plain vs plain over the same programs: any difference is the harness's or the
+        generator's, and would make the differences above meaningless."""
+        ids = [run_fuzz.program_id(SEED, i) for i in range(100)]
+        verdicts = run_fuzz.run_programs([(pid, run_fuzz.gen.generate(pid)) for pid in ids],
+                                         jobs=2, self_check=True)
+        bad = [(v.pid, v.kind, v.detail) for v in verdicts if v.status != "same" or v.invalid]
+        self.assertEqual(bad, [])
+
+
+if __name__ == "__main__":
+    unittest.main()
