@@ -14,6 +14,6 @@ done
 bash tools/deps.sh
 bash tools/build.sh
 py=$(find_python 3.9)
-example="${1:-pyscripts/examples/quickstart.py}"
+example="${1:-pyscripts/examples/seeds/s000_cell01_ms_function_in_cells.py}"
 echo "== python -m pijit run $example  (Python $("$py" -c 'import sys; print(sys.version.split()[0])'))"
 PYTHONPATH=pyscripts "$py" -m pijit run "$example"

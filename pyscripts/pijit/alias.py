@@ -1,7 +1,10 @@
-"""Makes `import mindspore` (and `mindspore.X`) resolve to pijit when MindSpore is not installed.
+"""Makes `import mindspore` (and `mindspore.X`) resolve to pijit when MindSpore is not installed,
+and `import numpy` resolve to pijit's numpy stand-in (pijit.numpy_lite) when numpy is not.
 
 A meta-path finder maps `mindspore[.sub]` to `pijit[.sub]` and registers the very same module
-objects under both names, so `mindspore.Tensor is pijit.Tensor`.
+objects under both names, so `mindspore.Tensor is pijit.Tensor`. The numpy finder does the same
+for `numpy[.sub]` -> `pijit.numpy_lite[.sub]`, but only after every other finder has failed to
+find a real numpy: an installed numpy always wins (a broken one is not masked either).
 """
 import importlib
 import importlib.abc
@@ -55,4 +58,67 @@ def install_mindspore_alias():
     # First in line: the path finder would otherwise load pijit's files a second time under
     # mindspore.* names (mindspore.__path__ is pijit's).
     sys.meta_path.insert(0, MindSporeAliasFinder())
+    return True
+
+
+# ---- numpy ---------------------------------------------------------------------------------------
+
+_NUMPY = "numpy"
+_LITE = "pijit.numpy_lite"
+
+
+class _MissingLoader(importlib.abc.Loader):
+    """Raises a clear error for a numpy submodule the stand-in does not have (numpy.linalg)."""
+
+    def __init__(self, fullname):
+        self.fullname = fullname
+
+    def create_module(self, spec):
+        raise ModuleNotFoundError(
+            "No module named '%s': pijit's numpy stand-in does not provide it (numpy is not "
+            "installed for this Python, so `import numpy` gave pijit.numpy_lite)"
+            % self.fullname, name=self.fullname)
+
+    def exec_module(self, module):  # pragma: no cover - create_module always raises
+        pass
+
+
+class NumpyLiteFinder(importlib.abc.MetaPathFinder):
+    def find_spec(self, fullname, path=None, target=None):
+        if fullname == _NUMPY:
+            if numpy_installed():
+                return None
+            return importlib.machinery.ModuleSpec(fullname, _AliasLoader(_LITE), is_package=True)
+        if not fullname.startswith(_NUMPY + "."):
+            return None
+        parent = sys.modules.get(_NUMPY)
+        if parent is None or not getattr(parent, "__pijit_numpy_lite__", False):
+            return None  # the real numpy's submodules
+        real = _LITE + fullname[len(_NUMPY):]
+        if importlib.util.find_spec(real) is None:
+            return importlib.machinery.ModuleSpec(fullname, _MissingLoader(fullname))
+        return importlib.machinery.ModuleSpec(fullname, _AliasLoader(real))
+
+
+def numpy_installed():
+    """Whether a finder other than pijit's can find a real numpy."""
+    for finder in sys.meta_path:
+        if isinstance(finder, NumpyLiteFinder):
+            continue
+        find = getattr(finder, "find_spec", None)
+        if find and find(_NUMPY, None) is not None:
+            return True
+    return False
+
+
+def install_numpy_lite():
+    """Installs the numpy stand-in's finder; it serves `import numpy` only when no real numpy can
+    be found at that moment. Returns False (and installs nothing) when numpy is installed now."""
+    if any(isinstance(f, NumpyLiteFinder) for f in sys.meta_path):
+        return True
+    if _NUMPY in sys.modules or numpy_installed():
+        return False
+    # First in line, for the same reason as the MindSpore alias: numpy.random must not be loaded
+    # a second time from the stand-in's files by the path finder.
+    sys.meta_path.insert(0, NumpyLiteFinder())
     return True

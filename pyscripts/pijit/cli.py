@@ -5,8 +5,10 @@
 
 `run` executes the script as __main__ (sys.argv as the script expects). When the real MindSpore is
 not installed, `import mindspore` (and its submodules) resolves to pijit, so MindSpore programs run
-unchanged. Capture of the script's own frames arrives with the capture issue; until then `run`
-executes eagerly.
+unchanged; when numpy is not installed, `import numpy` resolves to pijit's numpy stand-in
+(pijit.numpy_lite), which covers what such programs do with numpy (--no-numpy-lite turns it off).
+Functions and Cells the script hands to pijit.jit (ms_function, GRAPH_MODE) are captured; capture of
+every frame of the script arrives with the graph-break issue.
 """
 import argparse
 import os
@@ -22,6 +24,8 @@ def _run(args):
         return 2
     if not args.no_alias:
         alias.install_mindspore_alias()
+    if not args.no_numpy_lite:
+        alias.install_numpy_lite()
     sys.argv = [script] + list(args.args)
     sys.path.insert(0, os.path.dirname(os.path.abspath(script)))
     runpy.run_path(script, run_name="__main__")
@@ -43,6 +47,8 @@ def main(argv=None):
     sub = ap.add_subparsers(dest="cmd")
     r = sub.add_parser("run", help="run a script under pijit")
     r.add_argument("--no-alias", action="store_true", help="do not map `import mindspore` to pijit")
+    r.add_argument("--no-numpy-lite", action="store_true",
+                   help="do not serve pijit's numpy stand-in when numpy is not installed")
     r.add_argument("script")
     r.add_argument("args", nargs=argparse.REMAINDER)
     sub.add_parser("info", help="print build facts")
