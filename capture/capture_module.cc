@@ -1,90 +1,15 @@
-// Test hooks of capture/ on pijit._C: the opcode table and the decoder as Python sees them, so
-// tests/python/test_opcodes.py can hold them against opcode, dis.stack_effect and
-// dis.get_instructions on each interpreter. Underscored: not API.
-#include "capture/pyport.h"  // first (Python.h)
+// Test hooks of capture/ on pijit._C. Underscored: not API.
+#include "py/pyport.h"  // first (Python.h)
 
-#include "capture/bytecode.h"
-#include "capture/opcodes.h"
 #include "capture/simulator.h"
-#include "pyext/py_common.h"
+#include "py/py_common.h"
 
 namespace pj::py {
 namespace {
 
-using capture::Opcode;
-
-// On a Python whose capture is not built yet every hook raises, with the same message.
-bool refuse_unsupported() {
-  if (kCaptureSupported) return false;
-  PyErr_SetString(PyExc_NotImplementedError, kUnsupportedPythonMessage);
-  return true;
-}
-
-// _C._opcode_table() -> [(name, number, flags)] for the running interpreter, table order.
-PyObject* py_opcode_table(PyObject*, PyObject*) {
-  if (refuse_unsupported()) return nullptr;
-  Ref list(PyList_New(0));
-  if (!list) return nullptr;
-  for (int i = 0; i < capture::num_py_opcodes(); ++i) {
-    const capture::OpInfo& info = capture::op_info(capture::py_opcode_at(i));
-    Ref row(Py_BuildValue("(siI)", info.name, info.py_opcode, info.flags));
-    if (!row || PyList_Append(list.get(), row.get()) < 0) return nullptr;
-  }
-  return list.release();
-}
-
-// _C._opcode_flags() -> {"JUMP_REL": bit, ...}: the meaning of the flags column.
-PyObject* py_opcode_flags(PyObject*, PyObject*) {
-  return Py_BuildValue("{s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:I}", "ARG", capture::kArg, "JUMP_REL",
-                       capture::kJumpRel, "JUMP_ABS", capture::kJumpAbs, "COND_JUMP", capture::kCondJump,
-                       "SETUP", capture::kSetup, "ENDS_BLOCK", capture::kEndsBlock, "NAME", capture::kName,
-                       "CONST", capture::kConst, "LOCAL", capture::kLocal, "FREE", capture::kFree, "COMPARE",
-                       capture::kCompare);
-}
-
-// _C._stack_effect(opcode_number, oparg, jump=None): pijit's table, jump None/True/False as in dis.
-PyObject* py_stack_effect(PyObject*, PyObject* args) {
-  int number, oparg;
-  PyObject* jump = Py_None;
-  if (!PyArg_ParseTuple(args, "ii|O:_stack_effect", &number, &oparg, &jump)) return nullptr;
-  if (refuse_unsupported()) return nullptr;
-  Opcode op = capture::from_py_opcode(number);
-  if (op == Opcode::kInvalid) return fail(PyExc_ValueError, "unknown opcode " + std::to_string(number));
-  int j = -1;
-  if (jump != Py_None) {
-    int truth = PyObject_IsTrue(jump);
-    if (truth < 0) return nullptr;
-    j = truth;
-  }
-  return PyLong_FromLong(capture::stack_effect(op, oparg, j));
-}
-
-// _C._decode(code) -> [(offset, opname, arg, line, jump_target, is_jump_target)]; arg and
-// jump_target are None where the opcode has none (as in dis). Malformed bytecode: ValueError.
-PyObject* py_decode(PyObject*, PyObject* code) {
-  if (refuse_unsupported()) return nullptr;
-  if (!PyCode_Check(code)) return fail(PyExc_TypeError, std::string("_decode expects a code object, got '") +
-                                                            Py_TYPE(code)->tp_name + "'");
-  PJ_PY_BEGIN
-  capture::DecodeResult r = capture::decode_code(code);
-  if (!r.ok()) return fail(PyExc_ValueError, "malformed bytecode: " + r.error);
-  Ref list(PyList_New(0));
-  if (!list) return nullptr;
-  for (const capture::Instruction& ins : r.instructions) {
-    Ref arg(capture::has_flag(ins.op, capture::kArg) ? PyLong_FromLong(ins.arg) : (Py_INCREF(Py_None), Py_None));
-    Ref target(ins.jump_target >= 0 ? PyLong_FromLong(ins.jump_target) : (Py_INCREF(Py_None), Py_None));
-    if (!arg || !target) return nullptr;
-    Ref row(Py_BuildValue("(isOiOO)", ins.offset, capture::op_name(ins.op), arg.get(), ins.line, target.get(),
-                          ins.is_jump_target ? Py_True : Py_False));
-    if (!row || PyList_Append(list.get(), row.get()) < 0) return nullptr;
-  }
-  return list.release();
-  PJ_PY_END(nullptr)
-}
-
 // _C._test_interrupt_next_trace(exc_type): see capture::arm_test_interruption.
 PyObject* py_test_interrupt(PyObject*, PyObject* exc_type) {
-  if (refuse_unsupported()) return nullptr;
+  if (!kCaptureSupported) return fail(PyExc_NotImplementedError, kUnsupportedPythonMessage);
   if (exc_type != Py_None && !PyExceptionClass_Check(exc_type)) return fail(PyExc_TypeError, "expected an exception class");
   capture::arm_test_interruption(exc_type == Py_None ? nullptr : exc_type);
   Py_RETURN_NONE;
@@ -92,26 +17,13 @@ PyObject* py_test_interrupt(PyObject*, PyObject* exc_type) {
 
 PyMethodDef capture_methods[] = {
     {"_test_interrupt_next_trace", py_test_interrupt, METH_O, "test hook: an exception pending at the next traced call"},
-    {"_opcode_table", py_opcode_table, METH_NOARGS, "[(name, number, flags)] of the running interpreter"},
-    {"_opcode_flags", py_opcode_flags, METH_NOARGS, "names of the bits in _opcode_table's flags"},
-    {"_stack_effect", py_stack_effect, METH_VARARGS, "_stack_effect(opcode, oparg, jump=None) from pijit's table"},
-    {"_decode", py_decode, METH_O, "_decode(code): pijit's decoding of a code object"},
     {nullptr, nullptr, 0, nullptr}};
 
 }  // namespace
 
-}  // namespace pj::py
-
-namespace pj::capture {
-bool register_jit(PyObject* m);
-}
-
-namespace pj::py {
-
 // Called once from PyInit__C. On failure (out of memory) a Python exception is left set.
 void register_capture_functions(PyObject* module) {
-  if (PyModule_AddFunctions(module, capture_methods) < 0) return;
-  capture::register_jit(module);
+  PyModule_AddFunctions(module, capture_methods);
 }
 
 }  // namespace pj::py

@@ -1,9 +1,10 @@
 // The parts of capture's results that every build has, including builds for Pythons whose
 // capture is not implemented (the simulator itself compiles only where pyport.h supports it).
-#include "capture/pyport.h"  // first (Python.h)
+#include "py/pyport.h"  // first (Python.h)
 
 #include <sstream>
 
+#include "capture/jit_api.h"
 #include "capture/simulator.h"
 
 namespace pj::capture {
@@ -16,11 +17,15 @@ const BreakInfo kBreaks[] = {
 };
 
 std::string g_library_dir;
+JitTargetFn g_jit_target = nullptr;
 
 }  // namespace
 
 void set_library_dir(const std::string& dir) { g_library_dir = dir; }
 const std::string& library_dir() { return g_library_dir; }
+
+void set_jit_target_fn(JitTargetFn fn) { g_jit_target = fn; }
+PyObject* jit_target(PyObject* o) { return g_jit_target ? g_jit_target(o) : nullptr; }
 
 const BreakInfo& break_info(Break b) { return kBreaks[static_cast<int>(b)]; }
 
@@ -31,17 +36,5 @@ std::string CaptureResult::reason_text() const {
   if (!detail.empty()) os << ": " << detail;
   return os.str();
 }
-
-ReturnPlan& ReturnPlan::operator=(ReturnPlan&& o) noexcept {
-  Py_XDECREF(obj);
-  kind = o.kind;
-  obj = o.obj;
-  index = o.index;
-  slot = o.slot;
-  items = std::move(o.items);
-  o.obj = nullptr;
-  return *this;
-}
-ReturnPlan::~ReturnPlan() { Py_XDECREF(obj); }
 
 }  // namespace pj::capture

@@ -2,17 +2,25 @@
 // handler per opcode; sim_values.cc: sources, guards, attributes, calls). Not an API.
 #pragma once
 
-#include "capture/pyport.h"  // first (Python.h)
+#include "py/pyport.h"  // first (Python.h)
 
 #include <string>
 #include <unordered_map>
 #include <unordered_set>
 #include <vector>
 
-#include "capture/bytecode.h"
+#include "py/bytecode.h"
 #include "capture/simulator.h"
 
 namespace pj::capture {
+
+// The decoder and opcode table live in the base layer (py/); the simulator names them plainly.
+using py::DecodeResult;
+using py::Instruction;
+using py::Opcode;
+using py::decode_code;
+using py::has_flag;
+using py::op_name;
 
 // Thrown to unwind the simulation; capture_frame turns it into the CaptureResult's reason.
 struct StopCapture {

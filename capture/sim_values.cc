@@ -1,14 +1,14 @@
 // The simulator's value model: where values come from (guard nodes), what runs for real, attribute
 // lookup as Python does it (restricted to what guards can protect), and calls (inline user code,
 // trace library code, fold pure builtins).
-#include "capture/pyport.h"  // first (Python.h)
+#include "py/pyport.h"  // first (Python.h)
 
 
 #include <cstring>
 
 #include "capture/jit_api.h"
 #include "capture/sim_state.h"
-#include "pyext/py_common.h"
+#include "py/py_common.h"
 #include "pyext/tensor_object.h"
 
 #if PJ_PY_CAPTURE_SUPPORTED
@@ -271,7 +271,7 @@ PyObject* Simulator::wrap(PyObject* obj, int node) {
     Py_INCREF(Py_TYPE(obj));
     tree_.add_check(node, {CheckKind::TensorMeta, reinterpret_cast<PyObject*>(Py_TYPE(obj)), 0, meta_of(t)});
     int id = graph_.add_input(meta_of(t), tree_.path(node));
-    r_.input_nodes.push_back(node);
+    r_.plan.input_nodes.push_back(node);
     PyObject* sym = make_sym(meta_of(t), id);
     sym_of_node_[node] = sym;
     Py_INCREF(obj);
@@ -1277,11 +1277,11 @@ ReturnPlan Simulator::plan_return(PyObject* v) {
       if (!seen->second.second) stop(Break::UnreconstructibleResult, "a container that holds itself");
       p.kind = ReturnPlan::Shared;
       p.index = seen->second.first;
-      r_.ret_shared[p.index] = 1;
+      r_.plan.ret_shared[p.index] = 1;
       return p;
     }
-    p.slot = static_cast<int>(r_.ret_shared.size());
-    r_.ret_shared.push_back(0);
+    p.slot = static_cast<int>(r_.plan.ret_shared.size());
+    r_.plan.ret_shared.push_back(0);
     ret_slots_[v] = {p.slot, false};
   }
   if (PyTuple_CheckExact(v) || PyList_CheckExact(v)) {

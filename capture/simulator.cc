@@ -1,12 +1,12 @@
 // The simulator's frame loop and its opcode handlers (one per opcode, named after it).
-#include "capture/pyport.h"  // first (Python.h)
+#include "py/pyport.h"  // first (Python.h)
 
 
 #include "capture/sim_state.h"
 
 #include <sstream>
 
-#include "pyext/py_common.h"
+#include "py/py_common.h"
 #include "pyext/tensor_object.h"
 
 #if PJ_PY_CAPTURE_SUPPORTED
@@ -168,7 +168,7 @@ void Simulator::run_root(PyFrameObject* f) {
   } restore{prev_sim, prev};
   PyObject* result = run_frame(fr);
   r_.line = fr.pc > 0 ? (*fr.ins)[fr.pc - 1].line : fr.code->co_firstlineno;
-  r_.ret = plan_return(result);
+  r_.plan.ret = plan_return(result);
 }
 
 PyObject* Simulator::run_frame(SimFrame& fr) {
@@ -772,9 +772,11 @@ CaptureResult capture_frame(PyFrameObject* f, const CaptureOptions& options) {
   }
   if (r.ok) {
     r.graph->eliminate_dead_code();
+    r.plan.line = r.line;
+    r.plan.calls_graph = !r.graph->nodes().empty() || !r.graph->outputs().empty();
   } else {
     r.graph.reset();
-    r.input_nodes.clear();
+    r.plan.input_nodes.clear();
   }
   return r;
 }

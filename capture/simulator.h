@@ -11,12 +11,13 @@
 // with a reason from break_reasons.def; the caller then runs the frame eagerly.
 #pragma once
 
-#include "capture/pyport.h"  // first (Python.h)
+#include "py/pyport.h"  // first (Python.h)
 
 #include <memory>
 #include <string>
 #include <vector>
 
+#include "codegen/plan.h"
 #include "graph/ir.h"
 #include "guards/guard_tree.h"
 
@@ -41,24 +42,7 @@ struct CaptureOptions {
   int instruction_budget = 100000;  // simulated instructions per capture (loops unroll)
 };
 
-// How the rewritten code rebuilds the function's return value from graph outputs and the frame.
-struct ReturnPlan {
-  // Tuple/List/Dict build a container the function created; Shared is that same container again
-  // (`return l, l` gives one list twice: each built container has a slot, `index` names it).
-  enum Kind { Const, Output, Source, Tuple, List, Dict, Shared } kind = Const;
-  PyObject* obj = nullptr;  // Const: the value; Dict: the keys (a tuple). Owned.
-  int index = 0;            // Output: graph output; Source: guard node; Shared: slot
-  int slot = -1;            // Tuple/List/Dict: this container's slot
-  std::vector<ReturnPlan> items;
-  ReturnPlan() = default;
-  ReturnPlan(const ReturnPlan&) = delete;
-  ReturnPlan(ReturnPlan&& o) noexcept
-      : kind(o.kind), obj(o.obj), index(o.index), slot(o.slot), items(std::move(o.items)) {
-    o.obj = nullptr;
-  }
-  ReturnPlan& operator=(ReturnPlan&& o) noexcept;
-  ~ReturnPlan();
-};
+using codegen::ReturnPlan;
 
 struct CaptureResult {
   bool ok = false;
@@ -69,9 +53,7 @@ struct CaptureResult {
   std::string function;
   std::shared_ptr<guards::GuardTree> guards;  // what the outcome (graph or refusal) depends on
   std::shared_ptr<graph::Graph> graph;
-  std::vector<int> input_nodes;  // guard node each graph input is loaded from
-  ReturnPlan ret;
-  std::vector<char> ret_shared;  // per container slot of `ret`: referenced again (kind Shared)
+  codegen::FramePlan plan;       // for codegen, when ok
   int instructions = 0;          // simulated, inlined frames included
   // Set (reason Interrupted) when an exception that no traced code raises (KeyboardInterrupt, one
   // from a signal handler) arrived while capturing: capture_frame leaves it pending, and the

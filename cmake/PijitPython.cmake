@@ -13,14 +13,24 @@ function(pijit_add_python_module PY)
   list(GET _out 1 _suffix)
   list(GET _out 2 _ver)
   set(_target pijit_C_py${_ver})
-  file(GLOB _srcs CONFIGURE_DEPENDS
-    ${CMAKE_SOURCE_DIR}/pyext/*.cc
-    ${CMAKE_SOURCE_DIR}/capture/*.cc
-    ${CMAKE_SOURCE_DIR}/guards/*.cc
-    ${CMAKE_SOURCE_DIR}/codegen/*.cc)
+  # One static library per layer (cmake/PijitLayers.cmake), each linking only the layers below it;
+  # the module is the runtime layer on top.
+  set(_below ${PIJIT_CORE_WHOLE})
+  foreach(_layer py pyext guards codegen capture)
+    file(GLOB _srcs CONFIGURE_DEPENDS ${CMAKE_SOURCE_DIR}/${_layer}/*.cc)
+    set(_lib pijit_${_layer}_py${_ver})
+    add_library(${_lib} STATIC ${_srcs})
+    target_include_directories(${_lib} PUBLIC ${_inc} ${CMAKE_SOURCE_DIR})
+    target_link_libraries(${_lib} PUBLIC ${_below})
+    set_target_properties(${_lib} PROPERTIES CXX_VISIBILITY_PRESET hidden)
+    add_dependencies(${_lib} pijit_layer_check)
+    set(_below ${_lib})
+  endforeach()
+  file(GLOB _srcs CONFIGURE_DEPENDS ${CMAKE_SOURCE_DIR}/runtime/*.cc)
   add_library(${_target} MODULE ${_srcs})
   target_include_directories(${_target} PRIVATE ${_inc} ${CMAKE_SOURCE_DIR})
-  target_link_libraries(${_target} PRIVATE ${PIJIT_CORE_WHOLE})
+  target_link_libraries(${_target} PRIVATE ${_below})
+  add_dependencies(${_target} pijit_layer_check)
   set_target_properties(${_target} PROPERTIES
     PREFIX "" OUTPUT_NAME "_C" SUFFIX "${_suffix}"
     CXX_VISIBILITY_PRESET hidden

@@ -9,9 +9,9 @@
 namespace pj::codegen {
 namespace {
 
-using capture::Opcode;
-using capture::has_flag;
-using capture::op_name;
+using py::Opcode;
+using py::has_flag;
+using py::op_name;
 
 constexpr int kUnset = INT_MIN;   // depth of an instruction the flow has not reached
 constexpr int kMaxPrefixes = 3;   // the argument is at most 32 bits
@@ -33,22 +33,22 @@ std::string check_instructions(const std::vector<AsmInstr>& code) {
   for (int i = 0; i < n; ++i) {
     const AsmInstr& in = code[i];
     if (in.op >= Opcode::kNumOpcodes) return "instruction " + std::to_string(i) + ": invalid opcode id";
-    if (capture::to_py_opcode(in.op) < 0) return at(i, in.op) + ": not an opcode of this Python";
+    if (py::to_py_opcode(in.op) < 0) return at(i, in.op) + ": not an opcode of this Python";
     // Prefixes belong to the layout: one given here would be emitted twice and break the jumps.
     if (in.op == Opcode::EXTENDED_ARG) return at(i, in.op) + ": EXTENDED_ARG is emitted by the assembler";
     if (in.min_prefixes < 0 || in.min_prefixes > kMaxPrefixes) return at(i, in.op) + ": min_prefixes not in 0..3";
-    if (capture::is_jump(in.op)) {
+    if (py::is_jump(in.op)) {
       if (in.target < 0 || in.target >= n)
         return at(i, in.op) + ": jump target " + std::to_string(in.target) + " out of range (" + std::to_string(n) +
                " instructions)";
       // 3.7-3.9 have no backward relative jump (3.11's JUMP_BACKWARD would be its own opcode).
-      if (has_flag(in.op, capture::kJumpRel) && in.target <= i)
+      if (has_flag(in.op, py::kJumpRel) && in.target <= i)
         return at(i, in.op) + ": relative jump to an earlier instruction " + std::to_string(in.target);
       continue;
     }
     if (in.target != -1) return at(i, in.op) + ": only jumps have a target";
     if (in.arg < 0 || in.arg > kMaxArg) return at(i, in.op) + ": argument " + std::to_string(in.arg) + " not in 0..2^28-1";
-    if (!has_flag(in.op, capture::kArg) && in.arg != 0) return at(i, in.op) + ": takes no argument";
+    if (!has_flag(in.op, py::kArg) && in.arg != 0) return at(i, in.op) + ": takes no argument";
   }
   return "";
 }
@@ -62,10 +62,10 @@ std::string check_operands(const std::vector<AsmInstr>& code, const CodeSpec& sp
     const AsmInstr& in = code[i];
     Py_ssize_t limit = -1;
     const char* what = nullptr;
-    if (has_flag(in.op, capture::kConst)) limit = consts, what = "constants";
-    if (has_flag(in.op, capture::kName)) limit = names, what = "names";
-    if (has_flag(in.op, capture::kLocal)) limit = locals, what = "local variables";
-    if (has_flag(in.op, capture::kFree)) limit = cells, what = "cell and free variables";
+    if (has_flag(in.op, py::kConst)) limit = consts, what = "constants";
+    if (has_flag(in.op, py::kName)) limit = names, what = "names";
+    if (has_flag(in.op, py::kLocal)) limit = locals, what = "local variables";
+    if (has_flag(in.op, py::kFree)) limit = cells, what = "cell and free variables";
     if (what && in.arg >= limit)
       return at(i, in.op) + ": argument " + std::to_string(in.arg) + " out of range (" + std::to_string(limit) +
              " " + what + ")";
@@ -98,7 +98,7 @@ CodeSpec spec_of(PyCodeObject* co) {
   return s;
 }
 
-std::vector<AsmInstr> from_decoded(const std::vector<capture::Instruction>& ins) {
+std::vector<AsmInstr> from_decoded(const std::vector<py::Instruction>& ins) {
   // Byte offset -> instruction index; a jump lands on a target's first prefix (or, never in
   // CPython's output but accepted by the decoder, on a later unit of the same instruction).
   std::vector<int> owner(ins.empty() ? 0 : ins.back().offset / py::kCodeUnit + 1, -1);
@@ -108,7 +108,7 @@ std::vector<AsmInstr> from_decoded(const std::vector<capture::Instruction>& ins)
   for (size_t i = 0; i < ins.size(); ++i) {
     AsmInstr& a = out[i];
     a.op = ins[i].op;
-    a.arg = capture::is_jump(ins[i].op) ? 0 : ins[i].arg;
+    a.arg = py::is_jump(ins[i].op) ? 0 : ins[i].arg;
     a.line = ins[i].line;
     a.min_prefixes = (ins[i].offset - ins[i].start) / py::kCodeUnit;
     if (ins[i].jump_target >= 0) {
@@ -132,7 +132,7 @@ int stack_depth(const std::vector<AsmInstr>& code, std::string* error) {
   // smaller depth there and only there; so does this.
   std::vector<char> is_handler(n, 0);
   for (const AsmInstr& in : code)
-    if (has_flag(in.op, capture::kSetup)) is_handler[in.target] = 1;
+    if (has_flag(in.op, py::kSetup)) is_handler[in.target] = 1;
 
   std::vector<int> depth(n, kUnset);
   std::vector<int> pending;
@@ -162,8 +162,8 @@ int stack_depth(const std::vector<AsmInstr>& code, std::string* error) {
     pending.pop_back();
     for (long long d = depth[i];; d = depth[++i]) {
       const AsmInstr& in = code[i];
-      if (capture::is_jump(in.op)) {
-        long long taken = d + capture::stack_effect(in.op, 0, 1);  // no jump's effect depends on its argument
+      if (py::is_jump(in.op)) {
+        long long taken = d + py::stack_effect(in.op, 0, 1);  // no jump's effect depends on its argument
         if (!in_bounds(i, taken, " where the jump is taken")) return -1;
         max_depth = std::max(max_depth, taken);
         if (in.op == Opcode::CONTINUE_LOOP) {
@@ -178,10 +178,10 @@ int stack_depth(const std::vector<AsmInstr>& code, std::string* error) {
           return -1;
         }
       }
-      long long next = d + capture::stack_effect(in.op, capture::is_jump(in.op) ? 0 : in.arg, 0);
+      long long next = d + py::stack_effect(in.op, py::is_jump(in.op) ? 0 : in.arg, 0);
       if (!in_bounds(i, next, "")) return -1;
       max_depth = std::max(max_depth, next);
-      if (has_flag(in.op, capture::kEndsBlock)) break;
+      if (has_flag(in.op, py::kEndsBlock)) break;
       if (i + 1 == n) {
         *error = at(i, in.op) + ": execution falls off the end of the code";
         return -1;
@@ -219,7 +219,7 @@ PyObject* assemble(const std::vector<AsmInstr>& code, const CodeSpec& spec) {
   std::vector<uint32_t> args(n);
   std::vector<int> units(n);
   for (size_t i = 0; i < n; ++i) {
-    args[i] = capture::is_jump(code[i].op) ? 0 : static_cast<uint32_t>(code[i].arg);
+    args[i] = py::is_jump(code[i].op) ? 0 : static_cast<uint32_t>(code[i].arg);
     units[i] = 1 + std::max(prefixes_for(args[i]), code[i].min_prefixes);
   }
   std::vector<int> start(n + 1);
@@ -228,9 +228,9 @@ PyObject* assemble(const std::vector<AsmInstr>& code, const CodeSpec& spec) {
     for (size_t i = 0; i < n; ++i) start[i + 1] = start[i] + units[i] * py::kCodeUnit;
     grew = false;
     for (size_t i = 0; i < n; ++i) {
-      if (!capture::is_jump(code[i].op)) continue;
+      if (!py::is_jump(code[i].op)) continue;
       int to = start[code[i].target];
-      if (has_flag(code[i].op, capture::kJumpRel)) to -= start[i + 1];  // >= 0: check_instructions
+      if (has_flag(code[i].op, py::kJumpRel)) to -= start[i + 1];  // >= 0: check_instructions
       args[i] = static_cast<uint32_t>(to / py::kJumpUnit);
       int need = 1 + prefixes_for(args[i]);
       if (need > units[i]) units[i] = need, grew = true;
@@ -239,11 +239,11 @@ PyObject* assemble(const std::vector<AsmInstr>& code, const CodeSpec& spec) {
 
   std::string bytes(static_cast<size_t>(start[n]), '\0');
   std::vector<int> lines(n);
-  const int ext = capture::to_py_opcode(Opcode::EXTENDED_ARG);
+  const int ext = py::to_py_opcode(Opcode::EXTENDED_ARG);
   for (size_t i = 0; i < n; ++i) {
     char* p = &bytes[start[i]];
     for (int k = units[i] - 1; k >= 0; --k, p += py::kCodeUnit) {
-      p[0] = static_cast<char>(k ? ext : capture::to_py_opcode(code[i].op));
+      p[0] = static_cast<char>(k ? ext : py::to_py_opcode(code[i].op));
       p[1] = static_cast<char>((args[i] >> (8 * k)) & 0xFF);
     }
     lines[i] = code[i].line ? code[i].line : i ? lines[i - 1] : spec.firstlineno;

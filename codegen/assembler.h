@@ -12,18 +12,18 @@
 // disagrees with itself at a join) is an expected failure: ValueError, never an abort.
 #pragma once
 
-#include "capture/pyport.h"  // first (Python.h): PyObject, PyCodeObject
+#include "py/pyport.h"  // first (Python.h): PyObject, PyCodeObject
 
 #include <string>
 #include <vector>
 
-#include "capture/bytecode.h"
-#include "capture/opcodes.h"
+#include "py/bytecode.h"
+#include "py/opcodes.h"
 
 namespace pj::codegen {
 
 struct AsmInstr {
-  capture::Opcode op = capture::Opcode::NOP;
+  py::Opcode op = py::Opcode::NOP;
   int arg = 0;       // ignored for jumps (computed from target); 0 for opcodes without argument
   int target = -1;   // jumps and SETUP_*: index of the target instruction in the vector
   int line = 0;      // source line (0 = same as the previous instruction; the first: firstlineno)
@@ -48,7 +48,7 @@ struct CodeSpec {  // borrowed references; the assembler increfs what it keeps
 CodeSpec spec_of(PyCodeObject* co);
 
 // Decoder output (jump_target as a byte offset) -> AsmInstr (target as an index).
-std::vector<AsmInstr> from_decoded(const std::vector<capture::Instruction>& ins);
+std::vector<AsmInstr> from_decoded(const std::vector<py::Instruction>& ins);
 
 // Max stack depth by flow analysis, as CPython's compile.c stackdepth counts it: both ways out of
 // a conditional jump, a SETUP_*'s handler entered with the handler's effect. Returns -1 and sets

@@ -1,20 +1,20 @@
 // Test hooks of codegen/ on pijit._C: the assembler as Python sees it, so
 // tests/python/test_assembler.py can reassemble stdlib code and compare it with CPython's own.
 // Underscored: not API.
-#include "capture/pyport.h"  // first (Python.h)
+#include "py/pyport.h"  // first (Python.h)
 
 #include <climits>
 #include <cstring>
 
-#include "capture/bytecode.h"
-#include "capture/opcodes.h"
+#include "py/bytecode.h"
+#include "py/opcodes.h"
 #include "codegen/assembler.h"
-#include "pyext/py_common.h"
+#include "py/py_common.h"
 
 namespace pj::py {
 namespace {
 
-using capture::Opcode;
+using py::Opcode;
 
 PyCodeObject* as_code(PyObject* o, const char* hook) {
   if (PyCode_Check(o)) return reinterpret_cast<PyCodeObject*>(o);
@@ -24,7 +24,7 @@ PyCodeObject* as_code(PyObject* o, const char* hook) {
 
 // Decoded instructions of a code object, with targets as indices; false with ValueError set.
 bool decoded(PyObject* code, std::vector<codegen::AsmInstr>* out) {
-  capture::DecodeResult r = capture::decode_code(code);
+  py::DecodeResult r = py::decode_code(code);
   if (!r.ok()) {
     fail(kCaptureSupported ? PyExc_ValueError : PyExc_NotImplementedError,
          kCaptureSupported ? "malformed bytecode: " + r.error : r.error);
@@ -37,8 +37,8 @@ bool decoded(PyObject* code, std::vector<codegen::AsmInstr>* out) {
 // Any pijit id by name, including one the running Python lacks (the assembler says so, which is
 // what tests want to see); kInvalid for a name no supported Python has.
 Opcode opcode_named(const char* name) {
-  for (int i = 0; i < capture::kNumOpcodes; ++i)
-    if (std::strcmp(capture::op_name(static_cast<Opcode>(i)), name) == 0) return static_cast<Opcode>(i);
+  for (int i = 0; i < py::kNumOpcodes; ++i)
+    if (std::strcmp(py::op_name(static_cast<Opcode>(i)), name) == 0) return static_cast<Opcode>(i);
   return Opcode::kInvalid;
 }
 

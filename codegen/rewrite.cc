@@ -1,21 +1,37 @@
-#include "capture/pyport.h"  // first (Python.h)
+#include "py/pyport.h"  // first (Python.h)
 
 
 #include "codegen/rewrite.h"
 
 #include <map>
 
-#include "capture/bytecode.h"
+#include "py/bytecode.h"
 #include "codegen/assembler.h"
-#include "pyext/py_common.h"
+#include "py/py_common.h"
+
+namespace pj::codegen {
+
+ReturnPlan& ReturnPlan::operator=(ReturnPlan&& o) noexcept {
+  Py_XDECREF(obj);
+  kind = o.kind;
+  obj = o.obj;
+  index = o.index;
+  slot = o.slot;
+  items = std::move(o.items);
+  o.obj = nullptr;
+  return *this;
+}
+ReturnPlan::~ReturnPlan() { Py_XDECREF(obj); }
+
+}  // namespace pj::codegen
 
 #if PJ_PY_CAPTURE_SUPPORTED
 
 namespace pj::codegen {
 namespace {
 
-using capture::Opcode;
-using capture::ReturnPlan;
+using py::Opcode;
+
 using guards::Access;
 using py::Ref;
 
@@ -129,24 +145,24 @@ class Emitter {
 
 }  // namespace
 
-PyObject* emit_graph_code(PyCodeObject* original, const capture::CaptureResult& r, PyObject* runner) {
-  Emitter e(original, r.line);
+PyObject* emit_graph_code(PyCodeObject* original, const guards::GuardTree& guards, const FramePlan& plan,
+                          PyObject* runner) {
+  Emitter e(original, plan.line);
   int outputs_local = e.new_local("__pijit_outputs");
-  bool call = r.graph && (!r.graph->nodes().empty() || !r.graph->outputs().empty());
-  if (call) {
+  if (plan.calls_graph) {
     e.op(Opcode::LOAD_CONST, e.const_index(runner));
-    for (int node : r.input_nodes) e.load(*r.guards, node);
-    e.op(Opcode::CALL_FUNCTION, static_cast<int>(r.input_nodes.size()));
+    for (int node : plan.input_nodes) e.load(guards, node);
+    e.op(Opcode::CALL_FUNCTION, static_cast<int>(plan.input_nodes.size()));
     e.op(Opcode::STORE_FAST, outputs_local);
   }
-  e.shared_ = &r.ret_shared;
-  e.build(*r.guards, r.ret, outputs_local);
+  e.shared_ = &plan.ret_shared;
+  e.build(guards, plan.ret, outputs_local);
   e.op(Opcode::RETURN_VALUE);
   return e.finish(original);
 }
 
 PyObject* reassemble(PyCodeObject* original) {
-  capture::DecodeResult d = capture::decode_code(reinterpret_cast<PyObject*>(original));
+  py::DecodeResult d = py::decode_code(reinterpret_cast<PyObject*>(original));
   if (!d.ok()) {
     PyErr_SetString(PyExc_ValueError, ("malformed bytecode: " + d.error).c_str());
     return nullptr;
@@ -159,7 +175,7 @@ PyObject* reassemble(PyCodeObject* original) {
 #else  // no rewritten code on Pythons whose capture is not built (never reached: no hook)
 
 namespace pj::codegen {
-PyObject* emit_graph_code(PyCodeObject*, const capture::CaptureResult&, PyObject*) {
+PyObject* emit_graph_code(PyCodeObject*, const guards::GuardTree&, const FramePlan&, PyObject*) {
   PyErr_SetString(PyExc_NotImplementedError, py::kUnsupportedPythonMessage);
   return nullptr;
 }

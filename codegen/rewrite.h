@@ -2,17 +2,19 @@
 // call the compiled graph, rebuild the return value from its outputs, return it.
 #pragma once
 
-#include "capture/pyport.h"  // first (Python.h)
+#include "py/pyport.h"  // first (Python.h)
 
-#include "capture/simulator.h"
+#include "codegen/plan.h"
+#include "guards/guard_tree.h"
 
 namespace pj::codegen {
 
 // A new code object with the same names, cells, free variables, argument layout, file and
 // first line as `original` (so the shadow frame can take over its fast locals, and tracebacks
 // name the user's function and return line). `runner` is the callable that runs the graph on its
-// inputs and returns a tuple of outputs. nullptr with a Python exception on failure.
-PyObject* emit_graph_code(PyCodeObject* original, const capture::CaptureResult& r, PyObject* runner);
+// inputs and returns a tuple of outputs (unused when the plan calls no graph). nullptr with a Python exception on failure.
+PyObject* emit_graph_code(PyCodeObject* original, const guards::GuardTree& guards, const FramePlan& plan,
+                          PyObject* runner);
 
 // The original bytecode decoded and assembled again by pijit (stress mode runs frames that were
 // not captured through this, to exercise the assembler and shadow frames on arbitrary code).

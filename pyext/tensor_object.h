@@ -4,7 +4,7 @@
 // `_C._register(Tensor, dtypes)` tells this module which class to create for results.
 #pragma once
 
-#include "pyext/py_common.h"
+#include "py/py_common.h"
 
 #include <optional>
 

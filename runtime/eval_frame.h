@@ -1,15 +1,21 @@
-// The frame-evaluation hook and the jit runtime around it (capture/eval_frame.cc), and the Python
-// objects it hands out (capture/jit_objects.cc: pijit.jit objects, graph runners, jit_stats).
+// The frame-evaluation hook and the jit runtime around it (runtime/eval_frame.cc), and the Python
+// objects it hands out (runtime/jit_objects.cc: pijit.jit objects, graph runners, jit_stats).
+// The runtime is the top layer: it drives capture/ and codegen/ and owns the per-code caches.
 #pragma once
 
-#include "capture/pyport.h"  // first (Python.h)
+#include "py/pyport.h"  // first (Python.h)
 
 #include <memory>
 #include <string>
 
-#include "capture/code_state.h"
+#include "runtime/code_state.h"
 
-namespace pj::capture {
+namespace pj::runtime {
+
+using capture::Break;
+using capture::break_info;
+using capture::CaptureOptions;
+using capture::CaptureResult;
 
 struct JitOptions {
   bool fullgraph = false;    // a refusal raises CaptureError instead of running eagerly
@@ -41,6 +47,12 @@ int stress_level();
 // Code under this directory (the pijit package) is never a stress-mode candidate.
 void set_library_prefix(const std::string& dir);
 
+// The function a pijit.jit object wraps (borrowed), or nullptr when o is not one.
+PyObject* jit_target(PyObject* o);
+
+// Adds JitFunction, CaptureError and the jit functions to pijit._C (false with an exception set).
+bool register_jit(PyObject* module);
+
 // A callable running the graph: runner(*inputs) -> tuple of outputs. New reference.
 PyObject* new_graph_runner(std::shared_ptr<graph::Graph> g, const std::string& name);
 
@@ -50,4 +62,4 @@ PyObject* new_graph_runner(std::shared_ptr<graph::Graph> g, const std::string& n
 // drawn twice).
 void note_graph_failure(bool rerunnable);
 
-}  // namespace pj::capture
+}  // namespace pj::runtime

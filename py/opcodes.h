@@ -9,7 +9,7 @@
 
 #include <cstdint>
 
-namespace pj::capture {
+namespace pj::py {
 
 // What an opcode's argument means and how it moves control. Kept in sync with opcode.py's
 // has* lists by tests/python/test_opcodes.py.
@@ -31,7 +31,7 @@ enum class Opcode : uint16_t {
 #define PJ_OPS_37 1
 #define PJ_OPS_39 1
 #define PJ_OP(name, number, flags, effect, jump_effect) name,
-#include "capture/opcodes.def"
+#include "py/opcodes.def"
 #undef PJ_OP
 #undef PJ_OPS_37
 #undef PJ_OPS_39
@@ -65,4 +65,4 @@ Opcode py_opcode_at(int i);
 // taken, 0 if execution falls through, -1 for the larger of both (dis.stack_effect(jump=None)).
 int stack_effect(Opcode op, int oparg, int jump);
 
-}  // namespace pj::capture
+}  // namespace pj::py

@@ -1,14 +1,14 @@
 // Tables built from capture/opcodes.def. The only file that reads the version selector.
-#include "capture/pyport.h"  // first (Python.h); PJ_PY_OPCODES_37/39: the numbering that runs here
+#include "py/pyport.h"  // first (Python.h); PJ_PY_OPCODES_37/39: the numbering that runs here
 
-#include "capture/opcodes.h"
+#include "py/opcodes.h"
 
 #include <algorithm>
 #include <array>
 
 #include "common/check.h"
 
-namespace pj::capture {
+namespace pj::py {
 static_assert(!(PJ_PY_OPCODES_37 && PJ_PY_OPCODES_39), "pyport.h selects at most one opcode numbering");
 static_assert(kNumOpcodes < 0xFFFF, "Opcode ids fit in uint16_t");
 
@@ -28,7 +28,7 @@ struct Tables {
 #define PJ_OPS_39 1
 #define PJ_OP(name, number, flags, effect, jump_effect) \
   info[static_cast<int>(Opcode::name)] = OpInfo{#name, -1, static_cast<uint32_t>(flags)};
-#include "capture/opcodes.def"
+#include "py/opcodes.def"
 #undef PJ_OP
 #undef PJ_OPS_37
 #undef PJ_OPS_39
@@ -36,7 +36,7 @@ struct Tables {
 #define PJ_OPS_37 PJ_PY_OPCODES_37
 #define PJ_OPS_39 PJ_PY_OPCODES_39
 #define PJ_OP(name, number, flags, effect, jump_effect) add(Opcode::name, number);
-#include "capture/opcodes.def"
+#include "py/opcodes.def"
 #undef PJ_OP
 #undef PJ_OPS_37
 #undef PJ_OPS_39
@@ -81,7 +81,7 @@ int stack_effect(Opcode op, int oparg, int jump) {
     fall = (effect);                                    \
     taken = (jump_effect);                              \
     break;
-#include "capture/opcodes.def"
+#include "py/opcodes.def"
 #undef PJ_OP
 #undef PJ_OPS_37
 #undef PJ_OPS_39
@@ -91,4 +91,4 @@ int stack_effect(Opcode op, int oparg, int jump) {
   return jump > 0 ? taken : jump == 0 ? fall : std::max(fall, taken);
 }
 
-}  // namespace pj::capture
+}  // namespace pj::py

@@ -1,4 +1,4 @@
-#include "pyext/py_common.h"
+#include "py/py_common.h"
 
 namespace pj::py {
 

@@ -1,10 +1,10 @@
-#include "capture/pyport.h"  // first (Python.h): code bytes and line tables of this version
+#include "py/pyport.h"  // first (Python.h): code bytes and line tables of this version
 
-#include "capture/bytecode.h"
+#include "py/bytecode.h"
 
 #include <string>
 
-namespace pj::capture {
+namespace pj::py {
 namespace {
 
 std::string at(const char* what, size_t offset) { return std::string(what) + " at offset " + std::to_string(offset); }
@@ -100,4 +100,4 @@ DecodeResult decode_code(_object* code) {
   return r;
 }
 
-}  // namespace pj::capture
+}  // namespace pj::py

@@ -11,11 +11,11 @@
 #include <string>
 #include <vector>
 
-#include "capture/opcodes.h"
+#include "py/opcodes.h"
 
 struct _object;  // PyObject, without pulling Python.h into every user of the decoder
 
-namespace pj::capture {
+namespace pj::py {
 
 struct Instruction {
   int offset = 0;  // byte offset of the opcode itself, after its prefixes (dis's offset)
@@ -41,4 +41,4 @@ DecodeResult decode(const uint8_t* code, size_t size, const int* unit_lines);
 // Python capture does not support (pyport.h: kCaptureSupported).
 DecodeResult decode_code(_object* code);
 
-}  // namespace pj::capture
+}  // namespace pj::py

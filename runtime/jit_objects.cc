@@ -1,17 +1,17 @@
 // The Python face of capture: pijit._C.JitFunction (what pijit.jit returns), the graph runner
 // called by rewritten code, jit_stats, stress mode and the jit configuration.
-#include "capture/pyport.h"  // first (Python.h)
+#include "py/pyport.h"  // first (Python.h)
 
 #include <structmember.h>
 
 #include <cstdlib>
 
-#include "capture/eval_frame.h"
+#include "runtime/eval_frame.h"
 #include "capture/jit_api.h"
-#include "pyext/py_common.h"
+#include "py/py_common.h"
 #include "pyext/tensor_object.h"
 
-namespace pj::capture {
+namespace pj::runtime {
 namespace {
 
 using py::Ref;
@@ -327,7 +327,7 @@ PyObject* py_set_context_mode(PyObject*, PyObject* mode) {
 
 PyObject* py_set_library_dir(PyObject*, PyObject* dir) {
   if (!PyUnicode_Check(dir)) return py::fail(PyExc_TypeError, "_set_library_dir expects a str");
-  set_library_dir(PyUnicode_AsUTF8(dir));
+  capture::set_library_dir(PyUnicode_AsUTF8(dir));
   set_library_prefix(PyUnicode_AsUTF8(dir));
   Py_RETURN_NONE;
 }
@@ -357,8 +357,9 @@ PyObject* new_graph_runner(std::shared_ptr<graph::Graph> g, const std::string& n
   return reinterpret_cast<PyObject*>(r);
 }
 
-// Called from register_capture_functions.
+// Called once from PyInit__C.
 bool register_jit(PyObject* m) {
+  capture::set_jit_target_fn(jit_target);
   if (PyType_Ready(&GraphRunnerType) < 0 || PyType_Ready(&JitFunctionType) < 0) return false;
   Py_INCREF(&JitFunctionType);
   if (PyModule_AddObject(m, "JitFunction", reinterpret_cast<PyObject*>(&JitFunctionType)) < 0) return false;
@@ -379,4 +380,4 @@ bool register_jit(PyObject* m) {
   return PyModule_AddFunctions(m, jit_methods) == 0;
 }
 
-}  // namespace pj::capture
+}  // namespace pj::runtime

@@ -1,8 +1,8 @@
 // The PEP 523 hook and what it does with a frame: look up the code object's cache (guards, most
 // recently hit entry first), capture on a miss, and run the chosen entry in a shadow frame.
-#include "capture/pyport.h"  // first (Python.h)
+#include "py/pyport.h"  // first (Python.h)
 
-#include "capture/eval_frame.h"
+#include "runtime/eval_frame.h"
 
 #include <cstdlib>
 #include <cstring>
@@ -10,9 +10,9 @@
 #include "absl/container/flat_hash_set.h"
 
 #include "codegen/rewrite.h"
-#include "pyext/py_common.h"
+#include "py/py_common.h"
 
-namespace pj::capture {
+namespace pj::runtime {
 namespace {
 
 Py_ssize_t g_extra_index = -1;
@@ -144,7 +144,7 @@ bool build_entry(PyFrameObject* f, CodeState* st, const JitOptions& opt, CacheEn
   ++st->compiles;
   if (r.ok) {
     py::Ref runner(new_graph_runner(r.graph, where(co)));
-    PyObject* code = runner ? codegen::emit_graph_code(co, r, runner.get()) : nullptr;
+    PyObject* code = runner ? codegen::emit_graph_code(co, *r.guards, r.plan, runner.get()) : nullptr;
     if (!code) {
       PyObject *t, *v, *tb;
       PyErr_Fetch(&t, &v, &tb);
@@ -337,4 +337,4 @@ bool set_stress(int level) {
 bool stress_enabled() { return g_stress; }
 int stress_level() { return g_stress ? (g_stress_reassemble ? 2 : 1) : 0; }
 
-}  // namespace pj::capture
+}  // namespace pj::runtime

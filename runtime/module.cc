@@ -1,4 +1,6 @@
 // pijit._C module: registration with the Python package, the generic op call, runtime knobs.
+#include "py/pyport.h"  // first (Python.h)
+
 #include "graph/op.h"
 #include "kernels/dnnl_context.h"
 #include "kernels/format.h"
@@ -6,11 +8,13 @@
 #include "kernels/random.h"
 #include "kernels/threading.h"
 #include "pyext/tensor_object.h"
+#include "runtime/eval_frame.h"
 
 namespace pj::py {
 
 void register_dtype_objects(PyObject* seq);
 void set_tensor_class(PyTypeObject* cls);
+void register_py_functions(PyObject* module);       // py/py_module.cc
 void register_capture_functions(PyObject* module);  // capture/capture_module.cc
 void register_codegen_functions(PyObject* module);  // codegen/codegen_module.cc
 
@@ -218,7 +222,12 @@ extern "C" __attribute__((visibility("default"))) PyObject* PyInit__C() {
     Py_DECREF(m);
     return nullptr;
   }
+  pj::py::register_py_functions(m);
   pj::py::register_capture_functions(m);
   pj::py::register_codegen_functions(m);
+  if (PyErr_Occurred() || !pj::runtime::register_jit(m)) {
+    Py_DECREF(m);
+    return nullptr;
+  }
   return m;
 }

@@ -2,7 +2,7 @@
 // machine, the cache of guarded entries (most recently hit first) and the counters jit_stats shows.
 #pragma once
 
-#include "capture/pyport.h"  // first (Python.h)
+#include "py/pyport.h"  // first (Python.h)
 
 #include <list>
 #include <map>
@@ -12,7 +12,7 @@
 
 #include "capture/simulator.h"
 
-namespace pj::capture {
+namespace pj::runtime {
 
 struct CacheEntry {
   std::shared_ptr<guards::GuardTree> guards;
@@ -48,4 +48,4 @@ struct GlobalStats {
 };
 GlobalStats& global_stats();
 
-}  // namespace pj::capture
+}  // namespace pj::runtime

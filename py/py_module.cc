@@ -1,0 +1,96 @@
+// Test hooks of the base layer on pijit._C: the opcode table and the decoder as Python sees them, so
+// tests/python/test_opcodes.py can hold them against opcode, dis.stack_effect and
+// dis.get_instructions on each interpreter. Underscored: not API.
+#include "py/pyport.h"  // first (Python.h)
+
+#include "py/bytecode.h"
+#include "py/opcodes.h"
+#include "py/py_common.h"
+
+namespace pj::py {
+namespace {
+
+using py::Opcode;
+
+// On a Python whose capture is not built yet every hook raises, with the same message.
+bool refuse_unsupported() {
+  if (kCaptureSupported) return false;
+  PyErr_SetString(PyExc_NotImplementedError, kUnsupportedPythonMessage);
+  return true;
+}
+
+// _C._opcode_table() -> [(name, number, flags)] for the running interpreter, table order.
+PyObject* py_opcode_table(PyObject*, PyObject*) {
+  if (refuse_unsupported()) return nullptr;
+  Ref list(PyList_New(0));
+  if (!list) return nullptr;
+  for (int i = 0; i < py::num_py_opcodes(); ++i) {
+    const py::OpInfo& info = py::op_info(py::py_opcode_at(i));
+    Ref row(Py_BuildValue("(siI)", info.name, info.py_opcode, info.flags));
+    if (!row || PyList_Append(list.get(), row.get()) < 0) return nullptr;
+  }
+  return list.release();
+}
+
+// _C._opcode_flags() -> {"JUMP_REL": bit, ...}: the meaning of the flags column.
+PyObject* py_opcode_flags(PyObject*, PyObject*) {
+  return Py_BuildValue("{s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:I}", "ARG", py::kArg, "JUMP_REL",
+                       py::kJumpRel, "JUMP_ABS", py::kJumpAbs, "COND_JUMP", py::kCondJump,
+                       "SETUP", py::kSetup, "ENDS_BLOCK", py::kEndsBlock, "NAME", py::kName,
+                       "CONST", py::kConst, "LOCAL", py::kLocal, "FREE", py::kFree, "COMPARE",
+                       py::kCompare);
+}
+
+// _C._stack_effect(opcode_number, oparg, jump=None): pijit's table, jump None/True/False as in dis.
+PyObject* py_stack_effect(PyObject*, PyObject* args) {
+  int number, oparg;
+  PyObject* jump = Py_None;
+  if (!PyArg_ParseTuple(args, "ii|O:_stack_effect", &number, &oparg, &jump)) return nullptr;
+  if (refuse_unsupported()) return nullptr;
+  Opcode op = py::from_py_opcode(number);
+  if (op == Opcode::kInvalid) return fail(PyExc_ValueError, "unknown opcode " + std::to_string(number));
+  int j = -1;
+  if (jump != Py_None) {
+    int truth = PyObject_IsTrue(jump);
+    if (truth < 0) return nullptr;
+    j = truth;
+  }
+  return PyLong_FromLong(py::stack_effect(op, oparg, j));
+}
+
+// _C._decode(code) -> [(offset, opname, arg, line, jump_target, is_jump_target)]; arg and
+// jump_target are None where the opcode has none (as in dis). Malformed bytecode: ValueError.
+PyObject* py_decode(PyObject*, PyObject* code) {
+  if (refuse_unsupported()) return nullptr;
+  if (!PyCode_Check(code)) return fail(PyExc_TypeError, std::string("_decode expects a code object, got '") +
+                                                            Py_TYPE(code)->tp_name + "'");
+  PJ_PY_BEGIN
+  py::DecodeResult r = py::decode_code(code);
+  if (!r.ok()) return fail(PyExc_ValueError, "malformed bytecode: " + r.error);
+  Ref list(PyList_New(0));
+  if (!list) return nullptr;
+  for (const py::Instruction& ins : r.instructions) {
+    Ref arg(py::has_flag(ins.op, py::kArg) ? PyLong_FromLong(ins.arg) : (Py_INCREF(Py_None), Py_None));
+    Ref target(ins.jump_target >= 0 ? PyLong_FromLong(ins.jump_target) : (Py_INCREF(Py_None), Py_None));
+    if (!arg || !target) return nullptr;
+    Ref row(Py_BuildValue("(isOiOO)", ins.offset, py::op_name(ins.op), arg.get(), ins.line, target.get(),
+                          ins.is_jump_target ? Py_True : Py_False));
+    if (!row || PyList_Append(list.get(), row.get()) < 0) return nullptr;
+  }
+  return list.release();
+  PJ_PY_END(nullptr)
+}
+
+PyMethodDef py_methods[] = {
+    {"_opcode_table", py_opcode_table, METH_NOARGS, "[(name, number, flags)] of the running interpreter"},
+    {"_opcode_flags", py_opcode_flags, METH_NOARGS, "names of the bits in _opcode_table's flags"},
+    {"_stack_effect", py_stack_effect, METH_VARARGS, "_stack_effect(opcode, oparg, jump=None) from pijit's table"},
+    {"_decode", py_decode, METH_O, "_decode(code): pijit's decoding of a code object"},
+    {nullptr, nullptr, 0, nullptr}};
+
+}  // namespace
+
+// Called once from PyInit__C. On failure (out of memory) a Python exception is left set.
+void register_py_functions(PyObject* module) { PyModule_AddFunctions(module, py_methods); }
+
+}  // namespace pj::py
