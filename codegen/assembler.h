@@ -6,7 +6,7 @@
 // layout: jump arguments from the targets' offsets, EXTENDED_ARG prefixes where an argument needs
 // them (iterated to a fixed point, since a prefix moves every later offset), the line table, and
 // co_stacksize by flow analysis. It is version-independent; what differs between Pythons (code
-// object constructor, line table format, jump units) lives in capture/pyport.h, section (e).
+// object constructor, line table format, jump units) lives in py/pyport.h, section (e).
 //
 // Bad input (a target out of range, an opcode this Python lacks, a stack that underflows or
 // disagrees with itself at a join) is an expected failure: ValueError, never an abort.

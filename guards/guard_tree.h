@@ -9,7 +9,7 @@
 // The same paths tell codegen how to load a graph input in the rewritten bytecode (load_steps).
 #pragma once
 
-#include "capture/pyport.h"  // first (Python.h)
+#include "py/pyport.h"  // first (Python.h)
 
 #include <string>
 #include <vector>

@@ -1,4 +1,4 @@
-// Tables built from capture/opcodes.def. The only file that reads the version selector.
+// Tables built from py/opcodes.def. The only file that reads the version selector.
 #include "py/pyport.h"  // first (Python.h); PJ_PY_OPCODES_37/39: the numbering that runs here
 
 #include "py/opcodes.h"

@@ -5,7 +5,7 @@
 //   (a) the PEP 523 frame-evaluation hook, behind one pijit signature (EvalFrameFn);
 //   (b) line numbers of a code object (co_lnotab on 3.7-3.9);
 //   (c) the per-code-object extra slot (co_extra) that holds pijit's cache;
-//   (d) which opcode numbering capture/opcodes.def selects, and how jump arguments are counted;
+//   (d) which opcode numbering py/opcodes.def selects, and how jump arguments are counted;
 //   (e) building code objects (codegen/assembler): the constructor and the line-table encoding.
 //
 // Supported: 3.7 and 3.9 (required), 3.8 shares their frame model but not their opcode set and is
@@ -22,7 +22,7 @@
 #include <string>  // encode_line_table's buffer
 #include <vector>
 
-// (d) Opcode numbering selector, read by capture/opcodes.def's #if blocks.
+// (d) Opcode numbering selector, read by py/opcodes.def's #if blocks.
 #if PY_VERSION_HEX >= 0x03070000 && PY_VERSION_HEX < 0x03080000
 #define PJ_PY_OPCODES_37 1
 #define PJ_PY_OPCODES_39 0
