@@ -27,6 +27,7 @@ struct CodeState {
   // never compiled (no state at all) -> Candidate -> Building -> Compiled; Skip after the
   // recompile limit or for code that can never be captured.
   enum Mode { Candidate, Building, Compiled, Skip } mode = Candidate;
+  PyCodeObject* code = nullptr;  // the owner (borrowed: the state dies with it, or at exit first)
   std::list<CacheEntry> entries;
   std::string skip_reason;
   PyObject* reassembled = nullptr;  // stress mode: the original bytecode re-assembled (owned)
@@ -40,6 +41,11 @@ struct CodeState {
 
 // The state of a code object, created on first use (nullptr with an exception on failure).
 CodeState* code_state(PyCodeObject* co, bool create);
+
+// At interpreter exit (atexit, before modules are torn down): frees every state, empties pijit's
+// slots and the extra arrays only pijit used, and turns the hook off for what finalization still
+// runs. Code objects then die as if pijit had never seen them (no free function runs for them).
+void release_code_states();
 
 // Totals over every frame the hook decided about (stress mode reports these).
 struct GlobalStats {

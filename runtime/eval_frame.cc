@@ -37,11 +37,12 @@ thread_local GraphFailure t_graph_failure = GraphFailure::None;
 // object dies without clearing the slots, and another user's free function may run Python code
 // that enters the hook for that same dying code: its slot then holds a freed pointer, which
 // code_state() must not hand out.
-absl::flat_hash_set<const CodeState*> g_live_states;
+absl::flat_hash_set<CodeState*> g_live_states;
+bool g_released = false;  // release_code_states ran: the interpreter is finalizing
 
 void free_state(void* p) {
-  if (!p) return;  // CPython calls free functions for empty slots too
-  g_live_states.erase(static_cast<CodeState*>(p));
+  // CPython calls free functions for empty slots too; and only a live state is ours to delete.
+  if (!p || !g_live_states.erase(static_cast<CodeState*>(p))) return;
   delete static_cast<CodeState*>(p);
 }
 
@@ -241,7 +242,7 @@ PyObject* pijit_eval_frame(PyThreadState* ts, PyFrameObject* f, int throw_flag) 
   }
   // Module and class bodies (no CO_OPTIMIZED) keep their names in f_locals, a dict a shadow frame
   // would not share: they always run as they are.
-  if (!opt || t_jit.busy || throw_flag || !(co->co_flags & CO_OPTIMIZED) || py::frame_is_resumable(f) ||
+  if (!opt || g_released || t_jit.busy || throw_flag || !(co->co_flags & CO_OPTIMIZED) || py::frame_is_resumable(f) ||
       py::tracing_or_profiling(ts))
     return py::eval_frame_default(ts, f, throw_flag);
   return run_captured(ts, f, *opt);
@@ -261,13 +262,35 @@ CodeState* code_state(PyCodeObject* co, bool create) {
   auto* st = static_cast<CodeState*>(py::get_code_extra(reinterpret_cast<PyObject*>(co), g_extra_index));
   if (st) return g_live_states.contains(st) ? st : nullptr;  // freed: the code object is dying
   if (!create) return nullptr;
+  if (g_released) return nullptr;
   st = new CodeState();
+  st->code = co;
   if (!py::set_code_extra(reinterpret_cast<PyObject*>(co), g_extra_index, st)) {
     delete st;
     return nullptr;
   }
   g_live_states.insert(st);
   return st;
+}
+
+void release_code_states() {
+  if (g_released) return;
+  set_stress(0);
+  g_released = true;
+#if PJ_PY_CAPTURE_SUPPORTED
+  std::vector<CodeState*> states(g_live_states.begin(), g_live_states.end());
+  for (CodeState* st : states) {
+    if (!g_live_states.contains(st)) continue;  // freed meanwhile by a code object's death
+    PyCodeObject* co = st->code;
+    Py_INCREF(co);  // deleting the state may drop the last other reference to its code
+    // 3.9 frees the slot's old value through free_state here; 3.7 leaves that to us.
+    py::set_code_extra(reinterpret_cast<PyObject*>(co), g_extra_index, nullptr);
+    free_state(st);
+    py::drop_empty_code_extra(co);
+    Py_DECREF(co);
+  }
+  PyErr_Clear();
+#endif
 }
 
 void note_graph_failure(bool rerunnable) {
@@ -279,7 +302,7 @@ JitConfig& jit_config() { return g_config; }
 void set_library_prefix(const std::string& dir) { g_library_prefix = dir; }
 
 bool hook_enter() {
-  if (!py::kCaptureSupported) return false;
+  if (!py::kCaptureSupported || g_released) return false;
   if (g_active_calls == 0 && !g_stress) {
     py::EvalFrameFn current = py::get_eval_frame();
     if (current && current != pijit_eval_frame) {

@@ -332,6 +332,11 @@ PyObject* py_set_library_dir(PyObject*, PyObject* dir) {
   Py_RETURN_NONE;
 }
 
+PyObject* py_release_code_states(PyObject*, PyObject*) {
+  release_code_states();
+  Py_RETURN_NONE;
+}
+
 PyMethodDef jit_methods[] = {
     {"jit_stats", py_jit_stats, METH_O, "jit_stats(fn): capture counters, guards and graphs of a jitted function"},
     {"set_stress", py_set_stress, METH_O, "set_stress(level): 1 capture every frame, 2 also re-assemble refused ones"},
@@ -341,6 +346,8 @@ PyMethodDef jit_methods[] = {
      METH_VARARGS | METH_KEYWORDS, "set_jit_config(recompile_limit=, inline_depth=, log=, instruction_budget=)"},
     {"_set_context_mode", py_set_context_mode, METH_O, "the context mode guards check (0 graph, 1 pynative)"},
     {"_set_library_dir", py_set_library_dir, METH_O, "directory of pijit's own Python code"},
+    {"_release_code_states", py_release_code_states, METH_NOARGS,
+     "at exit: free every code object's pijit state and stop capturing"},
     {nullptr, nullptr, 0, nullptr}};
 
 }  // namespace

@@ -11,6 +11,7 @@ jit_stats(f)["break_reasons"]; fullgraph=True (and Cells under GRAPH_MODE) raise
 instead. PIJIT_LOGS=breaks,recompiles,graphs prints decisions to stderr as they happen.
 """
 import functools
+import atexit
 import os
 
 from pijit import _C
@@ -22,6 +23,9 @@ stress_stats = _C.stress_stats
 reset_stress_stats = _C.reset_stress_stats
 
 _C._set_library_dir(os.path.dirname(os.path.abspath(__file__)) + os.sep)
+# Before modules are torn down, code objects give back pijit's state (and the extra arrays only
+# pijit used), so that finalization frees them as if pijit had never seen them.
+atexit.register(_C._release_code_states)
 
 
 _CAPTURE_MODES = ("ast", "bytecode", "trace")

@@ -274,6 +274,49 @@ PROGRAMS = {
             return d
         print(depth(nest(200)), depth(nest(200)))
     """,
+    # RC-3d: a second co_extra user whose free function is Python code (test_code's CoExtra).
+    # CPython calls every user's free function for each code object with an extra array, also
+    # during finalization, when a ctypes callback can no longer run: pijit gives its slots (and the
+    # arrays only it used) back at exit, and never hands out a state whose code is dying.
+    "coextra_free_function_at_exit": """
+        import ctypes
+        freefunc = ctypes.CFUNCTYPE(None, ctypes.c_void_p)
+        req = ctypes.pythonapi._PyEval_RequestCodeExtraIndex
+        req.argtypes, req.restype = (freefunc,), ctypes.c_ssize_t
+        calls = []
+        def myfree(ptr):
+            calls.append(ptr)
+        FREE = freefunc(myfree)
+        req(FREE)
+        exec("def g():\\n    pass\\ng()\\n", {})
+        print("foreign free function called:", calls)
+    """,
+    "coextra_free_function_runs_python": """
+        import ctypes, gc
+        api = ctypes.pythonapi
+        freefunc = ctypes.CFUNCTYPE(None, ctypes.c_void_p)
+        req = api._PyEval_RequestCodeExtraIndex
+        req.argtypes, req.restype = (freefunc,), ctypes.c_ssize_t
+        set_extra = api._PyCode_SetExtra
+        set_extra.argtypes = (ctypes.py_object, ctypes.c_ssize_t, ctypes.c_void_p)
+        set_extra.restype = ctypes.c_int
+        freed = []
+        def myfree(ptr):  # Python code run from code_dealloc: frames enter the hook meanwhile
+            def inner(p):
+                return p
+            freed.append(inner(ptr))
+        FREE = freefunc(myfree)
+        index = req(FREE)
+        for i in range(3):
+            ns = {}
+            exec("def g(a):\\n    return a + 1\\n", ns)
+            g = ns["g"]
+            print(g(i), g(i))
+            set_extra(g.__code__, index, 100 + i)
+            del g, ns
+            gc.collect()
+        print("freed:", [p for p in freed if p])
+    """,
 }
 
 
