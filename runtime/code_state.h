@@ -32,6 +32,8 @@ struct CodeState {
   std::string skip_reason;
   PyObject* reassembled = nullptr;  // stress mode: the original bytecode re-assembled (owned)
   int64_t compiles = 0, cache_hits = 0, cache_misses = 0, recompiles = 0;
+  int64_t evictions = 0;        // entries dropped (least recently hit first) at recompile_limit
+  int64_t misses_in_a_row = 0;  // calls since the last cache hit that found no entry
   int64_t frames_rewritten = 0, frames_default = 0;
   int64_t graph_failures = 0;  // calls whose graph raised and that then ran eagerly
   std::vector<std::string> recompile_reasons;  // "x.shape[0]: 3 -> 4", one per recompile
@@ -50,6 +52,7 @@ void release_code_states();
 // Totals over every frame the hook decided about (stress mode reports these).
 struct GlobalStats {
   int64_t frames_rewritten = 0, frames_default = 0;
+  int64_t frames_captured = 0;  // of frames_rewritten: ran a captured graph's code
   std::map<std::string, int64_t> fallback_reasons;  // reason id + name -> frames
 };
 GlobalStats& global_stats();

@@ -94,11 +94,29 @@ PyObject* run_default(PyThreadState* ts, PyFrameObject* f, CodeState* st, const 
   return py::eval_frame_default(ts, f, 0);
 }
 
+// A frame capture refused runs as it is; at stress level 2 through pijit's re-assembled bytecode,
+// to exercise the assembler and shadow frames on every code capture meets.
+PyObject* run_refused(PyThreadState* ts, PyFrameObject* f, CodeState* st, const std::string& why) {
+  if (!g_stress_reassemble) return run_default(ts, f, st, why);
+  if (!st->reassembled) {
+    st->reassembled = codegen::reassemble(py::frame_code(f));
+    if (!st->reassembled) {
+      PyErr_Clear();
+      return run_default(ts, f, st, "reassembly failed");
+    }
+  }
+  ++st->frames_rewritten;
+  ++g_stats.frames_rewritten;
+  ++g_stats.fallback_reasons[why];
+  return run_in_shadow(ts, f, st->reassembled);
+}
+
 PyObject* run_entry(PyThreadState* ts, PyFrameObject* f, CodeState* st, CacheEntry& e) {
   ++e.hits;
   if (e.code) {
     ++st->frames_rewritten;
     ++g_stats.frames_rewritten;
+    ++g_stats.frames_captured;
     t_graph_failure = GraphFailure::None;
     PyObject* r = run_in_shadow(ts, f, e.code);
     // The rewritten code does nothing observable before its graph call (it reads guarded paths),
@@ -113,20 +131,7 @@ PyObject* run_entry(PyThreadState* ts, PyFrameObject* f, CodeState* st, CacheEnt
     t_graph_failure = GraphFailure::None;
     return r;
   }
-  if (g_stress_reassemble) {  // exercise the assembler and shadow frames on the code capture refused
-    if (!st->reassembled) {
-      st->reassembled = codegen::reassemble(py::frame_code(f));
-      if (!st->reassembled) {
-        PyErr_Clear();
-        return run_default(ts, f, st, "reassembly failed");
-      }
-    }
-    ++st->frames_rewritten;
-    ++g_stats.frames_rewritten;
-    ++g_stats.fallback_reasons[e.reason];
-    return run_in_shadow(ts, f, st->reassembled);
-  }
-  return run_default(ts, f, st, e.reason);
+  return run_refused(ts, f, st, e.reason);
 }
 
 // Builds the cache entry for this frame's guards: a graph, or an eager refusal with its reason.
@@ -190,7 +195,7 @@ PyObject* run_captured(PyThreadState* ts, PyFrameObject* f, const JitOptions& op
                    "eagerly for good (%s)", where(co).c_str(), st->skip_reason.c_str());
       return nullptr;
     }
-    return run_default(ts, f, st, st->skip_reason);
+    return run_refused(ts, f, st, st->skip_reason);
   }
   if (st->mode == CodeState::Building) return run_default(ts, f, st, "re-entered while capturing");
   for (auto it = st->entries.begin(); it != st->entries.end(); ++it) {
@@ -203,6 +208,7 @@ PyObject* run_captured(PyThreadState* ts, PyFrameObject* f, const JitOptions& op
       return nullptr;
     }
     ++st->cache_hits;
+    st->misses_in_a_row = 0;
     if (it != st->entries.begin()) st->entries.splice(st->entries.begin(), st->entries, it);
     return run_entry(ts, f, st, st->entries.front());
   }
@@ -213,16 +219,29 @@ PyObject* run_captured(PyThreadState* ts, PyFrameObject* f, const JitOptions& op
     ++st->recompiles;
     st->recompile_reasons.push_back(why.text());
     log("recompiles", "recompiling " + where(co) + ": " + why.text());
-    if (static_cast<int>(st->entries.size()) >= opt.recompile_limit) {
+    // A full cache evicts its least recently hit entry: a working set that moves on (new shapes,
+    // new instances) keeps being captured. Only a code whose calls never repeat a guard set (each
+    // call a new constant) stops being captured, so that it does not capture on every call.
+    if (++st->misses_in_a_row >= 4 * static_cast<int64_t>(opt.recompile_limit)) {
       st->mode = CodeState::Skip;
       st->skip_reason = std::string(break_info(Break::RecompileLimit).id) + " " + break_info(Break::RecompileLimit).name;
-      std::string msg = "pijit: " + where(co) + " was recompiled " + std::to_string(st->entries.size()) +
-                        " times (recompile_limit=" + std::to_string(opt.recompile_limit) +
+      std::string msg = "pijit: " + where(co) + " missed its cache " + std::to_string(st->misses_in_a_row) +
+                        " calls in a row (recompile_limit=" + std::to_string(opt.recompile_limit) +
                         "); it runs eagerly from now on. Last guard failure: " + why.text();
       st->break_reasons.push_back(msg);
       // Frames that are candidates only because of stress mode count it instead of warning.
       report(&opt == &g_config.defaults && g_stress ? kLogDebug : kLogWarning, msg);
-      return run_default(ts, f, st, st->skip_reason);
+      return run_refused(ts, f, st, st->skip_reason);
+    }
+    if (static_cast<int>(st->entries.size()) >= opt.recompile_limit) {
+      if (st->evictions++ == 0) {
+        std::string msg = "pijit: " + where(co) + " has " + std::to_string(st->entries.size()) +
+                          " cache entries (recompile_limit=" + std::to_string(opt.recompile_limit) +
+                          "); from now on each recompile evicts the least recently used one. Guard failure: " +
+                          why.text();
+        report(&opt == &g_config.defaults && g_stress ? kLogDebug : kLogWarning, msg);
+      }
+      st->entries.pop_back();
     }
   }
   CacheEntry e;
@@ -243,8 +262,16 @@ PyObject* pijit_eval_frame(PyThreadState* ts, PyFrameObject* f, int throw_flag) 
   // Module and class bodies (no CO_OPTIMIZED) keep their names in f_locals, a dict a shadow frame
   // would not share: they always run as they are.
   if (!opt || g_released || t_jit.busy || throw_flag || !(co->co_flags & CO_OPTIMIZED) || py::frame_is_resumable(f) ||
-      py::tracing_or_profiling(ts))
+      py::tracing_or_profiling(ts)) {
+    if (opt && g_stress && !t_jit.busy) {  // stress statistics count every candidate frame
+      ++g_stats.frames_default;
+      ++g_stats.fallback_reasons[!(co->co_flags & CO_OPTIMIZED) ? "module or class body"
+                                 : py::frame_is_resumable(f)    ? "generator or coroutine frame"
+                                 : throw_flag                   ? "exception thrown into a frame"
+                                                                : "traced or profiled"];
+    }
     return py::eval_frame_default(ts, f, throw_flag);
+  }
   return run_captured(ts, f, *opt);
 }
 

@@ -19,7 +19,7 @@ using capture::CaptureResult;
 
 struct JitOptions {
   bool fullgraph = false;    // a refusal raises CaptureError instead of running eagerly
-  int recompile_limit = 8;   // cache entries per code object before it runs eagerly for good
+  int recompile_limit = 8;   // cache entries per code object; beyond, the least recently hit is evicted
   CaptureOptions capture;
 };
 

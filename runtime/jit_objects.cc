@@ -263,6 +263,7 @@ PyObject* py_jit_stats(PyObject*, PyObject* obj) {
   set_item(d.get(), "cache_hits", PyLong_FromLongLong(st ? st->cache_hits : 0));
   set_item(d.get(), "cache_misses", PyLong_FromLongLong(st ? st->cache_misses : 0));
   set_item(d.get(), "recompiles", PyLong_FromLongLong(st ? st->recompiles : 0));
+  set_item(d.get(), "evictions", PyLong_FromLongLong(st ? st->evictions : 0));
   set_item(d.get(), "frames_rewritten", PyLong_FromLongLong(st ? st->frames_rewritten : 0));
   set_item(d.get(), "frames_default", PyLong_FromLongLong(st ? st->frames_default : 0));
   set_item(d.get(), "graph_failures", PyLong_FromLongLong(st ? st->graph_failures : 0));
@@ -287,9 +288,9 @@ PyObject* py_stress_stats(PyObject*, PyObject*) {
   Ref reasons(PyDict_New());
   for (auto& kv : g.fallback_reasons) set_item(reasons.get(), kv.first.c_str(), PyLong_FromLongLong(kv.second));
   Py_INCREF(reasons.get());
-  return Py_BuildValue("{s:O,s:i,s:L,s:L,s:N}", "enabled", stress_enabled() ? Py_True : Py_False, "level",
-                       stress_level(), "frames_rewritten",
-                       static_cast<long long>(g.frames_rewritten), "frames_default",
+  return Py_BuildValue("{s:O,s:i,s:L,s:L,s:L,s:N}", "enabled", stress_enabled() ? Py_True : Py_False, "level",
+                       stress_level(), "frames_rewritten", static_cast<long long>(g.frames_rewritten),
+                       "frames_captured", static_cast<long long>(g.frames_captured), "frames_default",
                        static_cast<long long>(g.frames_default), "fallback_reasons", reasons.get());
 }
 

@@ -452,21 +452,36 @@ class TestGuards(JitCase):
         net.extra = pj.Parameter(pj.ones(1), name="extra")
         self.assertEqual(jn(T([1.0])).tolist(), [2.0])
 
-    def test_recompile_limit_falls_back_with_a_logged_warning(self):
+    def test_recompile_limit_evicts_the_least_recently_used_entry(self):
         # Reported through logging.getLogger("pijit"), never `warnings`: under -W error (here
         # simplefilter("error")) a pijit message must not become the program's exception.
         jf = pj.jit(lambda x: x + 1, recompile_limit=2)
         with warnings.catch_warnings():
             warnings.simplefilter("error")
             with self.assertLogs("pijit", "WARNING") as logs:
-                for n in range(1, 5):
+                for n in (1, 2, 3, 3, 2, 4, 2, 2, 3):
                     self.assertEqual(jf(pj.ones((n,))).tolist(), [2.0] * n)
         st = pj.jit_stats(jf)
-        self.assertEqual(st["mode"], "skip")
-        self.assertEqual(st["compiles"], 2)
-        self.assertEqual(len(logs.output), 1)
+        self.assertEqual(st["mode"], "compiled")  # never eager for good: the working set moved on
+        self.assertEqual(st["compiles"], 5)       # 1, 2, 3 (evicts 1), 4 (evicts 3), 3 (evicts 4)
+        self.assertEqual(st["evictions"], 3)
+        self.assertEqual(st["cache_hits"], 4)     # 3, 2, 2, 2
+        self.assertEqual(st["graphs"], 2)         # the entries now cached: 3 and 2
+        self.assertEqual(len(logs.output), 1)     # said once, when the first entry was evicted
         self.assertIn("recompile_limit=2", logs.output[0])
+        self.assertIn("least recently used", logs.output[0])
         self.assertIn("x.shape[0]: 2 -> 3", logs.output[0])
+
+    def test_a_code_whose_calls_never_repeat_stops_capturing(self):
+        jf = pj.jit(lambda x, k: x + k, recompile_limit=2)
+        with self.assertLogs("pijit", "WARNING") as logs:
+            for k in range(12):  # each call a new constant: every call misses
+                self.assertEqual(jf(pj.ones((1,)), k).tolist(), [1.0 + k])
+        st = pj.jit_stats(jf)
+        self.assertEqual(st["mode"], "skip")
+        self.assertEqual(st["compiles"], 8)  # 4 * recompile_limit misses in a row, then eager
+        self.assertIn("runs eagerly from now on", logs.output[-1])
+        self.assertIn("k: 7 -> 8", logs.output[-1])
 
     def test_context_mode_is_guarded(self):
         jf = pj.jit(lambda x: x + 1)
