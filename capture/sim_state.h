@@ -83,6 +83,7 @@ class Simulator {
   bool plain_instance(PyObject* v);                    // an instance of a user class (or Cell)
   void need_identity(PyObject* v);                     // guard that later calls see this very object
   void is_identity(PyObject* a, PyObject* b);          // guards what `a is b` depended on
+  void identity_observed(PyObject* sym);               // a tensor was hashed: guard input aliasing
   int node_of(PyObject* v) const;                      // -1 if not read from the frame
   // Read from the frame, or a stand-in capture made for such an object (a copy holding symbolic
   // tensors, a cell mirroring an enclosing function's): writing to it would change nothing real.
@@ -134,6 +135,7 @@ class Simulator {
   std::unordered_map<PyObject*, std::vector<int>> const_nodes_;  // constants read -> every node
   std::unordered_map<int, PyObject*> sym_of_node_;    // graph-input symbolic tensors by guard node
   std::unordered_map<PyObject*, std::pair<PyObject*, int>> real_of_sym_;  // sym -> (real, node)
+  std::unordered_map<PyObject*, PyObject*> sym_of_real_;  // a frame tensor -> its one graph value
   std::unordered_map<PyObject*, PyObject*> materialized_;  // sourced container -> plain copy
   std::unordered_map<PyObject*, std::pair<int, bool>> ret_slots_;  // returned container -> (slot, planned)
   std::unordered_map<const void*, int> const_ids_;    // concrete tensor impl -> graph const value

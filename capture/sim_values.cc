@@ -264,6 +264,12 @@ PyObject* Simulator::wrap(PyObject* obj, int node) {
     if (t.is_symbolic()) return obj;
     auto it = sym_of_node_.find(node);
     if (it != sym_of_node_.end()) return it->second;
+    auto alias = sym_of_real_.find(obj);
+    if (alias != sym_of_real_.end()) {  // one tensor reached along two paths: one graph value
+      tree_.add_same_as(node, real_of_sym_[alias->second].second, true);
+      sym_of_node_[node] = alias->second;
+      return alias->second;
+    }
     // Its stand-in is a plain Tensor: a user subclass's overrides would be bypassed.
     if (!is_library_type(Py_TYPE(obj)))
       stop(Break::UserObjectOperator, std::string("a tensor of the user subclass ") + Py_TYPE(obj)->tp_name);
@@ -277,6 +283,7 @@ PyObject* Simulator::wrap(PyObject* obj, int node) {
     Py_INCREF(obj);
     own(obj);
     real_of_sym_[sym] = {obj, node};
+    sym_of_real_[obj] = sym;
     return sym;
   }
   if (is_constant(obj)) {
@@ -320,11 +327,8 @@ PyObject* Simulator::wrap(PyObject* obj, int node) {
   auto seen = node_of_.emplace(obj, node);
   if (!seen.second && seen.first->second != node) {
     // One object reached along two paths: reads go through the first path, so both paths must
-    // keep holding one object.
-    for (int n : {seen.first->second, node}) {
-      Py_INCREF(obj);
-      tree_.add_check(n, {CheckKind::Id, obj, 0, {}});
-    }
+    // keep holding one object (any one: another call passing another list twice reuses the graph).
+    tree_.add_same_as(node, seen.first->second, true);
   }
   return obj;
 }
@@ -349,10 +353,21 @@ void Simulator::is_identity(PyObject* a, PyObject* b) {
     }
     return;
   }
-  // Each path gets its own graph value, so two tensor values are never the same object here.
+  // Graph values of two paths are distinct unless the frame gave one tensor twice (wrap shares it).
   if (py::is_tensor(a) || py::is_tensor(b)) stop(Break::UserObjectOperator, "`is` between tensors");
+  // Two objects read from the frame (two list arguments): the answer holds while the two paths
+  // keep holding one object, or two.
+  int na = node_of(a), nb = node_of(b);
+  if (na >= 0 && nb >= 0) tree_.add_same_as(na, nb, a == b);
   need_identity(a);
   need_identity(b);
+}
+
+void Simulator::identity_observed(PyObject* sym) {
+  auto it = real_of_sym_.find(sym);
+  if (it == real_of_sym_.end()) return;  // made by the graph: a new object on every call
+  for (auto& other : real_of_sym_)
+    if (other.first != sym) tree_.add_same_as(it->second.second, other.second.second, false);
 }
 
 bool Simulator::plain_instance(PyObject* v) {
@@ -852,6 +867,8 @@ PyObject* Simulator::call_ex(PyObject* callable, PyObject* args_tuple, PyObject*
     Py_ssize_t pos = 0, i = 0;
     PyObject *k, *val;
     while (PyDict_Next(kw, &pos, &k, &val)) {
+      // CPython raises "keywords must be strings" (3.7 reaches here without DICT_MERGE's check).
+      if (!PyUnicode_Check(k)) stop(Break::Raises, "TypeError: keywords must be strings");
       Py_INCREF(k);
       PyTuple_SET_ITEM(names, i++, k);
       all.push_back(val);

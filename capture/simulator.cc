@@ -19,6 +19,9 @@ namespace {
 thread_local Simulator* t_sim = nullptr;
 
 Tensors record_op(const OpDef& op, const Tensors& in, const Attrs& attrs) { return t_sim->record(op, in, attrs); }
+void observe_identity(PyObject* tensor) {
+  if (t_sim) t_sim->identity_observed(tensor);
+}
 
 PyObject* pop(SimFrame& fr) {
   PJ_CHECK(!fr.stack.empty()) << "simulated stack underflow in " << PyUnicode_AsUTF8(fr.code->co_name);
@@ -153,17 +156,22 @@ void Simulator::run_root(PyFrameObject* f) {
   for (int i = 0; i < ncells; ++i) {
     PyObject* cell = own(PyCell_New(nullptr));
     sim_cells_.insert(cell);
+    // A free variable's cell stands for an enclosing function's: a write through it (here, or in
+    // an inner function given it by LOAD_CLOSURE) must reach the real cell, so it refuses.
+    if (i >= py::code_ncells(fr.code)) mirrors_.insert(cell);
     fr.cells[i] = cell;
   }
   Simulator* prev_sim = t_sim;
   t_sim = this;
   OpRecorder prev = set_op_recorder(record_op);
+  py::set_identity_observer(observe_identity);
   struct Restore {
     Simulator* s;
     OpRecorder r;
     ~Restore() {
       set_op_recorder(r);
       t_sim = s;
+      if (!s) py::set_identity_observer(nullptr);
     }
   } restore{prev_sim, prev};
   PyObject* result = run_frame(fr);
@@ -237,10 +245,18 @@ void Simulator::step(SimFrame& fr, const Instruction& ins) {
       fr.locals[ins.arg] = pop(fr);
       if (fr.root) fr.loaded[ins.arg] = 1;
       return;
-    case Opcode::DELETE_FAST:
+    case Opcode::DELETE_FAST: {
+      // Bound or not is the same on every call: the frame starts with exactly its arguments bound.
+      bool bound = fr.root && !fr.loaded[ins.arg] ? py::frame_local(fr.real, ins.arg) != nullptr
+                                                  : fr.locals[ins.arg] != nullptr;
+      if (!bound)
+        stop(Break::Raises, std::string("UnboundLocalError: local variable '") +
+                                PyUnicode_AsUTF8(PyTuple_GET_ITEM(fr.code->co_varnames, ins.arg)) +
+                                "' referenced before assignment");
       fr.locals[ins.arg] = nullptr;
       if (fr.root) fr.loaded[ins.arg] = 1;
       return;
+    }
     case Opcode::LOAD_GLOBAL: push(fr, load_global(fr, PyTuple_GET_ITEM(fr.code->co_names, ins.arg))); return;
     case Opcode::LOAD_DEREF: push(fr, load_deref(fr, ins.arg)); return;
     case Opcode::LOAD_CLOSURE:
@@ -354,7 +370,9 @@ void Simulator::step(SimFrame& fr, const Instruction& ins) {
       BinaryFn fn = ins.op == Opcode::BINARY_POWER ? power
                     : ins.op == Opcode::INPLACE_POWER ? inplace_power
                                                       : binary_fn(ins.op);
-      PyObject* r = fn(inplace ? a : materialize(a), materialize(b));
+      // In place on an object the function made mutates that very object; a tuple is immutable
+      // (`t += (x,)` builds a new one), so the frame's tuple is read like any operand.
+      PyObject* r = fn(inplace && !PyTuple_CheckExact(a) ? a : materialize(a), materialize(b));
       if (!r) python_error(op_name(ins.op));
       push(fr, own(r));
       return;
@@ -693,9 +711,8 @@ void Simulator::step(SimFrame& fr, const Instruction& ins) {
       PyObject* annotations = (ins.arg & 0x04) ? pop(fr) : nullptr;
       PyObject* kwdefaults = (ins.arg & 0x02) ? pop(fr) : nullptr;
       PyObject* defaults = (ins.arg & 0x01) ? pop(fr) : nullptr;
-      (void)annotations;
       PyObject* fn = own(PyFunction_NewWithQualName(code, fr.globals, qualname));
-      if ((closure && PyFunction_SetClosure(fn, closure) < 0) || (defaults && PyFunction_SetDefaults(fn, defaults) < 0) ||
+      if ((closure && PyFunction_SetClosure(fn, closure) < 0) || (annotations && PyFunction_SetAnnotations(fn, annotations) < 0) || (defaults && PyFunction_SetDefaults(fn, defaults) < 0) ||
           (kwdefaults && PyFunction_SetKwDefaults(fn, kwdefaults) < 0))
         python_error("making a function");
       sim_funcs_[fn] = fr.globals_node;  // its globals are read along the creating frame's path

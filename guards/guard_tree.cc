@@ -169,7 +169,7 @@ void explain_class_change(PyTypeObject* t, PyObject* seen, const std::string& pa
 }
 
 // Whether o passes c; on failure describes it relative to the node's path.
-bool run_check(const Check& c, PyObject* o, GuardFailure* why, const GuardTree& tree, int node) {
+bool run_check(const Check& c, PyObject* o, GuardFailure* why, const GuardTree& tree, int node, PyObject* const* objs) {
   auto fail = [&](std::string suffix, std::string before, std::string after) {
     if (why) {
       why->path = tree.path(node) + suffix;
@@ -196,6 +196,11 @@ bool run_check(const Check& c, PyObject* o, GuardFailure* why, const GuardTree& 
           return fail(mod.substr(5), "unmodified", "a name in it was rebound");  // the path is "pijit"
         }
       return true;
+    }
+    case CheckKind::SameAs: {
+      bool want = c.ref == Py_True, same = o == objs[c.n];
+      auto text = [](bool b) { return std::string(b ? "True" : "False"); };
+      return same == want || fail(" is " + tree.path(static_cast<int>(c.n)), text(want), text(same));
     }
     default: break;
   }
@@ -365,6 +370,14 @@ void GuardTree::add_check(int node, Check c) {
   nodes_[node].checks.push_back(c);
 }
 
+void GuardTree::add_same_as(int a, int b, bool same) {
+  if (a == b) return;
+  if (a < b) std::swap(a, b);  // checked at the later node, when the earlier one is resolved
+  PyObject* ref = same ? Py_True : Py_False;
+  Py_INCREF(ref);
+  add_check(a, {CheckKind::SameAs, ref, b, {}});
+}
+
 void GuardTree::drop_check(int node, CheckKind kind, PyObject* ref) {
   auto& checks = nodes_[node].checks;
   for (auto it = checks.begin(); it != checks.end(); ++it)
@@ -402,7 +415,7 @@ bool GuardTree::check(PyFrameObject* f, GuardFailure* why) const {
     const GuardNode& n = nodes_[i];
     objs[i] = resolve(n, n.parent >= 0 ? objs[n.parent] : nullptr, f, owned);
     for (const Check& c : n.checks)
-      if (!run_check(c, objs[i], why, *this, i)) {
+      if (!run_check(c, objs[i], why, *this, i, objs)) {
         ok = false;
         break;
       }
@@ -466,6 +479,9 @@ std::vector<std::string> GuardTree::describe() const {
         case CheckKind::ClassVersion:
           out.push_back(p + " is " + reinterpret_cast<PyTypeObject*>(PyTuple_GET_ITEM(c.ref, 0))->tp_name +
                         ", unmodified");
+          break;
+        case CheckKind::SameAs:
+          out.push_back(p + (c.ref == Py_True ? " is " : " is not ") + path(static_cast<int>(c.n)));
           break;
         case CheckKind::Mode: out.push_back(std::string("context mode is ") + (c.n == 0 ? "GRAPH_MODE" : "PYNATIVE_MODE")); break;
       }

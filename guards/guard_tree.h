@@ -50,6 +50,8 @@ enum class CheckKind {
   ClassVersion, // o is ref[0] (a class) and its version tag is n; ref[1] as for TypeVersion
   DictVersions, // ref is (dicts, versions): each dict still has its version (PEP 509; versions is
                 // bytes of uint64), so no name in those namespaces was rebound. o is unused.
+  SameAs,       // (o is the object at node n) == (ref is Py_True); n is an earlier node. What `a is b`,
+                // and hashing tensors (identity-based), answered about two paths.
 };
 
 struct Check {
@@ -85,6 +87,8 @@ class GuardTree {
   int root(Access access, int index, PyObject* key);
   int child(int parent, Access access, PyObject* key);
   void add_check(int node, Check c);  // steals c.ref; duplicate checks are dropped
+  // Guards that the objects at nodes a and b are (or are not) one object.
+  void add_same_as(int a, int b, bool same);
   void drop_check(int node, CheckKind kind, PyObject* ref);  // one a later, stronger check implies
   Check* find_check(int node, CheckKind kind);                // the node's check of this kind, if any
   const GuardNode& node(int i) const { return nodes_[i]; }

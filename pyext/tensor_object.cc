@@ -65,7 +65,12 @@ void tensor_dealloc(PyObject* self) {
   Py_TYPE(self)->tp_free(self);
 }
 
-Py_hash_t tensor_hash(PyObject* self) { return _Py_HashPointer(self); }
+IdentityObserver g_identity_observer = nullptr;
+
+Py_hash_t tensor_hash(PyObject* self) {
+  if (g_identity_observer && as_obj(self)->tensor.is_symbolic()) g_identity_observer(self);
+  return _Py_HashPointer(self);
+}
 
 // ---- operators -----------------------------------------------------------------------------------
 // Resolves both operands; false means "not ours" (return NotImplemented).
@@ -446,6 +451,8 @@ PyMethodDef methods[] = {
     {nullptr, nullptr, 0, nullptr}};
 
 }  // namespace
+
+void set_identity_observer(IdentityObserver fn) { g_identity_observer = fn; }
 
 PyTypeObject TensorBaseType = [] {
   PyTypeObject t{PyVarObject_HEAD_INIT(nullptr, 0)};

@@ -51,6 +51,12 @@ void require_not_tracing(const char* what);
 // The same for slots that return -1/nullptr with a Python error instead of throwing.
 bool refuse_symbolic(const Tensor& t, const char* what);
 
+// Capture's observer of identity-based operations on symbolic tensors (hashing: set and dict keys),
+// so that it can guard which graph inputs are one object; nullptr when nobody observes. It must
+// not raise: it runs inside CPython's hashing.
+using IdentityObserver = void (*)(PyObject* tensor);
+void set_identity_observer(IdentityObserver fn);
+
 // Indexing (pyext/indexing.cc).
 PyObject* tensor_getitem(PyObject* self, PyObject* key);
 int tensor_setitem(PyObject* self, PyObject* key, PyObject* value);
