@@ -134,6 +134,16 @@ PyObject* run_entry(PyThreadState* ts, PyFrameObject* f, CodeState* st, CacheEnt
   return run_refused(ts, f, st, e.reason);
 }
 
+// Guards run with the hook quiet: a path through a mapping or attribute may run Python code
+// (a library type's __getattr__), and no frame it enters may capture or count.
+bool quiet_check(const guards::GuardTree& g, PyFrameObject* f, guards::GuardFailure* why) {
+  bool busy = t_jit.busy;
+  t_jit.busy = true;
+  bool ok = g.check(f, why);
+  t_jit.busy = busy;
+  return ok;
+}
+
 // Builds the cache entry for this frame's guards: a graph, or an eager refusal with its reason.
 // Returns false with a Python exception set when fullgraph insists and capture failed.
 bool build_entry(PyFrameObject* f, CodeState* st, const JitOptions& opt, CacheEntry* out) {
@@ -199,7 +209,7 @@ PyObject* run_captured(PyThreadState* ts, PyFrameObject* f, const JitOptions& op
   }
   if (st->mode == CodeState::Building) return run_default(ts, f, st, "re-entered while capturing");
   for (auto it = st->entries.begin(); it != st->entries.end(); ++it) {
-    if (!it->guards->check(f, nullptr)) continue;
+    if (!quiet_check(*it->guards, f, nullptr)) continue;
     // The cache is the code object's, shared by every jit of it: an entry another jit (or stress
     // mode) made for a refused capture runs eagerly, which fullgraph=True must not accept.
     if (opt.fullgraph && !it->code) {
@@ -215,7 +225,7 @@ PyObject* run_captured(PyThreadState* ts, PyFrameObject* f, const JitOptions& op
   ++st->cache_misses;
   if (!st->entries.empty()) {
     guards::GuardFailure why;
-    st->entries.front().guards->check(f, &why);
+    quiet_check(*st->entries.front().guards, f, &why);
     ++st->recompiles;
     st->recompile_reasons.push_back(why.text());
     log("recompiles", "recompiling " + where(co) + ": " + why.text());
