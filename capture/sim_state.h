@@ -156,6 +156,7 @@ class Simulator {
   // Walks over nested containers (materialize, identity, trust, return plans) stop at this depth:
   // deeper than any model's data, and what a self-referential container reaches.
   static constexpr int kMaxNesting = 64;
+  static constexpr Py_ssize_t kMaxGuardedItems = 1024;  // items of one frame container materialize guards
   int nesting_ = 0;
   struct Nesting {
     Simulator* s;

@@ -312,7 +312,10 @@ PyObject* Simulator::wrap(PyObject* obj, int node) {
   Py_INCREF(obj);
   own(obj);
   bool builtin_dict = PyDict_Check(obj) && !(Py_TYPE(obj)->tp_flags & Py_TPFLAGS_HEAPTYPE);  // dict, OrderedDict
-  if (PyTuple_CheckExact(obj) || PyList_CheckExact(obj) || builtin_dict || plain_instance(obj)) {
+  // Generators and coroutines: capture never runs them (every use refuses), so the type says all;
+  // and no identity guard, whose weak reference a finalizing coroutine would never clear.
+  bool generator = PyGen_CheckExact(obj) || PyCoro_CheckExact(obj) || PyAsyncGen_CheckExact(obj);
+  if (PyTuple_CheckExact(obj) || PyList_CheckExact(obj) || builtin_dict || generator || plain_instance(obj)) {
     // Only the type. A container's length is guarded when it matters (iteration, unpacking, len,
     // passing it on), so reading one item of a list the function appends to elsewhere does not
     // over-guard. An instance is read only through guarded attribute paths, so other instances
@@ -397,6 +400,11 @@ PyObject* Simulator::materialize(PyObject* v, bool identity) {
   refuse_foreign_iterator(v);
   // Handed to real computation (hashing, ==, library code), an instance's identity matters.
   if (identity) need_identity(v);
+  // Each item of a frame container handed to real code gets a guard, checked on every call: past
+  // a size, running the frame as it is costs less than checking it.
+  if (node >= 0 && (PyTuple_CheckExact(v) || PyList_CheckExact(v) || PyDict_Check(v)) && PyObject_Length(v) > kMaxGuardedItems)
+    stop(Break::UnsupportedCall, "hands a container of " + std::to_string(PyObject_Length(v)) +
+                                     " items to real code (more than " + std::to_string(kMaxGuardedItems) + " to guard)");
   if (PyTuple_CheckExact(v) || PyList_CheckExact(v)) {
     Py_ssize_t n = PySequence_Fast_GET_SIZE(v);
     bool copy = node >= 0;
@@ -561,7 +569,9 @@ PyObject* Simulator::load_attr(PyObject* v, PyObject* name) {
     return wrap(r, tree_.child(real->second.second, Access::Attr, name));
   }
   if (PyModule_Check(v)) {
-    PyObject* r = PyDict_GetItem(PyModule_GetDict(v), name);
+    PyObject* dict = PyModule_GetDict(v);  // NULL for ModuleType.__new__(ModuleType)
+    if (!dict) stop(Break::UnsupportedAttribute, std::string(".") + cname + " of a module that was never initialised");
+    PyObject* r = PyDict_GetItem(dict, name);
     if (!r) {
       if (node >= 0) tree_.add_check(tree_.child(node, Access::DictAttr, name), {CheckKind::Absent, nullptr, 0, {}});
       real_getattr(v);  // raises AttributeError, or a module __getattr__ answers (unguarded: refuse)
@@ -746,6 +756,8 @@ void Simulator::guard_tensor_classes() {
 bool Simulator::subclass_check(PyObject* cls, PyObject* classinfo, bool inst, PyObject* obj) {
   Nesting nest(this);
   if (PyTuple_Check(classinfo)) {
+    // The answer rests on every class in it: guard the frame's tuple item by item.
+    if (node_of(classinfo) >= 0 && PyTuple_CheckExact(classinfo)) classinfo = materialize(classinfo);
     for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(classinfo); ++i)
       if (subclass_check(cls, PyTuple_GET_ITEM(classinfo, i), inst, obj)) return true;
     return false;
@@ -922,7 +934,10 @@ PyObject* Simulator::call(PyObject* callable, const std::vector<PyObject*>& args
       PyErr_Clear();
     }
     if (self && !PyModule_Check(self) && trusted(self)) {  // a method of a builtin container
-      if (frame_object(self) && !readonly_method(reinterpret_cast<PyCFunctionObject*>(callable)->m_ml->ml_name))
+      // The container is the frame's when capture read it, or when the bound method itself came
+      // from the frame (box.push = out.append: `out` has no path of its own).
+      if ((frame_object(self) || node_of(callable) >= 0) &&
+          !readonly_method(reinterpret_cast<PyCFunctionObject*>(callable)->m_ml->ml_name))
         stop(Break::SideEffect, "calls a method of a container the function did not create");
       return trace_call(callable, args, kwnames);
     }

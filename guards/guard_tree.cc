@@ -330,25 +330,32 @@ static bool same_path_key(PyObject* a, PyObject* b) {
   return a && b && plain_constant(a) && plain_constant(b) && same_constant(a, b);
 }
 
-int GuardTree::root(Access access, int index, PyObject* key) {
-  for (int i = 0; i < size(); ++i) {
-    const GuardNode& n = nodes_[i];
-    if (n.parent == -1 && n.access == access && n.index == index && same_path_key(n.key, key)) return i;
-  }
+// Equal path keys hash alike: constants by value (same_path_key compares them by value and type),
+// other keys (a globals dict, a cell) by identity.
+static Py_hash_t path_key_hash(PyObject* k) {
+  if (!k) return 0;
+  if (!plain_constant(k)) return _Py_HashPointer(k);
+  Py_hash_t h = PyObject_Hash(k);
+  if (h == -1) PyErr_Clear();
+  return h;
+}
+
+int GuardTree::find_or_add(int parent, Access access, int index, PyObject* key) {
+  auto& same = index_[std::make_tuple(parent, static_cast<int>(access), index, path_key_hash(key))];
+  for (int i : same)
+    if (same_path_key(nodes_[i].key, key)) return i;
   Py_XINCREF(key);
-  nodes_.push_back({access, index, key, -1, {}});
+  nodes_.push_back({access, index, key, parent, {}});
+  same.push_back(size() - 1);
   return size() - 1;
 }
 
+int GuardTree::root(Access access, int index, PyObject* key) { return find_or_add(-1, access, index, key); }
+
 int GuardTree::child(int parent, Access access, PyObject* key) {
   PJ_CHECK(parent >= 0 && parent < size()) << "bad guard node " << parent;
-  for (int i = parent + 1; i < size(); ++i) {
-    const GuardNode& n = nodes_[i];
-    if (n.parent == parent && n.access == access && same_path_key(n.key, key)) return i;
-  }
-  Py_INCREF(key);
-  nodes_.push_back({access, 0, key, parent, {}});
-  return size() - 1;
+  PJ_CHECK(key) << "a child path needs a key";
+  return find_or_add(parent, access, 0, key);
 }
 
 void GuardTree::add_check(int node, Check c) {

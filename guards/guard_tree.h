@@ -14,6 +14,10 @@
 #include <string>
 #include <vector>
 
+#include <tuple>
+
+#include "absl/container/flat_hash_map.h"
+#include "absl/container/inlined_vector.h"
 #include "kernels/tensor.h"
 
 namespace pj::guards {
@@ -102,7 +106,11 @@ class GuardTree {
   std::vector<std::string> describe() const;  // one line per check, in evaluation order
 
  private:
+  int find_or_add(int parent, Access access, int index, PyObject* key);
   std::vector<GuardNode> nodes_;
+  // (parent, access, index, hash of key) -> nodes with that signature: finding a child is O(1),
+  // so a capture that reads n items of a container builds its guards in O(n), not O(n^2).
+  absl::flat_hash_map<std::tuple<int, int, int, Py_hash_t>, absl::InlinedVector<int, 1>> index_;
 };
 
 // The function attributes FuncAttr reads (borrowed; nullptr when `name` is not one of them or the
