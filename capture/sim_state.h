@@ -82,6 +82,7 @@ class Simulator {
   void refuse_foreign_iterator(PyObject* v);           // stops capture on one the frame was given
   bool plain_instance(PyObject* v);                    // an instance of a user class (or Cell)
   void need_identity(PyObject* v);                     // guard that later calls see this very object
+  void guard_identity(int node, PyObject* v);          // the Id check itself (weak; refuses if it cannot be)
   void is_identity(PyObject* a, PyObject* b);          // guards what `a is b` depended on
   void identity_observed(PyObject* sym);               // a tensor was hashed: guard input aliasing
   int node_of(PyObject* v) const;                      // -1 if not read from the frame

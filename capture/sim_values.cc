@@ -312,9 +312,10 @@ PyObject* Simulator::wrap(PyObject* obj, int node) {
   Py_INCREF(obj);
   own(obj);
   bool builtin_dict = PyDict_Check(obj) && !(Py_TYPE(obj)->tp_flags & Py_TPFLAGS_HEAPTYPE);  // dict, OrderedDict
-  // Generators and coroutines: capture never runs them (every use refuses), so the type says all;
-  // and no identity guard, whose weak reference a finalizing coroutine would never clear.
-  bool generator = PyGen_CheckExact(obj) || PyCoro_CheckExact(obj) || PyAsyncGen_CheckExact(obj);
+  // Generators, coroutines and builtin iterators: capture never advances them (every use
+  // refuses), so the type says all; and no identity guard, whose weak reference a finalizing
+  // coroutine would never clear (most iterators cannot be weakly referenced at all).
+  bool generator = PyGen_CheckExact(obj) || PyCoro_CheckExact(obj) || PyAsyncGen_CheckExact(obj) || is_iterator(obj);
   if (PyTuple_CheckExact(obj) || PyList_CheckExact(obj) || builtin_dict || generator || plain_instance(obj)) {
     // Only the type. A container's length is guarded when it matters (iteration, unpacking, len,
     // passing it on), so reading one item of a list the function appends to elsewhere does not
@@ -324,8 +325,7 @@ PyObject* Simulator::wrap(PyObject* obj, int node) {
     Py_INCREF(Py_TYPE(obj));
     tree_.add_check(node, {CheckKind::Type, reinterpret_cast<PyObject*>(Py_TYPE(obj)), 0, {}});
   } else {
-    Py_INCREF(obj);
-    tree_.add_check(node, {CheckKind::Id, obj, 0, {}});
+    guard_identity(node, obj);
   }
   auto seen = node_of_.emplace(obj, node);
   if (!seen.second && seen.first->second != node) {
@@ -387,6 +387,19 @@ void Simulator::need_identity(PyObject* v) {
   }
   int node = node_of(v);
   if (node < 0 || !plain_instance(v)) return;
+  guard_identity(node, v);
+}
+
+void Simulator::guard_identity(int node, PyObject* v) {
+  // Identity guards hold weak references, so that a cache never keeps a user's object alive (nor
+  // holds back its __del__ or weakref callbacks). Descriptors of builtin types live as long as
+  // their type; any other object that cannot be weakly referenced is not captured.
+  PyTypeObject* t = Py_TYPE(v);
+  bool builtin_descriptor = t == &PyMethodDescr_Type || t == &PyClassMethodDescr_Type ||
+                            t == &PyWrapperDescr_Type || t == &PyGetSetDescr_Type || t == &PyMemberDescr_Type;
+  if (!PyType_SUPPORTS_WEAKREFS(t) && !builtin_descriptor && !is_library_type(t))  // pijit's own live on
+    stop(Break::UnsupportedCall, std::string("depends on the identity of a ") + t->tp_name +
+                                     " object, which cannot be weakly referenced (a guard would keep it alive)");
   Py_INCREF(v);
   tree_.add_check(node, {CheckKind::Id, v, 0, {}});
 }
@@ -537,7 +550,7 @@ void Simulator::guard_class(int node, PyTypeObject* tp, PyObject* name, bool is_
       version = py::type_version(tp);
     }
     if (!version) stop(Break::UnsupportedAttribute, std::string("class ") + tp->tp_name + " has no version tag to guard");
-    PyObject* ref = Py_BuildValue("(ON)", reinterpret_cast<PyObject*>(tp), PyDict_New());
+    PyObject* ref = Py_BuildValue("(NN)", guards::hold_weakly(reinterpret_cast<PyObject*>(tp)), PyDict_New());
     if (!ref) python_error("guarding a class");
     tree_.add_check(node, {kind, ref, static_cast<int64_t>(version), {}});
     if (is_class) tree_.drop_check(node, CheckKind::Id, reinterpret_cast<PyObject*>(tp));  // implied
@@ -546,7 +559,9 @@ void Simulator::guard_class(int node, PyTypeObject* tp, PyObject* name, bool is_
   }
   if (!name) return;
   PyObject* found = _PyType_Lookup(tp, name);
-  PyObject* seen = found ? PyTuple_Pack(1, found) : PyTuple_New(0);  // () when the class lacks it
+  PyObject* kept = found ? guards::hold_weakly(found) : nullptr;  // explains a failure; keeps nothing alive
+  PyObject* seen = kept ? PyTuple_Pack(1, kept) : PyTuple_New(0);  // () when the class lacks it
+  Py_XDECREF(kept);
   if (!seen || PyDict_SetItem(PyTuple_GET_ITEM(c->ref, 1), name, seen) < 0) python_error("guarding a class");
   Py_DECREF(seen);
 }

@@ -38,6 +38,13 @@ PyObject* id_target(const Check& c) {
 }
 
 std::string type_name(PyObject* o) { return o ? Py_TYPE(o)->tp_name : "<undefined>"; }
+std::string class_name(PyObject* t) {
+  return t ? reinterpret_cast<PyTypeObject*>(t)->tp_name : "<a class that no longer exists>";
+}
+// "type C" for a class a check holds, or what is left of one that died.
+std::string class_text(PyObject* t) {
+  return t ? std::string("type ") + reinterpret_cast<PyTypeObject*>(t)->tp_name : "<a class that no longer exists>";
+}
 
 bool same_bits(double a, double b) { return std::memcmp(&a, &b, sizeof a) == 0; }
 
@@ -155,7 +162,7 @@ void explain_class_change(PyTypeObject* t, PyObject* seen, const std::string& pa
   Py_ssize_t pos = 0;
   PyObject *name, *was;
   while (PyDict_Next(seen, &pos, &name, &was)) {
-    PyObject* before = PyTuple_GET_SIZE(was) ? PyTuple_GET_ITEM(was, 0) : nullptr;
+    PyObject* before = PyTuple_GET_SIZE(was) ? held(PyTuple_GET_ITEM(was, 0)) : nullptr;
     PyObject* now = _PyType_Lookup(t, name);
     if (now == before) continue;
     why->path = path + "." + PyUnicode_AsUTF8(name);
@@ -206,9 +213,10 @@ bool run_check(const Check& c, PyObject* o, GuardFailure* why, const GuardTree& 
   }
   if (!o) return fail("", c.kind == CheckKind::Id ? identity(id_target(c)) : repr_of(c.ref), "<undefined>");
   switch (c.kind) {
-    case CheckKind::Type:
-      return Py_TYPE(o) == reinterpret_cast<PyTypeObject*>(c.ref) ||
-             fail("", std::string("type ") + reinterpret_cast<PyTypeObject*>(c.ref)->tp_name, "type " + type_name(o));
+    case CheckKind::Type: {
+      PyObject* want = held(c.ref);
+      return Py_TYPE(o) == reinterpret_cast<PyTypeObject*>(want) || fail("", class_text(want), "type " + type_name(o));
+    }
     case CheckKind::Id: {
       PyObject* want = id_target(c);
       return (want && o == want) || fail("", want ? identity(want) : "<an object that no longer exists>", identity(o));
@@ -241,16 +249,17 @@ bool run_check(const Check& c, PyObject* o, GuardFailure* why, const GuardTree& 
       return false;
     }
     case CheckKind::TypeVersion: {
-      PyTypeObject* t = reinterpret_cast<PyTypeObject*>(PyTuple_GET_ITEM(c.ref, 0));
-      if (Py_TYPE(o) != t) return fail("", std::string("type ") + t->tp_name, "type " + type_name(o));
+      auto* t = reinterpret_cast<PyTypeObject*>(held(PyTuple_GET_ITEM(c.ref, 0)));
+      if (!t || Py_TYPE(o) != t) return fail("", class_text(reinterpret_cast<PyObject*>(t)), "type " + type_name(o));
       if (py::type_version(t) == static_cast<unsigned int>(c.n)) return true;
       if (why) explain_class_change(t, PyTuple_GET_ITEM(c.ref, 1), "type(" + tree.path(node) + ")", why);
       return false;
     }
 
     case CheckKind::ClassVersion: {
-      PyTypeObject* t = reinterpret_cast<PyTypeObject*>(PyTuple_GET_ITEM(c.ref, 0));
-      if (o != reinterpret_cast<PyObject*>(t)) return fail("", identity(reinterpret_cast<PyObject*>(t)), identity(o));
+      auto* t = reinterpret_cast<PyTypeObject*>(held(PyTuple_GET_ITEM(c.ref, 0)));
+      if (!t || o != reinterpret_cast<PyObject*>(t))
+        return fail("", t ? identity(reinterpret_cast<PyObject*>(t)) : class_text(nullptr), identity(o));
       if (py::type_version(t) == static_cast<unsigned int>(c.n)) return true;
       if (why) explain_class_change(t, PyTuple_GET_ITEM(c.ref, 1), tree.path(node), why);
       return false;
@@ -289,6 +298,22 @@ bool same_check(const Check& a, const Check& b) {
 }
 
 }  // namespace
+
+PyObject* hold_weakly(PyObject* o) {
+  bool static_type = PyType_Check(o) && !PyType_HasFeature(reinterpret_cast<PyTypeObject*>(o), Py_TPFLAGS_HEAPTYPE);
+  if (!static_type && PyType_SUPPORTS_WEAKREFS(Py_TYPE(o)) && !PyWeakref_Check(o)) {
+    if (PyObject* w = PyWeakref_NewRef(o, nullptr)) return w;
+    PyErr_Clear();
+  }
+  Py_INCREF(o);
+  return o;
+}
+
+PyObject* held(PyObject* ref) {
+  if (!PyWeakref_CheckRef(ref)) return ref;
+  PyObject* o = PyWeakref_GET_OBJECT(ref);
+  return o == Py_None ? nullptr : o;
+}
 
 PyObject* function_field(PyObject* func, PyObject* name, bool* known) {
   auto* f = reinterpret_cast<PyFunctionObject*>(func);
@@ -359,6 +384,11 @@ int GuardTree::child(int parent, Access access, PyObject* key) {
 }
 
 void GuardTree::add_check(int node, Check c) {
+  if (c.kind == CheckKind::Type && PyType_HasFeature(reinterpret_cast<PyTypeObject*>(c.ref), Py_TPFLAGS_HEAPTYPE)) {
+    PyObject* weak = hold_weakly(c.ref);  // a class made at run time may die: the cache must not keep it
+    Py_DECREF(c.ref);
+    c.ref = weak;
+  }
   if (c.kind == CheckKind::Id && c.n == 0 && PyType_SUPPORTS_WEAKREFS(Py_TYPE(c.ref))) {
     PyObject* weak = PyWeakref_NewRef(c.ref, nullptr);  // shared per object: duplicates still compare equal
     if (weak) {
@@ -388,7 +418,7 @@ void GuardTree::add_same_as(int a, int b, bool same) {
 void GuardTree::drop_check(int node, CheckKind kind, PyObject* ref) {
   auto& checks = nodes_[node].checks;
   for (auto it = checks.begin(); it != checks.end(); ++it)
-    if (it->kind == kind && (kind == CheckKind::Id ? id_target(*it) : it->ref) == ref) {
+    if (it->kind == kind && (kind == CheckKind::Id ? id_target(*it) : held(it->ref)) == ref) {
       Py_XDECREF(it->ref);
       checks.erase(it);
       return;
@@ -462,7 +492,7 @@ std::vector<std::string> GuardTree::describe() const {
     for (const Check& c : nodes_[i].checks) {
       std::string p = path(i);
       switch (c.kind) {
-        case CheckKind::Type: out.push_back("type(" + p + ") is " + reinterpret_cast<PyTypeObject*>(c.ref)->tp_name); break;
+        case CheckKind::Type: out.push_back("type(" + p + ") is " + class_name(held(c.ref))); break;
         case CheckKind::Id: out.push_back(p + " is " + identity(id_target(c))); break;
         case CheckKind::Equal: out.push_back(p + " == " + repr_of(c.ref)); break;
         case CheckKind::TensorMeta:
@@ -476,7 +506,7 @@ std::vector<std::string> GuardTree::describe() const {
           break;
         case CheckKind::Absent: out.push_back(p + " is undefined"); break;
         case CheckKind::TypeVersion:
-          out.push_back("type(" + p + ") is " + reinterpret_cast<PyTypeObject*>(PyTuple_GET_ITEM(c.ref, 0))->tp_name +
+          out.push_back("type(" + p + ") is " + class_name(held(PyTuple_GET_ITEM(c.ref, 0))) +
                         ", unmodified");
           break;
         case CheckKind::DictVersions:
@@ -484,7 +514,7 @@ std::vector<std::string> GuardTree::describe() const {
                         " module namespaces unmodified");
           break;
         case CheckKind::ClassVersion:
-          out.push_back(p + " is " + reinterpret_cast<PyTypeObject*>(PyTuple_GET_ITEM(c.ref, 0))->tp_name +
+          out.push_back(p + " is " + class_name(held(PyTuple_GET_ITEM(c.ref, 0))) +
                         ", unmodified");
           break;
         case CheckKind::SameAs:

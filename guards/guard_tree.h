@@ -117,6 +117,12 @@ class GuardTree {
 // attribute is unset, e.g. no defaults).
 PyObject* function_field(PyObject* func, PyObject* name, bool* known);
 
+// Guards never keep a user's object alive: hold_weakly gives a new reference to what a check
+// keeps (a weak reference to a heap class or any weakly referenceable object, else o itself);
+// held() reads it back, borrowed, nullptr once the object died.
+PyObject* hold_weakly(PyObject* o);
+PyObject* held(PyObject* ref);
+
 // The global state guards read: the context mode (0 graph, 1 pynative), set from Python.
 void set_context_mode(int mode);
 int context_mode();

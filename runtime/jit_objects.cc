@@ -76,6 +76,7 @@ struct JitFunction {
   PyObject* target;  // function, method, or Cell
   PyObject* dict;    // __dict__ (functools.wraps writes __name__, __doc__, __wrapped__)
   JitOptions* options;
+  PyObject* weakrefs;  // like a function, weakly referenceable (guards hold callees weakly)
 };
 
 // The code object a call of `target` is expected to enter first (new reference), or nullptr
@@ -104,6 +105,7 @@ PyObject* code_of(PyObject* target) {
 void jit_dealloc(PyObject* self) {
   auto* j = reinterpret_cast<JitFunction*>(self);
   PyObject_GC_UnTrack(self);
+  if (j->weakrefs) PyObject_ClearWeakRefs(self);
   Py_XDECREF(j->target);
   Py_XDECREF(j->dict);
   delete j->options;
@@ -213,6 +215,7 @@ PyTypeObject JitFunctionType = [] {
   t.tp_members = jit_members;
   t.tp_getset = jit_getset;
   t.tp_dictoffset = offsetof(JitFunction, dict);
+  t.tp_weaklistoffset = offsetof(JitFunction, weakrefs);
   t.tp_doc = "JitFunction(target, fullgraph=False, recompile_limit=None, inline_depth=None): see pijit.jit.";
   return t;
 }();
