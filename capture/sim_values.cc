@@ -1263,7 +1263,11 @@ PyObject* Simulator::inline_call(PyObject* func, PyObject* self, const std::vect
     mirrors_.insert(mine);  // stands for a real cell: writes to it would be lost
     if (PyCell_GET(cell)) {
       PyObject* contents = own(PyUnicode_InternFromString("cell_contents"));
-      PyCell_Set(mine, wrap(PyCell_GET(cell), tree_.child(tree_.root(Access::Const, 0, cell), Access::Attr, contents)));
+      // Through the function (func.__closure__[i]) when it has a path: a cell cannot be weakly
+      // referenced, and a guard holding it would keep its contents alive.
+      int cnode = fnode >= 0 ? tree_.child(attr_node("__closure__"), Access::Item, own(PyLong_FromSsize_t(i)))
+                             : tree_.root(Access::Const, 0, cell);
+      PyCell_Set(mine, wrap(PyCell_GET(cell), tree_.child(cnode, Access::Attr, contents)));
     }
     fr.cells.push_back(mine);
   }

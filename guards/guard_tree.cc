@@ -269,7 +269,7 @@ bool run_check(const Check& c, PyObject* o, GuardFailure* why, const GuardTree& 
       Py_ssize_t n = PyList_GET_SIZE(c.ref), pos = 0, i = 0;
       bool ok = PyDict_GET_SIZE(o) == n;
       PyObject *k, *v;
-      while (ok && PyDict_Next(o, &pos, &k, &v)) ok = same_key(k, PyList_GET_ITEM(c.ref, i++));
+      while (ok && PyDict_Next(o, &pos, &k, &v)) ok = same_key(k, held(PyList_GET_ITEM(c.ref, i++)));
       if (!ok && why) {
         PyObject* keys = PyDict_Keys(o);
         fail(".keys()", repr_of(c.ref), keys ? repr_of(keys) : "<unreadable>");
@@ -291,6 +291,7 @@ bool run_check(const Check& c, PyObject* o, GuardFailure* why, const GuardTree& 
 }
 
 bool same_check(const Check& a, const Check& b) {
+  if (a.kind == CheckKind::Type && b.kind == CheckKind::Type) return held(a.ref) == held(b.ref);
   if (a.kind != b.kind || a.n != b.n || !(a.meta == b.meta)) return false;
   if (a.ref == b.ref) return true;
   if (a.kind != CheckKind::Equal || !a.ref || !b.ref) return false;
@@ -299,10 +300,19 @@ bool same_check(const Check& a, const Check& b) {
 
 }  // namespace
 
+// The weak references hold_weakly makes carry this callback (it does nothing), which tells them
+// apart from a user's weakref objects that a check keeps as they are (a WeakKeyDictionary's keys).
+static PyObject* hold_marker() {
+  static PyMethodDef def = {"pijit_guard_ref", [](PyObject*, PyObject*) -> PyObject* { Py_RETURN_NONE; }, METH_O,
+                            nullptr};
+  static PyObject* fn = PyCFunction_New(&def, nullptr);
+  return fn;
+}
+
 PyObject* hold_weakly(PyObject* o) {
   bool static_type = PyType_Check(o) && !PyType_HasFeature(reinterpret_cast<PyTypeObject*>(o), Py_TPFLAGS_HEAPTYPE);
-  if (!static_type && PyType_SUPPORTS_WEAKREFS(Py_TYPE(o)) && !PyWeakref_Check(o)) {
-    if (PyObject* w = PyWeakref_NewRef(o, nullptr)) return w;
+  if (!static_type && PyType_SUPPORTS_WEAKREFS(Py_TYPE(o)) && hold_marker()) {
+    if (PyObject* w = PyWeakref_NewRef(o, hold_marker())) return w;
     PyErr_Clear();
   }
   Py_INCREF(o);
@@ -312,7 +322,8 @@ PyObject* hold_weakly(PyObject* o) {
 PyObject* held(PyObject* ref) {
   if (!PyWeakref_CheckRef(ref)) return ref;
   PyObject* o = PyWeakref_GET_OBJECT(ref);
-  return o == Py_None ? nullptr : o;
+  if (o == Py_None) return nullptr;  // dead (its callback is gone too): ours or not, it matches nothing
+  return reinterpret_cast<PyWeakReference*>(ref)->wr_callback == hold_marker() ? o : ref;
 }
 
 PyObject* function_field(PyObject* func, PyObject* name, bool* known) {
@@ -384,6 +395,20 @@ int GuardTree::child(int parent, Access access, PyObject* key) {
 }
 
 void GuardTree::add_check(int node, Check c) {
+  if (c.kind == CheckKind::DictKeys) {  // keys that are objects are compared by identity: hold them weakly
+    Py_ssize_t n = PyList_GET_SIZE(c.ref);
+    PyObject* keys = PyList_New(n);
+    for (Py_ssize_t i = 0; keys && i < n; ++i) {
+      PyObject* k = PyList_GET_ITEM(c.ref, i);
+      PyList_SET_ITEM(keys, i, plain_constant(k) ? (Py_INCREF(k), k) : hold_weakly(k));
+    }
+    if (keys) {
+      Py_DECREF(c.ref);
+      c.ref = keys;
+    } else {
+      PyErr_Clear();
+    }
+  }
   if (c.kind == CheckKind::Type && PyType_HasFeature(reinterpret_cast<PyTypeObject*>(c.ref), Py_TPFLAGS_HEAPTYPE)) {
     PyObject* weak = hold_weakly(c.ref);  // a class made at run time may die: the cache must not keep it
     Py_DECREF(c.ref);
@@ -474,9 +499,10 @@ std::string GuardTree::path(int i) const {
     case Access::Builtin: return "builtins." + key_text();
     case Access::Context: return n.index == 1 ? "pijit" : "context.mode";
     case Access::Const: {
-      PyObject* mod = PyDict_Check(n.key) ? PyDict_GetItemString(n.key, "__name__") : nullptr;
+      PyObject* k = held(n.key);
+      PyObject* mod = k && PyDict_Check(k) ? PyDict_GetItemString(k, "__name__") : nullptr;
       if (mod && PyUnicode_Check(mod)) return std::string("globals(") + PyUnicode_AsUTF8(mod) + ")";
-      return "<" + type_name(n.key) + " constant>";
+      return k ? "<" + type_name(k) + " constant>" : "<a constant that no longer exists>";
     }
     case Access::Attr:
     case Access::DictAttr:
