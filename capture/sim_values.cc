@@ -959,6 +959,13 @@ PyObject* Simulator::call(PyObject* callable, const std::vector<PyObject*>& args
   }
   if (callable == reinterpret_cast<PyObject*>(&PySuper_Type)) return make_super(args, kwnames);
   if (PyType_Check(callable)) {
+    // list(x), set(x), dict(x)...: iterating, hashing or comparing x must run no user code
+    // (a class's __iter__, a WeakSet): its result would be folded in, its effects lost.
+    if (pure_type(callable))
+      for (PyObject* a : args)
+        if (!is_iterator(a) && !deep_trusted(a))  // an iterator: refused below for being consumed
+          stop(Break::UserObjectOperator, std::string(reinterpret_cast<PyTypeObject*>(callable)->tp_name) + "() of a " +
+                                              Py_TYPE(a)->tp_name + ", which runs user code");
     if (pure_type(callable) || is_library_type(reinterpret_cast<PyTypeObject*>(callable)))
       return trace_call(callable, args, kwnames);
     stop(Break::UnsupportedCall, std::string("constructs a ") + reinterpret_cast<PyTypeObject*>(callable)->tp_name +

@@ -80,7 +80,7 @@ class Emitter {
         return;
       case Access::Item:
         load(tree, n.parent);
-        op(Opcode::LOAD_CONST, const_index(n.key));
+        op(Opcode::LOAD_CONST, const_index(guards::held(n.key)));  // alive while capture holds it
         op(Opcode::BINARY_SUBSCR);
         return;
       case Access::Context: break;

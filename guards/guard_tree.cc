@@ -127,20 +127,23 @@ PyObject* resolve(const GuardNode& n, PyObject* parent, PyFrameObject* f, std::v
       PyObject** dict = _PyObject_GetDictPtr(parent);
       return dict && *dict ? PyDict_GetItem(*dict, n.key) : nullptr;
     }
-    case Access::Item:
-      if (PyTuple_CheckExact(parent) && PyLong_CheckExact(n.key)) {
-        Py_ssize_t i = PyLong_AsSsize_t(n.key);
+    case Access::Item: {
+      PyObject* key = held(n.key);
+      if (!key) return nullptr;  // an object key that died
+      if (PyTuple_CheckExact(parent) && PyLong_CheckExact(key)) {
+        Py_ssize_t i = PyLong_AsSsize_t(key);
         return i >= 0 && i < PyTuple_GET_SIZE(parent) ? PyTuple_GET_ITEM(parent, i) : nullptr;
       }
-      if (PyList_CheckExact(parent) && PyLong_CheckExact(n.key)) {
-        Py_ssize_t i = PyLong_AsSsize_t(n.key);
+      if (PyList_CheckExact(parent) && PyLong_CheckExact(key)) {
+        Py_ssize_t i = PyLong_AsSsize_t(key);
         return i >= 0 && i < PyList_GET_SIZE(parent) ? PyList_GET_ITEM(parent, i) : nullptr;
       }
       // dicts, and subclasses that keep dict's lookup (OrderedDict: Cell._params, Cell._cells)
       if (PyDict_Check(parent) && Py_TYPE(parent)->tp_as_mapping->mp_subscript == PyDict_Type.tp_as_mapping->mp_subscript)
-        return PyDict_GetItem(parent, n.key);
-      r = PyObject_GetItem(parent, n.key);
+        return PyDict_GetItem(parent, key);
+      r = PyObject_GetItem(parent, key);
       break;
+    }
     case Access::Attr: r = PyObject_GetAttr(parent, n.key); break;
     case Access::FuncAttr: {
       bool known = false;
@@ -378,9 +381,13 @@ static Py_hash_t path_key_hash(PyObject* k) {
 
 int GuardTree::find_or_add(int parent, Access access, int index, PyObject* key) {
   auto& same = index_[std::make_tuple(parent, static_cast<int>(access), index, path_key_hash(key))];
+  // An item key that is an object (d[obj]) is held weakly: the cache must not keep it alive. Once
+  // it died, no dict holds it: the path resolves to nothing and its guards fail.
+  bool weak = access == Access::Item && key && !plain_constant(key);
   for (int i : same)
-    if (same_path_key(nodes_[i].key, key)) return i;
-  Py_XINCREF(key);
+    if (same_path_key(weak ? held(nodes_[i].key) : nodes_[i].key, key)) return i;
+  if (weak) key = hold_weakly(key);
+  else Py_XINCREF(key);
   nodes_.push_back({access, index, key, parent, {}});
   same.push_back(size() - 1);
   return size() - 1;
@@ -507,7 +514,7 @@ std::string GuardTree::path(int i) const {
     case Access::Attr:
     case Access::DictAttr:
     case Access::FuncAttr: return path(n.parent) + "." + key_text();
-    case Access::Item: return path(n.parent) + "[" + repr_of(n.key) + "]";
+    case Access::Item: return path(n.parent) + "[" + (held(n.key) ? repr_of(held(n.key)) : "<a key that no longer exists>") + "]";
   }
   return "?";
 }
