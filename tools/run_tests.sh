@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The whole test matrix: GoogleTest suites, the Python suites on pyenv 3.7 and 3.9 (plain and under
-# PIJIT_STRESS), and the numpy oracle suite on the system python3 (skipped, and said so, without
-# numpy). Ends with one line "N passed, N failed" and exits non-zero when anything failed.
+# PIJIT_STRESS), CPython's regression tests stock vs PIJIT_STRESS, and the numpy oracle suite on the
+# system python3 (skipped, and said so, without numpy). Ends with one line "N passed, N failed" and exits non-zero when anything failed.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 source tools/find_python.sh
@@ -30,6 +30,10 @@ for v in 3.7 3.9; do
   PIJIT_STRESS=2 PYTHONPATH=pyscripts "$py" -W ignore tests/python/run.py > "$log/stress$v.txt" 2>&1
   tail -n 5 "$log/stress$v.txt"
   tally "$log/stress$v.txt" "Python $v under PIJIT_STRESS"
+  # CPython's own regression tests, stock vs every frame a capture candidate, test by test.
+  "$py" tests/cpython/run_regrtest.py -j "${PIJIT_JOBS:-2}" > "$log/cpython$v.txt" 2>&1
+  tail -n 8 "$log/cpython$v.txt"
+  tally "$log/cpython$v.txt" "CPython $v regression tests under PIJIT_STRESS"
 done
 if [ -x /usr/bin/python3 ]; then
   PYTHONPATH=pyscripts /usr/bin/python3 tests/python/run.py --oracle > "$log/oracle.txt" 2>&1

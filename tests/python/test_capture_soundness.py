@@ -824,3 +824,36 @@ class JitEntryPoints(unittest.TestCase):
 
 if __name__ == "__main__":
     unittest.main()
+
+
+FOUND = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "cpython", "found")
+
+
+@unittest.skipUnless(SUPPORTED, "capture is built for Python 3.7 and 3.9")
+class CPythonStressReproducers(unittest.TestCase):
+    """The defects CPython's regression tests found under stress (tests/cpython/found/), each a
+    small program whose output and exit status must not change when every frame is captured."""
+
+    def run_script(self, path, stress):
+        env = dict(os.environ, PYTHONPATH=PYSCRIPTS)
+        env.pop("PIJIT_STRESS", None)
+        if stress:
+            env["PIJIT_STRESS"] = "1"
+        p = subprocess.run([sys.executable, "-W", "ignore", path], stdout=subprocess.PIPE,
+                           stderr=subprocess.PIPE, env=env, timeout=120)
+        return p.returncode, p.stdout.decode()
+
+
+def _add_found(name):
+    def test(self):
+        path = os.path.join(FOUND, name)
+        plain = self.run_script(path, False)
+        self.assertEqual(plain[0], 0, plain)
+        self.assertEqual(self.run_script(path, True), plain)
+    setattr(CPythonStressReproducers, "test_" + name[:-3], test)
+
+
+# capture_time_quadratic_... prints timings against a threshold: the CPython suite is its test.
+for _name in sorted(os.listdir(FOUND)) if os.path.isdir(FOUND) else []:
+    if _name.endswith(".py") and not _name.startswith("capture_time"):
+        _add_found(_name)
