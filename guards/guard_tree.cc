@@ -252,6 +252,9 @@ bool run_check(const Check& c, PyObject* o, GuardFailure* why, const GuardTree& 
       return false;
     }
     case CheckKind::TypeVersion: {
+      // Valid version tags are unique to one type (a counter never reused): the tag alone says
+      // "this class, unmodified", without reading the weakly held class back.
+      if (py::type_version(Py_TYPE(o)) == static_cast<unsigned int>(c.n)) return true;
       auto* t = reinterpret_cast<PyTypeObject*>(held(PyTuple_GET_ITEM(c.ref, 0)));
       if (!t || Py_TYPE(o) != t) return fail("", class_text(reinterpret_cast<PyObject*>(t)), "type " + type_name(o));
       if (py::type_version(t) == static_cast<unsigned int>(c.n)) return true;
@@ -260,6 +263,8 @@ bool run_check(const Check& c, PyObject* o, GuardFailure* why, const GuardTree& 
     }
 
     case CheckKind::ClassVersion: {
+      if (PyType_Check(o) && py::type_version(reinterpret_cast<PyTypeObject*>(o)) == static_cast<unsigned int>(c.n))
+        return true;  // as for TypeVersion
       auto* t = reinterpret_cast<PyTypeObject*>(held(PyTuple_GET_ITEM(c.ref, 0)));
       if (!t || o != reinterpret_cast<PyObject*>(t))
         return fail("", t ? identity(reinterpret_cast<PyObject*>(t)) : class_text(nullptr), identity(o));
