@@ -205,6 +205,12 @@ PyObject* Simulator::load_fast(SimFrame& fr, int i) {
   return fr.locals[i];
 }
 
+// LOAD_FAST / DELETE_FAST of a local that is not bound: CPython's UnboundLocalError.
+[[noreturn]] static void unbound_local(Simulator* s, SimFrame& fr, int i) {
+  s->stop(Break::Raises, std::string("UnboundLocalError: local variable '") +
+                             PyUnicode_AsUTF8(PyTuple_GET_ITEM(fr.code->co_varnames, i)) + "' referenced before assignment");
+}
+
 // One handler per opcode. Unlisted opcodes end capture with UnsupportedOpcode.
 void Simulator::step(SimFrame& fr, const Instruction& ins) {
   switch (ins.op) {
@@ -235,9 +241,7 @@ void Simulator::step(SimFrame& fr, const Instruction& ins) {
     case Opcode::LOAD_FAST: {
       PyObject* v = load_fast(fr, ins.arg);
       if (!v)
-        stop(Break::Raises, std::string("UnboundLocalError: local variable '") +
-                                PyUnicode_AsUTF8(PyTuple_GET_ITEM(fr.code->co_varnames, ins.arg)) +
-                                "' referenced before assignment");
+        unbound_local(this, fr, ins.arg);
       push(fr, v);
       return;
     }
@@ -250,9 +254,7 @@ void Simulator::step(SimFrame& fr, const Instruction& ins) {
       bool bound = fr.root && !fr.loaded[ins.arg] ? py::frame_local(fr.real, ins.arg) != nullptr
                                                   : fr.locals[ins.arg] != nullptr;
       if (!bound)
-        stop(Break::Raises, std::string("UnboundLocalError: local variable '") +
-                                PyUnicode_AsUTF8(PyTuple_GET_ITEM(fr.code->co_varnames, ins.arg)) +
-                                "' referenced before assignment");
+        unbound_local(this, fr, ins.arg);
       fr.locals[ins.arg] = nullptr;
       if (fr.root) fr.loaded[ins.arg] = 1;
       return;
