@@ -11,6 +11,7 @@
 
 #include "py/bytecode.h"
 #include "capture/simulator.h"
+#include "capture/values.h"
 
 namespace pj::capture {
 
@@ -88,7 +89,9 @@ class Simulator {
   int node_of(PyObject* v) const;                      // -1 if not read from the frame
   // Read from the frame, or a stand-in capture made for such an object (a copy holding symbolic
   // tensors, a cell mirroring an enclosing function's): writing to it would change nothing real.
-  bool frame_object(PyObject* v) const;
+  bool frame_object(PyObject* v) const { return values_.preexisting(v); }
+  // Every write the simulated code makes goes through here (the mutation overlay's entry).
+  void write(PyObject* target, Write kind, std::string what, bool preexisting = false);
   PyObject* load_attr(PyObject* v, PyObject* name);
   PyObject* load_global(SimFrame& fr, PyObject* name);
   PyObject* load_deref(SimFrame& fr, int i, bool must_be_bound = true);
@@ -132,18 +135,10 @@ class Simulator {
   guards::GuardTree& tree_;
   graph::Graph& graph_;
   std::vector<PyObject*> keep_;                       // owned references, released at the end
-  std::unordered_map<PyObject*, int> node_of_;        // objects read from the frame -> guard node
-  std::unordered_map<PyObject*, std::vector<int>> const_nodes_;  // constants read -> every node
+  ValueTable values_;                                 // one record per classified value (values.h)
   std::unordered_map<int, PyObject*> sym_of_node_;    // graph-input symbolic tensors by guard node
-  std::unordered_map<PyObject*, std::pair<PyObject*, int>> real_of_sym_;  // sym -> (real, node)
-  std::unordered_map<PyObject*, PyObject*> sym_of_real_;  // a frame tensor -> its one graph value
-  std::unordered_map<PyObject*, PyObject*> materialized_;  // sourced container -> plain copy
   std::unordered_map<PyObject*, std::pair<int, bool>> ret_slots_;  // returned container -> (slot, planned)
   std::unordered_map<const void*, int> const_ids_;    // concrete tensor impl -> graph const value
-  std::unordered_set<PyObject*> sim_cells_;           // cells created by the simulation
-  std::unordered_set<PyObject*> mirrors_;             // stand-ins for frame objects (see frame_object)
-  std::unordered_map<PyObject*, int> mirror_node_;    // a container copy -> the node of its original
-  std::unordered_map<PyObject*, int> sim_funcs_;      // functions made by MAKE_FUNCTION -> globals node
   std::unordered_map<PyTypeObject*, bool> library_types_;
   std::unordered_set<PyTypeObject*> tensor_types_;    // classes of the tensors read from the frame
   std::vector<SimFrame*> frames_;                     // the inline stack

@@ -161,11 +161,18 @@ void Simulator::python_error(const char* during) {
   stop(Break::DataDependent, rest);
 }
 
-bool Simulator::frame_object(PyObject* v) const { return node_of(v) >= 0 || mirrors_.count(v); }
+int Simulator::node_of(PyObject* v) const { return values_.node(v); }
 
-int Simulator::node_of(PyObject* v) const {
-  auto it = node_of_.find(v);
-  return it == node_of_.end() ? -1 : it->second;
+// The mutation overlay's entry. An object the simulation made is mutated freely; a write to one
+// that existed before the frame started (or to capture's stand-in for one) is recorded as pending
+// on its record, in program order. Until pending writes are replayed after the graph (the region
+// plan of issue 11), a pending write refuses capture, naming the write: no read can see a stale
+// value and no write is lost.
+void Simulator::write(PyObject* target, Write kind, std::string what, bool preexisting) {
+  bool always = kind == Write::Attr || kind == Write::DeleteAttr || kind == Write::Global;  // not simulated
+  if (!always && !preexisting && !values_.preexisting(target)) return;
+  values_.pend(target, {kind, what, current_line()});
+  stop(Break::SideEffect, std::move(what));
 }
 
 bool Simulator::is_constant(PyObject* o) const {
@@ -236,7 +243,7 @@ bool Simulator::is_iterator(PyObject* v) {
 
 void Simulator::refuse_foreign_iterator(PyObject* v) {
   if (node_of(v) >= 0 && is_iterator(v))
-    stop(Break::SideEffect, std::string("consumes a ") + Py_TYPE(v)->tp_name + " the function did not create");
+    write(v, Write::Advance, std::string("consumes a ") + Py_TYPE(v)->tp_name + " the function did not create");
 }
 
 bool Simulator::trusted(PyObject* v) {
@@ -264,11 +271,10 @@ PyObject* Simulator::wrap(PyObject* obj, int node) {
     if (t.is_symbolic()) return obj;
     auto it = sym_of_node_.find(node);
     if (it != sym_of_node_.end()) return it->second;
-    auto alias = sym_of_real_.find(obj);
-    if (alias != sym_of_real_.end()) {  // one tensor reached along two paths: one graph value
-      tree_.add_same_as(node, real_of_sym_[alias->second].second, true);
-      sym_of_node_[node] = alias->second;
-      return alias->second;
+    if (PyObject* alias = values_.symbol_of(obj)) {  // one tensor reached along two paths: one graph value
+      tree_.add_same_as(node, values_.frame_tensor(alias)->node, true);
+      sym_of_node_[node] = alias;
+      return alias;
     }
     // Its stand-in is a plain Tensor: a user subclass's overrides would be bypassed.
     if (!is_library_type(Py_TYPE(obj)))
@@ -282,14 +288,13 @@ PyObject* Simulator::wrap(PyObject* obj, int node) {
     sym_of_node_[node] = sym;
     Py_INCREF(obj);
     own(obj);
-    real_of_sym_[sym] = {obj, node};
-    sym_of_real_[obj] = sym;
+    values_.bind_symbol(sym, obj, node);
     return sym;
   }
   if (is_constant(obj)) {
     Py_INCREF(obj);
     tree_.add_check(node, {CheckKind::Equal, obj, 0, {}});
-    const_nodes_[obj].push_back(node);  // Equal holds a reference: the key stays valid
+    values_.read_constant(obj, node);  // Equal holds a reference: the key stays valid
     return obj;
   }
   if (PyAnySet_CheckExact(obj)) {
@@ -305,7 +310,7 @@ PyObject* Simulator::wrap(PyObject* obj, int node) {
       PyTuple_SET_ITEM(items, i, k);
     }
     tree_.add_check(node, {CheckKind::SetContents, Py_BuildValue("(OO)", reinterpret_cast<PyObject*>(Py_TYPE(obj)), items), 0, {}});
-    node_of_.emplace(obj, node);
+    values_.read_from_frame(obj, node);
     Py_INCREF(obj);
     return own(obj);
   }
@@ -327,11 +332,11 @@ PyObject* Simulator::wrap(PyObject* obj, int node) {
   } else {
     guard_identity(node, obj);
   }
-  auto seen = node_of_.emplace(obj, node);
-  if (!seen.second && seen.first->second != node) {
+  int first = values_.read_from_frame(obj, node);
+  if (first != node) {
     // One object reached along two paths: reads go through the first path, so both paths must
     // keep holding one object (any one: another call passing another list twice reuses the graph).
-    tree_.add_same_as(node, seen.first->second, true);
+    tree_.add_same_as(node, first, true);
   }
   return obj;
 }
@@ -347,9 +352,9 @@ void Simulator::is_identity(PyObject* a, PyObject* b) {
     // Equal values may be distinct objects (10**20 built twice): the answer rests on identity,
     // so every path this constant was read along must keep holding this very object.
     for (PyObject* o : {a, b}) {
-      auto it = const_nodes_.find(o);
-      if (it == const_nodes_.end()) continue;
-      for (int n : it->second) {
+      const Value* rec = values_.find(o);
+      if (!rec || rec->kind != Kind::Constant) continue;
+      for (int n : rec->const_nodes) {
         Py_INCREF(o);
         tree_.add_check(n, {CheckKind::Id, o, 0, {}});
       }
@@ -367,10 +372,10 @@ void Simulator::is_identity(PyObject* a, PyObject* b) {
 }
 
 void Simulator::identity_observed(PyObject* sym) {
-  auto it = real_of_sym_.find(sym);
-  if (it == real_of_sym_.end()) return;  // made by the graph: a new object on every call
-  for (auto& other : real_of_sym_)
-    if (other.first != sym) tree_.add_same_as(it->second.second, other.second.second, false);
+  const Value* mine = values_.frame_tensor(sym);
+  if (!mine) return;  // made by the graph: a new object on every call
+  for (PyObject* other : values_.symbols())
+    if (other != sym) tree_.add_same_as(mine->node, values_.frame_tensor(other)->node, false);
 }
 
 bool Simulator::plain_instance(PyObject* v) {
@@ -405,8 +410,7 @@ void Simulator::guard_identity(int node, PyObject* v) {
 }
 
 PyObject* Simulator::materialize(PyObject* v, bool identity) {
-  auto done = materialized_.find(v);
-  if (done != materialized_.end()) return done->second;
+  if (PyObject* done = values_.copy_of(v)) return done;
   Nesting nest(this);
   int node = node_of(v);
   PyObject* out = v;
@@ -437,8 +441,7 @@ PyObject* Simulator::materialize(PyObject* v, bool identity) {
     }
     if (copy) {
       out = own(PyTuple_CheckExact(v) ? PyTuple_New(n) : PyList_New(n));
-      mirrors_.insert(out);
-      if (node >= 0) mirror_node_[out] = node;
+      values_.mirror(out, node);
       for (Py_ssize_t i = 0; i < n; ++i) {
         Py_INCREF(items[i]);
         if (PyTuple_CheckExact(v)) PyTuple_SET_ITEM(out, i, items[i]);
@@ -449,8 +452,7 @@ PyObject* Simulator::materialize(PyObject* v, bool identity) {
     PyObject* keys = own(PyDict_Keys(v));
     tree_.add_check(node, {CheckKind::DictKeys, (Py_INCREF(keys), keys), 0, {}});
     out = own(PyDict_New());
-    mirrors_.insert(out);
-    mirror_node_[out] = node;
+    values_.mirror(out, node);
     for (Py_ssize_t i = 0; i < PyList_GET_SIZE(keys); ++i) {
       PyObject* k = PyList_GET_ITEM(keys, i);
       PyObject* item = PyObject_GetItem(v, k);
@@ -465,7 +467,7 @@ PyObject* Simulator::materialize(PyObject* v, bool identity) {
   }
   // Only values read from the frame are cached: the function cannot change them (it would stop
   // capture), while a container it built may still grow after being passed on.
-  if (node >= 0) materialized_[v] = out;
+  if (node >= 0) values_.set_copy(v, out);
   return out;
 }
 
@@ -576,12 +578,12 @@ PyObject* Simulator::load_attr(PyObject* v, PyObject* name) {
   };
   if (Py_TYPE(v) == &PySuper_Type) return super_attr(v, name);
   if (py::is_tensor(v)) {
-    auto real = real_of_sym_.find(v);
-    if (_PyType_Lookup(Py_TYPE(v), name) || real == real_of_sym_.end()) return real_getattr(v);
-    PyObject* r = PyObject_GetAttr(real->second.first, name);  // e.g. Parameter.name
+    const Value* real = values_.frame_tensor(v);
+    if (_PyType_Lookup(Py_TYPE(v), name) || !real) return real_getattr(v);
+    PyObject* r = PyObject_GetAttr(real->real, name);  // e.g. Parameter.name
     if (!r) python_error(cname);
     own(r);
-    return wrap(r, tree_.child(real->second.second, Access::Attr, name));
+    return wrap(r, tree_.child(real->node, Access::Attr, name));
   }
   if (PyModule_Check(v)) {
     PyObject* dict = PyModule_GetDict(v);  // NULL for ModuleType.__new__(ModuleType)
@@ -598,8 +600,8 @@ PyObject* Simulator::load_attr(PyObject* v, PyObject* name) {
   }
   if (PyType_Check(v)) return class_attr(v, name);
   if (trusted(v)) {
-    if (frame_object(v) && (PyList_Check(v) || PyDict_Check(v) || PyAnySet_Check(v)) && !readonly_method(cname))
-      stop(Break::SideEffect, std::string("calls .") + cname + "() on a container the function did not create");
+    if ((PyList_Check(v) || PyDict_Check(v) || PyAnySet_Check(v)) && !readonly_method(cname))
+      write(v, Write::Method, std::string("calls .") + cname + "() on a " + Py_TYPE(v)->tp_name + " the function did not create");
     return real_getattr(node >= 0 ? materialize(v) : v);
   }
   if (PyFunction_Check(v)) {
@@ -917,7 +919,7 @@ PyObject* Simulator::call(PyObject* callable, const std::vector<PyObject*>& args
   }
   if (PyObject* target = jit_target(callable)) return call(target, args, kwnames);
   if (PyFunction_Check(callable)) {
-    if (sim_funcs_.count(callable) || !is_library_code(callable)) return inline_call(callable, nullptr, args, kwnames);
+    if (values_.created(callable, Kind::Function) || !is_library_code(callable)) return inline_call(callable, nullptr, args, kwnames);
     return trace_call(callable, args, kwnames);
   }
   if (is_cell(callable)) {
@@ -951,9 +953,10 @@ PyObject* Simulator::call(PyObject* callable, const std::vector<PyObject*>& args
     if (self && !PyModule_Check(self) && trusted(self)) {  // a method of a builtin container
       // The container is the frame's when capture read it, or when the bound method itself came
       // from the frame (box.push = out.append: `out` has no path of its own).
-      if ((frame_object(self) || node_of(callable) >= 0) &&
-          !readonly_method(reinterpret_cast<PyCFunctionObject*>(callable)->m_ml->ml_name))
-        stop(Break::SideEffect, "calls a method of a container the function did not create");
+      const char* meth = reinterpret_cast<PyCFunctionObject*>(callable)->m_ml->ml_name;
+      if (!readonly_method(meth))
+        write(self, Write::Method, std::string("calls .") + meth + "() on a " + Py_TYPE(self)->tp_name +
+                                       " the function did not create", /*preexisting=*/node_of(callable) >= 0);
       return trace_call(callable, args, kwnames);
     }
   }
@@ -981,8 +984,8 @@ PyObject* Simulator::call_builtin(PyObject* callable, const std::vector<PyObject
   if (!PyCFunction_Check(callable)) {
     if (callable == (PyObject*)&PyType_Type && args.size() == 1 && !kwnames) {  // type(x)
       *handled = true;
-      auto real = real_of_sym_.find(args[0]);
-      PyObject* t = reinterpret_cast<PyObject*>(Py_TYPE(real != real_of_sym_.end() ? real->second.first : args[0]));
+      const Value* real = values_.frame_tensor(args[0]);
+      PyObject* t = reinterpret_cast<PyObject*>(Py_TYPE(real ? real->real : args[0]));
       if (node_of(args[0]) >= 0 && plain_instance(args[0]))  // type(a).k reads the class
         guard_class(node_of(args[0]), Py_TYPE(args[0]), nullptr);
       Py_INCREF(t);
@@ -1012,9 +1015,8 @@ PyObject* Simulator::call_builtin(PyObject* callable, const std::vector<PyObject
     } catch (const StopCapture& s) {
       if (s.reason != Break::Raises || s.detail.rfind("AttributeError", 0) != 0) throw;
       // A tensor argument may gain the attribute later (x.scale = 3): it must stay missing.
-      auto real = real_of_sym_.find(args[0]);
-      if (real != real_of_sym_.end())
-        tree_.add_check(tree_.child(real->second.second, Access::Attr, args[1]), {CheckKind::Absent, nullptr, 0, {}});
+      if (const Value* real = values_.frame_tensor(args[0]))
+        tree_.add_check(tree_.child(real->node, Access::Attr, args[1]), {CheckKind::Absent, nullptr, 0, {}});
       return has ? Py_False : args[2];
     }
   }
@@ -1026,8 +1028,8 @@ PyObject* Simulator::call_builtin(PyObject* callable, const std::vector<PyObject
     return trace_call(callable, args, kwnames);
   bool inst = std::strcmp(name, "isinstance") == 0, sub = std::strcmp(name, "issubclass") == 0;
   if ((inst || sub) && args.size() == 2 && !kwnames) {
-    auto real = real_of_sym_.find(args[0]);
-    PyObject* obj = real != real_of_sym_.end() ? real->second.first : args[0];
+    const Value* real = values_.frame_tensor(args[0]);
+    PyObject* obj = real ? real->real : args[0];
     return subclass_check(inst ? reinterpret_cast<PyObject*>(Py_TYPE(obj)) : obj, args[1], inst, obj) ? Py_True
                                                                                                         : Py_False;
   }
@@ -1161,8 +1163,7 @@ PyObject* Simulator::inline_call(PyObject* func, PyObject* self, const std::vect
   fr.func = func;
   fr.library = is_library_code(func);
   fr.globals = PyFunction_GET_GLOBALS(func);
-  auto made = sim_funcs_.find(func);
-  if (made != sim_funcs_.end()) fr.globals_node = made->second;
+  if (values_.created(func, Kind::Function)) fr.globals_node = values_.find(func)->globals_node;
   else if (fr.globals == frames_.front()->globals) fr.globals_node = -1;
   else fr.globals_node = tree_.root(Access::Const, 0, fr.globals);
   load_code(fr, co);
@@ -1252,7 +1253,7 @@ PyObject* Simulator::inline_call(PyObject* func, PyObject* self, const std::vect
   int ncell = static_cast<int>(PyTuple_GET_SIZE(co->co_cellvars));
   for (int i = 0; i < ncell; ++i) {
     PyObject* cell = own(PyCell_New(nullptr));
-    sim_cells_.insert(cell);
+    values_.created_cell(cell);
     PyObject* cname = PyTuple_GET_ITEM(co->co_cellvars, i);
     for (int a = 0; a < argc + kwonly + (varargs ? 1 : 0) + (varkw ? 1 : 0); ++a)
       if (PyUnicode_Compare(PyTuple_GET_ITEM(co->co_varnames, a), cname) == 0) PyCell_Set(cell, fr.locals[a]);
@@ -1261,13 +1262,13 @@ PyObject* Simulator::inline_call(PyObject* func, PyObject* self, const std::vect
   PyObject* closure = PyFunction_GET_CLOSURE(func);
   for (Py_ssize_t i = 0; closure && i < PyTuple_GET_SIZE(closure); ++i) {
     PyObject* cell = PyTuple_GET_ITEM(closure, i);
-    if (sim_cells_.count(cell)) {
+    const Value* known = values_.find(cell);
+    if (known && known->kind == Kind::Cell) {  // made (or mirrored) by this capture
       fr.cells.push_back(cell);
       continue;
     }
     PyObject* mine = own(PyCell_New(nullptr));
-    sim_cells_.insert(mine);
-    mirrors_.insert(mine);  // stands for a real cell: writes to it would be lost
+    values_.mirror(mine, -1, Kind::Cell);  // stands for a real cell: writes to it would be lost
     if (PyCell_GET(cell)) {
       PyObject* contents = own(PyUnicode_InternFromString("cell_contents"));
       // Through the function (func.__closure__[i]) when it has a path: a cell cannot be weakly
@@ -1284,10 +1285,9 @@ PyObject* Simulator::inline_call(PyObject* func, PyObject* self, const std::vect
 ReturnPlan Simulator::plan_return(PyObject* v) {
   Nesting nest(this);
   ReturnPlan p;
-  auto real = real_of_sym_.find(v);
-  if (real != real_of_sym_.end()) {
+  if (const Value* real = values_.frame_tensor(v)) {
     p.kind = ReturnPlan::Source;
-    p.index = real->second.second;
+    p.index = real->node;
     return p;
   }
   if (py::is_tensor(v)) {
@@ -1314,8 +1314,8 @@ ReturnPlan Simulator::plan_return(PyObject* v) {
     return p;
   }
   int node = node_of(v);
-  auto mirror = mirror_node_.find(v);  // capture's copy of a frame container is that container
-  if (node < 0 && mirror != mirror_node_.end()) node = mirror->second;
+  const Value* rec = values_.find(v);  // capture's copy of a frame container is that container
+  if (node < 0 && rec && rec->origin == Origin::Mirror && rec->kind == Kind::Other) node = rec->node;
   if (node >= 0) {
     p.kind = ReturnPlan::Source;
     p.index = node;

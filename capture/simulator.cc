@@ -155,10 +155,10 @@ void Simulator::run_root(PyFrameObject* f) {
   fr.cell_loaded.assign(ncells, 0);
   for (int i = 0; i < ncells; ++i) {
     PyObject* cell = own(PyCell_New(nullptr));
-    sim_cells_.insert(cell);
     // A free variable's cell stands for an enclosing function's: a write through it (here, or in
-    // an inner function given it by LOAD_CLOSURE) must reach the real cell, so it refuses.
-    if (i >= py::code_ncells(fr.code)) mirrors_.insert(cell);
+    // an inner function given it by LOAD_CLOSURE) must reach the real cell.
+    if (i >= py::code_ncells(fr.code)) values_.mirror(cell, -1, Kind::Cell);
+    else values_.created_cell(cell);
     fr.cells[i] = cell;
   }
   Simulator* prev_sim = t_sim;
@@ -267,8 +267,8 @@ void Simulator::step(SimFrame& fr, const Instruction& ins) {
       return;
     case Opcode::STORE_DEREF: {
       PyObject* cell = fr.cells[ins.arg];
-      if (!sim_cells_.count(cell) || mirrors_.count(cell) || (fr.root && ins.arg >= py::code_ncells(fr.code)))
-        stop(Break::SideEffect, "assigns a nonlocal variable of an enclosing function");
+      write(cell, Write::Nonlocal, "assigns a nonlocal variable of an enclosing function",
+            /*preexisting=*/!values_.created(cell, Kind::Cell));
       PyCell_Set(cell, pop(fr));
       if (fr.root) fr.cell_loaded[ins.arg] = 1;
       return;
@@ -281,18 +281,24 @@ void Simulator::step(SimFrame& fr, const Instruction& ins) {
       return;
     }
     case Opcode::STORE_ATTR:
-      stop(Break::SideEffect, std::string("assigns attribute '") +
-                                  PyUnicode_AsUTF8(PyTuple_GET_ITEM(fr.code->co_names, ins.arg)) + "'");
+    case Opcode::DELETE_ATTR: {
+      bool del = ins.op == Opcode::DELETE_ATTR;
+      PyObject* owner = fr.stack.back();
+      write(owner, del ? Write::DeleteAttr : Write::Attr,
+            std::string(del ? "deletes attribute '" : "assigns attribute '") +
+                PyUnicode_AsUTF8(PyTuple_GET_ITEM(fr.code->co_names, ins.arg)) + "'");
+      return;  // not reached: attribute writes are not simulated
+    }
     case Opcode::STORE_GLOBAL:
     case Opcode::DELETE_GLOBAL:
-      stop(Break::SideEffect, std::string("assigns global '") +
-                                  PyUnicode_AsUTF8(PyTuple_GET_ITEM(fr.code->co_names, ins.arg)) + "'");
-    case Opcode::DELETE_ATTR: stop(Break::SideEffect, "deletes an attribute");
+      write(fr.globals, Write::Global, std::string(ins.op == Opcode::STORE_GLOBAL ? "assigns global '" : "deletes global '") +
+                                           PyUnicode_AsUTF8(PyTuple_GET_ITEM(fr.code->co_names, ins.arg)) + "'");
+      return;
     case Opcode::STORE_SUBSCR: {
       PyObject* key = pop(fr);
       PyObject* container = pop(fr);
       PyObject* value = pop(fr);
-      if (frame_object(container)) stop(Break::SideEffect, "assigns an item of an object the function did not create");
+      write(container, Write::Item, std::string("assigns an item of a ") + Py_TYPE(container)->tp_name + " the function did not create");
       if (!trusted(container)) stop(Break::UserObjectOperator, std::string("item assignment on ") + Py_TYPE(container)->tp_name);
       if (PyObject_SetItem(container, materialize(key), value) < 0) python_error("item assignment");
       return;
@@ -300,8 +306,8 @@ void Simulator::step(SimFrame& fr, const Instruction& ins) {
     case Opcode::DELETE_SUBSCR: {
       PyObject* key = pop(fr);
       PyObject* container = pop(fr);
-      if (frame_object(container) || !trusted(container) || py::is_tensor(container))
-        stop(Break::SideEffect, "deletes an item of an object the function did not create");
+      write(container, Write::DeleteItem, std::string("deletes an item of a ") + Py_TYPE(container)->tp_name + " the function did not create",
+            /*preexisting=*/!trusted(container) || py::is_tensor(container));
       if (PyObject_DelItem(container, materialize(key)) < 0) python_error("del");
       return;
     }
@@ -367,8 +373,8 @@ void Simulator::step(SimFrame& fr, const Instruction& ins) {
       if (!trusted(a) || !trusted(b))
         stop(Break::UserObjectOperator, std::string(op_name(ins.op)) + " on " + Py_TYPE(trusted(a) ? b : a)->tp_name);
       bool inplace = op_name(ins.op)[0] == 'I';
-      if (inplace && frame_object(a) && !py::is_tensor(a) && !is_constant(a) && !PyTuple_CheckExact(a))
-        stop(Break::SideEffect, "in-place operator on an object the function did not create");
+      if (inplace && !py::is_tensor(a) && !is_constant(a) && !PyTuple_CheckExact(a))
+        write(a, Write::InPlace, std::string(op_name(ins.op)) + " on a " + Py_TYPE(a)->tp_name + " the function did not create");
       BinaryFn fn = ins.op == Opcode::BINARY_POWER ? power
                     : ins.op == Opcode::INPLACE_POWER ? inplace_power
                                                       : binary_fn(ins.op);
@@ -717,7 +723,7 @@ void Simulator::step(SimFrame& fr, const Instruction& ins) {
       if ((closure && PyFunction_SetClosure(fn, closure) < 0) || (annotations && PyFunction_SetAnnotations(fn, annotations) < 0) || (defaults && PyFunction_SetDefaults(fn, defaults) < 0) ||
           (kwdefaults && PyFunction_SetKwDefaults(fn, kwdefaults) < 0))
         python_error("making a function");
-      sim_funcs_[fn] = fr.globals_node;  // its globals are read along the creating frame's path
+      values_.created_function(fn, fr.globals_node);  // its globals are read along the creating frame's path
       push(fr, fn);
       return;
     }

@@ -591,6 +591,86 @@ class GuardsTellApartWhatPythonDoes(unittest.TestCase):
 
 
 @unittest.skipUnless(SUPPORTED, "capture is built for Python 3.7 and 3.9")
+@unittest.skipUnless(SUPPORTED, "capture is built for Python 3.7 and 3.9")
+class WritesAreNeverLost(unittest.TestCase):
+    """Mechanism 1: a write to an object that existed before the frame started is a pending write
+    (it refuses capture naming the write until writes are replayed), while objects the function
+    made are mutated freely inside the graph."""
+
+    def check(self, f, make_args, expect_graphs, expect_reason=None):
+        jf = pj.jit(f)
+        for _ in range(3):  # the effect happens on every call, the first and the cached ones
+            plain_args, jit_args = make_args(), make_args()
+            self.assertEqual(exact(jf(*jit_args)), exact(f(*plain_args)))
+            self.assertEqual(exact(jit_args), exact(plain_args))
+        st = pj.jit_stats(jf)
+        self.assertEqual(st["graphs"], expect_graphs, st["break_reasons"])
+        if expect_reason:
+            self.assertTrue(st["break_reasons"], st)
+            self.assertIn("B005", st["break_reasons"][0])
+            self.assertIn(expect_reason, st["break_reasons"][0])
+        return st
+
+    def test_each_kind_of_write_to_a_frame_object(self):
+        def method(x, l):
+            for box in (l,):
+                box.append(x + 1.0)
+            return x
+        def item(x, d):
+            d2, k = d, "k"
+            d2[k] = x * 2.0
+            return x
+        def delete(x, d):
+            del d["k"]
+            return x
+        def inplace(x, l):
+            l += [x]
+            return x
+        def nonlocal_write():
+            n = 0
+            def g(x):
+                nonlocal n
+                n += 1
+                return x * n
+            return g
+        g = nonlocal_write()
+        cases = [
+            (method, lambda: (pj.Tensor([1.0]), []), "calls .append() on a list the function did not create"),
+            (item, lambda: (pj.Tensor([1.0]), {}), "assigns an item of a dict the function did not create"),
+            (delete, lambda: (pj.Tensor([1.0]), {"k": 1}), "deletes an item of a dict the function did not create"),
+            (inplace, lambda: (pj.Tensor([1.0]), [1]), "INPLACE_ADD on a list the function did not create"),
+        ]
+        for f, make_args, reason in cases:
+            with self.subTest(f.__name__):
+                self.check(f, make_args, 0, reason)
+        jg = pj.jit(g)
+        self.assertEqual([jg(pj.Tensor([1.0])).tolist() for _ in range(3)], [[1.0], [2.0], [3.0]])
+        self.assertIn("assigns a nonlocal variable", pj.jit_stats(jg)["break_reasons"][0])
+
+    def test_attribute_and_global_writes_name_the_target(self):
+        class Box:
+            def __repr__(self):
+                return "Box(%r)" % sorted((k, exact(v)) for k, v in vars(self).items())
+
+        def attr(x, b):
+            b.v = x + 1.0
+            return x
+        self.check(attr, lambda: (pj.Tensor([1.0]), Box()), 0, "assigns attribute 'v'")
+
+    def test_created_objects_are_mutated_inside_the_graph(self):
+        def f(x):
+            l = []
+            l.append(x + 1.0)
+            d = {}
+            d["k"] = l[0] * 2.0
+            del d["k"]
+            d["j"] = x
+            l += [d["j"]]
+            return l, d
+        st = self.check(f, lambda: (pj.Tensor([1.0]),), 1)
+        self.assertEqual(st["break_reasons"], [])
+
+
 class ExceptionsAsInEager(unittest.TestCase):
     """An op that raises inside a graph behaves as it would eagerly (issue 10, mechanism 4)."""
 
