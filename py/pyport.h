@@ -206,6 +206,8 @@ inline PyFrameObject* shadow_frame(PyThreadState* tstate, PyFrameObject* f, PyCo
 inline bool frame_is_resumable(PyFrameObject* f) {
   return (f->f_code->co_flags & (CO_GENERATOR | CO_COROUTINE | CO_ASYNC_GENERATOR | CO_ITERABLE_COROUTINE)) != 0;
 }
+// Whether the frame ran an instruction already (a generator being resumed, not started).
+inline bool frame_started(PyFrameObject* f) { return f->f_lasti >= 0; }
 #else
 // 3.11+: frames are _PyInterpreterFrame; capture refuses to install its hook there, so these are
 // never reached. They exist so the extension (tensors, kernels) still builds for that Python.
@@ -220,6 +222,7 @@ inline PyObject* frame_builtins(PyFrameObject*) { frame_unsupported(); }
 inline PyCodeObject* frame_code(PyFrameObject*) { frame_unsupported(); }
 inline PyFrameObject* shadow_frame(PyThreadState*, PyFrameObject*, PyCodeObject*) { frame_unsupported(); }
 inline bool frame_is_resumable(PyFrameObject*) { frame_unsupported(); }
+inline bool frame_started(PyFrameObject*) { frame_unsupported(); }
 #endif
 
 // ---- code bytes ---------------------------------------------------------------------------------

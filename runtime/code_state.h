@@ -53,7 +53,8 @@ void release_code_states();
 struct GlobalStats {
   int64_t frames_rewritten = 0, frames_default = 0;
   int64_t frames_captured = 0;  // of frames_rewritten: ran a captured graph's code
-  std::map<std::string, int64_t> fallback_reasons;  // reason id + name -> frames
+  std::map<std::string, int64_t> fallback_reasons;  // reason id + name -> frames (capture refused)
+  std::map<std::string, int64_t> default_reasons;   // why frames_default ran the original code
 };
 GlobalStats& global_stats();
 

@@ -91,6 +91,7 @@ PyObject* run_default(PyThreadState* ts, PyFrameObject* f, CodeState* st, const 
   if (st) ++st->frames_default;
   ++g_stats.frames_default;
   if (!why.empty()) ++g_stats.fallback_reasons[why];
+  ++g_stats.default_reasons[why.empty() ? "not a candidate" : why];
   return py::eval_frame_default(ts, f, 0);
 }
 
@@ -273,12 +274,15 @@ PyObject* pijit_eval_frame(PyThreadState* ts, PyFrameObject* f, int throw_flag) 
   // would not share: they always run as they are.
   if (!opt || g_released || t_jit.busy || throw_flag || !(co->co_flags & CO_OPTIMIZED) || py::frame_is_resumable(f) ||
       py::tracing_or_profiling(ts)) {
-    if (opt && g_stress && !t_jit.busy) {  // stress statistics count every candidate frame
+    // Stress statistics count every candidate frame once: a generator resumed is not a new frame.
+    if (opt && g_stress && !t_jit.busy && !(py::frame_is_resumable(f) && py::frame_started(f))) {
       ++g_stats.frames_default;
-      ++g_stats.fallback_reasons[!(co->co_flags & CO_OPTIMIZED) ? "module or class body"
-                                 : py::frame_is_resumable(f)    ? "generator or coroutine frame"
-                                 : throw_flag                   ? "exception thrown into a frame"
-                                                                : "traced or profiled"];
+      const char* why = !(co->co_flags & CO_OPTIMIZED) ? "module or class body"
+                        : py::frame_is_resumable(f)    ? "generator or coroutine frame"
+                        : throw_flag                   ? "exception thrown into a frame"
+                                                       : "traced or profiled";
+      ++g_stats.fallback_reasons[why];
+      ++g_stats.default_reasons[why];
     }
     return py::eval_frame_default(ts, f, throw_flag);
   }

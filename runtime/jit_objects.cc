@@ -290,11 +290,15 @@ PyObject* py_stress_stats(PyObject*, PyObject*) {
   GlobalStats& g = global_stats();
   Ref reasons(PyDict_New());
   for (auto& kv : g.fallback_reasons) set_item(reasons.get(), kv.first.c_str(), PyLong_FromLongLong(kv.second));
+  Ref defaults(PyDict_New());
+  for (auto& kv : g.default_reasons) set_item(defaults.get(), kv.first.c_str(), PyLong_FromLongLong(kv.second));
   Py_INCREF(reasons.get());
-  return Py_BuildValue("{s:O,s:i,s:L,s:L,s:L,s:N}", "enabled", stress_enabled() ? Py_True : Py_False, "level",
+  Py_INCREF(defaults.get());
+  return Py_BuildValue("{s:O,s:i,s:L,s:L,s:L,s:N,s:N}", "enabled", stress_enabled() ? Py_True : Py_False, "level",
                        stress_level(), "frames_rewritten", static_cast<long long>(g.frames_rewritten),
                        "frames_captured", static_cast<long long>(g.frames_captured), "frames_default",
-                       static_cast<long long>(g.frames_default), "fallback_reasons", reasons.get());
+                       static_cast<long long>(g.frames_default), "fallback_reasons", reasons.get(),
+                       "default_reasons", defaults.get());
 }
 
 PyObject* py_reset_stress_stats(PyObject*, PyObject*) {

@@ -17,6 +17,7 @@ outcome matches (or whose difference is allowlisted in allowlist.py); failed = o
 crashes + timeouts. Exits 1 when anything failed.
 """
 import argparse
+import collections
 import concurrent.futures
 import importlib.util
 import json
@@ -327,7 +328,8 @@ def main():
     print("%-28s %6s %8s %8s %9s %s" % ("module", "tests", "stock s", "stress s", "rewritten", "result"))
     passed, allowlisted, failures = 0, [], []
     t_stock = t_stress = 0.0
-    rewritten = default = 0
+    rewritten = default = captured = 0
+    default_reasons = collections.Counter()
     with concurrent.futures.ThreadPoolExecutor(max_workers=max(1, args.j)) as pool:
         futures = [pool.submit(run_module, sys.executable, m, args.stress, args.timeout, logdir)
                    for m in modules]
@@ -339,13 +341,18 @@ def main():
             if stressed.stats:
                 rewritten += stressed.stats["frames_rewritten"]
                 default += stressed.stats["frames_default"]
+                captured += stressed.stats.get("frames_captured", 0)
+                default_reasons.update(stressed.stats.get("default_reasons", {}))
             print("%-28s %6d %8.1f %8.1f %9s %s" % (
                 module, len(stock.outcomes), stock.seconds, stressed.seconds,
                 rewritten_share(stressed.stats),
                 "ok" if not f else "%d FAILED" % len(f)), flush=True)
-    print("total: stock %.0fs, stress %.0fs, frames rewritten %s of %d candidates"
+    print("total: stock %.0fs, stress %.0fs, frames rewritten %s of %d candidates (%s ran a captured graph)"
           % (t_stock, t_stress, rewritten_share({"frames_rewritten": rewritten, "frames_default": default}),
-             rewritten + default))
+             rewritten + default, rewritten_share({"frames_rewritten": captured, "frames_default": rewritten + default - captured})))
+    if default_reasons:
+        print("frames run as they are: " + "; ".join(
+            "%s %d" % kv for kv in default_reasons.most_common(6)))
     for line in failures:
         print("DIFF " + line)
     for line in allowlisted:

@@ -648,6 +648,26 @@ class TestStress(unittest.TestCase):
         self.assertTrue(st["fallback_reasons"], st)
 
     @unittest.skipUnless(SUPPORTED, "capture is built for Python 3.7 and 3.9")
+    def test_stress_stats_count_a_generator_frame_once(self):
+        def gen(n):
+            for i in range(n):
+                yield i
+
+        def consume():
+            return sum(gen(50))
+        was = pj.stress_stats()["level"]
+        pj.set_stress(1)
+        pj.reset_stress_stats()
+        try:
+            total = consume()
+        finally:
+            pj.set_stress(was)
+        self.assertEqual(total, 1225)
+        st = pj.stress_stats()
+        # consume() and one gen frame (resumed 51 times): two frames, however often resumed.
+        self.assertEqual(st["default_reasons"].get("generator or coroutine frame"), 1, st)
+
+    @unittest.skipUnless(SUPPORTED, "capture is built for Python 3.7 and 3.9")
     def test_stress_mode_keeps_comprehension_iterators_and_class_bodies(self):
         import sre_compile
         def bitmap():
