@@ -561,9 +561,22 @@ void Simulator::guard_class(int node, PyTypeObject* tp, PyObject* name, bool is_
   }
   if (!name) return;
   PyObject* found = _PyType_Lookup(tp, name);
-  PyObject* kept = found ? guards::hold_weakly(found) : nullptr;  // explains a failure; keeps nothing alive
-  PyObject* seen = kept ? PyTuple_Pack(1, kept) : PyTuple_New(0);  // () when the class lacks it
-  Py_XDECREF(kept);
+  // Explains a failure and keeps nothing alive: the value weakly, and its repr for when it died (a
+  // patched method is often referenced by nothing else). Only reprs that run no user code.
+  PyObject* seen = nullptr;
+  if (found) {
+    PyTypeObject* ft = Py_TYPE(found);
+    bool plain_repr = PyFunction_Check(found) || PyType_Check(found) || PyCFunction_Check(found) || is_constant(found) ||
+                      ft == &PyMethodDescr_Type || ft == &PyWrapperDescr_Type || ft == &PyGetSetDescr_Type ||
+                      ft == &PyMemberDescr_Type || ft == &PyClassMethodDescr_Type;
+    PyObject* text = plain_repr ? PyObject_Repr(found) : PyUnicode_FromFormat("<%s object>", ft->tp_name);
+    PyObject* kept = guards::hold_weakly(found);
+    seen = text ? PyTuple_Pack(2, kept, text) : nullptr;
+    Py_XDECREF(text);
+    Py_DECREF(kept);
+  } else {
+    seen = PyTuple_New(0);  // () when the class lacks it
+  }
   if (!seen || PyDict_SetItem(PyTuple_GET_ITEM(c->ref, 1), name, seen) < 0) python_error("guarding a class");
   Py_DECREF(seen);
 }
@@ -1218,8 +1231,9 @@ PyObject* Simulator::inline_call(PyObject* func, PyObject* self, const std::vect
   // was reached through a class or a closure (a Const path: other guards fix which function).
   PyObject* defaults = PyFunction_GET_DEFAULTS(func);
   PyObject* kwdefaults = PyFunction_GET_KW_DEFAULTS(func);
+  // A function the frame made (MAKE_FUNCTION) is new on every call: what it holds was simulated.
   int fnode = node_of(func);
-  if (fnode < 0 && !fr.library) fnode = tree_.root(Access::Const, 0, func);
+  if (fnode < 0 && !fr.library && !values_.created(func, Kind::Function)) fnode = tree_.root(Access::Const, 0, func);
   auto attr_node = [&](const char* attr) { return tree_.child(fnode, Access::FuncAttr, own(PyUnicode_InternFromString(attr))); };
   if (fnode >= 0 && !fr.library) {
     Py_INCREF(co);

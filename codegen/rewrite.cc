@@ -63,6 +63,14 @@ class Emitter {
     PyList_Append(varnames_.get(), s.get());
     return static_cast<int>(PyList_GET_SIZE(varnames_.get()) - 1);
   }
+  // Pushes a guard node's key. One the guards hold weakly stays weak in the code too (the code is
+  // cached as long as the guards): the weak reference is called. The guards just found it alive,
+  // reachable along the frame's paths.
+  void load_held(PyObject* key) {
+    bool weak = PyWeakref_CheckRef(key) && guards::held(key) != key;
+    op(Opcode::LOAD_CONST, const_index(key));
+    if (weak) op(Opcode::CALL_FUNCTION, 0);
+  }
   // Pushes the object at a guard node, the way the guards reach it.
   void load(const guards::GuardTree& tree, int node) {
     const guards::GuardNode& n = tree.node(node);
@@ -71,7 +79,7 @@ class Emitter {
       case Access::Deref: op(Opcode::LOAD_DEREF, n.index); return;
       case Access::Global:
       case Access::Builtin: op(Opcode::LOAD_GLOBAL, name_index(n.key)); return;  // globals miss is guarded
-      case Access::Const: op(Opcode::LOAD_CONST, const_index(n.key)); return;
+      case Access::Const: load_held(n.key); return;
       case Access::Attr:
       case Access::DictAttr:
       case Access::FuncAttr:
@@ -80,7 +88,7 @@ class Emitter {
         return;
       case Access::Item:
         load(tree, n.parent);
-        op(Opcode::LOAD_CONST, const_index(guards::held(n.key)));  // alive while capture holds it
+        load_held(n.key);
         op(Opcode::BINARY_SUBSCR);
         return;
       case Access::Context: break;

@@ -117,7 +117,7 @@ PyObject* resolve(const GuardNode& n, PyObject* parent, PyFrameObject* f, std::v
     case Access::Global: return PyDict_GetItem(py::frame_globals(f), n.key);
     case Access::Builtin: return PyDict_GetItem(py::frame_builtins(f), n.key);
     case Access::Context: return nullptr;
-    case Access::Const: return n.key;
+    case Access::Const: return held(n.key);
     default: break;
   }
   if (!parent) return nullptr;
@@ -165,11 +165,13 @@ void explain_class_change(PyTypeObject* t, PyObject* seen, const std::string& pa
   Py_ssize_t pos = 0;
   PyObject *name, *was;
   while (PyDict_Next(seen, &pos, &name, &was)) {
-    PyObject* before = PyTuple_GET_SIZE(was) ? held(PyTuple_GET_ITEM(was, 0)) : nullptr;
+    // was: () when the class lacked the name, else (the value held weakly, its repr then).
+    bool had = PyTuple_GET_SIZE(was) > 0;
+    PyObject* before = had ? held(PyTuple_GET_ITEM(was, 0)) : nullptr;
     PyObject* now = _PyType_Lookup(t, name);
-    if (now == before) continue;
+    if (now == before && (had == (now != nullptr))) continue;
     why->path = path + "." + PyUnicode_AsUTF8(name);
-    why->before = before ? repr_of(before) : "undefined";
+    why->before = !had ? "undefined" : before ? repr_of(before) : PyUnicode_AsUTF8(PyTuple_GET_ITEM(was, 1));
     why->after = now ? repr_of(now) : "undefined";
     return;
   }
@@ -386,9 +388,10 @@ static Py_hash_t path_key_hash(PyObject* k) {
 
 int GuardTree::find_or_add(int parent, Access access, int index, PyObject* key) {
   auto& same = index_[std::make_tuple(parent, static_cast<int>(access), index, path_key_hash(key))];
-  // An item key that is an object (d[obj]) is held weakly: the cache must not keep it alive. Once
-  // it died, no dict holds it: the path resolves to nothing and its guards fail.
-  bool weak = access == Access::Item && key && !plain_constant(key);
+  // An item key that is an object (d[obj]) and a constant root (an inlined function, a class) are
+  // held weakly: the cache must not keep them alive. Once one died, the path resolves to nothing
+  // (no dict holds the key any more) and its guards fail.
+  bool weak = (access == Access::Item && key && !plain_constant(key)) || access == Access::Const;
   for (int i : same)
     if (same_path_key(weak ? held(nodes_[i].key) : nodes_[i].key, key)) return i;
   if (weak) key = hold_weakly(key);

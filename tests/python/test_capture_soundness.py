@@ -557,6 +557,33 @@ class GuardsTellApartWhatPythonDoes(unittest.TestCase):
         s2 = Scale(3.0)
         self.assertEqual(jf(pj.Tensor([1.0]), s2, s2).tolist(), [3.0])  # a dead guard fails cleanly
 
+    def test_inlined_methods_do_not_keep_their_class_alive(self):
+        # The inlined method is reached through the class (a constant guard root), and its
+        # __class__ cell (super()) holds the class: the cache holds the function weakly, and the
+        # rewritten code loads it through that weak reference.
+        import gc
+        import weakref
+
+        def run():
+            class Base(object):
+                def helper(self, x):
+                    return x * 2.0
+
+            class M(Base):
+                def helper(self, x):
+                    return super().helper(x) + 1.0
+
+            def f(m, x):
+                return m.helper(x)
+            jf = pj.jit(f)
+            for _ in range(3):
+                self.assertEqual(jf(M(), pj.Tensor([1.0])).tolist(), [3.0])
+            self.assertEqual(pj.jit_stats(jf)["graphs"], 1, pj.jit_stats(jf)["break_reasons"])
+            return jf, weakref.ref(M)
+        jf, alive = run()
+        gc.collect()
+        self.assertIsNone(alive())
+
     def test_side_effects_through_built_containers_are_kept(self):  # w01
         def run(wrap):
             log = []
