@@ -86,6 +86,7 @@ class Simulator {
   void guard_identity(int node, PyObject* v);          // the Id check itself (weak; refuses if it cannot be)
   void is_identity(PyObject* a, PyObject* b);          // guards what `a is b` depended on
   void identity_observed(PyObject* sym);               // a tensor was hashed: guard input aliasing
+  int contiguity(PyObject* sym);                       // is_contiguous() of a graph value; -1: unknown
   int node_of(PyObject* v) const;                      // -1 if not read from the frame
   // Read from the frame, or a stand-in capture made for such an object (a copy holding symbolic
   // tensors, a cell mirroring an enclosing function's): writing to it would change nothing real.
@@ -148,6 +149,7 @@ class Simulator {
   };
   std::unordered_map<PyCodeObject*, Decoded> decoded_;
   int budget_;
+  int backedges_ = 0;  // loop iterations simulated (CaptureOptions::loop_limit)
 
   // Walks over nested containers (materialize, identity, trust, return plans) stop at this depth:
   // deeper than any model's data, and what a self-referential container reaches.

@@ -96,15 +96,17 @@ bool pure_type(PyObject* t) {
          std::strcmp(reinterpret_cast<PyTypeObject*>(t)->tp_name, "zip") == 0;
 }
 
+// Leaves a pending exception as it found it: it names the callable whose call just failed.
 std::string describe_callable(PyObject* c) {
+  PyObject *t, *v, *tb;
+  PyErr_Fetch(&t, &v, &tb);
   PyObject* name = PyObject_GetAttrString(c, "__qualname__");
-  if (!name) {
-    PyErr_Clear();
-    return std::string("a ") + Py_TYPE(c)->tp_name + " object";
-  }
-  std::string s = PyUnicode_Check(name) ? PyUnicode_AsUTF8(name) : "?";
-  Py_DECREF(name);
-  return s + "()";
+  std::string s = std::string("a ") + Py_TYPE(c)->tp_name + " object";
+  if (name && PyUnicode_Check(name)) s = std::string(PyUnicode_AsUTF8(name)) + "()";
+  Py_XDECREF(name);
+  PyErr_Clear();
+  PyErr_Restore(t, v, tb);
+  return s;
 }
 
 }  // namespace
@@ -376,6 +378,22 @@ void Simulator::identity_observed(PyObject* sym) {
   if (!mine) return;  // made by the graph: a new object on every call
   for (PyObject* other : values_.symbols())
     if (other != sym) tree_.add_same_as(mine->node, values_.frame_tensor(other)->node, false);
+}
+
+// A graph input is as contiguous as the frame's tensor, which is then guarded; an op's output is
+// fresh (contiguous) unless the op makes views, whose layout capture does not track.
+int Simulator::contiguity(PyObject* sym) {
+  if (const Value* ft = values_.frame_tensor(sym)) {
+    guards::Check* meta = tree_.find_check(ft->node, CheckKind::TensorMeta);
+    if (!meta) return -1;
+    bool c = py::unwrap(ft->real).is_contiguous();
+    meta->n = c ? 1 : 2;
+    return c;
+  }
+  const Tensor& t = py::unwrap(sym);
+  if (!t.is_symbolic()) return -1;
+  const graph::Value& v = graph_.value(static_cast<int>(t.sym()));
+  return v.kind == graph::ValueKind::Node && !graph_.nodes()[v.index].op->is_view ? 1 : -1;
 }
 
 bool Simulator::plain_instance(PyObject* v) {

@@ -22,6 +22,7 @@ Tensors record_op(const OpDef& op, const Tensors& in, const Attrs& attrs) { retu
 void observe_identity(PyObject* tensor) {
   if (t_sim) t_sim->identity_observed(tensor);
 }
+int query_layout(PyObject* tensor) { return t_sim ? t_sim->contiguity(tensor) : -1; }
 
 PyObject* pop(SimFrame& fr) {
   PJ_CHECK(!fr.stack.empty()) << "simulated stack underflow in " << PyUnicode_AsUTF8(fr.code->co_name);
@@ -165,13 +166,17 @@ void Simulator::run_root(PyFrameObject* f) {
   t_sim = this;
   OpRecorder prev = set_op_recorder(record_op);
   py::set_identity_observer(observe_identity);
+  py::set_layout_query(query_layout);
   struct Restore {
     Simulator* s;
     OpRecorder r;
     ~Restore() {
       set_op_recorder(r);
       t_sim = s;
-      if (!s) py::set_identity_observer(nullptr);
+      if (!s) {
+        py::set_identity_observer(nullptr);
+        py::set_layout_query(nullptr);
+      }
     }
   } restore{prev_sim, prev};
   PyObject* result = run_frame(fr);
@@ -189,8 +194,12 @@ PyObject* Simulator::run_frame(SimFrame& fr) {
     if (fr.pc >= fr.ins->size()) stop(Break::Internal, "ran off the end of the bytecode");
     if (--budget_ < 0) stop(Break::InstructionBudget, std::to_string(opt_.instruction_budget) + " instructions");
     ++r_.instructions;
+    size_t at = fr.pc;
     const Instruction& ins = (*fr.ins)[fr.pc++];
     step(fr, ins);
+    if (fr.pc <= at && ++backedges_ > opt_.loop_limit)
+      stop(Break::InstructionBudget, "loops run more than " + std::to_string(opt_.loop_limit) +
+                                         " iterations (unrolled, the graph grows with each)");
   }
   return fr.result;
 }

@@ -40,6 +40,9 @@ const BreakInfo& break_info(Break b);
 struct CaptureOptions {
   int inline_depth = 16;            // nested user calls inlined before giving up
   int instruction_budget = 100000;  // simulated instructions per capture (loops unroll)
+  // Loop iterations (backward jumps) per capture: an unrolled loop grows the graph with every
+  // iteration, and past this a graph costs more to build than the loop costs to run.
+  int loop_limit = 1024;
 };
 
 using codegen::ReturnPlan;

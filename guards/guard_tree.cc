@@ -238,6 +238,8 @@ bool run_check(const Check& c, PyObject* o, GuardFailure* why, const GuardTree& 
       for (int d = 0; d < t.ndim(); ++d)
         if (t.dim(d) != c.meta.shape[d])
           return fail(".shape[" + std::to_string(d) + "]", std::to_string(c.meta.shape[d]), std::to_string(t.dim(d)));
+      if (c.n && t.is_contiguous() != (c.n == 1))  // n: 0 layout not read, 1 contiguous, 2 not
+        return fail(".is_contiguous()", c.n == 1 ? "True" : "False", c.n == 1 ? "False" : "True");
       return true;
     }
     case CheckKind::Length: {
@@ -538,7 +540,7 @@ std::vector<std::string> GuardTree::describe() const {
         case CheckKind::Equal: out.push_back(p + " == " + repr_of(c.ref)); break;
         case CheckKind::TensorMeta:
           out.push_back(p + ": " + reinterpret_cast<PyTypeObject*>(c.ref)->tp_name + " " + dtype_name(c.meta.dtype) +
-                        shape_list_str(c.meta.shape));
+                        shape_list_str(c.meta.shape) + (c.n == 1 ? ", contiguous" : c.n == 2 ? ", not contiguous" : ""));
           break;
         case CheckKind::Length: out.push_back("len(" + p + ") == " + std::to_string(c.n)); break;
         case CheckKind::DictKeys: out.push_back(p + ".keys() == " + repr_of(c.ref)); break;

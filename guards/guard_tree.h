@@ -42,7 +42,7 @@ enum class CheckKind {
   Id,          // o is ref (n == 1: ref is a weak reference to it, so a guard never keeps a
                // user's object alive; the check fails once it died)
   Equal,       // type(o) is type(ref) and o == ref (constants)
-  TensorMeta,  // type(o) is ref, and shape/dtype equal
+  TensorMeta,  // type(o) is ref, and shape/dtype equal (n: 1 contiguous, 2 not, 0 layout not read)
   Length,      // type(o) is ref and len(o) == n
   DictKeys,    // type(o) is dict and its keys, in order, are ref's (a list): constants compared as
                // Equal does, other keys by identity

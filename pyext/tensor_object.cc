@@ -66,6 +66,7 @@ void tensor_dealloc(PyObject* self) {
 }
 
 IdentityObserver g_identity_observer = nullptr;
+LayoutQuery g_layout_query = nullptr;
 
 Py_hash_t tensor_hash(PyObject* self) {
   if (g_identity_observer && as_obj(self)->tensor.is_symbolic()) g_identity_observer(self);
@@ -418,8 +419,31 @@ PyObject* m_storage_ptr(PyObject* self, PyObject*) {
   return PyLong_FromVoidPtr(unwrap(self).storage()->data());
 }
 PyObject* m_is_contiguous(PyObject* self, PyObject*) {
-  if (refuse_symbolic(unwrap(self), "is_contiguous()")) return nullptr;
+  if (unwrap(self).is_symbolic() && g_layout_query) {
+    int c = g_layout_query(self);
+    if (c >= 0) return PyBool_FromLong(c);
+  }
+  if (unwrap(self).is_symbolic()) {
+    PyErr_SetString(g_capture_break,
+                    "data_dependent: is_contiguous() of a view computed in the graph (capture does not track the layout of views)");
+    return nullptr;
+  }
   return PyBool_FromLong(unwrap(self).is_contiguous());
+}
+
+// self when contiguous (the same object, as eager code may rely on), else a contiguous copy. In a
+// graph, a value whose layout capture does not know becomes the `contiguous` op, which decides
+// the same way when the graph runs.
+PyObject* m_contiguous(PyObject* self, PyObject*) {
+  PJ_PY_BEGIN
+  const Tensor& t = unwrap(self);
+  int c = !t.is_symbolic() ? t.is_contiguous() : g_layout_query ? g_layout_query(self) : -1;
+  if (c == 1) {
+    Py_INCREF(self);
+    return self;
+  }
+  return wrap(call_op1(op_named(c == 0 ? "copy" : "contiguous"), {t}));
+  PJ_PY_END(nullptr)
 }
 
 // MindSpore's Tensor.assign_value: this object takes the other tensor's shape, dtype and a copy of
@@ -442,6 +466,7 @@ PyObject* m_assign_value(PyObject* self, PyObject* value) {
 }
 
 PyMethodDef methods[] = {
+    {"contiguous", m_contiguous, METH_NOARGS, "self when its elements are row-major without gaps, else a contiguous copy"},
     {"assign_value", m_assign_value, METH_O, "takes another tensor's shape, dtype and (a copy of) its data; returns self"},
     {"item", m_item, METH_VARARGS, "the element as a Python scalar (size-1 tensors, or item(i))"},
     {"tolist", m_tolist, METH_NOARGS, "nested lists of Python scalars"},
@@ -453,6 +478,7 @@ PyMethodDef methods[] = {
 }  // namespace
 
 void set_identity_observer(IdentityObserver fn) { g_identity_observer = fn; }
+void set_layout_query(LayoutQuery fn) { g_layout_query = fn; }
 
 PyTypeObject TensorBaseType = [] {
   PyTypeObject t{PyVarObject_HEAD_INIT(nullptr, 0)};

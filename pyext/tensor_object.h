@@ -56,6 +56,10 @@ bool refuse_symbolic(const Tensor& t, const char* what);
 // not raise: it runs inside CPython's hashing.
 using IdentityObserver = void (*)(PyObject* tensor);
 void set_identity_observer(IdentityObserver fn);
+// Capture's answer to is_contiguous() on a symbolic tensor: 1 or 0 (capture guards what it said),
+// -1 when the layout is not known at capture (then is_contiguous() is a capture break).
+using LayoutQuery = int (*)(PyObject* tensor);
+void set_layout_query(LayoutQuery fn);
 
 // Indexing (pyext/indexing.cc).
 PyObject* tensor_getitem(PyObject* self, PyObject* key);

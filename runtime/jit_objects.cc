@@ -307,23 +307,24 @@ PyObject* py_reset_stress_stats(PyObject*, PyObject*) {
 }
 
 PyObject* py_set_jit_config(PyObject*, PyObject* args, PyObject* kw) {
-  static const char* kwlist[] = {"recompile_limit", "inline_depth", "log", "instruction_budget", nullptr};
-  PyObject *limit = nullptr, *depth = nullptr, *log = nullptr, *budget = nullptr;
-  if (!PyArg_ParseTupleAndKeywords(args, kw, "|OOOO:set_jit_config", const_cast<char**>(kwlist), &limit, &depth, &log,
-                                   &budget))
+  static const char* kwlist[] = {"recompile_limit", "inline_depth", "log", "instruction_budget", "loop_limit", nullptr};
+  PyObject *limit = nullptr, *depth = nullptr, *log = nullptr, *budget = nullptr, *loops = nullptr;
+  if (!PyArg_ParseTupleAndKeywords(args, kw, "|OOOOO:set_jit_config", const_cast<char**>(kwlist), &limit, &depth, &log,
+                                   &budget, &loops))
     return nullptr;
   JitConfig& c = jit_config();
   if (read_int_option(limit, "recompile_limit", 1, &c.defaults.recompile_limit) < 0 ||
       read_int_option(depth, "inline_depth", 0, &c.defaults.capture.inline_depth) < 0 ||
-      read_int_option(budget, "instruction_budget", 1, &c.defaults.capture.instruction_budget) < 0)
+      read_int_option(budget, "instruction_budget", 1, &c.defaults.capture.instruction_budget) < 0 ||
+      read_int_option(loops, "loop_limit", 0, &c.defaults.capture.loop_limit) < 0)
     return nullptr;
   if (log && log != Py_None) {
     if (!PyUnicode_Check(log)) return py::fail(PyExc_TypeError, "set_jit_config: log must be a str such as 'breaks,recompiles'");
     c.log = PyUnicode_AsUTF8(log);
   }
-  return Py_BuildValue("{s:i,s:i,s:s,s:i}", "recompile_limit", c.defaults.recompile_limit, "inline_depth",
+  return Py_BuildValue("{s:i,s:i,s:s,s:i,s:i}", "recompile_limit", c.defaults.recompile_limit, "inline_depth",
                        c.defaults.capture.inline_depth, "log", c.log.c_str(), "instruction_budget",
-                       c.defaults.capture.instruction_budget);
+                       c.defaults.capture.instruction_budget, "loop_limit", c.defaults.capture.loop_limit);
 }
 
 PyObject* py_set_context_mode(PyObject*, PyObject* mode) {
@@ -351,7 +352,7 @@ PyMethodDef jit_methods[] = {
     {"stress_stats", py_stress_stats, METH_NOARGS, "frames run rewritten / default, and why, since the last reset"},
     {"reset_stress_stats", py_reset_stress_stats, METH_NOARGS, "zero the stress counters"},
     {"set_jit_config", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)(void)>(py_set_jit_config)),
-     METH_VARARGS | METH_KEYWORDS, "set_jit_config(recompile_limit=, inline_depth=, log=, instruction_budget=)"},
+     METH_VARARGS | METH_KEYWORDS, "set_jit_config(recompile_limit=, inline_depth=, log=, instruction_budget=, loop_limit=)"},
     {"_set_context_mode", py_set_context_mode, METH_O, "the context mode guards check (0 graph, 1 pynative)"},
     {"_set_library_dir", py_set_library_dir, METH_O, "directory of pijit's own Python code"},
     {"_release_code_states", py_release_code_states, METH_NOARGS,

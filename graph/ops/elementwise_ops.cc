@@ -110,5 +110,19 @@ PJ_REGISTER_OP("copy")
     .infer(same_as_input)
     .kernel([](const Tensors& in, const Attrs&, const Tensors& out) { copy_into(out[0], in[0]); });
 
+// contiguous() of a graph value whose layout is known only when the graph runs (a view): the
+// value itself when contiguous (still aliasing what it views, as in eager), else a copy.
+PJ_REGISTER_OP("contiguous")
+    .total()
+    .inputs(1)
+    .view()
+    .infer(same_as_input)
+    .run([](const Tensors& in, const Attrs&) {
+      if (in[0].is_contiguous()) return Tensors{in[0]};
+      Tensor out = Tensor::empty(in[0].shape(), in[0].dtype());
+      copy_into(out, in[0]);
+      return Tensors{out};
+    });
+
 }  // namespace
 }  // namespace pj

@@ -116,9 +116,6 @@ class Tensor(_C.TensorBase):
     def clone(self):
         return _op("copy", (self,))
 
-    def contiguous(self):
-        return self if self.is_contiguous() else _op("copy", (self,))
-
     def dim(self):
         return self.ndim
 

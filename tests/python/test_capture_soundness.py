@@ -816,6 +816,34 @@ class CallsBindAsCPython(unittest.TestCase):
 
 @unittest.skipUnless(SUPPORTED, "capture is built for Python 3.7 and 3.9")
 class ValuesComeBackAsTheyWentIn(unittest.TestCase):
+    def test_contiguous_keeps_identity_and_layout_is_guarded(self):  # f07
+        def f(x):
+            return x.contiguous(), x.contiguous() * 2.0
+        jf = pj.jit(f)
+        a = pj.Tensor([[1.0, 2.0], [3.0, 4.0]])
+        for x in (a, a.T, a, a.T):
+            y, z = jf(x)
+            self.assertIs(y is x, x.is_contiguous())  # self when contiguous, else a copy
+            self.assertTrue(y.is_contiguous())
+            self.assertEqual((y.tolist(), z.tolist()), tuple(v.tolist() for v in f(x)))
+        st = pj.jit_stats(jf)
+        self.assertEqual((st["graphs"], st["break_reasons"]), (2, []))
+        self.assertEqual(st["recompile_reasons"], ["x.is_contiguous(): True -> False"])
+
+    def test_contiguous_of_a_view_made_in_the_graph(self):
+        def f(x):
+            t = x.T.contiguous()
+            return t, (x + 1.0).contiguous()
+        jf = pj.jit(f)
+        x = pj.Tensor([[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]])
+        t, u = jf(x)
+        self.assertEqual((t.tolist(), u.tolist()), tuple(v.tolist() for v in f(x)))
+        self.assertTrue(t.is_contiguous())
+        t[0, 0] = 100.0  # a copy: the argument is untouched, as in eager
+        self.assertEqual(x.tolist()[0][0], 1.0)
+        st = pj.jit_stats(jf)
+        self.assertEqual((st["graphs"], st["break_reasons"]), (1, []))
+
     def test_a_container_returned_twice_is_one_object(self):  # w08
         def f(x):
             b = [x + 1.0]

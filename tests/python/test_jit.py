@@ -688,3 +688,37 @@ class TestStress(unittest.TestCase):
         finally:
             pj.set_stress(was)
         self.assertEqual(got, [expected] * 3)
+
+
+@unittest.skipUnless(SUPPORTED, "capture is built for Python 3.7 and 3.9")
+class TestCaptureLimits(unittest.TestCase):
+    def test_long_loops_stop_capture_early(self):
+        # An unrolled loop grows the graph per iteration: past loop_limit capture gives up
+        # (quickly, so a long loop costs little more than running it) and the frame runs as is.
+        def f(x):
+            for _ in range(5000):
+                x = ops.relu(x) + 0.0
+            return x
+        jf = pj.jit(f)
+        self.assertEqual(jf(T([-1.0, 2.0])).tolist(), [0.0, 2.0])
+        st = pj.jit_stats(jf)
+        self.assertEqual(st["graphs"], 0)
+        self.assertIn("B013", st["break_reasons"][0])
+        self.assertIn("loops run more than 1024 iterations", st["break_reasons"][0])
+
+    def test_loop_limit_is_configurable_and_checked(self):
+        old = pj.set_jit_config()["loop_limit"]
+        try:
+            self.assertEqual(pj.set_jit_config(loop_limit=8)["loop_limit"], 8)
+
+            def f(x):
+                for _ in range(9):
+                    x = x + 1.0
+                return x
+            jf = pj.jit(f)
+            self.assertEqual(jf(T([0.0])).tolist(), [9.0])
+            self.assertIn("more than 8 iterations", pj.jit_stats(jf)["break_reasons"][0])
+            with self.assertRaisesRegex(ValueError, "loop_limit"):
+                pj.set_jit_config(loop_limit=-1)
+        finally:
+            pj.set_jit_config(loop_limit=old)
