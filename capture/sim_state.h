@@ -41,6 +41,7 @@ struct SimFrame {
   std::vector<char> loaded;         // root frame: whether locals[i] was read from the real frame
   std::vector<PyObject*> cells;     // PyCell objects: cellvars, then freevars
   std::vector<char> cell_loaded;    // root frame: whether cells[i] holds the real cell's content
+  std::vector<char> stored;         // root frame: whether locals[i] was assigned or deleted
   std::vector<PyObject*> stack;
   struct Block {
     Opcode op;      // the SETUP_* that pushed it
@@ -149,6 +150,27 @@ class Simulator {
   };
   std::unordered_map<PyCodeObject*, Decoded> decoded_;
   int budget_;
+  // The root frame's state at its last statement boundary (empty value and block stacks), where a
+  // refusal can become a graph break (plan_break).
+  struct Boundary {
+    bool valid = false;
+    int offset = 0;                   // of the instruction starting the statement
+    int line = 0;
+    int nargs = 0;                    // arguments (bound when the frame starts)
+    std::vector<PyObject*> locals;
+    std::vector<char> stored;
+    std::vector<PyObject*> cells;     // cellvars' contents; null_slot(): never assigned
+    graph::Graph::Mark graph;
+    size_t mutations = 0;             // mutated_.size() then
+  } boundary_;
+  std::vector<PyObject*> mutated_;    // every object written to, in program order
+  std::unordered_set<PyObject*> written_cells_;  // cells STORE_DEREF assigned
+  void mark_boundary(SimFrame& fr);
+  // After a refusal: turns it into a graph break at the last boundary when that is sound (nothing
+  // the interpreter will redo was mutated, every assigned value can be rebuilt). Fills r_.plan.
+  bool plan_break(Break why);
+  bool reachable_from_boundary(PyObject* target);
+  bool planning_break_ = false;  // plan_return for a graph break's live values
   int backedges_ = 0;  // loop iterations simulated (CaptureOptions::loop_limit)
 
   // Walks over nested containers (materialize, identity, trust, return plans) stop at this depth:

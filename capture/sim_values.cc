@@ -171,6 +171,7 @@ int Simulator::node_of(PyObject* v) const { return values_.node(v); }
 // plan of issue 11), a pending write refuses capture, naming the write: no read can see a stale
 // value and no write is lost.
 void Simulator::write(PyObject* target, Write kind, std::string what, bool preexisting) {
+  mutated_.push_back(target);  // a graph break must not redo a write (plan_break)
   bool always = kind == Write::Attr || kind == Write::DeleteAttr || kind == Write::Global;  // not simulated
   if (!always && !preexisting && !values_.preexisting(target)) return;
   values_.pend(target, {kind, what, current_line()});
@@ -1328,6 +1329,12 @@ ReturnPlan Simulator::plan_return(PyObject* v) {
     if (t.is_symbolic()) {
       id = static_cast<int>(t.sym());
     } else {
+      // A tensor made during capture comes back as a fresh copy of a graph constant: of the base
+      // class only, and sharing storage with nothing. A subclass (numpy_lite's arrays) would lose
+      // its class; at a graph break a view would stop aliasing what it views.
+      if (Py_TYPE(v) != py::tensor_class())
+        stop(Break::UnreconstructibleResult, std::string("a ") + Py_TYPE(v)->tp_name + " made during capture");
+      if (planning_break_) stop(Break::UnreconstructibleResult, "a tensor made during capture, live at a graph break");
       auto it = const_ids_.find(t.impl());
       id = it != const_ids_.end() ? it->second : graph_.add_const(t);
       const_ids_[t.impl()] = id;
@@ -1343,6 +1350,17 @@ ReturnPlan Simulator::plan_return(PyObject* v) {
     }
     p.kind = ReturnPlan::Output;
     p.index = k;
+    // A graph value library code gave a class of its own (numpy_lite's ndarray sets __class__):
+    // the output gets it back.
+    PyObject** dict = _PyObject_GetDictPtr(v);  // attributes library code set (numpy_lite's dtype)
+    if (dict && *dict && PyDict_Size(*dict) > 0)
+      stop(Break::UnreconstructibleResult, std::string("a ") + Py_TYPE(v)->tp_name + " with instance attributes");
+    if (t.is_symbolic() && Py_TYPE(v) != py::tensor_class()) {
+      if (!is_library_type(Py_TYPE(v)))
+        stop(Break::UnreconstructibleResult, std::string("a graph value of class ") + Py_TYPE(v)->tp_name);
+      Py_INCREF(Py_TYPE(v));
+      p.obj = reinterpret_cast<PyObject*>(Py_TYPE(v));
+    }
     return p;
   }
   int node = node_of(v);

@@ -152,6 +152,7 @@ void Simulator::run_root(PyFrameObject* f) {
   int ncells = py::code_ncells(fr.code) + py::code_nfrees(fr.code);
   fr.locals.assign(nlocals, nullptr);
   fr.loaded.assign(nlocals, 0);
+  fr.stored.assign(nlocals, 0);
   fr.cells.assign(ncells, nullptr);
   fr.cell_loaded.assign(ncells, 0);
   for (int i = 0; i < ncells; ++i) {
@@ -195,6 +196,7 @@ PyObject* Simulator::run_frame(SimFrame& fr) {
     if (--budget_ < 0) stop(Break::InstructionBudget, std::to_string(opt_.instruction_budget) + " instructions");
     ++r_.instructions;
     size_t at = fr.pc;
+    if (fr.root && fr.stack.empty() && fr.blocks.empty() && opt_.allow_breaks) mark_boundary(fr);
     const Instruction& ins = (*fr.ins)[fr.pc++];
     step(fr, ins);
     if (fr.pc <= at && ++backedges_ > opt_.loop_limit)
@@ -256,7 +258,7 @@ void Simulator::step(SimFrame& fr, const Instruction& ins) {
     }
     case Opcode::STORE_FAST:
       fr.locals[ins.arg] = pop(fr);
-      if (fr.root) fr.loaded[ins.arg] = 1;
+      if (fr.root) fr.loaded[ins.arg] = fr.stored[ins.arg] = 1;
       return;
     case Opcode::DELETE_FAST: {
       // Bound or not is the same on every call: the frame starts with exactly its arguments bound.
@@ -265,7 +267,7 @@ void Simulator::step(SimFrame& fr, const Instruction& ins) {
       if (!bound)
         unbound_local(this, fr, ins.arg);
       fr.locals[ins.arg] = nullptr;
-      if (fr.root) fr.loaded[ins.arg] = 1;
+      if (fr.root) fr.loaded[ins.arg] = fr.stored[ins.arg] = 1;
       return;
     }
     case Opcode::LOAD_GLOBAL: push(fr, load_global(fr, PyTuple_GET_ITEM(fr.code->co_names, ins.arg))); return;
@@ -279,6 +281,7 @@ void Simulator::step(SimFrame& fr, const Instruction& ins) {
       write(cell, Write::Nonlocal, "assigns a nonlocal variable of an enclosing function",
             /*preexisting=*/!values_.created(cell, Kind::Cell));
       PyCell_Set(cell, pop(fr));
+      written_cells_.insert(cell);
       if (fr.root) fr.cell_loaded[ins.arg] = 1;
       return;
     }
@@ -787,6 +790,13 @@ CaptureResult capture_frame(PyFrameObject* f, const CaptureOptions& options) {
       r.reason = s.reason;
       r.detail = s.detail;
       if (s.line > 0) r.line = s.line;
+      if (!r.interrupted) {
+        PyErr_Clear();  // what stopped capture is the reason; the interpreter meets it again itself
+        if (sim.plan_break(s.reason)) {
+          sim.guard_tensor_classes();
+          r.ok = r.broke = true;
+        }
+      }
     } catch (const Error& e) {
       r.ok = false;
       r.reason = Break::Internal;
@@ -806,7 +816,7 @@ CaptureResult capture_frame(PyFrameObject* f, const CaptureOptions& options) {
   }
   if (r.ok) {
     r.graph->eliminate_dead_code();
-    r.plan.line = r.line;
+    if (!r.broke) r.plan.line = r.line;
     r.plan.calls_graph = !r.graph->nodes().empty() || !r.graph->outputs().empty();
   } else {
     r.graph.reset();

@@ -43,6 +43,11 @@ struct CaptureOptions {
   // Loop iterations (backward jumps) per capture: an unrolled loop grows the graph with every
   // iteration, and past this a graph costs more to build than the loop costs to run.
   int loop_limit = 1024;
+  // A refusal becomes a graph break at the last statement boundary of the frame: the graph runs
+  // what came before, the interpreter the rest (false: fullgraph, the whole frame or nothing).
+  bool allow_breaks = true;
+  // Break even when the captured part holds no op (stress mode, to exercise breaks on any code).
+  bool break_without_graph = false;
 };
 
 using codegen::ReturnPlan;
@@ -57,6 +62,9 @@ struct CaptureResult {
   std::shared_ptr<guards::GuardTree> guards;  // what the outcome (graph or refusal) depends on
   std::shared_ptr<graph::Graph> graph;
   codegen::FramePlan plan;       // for codegen, when ok
+  // ok with a graph break (plan.resumes): reason, detail and line say why the rest of the frame
+  // runs in the interpreter.
+  bool broke = false;
   int instructions = 0;          // simulated, inlined frames included
   // Set (reason Interrupted) when an exception that no traced code raises (KeyboardInterrupt, one
   // from a signal handler) arrived while capturing: capture_frame leaves it pending, and the

@@ -5,6 +5,7 @@
 
 #include "py/pyport.h"  // first (Python.h)
 
+#include <utility>
 #include <vector>
 
 namespace pj::codegen {
@@ -14,7 +15,8 @@ struct ReturnPlan {
   // Tuple/List/Dict build a container the function created; Shared is that same container again
   // (`return l, l` gives one list twice: each built container has a slot, `index` names it).
   enum Kind { Const, Output, Source, Tuple, List, Dict, Shared } kind = Const;
-  PyObject* obj = nullptr;  // Const: the value; Dict: the keys (a tuple). Owned.
+  PyObject* obj = nullptr;  // Const: the value; Dict: the keys (a tuple); Output: the class to
+                            // give the output (nullptr: pijit.Tensor). Owned.
   int index = 0;            // Output: graph output; Source: guard node; Shared: slot
   int slot = -1;            // Tuple/List/Dict: this container's slot
   std::vector<ReturnPlan> items;
@@ -28,13 +30,25 @@ struct ReturnPlan {
   ~ReturnPlan();
 };
 
-// Load the graph inputs along their guard paths, call the graph runner, rebuild the return value.
+// A graph break: the frame's state at a statement boundary of the root frame, for the rewritten
+// code to put back before the interpreter runs the rest of the frame from there.
+struct ResumePlan {
+  int offset = -1;  // byte offset, in the original code, of the instruction the interpreter resumes at
+  std::vector<std::pair<int, ReturnPlan>> locals;  // fast locals the captured part assigned
+  std::vector<std::pair<int, ReturnPlan>> cells;   // cell variables it assigned (cellvars order)
+};
+
+// Load the graph inputs along their guard paths, call the graph runner, then either rebuild the
+// return value and return it, or (a graph break) rebuild the frame's state and resume the original
+// bytecode at the break.
 struct FramePlan {
   int line = 0;                  // user line the rewritten instructions carry (the return's)
   bool calls_graph = false;      // false: the result is built from constants and frame values only
   std::vector<int> input_nodes;  // guard node each graph input is loaded from
-  ReturnPlan ret;
-  std::vector<char> ret_shared;  // per container slot of `ret`: referenced again (kind Shared)
+  ReturnPlan ret;                // when !resumes
+  bool resumes = false;
+  ResumePlan resume;
+  std::vector<char> ret_shared;  // per container slot of `ret` / `resume`: referenced again (Shared)
 };
 
 }  // namespace pj::codegen

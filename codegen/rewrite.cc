@@ -104,6 +104,13 @@ class Emitter {
         op(Opcode::LOAD_FAST, outputs_local);
         op(Opcode::LOAD_CONST, const_index(k.get()));
         op(Opcode::BINARY_SUBSCR);
+        if (p.obj) {  // out.__class__ = the class library code gave the value
+          op(Opcode::DUP_TOP);
+          op(Opcode::LOAD_CONST, const_index(p.obj));
+          op(Opcode::ROT_TWO);
+          static PyObject* class_name = PyUnicode_InternFromString("__class__");
+          op(Opcode::STORE_ATTR, name_index(class_name));
+        }
         return;
       }
       case ReturnPlan::Tuple:
@@ -122,6 +129,30 @@ class Emitter {
         op(Opcode::LOAD_FAST, slot_locals_.at(p.index));
         return;
     }
+  }
+  // Jumps to the instruction at `offset` of a copy of the original bytecode appended here: the
+  // interpreter runs the rest of the frame (the block stack is empty there).
+  bool resume_original(PyCodeObject* original, int offset) {
+    py::DecodeResult d = py::decode_code(reinterpret_cast<PyObject*>(original));
+    if (!d.ok()) {
+      PyErr_SetString(PyExc_ValueError, ("malformed bytecode: " + d.error).c_str());
+      return false;
+    }
+    std::vector<AsmInstr> orig = from_decoded(d.instructions);
+    int base = static_cast<int>(code_.size()) + 1;
+    int at = -1;
+    for (size_t k = 0; k < d.instructions.size(); ++k)
+      if (d.instructions[k].offset == offset) at = static_cast<int>(k);
+    if (at < 0) {
+      PyErr_Format(PyExc_ValueError, "no instruction at offset %d to resume at", offset);
+      return false;
+    }
+    code_.push_back({Opcode::JUMP_ABSOLUTE, 0, base + at, line_});
+    for (AsmInstr& in : orig) {
+      if (in.target >= 0) in.target += base;
+      code_.push_back(in);
+    }
+    return true;
   }
   // A container the plan references again is kept in a local of its own.
   void keep_shared(const ReturnPlan& p) {
@@ -164,8 +195,19 @@ PyObject* emit_graph_code(PyCodeObject* original, const guards::GuardTree& guard
     e.op(Opcode::STORE_FAST, outputs_local);
   }
   e.shared_ = &plan.ret_shared;
-  e.build(guards, plan.ret, outputs_local);
-  e.op(Opcode::RETURN_VALUE);
+  if (!plan.resumes) {
+    e.build(guards, plan.ret, outputs_local);
+    e.op(Opcode::RETURN_VALUE);
+    return e.finish(original);
+  }
+  // Every value is built before anything is stored: a value may be read from a local the
+  // captured part reassigned (`a, b = b, a`), and loads along guard paths see the frame as it began.
+  const ResumePlan& r = plan.resume;
+  for (const auto& l : r.locals) e.build(guards, l.second, outputs_local);
+  for (const auto& c : r.cells) e.build(guards, c.second, outputs_local);
+  for (auto it = r.cells.rbegin(); it != r.cells.rend(); ++it) e.op(Opcode::STORE_DEREF, it->first);
+  for (auto it = r.locals.rbegin(); it != r.locals.rend(); ++it) e.op(Opcode::STORE_FAST, it->first);
+  if (!e.resume_original(original, r.offset)) return nullptr;
   return e.finish(original);
 }
 

@@ -410,12 +410,20 @@ PyObject* m_tolist(PyObject* self, PyObject*) {
   return tolist_rec(unwrap(self), 0, 0);
 }
 
+// While capturing, every tensor's address is refused: a tensor capture made becomes a graph
+// constant, which each call returns as a fresh copy at another address.
+bool refuse_address(const char* what) {
+  if (!op_recorder()) return false;
+  PyErr_Format(g_capture_break, "data_dependent: %s reads a tensor's address, which differs on every call", what);
+  return true;
+}
+
 PyObject* m_data_ptr(PyObject* self, PyObject*) {
-  if (refuse_symbolic(unwrap(self), "data_ptr()")) return nullptr;
+  if (refuse_address("data_ptr()")) return nullptr;
   return PyLong_FromVoidPtr(unwrap(self).raw_data());
 }
 PyObject* m_storage_ptr(PyObject* self, PyObject*) {
-  if (refuse_symbolic(unwrap(self), "storage_ptr()")) return nullptr;
+  if (refuse_address("storage_ptr()")) return nullptr;
   return PyLong_FromVoidPtr(unwrap(self).storage()->data());
 }
 PyObject* m_is_contiguous(PyObject* self, PyObject*) {

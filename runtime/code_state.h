@@ -20,6 +20,7 @@ struct CacheEntry {
   std::shared_ptr<graph::Graph> graph;
   std::string reason;        // why this entry runs eagerly (empty for graph entries)
   std::string reason_text;   // ... in full: "B006 Print at f.py:12 in f: print()"
+  std::string break_text;    // a graph entry that breaks: why the interpreter runs the rest
   int64_t hits = 0;
 };
 
@@ -33,6 +34,7 @@ struct CodeState {
   PyObject* reassembled = nullptr;  // stress mode: the original bytecode re-assembled (owned)
   int64_t compiles = 0, cache_hits = 0, cache_misses = 0, recompiles = 0;
   int64_t evictions = 0;        // entries dropped (least recently hit first) at recompile_limit
+  int64_t breaks = 0;           // graph entries built with a graph break
   int64_t misses_in_a_row = 0;  // calls since the last cache hit that found no entry
   int64_t frames_rewritten = 0, frames_default = 0;
   int64_t graph_failures = 0;  // calls whose graph raised and that then ran eagerly

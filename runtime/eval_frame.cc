@@ -151,7 +151,12 @@ bool build_entry(PyFrameObject* f, CodeState* st, const JitOptions& opt, CacheEn
   PyCodeObject* co = py::frame_code(f);
   st->mode = CodeState::Building;
   t_jit.busy = true;
-  CaptureResult r = capture_frame(f, opt.capture);
+  capture::CaptureOptions copt = opt.capture;
+  copt.allow_breaks = !opt.fullgraph;
+  // Stress level 2 breaks on any code, to exercise breaks and resumption everywhere; a function
+  // the user jitted keeps its own behaviour (graph and break counts) under stress.
+  copt.break_without_graph = g_stress_reassemble && &opt == &g_config.defaults;
+  CaptureResult r = capture_frame(f, copt);
   t_jit.busy = false;
   if (r.interrupted) {  // nothing was decided: the next call captures again
     st->mode = st->entries.empty() ? CodeState::Candidate : CodeState::Compiled;
@@ -176,6 +181,12 @@ bool build_entry(PyFrameObject* f, CodeState* st, const JitOptions& opt, CacheEn
     } else {
       out->code = code;
       out->graph = r.graph;
+      if (r.broke) {
+        out->break_text = r.reason_text();
+        st->break_reasons.push_back(out->break_text);
+        ++st->breaks;
+        log("breaks", "graph break: " + out->break_text);
+      }
       log("graphs", "captured " + where(co) + ": " + std::to_string(r.graph->nodes().size()) + " ops\n" +
                         r.graph->to_string());
     }
@@ -213,9 +224,9 @@ PyObject* run_captured(PyThreadState* ts, PyFrameObject* f, const JitOptions& op
     if (!quiet_check(*it->guards, f, nullptr)) continue;
     // The cache is the code object's, shared by every jit of it: an entry another jit (or stress
     // mode) made for a refused capture runs eagerly, which fullgraph=True must not accept.
-    if (opt.fullgraph && !it->code) {
+    if (opt.fullgraph && (!it->code || !it->break_text.empty())) {
       PyErr_Format(g_capture_error, "pijit cannot capture %s as one graph (fullgraph=True or GRAPH_MODE): %s",
-                   where(co).c_str(), it->reason_text.c_str());
+                   where(co).c_str(), (it->code ? it->break_text : it->reason_text).c_str());
       return nullptr;
     }
     ++st->cache_hits;

@@ -257,6 +257,7 @@ PyObject* py_jit_stats(PyObject*, PyObject* obj) {
       set_item(ed.get(), "ops", PyLong_FromLong(e.graph ? static_cast<long>(e.graph->nodes().size()) : 0));
       set_item(ed.get(), "hits", PyLong_FromLongLong(e.hits));
       set_item(ed.get(), "reason", e.reason.empty() ? (Py_INCREF(Py_None), Py_None) : PyUnicode_FromString(e.reason.c_str()));
+      set_item(ed.get(), "graph_break", e.break_text.empty() ? (Py_INCREF(Py_None), Py_None) : PyUnicode_FromString(e.break_text.c_str()));
       PyList_Append(entries.get(), ed.get());
     }
   }
@@ -267,6 +268,7 @@ PyObject* py_jit_stats(PyObject*, PyObject* obj) {
   set_item(d.get(), "cache_misses", PyLong_FromLongLong(st ? st->cache_misses : 0));
   set_item(d.get(), "recompiles", PyLong_FromLongLong(st ? st->recompiles : 0));
   set_item(d.get(), "evictions", PyLong_FromLongLong(st ? st->evictions : 0));
+  set_item(d.get(), "breaks", PyLong_FromLongLong(st ? st->breaks : 0));
   set_item(d.get(), "frames_rewritten", PyLong_FromLongLong(st ? st->frames_rewritten : 0));
   set_item(d.get(), "frames_default", PyLong_FromLongLong(st ? st->frames_default : 0));
   set_item(d.get(), "graph_failures", PyLong_FromLongLong(st ? st->graph_failures : 0));

@@ -302,7 +302,7 @@ def dup_top_two_augmented_int_item(x):
     return x * counts[0] + counts[1]
 
 
-@snippet(("DUP_TOP_TWO", "ROT_THREE", "STORE_SUBSCR"), TENSOR_CALLS, "B004", compiles=2)
+@snippet(("DUP_TOP_TWO", "ROT_THREE", "STORE_SUBSCR"), TENSOR_CALLS, ("B004", "captured"), compiles=2)
 def dup_top_two_augmented_tensor_item(x):
     items = [x, x * 2]
     items[1] += x
@@ -452,7 +452,7 @@ def binary_modulo_string_format_error(x, fmt, v):
 
 
 @snippet(("INPLACE_ADD", "INPLACE_SUBTRACT", "INPLACE_MULTIPLY", "INPLACE_TRUE_DIVIDE"),
-         TENSOR_CALLS, "B004", compiles=2)
+         TENSOR_CALLS, ("B004", "captured"), compiles=2)
 def inplace_arith_on_new_tensor(x):
     y = x * 1.0
     y += 1.0
@@ -463,7 +463,7 @@ def inplace_arith_on_new_tensor(x):
 
 
 @snippet(("INPLACE_FLOOR_DIVIDE", "INPLACE_MODULO", "INPLACE_POWER", "INPLACE_MATRIX_MULTIPLY"),
-         [m22, m22], "B004")
+         [m22, m22], ("B004", "captured"))
 def inplace_floordiv_mod_pow_matmul_on_new_tensor(m):
     y = m + 0.0
     y //= 2.0
@@ -996,7 +996,7 @@ def fast_locals(x):
     return z, (1, "two", None, 3.0)
 
 
-@snippet("DELETE_FAST", [v3, v3], "B007")
+@snippet("DELETE_FAST", [v3, v3], ("B007", "captured"))  # a graph for `x + 1`, then a break
 def delete_fast_then_load_unbound(x):
     y = x + 1
     del y
