@@ -39,6 +39,11 @@ void Simulator::mark_boundary(SimFrame& fr) {
   }
   b.graph = graph_.mark();
   b.mutations = mutated_.size();
+  b.ordinal = ++boundaries_;
+  if (b.ordinal == opt_.stop_at_boundary) {
+    reached_boundary_ = true;
+    stop(Break::Internal, "stopped at the graph break");
+  }
 }
 
 // Whether `target` is, or is held by, a value a boundary variable holds (through the containers
@@ -68,22 +73,19 @@ bool Simulator::reachable_from_boundary(PyObject* target) {
   return false;
 }
 
-bool Simulator::plan_break(Break why) {
+bool Simulator::can_break(Break why) {
   const Boundary& b = boundary_;
   // An interruption must reach the caller; an internal failure leaves nothing to trust.
   if (!opt_.allow_breaks || !b.valid || why == Break::Interrupted || why == Break::Internal) return false;
+  if (b.graph.nodes == 0 && !opt_.break_without_graph) return false;  // nothing worth a graph
   for (size_t k = b.mutations; k < mutated_.size(); ++k)
     if (reachable_from_boundary(mutated_[k])) return false;  // the interpreter would write it again
-  // Capture may have stopped while planning the return value: that plan is void.
-  graph_.set_outputs({});
-  ret_slots_.clear();
-  r_.plan.ret_shared.clear();
-  r_.plan.ret = ReturnPlan();
-  graph_.rollback(b.graph);
-  r_.plan.input_nodes.resize(b.graph.inputs);
-  for (auto it = const_ids_.begin(); it != const_ids_.end();)
-    it = it->second >= static_cast<int>(b.graph.values) ? const_ids_.erase(it) : std::next(it);
-  if (graph_.nodes().empty() && !opt_.break_without_graph) return false;  // nothing worth a graph
+  return true;
+}
+
+bool Simulator::plan_break() {
+  const Boundary& b = boundary_;
+  if (!reached_boundary_ || graph_.mark().values != b.graph.values) return false;  // not stopped there
   codegen::ResumePlan& plan = r_.plan.resume;
   planning_break_ = true;
   try {

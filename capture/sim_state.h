@@ -162,13 +162,19 @@ class Simulator {
     std::vector<PyObject*> cells;     // cellvars' contents; null_slot(): never assigned
     graph::Graph::Mark graph;
     size_t mutations = 0;             // mutated_.size() then
+    int ordinal = 0;                  // the how-many-th boundary (CaptureOptions::stop_at_boundary)
   } boundary_;
+  int boundaries_ = 0;
+  bool reached_boundary_ = false;     // stopped at CaptureOptions::stop_at_boundary
   std::vector<PyObject*> mutated_;    // every object written to, in program order
   std::unordered_set<PyObject*> written_cells_;  // cells STORE_DEREF assigned
   void mark_boundary(SimFrame& fr);
-  // After a refusal: turns it into a graph break at the last boundary when that is sound (nothing
-  // the interpreter will redo was mutated, every assigned value can be rebuilt). Fills r_.plan.
-  bool plan_break(Break why);
+  // After a refusal (first pass): whether it can become a graph break at the last boundary, i.e.
+  // nothing the interpreter would redo from there was a write to what the boundary reaches.
+  // The second pass, stopped at that boundary, plans the break (fills r_.plan) unless a live
+  // value cannot be rebuilt.
+  bool can_break(Break why);
+  bool plan_break();
   bool reachable_from_boundary(PyObject* target);
   bool planning_break_ = false;  // plan_return for a graph break's live values
   int backedges_ = 0;  // loop iterations simulated (CaptureOptions::loop_limit)

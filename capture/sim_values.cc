@@ -1371,7 +1371,19 @@ ReturnPlan Simulator::plan_return(PyObject* v) {
     p.index = node;
     return p;
   }
-  if (is_constant(v) || PyType_Check(v) || PyModule_Check(v) || PyCFunction_Check(v) ||
+  // A builtin function is a constant; a builtin method bound to an object (`push = out.append`)
+  // is not: it must stay bound to the object the rewritten code rebuilds.
+  bool builtin_function = PyCFunction_Check(v) && (!PyCFunction_GET_SELF(v) || PyModule_Check(PyCFunction_GET_SELF(v)));
+  if (PyCFunction_Check(v) && !builtin_function) {
+    PyObject* self = PyCFunction_GET_SELF(v);
+    if (!PyList_CheckExact(self) && !PyDict_CheckExact(self) && Py_TYPE(self) != &PySet_Type)
+      stop(Break::UnreconstructibleResult, std::string("a method bound to a ") + Py_TYPE(self)->tp_name);
+    p.kind = ReturnPlan::Method;
+    p.obj = PyUnicode_InternFromString(reinterpret_cast<PyCFunctionObject*>(v)->m_ml->ml_name);
+    p.items.push_back(plan_return(self));
+    return p;
+  }
+  if (is_constant(v) || PyType_Check(v) || PyModule_Check(v) || builtin_function ||
       (is_library_type(Py_TYPE(v)) && std::strcmp(Py_TYPE(v)->tp_name, "Type") == 0)) {  // pijit dtypes
     Py_INCREF(v);
     p.kind = ReturnPlan::Const;

@@ -766,45 +766,78 @@ void Simulator::step(SimFrame& fr, const Instruction& ins) {
   }
 }
 
-CaptureResult capture_frame(PyFrameObject* f, const CaptureOptions& options) {
+namespace {
+
+CaptureResult fresh_result(PyCodeObject* co) {
   CaptureResult r;
   r.guards = std::make_shared<guards::GuardTree>();
   r.graph = std::make_shared<graph::Graph>();
-  PyCodeObject* co = py::frame_code(f);
   r.file = PyUnicode_AsUTF8(co->co_filename);
   r.function = PyUnicode_AsUTF8(co->co_name);
   r.line = co->co_firstlineno;
   // The context mode changes what Cells do (GRAPH_MODE insists on whole graphs): guard it.
   int ctx = r.guards->root(guards::Access::Context, 0, nullptr);
   r.guards->add_check(ctx, {guards::CheckKind::Mode, nullptr, guards::context_mode(), {}});
+  return r;
+}
+
+// One simulation of the frame. Returns the boundary a refusal can break at (0: none).
+int simulate(PyFrameObject* f, const CaptureOptions& options, CaptureResult& r) {
+  int break_at = 0;
+  Simulator sim(r, options);
+  try {
+    sim.run_root(f);
+    sim.guard_tensor_classes();
+    r.ok = true;
+  } catch (const StopCapture& s) {
+    r.ok = false;
+    r.reason = s.reason;
+    r.detail = s.detail;
+    if (s.line > 0) r.line = s.line;
+    if (!r.interrupted) {
+      PyErr_Clear();  // what stopped capture is the reason; the interpreter meets it again itself
+      if (options.stop_at_boundary && sim.plan_break()) {
+        sim.guard_tensor_classes();
+        r.ok = r.broke = true;
+      } else if (!options.stop_at_boundary && sim.can_break(s.reason)) {
+        break_at = sim.boundary_.ordinal;
+      }
+    }
+  } catch (const Error& e) {
+    r.ok = false;
+    r.reason = Break::Internal;
+    r.detail = e.what();
+  }
+  if (!r.interrupted || !PyErr_Occurred()) {
+    r.interrupted = false;
+    PyErr_Clear();
+  }
+  return break_at;
+}
+
+}  // namespace
+
+CaptureResult capture_frame(PyFrameObject* f, const CaptureOptions& options) {
+  PyCodeObject* co = py::frame_code(f);
+  CaptureResult r = fresh_result(co);
   PyObject *et, *ev, *tb;
   PyErr_Fetch(&et, &ev, &tb);  // capture must not disturb an exception being handled
-  {
-    Simulator sim(r, options);
-    try {
-      sim.run_root(f);
-      sim.guard_tensor_classes();
-      r.ok = true;
-    } catch (const StopCapture& s) {
-      r.ok = false;
-      r.reason = s.reason;
-      r.detail = s.detail;
-      if (s.line > 0) r.line = s.line;
-      if (!r.interrupted) {
-        PyErr_Clear();  // what stopped capture is the reason; the interpreter meets it again itself
-        if (sim.plan_break(s.reason)) {
-          sim.guard_tensor_classes();
-          r.ok = r.broke = true;
-        }
-      }
-    } catch (const Error& e) {
-      r.ok = false;
-      r.reason = Break::Internal;
-      r.detail = e.what();
-    }
-    if (!r.interrupted || !PyErr_Occurred()) {
-      r.interrupted = false;
-      PyErr_Clear();
+  int break_at = simulate(f, options, r);
+  if (break_at > 0) {
+    // A graph break: simulate again up to the boundary only, so that the graph and its guards are
+    // exactly those of the statements before it (none the dropped part added: no recompiles for
+    // values only the interpreter's part reads). The refusal stays the break's reason.
+    CaptureOptions again = options;
+    again.stop_at_boundary = break_at;
+    CaptureResult b = fresh_result(co);
+    simulate(f, again, b);
+    if (b.ok && b.broke) {
+      b.reason = r.reason;
+      b.detail = std::move(r.detail);
+      b.line = r.line;
+      r = std::move(b);
+    } else if (b.interrupted) {
+      r = std::move(b);
     }
   }
   if (r.interrupted) {  // the interruption replaces whatever was pending when the frame started

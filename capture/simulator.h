@@ -48,6 +48,9 @@ struct CaptureOptions {
   bool allow_breaks = true;
   // Break even when the captured part holds no op (stress mode, to exercise breaks on any code).
   bool break_without_graph = false;
+  // Second pass of a graph break: stop at the root's n-th statement boundary (1-based; 0: never)
+  // and plan the break there, with exactly the guards the statements before it needed.
+  int stop_at_boundary = 0;
 };
 
 using codegen::ReturnPlan;

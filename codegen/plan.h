@@ -14,9 +14,10 @@ namespace pj::codegen {
 struct ReturnPlan {
   // Tuple/List/Dict build a container the function created; Shared is that same container again
   // (`return l, l` gives one list twice: each built container has a slot, `index` names it).
-  enum Kind { Const, Output, Source, Tuple, List, Dict, Shared } kind = Const;
+  // Method: a builtin container's bound method, items[0].<obj> (`push = out.append`).
+  enum Kind { Const, Output, Source, Tuple, List, Dict, Shared, Method } kind = Const;
   PyObject* obj = nullptr;  // Const: the value; Dict: the keys (a tuple); Output: the class to
-                            // give the output (nullptr: pijit.Tensor). Owned.
+                            // give the output (nullptr: pijit.Tensor); Method: its name. Owned.
   int index = 0;            // Output: graph output; Source: guard node; Shared: slot
   int slot = -1;            // Tuple/List/Dict: this container's slot
   std::vector<ReturnPlan> items;

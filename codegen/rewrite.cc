@@ -125,6 +125,10 @@ class Emitter {
         op(Opcode::BUILD_CONST_KEY_MAP, static_cast<int>(p.items.size()));
         keep_shared(p);
         return;
+      case ReturnPlan::Method:
+        build(tree, p.items[0], outputs_local);
+        op(Opcode::LOAD_ATTR, name_index(p.obj));
+        return;
       case ReturnPlan::Shared:  // built earlier in this plan (depth first, left to right)
         op(Opcode::LOAD_FAST, slot_locals_.at(p.index));
         return;

@@ -13,16 +13,6 @@ int Graph::add_input(const TensorMeta& meta, std::string name) {
   return id;
 }
 
-void Graph::rollback(const Mark& m) {
-  PJ_CHECK(m.values <= values_.size() && m.nodes <= nodes_.size() && m.inputs <= inputs_.size() &&
-           m.consts <= consts_.size()) << "rollback to a mark the graph never had";
-  PJ_CHECK(outputs_.empty()) << "rollback after outputs were chosen";
-  values_.resize(m.values);
-  nodes_.resize(m.nodes);
-  inputs_.resize(m.inputs);
-  consts_.resize(m.consts);
-}
-
 int Graph::add_const(const Tensor& t) {
   PJ_CHECK(!t.is_symbolic()) << "a graph constant must hold data";
   int id = static_cast<int>(values_.size());

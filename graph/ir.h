@@ -46,13 +46,11 @@ class Graph {
                             int line);
   void set_outputs(std::vector<int> outputs) { outputs_ = std::move(outputs); }
 
-  // A point in the graph's growth. Values are appended in order, so rolling back to a mark drops
-  // every input, constant and node added after it (a graph break hands that work back to Python).
+  // A point in the graph's growth (values are appended in order): how much a graph break keeps.
   struct Mark {
     size_t values = 0, nodes = 0, inputs = 0, consts = 0;
   };
   Mark mark() const { return {values_.size(), nodes_.size(), inputs_.size(), consts_.size()}; }
-  void rollback(const Mark& m);
 
   const std::vector<Value>& values() const { return values_; }
   const std::vector<Node>& nodes() const { return nodes_; }

@@ -1,0 +1,206 @@
+"""Graph breaks (issue 11): a frame capture cannot take whole runs its captured statements as a
+graph, then the interpreter runs the rest from the statement that stopped capture. Each test runs
+the function plainly and jitted and compares results, printed output and the state the function
+changed, and asserts the graph, break and compile counts."""
+import contextlib
+import io
+import sys
+import unittest
+
+import pijit as pj
+from pijit import ops
+
+SUPPORTED = sys.version_info[:2] in ((3, 7), (3, 9))
+T = pj.Tensor
+
+
+def show(v):
+    if isinstance(v, pj.Tensor):
+        return ("Tensor", str(v.dtype), v.shape, v.tolist())
+    if isinstance(v, (list, tuple)):
+        return (type(v).__name__, [show(a) for a in v])
+    if isinstance(v, dict):
+        return ("dict", [(k, show(a)) for k, a in v.items()])
+    return repr(v)
+
+
+@contextlib.contextmanager
+def no_stress():
+    """Plain runs are plain even under PIJIT_STRESS (the code's cache is shared with the jit)."""
+    level = pj.stress_stats()["level"]
+    pj.set_stress(0)
+    try:
+        yield
+    finally:
+        pj.set_stress(level)
+
+
+def plain(fn, *args):
+    with no_stress():
+        return run(fn, *args)
+
+
+def run(fn, *args):
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        try:
+            r = ("ok", show(fn(*args)))
+        except Exception as e:  # the same exception, the same message
+            r = ("raises", type(e).__name__, str(e))
+    return r, out.getvalue()
+
+
+@unittest.skipUnless(SUPPORTED, "capture is built for Python 3.7 and 3.9")
+class GraphBreaks(unittest.TestCase):
+    def same(self, f, make_args, calls=3):
+        jf = pj.jit(f)
+        for _ in range(calls):
+            plain_args, jit_args = make_args(), make_args()
+            self.assertEqual(run(jf, *jit_args), plain(f, *plain_args))
+            self.assertEqual(show(jit_args), show(plain_args))  # what the call changed
+        return pj.jit_stats(jf)
+
+    def assert_broke(self, st, reason, ops=None, compiles=1, calls=3):
+        self.assertEqual((st["graphs"], st["breaks"], st["compiles"]), (1, 1, compiles), st["break_reasons"])
+        self.assertIn(reason, st["break_reasons"][0])
+        entry = st["entries"][0]
+        self.assertIsNone(entry["reason"])
+        self.assertIn(reason, entry["graph_break"])
+        if ops is not None:
+            self.assertEqual(entry["ops"], ops, entry["graph"])
+        self.assertEqual(sum(e["hits"] for e in st["entries"]), calls)  # every call ran the graph
+
+    def test_print_in_the_middle(self):
+        def f(x, w):
+            y = ops.relu(x * w)
+            z = y + 1.0
+            print("z computed")
+            return z * 2.0, y
+        st = self.same(f, lambda: (T([1.0, -2.0]), T([3.0, 4.0])))
+        self.assert_broke(st, "B006 Print", ops=3)
+        self.assertIn("test_graph_breaks.py:%d" % (f.__code__.co_firstlineno + 3), st["break_reasons"][0])
+
+    def test_reading_a_value_breaks_where_it_is_read(self):
+        def f(x):
+            y = x * 3.0
+            print("y is", y.tolist())  # tolist() reads data: the graph computes y, Python the rest
+            return y + 1.0
+        self.assert_broke(self.same(f, lambda: (T([1.0, 2.0]),)), "B002", ops=1)
+
+    def test_locals_swapped_before_the_break(self):
+        def f(a):
+            b, c = a * 2.0, a + 1.0
+            b, c = c, b
+            n, s = 3, "text"
+            print(n)
+            return b, c, n, s
+        self.assert_broke(self.same(f, lambda: (T([1.0]),)), "B006")
+
+    def test_aliases_stay_aliases(self):
+        def f(x):
+            out = []
+            push = out.append  # bound to the very list rebuilt after the break
+            alias = out
+            push(x * 2.0)
+            print("appending")
+            push(x * 3.0)
+            return alias, out is alias, len(out)
+        self.assert_broke(self.same(f, lambda: (T([1.0]),)), "B006")
+
+    def test_a_write_to_an_argument_happens_once(self):
+        def f(x, log):
+            y = x * 2.0
+            log.append(y)  # a write to the caller's list: the interpreter makes it
+            return y + 1.0
+        st = self.same(f, lambda: (T([1.0]), []))
+        self.assert_broke(st, "B005", ops=1)
+
+    def test_a_global_written_after_captured_work(self):
+        def f(x):
+            global COUNTER
+            y = x * 2.0
+            COUNTER = COUNTER + 1
+            return y, COUNTER
+        global COUNTER
+        COUNTER = 0
+        jf = pj.jit(f)
+        got = [show(jf(T([1.0]))) for _ in range(3)]
+        self.assertEqual(got, [show((T([2.0]), n)) for n in (1, 2, 3)])
+        self.assert_broke(pj.jit_stats(jf), "assigns global 'COUNTER'", ops=1)
+
+    def test_an_error_is_raised_by_the_interpreter_at_its_line(self):
+        def f(x):
+            y = x * 2.0
+            return y + "a"
+        jf = pj.jit(f)
+        for _ in range(3):
+            self.assertEqual(run(jf, T([1.0])), plain(f, T([1.0])))
+        try:
+            jf(T([1.0]))
+        except TypeError as e:
+            tb = e.__traceback__
+            while tb.tb_next:
+                tb = tb.tb_next
+            self.assertEqual(tb.tb_lineno, f.__code__.co_firstlineno + 2)
+        self.assert_broke(pj.jit_stats(jf), "B007", calls=4)
+
+    def test_cell_variable_assigned_before_the_break(self):
+        def f(x):
+            k = x * 2.0
+            print("k ready")
+
+            def g():
+                return k + 1.0
+            return g()
+        self.assert_broke(self.same(f, lambda: (T([1.0]),)), "B006")
+
+    def test_break_inside_a_while_loop(self):
+        def f(x):
+            i = 0
+            x = x + 0.5  # 3.7's loop block allows no break inside: the break comes before the loop
+            while i < 3:
+                x = x * 2.0
+                if i == 1:
+                    print("halfway", x.tolist())
+                i += 1
+            return x
+        st = self.same(f, lambda: (T([1.0]),))
+        self.assertEqual((st["graphs"], st["breaks"]), (1, 1), st["break_reasons"])
+
+    def test_fullgraph_never_breaks(self):
+        def f(x):
+            y = x * 2.0
+            print("no")
+            return y
+        jf = pj.jit(f, fullgraph=True)
+        with self.assertRaisesRegex(pj.CaptureError, "B006"):
+            jf(T([1.0]))
+
+    def test_no_break_when_the_captured_part_holds_no_op(self):
+        def f(x):
+            print("first")
+            return x * 2.0
+        st = self.same(f, lambda: (T([1.0]),))
+        self.assertEqual((st["graphs"], st["breaks"]), (0, 0))
+
+    def test_no_break_when_a_live_value_cannot_be_rebuilt(self):
+        def f(x):
+            y = x * 2.0
+            it = iter([1, 2])  # an iterator made here: bytecode cannot rebuild its position
+            next(it)
+            print("mid")
+            return y, list(it)
+        st = self.same(f, lambda: (T([1.0]),))
+        self.assertEqual((st["graphs"], st["breaks"]), (0, 0), st["break_reasons"])
+
+    def test_mutation_after_the_boundary_is_not_redone(self):
+        def f(x, log):
+            acc = [x * 2.0]
+            acc.append(x), log.append(len(acc))  # one statement: a write, then one to `log`
+            return acc
+        st = self.same(f, lambda: (T([1.0]), []))
+        self.assertEqual(st["breaks"], 0, st)  # acc's append would run twice: the frame runs as is
+
+
+if __name__ == "__main__":
+    unittest.main()
