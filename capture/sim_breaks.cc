@@ -1,11 +1,12 @@
-// Graph breaks at the root frame's statement boundaries: the graph runs the statements captured
-// so far, the rewritten code puts the locals and cells they assigned back, and the interpreter
-// runs the rest of the frame from the statement where capture stopped (codegen: ResumePlan).
+// Graph breaks: the graph runs the root frame's instructions captured so far, the rewritten code
+// puts the locals, cells and value stack they left back, the interpreter runs the instruction
+// where capture stopped, and a resume function (codegen) runs the rest (capture candidate itself).
 //
-// A boundary is an instruction of the root frame where the value and block stacks are empty, so
-// the interpreter can start there with nothing but the frame's variables. Work after the boundary
-// is dropped from the graph (the interpreter redoes it); that is sound only while none of it was
-// a write to an object the boundary's variables reach, so every write is logged (mutated_).
+// A break point is a root-frame instruction with an empty block stack. What capture simulated of
+// that instruction (a call inlined partway) is dropped: the interpreter redoes it. That is sound
+// only while none of it was a write to an object the point's values reach, so every write is
+// logged (mutated_). The chosen point is then simulated again, stopping there (capture_frame), so
+// the graph and guards are exactly those of the instructions before it.
 #include "py/pyport.h"  // first (Python.h)
 
 #if PJ_PY_CAPTURE_SUPPORTED
@@ -16,15 +17,18 @@
 
 namespace pj::capture {
 
-void Simulator::mark_boundary(SimFrame& fr) {
-  Boundary& b = boundary_;
+void Simulator::mark_point(SimFrame& fr) {
+  BreakPoint& b = point_;
   const Instruction& ins = (*fr.ins)[fr.pc];
   b.valid = true;
   b.offset = ins.offset;
   b.line = ins.line;
+  b.op = ins.op;
+  b.arg = ins.arg;
   PyCodeObject* co = fr.code;
   b.nargs = co->co_argcount + co->co_kwonlyargcount + ((co->co_flags & CO_VARARGS) ? 1 : 0) +
             ((co->co_flags & CO_VARKEYWORDS) ? 1 : 0);
+  b.stack = fr.stack;
   b.locals = fr.locals;
   b.stored = fr.stored;
   int ncell = py::code_ncells(co);
@@ -39,21 +43,21 @@ void Simulator::mark_boundary(SimFrame& fr) {
   }
   b.graph = graph_.mark();
   b.mutations = mutated_.size();
-  b.ordinal = ++boundaries_;
+  b.ordinal = ++points_;
   if (b.ordinal == opt_.stop_at_boundary) {
-    reached_boundary_ = true;
+    reached_point_ = true;
     stop(Break::Internal, "stopped at the graph break");
   }
 }
 
-// Whether `target` is, or is held by, a value a boundary variable holds (through the containers
-// capture built or copied; frame objects are never written without refusing at the write).
-bool Simulator::reachable_from_boundary(PyObject* target) {
+// Whether `target` is, or is held by, a value of the point (through the containers capture built
+// or copied; frame objects are never written without refusing at the write).
+bool Simulator::reachable_from_point(PyObject* target) {
   std::unordered_set<PyObject*> seen;
-  std::vector<PyObject*> todo;
-  for (PyObject* v : boundary_.locals)
+  std::vector<PyObject*> todo(point_.stack.begin(), point_.stack.end());
+  for (PyObject* v : point_.locals)
     if (v) todo.push_back(v);
-  for (PyObject* v : boundary_.cells)
+  for (PyObject* v : point_.cells)
     if (v && v != null_slot()) todo.push_back(v);
   while (!todo.empty()) {
     PyObject* v = todo.back();
@@ -68,42 +72,58 @@ bool Simulator::reachable_from_boundary(PyObject* target) {
       while (PyDict_Next(v, &pos, &k, &item)) todo.push_back(item);
     } else if (PyCell_Check(v) && PyCell_GET(v)) {
       todo.push_back(PyCell_GET(v));
+    } else if (PyCFunction_Check(v) && PyCFunction_GET_SELF(v)) {  // out.append
+      todo.push_back(PyCFunction_GET_SELF(v));
     }
   }
   return false;
 }
 
 bool Simulator::can_break(Break why) {
-  const Boundary& b = boundary_;
+  const BreakPoint& b = point_;
   // An interruption must reach the caller; an internal failure leaves nothing to trust.
   if (!opt_.allow_breaks || !b.valid || why == Break::Interrupted || why == Break::Internal) return false;
   if (b.graph.nodes == 0 && !opt_.break_without_graph) return false;  // nothing worth a graph
   for (size_t k = b.mutations; k < mutated_.size(); ++k)
-    if (reachable_from_boundary(mutated_[k])) return false;  // the interpreter would write it again
+    if (reachable_from_point(mutated_[k])) return false;  // the interpreter would write it again
   return true;
 }
 
 bool Simulator::plan_break() {
-  const Boundary& b = boundary_;
-  if (!reached_boundary_ || graph_.mark().values != b.graph.values) return false;  // not stopped there
+  const BreakPoint& b = point_;
+  if (!reached_point_ || graph_.mark().values != b.graph.values) return false;  // not stopped there
   codegen::ResumePlan& plan = r_.plan.resume;
   planning_break_ = true;
   try {
+    for (size_t k = 0; k < b.stack.size(); ++k) {
+      if (b.stack[k] != null_slot()) {
+        plan.stack.push_back(plan_return(b.stack[k]));
+        continue;
+      }
+      // LOAD_METHOD's empty slot under a bound attribute: the instruction becomes a plain call.
+      bool method_slot = b.op == Opcode::CALL_METHOD && k + b.arg + 2 == b.stack.size();
+      if (!method_slot) return false;
+      plan.method_call_as_function = true;
+    }
+    plan.bound.resize(b.locals.size());
     for (size_t i = 0; i < b.locals.size(); ++i) {
+      bool arg = static_cast<int>(i) < b.nargs;
+      plan.bound[i] = b.stored[i] ? b.locals[i] != nullptr : arg;
       if (!b.stored[i]) continue;  // still what the frame started with
       if (b.locals[i]) plan.locals.emplace_back(static_cast<int>(i), plan_return(b.locals[i]));
-      else if (static_cast<int>(i) < b.nargs) return false;  // a deleted argument (rare): no break
+      else if (arg) plan.deleted.push_back(static_cast<int>(i));
     }
     for (size_t i = 0; i < b.cells.size(); ++i) {
       PyObject* v = b.cells[i];
       if (v == null_slot()) continue;  // still what the frame started with
+      if (!v) return false;
       plan.cells.emplace_back(static_cast<int>(i), plan_return(v));
     }
   } catch (const StopCapture&) {
     return false;  // a value the rewritten code cannot rebuild (an iterator, a function made here)
   }
   r_.plan.resumes = true;
-  r_.plan.line = b.line;  // the rewritten code's own instructions belong to the resumed statement
+  r_.plan.line = b.line;  // the rewritten code's own instructions belong to the break's line
   plan.offset = b.offset;
   return true;
 }

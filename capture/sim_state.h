@@ -150,32 +150,35 @@ class Simulator {
   };
   std::unordered_map<PyCodeObject*, Decoded> decoded_;
   int budget_;
-  // The root frame's state at its last statement boundary (empty value and block stacks), where a
-  // refusal can become a graph break (plan_break).
-  struct Boundary {
+  // The root frame's state at the start of its current instruction, when its block stack is
+  // empty: where a refusal can become a graph break (sim_breaks.cc).
+  struct BreakPoint {
     bool valid = false;
-    int offset = 0;                   // of the instruction starting the statement
+    int offset = 0;                   // of the instruction
     int line = 0;
+    Opcode op = Opcode::NOP;
+    int arg = 0;
     int nargs = 0;                    // arguments (bound when the frame starts)
+    std::vector<PyObject*> stack;
     std::vector<PyObject*> locals;
     std::vector<char> stored;
     std::vector<PyObject*> cells;     // cellvars' contents; null_slot(): never assigned
     graph::Graph::Mark graph;
     size_t mutations = 0;             // mutated_.size() then
-    int ordinal = 0;                  // the how-many-th boundary (CaptureOptions::stop_at_boundary)
-  } boundary_;
-  int boundaries_ = 0;
-  bool reached_boundary_ = false;     // stopped at CaptureOptions::stop_at_boundary
+    int ordinal = 0;                  // the how-many-th point (CaptureOptions::stop_at_boundary)
+  } point_;
+  int points_ = 0;
+  bool reached_point_ = false;        // stopped at CaptureOptions::stop_at_boundary
   std::vector<PyObject*> mutated_;    // every object written to, in program order
   std::unordered_set<PyObject*> written_cells_;  // cells STORE_DEREF assigned
-  void mark_boundary(SimFrame& fr);
-  // After a refusal (first pass): whether it can become a graph break at the last boundary, i.e.
-  // nothing the interpreter would redo from there was a write to what the boundary reaches.
-  // The second pass, stopped at that boundary, plans the break (fills r_.plan) unless a live
-  // value cannot be rebuilt.
+  void mark_point(SimFrame& fr);
+  // After a refusal (first pass): whether it can become a graph break at the current point, i.e.
+  // nothing the interpreter redoes from there (the instruction, and what capture simulated of it)
+  // was a write to what the point's values reach. The second pass, stopped at that point, plans
+  // the break (fills r_.plan) unless a live value cannot be rebuilt.
   bool can_break(Break why);
   bool plan_break();
-  bool reachable_from_boundary(PyObject* target);
+  bool reachable_from_point(PyObject* target);
   bool planning_break_ = false;  // plan_return for a graph break's live values
   int backedges_ = 0;  // loop iterations simulated (CaptureOptions::loop_limit)
 

@@ -171,9 +171,11 @@ int Simulator::node_of(PyObject* v) const { return values_.node(v); }
 // plan of issue 11), a pending write refuses capture, naming the write: no read can see a stale
 // value and no write is lost.
 void Simulator::write(PyObject* target, Write kind, std::string what, bool preexisting) {
-  mutated_.push_back(target);  // a graph break must not redo a write (plan_break)
   bool always = kind == Write::Attr || kind == Write::DeleteAttr || kind == Write::Global;  // not simulated
-  if (!always && !preexisting && !values_.preexisting(target)) return;
+  if (!always && !preexisting && !values_.preexisting(target)) {
+    mutated_.push_back(target);  // the caller makes it: a graph break must not redo it (can_break)
+    return;
+  }
   values_.pend(target, {kind, what, current_line()});
   stop(Break::SideEffect, std::move(what));
 }

@@ -196,7 +196,7 @@ PyObject* Simulator::run_frame(SimFrame& fr) {
     if (--budget_ < 0) stop(Break::InstructionBudget, std::to_string(opt_.instruction_budget) + " instructions");
     ++r_.instructions;
     size_t at = fr.pc;
-    if (fr.root && fr.stack.empty() && fr.blocks.empty() && opt_.allow_breaks) mark_boundary(fr);
+    if (fr.root && fr.blocks.empty() && opt_.allow_breaks) mark_point(fr);
     const Instruction& ins = (*fr.ins)[fr.pc++];
     step(fr, ins);
     if (fr.pc <= at && ++backedges_ > opt_.loop_limit)
@@ -781,7 +781,7 @@ CaptureResult fresh_result(PyCodeObject* co) {
   return r;
 }
 
-// One simulation of the frame. Returns the boundary a refusal can break at (0: none).
+// One simulation of the frame. Returns the point a refusal can break at (0: none).
 int simulate(PyFrameObject* f, const CaptureOptions& options, CaptureResult& r) {
   int break_at = 0;
   Simulator sim(r, options);
@@ -800,7 +800,7 @@ int simulate(PyFrameObject* f, const CaptureOptions& options, CaptureResult& r) 
         sim.guard_tensor_classes();
         r.ok = r.broke = true;
       } else if (!options.stop_at_boundary && sim.can_break(s.reason)) {
-        break_at = sim.boundary_.ordinal;
+        break_at = sim.point_.ordinal;
       }
     }
   } catch (const Error& e) {
@@ -824,7 +824,7 @@ CaptureResult capture_frame(PyFrameObject* f, const CaptureOptions& options) {
   PyErr_Fetch(&et, &ev, &tb);  // capture must not disturb an exception being handled
   int break_at = simulate(f, options, r);
   if (break_at > 0) {
-    // A graph break: simulate again up to the boundary only, so that the graph and its guards are
+    // A graph break: simulate again up to the break only, so that the graph and its guards are
     // exactly those of the statements before it (none the dropped part added: no recompiles for
     // values only the interpreter's part reads). The refusal stays the break's reason.
     CaptureOptions again = options;

@@ -43,13 +43,14 @@ struct CaptureOptions {
   // Loop iterations (backward jumps) per capture: an unrolled loop grows the graph with every
   // iteration, and past this a graph costs more to build than the loop costs to run.
   int loop_limit = 1024;
-  // A refusal becomes a graph break at the last statement boundary of the frame: the graph runs
-  // what came before, the interpreter the rest (false: fullgraph, the whole frame or nothing).
+  // A refusal becomes a graph break at the root frame's instruction it happened in: the graph runs
+  // what came before, the interpreter that instruction, a resume function (a capture candidate
+  // itself) the rest. false: fullgraph, the whole frame or nothing.
   bool allow_breaks = true;
   // Break even when the captured part holds no op (stress mode, to exercise breaks on any code).
   bool break_without_graph = false;
-  // Second pass of a graph break: stop at the root's n-th statement boundary (1-based; 0: never)
-  // and plan the break there, with exactly the guards the statements before it needed.
+  // Second pass of a graph break: stop at the root's n-th instruction (1-based; 0: never) and plan
+  // the break there, with exactly the guards the instructions before it needed.
   int stop_at_boundary = 0;
 };
 

@@ -31,12 +31,18 @@ struct ReturnPlan {
   ~ReturnPlan();
 };
 
-// A graph break: the frame's state at a statement boundary of the root frame, for the rewritten
-// code to put back before the interpreter runs the rest of the frame from there.
+// A graph break at one instruction of the frame: the rewritten code puts the frame's state as it
+// was there back (the locals and cells the captured part assigned, the value stack), runs that
+// instruction in the interpreter, and returns what a resume function returns: a function made of
+// the original code from the instruction's successor on, called with every local and the stack.
 struct ResumePlan {
-  int offset = -1;  // byte offset, in the original code, of the instruction the interpreter resumes at
+  int offset = -1;  // byte offset, in the original code, of the instruction the interpreter runs
+  std::vector<ReturnPlan> stack;                   // the value stack there, bottom first
+  bool method_call_as_function = false;            // CALL_METHOD whose method slot was empty
   std::vector<std::pair<int, ReturnPlan>> locals;  // fast locals the captured part assigned
+  std::vector<int> deleted;                        // arguments the captured part deleted
   std::vector<std::pair<int, ReturnPlan>> cells;   // cell variables it assigned (cellvars order)
+  std::vector<char> bound;                         // per fast local: bound at the instruction
 };
 
 // Load the graph inputs along their guard paths, call the graph runner, then either rebuild the

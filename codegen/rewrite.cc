@@ -145,8 +145,8 @@ class Emitter {
     std::vector<AsmInstr> orig = from_decoded(d.instructions);
     int base = static_cast<int>(code_.size()) + 1;
     int at = -1;
-    for (size_t k = 0; k < d.instructions.size(); ++k)
-      if (d.instructions[k].offset == offset) at = static_cast<int>(k);
+    for (size_t k = 0; k < d.instructions.size(); ++k)  // a jump target names the first prefix
+      if (d.instructions[k].offset == offset || d.instructions[k].start == offset) at = static_cast<int>(k);
     if (at < 0) {
       PyErr_Format(PyExc_ValueError, "no instruction at offset %d to resume at", offset);
       return false;
@@ -169,15 +169,58 @@ class Emitter {
   const std::vector<char>* shared_ = nullptr;
   std::map<int, int> slot_locals_;
 
-  PyObject* finish(PyCodeObject* original) {
+  PyObject* finish(PyCodeObject* original) { return finish(original, spec_of(original)); }
+  PyObject* finish(PyCodeObject*, CodeSpec spec) {
     Ref consts(PyList_AsTuple(consts_.get())), names(PyList_AsTuple(names_.get())),
         varnames(PyList_AsTuple(varnames_.get()));
     if (!consts || !names || !varnames) return nullptr;
-    CodeSpec spec = spec_of(original);
     spec.consts = consts.get();
     spec.names = names.get();
     spec.varnames = varnames.get();
     return assemble(code_, spec);
+  }
+  size_t size() const { return code_.size(); }
+  void set_target(size_t at, int target) { code_[at].target = target; }
+  // The instruction at `offset` of the original code, as the interpreter is to run it.
+  bool copy_instruction(PyCodeObject* original, int offset, bool method_call_as_function, py::Instruction* out,
+                        int* next) {
+    py::DecodeResult d = py::decode_code(reinterpret_cast<PyObject*>(original));
+    *next = -1;
+    for (size_t k = 0; k < d.instructions.size(); ++k)
+      if (d.instructions[k].offset == offset) {
+        *out = d.instructions[k];
+        if (k + 1 < d.instructions.size()) *next = d.instructions[k + 1].offset;
+      }
+    if (!d.ok() || out->offset != offset) {
+      PyErr_Format(PyExc_ValueError, "no instruction at offset %d to break at", offset);
+      return false;
+    }
+    Opcode o = method_call_as_function && out->op == Opcode::CALL_METHOD ? Opcode::CALL_FUNCTION : out->op;
+    code_.push_back({o, out->arg, -1, line_});
+    out->op = o;
+    return true;
+  }
+  // return resume(*locals, *stack): a new function of the resume code, closing over the frame's
+  // cells, called with every fast local (None for an unbound one, which it deletes) and the
+  // `depth` values on the stack.
+  void call_resume(PyCodeObject* original, PyObject* code, int depth, const std::vector<char>& bound) {
+    op(Opcode::BUILD_TUPLE, depth);
+    int ncells = py::code_ncells(original) + py::code_nfrees(original);
+    for (int i = 0; i < ncells; ++i) op(Opcode::LOAD_CLOSURE, i);
+    if (ncells) op(Opcode::BUILD_TUPLE, ncells);
+    op(Opcode::LOAD_CONST, const_index(code));
+    op(Opcode::LOAD_CONST, const_index(original->co_name));
+    op(Opcode::MAKE_FUNCTION, ncells ? 0x08 : 0);
+    op(Opcode::ROT_TWO);
+    for (size_t i = 0; i < bound.size(); ++i) {
+      if (bound[i]) op(Opcode::LOAD_FAST, static_cast<int>(i));
+      else op(Opcode::LOAD_CONST, const_index(Py_None));
+    }
+    op(Opcode::BUILD_TUPLE, static_cast<int>(bound.size()));
+    op(Opcode::ROT_TWO);
+    op(Opcode::BINARY_ADD);
+    op(Opcode::CALL_FUNCTION_EX, 0);
+    op(Opcode::RETURN_VALUE);
   }
 
  private:
@@ -189,7 +232,7 @@ class Emitter {
 }  // namespace
 
 PyObject* emit_graph_code(PyCodeObject* original, const guards::GuardTree& guards, const FramePlan& plan,
-                          PyObject* runner) {
+                          PyObject* runner, std::vector<PyObject*>* resume_codes) {
   Emitter e(original, plan.line);
   int outputs_local = e.new_local("__pijit_outputs");
   if (plan.calls_graph) {
@@ -211,8 +254,62 @@ PyObject* emit_graph_code(PyCodeObject* original, const guards::GuardTree& guard
   for (const auto& c : r.cells) e.build(guards, c.second, outputs_local);
   for (auto it = r.cells.rbegin(); it != r.cells.rend(); ++it) e.op(Opcode::STORE_DEREF, it->first);
   for (auto it = r.locals.rbegin(); it != r.locals.rend(); ++it) e.op(Opcode::STORE_FAST, it->first);
-  if (!e.resume_original(original, r.offset)) return nullptr;
+  for (int i : r.deleted) e.op(Opcode::DELETE_FAST, i);
+  for (const ReturnPlan& v : r.stack) e.build(guards, v, outputs_local);
+  // The instruction capture stopped at, then the code after it: one resume function per way out.
+  py::Instruction ins;
+  int next = -1;
+  if (!e.copy_instruction(original, r.offset, r.method_call_as_function, &ins, &next)) return nullptr;
+  size_t jump_at = e.size() - 1;
+  int depth = static_cast<int>(r.stack.size());
+  bool conditional = ins.op == Opcode::POP_JUMP_IF_FALSE || ins.op == Opcode::POP_JUMP_IF_TRUE ||
+                     ins.op == Opcode::JUMP_IF_FALSE_OR_POP || ins.op == Opcode::JUMP_IF_TRUE_OR_POP ||
+                     ins.op == Opcode::FOR_ITER;
+  if (py::is_jump(ins.op) && !conditional) {
+    PyErr_Format(PyExc_ValueError, "cannot break at %s", py::op_name(ins.op));
+    return nullptr;
+  }
+  bool falls_through = ins.op != Opcode::RETURN_VALUE && ins.op != Opcode::RAISE_VARARGS && ins.op != Opcode::RERAISE;
+  struct Way {
+    int offset, depth;
+  };
+  std::vector<Way> ways;
+  if (falls_through) ways.push_back({next, depth + py::stack_effect(ins.op, ins.arg, 0)});
+  if (conditional) ways.push_back({ins.jump_target, depth + py::stack_effect(ins.op, ins.arg, 1)});
+  for (size_t w = 0; w < ways.size(); ++w) {
+    if (w == 1) e.set_target(jump_at, static_cast<int>(e.size()));
+    Ref code(emit_resume_code(original, ways[w].offset, ways[w].depth, r.bound, plan.line));
+    if (!code) return nullptr;
+    e.call_resume(original, code.get(), ways[w].depth, r.bound);
+    if (resume_codes) resume_codes->push_back(code.release());
+  }
   return e.finish(original);
+}
+
+PyObject* emit_resume_code(PyCodeObject* original, int offset, int depth, const std::vector<char>& bound, int line) {
+  Emitter e(original, line);
+  for (size_t i = 0; i < bound.size(); ++i)
+    if (!bound[i]) e.op(Opcode::DELETE_FAST, static_cast<int>(i));
+  int first = -1;
+  for (int k = 0; k < depth; ++k) {
+    int local = e.new_local(("__pijit_stack" + std::to_string(k)).c_str());
+    if (k == 0) first = local;
+  }
+  for (int k = 0; k < depth; ++k) e.op(Opcode::LOAD_FAST, first + k);
+  if (!e.resume_original(original, offset)) return nullptr;
+  // Every fast local, then the stack, as positional arguments; the frame's cells as free variables
+  // (same indices: cellvars come first in both orders).
+  CodeSpec spec = spec_of(original);
+  spec.argcount = static_cast<int>(bound.size()) + depth;
+  spec.posonlyargcount = 0;
+  spec.kwonlyargcount = 0;
+  spec.flags &= ~(CO_VARARGS | CO_VARKEYWORDS);
+  Ref cells(PySequence_Concat(spec.cellvars, spec.freevars));
+  Ref none(PyTuple_New(0));
+  if (!cells || !none) return nullptr;
+  spec.freevars = cells.get();
+  spec.cellvars = none.get();
+  return e.finish(original, spec);
 }
 
 PyObject* reassemble(PyCodeObject* original) {
@@ -229,11 +326,16 @@ PyObject* reassemble(PyCodeObject* original) {
 #else  // no rewritten code on Pythons whose capture is not built (never reached: no hook)
 
 namespace pj::codegen {
-PyObject* emit_graph_code(PyCodeObject*, const guards::GuardTree&, const FramePlan&, PyObject*) {
+PyObject* emit_graph_code(PyCodeObject*, const guards::GuardTree&, const FramePlan&, PyObject*,
+                          std::vector<PyObject*>*) {
   PyErr_SetString(PyExc_NotImplementedError, py::kUnsupportedPythonMessage);
   return nullptr;
 }
 PyObject* reassemble(PyCodeObject*) {
+  PyErr_SetString(PyExc_NotImplementedError, py::kUnsupportedPythonMessage);
+  return nullptr;
+}
+PyObject* emit_resume_code(PyCodeObject*, int, int, const std::vector<char>&, int) {
   PyErr_SetString(PyExc_NotImplementedError, py::kUnsupportedPythonMessage);
   return nullptr;
 }

@@ -13,8 +13,15 @@ namespace pj::codegen {
 // first line as `original` (so the shadow frame can take over its fast locals, and tracebacks
 // name the user's function and return line). `runner` is the callable that runs the graph on its
 // inputs and returns a tuple of outputs (unused when the plan calls no graph). nullptr with a Python exception on failure.
+// A plan with a graph break (plan.resumes) also makes resume functions' code objects: appended to
+// *resume_codes (new references), for the caller to make capture candidates.
 PyObject* emit_graph_code(PyCodeObject* original, const guards::GuardTree& guards, const FramePlan& plan,
-                          PyObject* runner);
+                          PyObject* runner, std::vector<PyObject*>* resume_codes = nullptr);
+
+// The code of a resume function: the original code from `offset` on, entered with every fast local
+// of the original (those `bound` says are not, deleted first) and `depth` stack values as
+// positional arguments, and the original's cells as free variables.
+PyObject* emit_resume_code(PyCodeObject* original, int offset, int depth, const std::vector<char>& bound, int line);
 
 // The original bytecode decoded and assembled again by pijit (stress mode runs frames that were
 // not captured through this, to exercise the assembler and shadow frames on arbitrary code).

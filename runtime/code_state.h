@@ -14,6 +14,8 @@
 
 namespace pj::runtime {
 
+struct JitOptions;
+
 struct CacheEntry {
   std::shared_ptr<guards::GuardTree> guards;
   PyObject* code = nullptr;  // rewritten code (owned); nullptr: run the original code eagerly
@@ -21,6 +23,7 @@ struct CacheEntry {
   std::string reason;        // why this entry runs eagerly (empty for graph entries)
   std::string reason_text;   // ... in full: "B006 Print at f.py:12 in f: print()"
   std::string break_text;    // a graph entry that breaks: why the interpreter runs the rest
+  std::vector<PyCodeObject*> resumes;  // its resume functions' code (borrowed: `code` holds them)
   int64_t hits = 0;
 };
 
@@ -40,6 +43,9 @@ struct CodeState {
   int64_t graph_failures = 0;  // calls whose graph raised and that then ran eagerly
   std::vector<std::string> recompile_reasons;  // "x.shape[0]: 3 -> 4", one per recompile
   std::vector<std::string> break_reasons;      // reason_text() of each refused capture
+  // A resume function's code: a capture candidate wherever it runs, with the options of the jit
+  // whose graph break made it.
+  std::shared_ptr<const JitOptions> candidate;
   ~CodeState();
 };
 

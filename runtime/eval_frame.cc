@@ -20,6 +20,7 @@ GlobalStats g_stats;
 JitConfig g_config;
 bool g_stress = false;
 bool g_stress_reassemble = false;  // stress level 2
+bool g_resume_codes = false;       // some graph break made a resume function (a candidate code)
 int g_active_calls = 0;  // jitted calls in progress: the hook stays installed while > 0
 std::string g_library_prefix;
 
@@ -166,7 +167,16 @@ bool build_entry(PyFrameObject* f, CodeState* st, const JitOptions& opt, CacheEn
   ++st->compiles;
   if (r.ok) {
     py::Ref runner(new_graph_runner(r.graph, where(co)));
-    PyObject* code = runner ? codegen::emit_graph_code(co, *r.guards, r.plan, runner.get()) : nullptr;
+    std::vector<PyObject*> resumes;
+    PyObject* code = runner ? codegen::emit_graph_code(co, *r.guards, r.plan, runner.get(), &resumes) : nullptr;
+    for (PyObject* rc : resumes) {  // capture candidates with this jit's options
+      if (CodeState* rs = code ? code_state(reinterpret_cast<PyCodeObject*>(rc), true) : nullptr) {
+        rs->candidate = std::make_shared<const JitOptions>(opt);
+        g_resume_codes = true;
+        out->resumes.push_back(reinterpret_cast<PyCodeObject*>(rc));
+      }
+      Py_DECREF(rc);  // the rewritten code holds it
+    }
     if (!code) {
       PyObject *t, *v, *tb;
       PyErr_Fetch(&t, &v, &tb);
@@ -278,6 +288,8 @@ PyObject* pijit_eval_frame(PyThreadState* ts, PyFrameObject* f, int throw_flag) 
   if (co == t_jit.expect) {
     opt = t_jit.options;
     t_jit.expect = nullptr;  // the same code entered again (recursion) runs as it is
+  } else if (CodeState* cs = g_resume_codes && !t_jit.busy ? code_state(co, false) : nullptr; cs && cs->candidate) {
+    opt = cs->candidate.get();  // a resume function
   } else if (g_stress && !t_jit.busy && !is_library_frame(co)) {
     opt = &g_config.defaults;
   }

@@ -238,6 +238,19 @@ int set_item(PyObject* d, const char* k, PyObject* v) {
   return rc;
 }
 
+// Graphs and breaks of the resume functions graph breaks of `st` made, and of theirs.
+void resume_totals(const CodeState* st, int64_t* graphs, int64_t* breaks, int depth = 0) {
+  if (!st || depth > 64) return;
+  for (const CacheEntry& e : st->entries)
+    for (PyCodeObject* rc : e.resumes) {
+      const CodeState* rs = code_state(rc, false);
+      if (!rs) continue;
+      for (const CacheEntry& re : rs->entries) *graphs += re.code != nullptr;
+      *breaks += rs->breaks;
+      resume_totals(rs, graphs, breaks, depth + 1);
+    }
+}
+
 // jit_stats(obj) -> dict for a jitted function/method/Cell (or a plain one run under stress mode).
 PyObject* py_jit_stats(PyObject*, PyObject* obj) {
   Ref co(code_of(obj));
@@ -269,6 +282,10 @@ PyObject* py_jit_stats(PyObject*, PyObject* obj) {
   set_item(d.get(), "recompiles", PyLong_FromLongLong(st ? st->recompiles : 0));
   set_item(d.get(), "evictions", PyLong_FromLongLong(st ? st->evictions : 0));
   set_item(d.get(), "breaks", PyLong_FromLongLong(st ? st->breaks : 0));
+  int64_t resume_graphs = 0, resume_breaks = 0;
+  resume_totals(st, &resume_graphs, &resume_breaks);
+  set_item(d.get(), "resume_graphs", PyLong_FromLongLong(resume_graphs));  // graph breaks' resume functions
+  set_item(d.get(), "resume_breaks", PyLong_FromLongLong(resume_breaks));
   set_item(d.get(), "frames_rewritten", PyLong_FromLongLong(st ? st->frames_rewritten : 0));
   set_item(d.get(), "frames_default", PyLong_FromLongLong(st ? st->frames_default : 0));
   set_item(d.get(), "graph_failures", PyLong_FromLongLong(st ? st->graph_failures : 0));

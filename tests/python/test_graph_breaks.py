@@ -193,14 +193,52 @@ class GraphBreaks(unittest.TestCase):
         st = self.same(f, lambda: (T([1.0]),))
         self.assertEqual((st["graphs"], st["breaks"]), (0, 0), st["break_reasons"])
 
-    def test_mutation_after_the_boundary_is_not_redone(self):
-        def f(x, log):
+    def test_a_write_inside_the_breaking_call_is_not_redone(self):
+        def helper(acc, x):
+            acc.append(x)  # capture simulated this write inside the call that then broke
+            print("helper")
+            return len(acc)
+
+        def f(x):
             acc = [x * 2.0]
-            acc.append(x), log.append(len(acc))  # one statement: a write, then one to `log`
-            return acc
-        st = self.same(f, lambda: (T([1.0]), []))
+            n = helper(acc, x)  # the interpreter runs this call again, from the start
+            return acc, n
+        st = self.same(f, lambda: (T([1.0]),))
         self.assertEqual(st["breaks"], 0, st)  # acc's append would run twice: the frame runs as is
 
+    def test_a_write_before_the_breaking_instruction_is_kept(self):
+        def f(x, log):
+            acc = [x * 2.0]
+            acc.append(x), log.append(len(acc))  # acc's append is captured, log's is not
+            return acc
+        self.assert_broke(self.same(f, lambda: (T([1.0]), [])), "B005", ops=1)
+
+    def test_each_part_between_breaks_is_a_graph(self):
+        def f(x):
+            y = x * 2.0
+            print("one")
+            z = y + 1.0
+            print("two")
+            return z * 3.0
+        st = self.same(f, lambda: (T([1.0]),))
+        self.assert_broke(st, "B006", ops=1)
+        self.assertEqual((st["resume_graphs"], st["resume_breaks"]), (2, 1), st)
+
+    def test_branch_on_a_tensor_value_resumes_each_side(self):
+        def f(x):
+            s = x.sum()
+            if s > 0:
+                y = x * 2.0
+            else:
+                y = x * -3.0
+            return y + 1.0
+        jf = pj.jit(f)
+        for v in ([1.0, 2.0], [-1.0, -2.0], [3.0, 1.0], [-4.0, 0.5]):
+            self.assertEqual(run(jf, T(v)), plain(f, T(v)))
+        st = pj.jit_stats(jf)
+        self.assertEqual((st["graphs"], st["breaks"], st["compiles"]), (1, 1, 1), st["break_reasons"])
+        self.assertIn("B003", st["break_reasons"][0])
+        self.assertEqual(st["resume_graphs"], 2, st)  # the `if` side and the `else` side
 
 if __name__ == "__main__":
     unittest.main()
