@@ -44,20 +44,21 @@ void Simulator::mark_point(SimFrame& fr) {
   b.graph = graph_.mark();
   b.mutations = mutated_.size();
   b.ordinal = ++points_;
+  if (after_jump_ || ins.line != last_line_ || !line_start_.valid) line_start_ = b;
   if (b.ordinal == opt_.stop_at_boundary) {
     reached_point_ = true;
     stop(Break::Internal, "stopped at the graph break");
   }
 }
 
-// Whether `target` is, or is held by, a value of the point (through the containers capture built
-// or copied; frame objects are never written without refusing at the write).
-bool Simulator::reachable_from_point(PyObject* target) {
+// Whether `target` is, or is held by, a value of point b (through the containers capture built or
+// copied; frame objects are never written without refusing at the write).
+bool Simulator::reachable_from(const BreakPoint& b, PyObject* target) {
   std::unordered_set<PyObject*> seen;
-  std::vector<PyObject*> todo(point_.stack.begin(), point_.stack.end());
-  for (PyObject* v : point_.locals)
+  std::vector<PyObject*> todo(b.stack.begin(), b.stack.end());
+  for (PyObject* v : b.locals)
     if (v) todo.push_back(v);
-  for (PyObject* v : point_.cells)
+  for (PyObject* v : b.cells)
     if (v && v != null_slot()) todo.push_back(v);
   while (!todo.empty()) {
     PyObject* v = todo.back();
@@ -79,18 +80,34 @@ bool Simulator::reachable_from_point(PyObject* target) {
   return false;
 }
 
-bool Simulator::can_break(Break why) {
-  const BreakPoint& b = point_;
-  // An interruption must reach the caller; an internal failure leaves nothing to trust.
-  if (!opt_.allow_breaks || !b.valid || why == Break::Interrupted || why == Break::Internal) return false;
-  if (b.graph.nodes == 0 && !opt_.break_without_graph) return false;  // nothing worth a graph
+// The interpreter redoes everything capture simulated from b on: none of it may have been a write
+// to what b's values reach, and b must leave something worth a graph.
+bool Simulator::breakable(const BreakPoint& b) {
+  if (!b.valid || (b.graph.nodes == 0 && !opt_.break_without_graph)) return false;
   for (size_t k = b.mutations; k < mutated_.size(); ++k)
-    if (reachable_from_point(mutated_[k])) return false;  // the interpreter would write it again
+    if (reachable_from(b, mutated_[k])) return false;
   return true;
 }
 
+int Simulator::can_break(Break why) {
+  // An interruption must reach the caller; an internal failure leaves nothing to trust.
+  if (!opt_.allow_breaks || why == Break::Interrupted || why == Break::Internal) return 0;
+  // A loop or block entry (3.7's SETUP_LOOP) is not run on its own: the resume function starts there.
+  Opcode op = point_.op;
+  bool conditional = op == Opcode::POP_JUMP_IF_FALSE || op == Opcode::POP_JUMP_IF_TRUE ||
+                     op == Opcode::JUMP_IF_FALSE_OR_POP || op == Opcode::JUMP_IF_TRUE_OR_POP || op == Opcode::FOR_ITER;
+  break_runs_instruction_ = !py::is_jump(op) || conditional;
+  if (!break_runs_instruction_) return breakable(point_) ? point_.ordinal : 0;
+  // The line's start when the line ran straight to here, below nothing it had on the stack then.
+  const BreakPoint& s = line_start_;
+  bool prefix = s.valid && s.stack.size() <= point_.stack.size();
+  for (size_t k = 0; prefix && k < s.stack.size(); ++k) prefix = s.stack[k] == point_.stack[k];
+  if (prefix && breakable(s)) return s.ordinal;
+  return breakable(point_) ? point_.ordinal : 0;
+}
+
 bool Simulator::plan_break() {
-  const BreakPoint& b = point_;
+  const BreakPoint& b = point_;  // where the second pass stopped: the interpreter starts here
   if (!reached_point_ || graph_.mark().values != b.graph.values) return false;  // not stopped there
   codegen::ResumePlan& plan = r_.plan.resume;
   planning_break_ = true;
@@ -101,17 +118,14 @@ bool Simulator::plan_break() {
         continue;
       }
       // LOAD_METHOD's empty slot under a bound attribute: the instruction becomes a plain call.
-      bool method_slot = b.op == Opcode::CALL_METHOD && k + b.arg + 2 == b.stack.size();
+      bool method_slot = b.offset == opt_.break_offset && b.op == Opcode::CALL_METHOD && k + b.arg + 2 == b.stack.size();
       if (!method_slot) return false;
       plan.method_call_as_function = true;
     }
-    plan.bound.resize(b.locals.size());
     for (size_t i = 0; i < b.locals.size(); ++i) {
-      bool arg = static_cast<int>(i) < b.nargs;
-      plan.bound[i] = b.stored[i] ? b.locals[i] != nullptr : arg;
       if (!b.stored[i]) continue;  // still what the frame started with
       if (b.locals[i]) plan.locals.emplace_back(static_cast<int>(i), plan_return(b.locals[i]));
-      else if (arg) plan.deleted.push_back(static_cast<int>(i));
+      else if (static_cast<int>(i) < b.nargs) plan.deleted.push_back(static_cast<int>(i));
     }
     for (size_t i = 0; i < b.cells.size(); ++i) {
       PyObject* v = b.cells[i];
@@ -125,7 +139,23 @@ bool Simulator::plan_break() {
   r_.plan.resumes = true;
   r_.plan.line = b.line;  // the rewritten code's own instructions belong to the break's line
   plan.offset = b.offset;
+  plan.break_offset = opt_.break_offset;
+  plan.bound = opt_.break_bound;
   return true;
+}
+
+// An argument that is also a cell variable starts in its cell: CPython leaves its fast slot empty.
+std::vector<char> Simulator::bound_at_point() const {
+  const BreakPoint& b = point_;
+  PyCodeObject* co = frames_root_code_;
+  std::vector<char> bound(b.locals.size());
+  for (size_t i = 0; i < b.locals.size(); ++i) {
+    bool in_cell = false;
+    for (Py_ssize_t c = 0; !b.stored[i] && c < PyTuple_GET_SIZE(co->co_cellvars); ++c)
+      in_cell = in_cell || PyUnicode_Compare(PyTuple_GET_ITEM(co->co_cellvars, c), PyTuple_GET_ITEM(co->co_varnames, i)) == 0;
+    bound[i] = b.stored[i] ? b.locals[i] != nullptr : static_cast<int>(i) < b.nargs && !in_cell;
+  }
+  return bound;
 }
 
 }  // namespace pj::capture

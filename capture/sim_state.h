@@ -166,8 +166,14 @@ class Simulator {
     graph::Graph::Mark graph;
     size_t mutations = 0;             // mutated_.size() then
     int ordinal = 0;                  // the how-many-th point (CaptureOptions::stop_at_boundary)
-  } point_;
+  } point_, line_start_;
+  // line_start_: the point where the current source line began (or control last arrived by a
+  // jump). Breaking there (the interpreter runs the line's instructions up to the failing one)
+  // keeps values the line computed from Python scalars out of the graph and its guards.
   int points_ = 0;
+  int last_line_ = -1;
+  bool after_jump_ = true;            // the root's previous instruction jumped or changed blocks
+  bool break_runs_instruction_ = true;  // can_break: false when the break resumes at point_ itself
   bool reached_point_ = false;        // stopped at CaptureOptions::stop_at_boundary
   std::vector<PyObject*> mutated_;    // every object written to, in program order
   std::unordered_set<PyObject*> written_cells_;  // cells STORE_DEREF assigned
@@ -176,9 +182,12 @@ class Simulator {
   // nothing the interpreter redoes from there (the instruction, and what capture simulated of it)
   // was a write to what the point's values reach. The second pass, stopped at that point, plans
   // the break (fills r_.plan) unless a live value cannot be rebuilt.
-  bool can_break(Break why);
+  int can_break(Break why);  // the ordinal of the point to break at (0: none)
   bool plan_break();
-  bool reachable_from_point(PyObject* target);
+  std::vector<char> bound_at_point() const;  // which fast locals are bound at point_
+  PyCodeObject* frames_root_code_ = nullptr;
+  bool reachable_from(const BreakPoint& b, PyObject* target);
+  bool breakable(const BreakPoint& b);
   bool planning_break_ = false;  // plan_return for a graph break's live values
   int backedges_ = 0;  // loop iterations simulated (CaptureOptions::loop_limit)
 

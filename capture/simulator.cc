@@ -144,6 +144,7 @@ void Simulator::load_code(SimFrame& fr, PyCodeObject* co) {
 void Simulator::run_root(PyFrameObject* f) {
   SimFrame fr;
   fr.code = py::frame_code(f);
+  frames_root_code_ = fr.code;
   fr.root = true;
   fr.real = f;
   fr.globals = py::frame_globals(f);
@@ -199,6 +200,10 @@ PyObject* Simulator::run_frame(SimFrame& fr) {
     if (fr.root && fr.blocks.empty() && opt_.allow_breaks) mark_point(fr);
     const Instruction& ins = (*fr.ins)[fr.pc++];
     step(fr, ins);
+    if (fr.root) {
+      after_jump_ = py::is_jump(ins.op) || fr.pc != at + 1 || !fr.blocks.empty();
+      last_line_ = ins.line;
+    }
     if (fr.pc <= at && ++backedges_ > opt_.loop_limit)
       stop(Break::InstructionBudget, "loops run more than " + std::to_string(opt_.loop_limit) +
                                          " iterations (unrolled, the graph grows with each)");
@@ -781,8 +786,9 @@ CaptureResult fresh_result(PyCodeObject* co) {
   return r;
 }
 
-// One simulation of the frame. Returns the point a refusal can break at (0: none).
-int simulate(PyFrameObject* f, const CaptureOptions& options, CaptureResult& r) {
+// One simulation of the frame. Returns the point a refusal can break at (0: none), and in *again
+// what the second pass needs to know of the first.
+int simulate(PyFrameObject* f, const CaptureOptions& options, CaptureResult& r, CaptureOptions* again = nullptr) {
   int break_at = 0;
   Simulator sim(r, options);
   try {
@@ -799,8 +805,10 @@ int simulate(PyFrameObject* f, const CaptureOptions& options, CaptureResult& r) 
       if (options.stop_at_boundary && sim.plan_break()) {
         sim.guard_tensor_classes();
         r.ok = r.broke = true;
-      } else if (!options.stop_at_boundary && sim.can_break(s.reason)) {
-        break_at = sim.point_.ordinal;
+      } else if (!options.stop_at_boundary && again && (break_at = sim.can_break(s.reason)) > 0) {
+        again->stop_at_boundary = break_at;
+        again->break_offset = sim.break_runs_instruction_ ? sim.point_.offset : -1;
+        again->break_bound = sim.bound_at_point();
       }
     }
   } catch (const Error& e) {
@@ -822,13 +830,11 @@ CaptureResult capture_frame(PyFrameObject* f, const CaptureOptions& options) {
   CaptureResult r = fresh_result(co);
   PyObject *et, *ev, *tb;
   PyErr_Fetch(&et, &ev, &tb);  // capture must not disturb an exception being handled
-  int break_at = simulate(f, options, r);
-  if (break_at > 0) {
+  CaptureOptions again = options;
+  if (simulate(f, options, r, &again) > 0) {
     // A graph break: simulate again up to the break only, so that the graph and its guards are
-    // exactly those of the statements before it (none the dropped part added: no recompiles for
+    // exactly those of the instructions before it (none the dropped part added: no recompiles for
     // values only the interpreter's part reads). The refusal stays the break's reason.
-    CaptureOptions again = options;
-    again.stop_at_boundary = break_at;
     CaptureResult b = fresh_result(co);
     simulate(f, again, b);
     if (b.ok && b.broke) {

@@ -36,13 +36,15 @@ struct ReturnPlan {
 // instruction in the interpreter, and returns what a resume function returns: a function made of
 // the original code from the instruction's successor on, called with every local and the stack.
 struct ResumePlan {
-  int offset = -1;  // byte offset, in the original code, of the instruction the interpreter runs
+  int offset = -1;        // byte offset, in the original code, of the first instruction the interpreter runs
+  int break_offset = -1;  // ... and of the last, where capture stopped (a straight run from `offset`);
+                          // -1: none, the resume function starts at `offset`
   std::vector<ReturnPlan> stack;                   // the value stack there, bottom first
   bool method_call_as_function = false;            // CALL_METHOD whose method slot was empty
   std::vector<std::pair<int, ReturnPlan>> locals;  // fast locals the captured part assigned
   std::vector<int> deleted;                        // arguments the captured part deleted
   std::vector<std::pair<int, ReturnPlan>> cells;   // cell variables it assigned (cellvars order)
-  std::vector<char> bound;                         // per fast local: bound at the instruction
+  std::vector<char> bound;                         // per fast local: bound at break_offset
 };
 
 // Load the graph inputs along their guard paths, call the graph runner, then either rebuild the

@@ -181,23 +181,33 @@ class Emitter {
   }
   size_t size() const { return code_.size(); }
   void set_target(size_t at, int target) { code_[at].target = target; }
-  // The instruction at `offset` of the original code, as the interpreter is to run it.
-  bool copy_instruction(PyCodeObject* original, int offset, bool method_call_as_function, py::Instruction* out,
-                        int* next) {
+  // The original instructions from `from` to `to` (offsets), as the interpreter is to run them: a
+  // straight run (only the last may jump). *last: the last one; *next: the offset after it;
+  // *depth: the stack depth before it, given the depth before the first.
+  bool copy_run(PyCodeObject* original, int from, int to, bool method_call_as_function, py::Instruction* last,
+                int* next, int* depth) {
     py::DecodeResult d = py::decode_code(reinterpret_cast<PyObject*>(original));
-    *next = -1;
-    for (size_t k = 0; k < d.instructions.size(); ++k)
-      if (d.instructions[k].offset == offset) {
-        *out = d.instructions[k];
-        if (k + 1 < d.instructions.size()) *next = d.instructions[k + 1].offset;
-      }
-    if (!d.ok() || out->offset != offset) {
-      PyErr_Format(PyExc_ValueError, "no instruction at offset %d to break at", offset);
+    int first = -1, end = -1;
+    for (size_t k = 0; k < d.instructions.size(); ++k) {
+      if (d.instructions[k].offset == from) first = static_cast<int>(k);
+      if (d.instructions[k].offset == to) end = static_cast<int>(k);
+    }
+    if (!d.ok() || first < 0 || end < first) {
+      PyErr_Format(PyExc_ValueError, "no straight run of instructions from offset %d to %d", from, to);
       return false;
     }
-    Opcode o = method_call_as_function && out->op == Opcode::CALL_METHOD ? Opcode::CALL_FUNCTION : out->op;
-    code_.push_back({o, out->arg, -1, line_});
-    out->op = o;
+    for (int k = first; k <= end; ++k) {
+      py::Instruction in = d.instructions[k];
+      if (k < end && (py::is_jump(in.op) || in.op == Opcode::RETURN_VALUE || in.op == Opcode::RAISE_VARARGS)) {
+        PyErr_Format(PyExc_ValueError, "%s inside the run of instructions a graph break hands back", py::op_name(in.op));
+        return false;
+      }
+      if (k == end && method_call_as_function && in.op == Opcode::CALL_METHOD) in.op = Opcode::CALL_FUNCTION;
+      code_.push_back({in.op, in.arg, -1, in.line ? in.line : line_});
+      if (k < end) *depth += py::stack_effect(in.op, in.arg, 0);
+      *last = in;
+    }
+    *next = end + 1 < static_cast<int>(d.instructions.size()) ? d.instructions[end + 1].offset : -1;
     return true;
   }
   // return resume(*locals, *stack): a new function of the resume code, closing over the frame's
@@ -256,12 +266,19 @@ PyObject* emit_graph_code(PyCodeObject* original, const guards::GuardTree& guard
   for (auto it = r.locals.rbegin(); it != r.locals.rend(); ++it) e.op(Opcode::STORE_FAST, it->first);
   for (int i : r.deleted) e.op(Opcode::DELETE_FAST, i);
   for (const ReturnPlan& v : r.stack) e.build(guards, v, outputs_local);
-  // The instruction capture stopped at, then the code after it: one resume function per way out.
+  // The run of instructions up to the one capture stopped at, then the code after it: one resume
+  // function per way out.
   py::Instruction ins;
-  int next = -1;
-  if (!e.copy_instruction(original, r.offset, r.method_call_as_function, &ins, &next)) return nullptr;
+  int next = -1, depth = static_cast<int>(r.stack.size());
+  if (r.break_offset < 0) {  // nothing to run here: resume at `offset` itself
+    Ref code(emit_resume_code(original, r.offset, depth, r.bound, plan.line));
+    if (!code) return nullptr;
+    e.call_resume(original, code.get(), depth, r.bound);
+    if (resume_codes) resume_codes->push_back(code.release());
+    return e.finish(original);
+  }
+  if (!e.copy_run(original, r.offset, r.break_offset, r.method_call_as_function, &ins, &next, &depth)) return nullptr;
   size_t jump_at = e.size() - 1;
-  int depth = static_cast<int>(r.stack.size());
   bool conditional = ins.op == Opcode::POP_JUMP_IF_FALSE || ins.op == Opcode::POP_JUMP_IF_TRUE ||
                      ins.op == Opcode::JUMP_IF_FALSE_OR_POP || ins.op == Opcode::JUMP_IF_TRUE_OR_POP ||
                      ins.op == Opcode::FOR_ITER;

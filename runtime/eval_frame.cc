@@ -49,7 +49,25 @@ void free_state(void* p) {
 
 void log(const char* what, const std::string& text) {
   if (g_config.log.find(what) == std::string::npos && g_config.log.find("all") == std::string::npos) return;
-  PySys_WriteStderr("[pijit %s] %s\n", what, text.c_str());
+  PySys_FormatStderr("[pijit %s] %s\n", what, text.c_str());  // no 1000-byte cut
+}
+
+std::string where(PyCodeObject* co);
+
+// PIJIT_LOGS=bytecode: the rewritten code (and its resume functions'), as dis shows it.
+void log_bytecode(PyCodeObject* co, PyObject* code) {
+  if (g_config.log.find("bytecode") == std::string::npos && g_config.log.find("all") == std::string::npos) return;
+  PyObject *t, *v, *tb;
+  PyErr_Fetch(&t, &v, &tb);
+  bool busy = t_jit.busy;
+  t_jit.busy = true;
+  py::Ref dis(PyImport_ImportModule("dis"));
+  py::Ref text(dis ? PyObject_CallMethod(dis.get(), "Bytecode", "O", code) : nullptr);
+  py::Ref s(text ? PyObject_CallMethod(text.get(), "dis", nullptr) : nullptr);
+  if (s && PyUnicode_Check(s.get())) log("bytecode", "rewritten " + where(co) + ":\n" + PyUnicode_AsUTF8(s.get()));
+  PyErr_Clear();
+  t_jit.busy = busy;
+  PyErr_Restore(t, v, tb);
 }
 
 // pijit's own messages go to logging.getLogger("pijit") (WARNING: shown on stderr by logging's
@@ -169,7 +187,9 @@ bool build_entry(PyFrameObject* f, CodeState* st, const JitOptions& opt, CacheEn
     py::Ref runner(new_graph_runner(r.graph, where(co)));
     std::vector<PyObject*> resumes;
     PyObject* code = runner ? codegen::emit_graph_code(co, *r.guards, r.plan, runner.get(), &resumes) : nullptr;
+    if (code) log_bytecode(co, code);
     for (PyObject* rc : resumes) {  // capture candidates with this jit's options
+      if (code) log_bytecode(co, rc);
       if (CodeState* rs = code ? code_state(reinterpret_cast<PyCodeObject*>(rc), true) : nullptr) {
         rs->candidate = std::make_shared<const JitOptions>(opt);
         g_resume_codes = true;

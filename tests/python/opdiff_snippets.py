@@ -590,7 +590,7 @@ def store_subscr_local_containers(x):
 
 
 @snippet("STORE_SUBSCR", [lambda c: ([T([1.0]), T([2.0])], T([5.0])), lambda c: ([T([1.0]), T([2.0])], T([6.0]))],
-         "B005")
+         ("B005", "captured"))  # x * 2 in a graph, the store a graph break
 def store_subscr_argument_list(l, x):
     l[0] = x * 2
     return l
@@ -660,7 +660,7 @@ def delete_subscr_missing_key(x):
     return d
 
 
-@snippet("DELETE_SUBSCR", [v3], "B005")
+@snippet("DELETE_SUBSCR", [v3], ("B005", "captured"))
 def delete_subscr_tensor(x):
     y = x + 1
     del y[0]
@@ -962,7 +962,7 @@ def or_on_one_element_tensor(a, b):
     return a or b
 
 
-@snippet("POP_JUMP_IF_FALSE", [lambda c: (T([1.0, -1.0]),)] * 2, "B003")
+@snippet("POP_JUMP_IF_FALSE", [lambda c: (T([1.0, -1.0]),)] * 2, ("B003", "captured"))
 def branch_on_tensor_value(x):
     if x.sum() > 0:
         return x
@@ -1053,7 +1053,7 @@ def load_global_builtin(x):
     return len(x), abs(x), max(1, 2)
 
 
-@snippet("STORE_GLOBAL", TENSOR_CALLS, "B005", globals_={"G_OUT": lambda: None, "G_COUNT": lambda: 0})
+@snippet("STORE_GLOBAL", TENSOR_CALLS, ("B005", "captured"), globals_={"G_OUT": lambda: None, "G_COUNT": lambda: 0})
 def store_global(x):
     global G_OUT, G_COUNT
     G_OUT = x * 2
@@ -1225,7 +1225,7 @@ def load_attr_missing_on_tensor(x):
     return x.no_such_attribute
 
 
-@snippet("STORE_ATTR", [lambda c: (T([1.0]), Box(1.0))] * 2, "B005")
+@snippet("STORE_ATTR", [lambda c: (T([1.0]), Box(1.0))] * 2, ("B005", "captured"))
 def store_attr_argument(x, box):
     box.v = x * 2
     box.w = 1
@@ -1403,7 +1403,7 @@ def call_jitted_function(x):
 JITTED_HELPER = pj.jit(lambda a: a * 3)
 
 
-@snippet("CALL_FUNCTION", [v3, v3], "B012")
+@snippet("CALL_FUNCTION", [v3, v3], ("B012", "captured"))
 def call_recursive(x, n=2):
     if n == 0:
         return x
@@ -2201,7 +2201,7 @@ def binary_subscr_tensor_index_forms(m):
     return m[..., 0], m[None], m[:, None, 1], m[-1, ::-1], m[1:, :1]
 
 
-@snippet("BINARY_SUBSCR", [m22, m22], "B017")
+@snippet("BINARY_SUBSCR", [m22, m22], ("B017", "captured"))
 def binary_subscr_tensor_by_tensor(m):
     return m[T([1, 0])], m[m > 0]
 

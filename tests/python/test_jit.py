@@ -185,8 +185,9 @@ class TestIndexing(JitCase):
     def test_boolean_mask_has_a_data_dependent_shape(self):
         def f(x):
             return x[x > 1.0] * 2
-        st = self.check(f, T([1.0, 2.0, 3.0]), graphs=0)
+        st = self.check(f, T([1.0, 2.0, 3.0]), graphs=1)  # the mask in a graph, indexing in Python
         self.assertIn("B017 DataDependentShape", st["break_reasons"][0])
+        self.assertEqual((st["breaks"], st["resume_graphs"]), (1, 1))  # then `* 2` in a graph
 
     def test_index_errors_match_eager(self):
         def f(x):
@@ -515,8 +516,9 @@ class TestFallback(JitCase):
             if x.sum() > 0:
                 return x
             return -x
-        st = self.check(f, T([1.0, -3.0]), graphs=0)
+        st = self.check(f, T([1.0, -3.0]), graphs=1)  # x.sum() > 0 in a graph, then a graph break
         self.assertIn("B003 BranchOnTensor", st["break_reasons"][0])
+        self.assertEqual((st["breaks"], st["resume_graphs"]), (1, 1))  # the side taken: return -x
 
     def test_exception_message_and_line_match_eager(self):
         def f(x, y):
@@ -603,8 +605,9 @@ class TestFallback(JitCase):
     def test_creating_a_parameter_runs_eagerly(self):
         def f(x):
             return x + pj.Parameter(pj.ones(1) * 2, name="p")
-        st = self.check(f, T([1.0]), graphs=0)
+        st = self.check(f, T([1.0]), graphs=1)  # pj.ones(1) * 2 in a graph, Parameter() in Python
         self.assertIn("Parameter() creates a Parameter", st["break_reasons"][0])
+        self.assertEqual(st["breaks"], 1)
 
     def test_an_iterator_argument_is_not_consumed_by_capture(self):
         def f(it, x):
