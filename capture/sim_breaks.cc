@@ -43,6 +43,7 @@ void Simulator::mark_point(SimFrame& fr) {
   }
   b.graph = graph_.mark();
   b.mutations = mutated_.size();
+  b.prev_offset = last_offset_;
   b.ordinal = ++points_;
   if (after_jump_ || ins.line != last_line_ || !line_start_.valid) line_start_ = b;
   if (b.ordinal == opt_.stop_at_boundary) {
@@ -89,21 +90,50 @@ bool Simulator::breakable(const BreakPoint& b) {
   return true;
 }
 
+// Where to break, and which instructions the interpreter runs before the resume function takes
+// over (break_offset_). Preferably from the start of the failing instruction's source line (what
+// the line computed from Python scalars stays out of the graph and its guards) through the
+// failing instruction. Resume functions take the value stack as arguments, so no LOAD_METHOD pair
+// (its slot may be NULL) may be on it when they are called.
 int Simulator::can_break(Break why) {
   // An interruption must reach the caller; an internal failure leaves nothing to trust.
   if (!opt_.allow_breaks || why == Break::Interrupted || why == Break::Internal) return 0;
-  // A loop or block entry (3.7's SETUP_LOOP) is not run on its own: the resume function starts there.
-  Opcode op = point_.op;
-  bool conditional = op == Opcode::POP_JUMP_IF_FALSE || op == Opcode::POP_JUMP_IF_TRUE ||
-                     op == Opcode::JUMP_IF_FALSE_OR_POP || op == Opcode::JUMP_IF_TRUE_OR_POP || op == Opcode::FOR_ITER;
-  break_runs_instruction_ = !py::is_jump(op) || conditional;
-  if (!break_runs_instruction_) return breakable(point_) ? point_.ordinal : 0;
-  // The line's start when the line ran straight to here, below nothing it had on the stack then.
+  const BreakPoint& p = point_;
   const BreakPoint& s = line_start_;
-  bool prefix = s.valid && s.stack.size() <= point_.stack.size();
-  for (size_t k = 0; prefix && k < s.stack.size(); ++k) prefix = s.stack[k] == point_.stack[k];
-  if (prefix && breakable(s)) return s.ordinal;
-  return breakable(point_) ? point_.ordinal : 0;
+  bool prefix = s.valid && s.stack.size() <= p.stack.size();
+  for (size_t k = 0; prefix && k < s.stack.size(); ++k) prefix = s.stack[k] == p.stack[k];
+  auto nulls = [](const BreakPoint& b) {
+    int n = 0;
+    for (PyObject* v : b.stack) n += v == null_slot();
+    return n;
+  };
+  Opcode op = p.op;
+  bool conditional = has_flag(op, py::kCondJump);
+  int pairs_after = nulls(p) - (op == Opcode::CALL_METHOD ? 1 : 0);
+  // Run through the failing instruction: a plain one or a branch, leaving no method pair.
+  if (point_current_ && (!py::is_jump(op) || conditional) && op != Opcode::LOAD_METHOD && pairs_after == 0) {
+    break_offset_ = p.offset;
+    if (prefix && breakable(s)) return s.ordinal;
+    return breakable(p) ? p.ordinal : 0;
+  }
+  // Run up to it, the resume function starts with it (a loop or block entry, a LOAD_METHOD).
+  // A failure past the last point (inside a loop): the resume function starts at that point's
+  // line, which is where its values are fewest.
+  if (!point_current_ && prefix && nulls(s) == 0 && breakable(s)) {
+    break_offset_ = -1;
+    return s.ordinal;
+  }
+  if (!point_current_ || pairs_after == 0 || (op == Opcode::LOAD_METHOD && nulls(p) == 0)) {
+    if (point_current_ && prefix && s.ordinal != p.ordinal && p.prev_offset >= 0 && breakable(s)) {
+      break_offset_ = p.prev_offset;
+      return s.ordinal;
+    }
+    break_offset_ = -1;
+    if (nulls(p) == 0 && breakable(p)) return p.ordinal;
+  }
+  // Else the resume function starts at the line.
+  break_offset_ = -1;
+  return prefix && nulls(s) == 0 && breakable(s) ? s.ordinal : 0;
 }
 
 bool Simulator::plan_break() {
@@ -112,16 +142,6 @@ bool Simulator::plan_break() {
   codegen::ResumePlan& plan = r_.plan.resume;
   planning_break_ = true;
   try {
-    for (size_t k = 0; k < b.stack.size(); ++k) {
-      if (b.stack[k] != null_slot()) {
-        plan.stack.push_back(plan_return(b.stack[k]));
-        continue;
-      }
-      // LOAD_METHOD's empty slot under a bound attribute: the instruction becomes a plain call.
-      bool method_slot = b.offset == opt_.break_offset && b.op == Opcode::CALL_METHOD && k + b.arg + 2 == b.stack.size();
-      if (!method_slot) return false;
-      plan.method_call_as_function = true;
-    }
     for (size_t i = 0; i < b.locals.size(); ++i) {
       if (!b.stored[i]) continue;  // still what the frame started with
       if (b.locals[i]) plan.locals.emplace_back(static_cast<int>(i), plan_return(b.locals[i]));
@@ -133,6 +153,17 @@ bool Simulator::plan_break() {
       if (!v) return false;
       plan.cells.emplace_back(static_cast<int>(i), plan_return(v));
     }
+    // The order codegen builds them in: a container met again is the one built first.
+    for (size_t k = 0; k < b.stack.size(); ++k) {
+      if (b.stack[k] != null_slot()) {
+        plan.stack.push_back(plan_return(b.stack[k]));
+        continue;
+      }
+      // LOAD_METHOD's empty slot under a bound attribute: the instruction becomes a plain call.
+      bool method_slot = b.offset == opt_.break_offset && b.op == Opcode::CALL_METHOD && k + b.arg + 2 == b.stack.size();
+      if (!method_slot) return false;
+      plan.method_call_as_function = true;
+    }
   } catch (const StopCapture&) {
     return false;  // a value the rewritten code cannot rebuild (an iterator, a function made here)
   }
@@ -140,7 +171,7 @@ bool Simulator::plan_break() {
   r_.plan.line = b.line;  // the rewritten code's own instructions belong to the break's line
   plan.offset = b.offset;
   plan.break_offset = opt_.break_offset;
-  plan.bound = opt_.break_bound;
+  plan.bound = opt_.break_offset < 0 ? bound_at_point() : opt_.break_bound;  // where the resume starts
   return true;
 }
 

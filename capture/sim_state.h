@@ -37,6 +37,7 @@ struct SimFrame {
   int globals_node = -1;           // guard node of the globals dict; -1: the root's (Access::Global)
   const std::vector<Instruction>* ins = nullptr;  // owned by Simulator::decoded_
   const std::unordered_map<int, int>* at = nullptr;  // byte offset -> instruction index
+  const std::vector<char>* in_loop = nullptr;        // owned by Simulator::decoded_
   std::vector<PyObject*> locals;    // borrowed (kept alive by Simulator::keep_)
   std::vector<char> loaded;         // root frame: whether locals[i] was read from the real frame
   std::vector<PyObject*> cells;     // PyCell objects: cellvars, then freevars
@@ -94,6 +95,12 @@ class Simulator {
   bool frame_object(PyObject* v) const { return values_.preexisting(v); }
   // Every write the simulated code makes goes through here (the mutation overlay's entry).
   void write(PyObject* target, Write kind, std::string what, bool preexisting = false);
+  // LIST_APPEND, MAP_ADD, LIST_EXTEND...: the container being built is usually the frame's own,
+  // but a resume function is handed the one its caller was building.
+  void build_into(PyObject* container, const Instruction& ins) {
+    write(container, Write::Method, std::string(op_name(ins.op)) + " on a " + Py_TYPE(container)->tp_name +
+                                        " the function did not create");
+  }
   PyObject* load_attr(PyObject* v, PyObject* name);
   PyObject* load_global(SimFrame& fr, PyObject* name);
   PyObject* load_deref(SimFrame& fr, int i, bool must_be_bound = true);
@@ -147,6 +154,7 @@ class Simulator {
   struct Decoded {
     std::vector<Instruction> ins;
     std::unordered_map<int, int> at;
+    std::vector<char> in_loop;  // per instruction: between a backward jump's target and the jump
   };
   std::unordered_map<PyCodeObject*, Decoded> decoded_;
   int budget_;
@@ -158,6 +166,7 @@ class Simulator {
     int line = 0;
     Opcode op = Opcode::NOP;
     int arg = 0;
+    int prev_offset = -1;             // the root instruction run before it (-1: a jump led here)
     int nargs = 0;                    // arguments (bound when the frame starts)
     std::vector<PyObject*> stack;
     std::vector<PyObject*> locals;
@@ -173,7 +182,9 @@ class Simulator {
   int points_ = 0;
   int last_line_ = -1;
   bool after_jump_ = true;            // the root's previous instruction jumped or changed blocks
-  bool break_runs_instruction_ = true;  // can_break: false when the break resumes at point_ itself
+  int break_offset_ = -1;             // can_break: the last instruction the interpreter runs (-1: none)
+  int last_offset_ = -1;              // the root's previous instruction
+  bool point_current_ = false;        // point_ is the root's current instruction
   bool reached_point_ = false;        // stopped at CaptureOptions::stop_at_boundary
   std::vector<PyObject*> mutated_;    // every object written to, in program order
   std::unordered_set<PyObject*> written_cells_;  // cells STORE_DEREF assigned

@@ -1385,7 +1385,7 @@ ReturnPlan Simulator::plan_return(PyObject* v) {
     p.items.push_back(plan_return(self));
     return p;
   }
-  if (is_constant(v) || PyType_Check(v) || PyModule_Check(v) || builtin_function ||
+  if (is_constant(v) || PyType_Check(v) || PyModule_Check(v) || builtin_function || (PyRange_Check(v) && planning_break_) ||
       (is_library_type(Py_TYPE(v)) && std::strcmp(Py_TYPE(v)->tp_name, "Type") == 0)) {  // pijit dtypes
     Py_INCREF(v);
     p.kind = ReturnPlan::Const;

@@ -135,10 +135,16 @@ void Simulator::load_code(SimFrame& fr, PyCodeObject* co) {
     Decoded dec;
     dec.ins = std::move(d.instructions);
     for (size_t i = 0; i < dec.ins.size(); ++i) dec.at[dec.ins[i].start] = dec.at[dec.ins[i].offset] = static_cast<int>(i);
+    dec.in_loop.assign(dec.ins.size(), 0);
+    for (const Instruction& j : dec.ins)
+      if (j.jump_target >= 0 && j.jump_target <= j.offset && !has_flag(j.op, py::kSetup))
+        for (size_t i = 0; i < dec.ins.size(); ++i)
+          if (dec.ins[i].offset >= j.jump_target && dec.ins[i].offset <= j.offset) dec.in_loop[i] = 1;
     it = decoded_.emplace(co, std::move(dec)).first;
   }
   fr.ins = &it->second.ins;
   fr.at = &it->second.at;
+  fr.in_loop = &it->second.in_loop;
 }
 
 void Simulator::run_root(PyFrameObject* f) {
@@ -197,12 +203,18 @@ PyObject* Simulator::run_frame(SimFrame& fr) {
     if (--budget_ < 0) stop(Break::InstructionBudget, std::to_string(opt_.instruction_budget) + " instructions");
     ++r_.instructions;
     size_t at = fr.pc;
-    if (fr.root && fr.blocks.empty() && opt_.allow_breaks) mark_point(fr);
+    // No break inside a loop: its resume function, captured in turn, would break again on the next
+    // iteration, one Python frame deeper each time. A failure there breaks before the loop.
+    if (fr.root && opt_.allow_breaks) {
+      point_current_ = fr.blocks.empty() && !(*fr.in_loop)[fr.pc];
+      if (point_current_) mark_point(fr);
+    }
     const Instruction& ins = (*fr.ins)[fr.pc++];
     step(fr, ins);
     if (fr.root) {
       after_jump_ = py::is_jump(ins.op) || fr.pc != at + 1 || !fr.blocks.empty();
       last_line_ = ins.line;
+      last_offset_ = after_jump_ ? -1 : ins.offset;
     }
     if (fr.pc <= at && ++backedges_ > opt_.loop_limit)
       stop(Break::InstructionBudget, "loops run more than " + std::to_string(opt_.loop_limit) +
@@ -460,6 +472,7 @@ void Simulator::step(SimFrame& fr, const Instruction& ins) {
     case Opcode::LIST_EXTEND: {
       PyObject* it = materialize(pop(fr));
       PyObject* list = top(fr, ins.arg);
+      build_into(list, ins);
       if (_PyList_Extend(reinterpret_cast<PyListObject*>(list), it) == nullptr) python_error("list");
       Py_DECREF(Py_None);
       return;
@@ -468,12 +481,14 @@ void Simulator::step(SimFrame& fr, const Instruction& ins) {
     case Opcode::SET_UPDATE:
     {
       PyObject* it = materialize(pop(fr));
+      build_into(top(fr, ins.arg), ins);
       if (_PySet_Update(top(fr, ins.arg), it) < 0) python_error("set");
       return;
     }
     case Opcode::DICT_UPDATE:
     case Opcode::DICT_MERGE: {
       PyObject* d = materialize(pop(fr));
+      build_into(top(fr, ins.arg), ins);
       if (ins.op == Opcode::DICT_MERGE) refuse_duplicate_keywords(top(fr, ins.arg), d);
       if (PyDict_Update(top(fr, ins.arg), d) < 0) python_error("dict");
       return;
@@ -581,11 +596,13 @@ void Simulator::step(SimFrame& fr, const Instruction& ins) {
     }
     case Opcode::LIST_APPEND: {
       PyObject* v = pop(fr);  // the list is then oparg deep
+      build_into(top(fr, ins.arg), ins);
       if (PyList_Append(top(fr, ins.arg), v) < 0) python_error("list");
       return;
     }
     case Opcode::SET_ADD: {
       PyObject* v = materialize(pop(fr));
+      build_into(top(fr, ins.arg), ins);
       if (PySet_Add(top(fr, ins.arg), v) < 0) python_error("set");
       return;
     }
@@ -597,6 +614,7 @@ void Simulator::step(SimFrame& fr, const Instruction& ins) {
       PyObject* key = pop(fr);
       PyObject* value = pop(fr);
 #endif
+      build_into(top(fr, ins.arg), ins);
       if (PyDict_SetItem(top(fr, ins.arg), materialize(key), value) < 0) python_error("dict");
       return;
     }
@@ -807,7 +825,7 @@ int simulate(PyFrameObject* f, const CaptureOptions& options, CaptureResult& r, 
         r.ok = r.broke = true;
       } else if (!options.stop_at_boundary && again && (break_at = sim.can_break(s.reason)) > 0) {
         again->stop_at_boundary = break_at;
-        again->break_offset = sim.break_runs_instruction_ ? sim.point_.offset : -1;
+        again->break_offset = sim.break_offset_;
         again->break_bound = sim.bound_at_point();
       }
     }

@@ -198,7 +198,7 @@ class Emitter {
     }
     for (int k = first; k <= end; ++k) {
       py::Instruction in = d.instructions[k];
-      if (k < end && (py::is_jump(in.op) || in.op == Opcode::RETURN_VALUE || in.op == Opcode::RAISE_VARARGS)) {
+      if (k < end && (py::is_jump(in.op) || py::has_flag(in.op, py::kEndsBlock))) {
         PyErr_Format(PyExc_ValueError, "%s inside the run of instructions a graph break hands back", py::op_name(in.op));
         return false;
       }
@@ -279,14 +279,12 @@ PyObject* emit_graph_code(PyCodeObject* original, const guards::GuardTree& guard
   }
   if (!e.copy_run(original, r.offset, r.break_offset, r.method_call_as_function, &ins, &next, &depth)) return nullptr;
   size_t jump_at = e.size() - 1;
-  bool conditional = ins.op == Opcode::POP_JUMP_IF_FALSE || ins.op == Opcode::POP_JUMP_IF_TRUE ||
-                     ins.op == Opcode::JUMP_IF_FALSE_OR_POP || ins.op == Opcode::JUMP_IF_TRUE_OR_POP ||
-                     ins.op == Opcode::FOR_ITER;
+  bool conditional = py::has_flag(ins.op, py::kCondJump);
   if (py::is_jump(ins.op) && !conditional) {
     PyErr_Format(PyExc_ValueError, "cannot break at %s", py::op_name(ins.op));
     return nullptr;
   }
-  bool falls_through = ins.op != Opcode::RETURN_VALUE && ins.op != Opcode::RAISE_VARARGS && ins.op != Opcode::RERAISE;
+  bool falls_through = !py::has_flag(ins.op, py::kEndsBlock);
   struct Way {
     int offset, depth;
   };

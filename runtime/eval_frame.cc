@@ -54,6 +54,10 @@ void log(const char* what, const std::string& text) {
 
 std::string where(PyCodeObject* co);
 
+// Options of a frame that is a candidate only because of stress mode (or a resume function made
+// while capturing one): its messages are quiet, and level 2 breaks even without a graph.
+bool stress_only(const JitOptions& opt) { return opt.stress || (&opt == &g_config.defaults && g_stress); }
+
 // PIJIT_LOGS=bytecode: the rewritten code (and its resume functions'), as dis shows it.
 void log_bytecode(PyCodeObject* co, PyObject* code) {
   if (g_config.log.find("bytecode") == std::string::npos && g_config.log.find("all") == std::string::npos) return;
@@ -174,7 +178,7 @@ bool build_entry(PyFrameObject* f, CodeState* st, const JitOptions& opt, CacheEn
   copt.allow_breaks = !opt.fullgraph;
   // Stress level 2 breaks on any code, to exercise breaks and resumption everywhere; a function
   // the user jitted keeps its own behaviour (graph and break counts) under stress.
-  copt.break_without_graph = g_stress_reassemble && &opt == &g_config.defaults;
+  copt.break_without_graph = g_stress_reassemble && stress_only(opt);
   CaptureResult r = capture_frame(f, copt);
   t_jit.busy = false;
   if (r.interrupted) {  // nothing was decided: the next call captures again
@@ -191,7 +195,9 @@ bool build_entry(PyFrameObject* f, CodeState* st, const JitOptions& opt, CacheEn
     for (PyObject* rc : resumes) {  // capture candidates with this jit's options
       if (code) log_bytecode(co, rc);
       if (CodeState* rs = code ? code_state(reinterpret_cast<PyCodeObject*>(rc), true) : nullptr) {
-        rs->candidate = std::make_shared<const JitOptions>(opt);
+        auto copy = std::make_shared<JitOptions>(opt);
+        copy->stress = stress_only(opt);
+        rs->candidate = std::move(copy);
         g_resume_codes = true;
         out->resumes.push_back(reinterpret_cast<PyCodeObject*>(rc));
       }
@@ -282,7 +288,7 @@ PyObject* run_captured(PyThreadState* ts, PyFrameObject* f, const JitOptions& op
                         "); it runs eagerly from now on. Last guard failure: " + why.text();
       st->break_reasons.push_back(msg);
       // Frames that are candidates only because of stress mode count it instead of warning.
-      report(&opt == &g_config.defaults && g_stress ? kLogDebug : kLogWarning, msg);
+      report(stress_only(opt) ? kLogDebug : kLogWarning, msg);
       return run_refused(ts, f, st, st->skip_reason);
     }
     if (static_cast<int>(st->entries.size()) >= opt.recompile_limit) {
@@ -291,7 +297,7 @@ PyObject* run_captured(PyThreadState* ts, PyFrameObject* f, const JitOptions& op
                           " cache entries (recompile_limit=" + std::to_string(opt.recompile_limit) +
                           "); from now on each recompile evicts the least recently used one. Guard failure: " +
                           why.text();
-        report(&opt == &g_config.defaults && g_stress ? kLogDebug : kLogWarning, msg);
+        report(stress_only(opt) ? kLogDebug : kLogWarning, msg);
       }
       st->entries.pop_back();
     }

@@ -21,6 +21,7 @@ struct JitOptions {
   bool fullgraph = false;    // a refusal raises CaptureError instead of running eagerly
   int recompile_limit = 8;   // cache entries per code object; beyond, the least recently hit is evicted
   CaptureOptions capture;
+  bool stress = false;       // a resume function's options, made while capturing for stress mode
 };
 
 struct JitConfig {

@@ -167,6 +167,53 @@ class GraphBreaks(unittest.TestCase):
         st = self.same(f, lambda: (T([1.0]),))
         self.assertEqual((st["graphs"], st["breaks"]), (1, 1), st["break_reasons"])
 
+    def test_a_container_on_the_stack_and_in_a_local_is_one_object(self):
+        def f(x):
+            l = [x * 2.0]
+            print(l is l, len(l))  # `l` is both a local and on the stack at the break
+            l.append(x)
+            return l
+        self.assert_broke(self.same(f, lambda: (T([1.0]),)), "B006")
+
+    def test_a_comprehension_resumed_keeps_building_its_list(self):
+        # The list being built is handed to the resume function: appending to it during the
+        # resume function's own capture would append twice.
+        def f(n):
+            return [str(i) + "!" for i in range(n) if i != 1]
+        pj.set_stress(2)
+        try:
+            got = [f(4), f(4), f(3)]
+        finally:
+            pj.set_stress(0)
+        self.assertEqual(got, [f(4), f(4), f(3)])
+
+    def test_super_and_a_method_load_at_the_break(self):
+        class Base(object):
+            def scale(self, t):
+                return t * 2.0
+
+        class Child(Base):
+            def scale(self, t):
+                t = t + 1.0
+                print("scaling")
+                return super().scale(t) + 1.0  # LOAD_METHOD on super() in the resumed part
+        c = Child()
+        jf = pj.jit(c.scale)
+        for _ in range(3):
+            self.assertEqual(run(jf, T([1.0])), plain(c.scale, T([1.0])))
+        st = pj.jit_stats(jf)
+        self.assertEqual((st["graphs"], st["breaks"]), (1, 1), st["break_reasons"])
+
+    def test_a_failure_inside_a_loop_breaks_before_the_loop(self):
+        def f(x, n):
+            y = x * 2.0
+            for i in range(n):
+                print("step", i)  # inside the loop: no break here (no frame per iteration)
+                y = y + 1.0
+            return y
+        st = self.same(f, lambda: (T([1.0]), 3))
+        self.assert_broke(st, "B006", ops=1)
+
     def test_fullgraph_never_breaks(self):
         def f(x):
             y = x * 2.0
