@@ -98,6 +98,17 @@ bool Simulator::breakable(const BreakPoint& b) {
 int Simulator::can_break(Break why) {
   // An interruption must reach the caller; an internal failure leaves nothing to trust.
   if (!opt_.allow_breaks || why == Break::Interrupted || why == Break::Internal) return 0;
+  int ordinal = choose_break();
+  // A resume function that starts where the interpreter runs nothing must start after graph work:
+  // one starting at its own entry would break there again, a frame deeper each time.
+  if (ordinal > 0 && break_offset_ < 0) {
+    const BreakPoint& at = ordinal == point_.ordinal ? point_ : line_start_;
+    if (at.graph.nodes == 0) return 0;
+  }
+  return ordinal;
+}
+
+int Simulator::choose_break() {
   const BreakPoint& p = point_;
   const BreakPoint& s = line_start_;
   bool prefix = s.valid && s.stack.size() <= p.stack.size();

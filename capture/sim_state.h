@@ -194,6 +194,7 @@ class Simulator {
   // was a write to what the point's values reach. The second pass, stopped at that point, plans
   // the break (fills r_.plan) unless a live value cannot be rebuilt.
   int can_break(Break why);  // the ordinal of the point to break at (0: none)
+  int choose_break();
   bool plan_break();
   std::vector<char> bound_at_point() const;  // which fast locals are bound at point_
   PyCodeObject* frames_root_code_ = nullptr;

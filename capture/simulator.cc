@@ -206,7 +206,7 @@ PyObject* Simulator::run_frame(SimFrame& fr) {
     // No break inside a loop: its resume function, captured in turn, would break again on the next
     // iteration, one Python frame deeper each time. A failure there breaks before the loop.
     if (fr.root && opt_.allow_breaks) {
-      point_current_ = fr.blocks.empty() && !(*fr.in_loop)[fr.pc];
+      point_current_ = fr.blocks.empty() && !(*fr.in_loop)[fr.pc] && static_cast<int>(fr.pc) >= opt_.first_break_index;
       if (point_current_) mark_point(fr);
     }
     const Instruction& ins = (*fr.ins)[fr.pc++];

@@ -52,6 +52,9 @@ struct CaptureOptions {
   // Second pass of a graph break: stop at the root's n-th instruction (1-based; 0: never) and plan
   // the break there, with exactly the guards the instructions before it needed.
   int stop_at_boundary = 0;
+  // A resume function's prologue (putting its arguments on the stack, then jumping into the
+  // original code) holds no break point: a break there would resume where it began.
+  int first_break_index = 0;
   // ... and the instruction the interpreter runs last (the one that stopped capture), as the
   // first pass saw it: its offset, and which fast locals are bound there.
   int break_offset = -1;

@@ -10,6 +10,7 @@
 #include "absl/container/flat_hash_set.h"
 
 #include "codegen/rewrite.h"
+#include "py/bytecode.h"
 #include "py/py_common.h"
 
 namespace pj::runtime {
@@ -20,6 +21,7 @@ GlobalStats g_stats;
 JitConfig g_config;
 bool g_stress = false;
 bool g_stress_reassemble = false;  // stress level 2
+bool g_stress_breaks = false;      // stress level 3
 bool g_resume_codes = false;       // some graph break made a resume function (a candidate code)
 int g_active_calls = 0;  // jitted calls in progress: the hook stays installed while > 0
 std::string g_library_prefix;
@@ -178,7 +180,7 @@ bool build_entry(PyFrameObject* f, CodeState* st, const JitOptions& opt, CacheEn
   copt.allow_breaks = !opt.fullgraph;
   // Stress level 2 breaks on any code, to exercise breaks and resumption everywhere; a function
   // the user jitted keeps its own behaviour (graph and break counts) under stress.
-  copt.break_without_graph = g_stress_reassemble && stress_only(opt);
+  copt.break_without_graph = g_stress_breaks && stress_only(opt);
   CaptureResult r = capture_frame(f, copt);
   t_jit.busy = false;
   if (r.interrupted) {  // nothing was decided: the next call captures again
@@ -197,6 +199,9 @@ bool build_entry(PyFrameObject* f, CodeState* st, const JitOptions& opt, CacheEn
       if (CodeState* rs = code ? code_state(reinterpret_cast<PyCodeObject*>(rc), true) : nullptr) {
         auto copy = std::make_shared<JitOptions>(opt);
         copy->stress = stress_only(opt);
+        py::DecodeResult d = py::decode_code(rc);  // the prologue ends with its jump into the original
+        for (size_t k = 0; k < d.instructions.size() && !copy->capture.first_break_index; ++k)
+          if (d.instructions[k].op == py::Opcode::JUMP_ABSOLUTE) copy->capture.first_break_index = static_cast<int>(k) + 1;
         rs->candidate = std::move(copy);
         g_resume_codes = true;
         out->resumes.push_back(reinterpret_cast<PyCodeObject*>(rc));
@@ -435,6 +440,7 @@ bool set_stress(int level) {
   bool on = level > 0;
   if (!py::kCaptureSupported) return false;
   g_stress_reassemble = level >= 2;
+  g_stress_breaks = level >= 3;
   if (on == g_stress) return true;
   if (on) {
     py::EvalFrameFn current = py::get_eval_frame();
@@ -448,6 +454,6 @@ bool set_stress(int level) {
   return true;
 }
 bool stress_enabled() { return g_stress; }
-int stress_level() { return g_stress ? (g_stress_reassemble ? 2 : 1) : 0; }
+int stress_level() { return g_stress ? (g_stress_breaks ? 3 : g_stress_reassemble ? 2 : 1) : 0; }
 
 }  // namespace pj::runtime

@@ -299,7 +299,7 @@ PyObject* py_jit_stats(PyObject*, PyObject* obj) {
 PyObject* py_set_stress(PyObject*, PyObject* on) {
   long level = PyBool_Check(on) ? (on == Py_True) : PyLong_AsLong(on);
   if (level == -1 && PyErr_Occurred()) return nullptr;
-  if (level < 0 || level > 2) return py::fail(PyExc_ValueError, "set_stress: level must be 0, 1 or 2 (or a bool)");
+  if (level < 0 || level > 3) return py::fail(PyExc_ValueError, "set_stress: level must be 0, 1, 2 or 3 (or a bool)");
   if (!py::kCaptureSupported) return py::fail(PyExc_NotImplementedError, py::kUnsupportedPythonMessage);
   if (!set_stress(static_cast<int>(level))) return py::fail(PyExc_RuntimeError, "pijit: another PEP 523 frame evaluator is installed");
   Py_RETURN_NONE;

@@ -99,15 +99,17 @@ def jit_stats(fn):
 def set_stress(on=True):
     """Stress mode: every frame outside pijit becomes a capture candidate (on=True or 1); with 2,
     frames capture refuses also run pijit's re-assembled bytecode (exercising the assembler, at
-    the price of a copied f_code). stress_stats() counts frames and why."""
-    if isinstance(on, bool) or on in (0, 1, 2):
+    the price of a copied f_code); with 3, a refusal also becomes a graph break where it can, even
+    with no graph work before it (exercising breaks and resume functions on any code).
+    stress_stats() counts frames and why."""
+    if isinstance(on, bool) or on in (0, 1, 2, 3):
         _C.set_stress(int(on))
     else:
-        raise ValueError("set_stress: expected a bool or a level 0, 1, 2, got %r" % (on,))
+        raise ValueError("set_stress: expected a bool or a level 0, 1, 2, 3, got %r" % (on,))
 
 
 if os.environ.get("PIJIT_STRESS", "") not in ("", "0"):
-    set_stress(2 if os.environ["PIJIT_STRESS"] == "2" else 1)
+    set_stress(int(os.environ["PIJIT_STRESS"]) if os.environ["PIJIT_STRESS"] in ("2", "3") else 1)
 
 
 def jit_class(cls):

@@ -301,7 +301,7 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("modules", nargs="*", help="test modules (default: the CI profile)")
     ap.add_argument("--full", action="store_true", help="the CI profile plus slower modules")
-    ap.add_argument("--stress", type=int, choices=(0, 1, 2),
+    ap.add_argument("--stress", type=int, choices=(0, 1, 2, 3),
                     default=2 if os.environ.get("PIJIT_STRESS") == "2" else 1,
                     help="stress level 1 or 2 (default: $PIJIT_STRESS, else 1); 0 compares stock "
                          "with stock, to find flaky tests")
