@@ -153,17 +153,6 @@ bool Simulator::plan_break() {
   codegen::ResumePlan& plan = r_.plan.resume;
   planning_break_ = true;
   try {
-    for (size_t i = 0; i < b.locals.size(); ++i) {
-      if (!b.stored[i]) continue;  // still what the frame started with
-      if (b.locals[i]) plan.locals.emplace_back(static_cast<int>(i), plan_return(b.locals[i]));
-      else if (static_cast<int>(i) < b.nargs) plan.deleted.push_back(static_cast<int>(i));
-    }
-    for (size_t i = 0; i < b.cells.size(); ++i) {
-      PyObject* v = b.cells[i];
-      if (v == null_slot()) continue;  // still what the frame started with
-      if (!v) return false;
-      plan.cells.emplace_back(static_cast<int>(i), plan_return(v));
-    }
     // The order codegen builds them in: a container met again is the one built first.
     for (size_t k = 0; k < b.stack.size(); ++k) {
       if (b.stack[k] != null_slot()) {
@@ -174,6 +163,17 @@ bool Simulator::plan_break() {
       bool method_slot = b.offset == opt_.break_offset && b.op == Opcode::CALL_METHOD && k + b.arg + 2 == b.stack.size();
       if (!method_slot) return false;
       plan.method_call_as_function = true;
+    }
+    for (size_t i = 0; i < b.locals.size(); ++i) {
+      if (!b.stored[i]) continue;  // still what the frame started with
+      if (b.locals[i]) plan.locals.emplace_back(static_cast<int>(i), plan_return(b.locals[i]));
+      else if (static_cast<int>(i) < b.nargs) plan.deleted.push_back(static_cast<int>(i));
+    }
+    for (size_t i = 0; i < b.cells.size(); ++i) {
+      PyObject* v = b.cells[i];
+      if (v == null_slot()) continue;  // still what the frame started with
+      if (!v) return false;
+      plan.cells.emplace_back(static_cast<int>(i), plan_return(v));
     }
   } catch (const StopCapture&) {
     return false;  // a value the rewritten code cannot rebuild (an iterator, a function made here)

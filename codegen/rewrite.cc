@@ -260,12 +260,13 @@ PyObject* emit_graph_code(PyCodeObject* original, const guards::GuardTree& guard
   // Every value is built before anything is stored: a value may be read from a local the
   // captured part reassigned (`a, b = b, a`), and loads along guard paths see the frame as it began.
   const ResumePlan& r = plan.resume;
+  // The value stack stays below the locals and cells stored over it.
+  for (const ReturnPlan& v : r.stack) e.build(guards, v, outputs_local);
   for (const auto& l : r.locals) e.build(guards, l.second, outputs_local);
   for (const auto& c : r.cells) e.build(guards, c.second, outputs_local);
   for (auto it = r.cells.rbegin(); it != r.cells.rend(); ++it) e.op(Opcode::STORE_DEREF, it->first);
   for (auto it = r.locals.rbegin(); it != r.locals.rend(); ++it) e.op(Opcode::STORE_FAST, it->first);
   for (int i : r.deleted) e.op(Opcode::DELETE_FAST, i);
-  for (const ReturnPlan& v : r.stack) e.build(guards, v, outputs_local);
   // The run of instructions up to the one capture stopped at, then the code after it: one resume
   // function per way out.
   py::Instruction ins;

@@ -215,6 +215,13 @@ class GraphBreaks(unittest.TestCase):
         st = self.same(f, lambda: (T([1.0]), 3))
         self.assert_broke(st, "B006", ops=1)
 
+    def test_stack_values_read_locals_before_they_are_reassigned(self):  # found by the fuzzer
+        def f(x, y):
+            y, x = x, y
+            return x[x > 0].view(-1)  # the break (a data-dependent shape) has `x` on the stack
+        st = self.same(f, lambda: (T([[0.0, -2.0], [1.0, 3.0]]), T([[2, -4], [0, 2]], pj.int64)))
+        self.assert_broke(st, "B017", ops=1)
+
     def test_fullgraph_never_breaks(self):
         def f(x):
             y = x * 2.0
