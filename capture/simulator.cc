@@ -871,6 +871,7 @@ CaptureResult capture_frame(PyFrameObject* f, const CaptureOptions& options) {
   } else {
     PyErr_Restore(et, ev, tb);
   }
+  r.ops_seen = static_cast<int>(r.graph->nodes().size());
   if (r.ok) {
     r.graph->eliminate_dead_code();
     if (!r.broke) r.plan.line = r.line;

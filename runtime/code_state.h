@@ -46,6 +46,7 @@ struct CodeState {
   // A resume function's code: a capture candidate wherever it runs, with the options of the jit
   // whose graph break made it.
   std::shared_ptr<const JitOptions> candidate;
+  int auto_candidate = 0;  // `pijit run`: 0 not decided, 1 the script's code, 2 not
   ~CodeState();
 };
 

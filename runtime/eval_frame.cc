@@ -24,6 +24,10 @@ bool g_stress_reassemble = false;  // stress level 2
 bool g_stress_breaks = false;      // stress level 3
 bool g_resume_codes = false;       // some graph break made a resume function (a candidate code)
 int g_active_calls = 0;  // jitted calls in progress: the hook stays installed while > 0
+// `python -m pijit run`: code under these directories (the script's) is a capture candidate.
+bool g_auto = false;
+std::vector<std::string> g_auto_dirs;
+JitOptions g_auto_opts;
 std::string g_library_prefix;
 
 struct ThreadJit {
@@ -102,6 +106,18 @@ std::string where(PyCodeObject* co) {
 bool is_library_frame(PyCodeObject* co) {
   const char* file = PyUnicode_AsUTF8(co->co_filename);
   return !g_library_prefix.empty() && file && std::strncmp(file, g_library_prefix.c_str(), g_library_prefix.size()) == 0;
+}
+
+// `python -m pijit run`: the script's own code, not the standard library's nor pijit's.
+bool auto_candidate(PyCodeObject* co) {
+  const char* file = PyUnicode_AsUTF8(co->co_filename);
+  if (!file || is_library_frame(co)) {
+    PyErr_Clear();
+    return false;
+  }
+  for (const std::string& d : g_auto_dirs)
+    if (std::strncmp(file, d.c_str(), d.size()) == 0) return true;
+  return false;
 }
 
 PyObject* run_in_shadow(PyThreadState* ts, PyFrameObject* f, PyObject* code) {
@@ -189,6 +205,11 @@ bool build_entry(PyFrameObject* f, CodeState* st, const JitOptions& opt, CacheEn
   }
   st->mode = CodeState::Compiled;
   ++st->compiles;
+  if (&opt == &g_auto_opts && r.ops_seen == 0 && !r.broke) {
+    // `pijit run`: code that does no tensor work runs at the interpreter's speed from now on.
+    st->mode = CodeState::Skip;
+    st->skip_reason = "no tensor work";
+  }
   if (r.ok) {
     py::Ref runner(new_graph_runner(r.graph, where(co)));
     std::vector<PyObject*> resumes;
@@ -323,6 +344,10 @@ PyObject* pijit_eval_frame(PyThreadState* ts, PyFrameObject* f, int throw_flag) 
     opt = cs->candidate.get();  // a resume function
   } else if (g_stress && !t_jit.busy && !is_library_frame(co)) {
     opt = &g_config.defaults;
+  } else if (g_auto && !t_jit.busy && (co->co_flags & CO_OPTIMIZED)) {
+    CodeState* cs = code_state(co, true);
+    if (cs && cs->auto_candidate == 0) cs->auto_candidate = auto_candidate(co) ? 1 : 2;
+    if (cs && cs->auto_candidate == 1) opt = &g_auto_opts;
   }
   // Module and class bodies (no CO_OPTIMIZED) keep their names in f_locals, a dict a shadow frame
   // would not share: they always run as they are.
@@ -398,7 +423,7 @@ void set_library_prefix(const std::string& dir) { g_library_prefix = dir; }
 
 bool hook_enter() {
   if (!py::kCaptureSupported || g_released) return false;
-  if (g_active_calls == 0 && !g_stress) {
+  if (g_active_calls == 0 && !g_stress && !g_auto) {
     py::EvalFrameFn current = py::get_eval_frame();
     if (current && current != pijit_eval_frame) {
       static bool warned = false;
@@ -417,7 +442,7 @@ bool hook_enter() {
 }
 
 void hook_exit() {
-  if (--g_active_calls == 0 && !g_stress) py::set_eval_frame(nullptr);
+  if (--g_active_calls == 0 && !g_stress && !g_auto) py::set_eval_frame(nullptr);
 }
 
 PyObject* call_jitted(PyCodeObject* code, const JitOptions& opt, PyObject* target, PyObject* args, PyObject* kwargs) {
@@ -449,11 +474,31 @@ bool set_stress(int level) {
     py::set_eval_frame(pijit_eval_frame);
   } else {
     g_stress = false;
-    if (g_active_calls == 0) py::set_eval_frame(nullptr);
+    if (g_active_calls == 0 && !g_auto) py::set_eval_frame(nullptr);
   }
   return true;
 }
 bool stress_enabled() { return g_stress; }
+
+bool set_auto_capture(const std::vector<std::string>& dirs) {
+  if (!py::kCaptureSupported) return false;
+  g_auto_dirs = dirs;
+  bool on = !dirs.empty();
+  if (on == g_auto) return true;
+  if (on) {
+    py::EvalFrameFn current = py::get_eval_frame();
+    if (current && current != pijit_eval_frame) return false;
+    g_auto_opts = g_config.defaults;
+    g_auto = true;
+    py::set_eval_frame(pijit_eval_frame);
+  } else {
+    g_auto = false;
+    if (g_active_calls == 0 && !g_stress) py::set_eval_frame(nullptr);
+  }
+  return true;
+}
+
+std::vector<CodeState*> live_code_states() { return {g_live_states.begin(), g_live_states.end()}; }
 int stress_level() { return g_stress ? (g_stress_breaks ? 3 : g_stress_reassemble ? 2 : 1) : 0; }
 
 }  // namespace pj::runtime

@@ -7,6 +7,7 @@
 
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "runtime/code_state.h"
 
@@ -43,6 +44,11 @@ PyObject* call_jitted(PyCodeObject* code, const JitOptions& opt, PyObject* targe
 // copy, which level 1 never shows a program).
 bool set_stress(int level);
 bool stress_enabled();
+// `python -m pijit run`: frames of code under these directories are capture candidates (an empty
+// list turns it off). A candidate whose capture finds no tensor work runs as it is from then on.
+bool set_auto_capture(const std::vector<std::string>& dirs);
+struct CodeState;
+std::vector<CodeState*> live_code_states();  // every code object pijit keeps state for
 int stress_level();
 
 // Code under this directory (the pijit package) is never a stress-mode candidate.

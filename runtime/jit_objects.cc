@@ -296,6 +296,46 @@ PyObject* py_jit_stats(PyObject*, PyObject* obj) {
   return d.release();
 }
 
+// set_auto_capture([dirs]): `python -m pijit run` makes the code under dirs capture candidates.
+PyObject* py_set_auto_capture(PyObject*, PyObject* dirs) {
+  std::vector<std::string> v;
+  Ref seq(PySequence_Fast(dirs, "set_auto_capture: expected a list of directories"));
+  if (!seq) return nullptr;
+  for (Py_ssize_t i = 0; i < PySequence_Fast_GET_SIZE(seq.get()); ++i) {
+    PyObject* d = PySequence_Fast_GET_ITEM(seq.get(), i);
+    if (!PyUnicode_Check(d)) return py::fail(PyExc_TypeError, "set_auto_capture: directories must be str");
+    v.emplace_back(PyUnicode_AsUTF8(d));
+  }
+  if (!py::kCaptureSupported) return py::fail(PyExc_NotImplementedError, py::kUnsupportedPythonMessage);
+  if (!set_auto_capture(v)) return py::fail(PyExc_RuntimeError, "pijit: another PEP 523 frame evaluator is installed");
+  Py_RETURN_NONE;
+}
+
+// capture_summary() -> [{function, file, line, compiles, graphs, breaks, resume_graphs, recompiles,
+// break_reasons, mode}] for every code pijit captured (what `pijit run --summary` prints).
+PyObject* py_capture_summary(PyObject*, PyObject*) {
+  Ref out(PyList_New(0));
+  for (CodeState* st : live_code_states()) {
+    if (st->compiles == 0 || st->skip_reason == "no tensor work") continue;
+    int64_t graphs = 0, resume_graphs = 0, resume_breaks = 0;
+    for (const CacheEntry& e : st->entries) graphs += e.code != nullptr;
+    resume_totals(st, &resume_graphs, &resume_breaks);
+    Ref d(PyDict_New());
+    set_item(d.get(), "function", PyUnicode_FromString(PyUnicode_AsUTF8(st->code->co_name)));
+    set_item(d.get(), "file", PyUnicode_FromString(PyUnicode_AsUTF8(st->code->co_filename)));
+    set_item(d.get(), "line", PyLong_FromLong(st->code->co_firstlineno));
+    set_item(d.get(), "resume", PyBool_FromLong(st->candidate != nullptr));
+    set_item(d.get(), "compiles", PyLong_FromLongLong(st->compiles));
+    set_item(d.get(), "graphs", PyLong_FromLongLong(graphs));
+    set_item(d.get(), "breaks", PyLong_FromLongLong(st->breaks));
+    set_item(d.get(), "recompiles", PyLong_FromLongLong(st->recompiles));
+    set_item(d.get(), "break_reasons", str_list(st->break_reasons));
+    set_item(d.get(), "skip_reason", PyUnicode_FromString(st->skip_reason.c_str()));
+    PyList_Append(out.get(), d.get());
+  }
+  return out.release();
+}
+
 PyObject* py_set_stress(PyObject*, PyObject* on) {
   long level = PyBool_Check(on) ? (on == Py_True) : PyLong_AsLong(on);
   if (level == -1 && PyErr_Occurred()) return nullptr;
@@ -367,6 +407,8 @@ PyObject* py_release_code_states(PyObject*, PyObject*) {
 
 PyMethodDef jit_methods[] = {
     {"jit_stats", py_jit_stats, METH_O, "jit_stats(fn): capture counters, guards and graphs of a jitted function"},
+    {"set_auto_capture", py_set_auto_capture, METH_O, "set_auto_capture([dirs]): code under dirs is a capture candidate"},
+    {"capture_summary", py_capture_summary, METH_NOARGS, "what capture did, per code object"},
     {"set_stress", py_set_stress, METH_O, "set_stress(level): 1 capture every frame, 2 also re-assemble refused ones"},
     {"stress_stats", py_stress_stats, METH_NOARGS, "frames run rewritten / default, and why, since the last reset"},
     {"reset_stress_stats", py_reset_stress_stats, METH_NOARGS, "zero the stress counters"},

@@ -7,13 +7,32 @@
 not installed, `import mindspore` (and its submodules) resolves to pijit, so MindSpore programs run
 unchanged; when numpy is not installed, `import numpy` resolves to pijit's numpy stand-in
 (pijit.numpy_lite), which covers what such programs do with numpy (--no-numpy-lite turns it off).
-Functions and Cells the script hands to pijit.jit (ms_function, GRAPH_MODE) are captured; capture of
-every frame of the script arrives with the graph-break issue.
+Every function of the script (and of modules imported from its directory, or from the
+directories in PIJIT_CAPTURE_PATH, os.pathsep-separated) is a capture candidate, with no decorator:
+its tensor work runs as graphs, with graph breaks where capture cannot go on; a function that does
+no tensor work runs as it is from its second call on. --no-capture turns that off (functions the
+script hands to pijit.jit are captured either way). --summary (or PIJIT_LOGS=summary) prints at
+exit what capture did.
 """
 import argparse
+import atexit
 import os
 import runpy
 import sys
+
+
+def _summary():
+    from pijit import _C
+    rows = sorted(_C.capture_summary(), key=lambda r: (r["file"], r["line"]))
+    out = sys.stderr
+    print("pijit summary: %d functions captured" % sum(1 for r in rows if not r["resume"]), file=out)
+    for r in rows:
+        what = "resume of %s" % r["function"] if r["resume"] else r["function"]
+        print("  %s (%s:%d): %d graphs, %d breaks, %d recompiles%s"
+              % (what, os.path.basename(r["file"]), r["line"], r["graphs"], r["breaks"], r["recompiles"],
+                 ", runs eagerly: " + r["skip_reason"] if r["skip_reason"] else ""), file=out)
+        for reason in sorted(set(r["break_reasons"])):
+            print("      " + reason, file=out)
 
 
 def _run(args):
@@ -27,7 +46,17 @@ def _run(args):
     if not args.no_numpy_lite:
         alias.install_numpy_lite()
     sys.argv = [script] + list(args.args)
-    sys.path.insert(0, os.path.dirname(os.path.abspath(script)))
+    here = os.path.dirname(os.path.abspath(script))
+    sys.path.insert(0, here)
+    if args.summary or "summary" in os.environ.get("PIJIT_LOGS", ""):
+        atexit.register(_summary)
+    if not args.no_capture:
+        from pijit import _C
+        extra = [os.path.abspath(p) for p in os.environ.get("PIJIT_CAPTURE_PATH", "").split(os.pathsep) if p]
+        try:
+            _C.set_auto_capture([os.path.join(here, "")] + [os.path.join(p, "") for p in extra])
+        except NotImplementedError:
+            pass  # a Python capture is not built for: the script runs as it is
     runpy.run_path(script, run_name="__main__")
     return 0
 
@@ -49,6 +78,9 @@ def main(argv=None):
     r.add_argument("--no-alias", action="store_true", help="do not map `import mindspore` to pijit")
     r.add_argument("--no-numpy-lite", action="store_true",
                    help="do not serve pijit's numpy stand-in when numpy is not installed")
+    r.add_argument("--no-capture", action="store_true",
+                   help="capture only what the script hands to pijit.jit")
+    r.add_argument("--summary", action="store_true", help="print at exit what capture did")
     r.add_argument("script")
     r.add_argument("args", nargs=argparse.REMAINDER)
     sub.add_parser("info", help="print build facts")

@@ -11,6 +11,8 @@ ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)
 
 def run_pijit(*args, **kw):
     env = dict(os.environ)
+    if kw.pop("no_stress", False):
+        env.pop("PIJIT_STRESS", None)  # the summary is about what `pijit run` itself captures
     env["PYTHONPATH"] = os.path.join(ROOT, "pyscripts")
     return subprocess.run([sys.executable, "-m", "pijit"] + list(args), stdout=subprocess.PIPE,
                           stderr=subprocess.PIPE, universal_newlines=True, env=env, **kw)
@@ -93,3 +95,61 @@ class TestSeedMsFunction(unittest.TestCase):
         twos = "[[2. 2. 2.]\n [2. 2. 2.]\n [2. 2. 2.]]"
         self.assertEqual(p.stdout, twos + "\n" + "[[1024. 1024. 1024.]\n [1024. 1024. 1024.]\n"
                          " [1024. 1024. 1024.]]\n5\n" + twos + "\n")
+
+
+class TestAutoCapture(unittest.TestCase):
+    """`python -m pijit run` captures the script's own functions, with no decorator."""
+
+    SCRIPT = textwrap.dedent("""
+        import sys
+        import pijit as pj
+        from pijit import ops
+        from helper import scale
+
+        LOG = []
+
+        def pure(n):
+            return sum(i * i for i in range(n))
+
+        def model(x, w):
+            h = ops.relu(scale(x @ w, 2.0))
+            print("hidden", h.shape)
+            LOG.append(h.sum().tolist())
+            return ops.softmax(h, -1)
+
+        x, w = pj.ones((2, 3)), pj.ones((3, 4))
+        for i in range(3):
+            y = model(x, w)
+        print(y.tolist(), LOG, pure(10), sys.argv[1:])
+    """)
+
+    def setUp(self):
+        self.dir = tempfile.mkdtemp()
+        with open(os.path.join(self.dir, "helper.py"), "w") as f:
+            f.write("def scale(x, k):\n    return x * k + 1.0\n")
+        self.script = os.path.join(self.dir, "script.py")
+        with open(self.script, "w") as f:
+            f.write(self.SCRIPT)
+
+    def plain(self):
+        env = dict(os.environ, PYTHONPATH=os.path.join(ROOT, "pyscripts"))
+        env.pop("PIJIT_STRESS", None)
+        return subprocess.run([sys.executable, self.script, "a"], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                              universal_newlines=True, env=env)
+
+    @unittest.skipUnless(sys.version_info[:2] in ((3, 7), (3, 9)), "capture is built for Python 3.7 and 3.9")
+    def test_functions_are_captured_and_output_is_unchanged(self):
+        p = run_pijit("run", "--summary", self.script, "a", no_stress=True)
+        self.assertEqual(p.returncode, 0, p.stderr)
+        self.assertEqual(p.stdout, self.plain().stdout)
+        self.assertIn("pijit summary: 1 functions captured", p.stderr)
+        self.assertRegex(p.stderr, r"  model \(script.py:\d+\): 1 graphs, 1 breaks, 0 recompiles")
+        self.assertIn("B006 Print at %s:14 in model" % self.script, p.stderr)
+        self.assertNotIn("pure", p.stderr)  # no tensor work: runs as it is
+
+    def test_no_capture(self):
+        p = run_pijit("run", "--no-capture", "--summary", self.script, "a", no_stress=True)
+        self.assertEqual(p.returncode, 0, p.stderr)
+        self.assertEqual(p.stdout, self.plain().stdout)
+        self.assertIn("pijit summary: 0 functions captured", p.stderr)
+
