@@ -347,7 +347,11 @@ PyObject* pijit_eval_frame(PyThreadState* ts, PyFrameObject* f, int throw_flag) 
   } else if (g_auto && !t_jit.busy && (co->co_flags & CO_OPTIMIZED)) {
     CodeState* cs = code_state(co, true);
     if (cs && cs->auto_candidate == 0) cs->auto_candidate = auto_candidate(co) ? 1 : 2;
-    if (cs && cs->auto_candidate == 1) opt = &g_auto_opts;
+    if (cs && cs->auto_candidate == 1) {
+      // No tensor work there: the interpreter's own speed (no statistics, no second lookup).
+      if (cs->mode == CodeState::Skip && !g_stress) return py::eval_frame_default(ts, f, throw_flag);
+      opt = &g_auto_opts;
+    }
   }
   // Module and class bodies (no CO_OPTIMIZED) keep their names in f_locals, a dict a shadow frame
   // would not share: they always run as they are.
