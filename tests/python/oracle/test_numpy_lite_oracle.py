@@ -13,6 +13,8 @@ import random
 import unittest
 import warnings
 
+import numpy_libm  # noqa: F401  (before numpy: glibc's transcendental functions)
+
 try:
     import numpy as np
 except ImportError:  # pragma: no cover

@@ -4,6 +4,8 @@ come back zero-copy with numpy.asarray."""
 import itertools
 import unittest
 
+import numpy_libm  # noqa: F401  (before numpy: glibc's transcendental functions)
+
 try:
     import numpy as np
 except ImportError:  # pragma: no cover

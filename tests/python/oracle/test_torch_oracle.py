@@ -3,6 +3,8 @@ copied into torch and each layer's output, and a small CNN's, must agree. Skippe
 where torch is absent."""
 import unittest
 
+import numpy_libm  # noqa: F401  (before numpy: glibc's transcendental functions)
+
 try:
     import numpy as np
     import torch
