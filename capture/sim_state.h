@@ -4,6 +4,7 @@
 
 #include "py/pyport.h"  // first (Python.h)
 
+#include <map>
 #include <string>
 #include <unordered_map>
 #include <unordered_set>
@@ -28,6 +29,7 @@ struct StopCapture {
   Break reason;
   std::string detail;
   int line;  // user line being simulated when capture stopped
+  PyCodeObject* code = nullptr;  // ... and its function (an inlined one, perhaps); null: the root
 };
 
 struct SimFrame {
@@ -102,6 +104,19 @@ class Simulator {
                                         " the function did not create");
   }
   PyObject* load_attr(PyObject* v, PyObject* name);
+  // ---- side effects deferred to after the graph (sim_effects.cc) ----
+  PyObject* output_call(PyObject* callable, const std::vector<PyObject*>& args, PyObject* kwnames);
+  void store_attr(PyObject* owner, PyObject* name, PyObject* value);
+  void store_global(SimFrame& fr, PyObject* name, PyObject* value);
+  void store_nonlocal(SimFrame& fr, int i, PyObject* value);
+  PyObject* overlay_attr(PyObject* owner, PyObject* name);  // nullptr: no deferred store
+  PyObject* overlay_global(SimFrame& fr, PyObject* name);
+  void defer(codegen::EffectPlan fx, PyObject* value);
+  void escape(PyObject* v);
+  ReturnPlan plan_callee(PyObject* callable);
+  ReturnPlan plan_return_node(int node);
+  static std::string describe(PyObject* v);
+  bool is_cell_object(PyObject* v);
   PyObject* load_global(SimFrame& fr, PyObject* name);
   PyObject* load_deref(SimFrame& fr, int i, bool must_be_bound = true);
   PyObject* call(PyObject* callable, const std::vector<PyObject*>& args, PyObject* kwnames);
@@ -138,6 +153,7 @@ class Simulator {
   PyObject* run_frame(SimFrame& fr);
   void step(SimFrame& fr, const Instruction& ins);
   int current_line() const;
+  PyCodeObject* current_code() const;  // the innermost user frame's
 
   CaptureResult& r_;
   CaptureOptions opt_;
@@ -188,6 +204,11 @@ class Simulator {
   bool reached_point_ = false;        // stopped at CaptureOptions::stop_at_boundary
   std::vector<PyObject*> mutated_;    // every object written to, in program order
   std::unordered_set<PyObject*> written_cells_;  // cells STORE_DEREF assigned
+  // The overlay of deferred stores: what the simulation reads back before the replay makes them.
+  std::map<std::pair<PyObject*, std::string>, PyObject*> attr_overlay_;
+  std::unordered_set<PyObject*> overlaid_;       // owners in attr_overlay_
+  std::unordered_map<std::string, PyObject*> global_overlay_;  // the root's globals
+  std::unordered_set<PyObject*> escaped_;        // created containers a deferred effect rebuilds
   void mark_point(SimFrame& fr);
   // After a refusal (first pass): whether it can become a graph break at the current point, i.e.
   // nothing the interpreter redoes from there (the instruction, and what capture simulated of it)

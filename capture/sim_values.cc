@@ -119,7 +119,9 @@ PyObject* Simulator::own(PyObject* new_ref) {
   return new_ref;
 }
 
-void Simulator::stop(Break b, std::string detail) { throw StopCapture{b, std::move(detail), current_line()}; }
+void Simulator::stop(Break b, std::string detail) {
+  throw StopCapture{b, std::move(detail), current_line(), current_code()};
+}
 
 // An exception no code capture runs would raise: not an Exception at all (KeyboardInterrupt,
 // SystemExit), or a class from outside pijit and the builtins. Capture runs only pijit's library
@@ -164,6 +166,7 @@ void Simulator::python_error(const char* during) {
 }
 
 int Simulator::node_of(PyObject* v) const { return values_.node(v); }
+bool Simulator::is_cell_object(PyObject* v) { return is_cell(v); }
 
 // The mutation overlay's entry. An object the simulation made is mutated freely; a write to one
 // that existed before the frame started (or to capture's stand-in for one) is recorded as pending
@@ -172,6 +175,8 @@ int Simulator::node_of(PyObject* v) const { return values_.node(v); }
 // value and no write is lost.
 void Simulator::write(PyObject* target, Write kind, std::string what, bool preexisting) {
   bool always = kind == Write::Attr || kind == Write::DeleteAttr || kind == Write::Global;  // not simulated
+  if (escaped_.count(target))
+    stop(Break::SideEffect, what + " after a replayed write or output call was given it (that rebuilds it as it was)");
   if (!always && !preexisting && !values_.preexisting(target)) {
     mutated_.push_back(target);  // the caller makes it: a graph break must not redo it (can_break)
     return;
@@ -431,6 +436,8 @@ void Simulator::guard_identity(int node, PyObject* v) {
 }
 
 PyObject* Simulator::materialize(PyObject* v, bool identity) {
+  if (overlaid_.count(v))  // real code would read what the replay has not stored yet
+    stop(Break::SideEffect, std::string("hands a ") + Py_TYPE(v)->tp_name + " whose attributes it assigned to code run for real");
   if (PyObject* done = values_.copy_of(v)) return done;
   Nesting nest(this);
   int node = node_of(v);
@@ -533,6 +540,7 @@ PyObject* Simulator::cell_children(PyObject* cell) {
 }
 
 PyObject* Simulator::load_global(SimFrame& fr, PyObject* name) {
+  if (PyObject* stored = overlay_global(fr, name)) return stored;
   PyObject* v = PyDict_GetItem(fr.globals, name);
   int node = fr.globals_node < 0 ? tree_.root(Access::Global, 0, name) : tree_.child(fr.globals_node, Access::Item, name);
   if (v) return wrap(v, node);
@@ -611,6 +619,7 @@ PyObject* Simulator::load_attr(PyObject* v, PyObject* name) {
     return own(r);
   };
   if (Py_TYPE(v) == &PySuper_Type) return super_attr(v, name);
+  if (PyObject* stored = overlay_attr(v, name)) return stored;
   if (py::is_tensor(v)) {
     const Value* real = values_.frame_tensor(v);
     if (_PyType_Lookup(Py_TYPE(v), name) || !real) return real_getattr(v);
@@ -941,6 +950,7 @@ PyObject* Simulator::call_ex(PyObject* callable, PyObject* args_tuple, PyObject*
 }
 
 PyObject* Simulator::call(PyObject* callable, const std::vector<PyObject*>& args, PyObject* kwnames) {
+  if (PyObject* none = output_call(callable, args, kwnames)) return none;
   if (PyMethod_Check(callable)) {
     PyObject* func = PyMethod_GET_FUNCTION(callable);
     PyObject* self = PyMethod_GET_SELF(callable);
@@ -1311,6 +1321,7 @@ PyObject* Simulator::inline_call(PyObject* func, PyObject* self, const std::vect
       int cnode = fnode >= 0 ? tree_.child(attr_node("__closure__"), Access::Item, own(PyLong_FromSsize_t(i)))
                              : tree_.root(Access::Const, 0, cell);
       PyCell_Set(mine, wrap(PyCell_GET(cell), tree_.child(cnode, Access::Attr, contents)));
+      if (fnode >= 0) values_.mirror(mine, cnode, Kind::Cell);  // a nonlocal store replays through it
     }
     fr.cells.push_back(mine);
   }

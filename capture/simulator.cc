@@ -97,6 +97,12 @@ int Simulator::current_line() const {
   return 0;
 }
 
+PyCodeObject* Simulator::current_code() const {
+  for (auto it = frames_.rbegin(); it != frames_.rend(); ++it)
+    if (!(*it)->library && (*it)->pc > 0) return (*it)->code;
+  return nullptr;
+}
+
 Tensors Simulator::record(const OpDef& op, const Tensors& in, const Attrs& attrs) {
   if (op.data_dependent || !op.infer)
     PJ_THROW(CaptureBreak) << "data_dependent_shape: " << op.name << "'s output shape depends on tensor data";
@@ -295,9 +301,12 @@ void Simulator::step(SimFrame& fr, const Instruction& ins) {
       return;
     case Opcode::STORE_DEREF: {
       PyObject* cell = fr.cells[ins.arg];
-      write(cell, Write::Nonlocal, "assigns a nonlocal variable of an enclosing function",
-            /*preexisting=*/!values_.created(cell, Kind::Cell));
-      PyCell_Set(cell, pop(fr));
+      if (values_.created(cell, Kind::Cell)) {
+        write(cell, Write::Nonlocal, "assigns a nonlocal variable of an enclosing function");
+        PyCell_Set(cell, pop(fr));
+      } else {
+        store_nonlocal(fr, ins.arg, pop(fr));
+      }
       written_cells_.insert(cell);
       if (fr.root) fr.cell_loaded[ins.arg] = 1;
       return;
@@ -309,18 +318,20 @@ void Simulator::step(SimFrame& fr, const Instruction& ins) {
       push(fr, v);
       return;
     }
-    case Opcode::STORE_ATTR:
-    case Opcode::DELETE_ATTR: {
-      bool del = ins.op == Opcode::DELETE_ATTR;
-      PyObject* owner = fr.stack.back();
-      write(owner, del ? Write::DeleteAttr : Write::Attr,
-            std::string(del ? "deletes attribute '" : "assigns attribute '") +
-                PyUnicode_AsUTF8(PyTuple_GET_ITEM(fr.code->co_names, ins.arg)) + "'");
-      return;  // not reached: attribute writes are not simulated
+    case Opcode::STORE_ATTR: {
+      PyObject* owner = pop(fr);
+      store_attr(owner, PyTuple_GET_ITEM(fr.code->co_names, ins.arg), pop(fr));
+      return;
     }
+    case Opcode::DELETE_ATTR:
+      write(fr.stack.back(), Write::DeleteAttr,
+            std::string("deletes attribute '") + PyUnicode_AsUTF8(PyTuple_GET_ITEM(fr.code->co_names, ins.arg)) + "'");
+      return;  // not reached: deletions are not deferred
     case Opcode::STORE_GLOBAL:
+      store_global(fr, PyTuple_GET_ITEM(fr.code->co_names, ins.arg), pop(fr));
+      return;
     case Opcode::DELETE_GLOBAL:
-      write(fr.globals, Write::Global, std::string(ins.op == Opcode::STORE_GLOBAL ? "assigns global '" : "deletes global '") +
+      write(fr.globals, Write::Global, std::string("deletes global '") +
                                            PyUnicode_AsUTF8(PyTuple_GET_ITEM(fr.code->co_names, ins.arg)) + "'");
       return;
     case Opcode::STORE_SUBSCR: {
@@ -818,6 +829,10 @@ int simulate(PyFrameObject* f, const CaptureOptions& options, CaptureResult& r, 
     r.reason = s.reason;
     r.detail = s.detail;
     if (s.line > 0) r.line = s.line;
+    if (s.code) {  // where it stopped, in the function it stopped in
+      r.file = PyUnicode_AsUTF8(s.code->co_filename);
+      r.function = PyUnicode_AsUTF8(s.code->co_name);
+    }
     if (!r.interrupted) {
       PyErr_Clear();  // what stopped capture is the reason; the interpreter meets it again itself
       if (options.stop_at_boundary && sim.plan_break()) {
@@ -859,6 +874,8 @@ CaptureResult capture_frame(PyFrameObject* f, const CaptureOptions& options) {
       b.reason = r.reason;
       b.detail = std::move(r.detail);
       b.line = r.line;
+      b.file = std::move(r.file);
+      b.function = std::move(r.function);
       r = std::move(b);
     } else if (b.interrupted) {
       r = std::move(b);

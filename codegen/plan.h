@@ -1,12 +1,13 @@
 // What codegen accepts: the plan of a captured frame's rewritten code. Capture fills it in; codegen
 // lowers it to bytecode without knowing how it was found (it includes nothing from capture/).
-// The graph-break issue grows this into a plan of steps (graph calls, replayed writes, resumes).
 #pragma once
 
 #include "py/pyport.h"  // first (Python.h)
 
 #include <utility>
 #include <vector>
+
+#include "py/py_common.h"
 
 namespace pj::codegen {
 
@@ -47,6 +48,25 @@ struct ResumePlan {
   std::vector<char> bound;                         // per fast local: bound at break_offset
 };
 
+// A side effect of the captured part, replayed after the graph in program order: a write to
+// something that existed before the frame started, or an output call (print, logging).
+// Every operand is built first, before any effect runs: operands read along guard paths see the
+// frame as it began, exactly as the simulation read them.
+struct EffectPlan {
+  enum Kind {
+    Call,         // operands[0](*operands[1:]); `name`: keyword names of the last operands, or null
+    CallMethod,   // operands[0].<name>(*operands[1:]); `kwnames` as for Call
+    StoreAttr,    // operands[0].<name> = operands[1]
+    StoreGlobal,  // <name> = operands[0], in the frame's globals
+    StoreDeref,   // the frame's cell `index` (cellvars, then freevars) = operands[0]
+  } kind = Call;
+  std::vector<ReturnPlan> operands;
+  py::Ref name;     // attribute, global or method name
+  py::Ref kwnames;  // Call / CallMethod: a tuple of keyword names, or null
+  int index = 0;
+  int line = 0;     // the user's line: a replayed call that raises points there
+};
+
 // Load the graph inputs along their guard paths, call the graph runner, then either rebuild the
 // return value and return it, or (a graph break) rebuild the frame's state and resume the original
 // bytecode at the break.
@@ -54,6 +74,7 @@ struct FramePlan {
   int line = 0;                  // user line the rewritten instructions carry (the return's)
   bool calls_graph = false;      // false: the result is built from constants and frame values only
   std::vector<int> input_nodes;  // guard node each graph input is loaded from
+  std::vector<EffectPlan> effects;  // replayed after the graph, before returning or resuming
   ReturnPlan ret;                // when !resumes
   bool resumes = false;
   ResumePlan resume;

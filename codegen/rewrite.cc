@@ -4,6 +4,7 @@
 #include "codegen/rewrite.h"
 
 #include <map>
+#include <string>
 
 #include "py/bytecode.h"
 #include "codegen/assembler.h"
@@ -44,6 +45,8 @@ class Emitter {
     varnames_ = Ref(PySequence_List(co->co_varnames));
   }
   void op(Opcode o, int arg = 0) { code_.push_back({o, arg, -1, line_}); }
+  void set_line(int line) { line_ = line; }
+  int line() const { return line_; }
   int const_index(PyObject* v) {
     Py_ssize_t n = PyList_GET_SIZE(consts_.get());
     for (Py_ssize_t i = 0; i < n; ++i)  // identity: 1 and True and 1.0 must stay distinct
@@ -169,6 +172,61 @@ class Emitter {
   const std::vector<char>* shared_ = nullptr;
   std::map<int, int> slot_locals_;
 
+  // Builds every effect's operands into locals of their own (before any effect runs: they are
+  // read as the frame began, and containers the return value shares are built in plan order).
+  std::vector<std::vector<int>> stash_effects(const guards::GuardTree& tree, const FramePlan& plan, int outputs_local) {
+    std::vector<std::vector<int>> locals;
+    for (size_t i = 0; i < plan.effects.size(); ++i) {
+      locals.emplace_back();
+      for (size_t k = 0; k < plan.effects[i].operands.size(); ++k) {
+        build(tree, plan.effects[i].operands[k], outputs_local);
+        int local = new_local(("__pijit_effect" + std::to_string(i) + "_" + std::to_string(k)).c_str());
+        op(Opcode::STORE_FAST, local);
+        locals.back().push_back(local);
+      }
+    }
+    return locals;
+  }
+  // Runs the effects in program order, each under its own line (a traceback points there).
+  void replay_effects(const FramePlan& plan, const std::vector<std::vector<int>>& locals) {
+    int line = line_;
+    for (size_t i = 0; i < plan.effects.size(); ++i) {
+      const EffectPlan& fx = plan.effects[i];
+      const std::vector<int>& v = locals[i];
+      if (fx.line > 0) line_ = fx.line;
+      int nargs = static_cast<int>(v.size()) - 1;
+      switch (fx.kind) {
+        case EffectPlan::Call:
+        case EffectPlan::CallMethod:
+          op(Opcode::LOAD_FAST, v[0]);
+          if (fx.kind == EffectPlan::CallMethod) op(Opcode::LOAD_ATTR, name_index(fx.name.get()));
+          for (int k = 1; k <= nargs; ++k) op(Opcode::LOAD_FAST, v[k]);
+          if (fx.kwnames) {
+            op(Opcode::LOAD_CONST, const_index(fx.kwnames.get()));
+            op(Opcode::CALL_FUNCTION_KW, nargs);
+          } else {
+            op(Opcode::CALL_FUNCTION, nargs);
+          }
+          op(Opcode::POP_TOP);
+          break;
+        case EffectPlan::StoreAttr:
+          op(Opcode::LOAD_FAST, v[1]);
+          op(Opcode::LOAD_FAST, v[0]);
+          op(Opcode::STORE_ATTR, name_index(fx.name.get()));
+          break;
+        case EffectPlan::StoreGlobal:
+          op(Opcode::LOAD_FAST, v[0]);
+          op(Opcode::STORE_GLOBAL, name_index(fx.name.get()));
+          break;
+        case EffectPlan::StoreDeref:
+          op(Opcode::LOAD_FAST, v[0]);
+          op(Opcode::STORE_DEREF, fx.index);
+          break;
+      }
+    }
+    line_ = line;
+  }
+
   PyObject* finish(PyCodeObject* original) { return finish(original, spec_of(original)); }
   PyObject* finish(PyCodeObject*, CodeSpec spec) {
     Ref consts(PyList_AsTuple(consts_.get())), names(PyList_AsTuple(names_.get())),
@@ -252,8 +310,10 @@ PyObject* emit_graph_code(PyCodeObject* original, const guards::GuardTree& guard
     e.op(Opcode::STORE_FAST, outputs_local);
   }
   e.shared_ = &plan.ret_shared;
+  std::vector<std::vector<int>> effect_locals = e.stash_effects(guards, plan, outputs_local);
   if (!plan.resumes) {
     e.build(guards, plan.ret, outputs_local);
+    e.replay_effects(plan, effect_locals);
     e.op(Opcode::RETURN_VALUE);
     return e.finish(original);
   }
@@ -264,6 +324,7 @@ PyObject* emit_graph_code(PyCodeObject* original, const guards::GuardTree& guard
   for (const ReturnPlan& v : r.stack) e.build(guards, v, outputs_local);
   for (const auto& l : r.locals) e.build(guards, l.second, outputs_local);
   for (const auto& c : r.cells) e.build(guards, c.second, outputs_local);
+  e.replay_effects(plan, effect_locals);
   for (auto it = r.cells.rbegin(); it != r.cells.rend(); ++it) e.op(Opcode::STORE_DEREF, it->first);
   for (auto it = r.locals.rbegin(); it != r.locals.rend(); ++it) e.op(Opcode::STORE_FAST, it->first);
   for (int i : r.deleted) e.op(Opcode::DELETE_FAST, i);

@@ -1,10 +1,12 @@
-"""What a graph break costs: a model whose construct logs once per call (a print to a buffer in the
-middle), eager vs jitted, next to the same model without the log, in one run.
+"""What output inside a jitted model costs: a model whose construct prints (or logs) once per call
+runs as one graph with the print replayed after it; one that prints a value read from a tensor
+(float(h.sum())) breaks the graph in two. Each eager and jitted, next to the same model without
+the output, in one run.
 
     PYTHONPATH=pyscripts $(pyenv prefix 3.9)/bin/python pyscripts/bench/bench_breaks.py
-Before a graph break existed, the logging model ran eagerly for good (the whole frame refused).
 """
 import io
+import logging
 import sys
 import timeit
 
@@ -12,19 +14,27 @@ import pijit as pj
 from pijit import nn, ops
 
 OUT = io.StringIO()
+LOG = logging.getLogger("bench_breaks")
+LOG.addHandler(logging.StreamHandler(OUT))
+LOG.setLevel(logging.INFO)
+LOG.propagate = False
 
 
 class Net(nn.Cell):
-    def __init__(self, log):
+    def __init__(self, mode):
         super().__init__()
         self.fc1, self.fc2, self.fc3 = nn.Dense(64, 64), nn.Dense(64, 64), nn.Dense(64, 8)
-        self.log = log
+        self.mode = mode
 
     def construct(self, x):
         h = ops.relu(self.fc1(x))
         h = ops.relu(self.fc2(h))
-        if self.log:
-            print("hidden computed", file=OUT)  # a graph break: the rest resumes captured
+        if self.mode == "print":
+            print("hidden computed", h.shape, file=OUT)  # replayed after the graph
+        elif self.mode == "log":
+            LOG.info("hidden computed %s", h.shape)      # replayed after the graph
+        elif self.mode == "value":
+            print("hidden sum", float(h.sum()), file=OUT)  # a graph break: needs the data
         return ops.softmax(self.fc3(h), -1)
 
 
@@ -34,23 +44,25 @@ def best_us(fn, *args, number=2000):
 
 def main():
     x = pj.ones((8, 64))
-    quiet, loud = Net(False), Net(True)
-    loud.fc1, loud.fc2, loud.fc3 = quiet.fc1, quiet.fc2, quiet.fc3  # the same weights
-    jq, jl = pj.jit(quiet), pj.jit(loud)
-    for _ in range(3):
-        a, b = jq(x), jl(x)
-    assert a.tolist() == b.tolist() == quiet(x).tolist()
-    st = pj.jit_stats(jl)
-    print("pijit graph breaks, Python %s, batch 8, 64-64-64-8 MLP (1 thread)" % sys.version.split()[0])
-    # (the two models share construct's code object, and so its cache: one entry each)
-    print("  construct: cache entries with a graph %d, of which with a break %d; resume graphs %d (%s)"
-          % (st["graphs"], st["breaks"], st["resume_graphs"], st["break_reasons"][0].split(" at ")[0]))
-    t_eager_q, t_eager_l = best_us(quiet, x), best_us(loud, x)
-    t_jit_q, t_jit_l = best_us(jq, x), best_us(jl, x)
-    print("  eager:  quiet %7.1f us   logging %7.1f us" % (t_eager_q, t_eager_l))
-    print("  jitted: quiet %7.1f us   logging %7.1f us" % (t_jit_q, t_jit_l))
-    print("  logging jitted vs quiet jitted: %.2fx the speed; vs logging eager: %.2fx faster"
-          % (t_jit_q / t_jit_l, t_eager_l / t_jit_l))
+    models = {m: Net(m) for m in ("quiet", "print", "log", "value")}
+    for m in models.values():  # the same weights
+        m.fc1, m.fc2, m.fc3 = models["quiet"].fc1, models["quiet"].fc2, models["quiet"].fc3
+    jitted = {k: pj.jit(m) for k, m in models.items()}
+    want = models["quiet"](x).tolist()
+    for k in models:
+        for _ in range(3):
+            assert jitted[k](x).tolist() == want, k
+    print("pijit side effects and graph breaks, Python %s, batch 8, 64-64-64-8 MLP (1 thread)"
+          % sys.version.split()[0])
+    st = pj.jit_stats(jitted["quiet"])  # the models share construct's code, and so its cache
+    print("  construct's cache: %d entries with a graph, %d of them with a break (%s)"
+          % (st["graphs"], st["breaks"], "; ".join(r.split(" at ")[0] for r in st["break_reasons"])))
+    t_quiet = best_us(jitted["quiet"], x)
+    print("  %-44s %8s %8s %10s %12s" % ("construct", "eager", "jitted", "vs eager", "vs quiet jit"))
+    for k, what in (("quiet", "no output"), ("print", "print(..., file=buf): replayed"),
+                    ("log", "logger.info(...): replayed"), ("value", "print(float(h.sum())): a break")):
+        te, tj = best_us(models[k], x), best_us(jitted[k], x)
+        print("  %-44s %6.1f us %6.1f us %9.2fx %11.2fx" % (what, te, tj, te / tj, t_quiet / tj))
 
 
 if __name__ == "__main__":

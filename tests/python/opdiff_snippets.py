@@ -1053,7 +1053,7 @@ def load_global_builtin(x):
     return len(x), abs(x), max(1, 2)
 
 
-@snippet("STORE_GLOBAL", TENSOR_CALLS, ("B005", "captured"), globals_={"G_OUT": lambda: None, "G_COUNT": lambda: 0})
+@snippet("STORE_GLOBAL", TENSOR_CALLS, "captured", globals_={"G_OUT": lambda: None, "G_COUNT": lambda: 0})
 def store_global(x):
     global G_OUT, G_COUNT
     G_OUT = x * 2
@@ -1109,7 +1109,7 @@ def _make_counter():
     return step
 
 
-register(_make_counter(), "STORE_DEREF", [v3, v3], "B005", factory=_make_counter,
+register(_make_counter(), "STORE_DEREF", [v3, v3], "captured", factory=_make_counter,
          name="closure_store_enclosing_cell")
 
 
@@ -1225,7 +1225,7 @@ def load_attr_missing_on_tensor(x):
     return x.no_such_attribute
 
 
-@snippet("STORE_ATTR", [lambda c: (T([1.0]), Box(1.0))] * 2, ("B005", "captured"))
+@snippet("STORE_ATTR", [lambda c: (T([1.0]), Box(1.0))] * 2, "captured")
 def store_attr_argument(x, box):
     box.v = x * 2
     box.w = 1
@@ -1310,10 +1310,17 @@ def call_function_not_callable(x):
     return n(x)
 
 
-@snippet("CALL_FUNCTION", [v3, v3], "B006")
+@snippet("CALL_FUNCTION", [v3, v3], "captured")
 def call_function_print(x):
     print("value", x.shape, 7)
     return x
+
+
+@snippet("CALL_FUNCTION_KW", [v3, v3], "captured")
+def call_function_kw_print_replayed(x):
+    y = x * 2
+    print("y", y, [y, 1], sep=" | ", end=" <\n")
+    return y + 1
 
 
 @snippet("CALL_FUNCTION", [lambda c: (T([1.0]), Box(2.0))] * 2, "B008")

@@ -5,7 +5,7 @@ import builtins
 
 from pijit import _C
 from pijit._ops_common import as_tensor as _t
-from pijit._state import runtime_state
+from pijit._state import output, runtime_state
 from pijit.ops import functional as F
 
 
@@ -33,7 +33,7 @@ def assign(variable, value):
     return variable
 
 
-@runtime_state("prints its inputs (I/O)")
+@output  # replayed after the graph
 def print_(*input_x):
     """MindSpore's ops.print_: prints each input on its own line, tensors in their repr form
     ("Tensor(shape=[2], dtype=Float32, value=[...])"), strings as they are. Returns None (the

@@ -9,7 +9,7 @@ import sys
 
 from pijit import creation as _creation
 from pijit import dtype as _dt
-from pijit._state import runtime_state
+from pijit._state import output, runtime_state
 from pijit.ops import functional as F
 from pijit.ops import misc as M
 from pijit.ops import nn_functional as NF
@@ -277,7 +277,7 @@ class Depend(Primitive):
 class Print(Primitive):
     """Print()(*args): prints like MindSpore's Print operator (see ops.print_)."""
 
-    @runtime_state("prints its inputs (I/O)")
+    @output  # replayed after the graph
     def __call__(self, *args):
         return M.print_(*args)
 

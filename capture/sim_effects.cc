@@ -1,0 +1,241 @@
+// Side effects the captured part makes, deferred and replayed after the graph in program order
+// (codegen::EffectPlan): attribute, global and nonlocal stores to what existed before the frame
+// started, and output calls (print, logging, ops.Print). The graph itself is pure, so running it
+// first and the effects after it is indistinguishable from eager execution: each effect sees the
+// state every earlier effect left, and the simulation reads its own writes through the overlay.
+#include "py/pyport.h"  // first (Python.h)
+
+#include <cstring>
+
+#include "capture/sim_state.h"
+#include "pyext/tensor_object.h"
+
+#if PJ_PY_CAPTURE_SUPPORTED
+
+namespace pj::capture {
+namespace {
+
+bool in(const char* const* names, const char* name) {
+  for (const char* const* p = names; *p; ++p)
+    if (std::strcmp(*p, name) == 0) return true;
+  return false;
+}
+
+// logging's output functions and Logger methods: what they do (format, filter, emit through the
+// handlers) depends only on logging's own state, which the captured part cannot touch.
+bool logging_output(PyObject* func) {
+  static const char* const names[] = {"debug", "info", "warning", "warn", "error", "exception", "critical",
+                                      "fatal", "log", nullptr};
+  if (!PyFunction_Check(func)) return false;
+  PyFunctionObject* f = reinterpret_cast<PyFunctionObject*>(func);
+  if (!f->func_module || !PyUnicode_Check(f->func_module) || PyUnicode_CompareWithASCIIString(f->func_module, "logging") != 0)
+    return false;
+  const char* q = PyUnicode_AsUTF8(f->func_qualname);
+  if (!q) {
+    PyErr_Clear();
+    return false;
+  }
+  if (std::strncmp(q, "Logger.", 7) == 0 || std::strncmp(q, "LoggerAdapter.", 14) == 0) q = std::strchr(q, '.') + 1;
+  return in(names, q);
+}
+
+// pijit marks its own output functions (ops.print_, ops.Print.__call__) with __pijit_output__.
+bool marked_output(PyObject* func) {
+  if (!PyFunction_Check(func)) return false;
+  PyObject* d = reinterpret_cast<PyFunctionObject*>(func)->func_dict;
+  return d && PyDict_GetItemString(d, "__pijit_output__");
+}
+
+bool builtin_print(PyObject* callable) {
+  if (!PyCFunction_Check(callable)) return false;
+  PyObject* self = PyCFunction_GET_SELF(callable);
+  if (!self || !PyModule_Check(self)) return false;
+  const char* mod = PyModule_GetName(self);
+  if (!mod) {
+    PyErr_Clear();
+    return false;
+  }
+  return std::strcmp(mod, "builtins") == 0 &&
+         std::strcmp(reinterpret_cast<PyCFunctionObject*>(callable)->m_ml->ml_name, "print") == 0;
+}
+
+bool is_parameter(PyObject* v) {
+  PyObject* mro = Py_TYPE(v)->tp_mro;
+  for (Py_ssize_t i = 0; mro && i < PyTuple_GET_SIZE(mro); ++i)
+    if (std::strcmp(reinterpret_cast<PyTypeObject*>(PyTuple_GET_ITEM(mro, i))->tp_name, "Parameter") == 0) return true;
+  return false;
+}
+
+}  // namespace
+
+void Simulator::defer(codegen::EffectPlan fx, PyObject* value) {
+  fx.line = current_line();
+  if (value) escape(value);
+  r_.plan.effects.push_back(std::move(fx));
+}
+
+// A container the simulation made, handed to a deferred effect, is rebuilt from the plan made now:
+// a later change to it would not reach the object the effect stores.
+void Simulator::escape(PyObject* v) {
+  Nesting nest(this);
+  if (values_.preexisting(v) || !(PyList_CheckExact(v) || PyDict_CheckExact(v) || PyTuple_CheckExact(v))) return;
+  if (!escaped_.insert(v).second) return;
+  if (PyDict_CheckExact(v)) {
+    Py_ssize_t pos = 0;
+    PyObject *k, *item;
+    while (PyDict_Next(v, &pos, &k, &item)) escape(item);
+  } else {
+    for (Py_ssize_t i = 0; i < PySequence_Fast_GET_SIZE(v); ++i) escape(PySequence_Fast_GET_ITEM(v, i));
+  }
+}
+
+// How the rewritten code reaches a callable to replay: along its guard path, or as a constant
+// (a builtin, pijit's own functions and primitives).
+ReturnPlan Simulator::plan_callee(PyObject* callable) {
+  if (node_of(callable) >= 0) return plan_return(callable);
+  bool builtin = PyCFunction_Check(callable) && (!PyCFunction_GET_SELF(callable) || PyModule_Check(PyCFunction_GET_SELF(callable)));
+  if (!builtin && !(PyFunction_Check(callable) ? is_library_code(callable) : is_library_type(Py_TYPE(callable))))
+    stop(Break::UnreconstructibleResult, "an output function the rewritten code cannot reach: " + describe(callable));
+  ReturnPlan p;
+  Py_INCREF(callable);
+  p.kind = ReturnPlan::Const;
+  p.obj = callable;
+  return p;
+}
+
+std::string Simulator::describe(PyObject* v) {
+  PyObject* r = PyObject_Repr(v);
+  std::string s = r && PyUnicode_Check(r) ? PyUnicode_AsUTF8(r) : Py_TYPE(v)->tp_name;
+  Py_XDECREF(r);
+  PyErr_Clear();
+  return s;
+}
+
+// print(), logging, ops.Print: deferred (None is their result). nullptr: not an output call.
+PyObject* Simulator::output_call(PyObject* callable, const std::vector<PyObject*>& args, PyObject* kwnames) {
+  PyObject* func = PyMethod_Check(callable) ? PyMethod_GET_FUNCTION(callable) : callable;
+  if (!PyFunction_Check(func) && !PyCFunction_Check(func) && is_library_type(Py_TYPE(func))) {
+    static PyObject* call_name = PyUnicode_InternFromString("__call__");  // ops.Print()
+    PyObject* call = _PyType_Lookup(Py_TYPE(func), call_name);
+    if (!call || !marked_output(call)) return nullptr;
+  } else if (!builtin_print(func) && !marked_output(func) && !logging_output(func)) {
+    return nullptr;
+  }
+  codegen::EffectPlan fx;
+  if (PyMethod_Check(callable)) {  // logger.info(...): the method is looked up again on replay
+    fx.kind = codegen::EffectPlan::CallMethod;
+    fx.operands.push_back(plan_return(PyMethod_GET_SELF(callable)));
+    fx.name = py::Ref(PyObject_GetAttrString(func, "__name__"));
+    if (!fx.name) python_error("an output method's name");
+  } else {
+    fx.operands.push_back(plan_callee(callable));
+  }
+  for (PyObject* a : args) {
+    fx.operands.push_back(plan_return(a));
+    escape(a);
+  }
+  if (kwnames) {
+    Py_INCREF(kwnames);
+    fx.kwnames = py::Ref(kwnames);
+  }
+  defer(std::move(fx), nullptr);
+  return Py_None;
+}
+
+// obj.name = value on an object that existed before the frame: deferred, and read back through
+// the overlay. Only where reading the attribute back is known to give the value stored: a plain
+// instance __dict__ (no data descriptor of that name, no __setattr__ of its own), or a pijit Cell
+// storing a value that is neither a Parameter nor a Cell.
+void Simulator::store_attr(PyObject* owner, PyObject* name, PyObject* value) {
+  const char* cname = PyUnicode_AsUTF8(name);
+  std::string what = std::string("assigns attribute '") + cname + "' of a " + Py_TYPE(owner)->tp_name;
+  int node = node_of(owner);
+  if (!values_.preexisting(owner) || node < 0 || py::is_tensor(owner) || PyType_Check(owner))
+    write(owner, Write::Attr, what);
+  PyTypeObject* tp = Py_TYPE(owner);
+  PyObject* descr = _PyType_Lookup(tp, name);
+  bool plain = tp->tp_setattro == PyObject_GenericSetAttr && _PyObject_GetDictPtr(owner);
+  const Value* tensor = values_.frame_tensor(value);  // a Parameter read from the frame is a graph input
+  bool cell = is_cell_object(owner) && !is_cell_object(value) && !is_parameter(tensor ? tensor->real : value);
+  if (cell) {  // Cell.__setattr__ would unregister (or refuse to replace) a child or Parameter
+    PyObject** dict = _PyObject_GetDictPtr(owner);
+    for (const char* reg : {"_cells", "_params"}) {
+      PyObject* d = dict && *dict ? PyDict_GetItemString(*dict, reg) : nullptr;
+      if (d && PyDict_Check(d) && PyDict_GetItem(d, name)) cell = false;
+    }
+  }
+  if ((!plain && !cell) || (descr && Py_TYPE(descr)->tp_descr_set) || std::strcmp(cname, "__class__") == 0 ||
+      std::strcmp(cname, "__dict__") == 0)
+    write(owner, Write::Attr, what);
+  codegen::EffectPlan fx;
+  fx.kind = codegen::EffectPlan::StoreAttr;
+  fx.operands.push_back(plan_return(owner));
+  fx.operands.push_back(plan_return(value));
+  Py_INCREF(name);
+  fx.name = py::Ref(name);
+  defer(std::move(fx), value);
+  attr_overlay_[{owner, cname}] = value;
+  overlaid_.insert(owner);
+}
+
+// The value a deferred store gave obj.name, or nullptr.
+PyObject* Simulator::overlay_attr(PyObject* owner, PyObject* name) {
+  if (!overlaid_.count(owner)) return nullptr;
+  const char* cname = PyUnicode_AsUTF8(name);
+  if (std::strcmp(cname, "__dict__") == 0)
+    stop(Break::SideEffect, "reads the __dict__ of an object whose attributes it assigned");
+  auto it = attr_overlay_.find({owner, cname});
+  return it == attr_overlay_.end() ? nullptr : it->second;
+}
+
+void Simulator::store_global(SimFrame& fr, PyObject* name, PyObject* value) {
+  std::string what = std::string("assigns global '") + PyUnicode_AsUTF8(name) + "'";
+  // The rewritten code stores into its own globals: a function inlined from another module's
+  // would need that module's.
+  if (fr.globals != frames_.front()->globals) write(fr.globals, Write::Global, what);
+  codegen::EffectPlan fx;
+  fx.kind = codegen::EffectPlan::StoreGlobal;
+  fx.operands.push_back(plan_return(value));
+  Py_INCREF(name);
+  fx.name = py::Ref(name);
+  defer(std::move(fx), value);
+  global_overlay_[PyUnicode_AsUTF8(name)] = value;
+}
+
+PyObject* Simulator::overlay_global(SimFrame& fr, PyObject* name) {
+  if (global_overlay_.empty() || fr.globals != frames_.front()->globals) return nullptr;
+  auto it = global_overlay_.find(PyUnicode_AsUTF8(name));
+  return it == global_overlay_.end() ? nullptr : it->second;
+}
+
+// nonlocal n; n = v: the simulation's stand-in cell takes the value, the real one on replay.
+void Simulator::store_nonlocal(SimFrame& fr, int i, PyObject* value) {
+  PyObject* cell = fr.cells[i];
+  const Value* rec = values_.find(cell);
+  std::string what = "assigns a nonlocal variable of an enclosing function";
+  codegen::EffectPlan fx;
+  if (fr.root && i >= py::code_ncells(fr.code)) {  // the root's own free variable
+    fx.kind = codegen::EffectPlan::StoreDeref;
+    fx.index = i;
+  } else if (rec && rec->origin == Origin::Mirror && rec->node >= 0) {  // an inlined closure's cell
+    fx.kind = codegen::EffectPlan::StoreAttr;
+    fx.operands.push_back(plan_return_node(rec->node));
+    fx.name = py::Ref(PyUnicode_InternFromString("cell_contents"));
+  } else {
+    write(cell, Write::Nonlocal, what, /*preexisting=*/true);
+  }
+  fx.operands.push_back(plan_return(value));
+  defer(std::move(fx), value);
+  PyCell_Set(cell, value);
+}
+
+ReturnPlan Simulator::plan_return_node(int node) {
+  ReturnPlan p;
+  p.kind = ReturnPlan::Source;
+  p.index = node;
+  return p;
+}
+
+}  // namespace pj::capture
+
+#endif  // PJ_PY_CAPTURE_SUPPORTED

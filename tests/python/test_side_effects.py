@@ -1,0 +1,288 @@
+"""Side effects replayed after the graph (issue 11): print, logging and ops.Print calls, and
+stores to attributes, globals and enclosing functions' variables, are recorded while capturing and
+made after the graph runs, in program order, so the whole function stays one graph. Each test runs
+the function plainly and jitted and compares results, printed output and the final state of
+everything the function touched, and asserts the graph, break and recompile counts."""
+import contextlib
+import io
+import logging
+import sys
+import unittest
+
+import pijit as pj
+from pijit import nn, ops
+
+SUPPORTED = sys.version_info[:2] in ((3, 7), (3, 9))
+T = pj.Tensor
+OUT = io.StringIO()
+G_LAST = None
+G_TOTAL = 0
+
+
+def show(v):
+    if isinstance(v, pj.Tensor):
+        return ("Tensor", str(v.dtype), v.shape, v.tolist())
+    if isinstance(v, (list, tuple)):
+        return (type(v).__name__, [show(a) for a in v])
+    if isinstance(v, dict):
+        return ("dict", [(k, show(a)) for k, a in sorted(v.items())])
+    if isinstance(v, Box):
+        return ("Box", show(vars(v)))
+    return repr(v)
+
+
+class Box:
+    def __init__(self, **kw):
+        self.__dict__.update(kw)
+
+
+@contextlib.contextmanager
+def no_stress():
+    level = pj.stress_stats()["level"]
+    pj.set_stress(0)
+    try:
+        yield
+    finally:
+        pj.set_stress(level)
+
+
+def run(fn, *args):
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        try:
+            r = ("ok", show(fn(*args)))
+        except Exception as e:
+            r = ("raises", type(e).__name__, str(e))
+    return r, out.getvalue()
+
+
+def say(*parts):
+    """Output capture cannot replay (a stream's method it does not simulate): a graph break."""
+    sys.stdout.write(" ".join(map(str, parts)) + "\n")
+
+
+@unittest.skipUnless(SUPPORTED, "capture is built for Python 3.7 and 3.9")
+class ReplayedEffects(unittest.TestCase):
+    def same(self, f, make_args, calls=3, state=lambda: None, reset=lambda: None):
+        """Plain and jitted calls, alternating, give the same results, output and final state."""
+        jf = pj.jit(f)
+        for _ in range(calls):
+            a, b = make_args(), make_args()
+            reset()
+            with no_stress():
+                want = run(f, *a), show(a), show(state())
+            reset()
+            got = run(jf, *b), show(b), show(state())
+            self.assertEqual(got, want)
+        return pj.jit_stats(jf)
+
+    def one_graph(self, st, graphs=1, ops=None):
+        self.assertEqual((st["graphs"], st["breaks"]), (graphs, 0), st["break_reasons"])
+        self.assertEqual(sum(e["hits"] for e in st["entries"]), 3)  # every call ran a graph
+        if ops is not None:
+            self.assertEqual(st["entries"][0]["ops"], ops, st["entries"][0]["graph"])
+
+    def test_print_with_tensors_and_keywords(self):
+        def f(x, w):
+            h = ops.relu(x * w)
+            print("h", h, h.shape, [h, 2], sep=" | ", end=" <\n")
+            y = h + 1.0
+            print("y", y)
+            return y * 2.0
+        st = self.same(f, lambda: (T([1.0, -2.0]), T([3.0, 4.0])))
+        self.one_graph(st, ops=4)
+
+    def test_print_to_a_file_object(self):
+        def f(x):
+            y = x * 3.0
+            print("y is", y, file=OUT, flush=True)
+            return y
+        def reset():
+            OUT.seek(0)
+            OUT.truncate()
+        self.one_graph(self.same(f, lambda: (T([1.0]),), state=lambda: OUT.getvalue(), reset=reset))
+        self.assertEqual(OUT.getvalue(), "y is [3.]\n")
+
+    def test_output_order_around_a_graph_break(self):
+        # Effects before the break are made before the interpreter runs its part; those after
+        # it are replayed by the resume function's graph.
+        def f(x, box):
+            print("start")
+            box.n = 1
+            y = x * 2.0
+            say("the interpreter", box.n)  # a break
+            box.n = 2
+            print("end", box.n, y)
+            return y + 1.0
+        st = self.same(f, lambda: (T([1.0]), Box(n=0)))
+        self.assertEqual((st["graphs"], st["breaks"]), (1, 1), st["break_reasons"])
+        self.assertIn("B008", st["break_reasons"][0])
+
+    def test_attribute_stores_read_back(self):
+        def f(x, box):
+            box.scale = 3.0
+            box.cache = x * box.scale      # a graph value stored on an existing object
+            box.items = [box.cache, 1]     # a list made here, stored
+            return box.cache + box.scale, box.items[0]
+        st = self.same(f, lambda: (T([1.0, 2.0]), Box(scale=1.0)))
+        self.one_graph(st)
+
+    def test_cell_attribute_stores(self):
+        class Net(nn.Cell):
+            def __init__(self):
+                super().__init__()
+                self.fc = nn.Dense(2, 2)
+                self.last = None
+                self.calls = 0
+
+            def construct(self, x):
+                h = self.fc(x)
+                self.last = h
+                self.calls = self.calls + 1
+                return ops.relu(self.last)
+        net = Net()
+        jnet = pj.jit(net)
+        x = T([[1.0, -1.0]])
+        for n in range(1, 4):
+            got = jnet(x)
+            self.assertEqual(got.tolist(), ops.relu(net.fc(x)).tolist())
+            self.assertIs(net.last.__class__, pj.Tensor)
+            self.assertEqual(net.last.tolist(), net.fc(x).tolist())
+            self.assertEqual(net.calls, n)
+        st = pj.jit_stats(jnet)
+        # self.calls is read, so guarded: each call compiles anew, and no call breaks
+        self.assertEqual((st["breaks"], st["graphs"]), (0, 3), st)
+
+    def test_global_stores_read_back(self):
+        def f(x):
+            global G_LAST, G_TOTAL
+            G_LAST = x + 1.0
+            G_TOTAL = 5
+            return G_LAST * G_TOTAL
+        st = self.same(f, lambda: (T([1.0]),), state=lambda: (G_LAST, G_TOTAL))
+        self.one_graph(st)
+
+    def test_nonlocal_store_of_an_enclosing_function(self):
+        def make():
+            seen = []
+            last = None
+
+            def f(x):
+                nonlocal last
+                last = x * 2.0
+                return last + 1.0
+            return f, lambda: last
+        f, get = make()
+        jf = pj.jit(f)
+        for v in (1.0, 2.0, 3.0):
+            self.assertEqual(jf(T([v])).tolist(), [v * 2 + 1])
+            self.assertEqual(get().tolist(), [v * 2])
+        self.assertEqual(pj.jit_stats(jf)["breaks"], 0)
+
+    def test_effects_inside_an_inlined_call(self):
+        def helper(box, y):
+            print("helper got", y)
+            box.seen = y
+            return y * 2.0
+
+        def f(x, box):
+            y = helper(box, x + 1.0)
+            print("after")
+            return y
+        st = self.same(f, lambda: (T([1.0]), Box()))
+        self.one_graph(st, ops=2)
+
+    def test_logging(self):
+        stream = io.StringIO()
+        log = logging.getLogger("pijit.test_side_effects")
+        log.addHandler(logging.StreamHandler(stream))
+        log.setLevel(logging.INFO)
+        log.propagate = False
+
+        def f(x):
+            y = x * 2.0
+            log.info("y has shape %s", y.shape)
+            log.debug("not shown")
+            log.warning("and %s", "a warning")
+            return y
+        def reset():
+            stream.seek(0)
+            stream.truncate()
+        st = self.same(f, lambda: (T([1.0]),), state=lambda: stream.getvalue(), reset=reset)
+        self.one_graph(st)
+        self.assertEqual(stream.getvalue(), "y has shape (1,)\nand a warning\n")
+
+    def test_ops_print(self):
+        class Net(nn.Cell):
+            def __init__(self):
+                super().__init__()
+                self.print = ops.Print()
+
+            def construct(self, x):
+                y = x * 2.0
+                self.print("y:", y)
+                ops.print_("again", y)
+                return y + 1.0
+        st = self.same(Net(), lambda: (T([1.0, 2.0]),))
+        self.one_graph(st)
+
+    def test_a_replayed_print_raises_as_plain_python_does(self):
+        closed = io.StringIO()
+        closed.close()
+
+        def f(x, box):
+            y = x * 2.0
+            box.before = 1
+            print("never", file=closed)
+            box.after = 2
+            return y
+        self.same(f, lambda: (T([1.0]), Box()))
+
+    def test_a_list_stored_then_changed_is_not_replayed(self):
+        def f(x, box):
+            l = [x * 2.0]
+            box.l = l
+            l.append(x)  # the replay would store the list as it was: capture breaks here
+            return l
+        st = self.same(f, lambda: (T([1.0]), Box()))
+        self.assertEqual(st["breaks"], 1, st)
+        self.assertIn("after a replayed write", st["break_reasons"][0])
+
+    def test_a_parameter_stored_on_a_cell_is_not_replayed(self):
+        class Net(nn.Cell):
+            def __init__(self):
+                super().__init__()
+                self.w = pj.Parameter(T([1.0]), name="w")
+                self.other = None
+
+            def construct(self, x):
+                y = x * self.w
+                self.other = self.w  # Cell.__setattr__ registers a Parameter: the interpreter does it
+                return y, self.other
+        plain_net, net = Net(), Net()
+        jnet = pj.jit(net)
+        for _ in range(3):
+            self.assertEqual(show(jnet(T([2.0]))), show(plain_net(T([2.0]))))
+            self.assertEqual(show((net.other, list(net._params))), show((plain_net.other, list(plain_net._params))))
+        st = pj.jit_stats(jnet)
+        self.assertEqual(st["breaks"], 1, st)
+        self.assertIn("assigns attribute 'other'", st["break_reasons"][0])
+
+    def test_an_object_whose_attribute_was_stored_is_not_handed_to_real_code(self):
+        def f(x, box):
+            box.v = 2
+            return x * 2.0, sorted(vars(box))
+        self.same(f, lambda: (T([1.0]), Box(a=1)))
+
+    def test_fullgraph_replays_output(self):
+        def f(x):
+            y = x * 2.0
+            print("in a full graph", y)
+            return y
+        jf = pj.jit(f, fullgraph=True)
+        self.assertEqual(run(jf, T([1.0])), run(f, T([1.0])))
+        self.assertEqual(pj.jit_stats(jf)["graphs"], 1)
+
+
+if __name__ == "__main__":
+    unittest.main()
