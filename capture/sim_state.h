@@ -209,6 +209,15 @@ class Simulator {
   std::unordered_set<PyObject*> overlaid_;       // owners in attr_overlay_
   std::unordered_map<std::string, PyObject*> global_overlay_;  // the root's globals
   std::unordered_set<PyObject*> escaped_;        // created containers a deferred effect rebuilds
+  // Real closure cells met, and their one stand-in each: `node` is the cell's guard node; `root`:
+  // one of the captured function's free variables (its stand-in cannot be shared under a guard).
+  struct RealCell {
+    PyObject* mirror;
+    int node;
+    bool root;
+  };
+  std::unordered_map<PyObject*, RealCell> real_cells_;
+  std::unordered_set<PyObject*> aliased_cells_;  // stand-ins of one real cell that cannot be shared
   void mark_point(SimFrame& fr);
   // After a refusal (first pass): whether it can become a graph break at the current point, i.e.
   // nothing the interpreter redoes from there (the instruction, and what capture simulated of it)

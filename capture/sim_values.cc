@@ -1312,6 +1312,14 @@ PyObject* Simulator::inline_call(PyObject* func, PyObject* self, const std::vect
       fr.cells.push_back(cell);
       continue;
     }
+    // A real cell reached before (two closures of one factory, or one called twice) has one
+    // stand-in, so a nonlocal store through one closure is what the other reads.
+    auto seen = real_cells_.find(cell);
+    if (seen != real_cells_.end() && seen->second.root) {  // the captured function's own free variable
+      if (written_cells_.count(seen->second.mirror))
+        stop(Break::SideEffect, "calls a closure that reads a variable the function assigned (nonlocal)");
+      aliased_cells_.insert(seen->second.mirror);  // a write through either is refused
+    }
     PyObject* mine = own(PyCell_New(nullptr));
     values_.mirror(mine, -1, Kind::Cell);  // stands for a real cell: writes to it would be lost
     if (PyCell_GET(cell)) {
@@ -1320,9 +1328,16 @@ PyObject* Simulator::inline_call(PyObject* func, PyObject* self, const std::vect
       // referenced, and a guard holding it would keep its contents alive.
       int cnode = fnode >= 0 ? tree_.child(attr_node("__closure__"), Access::Item, own(PyLong_FromSsize_t(i)))
                              : tree_.root(Access::Const, 0, cell);
+      if (seen != real_cells_.end() && !seen->second.root) {
+        if (seen->second.node != cnode) tree_.add_same_as(seen->second.node, cnode, true);
+        fr.cells.push_back(seen->second.mirror);
+        continue;
+      }
       PyCell_Set(mine, wrap(PyCell_GET(cell), tree_.child(cnode, Access::Attr, contents)));
       if (fnode >= 0) values_.mirror(mine, cnode, Kind::Cell);  // a nonlocal store replays through it
+      if (seen == real_cells_.end()) real_cells_[cell] = {mine, cnode, false};
     }
+    if (seen != real_cells_.end() && seen->second.root) aliased_cells_.insert(mine);
     fr.cells.push_back(mine);
   }
   return run_frame(fr);

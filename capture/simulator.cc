@@ -172,8 +172,12 @@ void Simulator::run_root(PyFrameObject* f) {
     PyObject* cell = own(PyCell_New(nullptr));
     // A free variable's cell stands for an enclosing function's: a write through it (here, or in
     // an inner function given it by LOAD_CLOSURE) must reach the real cell.
-    if (i >= py::code_ncells(fr.code)) values_.mirror(cell, -1, Kind::Cell);
-    else values_.created_cell(cell);
+    if (i >= py::code_ncells(fr.code)) {
+      values_.mirror(cell, -1, Kind::Cell);
+      if (PyObject* real = py::frame_cell(f, i)) real_cells_[real] = {cell, -1, true};
+    } else {
+      values_.created_cell(cell);
+    }
     fr.cells[i] = cell;
   }
   Simulator* prev_sim = t_sim;

@@ -176,6 +176,8 @@ inline PyObject* frame_deref(PyFrameObject* f, int i) {
   PyObject* cell = f->f_localsplus[f->f_code->co_nlocals + i];
   return cell ? PyCell_GET(cell) : nullptr;
 }
+// Borrowed: the cell object of cell/free variable i itself.
+inline PyObject* frame_cell(PyFrameObject* f, int i) { return f->f_localsplus[f->f_code->co_nlocals + i]; }
 inline PyObject* frame_local(PyFrameObject* f, int i) { return f->f_localsplus[i]; }  // borrowed
 inline PyObject* frame_globals(PyFrameObject* f) { return f->f_globals; }
 inline PyObject* frame_builtins(PyFrameObject* f) { return f->f_builtins; }
@@ -216,6 +218,7 @@ inline int code_nlocals(PyCodeObject*) { frame_unsupported(); }
 inline int code_ncells(PyCodeObject*) { frame_unsupported(); }
 inline int code_nfrees(PyCodeObject*) { frame_unsupported(); }
 inline PyObject* frame_deref(PyFrameObject*, int) { frame_unsupported(); }
+inline PyObject* frame_cell(PyFrameObject*, int) { frame_unsupported(); }
 inline PyObject* frame_local(PyFrameObject*, int) { frame_unsupported(); }
 inline PyObject* frame_globals(PyFrameObject*) { frame_unsupported(); }
 inline PyObject* frame_builtins(PyFrameObject*) { frame_unsupported(); }

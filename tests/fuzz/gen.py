@@ -217,6 +217,8 @@ class Body(object):
             return "G_T"
         if c < 0.85 and self.env.net:
             return self.pick(["NET.p", "NET.p.sum()"])
+        if c < 0.87 and self.env.box:
+            return "BOX.t"
         if c < 0.88 and self.in_method == "NET":
             return "self.p"
         if self.chance(0.5):
@@ -677,7 +679,8 @@ class Body(object):
             opts += ["G_LOG.append('%%s/%%r' %% (%s, %s.shape))" % (self.e_N(0), self.e_T(0)),
                      "G_LOG.append('{:.3f}'.format(%s))" % self.e_N(0)]
             opts += ["print('n', %s, %s.shape)" % (self.e_N(0), self.e_T(0)),
-                     "print(%s)" % self.e_T(0)]
+                     "print(%s)" % self.e_T(0),
+                     "print(%s, [%s], sep='|', end='$\\n')" % (self.e_T(0), self.e_N(0))]
         if "G_CNT" in self.env.globals:
             opts += ["G_CNT += 1"] * 2
         if "G_S" in self.env.globals:
@@ -690,7 +693,7 @@ class Body(object):
         if "G_SET" in self.env.globals:
             opts += ["G_SET.add(%s)" % self.pick(["1", "3", "4"])]
         if self.env.box:
-            opts += ["BOX.hits += 1", "BOX.w = %s" % self.e_N(0),
+            opts += ["BOX.hits += 1", "BOX.w = %s" % self.e_N(0), "BOX.t = %s" % self.e_T(0),
                      "BOX.extra = %s" % self.e_N(0), "setattr(BOX, 'flag', %s)" % self.e_B(0)]
             if self.in_method == "BOX":
                 opts += ["self.hits += 1", "self.w = %s" % self.e_N(0)]
@@ -1000,6 +1003,7 @@ class Program(object):
             self.w("    def __init__(self, w):")
             self.w("        self.w = w")
             self.w("        self.hits = 0")
+            self.w("        self.t = pj.Tensor([1.0])")
             self.w("")
             self.w("    def __eq__(self, other):")
             self.w("        Box.eqs += 1")

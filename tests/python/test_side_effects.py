@@ -179,6 +179,45 @@ class ReplayedEffects(unittest.TestCase):
             self.assertEqual(get().tolist(), [v * 2])
         self.assertEqual(pj.jit_stats(jf)["breaks"], 0)
 
+    def test_closures_sharing_a_variable(self):  # found by the fuzzer
+        def make(k):
+            def scale(t):
+                return t * k
+
+            def set_k(v):
+                nonlocal k
+                k = v
+            return scale, set_k
+        scale, set_k = make(2.0)
+
+        def f(x, v):
+            set_k(v)  # the store, replayed, and what scale() reads next: one variable
+            return scale(x)
+        jf = pj.jit(f)
+        for v in (3.0, 3.0, 4.0):
+            self.assertEqual(jf(T([1.0]), v).tolist(), [v])
+            self.assertEqual(scale(T([1.0])).tolist(), [v])
+        other_scale, other_set = make(5.0)
+        self.assertEqual(jf(T([1.0]), 6.0).tolist(), [6.0])
+
+    def test_a_closure_sharing_the_captured_functions_variable(self):
+        def make():
+            k = 1.0
+
+            def get():
+                return k
+
+            def f(x):
+                nonlocal k
+                k = k + 1.0
+                return x * get()  # get() reads the variable f assigned: f runs as it is
+            return f, get
+        f, get = make()
+        jf = pj.jit(f)
+        self.assertEqual([jf(T([1.0])).tolist() for _ in range(3)], [[2.0], [3.0], [4.0]])
+        self.assertEqual(get(), 4.0)
+        self.assertIn("calls a closure that reads a variable the function assigned", pj.jit_stats(jf)["break_reasons"][0])
+
     def test_effects_inside_an_inlined_call(self):
         def helper(box, y):
             print("helper got", y)
