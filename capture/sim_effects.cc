@@ -68,10 +68,11 @@ bool is_parameter(PyObject* v) {
 
 }  // namespace
 
-void Simulator::defer(codegen::EffectPlan fx, PyObject* value) {
+void Simulator::defer(codegen::EffectPlan fx, PyObject* value, const std::string& what) {
   fx.line = current_line();
   if (value) escape(value);
   r_.plan.effects.push_back(std::move(fx));
+  r_.effects.push_back(what + " (line " + std::to_string(fx.line) + ")");
 }
 
 // A container the simulation made, handed to a deferred effect, is rebuilt from the plan made now:
@@ -101,6 +102,15 @@ ReturnPlan Simulator::plan_callee(PyObject* callable) {
   p.kind = ReturnPlan::Const;
   p.obj = callable;
   return p;
+}
+
+// "print()", "logging.Logger.info()", "pijit.ops.misc.print_()"
+std::string Simulator::describe_output(PyObject* func) {
+  if (PyCFunction_Check(func)) return std::string(reinterpret_cast<PyCFunctionObject*>(func)->m_ml->ml_name) + "()";
+  if (!PyFunction_Check(func)) return std::string(Py_TYPE(func)->tp_name) + "()";
+  PyFunctionObject* f = reinterpret_cast<PyFunctionObject*>(func);
+  std::string mod = f->func_module && PyUnicode_Check(f->func_module) ? PyUnicode_AsUTF8(f->func_module) : "?";
+  return mod + "." + PyUnicode_AsUTF8(f->func_qualname) + "()";
 }
 
 std::string Simulator::describe(PyObject* v) {
@@ -138,7 +148,7 @@ PyObject* Simulator::output_call(PyObject* callable, const std::vector<PyObject*
     Py_INCREF(kwnames);
     fx.kwnames = py::Ref(kwnames);
   }
-  defer(std::move(fx), nullptr);
+  defer(std::move(fx), nullptr, "calls " + describe_output(func));
   return Py_None;
 }
 
@@ -173,7 +183,7 @@ void Simulator::store_attr(PyObject* owner, PyObject* name, PyObject* value) {
   fx.operands.push_back(plan_return(value));
   Py_INCREF(name);
   fx.name = py::Ref(name);
-  defer(std::move(fx), value);
+  defer(std::move(fx), value, what);
   attr_overlay_[{owner, cname}] = value;
   overlaid_.insert(owner);
 }
@@ -198,7 +208,7 @@ void Simulator::store_global(SimFrame& fr, PyObject* name, PyObject* value) {
   fx.operands.push_back(plan_return(value));
   Py_INCREF(name);
   fx.name = py::Ref(name);
-  defer(std::move(fx), value);
+  defer(std::move(fx), value, what);
   global_overlay_[PyUnicode_AsUTF8(name)] = value;
 }
 
@@ -227,7 +237,7 @@ void Simulator::store_nonlocal(SimFrame& fr, int i, PyObject* value) {
     write(cell, Write::Nonlocal, what, /*preexisting=*/true);
   }
   fx.operands.push_back(plan_return(value));
-  defer(std::move(fx), value);
+  defer(std::move(fx), value, what);
   PyCell_Set(cell, value);
 }
 

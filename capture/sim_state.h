@@ -111,11 +111,12 @@ class Simulator {
   void store_nonlocal(SimFrame& fr, int i, PyObject* value);
   PyObject* overlay_attr(PyObject* owner, PyObject* name);  // nullptr: no deferred store
   PyObject* overlay_global(SimFrame& fr, PyObject* name);
-  void defer(codegen::EffectPlan fx, PyObject* value);
+  void defer(codegen::EffectPlan fx, PyObject* value, const std::string& what);
   void escape(PyObject* v);
   ReturnPlan plan_callee(PyObject* callable);
   ReturnPlan plan_return_node(int node);
   static std::string describe(PyObject* v);
+  static std::string describe_output(PyObject* func);
   bool is_cell_object(PyObject* v);
   PyObject* load_global(SimFrame& fr, PyObject* name);
   PyObject* load_deref(SimFrame& fr, int i, bool must_be_bound = true);

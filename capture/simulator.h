@@ -76,6 +76,7 @@ struct CaptureResult {
   // ok with a graph break (plan.resumes): reason, detail and line say why the rest of the frame
   // runs in the interpreter.
   bool broke = false;
+  std::vector<std::string> effects;  // the side effects replayed after the graph, in order
   int ops_seen = 0;  // graph nodes the simulation recorded (also when it refused)
   int instructions = 0;          // simulated, inlined frames included
   // Set (reason Interrupted) when an exception that no traced code raises (KeyboardInterrupt, one

@@ -23,6 +23,7 @@ struct CacheEntry {
   std::string reason;        // why this entry runs eagerly (empty for graph entries)
   std::string reason_text;   // ... in full: "B006 Print at f.py:12 in f: print()"
   std::string break_text;    // a graph entry that breaks: why the interpreter runs the rest
+  std::vector<std::string> effects;  // side effects its code replays after the graph
   std::vector<PyCodeObject*> resumes;  // its resume functions' code (borrowed: `code` holds them)
   int64_t hits = 0;
 };

@@ -243,6 +243,7 @@ bool build_entry(PyFrameObject* f, CodeState* st, const JitOptions& opt, CacheEn
     } else {
       out->code = code;
       out->graph = r.graph;
+      out->effects = r.effects;
       if (r.broke) {
         out->break_text = r.reason_text();
         st->break_reasons.push_back(out->break_text);

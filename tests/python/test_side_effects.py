@@ -126,6 +126,10 @@ class ReplayedEffects(unittest.TestCase):
             return box.cache + box.scale, box.items[0]
         st = self.same(f, lambda: (T([1.0, 2.0]), Box(scale=1.0)))
         self.one_graph(st)
+        line = f.__code__.co_firstlineno
+        self.assertEqual(st["entries"][0]["effects"],
+                         ["assigns attribute '%s' of a Box (line %d)" % (a, line + k)
+                          for k, a in ((1, "scale"), (2, "cache"), (3, "items"))])
 
     def test_cell_attribute_stores(self):
         class Net(nn.Cell):
