@@ -241,6 +241,106 @@ void Simulator::store_nonlocal(SimFrame& fr, int i, PyObject* value) {
   PyCell_Set(cell, value);
 }
 
+// The caller's list, dict or set (read from the frame, exactly that class): a method that changes
+// it and returns None is replayed; the simulation may not read the container after that.
+PyObject* Simulator::deferred_method(PyObject* owner, PyObject* name) {
+  static const char* const list_methods[] = {"append", "extend", "insert", "clear", nullptr};
+  static const char* const dict_methods[] = {"update", "clear", nullptr};
+  static const char* const set_methods[] = {"add", "discard", "update", "clear", nullptr};
+  const char* const* ok = PyList_CheckExact(owner) ? list_methods
+                          : PyDict_CheckExact(owner) ? dict_methods
+                          : Py_TYPE(owner) == &PySet_Type ? set_methods : nullptr;
+  if (!ok || node_of(owner) < 0 || !in(ok, PyUnicode_AsUTF8(name))) return nullptr;
+  PyObject* bound = own(PyObject_GetAttr(owner, name));  // never called: a key for CALL_METHOD
+  deferred_methods_[bound] = {owner, name};
+  return bound;
+}
+
+PyObject* Simulator::defer_method_call(PyObject* method, const std::vector<PyObject*>& args) {
+  auto [owner, name] = deferred_methods_.at(method);
+  codegen::EffectPlan fx;
+  fx.kind = codegen::EffectPlan::CallMethod;
+  fx.operands.push_back(plan_return(owner));
+  for (PyObject* a : args) {
+    if (a == owner) stop(Break::SideEffect, "passes a container to its own method");
+    fx.operands.push_back(plan_return(a));
+    escape(a);
+  }
+  Py_INCREF(name);
+  fx.name = py::Ref(name);
+  defer(std::move(fx), nullptr,
+        std::string("calls .") + PyUnicode_AsUTF8(name) + "() on a " + Py_TYPE(owner)->tp_name + " the function did not create");
+  dirty_.insert(owner);
+  return Py_None;
+}
+
+// container[key] = value on the caller's list or dict. false: not one (the caller refuses or
+// simulates the store).
+bool Simulator::store_item(PyObject* container, PyObject* key, PyObject* value) {
+  if (!(PyList_CheckExact(container) || PyDict_CheckExact(container)) || node_of(container) < 0) return false;
+  if (container == key || container == value) return false;
+  codegen::EffectPlan fx;
+  fx.kind = codegen::EffectPlan::StoreSubscr;
+  fx.operands.push_back(plan_return(container));
+  fx.operands.push_back(plan_return(key));
+  fx.operands.push_back(plan_return(value));
+  escape(key);
+  defer(std::move(fx), value,
+        std::string("assigns an item of a ") + Py_TYPE(container)->tp_name + " the function did not create");
+  dirty_.insert(container);
+  return true;
+}
+
+// After a deferred change to a container, any instruction but those that only move values
+// (loads, stores to locals, stack shuffles, a return, another deferred change) may read it.
+void Simulator::refuse_dirty_read(SimFrame& fr, const Instruction& ins) {
+  switch (ins.op) {
+    case Opcode::NOP: case Opcode::POP_TOP: case Opcode::ROT_TWO: case Opcode::ROT_THREE: case Opcode::ROT_FOUR:
+    case Opcode::DUP_TOP: case Opcode::DUP_TOP_TWO: case Opcode::LOAD_CONST: case Opcode::LOAD_FAST:
+    case Opcode::STORE_FAST: case Opcode::LOAD_GLOBAL: case Opcode::LOAD_DEREF: case Opcode::LOAD_CLOSURE:
+    case Opcode::RETURN_VALUE: case Opcode::JUMP_ABSOLUTE: case Opcode::JUMP_FORWARD:
+      return;
+    case Opcode::LOAD_METHOD:
+      if (deferred_method(fr.stack.back(), PyTuple_GET_ITEM(fr.code->co_names, ins.arg))) return;
+      break;
+    case Opcode::CALL_METHOD:
+      if (fr.stack.size() > static_cast<size_t>(ins.arg) && deferred_methods_.count(fr.stack[fr.stack.size() - ins.arg - 1])) {
+        for (size_t k = fr.stack.size() - ins.arg; k < fr.stack.size(); ++k)
+          if (dirty_.count(fr.stack[k])) stop(Break::SideEffect, "passes a container it changed (replayed later) as an argument");
+        return;
+      }
+      break;
+    case Opcode::STORE_SUBSCR:  // the value may be the changed container; container and key not
+      if (fr.stack.size() >= 3 && !dirty_.count(fr.stack[fr.stack.size() - 1])) {
+        PyObject* container = fr.stack[fr.stack.size() - 2];
+        if ((PyList_CheckExact(container) || PyDict_CheckExact(container)) && node_of(container) >= 0) return;
+      }
+      break;
+    default:
+      break;
+  }
+  for (PyObject* v : fr.stack)
+    if (holds_dirty(v))
+      stop(Break::SideEffect, std::string("reads a container it changed (the change is replayed after the graph)"));
+}
+
+// v is, or a container the simulation made holds, a container with a deferred change.
+bool Simulator::holds_dirty(PyObject* v) {
+  if (dirty_.count(v)) return true;
+  if (values_.preexisting(v) || !(PyTuple_CheckExact(v) || PyList_CheckExact(v) || PyDict_CheckExact(v))) return false;
+  Nesting nest(this);
+  if (PyDict_CheckExact(v)) {
+    Py_ssize_t pos = 0;
+    PyObject *k, *item;
+    while (PyDict_Next(v, &pos, &k, &item))
+      if (holds_dirty(item)) return true;
+    return false;
+  }
+  for (Py_ssize_t i = 0; i < PySequence_Fast_GET_SIZE(v); ++i)
+    if (holds_dirty(PySequence_Fast_GET_ITEM(v, i))) return true;
+  return false;
+}
+
 ReturnPlan Simulator::plan_return_node(int node) {
   ReturnPlan p;
   p.kind = ReturnPlan::Source;

@@ -109,6 +109,11 @@ class Simulator {
   void store_attr(PyObject* owner, PyObject* name, PyObject* value);
   void store_global(SimFrame& fr, PyObject* name, PyObject* value);
   void store_nonlocal(SimFrame& fr, int i, PyObject* value);
+  PyObject* deferred_method(PyObject* owner, PyObject* name);  // nullptr: not one
+  PyObject* defer_method_call(PyObject* method, const std::vector<PyObject*>& args);
+  bool store_item(PyObject* container, PyObject* key, PyObject* value);
+  void refuse_dirty_read(SimFrame& fr, const Instruction& ins);
+  bool holds_dirty(PyObject* v);
   PyObject* overlay_attr(PyObject* owner, PyObject* name);  // nullptr: no deferred store
   PyObject* overlay_global(SimFrame& fr, PyObject* name);
   void defer(codegen::EffectPlan fx, PyObject* value, const std::string& what);
@@ -210,6 +215,9 @@ class Simulator {
   std::unordered_set<PyObject*> overlaid_;       // owners in attr_overlay_
   std::unordered_map<std::string, PyObject*> global_overlay_;  // the root's globals
   std::unordered_set<PyObject*> escaped_;        // created containers a deferred effect rebuilds
+  // The caller's containers a deferred effect changes: the simulation can no longer read them.
+  std::unordered_set<PyObject*> dirty_;
+  std::unordered_map<PyObject*, std::pair<PyObject*, PyObject*>> deferred_methods_;  // bound -> (owner, name)
   // Real closure cells met, and their one stand-in each: `node` is the cell's guard node; `root`:
   // one of the captured function's free variables (its stand-in cannot be shared under a guard).
   struct RealCell {

@@ -436,8 +436,8 @@ void Simulator::guard_identity(int node, PyObject* v) {
 }
 
 PyObject* Simulator::materialize(PyObject* v, bool identity) {
-  if (overlaid_.count(v))  // real code would read what the replay has not stored yet
-    stop(Break::SideEffect, std::string("hands a ") + Py_TYPE(v)->tp_name + " whose attributes it assigned to code run for real");
+  if (overlaid_.count(v) || dirty_.count(v))  // real code would read what the replay has not stored yet
+    stop(Break::SideEffect, std::string("hands a ") + Py_TYPE(v)->tp_name + " it changed (replayed later) to code run for real");
   if (PyObject* done = values_.copy_of(v)) return done;
   Nesting nest(this);
   int node = node_of(v);

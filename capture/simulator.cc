@@ -220,6 +220,7 @@ PyObject* Simulator::run_frame(SimFrame& fr) {
       if (point_current_) mark_point(fr);
     }
     const Instruction& ins = (*fr.ins)[fr.pc++];
+    if (!dirty_.empty()) refuse_dirty_read(fr, ins);
     step(fr, ins);
     if (fr.root) {
       after_jump_ = py::is_jump(ins.op) || fr.pc != at + 1 || !fr.blocks.empty();
@@ -317,9 +318,11 @@ void Simulator::step(SimFrame& fr, const Instruction& ins) {
     }
     case Opcode::LOAD_ATTR: push(fr, load_attr(pop(fr), PyTuple_GET_ITEM(fr.code->co_names, ins.arg))); return;
     case Opcode::LOAD_METHOD: {
-      PyObject* v = load_attr(pop(fr), PyTuple_GET_ITEM(fr.code->co_names, ins.arg));
+      PyObject* owner = pop(fr);
+      PyObject* name = PyTuple_GET_ITEM(fr.code->co_names, ins.arg);
+      PyObject* v = deferred_method(owner, name);  // L.append(...) on the caller's list: replayed
       push(fr, null_slot());
-      push(fr, v);
+      push(fr, v ? v : load_attr(owner, name));
       return;
     }
     case Opcode::STORE_ATTR: {
@@ -342,6 +345,7 @@ void Simulator::step(SimFrame& fr, const Instruction& ins) {
       PyObject* key = pop(fr);
       PyObject* container = pop(fr);
       PyObject* value = pop(fr);
+      if (store_item(container, key, value)) return;  // the caller's list or dict: replayed
       write(container, Write::Item, std::string("assigns an item of a ") + Py_TYPE(container)->tp_name + " the function did not create");
       if (!trusted(container)) stop(Break::UserObjectOperator, std::string("item assignment on ") + Py_TYPE(container)->tp_name);
       if (PyObject_SetItem(container, materialize(key), value) < 0) python_error("item assignment");
@@ -759,7 +763,7 @@ void Simulator::step(SimFrame& fr, const Instruction& ins) {
       std::vector<PyObject*> args = pop_n(fr, ins.arg);
       PyObject* meth = pop(fr);  // our LOAD_METHOD always pushes the bound attribute over an empty slot
       pop(fr);
-      push(fr, call(meth, args, nullptr));
+      push(fr, deferred_methods_.count(meth) ? defer_method_call(meth, args) : call(meth, args, nullptr));
       return;
     }
     case Opcode::MAKE_FUNCTION: {

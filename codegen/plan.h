@@ -57,6 +57,7 @@ struct EffectPlan {
     Call,         // operands[0](*operands[1:]); `name`: keyword names of the last operands, or null
     CallMethod,   // operands[0].<name>(*operands[1:]); `kwnames` as for Call
     StoreAttr,    // operands[0].<name> = operands[1]
+    StoreSubscr,  // operands[0][operands[1]] = operands[2]
     StoreGlobal,  // <name> = operands[0], in the frame's globals
     StoreDeref,   // the frame's cell `index` (cellvars, then freevars) = operands[0]
   } kind = Call;

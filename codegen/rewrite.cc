@@ -214,6 +214,12 @@ class Emitter {
           op(Opcode::LOAD_FAST, v[0]);
           op(Opcode::STORE_ATTR, name_index(fx.name.get()));
           break;
+        case EffectPlan::StoreSubscr:
+          op(Opcode::LOAD_FAST, v[2]);
+          op(Opcode::LOAD_FAST, v[0]);
+          op(Opcode::LOAD_FAST, v[1]);
+          op(Opcode::STORE_SUBSCR);
+          break;
         case EffectPlan::StoreGlobal:
           op(Opcode::LOAD_FAST, v[0]);
           op(Opcode::STORE_GLOBAL, name_index(fx.name.get()));

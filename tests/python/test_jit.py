@@ -584,10 +584,20 @@ class TestFallback(JitCase):
         state = []
         def f(x):
             state.append(1)
+            state.sort()  # not replayed: the frame runs as it is
             return x + 1
         st = self.check(f, T([1.0]), graphs=0)
         self.assertEqual(len(state), 3)
         self.assertIn("B005 SideEffect", st["break_reasons"][0])
+
+    def test_appends_to_a_list_are_replayed(self):
+        state = []
+        def f(x):
+            state.append(x * 2)
+            return x + 1
+        st = self.check(f, T([1.0]), graphs=1)
+        self.assertEqual([t.tolist() for t in state], [[2.0]] * 3)
+        self.assertEqual(st["break_reasons"], [])
 
 
     def test_builtins_do_not_consume_an_iterator_argument(self):
