@@ -30,6 +30,9 @@ struct StopCapture {
   std::string detail;
   int line;  // user line being simulated when capture stopped
   PyCodeObject* code = nullptr;  // ... and its function (an inlined one, perhaps); null: the root
+  // The user function the root called (inlined) that it stopped inside, when that function had
+  // recorded tensor work first: worth capturing on its own when the interpreter calls it.
+  PyCodeObject* callee = nullptr;
 };
 
 struct SimFrame {
@@ -58,6 +61,7 @@ struct SimFrame {
   PyObject* result = nullptr;
   bool returned = false;
   bool library = false;             // pijit's own code (a library Cell.construct)
+  size_t ops_at_entry = 0;          // graph nodes recorded before the frame started
 };
 
 class Simulator {
@@ -160,6 +164,7 @@ class Simulator {
   void step(SimFrame& fr, const Instruction& ins);
   int current_line() const;
   PyCodeObject* current_code() const;  // the innermost user frame's
+  PyCodeObject* stopped_callee() const;  // StopCapture::callee
 
   CaptureResult& r_;
   CaptureOptions opt_;

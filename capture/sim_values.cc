@@ -120,7 +120,7 @@ PyObject* Simulator::own(PyObject* new_ref) {
 }
 
 void Simulator::stop(Break b, std::string detail) {
-  throw StopCapture{b, std::move(detail), current_line(), current_code()};
+  throw StopCapture{b, std::move(detail), current_line(), current_code(), stopped_callee()};
 }
 
 // An exception no code capture runs would raise: not an Exception at all (KeyboardInterrupt,

@@ -103,6 +103,12 @@ PyCodeObject* Simulator::current_code() const {
   return nullptr;
 }
 
+PyCodeObject* Simulator::stopped_callee() const {
+  for (size_t k = 1; k < frames_.size(); ++k)
+    if (!frames_[k]->library) return graph_.nodes().size() > frames_[k]->ops_at_entry ? frames_[k]->code : nullptr;
+  return nullptr;
+}
+
 Tensors Simulator::record(const OpDef& op, const Tensors& in, const Attrs& attrs) {
   if (op.data_dependent || !op.infer)
     PJ_THROW(CaptureBreak) << "data_dependent_shape: " << op.name << "'s output shape depends on tensor data";
@@ -203,6 +209,7 @@ void Simulator::run_root(PyFrameObject* f) {
 }
 
 PyObject* Simulator::run_frame(SimFrame& fr) {
+  fr.ops_at_entry = graph_.nodes().size();
   frames_.push_back(&fr);
   struct Pop {
     std::vector<SimFrame*>& v;
@@ -837,6 +844,7 @@ int simulate(PyFrameObject* f, const CaptureOptions& options, CaptureResult& r, 
     r.reason = s.reason;
     r.detail = s.detail;
     if (s.line > 0) r.line = s.line;
+    r.callee = s.callee;
     if (s.code) {  // where it stopped, in the function it stopped in
       r.file = PyUnicode_AsUTF8(s.code->co_filename);
       r.function = PyUnicode_AsUTF8(s.code->co_name);
@@ -884,6 +892,7 @@ CaptureResult capture_frame(PyFrameObject* f, const CaptureOptions& options) {
       b.line = r.line;
       b.file = std::move(r.file);
       b.function = std::move(r.function);
+      b.callee = r.callee;
       r = std::move(b);
     } else if (b.interrupted) {
       r = std::move(b);

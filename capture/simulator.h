@@ -76,6 +76,9 @@ struct CaptureResult {
   // ok with a graph break (plan.resumes): reason, detail and line say why the rest of the frame
   // runs in the interpreter.
   bool broke = false;
+  // A break at a call to a user function capture had inlined and stopped inside, after it did
+  // tensor work: the function becomes a capture candidate itself (its prefix a graph of its own).
+  PyCodeObject* callee = nullptr;  // borrowed
   std::vector<std::string> effects;  // the side effects replayed after the graph, in order
   int ops_seen = 0;  // graph nodes the simulation recorded (also when it refused)
   int instructions = 0;          // simulated, inlined frames included

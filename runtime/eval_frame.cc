@@ -244,6 +244,15 @@ bool build_entry(PyFrameObject* f, CodeState* st, const JitOptions& opt, CacheEn
       out->code = code;
       out->graph = r.graph;
       out->effects = r.effects;
+      if (r.broke && r.callee && r.callee != co) {  // the call the interpreter makes is captured in turn
+        CodeState* cs = code_state(r.callee, true);
+        if (cs && !cs->candidate) {
+          auto copy = std::make_shared<JitOptions>(opt);
+          copy->stress = stress_only(opt);
+          cs->candidate = std::move(copy);
+          g_resume_codes = true;
+        }
+      }
       if (r.broke) {
         out->break_text = r.reason_text();
         st->break_reasons.push_back(out->break_text);
@@ -326,6 +335,7 @@ PyObject* run_captured(PyThreadState* ts, PyFrameObject* f, const JitOptions& op
                           why.text();
         report(stress_only(opt) ? kLogDebug : kLogWarning, msg);
       }
+      Py_XDECREF(st->entries.back().code);  // a frame running it holds its own reference
       st->entries.pop_back();
     }
   }

@@ -297,6 +297,43 @@ class GraphBreaks(unittest.TestCase):
         self.assert_broke(st, "B008", ops=1)
         self.assertEqual((st["resume_graphs"], st["resume_breaks"]), (2, 1), st)
 
+    def test_a_break_three_calls_deep_keeps_every_callers_prefix(self):
+        # The root breaks at its call; the callee, which had done tensor work, is captured in turn
+        # when the interpreter calls it, and breaks at its own call: a graph and a resumed graph
+        # at every level.
+        def inner(x):
+            y = x * 3.0
+            say("inner", y.shape)
+            return y + 1.0
+
+        def middle(x):
+            z = x - 1.0
+            return inner(z) * 2.0
+
+        def outer(x):
+            a = x + 1.0
+            b = middle(a)
+            return b * 5.0
+        self.same(outer, lambda: (T([1.0, 2.0]),))
+        for fn in (outer, middle, inner):
+            st = pj.jit_stats(fn)
+            self.assertEqual((st["graphs"], st["breaks"], st["resume_graphs"], st["entries"][0]["ops"]), (1, 1, 1, 1),
+                             (fn.__name__, st))
+            self.assertIn("B008", st["break_reasons"][0])
+
+    def test_a_callee_without_tensor_work_before_its_break_is_not_captured(self):
+        def helper(x):
+            say("helper")  # nothing worth a graph before the break: the call runs as it is
+            return x * 2.0
+
+        def f(x):
+            y = x + 1.0
+            return helper(y)
+        st = self.same(f, lambda: (T([1.0]),))
+        self.assertEqual((st["graphs"], st["breaks"]), (1, 1), st["break_reasons"])
+        if not pj.stress_stats()["level"]:  # (stress mode makes every frame a candidate)
+            self.assertEqual(pj.jit_stats(helper)["compiles"], 0)
+
     def test_branch_on_a_tensor_value_resumes_each_side(self):
         def f(x):
             s = x.sum()
