@@ -306,7 +306,10 @@ class Emitter {
 }  // namespace
 
 PyObject* emit_graph_code(PyCodeObject* original, const guards::GuardTree& guards, const FramePlan& plan,
-                          PyObject* runner, std::vector<PyObject*>* resume_codes) {
+                          PyObject* runner, const ResumeMaker& make_resume) {
+  auto resume_code = [&](int offset, int depth, const std::vector<char>& bound) {
+    return make_resume ? make_resume(offset, depth, bound, plan.line) : emit_resume_code(original, offset, depth, bound, plan.line);
+  };
   Emitter e(original, plan.line);
   int outputs_local = e.new_local("__pijit_outputs");
   if (plan.calls_graph) {
@@ -339,10 +342,9 @@ PyObject* emit_graph_code(PyCodeObject* original, const guards::GuardTree& guard
   py::Instruction ins;
   int next = -1, depth = static_cast<int>(r.stack.size());
   if (r.break_offset < 0) {  // nothing to run here: resume at `offset` itself
-    Ref code(emit_resume_code(original, r.offset, depth, r.bound, plan.line));
+    Ref code(resume_code(r.offset, depth, r.bound));
     if (!code) return nullptr;
     e.call_resume(original, code.get(), depth, r.bound);
-    if (resume_codes) resume_codes->push_back(code.release());
     return e.finish(original);
   }
   if (!e.copy_run(original, r.offset, r.break_offset, r.method_call_as_function, &ins, &next, &depth)) return nullptr;
@@ -361,10 +363,9 @@ PyObject* emit_graph_code(PyCodeObject* original, const guards::GuardTree& guard
   if (conditional) ways.push_back({ins.jump_target, depth + py::stack_effect(ins.op, ins.arg, 1)});
   for (size_t w = 0; w < ways.size(); ++w) {
     if (w == 1) e.set_target(jump_at, static_cast<int>(e.size()));
-    Ref code(emit_resume_code(original, ways[w].offset, ways[w].depth, r.bound, plan.line));
+    Ref code(resume_code(ways[w].offset, ways[w].depth, r.bound));
     if (!code) return nullptr;
     e.call_resume(original, code.get(), ways[w].depth, r.bound);
-    if (resume_codes) resume_codes->push_back(code.release());
   }
   return e.finish(original);
 }
@@ -409,8 +410,7 @@ PyObject* reassemble(PyCodeObject* original) {
 #else  // no rewritten code on Pythons whose capture is not built (never reached: no hook)
 
 namespace pj::codegen {
-PyObject* emit_graph_code(PyCodeObject*, const guards::GuardTree&, const FramePlan&, PyObject*,
-                          std::vector<PyObject*>*) {
+PyObject* emit_graph_code(PyCodeObject*, const guards::GuardTree&, const FramePlan&, PyObject*, const ResumeMaker&) {
   PyErr_SetString(PyExc_NotImplementedError, py::kUnsupportedPythonMessage);
   return nullptr;
 }

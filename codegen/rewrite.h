@@ -4,6 +4,9 @@
 
 #include "py/pyport.h"  // first (Python.h)
 
+#include <functional>
+#include <vector>
+
 #include "codegen/plan.h"
 #include "guards/guard_tree.h"
 
@@ -13,10 +16,13 @@ namespace pj::codegen {
 // first line as `original` (so the shadow frame can take over its fast locals, and tracebacks
 // name the user's function and return line). `runner` is the callable that runs the graph on its
 // inputs and returns a tuple of outputs (unused when the plan calls no graph). nullptr with a Python exception on failure.
-// A plan with a graph break (plan.resumes) also makes resume functions' code objects: appended to
-// *resume_codes (new references), for the caller to make capture candidates.
+// A plan with a graph break (plan.resumes) also needs resume functions' code objects: it asks
+// `make_resume` for each (a new reference, or nullptr with an exception), so that the caller can
+// share one code between breaks that resume at the same place and make it a capture candidate;
+// without one, emit_resume_code makes them.
+using ResumeMaker = std::function<PyObject*(int offset, int depth, const std::vector<char>& bound, int line)>;
 PyObject* emit_graph_code(PyCodeObject* original, const guards::GuardTree& guards, const FramePlan& plan,
-                          PyObject* runner, std::vector<PyObject*>* resume_codes = nullptr);
+                          PyObject* runner, const ResumeMaker& make_resume = nullptr);
 
 // The code of a resume function: the original code from `offset` on, entered with every fast local
 // of the original (those `bound` says are not, deleted first) and `depth` stack values as

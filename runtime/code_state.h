@@ -8,6 +8,7 @@
 #include <map>
 #include <memory>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "capture/simulator.h"
@@ -47,6 +48,9 @@ struct CodeState {
   // A resume function's code: a capture candidate wherever it runs, with the options of the jit
   // whose graph break made it.
   std::shared_ptr<const JitOptions> candidate;
+  // Resume functions made for this code's graph breaks, by (offset, stack depth, bound locals):
+  // breaks that resume at the same place with the same layout share one (owned).
+  std::map<std::tuple<int, int, std::vector<char>>, PyObject*> resume_codes;
   int auto_candidate = 0;  // `pijit run`: 0 not decided, 1 the script's code, 2 not
   ~CodeState();
 };

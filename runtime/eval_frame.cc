@@ -212,22 +212,38 @@ bool build_entry(PyFrameObject* f, CodeState* st, const JitOptions& opt, CacheEn
   }
   if (r.ok) {
     py::Ref runner(new_graph_runner(r.graph, where(co)));
-    std::vector<PyObject*> resumes;
-    PyObject* code = runner ? codegen::emit_graph_code(co, *r.guards, r.plan, runner.get(), &resumes) : nullptr;
-    if (code) log_bytecode(co, code);
-    for (PyObject* rc : resumes) {  // capture candidates with this jit's options
-      if (code) log_bytecode(co, rc);
-      if (CodeState* rs = code ? code_state(reinterpret_cast<PyCodeObject*>(rc), true) : nullptr) {
-        auto copy = std::make_shared<JitOptions>(opt);
-        copy->stress = stress_only(opt);
-        py::DecodeResult d = py::decode_code(rc);  // the prologue ends with its jump into the original
-        for (size_t k = 0; k < d.instructions.size() && !copy->capture.first_break_index; ++k)
-          if (d.instructions[k].op == py::Opcode::JUMP_ABSOLUTE) copy->capture.first_break_index = static_cast<int>(k) + 1;
-        rs->candidate = std::move(copy);
-        g_resume_codes = true;
-        out->resumes.push_back(reinterpret_cast<PyCodeObject*>(rc));
+    // One resume function per (offset, layout), shared by every entry that breaks there; a capture
+    // candidate with this jit's options.
+    codegen::ResumeMaker make_resume = [&](int offset, int depth, const std::vector<char>& bound, int line) -> PyObject* {
+      PyObject*& rc = st->resume_codes[{offset, depth, bound}];
+      if (!rc) {
+        rc = codegen::emit_resume_code(co, offset, depth, bound, line);
+        if (!rc) {
+          st->resume_codes.erase({offset, depth, bound});
+          return nullptr;
+        }
+        if (CodeState* rs = code_state(reinterpret_cast<PyCodeObject*>(rc), true)) {
+          auto copy = std::make_shared<JitOptions>(opt);
+          copy->stress = stress_only(opt);
+          py::DecodeResult d = py::decode_code(rc);  // the prologue ends with its jump into the original
+          for (size_t k = 0; k < d.instructions.size() && !copy->capture.first_break_index; ++k)
+            if (d.instructions[k].op == py::Opcode::JUMP_ABSOLUTE) copy->capture.first_break_index = static_cast<int>(k) + 1;
+          rs->candidate = std::move(copy);
+          g_resume_codes = true;
+        } else {
+          PyErr_Clear();
+        }
       }
-      Py_DECREF(rc);  // the rewritten code holds it
+      out->resumes.push_back(reinterpret_cast<PyCodeObject*>(rc));
+      Py_INCREF(rc);
+      return rc;
+    };
+    PyObject* code = runner ? codegen::emit_graph_code(co, *r.guards, r.plan, runner.get(), make_resume) : nullptr;
+    if (code) {
+      log_bytecode(co, code);
+      for (PyCodeObject* rc : out->resumes) log_bytecode(co, reinterpret_cast<PyObject*>(rc));
+    } else {
+      out->resumes.clear();
     }
     if (!code) {
       PyObject *t, *v, *tb;
@@ -389,6 +405,7 @@ PyObject* g_capture_error = nullptr;
 
 CodeState::~CodeState() {
   for (auto& e : entries) Py_XDECREF(e.code);
+  for (auto& rc : resume_codes) Py_XDECREF(rc.second);
   Py_XDECREF(reassembled);
 }
 

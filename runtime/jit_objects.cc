@@ -5,6 +5,7 @@
 #include <structmember.h>
 
 #include <cstdlib>
+#include <set>
 
 #include "runtime/eval_frame.h"
 #include "capture/jit_api.h"
@@ -239,15 +240,16 @@ int set_item(PyObject* d, const char* k, PyObject* v) {
 }
 
 // Graphs and breaks of the resume functions graph breaks of `st` made, and of theirs.
-void resume_totals(const CodeState* st, int64_t* graphs, int64_t* breaks, int depth = 0) {
-  if (!st || depth > 64) return;
+// (A resume function shared by several entries counts once.)
+void resume_totals(const CodeState* st, int64_t* graphs, int64_t* breaks, std::set<const CodeState*>* seen) {
+  if (!st) return;
   for (const CacheEntry& e : st->entries)
     for (PyCodeObject* rc : e.resumes) {
       const CodeState* rs = code_state(rc, false);
-      if (!rs) continue;
+      if (!rs || !seen->insert(rs).second) continue;
       for (const CacheEntry& re : rs->entries) *graphs += re.code != nullptr;
       *breaks += rs->breaks;
-      resume_totals(rs, graphs, breaks, depth + 1);
+      resume_totals(rs, graphs, breaks, seen);
     }
 }
 
@@ -284,9 +286,11 @@ PyObject* py_jit_stats(PyObject*, PyObject* obj) {
   set_item(d.get(), "evictions", PyLong_FromLongLong(st ? st->evictions : 0));
   set_item(d.get(), "breaks", PyLong_FromLongLong(st ? st->breaks : 0));
   int64_t resume_graphs = 0, resume_breaks = 0;
-  resume_totals(st, &resume_graphs, &resume_breaks);
+  std::set<const CodeState*> seen;
+  resume_totals(st, &resume_graphs, &resume_breaks, &seen);
   set_item(d.get(), "resume_graphs", PyLong_FromLongLong(resume_graphs));  // graph breaks' resume functions
   set_item(d.get(), "resume_breaks", PyLong_FromLongLong(resume_breaks));
+  set_item(d.get(), "resume_functions", PyLong_FromSize_t(st ? st->resume_codes.size() : 0));  // distinct, shared
   set_item(d.get(), "frames_rewritten", PyLong_FromLongLong(st ? st->frames_rewritten : 0));
   set_item(d.get(), "frames_default", PyLong_FromLongLong(st ? st->frames_default : 0));
   set_item(d.get(), "graph_failures", PyLong_FromLongLong(st ? st->graph_failures : 0));
@@ -320,7 +324,8 @@ PyObject* py_capture_summary(PyObject*, PyObject*) {
     if (st->compiles == 0 || st->skip_reason == "no tensor work") continue;
     int64_t graphs = 0, resume_graphs = 0, resume_breaks = 0;
     for (const CacheEntry& e : st->entries) graphs += e.code != nullptr;
-    resume_totals(st, &resume_graphs, &resume_breaks);
+    std::set<const CodeState*> seen;
+    resume_totals(st, &resume_graphs, &resume_breaks, &seen);
     Ref d(PyDict_New());
     set_item(d.get(), "function", PyUnicode_FromString(PyUnicode_AsUTF8(st->code->co_name)));
     set_item(d.get(), "file", PyUnicode_FromString(PyUnicode_AsUTF8(st->code->co_filename)));

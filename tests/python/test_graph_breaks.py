@@ -297,6 +297,19 @@ class GraphBreaks(unittest.TestCase):
         self.assert_broke(st, "B008", ops=1)
         self.assertEqual((st["resume_graphs"], st["resume_breaks"]), (2, 1), st)
 
+    def test_entries_breaking_at_one_place_share_its_resume_function(self):
+        def f(x):
+            y = x * 2.0
+            say("mid")
+            return y + 1.0
+        jf = pj.jit(f)
+        for shape in ((1,), (2,), (1,), (2,)):
+            x = pj.ones(shape)
+            self.assertEqual(run(jf, x), plain(f, x))
+        st = pj.jit_stats(jf)
+        # two entries (one per shape), one resume function, captured once per shape
+        self.assertEqual((st["graphs"], st["breaks"], st["resume_functions"], st["resume_graphs"]), (2, 2, 1, 2), st)
+
     def test_a_break_three_calls_deep_keeps_every_callers_prefix(self):
         # The root breaks at its call; the callee, which had done tensor work, is captured in turn
         # when the interpreter calls it, and breaks at its own call: a graph and a resumed graph
