@@ -158,15 +158,17 @@ PyObject* Simulator::output_call(PyObject* callable, const std::vector<PyObject*
 // storing a value that is neither a Parameter nor a Cell.
 void Simulator::store_attr(PyObject* owner, PyObject* name, PyObject* value) {
   const char* cname = PyUnicode_AsUTF8(name);
-  std::string what = std::string("assigns attribute '") + cname + "' of a " + Py_TYPE(owner)->tp_name;
+  std::string what = std::string(value ? "assigns attribute '" : "deletes attribute '") + cname + "' of a " +
+                     Py_TYPE(owner)->tp_name;
+  Write kind = value ? Write::Attr : Write::DeleteAttr;
   int node = node_of(owner);
   if (!values_.preexisting(owner) || node < 0 || py::is_tensor(owner) || PyType_Check(owner))
-    write(owner, Write::Attr, what);
+    write(owner, kind, what);
   PyTypeObject* tp = Py_TYPE(owner);
   PyObject* descr = _PyType_Lookup(tp, name);
   bool plain = tp->tp_setattro == PyObject_GenericSetAttr && _PyObject_GetDictPtr(owner);
-  const Value* tensor = values_.frame_tensor(value);  // a Parameter read from the frame is a graph input
-  bool cell = is_cell_object(owner) && !is_cell_object(value) && !is_parameter(tensor ? tensor->real : value);
+  const Value* tensor = value ? values_.frame_tensor(value) : nullptr;  // a Parameter read from the frame is a graph input
+  bool cell = is_cell_object(owner) && value && !is_cell_object(value) && !is_parameter(tensor ? tensor->real : value);
   if (cell) {  // Cell.__setattr__ would unregister (or refuse to replace) a child or Parameter
     PyObject** dict = _PyObject_GetDictPtr(owner);
     for (const char* reg : {"_cells", "_params"}) {
@@ -176,15 +178,15 @@ void Simulator::store_attr(PyObject* owner, PyObject* name, PyObject* value) {
   }
   if ((!plain && !cell) || (descr && Py_TYPE(descr)->tp_descr_set) || std::strcmp(cname, "__class__") == 0 ||
       std::strcmp(cname, "__dict__") == 0)
-    write(owner, Write::Attr, what);
+    write(owner, kind, what);
   codegen::EffectPlan fx;
-  fx.kind = codegen::EffectPlan::StoreAttr;
+  fx.kind = value ? codegen::EffectPlan::StoreAttr : codegen::EffectPlan::DeleteAttr;
   fx.operands.push_back(plan_return(owner));
-  fx.operands.push_back(plan_return(value));
+  if (value) fx.operands.push_back(plan_return(value));
   Py_INCREF(name);
   fx.name = py::Ref(name);
   defer(std::move(fx), value, what);
-  attr_overlay_[{owner, cname}] = value;
+  attr_overlay_[{owner, cname}] = value ? value : null_slot();
   overlaid_.insert(owner);
 }
 
@@ -195,26 +197,30 @@ PyObject* Simulator::overlay_attr(PyObject* owner, PyObject* name) {
   if (std::strcmp(cname, "__dict__") == 0)
     stop(Break::SideEffect, "reads the __dict__ of an object whose attributes it assigned");
   auto it = attr_overlay_.find({owner, cname});
+  if (it != attr_overlay_.end() && it->second == null_slot())
+    stop(Break::SideEffect, std::string("reads attribute '") + cname + "' it deleted (the deletion is replayed later)");
   return it == attr_overlay_.end() ? nullptr : it->second;
 }
 
 void Simulator::store_global(SimFrame& fr, PyObject* name, PyObject* value) {
-  std::string what = std::string("assigns global '") + PyUnicode_AsUTF8(name) + "'";
+  std::string what = std::string(value ? "assigns global '" : "deletes global '") + PyUnicode_AsUTF8(name) + "'";
   // The rewritten code stores into its own globals: a function inlined from another module's
   // would need that module's.
   if (fr.globals != frames_.front()->globals) write(fr.globals, Write::Global, what);
   codegen::EffectPlan fx;
-  fx.kind = codegen::EffectPlan::StoreGlobal;
-  fx.operands.push_back(plan_return(value));
+  fx.kind = value ? codegen::EffectPlan::StoreGlobal : codegen::EffectPlan::DeleteGlobal;
+  if (value) fx.operands.push_back(plan_return(value));
   Py_INCREF(name);
   fx.name = py::Ref(name);
   defer(std::move(fx), value, what);
-  global_overlay_[PyUnicode_AsUTF8(name)] = value;
+  global_overlay_[PyUnicode_AsUTF8(name)] = value ? value : null_slot();
 }
 
 PyObject* Simulator::overlay_global(SimFrame& fr, PyObject* name) {
   if (global_overlay_.empty() || fr.globals != frames_.front()->globals) return nullptr;
   auto it = global_overlay_.find(PyUnicode_AsUTF8(name));
+  if (it != global_overlay_.end() && it->second == null_slot())
+    stop(Break::SideEffect, std::string("reads global '") + PyUnicode_AsUTF8(name) + "' it deleted (the deletion is replayed later)");
   return it == global_overlay_.end() ? nullptr : it->second;
 }
 
@@ -280,13 +286,14 @@ bool Simulator::store_item(PyObject* container, PyObject* key, PyObject* value) 
   if (!(PyList_CheckExact(container) || PyDict_CheckExact(container)) || node_of(container) < 0) return false;
   if (container == key || container == value) return false;
   codegen::EffectPlan fx;
-  fx.kind = codegen::EffectPlan::StoreSubscr;
+  fx.kind = value ? codegen::EffectPlan::StoreSubscr : codegen::EffectPlan::DeleteSubscr;
   fx.operands.push_back(plan_return(container));
   fx.operands.push_back(plan_return(key));
-  fx.operands.push_back(plan_return(value));
+  if (value) fx.operands.push_back(plan_return(value));
   escape(key);
   defer(std::move(fx), value,
-        std::string("assigns an item of a ") + Py_TYPE(container)->tp_name + " the function did not create");
+        std::string(value ? "assigns an item of a " : "deletes an item of a ") + Py_TYPE(container)->tp_name +
+            " the function did not create");
   dirty_.insert(container);
   return true;
 }
@@ -308,6 +315,12 @@ void Simulator::refuse_dirty_read(SimFrame& fr, const Instruction& ins) {
         for (size_t k = fr.stack.size() - ins.arg; k < fr.stack.size(); ++k)
           if (dirty_.count(fr.stack[k])) stop(Break::SideEffect, "passes a container it changed (replayed later) as an argument");
         return;
+      }
+      break;
+    case Opcode::DELETE_SUBSCR:
+      if (fr.stack.size() >= 2 && !dirty_.count(fr.stack.back())) {
+        PyObject* container = fr.stack[fr.stack.size() - 2];
+        if ((PyList_CheckExact(container) || PyDict_CheckExact(container)) && node_of(container) >= 0) return;
       }
       break;
     case Opcode::STORE_SUBSCR:  // the value may be the changed container; container and key not

@@ -338,15 +338,13 @@ void Simulator::step(SimFrame& fr, const Instruction& ins) {
       return;
     }
     case Opcode::DELETE_ATTR:
-      write(fr.stack.back(), Write::DeleteAttr,
-            std::string("deletes attribute '") + PyUnicode_AsUTF8(PyTuple_GET_ITEM(fr.code->co_names, ins.arg)) + "'");
-      return;  // not reached: deletions are not deferred
+      store_attr(pop(fr), PyTuple_GET_ITEM(fr.code->co_names, ins.arg), nullptr);
+      return;
     case Opcode::STORE_GLOBAL:
       store_global(fr, PyTuple_GET_ITEM(fr.code->co_names, ins.arg), pop(fr));
       return;
     case Opcode::DELETE_GLOBAL:
-      write(fr.globals, Write::Global, std::string("deletes global '") +
-                                           PyUnicode_AsUTF8(PyTuple_GET_ITEM(fr.code->co_names, ins.arg)) + "'");
+      store_global(fr, PyTuple_GET_ITEM(fr.code->co_names, ins.arg), nullptr);
       return;
     case Opcode::STORE_SUBSCR: {
       PyObject* key = pop(fr);
@@ -361,6 +359,7 @@ void Simulator::step(SimFrame& fr, const Instruction& ins) {
     case Opcode::DELETE_SUBSCR: {
       PyObject* key = pop(fr);
       PyObject* container = pop(fr);
+      if (store_item(container, key, nullptr)) return;  // the caller's list or dict: replayed
       write(container, Write::DeleteItem, std::string("deletes an item of a ") + Py_TYPE(container)->tp_name + " the function did not create",
             /*preexisting=*/!trusted(container) || py::is_tensor(container));
       if (PyObject_DelItem(container, materialize(key)) < 0) python_error("del");

@@ -59,6 +59,9 @@ struct EffectPlan {
     StoreAttr,    // operands[0].<name> = operands[1]
     StoreSubscr,  // operands[0][operands[1]] = operands[2]
     StoreGlobal,  // <name> = operands[0], in the frame's globals
+    DeleteAttr,   // del operands[0].<name>
+    DeleteSubscr, // del operands[0][operands[1]]
+    DeleteGlobal, // del <name>, in the frame's globals
     StoreDeref,   // the frame's cell `index` (cellvars, then freevars) = operands[0]
   } kind = Call;
   std::vector<ReturnPlan> operands;

@@ -224,6 +224,18 @@ class Emitter {
           op(Opcode::LOAD_FAST, v[0]);
           op(Opcode::STORE_GLOBAL, name_index(fx.name.get()));
           break;
+        case EffectPlan::DeleteAttr:
+          op(Opcode::LOAD_FAST, v[0]);
+          op(Opcode::DELETE_ATTR, name_index(fx.name.get()));
+          break;
+        case EffectPlan::DeleteSubscr:
+          op(Opcode::LOAD_FAST, v[0]);
+          op(Opcode::LOAD_FAST, v[1]);
+          op(Opcode::DELETE_SUBSCR);
+          break;
+        case EffectPlan::DeleteGlobal:
+          op(Opcode::DELETE_GLOBAL, name_index(fx.name.get()));
+          break;
         case EffectPlan::StoreDeref:
           op(Opcode::LOAD_FAST, v[0]);
           op(Opcode::STORE_DEREF, fx.index);

@@ -647,7 +647,7 @@ def delete_subscr_local_containers(x):
 
 
 @snippet("DELETE_SUBSCR", [lambda c: ([T([1.0]), T([2.0])],), lambda c: ([T([1.0]), T([2.0]), T([3.0])],)],
-         "B005")
+         "captured")
 def delete_subscr_argument_list(l):
     del l[0]
     return l
@@ -1061,7 +1061,7 @@ def store_global(x):
     return G_OUT
 
 
-@snippet("DELETE_GLOBAL", [v3, v3], ("B005",), globals_={"G_DOOMED": lambda: 1})
+@snippet("DELETE_GLOBAL", [v3, v3], "captured", globals_={"G_DOOMED": lambda: 1})
 def delete_global(x):
     global G_DOOMED
     del G_DOOMED
@@ -1244,13 +1244,13 @@ def store_attr_on_tensor(x):
     return x.note
 
 
-@snippet("DELETE_ATTR", [lambda c: (T([1.0]), Box(1.0))] * 2, "B005")
+@snippet("DELETE_ATTR", [lambda c: (T([1.0]), Box(1.0))] * 2, "captured")
 def delete_attr_argument(x, box):
     del box.v
     return x, box
 
 
-@snippet("DELETE_ATTR", [lambda c: (T([1.0]), Box(1.0))] * 2, "B005")
+@snippet("DELETE_ATTR", [lambda c: (T([1.0]), Box(1.0))] * 2, "captured")
 def delete_attr_missing(x, box):
     del box.nope
     return x

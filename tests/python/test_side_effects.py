@@ -222,6 +222,27 @@ class ReplayedEffects(unittest.TestCase):
         self.assertEqual(get(), 4.0)
         self.assertIn("calls a closure that reads a variable the function assigned", pj.jit_stats(jf)["break_reasons"][0])
 
+    def test_deletions(self):
+        def f(x, box, d, l):
+            global G_TOTAL
+            y = x * 2.0
+            del box.a, d["k"], l[0]
+            G_TOTAL = 1
+            del G_TOTAL
+            return y + 1.0, hasattr(box, "b")
+        st = self.same(f, lambda: (T([1.0]), Box(a=1, b=2), {"k": 1, "j": 2}, [1, 2]),
+                       state=lambda: "G_TOTAL" in globals())
+        self.one_graph(st)
+
+    def test_reading_what_was_deleted_breaks(self):
+        def f(x, box):
+            y = x * 2.0
+            del box.a
+            return y + 1.0, getattr(box, "a", "gone")  # the interpreter answers
+        st = self.same(f, lambda: (T([1.0]), Box(a=1)))
+        self.assertEqual(st["breaks"], 1, st)
+        self.assertIn("reads attribute 'a' it deleted", st["break_reasons"][0])
+
     def test_effects_inside_an_inlined_call(self):
         def helper(box, y):
             print("helper got", y)
