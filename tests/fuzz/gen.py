@@ -687,13 +687,13 @@ class Body(object):
             opts += ["G_S = %s" % self.e_N(0)]
         if "G_D" in self.env.globals and "G_D" not in self.frozen:
             opts += ["G_D[%r] = %s" % (self.pick(["a", "b", "c"]), self.e_N(0)),
-                     "G_D.pop('c', None)"]
+                     "G_D.pop('c', None)", "del G_D[%r]" % self.pick(["a", "c"])]
         if "G_L" in self.env.globals and "G_L" not in self.frozen:
             opts += ["G_L.append(%s)" % self.e_N(0)]
         if "G_SET" in self.env.globals:
             opts += ["G_SET.add(%s)" % self.pick(["1", "3", "4"])]
         if self.env.box:
-            opts += ["BOX.hits += 1", "BOX.w = %s" % self.e_N(0), "BOX.t = %s" % self.e_T(0),
+            opts += ["BOX.hits += 1", "BOX.w = %s" % self.e_N(0), "BOX.t = %s" % self.e_T(0), "del BOX.extra",
                      "BOX.extra = %s" % self.e_N(0), "setattr(BOX, 'flag', %s)" % self.e_B(0)]
             if self.in_method == "BOX":
                 opts += ["self.hits += 1", "self.w = %s" % self.e_N(0)]
