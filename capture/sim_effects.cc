@@ -69,6 +69,11 @@ bool is_parameter(PyObject* v) {
 }  // namespace
 
 void Simulator::defer(codegen::EffectPlan fx, PyObject* value, const std::string& what) {
+  // Replayed after the graph, an effect that raises would raise outside the handler that catches
+  // it in eager Python.
+  for (const SimFrame* f : frames_)
+    for (const SimFrame::Block& b : f->blocks)
+      if (b.op != Opcode::SETUP_LOOP) stop(Break::SideEffect, what + " inside a try or with block");
   fx.line = current_line();
   if (value) escape(value);
   r_.plan.effects.push_back(std::move(fx));

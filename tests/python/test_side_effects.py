@@ -234,6 +234,17 @@ class ReplayedEffects(unittest.TestCase):
                        state=lambda: "G_TOTAL" in globals())
         self.one_graph(st)
 
+    def test_no_replay_inside_a_try_block(self):  # found by CPython's test_descr under stress
+        def f(x, box):
+            y = x * 2.0
+            try:
+                del box.a  # raises AttributeError, which the handler below catches
+            except AttributeError:
+                y = y + 1.0
+            return y
+        self.same(f, lambda: (T([1.0]), Box()))
+        self.same(f, lambda: (T([1.0]), Box(a=1)))
+
     def test_reading_what_was_deleted_breaks(self):
         def f(x, box):
             y = x * 2.0
