@@ -231,7 +231,10 @@ class Simulator {
     bool root;
   };
   std::unordered_map<PyObject*, RealCell> real_cells_;
-  std::unordered_set<PyObject*> aliased_cells_;  // stand-ins of one real cell that cannot be shared
+  std::unordered_set<PyObject*> aliased_cells_;
+  // User functions the root called (inlined) that recorded tensor work, with the ordinal of the
+  // root's last break point before the call (CaptureResult::callees).
+  std::vector<std::pair<PyCodeObject*, int>> called_;  // stand-ins of one real cell that cannot be shared
   void mark_point(SimFrame& fr);
   // After a refusal (first pass): whether it can become a graph break at the current point, i.e.
   // nothing the interpreter redoes from there (the instruction, and what capture simulated of it)

@@ -1340,7 +1340,9 @@ PyObject* Simulator::inline_call(PyObject* func, PyObject* self, const std::vect
     if (seen != real_cells_.end() && seen->second.root) aliased_cells_.insert(mine);
     fr.cells.push_back(mine);
   }
-  return run_frame(fr);
+  PyObject* result = run_frame(fr);
+  if (frames_.size() == 1 && !fr.library && graph_.nodes().size() > fr.ops_at_entry) called_.emplace_back(co, points_);
+  return result;
 }
 
 ReturnPlan Simulator::plan_return(PyObject* v) {

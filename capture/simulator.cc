@@ -1,6 +1,8 @@
 // The simulator's frame loop and its opcode handlers (one per opcode, named after it).
 #include "py/pyport.h"  // first (Python.h)
 
+#include <algorithm>
+
 
 #include "capture/sim_state.h"
 
@@ -843,7 +845,6 @@ int simulate(PyFrameObject* f, const CaptureOptions& options, CaptureResult& r, 
     r.reason = s.reason;
     r.detail = s.detail;
     if (s.line > 0) r.line = s.line;
-    r.callee = s.callee;
     if (s.code) {  // where it stopped, in the function it stopped in
       r.file = PyUnicode_AsUTF8(s.code->co_filename);
       r.function = PyUnicode_AsUTF8(s.code->co_name);
@@ -857,6 +858,13 @@ int simulate(PyFrameObject* f, const CaptureOptions& options, CaptureResult& r, 
         again->stop_at_boundary = break_at;
         again->break_offset = sim.break_offset_;
         again->break_bound = sim.bound_at_point();
+      }
+      if (!options.stop_at_boundary) {  // calls past the break point (all: no break) the interpreter makes
+        for (const auto& c : sim.called_)
+          if (c.second >= break_at && std::find(r.callees.begin(), r.callees.end(), c.first) == r.callees.end())
+            r.callees.push_back(c.first);
+        if (s.callee && std::find(r.callees.begin(), r.callees.end(), s.callee) == r.callees.end())
+          r.callees.push_back(s.callee);
       }
     }
   } catch (const Error& e) {
@@ -891,7 +899,7 @@ CaptureResult capture_frame(PyFrameObject* f, const CaptureOptions& options) {
       b.line = r.line;
       b.file = std::move(r.file);
       b.function = std::move(r.function);
-      b.callee = r.callee;
+      b.callees = std::move(r.callees);
       r = std::move(b);
     } else if (b.interrupted) {
       r = std::move(b);

@@ -76,9 +76,10 @@ struct CaptureResult {
   // ok with a graph break (plan.resumes): reason, detail and line say why the rest of the frame
   // runs in the interpreter.
   bool broke = false;
-  // A break at a call to a user function capture had inlined and stopped inside, after it did
-  // tensor work: the function becomes a capture candidate itself (its prefix a graph of its own).
-  PyCodeObject* callee = nullptr;  // borrowed
+  // A break or a refusal: the user functions the root called after the break point (all of them,
+  // when the frame runs as it is) that did tensor work: the interpreter calls them.
+  // They become capture candidates themselves, each a graph of its own (borrowed).
+  std::vector<PyCodeObject*> callees;
   std::vector<std::string> effects;  // the side effects replayed after the graph, in order
   int ops_seen = 0;  // graph nodes the simulation recorded (also when it refused)
   int instructions = 0;          // simulated, inlined frames included

@@ -188,6 +188,23 @@ bool quiet_check(const guards::GuardTree& g, PyFrameObject* f, guards::GuardFail
 
 // Builds the cache entry for this frame's guards: a graph, or an eager refusal with its reason.
 // Returns false with a Python exception set when fullgraph insists and capture failed.
+// The user functions a graph break or a refusal leaves to the interpreter, that did tensor work
+// while inlined, are captured in turn when it calls them (with this jit's options).
+void mark_callees(const std::vector<PyCodeObject*>& callees, PyCodeObject* co, const JitOptions& opt) {
+  for (PyCodeObject* callee : callees) {
+    CodeState* cs = callee != co ? code_state(callee, true) : nullptr;
+    if (!cs) {
+      PyErr_Clear();
+      continue;
+    }
+    if (cs->candidate) continue;
+    auto copy = std::make_shared<JitOptions>(opt);
+    copy->stress = stress_only(opt);
+    cs->candidate = std::move(copy);
+    g_resume_codes = true;
+  }
+}
+
 bool build_entry(PyFrameObject* f, CodeState* st, const JitOptions& opt, CacheEntry* out) {
   PyCodeObject* co = py::frame_code(f);
   st->mode = CodeState::Building;
@@ -260,15 +277,6 @@ bool build_entry(PyFrameObject* f, CodeState* st, const JitOptions& opt, CacheEn
       out->code = code;
       out->graph = r.graph;
       out->effects = r.effects;
-      if (r.broke && r.callee && r.callee != co) {  // the call the interpreter makes is captured in turn
-        CodeState* cs = code_state(r.callee, true);
-        if (cs && !cs->candidate) {
-          auto copy = std::make_shared<JitOptions>(opt);
-          copy->stress = stress_only(opt);
-          cs->candidate = std::move(copy);
-          g_resume_codes = true;
-        }
-      }
       if (r.broke) {
         out->break_text = r.reason_text();
         st->break_reasons.push_back(out->break_text);
@@ -279,6 +287,7 @@ bool build_entry(PyFrameObject* f, CodeState* st, const JitOptions& opt, CacheEn
                         r.graph->to_string());
     }
   }
+  if (!r.ok || r.broke) mark_callees(r.callees, co, opt);
   out->guards = r.guards;
   if (!r.ok) {
     std::string text = r.reason_text();

@@ -347,6 +347,24 @@ class GraphBreaks(unittest.TestCase):
         if not pj.stress_stats()["level"]:  # (stress mode makes every frame a candidate)
             self.assertEqual(pj.jit_stats(helper)["compiles"], 0)
 
+    def test_functions_a_loop_left_to_the_interpreter_calls_are_captured(self):
+        def step(x, w):
+            return ops.relu(x @ w) * 2.0
+
+        def train(x, w):
+            total = 0.0
+            for i in range(4):
+                y = step(x, w)
+                total += float(y.sum())  # inside the loop: train runs as it is (no break point)
+            return total
+        x, w = pj.ones((2, 3)), pj.ones((3, 3))
+        jf = pj.jit(train)
+        for _ in range(3):
+            self.assertEqual(run(jf, x, w), plain(train, x, w))
+        self.assertEqual(pj.jit_stats(jf)["graphs"], 0)
+        st = pj.jit_stats(step)  # ... but what the loop calls is captured when the interpreter calls it
+        self.assertEqual((st["graphs"], st["cache_hits"]), (1, 11), st)
+
     def test_branch_on_a_tensor_value_resumes_each_side(self):
         def f(x):
             s = x.sum()
