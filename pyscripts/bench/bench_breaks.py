@@ -38,6 +38,18 @@ class Net(nn.Cell):
         return ops.softmax(self.fc3(h), -1)
 
 
+def step(net, x):
+    return ops.mean(net(x))
+
+
+def train(net, x, n=8):
+    """A loop that reads a value per iteration: it runs in the interpreter, step() as a graph."""
+    total = 0.0
+    for _ in range(n):
+        total += float(step(net, x))
+    return total
+
+
 def best_us(fn, *args, number=2000):
     return min(timeit.repeat(lambda: fn(*args), number=number, repeat=7)) / number * 1e6
 
@@ -63,6 +75,13 @@ def main():
                     ("log", "logger.info(...): replayed"), ("value", "print(float(h.sum())): a break")):
         te, tj = best_us(models[k], x), best_us(jitted[k], x)
         print("  %-44s %6.1f us %6.1f us %9.2fx %11.2fx" % (what, te, tj, te / tj, t_quiet / tj))
+    jtrain = pj.jit(train)
+    net = models["quiet"]
+    assert jtrain(net, x) == train(net, x)
+    te, tj = best_us(train, net, x, number=200), best_us(jtrain, net, x, number=200)
+    st = pj.jit_stats(step)
+    print("  %-44s %6.1f us %6.1f us %9.2fx   (step: %d graph, %d hits)"
+          % ("8 x float(step(x)) in a loop (loop eager)", te, tj, te / tj, st["graphs"], st["cache_hits"]))
 
 
 if __name__ == "__main__":
