@@ -42,6 +42,7 @@ void Simulator::mark_point(SimFrame& fr) {
     b.cells[i] = v;
   }
   b.graph = graph_.mark();
+  b.blocks = fr.blocks;
   b.mutations = mutated_.size();
   b.prev_offset = last_offset_;
   b.ordinal = ++points_;
@@ -118,6 +119,13 @@ int Simulator::choose_break() {
     for (PyObject* v : b.stack) n += v == null_slot();
     return n;
   };
+  // Inside a try block: the interpreter may run nothing outside it, so the resume function (which
+  // enters the block again) starts at the point itself.
+  if (!p.blocks.empty()) {
+    break_offset_ = -1;
+    if (prefix && s.blocks == p.blocks && nulls(s) == 0 && breakable(s)) return s.ordinal;
+    return nulls(p) == 0 && breakable(p) ? p.ordinal : 0;
+  }
   Opcode op = p.op;
   bool conditional = has_flag(op, py::kCondJump);
   int pairs_after = nulls(p) - (op == Opcode::CALL_METHOD ? 1 : 0);
@@ -183,6 +191,8 @@ bool Simulator::plan_break() {
   plan.offset = b.offset;
   plan.break_offset = opt_.break_offset;
   plan.bound = opt_.break_offset < 0 ? bound_at_point() : opt_.break_bound;  // where the resume starts
+  for (const SimFrame::Block& blk : b.blocks)
+    plan.blocks.push_back({static_cast<int>(blk.op), blk.target, static_cast<int>(blk.level)});
   return true;
 }
 

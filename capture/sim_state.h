@@ -53,8 +53,9 @@ struct SimFrame {
     Opcode op;      // the SETUP_* that pushed it
     int target;     // its handler / loop end (byte offset)
     size_t level;   // value-stack depth when it was pushed
+    bool operator==(const Block& o) const { return op == o.op && target == o.target && level == o.level; }
   };
-  std::vector<Block> blocks;  // 3.7's BREAK_LOOP needs to know where its loop ends
+  std::vector<Block> blocks;  // 3.7's BREAK_LOOP needs its loop's end; a resume function, try blocks
   size_t pc = 0;
   bool root = false;
   PyFrameObject* real = nullptr;    // root frame only
@@ -199,6 +200,7 @@ class Simulator {
     std::vector<PyObject*> locals;
     std::vector<char> stored;
     std::vector<PyObject*> cells;     // cellvars' contents; null_slot(): never assigned
+    std::vector<SimFrame::Block> blocks;  // try blocks open there (the resume function enters them again)
     graph::Graph::Mark graph;
     size_t mutations = 0;             // mutated_.size() then
     int ordinal = 0;                  // the how-many-th point (CaptureOptions::stop_at_boundary)

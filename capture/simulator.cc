@@ -225,14 +225,18 @@ PyObject* Simulator::run_frame(SimFrame& fr) {
     // No break inside a loop: its resume function, captured in turn, would break again on the next
     // iteration, one Python frame deeper each time. A failure there breaks before the loop.
     if (fr.root && opt_.allow_breaks) {
-      point_current_ = fr.blocks.empty() && !(*fr.in_loop)[fr.pc] && static_cast<int>(fr.pc) >= opt_.first_break_index;
+      // Try blocks may be open (the resume function enters them again); loop and with blocks not.
+      bool blocks_ok = true;
+      for (const SimFrame::Block& b : fr.blocks) blocks_ok = blocks_ok && b.op != Opcode::SETUP_LOOP;
+      point_current_ = blocks_ok && !(*fr.in_loop)[fr.pc] && static_cast<int>(fr.pc) >= opt_.first_break_index;
       if (point_current_) mark_point(fr);
     }
     const Instruction& ins = (*fr.ins)[fr.pc++];
     if (!dirty_.empty()) refuse_dirty_read(fr, ins);
+    size_t nblocks = fr.blocks.size();
     step(fr, ins);
     if (fr.root) {
-      after_jump_ = py::is_jump(ins.op) || fr.pc != at + 1 || !fr.blocks.empty();
+      after_jump_ = py::is_jump(ins.op) || fr.pc != at + 1 || fr.blocks.size() != nblocks;
       last_line_ = ins.line;
       last_offset_ = after_jump_ ? -1 : ins.offset;
     }

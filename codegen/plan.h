@@ -36,6 +36,15 @@ struct ReturnPlan {
 // was there back (the locals and cells the captured part assigned, the value stack), runs that
 // instruction in the interpreter, and returns what a resume function returns: a function made of
 // the original code from the instruction's successor on, called with every local and the stack.
+// A try block the break is inside: the resume function enters it again (SETUP_FINALLY, or 3.7's
+// SETUP_EXCEPT) before jumping into the original code, so exceptions reach the same handler.
+struct BlockPlan {
+  int op;       // py::Opcode of the SETUP instruction
+  int handler;  // byte offset of its handler in the original code
+  int level;    // value-stack depth when it was pushed
+  bool operator==(const BlockPlan& o) const { return op == o.op && handler == o.handler && level == o.level; }
+};
+
 struct ResumePlan {
   int offset = -1;        // byte offset, in the original code, of the first instruction the interpreter runs
   int break_offset = -1;  // ... and of the last, where capture stopped (a straight run from `offset`);
@@ -46,6 +55,8 @@ struct ResumePlan {
   std::vector<int> deleted;                        // arguments the captured part deleted
   std::vector<std::pair<int, ReturnPlan>> cells;   // cell variables it assigned (cellvars order)
   std::vector<char> bound;                         // per fast local: bound at break_offset
+  std::vector<BlockPlan> blocks;                   // try blocks open at `offset` (outermost first);
+                                                   // non-empty only with break_offset == -1
 };
 
 // A side effect of the captured part, replayed after the graph in program order: a write to

@@ -139,7 +139,9 @@ class Emitter {
   }
   // Jumps to the instruction at `offset` of a copy of the original bytecode appended here: the
   // interpreter runs the rest of the frame (the block stack is empty there).
-  bool resume_original(PyCodeObject* original, int offset) {
+  // `handlers`: (index of an instruction emitted here, byte offset in the original) pairs whose
+  // target becomes that offset's instruction in the copy (a SETUP entering an original handler).
+  bool resume_original(PyCodeObject* original, int offset, const std::vector<std::pair<size_t, int>>& handlers = {}) {
     py::DecodeResult d = py::decode_code(reinterpret_cast<PyObject*>(original));
     if (!d.ok()) {
       PyErr_SetString(PyExc_ValueError, ("malformed bytecode: " + d.error).c_str());
@@ -153,6 +155,16 @@ class Emitter {
     if (at < 0) {
       PyErr_Format(PyExc_ValueError, "no instruction at offset %d to resume at", offset);
       return false;
+    }
+    for (const auto& h : handlers) {
+      int k = -1;
+      for (size_t i = 0; i < d.instructions.size(); ++i)
+        if (d.instructions[i].offset == h.second || d.instructions[i].start == h.second) k = static_cast<int>(i);
+      if (k < 0) {
+        PyErr_Format(PyExc_ValueError, "no handler at offset %d to enter again", h.second);
+        return false;
+      }
+      code_[h.first].target = base + k;
     }
     code_.push_back({Opcode::JUMP_ABSOLUTE, 0, base + at, line_});
     for (AsmInstr& in : orig) {
@@ -320,7 +332,9 @@ class Emitter {
 PyObject* emit_graph_code(PyCodeObject* original, const guards::GuardTree& guards, const FramePlan& plan,
                           PyObject* runner, const ResumeMaker& make_resume) {
   auto resume_code = [&](int offset, int depth, const std::vector<char>& bound) {
-    return make_resume ? make_resume(offset, depth, bound, plan.line) : emit_resume_code(original, offset, depth, bound, plan.line);
+    const std::vector<BlockPlan>& blocks = plan.resume.blocks;
+    return make_resume ? make_resume(offset, depth, bound, plan.line, blocks)
+                       : emit_resume_code(original, offset, depth, bound, plan.line, blocks);
   };
   Emitter e(original, plan.line);
   int outputs_local = e.new_local("__pijit_outputs");
@@ -382,7 +396,8 @@ PyObject* emit_graph_code(PyCodeObject* original, const guards::GuardTree& guard
   return e.finish(original);
 }
 
-PyObject* emit_resume_code(PyCodeObject* original, int offset, int depth, const std::vector<char>& bound, int line) {
+PyObject* emit_resume_code(PyCodeObject* original, int offset, int depth, const std::vector<char>& bound, int line,
+                           const std::vector<BlockPlan>& blocks) {
   Emitter e(original, line);
   for (size_t i = 0; i < bound.size(); ++i)
     if (!bound[i]) e.op(Opcode::DELETE_FAST, static_cast<int>(i));
@@ -391,8 +406,22 @@ PyObject* emit_resume_code(PyCodeObject* original, int offset, int depth, const 
     int local = e.new_local(("__pijit_stack" + std::to_string(k)).c_str());
     if (k == 0) first = local;
   }
-  for (int k = 0; k < depth; ++k) e.op(Opcode::LOAD_FAST, first + k);
-  if (!e.resume_original(original, offset)) return nullptr;
+  // The stack values, with each try block entered again where its level says (its handler, in
+  // the copy of the original, unwinds to that depth).
+  std::vector<std::pair<size_t, int>> handlers;
+  size_t b = 0;
+  for (int k = 0; k <= depth; ++k) {
+    for (; b < blocks.size() && blocks[b].level == k; ++b) {
+      handlers.emplace_back(e.size(), blocks[b].handler);
+      e.op(static_cast<Opcode>(blocks[b].op));
+    }
+    if (k < depth) e.op(Opcode::LOAD_FAST, first + k);
+  }
+  if (b != blocks.size()) {
+    PyErr_SetString(PyExc_ValueError, "a try block above the value stack it resumes with");
+    return nullptr;
+  }
+  if (!e.resume_original(original, offset, handlers)) return nullptr;
   // Every fast local, then the stack, as positional arguments; the frame's cells as free variables
   // (same indices: cellvars come first in both orders).
   CodeSpec spec = spec_of(original);
@@ -430,7 +459,7 @@ PyObject* reassemble(PyCodeObject*) {
   PyErr_SetString(PyExc_NotImplementedError, py::kUnsupportedPythonMessage);
   return nullptr;
 }
-PyObject* emit_resume_code(PyCodeObject*, int, int, const std::vector<char>&, int) {
+PyObject* emit_resume_code(PyCodeObject*, int, int, const std::vector<char>&, int, const std::vector<BlockPlan>&) {
   PyErr_SetString(PyExc_NotImplementedError, py::kUnsupportedPythonMessage);
   return nullptr;
 }

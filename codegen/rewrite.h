@@ -20,14 +20,16 @@ namespace pj::codegen {
 // `make_resume` for each (a new reference, or nullptr with an exception), so that the caller can
 // share one code between breaks that resume at the same place and make it a capture candidate;
 // without one, emit_resume_code makes them.
-using ResumeMaker = std::function<PyObject*(int offset, int depth, const std::vector<char>& bound, int line)>;
+using ResumeMaker = std::function<PyObject*(int offset, int depth, const std::vector<char>& bound, int line,
+                                            const std::vector<BlockPlan>& blocks)>;
 PyObject* emit_graph_code(PyCodeObject* original, const guards::GuardTree& guards, const FramePlan& plan,
                           PyObject* runner, const ResumeMaker& make_resume = nullptr);
 
 // The code of a resume function: the original code from `offset` on, entered with every fast local
 // of the original (those `bound` says are not, deleted first) and `depth` stack values as
-// positional arguments, and the original's cells as free variables.
-PyObject* emit_resume_code(PyCodeObject* original, int offset, int depth, const std::vector<char>& bound, int line);
+// positional arguments, and the original's cells as free variables; inside `blocks` again.
+PyObject* emit_resume_code(PyCodeObject* original, int offset, int depth, const std::vector<char>& bound, int line,
+                           const std::vector<BlockPlan>& blocks = {});
 
 // The original bytecode decoded and assembled again by pijit (stress mode runs frames that were
 // not captured through this, to exercise the assembler and shadow frames on arbitrary code).

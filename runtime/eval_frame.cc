@@ -231,10 +231,11 @@ bool build_entry(PyFrameObject* f, CodeState* st, const JitOptions& opt, CacheEn
     py::Ref runner(new_graph_runner(r.graph, where(co)));
     // One resume function per (offset, layout), shared by every entry that breaks there; a capture
     // candidate with this jit's options.
-    codegen::ResumeMaker make_resume = [&](int offset, int depth, const std::vector<char>& bound, int line) -> PyObject* {
-      PyObject*& rc = st->resume_codes[{offset, depth, bound}];
+    codegen::ResumeMaker make_resume = [&](int offset, int depth, const std::vector<char>& bound, int line,
+                                           const std::vector<codegen::BlockPlan>& blocks) -> PyObject* {
+      PyObject*& rc = st->resume_codes[{offset, depth, bound}];  // (the blocks open at an offset are fixed)
       if (!rc) {
-        rc = codegen::emit_resume_code(co, offset, depth, bound, line);
+        rc = codegen::emit_resume_code(co, offset, depth, bound, line, blocks);
         if (!rc) {
           st->resume_codes.erase({offset, depth, bound});
           return nullptr;

@@ -126,7 +126,7 @@ PLACEMENTS = {
             y = y - 1.0
         {E2}
         return y
-    """, False),
+    """, True),
     "try_finally": ("""
         y = x * 2.0
         try:
@@ -136,7 +136,7 @@ PLACEMENTS = {
             y = y + 3.0
         {E2}
         return y
-    """, False),
+    """, True),
     "if_condition": ("""
         y = x * 2.0
         {E1}

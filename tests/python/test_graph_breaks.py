@@ -365,6 +365,31 @@ class GraphBreaks(unittest.TestCase):
         st = pj.jit_stats(step)  # ... but what the loop calls is captured when the interpreter calls it
         self.assertEqual((st["graphs"], st["cache_hits"]), (1, 11), st)
 
+    def test_a_break_inside_try_blocks_resumes_inside_them(self):
+        # The resume function enters the try blocks again (SETUP_FINALLY / SETUP_EXCEPT at their
+        # stack levels): what the interpreter's part raises reaches the same handlers.
+        def f(x, n):
+            y = x * 2.0
+            try:
+                try:
+                    z = y + 1.0
+                    say("in try", z.shape)
+                    w = z / n  # ZeroDivisionError for n == 0 (a Python number), KeyError below
+                    if n == 2:
+                        raise KeyError("two")
+                except ZeroDivisionError as e:
+                    w = y - 1.0
+                    say("caught", e)
+                finally:
+                    say("finally")
+            except KeyError:
+                w = y * 0.0
+            return w * 3.0
+        for n in (1, 0, 2, 1, 0):
+            self.assertEqual(run(pj.jit(f), T([1.0]), n), plain(f, T([1.0]), n))
+        st = pj.jit_stats(f)
+        self.assertEqual((st["graphs"], st["breaks"], st["entries"][0]["ops"]), (1, 1, 2), st)
+
     def test_branch_on_a_tensor_value_resumes_each_side(self):
         def f(x):
             s = x.sum()
