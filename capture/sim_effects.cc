@@ -74,10 +74,11 @@ void Simulator::defer(codegen::EffectPlan fx, PyObject* value, const std::string
   for (const SimFrame* f : frames_)
     for (const SimFrame::Block& b : f->blocks)
       if (b.op != Opcode::SETUP_LOOP) stop(Break::SideEffect, what + " inside a try or with block");
-  fx.line = current_line();
+  const SimFrame* root = frames_.front();  // the replay belongs to the root's code: its line
+  fx.line = root->pc > 0 ? (*root->ins)[root->pc - 1].line : current_line();
   if (value) escape(value);
   r_.plan.effects.push_back(std::move(fx));
-  r_.effects.push_back(what + " (line " + std::to_string(fx.line) + ")");
+  r_.effects.push_back(what + " (line " + std::to_string(current_line()) + ")");
 }
 
 // A container the simulation made, handed to a deferred effect, is rebuilt from the plan made now:
@@ -136,6 +137,22 @@ PyObject* Simulator::output_call(PyObject* callable, const std::vector<PyObject*
   } else if (!builtin_print(func) && !marked_output(func) && !logging_output(func)) {
     return nullptr;
   }
+  // Replayed later, the call must run no user code that could change what the simulation went on
+  // to read: arguments printed by builtin or pijit code, a builtin stream, plain logging handlers.
+  std::string name = describe_output(func);
+  Py_ssize_t nkw = kwnames ? PyTuple_GET_SIZE(kwnames) : 0;
+  for (size_t i = 0; i < args.size(); ++i) {
+    Py_ssize_t k = static_cast<Py_ssize_t>(i) - static_cast<Py_ssize_t>(args.size() - nkw);
+    bool file = k >= 0 && PyUnicode_CompareWithASCIIString(PyTuple_GET_ITEM(kwnames, k), "file") == 0;
+    if (file ? !(args[i] == Py_None || builtin_stream(args[i])) : !plain_output_arg(args[i]))
+      stop(Break::SideEffect, name + " of a " + Py_TYPE(args[i])->tp_name + " (replayed later, it could run user code)");
+  }
+  if (builtin_print(func) || marked_output(func)) {
+    PyObject* out = PySys_GetObject("stdout");  // borrowed; print's default file
+    if (out && out != Py_None && !builtin_stream(out)) stop(Break::SideEffect, name + " to a sys.stdout of user code");
+  }
+  if (logging_output(func) && !logging_is_plain(PyMethod_Check(callable) ? PyMethod_GET_SELF(callable) : nullptr))
+    stop(Break::SideEffect, name + " with a handler, filter or formatter of user code");
   codegen::EffectPlan fx;
   if (PyMethod_Check(callable)) {  // logger.info(...): the method is looked up again on replay
     fx.kind = codegen::EffectPlan::CallMethod;
@@ -153,7 +170,7 @@ PyObject* Simulator::output_call(PyObject* callable, const std::vector<PyObject*
     Py_INCREF(kwnames);
     fx.kwnames = py::Ref(kwnames);
   }
-  defer(std::move(fx), nullptr, "calls " + describe_output(func));
+  defer(std::move(fx), nullptr, "calls " + name);
   return Py_None;
 }
 
@@ -167,13 +184,19 @@ void Simulator::store_attr(PyObject* owner, PyObject* name, PyObject* value) {
                      Py_TYPE(owner)->tp_name;
   Write kind = value ? Write::Attr : Write::DeleteAttr;
   int node = node_of(owner);
-  if (!values_.preexisting(owner) || node < 0 || py::is_tensor(owner) || PyType_Check(owner))
+  // (a module's attributes are its globals, read by LOAD_GLOBAL around the overlay)
+  if (!values_.preexisting(owner) || node < 0 || py::is_tensor(owner) || PyType_Check(owner) || PyModule_Check(owner))
     write(owner, kind, what);
   PyTypeObject* tp = Py_TYPE(owner);
   PyObject* descr = _PyType_Lookup(tp, name);
   bool plain = tp->tp_setattro == PyObject_GenericSetAttr && _PyObject_GetDictPtr(owner);
   const Value* tensor = value ? values_.frame_tensor(value) : nullptr;  // a Parameter read from the frame is a graph input
   bool cell = is_cell_object(owner) && value && !is_cell_object(value) && !is_parameter(tensor ? tensor->real : value);
+  if (cell) {  // a subclass's own __setattr__ is user code
+    static PyObject* setattr_name = PyUnicode_InternFromString("__setattr__");
+    PyObject* setter = _PyType_Lookup(tp, setattr_name);
+    cell = setter && PyFunction_Check(setter) && is_library_code(setter);
+  }
   if (cell) {  // Cell.__setattr__ would unregister (or refuse to replace) a child or Parameter
     PyObject** dict = _PyObject_GetDictPtr(owner);
     for (const char* reg : {"_cells", "_params"}) {
@@ -184,6 +207,7 @@ void Simulator::store_attr(PyObject* owner, PyObject* name, PyObject* value) {
   if ((!plain && !cell) || (descr && Py_TYPE(descr)->tp_descr_set) || std::strcmp(cname, "__class__") == 0 ||
       std::strcmp(cname, "__dict__") == 0)
     write(owner, kind, what);
+  guard_class(node, tp, name);  // a property or __setattr__ added to the class later recompiles
   codegen::EffectPlan fx;
   fx.kind = value ? codegen::EffectPlan::StoreAttr : codegen::EffectPlan::DeleteAttr;
   fx.operands.push_back(plan_return(owner));
@@ -197,6 +221,8 @@ void Simulator::store_attr(PyObject* owner, PyObject* name, PyObject* value) {
 
 // The value a deferred store gave obj.name, or nullptr.
 PyObject* Simulator::overlay_attr(PyObject* owner, PyObject* name) {
+  if (PyModule_Check(owner) && !global_overlay_.empty() && PyModule_GetDict(owner) == frames_.front()->globals)
+    return overlay_global(*frames_.front(), name);  // module.G after `global G; G = ...`
   if (!overlaid_.count(owner)) return nullptr;
   const char* cname = PyUnicode_AsUTF8(name);
   if (std::strcmp(cname, "__dict__") == 0)
@@ -261,7 +287,7 @@ PyObject* Simulator::deferred_method(PyObject* owner, PyObject* name) {
   const char* const* ok = PyList_CheckExact(owner) ? list_methods
                           : PyDict_CheckExact(owner) ? dict_methods
                           : Py_TYPE(owner) == &PySet_Type ? set_methods : nullptr;
-  if (!ok || node_of(owner) < 0 || !in(ok, PyUnicode_AsUTF8(name))) return nullptr;
+  if (!ok || !in(ok, PyUnicode_AsUTF8(name)) || !container_deferrable(owner)) return nullptr;
   PyObject* bound = own(PyObject_GetAttr(owner, name));  // never called: a key for CALL_METHOD
   deferred_methods_[bound] = {owner, name};
   return bound;
@@ -288,7 +314,7 @@ PyObject* Simulator::defer_method_call(PyObject* method, const std::vector<PyObj
 // container[key] = value on the caller's list or dict. false: not one (the caller refuses or
 // simulates the store).
 bool Simulator::store_item(PyObject* container, PyObject* key, PyObject* value) {
-  if (!(PyList_CheckExact(container) || PyDict_CheckExact(container)) || node_of(container) < 0) return false;
+  if (!(PyList_CheckExact(container) || PyDict_CheckExact(container)) || !container_deferrable(container)) return false;
   if (container == key || container == value) return false;
   codegen::EffectPlan fx;
   fx.kind = value ? codegen::EffectPlan::StoreSubscr : codegen::EffectPlan::DeleteSubscr;
@@ -301,6 +327,82 @@ bool Simulator::store_item(PyObject* container, PyObject* key, PyObject* value) 
             " the function did not create");
   dirty_.insert(container);
   return true;
+}
+
+// The caller's container (read along a guard path) that nothing the simulation made from it
+// (a copy handed to real code, an iterator, a keys() view) could outlive a deferred change, and
+// that is no object's __dict__ or a function's globals (read as attributes or globals, around
+// the overlay).
+bool Simulator::container_deferrable(PyObject* container) {
+  int node = node_of(container);
+  if (node < 0 || values_.copy_of(container) || iterated_.count(container)) return false;
+  const guards::GuardNode& n = tree_.node(node);
+  if (n.key && PyUnicode_Check(n.key) &&
+      (PyUnicode_CompareWithASCIIString(n.key, "__dict__") == 0 || PyUnicode_CompareWithASCIIString(n.key, "__globals__") == 0))
+    return false;
+  return true;
+}
+
+// What print/logging format runs no user code: constants, tensors (pijit's repr), classes, and
+// builtin containers of those.
+bool Simulator::plain_output_arg(PyObject* v) {
+  if (is_constant(v) || py::is_tensor(v) || Py_TYPE(v) == &PyType_Type) return true;
+  if (!(PyList_CheckExact(v) || PyTuple_CheckExact(v) || PyDict_CheckExact(v))) return false;
+  Nesting nest(this);
+  if (PyDict_CheckExact(v)) {
+    Py_ssize_t pos = 0;
+    PyObject *k, *item;
+    while (PyDict_Next(v, &pos, &k, &item))
+      if (!plain_output_arg(k) || !plain_output_arg(item)) return false;
+    return true;
+  }
+  for (Py_ssize_t i = 0; i < PySequence_Fast_GET_SIZE(v); ++i)
+    if (!plain_output_arg(PySequence_Fast_GET_ITEM(v, i))) return false;
+  return true;
+}
+
+// A stream whose class is a builtin (io.StringIO, the interpreter's TextIOWrapper): writing to it
+// runs no user code.
+bool Simulator::builtin_stream(PyObject* file) { return !(Py_TYPE(file)->tp_flags & Py_TPFLAGS_HEAPTYPE); }
+
+// Every logger a record passes (the logger, its ancestors while they propagate) has no filters,
+// and every handler is exactly logging's StreamHandler/FileHandler/NullHandler with no filters, a
+// default Formatter and a builtin stream. nullptr: the root logger (logging.info()).
+bool Simulator::logging_is_plain(PyObject* logger) {
+  PyObject* logging = PyImport_AddModule("logging");  // borrowed; imported: its function is being called
+  if (!logging) return PyErr_Clear(), false;
+  auto attr = [](PyObject* o, const char* n) { return py::Ref(PyObject_GetAttrString(o, n)); };
+  auto exactly = [&](PyObject* o, const char* cls) {
+    py::Ref c = attr(logging, cls);
+    return c && reinterpret_cast<PyObject*>(Py_TYPE(o)) == c.get();
+  };
+  auto empty = [&](PyObject* o, const char* n) {
+    py::Ref v = attr(o, n);
+    return v && PyList_CheckExact(v.get()) && PyList_GET_SIZE(v.get()) == 0;
+  };
+  py::Ref current = logger ? (Py_INCREF(logger), py::Ref(logger)) : attr(logging, "root");
+  bool ok = static_cast<bool>(current);
+  for (int depth = 0; ok && current && current.get() != Py_None && depth < 64; ++depth) {
+    PyObject* l = current.get();
+    ok = (exactly(l, "Logger") || exactly(l, "RootLogger")) && empty(l, "filters");
+    py::Ref handlers = ok ? attr(l, "handlers") : py::Ref();
+    ok = ok && handlers && PyList_CheckExact(handlers.get());
+    for (Py_ssize_t i = 0; ok && i < PyList_GET_SIZE(handlers.get()); ++i) {
+      PyObject* h = PyList_GET_ITEM(handlers.get(), i);
+      ok = (exactly(h, "StreamHandler") || exactly(h, "FileHandler") || exactly(h, "NullHandler")) && empty(h, "filters");
+      py::Ref fmt = ok ? attr(h, "formatter") : py::Ref();
+      ok = ok && fmt && (fmt.get() == Py_None || exactly(fmt.get(), "Formatter"));
+      if (ok && !exactly(h, "NullHandler")) {
+        py::Ref stream = attr(h, "stream");
+        ok = stream && builtin_stream(stream.get());
+      }
+    }
+    py::Ref propagate = ok ? attr(l, "propagate") : py::Ref();
+    if (!propagate || !PyObject_IsTrue(propagate.get())) break;
+    current = attr(l, "parent");
+  }
+  PyErr_Clear();
+  return ok;
 }
 
 // After a deferred change to a container, any instruction but those that only move values

@@ -119,6 +119,10 @@ class Simulator {
   bool store_item(PyObject* container, PyObject* key, PyObject* value);
   void refuse_dirty_read(SimFrame& fr, const Instruction& ins);
   bool holds_dirty(PyObject* v);
+  bool container_deferrable(PyObject* container);
+  bool plain_output_arg(PyObject* v);
+  bool builtin_stream(PyObject* file);
+  bool logging_is_plain(PyObject* logger);
   PyObject* overlay_attr(PyObject* owner, PyObject* name);  // nullptr: no deferred store
   PyObject* overlay_global(SimFrame& fr, PyObject* name);
   void defer(codegen::EffectPlan fx, PyObject* value, const std::string& what);
@@ -224,6 +228,7 @@ class Simulator {
   std::unordered_set<PyObject*> escaped_;        // created containers a deferred effect rebuilds
   // The caller's containers a deferred effect changes: the simulation can no longer read them.
   std::unordered_set<PyObject*> dirty_;
+  std::unordered_set<PyObject*> iterated_;  // frame containers an iterator was made over
   std::unordered_map<PyObject*, std::pair<PyObject*, PyObject*>> deferred_methods_;  // bound -> (owner, name)
   // Real closure cells met, and their one stand-in each: `node` is the cell's guard node; `root`:
   // one of the captured function's free variables (its stand-in cannot be shared under a guard).

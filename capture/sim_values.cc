@@ -919,6 +919,7 @@ PyObject* Simulator::get_iter(PyObject* v) {
       stop(Break::UserObjectOperator, std::string("iterating a ") + Py_TYPE(v)->tp_name);
     }
     seq = materialize(v, /*identity=*/false);
+    if (node_of(v) >= 0) iterated_.insert(v);  // a deferred change would not reach the iterator
   }
   PyObject* it = PyObject_GetIter(seq);
   if (!it) python_error("iter()");

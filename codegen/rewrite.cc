@@ -253,6 +253,7 @@ class Emitter {
           op(Opcode::STORE_DEREF, fx.index);
           break;
       }
+      for (int local : v) op(Opcode::DELETE_FAST, local);  // its operands die as they would in eager code
     }
     line_ = line;
   }

@@ -200,6 +200,7 @@ void mark_callees(const std::vector<PyCodeObject*>& callees, PyCodeObject* co, c
     if (cs->candidate) continue;
     auto copy = std::make_shared<JitOptions>(opt);
     copy->stress = stress_only(opt);
+    copy->fullgraph = false;  // the user asked for fullgraph on the jitted function, not on what it calls
     cs->candidate = std::move(copy);
     g_resume_codes = true;
   }

@@ -359,5 +359,104 @@ class ReplayedEffects(unittest.TestCase):
         self.assertEqual(pj.jit_stats(jf)["graphs"], 1)
 
 
+SEEN = []
+SCALE = 1.0
+
+
+class SeenHandler(logging.Handler):
+    def emit(self, record):
+        SEEN.append(record.getMessage())
+
+
+@unittest.skipUnless(SUPPORTED, "capture is built for Python 3.7 and 3.9")
+class ReadsAroundTheReplay(unittest.TestCase):
+    """What the simulation reads after a deferred effect must be what eager Python reads (each
+    case found in review: a path around the overlay)."""
+
+    def same(self, f, make_args, state=lambda: None, reset=lambda: None):
+        return ReplayedEffects.same(self, f, make_args, state=state, reset=reset)
+
+    def test_a_loop_over_a_container_it_changes(self):
+        def f(x, lst):
+            for v in lst:
+                x = x + v
+                lst.clear()  # eager: the loop ends after one item
+            return x
+        self.same(f, lambda: (T([0.0]), [1, 2, 3]))
+
+        def g(x, d):
+            keys = d.keys()
+            d["b"] = 2  # eager: the view sees it
+            return x * len(keys)
+        self.same(g, lambda: (T([1.0]), {"a": 1}))
+
+    def test_a_module_attribute_is_a_global(self):
+        me = sys.modules[__name__]
+
+        def f(x):
+            me.SCALE = 2.0
+            return x * SCALE
+
+        def g(x):
+            global SCALE
+            SCALE = 3.0
+            return x * me.SCALE
+        for fn in (f, g):
+            self.same(fn, lambda: (T([1.0]),), state=lambda: SCALE)
+
+    def test_a_logging_handler_of_user_code(self):
+        log = logging.getLogger("pijit.test_side_effects.seen")
+        log.addHandler(SeenHandler())
+        log.setLevel(logging.INFO)
+        log.propagate = False
+
+        def f(x):
+            log.info("step")
+            return x + len(SEEN)  # the handler ran before this read in eager Python
+        st = self.same(f, lambda: (T([1.0]),), state=lambda: len(SEEN), reset=SEEN.clear)
+        self.assertIn("with a handler, filter or formatter of user code", st["break_reasons"][0])
+
+    def test_a_copy_made_before_a_change(self):
+        def f(x, outer):
+            a = len(repr(outer))
+            outer[0].append(3)
+            b = len(repr(outer))
+            return x + (b - a)
+        self.same(f, lambda: (T([1.0]), [[1, 2]]))
+
+    def test_a_cell_with_its_own_setattr(self):
+        class Doubling(nn.Cell):
+            def __setattr__(self, name, value):
+                super().__setattr__(name, value * 2 if name == "scale" else value)
+
+        def f(x, net):
+            net.scale = 3.0
+            return x * net.scale
+        self.same(f, lambda: (T([1.0]), Doubling()))
+
+    def test_a_property_added_later_recompiles(self):
+        class A:
+            pass
+
+        def f(x, a):
+            a.s = 2.0
+            return x * a.s
+        jf = pj.jit(f)
+        self.assertEqual(jf(T([1.0]), A()).tolist(), [2.0])
+        A.s = property(lambda self: 5.0, lambda self, v: None)
+        self.assertEqual(jf(T([1.0]), A()).tolist(), f(T([1.0]), A()).tolist())
+
+    def test_fullgraph_is_not_passed_to_the_functions_it_calls(self):
+        def g(x):
+            y = x + 1.0
+            return float(y.sum())
+
+        def f(x):
+            return g(x * 2.0)
+        with self.assertRaises(pj.CaptureError):
+            pj.jit(f, fullgraph=True)(T([1.0]))
+        self.assertEqual(g(T([1.0])), 2.0)  # a plain call of g is plain
+
+
 if __name__ == "__main__":
     unittest.main()
