@@ -145,14 +145,14 @@ PyObject* Simulator::output_call(PyObject* callable, const std::vector<PyObject*
     Py_ssize_t k = static_cast<Py_ssize_t>(i) - static_cast<Py_ssize_t>(args.size() - nkw);
     bool file = k >= 0 && PyUnicode_CompareWithASCIIString(PyTuple_GET_ITEM(kwnames, k), "file") == 0;
     if (file ? !(args[i] == Py_None || builtin_stream(args[i])) : !plain_output_arg(args[i]))
-      stop(Break::SideEffect, name + " of a " + Py_TYPE(args[i])->tp_name + " (replayed later, it could run user code)");
+      stop(Break::Print, name + " of a " + Py_TYPE(args[i])->tp_name + " (replayed later, it could run user code)");
   }
   if (builtin_print(func) || marked_output(func)) {
     PyObject* out = PySys_GetObject("stdout");  // borrowed; print's default file
-    if (out && out != Py_None && !builtin_stream(out)) stop(Break::SideEffect, name + " to a sys.stdout of user code");
+    if (out && out != Py_None && !builtin_stream(out)) stop(Break::Print, name + " to a sys.stdout of user code");
   }
   if (logging_output(func) && !logging_is_plain(PyMethod_Check(callable) ? PyMethod_GET_SELF(callable) : nullptr))
-    stop(Break::SideEffect, name + " with a handler, filter or formatter of user code");
+    stop(Break::Print, name + " with a handler, filter or formatter of user code");
   codegen::EffectPlan fx;
   if (PyMethod_Check(callable)) {  // logger.info(...): the method is looked up again on replay
     fx.kind = codegen::EffectPlan::CallMethod;

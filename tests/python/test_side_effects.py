@@ -416,6 +416,20 @@ class ReadsAroundTheReplay(unittest.TestCase):
         st = self.same(f, lambda: (T([1.0]),), state=lambda: len(SEEN), reset=SEEN.clear)
         self.assertIn("with a handler, filter or formatter of user code", st["break_reasons"][0])
 
+    def test_printing_an_object_of_user_code_breaks(self):
+        class Loud:
+            def __repr__(self):
+                SEEN.append("repr")  # state the rest of the function reads
+                return "Loud()"
+
+        def f(x, obj):
+            y = x * 2.0
+            print("obj", obj)
+            return y + len(SEEN)
+        st = self.same(f, lambda: (T([1.0]), Loud()), state=lambda: list(SEEN), reset=SEEN.clear)
+        self.assertIn("B006 Print", st["break_reasons"][0])
+        self.assertEqual(st["breaks"], 1, st)
+
     def test_a_copy_made_before_a_change(self):
         def f(x, outer):
             a = len(repr(outer))
