@@ -418,9 +418,12 @@ class ReadsAroundTheReplay(unittest.TestCase):
 
     def test_printing_an_object_of_user_code_breaks(self):
         class Loud:
-            def __repr__(self):
-                SEEN.append("repr")  # state the rest of the function reads
+            def __str__(self):  # what print runs (the harness's repr is left plain)
+                SEEN.append("str")  # state the rest of the function reads
                 return "Loud()"
+
+            def __repr__(self):
+                return "Loud"
 
         def f(x, obj):
             y = x * 2.0
