@@ -11,12 +11,36 @@ namespace {
 
 std::atomic<int> g_context_mode{1};
 
+bool plain_repr(PyObject* o, int depth) {
+  if (depth > 8) return false;
+  PyTypeObject* t = Py_TYPE(o);
+  if (o == Py_None || o == Py_Ellipsis || PyLong_CheckExact(o) || PyFloat_CheckExact(o) || PyUnicode_CheckExact(o) ||
+      PyBytes_CheckExact(o) || PyComplex_CheckExact(o) || PyBool_Check(o))
+    return true;
+  if (PyType_Check(o)) return Py_TYPE(o) == &PyType_Type;  // a metaclass's __repr__ is user code
+  if (PyTuple_CheckExact(o) || PyList_CheckExact(o)) {
+    Py_ssize_t n = PySequence_Fast_GET_SIZE(o);
+    for (Py_ssize_t i = 0; i < n && i < 16; ++i)
+      if (!plain_repr(PySequence_Fast_GET_ITEM(o, i), depth + 1)) return false;
+    return n <= 16;
+  }
+  (void)t;
+  return PyCFunction_Check(o);  // "<built-in method append of list object at ...>": no repr of its self
+}
+
 std::string repr_of(PyObject* o) {
   if (!o) return "<undefined>";
   if (PyFunction_Check(o)) {  // the short name: a qualname inside a method would be cut off below
     char buf[64];
     snprintf(buf, sizeof buf, " at %p>", static_cast<void*>(o));
     return std::string("<function ") + PyUnicode_AsUTF8(reinterpret_cast<PyFunctionObject*>(o)->func_name) + buf;
+  }
+  // Explaining a guard must run no user code (a __repr__ may change state): only builtin values
+  // whose repr is builtin, all the way down, are shown by repr.
+  if (!plain_repr(o, 0)) {
+    char buf[64];
+    snprintf(buf, sizeof buf, " object at %p>", static_cast<void*>(o));
+    return std::string("<") + Py_TYPE(o)->tp_name + buf;
   }
   PyObject* r = PyObject_Repr(o);
   if (!r) {

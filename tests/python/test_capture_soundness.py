@@ -619,6 +619,34 @@ class GuardsTellApartWhatPythonDoes(unittest.TestCase):
 
 @unittest.skipUnless(SUPPORTED, "capture is built for Python 3.7 and 3.9")
 @unittest.skipUnless(SUPPORTED, "capture is built for Python 3.7 and 3.9")
+class GuardFailuresRunNoUserCode(unittest.TestCase):
+    """Explaining a failed guard (the recompile reason) shows user objects by class and address:
+    their __repr__ is user code, with effects (found with PIJIT_STRESS=2: each recompile of a
+    frame holding such an object called it)."""
+
+    def test_recompile_reasons_do_not_call_repr(self):
+        calls = []
+
+        class Loud:
+            def __repr__(self):
+                calls.append(1)
+                return "Loud()"
+
+        class Box:
+            pass
+
+        def f(x, box):
+            return x * 2.0 if getattr(box, "scale", None) is None else x - 1.0
+        jf = pj.jit(f)
+        with_scale = Box()
+        with_scale.scale = Loud()  # `box.scale is undefined` fails: explained without its repr
+        for b in (Box(), with_scale, Box(), with_scale):
+            self.assertEqual(jf(pj.Tensor([1.0]), b).tolist(), f(pj.Tensor([1.0]), b).tolist())
+        self.assertEqual(calls, [])
+        st = pj.jit_stats(jf)
+        self.assertIn("Loud object at 0x", " ".join(st["recompile_reasons"]), st)
+
+
 class WritesAreNeverLost(unittest.TestCase):
     """Mechanism 1: a write to an object that existed before the frame started is a pending write
     (it refuses capture naming the write until writes are replayed), while objects the function
