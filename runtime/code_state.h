@@ -48,6 +48,7 @@ struct CodeState {
   // A resume function's code: a capture candidate wherever it runs, with the options of the jit
   // whose graph break made it.
   std::shared_ptr<const JitOptions> candidate;
+  bool is_resume = false;  // a resume function's code (else a candidate is a function a break left to the interpreter)
   // Resume functions made for this code's graph breaks, by (offset, stack depth, bound locals):
   // breaks that resume at the same place with the same layout share one (owned).
   std::map<std::tuple<int, int, std::vector<char>>, PyObject*> resume_codes;

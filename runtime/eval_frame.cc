@@ -248,6 +248,7 @@ bool build_entry(PyFrameObject* f, CodeState* st, const JitOptions& opt, CacheEn
           for (size_t k = 0; k < d.instructions.size() && !copy->capture.first_break_index; ++k)
             if (d.instructions[k].op == py::Opcode::JUMP_ABSOLUTE) copy->capture.first_break_index = static_cast<int>(k) + 1;
           rs->candidate = std::move(copy);
+          rs->is_resume = true;
           g_resume_codes = true;
         } else {
           PyErr_Clear();

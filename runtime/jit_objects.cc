@@ -316,8 +316,8 @@ PyObject* py_set_auto_capture(PyObject*, PyObject* dirs) {
   Py_RETURN_NONE;
 }
 
-// capture_summary() -> [{function, file, line, compiles, graphs, breaks, resume_graphs, recompiles,
-// break_reasons, mode}] for every code pijit captured (what `pijit run --summary` prints).
+// capture_summary() -> [{function, file, line, resume, compiles, graphs, breaks, recompiles, effects,
+// break_reasons, skip_reason}] for every code pijit captured (what `pijit run --summary` prints).
 PyObject* py_capture_summary(PyObject*, PyObject*) {
   Ref out(PyList_New(0));
   for (CodeState* st : live_code_states()) {
@@ -330,7 +330,10 @@ PyObject* py_capture_summary(PyObject*, PyObject*) {
     set_item(d.get(), "function", PyUnicode_FromString(PyUnicode_AsUTF8(st->code->co_name)));
     set_item(d.get(), "file", PyUnicode_FromString(PyUnicode_AsUTF8(st->code->co_filename)));
     set_item(d.get(), "line", PyLong_FromLong(st->code->co_firstlineno));
-    set_item(d.get(), "resume", PyBool_FromLong(st->candidate != nullptr));
+    set_item(d.get(), "resume", PyBool_FromLong(st->is_resume));
+    size_t effects = 0;
+    for (const CacheEntry& e : st->entries) effects += e.effects.size();
+    set_item(d.get(), "effects", PyLong_FromSize_t(effects));  // replayed by the cached entries
     set_item(d.get(), "compiles", PyLong_FromLongLong(st->compiles));
     set_item(d.get(), "graphs", PyLong_FromLongLong(graphs));
     set_item(d.get(), "breaks", PyLong_FromLongLong(st->breaks));

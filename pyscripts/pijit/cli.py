@@ -28,8 +28,9 @@ def _summary():
     print("pijit summary: %d functions captured" % sum(1 for r in rows if not r["resume"]), file=out)
     for r in rows:
         what = "resume of %s" % r["function"] if r["resume"] else r["function"]
-        print("  %s (%s:%d): %d graphs, %d breaks, %d recompiles%s"
+        print("  %s (%s:%d): %d graphs, %d breaks, %d recompiles%s%s"
               % (what, os.path.basename(r["file"]), r["line"], r["graphs"], r["breaks"], r["recompiles"],
+                 ", %d side effects replayed" % r["effects"] if r["effects"] else "",
                  ", runs eagerly: " + r["skip_reason"] if r["skip_reason"] else ""), file=out)
         for reason in sorted(set(r["break_reasons"])):
             print("      " + reason, file=out)
