@@ -15,12 +15,6 @@
 namespace pj::capture {
 namespace {
 
-bool in(const char* const* names, const char* name) {
-  for (const char* const* p = names; *p; ++p)
-    if (std::strcmp(*p, name) == 0) return true;
-  return false;
-}
-
 // logging's output functions and Logger methods: what they do (format, filter, emit through the
 // handlers) depends only on logging's own state, which the captured part cannot touch.
 bool logging_output(PyObject* func) {
@@ -36,7 +30,7 @@ bool logging_output(PyObject* func) {
     return false;
   }
   if (std::strncmp(q, "Logger.", 7) == 0 || std::strncmp(q, "LoggerAdapter.", 14) == 0) q = std::strchr(q, '.') + 1;
-  return in(names, q);
+  return name_in(names, q);
 }
 
 // pijit marks its own output functions (ops.print_, ops.Print.__call__) with __pijit_output__.
@@ -102,7 +96,8 @@ ReturnPlan Simulator::plan_callee(PyObject* callable) {
   if (node_of(callable) >= 0) return plan_return(callable);
   bool builtin = PyCFunction_Check(callable) && (!PyCFunction_GET_SELF(callable) || PyModule_Check(PyCFunction_GET_SELF(callable)));
   if (!builtin && !(PyFunction_Check(callable) ? is_library_code(callable) : is_library_type(Py_TYPE(callable))))
-    stop(Break::UnreconstructibleResult, "an output function the rewritten code cannot reach: " + describe(callable));
+    stop(Break::UnreconstructibleResult, std::string("an output function the rewritten code cannot reach (a ") +
+                                             Py_TYPE(callable)->tp_name + ")");
   ReturnPlan p;
   Py_INCREF(callable);
   p.kind = ReturnPlan::Const;
@@ -117,14 +112,6 @@ std::string Simulator::describe_output(PyObject* func) {
   PyFunctionObject* f = reinterpret_cast<PyFunctionObject*>(func);
   std::string mod = f->func_module && PyUnicode_Check(f->func_module) ? PyUnicode_AsUTF8(f->func_module) : "?";
   return mod + "." + PyUnicode_AsUTF8(f->func_qualname) + "()";
-}
-
-std::string Simulator::describe(PyObject* v) {
-  PyObject* r = PyObject_Repr(v);
-  std::string s = r && PyUnicode_Check(r) ? PyUnicode_AsUTF8(r) : Py_TYPE(v)->tp_name;
-  Py_XDECREF(r);
-  PyErr_Clear();
-  return s;
 }
 
 // print(), logging, ops.Print: deferred (None is their result). nullptr: not an output call.
@@ -191,7 +178,7 @@ void Simulator::store_attr(PyObject* owner, PyObject* name, PyObject* value) {
   PyObject* descr = _PyType_Lookup(tp, name);
   bool plain = tp->tp_setattro == PyObject_GenericSetAttr && _PyObject_GetDictPtr(owner);
   const Value* tensor = value ? values_.frame_tensor(value) : nullptr;  // a Parameter read from the frame is a graph input
-  bool cell = is_cell_object(owner) && value && !is_cell_object(value) && !is_parameter(tensor ? tensor->real : value);
+  bool cell = is_cell(owner) && value && !is_cell(value) && !is_parameter(tensor ? tensor->real : value);
   if (cell) {  // a subclass's own __setattr__ is user code
     static PyObject* setattr_name = PyUnicode_InternFromString("__setattr__");
     PyObject* setter = _PyType_Lookup(tp, setattr_name);
@@ -210,8 +197,8 @@ void Simulator::store_attr(PyObject* owner, PyObject* name, PyObject* value) {
   guard_class(node, tp, name);  // a property or __setattr__ added to the class later recompiles
   codegen::EffectPlan fx;
   fx.kind = value ? codegen::EffectPlan::StoreAttr : codegen::EffectPlan::DeleteAttr;
-  fx.operands.push_back(plan_return(owner));
   if (value) fx.operands.push_back(plan_return(value));
+  fx.operands.push_back(plan_return(owner));
   Py_INCREF(name);
   fx.name = py::Ref(name);
   defer(std::move(fx), value, what);
@@ -268,26 +255,30 @@ void Simulator::store_nonlocal(SimFrame& fr, int i, PyObject* value) {
     fx.index = i;
   } else if (rec && rec->origin == Origin::Mirror && rec->node >= 0) {  // an inlined closure's cell
     fx.kind = codegen::EffectPlan::StoreAttr;
-    fx.operands.push_back(plan_return_node(rec->node));
     fx.name = py::Ref(PyUnicode_InternFromString("cell_contents"));
   } else {
     write(cell, Write::Nonlocal, what, /*preexisting=*/true);
   }
   fx.operands.push_back(plan_return(value));
+  if (fx.kind == codegen::EffectPlan::StoreAttr) fx.operands.push_back(plan_return_node(rec->node));
   defer(std::move(fx), value, what);
   PyCell_Set(cell, value);
 }
 
 // The caller's list, dict or set (read from the frame, exactly that class): a method that changes
 // it and returns None is replayed; the simulation may not read the container after that.
-PyObject* Simulator::deferred_method(PyObject* owner, PyObject* name) {
+bool Simulator::defers_method(PyObject* owner, PyObject* name) {
   static const char* const list_methods[] = {"append", "extend", "insert", "clear", nullptr};
   static const char* const dict_methods[] = {"update", "clear", nullptr};
   static const char* const set_methods[] = {"add", "discard", "update", "clear", nullptr};
   const char* const* ok = PyList_CheckExact(owner) ? list_methods
                           : PyDict_CheckExact(owner) ? dict_methods
                           : Py_TYPE(owner) == &PySet_Type ? set_methods : nullptr;
-  if (!ok || !in(ok, PyUnicode_AsUTF8(name)) || !container_deferrable(owner)) return nullptr;
+  return ok && name_in(ok, PyUnicode_AsUTF8(name)) && container_deferrable(owner);
+}
+
+PyObject* Simulator::deferred_method(PyObject* owner, PyObject* name) {
+  if (!defers_method(owner, name)) return nullptr;
   PyObject* bound = own(PyObject_GetAttr(owner, name));  // never called: a key for CALL_METHOD
   deferred_methods_[bound] = {owner, name};
   return bound;
@@ -318,9 +309,9 @@ bool Simulator::store_item(PyObject* container, PyObject* key, PyObject* value) 
   if (container == key || container == value) return false;
   codegen::EffectPlan fx;
   fx.kind = value ? codegen::EffectPlan::StoreSubscr : codegen::EffectPlan::DeleteSubscr;
+  if (value) fx.operands.push_back(plan_return(value));
   fx.operands.push_back(plan_return(container));
   fx.operands.push_back(plan_return(key));
-  if (value) fx.operands.push_back(plan_return(value));
   escape(key);
   defer(std::move(fx), value,
         std::string(value ? "assigns an item of a " : "deletes an item of a ") + Py_TYPE(container)->tp_name +
@@ -415,7 +406,7 @@ void Simulator::refuse_dirty_read(SimFrame& fr, const Instruction& ins) {
     case Opcode::RETURN_VALUE: case Opcode::JUMP_ABSOLUTE: case Opcode::JUMP_FORWARD:
       return;
     case Opcode::LOAD_METHOD:
-      if (deferred_method(fr.stack.back(), PyTuple_GET_ITEM(fr.code->co_names, ins.arg))) return;
+      if (defers_method(fr.stack.back(), PyTuple_GET_ITEM(fr.code->co_names, ins.arg))) return;
       break;
     case Opcode::CALL_METHOD:
       if (fr.stack.size() > static_cast<size_t>(ins.arg) && deferred_methods_.count(fr.stack[fr.stack.size() - ins.arg - 1])) {

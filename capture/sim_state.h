@@ -114,6 +114,7 @@ class Simulator {
   void store_attr(PyObject* owner, PyObject* name, PyObject* value);
   void store_global(SimFrame& fr, PyObject* name, PyObject* value);
   void store_nonlocal(SimFrame& fr, int i, PyObject* value);
+  bool defers_method(PyObject* owner, PyObject* name);  // owner.name(...) is replayed, not simulated
   PyObject* deferred_method(PyObject* owner, PyObject* name);  // nullptr: not one
   PyObject* defer_method_call(PyObject* method, const std::vector<PyObject*>& args);
   bool store_item(PyObject* container, PyObject* key, PyObject* value);
@@ -129,9 +130,8 @@ class Simulator {
   void escape(PyObject* v);
   ReturnPlan plan_callee(PyObject* callable);
   ReturnPlan plan_return_node(int node);
-  static std::string describe(PyObject* v);
   static std::string describe_output(PyObject* func);
-  bool is_cell_object(PyObject* v);
+
   PyObject* load_global(SimFrame& fr, PyObject* name);
   PyObject* load_deref(SimFrame& fr, int i, bool must_be_bound = true);
   PyObject* call(PyObject* callable, const std::vector<PyObject*>& args, PyObject* kwnames);
@@ -276,5 +276,8 @@ class Simulator {
 
 // A unique object standing for LOAD_METHOD's empty slot.
 PyObject* null_slot();
+
+bool is_cell(PyObject* v);                                  // an instance of pijit.nn.Cell
+bool name_in(const char* const* names, const char* name);  // names: nullptr-terminated
 
 }  // namespace pj::capture

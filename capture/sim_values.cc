@@ -60,6 +60,8 @@ bool type_is(PyObject* v, PyObject* cls) {
   return PyType_Check(cls) && PyType_IsSubtype(Py_TYPE(v), reinterpret_cast<PyTypeObject*>(cls));
 }
 
+}  // namespace
+
 bool is_cell(PyObject* v) {
   const CellTypes& c = cell_types();
   return c.cell && type_is(v, c.cell);
@@ -70,6 +72,8 @@ bool name_in(const char* const* names, const char* name) {
     if (std::strcmp(*p, name) == 0) return true;
   return false;
 }
+
+namespace {
 
 // Read-only methods of input containers (anything else would mutate the caller's object).
 bool readonly_method(const char* name) {
@@ -166,7 +170,6 @@ void Simulator::python_error(const char* during) {
 }
 
 int Simulator::node_of(PyObject* v) const { return values_.node(v); }
-bool Simulator::is_cell_object(PyObject* v) { return is_cell(v); }
 
 // The mutation overlay's entry. An object the simulation made is mutated freely; a write to one
 // that existed before the frame started (or to capture's stand-in for one) is recorded as pending

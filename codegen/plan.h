@@ -63,17 +63,19 @@ struct ResumePlan {
 // something that existed before the frame started, or an output call (print, logging).
 // Every operand is built first, before any effect runs: operands read along guard paths see the
 // frame as it began, exactly as the simulation read them.
+// The stores and deletions list their operands in the order their instruction takes them from the
+// stack (value first), so replaying one is: push the operands, run the instruction.
 struct EffectPlan {
   enum Kind {
-    Call,         // operands[0](*operands[1:]); `name`: keyword names of the last operands, or null
+    Call,         // operands[0](*operands[1:]); `kwnames`: keyword names of the last operands, or null
     CallMethod,   // operands[0].<name>(*operands[1:]); `kwnames` as for Call
-    StoreAttr,    // operands[0].<name> = operands[1]
-    StoreSubscr,  // operands[0][operands[1]] = operands[2]
-    StoreGlobal,  // <name> = operands[0], in the frame's globals
-    DeleteAttr,   // del operands[0].<name>
-    DeleteSubscr, // del operands[0][operands[1]]
-    DeleteGlobal, // del <name>, in the frame's globals
-    StoreDeref,   // the frame's cell `index` (cellvars, then freevars) = operands[0]
+    StoreAttr,    // STORE_ATTR <name>:    (value, object)
+    StoreSubscr,  // STORE_SUBSCR:         (value, container, key)
+    StoreGlobal,  // STORE_GLOBAL <name>:  (value), in the frame's globals
+    DeleteAttr,   // DELETE_ATTR <name>:   (object)
+    DeleteSubscr, // DELETE_SUBSCR:        (container, key)
+    DeleteGlobal, // DELETE_GLOBAL <name>: ()
+    StoreDeref,   // STORE_DEREF <index>:  (value); the frame's cells: cellvars, then freevars
   } kind = Call;
   std::vector<ReturnPlan> operands;
   py::Ref name;     // attribute, global or method name

@@ -45,8 +45,6 @@ class Emitter {
     varnames_ = Ref(PySequence_List(co->co_varnames));
   }
   void op(Opcode o, int arg = 0) { code_.push_back({o, arg, -1, line_}); }
-  void set_line(int line) { line_ = line; }
-  int line() const { return line_; }
   int const_index(PyObject* v) {
     Py_ssize_t n = PyList_GET_SIZE(consts_.get());
     for (Py_ssize_t i = 0; i < n; ++i)  // identity: 1 and True and 1.0 must stay distinct
@@ -149,17 +147,19 @@ class Emitter {
     }
     std::vector<AsmInstr> orig = from_decoded(d.instructions);
     int base = static_cast<int>(code_.size()) + 1;
-    int at = -1;
-    for (size_t k = 0; k < d.instructions.size(); ++k)  // a jump target names the first prefix
-      if (d.instructions[k].offset == offset || d.instructions[k].start == offset) at = static_cast<int>(k);
+    auto index_at = [&](int off) {  // a jump target names the first prefix
+      int k = -1;
+      for (size_t i = 0; i < d.instructions.size(); ++i)
+        if (d.instructions[i].offset == off || d.instructions[i].start == off) k = static_cast<int>(i);
+      return k;
+    };
+    int at = index_at(offset);
     if (at < 0) {
       PyErr_Format(PyExc_ValueError, "no instruction at offset %d to resume at", offset);
       return false;
     }
     for (const auto& h : handlers) {
-      int k = -1;
-      for (size_t i = 0; i < d.instructions.size(); ++i)
-        if (d.instructions[i].offset == h.second || d.instructions[i].start == h.second) k = static_cast<int>(i);
+      int k = index_at(h.second);
       if (k < 0) {
         PyErr_Format(PyExc_ValueError, "no handler at offset %d to enter again", h.second);
         return false;
@@ -206,52 +206,28 @@ class Emitter {
       const EffectPlan& fx = plan.effects[i];
       const std::vector<int>& v = locals[i];
       if (fx.line > 0) line_ = fx.line;
-      int nargs = static_cast<int>(v.size()) - 1;
-      switch (fx.kind) {
-        case EffectPlan::Call:
-        case EffectPlan::CallMethod:
-          op(Opcode::LOAD_FAST, v[0]);
-          if (fx.kind == EffectPlan::CallMethod) op(Opcode::LOAD_ATTR, name_index(fx.name.get()));
-          for (int k = 1; k <= nargs; ++k) op(Opcode::LOAD_FAST, v[k]);
-          if (fx.kwnames) {
-            op(Opcode::LOAD_CONST, const_index(fx.kwnames.get()));
-            op(Opcode::CALL_FUNCTION_KW, nargs);
-          } else {
-            op(Opcode::CALL_FUNCTION, nargs);
-          }
-          op(Opcode::POP_TOP);
-          break;
-        case EffectPlan::StoreAttr:
-          op(Opcode::LOAD_FAST, v[1]);
-          op(Opcode::LOAD_FAST, v[0]);
-          op(Opcode::STORE_ATTR, name_index(fx.name.get()));
-          break;
-        case EffectPlan::StoreSubscr:
-          op(Opcode::LOAD_FAST, v[2]);
-          op(Opcode::LOAD_FAST, v[0]);
-          op(Opcode::LOAD_FAST, v[1]);
-          op(Opcode::STORE_SUBSCR);
-          break;
-        case EffectPlan::StoreGlobal:
-          op(Opcode::LOAD_FAST, v[0]);
-          op(Opcode::STORE_GLOBAL, name_index(fx.name.get()));
-          break;
-        case EffectPlan::DeleteAttr:
-          op(Opcode::LOAD_FAST, v[0]);
-          op(Opcode::DELETE_ATTR, name_index(fx.name.get()));
-          break;
-        case EffectPlan::DeleteSubscr:
-          op(Opcode::LOAD_FAST, v[0]);
-          op(Opcode::LOAD_FAST, v[1]);
-          op(Opcode::DELETE_SUBSCR);
-          break;
-        case EffectPlan::DeleteGlobal:
-          op(Opcode::DELETE_GLOBAL, name_index(fx.name.get()));
-          break;
-        case EffectPlan::StoreDeref:
-          op(Opcode::LOAD_FAST, v[0]);
-          op(Opcode::STORE_DEREF, fx.index);
-          break;
+      if (fx.kind == EffectPlan::Call || fx.kind == EffectPlan::CallMethod) {
+        int nargs = static_cast<int>(v.size()) - 1;
+        op(Opcode::LOAD_FAST, v[0]);
+        if (fx.kind == EffectPlan::CallMethod) op(Opcode::LOAD_ATTR, name_index(fx.name.get()));
+        for (int k = 1; k <= nargs; ++k) op(Opcode::LOAD_FAST, v[k]);
+        if (fx.kwnames) op(Opcode::LOAD_CONST, const_index(fx.kwnames.get()));
+        op(fx.kwnames ? Opcode::CALL_FUNCTION_KW : Opcode::CALL_FUNCTION, nargs);
+        op(Opcode::POP_TOP);
+      } else {
+        for (int local : v) op(Opcode::LOAD_FAST, local);  // (operands are in stack order)
+        int name = fx.name ? name_index(fx.name.get()) : 0;
+        switch (fx.kind) {
+          case EffectPlan::StoreAttr: op(Opcode::STORE_ATTR, name); break;
+          case EffectPlan::StoreSubscr: op(Opcode::STORE_SUBSCR); break;
+          case EffectPlan::StoreGlobal: op(Opcode::STORE_GLOBAL, name); break;
+          case EffectPlan::DeleteAttr: op(Opcode::DELETE_ATTR, name); break;
+          case EffectPlan::DeleteSubscr: op(Opcode::DELETE_SUBSCR); break;
+          case EffectPlan::DeleteGlobal: op(Opcode::DELETE_GLOBAL, name); break;
+          case EffectPlan::StoreDeref: op(Opcode::STORE_DEREF, fx.index); break;
+          case EffectPlan::Call:
+          case EffectPlan::CallMethod: break;  // above
+        }
       }
       for (int local : v) op(Opcode::DELETE_FAST, local);  // its operands die as they would in eager code
     }
