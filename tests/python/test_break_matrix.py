@@ -14,13 +14,10 @@ import unittest
 
 import pijit as pj
 from pijit import ops
+from jit_compare import no_stress, say, show
 
 SUPPORTED = sys.version_info[:2] in ((3, 7), (3, 9))
 T = pj.Tensor
-
-
-def say(*parts):
-    sys.stdout.write(" ".join(map(str, parts)) + "\n")
 
 
 class Box:
@@ -219,18 +216,6 @@ def make(placement, brk, effect):
     return f, cell, ns, src
 
 
-def show(v):
-    if isinstance(v, pj.Tensor):
-        return ("Tensor", str(v.dtype), v.shape, v.tolist())
-    if isinstance(v, (list, tuple)):
-        return (type(v).__name__, [show(a) for a in v])
-    if isinstance(v, dict):
-        return ("dict", [(k, show(a)) for k, a in sorted(v.items())])
-    if isinstance(v, Box):
-        return ("Box", show(vars(v)))
-    return repr(v)
-
-
 def run(fn, ns, cell, x):
     box, log, d = Box(), [], {}
     out = io.StringIO()
@@ -250,14 +235,10 @@ class BreakMatrix(unittest.TestCase):
                 f, cell, ns, src = make(placement, brk, effect)
                 plain_f, plain_cell, plain_ns, _ = make(placement, brk, effect)
                 jf = pj.jit(f)
-                level = pj.stress_stats()["level"]
                 for k in range(3):
                     x = T([1.0 + k, -2.0])
-                    pj.set_stress(0)
-                    try:
+                    with no_stress():
                         want = run(plain_f, plain_ns, plain_cell, x)
-                    finally:
-                        pj.set_stress(level)
                     self.assertEqual(run(jf, ns, cell, x), want, src)
                 st = pj.jit_stats(jf)
                 if PLACEMENTS[placement][1]:  # the part before the break is a graph, on every call

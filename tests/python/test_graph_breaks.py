@@ -2,57 +2,15 @@
 graph, then the interpreter runs the rest from the statement that stopped capture. Each test runs
 the function plainly and jitted and compares results, printed output and the state the function
 changed, and asserts the graph, break and compile counts."""
-import contextlib
-import io
 import sys
 import unittest
 
 import pijit as pj
 from pijit import ops
+from jit_compare import plain, run, say, show
 
 SUPPORTED = sys.version_info[:2] in ((3, 7), (3, 9))
 T = pj.Tensor
-
-
-def say(*parts):
-    """Output capture does not replay (a stream's method it cannot simulate): a graph break."""
-    sys.stdout.write(" ".join(map(str, parts)) + "\n")
-
-
-def show(v):
-    if isinstance(v, pj.Tensor):
-        return ("Tensor", str(v.dtype), v.shape, v.tolist())
-    if isinstance(v, (list, tuple)):
-        return (type(v).__name__, [show(a) for a in v])
-    if isinstance(v, dict):
-        return ("dict", [(k, show(a)) for k, a in v.items()])
-    return repr(v)
-
-
-@contextlib.contextmanager
-def no_stress():
-    """Plain runs are plain even under PIJIT_STRESS (the code's cache is shared with the jit)."""
-    level = pj.stress_stats()["level"]
-    pj.set_stress(0)
-    try:
-        yield
-    finally:
-        pj.set_stress(level)
-
-
-def plain(fn, *args):
-    with no_stress():
-        return run(fn, *args)
-
-
-def run(fn, *args):
-    out = io.StringIO()
-    with contextlib.redirect_stdout(out):
-        try:
-            r = ("ok", show(fn(*args)))
-        except Exception as e:  # the same exception, the same message
-            r = ("raises", type(e).__name__, str(e))
-    return r, out.getvalue()
 
 
 @unittest.skipUnless(SUPPORTED, "capture is built for Python 3.7 and 3.9")
@@ -93,7 +51,7 @@ class GraphBreaks(unittest.TestCase):
             return z * 2.0, y
         st = self.same(f, lambda: (T([1.0, -2.0]), T([3.0, 4.0])))
         self.assert_broke(st, "B008 UnsupportedCall", ops=3)  # at the line inside say() that stopped capture
-        self.assertIn("test_graph_breaks.py:%d in say" % (say.__code__.co_firstlineno + 2), st["break_reasons"][0])
+        self.assertIn("jit_compare.py:%d in say" % (say.__code__.co_firstlineno + 2), st["break_reasons"][0])
 
     def test_reading_a_value_breaks_where_it_is_read(self):
         def f(x):

@@ -3,7 +3,6 @@ stores to attributes, globals and enclosing functions' variables, are recorded w
 made after the graph runs, in program order, so the whole function stays one graph. Each test runs
 the function plainly and jitted and compares results, printed output and the final state of
 everything the function touched, and asserts the graph, break and recompile counts."""
-import contextlib
 import io
 import logging
 import sys
@@ -11,6 +10,7 @@ import unittest
 
 import pijit as pj
 from pijit import nn, ops
+from jit_compare import no_stress, run, say, show
 
 SUPPORTED = sys.version_info[:2] in ((3, 7), (3, 9))
 T = pj.Tensor
@@ -19,46 +19,9 @@ G_LAST = None
 G_TOTAL = 0
 
 
-def show(v):
-    if isinstance(v, pj.Tensor):
-        return ("Tensor", str(v.dtype), v.shape, v.tolist())
-    if isinstance(v, (list, tuple)):
-        return (type(v).__name__, [show(a) for a in v])
-    if isinstance(v, dict):
-        return ("dict", [(k, show(a)) for k, a in sorted(v.items())])
-    if isinstance(v, Box):
-        return ("Box", show(vars(v)))
-    return repr(v)
-
-
 class Box:
     def __init__(self, **kw):
         self.__dict__.update(kw)
-
-
-@contextlib.contextmanager
-def no_stress():
-    level = pj.stress_stats()["level"]
-    pj.set_stress(0)
-    try:
-        yield
-    finally:
-        pj.set_stress(level)
-
-
-def run(fn, *args):
-    out = io.StringIO()
-    with contextlib.redirect_stdout(out):
-        try:
-            r = ("ok", show(fn(*args)))
-        except Exception as e:
-            r = ("raises", type(e).__name__, str(e))
-    return r, out.getvalue()
-
-
-def say(*parts):
-    """Output capture cannot replay (a stream's method it does not simulate): a graph break."""
-    sys.stdout.write(" ".join(map(str, parts)) + "\n")
 
 
 @unittest.skipUnless(SUPPORTED, "capture is built for Python 3.7 and 3.9")
@@ -243,7 +206,9 @@ class ReplayedEffects(unittest.TestCase):
                 y = y + 1.0
             return y
         self.same(f, lambda: (T([1.0]), Box()))
-        self.same(f, lambda: (T([1.0]), Box(a=1)))
+        st = self.same(f, lambda: (T([1.0]), Box(a=1)))
+        self.assertEqual(st["breaks"], 1, st)  # y = x * 2.0 a graph, the del the interpreter's, inside the try
+        self.assertIn("deletes attribute 'a' of a Box inside a try or with block", st["break_reasons"][0])
 
     def test_reading_what_was_deleted_breaks(self):
         def f(x, box):
@@ -348,6 +313,18 @@ class ReplayedEffects(unittest.TestCase):
             box.v = 2
             return x * 2.0, sorted(vars(box))
         self.same(f, lambda: (T([1.0]), Box(a=1)))
+
+        class Net(nn.Cell):
+            def __init__(self):
+                super().__init__()
+                self.scale = 1.0
+
+        def g(x, net):
+            net.scale = 2.0
+            return x * net.scale, len([net])  # len() of a list holding it runs for real: a break
+        st = self.same(g, lambda: (T([1.0]), Net()))
+        self.assertEqual(st["breaks"], 1, st)
+        self.assertIn("hands a Net it changed (replayed later) to code run for real", st["break_reasons"][0])
 
     def test_fullgraph_replays_output(self):
         def f(x):

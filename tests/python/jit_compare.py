@@ -1,0 +1,53 @@
+"""What the capture suites compare between a plain and a jitted call: results (tensors by dtype,
+shape and values), printed output and exceptions, with stress mode off for the plain call."""
+import contextlib
+import io
+import sys
+
+import pijit as pj
+
+
+def say(*parts):
+    """Output capture does not replay (a stream's method it does not simulate): a graph break."""
+    sys.stdout.write(" ".join(map(str, parts)) + "\n")
+
+
+def show(v):
+    """A comparable summary: tensors by dtype, shape and values; containers item by item, dicts in
+    their order; instances of plain classes (the default repr) by their attributes."""
+    if isinstance(v, pj.Tensor):
+        return ("Tensor", str(v.dtype), v.shape, v.tolist())
+    if isinstance(v, (list, tuple)):
+        return (type(v).__name__, [show(a) for a in v])
+    if isinstance(v, dict):
+        return ("dict", [(k, show(a)) for k, a in v.items()])
+    if type(v).__repr__ is object.__repr__ and hasattr(v, "__dict__"):
+        return (type(v).__name__, show(vars(v)))
+    return repr(v)
+
+
+@contextlib.contextmanager
+def no_stress():
+    """Plain runs are plain even under PIJIT_STRESS (the code's cache is shared with the jit)."""
+    level = pj.stress_stats()["level"]
+    pj.set_stress(0)
+    try:
+        yield
+    finally:
+        pj.set_stress(level)
+
+
+def run(fn, *args):
+    """(("ok", result) or ("raises", type, message), printed output)."""
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        try:
+            r = ("ok", show(fn(*args)))
+        except Exception as e:  # the same exception, the same message
+            r = ("raises", type(e).__name__, str(e))
+    return r, out.getvalue()
+
+
+def plain(fn, *args):
+    with no_stress():
+        return run(fn, *args)
