@@ -215,7 +215,8 @@ class Simulator {
   int points_ = 0;
   int last_line_ = -1;
   bool after_jump_ = true;            // the root's previous instruction jumped or changed blocks
-  int break_offset_ = -1;             // can_break: the last instruction the interpreter runs (-1: none)
+  int break_offset_ = -1;
+  int loop_offset_ = -1;  // stop(): the root's instruction it stopped in, when that is inside a loop             // can_break: the last instruction the interpreter runs (-1: none)
   int last_offset_ = -1;              // the root's previous instruction
   bool point_current_ = false;        // point_ is the root's current instruction
   bool reached_point_ = false;        // stopped at CaptureOptions::stop_at_boundary

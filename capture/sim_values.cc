@@ -124,6 +124,11 @@ PyObject* Simulator::own(PyObject* new_ref) {
 }
 
 void Simulator::stop(Break b, std::string detail) {
+  if (!frames_.empty()) {  // inside a loop of the root frame: the runtime may run its body as a function
+    const SimFrame& root = *frames_.front();
+    size_t pc = root.pc > 0 ? root.pc - 1 : 0;
+    if (root.in_loop && pc < root.in_loop->size() && (*root.in_loop)[pc]) loop_offset_ = (*root.ins)[pc].offset;
+  }
   throw StopCapture{b, std::move(detail), current_line(), current_code(), stopped_callee()};
 }
 

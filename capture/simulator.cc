@@ -855,6 +855,8 @@ int simulate(PyFrameObject* f, const CaptureOptions& options, CaptureResult& r, 
     }
     if (!r.interrupted) {
       PyErr_Clear();  // what stopped capture is the reason; the interpreter meets it again itself
+      bool loop_ok = options.allow_breaks && s.reason != Break::Interrupted && s.reason != Break::Internal;
+      r.loop_offset = loop_ok ? sim.loop_offset_ : -1;
       if (options.stop_at_boundary && sim.plan_break()) {
         sim.guard_tensor_classes();
         r.ok = r.broke = true;

@@ -81,6 +81,10 @@ struct CaptureResult {
   // They become capture candidates themselves, each a graph of its own (borrowed).
   std::vector<PyCodeObject*> callees;
   std::vector<std::string> effects;  // the side effects replayed after the graph, in order
+  // A refusal inside a loop of the root frame: the offset of the root's instruction it stopped in
+  // (-1: elsewhere, or a reason no break could help). The runtime may run the loop's body as a
+  // function of its own (codegen/outline.h), a capture candidate.
+  int loop_offset = -1;
   int ops_seen = 0;  // graph nodes the simulation recorded (also when it refused)
   int instructions = 0;          // simulated, inlined frames included
   // Set (reason Interrupted) when an exception that no traced code raises (KeyboardInterrupt, one

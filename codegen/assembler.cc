@@ -124,6 +124,11 @@ std::vector<AsmInstr> from_decoded(const std::vector<py::Instruction>& ins) {
 // a block ends or meets an instruction already reached, and jump targets wait on a stack. Like
 // compile.c, a SETUP_*'s handler gets its depth when the SETUP is seen, before its body runs.
 int stack_depth(const std::vector<AsmInstr>& code, std::string* error) {
+  std::vector<int> depths;
+  return stack_depths(code, &depths, error);
+}
+
+int stack_depths(const std::vector<AsmInstr>& code, std::vector<int>* depths, std::string* error) {
   *error = check_instructions(code);
   if (!error->empty()) return -1;
   const int n = static_cast<int>(code.size());
@@ -193,6 +198,9 @@ int stack_depth(const std::vector<AsmInstr>& code, std::string* error) {
       depth[i + 1] = static_cast<int>(next);
     }
   }
+  for (int& d : depth)
+    if (d == kUnset) d = -1;
+  *depths = std::move(depth);
   return static_cast<int>(max_depth);
 }
 

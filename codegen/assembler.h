@@ -54,6 +54,8 @@ std::vector<AsmInstr> from_decoded(const std::vector<py::Instruction>& ins);
 // a conditional jump, a SETUP_*'s handler entered with the handler's effect. Returns -1 and sets
 // *error on bad input or an inconsistent stack (underflow, two depths where paths join).
 int stack_depth(const std::vector<AsmInstr>& code, std::string* error);
+// The same, and in *depths each instruction's depth before it runs (-1: never reached).
+int stack_depths(const std::vector<AsmInstr>& code, std::vector<int>* depths, std::string* error);
 
 // A new code object (new reference), or nullptr with a Python exception set: ValueError for bad
 // input (see stack_depth, plus arguments out of range of the spec's tuples), TypeError for a spec

@@ -8,6 +8,7 @@
 
 #include "py/bytecode.h"
 #include "codegen/assembler.h"
+#include "codegen/code_builder.h"
 #include "py/py_common.h"
 
 namespace pj::codegen {
@@ -37,33 +38,9 @@ using guards::Access;
 using py::Ref;
 
 // Collects instructions plus the constants and names they need beyond the original's.
-class Emitter {
+class Emitter : public CodeBuilder {
  public:
-  Emitter(PyCodeObject* co, int line) : line_(line) {
-    consts_ = Ref(PySequence_List(co->co_consts));
-    names_ = Ref(PySequence_List(co->co_names));
-    varnames_ = Ref(PySequence_List(co->co_varnames));
-  }
-  void op(Opcode o, int arg = 0) { code_.push_back({o, arg, -1, line_}); }
-  int const_index(PyObject* v) {
-    Py_ssize_t n = PyList_GET_SIZE(consts_.get());
-    for (Py_ssize_t i = 0; i < n; ++i)  // identity: 1 and True and 1.0 must stay distinct
-      if (PyList_GET_ITEM(consts_.get(), i) == v) return static_cast<int>(i);
-    PyList_Append(consts_.get(), v);
-    return static_cast<int>(n);
-  }
-  int name_index(PyObject* s) {
-    Py_ssize_t n = PyList_GET_SIZE(names_.get());
-    for (Py_ssize_t i = 0; i < n; ++i)
-      if (PyUnicode_Compare(PyList_GET_ITEM(names_.get(), i), s) == 0) return static_cast<int>(i);
-    PyList_Append(names_.get(), s);
-    return static_cast<int>(n);
-  }
-  int new_local(const char* name) {
-    Ref s(PyUnicode_InternFromString(name));
-    PyList_Append(varnames_.get(), s.get());
-    return static_cast<int>(PyList_GET_SIZE(varnames_.get()) - 1);
-  }
+  Emitter(PyCodeObject* co, int line) : CodeBuilder(co, line) {}
   // Pushes a guard node's key. One the guards hold weakly stays weak in the code too (the code is
   // cached as long as the guards): the weak reference is called. The guards just found it alive,
   // reachable along the frame's paths.
@@ -234,18 +211,8 @@ class Emitter {
     line_ = line;
   }
 
-  PyObject* finish(PyCodeObject* original) { return finish(original, spec_of(original)); }
-  PyObject* finish(PyCodeObject*, CodeSpec spec) {
-    Ref consts(PyList_AsTuple(consts_.get())), names(PyList_AsTuple(names_.get())),
-        varnames(PyList_AsTuple(varnames_.get()));
-    if (!consts || !names || !varnames) return nullptr;
-    spec.consts = consts.get();
-    spec.names = names.get();
-    spec.varnames = varnames.get();
-    return assemble(code_, spec);
-  }
-  size_t size() const { return code_.size(); }
-  void set_target(size_t at, int target) { code_[at].target = target; }
+  PyObject* finish(PyCodeObject* original) { return CodeBuilder::finish(spec_of(original)); }
+  PyObject* finish(PyCodeObject*, CodeSpec spec) { return CodeBuilder::finish(spec); }
   // The original instructions from `from` to `to` (offsets), as the interpreter is to run them: a
   // straight run (only the last may jump). *last: the last one; *next: the offset after it;
   // *depth: the stack depth before it, given the depth before the first.
@@ -298,10 +265,6 @@ class Emitter {
     op(Opcode::RETURN_VALUE);
   }
 
- private:
-  int line_;
-  Ref consts_, names_, varnames_;
-  std::vector<AsmInstr> code_;
 };
 
 }  // namespace

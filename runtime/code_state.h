@@ -25,7 +25,8 @@ struct CacheEntry {
   std::string reason_text;   // ... in full: "B006 Print at f.py:12 in f: print()"
   std::string break_text;    // a graph entry that breaks: why the interpreter runs the rest
   std::vector<std::string> effects;  // side effects its code replays after the graph
-  std::vector<PyCodeObject*> resumes;  // its resume functions' code (borrowed: `code` holds them)
+  std::vector<PyCodeObject*> resumes;  // its resume functions' and loop body's code (borrowed: `code` holds them)
+  std::string loop_text;  // a refusal whose loop runs its body as a function: the loop's file:line
   int64_t hits = 0;
 };
 
@@ -49,9 +50,13 @@ struct CodeState {
   // whose graph break made it.
   std::shared_ptr<const JitOptions> candidate;
   bool is_resume = false;  // a resume function's code (else a candidate is a function a break left to the interpreter)
+  bool is_loop_body = false;  // ... one iteration of a loop capture refused inside (codegen/outline.h)
   // Resume functions made for this code's graph breaks, by (offset, stack depth, bound locals):
   // breaks that resume at the same place with the same layout share one (owned).
   std::map<std::tuple<int, int, std::vector<char>>, PyObject*> resume_codes;
+  // Loops of this code run from outside with their body a function (a refusal inside them), by the
+  // loop head's offset: (outer code, body code), owned; every entry refused there shares them.
+  std::map<int, std::pair<PyObject*, PyObject*>> loop_codes;
   int auto_candidate = 0;  // `pijit run`: 0 not decided, 1 the script's code, 2 not
   ~CodeState();
 };

@@ -9,6 +9,7 @@
 
 #include "absl/container/flat_hash_set.h"
 
+#include "codegen/outline.h"
 #include "codegen/rewrite.h"
 #include "py/bytecode.h"
 #include "py/py_common.h"
@@ -158,12 +159,12 @@ PyObject* run_entry(PyThreadState* ts, PyFrameObject* f, CodeState* st, CacheEnt
   if (e.code) {
     ++st->frames_rewritten;
     ++g_stats.frames_rewritten;
-    ++g_stats.frames_captured;
+    if (e.graph) ++g_stats.frames_captured;
     t_graph_failure = GraphFailure::None;
     PyObject* r = run_in_shadow(ts, f, e.code);
     // The rewritten code does nothing observable before its graph call (it reads guarded paths),
     // and the original frame is untouched: running it now is exactly the eager call.
-    if (!r && t_graph_failure == GraphFailure::Rerunnable) {
+    if (!r && e.graph && t_graph_failure == GraphFailure::Rerunnable) {
       t_graph_failure = GraphFailure::None;
       PyErr_Clear();
       ++st->graph_failures;
@@ -206,6 +207,53 @@ void mark_callees(const std::vector<PyCodeObject*>& callees, PyCodeObject* co, c
   }
 }
 
+// Code a rewritten frame calls (a resume function, a loop body): a capture candidate wherever it
+// runs, with the options of the jit that made it. Capture may not break in its prologue (putting
+// its arguments in place, then jumping into the original code): it would resume where it began.
+void make_candidate(PyObject* code, const JitOptions& opt, bool loop_body) {
+  CodeState* rs = code_state(reinterpret_cast<PyCodeObject*>(code), true);
+  if (!rs) {
+    PyErr_Clear();
+    return;
+  }
+  auto copy = std::make_shared<JitOptions>(opt);
+  copy->stress = stress_only(opt);
+  if (loop_body) copy->fullgraph = false;
+  py::DecodeResult d = py::decode_code(code);
+  for (size_t k = 0; k < d.instructions.size() && !copy->capture.first_break_index; ++k)
+    if (d.instructions[k].op == py::Opcode::JUMP_ABSOLUTE) copy->capture.first_break_index = static_cast<int>(k) + 1;
+  rs->candidate = std::move(copy);
+  rs->is_resume = !loop_body;
+  rs->is_loop_body = loop_body;
+  g_resume_codes = true;
+}
+
+// A refusal inside a loop: the interpreter runs the loop, its body a function of its own (shared
+// by every entry refused in that loop) that is captured like a resume function. The outlined code
+// means what the original means for any input, so the entry needs no guards.
+bool outline_entry(PyCodeObject* co, CodeState* st, const JitOptions& opt, const CaptureResult& r, CacheEntry* out) {
+  codegen::OutlinedLoop loop;
+  std::string why;
+  if (!codegen::outline_loop(co, r.loop_offset, &loop, &why)) {
+    log("breaks", "the loop of " + where(co) + " around line " + std::to_string(r.line) + " runs as it is: " + why);
+    return false;
+  }
+  auto& slot = st->loop_codes[loop.head];
+  if (!slot.first) {
+    slot = {loop.outer.release(), loop.body.release()};
+    make_candidate(slot.second, opt, true);
+    log_bytecode(co, slot.first);
+    log_bytecode(co, slot.second);
+  }
+  Py_INCREF(slot.first);
+  out->code = slot.first;
+  out->resumes.push_back(reinterpret_cast<PyCodeObject*>(slot.second));
+  out->guards = std::make_shared<guards::GuardTree>();
+  out->loop_text = std::string(PyUnicode_AsUTF8(co->co_filename)) + ":" + std::to_string(loop.line);
+  log("breaks", "the loop at " + out->loop_text + " runs each iteration as a function (" + r.reason_text() + ")");
+  return true;
+}
+
 bool build_entry(PyFrameObject* f, CodeState* st, const JitOptions& opt, CacheEntry* out) {
   PyCodeObject* co = py::frame_code(f);
   st->mode = CodeState::Building;
@@ -241,18 +289,7 @@ bool build_entry(PyFrameObject* f, CodeState* st, const JitOptions& opt, CacheEn
           st->resume_codes.erase({offset, depth, bound});
           return nullptr;
         }
-        if (CodeState* rs = code_state(reinterpret_cast<PyCodeObject*>(rc), true)) {
-          auto copy = std::make_shared<JitOptions>(opt);
-          copy->stress = stress_only(opt);
-          py::DecodeResult d = py::decode_code(rc);  // the prologue ends with its jump into the original
-          for (size_t k = 0; k < d.instructions.size() && !copy->capture.first_break_index; ++k)
-            if (d.instructions[k].op == py::Opcode::JUMP_ABSOLUTE) copy->capture.first_break_index = static_cast<int>(k) + 1;
-          rs->candidate = std::move(copy);
-          rs->is_resume = true;
-          g_resume_codes = true;
-        } else {
-          PyErr_Clear();
-        }
+        make_candidate(rc, opt, false);
       }
       out->resumes.push_back(reinterpret_cast<PyCodeObject*>(rc));
       Py_INCREF(rc);
@@ -298,6 +335,8 @@ bool build_entry(PyFrameObject* f, CodeState* st, const JitOptions& opt, CacheEn
     out->reason_text = text;
     st->break_reasons.push_back(text);
     log("breaks", text);
+    if (r.loop_offset >= 0 && !opt.fullgraph && (r.ops_seen > 0 || copt.break_without_graph))
+      outline_entry(co, st, opt, r, out);
     if (opt.fullgraph) {
       PyErr_Format(g_capture_error, "pijit cannot capture %s as one graph (fullgraph=True or GRAPH_MODE): %s",
                    where(co).c_str(), text.c_str());
@@ -324,9 +363,9 @@ PyObject* run_captured(PyThreadState* ts, PyFrameObject* f, const JitOptions& op
     if (!quiet_check(*it->guards, f, nullptr)) continue;
     // The cache is the code object's, shared by every jit of it: an entry another jit (or stress
     // mode) made for a refused capture runs eagerly, which fullgraph=True must not accept.
-    if (opt.fullgraph && (!it->code || !it->break_text.empty())) {
+    if (opt.fullgraph && (!it->graph || !it->break_text.empty())) {
       PyErr_Format(g_capture_error, "pijit cannot capture %s as one graph (fullgraph=True or GRAPH_MODE): %s",
-                   where(co).c_str(), (it->code ? it->break_text : it->reason_text).c_str());
+                   where(co).c_str(), (it->graph ? it->break_text : it->reason_text).c_str());
       return nullptr;
     }
     ++st->cache_hits;
@@ -418,6 +457,10 @@ PyObject* g_capture_error = nullptr;
 CodeState::~CodeState() {
   for (auto& e : entries) Py_XDECREF(e.code);
   for (auto& rc : resume_codes) Py_XDECREF(rc.second);
+  for (auto& lc : loop_codes) {
+    Py_XDECREF(lc.second.first);
+    Py_XDECREF(lc.second.second);
+  }
   Py_XDECREF(reassembled);
 }
 

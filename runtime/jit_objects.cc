@@ -247,7 +247,7 @@ void resume_totals(const CodeState* st, int64_t* graphs, int64_t* breaks, std::s
     for (PyCodeObject* rc : e.resumes) {
       const CodeState* rs = code_state(rc, false);
       if (!rs || !seen->insert(rs).second) continue;
-      for (const CacheEntry& re : rs->entries) *graphs += re.code != nullptr;
+      for (const CacheEntry& re : rs->entries) *graphs += re.graph != nullptr;
       *breaks += rs->breaks;
       resume_totals(rs, graphs, breaks, seen);
     }
@@ -264,7 +264,7 @@ PyObject* py_jit_stats(PyObject*, PyObject* obj) {
   Ref entries(PyList_New(0));
   if (st) {
     for (const CacheEntry& e : st->entries) {
-      graphs += e.code != nullptr;
+      graphs += e.graph != nullptr;
       Ref ed(PyDict_New());
       set_item(ed.get(), "guards", str_list(e.guards->describe()));
       set_item(ed.get(), "num_guards", PyLong_FromLong(e.guards->num_checks()));
@@ -274,6 +274,8 @@ PyObject* py_jit_stats(PyObject*, PyObject* obj) {
       set_item(ed.get(), "reason", e.reason.empty() ? (Py_INCREF(Py_None), Py_None) : PyUnicode_FromString(e.reason.c_str()));
       set_item(ed.get(), "effects", str_list(e.effects));
       set_item(ed.get(), "graph_break", e.break_text.empty() ? (Py_INCREF(Py_None), Py_None) : PyUnicode_FromString(e.break_text.c_str()));
+      // A refusal inside a loop whose body runs as a function per iteration: the loop's file:line.
+      set_item(ed.get(), "loop_body", e.loop_text.empty() ? (Py_INCREF(Py_None), Py_None) : PyUnicode_FromString(e.loop_text.c_str()));
       PyList_Append(entries.get(), ed.get());
     }
   }
@@ -291,6 +293,7 @@ PyObject* py_jit_stats(PyObject*, PyObject* obj) {
   set_item(d.get(), "resume_graphs", PyLong_FromLongLong(resume_graphs));  // graph breaks' resume functions
   set_item(d.get(), "resume_breaks", PyLong_FromLongLong(resume_breaks));
   set_item(d.get(), "resume_functions", PyLong_FromSize_t(st ? st->resume_codes.size() : 0));  // distinct, shared
+  set_item(d.get(), "loop_bodies", PyLong_FromSize_t(st ? st->loop_codes.size() : 0));  // loops run per iteration
   set_item(d.get(), "frames_rewritten", PyLong_FromLongLong(st ? st->frames_rewritten : 0));
   set_item(d.get(), "frames_default", PyLong_FromLongLong(st ? st->frames_default : 0));
   set_item(d.get(), "graph_failures", PyLong_FromLongLong(st ? st->graph_failures : 0));
@@ -323,7 +326,7 @@ PyObject* py_capture_summary(PyObject*, PyObject*) {
   for (CodeState* st : live_code_states()) {
     if (st->compiles == 0 || st->skip_reason == "no tensor work") continue;
     int64_t graphs = 0, resume_graphs = 0, resume_breaks = 0;
-    for (const CacheEntry& e : st->entries) graphs += e.code != nullptr;
+    for (const CacheEntry& e : st->entries) graphs += e.graph != nullptr;
     std::set<const CodeState*> seen;
     resume_totals(st, &resume_graphs, &resume_breaks, &seen);
     Ref d(PyDict_New());
@@ -331,6 +334,7 @@ PyObject* py_capture_summary(PyObject*, PyObject*) {
     set_item(d.get(), "file", PyUnicode_FromString(PyUnicode_AsUTF8(st->code->co_filename)));
     set_item(d.get(), "line", PyLong_FromLong(st->code->co_firstlineno));
     set_item(d.get(), "resume", PyBool_FromLong(st->is_resume));
+    set_item(d.get(), "loop_body", PyBool_FromLong(st->is_loop_body));
     size_t effects = 0;
     for (const CacheEntry& e : st->entries) effects += e.effects.size();
     set_item(d.get(), "effects", PyLong_FromSize_t(effects));  // replayed by the cached entries

@@ -305,7 +305,10 @@ class GraphBreaks(unittest.TestCase):
         if not pj.stress_stats()["level"]:  # (stress mode makes every frame a candidate)
             self.assertEqual(pj.jit_stats(helper)["compiles"], 0)
 
-    def test_functions_a_loop_left_to_the_interpreter_calls_are_captured(self):
+    def test_a_failure_inside_a_loop_runs_the_body_as_a_captured_function(self):
+        # No break point inside a loop (its resume function would break again each iteration, a
+        # frame deeper): the interpreter runs the loop, each iteration a call of the loop's body,
+        # which is captured with a break of its own (the matmul in a graph, float() eager).
         def step(x, w):
             return ops.relu(x @ w) * 2.0
 
@@ -313,15 +316,19 @@ class GraphBreaks(unittest.TestCase):
             total = 0.0
             for i in range(4):
                 y = step(x, w)
-                total += float(y.sum())  # inside the loop: train runs as it is (no break point)
+                total += float(y.sum())
             return total
         x, w = pj.ones((2, 3)), pj.ones((3, 3))
         jf = pj.jit(train)
         for _ in range(3):
             self.assertEqual(run(jf, x, w), plain(train, x, w))
-        self.assertEqual(pj.jit_stats(jf)["graphs"], 0)
-        st = pj.jit_stats(step)  # ... but what the loop calls is captured when the interpreter calls it
-        self.assertEqual((st["graphs"], st["cache_hits"]), (1, 11), st)
+        st = pj.jit_stats(jf)
+        self.assertEqual((st["graphs"], st["loop_bodies"], st["compiles"]), (0, 1, 1), st)
+        line = train.__code__.co_firstlineno + 2
+        self.assertEqual(st["entries"][0]["loop_body"], "%s:%d" % (train.__code__.co_filename, line))
+        self.assertEqual(st["entries"][0]["reason"], "B002 DataDependent")
+        self.assertGreaterEqual(st["resume_graphs"], 1, st)  # the body's graph, step inlined
+        self.assertGreaterEqual(st["resume_breaks"], 1, st)  # ... breaking at float()
 
     def test_a_break_inside_try_blocks_resumes_inside_them(self):
         # The resume function enters the try blocks again (SETUP_FINALLY / SETUP_EXCEPT at their

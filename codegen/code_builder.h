@@ -1,0 +1,84 @@
+// A code object under construction from an existing one: instructions (jumps name their target by
+// index, assembler.h) plus the constants, names and locals they need beyond the original's.
+#pragma once
+
+#include "py/pyport.h"  // first (Python.h)
+
+#include <vector>
+
+#include "codegen/assembler.h"
+#include "py/py_common.h"
+
+#if PJ_PY_CAPTURE_SUPPORTED  // code objects of the Pythons capture supports
+
+namespace pj::codegen {
+
+class CodeBuilder {
+ public:
+  CodeBuilder(PyCodeObject* co, int line) : line_(line) {
+    consts_ = py::Ref(PySequence_List(co->co_consts));
+    names_ = py::Ref(PySequence_List(co->co_names));
+    varnames_ = py::Ref(PySequence_List(co->co_varnames));
+  }
+  // Appends an instruction under the current line; returns its index.
+  size_t op(py::Opcode o, int arg = 0, int target = -1) {
+    code_.push_back({o, arg, target, line_});
+    return code_.size() - 1;
+  }
+  // An instruction as it is (its own line and target); returns its index.
+  size_t push(const AsmInstr& in) {
+    code_.push_back(in);
+    return code_.size() - 1;
+  }
+  void copy(const std::vector<AsmInstr>& code) { code_.insert(code_.end(), code.begin(), code.end()); }
+  void replace(size_t at, const AsmInstr& in) { code_[at] = in; }
+  void line(int l) { line_ = l; }
+  int const_index(PyObject* v) {
+    Py_ssize_t n = PyList_GET_SIZE(consts_.get());
+    for (Py_ssize_t i = 0; i < n; ++i)  // identity: 1 and True and 1.0 must stay distinct
+      if (PyList_GET_ITEM(consts_.get(), i) == v) return static_cast<int>(i);
+    PyList_Append(consts_.get(), v);
+    return static_cast<int>(n);
+  }
+  int int_const(long v) {
+    py::Ref k(PyLong_FromLong(v));
+    for (Py_ssize_t i = 0; i < PyList_GET_SIZE(consts_.get()); ++i) {
+      PyObject* c = PyList_GET_ITEM(consts_.get(), i);
+      if (PyLong_CheckExact(c) && PyObject_RichCompareBool(c, k.get(), Py_EQ) == 1) return static_cast<int>(i);
+    }
+    return const_index(k.get());
+  }
+  int name_index(PyObject* s) {
+    Py_ssize_t n = PyList_GET_SIZE(names_.get());
+    for (Py_ssize_t i = 0; i < n; ++i)
+      if (PyUnicode_Compare(PyList_GET_ITEM(names_.get(), i), s) == 0) return static_cast<int>(i);
+    PyList_Append(names_.get(), s);
+    return static_cast<int>(n);
+  }
+  int new_local(const char* name) {
+    py::Ref s(PyUnicode_InternFromString(name));
+    PyList_Append(varnames_.get(), s.get());
+    return static_cast<int>(PyList_GET_SIZE(varnames_.get()) - 1);
+  }
+  size_t size() const { return code_.size(); }
+  void set_target(size_t at, int target) { code_[at].target = target; }
+  // The code object: `spec` with this builder's constants, names and locals.
+  PyObject* finish(CodeSpec spec) {
+    py::Ref consts(PyList_AsTuple(consts_.get())), names(PyList_AsTuple(names_.get())),
+        varnames(PyList_AsTuple(varnames_.get()));
+    if (!consts || !names || !varnames) return nullptr;
+    spec.consts = consts.get();
+    spec.names = names.get();
+    spec.varnames = varnames.get();
+    return assemble(code_, spec);
+  }
+
+ protected:
+  int line_;
+  py::Ref consts_, names_, varnames_;
+  std::vector<AsmInstr> code_;
+};
+
+}  // namespace pj::codegen
+
+#endif  // PJ_PY_CAPTURE_SUPPORTED
