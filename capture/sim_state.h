@@ -216,7 +216,17 @@ class Simulator {
   int last_line_ = -1;
   bool after_jump_ = true;            // the root's previous instruction jumped or changed blocks
   int break_offset_ = -1;
-  int loop_offset_ = -1;  // stop(): the root's instruction it stopped in, when that is inside a loop             // can_break: the last instruction the interpreter runs (-1: none)
+  int loop_offset_ = -1;
+  // Numbers read from the frame are fresh copies (identity tells them from equal constants); their
+  // Equal guard waits until an instruction other than a move consumes them, so a number only
+  // passed through (a loop counter handed to the next iteration) does not specialize the graph.
+  std::unordered_map<PyObject*, PyObject*> copy_of_;             // frame number -> its copy
+  std::unordered_map<PyObject*, std::vector<int>> scalar_nodes_;  // copy -> the paths it was read along
+  std::unordered_set<PyObject*> unguarded_;                       // copies whose guard still waits
+  bool holds_unguarded(PyObject* v, int depth = 0) const;
+  bool moving_ = false;  // the instruction being simulated only moves values (a number it reads waits)
+  PyObject* frame_scalar(PyObject* obj, int node);
+  void guard_scalars(PyObject* v, int depth = 0);  // stop(): the root's instruction it stopped in, when that is inside a loop             // can_break: the last instruction the interpreter runs (-1: none)
   int last_offset_ = -1;              // the root's previous instruction
   bool point_current_ = false;        // point_ is the root's current instruction
   bool reached_point_ = false;        // stopped at CaptureOptions::stop_at_boundary

@@ -4,6 +4,8 @@
 #include "py/pyport.h"  // first (Python.h)
 
 
+#include <algorithm>
+#include <cmath>
 #include <cstring>
 
 #include "capture/jit_api.h"
@@ -309,6 +311,9 @@ PyObject* Simulator::wrap(PyObject* obj, int node) {
     values_.bind_symbol(sym, obj, node);
     return sym;
   }
+  // (A NaN stays itself: containment tests identity before equality.)
+  if (PyLong_CheckExact(obj) || (PyFloat_CheckExact(obj) && !std::isnan(PyFloat_AS_DOUBLE(obj))))
+    return frame_scalar(obj, node);
   if (is_constant(obj)) {
     Py_INCREF(obj);
     tree_.add_check(node, {CheckKind::Equal, obj, 0, {}});
@@ -1354,9 +1359,66 @@ PyObject* Simulator::inline_call(PyObject* func, PyObject* self, const std::vect
   return result;
 }
 
+// An int or float read from the frame: a copy whose value is guarded once something uses it
+// (guard_scalars); until then only its type, and it is rebuilt from the frame where it is live.
+PyObject* Simulator::frame_scalar(PyObject* obj, int node) {
+  PyObject*& copy = copy_of_[obj];  // one object read twice stays one object (`p is q`)
+  if (!copy) {
+    own((Py_INCREF(obj), obj));
+    copy = own(PyLong_CheckExact(obj) ? py::fresh_int(obj) : PyFloat_FromDouble(PyFloat_AS_DOUBLE(obj)));
+    unguarded_.insert(copy);
+  }
+  std::vector<int>& nodes = scalar_nodes_[copy];
+  if (std::find(nodes.begin(), nodes.end(), node) != nodes.end()) return copy;
+  nodes.push_back(node);
+  Py_INCREF(Py_TYPE(obj));
+  tree_.add_check(node, {CheckKind::Type, reinterpret_cast<PyObject*>(Py_TYPE(obj)), 0, {}});
+  if (unguarded_.count(copy)) {
+    // Read by an instruction that uses it (an item compared, an attribute read for an op); or
+    // along a second path (or the small-int cache's object twice), where which path a later call
+    // changes could not be told apart: the value is guarded on every path.
+    if (!moving_ || nodes.size() > 1) guard_scalars(copy);
+  } else {  // used already: this path is guarded as the others are
+    Py_INCREF(copy);
+    tree_.add_check(node, {CheckKind::Equal, copy, 0, {}});
+    values_.read_constant(copy, node);
+  }
+  return copy;
+}
+
+// `v` is used (an instruction other than a move consumes it): the value it had is guarded, for
+// it and for what it holds.
+void Simulator::guard_scalars(PyObject* v, int depth) {
+  auto it = unguarded_.find(v);
+  if (it != unguarded_.end()) {
+    unguarded_.erase(it);
+    for (int node : scalar_nodes_.at(v)) {
+      Py_INCREF(v);
+      tree_.add_check(node, {CheckKind::Equal, v, 0, {}});
+      values_.read_constant(v, node);
+    }
+    return;
+  }
+  if (depth < 8 && (PyTuple_CheckExact(v) || PyList_CheckExact(v)))
+    for (Py_ssize_t i = 0; i < PySequence_Fast_GET_SIZE(v); ++i) guard_scalars(PySequence_Fast_GET_ITEM(v, i), depth + 1);
+}
+
+bool Simulator::holds_unguarded(PyObject* v, int depth) const {
+  if (unguarded_.count(v)) return true;
+  if (depth < 8 && (PyTuple_CheckExact(v) || PyList_CheckExact(v)))
+    for (Py_ssize_t i = 0; i < PySequence_Fast_GET_SIZE(v); ++i)
+      if (holds_unguarded(PySequence_Fast_GET_ITEM(v, i), depth + 1)) return true;
+  return false;
+}
+
 ReturnPlan Simulator::plan_return(PyObject* v) {
   Nesting nest(this);
   ReturnPlan p;
+  if (unguarded_.count(v)) {  // a number passed through: what the frame held
+    p.kind = ReturnPlan::Source;
+    p.index = scalar_nodes_.at(v).front();
+    return p;
+  }
   if (const Value* real = values_.frame_tensor(v)) {
     p.kind = ReturnPlan::Source;
     p.index = real->node;
@@ -1422,7 +1484,7 @@ ReturnPlan Simulator::plan_return(PyObject* v) {
     p.items.push_back(plan_return(self));
     return p;
   }
-  if (is_constant(v) || PyType_Check(v) || PyModule_Check(v) || builtin_function || (PyRange_Check(v) && planning_break_) ||
+  if ((is_constant(v) && (unguarded_.empty() || !holds_unguarded(v))) || PyType_Check(v) || PyModule_Check(v) || builtin_function || (PyRange_Check(v) && planning_break_) ||
       (is_library_type(Py_TYPE(v)) && std::strcmp(Py_TYPE(v)->tp_name, "Type") == 0)) {  // pijit dtypes
     Py_INCREF(v);
     p.kind = ReturnPlan::Const;

@@ -210,6 +210,34 @@ void Simulator::run_root(PyFrameObject* f) {
   r_.plan.ret = plan_return(result);
 }
 
+// Instructions that only move values (and build the tuples and lists stubs and calls pass on):
+// a number they touch is not used yet.
+static bool moves_values(Opcode op) {
+  switch (op) {
+    case Opcode::LOAD_FAST:
+    case Opcode::STORE_FAST:
+    case Opcode::DELETE_FAST:
+    case Opcode::LOAD_CONST:
+    case Opcode::LOAD_GLOBAL:
+    case Opcode::LOAD_DEREF:
+    case Opcode::POP_TOP:
+    case Opcode::ROT_TWO:
+    case Opcode::ROT_THREE:
+    case Opcode::ROT_FOUR:
+    case Opcode::DUP_TOP:
+    case Opcode::DUP_TOP_TWO:
+    case Opcode::NOP:
+    case Opcode::JUMP_ABSOLUTE:
+    case Opcode::JUMP_FORWARD:
+    case Opcode::RETURN_VALUE:
+    case Opcode::BUILD_TUPLE:
+    case Opcode::BUILD_LIST:
+      return true;
+    default:
+      return false;
+  }
+}
+
 PyObject* Simulator::run_frame(SimFrame& fr) {
   fr.ops_at_entry = graph_.nodes().size();
   frames_.push_back(&fr);
@@ -233,8 +261,14 @@ PyObject* Simulator::run_frame(SimFrame& fr) {
     }
     const Instruction& ins = (*fr.ins)[fr.pc++];
     if (!dirty_.empty()) refuse_dirty_read(fr, ins);
+    bool moving = moves_values(ins.op);
+    if (!unguarded_.empty() && !moving)
+      for (PyObject* v : fr.stack) guard_scalars(v);
     size_t nblocks = fr.blocks.size();
+    bool was_moving = moving_;
+    moving_ = moving;
     step(fr, ins);
+    moving_ = was_moving;
     if (fr.root) {
       after_jump_ = py::is_jump(ins.op) || fr.pc != at + 1 || fr.blocks.size() != nblocks;
       last_line_ = ins.line;

@@ -18,6 +18,9 @@
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
 #include <frameobject.h>  // PyFrameObject for the eval-frame hook (3.7/3.9: full struct)
+#if PY_VERSION_HEX < 0x030B0000
+#include <longintrepr.h>  // fresh_int: the digits of an int
+#endif
 
 #include <string>  // encode_line_table's buffer
 #include <vector>
@@ -210,6 +213,22 @@ inline bool frame_is_resumable(PyFrameObject* f) {
 }
 // Whether the frame ran an instruction already (a generator being resumed, not started).
 inline bool frame_started(PyFrameObject* f) { return f->f_lasti >= 0; }
+
+// A new int equal to `v` (an exact int) that is not the small-int cache's object: capture tells a
+// number read from the frame from an equal constant by identity. New reference, or nullptr.
+inline PyObject* fresh_int(PyObject* v) {
+  auto* src = reinterpret_cast<PyLongObject*>(v);
+  Py_ssize_t size = Py_SIZE(src), n = size < 0 ? -size : size;
+  PyLongObject* r = _PyLong_New(n);
+  if (!r) return nullptr;
+#if PY_VERSION_HEX >= 0x03090000
+  Py_SET_SIZE(r, size);
+#else
+  Py_SIZE(r) = size;
+#endif
+  for (Py_ssize_t i = 0; i < n; ++i) r->ob_digit[i] = src->ob_digit[i];
+  return reinterpret_cast<PyObject*>(r);
+}
 #else
 // 3.11+: frames are _PyInterpreterFrame; capture refuses to install its hook there, so these are
 // never reached. They exist so the extension (tensors, kernels) still builds for that Python.

@@ -271,10 +271,15 @@ bool build_entry(PyFrameObject* f, CodeState* st, const JitOptions& opt, CacheEn
   }
   st->mode = CodeState::Compiled;
   ++st->compiles;
-  if (&opt == &g_auto_opts && r.ops_seen == 0 && !r.broke) {
-    // `pijit run`: code that does no tensor work runs at the interpreter's speed from now on.
+  if ((&opt == &g_auto_opts || st->is_resume || st->is_loop_body) && r.ops_seen == 0 && !r.broke) {
+    // `pijit run`, and code pijit made (a resume function, a loop body): code that does no tensor
+    // work runs at the interpreter's speed from now on (guards on the Python values it folded
+    // would recompile it for every new value: a loop's counter, a running total).
     st->mode = CodeState::Skip;
     st->skip_reason = "no tensor work";
+    out->guards = r.guards;
+    out->reason = st->skip_reason;  // this call too runs as it is
+    return true;
   }
   if (r.ok) {
     py::Ref runner(new_graph_runner(r.graph, where(co)));
