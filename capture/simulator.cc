@@ -238,6 +238,40 @@ static bool moves_values(Opcode op) {
   }
 }
 
+// How many values from the top of the stack an instruction reads (-1: it may read any).
+static int stack_reads(Opcode op, int arg) {
+  switch (op) {
+    case Opcode::LOAD_METHOD:
+    case Opcode::UNPACK_SEQUENCE:
+    case Opcode::UNPACK_EX:
+    case Opcode::FOR_ITER:
+    case Opcode::JUMP_IF_FALSE_OR_POP:
+    case Opcode::JUMP_IF_TRUE_OR_POP:
+      return 1;
+    case Opcode::STORE_ATTR:
+    case Opcode::STORE_SUBSCR:
+    case Opcode::DELETE_SUBSCR:
+    case Opcode::DELETE_ATTR:
+    case Opcode::STORE_GLOBAL:
+    case Opcode::STORE_DEREF:
+    case Opcode::POP_JUMP_IF_FALSE:
+    case Opcode::POP_JUMP_IF_TRUE:
+      return -py::stack_effect(op, arg, 0);  // push nothing
+    case Opcode::LIST_APPEND:
+    case Opcode::SET_ADD:
+    case Opcode::MAP_ADD:
+    case Opcode::LIST_EXTEND:
+    case Opcode::SET_UPDATE:
+    case Opcode::DICT_MERGE:
+    case Opcode::DICT_UPDATE:
+      return -1;  // also a container below
+    default:
+      break;
+  }
+  if (py::has_flag(op, py::kJumpRel) || py::has_flag(op, py::kJumpAbs) || py::has_flag(op, py::kEndsBlock)) return -1;
+  return 1 - py::stack_effect(op, arg, 0);  // the rest push one value
+}
+
 PyObject* Simulator::run_frame(SimFrame& fr) {
   fr.ops_at_entry = graph_.nodes().size();
   frames_.push_back(&fr);
@@ -262,8 +296,11 @@ PyObject* Simulator::run_frame(SimFrame& fr) {
     const Instruction& ins = (*fr.ins)[fr.pc++];
     if (!dirty_.empty()) refuse_dirty_read(fr, ins);
     bool moving = moves_values(ins.op);
-    if (!unguarded_.empty() && !moving)
-      for (PyObject* v : fr.stack) guard_scalars(v);
+    if (!unguarded_.empty() && !moving) {
+      int k = stack_reads(ins.op, ins.arg);
+      size_t n = fr.stack.size(), from = k < 0 || static_cast<size_t>(k) > n ? 0 : n - k;
+      for (size_t i = from; i < n; ++i) guard_scalars(fr.stack[i]);
+    }
     size_t nblocks = fr.blocks.size();
     bool was_moving = moving_;
     moving_ = moving;
