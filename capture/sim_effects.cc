@@ -161,6 +161,79 @@ PyObject* Simulator::output_call(PyObject* callable, const std::vector<PyObject*
   return Py_None;
 }
 
+// An in-place write to a tensor (ops.assign, `t += v`): within the trace the stand-in holds the new
+// graph value, so every later read sees it; a Parameter read from the frame is written after the
+// graph (ops.assign of the graph's value, replayed). A tensor made in the trace needs nothing more.
+// Refused where the graph could not stand for eager aliasing: a view taken of the tensor in the
+// trace, a tensor that is a view itself, or a frame tensor other than a Parameter (an argument
+// may share storage with another).
+void Simulator::write_tensor(PyObject* target, PyObject* value, const std::string& what) {
+  const Tensor& old = py::unwrap(target);
+  if (!old.is_symbolic()) stop(Break::InplaceUpdate, what + " of a tensor made outside the graph");
+  const Value* frame = values_.frame_tensor(target);
+  if (frame && !(frame->real && is_parameter(frame->real)))
+    stop(Break::InplaceUpdate, what + " of a tensor argument (only Parameters are written back)");
+  int64_t id = old.sym();
+  for (const graph::Node& n : graph_.nodes()) {
+    if (!n.op->is_view) continue;
+    for (int in : n.inputs)
+      if (in == id) stop(Break::InplaceUpdate, what + " of a tensor a view was taken of (" + n.op->name + ")");
+    for (int out : n.outputs)
+      if (out == id) stop(Break::InplaceUpdate, what + " of a view (" + n.op->name + ")");
+  }
+  const Tensor& nv = py::unwrap(value);
+  if (nv.shape() != old.shape() || nv.dtype() != old.dtype())
+    stop(Break::Internal, what + ": the new value's shape or dtype differs from the tensor's");
+  if (frame) {
+    static PyObject* assign = [] {
+      PyObject* m = PyImport_ImportModule("pijit.ops.misc");
+      PyObject* f = m ? PyObject_GetAttrString(m, "assign") : nullptr;
+      Py_XDECREF(m);
+      return f;
+    }();
+    if (!assign) python_error("pijit.ops.misc.assign");
+    codegen::EffectPlan fx;
+    fx.operands.push_back(plan_callee(assign));
+    fx.operands.push_back(plan_return(target));
+    fx.operands.push_back(plan_return(value));
+    defer(std::move(fx), nullptr, what);
+  }
+  py::rebind_symbolic(target, nv);
+}
+
+// ops.assign(variable, value): pijit/ops/misc.py says what is written (assign.__pijit_inplace__,
+// traced: the checks and conversions eager assign makes); the write itself is write_tensor's.
+PyObject* Simulator::assign_call(PyObject* callable, const std::vector<PyObject*>& args, PyObject* kwnames) {
+  if (!PyFunction_Check(callable) || !is_library_code(callable)) return nullptr;
+  PyObject* d = reinterpret_cast<PyFunctionObject*>(callable)->func_dict;
+  PyObject* value_of = d ? PyDict_GetItemString(d, "__pijit_inplace__") : nullptr;
+  if (!value_of) return nullptr;
+  if (kwnames || args.size() != 2) stop(Break::UnsupportedCall, describe_output(callable) + " with keyword arguments");
+  PyObject* target = args[0];
+  PyObject* value = trace_call(value_of, args, nullptr);
+  if (!py::is_tensor(target) || !py::is_tensor(value)) stop(Break::Internal, "ops.assign's value is not a tensor");
+  write_tensor(target, value, "assigns a tensor in place: " + describe_output(callable));
+  return target;
+}
+
+// `self.p += v` stores back the Parameter the attribute already holds (written in place): the
+// store changes nothing to replay. Read without running code: the instance dict, or a Cell's
+// registry of Parameters.
+bool Simulator::stores_back(PyObject* owner, PyObject* name, PyObject* value) {
+  const Value* t = values_.frame_tensor(value);
+  if (!t || !t->real || attr_overlay_.count({owner, PyUnicode_AsUTF8(name)})) return false;
+  PyObject* descr = _PyType_Lookup(Py_TYPE(owner), name);
+  if (descr && Py_TYPE(descr)->tp_descr_set) return false;
+  PyObject** dict = _PyObject_GetDictPtr(owner);
+  if (!dict || !*dict) return false;
+  PyObject* held = PyDict_GetItem(*dict, name);
+  if (!held && is_cell(owner)) {
+    PyObject* params = PyDict_GetItemString(*dict, "_params");
+    held = params && PyDict_Check(params) ? PyDict_GetItem(params, name) : nullptr;
+  }
+  return held == t->real;
+}
+
 // obj.name = value on an object that existed before the frame: deferred, and read back through
 // the overlay. Only where reading the attribute back is known to give the value stored: a plain
 // instance __dict__ (no data descriptor of that name, no __setattr__ of its own), or a pijit Cell
@@ -170,6 +243,7 @@ void Simulator::store_attr(PyObject* owner, PyObject* name, PyObject* value) {
   std::string what = std::string(value ? "assigns attribute '" : "deletes attribute '") + cname + "' of a " +
                      Py_TYPE(owner)->tp_name;
   Write kind = value ? Write::Attr : Write::DeleteAttr;
+  if (value && stores_back(owner, name, value)) return;
   int node = node_of(owner);
   // (a module's attributes are its globals, read by LOAD_GLOBAL around the overlay)
   if (!values_.preexisting(owner) || node < 0 || py::is_tensor(owner) || PyType_Check(owner) || PyModule_Check(owner))

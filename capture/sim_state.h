@@ -127,6 +127,10 @@ class Simulator {
   PyObject* overlay_attr(PyObject* owner, PyObject* name);  // nullptr: no deferred store
   PyObject* overlay_global(SimFrame& fr, PyObject* name);
   void defer(codegen::EffectPlan fx, PyObject* value, const std::string& what);
+  PyObject* assign_call(PyObject* callable, const std::vector<PyObject*>& args, PyObject* kwnames);
+  void write_tensor(PyObject* target, PyObject* value, const std::string& what);
+  bool stores_back(PyObject* owner, PyObject* name, PyObject* value);
+  PyObject* inplace_tensor(py::Opcode op, PyObject* a, PyObject* b);
   void escape(PyObject* v);
   ReturnPlan plan_callee(PyObject* callable);
   ReturnPlan plan_return_node(int node);

@@ -965,6 +965,7 @@ PyObject* Simulator::call_ex(PyObject* callable, PyObject* args_tuple, PyObject*
 
 PyObject* Simulator::call(PyObject* callable, const std::vector<PyObject*>& args, PyObject* kwnames) {
   if (PyObject* none = output_call(callable, args, kwnames)) return none;
+  if (PyObject* target = assign_call(callable, args, kwnames)) return target;
   if (PyMethod_Check(callable)) {
     PyObject* func = PyMethod_GET_FUNCTION(callable);
     PyObject* self = PyMethod_GET_SELF(callable);

@@ -272,6 +272,40 @@ static int stack_reads(Opcode op, int arg) {
   return 1 - py::stack_effect(op, arg, 0);  // the rest push one value
 }
 
+// `t += v` on a tensor of the graph: the operator's result written into t (write_tensor), with the
+// eager operator's rules: the result cast back to t's dtype where that keeps its category (numpy's
+// "same_kind"), and of t's shape.
+PyObject* Simulator::inplace_tensor(Opcode op, PyObject* a, PyObject* b) {
+  static const std::pair<Opcode, Opcode> counterpart[] = {
+      {Opcode::INPLACE_ADD, Opcode::BINARY_ADD}, {Opcode::INPLACE_SUBTRACT, Opcode::BINARY_SUBTRACT},
+      {Opcode::INPLACE_MULTIPLY, Opcode::BINARY_MULTIPLY}, {Opcode::INPLACE_MATRIX_MULTIPLY, Opcode::BINARY_MATRIX_MULTIPLY},
+      {Opcode::INPLACE_TRUE_DIVIDE, Opcode::BINARY_TRUE_DIVIDE}, {Opcode::INPLACE_FLOOR_DIVIDE, Opcode::BINARY_FLOOR_DIVIDE},
+      {Opcode::INPLACE_MODULO, Opcode::BINARY_MODULO}, {Opcode::INPLACE_LSHIFT, Opcode::BINARY_LSHIFT},
+      {Opcode::INPLACE_RSHIFT, Opcode::BINARY_RSHIFT}, {Opcode::INPLACE_AND, Opcode::BINARY_AND},
+      {Opcode::INPLACE_OR, Opcode::BINARY_OR}, {Opcode::INPLACE_XOR, Opcode::BINARY_XOR}};
+  Opcode binary = op;
+  for (const auto& c : counterpart)
+    if (c.first == op) binary = c.second;
+  PyObject* r = binary_fn(binary)(a, materialize(b));
+  if (!r) python_error(op_name(op));
+  own(r);
+  if (!py::is_tensor(r)) stop(Break::InplaceUpdate, std::string(op_name(op)) + " on a tensor gave a " + Py_TYPE(r)->tp_name);
+  const Tensor& x = py::unwrap(a);
+  const Tensor& y = py::unwrap(r);
+  if (category(y.dtype()) > category(x.dtype()))
+    stop(Break::Raises, std::string("TypeError: an in-place ") + op_name(op) + " cannot cast its result to the tensor's dtype");
+  if (y.shape() != x.shape())
+    stop(Break::Raises, std::string("ValueError: an in-place ") + op_name(op) + " result does not have the tensor's shape");
+  if (y.dtype() != x.dtype()) {
+    PyObject* dtype = own(PyObject_GetAttrString(a, "dtype"));
+    PyObject* cast = PyObject_CallMethod(r, "astype", "O", dtype);
+    if (!cast) python_error("astype");
+    r = own(cast);
+  }
+  write_tensor(a, r, std::string("updates a tensor in place: ") + op_name(op));
+  return a;
+}
+
 PyObject* Simulator::run_frame(SimFrame& fr) {
   fr.ops_at_entry = graph_.nodes().size();
   frames_.push_back(&fr);
@@ -504,6 +538,10 @@ void Simulator::step(SimFrame& fr, const Instruction& ins) {
       if (!trusted(a) || !trusted(b))
         stop(Break::UserObjectOperator, std::string(op_name(ins.op)) + " on " + Py_TYPE(trusted(a) ? b : a)->tp_name);
       bool inplace = op_name(ins.op)[0] == 'I';
+      if (inplace && py::is_tensor(a) && py::unwrap(a).is_symbolic() && ins.op != Opcode::INPLACE_POWER) {
+        push(fr, inplace_tensor(ins.op, a, b));
+        return;
+      }
       if (inplace && !py::is_tensor(a) && !is_constant(a) && !PyTuple_CheckExact(a))
         write(a, Write::InPlace, std::string(op_name(ins.op)) + " on a " + Py_TYPE(a)->tp_name + " the function did not create");
       BinaryFn fn = ins.op == Opcode::BINARY_POWER ? power

@@ -24,6 +24,8 @@ bool init_tensor_type(PyObject* module);
 
 inline bool is_tensor(PyObject* o) { return PyObject_TypeCheck(o, &TensorBaseType); }
 inline const Tensor& unwrap(PyObject* o) { return reinterpret_cast<TensorObject*>(o)->tensor; }
+// Capture: a symbolic stand-in written in place (ops.assign, `p += v`) holds the new graph value.
+inline void rebind_symbolic(PyObject* o, Tensor t) { reinterpret_cast<TensorObject*>(o)->tensor = std::move(t); }
 // A new reference to an instance of the registered tensor class (pijit.Tensor) holding t.
 PyObject* wrap(Tensor t);
 PyTypeObject* tensor_class();  // the registered class results are made of (pijit.Tensor)

@@ -454,3 +454,85 @@ class ReadsAroundTheReplay(unittest.TestCase):
 
 if __name__ == "__main__":
     unittest.main()
+
+
+class InPlaceTensorWrites(unittest.TestCase):
+    """ops.assign and augmented assignment on tensors: written in place after the graph (a
+    Parameter) or inside it (a tensor the graph made); later reads in the trace see the new value."""
+
+    def make(self):
+        class Net(nn.Cell):
+            def __init__(self):
+                super().__init__()
+                self.w = pj.Parameter(pj.Tensor([1.0, 2.0]), name="w")
+                self.steps = pj.Parameter(pj.Tensor([0.0]), name="steps")
+
+            def construct(self, x):
+                ops.assign(self.w, self.w * 0.5 + x)  # a Parameter, replayed
+                self.steps += 1.0                      # `+=` on a Parameter: stored back as it was
+                h = x * 2.0
+                h += self.w                            # a tensor the graph made: inside the graph
+                return h.sum() + self.steps
+        return Net()
+
+    def test_parameter_updates_match_eager_and_keep_one_graph(self):
+        eager, jitted = self.make(), self.make()
+        jf = pj.jit(jitted)
+        for _ in range(3):
+            x = pj.Tensor([1.0, -1.0])
+            self.assertEqual(show(run(jf, x)), show(run(eager, x)))
+            self.assertEqual((jitted.w.tolist(), jitted.steps.tolist()), (eager.w.tolist(), eager.steps.tolist()))
+        st = pj.jit_stats(jf)
+        if not pj.stress_stats()["level"]:
+            self.assertEqual((st["graphs"], st["breaks"]), (1, 0), st["break_reasons"])
+        effects = st["entries"][0]["effects"]
+        self.assertEqual([e.split(" (line")[0] for e in effects],
+                         ["assigns a tensor in place: pijit.ops.misc.assign()",
+                          "updates a tensor in place: INPLACE_ADD"])
+
+    def test_updates_in_a_training_loop(self):
+        w = pj.Parameter(pj.Tensor([0.5, -0.5]), name="w")
+
+        def train(x, n):
+            losses = []
+            for _ in range(n):
+                loss = ((x * w).sum() - 1.0) ** 2
+                ops.assign(w, w - 0.1 * x * loss)
+                losses.append(loss.item())
+            return losses
+        x = pj.Tensor([1.0, 2.0])
+        start = w.tolist()
+        want = run(train, x, 4)
+        after = w.tolist()
+        ops.assign(w, pj.Tensor(start))
+        self.assertEqual(show(run(pj.jit(train), x, 4)), show(want))
+        self.assertEqual(w.tolist(), after)
+
+    def test_what_the_graph_cannot_stand_for_breaks_and_stays_correct(self):
+        def to_argument(t, v):  # an argument may share storage with another: not written back
+            ops.assign(t, v * 2.0)
+            return t + 1.0
+
+        def after_a_view(p):  # the view would see the write
+            first = p[0]
+            p += 1.0
+            return first * 1.0
+
+        def int_plus_float(p):  # numpy's same_kind rule: TypeError, as eager
+            p += 1.5
+            return p
+        p = pj.Parameter(pj.Tensor([1.0, 2.0]), name="p")
+        ip = pj.Parameter(pj.Tensor([1, 2]), name="ip")
+        for fn, args, reason in ((to_argument, lambda: (pj.Tensor([1.0]), pj.Tensor([3.0])), "B004"),
+                                 (after_a_view, lambda: (p,), "B004"),
+                                 (int_plus_float, lambda: (ip,), "B007")):
+            a1, a2 = args(), args()
+            jf = pj.jit(fn)
+            before = [t.tolist() for t in a1]
+            got = run(jf, *a1)
+            for t, b in zip(a1, before):  # the eager run starts from the same values
+                if isinstance(t, pj.Parameter):
+                    ops.assign(t, pj.Tensor(b, t.dtype))
+            self.assertEqual(show(got), show(run(fn, *a2 if fn is to_argument else a1)), fn.__name__)
+            if not pj.stress_stats()["level"]:
+                self.assertIn(reason, " ".join(pj.jit_stats(jf)["break_reasons"]), fn.__name__)

@@ -5,7 +5,8 @@ import builtins
 
 from pijit import _C
 from pijit._ops_common import as_tensor as _t
-from pijit._state import output, runtime_state
+from pijit._state import output
+from pijit.creation import fill
 from pijit.ops import functional as F
 
 
@@ -15,22 +16,30 @@ def depend(value, expr):
     return value
 
 
-@runtime_state("writes a tensor in place")
 def assign(variable, value):
     """MindSpore's ops.assign(variable, value): writes `value` (a tensor or number, broadcast to
     the variable's shape and cast to its dtype) into the Parameter or Tensor `variable`; returns
-    it."""
+    it. Under jit the write to a Parameter is replayed after the graph, and the rest of the
+    function reads the new value."""
+    variable[...] = _assigned(variable, value)
+    return variable
+
+
+def _assigned(variable, value):
+    """The tensor assign writes (a copy, of the variable's shape and dtype), after eager assign's
+    checks; capture traces it and makes the write itself (capture/sim_effects.cc)."""
     if not isinstance(variable, _C.TensorBase):
         raise TypeError("assign(): variable must be a Parameter or Tensor, got %s"
                         % type(variable).__name__)
     if isinstance(value, _C.TensorBase):
-        F.broadcast_to(value, variable.shape)  # raises the usual shape error when it cannot
-        value = value.astype(variable.dtype)
-    elif isinstance(value, bool) or not isinstance(value, (int, float)):
+        return F.broadcast_to(value.astype(variable.dtype), variable.shape).copy()
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
         raise TypeError("assign(): value must be a Tensor or a number, got %s"
                         % type(value).__name__)
-    variable[...] = value
-    return variable
+    return fill(variable.dtype, variable.shape, value)
+
+
+assign.__pijit_inplace__ = _assigned
 
 
 @output  # replayed after the graph
