@@ -53,6 +53,9 @@ struct SimFrame {
     Opcode op;      // the SETUP_* that pushed it
     int target;     // its handler / loop end (byte offset)
     size_t level;   // value-stack depth when it was pushed
+    // A resume function can enter it again: not a loop, nor a with-block whose manager the
+    // rewritten code cannot reach (one the function made).
+    bool reenterable = true;
     bool operator==(const Block& o) const { return op == o.op && target == o.target && level == o.level; }
   };
   std::vector<Block> blocks;  // 3.7's BREAK_LOOP needs its loop's end; a resume function, try blocks
@@ -131,6 +134,8 @@ class Simulator {
   void write_tensor(PyObject* target, PyObject* value, const std::string& what);
   bool stores_back(PyObject* owner, PyObject* name, PyObject* value);
   PyObject* inplace_tensor(py::Opcode op, PyObject* a, PyObject* b);
+  PyObject* with_method(PyObject* mgr, const char* name);
+  std::unordered_set<PyObject*> with_exits_;  // bound __enter__/__exit__ SETUP_WITH made (mgr.<name> again)
   void escape(PyObject* v);
   ReturnPlan plan_callee(PyObject* callable);
   ReturnPlan plan_return_node(int node);

@@ -311,6 +311,18 @@ PyObject* Simulator::wrap(PyObject* obj, int node) {
     values_.bind_symbol(sym, obj, node);
     return sym;
   }
+  if (PyMethod_Check(obj)) {  // a bound method (a with-block's __exit__ a resume function got):
+    // made anew by each call, so its parts are guarded, not its identity
+    static PyObject* func_name = PyUnicode_InternFromString("__func__");
+    static PyObject* self_name = PyUnicode_InternFromString("__self__");
+    Py_INCREF(Py_TYPE(obj));
+    tree_.add_check(node, {CheckKind::Type, reinterpret_cast<PyObject*>(Py_TYPE(obj)), 0, {}});
+    PyObject* f = wrap(PyMethod_GET_FUNCTION(obj), tree_.child(node, guards::Access::Attr, func_name));
+    PyObject* self = wrap(PyMethod_GET_SELF(obj), tree_.child(node, guards::Access::Attr, self_name));
+    PyObject* m = own(PyMethod_New(f, self));
+    values_.read_from_frame(m, node);
+    return m;
+  }
   // (A NaN stays itself: containment tests identity before equality.)
   if (PyLong_CheckExact(obj) || (PyFloat_CheckExact(obj) && !std::isnan(PyFloat_AS_DOUBLE(obj))))
     return frame_scalar(obj, node);
@@ -1415,6 +1427,13 @@ bool Simulator::holds_unguarded(PyObject* v, int depth) const {
 ReturnPlan Simulator::plan_return(PyObject* v) {
   Nesting nest(this);
   ReturnPlan p;
+  if (with_exits_.count(v)) {  // a with-block's __exit__ on the stack at a break: mgr.__exit__ again
+    p.kind = ReturnPlan::Method;
+    p.obj = PyObject_GetAttrString(PyMethod_GET_FUNCTION(v), "__name__");
+    if (!p.obj) python_error("a with-block's method name");
+    p.items.push_back(plan_return(PyMethod_GET_SELF(v)));
+    return p;
+  }
   if (unguarded_.count(v)) {  // a number passed through: what the frame held
     p.kind = ReturnPlan::Source;
     p.index = scalar_nodes_.at(v).front();

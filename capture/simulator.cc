@@ -306,6 +306,20 @@ PyObject* Simulator::inplace_tensor(Opcode op, PyObject* a, PyObject* b) {
   return a;
 }
 
+// A context manager's __enter__ / __exit__, looked up on its type as `with` does, bound to it.
+// Only Python functions (the user's, simulated; pijit's, traced): a builtin manager (a lock, a
+// file) would act at capture time.
+PyObject* Simulator::with_method(PyObject* mgr, const char* name) {
+  PyObject* key = own(PyUnicode_InternFromString(name));
+  PyObject* f = _PyType_Lookup(Py_TYPE(mgr), key);
+  if (!f) stop(Break::Raises, std::string("AttributeError: ") + name + " (a with-block on a " + Py_TYPE(mgr)->tp_name + ")");
+  if (!PyFunction_Check(f)) stop(Break::ExceptionHandling, std::string("with-block on a ") + Py_TYPE(mgr)->tp_name);
+  if (node_of(mgr) >= 0) guard_class(node_of(mgr), Py_TYPE(mgr), key);  // a method patched later recompiles
+  PyObject* bound = own(PyMethod_New(f, mgr));
+  with_exits_.insert(bound);
+  return bound;
+}
+
 PyObject* Simulator::run_frame(SimFrame& fr) {
   fr.ops_at_entry = graph_.nodes().size();
   frames_.push_back(&fr);
@@ -323,7 +337,7 @@ PyObject* Simulator::run_frame(SimFrame& fr) {
     if (fr.root && opt_.allow_breaks) {
       // Try blocks may be open (the resume function enters them again); loop and with blocks not.
       bool blocks_ok = true;
-      for (const SimFrame::Block& b : fr.blocks) blocks_ok = blocks_ok && b.op != Opcode::SETUP_LOOP;
+      for (const SimFrame::Block& b : fr.blocks) blocks_ok = blocks_ok && b.op != Opcode::SETUP_LOOP && b.reenterable;
       point_current_ = blocks_ok && !(*fr.in_loop)[fr.pc] && static_cast<int>(fr.pc) >= opt_.first_break_index;
       if (point_current_) mark_point(fr);
     }
@@ -911,11 +925,34 @@ void Simulator::step(SimFrame& fr, const Instruction& ins) {
       fr.returned = true;
       return;
     case Opcode::RAISE_VARARGS: stop(Break::Raises, "raise statement");
-    case Opcode::SETUP_WITH:
+    case Opcode::SETUP_WITH: {
+      // exit = type(mgr).__exit__ bound; enter's result pushed over a SETUP_FINALLY block whose
+      // handler calls exit with the exception (never entered here: an exception ends capture).
+      PyObject* mgr = pop(fr);
+      PyObject* exit = with_method(mgr, "__exit__");
+      PyObject* enter = with_method(mgr, "__enter__");
+      push(fr, exit);
+      PyObject* entered = call(enter, {}, nullptr);
+      fr.blocks.push_back({Opcode::SETUP_FINALLY, ins.jump_target, fr.stack.size(), node_of(mgr) >= 0});
+      push(fr, entered);
+      return;
+    }
 #if PJ_PY_OPCODES_37
-    case Opcode::WITH_CLEANUP_START:
+    case Opcode::WITH_CLEANUP_START: {  // the normal way out: exit(None, None, None)
+      if (top(fr) != Py_None) stop(Break::ExceptionHandling, "with-block left by an exception, a return or a break");
+      pop(fr);
+      PyObject* exit = pop(fr);
+      push(fr, Py_None);
+      PyObject* res = call(exit, {Py_None, Py_None, Py_None}, nullptr);
+      push(fr, Py_None);
+      push(fr, res);
+      return;
+    }
+    case Opcode::WITH_CLEANUP_FINISH:
+      pop(fr);
+      pop(fr);
+      return;
 #endif
-      stop(Break::ExceptionHandling, "with-block");
     case Opcode::IMPORT_NAME:
     case Opcode::IMPORT_FROM:
     case Opcode::IMPORT_STAR: stop(Break::Import, "import statement");

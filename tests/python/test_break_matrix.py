@@ -34,6 +34,9 @@ class Ctx:
         return False
 
 
+CTX = Ctx()  # a manager the function reads (not one it makes): a break inside re-enters the block
+
+
 BREAKS = {
     "call": "say('break', {v}.shape)",          # B008: a call capture cannot simulate
     "read": "float({v}.sum())",                 # B002: reads a tensor's value
@@ -113,6 +116,15 @@ PLACEMENTS = {
         {E2}
         return y
     """, False),
+    "with_global": ("""
+        y = x * 2.0
+        with CTX:
+            {E1}
+            {B}
+            y = y + 1.0
+        {E2}
+        return y
+    """, True),
     "try_except": ("""
         y = x * 2.0
         try:
@@ -210,7 +222,7 @@ def make(placement, brk, effect):
     src += textwrap.indent(body.format(B=b, E1=EFFECTS[effect].format(v="x"), E2=EFFECTS[effect].format(v="x + 1.0")),
                            " " * 8)
     src += "    return f, lambda: cell\n"
-    ns = {"say": say, "Box": Box, "Ctx": Ctx, "ops": ops, "pj": pj, "G": None}
+    ns = {"say": say, "Box": Box, "Ctx": Ctx, "CTX": CTX, "ops": ops, "pj": pj, "G": None}
     exec(compile(src, "<matrix %s/%s/%s>" % (placement, brk, effect), "exec"), ns)
     f, cell = ns["make"]()
     return f, cell, ns, src
@@ -239,6 +251,7 @@ class BreakMatrix(unittest.TestCase):
                     x = T([1.0 + k, -2.0])
                     with no_stress():
                         want = run(plain_f, plain_ns, plain_cell, x)
+                    self.assertNotEqual(want[0][:2], ("raises", "NameError"), src)  # the program itself is sound
                     self.assertEqual(run(jf, ns, cell, x), want, src)
                 st = pj.jit_stats(jf)
                 if PLACEMENTS[placement][1]:  # the part before the break is a graph, on every call
