@@ -8,7 +8,6 @@ File format (pijit checkpoint v1, documented in docs/checkpoint.md):
     data       each tensor's elements, C order, little-endian, at `offset` bytes from the start
                of the data section (offsets are 64-byte aligned)
 """
-import json
 import os
 import struct
 
@@ -77,6 +76,7 @@ def save_checkpoint(save_obj, ckpt_file_name, integrated_save=True, async_save=F
                         "requires_grad": bool(getattr(t, "requires_grad", True))})
         blobs.append(data)
         offset += (len(data) + 63) // 64 * 64
+    import json  # here, not at import: `import pijit` stays quick (pijit run)
     header = json.dumps({"tensors": tensors, "append_dict": append_dict or {}}).encode("utf-8")
     if not ckpt_file_name.endswith(".ckpt"):
         ckpt_file_name += ".ckpt"
@@ -101,6 +101,7 @@ def _read(ckpt_file_name):
     (hlen,) = struct.unpack("<Q", blob[len(MAGIC):len(MAGIC) + 8])
     start = len(MAGIC) + 8
     try:
+        import json
         header = json.loads(blob[start:start + hlen].decode("utf-8"))
     except ValueError:
         raise ValueError("load_checkpoint: %s has a corrupt header" % ckpt_file_name) from None
