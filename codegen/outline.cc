@@ -545,6 +545,14 @@ bool outline_loop(PyCodeObject* co, int offset, OutlinedLoop* out, std::string* 
   return Outliner(co, why).run(offset, out);
 }
 
+bool inspects_frame(PyCodeObject* co) {
+  py::DecodeResult d = py::decode_code(reinterpret_cast<PyObject*>(co));
+  if (!d.ok()) return true;
+  for (const py::Instruction& in : d.instructions)
+    if (has_flag(in.op, py::kName) && frame_introspection(in.op, PyTuple_GET_ITEM(co->co_names, in.arg))) return true;
+  return false;
+}
+
 }  // namespace pj::codegen
 
 #else
@@ -554,6 +562,7 @@ bool outline_loop(PyCodeObject*, int, OutlinedLoop*, std::string* why) {
   *why = py::kUnsupportedPythonMessage;
   return false;
 }
+bool inspects_frame(PyCodeObject*) { return true; }
 }  // namespace pj::codegen
 
 #endif  // PJ_PY_CAPTURE_SUPPORTED

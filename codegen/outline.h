@@ -34,4 +34,10 @@ struct OutlinedLoop {
 // the caller then runs the code as it is.
 bool outline_loop(PyCodeObject* co, int offset, OutlinedLoop* out, std::string* why);
 
+// Whether the code may look at its own frame (locals(), vars(), dir(), exec/eval,
+// sys._getframe, inspect.currentframe): code pijit rewrites (a graph break's interpreter part, a
+// resume function, a loop body) runs in a frame with locals of pijit's own, so such code is never
+// split: it is captured whole or runs as it is.
+bool inspects_frame(PyCodeObject* co);
+
 }  // namespace pj::codegen

@@ -57,7 +57,8 @@ struct CodeState {
   // Loops of this code run from outside with their body a function (a refusal inside them), by the
   // loop head's offset: (outer code, body code), owned; every entry refused there shares them.
   std::map<int, std::pair<PyObject*, PyObject*>> loop_codes;
-  int auto_candidate = 0;  // `pijit run`: 0 not decided, 1 the script's code, 2 not
+  int auto_candidate = 0;
+  int inspects_frame = -1;  // codegen::inspects_frame, once: -1 not known yet  // `pijit run`: 0 not decided, 1 the script's code, 2 not
   ~CodeState();
 };
 

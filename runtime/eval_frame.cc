@@ -259,7 +259,8 @@ bool build_entry(PyFrameObject* f, CodeState* st, const JitOptions& opt, CacheEn
   st->mode = CodeState::Building;
   t_jit.busy = true;
   capture::CaptureOptions copt = opt.capture;
-  copt.allow_breaks = !opt.fullgraph;
+  if (st->inspects_frame < 0) st->inspects_frame = codegen::inspects_frame(co);
+  copt.allow_breaks = !opt.fullgraph && !st->inspects_frame;  // (its frame must stay its own)
   // Stress level 2 breaks on any code, to exercise breaks and resumption everywhere; a function
   // the user jitted keeps its own behaviour (graph and break counts) under stress.
   copt.break_without_graph = g_stress_breaks && stress_only(opt);

@@ -21,9 +21,9 @@ LOG.propagate = False
 
 
 class Net(nn.Cell):
-    def __init__(self, mode):
+    def __init__(self, mode, width=64):
         super().__init__()
-        self.fc1, self.fc2, self.fc3 = nn.Dense(64, 64), nn.Dense(64, 64), nn.Dense(64, 8)
+        self.fc1, self.fc2, self.fc3 = nn.Dense(width, width), nn.Dense(width, width), nn.Dense(width, 8)
         self.mode = mode
 
     def construct(self, x):
@@ -63,9 +63,11 @@ def best_us(fn, *args, number=2000):
     return min(timeit.repeat(lambda: fn(*args), number=number, repeat=7)) / number * 1e6
 
 
-def main():
-    x = pj.ones((8, 64))
-    models = {m: Net(m) for m in ("quiet", "print", "log", "value")}
+def outputs(width, batch, number):
+    """The four constructs, eager and jitted, at one model size: returns the small model's net and
+    input for the loop rows."""
+    x = pj.ones((batch, width))
+    models = {m: Net(m, width) for m in ("quiet", "print", "log", "value")}
     for m in models.values():  # the same weights
         m.fc1, m.fc2, m.fc3 = models["quiet"].fc1, models["quiet"].fc2, models["quiet"].fc3
     jitted = {k: pj.jit(m) for k, m in models.items()}
@@ -73,17 +75,13 @@ def main():
     for k in models:
         for _ in range(3):
             assert jitted[k](x).tolist() == want, k
-    print("pijit side effects and graph breaks, Python %s, batch 8, 64-64-64-8 MLP (1 thread)"
-          % sys.version.split()[0])
-    st = pj.jit_stats(jitted["quiet"])  # the models share construct's code, and so its cache
-    print("  construct's cache: %d entries with a graph, %d of them with a break (%s)"
-          % (st["graphs"], st["breaks"], "; ".join(r.split(" at ")[0] for r in st["break_reasons"])))
+    print("  batch %d, %d-%d-%d-8 MLP" % (batch, width, width, width))
     # Interleaved rounds, best of each: a noisy machine slows every variant alike.
     best = {}
     for _ in range(7):
         for k in models:
             for name, fn in (("eager", models[k]), ("jit", jitted[k])):
-                t = min(timeit.repeat(lambda: fn(x), number=1000, repeat=1)) / 1000 * 1e6
+                t = min(timeit.repeat(lambda: fn(x), number=number, repeat=1)) / number * 1e6
                 best[k, name] = min(best.get((k, name), t), t)
     t_quiet = best["quiet", "jit"]
     print("  %-44s %8s %8s %10s %12s" % ("construct", "eager", "jitted", "vs eager", "vs quiet jit"))
@@ -91,8 +89,18 @@ def main():
                     ("log", "logger.info(...): replayed"), ("value", "print(float(h.sum())): a break")):
         te, tj = best[k, "eager"], best[k, "jit"]
         print("  %-44s %6.1f us %6.1f us %9.2fx %11.2fx" % (what, te, tj, te / tj, t_quiet / tj))
+    return models["quiet"], x, jitted["quiet"]
+
+
+def main():
+    print("pijit side effects and graph breaks, Python %s (1 thread); the models share construct's "
+          "code, and so its cache" % sys.version.split()[0])
+    net, x, jq = outputs(64, 8, 1000)
+    st = pj.jit_stats(jq)
+    print("  construct's cache: %d entries with a graph, %d of them with a break (%s)"
+          % (st["graphs"], st["breaks"], "; ".join(r.split(" at ")[0] for r in st["break_reasons"])))
+    outputs(512, 64, 50)  # a logging call (~15 us) weighs less next to a larger graph
     jtrain, jquiet = pj.jit(train), pj.jit(train_quiet)
-    net = models["quiet"]
     assert jtrain(net, x) == train(net, x)
     assert jquiet(net, x).tolist() == train_quiet(net, x).tolist()
     best = {}

@@ -330,6 +330,28 @@ class GraphBreaks(unittest.TestCase):
         self.assertGreaterEqual(st["resume_graphs"], 1, st)  # the body's graph, step inlined
         self.assertGreaterEqual(st["resume_breaks"], 1, st)  # ... breaking at float()
 
+    def test_a_function_that_looks_at_its_frame_is_never_split(self):
+        # The interpreter's part of a break (and a resume function) runs in a frame holding
+        # pijit's own locals: locals(), eval and sys._getframe would see them. Such a function is
+        # captured whole or runs as it is.
+        import sys
+
+        def counts(x):
+            y = x * 2.0
+            return y + len(locals())
+
+        def evals(x):
+            y = x * 2.0
+            return eval("y + 1.0") * 2.0
+
+        def frame_locals(x):
+            y = x * 2.0
+            return y + len(sys._getframe().f_locals)
+        for fn in (counts, evals, frame_locals):
+            st = self.same(fn, lambda: (T([1.0]),))
+            self.assertEqual((st["graphs"], st["breaks"]), (0, 0), fn.__name__)
+            self.assertIn("B008", st["break_reasons"][0])
+
     def test_a_break_inside_try_blocks_resumes_inside_them(self):
         # The resume function enters the try blocks again (SETUP_FINALLY / SETUP_EXCEPT at their
         # stack levels): what the interpreter's part raises reaches the same handlers.

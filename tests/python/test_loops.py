@@ -101,7 +101,11 @@ class LoopBodies(unittest.TestCase):
                 t = t + 1.0
                 v = t.sum().item()
                 del v
-            return t, "v" in dir()
+            try:
+                v
+                return t, "v bound"
+            except NameError:  # (UnboundLocalError)
+                return t, "v unbound"
         self.same(f, [(T(1.0), 2), (T(1.0), 0)])
 
     def test_exceptions_from_the_body_propagate_as_in_eager(self):
