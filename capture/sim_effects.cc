@@ -321,8 +321,6 @@ void Simulator::store_nonlocal(SimFrame& fr, int i, PyObject* value) {
   PyObject* cell = fr.cells[i];
   const Value* rec = values_.find(cell);
   std::string what = "assigns a nonlocal variable of an enclosing function";
-  if (aliased_cells_.count(cell))
-    stop(Break::SideEffect, what + " that a closure it calls also reads");
   codegen::EffectPlan fx;
   if (fr.root && i >= py::code_ncells(fr.code)) {  // the root's own free variable
     fx.kind = codegen::EffectPlan::StoreDeref;

@@ -258,7 +258,6 @@ class Simulator {
     bool root;
   };
   std::unordered_map<PyObject*, RealCell> real_cells_;
-  std::unordered_set<PyObject*> aliased_cells_;
   // User functions the root called (inlined) that recorded tensor work, with the ordinal of the
   // root's last break point before the call (CaptureResult::callees).
   std::vector<std::pair<PyCodeObject*, int>> called_;  // stand-ins of one real cell that cannot be shared

@@ -1342,10 +1342,15 @@ PyObject* Simulator::inline_call(PyObject* func, PyObject* self, const std::vect
     // A real cell reached before (two closures of one factory, or one called twice) has one
     // stand-in, so a nonlocal store through one closure is what the other reads.
     auto seen = real_cells_.find(cell);
-    if (seen != real_cells_.end() && seen->second.root) {  // the captured function's own free variable
-      if (written_cells_.count(seen->second.mirror))
-        stop(Break::SideEffect, "calls a closure that reads a variable the function assigned (nonlocal)");
-      aliased_cells_.insert(seen->second.mirror);  // a write through either is refused
+    if (seen != real_cells_.end() && seen->second.root) {
+      // The captured function's own free variable, in a closure it made from a tuple of real
+      // cells (a resume function gets LOAD_CLOSURE's tuple on its stack): its stand-in, as
+      // LOAD_CLOSURE would have given, loaded from the frame (a new cell on every call).
+      SimFrame& root = *frames_.front();
+      for (size_t k = 0; k < root.cells.size(); ++k)
+        if (root.cells[k] == seen->second.mirror) load_deref(root, static_cast<int>(k), false);
+      fr.cells.push_back(seen->second.mirror);
+      continue;
     }
     PyObject* mine = own(PyCell_New(nullptr));
     values_.mirror(mine, -1, Kind::Cell);  // stands for a real cell: writes to it would be lost
@@ -1364,7 +1369,6 @@ PyObject* Simulator::inline_call(PyObject* func, PyObject* self, const std::vect
       if (fnode >= 0) values_.mirror(mine, cnode, Kind::Cell);  // a nonlocal store replays through it
       if (seen == real_cells_.end()) real_cells_[cell] = {mine, cnode, false};
     }
-    if (seen != real_cells_.end() && seen->second.root) aliased_cells_.insert(mine);
     fr.cells.push_back(mine);
   }
   PyObject* result = run_frame(fr);

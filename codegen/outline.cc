@@ -323,7 +323,10 @@ class Outliner {
   bool classify() {
     maybe_.assign(nl_, 0);
     for (Exit& e : exits_) {
-      if (e.kind == Exit::Return) continue;
+      if (e.kind == Exit::Return) {  // (3.7 leaves inner loops' iterators to the unwinding)
+        e.depth = std::min(e.depth, dh_);
+        continue;
+      }
       if (e.depth > dh_) return fail("leaves the loop with values on the stack");
       for (int v = 0; v < nl_; ++v) {
         uint8_t s = e.state[v];
@@ -479,7 +482,9 @@ class Outliner {
       if (e.kind == Exit::Return) {
         b.op(Opcode::LOAD_CONST, b.int_const(1));
         b.op(Opcode::BINARY_SUBSCR);
-        for (int k = 0; k < dh_; ++k) {
+        // What the original popped before its return (3.8+ pops the loops' iterators; 3.7 leaves
+        // them, and its blocks, to RETURN_VALUE's unwinding): the body popped placeholders.
+        for (int k = e.depth; k < dh_; ++k) {
           b.op(Opcode::ROT_TWO);
           b.op(Opcode::POP_TOP);
         }

@@ -61,6 +61,7 @@ class Env(object):
         self.globals = {}          # name -> kind (module globals readable by bodies)
         self.box = False           # class Box / instance BOX
         self.net = False           # class Net / instance NET
+        self.ctx = False           # class Ctx / instance CTX (a context manager logging to G_LOG)
         self.closure = False       # CL(t) -> tensor, CL_SET(v)
         self.closure2 = False      # CL2, CL2_SET: a second closure from the same factory
         self.subclass = False      # class MyT(pj.Tensor) with overridden __add__ and sum
@@ -466,7 +467,15 @@ class Body(object):
             self.emit(depth, "if %s:" % self.e_B(1))
             self.emit(depth + 1, "return %s" % self.ret_expr())
             return
+        if c < 0.98 and nest_ok and self.env.ctx:
+            return self.s_with(depth)
         return self.s_assign(depth)
+
+    def s_with(self, depth):
+        # A with-block: entered and left inside the graph, exceptions reach __exit__, and a
+        # break inside re-enters it (CTX is read from the frame's globals).
+        self.emit(depth, "with CTX:")
+        self.block(depth + 1, self.r.randint(1, 3))
 
     def s_assign(self, depth):
         kind = self.pick(["T", "T", "T", "T", "N", "N", "I", "LN", "LT", "D"])
@@ -699,9 +708,12 @@ class Body(object):
                 opts += ["self.hits += 1", "self.w = %s" % self.e_N(0)]
         if self.env.net:
             if self.in_method == "NET":
-                opts += ["self.calls += 1", "self.alpha = %s" % self.e_N(0)]
+                opts += ["self.calls += 1", "self.alpha = %s" % self.e_N(0), "self.p += %s" % self.e_N(0)]
             else:
-                opts += ["NET.alpha = %s" % self.e_N(0)]
+                opts += ["NET.alpha = %s" % self.e_N(0), "ops.assign(NET.p, NET.p * %s)" % self.e_N(0)]
+        for t in self.vars("T")[:2]:  # in place: a tensor the function made, or the caller's
+            if "(" not in t and "." not in t:
+                opts += ["%s += %s" % (t, self.pick(["1.0", self.e_N(0)]))]
         if not opts:
             return self.s_assign(depth)
         s = self.pick(opts)
@@ -952,6 +964,21 @@ class Program(object):
         if r.random() < 0.6:
             self.w("G_LOG = []")
             env.globals["G_LOG"] = "LOG"
+            if not env.pure:
+                env.ctx = True
+                self.w("")
+                self.w("")
+                self.w("class Ctx(object):")
+                self.w("    def __enter__(self):")
+                self.w("        G_LOG.append('enter')")
+                self.w("        return self")
+                self.w("")
+                self.w("    def __exit__(self, *exc):")
+                self.w("        G_LOG.append('exit %s' % (exc[0].__name__ if exc[0] else None))")
+                self.w("        return False")
+                self.w("")
+                self.w("")
+                self.w("CTX = Ctx()")
         if r.random() < 0.4:
             self.w("G_L = [1.0, 2, -0.5]")
             env.globals["G_L"] = "LN"
