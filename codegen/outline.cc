@@ -108,8 +108,9 @@ void definitely_bound(const std::vector<AsmInstr>& a, PyCodeObject* co, std::vec
   }
 }
 
-// Block instructions a body may not hold: its try/with blocks (a break or return through them)
-// and the unwinding of blocks outside it (3.8+'s compiler pops them statically on `return`).
+// Instructions a body may not hold: its try/with blocks (a break or return through them), the
+// unwinding of blocks outside it (3.8+'s compiler pops them statically on `return`), generators'
+// and comprehensions' (they reach below the loop's iterator).
 bool block_instruction(Opcode op) {
   switch (op) {
     case Opcode::SETUP_FINALLY:
@@ -128,6 +129,11 @@ bool block_instruction(Opcode op) {
     case Opcode::YIELD_VALUE:
     case Opcode::YIELD_FROM:
     case Opcode::GET_AWAITABLE:
+    // A comprehension's loop appends to the container below its iterator: in the body that value
+    // is a placeholder.
+    case Opcode::LIST_APPEND:
+    case Opcode::SET_ADD:
+    case Opcode::MAP_ADD:
       return true;
     default:
       return false;
