@@ -319,7 +319,7 @@ PyObject* py_set_auto_capture(PyObject*, PyObject* dirs) {
   Py_RETURN_NONE;
 }
 
-// capture_summary() -> [{function, file, line, resume, compiles, graphs, breaks, recompiles, effects,
+// capture_summary() -> [{function, file, line, resume, loop_body, loop_bodies, compiles, graphs, breaks, recompiles, effects,
 // break_reasons, skip_reason}] for every code pijit captured (what `pijit run --summary` prints).
 PyObject* py_capture_summary(PyObject*, PyObject*) {
   Ref out(PyList_New(0));
@@ -335,6 +335,7 @@ PyObject* py_capture_summary(PyObject*, PyObject*) {
     set_item(d.get(), "line", PyLong_FromLong(st->code->co_firstlineno));
     set_item(d.get(), "resume", PyBool_FromLong(st->is_resume));
     set_item(d.get(), "loop_body", PyBool_FromLong(st->is_loop_body));
+    set_item(d.get(), "loop_bodies", PyLong_FromSize_t(st->loop_codes.size()));  // its loops run per iteration
     size_t effects = 0;
     for (const CacheEntry& e : st->entries) effects += e.effects.size();
     set_item(d.get(), "effects", PyLong_FromSize_t(effects));  // replayed by the cached entries

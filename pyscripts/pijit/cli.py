@@ -25,12 +25,15 @@ def _summary():
     from pijit import _C
     rows = sorted(_C.capture_summary(), key=lambda r: (r["file"], r["line"]))
     out = sys.stderr
-    print("pijit summary: %d functions captured" % sum(1 for r in rows if not r["resume"]), file=out)
+    print("pijit summary: %d functions captured" % sum(1 for r in rows if not (r["resume"] or r["loop_body"])),
+          file=out)
     for r in rows:
-        what = "resume of %s" % r["function"] if r["resume"] else r["function"]
-        print("  %s (%s:%d): %d graphs, %d breaks, %d recompiles%s%s"
+        what = ("resume of %s" % r["function"] if r["resume"] else
+                "loop body of %s" % r["function"] if r["loop_body"] else r["function"])
+        print("  %s (%s:%d): %d graphs, %d breaks, %d recompiles%s%s%s"
               % (what, os.path.basename(r["file"]), r["line"], r["graphs"], r["breaks"], r["recompiles"],
                  ", %d side effects replayed" % r["effects"] if r["effects"] else "",
+                 ", %d loop(s) with the body run as a function" % r["loop_bodies"] if r["loop_bodies"] else "",
                  ", runs eagerly: " + r["skip_reason"] if r["skip_reason"] else ""), file=out)
         for reason in sorted(set(r["break_reasons"])):
             print("      " + reason, file=out)

@@ -149,6 +149,21 @@ class TestAutoCapture(unittest.TestCase):
         self.assertIn("B002 DataDependent at %s:15 in model" % self.script, p.stderr)
         self.assertNotIn("pure", p.stderr)  # no tensor work: runs as it is
 
+    @unittest.skipUnless(sys.version_info[:2] in ((3, 7), (3, 9)), "capture is built for Python 3.7 and 3.9")
+    def test_a_loop_reading_a_value_each_step_runs_its_body_as_a_function(self):
+        loop = os.path.join(self.dir, "loop.py")
+        with open(loop, "w") as f:
+            f.write("import pijit as pj\n\n\ndef train(x, n):\n    total = 0.0\n    for i in range(n):\n"
+                    "        x = x * 0.5 + 1.0\n        total += float(x.sum())\n    return total\n\n\n"
+                    "print(train(pj.Tensor([1.0, 2.0]), 5), train(pj.Tensor([1.0, 2.0]), 5))\n")
+        p = run_pijit("run", "--summary", loop, no_stress=True)
+        self.assertEqual(p.returncode, 0, p.stderr)
+        self.assertEqual(p.stdout, "19.03125 19.03125\n")
+        self.assertIn("pijit summary: 1 functions captured", p.stderr)
+        self.assertRegex(p.stderr, r"  loop body of train \(loop.py:4\): 1 graphs, 1 breaks, 0 recompiles")
+        self.assertRegex(p.stderr, r"  train \(loop.py:4\): 0 graphs, 0 breaks, 0 recompiles, "
+                                   r"1 loop\(s\) with the body run as a function")
+
     def test_no_capture(self):
         p = run_pijit("run", "--no-capture", "--summary", self.script, "a", no_stress=True)
         self.assertEqual(p.returncode, 0, p.stderr)
