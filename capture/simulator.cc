@@ -359,9 +359,11 @@ PyObject* Simulator::run_frame(SimFrame& fr) {
       last_line_ = ins.line;
       last_offset_ = after_jump_ ? -1 : ins.offset;
     }
-    if (fr.pc <= at && ++backedges_ > opt_.loop_limit)
+    if (fr.pc <= at && ++backedges_ > opt_.loop_limit) {
+      if (fr.root && (*fr.in_loop)[at]) loop_offset_ = (*fr.ins)[at].offset;  // (stop() sees the head)
       stop(Break::InstructionBudget, "loops run more than " + std::to_string(opt_.loop_limit) +
                                          " iterations (unrolled, the graph grows with each)");
+    }
   }
   return fr.result;
 }
@@ -1003,6 +1005,10 @@ int simulate(PyFrameObject* f, const CaptureOptions& options, CaptureResult& r, 
       PyErr_Clear();  // what stopped capture is the reason; the interpreter meets it again itself
       bool loop_ok = options.allow_breaks && s.reason != Break::Interrupted && s.reason != Break::Internal;
       r.loop_offset = loop_ok ? sim.loop_offset_ : -1;
+      // A loop too long to unroll: its body as a function pays a call and a guard check per
+      // iteration (~1.5 us), worth it only for a few ops per iteration.
+      if (s.reason == Break::InstructionBudget && r.graph->nodes().size() < 4 * static_cast<size_t>(sim.backedges_ + 1))
+        r.loop_offset = -1;
       if (options.stop_at_boundary && sim.plan_break()) {
         sim.guard_tensor_classes();
         r.ok = r.broke = true;

@@ -142,6 +142,24 @@ class LoopBodies(unittest.TestCase):
             return x
         self.same(f, [(T(0.0), 3), (T(1.0), 2)])
 
+    def test_a_loop_too_long_to_unroll(self):
+        # Past loop_limit (1024 iterations) a loop is not unrolled: with a few ops per iteration
+        # its body runs as a captured function (one graph, no recompile per iteration); with
+        # fewer, a call and a guard check per iteration would cost more than the ops: eager.
+        def many_ops(x, n):
+            for i in range(n):
+                x = ops.relu(x * 0.999 + 0.5) - 0.25
+                x = x * x * 0.5
+            return x
+
+        def one_op(x, n):
+            for i in range(n):
+                x = x + 1.0
+            return x
+        st = self.same(many_ops, [(T(1.0, 2.0), 1500), (T(3.0, -1.0), 1500)])
+        self.assertEqual((st["resume_graphs"], st["resume_breaks"]), (1, 0), st)
+        self.same(one_op, [(T(1.0), 1500)], loop_bodies=0)
+
     def test_a_local_the_loop_may_read_unbound_is_not_outlined(self):
         # `prev` is unbound in the first iteration: the body could not tell an unbound local from
         # one bound outside, so the loop runs as it is (still correct).
