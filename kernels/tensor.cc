@@ -2,22 +2,96 @@
 
 #include <cstdlib>
 #include <cstring>
+#include <map>
+#include <mutex>
 
 #include "kernels/copy.h"
 
 namespace pj {
 
+namespace {
+
+// Large blocks are kept when their storage dies and handed to the next allocation that fits:
+// glibc maps and unmaps each block above its mmap threshold, so a chain of ops on large tensors
+// would page-fault on every byte of every output, every call. Small blocks go to malloc (its own
+// caches are fast there). A block is reused for a request of at least 3/4 of its size; what is
+// kept is bounded (kMaxCached), the largest given back first.
+class BlockCache {
+ public:
+  static constexpr size_t kMinCached = size_t{1} << 16;  // 64 KiB
+  static constexpr size_t kMaxCached = size_t{1} << 30;  // 1 GiB kept at most
+
+  static BlockCache& get() {
+    static BlockCache* cache = new BlockCache();  // never destroyed: storages may outlive statics
+    return *cache;
+  }
+  static size_t rounded(size_t nbytes) {
+    size_t r = (nbytes + 63) / 64 * 64;
+    if (r >= kMinCached) r = (r + 4095) / 4096 * 4096;  // whole pages
+    return r == 0 ? 64 : r;
+  }
+  // A block of at least `bytes`; *capacity: its size (give() takes it back with that).
+  void* take(size_t bytes, size_t* capacity) {
+    if (bytes >= kMinCached) {
+      std::lock_guard<std::mutex> lock(mu_);
+      auto it = free_.lower_bound(bytes);
+      if (it != free_.end() && it->first / 4 * 3 <= bytes) {
+        void* p = it->second;
+        *capacity = it->first;
+        cached_ -= it->first;
+        free_.erase(it);
+        return p;
+      }
+    }
+    *capacity = bytes;
+    return std::aligned_alloc(64, bytes);
+  }
+  void give(void* p, size_t bytes) {
+    if (bytes < kMinCached || bytes > kMaxCached) {
+      std::free(p);
+      return;
+    }
+    std::lock_guard<std::mutex> lock(mu_);
+    while (cached_ + bytes > kMaxCached && !free_.empty()) {
+      auto largest = std::prev(free_.end());
+      std::free(largest->second);
+      cached_ -= largest->first;
+      free_.erase(largest);
+    }
+    free_.emplace(bytes, p);
+    cached_ += bytes;
+  }
+  size_t cached() {
+    std::lock_guard<std::mutex> lock(mu_);
+    return cached_;
+  }
+  void release() {
+    std::lock_guard<std::mutex> lock(mu_);
+    for (auto& kv : free_) std::free(kv.second);
+    free_.clear();
+    cached_ = 0;
+  }
+
+ private:
+  std::mutex mu_;
+  std::multimap<size_t, void*> free_;  // size -> block
+  size_t cached_ = 0;
+};
+
+}  // namespace
+
 std::shared_ptr<Storage> Storage::allocate(size_t nbytes, Device device) {
   PJ_CHECK(device == Device::CPU) << "GPU storage is allocated by the CUDA backend";
   auto s = std::make_shared<Storage>();
-  size_t rounded = (nbytes + 63) / 64 * 64;
-  if (rounded == 0) rounded = 64;
-  s->data_ = std::aligned_alloc(64, rounded);
+  s->data_ = BlockCache::get().take(BlockCache::rounded(nbytes), &s->capacity_);
   if (!s->data_) PJ_THROW(Runtime) << "out of memory allocating " << nbytes << " bytes";
   s->nbytes_ = nbytes;
   s->owned_ = true;
   return s;
 }
+
+size_t cached_storage_bytes() { return BlockCache::get().cached(); }
+void release_cached_storage() { BlockCache::get().release(); }
 
 std::shared_ptr<Storage> Storage::borrow(void* data, size_t nbytes, std::shared_ptr<void> keepalive) {
   auto s = std::make_shared<Storage>();
@@ -28,7 +102,7 @@ std::shared_ptr<Storage> Storage::borrow(void* data, size_t nbytes, std::shared_
 }
 
 Storage::~Storage() {
-  if (owned_) std::free(data_);
+  if (owned_) BlockCache::get().give(data_, capacity_);
 }
 
 int64_t shape_numel(const Shape& s) {

@@ -35,10 +35,15 @@ class Storage {
  private:
   void* data_ = nullptr;
   size_t nbytes_ = 0;
+  size_t capacity_ = 0;  // owned: the block's size (the allocator's cache may give a larger one)
   Device device_ = Device::CPU;
   bool owned_ = false;
   std::shared_ptr<void> keepalive_;
 };
+
+// Storage blocks the allocator keeps for reuse (large ones: see tensor.cc), and giving them back.
+size_t cached_storage_bytes();
+void release_cached_storage();
 
 struct TensorImpl {
   std::shared_ptr<Storage> storage;

@@ -123,6 +123,14 @@ PyObject* py_set_num_threads(PyObject*, PyObject* arg) {
 
 PyObject* py_get_num_threads(PyObject*, PyObject*) { return PyLong_FromLong(get_num_threads()); }
 
+// The allocator keeps large freed blocks for reuse (kernels/tensor.cc): how many bytes, and
+// giving them back to the system.
+PyObject* py_cached_storage_bytes(PyObject*, PyObject*) { return PyLong_FromSize_t(cached_storage_bytes()); }
+PyObject* py_release_cached_storage(PyObject*, PyObject*) {
+  release_cached_storage();
+  Py_RETURN_NONE;
+}
+
 PyObject* py_registered_ops(PyObject*, PyObject*) {
   auto names = registered_ops();
   PyObject* l = PyList_New(names.size());
@@ -196,6 +204,8 @@ PyMethodDef module_methods[] = {
     {"as_operand", py_as_operand, METH_VARARGS, "as_operand(x, like): x as a tensor operand next to `like`"},
     {"_register", py_register, METH_VARARGS, "register the Python Tensor class and dtype objects"},
     {"set_num_threads", py_set_num_threads, METH_O, "threads used by pijit's kernels and oneDNN"},
+    {"cached_storage_bytes", py_cached_storage_bytes, METH_NOARGS, "bytes of freed tensor storage kept for reuse"},
+    {"release_cached_storage", py_release_cached_storage, METH_NOARGS, "gives the kept storage back to the system"},
     {"get_num_threads", py_get_num_threads, METH_NOARGS, "threads used by pijit's kernels"},
     {"registered_ops", py_registered_ops, METH_NOARGS, "names of every op in the registry"},
     {"primitive_cache_info", py_primitive_cache_info, METH_NOARGS, "oneDNN primitive cache counters"},

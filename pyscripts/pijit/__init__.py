@@ -28,3 +28,5 @@ __version__ = "0.1.0"
 
 set_num_threads = _C.set_num_threads
 get_num_threads = _C.get_num_threads
+cached_storage_bytes = _C.cached_storage_bytes
+release_cached_storage = _C.release_cached_storage
