@@ -118,14 +118,26 @@ Tensors execute(const Graph& g, const Tensors& inputs) {
   }
   for (size_t id = 0; id < g.values().size(); ++id)
     if (g.value(static_cast<int>(id)).kind == ValueKind::Const) env[id] = g.consts()[g.value(static_cast<int>(id)).index];
+  // A value is dropped after its last use (not an output): its storage goes back to the allocator
+  // for the next node, so a chain's peak is the live values, not all of them.
+  std::vector<int> last_use(g.values().size(), -1);
+  for (size_t i = 0; i < g.nodes().size(); ++i)
+    for (int v : g.nodes()[i].inputs) last_use[v] = static_cast<int>(i);
+  for (int v : g.outputs()) last_use[v] = static_cast<int>(g.nodes().size());
   Tensors in;
-  for (const Node& n : g.nodes()) {
+  for (size_t i = 0; i < g.nodes().size(); ++i) {
+    const Node& n = g.nodes()[i];
     in.clear();
     for (int v : n.inputs) in.push_back(env[v]);
     Tensors out = run_op(*n.op, in, n.attrs);
     PJ_CHECK(out.size() == n.outputs.size()) << n.op->name << " returned " << out.size() << " outputs, graph has "
                                              << n.outputs.size();
     for (size_t k = 0; k < out.size(); ++k) env[n.outputs[k]] = std::move(out[k]);
+    in.clear();
+    for (int v : n.inputs)
+      if (last_use[v] == static_cast<int>(i)) env[v] = Tensor();
+    for (int v : n.outputs)
+      if (last_use[v] < 0) env[v] = Tensor();  // never used (an op kept for its errors)
   }
   // Constants live as long as the graph: an output that is one, or a view of one, is copied, so a
   // caller writing into a result never changes what later calls compute.
