@@ -15,15 +15,21 @@ namespace {
 // glibc maps and unmaps each block above its mmap threshold, so a chain of ops on large tensors
 // would page-fault on every byte of every output, every call. Small blocks go to malloc (its own
 // caches are fast there). A block is reused for a request of at least 3/4 of its size; what is
-// kept is bounded (kMaxCached), the largest given back first.
+// kept is bounded (PIJIT_STORAGE_CACHE_MB, 1024 by default; 0 keeps nothing), the largest given
+// back first.
 class BlockCache {
  public:
   static constexpr size_t kMinCached = size_t{1} << 16;  // 64 KiB
-  static constexpr size_t kMaxCached = size_t{1} << 30;  // 1 GiB kept at most
 
   static BlockCache& get() {
     static BlockCache* cache = new BlockCache();  // never destroyed: storages may outlive statics
     return *cache;
+  }
+  BlockCache() {
+    const char* mb = std::getenv("PIJIT_STORAGE_CACHE_MB");
+    char* end = nullptr;
+    long long v = mb && *mb ? std::strtoll(mb, &end, 10) : -1;
+    if (v >= 0 && end && *end == '\0') max_cached_ = static_cast<size_t>(v) << 20;
   }
   static size_t rounded(size_t nbytes) {
     size_t r = (nbytes + 63) / 64 * 64;
@@ -47,12 +53,12 @@ class BlockCache {
     return std::aligned_alloc(64, bytes);
   }
   void give(void* p, size_t bytes) {
-    if (bytes < kMinCached || bytes > kMaxCached) {
+    if (bytes < kMinCached || bytes > max_cached_) {
       std::free(p);
       return;
     }
     std::lock_guard<std::mutex> lock(mu_);
-    while (cached_ + bytes > kMaxCached && !free_.empty()) {
+    while (cached_ + bytes > max_cached_ && !free_.empty()) {
       auto largest = std::prev(free_.end());
       std::free(largest->second);
       cached_ -= largest->first;
@@ -76,6 +82,7 @@ class BlockCache {
   std::mutex mu_;
   std::multimap<size_t, void*> free_;  // size -> block
   size_t cached_ = 0;
+  size_t max_cached_ = size_t{1} << 30;
 };
 
 }  // namespace

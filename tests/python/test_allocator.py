@@ -29,6 +29,17 @@ class Allocator(unittest.TestCase):
         del y
         self.assertEqual(pj.cached_storage_bytes(), 0)
 
+    def test_the_bound_is_an_environment_setting(self):
+        import os
+        import subprocess
+        import sys
+        code = ("import pijit as pj\ny = pj.ones((1024, 1024)) * 2.0\ndel y\n"
+                "print(pj.cached_storage_bytes())")
+        env = dict(os.environ, PIJIT_STORAGE_CACHE_MB="0")
+        out = subprocess.run([sys.executable, "-c", code], stdout=subprocess.PIPE, env=env,
+                             universal_newlines=True, check=True).stdout
+        self.assertEqual(out.split(), ["0"])  # nothing kept
+
     def test_reused_blocks_never_change_results(self):
         pj.set_seed(3)
         a, b = pj.randn((256, 128)), pj.randn((128, 96))
