@@ -210,9 +210,10 @@ void Simulator::run_root(PyFrameObject* f) {
   r_.plan.ret = plan_return(result);
 }
 
-// Instructions that only move values (and build the tuples and lists stubs and calls pass on):
-// a number they touch is not used yet.
-static bool moves_values(Opcode op) {
+// How many values from the top of the stack an instruction uses (-1: it may use any). 0 for those
+// that only move values, and build the tuples and lists that stubs and calls pass on: a number
+// they touch is not used yet.
+static int stack_uses(Opcode op, int arg) {
   switch (op) {
     case Opcode::LOAD_FAST:
     case Opcode::STORE_FAST:
@@ -232,15 +233,7 @@ static bool moves_values(Opcode op) {
     case Opcode::RETURN_VALUE:
     case Opcode::BUILD_TUPLE:
     case Opcode::BUILD_LIST:
-      return true;
-    default:
-      return false;
-  }
-}
-
-// How many values from the top of the stack an instruction reads (-1: it may read any).
-static int stack_reads(Opcode op, int arg) {
-  switch (op) {
+      return 0;
     case Opcode::LOAD_METHOD:
     case Opcode::UNPACK_SEQUENCE:
     case Opcode::UNPACK_EX:
@@ -343,10 +336,10 @@ PyObject* Simulator::run_frame(SimFrame& fr) {
     }
     const Instruction& ins = (*fr.ins)[fr.pc++];
     if (!dirty_.empty()) refuse_dirty_read(fr, ins);
-    bool moving = moves_values(ins.op);
+    int uses = stack_uses(ins.op, ins.arg);
+    bool moving = uses == 0;
     if (!unguarded_.empty() && !moving) {
-      int k = stack_reads(ins.op, ins.arg);
-      size_t n = fr.stack.size(), from = k < 0 || static_cast<size_t>(k) > n ? 0 : n - k;
+      size_t n = fr.stack.size(), from = uses < 0 || static_cast<size_t>(uses) > n ? 0 : n - uses;
       for (size_t i = from; i < n; ++i) guard_scalars(fr.stack[i]);
     }
     size_t nblocks = fr.blocks.size();

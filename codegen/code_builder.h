@@ -62,6 +62,22 @@ class CodeBuilder {
   }
   size_t size() const { return code_.size(); }
   void set_target(size_t at, int target) { code_[at].target = target; }
+  // The code of a function pijit calls in place of part of `co` (a resume function, a loop body):
+  // `argcount` positional arguments (every fast local of co first, so indices are co's), and co's
+  // cells as free variables (same indices: cellvars come first in both orders).
+  PyObject* finish_closure(PyCodeObject* co, int argcount) {
+    CodeSpec spec = spec_of(co);
+    spec.argcount = argcount;
+    spec.posonlyargcount = 0;
+    spec.kwonlyargcount = 0;
+    spec.flags &= ~(CO_VARARGS | CO_VARKEYWORDS);
+    py::Ref cells(PySequence_Concat(spec.cellvars, spec.freevars));
+    py::Ref none(PyTuple_New(0));
+    if (!cells || !none) return nullptr;
+    spec.freevars = cells.get();
+    spec.cellvars = none.get();
+    return finish(spec);
+  }
   // The code object: `spec` with this builder's constants, names and locals.
   PyObject* finish(CodeSpec spec) {
     py::Ref consts(PyList_AsTuple(consts_.get())), names(PyList_AsTuple(names_.get())),

@@ -426,18 +426,7 @@ class Outliner {
       b.op(Opcode::RETURN_VALUE);
     }
     for (auto& t : to_stub) b.set_target(t.first, stub[exit_id(*t.second)]);
-    // Every fast local (then the item) as positional arguments; the cells as free variables.
-    CodeSpec spec = spec_of(co_);
-    spec.argcount = nl_ + (is_for_ ? 1 : 0);
-    spec.posonlyargcount = 0;
-    spec.kwonlyargcount = 0;
-    spec.flags &= ~(CO_VARARGS | CO_VARKEYWORDS);
-    Ref cells(PySequence_Concat(spec.cellvars, spec.freevars));
-    Ref none(PyTuple_New(0));
-    if (!cells || !none) return nullptr;
-    spec.freevars = cells.get();
-    spec.cellvars = none.get();
-    return b.finish(spec);
+    return b.finish_closure(co_, nl_ + (is_for_ ? 1 : 0));  // every fast local, then the item
   }
 
   // Pushes whether TOS is the marker (consuming it): `is`, whichever opcode this Python has.

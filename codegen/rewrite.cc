@@ -212,7 +212,6 @@ class Emitter : public CodeBuilder {
   }
 
   PyObject* finish(PyCodeObject* original) { return CodeBuilder::finish(spec_of(original)); }
-  PyObject* finish(PyCodeObject*, CodeSpec spec) { return CodeBuilder::finish(spec); }
   // The original instructions from `from` to `to` (offsets), as the interpreter is to run them: a
   // straight run (only the last may jump). *last: the last one; *next: the offset after it;
   // *depth: the stack depth before it, given the depth before the first.
@@ -362,19 +361,7 @@ PyObject* emit_resume_code(PyCodeObject* original, int offset, int depth, const 
     return nullptr;
   }
   if (!e.resume_original(original, offset, handlers)) return nullptr;
-  // Every fast local, then the stack, as positional arguments; the frame's cells as free variables
-  // (same indices: cellvars come first in both orders).
-  CodeSpec spec = spec_of(original);
-  spec.argcount = static_cast<int>(bound.size()) + depth;
-  spec.posonlyargcount = 0;
-  spec.kwonlyargcount = 0;
-  spec.flags &= ~(CO_VARARGS | CO_VARKEYWORDS);
-  Ref cells(PySequence_Concat(spec.cellvars, spec.freevars));
-  Ref none(PyTuple_New(0));
-  if (!cells || !none) return nullptr;
-  spec.freevars = cells.get();
-  spec.cellvars = none.get();
-  return e.finish(original, spec);
+  return e.finish_closure(original, static_cast<int>(bound.size()) + depth);  // every local, then the stack
 }
 
 PyObject* reassemble(PyCodeObject* original) {

@@ -105,7 +105,15 @@ std::string Graph::to_string() const {
   return os.str();
 }
 
-Tensors execute(const Graph& g, const Tensors& inputs) {
+std::vector<int> last_uses(const Graph& g) {
+  std::vector<int> last(g.values().size(), -1);
+  for (size_t i = 0; i < g.nodes().size(); ++i)
+    for (int v : g.nodes()[i].inputs) last[v] = static_cast<int>(i);
+  for (int v : g.outputs()) last[v] = static_cast<int>(g.nodes().size());
+  return last;
+}
+
+Tensors execute(const Graph& g, const Tensors& inputs, const std::vector<int>& last_use) {
   if (inputs.size() != g.inputs().size())
     PJ_THROW(Type) << "graph takes " << g.inputs().size() << " inputs but " << inputs.size() << " were given";
   std::vector<Tensor> env(g.values().size());
@@ -120,10 +128,7 @@ Tensors execute(const Graph& g, const Tensors& inputs) {
     if (g.value(static_cast<int>(id)).kind == ValueKind::Const) env[id] = g.consts()[g.value(static_cast<int>(id)).index];
   // A value is dropped after its last use (not an output): its storage goes back to the allocator
   // for the next node, so a chain's peak is the live values, not all of them.
-  std::vector<int> last_use(g.values().size(), -1);
-  for (size_t i = 0; i < g.nodes().size(); ++i)
-    for (int v : g.nodes()[i].inputs) last_use[v] = static_cast<int>(i);
-  for (int v : g.outputs()) last_use[v] = static_cast<int>(g.nodes().size());
+  PJ_CHECK(last_use.size() == g.values().size()) << "last_use is not this graph's";
   Tensors in;
   for (size_t i = 0; i < g.nodes().size(); ++i) {
     const Node& n = g.nodes()[i];

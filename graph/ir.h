@@ -72,9 +72,15 @@ class Graph {
   Tensors consts_;
 };
 
+// Per value: the index of the last node that reads it (nodes().size() for a graph output, -1 for
+// none). execute drops a value there, so its storage serves the next nodes.
+std::vector<int> last_uses(const Graph& g);
+
 // Runs the graph on concrete inputs (in input order) with the eager kernels, one op at a time.
 // A graph output that is a constant is returned as a fresh copy, as re-running the eager code
 // would create a fresh tensor. Raises pj::Error when an input does not match its declared meta.
-Tensors execute(const Graph& g, const Tensors& inputs);
+// `last_use`: last_uses(g), computed once by whoever runs the graph on every call.
+Tensors execute(const Graph& g, const Tensors& inputs, const std::vector<int>& last_use);
+inline Tensors execute(const Graph& g, const Tensors& inputs) { return execute(g, inputs, last_uses(g)); }
 
 }  // namespace pj::graph

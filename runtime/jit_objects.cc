@@ -22,12 +22,14 @@ using py::Ref;
 struct GraphRunner {
   PyObject_HEAD
   std::shared_ptr<graph::Graph> graph;
+  std::vector<int>* last_use;  // graph::last_uses, once (the graph no longer changes)
   std::string* name;
 };
 
 void runner_dealloc(PyObject* self) {
   auto* r = reinterpret_cast<GraphRunner*>(self);
   r->graph.~shared_ptr();
+  delete r->last_use;
   delete r->name;
   Py_TYPE(self)->tp_free(self);
 }
@@ -44,7 +46,7 @@ PyObject* runner_call(PyObject* self, PyObject* args, PyObject*) {
     in.push_back(py::unwrap(a));
   }
   try {
-    return py::wrap_all(graph::execute(*r->graph, in));
+    return py::wrap_all(graph::execute(*r->graph, in, *r->last_use));
   } catch (...) {
     bool pure = true;
     for (const auto& node : r->graph->nodes()) pure = pure && !node.op->impure;
@@ -443,6 +445,7 @@ PyObject* jit_target(PyObject* o) {
 PyObject* new_graph_runner(std::shared_ptr<graph::Graph> g, const std::string& name) {
   auto* r = PyObject_New(GraphRunner, &GraphRunnerType);
   if (!r) return nullptr;
+  r->last_use = new std::vector<int>(graph::last_uses(*g));
   new (&r->graph) std::shared_ptr<graph::Graph>(std::move(g));
   r->name = new std::string(name);
   return reinterpret_cast<PyObject*>(r);

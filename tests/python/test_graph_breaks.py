@@ -330,6 +330,24 @@ class GraphBreaks(unittest.TestCase):
         self.assertGreaterEqual(st["resume_graphs"], 1, st)  # the body's graph, step inlined
         self.assertGreaterEqual(st["resume_breaks"], 1, st)  # ... breaking at float()
 
+    def test_a_new_bound_method_each_call_does_not_recompile(self):
+        # A bound method is made anew by every attribute read: it is guarded by its function and
+        # its object, not by its identity.
+        class Scale:
+            def __init__(self, k):
+                self.k = k
+
+            def apply(self, t):
+                return t * self.k
+
+        def f(x, fn):
+            return fn(x) + 1.0
+        s = Scale(2.0)
+        st = self.same(f, lambda: (T([1.0, 2.0]), s.apply), calls=4)
+        self.assertEqual((st["graphs"], st["compiles"], st["recompiles"]), (1, 1, 0), st["recompile_reasons"])
+        jf = pj.jit(f)
+        self.assertEqual(run(jf, T([1.0]), Scale(3.0).apply), plain(f, T([1.0]), Scale(3.0).apply))
+
     def test_a_function_that_looks_at_its_frame_is_never_split(self):
         # The interpreter's part of a break (and a resume function) runs in a frame holding
         # pijit's own locals: locals(), eval and sys._getframe would see them. Such a function is

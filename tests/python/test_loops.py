@@ -188,8 +188,13 @@ class LoopBodies(unittest.TestCase):
                         break
                 return x
         net = Net()
-        x = T(1.0, 2.0)
-        self.assertEqual(show(run(pj.jit(net.construct), x)), show(plain(net.construct, x)))
+        jf = pj.jit(net.construct)
+        for x in (T(1.0, 2.0), T(10.0, 2.0), T(1.0, 2.0)):
+            self.assertEqual(show(run(jf, x)), show(plain(net.construct, x)))
+        st = pj.jit_stats(jf)
+        if not pj.stress_stats()["level"]:
+            self.assertEqual((st["loop_bodies"], st["graphs"]), (1, 0), st)
+            self.assertGreaterEqual(st["resume_graphs"], 1, st)  # the body: super().scale in its graph
 
 
 if __name__ == "__main__":
