@@ -11,7 +11,8 @@ set(PIJIT_LAYER_DEPS_graph common kernels)
 set(PIJIT_LAYER_DEPS_py common)
 set(PIJIT_LAYER_DEPS_pyext common kernels graph py)
 set(PIJIT_LAYER_DEPS_guards common kernels graph py pyext)
-set(PIJIT_LAYER_DEPS_codegen common py guards)
+# codegen/asm (the machine-code half, built into pijit_core) implements kernels/fused.h's backend.
+set(PIJIT_LAYER_DEPS_codegen common py guards kernels/fused.h kernels/fused_math.h kernels/tensor.h)
 set(PIJIT_LAYER_DEPS_capture common kernels graph py pyext guards codegen/plan.h)
 set(PIJIT_LAYER_DEPS_runtime common kernels graph py pyext guards codegen capture)
 # Outside pijit: quoted includes of these are third-party headers, not layers.

@@ -75,24 +75,48 @@ std::string meta_str(const TensorMeta& m) {
   return os.str();
 }
 
+std::string const_values(const Tensor& t) {
+  if (t.numel() > 8) return "";
+  std::ostringstream os;
+  os << " (";
+  for (int64_t i = 0; i < t.numel(); ++i) {
+    if (i) os << ", ";
+    if (t.dtype() == DType::Float32 || t.dtype() == DType::Float64) os << format_real(t.item_double(i));
+    else if (t.dtype() == DType::Bool) os << (t.item_int(i) ? "True" : "False");
+    else os << t.item_int(i);
+  }
+  os << ")";
+  return os.str();
+}
+
 }  // namespace
 
 std::string Graph::to_string() const {
+  // Canonical numbering: the order things are printed in.
+  std::vector<int> num(values_.size(), -1);
+  int next = 0;
+  for (int v : inputs_) num[v] = next++;
+  for (size_t c = 0; c < values_.size(); ++c)
+    if (values_[c].kind == ValueKind::Const) num[c] = next++;
+  for (const Node& n : nodes_)
+    for (int o : n.outputs) num[o] = next++;
   std::ostringstream os;
   os << "graph(";
   for (size_t i = 0; i < inputs_.size(); ++i) {
     const Value& v = values_[inputs_[i]];
-    os << (i ? ", " : "") << "%" << inputs_[i] << ": " << meta_str(v.meta) << " " << v.name;
+    os << (i ? ", " : "") << "%" << num[inputs_[i]] << ": " << meta_str(v.meta) << " " << v.name;
   }
   os << ") {\n";
   for (size_t c = 0; c < values_.size(); ++c)
-    if (values_[c].kind == ValueKind::Const) os << "  %" << c << ": " << meta_str(values_[c].meta) << " = constant\n";
+    if (values_[c].kind == ValueKind::Const)
+      os << "  %" << num[c] << ": " << meta_str(values_[c].meta) << " = constant"
+         << const_values(consts_[values_[c].index]) << "\n";
   for (const Node& n : nodes_) {
     os << "  ";
     for (size_t k = 0; k < n.outputs.size(); ++k)
-      os << (k ? ", " : "") << "%" << n.outputs[k] << ": " << meta_str(values_[n.outputs[k]].meta);
+      os << (k ? ", " : "") << "%" << num[n.outputs[k]] << ": " << meta_str(values_[n.outputs[k]].meta);
     os << " = " << n.op->name << "(";
-    for (size_t k = 0; k < n.inputs.size(); ++k) os << (k ? ", " : "") << "%" << n.inputs[k];
+    for (size_t k = 0; k < n.inputs.size(); ++k) os << (k ? ", " : "") << "%" << num[n.inputs[k]];
     os << ")";
     std::string attrs = n.attrs.to_string();
     if (!attrs.empty()) os << " " << attrs;
@@ -100,7 +124,7 @@ std::string Graph::to_string() const {
     os << "\n";
   }
   os << "  return (";
-  for (size_t k = 0; k < outputs_.size(); ++k) os << (k ? ", " : "") << "%" << outputs_[k];
+  for (size_t k = 0; k < outputs_.size(); ++k) os << (k ? ", " : "") << "%" << num[outputs_[k]];
   os << (outputs_.size() == 1 ? ",)" : ")") << "\n}\n";
   return os.str();
 }

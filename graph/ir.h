@@ -62,6 +62,8 @@ class Graph {
   // Drops nodes whose outputs are never used and whose op is total (cannot raise). Returns how
   // many it dropped.
   int eliminate_dead_code();
+  // Values are numbered canonically (inputs, constants, node outputs, in order), so the text of a
+  // parsed graph prints back the same. Constants of up to 8 elements show their values.
   std::string to_string() const;
 
  private:
@@ -71,6 +73,11 @@ class Graph {
   std::vector<int> outputs_;
   Tensors consts_;
 };
+
+// Reads Graph::to_string's text back (golden tests of passes). Constants without printed values
+// are zeros. Raises pj::Error (ValueError) naming the line on malformed text or an unknown op;
+// output metas are checked against each op's inference.
+Graph parse_graph(const std::string& text);
 
 // Per value: the index of the last node that reads it (nodes().size() for a graph output, -1 for
 // none). execute drops a value there, so its storage serves the next nodes.

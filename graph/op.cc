@@ -1,5 +1,9 @@
 #include "graph/op.h"
 
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+
 #include <map>
 #include <memory>
 #include <mutex>
@@ -88,6 +92,19 @@ DType Attrs::dtype(const std::string& k) const {
   PJ_THROW(Type) << "attribute '" << k << "' must be a dtype";
 }
 
+std::string format_real(double v) {
+  if (std::isnan(v)) return "nan";
+  if (std::isinf(v)) return v > 0 ? "inf" : "-inf";
+  char buf[40];
+  for (int prec = 6; prec <= 17; ++prec) {
+    std::snprintf(buf, sizeof buf, "%.*g", prec, v);
+    if (std::strtod(buf, nullptr) == v) break;
+  }
+  std::string s = buf;
+  if (s.find_first_of(".en") == std::string::npos) s += ".0";  // a real reads back as a real
+  return s;
+}
+
 std::string Attrs::to_string() const {
   std::ostringstream os;
   bool first = true;
@@ -133,6 +150,11 @@ OpRegistrar& OpRegistrar::kernel(KernelFn f) { def_->kernel = std::move(f); retu
 OpRegistrar& OpRegistrar::impure() { def_->impure = true; return *this; }
 OpRegistrar& OpRegistrar::raises_on_values() { def_->raises_on_values = true; return *this; }
 OpRegistrar& OpRegistrar::total() { def_->total = true; return *this; }
+OpRegistrar& OpRegistrar::prepare(PrepareFn f, Device device) {
+  def_->prepare[static_cast<int>(device)] = std::move(f);
+  return *this;
+}
+OpRegistrar& OpRegistrar::elementwise() { def_->elementwise = true; return *this; }
 OpRegistrar& OpRegistrar::run(RunFn f) { def_->run = std::move(f); return *this; }
 OpRegistrar& OpRegistrar::view() { def_->is_view = true; return *this; }
 OpRegistrar& OpRegistrar::data_dependent() { def_->data_dependent = true; return *this; }

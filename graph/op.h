@@ -20,6 +20,8 @@ namespace pj {
 
 
 using IntList = std::vector<int64_t>;
+// Shortest text that reads back as the same double, always with a '.' or exponent ("1.0", "nan").
+std::string format_real(double v);
 using AttrValue = std::variant<std::monostate, bool, int64_t, double, std::string, IntList, DType>;
 
 // Named attribute values, in the order the op declares them (small: a linear scan is fastest).
@@ -50,6 +52,10 @@ using Metas = std::vector<TensorMeta>;
 using InferFn = std::function<Metas(const Metas&, const Attrs&)>;
 using KernelFn = std::function<void(const Tensors& in, const Attrs&, const Tensors& out)>;
 using RunFn = std::function<Tensors(const Tensors& in, const Attrs&)>;
+// What the execution plan calls on every launch: everything that depends only on the metas and
+// attributes (parsed attributes, compiled code, primitives) was done once by a PrepareFn.
+using PreparedFn = std::function<void(const Tensors& in, const Tensors& out)>;
+using PrepareFn = std::function<PreparedFn(const Metas& in, const Attrs&, const Metas& out)>;
 
 struct OpDef {
   std::string name;
@@ -59,6 +65,11 @@ struct OpDef {
   InferFn infer;
   KernelFn kernel;                  // writes into outputs allocated from infer
   RunFn run;                        // overrides infer+kernel for views / data-dependent shapes
+  // Per device (kernels' Device): builds the launch-time kernel once per graph node. Empty: the
+  // plan calls `kernel` with the node's attributes.
+  PrepareFn prepare[2];
+  bool elementwise = false;         // out[i] depends only on in[k][i] (broadcast): an output may
+                                    // take the storage of its first input when shapes match
   bool is_view = false;             // outputs alias the first input's storage
   bool data_dependent = false;      // output shapes are only known after running
   bool impure = false;              // draws random numbers or updates an input in place: never
@@ -86,6 +97,8 @@ class OpRegistrar {
   OpRegistrar& impure();
   OpRegistrar& raises_on_values();
   OpRegistrar& total();
+  OpRegistrar& prepare(PrepareFn f, Device device = Device::CPU);
+  OpRegistrar& elementwise();
 
  private:
   OpDef* def_;

@@ -19,6 +19,15 @@ const char* dtype_name(DType t) {
   return "?";
 }
 
+bool dtype_from_name(const std::string& name, DType* out) {
+  for (int k = 0; k < kNumDTypes; ++k)
+    if (name == dtype_name(static_cast<DType>(k))) {
+      *out = static_cast<DType>(k);
+      return true;
+    }
+  return false;
+}
+
 const char* dtype_numpy_name(DType t) {
   switch (t) {
     case DType::Bool: return "bool";

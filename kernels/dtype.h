@@ -44,6 +44,8 @@ inline bool is_integral(DType t, bool include_bool) {
 
 // MindSpore's spelling: "Float32", "Int64", "Bool".
 const char* dtype_name(DType t);
+// dtype_name's text back; false when unknown.
+bool dtype_from_name(const std::string& name, DType* out);
 // numpy's spelling: "float32", "int64", "bool".
 const char* dtype_numpy_name(DType t);
 // Buffer-protocol format character ('f', 'd', 'i', 'q', '?').

@@ -5,6 +5,8 @@
 #include <type_traits>
 
 #include "kernels/dnnl_context.h"
+#include "kernels/copy.h"
+#include "kernels/fused.h"
 #include "kernels/loops.h"
 
 namespace pj {
@@ -166,11 +168,38 @@ void unary_bool_loop(UnaryOp op, const Tensor& out, const Tensor& in) {
 
 }  // namespace
 
+namespace {
+
+// float32 exp, log, tanh, sigmoid and silu run the fused kernels' vector approximations
+// (kernels/fused.h): a graph that fuses them computes exactly what eager does.
+const FusedKernel* approximated(UnaryOp op) {
+  static const std::shared_ptr<const FusedKernel> k[] = {
+      fused_kernel("in=1; r1=exp(r0); out=(r1)"), fused_kernel("in=1; r1=log(r0); out=(r1)"),
+      fused_kernel("in=1; r1=tanh(r0); out=(r1)"), fused_kernel("in=1; r1=sigmoid(r0); out=(r1)"),
+      fused_kernel("in=1; r1=silu(r0); out=(r1)")};
+  switch (op) {
+    case UnaryOp::exp: return k[0].get();
+    case UnaryOp::log: return k[1].get();
+    case UnaryOp::tanh: return k[2].get();
+    case UnaryOp::sigmoid: return k[3].get();
+    case UnaryOp::silu: return k[4].get();
+    default: return nullptr;
+  }
+}
+
+}  // namespace
+
 void unary_into(UnaryOp op, const Tensor& out, const Tensor& in) {
   PJ_CHECK(out.dtype() == in.dtype()) << "unary_into expects the compute dtype on both sides";
   if (out.numel() == 0) return;
   switch (in.dtype()) {
     case DType::Float32: {
+      if (const FusedKernel* k = approximated(op)) {
+        if (out.is_contiguous()) return k->run({in}, {out});
+        Tensor tmp = Tensor::empty(out.shape(), DType::Float32);
+        k->run({in}, {tmp});
+        return copy_into(out, tmp);
+      }
       dnnl::algorithm alg;
       float alpha;
       // Small tensors stay on the loop: oneDNN opens an OpenMP region even for 16 elements, and

@@ -47,6 +47,8 @@ class ElementwiseIter {
   }
 
   int64_t numel() const { return numel_; }
+  // Operand k's byte stride along the innermost (coalesced) dimension: what each row steps by.
+  int64_t inner_stride(int k) const { return inner_[k]; }
 
   // row(ptrs, inner_strides, n) for linear indices [begin, end).
   template <typename Row>

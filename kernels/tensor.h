@@ -120,11 +120,17 @@ class Tensor {
   std::shared_ptr<TensorImpl> impl_;
 };
 
-// Shape and dtype without data: what op inference, graphs and guards reason about.
+// Shape and dtype without data: what op inference, graphs and guards reason about. The device and
+// whether autodiff tracks the value are part of it (the execution plan picks kernels by device);
+// layout is always strided row-major for now.
 struct TensorMeta {
   Shape shape;
   DType dtype;
-  bool operator==(const TensorMeta& o) const { return shape == o.shape && dtype == o.dtype; }
+  Device device = Device::CPU;
+  bool requires_grad = false;
+  bool operator==(const TensorMeta& o) const {
+    return shape == o.shape && dtype == o.dtype && device == o.device && requires_grad == o.requires_grad;
+  }
 };
 
 int64_t shape_numel(const Shape& s);

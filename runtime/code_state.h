@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "capture/simulator.h"
+#include "graph/plan.h"
 
 namespace pj::runtime {
 
@@ -21,6 +22,7 @@ struct CacheEntry {
   std::shared_ptr<guards::GuardTree> guards;
   PyObject* code = nullptr;  // rewritten code (owned); nullptr: run the original code eagerly
   std::shared_ptr<graph::Graph> graph;
+  std::shared_ptr<graph::ExecPlan> plan;  // what runs: the graph after the passes, planned
   std::string reason;        // why this entry runs eagerly (empty for graph entries)
   std::string reason_text;   // ... in full: "B006 Print at f.py:12 in f: print()"
   std::string break_text;    // a graph entry that breaks: why the interpreter runs the rest

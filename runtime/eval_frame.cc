@@ -54,6 +54,14 @@ void free_state(void* p) {
   delete static_cast<CodeState*>(p);
 }
 
+void log(const char* what, const std::string& text);
+
+}  // namespace
+
+void log_text(const char* what, const std::string& text) { log(what, text); }
+
+namespace {
+
 void log(const char* what, const std::string& text) {
   if (g_config.log.find(what) == std::string::npos && g_config.log.find("all") == std::string::npos) return;
   PySys_FormatStderr("[pijit %s] %s\n", what, text.c_str());  // no 1000-byte cut
@@ -284,6 +292,7 @@ bool build_entry(PyFrameObject* f, CodeState* st, const JitOptions& opt, CacheEn
   }
   if (r.ok) {
     py::Ref runner(new_graph_runner(r.graph, where(co)));
+    out->plan = runner_plan(runner.get());
     // One resume function per (offset, layout), shared by every entry that breaks there; a capture
     // candidate with this jit's options.
     codegen::ResumeMaker make_resume = [&](int offset, int depth, const std::vector<char>& bound, int line,

@@ -4,6 +4,8 @@
 
 #include <structmember.h>
 
+#include <cctype>
+#include <cstdio>
 #include <cstdlib>
 #include <set>
 
@@ -11,6 +13,8 @@
 #include "capture/jit_api.h"
 #include "py/py_common.h"
 #include "pyext/tensor_object.h"
+#include "graph/passes.h"
+#include "graph/plan.h"
 
 namespace pj::runtime {
 namespace {
@@ -21,15 +25,13 @@ using py::Ref;
 
 struct GraphRunner {
   PyObject_HEAD
-  std::shared_ptr<graph::Graph> graph;
-  std::vector<int>* last_use;  // graph::last_uses, once (the graph no longer changes)
+  std::shared_ptr<graph::ExecPlan> plan;  // of the optimised graph (graph/passes.h)
   std::string* name;
 };
 
 void runner_dealloc(PyObject* self) {
   auto* r = reinterpret_cast<GraphRunner*>(self);
-  r->graph.~shared_ptr();
-  delete r->last_use;
+  r->plan.~shared_ptr();
   delete r->name;
   Py_TYPE(self)->tp_free(self);
 }
@@ -46,10 +48,10 @@ PyObject* runner_call(PyObject* self, PyObject* args, PyObject*) {
     in.push_back(py::unwrap(a));
   }
   try {
-    return py::wrap_all(graph::execute(*r->graph, in, *r->last_use));
+    return py::wrap_all(r->plan->run(in));
   } catch (...) {
     bool pure = true;
-    for (const auto& node : r->graph->nodes()) pure = pure && !node.op->impure;
+    for (const auto& node : r->plan->graph().nodes()) pure = pure && !node.op->impure;
     note_graph_failure(pure);
     throw;
   }
@@ -271,6 +273,9 @@ PyObject* py_jit_stats(PyObject*, PyObject* obj) {
       set_item(ed.get(), "guards", str_list(e.guards->describe()));
       set_item(ed.get(), "num_guards", PyLong_FromLong(e.guards->num_checks()));
       set_item(ed.get(), "graph", e.graph ? PyUnicode_FromString(e.graph->to_string().c_str()) : (Py_INCREF(Py_None), Py_None));
+      // What runs: the graph after the passes (fused kernels, merged nodes) and its memory plan.
+      set_item(ed.get(), "compiled", e.plan ? PyUnicode_FromString(e.plan->graph().to_string().c_str()) : (Py_INCREF(Py_None), Py_None));
+      set_item(ed.get(), "plan", e.plan ? PyUnicode_FromString(e.plan->describe().c_str()) : (Py_INCREF(Py_None), Py_None));
       set_item(ed.get(), "ops", PyLong_FromLong(e.graph ? static_cast<long>(e.graph->nodes().size()) : 0));
       set_item(ed.get(), "hits", PyLong_FromLongLong(e.hits));
       set_item(ed.get(), "reason", e.reason.empty() ? (Py_INCREF(Py_None), Py_None) : PyUnicode_FromString(e.reason.c_str()));
@@ -436,6 +441,38 @@ PyMethodDef jit_methods[] = {
      "at exit: free every code object's pijit state and stop capturing"},
     {nullptr, nullptr, 0, nullptr}};
 
+// The compiler's pipeline: PIJIT_PASSES ("dce,cse,fuse", "none"; default: graph::default_pipeline).
+const std::vector<std::string>& pass_pipeline() {
+  static const std::vector<std::string> passes = [] {
+    const char* e = std::getenv("PIJIT_PASSES");
+    try {
+      return e ? graph::parse_pipeline(e) : graph::default_pipeline();
+    } catch (const std::exception& ex) {
+      std::fprintf(stderr, "pijit: PIJIT_PASSES ignored: %s\n", ex.what());
+      return graph::default_pipeline();
+    }
+  }();
+  return passes;
+}
+
+// PIJIT_DUMP_DIR: each graph's IR before and after every pass, one file per stage.
+void dump_stage(const std::string& name, int stage, const std::string& pass, const graph::Graph& g) {
+  static const char* dir = std::getenv("PIJIT_DUMP_DIR");
+  if (!dir || !*dir) return;
+  static int graphs = 0;
+  if (stage == 0) ++graphs;
+  std::string base = name;
+  for (char& c : base)
+    if (!std::isalnum(static_cast<unsigned char>(c))) c = '_';
+  std::string path = std::string(dir) + "/" + std::to_string(graphs) + "_" + base + "." + std::to_string(stage) + "." +
+                     pass + ".ir";
+  if (FILE* f = std::fopen(path.c_str(), "w")) {
+    std::string text = g.to_string();
+    std::fwrite(text.data(), 1, text.size(), f);
+    std::fclose(f);
+  }
+}
+
 }  // namespace
 
 PyObject* jit_target(PyObject* o) {
@@ -443,12 +480,36 @@ PyObject* jit_target(PyObject* o) {
 }
 
 PyObject* new_graph_runner(std::shared_ptr<graph::Graph> g, const std::string& name) {
+  std::shared_ptr<graph::ExecPlan> plan;
+  try {
+    auto compiled = std::make_shared<graph::Graph>(*g);
+    dump_stage(name, 0, "captured", *compiled);
+    int stage = 0;
+    graph::run_passes(*compiled, pass_pipeline(), [&](const std::string& pass, int changed, const graph::Graph& out) {
+      dump_stage(name, ++stage, pass, out);
+      if (changed) log_text("passes", "after " + pass + " (" + std::to_string(changed) + " changed) in " + name + ":\n" + out.to_string());
+    });
+    plan = std::make_shared<graph::ExecPlan>(std::move(compiled));
+  } catch (const std::exception& e) {
+    // The passes are an optimisation: the captured graph as it is still runs.
+    log_text("passes", "compiling the graph of " + name + " failed, it runs unoptimised: " + e.what());
+    try {
+      plan = std::make_shared<graph::ExecPlan>(g);
+    } catch (const std::exception& e2) {
+      PyErr_Format(PyExc_RuntimeError, "pijit: cannot plan the graph of %s: %s", name.c_str(), e2.what());
+      return nullptr;
+    }
+  }
   auto* r = PyObject_New(GraphRunner, &GraphRunnerType);
   if (!r) return nullptr;
-  r->last_use = new std::vector<int>(graph::last_uses(*g));
-  new (&r->graph) std::shared_ptr<graph::Graph>(std::move(g));
+  new (&r->plan) std::shared_ptr<graph::ExecPlan>(std::move(plan));
   r->name = new std::string(name);
   return reinterpret_cast<PyObject*>(r);
+}
+
+std::shared_ptr<graph::ExecPlan> runner_plan(PyObject* runner) {
+  if (!runner || Py_TYPE(runner) != &GraphRunnerType) return nullptr;
+  return reinterpret_cast<GraphRunner*>(runner)->plan;
 }
 
 // Called once from PyInit__C.

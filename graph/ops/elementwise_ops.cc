@@ -10,6 +10,7 @@ DType unary_out_dtype(char kind, DType in) { return kind == 'F' ? to_floating(in
 void register_unary(const char* name, UnaryOp op, char kind) {
   OpRegistrar(name)
       .total()
+      .elementwise()
       .inputs(1)
       .infer([kind, op](const Metas& in, const Attrs&) {
         DType t = unary_out_dtype(kind, in[0].dtype);
@@ -31,6 +32,7 @@ DType binary_compute_dtype(char kind, BinaryOp op, DType a, DType b) {
 void register_binary(const char* name, BinaryOp op, char kind) {
   OpRegistrar(name)
       .total()
+      .elementwise()
       .inputs(2)
       .infer([op, kind](const Metas& in, const Attrs&) {
         Shape s = broadcast_shapes(in[0].shape, in[1].shape);
@@ -69,6 +71,7 @@ PJ_REGISTER_OP("logical_not")
 // clamp(x, min=None, max=None) with scalar bounds; the result keeps x's dtype.
 PJ_REGISTER_OP("clamp")
     .total()
+    .elementwise()
     .inputs(1)
     .attrs({"min", "max"})
     .infer([](const Metas& in, const Attrs& a) {

@@ -1,0 +1,271 @@
+#include "graph/passes.h"
+
+#include <algorithm>
+#include <map>
+#include <mutex>
+#include <set>
+#include <sstream>
+
+#include "kernels/fused.h"
+
+namespace pj::graph {
+namespace {
+
+std::vector<Pass>& registry() {
+  static std::vector<Pass> r;
+  return r;
+}
+
+// Copies `g` node by node into a new graph. `emit(i, map)` decides what node i becomes: return
+// false to copy it as it is; otherwise it adds nodes itself and sets map[] for node i's outputs.
+template <typename Emit>
+Graph rebuild(const Graph& g, Emit&& emit) {
+  Graph out;
+  std::vector<int> map(g.values().size(), -1);
+  for (int v : g.inputs()) map[v] = out.add_input(g.value(v).meta, g.value(v).name);
+  for (size_t v = 0; v < g.values().size(); ++v)
+    if (g.values()[v].kind == ValueKind::Const) map[v] = out.add_const(g.consts()[g.values()[v].index]);
+  for (size_t i = 0; i < g.nodes().size(); ++i) {
+    if (emit(static_cast<int>(i), out, map)) continue;
+    const Node& n = g.nodes()[i];
+    std::vector<int> ins;
+    for (int v : n.inputs) ins.push_back(map[v]);
+    Metas metas;
+    for (int o : n.outputs) metas.push_back(g.value(o).meta);
+    std::vector<int> ids = out.add_node(*n.op, ins, n.attrs, metas, n.line);
+    for (size_t k = 0; k < ids.size(); ++k) map[n.outputs[k]] = ids[k];
+  }
+  std::vector<int> outs;
+  for (int v : g.outputs()) outs.push_back(map[v]);
+  out.set_outputs(outs);
+  return out;
+}
+
+int dce(Graph& g) { return g.eliminate_dead_code(); }
+
+int cse(Graph& g) {
+  // (op, attrs text, inputs) -> the node computing it first
+  std::map<std::tuple<const OpDef*, std::string, std::vector<int>>, int> seen;
+  std::vector<int> same(g.nodes().size(), -1);
+  std::vector<int> alias(g.values().size());
+  for (size_t v = 0; v < alias.size(); ++v) alias[v] = static_cast<int>(v);
+  int merged = 0;
+  for (size_t i = 0; i < g.nodes().size(); ++i) {
+    const Node& n = g.nodes()[i];
+    if (n.op->impure) {
+      seen.clear();  // it may have written into a value an earlier node read
+      continue;
+    }
+    if (n.op->data_dependent) continue;
+    std::vector<int> ins;
+    for (int v : n.inputs) ins.push_back(alias[v]);
+    auto key = std::make_tuple(n.op, n.attrs.to_string(), ins);
+    auto it = seen.find(key);
+    if (it == seen.end()) {
+      seen.emplace(std::move(key), static_cast<int>(i));
+      continue;
+    }
+    same[i] = it->second;
+    const Node& first = g.nodes()[it->second];
+    for (size_t k = 0; k < n.outputs.size(); ++k) alias[n.outputs[k]] = first.outputs[k];
+    ++merged;
+  }
+  if (!merged) return 0;
+  g = rebuild(g, [&](int i, Graph&, std::vector<int>& map) {
+    if (same[i] < 0) return false;
+    const Node& n = g.nodes()[i];
+    for (size_t k = 0; k < n.outputs.size(); ++k) map[n.outputs[k]] = map[alias[n.outputs[k]]];
+    return true;
+  });
+  return merged;
+}
+
+// ---- fusion -------------------------------------------------------------------------------------
+
+bool fusable(const Graph& g, const Node& n, FusedInstr* ins) {
+  if (n.op->impure || n.outputs.size() != 1 || !fused_op_from_name(n.op->name, &ins->op)) return false;
+  if (g.value(n.outputs[0]).meta.dtype != DType::Float32) return false;
+  for (int v : n.inputs)
+    if (g.value(v).meta.dtype != DType::Float32) return false;
+  if (static_cast<int>(n.inputs.size()) != fused_op_arity(ins->op)) return false;
+  if (ins->op == FusedOp::clamp) {
+    ins->has_lo = !n.attrs.is_none("min");
+    ins->has_hi = !n.attrs.is_none("max");
+    // The eager kernel converts the bounds to float; fusing holds them as floats too.
+    if (ins->has_lo) ins->lo = static_cast<float>(n.attrs.f("min"));
+    if (ins->has_hi) ins->hi = static_cast<float>(n.attrs.f("max"));
+  }
+  return true;
+}
+
+int fuse(Graph& g) {
+  const size_t nn = g.nodes().size();
+  std::vector<FusedInstr> instr(nn);
+  std::vector<int> group(nn, -1);
+  struct Group {
+    std::vector<int> nodes;
+    Shape shape;
+    bool open = true;
+  };
+  std::vector<Group> groups;
+  std::vector<int> producer(g.values().size(), -1);  // node id of each node output
+  for (size_t i = 0; i < nn; ++i)
+    for (int o : g.nodes()[i].outputs) producer[o] = static_cast<int>(i);
+  auto group_of = [&](int v) { return producer[v] < 0 ? -1 : group[producer[v]]; };
+
+  for (size_t i = 0; i < nn; ++i) {
+    const Node& n = g.nodes()[i];
+    if (n.op->impure)
+      for (Group& gr : groups) gr.open = false;  // nothing moves past a write
+    if (fusable(g, n, &instr[i])) {
+      const Shape& shape = g.value(n.outputs[0]).meta.shape;
+      int into = -1;
+      for (int v : n.inputs) {
+        int gi = group_of(v);
+        if (gi < 0 || !groups[gi].open || groups[gi].shape != shape || gi == into) continue;
+        if (into < 0) {
+          into = gi;
+          continue;
+        }
+        // Two open groups meet here: both can move down to this node, so they become one.
+        for (int m : groups[gi].nodes) group[m] = into;
+        groups[into].nodes.insert(groups[into].nodes.end(), groups[gi].nodes.begin(), groups[gi].nodes.end());
+        groups[gi].nodes.clear();
+        groups[gi].open = false;
+      }
+      if (into < 0) {
+        into = static_cast<int>(groups.size());
+        groups.push_back({{}, shape, true});
+      }
+      group[i] = into;
+      groups[into].nodes.push_back(static_cast<int>(i));
+    }
+    // A group read by a node outside it cannot move past that node: it takes no more members.
+    for (int v : n.inputs) {
+      int gi = group_of(v);
+      if (gi >= 0 && gi != group[i]) groups[gi].open = false;
+    }
+  }
+
+  // Which node values are read outside their group (or returned).
+  std::vector<bool> escapes(g.values().size(), false);
+  for (int v : g.outputs()) escapes[v] = true;
+  for (size_t i = 0; i < nn; ++i)
+    for (int v : g.nodes()[i].inputs)
+      if (group_of(v) >= 0 && group_of(v) != group[i]) escapes[v] = true;
+
+  // Programs, and where each fused node goes (its last member's place).
+  struct Fused {
+    std::string program;
+    std::vector<int> inputs, outputs;  // old value ids
+    int line = 0;
+  };
+  std::map<int, Fused> at_node;  // last member -> fused node
+  std::vector<bool> absorbed(nn, false);
+  int fused_nodes = 0;
+  for (Group& gr : groups) {
+    if (gr.nodes.size() < 2) continue;
+    std::sort(gr.nodes.begin(), gr.nodes.end());
+    FusedProgram p;
+    Fused f;
+    std::map<int, int> reg;  // old value id -> register
+    for (int m : gr.nodes)
+      for (int v : g.nodes()[m].inputs)
+        if (group_of(v) != group[m] && !reg.count(v)) {
+          reg[v] = static_cast<int>(f.inputs.size());
+          f.inputs.push_back(v);
+        }
+    p.num_inputs = static_cast<int>(f.inputs.size());
+    for (int m : gr.nodes) {
+      const Node& n = g.nodes()[m];
+      FusedInstr ins = instr[m];
+      ins.a = reg.at(n.inputs[0]);
+      if (n.inputs.size() > 1) ins.b = reg.at(n.inputs[1]);
+      reg[n.outputs[0]] = p.num_registers();
+      p.code.push_back(ins);
+      if (escapes[n.outputs[0]]) {
+        p.outputs.push_back(reg[n.outputs[0]]);
+        f.outputs.push_back(n.outputs[0]);
+      }
+    }
+    int iterated = static_cast<int>(p.outputs.size());  // what the loop walks: outputs, inputs of >1 element
+    for (int v : f.inputs) iterated += shape_numel(g.value(v).meta.shape) != 1;
+    if (iterated > kMaxFusedOperands || p.num_inputs > kMaxFusedInputs) continue;
+    f.program = p.to_string();
+    f.line = g.nodes()[gr.nodes.front()].line;
+    for (int m : gr.nodes) absorbed[m] = true;
+    fused_nodes += static_cast<int>(gr.nodes.size());
+    at_node[gr.nodes.back()] = std::move(f);
+  }
+  if (at_node.empty()) return 0;
+  const OpDef& fused_op = get_op("fused_elementwise");
+  g = rebuild(g, [&](int i, Graph& out, std::vector<int>& map) {
+    if (!absorbed[i]) return false;
+    auto it = at_node.find(i);
+    if (it == at_node.end()) return true;  // emitted with its group's last member
+    const Fused& f = it->second;
+    std::vector<int> ins;
+    for (int v : f.inputs) ins.push_back(map[v]);
+    Metas metas;
+    for (int v : f.outputs) metas.push_back(g.value(v).meta);
+    std::vector<int> ids = out.add_node(fused_op, ins, Attrs{{"program", f.program}}, metas, f.line);
+    for (size_t k = 0; k < ids.size(); ++k) map[f.outputs[k]] = ids[k];
+    return true;
+  });
+  return fused_nodes;
+}
+
+struct Builtins {
+  Builtins() {
+    register_pass({"dce", "drops unused nodes that cannot raise", dce});
+    register_pass({"cse", "merges nodes computing the same op on the same values", cse});
+    register_pass({"fuse", "float32 elementwise groups -> one fused_elementwise loop", fuse});
+  }
+} builtins;
+
+}  // namespace
+
+void register_pass(Pass p) { registry().push_back(std::move(p)); }
+
+const Pass* find_pass(const std::string& name) {
+  for (const Pass& p : registry())
+    if (p.name == name) return &p;
+  return nullptr;
+}
+
+std::vector<std::string> pass_names() {
+  std::vector<std::string> r;
+  for (const Pass& p : registry()) r.push_back(p.name);
+  return r;
+}
+
+std::vector<std::string> default_pipeline() { return {"dce", "cse", "fuse"}; }
+
+std::vector<std::string> parse_pipeline(const std::string& text) {
+  if (text == "default") return default_pipeline();
+  std::vector<std::string> r;
+  if (text.empty() || text == "none") return r;
+  std::stringstream ss(text);
+  std::string name;
+  while (std::getline(ss, name, ',')) {
+    if (!find_pass(name)) {
+      std::string known;
+      for (const std::string& n : pass_names()) known += (known.empty() ? "" : ", ") + n;
+      PJ_THROW(Value) << "unknown graph pass '" << name << "' (known: " << known << ")";
+    }
+    r.push_back(name);
+  }
+  return r;
+}
+
+void run_passes(Graph& g, const std::vector<std::string>& passes,
+                const std::function<void(const std::string&, int, const Graph&)>& after) {
+  for (const std::string& name : passes) {
+    const Pass* p = find_pass(name);
+    if (!p) PJ_THROW(Value) << "unknown graph pass '" << name << "'";
+    int changed = p->run(g);
+    if (after) after(name, changed, g);
+  }
+}
+
+}  // namespace pj::graph

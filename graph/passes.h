@@ -1,0 +1,41 @@
+// Graph passes: each is a small registered transformation selectable by name. The compiler runs a
+// pipeline of them (default_pipeline()) between capture and the execution plan; after each, the
+// caller may print the IR (PIJIT_LOGS=passes) or dump it (PIJIT_DUMP_DIR), and the golden tests in
+// tests/cpp/passes_test.cc parse an IR text, run one pass and compare the text that comes out.
+//
+//   dce    drops nodes whose results are unused, never one that can raise or is impure
+//   cse    merges nodes computing the same op on the same values with the same attributes
+//          (never impure ones, and nothing is merged across an impure node, which may have
+//          written in place into a value an earlier node read)
+//   fuse   turns each connected group of float32 elementwise nodes of one shape into a
+//          fused_elementwise node (kernels/fused.h): one loop, intermediates in registers
+#pragma once
+
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "graph/ir.h"
+
+namespace pj::graph {
+
+struct Pass {
+  std::string name;
+  std::string doc;
+  std::function<int(Graph&)> run;  // returns how many nodes it changed (0: nothing to do)
+};
+
+void register_pass(Pass p);
+const Pass* find_pass(const std::string& name);  // nullptr when unknown
+std::vector<std::string> pass_names();           // every registered pass, in registration order
+std::vector<std::string> default_pipeline();     // what compiled graphs get
+
+// Runs `passes` in order on `g`. `after` (may be empty) sees each pass's name, its change count and
+// the graph it left. Raises ValueError naming an unknown pass.
+void run_passes(Graph& g, const std::vector<std::string>& passes,
+                const std::function<void(const std::string&, int, const Graph&)>& after = {});
+
+// A pipeline from text: "dce,cse,fuse"; "none" or "" for no passes; "default".
+std::vector<std::string> parse_pipeline(const std::string& text);
+
+}  // namespace pj::graph

@@ -1,0 +1,249 @@
+#include "graph/plan.h"
+
+#include <algorithm>
+#include <sstream>
+
+namespace pj::graph {
+
+struct ExecPlan::Arena {
+  std::shared_ptr<Storage> storage;
+  std::vector<Tensor> env;  // per value; Arena and Const slots stay filled between launches
+  Tensors in, out;          // scratch for one step's operands
+};
+
+namespace {
+
+constexpr size_t kAlign = 64;
+size_t round_up(size_t n) { return (n + kAlign - 1) / kAlign * kAlign; }
+
+// First-fit placement of blocks in one growing arena.
+class ArenaPlanner {
+ public:
+  size_t allocate(size_t bytes) {
+    bytes = round_up(std::max<size_t>(bytes, 1));
+    for (size_t k = 0; k < free_.size(); ++k) {
+      if (free_[k].second < bytes) continue;
+      size_t at = free_[k].first;
+      free_[k].first += bytes;
+      free_[k].second -= bytes;
+      if (free_[k].second == 0) free_.erase(free_.begin() + k);
+      return at;
+    }
+    // Grow: a free block at the end is extended rather than left as a hole.
+    if (!free_.empty() && free_.back().first + free_.back().second == size_) {
+      size_t at = free_.back().first;
+      size_ = at + bytes;
+      free_.pop_back();
+      return at;
+    }
+    size_t at = size_;
+    size_ += bytes;
+    return at;
+  }
+  void release(size_t at, size_t bytes) {
+    bytes = round_up(std::max<size_t>(bytes, 1));
+    auto it = std::lower_bound(free_.begin(), free_.end(), std::make_pair(at, size_t(0)));
+    it = free_.insert(it, {at, bytes});
+    // Merge with the neighbours.
+    if (it + 1 != free_.end() && it->first + it->second == (it + 1)->first) {
+      it->second += (it + 1)->second;
+      free_.erase(it + 1);
+    }
+    if (it != free_.begin() && (it - 1)->first + (it - 1)->second == it->first) {
+      (it - 1)->second += it->second;
+      free_.erase(it);
+    }
+  }
+  size_t size() const { return size_; }
+
+ private:
+  std::vector<std::pair<size_t, size_t>> free_;  // (offset, bytes), sorted by offset
+  size_t size_ = 0;
+};
+
+size_t meta_bytes(const TensorMeta& m) { return static_cast<size_t>(shape_numel(m.shape)) * itemsize(m.dtype); }
+
+}  // namespace
+
+ExecPlan::ExecPlan(std::shared_ptr<const Graph> g) : graph_(std::move(g)) {
+  const Graph& G = *graph_;
+  const size_t nv = G.values().size(), nn = G.nodes().size();
+  const std::vector<int> last = last_uses(G);
+  slot_.assign(nv, Slot::Dynamic);
+  offset_.assign(nv, 0);
+  // What each value's storage belongs to: a view's is its base's.
+  std::vector<int> root(nv);
+  for (size_t v = 0; v < nv; ++v) {
+    root[v] = static_cast<int>(v);
+    const Value& val = G.values()[v];
+    if (val.kind == ValueKind::Input) slot_[v] = Slot::Input;
+    if (val.kind == ValueKind::Const) slot_[v] = Slot::Const;
+  }
+  for (const Node& n : G.nodes()) {
+    for (int o : n.outputs) {
+      if (n.op->is_view && !n.inputs.empty()) root[o] = root[n.inputs[0]];
+      if (!n.op->run) slot_[o] = Slot::Arena;
+    }
+  }
+  for (int v : G.outputs())
+    if (slot_[root[v]] == Slot::Arena) slot_[root[v]] = Slot::Fresh;
+  // A buffer lives until the last use of anything viewing it.
+  std::vector<int> end(nv, -1);
+  for (size_t v = 0; v < nv; ++v) end[root[v]] = std::max(end[root[v]], last[v]);
+
+  ArenaPlanner planner;
+  std::vector<bool> taken(nv, false);  // an Arena value whose block an in-place output took over
+  for (size_t i = 0; i < nn; ++i) {
+    const Node& n = G.nodes()[i];
+    for (int o : n.outputs) {
+      if (slot_[o] != Slot::Arena) continue;
+      const Value& ov = G.values()[o];
+      int u = n.inputs.empty() ? -1 : n.inputs[0];
+      bool inplace = n.op->elementwise && u >= 0 && slot_[u] == Slot::Arena && root[u] == u && !taken[u] &&
+                     end[u] == static_cast<int>(i) && G.values()[u].meta == ov.meta;
+      for (size_t k = 1; inplace && k < n.inputs.size(); ++k)
+        inplace = n.inputs[k] == u || root[n.inputs[k]] != u;  // no other view of it is read here
+      if (inplace) {
+        offset_[o] = offset_[u];
+        taken[u] = true;
+        ++num_inplace_;
+      } else {
+        offset_[o] = planner.allocate(meta_bytes(ov.meta));
+      }
+      ++num_arena_;
+    }
+    // Buffers whose last reader was this node go back to the planner (after its outputs were
+    // placed: a kernel reads its inputs while it writes).
+    auto release_dead = [&](int v) {
+      if (slot_[v] == Slot::Arena && root[v] == v && !taken[v] && end[v] <= static_cast<int>(i)) {
+        planner.release(offset_[v], meta_bytes(G.values()[v].meta));
+        taken[v] = true;
+      }
+    };
+    for (int v : n.inputs) release_dead(root[v]);
+    for (int o : n.outputs) release_dead(o);  // never read: kept only for its errors
+    Step s{&n, {}, {}};
+    if (!n.op->run) {
+      Metas in, out;
+      for (int v : n.inputs) in.push_back(G.values()[v].meta);
+      for (int o : n.outputs) out.push_back(G.values()[o].meta);
+      if (const PrepareFn& p = n.op->prepare[static_cast<int>(Device::CPU)]) {
+        s.kernel = p(in, n.attrs, out);
+      } else {
+        const OpDef* op = n.op;
+        const Attrs* attrs = &n.attrs;
+        s.kernel = [op, attrs](const Tensors& a, const Tensors& b) { op->kernel(a, *attrs, b); };
+      }
+    }
+    for (int v : n.inputs)
+      if (slot_[v] == Slot::Dynamic && last[v] == static_cast<int>(i)) s.frees.push_back(v);
+    for (int o : n.outputs)
+      if (slot_[o] == Slot::Dynamic && last[o] < 0) s.frees.push_back(o);
+    steps_.push_back(std::move(s));
+  }
+  for (size_t v = 0; v < nv; ++v) num_fresh_ += slot_[v] == Slot::Fresh;
+  arena_bytes_ = planner.size();
+}
+
+ExecPlan::~ExecPlan() = default;
+
+std::unique_ptr<ExecPlan::Arena> ExecPlan::make_arena() const {
+  auto a = std::make_unique<Arena>();
+  const Graph& G = *graph_;
+  if (arena_bytes_ > 0) a->storage = Storage::allocate(arena_bytes_);
+  a->env.resize(G.values().size());
+  for (size_t v = 0; v < G.values().size(); ++v) {
+    const Value& val = G.values()[v];
+    if (slot_[v] == Slot::Const) a->env[v] = G.consts()[val.index];
+    if (slot_[v] == Slot::Arena)
+      a->env[v] = Tensor::view_of(a->storage, val.meta.shape, contiguous_strides(val.meta.shape),
+                                  static_cast<int64_t>(offset_[v] / itemsize(val.meta.dtype)), val.meta.dtype);
+  }
+  return a;
+}
+
+namespace {
+
+std::string meta_text(const TensorMeta& m) { return std::string(dtype_name(m.dtype)) + shape_list_str(m.shape); }
+
+}  // namespace
+
+Tensors ExecPlan::run(const Tensors& inputs) const {
+  const Graph& G = *graph_;
+  if (inputs.size() != G.inputs().size())
+    PJ_THROW(Type) << "graph takes " << G.inputs().size() << " inputs but " << inputs.size() << " were given";
+  for (size_t i = 0; i < inputs.size(); ++i) {
+    const Value& v = G.value(G.inputs()[i]);
+    if (!(meta_of(inputs[i]) == v.meta))
+      PJ_THROW(Value) << "graph input " << v.name << " expected " << meta_text(v.meta) << ", got "
+                      << meta_text(meta_of(inputs[i]));
+  }
+  std::unique_ptr<Arena> arena;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (!pool_.empty()) {
+      arena = std::move(pool_.back());
+      pool_.pop_back();
+    }
+  }
+  if (!arena) arena = make_arena();
+  // Back to the pool on every exit, holding nothing of this launch.
+  struct Return {
+    const ExecPlan* plan;
+    std::unique_ptr<Arena>* a;
+    ~Return() {
+      Arena& ar = **a;
+      for (size_t v = 0; v < ar.env.size(); ++v)
+        if (plan->slot_[v] != Slot::Arena && plan->slot_[v] != Slot::Const) ar.env[v] = Tensor();
+      ar.in.clear();
+      ar.out.clear();
+      std::lock_guard<std::mutex> lock(plan->mu_);
+      plan->pool_.push_back(std::move(*a));
+    }
+  } give_back{this, &arena};
+  std::vector<Tensor>& env = arena->env;
+  for (size_t i = 0; i < inputs.size(); ++i) env[G.inputs()[i]] = inputs[i];
+  Tensors& in = arena->in;
+  Tensors& out = arena->out;
+  for (const Step& s : steps_) {
+    const Node& n = *s.node;
+    in.clear();
+    for (int v : n.inputs) in.push_back(env[v]);
+    if (s.kernel) {
+      out.clear();
+      for (int o : n.outputs) {
+        if (slot_[o] == Slot::Fresh) env[o] = Tensor::empty(G.values()[o].meta.shape, G.values()[o].meta.dtype);
+        out.push_back(env[o]);
+      }
+      s.kernel(in, out);
+    } else {
+      Tensors r = n.op->run(in, n.attrs);
+      PJ_CHECK(r.size() == n.outputs.size())
+          << n.op->name << " returned " << r.size() << " outputs, graph has " << n.outputs.size();
+      for (size_t k = 0; k < r.size(); ++k) env[n.outputs[k]] = std::move(r[k]);
+    }
+    for (int v : s.frees) env[v] = Tensor();
+  }
+  // The caller keeps the outputs: anything sharing storage with a constant or the arena (which the
+  // next launch overwrites) is copied.
+  Tensors result;
+  result.reserve(G.outputs().size());
+  for (int v : G.outputs()) {
+    const Tensor& t = env[v];
+    bool shared = arena->storage && t.storage() == arena->storage;
+    for (const Tensor& c : G.consts()) shared = shared || t.storage() == c.storage();
+    result.push_back(shared ? t.clone() : t);
+  }
+  return result;
+}
+
+std::string ExecPlan::describe() const {
+  std::ostringstream os;
+  double kib = static_cast<double>(arena_bytes_) / 1024.0;
+  os.precision(kib < 10 ? 2 : 4);
+  os << "arena " << kib << " KiB, " << num_arena_ << " buffers (" << num_inplace_ << " in place), " << num_fresh_
+     << " fresh output" << (num_fresh_ == 1 ? "" : "s");
+  return os.str();
+}
+
+}  // namespace pj::graph

@@ -1,0 +1,60 @@
+// The execution plan of a compiled graph: what runs on every launch, with everything that depends
+// only on shapes decided once (shapes are fixed by the guards that chose the graph).
+//
+//   steps     one per node: a prepared kernel (OpDef::prepare, or the op's kernel bound to its
+//             attributes) or, for views and data-dependent ops, the op's run function
+//   buffers   every intermediate a kernel writes lives in one arena at an offset planned by
+//             liveness (first fit over values' live ranges); an elementwise op writes into its
+//             first input's buffer when that input dies there and the metas match
+//   fresh     graph outputs (and whatever a view of an output aliases) get new storage per call:
+//             the caller keeps them
+//
+// A steady-state launch allocates nothing for intermediates: it checks the inputs' metas, takes an
+// arena from the plan's pool (a second concurrent launch gets a second arena), runs the steps and
+// returns the outputs.
+#pragma once
+
+#include <memory>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "graph/ir.h"
+
+namespace pj::graph {
+
+class ExecPlan {
+ public:
+  explicit ExecPlan(std::shared_ptr<const Graph> g);
+  ~ExecPlan();
+  // Raises pj::Error when an input does not match its declared meta, or when a kernel raises.
+  Tensors run(const Tensors& inputs) const;
+
+  const Graph& graph() const { return *graph_; }
+  size_t arena_bytes() const { return arena_bytes_; }
+  int num_inplace() const { return num_inplace_; }
+  // "arena 1.5 KiB, 6 buffers (2 in place), 1 fresh output", for explanations and tests.
+  std::string describe() const;
+
+ private:
+  enum class Slot : uint8_t { Input, Const, Arena, Fresh, Dynamic };
+  struct Step {
+    const Node* node;
+    PreparedFn kernel;      // empty: node->op->run
+    std::vector<int> frees; // non-arena values whose last use is this step (references dropped)
+  };
+  struct Arena;
+
+  std::unique_ptr<Arena> make_arena() const;
+
+  std::shared_ptr<const Graph> graph_;
+  std::vector<Slot> slot_;
+  std::vector<size_t> offset_;  // Arena values: byte offset in the arena
+  std::vector<Step> steps_;
+  size_t arena_bytes_ = 0;
+  int num_arena_ = 0, num_inplace_ = 0, num_fresh_ = 0;
+  mutable std::mutex mu_;
+  mutable std::vector<std::unique_ptr<Arena>> pool_;
+};
+
+}  // namespace pj::graph

@@ -1,0 +1,393 @@
+#include "kernels/fused.h"
+
+#include <atomic>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <limits>
+#include <mutex>
+#include <sstream>
+#include <unordered_map>
+
+#include "kernels/fused_math.h"
+#include "kernels/loops.h"
+
+namespace pj {
+
+const char* fused_op_name(FusedOp op) {
+  switch (op) {
+#define PJ_X(name, n) case FusedOp::name: return #name;
+    PJ_FUSED_OPS(PJ_X)
+#undef PJ_X
+  }
+  return "?";
+}
+
+int fused_op_arity(FusedOp op) {
+  switch (op) {
+#define PJ_X(name, n) case FusedOp::name: return n;
+    PJ_FUSED_OPS(PJ_X)
+#undef PJ_X
+  }
+  return 0;
+}
+
+bool fused_op_from_name(const std::string& name, FusedOp* op) {
+#define PJ_X(n, k)  \
+  if (name == #n) { \
+    *op = FusedOp::n; \
+    return true;    \
+  }
+  PJ_FUSED_OPS(PJ_X)
+#undef PJ_X
+  return false;
+}
+
+namespace {
+
+// Shortest text that reads back as the same float.
+std::string float_text(float v) {
+  char buf[32];
+  for (int prec = 6; prec <= 9; ++prec) {
+    std::snprintf(buf, sizeof buf, "%.*g", prec, static_cast<double>(v));
+    if (std::strtof(buf, nullptr) == v) break;
+  }
+  return buf;
+}
+
+}  // namespace
+
+std::string FusedProgram::to_string() const {
+  std::ostringstream os;
+  os << "in=" << num_inputs;
+  int r = num_inputs;
+  for (const FusedInstr& ins : code) {
+    os << "; r" << r++ << "=" << fused_op_name(ins.op) << "(r" << ins.a;
+    if (fused_op_arity(ins.op) == 2) os << ",r" << ins.b;
+    if (ins.has_lo) os << ",lo=" << float_text(ins.lo);
+    if (ins.has_hi) os << ",hi=" << float_text(ins.hi);
+    os << ")";
+  }
+  os << "; out=(";
+  for (size_t k = 0; k < outputs.size(); ++k) os << (k ? "," : "") << "r" << outputs[k];
+  os << ")";
+  return os.str();
+}
+
+namespace {
+
+class ProgramParser {
+ public:
+  explicit ProgramParser(const std::string& s) : s_(s) {}
+
+  FusedProgram parse() {
+    FusedProgram p;
+    expect("in=");
+    p.num_inputs = static_cast<int>(number());
+    while (skip("; ")) {
+      if (skip("out=(")) {
+        while (!skip(")")) {
+          if (!p.outputs.empty()) expect(",");
+          p.outputs.push_back(reg(p.num_registers()));
+        }
+        if (pos_ != s_.size()) fail("text after the outputs");
+        if (p.outputs.empty()) fail("no outputs");
+        return p;
+      }
+      int r = reg(std::numeric_limits<int>::max());
+      if (r != p.num_registers()) fail("registers must be defined in order");
+      expect("=");
+      size_t open = s_.find('(', pos_);
+      if (open == std::string::npos) fail("missing '('");
+      FusedInstr ins;
+      if (!fused_op_from_name(s_.substr(pos_, open - pos_), &ins.op)) fail("unknown op");
+      pos_ = open + 1;
+      ins.a = reg(r);
+      if (fused_op_arity(ins.op) == 2) {
+        expect(",");
+        ins.b = reg(r);
+      }
+      while (skip(",")) {
+        if (skip("lo=")) {
+          ins.has_lo = true;
+          ins.lo = real();
+        } else if (skip("hi=")) {
+          ins.has_hi = true;
+          ins.hi = real();
+        } else {
+          fail("unknown operand");
+        }
+      }
+      expect(")");
+      if (ins.op == FusedOp::clamp && !ins.has_lo && !ins.has_hi) fail("clamp without bounds");
+      p.code.push_back(ins);
+    }
+    fail("missing out=(...)");
+    return p;
+  }
+
+ private:
+  [[noreturn]] void fail(const char* what) {
+    PJ_THROW(Value) << "bad fused program at offset " << pos_ << " (" << what << "): " << s_;
+  }
+  bool skip(const char* lit) {
+    size_t n = std::strlen(lit);
+    if (s_.compare(pos_, n, lit) != 0) return false;
+    pos_ += n;
+    return true;
+  }
+  void expect(const char* lit) {
+    if (!skip(lit)) fail("unexpected text");
+  }
+  int64_t number() {
+    size_t start = pos_;
+    while (pos_ < s_.size() && std::isdigit(static_cast<unsigned char>(s_[pos_]))) ++pos_;
+    if (start == pos_ || pos_ - start > 6) fail("expected a number");
+    return std::stoll(s_.substr(start, pos_ - start));
+  }
+  int reg(int limit) {
+    expect("r");
+    int64_t r = number();
+    if (r >= limit) fail("register used before it is defined");
+    return static_cast<int>(r);
+  }
+  float real() {
+    const char* begin = s_.c_str() + pos_;
+    char* end = nullptr;
+    float v = std::strtof(begin, &end);
+    if (end == begin) fail("expected a number");
+    pos_ += end - begin;
+    return v;
+  }
+
+  const std::string& s_;
+  size_t pos_ = 0;
+};
+
+}  // namespace
+
+FusedProgram FusedProgram::parse(const std::string& text) { return ProgramParser(text).parse(); }
+
+// ---- the scalar reference --------------------------------------------------------------------
+
+namespace {
+
+// The eager kernels' definitions (kernels/elementwise.cc), one element at a time.
+float nan_max(float a, float b) {
+  if (std::isnan(a) || std::isnan(b)) return std::numeric_limits<float>::quiet_NaN();
+  return a > b ? a : b;
+}
+float nan_min(float a, float b) {
+  if (std::isnan(a) || std::isnan(b)) return std::numeric_limits<float>::quiet_NaN();
+  return a < b ? a : b;
+}
+
+float eval1(const FusedInstr& ins, float a, float b) {
+  switch (ins.op) {
+    case FusedOp::add: return a + b;
+    case FusedOp::sub: return a - b;
+    case FusedOp::mul: return a * b;
+    case FusedOp::div: return a / b;
+    case FusedOp::maximum: return nan_max(a, b);
+    case FusedOp::minimum: return nan_min(a, b);
+    case FusedOp::neg: return -a;
+    case FusedOp::abs: return std::abs(a);
+    case FusedOp::square: return a * a;
+    case FusedOp::relu: return a > 0.f ? a : (std::isnan(a) ? a : 0.f);
+    case FusedOp::sqrt: return std::sqrt(a);
+    case FusedOp::rsqrt: return 1.f / std::sqrt(a);
+    case FusedOp::reciprocal: return 1.f / a;
+    case FusedOp::floor: return std::floor(a);
+    case FusedOp::ceil: return std::ceil(a);
+    case FusedOp::round: return std::nearbyint(a);
+    case FusedOp::clamp:
+      if (std::isnan(a)) return a;
+      if (ins.has_lo && a < ins.lo) a = ins.lo;
+      if (ins.has_hi && a > ins.hi) a = ins.hi;
+      return a;
+    // The machine code's approximations, lane for lane (and what eager float32 runs).
+    case FusedOp::exp: return fused_math::exp(a);
+    case FusedOp::log: return fused_math::log(a);
+    case FusedOp::tanh: return fused_math::tanh(a);
+    case FusedOp::sigmoid: return fused_math::sigmoid(a);
+    case FusedOp::silu: return fused_math::silu(a);
+  }
+  return a;
+}
+
+}  // namespace
+
+void fused_eval(const FusedProgram& prog, float* regs) {
+  int r = prog.num_inputs;
+  for (const FusedInstr& ins : prog.code) regs[r++] = eval1(ins, regs[ins.a], ins.b >= 0 ? regs[ins.b] : 0.f);
+}
+
+namespace {
+
+// Interpreter rows: the program is found through a thread-local set by FusedKernel::run (row
+// functions are plain pointers, like the compiled ones).
+thread_local const FusedProgram* t_prog = nullptr;
+thread_local uint32_t t_mask = 0;
+
+void interpret_row(int64_t n, char* const* ptrs) {
+  const FusedProgram& p = *t_prog;
+  float regs[256];
+  std::vector<float> big;
+  float* rg = regs;
+  if (p.num_registers() > 256) {
+    big.resize(p.num_registers());
+    rg = big.data();
+  }
+  for (int64_t i = 0; i < n; ++i) {
+    for (int k = 0; k < p.num_inputs; ++k)
+      rg[k] = reinterpret_cast<const float*>(ptrs[k])[(t_mask >> k) & 1 ? 0 : i];
+    fused_eval(p, rg);
+    for (size_t o = 0; o < p.outputs.size(); ++o) reinterpret_cast<float*>(ptrs[p.num_inputs + o])[i] = rg[p.outputs[o]];
+  }
+}
+
+FusedCompiler g_compiler = nullptr;
+const char* g_compiler_name = "interpreter";
+
+std::atomic<bool> g_jit_on{[] {
+  const char* e = std::getenv("PIJIT_FUSED_JIT");
+  return !(e && std::strcmp(e, "0") == 0);
+}()};
+
+bool jit_enabled() { return g_jit_on.load(std::memory_order_relaxed) && g_compiler != nullptr; }
+
+struct RowCache {
+  std::recursive_mutex mu;  // the compiler notes code sizes while row_fn holds it
+  std::unordered_map<std::string, FusedRowFn> fns;   // key: program text + "#" + mask
+  std::unordered_map<FusedRowFn, size_t> sizes;
+  std::unordered_map<std::string, std::shared_ptr<const FusedKernel>> kernels;
+};
+RowCache& row_cache() {
+  static RowCache* c = new RowCache;  // never destroyed: compiled code outlives static teardown
+  return *c;
+}
+
+}  // namespace
+
+void set_fused_compiler(FusedCompiler c, const char* name) {
+  g_compiler = c;
+  g_compiler_name = name;
+}
+
+bool set_fused_jit(bool on) { return g_jit_on.exchange(on); }
+
+const char* fused_compiler_name() { return jit_enabled() ? g_compiler_name : "interpreter"; }
+
+void note_fused_code_size(FusedRowFn fn, size_t bytes) {
+  RowCache& c = row_cache();
+  std::lock_guard<std::recursive_mutex> lock(c.mu);
+  c.sizes[fn] = bytes;
+}
+
+FusedKernel::FusedKernel(FusedProgram prog) : prog_(std::move(prog)), key_(prog_.to_string()) {
+  PJ_CHECK(prog_.num_inputs <= kMaxFusedInputs && prog_.outputs.size() <= static_cast<size_t>(kMaxFusedOperands))
+      << "fused program with too many operands: " << key_;
+}
+
+FusedRowFn FusedKernel::row_fn(uint32_t mask) const {
+  if (!jit_enabled()) return nullptr;
+  RowCache& c = row_cache();
+  std::string key = key_ + "#" + std::to_string(mask);
+  std::lock_guard<std::recursive_mutex> lock(c.mu);
+  auto it = c.fns.find(key);
+  if (it != c.fns.end()) return it->second;
+  FusedRowFn fn = g_compiler(prog_, mask);
+  c.fns.emplace(key, fn);
+  return fn;
+}
+
+void FusedKernel::run(const std::vector<Tensor>& ins, const std::vector<Tensor>& outs) const {
+  PJ_CHECK(static_cast<int>(ins.size()) == prog_.num_inputs && outs.size() == prog_.outputs.size())
+      << "fused kernel called with " << ins.size() << " inputs and " << outs.size() << " outputs: " << key_;
+  const Shape& shape = outs[0].shape();
+  if (outs[0].numel() == 0) return;
+  // One-element inputs are read once per row (mask bit set) and stay out of the iteration; the
+  // others and the outputs are iterated, their dims coalesced.
+  constexpr int N = kMaxFusedOperands;
+  const int nin = prog_.num_inputs, nout = static_cast<int>(outs.size());
+  uint32_t mask = 0;
+  char* fixed[kMaxFusedInputs + kMaxFusedOperands] = {};
+  int slot[N];  // iterated operand k -> its place in the row's pointer array
+  std::array<char*, N> base{};
+  std::array<Shape, N> strides;
+  std::vector<Tensor> held;  // contiguous copies of inputs a row cannot read
+  int it_n = 0;
+  for (int k = 0; k < nin; ++k) {
+    const Tensor* t = &ins[k];
+    if (t->numel() == 1) {
+      mask |= 1u << k;
+      fixed[k] = static_cast<char*>(t->raw_data());
+      continue;
+    }
+    Shape st = broadcast_strides(*t, shape);
+    int64_t inner = 0;  // the innermost dim that is not 1 decides what a row reads
+    for (int d = static_cast<int>(shape.size()) - 1; d >= 0; --d)
+      if (shape[d] != 1) {
+        inner = st[d];
+        break;
+      }
+    if (inner != 0 && inner != 1) {
+      held.push_back(t->as_strided(shape, st, t->offset()).contiguous());
+      t = &held.back();
+      st = t->strides();
+    }
+    slot[it_n] = k;
+    base[it_n] = static_cast<char*>(t->raw_data());
+    strides[it_n++] = byte_strides(st, 4);
+  }
+  for (int o = 0; o < nout; ++o) {
+    PJ_CHECK(outs[o].is_contiguous() && outs[o].shape() == shape) << "fused outputs must be contiguous";
+    slot[it_n] = nin + o;
+    base[it_n] = static_cast<char*>(outs[o].raw_data());
+    strides[it_n++] = byte_strides(outs[o].strides(), 4);
+  }
+  PJ_CHECK(it_n <= N) << "fused kernel with too many tensor operands: " << key_;
+  for (int k = it_n; k < N; ++k) strides[k] = Shape(shape.size(), 0);
+  ElementwiseIter<N> it(shape, base, strides);
+  for (int k = 0; k < it_n; ++k)
+    if (slot[k] < nin && it.inner_stride(k) == 0) mask |= 1u << slot[k];  // broadcast along the row
+  FusedRowFn fn = row_fn(mask);
+  const FusedProgram* prog = &prog_;
+  it.run([&](const std::array<char*, N>& p, const std::array<int64_t, N>&, int64_t n) {
+    char* ptrs[kMaxFusedInputs + kMaxFusedOperands];
+    std::memcpy(ptrs, fixed, sizeof(char*) * (nin + nout));
+    for (int k = 0; k < it_n; ++k) ptrs[slot[k]] = p[k];
+    if (fn) {
+      fn(n, ptrs);
+    } else {
+      t_prog = prog;
+      t_mask = mask;
+      interpret_row(n, ptrs);
+    }
+  });
+}
+
+std::shared_ptr<const FusedKernel> fused_kernel(const std::string& text) {
+  RowCache& c = row_cache();
+  {
+    std::lock_guard<std::recursive_mutex> lock(c.mu);
+    auto it = c.kernels.find(text);
+    if (it != c.kernels.end()) return it->second;
+  }
+  auto k = std::make_shared<const FusedKernel>(FusedProgram::parse(text));
+  std::lock_guard<std::recursive_mutex> lock(c.mu);
+  return c.kernels.emplace(text, k).first->second;
+}
+
+std::string fused_kernel_bytes(const std::string& text, uint32_t mask) {
+  FusedRowFn fn = fused_kernel(text)->row_fn(mask);
+  if (!fn) return {};
+  RowCache& c = row_cache();
+  std::lock_guard<std::recursive_mutex> lock(c.mu);
+  auto it = c.sizes.find(fn);
+  if (it == c.sizes.end()) return {};
+  return std::string(reinterpret_cast<const char*>(fn), it->second);
+}
+
+}  // namespace pj

@@ -1,0 +1,133 @@
+// Fused elementwise kernels: a group of float32 elementwise ops run as one loop.
+//
+// The graph compiler's fusion pass (graph/passes) turns a connected group of elementwise nodes
+// into one `fused_elementwise` node whose `program` attribute is the group's straight-line code in
+// a stable text form:
+//
+//   in=2; r2=mul(r0,r1); r3=add(r2,r1); r4=relu(r3); out=(r4,r2)
+//
+// Registers r0..r(in-1) are the node's inputs (broadcast to the output shape); every instruction
+// defines the next register; `out` names the registers written to the node's outputs, in order.
+// Everything is float32. The arithmetic is the eager kernels' bit for bit (no contraction into
+// FMA, NaN handled as numpy does); exp, log, tanh, sigmoid and silu use vector polynomial
+// approximations whose maximum error is documented below and checked by tests against the eager
+// kernels.
+//
+// A machine-code backend (codegen/asm, AsmJit) registers itself with set_fused_compiler; without
+// one (or with PIJIT_FUSED_JIT=0) a scalar interpreter of the same program runs. Compiled row
+// functions are cached by the program's text and which inputs are scalars, not per graph.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "kernels/tensor.h"
+
+namespace pj {
+
+// name, number of register operands
+#define PJ_FUSED_OPS(X) \
+  X(add, 2)             \
+  X(sub, 2)             \
+  X(mul, 2)             \
+  X(div, 2)             \
+  X(maximum, 2)         \
+  X(minimum, 2)         \
+  X(neg, 1)             \
+  X(abs, 1)             \
+  X(square, 1)          \
+  X(relu, 1)            \
+  X(sqrt, 1)            \
+  X(rsqrt, 1)           \
+  X(reciprocal, 1)      \
+  X(floor, 1)           \
+  X(ceil, 1)            \
+  X(round, 1)           \
+  X(clamp, 1)           \
+  X(exp, 1)             \
+  X(log, 1)             \
+  X(tanh, 1)            \
+  X(sigmoid, 1)         \
+  X(silu, 1)
+
+enum class FusedOp : uint8_t {
+#define PJ_X(name, n) name,
+  PJ_FUSED_OPS(PJ_X)
+#undef PJ_X
+};
+
+// Maximum error of the approximated ops against the correctly rounded result, in units in the
+// last place of float32 (the eager kernels use libm or oneDNN; tests hold the fused ones to this).
+// exp: for results >= FLT_MIN (below that, absolute error <= FLT_MIN); log: for x > 0;
+// tanh, sigmoid, silu: relative error, any finite x.
+constexpr int kFusedMaxUlp = 4;
+
+const char* fused_op_name(FusedOp op);
+int fused_op_arity(FusedOp op);
+// nullptr-like false when `name` is not a fusable op (the fusion pass asks with eager op names).
+bool fused_op_from_name(const std::string& name, FusedOp* op);
+
+struct FusedInstr {
+  FusedOp op;
+  int a = -1, b = -1;      // operand registers
+  float lo = 0, hi = 0;    // clamp bounds
+  bool has_lo = false, has_hi = false;
+};
+
+struct FusedProgram {
+  int num_inputs = 0;
+  std::vector<FusedInstr> code;
+  std::vector<int> outputs;  // registers
+
+  int num_registers() const { return num_inputs + static_cast<int>(code.size()); }
+  std::string to_string() const;
+  // Raises pj::Error (ValueError) naming the problem on malformed text.
+  static FusedProgram parse(const std::string& text);
+};
+
+// A row of the loop: ptrs[0..num_inputs) are the inputs (contiguous float32, or one float read
+// for every element when bit k of the compiled scalar mask is set), then the outputs (contiguous).
+using FusedRowFn = void (*)(int64_t n, char* const* ptrs);
+// Compiles `prog` for the given scalar-input mask; nullptr when it cannot (the interpreter runs).
+using FusedCompiler = FusedRowFn (*)(const FusedProgram& prog, uint32_t scalar_mask);
+void set_fused_compiler(FusedCompiler c, const char* name);
+const char* fused_compiler_name();  // "asmjit-avx2", or "interpreter"
+// Machine code on (default unless PIJIT_FUSED_JIT=0) or off (the interpreter); returns the old
+// setting. For tests and benchmarks that compare the two.
+bool set_fused_jit(bool on);
+
+// The most operands one fused kernel takes: inputs of more than one element plus outputs (what it
+// iterates), and inputs in all (one-element ones are read once, outside the loop).
+constexpr int kMaxFusedOperands = 12;
+constexpr int kMaxFusedInputs = 32;
+
+// A program ready to run: the row functions it needs are compiled on first use and cached.
+class FusedKernel {
+ public:
+  explicit FusedKernel(FusedProgram prog);
+  const FusedProgram& program() const { return prog_; }
+  // outs are contiguous float32 of the broadcast shape of `ins`; any of them may be one of `ins`
+  // exactly (same storage, offset and shape): each element is read before it is written.
+  void run(const std::vector<Tensor>& ins, const std::vector<Tensor>& outs) const;
+  // The row function for a scalar mask (compiled or the interpreter), for tests and dumps.
+  FusedRowFn row_fn(uint32_t scalar_mask) const;
+
+ private:
+  FusedProgram prog_;
+  std::string key_;
+};
+
+std::shared_ptr<const FusedKernel> fused_kernel(const std::string& program_text);
+
+// Machine code of the compiled row function for `mask`, as bytes (empty for the interpreter):
+// `pijit.explain`/dumps write it out for a disassembler.
+std::string fused_kernel_bytes(const std::string& program_text, uint32_t scalar_mask);
+// Records the size of a compiled row function (the backend calls it).
+void note_fused_code_size(FusedRowFn fn, size_t bytes);
+
+// The scalar reference: evaluates `prog` on one element (inputs in `regs[0..num_inputs)`).
+void fused_eval(const FusedProgram& prog, float* regs);
+
+}  // namespace pj

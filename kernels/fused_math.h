@@ -1,0 +1,107 @@
+// The approximated float32 functions of fused kernels, in scalar form: the exact operation
+// sequence the machine code (codegen/asm/fused_x86.cc) performs per lane, with the same constants,
+// so that the interpreter, the machine code and the eager kernels (which run these too) agree bit
+// for bit. Compiled without FMA contraction (CMakeLists.txt): every fmaf here is one on purpose.
+#pragma once
+
+#include <cmath>
+#include <cstdint>
+#include <cstring>
+
+namespace pj::fused_math {
+
+constexpr float kExpLo = -104.f, kExpHi = 89.f;
+constexpr float kLog2e = 1.44269504088896341f;
+constexpr float kLn2Hi = 0.693147182464599609375f, kLn2Lo = -1.904654323148236e-09f;
+// e^r, r in [-ln2/2, ln2/2]: Taylor coefficients, highest degree first.
+constexpr float kExpPoly[] = {1.f / 5040, 1.f / 720, 1.f / 120, 1.f / 24, 1.f / 6, 0.5f, 1.f, 1.f};
+// tanh(x) = x + x^3 P(x^2) for |x| < kTanhSmall (least-squares fit, highest degree first).
+constexpr float kTanhSmall = 0.55f;
+constexpr float kTanhPoly[] = {0.0023921895772218704f, -0.008410617709159851f, 0.021781671792268753f,
+                               -0.05395946651697159f, 0.13333292305469513f, -0.3333333134651184f};
+// log(m) = 2s + s (s^2 Q(s^2)), s = (m-1)/(m+1): Q from 2 atanh(s)'s series, highest degree first.
+constexpr float kLogPoly[] = {2.f / 11, 2.f / 9, 2.f / 7, 2.f / 5, 2.f / 3};
+constexpr float kLogLn2Hi = 0.693359375f, kLogLn2Lo = -2.12194440e-4f;
+constexpr float kSqrt2 = 1.41421356f, kFltMin = 1.17549435e-38f, kTwo23 = 8388608.f;
+
+inline uint32_t bits(float f) {
+  uint32_t b;
+  std::memcpy(&b, &f, 4);
+  return b;
+}
+inline float from_bits(uint32_t b) {
+  float f;
+  std::memcpy(&f, &b, 4);
+  return f;
+}
+// x86 vmaxps/vminps: the first operand when it compares greater (smaller), else the second.
+inline float vmax(float a, float b) { return a > b ? a : b; }
+inline float vmin(float a, float b) { return a < b ? a : b; }
+// vcvtps2dq of an integral value; NaN gives the "integer indefinite" value.
+inline int32_t to_int(float f) { return std::isnan(f) ? INT32_MIN : static_cast<int32_t>(f); }
+
+template <size_t N>
+inline float horner(float x, const float (&c)[N]) {
+  float p = c[0];
+  for (size_t k = 1; k < N; ++k) p = std::fmaf(p, x, c[k]);
+  return p;
+}
+
+inline float exp(float x) {
+  float u = vmin(kExpHi, vmax(kExpLo, x));  // NaN stays NaN
+  float n = std::nearbyintf(u * kLog2e);
+  float r = std::fmaf(-n, kLn2Hi, u);
+  r = std::fmaf(-n, kLn2Lo, r);
+  float p = horner(r, kExpPoly);
+  int32_t ni = to_int(n);
+  int32_t n1 = ni >> 1;
+  int32_t n2 = static_cast<int32_t>(static_cast<uint32_t>(ni) - static_cast<uint32_t>(n1));
+  p = p * from_bits((static_cast<uint32_t>(n1) + 127u) << 23);
+  return p * from_bits((static_cast<uint32_t>(n2) + 127u) << 23);
+}
+
+inline float tanh(float a) {
+  float ax = from_bits(bits(a) & 0x7fffffffu);
+  float e = fused_math::exp(ax + ax);
+  float big = 1.f - 2.f / (e + 1.f);
+  big = from_bits(bits(big) | (bits(a) & 0x80000000u));
+  float z = a * a;
+  float p = horner(z, kTanhPoly);
+  float small = std::fmaf(a * z, p, a);
+  return ax < kTanhSmall ? small : big;
+}
+
+inline float sigmoid(float a) {
+  float e = fused_math::exp(from_bits(bits(a) | 0x80000000u));  // e^-|a|
+  float d = e + 1.f;
+  float pos = 1.f / d, neg = e / d;
+  return a >= 0.f ? pos : neg;
+}
+
+inline float silu(float a) { return a * fused_math::sigmoid(a); }
+
+inline float log(float a) {
+  bool tiny = a < kFltMin;  // subnormal, zero or negative
+  float x = tiny ? a * kTwo23 : a;
+  float adj = tiny ? 23.f : 0.f;
+  int32_t ei = static_cast<int32_t>((bits(x) >> 23) & 0xffu) - 127;
+  float e = static_cast<float>(ei) - adj;
+  float m = from_bits((bits(x) & 0x007fffffu) | 0x3f800000u);
+  bool big = m > kSqrt2;
+  if (big) m = m * 0.5f;
+  e = e + (big ? 1.f : 0.f);
+  float f = m - 1.f;
+  float s = f / (f + 2.f);
+  float s2 = s * s;
+  float rr = horner(s2, kLogPoly) * s2;
+  float l = std::fmaf(s, rr, s + s);
+  l = std::fmaf(e, kLogLn2Lo, l);
+  l = std::fmaf(e, kLogLn2Hi, l);
+  if (a == 0.f) l = -INFINITY;
+  if (a < 0.f) l = NAN;
+  if (a == INFINITY) l = INFINITY;
+  if (std::isnan(a)) l = a;
+  return l;
+}
+
+}  // namespace pj::fused_math

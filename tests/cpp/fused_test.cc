@@ -1,0 +1,221 @@
+// Fused elementwise kernels: the machine code against the scalar reference (bit for bit for the
+// exact ops, over random programs, shapes with broadcasting, special values), the approximated
+// ops against double precision within kFusedMaxUlp, and the program text.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstring>
+#include <limits>
+#include <random>
+
+#include "kernels/fused.h"
+#include "test_util.h"
+
+namespace pj {
+namespace {
+
+uint32_t bits(float f) {
+  uint32_t b;
+  std::memcpy(&b, &f, 4);
+  return b;
+}
+
+// Both NaN, or the same bits.
+bool same(float a, float b) { return (std::isnan(a) && std::isnan(b)) || bits(a) == bits(b); }
+
+struct JitOff {
+  bool old = set_fused_jit(false);
+  ~JitOff() { set_fused_jit(old); }
+};
+
+Tensor values(Shape s, std::mt19937& g) {
+  static const float special[] = {0.f, -0.f, 1.f, -1.f, INFINITY, -INFINITY, NAN, 1e-40f, -1e-40f, 3.4e38f, 0.5f, 2.5f, -2.5f};
+  std::uniform_real_distribution<float> u(-6, 6);
+  Tensor t = Tensor::empty(s, DType::Float32);
+  float* p = t.data<float>();
+  for (int64_t i = 0; i < t.numel(); ++i) p[i] = g() % 5 == 0 ? special[g() % 13] : u(g);
+  return t;
+}
+
+std::vector<float> run(const FusedProgram& p, const std::vector<Tensor>& ins, const Shape& shape, bool jit) {
+  bool old = set_fused_jit(jit);
+  Tensor out = Tensor::empty(shape, DType::Float32);
+  FusedKernel(p).run(ins, {out});
+  set_fused_jit(old);
+  return std::vector<float>(out.data<float>(), out.data<float>() + out.numel());
+}
+
+TEST(Fused, ProgramTextRoundTrips) {
+  const char* text = "in=2; r2=mul(r0,r1); r3=clamp(r2,lo=-1.5,hi=6); r4=tanh(r3); out=(r4,r2)";
+  FusedProgram p = FusedProgram::parse(text);
+  EXPECT_EQ(p.num_inputs, 2);
+  EXPECT_EQ(p.code.size(), 3u);
+  EXPECT_EQ(p.to_string(), text);
+  EXPECT_THROW(FusedProgram::parse("in=1; r1=frob(r0); out=(r1)"), Error);
+  EXPECT_THROW(FusedProgram::parse("in=1; r1=neg(r3); out=(r1)"), Error);
+  EXPECT_THROW(FusedProgram::parse("in=1; r1=neg(r0)"), Error);
+}
+
+TEST(Fused, BackendIsMachineCodeOnAvx2) {
+  // The host of every CI machine has AVX2+FMA (env/machines); elsewhere the interpreter runs.
+  std::string name = fused_compiler_name();
+  EXPECT_TRUE(name == "asmjit-avx2" || name == "interpreter");
+  FusedKernel k(FusedProgram::parse("in=2; r2=add(r0,r1); out=(r2)"));
+  if (name == "asmjit-avx2") {
+    EXPECT_NE(k.row_fn(0), nullptr);
+    EXPECT_GT(fused_kernel_bytes("in=2; r2=add(r0,r1); out=(r2)", 0).size(), 16u);
+  }
+}
+
+// Random straight-line programs of every op: machine code == interpreter, bit for bit (the
+// approximations too: the interpreter runs their scalar twins, kernels/fused_math.h).
+TEST(Fused, EveryOpMatchesTheReferenceBitForBit) {
+  const FusedOp exact[] = {FusedOp::add, FusedOp::sub, FusedOp::mul, FusedOp::div, FusedOp::maximum,
+                           FusedOp::minimum, FusedOp::neg, FusedOp::abs, FusedOp::square, FusedOp::relu,
+                           FusedOp::sqrt, FusedOp::rsqrt, FusedOp::reciprocal, FusedOp::floor,
+                           FusedOp::ceil, FusedOp::round, FusedOp::clamp, FusedOp::exp, FusedOp::log,
+                           FusedOp::tanh, FusedOp::sigmoid, FusedOp::silu};
+  std::mt19937 g(1234);
+  const Shape shapes[] = {{1}, {7}, {8}, {9}, {3, 5}, {4, 17}, {2, 3, 37}, {100}};
+  for (int trial = 0; trial < 600; ++trial) {
+    FusedProgram p;
+    p.num_inputs = 1 + g() % 4;
+    int len = 1 + g() % 14;
+    for (int k = 0; k < len; ++k) {
+      FusedInstr ins;
+      ins.op = exact[g() % (sizeof exact / sizeof exact[0])];
+      ins.a = g() % p.num_registers();
+      if (fused_op_arity(ins.op) == 2) ins.b = g() % p.num_registers();
+      if (ins.op == FusedOp::clamp) {
+        ins.has_lo = g() % 2;
+        ins.has_hi = !ins.has_lo || g() % 2;
+        ins.lo = -1.5f;
+        ins.hi = 2.f;
+      }
+      p.code.push_back(ins);
+    }
+    p.outputs = {p.num_registers() - 1};
+    if (g() % 3 == 0) p.outputs.push_back(static_cast<int>(g() % p.num_registers()));
+    Shape shape = shapes[g() % 8];
+    std::vector<Tensor> ins;
+    for (int k = 0; k < p.num_inputs; ++k) {
+      Shape s = shape;
+      int pick = g() % 4;  // full, a scalar, broadcast along the last dim, broadcast along the first
+      if (pick == 1) s = {};
+      if (pick == 2 && s.size() > 1) s.back() = 1;
+      if (pick == 3 && s.size() > 1) s[0] = 1;
+      ins.push_back(values(s, g));
+    }
+    std::vector<float> want, got;
+    for (size_t o = 0; o < p.outputs.size(); ++o) {
+      FusedProgram one = p;
+      one.outputs = {p.outputs[o]};
+      want = run(one, ins, shape, false);
+      got = run(one, ins, shape, true);
+      ASSERT_EQ(want.size(), got.size());
+      for (size_t i = 0; i < want.size(); ++i)
+        ASSERT_TRUE(same(want[i], got[i])) << p.to_string() << " element " << i << ": want " << want[i] << " got "
+                                           << got[i];
+    }
+  }
+}
+
+// Many values live at once: the register allocator spills ymm registers, which must keep all 8 lanes.
+TEST(Fused, RegisterPressureKeepsEveryLane) {
+  FusedProgram p;
+  p.num_inputs = 11;
+  for (int k = 0; k < 10; ++k) p.code.push_back({FusedOp::mul, k, k + 1});   // r11..r20
+  int acc = 11;
+  for (int k = 0; k < 10; ++k) {
+    p.code.push_back({FusedOp::add, acc, 20 - k});  // every product stays live until here
+    acc = p.num_registers() - 1;
+  }
+  for (int k = 0; k < 11; ++k) {
+    p.code.push_back({FusedOp::sub, acc, k});
+    acc = p.num_registers() - 1;
+  }
+  p.outputs = {acc};
+  std::mt19937 g(7);
+  std::vector<Tensor> ins;
+  for (int k = 0; k < 11; ++k) ins.push_back(values({5, 19}, g));
+  std::vector<float> want = run(p, ins, {5, 19}, false), got = run(p, ins, {5, 19}, true);
+  for (size_t i = 0; i < want.size(); ++i) ASSERT_TRUE(same(want[i], got[i])) << "element " << i;
+}
+
+TEST(Fused, OutputMayBeItsInput) {
+  std::mt19937 g(3);
+  Tensor x = values({1000}, g), y = values({1000}, g);
+  FusedProgram p = FusedProgram::parse("in=2; r2=mul(r0,r1); r3=add(r2,r0); out=(r3)");
+  std::vector<float> want = run(p, {x, y}, {1000}, false);
+  FusedKernel(p).run({x, y}, {x});
+  for (int i = 0; i < 1000; ++i) ASSERT_TRUE(same(want[i], x.data<float>()[i])) << i;
+}
+
+TEST(Fused, NonContiguousInputsAreRead) {
+  std::mt19937 g(5);
+  Tensor a = values({6, 4}, g);
+  Tensor at = a.as_strided({4, 6}, {1, 4}, 0);  // a transposed view
+  Tensor b = values({4, 6}, g);
+  FusedProgram p = FusedProgram::parse("in=2; r2=sub(r0,r1); out=(r2)");
+  std::vector<float> got = run(p, {at, b}, {4, 6}, true);
+  for (int i = 0; i < 24; ++i) ASSERT_TRUE(same(got[i], at.item_double(i) - b.data<float>()[i]));
+}
+
+TEST(Fused, LargeSizesRunOnThreads) {
+  std::mt19937 g(11);
+  Tensor x = values({1 << 20}, g);
+  FusedProgram p = FusedProgram::parse("in=1; r1=mul(r0,r0); r2=relu(r1); out=(r2)");
+  std::vector<float> want = run(p, {x}, {1 << 20}, false), got = run(p, {x}, {1 << 20}, true);
+  for (size_t i = 0; i < want.size(); ++i) ASSERT_TRUE(same(want[i], got[i])) << i;
+}
+
+// ---- approximations ------------------------------------------------------------------------
+
+double ulp_error(float got, double exact) {
+  if (std::isnan(exact)) return std::isnan(got) ? 0 : 1e9;
+  if (std::isinf(exact)) return got == exact ? 0 : 1e9;
+  float e = static_cast<float>(exact);
+  if (std::isinf(e)) return std::isinf(got) && (got > 0) == (e > 0) ? 0 : 1e9;
+  double ulp = std::nextafter(std::fabs(e), INFINITY) - std::fabs(e);
+  if (std::fabs(exact) < std::numeric_limits<float>::min()) ulp = std::numeric_limits<float>::min();
+  return std::fabs(got - exact) / ulp;
+}
+
+// Measured on the interpreter (bit-identical to the machine code, test above) so that it holds
+// wherever pijit runs.
+void check_approx(const char* op, double (*ref)(double), float lo, float hi) {
+  const int n = 200003;
+  Tensor x = Tensor::empty({n}, DType::Float32);
+  float* p = x.data<float>();
+  for (int i = 0; i < n; ++i) p[i] = lo + (hi - lo) * static_cast<float>(i) / (n - 1);
+  static const float special[] = {0.f, -0.f, INFINITY, -INFINITY, NAN, 1e-40f, -1e-40f, 1e-30f, -1e-30f, 88.7f, -87.f, 100.f, -100.f};
+  for (int i = 0; i < 13; ++i) p[i] = special[i];
+  std::vector<float> got = run(FusedProgram::parse(std::string("in=1; r1=") + op + "(r0); out=(r1)"), {x}, {n}, false);
+  double worst = 0;
+  float at = 0;
+  for (int i = 0; i < n; ++i) {
+    double e = ulp_error(got[i], ref(p[i]));
+    if (e > worst) {
+      worst = e;
+      at = p[i];
+    }
+  }
+  EXPECT_LE(worst, kFusedMaxUlp) << op << " worst at x=" << at;
+}
+
+double ref_sigmoid(double x) { return 1 / (1 + std::exp(-x)); }
+double ref_silu(double x) { return x / (1 + std::exp(-x)); }
+double ref_exp(double x) { return std::exp(x); }
+double ref_log(double x) { return std::log(x); }
+double ref_tanh(double x) { return std::tanh(x); }
+
+TEST(FusedApprox, Exp) { check_approx("exp", ref_exp, -104.f, 89.f); }
+TEST(FusedApprox, Log) { check_approx("log", ref_log, 0.f, 1e6f); }
+TEST(FusedApprox, LogNearOne) { check_approx("log", ref_log, 0.5f, 2.f); }
+TEST(FusedApprox, Tanh) { check_approx("tanh", ref_tanh, -10.f, 10.f); }
+TEST(FusedApprox, TanhNearZero) { check_approx("tanh", ref_tanh, -0.7f, 0.7f); }
+TEST(FusedApprox, Sigmoid) { check_approx("sigmoid", ref_sigmoid, -90.f, 90.f); }
+TEST(FusedApprox, Silu) { check_approx("silu", ref_silu, -20.f, 20.f); }
+
+}  // namespace
+}  // namespace pj
