@@ -123,6 +123,7 @@ std::string Attrs::to_string() const {
             for (size_t i = 0; i < x.size(); ++i) os << (i ? ", " : "") << x[i];
             os << (x.size() == 1 ? ",)" : ")");
           } else if constexpr (std::is_same_v<T, DType>) os << dtype_name(x);
+          else if constexpr (std::is_same_v<T, double>) os << format_real(x);
           else os << x;
         },
         v);

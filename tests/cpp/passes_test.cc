@@ -1,0 +1,204 @@
+// Graph passes and the execution plan: golden IR text per pass (parse, run one pass, compare the
+// printed result), the parser's errors, and plans run against the op-by-op executor.
+#include <gtest/gtest.h>
+
+#include <random>
+
+#include "graph/ir.h"
+#include "graph/passes.h"
+#include "graph/plan.h"
+#include "test_util.h"
+
+namespace pj::graph {
+namespace {
+
+std::string run_pass(const std::string& pass, const std::string& text) {
+  Graph g = parse_graph(text);
+  run_passes(g, {pass});
+  return g.to_string();
+}
+
+TEST(IrText, ParsesWhatItPrints) {
+  const char* text =
+      "graph(%0: Float32[2, 3] x, %1: Float32[4, 3] self.fc.weight) {\n"
+      "  %2: Float32[] = constant (1.5)\n"
+      "  %3: Float32[2, 4] = dense(%0, %1)  # line 12\n"
+      "  %4: Float32[2, 4] = add(%3, %2)\n"
+      "  %5: Float32[2, 4] = clamp(%4) min=0.0, max=None\n"
+      "  return (%5,)\n"
+      "}\n";
+  EXPECT_EQ(parse_graph(text).to_string(), text);
+}
+
+TEST(IrText, ErrorsNameTheLine) {
+  auto error_of = [](const std::string& text) {
+    try {
+      parse_graph(text);
+    } catch (const Error& e) {
+      return std::string(e.what());
+    }
+    return std::string("no error");
+  };
+  EXPECT_NE(error_of("graph(%0: Float32[2] x) {\n  %1: Float32[2] = frob(%0)\n  return (%1,)\n}\n").find("line 2: unknown op frob"),
+            std::string::npos);
+  EXPECT_NE(error_of("graph(%0: Float32[2] x) {\n  %1: Float32[2] = neg(%7)\n}\n").find("%7 is not defined"), std::string::npos);
+  EXPECT_NE(error_of("graph(%0: Float32[2] x) {\n  %1: Float32[3] = neg(%0)\n}\n").find("differ from neg's inference"),
+            std::string::npos);
+}
+
+TEST(Passes, CseMergesSameOpSameInputsNotAcrossWrites) {
+  EXPECT_EQ(run_pass("cse",
+                     "graph(%0: Float32[3] x) {\n"
+                     "  %1: Float32[3] = exp(%0)\n"
+                     "  %2: Float32[3] = exp(%0)\n"
+                     "  %3: Float32[3] = add(%1, %2)\n"
+                     "  %4: Float32[3] = add(%2, %1)\n"
+                     "  return (%3, %4)\n"
+                     "}\n"),
+            "graph(%0: Float32[3] x) {\n"
+            "  %1: Float32[3] = exp(%0)\n"
+            "  %2: Float32[3] = add(%1, %1)\n"
+            "  return (%2, %2)\n"
+            "}\n");
+}
+
+TEST(Passes, DceKeepsOpsThatCanRaise) {
+  EXPECT_EQ(run_pass("dce",
+                     "graph(%0: Float32[3] x, %1: Int64[2] i) {\n"
+                     "  %2: Float32[3] = exp(%0)\n"
+                     "  %3: Float32[2] = gather(%0, %1) axis=0\n"
+                     "  %4: Float32[3] = neg(%0)\n"
+                     "  return (%4,)\n"
+                     "}\n"),
+            "graph(%0: Float32[3] x, %1: Int64[2] i) {\n"
+            "  %2: Float32[2] = gather(%0, %1) axis=0\n"
+            "  %3: Float32[3] = neg(%0)\n"
+            "  return (%3,)\n"
+            "}\n");
+}
+
+TEST(Passes, FuseMakesOneLoopOfAnElementwiseChain) {
+  EXPECT_EQ(run_pass("fuse",
+                     "graph(%0: Float32[4, 8] x, %1: Float32[8] b) {\n"
+                     "  %2: Float32[] = constant (2.0)\n"
+                     "  %3: Float32[4, 8] = add(%0, %1)  # line 3\n"
+                     "  %4: Float32[4, 8] = mul(%3, %2)  # line 4\n"
+                     "  %5: Float32[4, 8] = tanh(%4)  # line 5\n"
+                     "  %6: Float32[4, 8] = sub(%5, %3)  # line 6\n"
+                     "  return (%6, %4)\n"
+                     "}\n"),
+            "graph(%0: Float32[4, 8] x, %1: Float32[8] b) {\n"
+            "  %2: Float32[] = constant (2.0)\n"
+            "  %3: Float32[4, 8], %4: Float32[4, 8] = fused_elementwise(%0, %1, %2) program='in=3; r3=add(r0,r1); r4=mul(r3,r2); "
+            "r5=tanh(r4); r6=sub(r5,r3); out=(r4,r6)'  # line 3\n"
+            "  return (%4, %3)\n"
+            "}\n");
+}
+
+TEST(Passes, FuseStopsAtOtherShapesDtypesAndOutsideReaders) {
+  // The sum reads %2 between the two groups: %2's group cannot move below it, so the chain after
+  // it is a group of its own; the Int64 op is not fused.
+  EXPECT_EQ(run_pass("fuse",
+                     "graph(%0: Float32[4] x, %1: Int64[4] i) {\n"
+                     "  %2: Float32[4] = exp(%0)\n"
+                     "  %3: Float32[4] = neg(%2)\n"
+                     "  %4: Float32[] = sum(%3) axis=None, keepdims=False\n"
+                     "  %5: Float32[4] = mul(%3, %4)\n"
+                     "  %6: Float32[4] = relu(%5)\n"
+                     "  %7: Int64[4] = neg(%1)\n"
+                     "  %8: Int64[4] = abs(%7)\n"
+                     "  return (%6, %8)\n"
+                     "}\n"),
+            "graph(%0: Float32[4] x, %1: Int64[4] i) {\n"
+            "  %2: Float32[4] = fused_elementwise(%0) program='in=1; r1=exp(r0); r2=neg(r1); out=(r2)'\n"
+            "  %3: Float32[] = sum(%2) axis=None, keepdims=False\n"
+            "  %4: Float32[4] = fused_elementwise(%2, %3) program='in=2; r2=mul(r0,r1); r3=relu(r2); out=(r3)'\n"
+            "  %5: Int64[4] = neg(%1)\n"
+            "  %6: Int64[4] = abs(%5)\n"
+            "  return (%4, %6)\n"
+            "}\n");
+}
+
+TEST(Passes, PipelineNamesAreChecked) {
+  EXPECT_EQ(parse_pipeline("dce,fuse"), (std::vector<std::string>{"dce", "fuse"}));
+  EXPECT_TRUE(parse_pipeline("none").empty());
+  EXPECT_EQ(parse_pipeline("default"), default_pipeline());
+  try {
+    parse_pipeline("dce,fusion");
+    FAIL() << "no error";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("unknown graph pass 'fusion' (known: dce, cse, fuse)"), std::string::npos);
+  }
+}
+
+// ---- execution plans --------------------------------------------------------------------------
+
+Tensors inputs_for(const Graph& g, unsigned seed) {
+  Tensors in;
+  for (int v : g.inputs()) in.push_back(testing::random(g.value(v).meta.shape, g.value(v).meta.dtype, seed++));
+  return in;
+}
+
+void expect_same(const Tensors& a, const Tensors& b) {
+  ASSERT_EQ(a.size(), b.size());
+  for (size_t k = 0; k < a.size(); ++k) {
+    ASSERT_EQ(a[k].shape(), b[k].shape());
+    for (int64_t i = 0; i < a[k].numel(); ++i) ASSERT_EQ(a[k].item_double(i), b[k].item_double(i)) << "output " << k << " element " << i;
+  }
+}
+
+const char* kChain =
+    "graph(%0: Float32[64, 32] x, %1: Float32[32] b) {\n"
+    "  %2: Float32[64, 32] = add(%0, %1)\n"
+    "  %3: Float32[64, 32] = relu(%2)\n"
+    "  %4: Float32[32, 64] = transpose(%3) perm=(1, 0)\n"
+    "  %5: Float32[32, 64] = exp(%4)\n"
+    "  %6: Float32[32, 64] = mul(%5, %5)\n"
+    "  %7: Float32[32, 64] = neg(%6)\n"
+    "  %8: Float32[32] = sum(%7) axis=(1,), keepdims=False\n"
+    "  %9: Float32[32] = add(%8, %1)\n"
+    "  return (%9, %4)\n"
+    "}\n";
+
+TEST(Plan, MatchesTheOpByOpExecutorWithAndWithoutPasses) {
+  for (const char* pipeline : {"none", "default"}) {
+    auto g = std::make_shared<Graph>(parse_graph(kChain));
+    run_passes(*g, parse_pipeline(pipeline));
+    ExecPlan plan(g);
+    Graph ref = parse_graph(kChain);
+    Tensors in = inputs_for(ref, 3);
+    expect_same(plan.run(in), execute(ref, in));
+    expect_same(plan.run(in), execute(ref, in));  // the arena is reused: same results again
+  }
+}
+
+TEST(Plan, IntermediatesShareTheArenaAndOutputsAreFresh) {
+  auto g = std::make_shared<Graph>(parse_graph(kChain));
+  ExecPlan plan(g);
+  // %3 is viewed by a returned transpose: fresh storage; %5 -> %6 -> %7 reuse one buffer in place.
+  EXPECT_EQ(plan.num_inplace(), 2);
+  EXPECT_LE(plan.arena_bytes(), 2u * 64 * 32 * 4 + 64 * 4 + 256);
+  Tensors in = inputs_for(*g, 5);
+  Tensors a = plan.run(in), b = plan.run(in);
+  EXPECT_NE(a[0].storage(), b[0].storage());  // each call's outputs are the caller's
+  EXPECT_NE(a[1].storage(), b[1].storage());
+  EXPECT_EQ(plan.describe().find("arena "), 0u);
+}
+
+TEST(Plan, RejectsInputsOfAnotherMeta) {
+  auto g = std::make_shared<Graph>(parse_graph(kChain));
+  ExecPlan plan(g);
+  Tensors in = inputs_for(*g, 1);
+  in[1] = testing::random({31}, DType::Float32, 1);
+  try {
+    plan.run(in);
+    FAIL() << "no error";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("graph input b expected Float32[32], got Float32[31]"), std::string::npos);
+  }
+  in[1] = testing::random({32}, DType::Float32, 1);
+  EXPECT_EQ(plan.run(in).size(), 2u);  // and still runs after the error (the arena came back)
+}
+
+}  // namespace
+}  // namespace pj::graph
