@@ -112,6 +112,7 @@ int fuse(Graph& g) {
   for (size_t i = 0; i < nn; ++i)
     for (int o : g.nodes()[i].outputs) producer[o] = static_cast<int>(i);
   auto group_of = [&](int v) { return producer[v] < 0 ? -1 : group[producer[v]]; };
+  auto gr_index = [](const auto& all, const auto& one) { return static_cast<int>(&one - &all[0]); };
 
   for (size_t i = 0; i < nn; ++i) {
     const Node& n = g.nodes()[i];
@@ -147,55 +148,92 @@ int fuse(Graph& g) {
     }
   }
 
-  // Which node values are read outside their group (or returned).
-  std::vector<bool> escapes(g.values().size(), false);
-  for (int v : g.outputs()) escapes[v] = true;
+  // Who reads each value (graph outputs count as a reader outside every group).
+  std::vector<std::vector<int>> readers(g.values().size());
   for (size_t i = 0; i < nn; ++i)
-    for (int v : g.nodes()[i].inputs)
-      if (group_of(v) >= 0 && group_of(v) != group[i]) escapes[v] = true;
+    for (int v : g.nodes()[i].inputs) readers[v].push_back(static_cast<int>(i));
+  std::vector<bool> returned(g.values().size(), false);
+  for (int v : g.outputs()) returned[v] = true;
 
-  // Programs, and where each fused node goes (its last member's place).
+  // The fused node of a chunk of a group's members (in program order), placed at its last member.
   struct Fused {
     std::string program;
     std::vector<int> inputs, outputs;  // old value ids
     int line = 0;
   };
-  std::map<int, Fused> at_node;  // last member -> fused node
-  std::vector<bool> absorbed(nn, false);
-  int fused_nodes = 0;
-  for (Group& gr : groups) {
-    if (gr.nodes.size() < 2) continue;
-    std::sort(gr.nodes.begin(), gr.nodes.end());
+  std::vector<int> chunk_of(nn, -1);
+  auto make_fused = [&](const std::vector<int>& members, int id, Fused* f) {
+    for (int m : members) chunk_of[m] = id;
     FusedProgram p;
-    Fused f;
     std::map<int, int> reg;  // old value id -> register
-    for (int m : gr.nodes)
+    for (int m : members)
       for (int v : g.nodes()[m].inputs)
-        if (group_of(v) != group[m] && !reg.count(v)) {
-          reg[v] = static_cast<int>(f.inputs.size());
-          f.inputs.push_back(v);
+        if ((producer[v] < 0 || chunk_of[producer[v]] != id) && !reg.count(v)) {
+          reg[v] = static_cast<int>(f->inputs.size());
+          f->inputs.push_back(v);
         }
-    p.num_inputs = static_cast<int>(f.inputs.size());
-    for (int m : gr.nodes) {
+    p.num_inputs = static_cast<int>(f->inputs.size());
+    for (int m : members) {
       const Node& n = g.nodes()[m];
       FusedInstr ins = instr[m];
       ins.a = reg.at(n.inputs[0]);
       if (n.inputs.size() > 1) ins.b = reg.at(n.inputs[1]);
-      reg[n.outputs[0]] = p.num_registers();
+      int v = n.outputs[0];
+      reg[v] = p.num_registers();
       p.code.push_back(ins);
-      if (escapes[n.outputs[0]]) {
-        p.outputs.push_back(reg[n.outputs[0]]);
-        f.outputs.push_back(n.outputs[0]);
+      bool escapes = returned[v];
+      for (int r : readers[v]) escapes = escapes || chunk_of[r] != id;
+      if (escapes) {
+        p.outputs.push_back(reg[v]);
+        f->outputs.push_back(v);
       }
     }
     int iterated = static_cast<int>(p.outputs.size());  // what the loop walks: outputs, inputs of >1 element
-    for (int v : f.inputs) iterated += shape_numel(g.value(v).meta.shape) != 1;
-    if (iterated > kMaxFusedOperands || p.num_inputs > kMaxFusedInputs) continue;
-    f.program = p.to_string();
-    f.line = g.nodes()[gr.nodes.front()].line;
-    for (int m : gr.nodes) absorbed[m] = true;
-    fused_nodes += static_cast<int>(gr.nodes.size());
-    at_node[gr.nodes.back()] = std::move(f);
+    for (int v : f->inputs) iterated += shape_numel(g.value(v).meta.shape) != 1;
+    f->program = p.to_string();
+    f->line = g.nodes()[members.front()].line;
+    return iterated <= kMaxFusedOperands && p.num_inputs <= kMaxFusedInputs;
+  };
+
+  std::map<int, Fused> at_node;  // last member -> fused node
+  std::vector<bool> absorbed(nn, false);
+  int fused_nodes = 0, next_chunk = 0;
+  for (Group& gr : groups) {
+    if (gr.nodes.size() < 2) continue;
+    std::sort(gr.nodes.begin(), gr.nodes.end());
+    // A group too big for one kernel's operands is cut, in program order, into chunks (a prefix can
+    // move down to its own last member: nothing outside the group read it before the group ended).
+    std::vector<std::vector<int>> chunks(1);
+    std::set<int> ins;
+    int tensors = 0;
+    for (int m : gr.nodes) {
+      std::set<int> more;
+      for (int v : g.nodes()[m].inputs)
+        if (group_of(v) != gr_index(groups, gr) && !ins.count(v)) more.insert(v);
+      int more_tensors = 0;
+      for (int v : more) more_tensors += shape_numel(g.value(v).meta.shape) != 1;
+      if (!chunks.back().empty() && (ins.size() + more.size() > static_cast<size_t>(kMaxFusedInputs) - 2 ||
+                                     tensors + more_tensors > kMaxFusedOperands / 2)) {
+        chunks.emplace_back();
+        ins.clear();
+        tensors = 0;
+      }
+      chunks.back().push_back(m);
+      ins.insert(more.begin(), more.end());
+      tensors += more_tensors;
+    }
+    for (const std::vector<int>& c : chunks) {
+      if (c.size() < 2) continue;
+      Fused f;
+      int id = next_chunk++;
+      if (!make_fused(c, id, &f)) {
+        for (int m : c) chunk_of[m] = -1;
+        continue;
+      }
+      for (int m : c) absorbed[m] = true;
+      fused_nodes += static_cast<int>(c.size());
+      at_node[c.back()] = std::move(f);
+    }
   }
   if (at_node.empty()) return 0;
   const OpDef& fused_op = get_op("fused_elementwise");

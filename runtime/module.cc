@@ -4,6 +4,7 @@
 #include "graph/op.h"
 #include "kernels/dnnl_context.h"
 #include "kernels/format.h"
+#include "kernels/fused.h"
 #include "kernels/machine_probe.h"
 #include "kernels/random.h"
 #include "kernels/threading.h"
@@ -131,6 +132,24 @@ PyObject* py_release_cached_storage(PyObject*, PyObject*) {
   Py_RETURN_NONE;
 }
 
+// Fused elementwise kernels: machine code on/off (returns the old setting), the backend's name, and
+// a compiled kernel's bytes for a disassembler.
+PyObject* py_set_fused_jit(PyObject*, PyObject* on) {
+  int v = PyObject_IsTrue(on);
+  if (v < 0) return nullptr;
+  return PyBool_FromLong(set_fused_jit(v != 0));
+}
+PyObject* py_fused_backend(PyObject*, PyObject*) { return PyUnicode_FromString(fused_compiler_name()); }
+PyObject* py_fused_kernel_bytes(PyObject*, PyObject* args) {
+  const char* program;
+  unsigned int mask = 0;
+  if (!PyArg_ParseTuple(args, "s|I", &program, &mask)) return nullptr;
+  PJ_PY_BEGIN
+  std::string b = fused_kernel_bytes(program, mask);
+  return PyBytes_FromStringAndSize(b.data(), static_cast<Py_ssize_t>(b.size()));
+  PJ_PY_END(nullptr)
+}
+
 PyObject* py_registered_ops(PyObject*, PyObject*) {
   auto names = registered_ops();
   PyObject* l = PyList_New(names.size());
@@ -205,6 +224,9 @@ PyMethodDef module_methods[] = {
     {"_register", py_register, METH_VARARGS, "register the Python Tensor class and dtype objects"},
     {"set_num_threads", py_set_num_threads, METH_O, "threads used by pijit's kernels and oneDNN"},
     {"cached_storage_bytes", py_cached_storage_bytes, METH_NOARGS, "bytes of freed tensor storage kept for reuse"},
+    {"set_fused_jit", py_set_fused_jit, METH_O, "set_fused_jit(on): fused kernels as machine code (True) or interpreted; returns the old setting"},
+    {"fused_backend", py_fused_backend, METH_NOARGS, "what runs fused elementwise kernels: 'asmjit-avx2' or 'interpreter'"},
+    {"fused_kernel_bytes", py_fused_kernel_bytes, METH_VARARGS, "fused_kernel_bytes(program, scalar_mask=0): the machine code of a fused kernel"},
     {"release_cached_storage", py_release_cached_storage, METH_NOARGS, "gives the kept storage back to the system"},
     {"get_num_threads", py_get_num_threads, METH_NOARGS, "threads used by pijit's kernels"},
     {"registered_ops", py_registered_ops, METH_NOARGS, "names of every op in the registry"},

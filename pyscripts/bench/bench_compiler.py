@@ -1,0 +1,169 @@
+"""The graph compiler's workloads (issue 12), side by side in one run, 1 thread by default:
+
+  small     10 elementwise ops on 3x3: jitted (one fused kernel) vs pijit eager vs PyTorch eager
+  chain     8 elementwise ops on 4096x4096 float32, and the same with tanh: jitted with the fused
+            machine code, jitted with the fused interpreter, eager; against the memory floor (x read
+            and y written once at the measured copy bandwidth), with page faults per call
+  compile   capture + compile time of a 20-layer MLP and of a 200-op function (first call minus a
+            cached call)
+
+    PYTHONPATH=pyscripts $(pyenv prefix 3.9)/bin/python pyscripts/bench/bench_compiler.py [--threads N]
+
+PyTorch's column runs on /usr/bin/python3 (Debian's python3-torch) with the same thread count when
+it is installed.
+"""
+import argparse
+import os
+import resource
+import subprocess
+import sys
+import time
+import timeit
+
+import pijit as pj
+from pijit import nn, ops
+
+
+def small(x, y):
+    a = x * y + 1.0
+    b = ops.relu(a) - y
+    c = b * b + x
+    d = c / 2.0 - a
+    return ops.maximum(d, y) * 3.0
+
+
+def chain(x):
+    y = x * 1.5 + 0.5
+    y = y - x
+    y = y * 0.25 + x
+    y = y * 2.0 - 1.0
+    return y * y
+
+
+def chain_tanh(x):
+    y = x * 1.5 + 0.5
+    y = ops.tanh(y) - x
+    y = y * 0.25 + x
+    y = y * 2.0 - 1.0
+    return y * y
+
+
+TORCH_SMALL = r"""
+import sys, timeit, torch
+torch.set_num_threads(int(sys.argv[1]))
+x = torch.ones(3, 3); y = torch.ones(3, 3)
+def small(x, y):
+    a = x * y + 1.0
+    b = torch.relu(a) - y
+    c = b * b + x
+    d = c / 2.0 - a
+    return torch.maximum(d, y) * 3.0
+n = 20000
+print(min(timeit.repeat(lambda: small(x, y), number=n, repeat=5)) / n * 1e6)
+"""
+
+
+def us_per_call(fn, *a, n=20000):
+    fn(*a)
+    return min(timeit.repeat(lambda: fn(*a), number=n, repeat=5)) / n * 1e6
+
+
+def per_call(fn, x, calls=5):
+    fn(x)
+    fn(x)
+    f0 = resource.getrusage(resource.RUSAGE_SELF).ru_minflt
+    best = float("inf")
+    for _ in range(calls):
+        t0 = time.perf_counter()
+        fn(x)
+        best = min(best, time.perf_counter() - t0)
+    return best, (resource.getrusage(resource.RUSAGE_SELF).ru_minflt - f0) / calls
+
+
+def torch_us(threads):
+    if not os.path.exists("/usr/bin/python3"):
+        return None
+    try:
+        out = subprocess.run(["/usr/bin/python3", "-c", TORCH_SMALL, str(threads)], capture_output=True, text=True,
+                             timeout=120)
+        return float(out.stdout.strip()) if out.returncode == 0 else None
+    except (OSError, ValueError, subprocess.TimeoutExpired):
+        return None
+
+
+def bench_small(threads):
+    x = pj.ones((3, 3))
+    y = pj.Tensor([[1.0, -2.0, 3.0], [0.5, 5.0, -6.0], [7.0, 0.25, 9.0]])
+    js = pj.jit(small)
+    js(x, y)
+    graph = pj.jit_stats(js)["entries"][0]["compiled"]
+    eager, jitted = us_per_call(small, x, y), us_per_call(js, x, y)
+    print("small: 10 elementwise ops on 3x3 (%d fused kernel(s) in the compiled graph)" % graph.count("fused_elementwise"))
+    print("  jitted %.2f us, pijit eager %.2f us (%.1fx faster)" % (jitted, eager, eager / jitted))
+    t = torch_us(threads)
+    print("  PyTorch eager %s" % ("%.2f us (%.1fx pijit jitted)" % (t, t / jitted) if t else "not installed"))
+
+
+def bench_chain(threads):
+    x = pj.ones((4096, 4096))
+    nbytes = 4096 * 4096 * 4
+    floor = 2 * nbytes / (pj._C.probe_machine(threads)["copy_gbs"] * 1e9)
+    print("chain: 8 elementwise ops on 4096x4096 float32 (fused floor: x read + y written at the measured copy "
+          "bandwidth = %.1f ms)" % (floor * 1e3))
+    for name, fn in (("chain", chain), ("with tanh", chain_tanh)):
+        jf = pj.jit(fn)
+        rows = []
+        for label, f, jit_on in (("jitted, machine code", jf, True), ("jitted, interpreter", jf, False),
+                                 ("eager", fn, True)):
+            old = pj._C.set_fused_jit(jit_on)
+            t, faults = per_call(f, x)
+            pj._C.set_fused_jit(old)
+            rows.append((label, t, faults))
+        for label, t, faults in rows:
+            print("  %-10s %-21s %7.1f ms (%5.2fx the floor), %6.0f page faults per call"
+                  % (name, label, t * 1e3, t / floor, faults))
+    print("  peak RSS %d MB (x is 64 MB)" % (resource.getrusage(resource.RUSAGE_SELF).ru_maxrss // 1024))
+
+
+def long_function(x):
+    for _ in range(50):
+        x = x * 1.001 + 0.001
+        x = ops.relu(x) - 0.0001
+    return x
+
+
+def bench_compile():
+    layers = []
+    for _ in range(20):
+        layers += [nn.Dense(64, 64), nn.ReLU()]
+    mlp = nn.SequentialCell(*layers)
+    z = pj.ones((8, 64))
+    x = pj.ones((16, 16))
+    print("compile: capture + passes + plan on the first call (first call minus a cached call)")
+    for name, fn, arg in (("20-layer MLP (40 ops)", pj.jit(mlp), z), ("200-op function", pj.jit(long_function), x)):
+        t0 = time.perf_counter()
+        fn(arg)
+        first = time.perf_counter() - t0
+        t0 = time.perf_counter()
+        fn(arg)
+        cached = time.perf_counter() - t0
+        e = pj.jit_stats(fn)["entries"][0]
+        print("  %-22s %6.1f ms  (graph: %d ops captured, %d nodes compiled; %s)"
+              % (name, (first - cached) * 1e3, e["ops"], e["compiled"].count(" = ") - e["compiled"].count("= constant"),
+                 e["plan"]))
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--threads", type=int, default=1)
+    args = ap.parse_args()
+    pj.set_num_threads(args.threads)
+    print("pijit graph compiler, Python %s, %d thread(s), fused kernels: %s"
+          % (sys.version.split()[0], args.threads, pj._C.fused_backend()))
+    bench_small(args.threads)
+    bench_chain(args.threads)
+    bench_compile()
+
+
+if __name__ == "__main__":
+    main()
