@@ -1,5 +1,6 @@
 #include "kernels/elementwise.h"
 
+#include <array>
 #include <cmath>
 #include <limits>
 #include <type_traits>
@@ -170,21 +171,23 @@ void unary_bool_loop(UnaryOp op, const Tensor& out, const Tensor& in) {
 
 namespace {
 
-// float32 exp, log, tanh, sigmoid and silu run the fused kernels' vector approximations
-// (kernels/fused.h): a graph that fuses them computes exactly what eager does.
-const FusedKernel* approximated(UnaryOp op) {
-  static const std::shared_ptr<const FusedKernel> k[] = {
-      fused_kernel("in=1; r1=exp(r0); out=(r1)"), fused_kernel("in=1; r1=log(r0); out=(r1)"),
-      fused_kernel("in=1; r1=tanh(r0); out=(r1)"), fused_kernel("in=1; r1=sigmoid(r0); out=(r1)"),
-      fused_kernel("in=1; r1=silu(r0); out=(r1)")};
-  switch (op) {
-    case UnaryOp::exp: return k[0].get();
-    case UnaryOp::log: return k[1].get();
-    case UnaryOp::tanh: return k[2].get();
-    case UnaryOp::sigmoid: return k[3].get();
-    case UnaryOp::silu: return k[4].get();
-    default: return nullptr;
-  }
+// float32 unary ops that fused kernels implement run as a one-op fused kernel (kernels/fused.h):
+// a graph that fuses them computes exactly what eager does, at every size (oneDNN's relu, for one,
+// turns NaN into 0 where numpy keeps it), and the approximated ones (exp, log, tanh, sigmoid,
+// silu) are the same approximations.
+const FusedKernel* fused_unary(UnaryOp op) {
+  constexpr int kOps = static_cast<int>(UnaryOp::erf) + 1;
+  static const std::array<std::shared_ptr<const FusedKernel>, kOps> kernels = [] {
+    std::array<std::shared_ptr<const FusedKernel>, kOps> k;
+    for (int i = 0; i < kOps; ++i) {
+      FusedOp f;
+      const char* name = unary_op_name(static_cast<UnaryOp>(i));
+      if (fused_op_from_name(name, &f) && fused_op_arity(f) == 1 && f != FusedOp::clamp)
+        k[i] = fused_kernel(std::string("in=1; r1=") + name + "(r0); out=(r1)");
+    }
+    return k;
+  }();
+  return kernels[static_cast<int>(op)].get();
 }
 
 }  // namespace
@@ -194,7 +197,7 @@ void unary_into(UnaryOp op, const Tensor& out, const Tensor& in) {
   if (out.numel() == 0) return;
   switch (in.dtype()) {
     case DType::Float32: {
-      if (const FusedKernel* k = approximated(op)) {
+      if (const FusedKernel* k = fused_unary(op)) {
         if (out.is_contiguous()) return k->run({in}, {out});
         Tensor tmp = Tensor::empty(out.shape(), DType::Float32);
         k->run({in}, {tmp});
