@@ -259,7 +259,6 @@ bool jit_enabled() { return g_jit_on.load(std::memory_order_relaxed) && g_compil
 
 struct RowCache {
   std::recursive_mutex mu;  // the compiler notes code sizes while row_fn holds it
-  std::unordered_map<std::string, FusedRowFn> fns;   // key: program text + "#" + mask
   std::unordered_map<FusedRowFn, size_t> sizes;
   std::unordered_map<std::string, std::shared_ptr<const FusedKernel>> kernels;
 };
@@ -292,13 +291,16 @@ FusedKernel::FusedKernel(FusedProgram prog) : prog_(std::move(prog)), key_(prog_
 
 FusedRowFn FusedKernel::row_fn(uint32_t mask) const {
   if (!jit_enabled()) return nullptr;
-  RowCache& c = row_cache();
-  std::string key = key_ + "#" + std::to_string(mask);
-  std::lock_guard<std::recursive_mutex> lock(c.mu);
-  auto it = c.fns.find(key);
-  if (it != c.fns.end()) return it->second;
-  FusedRowFn fn = g_compiler(prog_, mask);
-  c.fns.emplace(key, fn);
+  std::lock_guard<std::mutex> lock(mu_);
+  for (const auto& [m, fn] : fns_)
+    if (m == mask) return fn;
+  FusedRowFn fn;
+  {
+    RowCache& c = row_cache();  // kernels of one text are one object (fused_kernel): compiled once
+    std::lock_guard<std::recursive_mutex> global(c.mu);
+    fn = g_compiler(prog_, mask);
+  }
+  fns_.emplace_back(mask, fn);
   return fn;
 }
 
@@ -307,10 +309,43 @@ void FusedKernel::run(const std::vector<Tensor>& ins, const std::vector<Tensor>&
       << "fused kernel called with " << ins.size() << " inputs and " << outs.size() << " outputs: " << key_;
   const Shape& shape = outs[0].shape();
   if (outs[0].numel() == 0) return;
-  // One-element inputs are read once per row (mask bit set) and stay out of the iteration; the
-  // others and the outputs are iterated, their dims coalesced.
   constexpr int N = kMaxFusedOperands;
   const int nin = prog_.num_inputs, nout = static_cast<int>(outs.size());
+  const int64_t numel = outs[0].numel();
+  // The common case: every input is contiguous of the output's size, or one element. Rows are
+  // then ranges of one flat loop (no iterator to build: a 3x3 graph's launch is mostly this).
+  {
+    uint32_t mask = 0;
+    bool flat = true;
+    char* ptrs[kMaxFusedInputs + kMaxFusedOperands];
+    for (int k = 0; k < nin && flat; ++k) {
+      ptrs[k] = static_cast<char*>(ins[k].raw_data());
+      if (ins[k].numel() == 1) mask |= 1u << k;
+      else flat = ins[k].numel() == numel && ins[k].is_contiguous();
+    }
+    for (int o = 0; o < nout && flat; ++o) {
+      ptrs[nin + o] = static_cast<char*>(outs[o].raw_data());
+      flat = outs[o].numel() == numel && outs[o].is_contiguous();
+    }
+    if (flat) {
+      FusedRowFn fn = row_fn(mask);
+      const FusedProgram* prog = &prog_;
+      parallel_for(numel, kParallelGrain, [&](int64_t b, int64_t e) {
+        char* p[kMaxFusedInputs + kMaxFusedOperands];
+        for (int k = 0; k < nin + nout; ++k) p[k] = ptrs[k] + ((k < nin && ((mask >> k) & 1)) ? 0 : b * 4);
+        if (fn) {
+          fn(e - b, p);
+        } else {
+          t_prog = prog;
+          t_mask = mask;
+          interpret_row(e - b, p);
+        }
+      });
+      return;
+    }
+  }
+  // Otherwise one-element inputs are read once per row (mask bit set) and stay out of the
+  // iteration; the others and the outputs are iterated, their dims coalesced.
   uint32_t mask = 0;
   char* fixed[kMaxFusedInputs + kMaxFusedOperands] = {};
   int slot[N];  // iterated operand k -> its place in the row's pointer array

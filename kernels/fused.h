@@ -20,6 +20,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <mutex>
 #include <string>
 #include <vector>
 
@@ -117,6 +118,8 @@ class FusedKernel {
  private:
   FusedProgram prog_;
   std::string key_;
+  mutable std::mutex mu_;
+  mutable std::vector<std::pair<uint32_t, FusedRowFn>> fns_;  // compiled row functions by scalar mask
 };
 
 std::shared_ptr<const FusedKernel> fused_kernel(const std::string& program_text);
