@@ -47,7 +47,8 @@ inline float horner(float x, const float (&c)[N]) {
   return p;
 }
 
-inline float exp(float x) {
+// Every function returns a NaN argument as it is (libm's rule), as the machine code's final blend.
+inline float exp_core(float x) {
   float u = vmin(kExpHi, vmax(kExpLo, x));  // NaN stays NaN
   float n = std::nearbyintf(u * kLog2e);
   float r = std::fmaf(-n, kLn2Hi, u);
@@ -60,22 +61,26 @@ inline float exp(float x) {
   return p * from_bits((static_cast<uint32_t>(n2) + 127u) << 23);
 }
 
+inline float exp(float x) { return std::isnan(x) ? x : exp_core(x); }
+
 inline float tanh(float a) {
   float ax = from_bits(bits(a) & 0x7fffffffu);
-  float e = fused_math::exp(ax + ax);
+  float e = exp_core(ax + ax);
   float big = 1.f - 2.f / (e + 1.f);
   big = from_bits(bits(big) | (bits(a) & 0x80000000u));
   float z = a * a;
   float p = horner(z, kTanhPoly);
   float small = std::fmaf(a * z, p, a);
-  return ax < kTanhSmall ? small : big;
+  float r = ax < kTanhSmall ? small : big;
+  return std::isnan(a) ? a : r;
 }
 
 inline float sigmoid(float a) {
-  float e = fused_math::exp(from_bits(bits(a) | 0x80000000u));  // e^-|a|
+  float e = exp_core(from_bits(bits(a) | 0x80000000u));  // e^-|a|
   float d = e + 1.f;
   float pos = 1.f / d, neg = e / d;
-  return a >= 0.f ? pos : neg;
+  float r = a >= 0.f ? pos : neg;
+  return std::isnan(a) ? a : r;
 }
 
 inline float silu(float a) { return a * fused_math::sigmoid(a); }

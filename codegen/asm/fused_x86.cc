@@ -184,7 +184,12 @@ class RowEmitter {
     return p;
   }
 
-  x86::Ymm exp(const x86::Ymm& x) {
+  // A NaN argument comes back as it is (libm's rule): what a later op sees is the input's NaN.
+  x86::Ymm keep_nan(const x86::Ymm& res, const x86::Ymm& a) { return blend(res, a, cmp(a, a, kUnordQ)); }
+
+  x86::Ymm exp(const x86::Ymm& x) { return keep_nan(exp_core(x), x); }
+
+  x86::Ymm exp_core(const x86::Ymm& x) {
     x86::Ymm t = load(cf(fm::kExpLo)), u = load(cf(fm::kExpHi));
     cc_.vmaxps(t, t, x);  // NaN: the second operand (x) comes back
     cc_.vminps(u, u, t);
@@ -213,7 +218,7 @@ class RowEmitter {
 
   x86::Ymm tanh(const x86::Ymm& a) {
     x86::Ymm ax = abs(a);
-    x86::Ymm e = exp(add(ax, ax));
+    x86::Ymm e = exp_core(add(ax, ax));
     x86::Ymm one = load(cf(1.f)), two = load(cf(2.f));
     x86::Ymm q = div(two, add(e, one));
     x86::Ymm big = fresh(), sign = fresh();
@@ -224,19 +229,19 @@ class RowEmitter {
     x86::Ymm p = horner(z, fm::kTanhPoly);
     x86::Ymm small = mul(a, z);
     cc_.vfmadd213ps(small, p, a);  // small = a z p + a
-    return blend(big, small, cmp(ax, cf(fm::kTanhSmall), kLtOQ));
+    return keep_nan(blend(big, small, cmp(ax, cf(fm::kTanhSmall), kLtOQ)), a);
   }
 
   x86::Ymm sigmoid(const x86::Ymm& a) {
     x86::Ymm nx = fresh();
     cc_.vorps(nx, a, c32(0x80000000u));  // -|a|
-    x86::Ymm e = exp(nx);
+    x86::Ymm e = exp_core(nx);
     x86::Ymm one = load(cf(1.f));
     x86::Ymm d = add(e, one);
     x86::Ymm pos = div(one, d), neg = div(e, d);
     x86::Ymm zero = fresh();
     cc_.vxorps(zero, zero, zero);
-    return blend(neg, pos, cmp(a, zero, kGeOQ));
+    return keep_nan(blend(neg, pos, cmp(a, zero, kGeOQ)), a);
   }
 
   x86::Ymm log(const x86::Ymm& a) {
@@ -271,7 +276,7 @@ class RowEmitter {
     res = blend(res, cf(-INFINITY), cmp(a, cf(0.f), kEqOQ));
     res = blend(res, cf(NAN), cmp(a, cf(0.f), kLtOQ));
     res = blend(res, cf(INFINITY), cmp(a, cf(INFINITY), kEqOQ));
-    return blend(res, a, cmp(a, a, kUnordQ));
+    return keep_nan(res, a);
   }
 
   x86::Ymm instr(const FusedInstr& ins, const std::vector<x86::Ymm>& r) {

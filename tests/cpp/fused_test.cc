@@ -219,3 +219,24 @@ TEST(FusedApprox, Silu) { check_approx("silu", ref_silu, -20.f, 20.f); }
 
 }  // namespace
 }  // namespace pj
+
+namespace pj {
+namespace {
+
+// A NaN argument comes back as it is (sign and payload), as libm does: eager and fused code then
+// agree on which NaN a later binary op sees.
+TEST(FusedApprox, NanArgumentsPassThrough) {
+  const uint32_t nans[] = {0x7fc00000u, 0xffc00000u, 0x7fc12345u, 0xffd00001u};
+  for (const char* op : {"exp", "log", "tanh", "sigmoid", "silu"}) {
+    Tensor x = Tensor::empty({12}, DType::Float32);
+    for (int i = 0; i < 12; ++i) std::memcpy(x.data<float>() + i, &nans[i % 4], 4);
+    FusedProgram p = FusedProgram::parse(std::string("in=1; r1=") + op + "(r0); out=(r1)");
+    for (bool jit : {false, true}) {
+      std::vector<float> got = run(p, {x}, {12}, jit);
+      for (int i = 0; i < 12; ++i) EXPECT_EQ(bits(got[i]), nans[i % 4]) << op << (jit ? " machine code" : " interpreter");
+    }
+  }
+}
+
+}  // namespace
+}  // namespace pj

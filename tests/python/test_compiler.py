@@ -140,6 +140,7 @@ class Plans(unittest.TestCase):
 
 def run_child(code, **env):
     full = dict(os.environ, PYTHONPATH=PYSCRIPTS, **env)
+    full.pop("PIJIT_STRESS", None)  # (stress mode would capture pijit's own frames too: more graphs)
     return subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=full, timeout=120)
 
 
