@@ -112,7 +112,6 @@ int fuse(Graph& g) {
   for (size_t i = 0; i < nn; ++i)
     for (int o : g.nodes()[i].outputs) producer[o] = static_cast<int>(i);
   auto group_of = [&](int v) { return producer[v] < 0 ? -1 : group[producer[v]]; };
-  auto gr_index = [](const auto& all, const auto& one) { return static_cast<int>(&one - &all[0]); };
 
   for (size_t i = 0; i < nn; ++i) {
     const Node& n = g.nodes()[i];
@@ -198,7 +197,8 @@ int fuse(Graph& g) {
   std::map<int, Fused> at_node;  // last member -> fused node
   std::vector<bool> absorbed(nn, false);
   int fused_nodes = 0, next_chunk = 0;
-  for (Group& gr : groups) {
+  for (size_t gi = 0; gi < groups.size(); ++gi) {
+    Group& gr = groups[gi];
     if (gr.nodes.size() < 2) continue;
     std::sort(gr.nodes.begin(), gr.nodes.end());
     // A group too big for one kernel's operands is cut, in program order, into chunks (a prefix can
@@ -209,7 +209,7 @@ int fuse(Graph& g) {
     for (int m : gr.nodes) {
       std::set<int> more;
       for (int v : g.nodes()[m].inputs)
-        if (group_of(v) != gr_index(groups, gr) && !ins.count(v)) more.insert(v);
+        if (group_of(v) != static_cast<int>(gi) && !ins.count(v)) more.insert(v);
       int more_tensors = 0;
       for (int v : more) more_tensors += shape_numel(g.value(v).meta.shape) != 1;
       if (!chunks.back().empty() && (ins.size() + more.size() > static_cast<size_t>(kMaxFusedInputs) - 2 ||

@@ -141,7 +141,19 @@ ExecPlan::ExecPlan(std::shared_ptr<const Graph> g) : graph_(std::move(g)) {
       if (slot_[o] == Slot::Dynamic && last[o] < 0) s.frees.push_back(o);
     steps_.push_back(std::move(s));
   }
-  for (size_t v = 0; v < nv; ++v) num_fresh_ += slot_[v] == Slot::Fresh;
+  for (size_t v = 0; v < nv; ++v) {
+    num_fresh_ += slot_[v] == Slot::Fresh;
+    if (slot_[v] == Slot::Input || slot_[v] == Slot::Fresh || slot_[v] == Slot::Dynamic)
+      transient_.push_back(static_cast<int>(v));
+  }
+  // What the caller gets: its own storage. A constant (or a view of one) is copied; whatever an op
+  // with a run function returned is checked on each launch (it might hand back its input).
+  for (int v : G.outputs()) {
+    Slot s = slot_[root[v]];
+    out_copy_.push_back(s == Slot::Const || s == Slot::Arena ? Copy::Always
+                        : s == Slot::Dynamic                 ? Copy::IfShared
+                                                             : Copy::Never);
+  }
   arena_bytes_ = planner.size();
 }
 
@@ -193,8 +205,7 @@ Tensors ExecPlan::run(const Tensors& inputs) const {
     std::unique_ptr<Arena>* a;
     ~Return() {
       Arena& ar = **a;
-      for (size_t v = 0; v < ar.env.size(); ++v)
-        if (plan->slot_[v] != Slot::Arena && plan->slot_[v] != Slot::Const) ar.env[v] = Tensor();
+      for (int v : plan->transient_) ar.env[v] = Tensor();
       ar.in.clear();
       ar.out.clear();
       std::lock_guard<std::mutex> lock(plan->mu_);
@@ -228,11 +239,14 @@ Tensors ExecPlan::run(const Tensors& inputs) const {
   // next launch overwrites) is copied.
   Tensors result;
   result.reserve(G.outputs().size());
-  for (int v : G.outputs()) {
-    const Tensor& t = env[v];
-    bool shared = arena->storage && t.storage() == arena->storage;
-    for (const Tensor& c : G.consts()) shared = shared || t.storage() == c.storage();
-    result.push_back(shared ? t.clone() : t);
+  for (size_t k = 0; k < G.outputs().size(); ++k) {
+    const Tensor& t = env[G.outputs()[k]];
+    bool copy = out_copy_[k] == Copy::Always;
+    if (out_copy_[k] == Copy::IfShared) {
+      copy = arena->storage && t.storage() == arena->storage;
+      for (const Tensor& c : G.consts()) copy = copy || t.storage() == c.storage();
+    }
+    result.push_back(copy ? t.clone() : t);
   }
   return result;
 }

@@ -51,6 +51,9 @@ class ExecPlan {
   std::vector<Slot> slot_;
   std::vector<size_t> offset_;  // Arena values: byte offset in the arena
   std::vector<Step> steps_;
+  std::vector<int> transient_;  // values a launch sets (inputs, fresh, dynamic): cleared after it
+  enum class Copy : uint8_t { Never, Always, IfShared };
+  std::vector<Copy> out_copy_;  // per graph output
   size_t arena_bytes_ = 0;
   int num_arena_ = 0, num_inplace_ = 0, num_fresh_ = 0;
   mutable std::mutex mu_;

@@ -8,6 +8,7 @@
 #include "kernels/dnnl_context.h"
 #include "kernels/copy.h"
 #include "kernels/fused.h"
+#include "kernels/fused_math.h"
 #include "kernels/loops.h"
 
 namespace pj {
@@ -276,21 +277,6 @@ inline T int_pow(T base, T exp) {
 }
 
 template <typename T>
-inline T nan_max(T a, T b) {
-  if constexpr (std::is_floating_point_v<T>) {
-    if (std::isnan(a) || std::isnan(b)) return std::numeric_limits<T>::quiet_NaN();
-  }
-  return a > b ? a : b;
-}
-template <typename T>
-inline T nan_min(T a, T b) {
-  if constexpr (std::is_floating_point_v<T>) {
-    if (std::isnan(a) || std::isnan(b)) return std::numeric_limits<T>::quiet_NaN();
-  }
-  return a < b ? a : b;
-}
-
-template <typename T>
 void binary_loop(BinaryOp op, const Tensor& out, const Tensor& a, const Tensor& b) {
   auto arith = [&](auto f) { binary_kernel<T, T, T>(out, a, b, f); };
   auto cmp = [&](auto f) { binary_kernel<bool, T, T>(out, a, b, f); };
@@ -327,8 +313,8 @@ void binary_loop(BinaryOp op, const Tensor& out, const Tensor& a, const Tensor& 
         check_integer_pow(b);
         return arith([](T x, T y) { return int_pow(x, y); });
       }
-    case BinaryOp::maximum: return arith([](T x, T y) { return nan_max(x, y); });
-    case BinaryOp::minimum: return arith([](T x, T y) { return nan_min(x, y); });
+    case BinaryOp::maximum: return arith([](T x, T y) { return fused_math::nan_max(x, y); });
+    case BinaryOp::minimum: return arith([](T x, T y) { return fused_math::nan_min(x, y); });
     case BinaryOp::eq: return cmp([](T x, T y) { return x == y; });
     case BinaryOp::ne: return cmp([](T x, T y) { return x != y; });
     case BinaryOp::lt: return cmp([](T x, T y) { return x < y; });

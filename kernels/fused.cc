@@ -173,24 +173,14 @@ FusedProgram FusedProgram::parse(const std::string& text) { return ProgramParser
 
 namespace {
 
-// The eager kernels' definitions (kernels/elementwise.cc), one element at a time.
-float nan_max(float a, float b) {
-  if (std::isnan(a) || std::isnan(b)) return std::numeric_limits<float>::quiet_NaN();
-  return a > b ? a : b;
-}
-float nan_min(float a, float b) {
-  if (std::isnan(a) || std::isnan(b)) return std::numeric_limits<float>::quiet_NaN();
-  return a < b ? a : b;
-}
-
 float eval1(const FusedInstr& ins, float a, float b) {
   switch (ins.op) {
     case FusedOp::add: return a + b;
     case FusedOp::sub: return a - b;
     case FusedOp::mul: return a * b;
     case FusedOp::div: return a / b;
-    case FusedOp::maximum: return nan_max(a, b);
-    case FusedOp::minimum: return nan_min(a, b);
+    case FusedOp::maximum: return fused_math::nan_max(a, b);
+    case FusedOp::minimum: return fused_math::nan_min(a, b);
     case FusedOp::neg: return -a;
     case FusedOp::abs: return std::abs(a);
     case FusedOp::square: return a * a;

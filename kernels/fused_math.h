@@ -7,6 +7,8 @@
 #include <cmath>
 #include <cstdint>
 #include <cstring>
+#include <limits>
+#include <type_traits>
 
 namespace pj::fused_math {
 
@@ -23,6 +25,23 @@ constexpr float kTanhPoly[] = {0.0023921895772218704f, -0.008410617709159851f, 0
 constexpr float kLogPoly[] = {2.f / 11, 2.f / 9, 2.f / 7, 2.f / 5, 2.f / 3};
 constexpr float kLogLn2Hi = 0.693359375f, kLogLn2Lo = -2.12194440e-4f;
 constexpr float kSqrt2 = 1.41421356f, kFltMin = 1.17549435e-38f, kTwo23 = 8388608.f;
+
+// numpy's maximum/minimum: NaN if either is NaN, else the larger (smaller); one definition for the
+// eager loops (any dtype) and the fused interpreter.
+template <typename T>
+inline T nan_max(T a, T b) {
+  if constexpr (std::is_floating_point_v<T>) {
+    if (std::isnan(a) || std::isnan(b)) return std::numeric_limits<T>::quiet_NaN();
+  }
+  return a > b ? a : b;
+}
+template <typename T>
+inline T nan_min(T a, T b) {
+  if constexpr (std::is_floating_point_v<T>) {
+    if (std::isnan(a) || std::isnan(b)) return std::numeric_limits<T>::quiet_NaN();
+  }
+  return a < b ? a : b;
+}
 
 inline uint32_t bits(float f) {
   uint32_t b;

@@ -153,13 +153,6 @@ class RowEmitter {
   }
   x86::Ymm fresh() { return cc_.newYmm(); }
 
-  // d = a op b, for the three-operand forms that take a memory or register second source.
-  template <typename Op>
-  x86::Ymm bin(Op op, const x86::Ymm& a, const Operand& b) {
-    x86::Ymm d = fresh();
-    (cc_.*op)(d, a, b.as<x86::Ymm>());
-    return d;
-  }
   x86::Ymm add(const x86::Ymm& a, const x86::Ymm& b) { x86::Ymm d = fresh(); cc_.vaddps(d, a, b); return d; }
   x86::Ymm mul(const x86::Ymm& a, const x86::Ymm& b) { x86::Ymm d = fresh(); cc_.vmulps(d, a, b); return d; }
   x86::Ymm div(const x86::Ymm& a, const x86::Ymm& b) { x86::Ymm d = fresh(); cc_.vdivps(d, a, b); return d; }

@@ -62,6 +62,20 @@ TEST(Passes, CseMergesSameOpSameInputsNotAcrossWrites) {
             "}\n");
 }
 
+TEST(Passes, CseNeverMergesImpureOpsNorAcrossThem) {
+  // Two draws are two values; and an impure node (it may write in place) fences what came before.
+  const char* text =
+      "graph(%0: Float32[2] x) {\n"
+      "  %1: Float32[2] = exp(%0)\n"
+      "  %2: Float32[2] = rand() shape=(2,), dtype=None, seed=None\n"
+      "  %3: Float32[2] = rand() shape=(2,), dtype=None, seed=None\n"
+      "  %4: Float32[2] = exp(%0)\n"
+      "  %5: Float32[2] = add(%1, %4)\n"
+      "  return (%5, %2, %3)\n"
+      "}\n";
+  EXPECT_EQ(run_pass("cse", text), parse_graph(text).to_string());
+}
+
 TEST(Passes, DceKeepsOpsThatCanRaise) {
   EXPECT_EQ(run_pass("dce",
                      "graph(%0: Float32[3] x, %1: Int64[2] i) {\n"

@@ -45,8 +45,13 @@ def stats(fn):
 
 
 class FusedResults(unittest.TestCase):
+    def counters(self, jf):
+        st = pj.jit_stats(jf)
+        return [st.get(k, 0) for k in ("compiles", "breaks", "cache_hits", "graph_failures")]
+
     def check(self, fn, *args):
         jf = pj.jit(fn)
+        before = self.counters(jf)  # (several shapes of one function share its code's cache)
         for _ in range(2):  # the first call captures, the second runs the cached plan
             want, got = fn(*args), jf(*args)
             want = want if isinstance(want, tuple) else (want,)
@@ -54,6 +59,8 @@ class FusedResults(unittest.TestCase):
             for w, g in zip(want, got):
                 self.assertEqual(w.shape, g.shape)
                 self.assertEqual(bits(w), bits(g))
+        # compiled once, no break, the second call a cache hit, the graph never failed
+        self.assertEqual([a - b for a, b in zip(self.counters(jf), before)], [1, 0, 1, 0])
         return stats(jf)
 
     def test_chain_with_transcendentals_is_one_kernel_and_bit_exact(self):
