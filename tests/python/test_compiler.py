@@ -60,7 +60,11 @@ class FusedResults(unittest.TestCase):
                 self.assertEqual(w.shape, g.shape)
                 self.assertEqual(bits(w), bits(g))
         # compiled once, no break, the second call a cache hit, the graph never failed
-        self.assertEqual([a - b for a, b in zip(self.counters(jf), before)], [1, 0, 1, 0])
+        delta = [a - b for a, b in zip(self.counters(jf), before)]
+        if os.environ.get("PIJIT_STRESS"):  # the eager calls are captured too: only breaks/failures are fixed
+            self.assertEqual((delta[1], delta[3]), (0, 0))
+        else:
+            self.assertEqual(delta, [1, 0, 1, 0])
         return stats(jf)
 
     def test_chain_with_transcendentals_is_one_kernel_and_bit_exact(self):
