@@ -12,6 +12,7 @@
 #include "absl/container/flat_hash_map.h"
 #include "kernels/copy.h"
 #include "kernels/dnnl_context.h"
+#include "kernels/weight_cache.h"
 #include "kernels/matmul.h"
 #include "kernels/threading.h"
 
@@ -241,19 +242,6 @@ using dt = dnnl::memory::data_type;
 using tag = dnnl::memory::format_tag;
 
 // A short stable text for a memory descriptor's layout (dims, strides, inner blocks).
-std::string md_key(const dnnl::memory::desc& md) {
-  const dnnl_memory_desc_t& d = md.data;
-  std::string k = std::to_string(static_cast<int>(d.format_kind)) + ":";
-  for (int i = 0; i < d.ndims; ++i) k += std::to_string(d.padded_dims[i]) + ",";
-  if (d.format_kind == dnnl_blocked) {
-    const dnnl_blocking_desc_t& b = d.format_desc.blocking;
-    k += "s";
-    for (int i = 0; i < d.ndims; ++i) k += std::to_string(b.strides[i]) + ",";
-    for (int i = 0; i < b.inner_nblks; ++i) k += std::to_string(b.inner_blks[i]) + "@" + std::to_string(b.inner_idxs[i]);
-  }
-  return k;
-}
-
 // Bytes of blocked src/dst buffers kept by all plans together; past kMaxScratchBytes a call
 // allocates its own (and pays the page faults) rather than pinning more memory.
 constexpr int64_t kMaxScratchBytes = int64_t(512) << 20;
@@ -416,158 +404,13 @@ std::shared_ptr<DnnlPlan> get_plan(const Geometry& g, const Conv2dParams& p, boo
   return plan;
 }
 
-// ---- reordered-weights cache -------------------------------------------------------------------
-
-// One reordered copy; immutable once published.
-struct WeightEntry {
-  std::weak_ptr<Storage> owner;  // the weights' storage: once it dies the entry is dropped
-  Tensor plain;               // private copy of the bytes that were reordered
-  dnnl::memory::desc wei_md;  // the layout `reordered` is in
-  dnnl::memory reordered;
-  int64_t bytes = 0;
-};
-
-class WeightCache {
- public:
-  static WeightCache& instance() {
-    static auto* c = new WeightCache();
-    return *c;
-  }
-
-  std::shared_ptr<const WeightEntry> find(const std::string& key) {
-    std::lock_guard<std::mutex> lock(mu_);
-    auto it = map_.find(key);
-    if (it == map_.end()) return nullptr;
-    if (it->second.entry->owner.expired()) {  // a new tensor at a dead one's address
-      bytes_ -= it->second.entry->bytes;
-      map_.erase(it);
-      return nullptr;
-    }
-    it->second.last_use = ++clock_;
-    return it->second.entry;
-  }
-
-  void put(const std::string& key, std::shared_ptr<const WeightEntry> e) {
-    std::lock_guard<std::mutex> lock(mu_);
-    ++reorders_;
-    if (e->bytes > kMaxBytes) return;
-    auto it = map_.find(key);
-    if (it != map_.end()) {
-      bytes_ -= it->second.entry->bytes;
-      map_.erase(it);
-    }
-    // Drop the copies of weights that no longer exist, then the least recently used entries
-    // until the new one fits.
-    for (auto i = map_.begin(); i != map_.end();) {
-      if (i->second.entry->owner.expired()) {
-        bytes_ -= i->second.entry->bytes;
-        map_.erase(i++);
-      } else {
-        ++i;
-      }
-    }
-    while (!map_.empty() && (bytes_ + e->bytes > kMaxBytes || map_.size() >= kMaxEntries)) {
-      auto lru = map_.begin();
-      for (auto i = map_.begin(); i != map_.end(); ++i)
-        if (i->second.last_use < lru->second.last_use) lru = i;
-      bytes_ -= lru->second.entry->bytes;
-      map_.erase(lru);
-    }
-    bytes_ += e->bytes;
-    map_.emplace(key, Slot{std::move(e), ++clock_});
-  }
-
-  void hit() {
-    std::lock_guard<std::mutex> lock(mu_);
-    ++hits_;
-  }
-
-  ConvWeightCacheStats stats() {
-    std::lock_guard<std::mutex> lock(mu_);
-    return {hits_, reorders_, static_cast<int64_t>(map_.size()), bytes_};
-  }
-
-  void clear() {
-    std::lock_guard<std::mutex> lock(mu_);
-    map_.clear();
-    bytes_ = 0;
-  }
-
- private:
-  static constexpr int64_t kMaxBytes = int64_t(1) << 30;  // plain + reordered copies
-  static constexpr size_t kMaxEntries = 1024;
-  struct Slot {
-    std::shared_ptr<const WeightEntry> entry;
-    uint64_t last_use;
-  };
-  std::mutex mu_;
-  absl::flat_hash_map<std::string, Slot> map_;
-  uint64_t clock_ = 0;
-  int64_t bytes_ = 0, hits_ = 0, reorders_ = 0;
-};
-
-// memcmp of two equally sized buffers, in parallel chunks when large.
-bool bytes_equal(const void* a, const void* b, int64_t n) {
-  constexpr int64_t kChunk = int64_t(1) << 18;
-  const char* pa = static_cast<const char*>(a);
-  const char* pb = static_cast<const char*>(b);
-  if (n <= 4 * kChunk) return std::memcmp(pa, pb, n) == 0;
-  std::atomic<bool> equal{true};
-  parallel_for((n + kChunk - 1) / kChunk, 2, [&](int64_t s, int64_t e) {
-    for (int64_t c = s; c < e && equal.load(std::memory_order_relaxed); ++c) {
-      const int64_t off = c * kChunk, len = std::min(kChunk, n - off);
-      if (std::memcmp(pa + off, pb + off, len) != 0) equal.store(false, std::memory_order_relaxed);
-    }
-  });
-  return equal.load();
-}
-
-std::string weight_key(const Tensor& w, const DnnlPlan& plan) {
-  std::string k = std::to_string(reinterpret_cast<uintptr_t>(w.storage()->data())) + "+" +
-                  std::to_string(w.offset()) + ":";
-  for (int i = 0; i < w.ndim(); ++i) k += std::to_string(w.dim(i)) + "/" + std::to_string(w.stride(i)) + ",";
-  return k + "|" + md_key(plan.user_wei) + "->" + md_key(plan.wei_md);
-}
-
-// The weights in the primitive's layout, and what keeps their memory alive.
-struct WeightsArg {
-  dnnl::memory mem;
-  Tensor plain;                              // when the primitive reads pijit's layout directly
-  std::shared_ptr<const WeightEntry> entry;  // when it reads a cached reordered copy
-};
-
-WeightsArg weights_for(const DnnlPlan& plan, const Tensor& w) {
-  WeightsArg arg;
-  dnnl::engine& eng = dnnl_engine();
-  Tensor wc = w.contiguous();
+// The weights in the primitive's layout (kernels/weight_cache.h).
+CachedWeights weights_for(const DnnlPlan& plan, const Tensor& w) {
   if (!plan.reorder_wei) {
-    arg.plain = wc;
-    arg.mem = dnnl::memory(plan.user_wei, eng, wc.raw_data());
-    return arg;
+    Tensor wc = w.contiguous();
+    return {dnnl::memory(plan.user_wei, dnnl_engine(), wc.raw_data()), wc.storage()};
   }
-  WeightCache& cache = WeightCache::instance();
-  const std::string key = weight_key(w, plan);
-  std::shared_ptr<const WeightEntry> e = cache.find(key);
-  if (e && e->wei_md == plan.wei_md && e->plain.nbytes() == wc.nbytes() &&
-      bytes_equal(e->plain.raw_data(), wc.raw_data(), wc.nbytes())) {
-    cache.hit();
-    arg.entry = e;
-    arg.mem = e->reordered;
-    return arg;
-  }
-  auto ne = std::make_shared<WeightEntry>();
-  ne->owner = w.storage();
-  ne->plain = wc.same_storage(w) ? wc.clone() : wc;
-  ne->wei_md = plan.wei_md;
-  ne->reordered = dnnl::memory(plan.wei_md, eng);
-  ne->bytes = ne->plain.nbytes() + static_cast<int64_t>(plan.wei_md.get_size());
-  dnnl::memory user(plan.user_wei, eng, ne->plain.raw_data());
-  plan.wei_reorder.execute(dnnl_stream(), user, ne->reordered);
-  dnnl_stream().wait();
-  cache.put(key, ne);
-  arg.entry = ne;
-  arg.mem = ne->reordered;
-  return arg;
+  return reordered_weights(w, plan.user_wei, plan.wei_md, plan.wei_reorder);
 }
 
 // False when this geometry has no fast oneDNN implementation; `out` is contiguous.
@@ -580,7 +423,7 @@ bool dnnl_conv(const Tensor& out, const Tensor& x, const Tensor& w, const Tensor
   dnnl::engine& eng = dnnl_engine();
   dnnl::stream& strm = dnnl_stream();
   const Tensor xc = x.contiguous();
-  const WeightsArg wa = weights_for(*plan, w);
+  const CachedWeights wa = weights_for(*plan, w);
   dnnl::memory usrc(plan->user_src, eng, xc.raw_data());
   dnnl::memory udst(plan->user_dst, eng, out.raw_data());
   // The plan's blocked buffers, unless another thread is using them right now.
@@ -655,9 +498,6 @@ void conv_transpose2d_loop_into(const Tensor& out, const Tensor& x, const Tensor
   check_args("conv_transpose2d_loop_into", out, x, w, bias);
   if (out.numel() > 0) run_loop(out, x, w, bias, p, true);
 }
-
-ConvWeightCacheStats conv_weight_cache_stats() { return WeightCache::instance().stats(); }
-void conv_weight_cache_clear() { WeightCache::instance().clear(); }
 
 std::string conv_last_impl() {
   std::lock_guard<std::mutex> lock(last_impl_mu);

@@ -13,19 +13,8 @@
 // kernel for conv2d, direct accumulation for depthwise conv2d, matmul plus col2im for
 // conv_transpose2d, all in parallel.
 //
-// Reordered-weights cache (float32 / oneDNN only). Reordering the weights into oneDNN's blocked
-// layout on every call costs a full pass over them plus a fresh allocation (page faults for big
-// weights), so the reordered copy is kept, keyed by (weight storage pointer, offset, shape,
-// strides, source and blocked layouts). pijit tensors can be mutated in place and TensorImpl has
-// no version counter yet, so a hit is only taken after checking that the weight bytes are still
-// exactly those the copy was made from: each entry keeps a private plain copy of the weights and a
-// hit costs one memcmp (parallel for big weights). That is never stale (no hash collisions) and
-// cheaper than a reorder: measured on one AVX-512 core, a (512, 512, 3, 3) weight at batch 1 costs
-// 3.9 ms per call cached vs 8.3 ms reordering, of which the memcmp is ~0.8 ms. Entries are
-// immutable and shared, so a concurrent call never sees a half-updated copy; an entry whose weight
-// storage has died is dropped; the cache is LRU, bounded by entries and bytes. When
-// TensorImpl/Storage gains a version counter bumped by every in-place write, the memcmp (and the
-// plain copy) can become a version compare.
+// The weights are reordered into oneDNN's blocked layout once per weight version
+// (kernels/weight_cache.h).
 #pragma once
 
 #include <cstdint>
@@ -71,15 +60,6 @@ void conv2d_loop_into(const Tensor& out, const Tensor& x, const Tensor& w, const
 void conv_transpose2d_loop_into(const Tensor& out, const Tensor& x, const Tensor& w, const Tensor& bias,
                                 const Conv2dParams& p);
 
-// Counters of the reordered-weights cache, for tests and benchmarks.
-struct ConvWeightCacheStats {
-  int64_t hits = 0;      // calls that reused a reordered copy (after the byte check)
-  int64_t reorders = 0;  // calls that reordered the weights (first use, changed bytes, evicted)
-  int64_t entries = 0;
-  int64_t bytes = 0;     // plain + reordered copies held
-};
-ConvWeightCacheStats conv_weight_cache_stats();
-void conv_weight_cache_clear();
 // Which implementation oneDNN chose for the last float32 conv / deconv planned ("" when the loop
 // path ran); for tests and benchmarks.
 std::string conv_last_impl();

@@ -2,14 +2,17 @@
 
 #include <algorithm>
 #include <cstring>
+#include <mutex>
 #include <string>
 #include <type_traits>
 #include <vector>
 
+#include "absl/container/flat_hash_map.h"
 #include "kernels/copy.h"
 #include "kernels/dnnl_context.h"
 #include "kernels/matmul.h"
 #include "kernels/random.h"
+#include "kernels/weight_cache.h"
 #include "kernels/threading.h"
 
 namespace pj {
@@ -23,49 +26,6 @@ Tensor reshaped(const Tensor& t, const Shape& shape) {
 }
 
 // ---- dense ----------------------------------------------------------------------------------------
-
-// Dims and strides of a 2-D operand for oneDNN: `t` itself when row- or column-major, else a
-// contiguous copy replaces it.
-dnnl::memory::dims operand_strides(Tensor* t) {
-  if (t->is_contiguous()) return {t->dim(1), 1};
-  Tensor tr = t->as_strided({t->dim(1), t->dim(0)}, {t->stride(1), t->stride(0)}, t->offset());
-  if (tr.is_contiguous()) return {1, t->dim(0)};
-  *t = t->contiguous();
-  return {t->dim(1), 1};
-}
-
-std::string strides_key(const dnnl::memory::dims& s) { return std::to_string(s[0]) + "/" + std::to_string(s[1]); }
-
-// out2 [M, N] (contiguous) = x2 [M, K] @ w[N, K].T + bias; false when oneDNN refuses.
-bool dnnl_dense(const Tensor& out2, Tensor x2, Tensor w, const Tensor& bias) {
-  const int64_t M = x2.dim(0), K = x2.dim(1), N = w.dim(0);
-  using dt = dnnl::memory::data_type;
-  dnnl::memory::dims xs = operand_strides(&x2);
-  // weight [N, K] read as the [K, N] operand: swap the dims' strides.
-  Tensor wt = w.as_strided({K, N}, {w.stride(1), w.stride(0)}, w.offset());
-  dnnl::memory::dims ws = operand_strides(&wt);
-  dnnl::memory::desc xmd({M, K}, dt::f32, xs), wmd({K, N}, dt::f32, ws), omd({M, N}, dt::f32, {N, 1});
-  dnnl::memory::desc bmd({1, N}, dt::f32, {N, 1});
-  Tensor b = bias.defined() ? bias.contiguous() : Tensor();
-  std::string key = "dense:" + std::to_string(M) + "x" + std::to_string(K) + "x" + std::to_string(N) + ":" +
-                    strides_key(xs) + ":" + strides_key(ws) + (b.defined() ? ":bias" : "");
-  dnnl::primitive prim;
-  try {
-    prim = PrimitiveCache::instance().get(key, [&] {
-      dnnl::matmul::desc d = b.defined() ? dnnl::matmul::desc(xmd, wmd, bmd, omd) : dnnl::matmul::desc(xmd, wmd, omd);
-      return dnnl::matmul(dnnl::matmul::primitive_desc(d, dnnl_engine()));
-    });
-  } catch (const dnnl::error&) {
-    return false;
-  }
-  auto& eng = dnnl_engine();
-  dnnl::memory xm(xmd, eng, x2.raw_data()), wm(wmd, eng, wt.raw_data()), om(omd, eng, out2.raw_data());
-  std::unordered_map<int, dnnl::memory> args = {{DNNL_ARG_SRC, xm}, {DNNL_ARG_WEIGHTS, wm}, {DNNL_ARG_DST, om}};
-  if (b.defined()) args.emplace(DNNL_ARG_BIAS, dnnl::memory(bmd, eng, b.raw_data()));
-  prim.execute(dnnl_stream(), args);
-  dnnl_stream().wait();
-  return true;
-}
 
 // f(I{}) with I the index type of an Int32 / Int64 tensor.
 template <typename F>
@@ -166,6 +126,65 @@ void embedding_into(const Tensor& out, const Tensor& weight, const Tensor& indic
   });
 }
 
+struct DensePlan {
+  dnnl::memory::desc x_md, w_user, w_md, b_md, out_md;
+  dnnl::matmul prim;
+  dnnl::reorder w_reorder;  // w_user -> w_md, when they differ
+};
+
+std::shared_ptr<const DensePlan> dense_plan(int64_t M, int64_t K, int64_t N, bool bias) {
+  static std::mutex mu;
+  static auto* plans = new absl::flat_hash_map<std::string, std::shared_ptr<const DensePlan>>();
+  const std::string key = std::to_string(M) + "x" + std::to_string(K) + "x" + std::to_string(N) + (bias ? "+b" : "");
+  {
+    std::lock_guard<std::mutex> lock(mu);
+    if (auto it = plans->find(key); it != plans->end()) return it->second;
+  }
+  using dt = dnnl::memory::data_type;
+  using tag = dnnl::memory::format_tag;
+  auto p = std::make_shared<DensePlan>();
+  p->x_md = dnnl::memory::desc({M, K}, dt::f32, tag::ab);
+  p->w_user = dnnl::memory::desc({K, N}, dt::f32, tag::ba);  // weight [N, K] row-major is [K, N] column-major
+  p->b_md = dnnl::memory::desc({1, N}, dt::f32, tag::ab);
+  p->out_md = dnnl::memory::desc({M, N}, dt::f32, tag::ab);
+  const dnnl::memory::desc w_any({K, N}, dt::f32, tag::any);
+  try {
+    dnnl::matmul::desc d = bias ? dnnl::matmul::desc(p->x_md, w_any, p->b_md, p->out_md)
+                                : dnnl::matmul::desc(p->x_md, w_any, p->out_md);
+    dnnl::matmul::primitive_desc pd(d, dnnl_engine());
+    p->w_md = pd.weights_desc();
+    p->prim = dnnl::matmul(pd);
+    if (p->w_md != p->w_user)
+      p->w_reorder = dnnl::reorder(dnnl::reorder::primitive_desc(dnnl_engine(), p->w_user, dnnl_engine(), p->w_md));
+  } catch (const dnnl::error&) {
+    p = nullptr;
+  }
+  std::lock_guard<std::mutex> lock(mu);
+  if (plans->size() >= 4096) plans->clear();
+  plans->emplace(key, p);
+  return p;
+}
+
+void dense_run(const DensePlan& p, const Tensor& out, const Tensor& x, const Tensor& weight, const Tensor& bias,
+               WeightMemo* memo) {
+  auto& eng = dnnl_engine();
+  const Tensor xc = x.contiguous();
+  const CachedWeights w = memo ? memo->get(weight, p.w_user, p.w_md, p.w_reorder)
+                               : reordered_weights(weight, p.w_user, p.w_md, p.w_reorder);
+  dnnl::memory xm(p.x_md, eng, xc.raw_data()), om(p.out_md, eng, out.raw_data()), bm;
+  Tensor b;
+  // The C API takes the arguments as an array: no hash map built and freed per launch.
+  dnnl_exec_arg_t args[4] = {{DNNL_ARG_SRC, xm.get()}, {DNNL_ARG_WEIGHTS, w.mem.get()}, {DNNL_ARG_DST, om.get()}};
+  int nargs = 3;
+  if (bias.defined()) {
+    b = bias.contiguous();
+    bm = dnnl::memory(p.b_md, eng, b.raw_data());
+    args[nargs++] = {DNNL_ARG_BIAS, bm.get()};
+  }
+  dnnl::error::wrap_c_api(dnnl_primitive_execute(p.prim.get(), dnnl_stream().get(), nargs, args), "dense: execute");
+  dnnl_stream().wait();
+}
+
 void dense_into(const Tensor& out, const Tensor& x, const Tensor& weight, const Tensor& bias) {
   PJ_CHECK(x.ndim() >= 1 && weight.ndim() == 2 && x.dim(x.ndim() - 1) == weight.dim(1)) << "dense_into: shapes";
   PJ_CHECK(x.dtype() == out.dtype() && weight.dtype() == out.dtype() && (!bias.defined() || bias.dtype() == out.dtype()))
@@ -180,7 +199,12 @@ void dense_into(const Tensor& out, const Tensor& x, const Tensor& weight, const 
   Tensor x2 = x.ndim() == 2 ? x : reshaped(x.contiguous(), {M, K});
   with_contiguous_out(out, [&](const Tensor& dst) {
     Tensor out2 = reshaped(dst, {M, N});
-    if (dst.dtype() == DType::Float32 && dnnl_dense(out2, x2, weight, bias)) return;
+    if (dst.dtype() == DType::Float32) {
+      if (std::shared_ptr<const DensePlan> plan = dense_plan(M, K, N, bias.defined())) {
+        dense_run(*plan, out2, x2, weight, bias);
+        return;
+      }
+    }
     Tensor wt = weight.as_strided({K, N}, {weight.stride(1), weight.stride(0)}, weight.offset());
     matmul_into(out2, x2, wt);
     if (!bias.defined()) return;

@@ -5,13 +5,17 @@
 // keeps element i iff u[i] < 1 - p. The mask therefore depends only on (seed or global state,
 // numel, p), not on the dtype or the thread count.
 //
-// dense is x @ weight.T + bias. float32 runs one oneDNN matmul primitive (cached by shapes and
-// strides) with the bias fused and the weight [out, in] described as a column-major [in, out]
-// operand, so it needs no transposed copy or reorder; float64 uses kernels/matmul.h's loop.
+// dense is x @ weight.T + bias. float32 runs one oneDNN matmul primitive per geometry (a DensePlan,
+// cached by (M, K, N, bias)) with the bias fused and the weights in the layout the primitive prefers
+// (format_tag::any: blocked for its brgemm kernels), reordered once per weight version
+// (kernels/weight_cache.h); eager calls and compiled graphs run the same plan, so their results
+// are the same bits. float64 uses kernels/matmul.h's loop.
 //
 // Shapes, dtypes and attribute ranges are graph/ops/nn_misc_ops.cc's business; the kernels raise
 // only the data-dependent error (an embedding index out of range).
 #pragma once
+
+#include <memory>
 
 #include <cstdint>
 #include <optional>
@@ -33,5 +37,15 @@ void embedding_into(const Tensor& out, const Tensor& weight, const Tensor& indic
 // out[..., o] = sum_k x[..., k] * weight[o, k] + bias[o]. x [..., in], weight [out, in], bias [out]
 // or undefined, out [..., out]; one floating dtype for all.
 void dense_into(const Tensor& out, const Tensor& x, const Tensor& weight, const Tensor& bias);
+
+// The float32 plan for out [M, N] = x [M, K] @ weight [N, K].T (+ bias); null when oneDNN refuses
+// the geometry. Graphs prepare it once per node (graph/ops/nn_misc_ops.cc).
+struct DensePlan;
+std::shared_ptr<const DensePlan> dense_plan(int64_t M, int64_t K, int64_t N, bool bias);
+// dense_into's float32 path through `plan`: shapes must be the plan's, out contiguous. A graph node
+// passes its own `memo` of the reordered weights (kernels/weight_cache.h).
+class WeightMemo;
+void dense_run(const DensePlan& plan, const Tensor& out, const Tensor& x, const Tensor& weight, const Tensor& bias,
+               WeightMemo* memo = nullptr);
 
 }  // namespace pj

@@ -318,6 +318,8 @@ void batch_norm_into(const Tensor& y, const Tensor& save_mean, const Tensor& sav
     }
     write_doubles(running_mean, rm);
     write_doubles(running_var, rv);
+    running_mean.storage()->note_write();
+    running_var.storage()->note_write();
   }
 }
 

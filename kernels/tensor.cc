@@ -104,6 +104,7 @@ std::shared_ptr<Storage> Storage::borrow(void* data, size_t nbytes, std::shared_
   auto s = std::make_shared<Storage>();
   s->data_ = data;
   s->nbytes_ = nbytes;
+  s->borrowed_ = true;
   s->keepalive_ = std::move(keepalive);
   return s;
 }

@@ -6,6 +6,7 @@
 // Python; the buffer protocol and numpy interop live in pyext/.
 #pragma once
 
+#include <atomic>
 #include <cstdint>
 #include <functional>
 #include <memory>
@@ -32,12 +33,29 @@ class Storage {
   size_t nbytes() const { return nbytes_; }
   Device device() const { return device_; }
 
+  // Write versions. Whoever writes into data it did not just allocate (an in-place operator,
+  // `t[...] = v`, an op that updates an input such as batch_norm's running statistics) calls
+  // note_write(), so data derived from these bytes (oneDNN's reordered weights) is rebuilt only
+  // when the version moved. A writable buffer export (numpy, memoryview) or borrowed memory can
+  // change without telling: `versioned()` is false then, and such caches must not trust version().
+  uint64_t version() const { return version_.load(std::memory_order_acquire); }
+  void note_write() { version_.fetch_add(1, std::memory_order_acq_rel); }
+  bool versioned() const { return !borrowed_ && external_writers_.load(std::memory_order_acquire) == 0; }
+  void begin_external_write() { external_writers_.fetch_add(1, std::memory_order_acq_rel); }
+  void end_external_write() {  // the writer may have written: a new version
+    note_write();
+    external_writers_.fetch_sub(1, std::memory_order_acq_rel);
+  }
+
  private:
   void* data_ = nullptr;
   size_t nbytes_ = 0;
   size_t capacity_ = 0;  // owned: the block's size (the allocator's cache may give a larger one)
   Device device_ = Device::CPU;
   bool owned_ = false;
+  bool borrowed_ = false;
+  std::atomic<uint64_t> version_{0};
+  std::atomic<int> external_writers_{0};
   std::shared_ptr<void> keepalive_;
 };
 

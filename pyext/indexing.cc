@@ -117,6 +117,7 @@ int tensor_setitem(PyObject* self, PyObject* key, PyObject* value) {
     PJ_THROW(Type) << "cannot assign a value of type '" << Py_TYPE(value)->tp_name
                    << "' to tensor elements; expected a number, a sequence or a Tensor";
   index_put(t, parse_key(key), *v);
+  t.storage()->note_write();
   return 0;
   PJ_PY_END(-1)
 }

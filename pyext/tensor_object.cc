@@ -131,6 +131,7 @@ PyObject* inplace(const char* name, PyObject* a, PyObject* b) {
     PJ_THROW(Value) << "non-broadcastable output operand with shape " << shape_str(x.shape())
                     << " doesn't match the broadcast shape " << shape_str(r.shape());
   copy_into(x, r);
+  x.storage()->note_write();
   Py_INCREF(a);
   return a;
   PJ_PY_END(nullptr)
@@ -303,6 +304,7 @@ int getbuffer(PyObject* self, Py_buffer* view, int flags) {
   view->obj = self;
   Py_INCREF(self);
   ++as_obj(self)->exports;
+  t.storage()->begin_external_write();
   view->len = t.numel() * item;
   view->readonly = 0;
   view->itemsize = item;
@@ -318,6 +320,7 @@ int getbuffer(PyObject* self, Py_buffer* view, int flags) {
   if ((flat || unstrided) && !t.is_contiguous()) {
     PyMem_Free(dims);
     --as_obj(self)->exports;
+    t.storage()->end_external_write();
     Py_DECREF(self);
     view->obj = nullptr;
     PyErr_SetString(PyExc_BufferError, "tensor is not contiguous; call .contiguous() first");
@@ -331,6 +334,7 @@ int getbuffer(PyObject* self, Py_buffer* view, int flags) {
 void releasebuffer(PyObject* self, Py_buffer* view) {
   PyMem_Free(view->internal);
   --as_obj(self)->exports;
+  unwrap(self).storage()->end_external_write();
 }
 
 PyBufferProcs buffer_procs = {getbuffer, releasebuffer};

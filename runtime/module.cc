@@ -8,6 +8,7 @@
 #include "kernels/machine_probe.h"
 #include "kernels/random.h"
 #include "kernels/threading.h"
+#include "kernels/weight_cache.h"
 #include "pyext/tensor_object.h"
 #include "runtime/eval_frame.h"
 
@@ -163,6 +164,12 @@ PyObject* py_primitive_cache_info(PyObject*, PyObject*) {
                        "size", (Py_ssize_t)c.size());
 }
 
+PyObject* py_weight_cache_info(PyObject*, PyObject*) {
+  WeightCacheStats s = weight_cache_stats();
+  return Py_BuildValue("{s:L,s:L,s:L,s:L}", "hits", (long long)s.hits, "reorders", (long long)s.reorders, "entries",
+                       (long long)s.entries, "bytes", (long long)s.bytes);
+}
+
 PyObject* py_dtype_code(PyObject*, PyObject* arg) {
   PJ_PY_BEGIN
   return PyLong_FromLong(static_cast<int>(parse_dtype(arg)));
@@ -231,6 +238,8 @@ PyMethodDef module_methods[] = {
     {"get_num_threads", py_get_num_threads, METH_NOARGS, "threads used by pijit's kernels"},
     {"registered_ops", py_registered_ops, METH_NOARGS, "names of every op in the registry"},
     {"primitive_cache_info", py_primitive_cache_info, METH_NOARGS, "oneDNN primitive cache counters"},
+    {"weight_cache_info", py_weight_cache_info, METH_NOARGS,
+     "counters of the reordered-weights cache: hits, reorders, entries, bytes"},
     {"set_seed", py_set_seed, METH_O, "seed of the random generator (rand, randn, randint, ...)"},
     {"format_str", py_format_str, METH_O, "numpy-style str() of a tensor"},
     {"format_repr", py_format_repr, METH_O, "MindSpore-style repr() of a tensor"},

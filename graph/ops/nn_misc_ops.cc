@@ -14,6 +14,7 @@
 //     (MindSpore's ops.dense; PyTorch's linear).
 #include "graph/ops/op_helpers.h"
 #include "kernels/nn_misc.h"
+#include "kernels/weight_cache.h"
 
 namespace pj {
 namespace {
@@ -66,6 +67,11 @@ PJ_REGISTER_OP("embedding")
     })
     .kernel([](const Tensors& in, const Attrs&, const Tensors& out) { embedding_into(out[0], in[0], in[1]); });
 
+void dense_kernel(const Tensors& in, const Attrs&, const Tensors& out) {
+  const DType t = out[0].dtype();
+  dense_into(out[0], as_dtype(in[0], t), as_dtype(in[1], t), in.size() == 3 ? as_dtype(in[2], t) : Tensor());
+}
+
 PJ_REGISTER_OP("dense")
     .inputs(-1)
     .infer([](const Metas& in, const Attrs&) {
@@ -92,9 +98,21 @@ PJ_REGISTER_OP("dense")
       s.back() = w.shape[0];
       return one(std::move(s), t);
     })
-    .kernel([](const Tensors& in, const Attrs&, const Tensors& out) {
-      const DType t = out[0].dtype();
-      dense_into(out[0], as_dtype(in[0], t), as_dtype(in[1], t), in.size() == 3 ? as_dtype(in[2], t) : Tensor());
+    .kernel(dense_kernel)
+    .prepare([](const Metas& in, const Attrs& a, const Metas& out) -> PreparedFn {
+      // float32 throughout: the oneDNN plan is made once here; the launch only binds pointers.
+      bool f32 = out[0].dtype == DType::Float32;
+      for (const TensorMeta& m : in) f32 = f32 && m.dtype == DType::Float32;
+      const int64_t K = in[1].shape[1], N = in[1].shape[0], M = shape_numel(in[0].shape) / std::max<int64_t>(K, 1);
+      std::shared_ptr<const DensePlan> plan = f32 && M > 0 && K > 0 && N > 0 ? dense_plan(M, K, N, in.size() == 3) : nullptr;
+      if (!plan) return [a](const Tensors& i, const Tensors& o) { dense_kernel(i, a, o); };
+      auto memo = std::make_shared<WeightMemo>();
+      return [plan, memo, M, K, N](const Tensors& i, const Tensors& o) {
+        if (!o[0].is_contiguous()) return dense_kernel(i, Attrs(), o);
+        const Tensor x = i[0].contiguous();
+        dense_run(*plan, o[0].as_strided({M, N}, {N, 1}, o[0].offset()), x.as_strided({M, K}, {K, 1}, x.offset()), i[1],
+                  i.size() == 3 ? i[2] : Tensor(), memo.get());
+      };
     });
 
 }  // namespace

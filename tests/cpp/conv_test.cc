@@ -11,6 +11,7 @@
 #include "gtest/gtest.h"
 #include "graph/op.h"
 #include "kernels/conv.h"
+#include "kernels/weight_cache.h"
 #include "tests/cpp/test_util.h"
 
 namespace pj {
@@ -355,43 +356,43 @@ TEST(Conv2d, ReorderedWeightsAreCachedAndNeverStale) {
   Tensor x = testing::random({k.n, k.c, k.h, k.w}, DType::Float32, 11);
   Tensor w = testing::random({32, 16, 3, 3}, DType::Float32, 12);
   const Attrs a = conv_attrs(k, false);
-  ConvWeightCacheStats s0 = conv_weight_cache_stats();
+  WeightCacheStats s0 = weight_cache_stats();
   Tensor y1 = call_op1("conv2d", {x, w}, a);
-  ConvWeightCacheStats s1 = conv_weight_cache_stats();
+  WeightCacheStats s1 = weight_cache_stats();
   if (conv_last_impl().empty() || s1.reorders == s0.reorders)
     GTEST_SKIP() << "oneDNN reads plain weights on this machine (impl '" << conv_last_impl()
                  << "'): nothing to cache";
   EXPECT_EQ(s1.reorders, s0.reorders + 1);
   EXPECT_TRUE(matches(y1, ref_conv2d(x, w, nullptr, k)));
   Tensor y2 = call_op1("conv2d", {x, w}, a);
-  ConvWeightCacheStats s2 = conv_weight_cache_stats();
+  WeightCacheStats s2 = weight_cache_stats();
   EXPECT_EQ(s2.reorders, s1.reorders);
   EXPECT_EQ(s2.hits, s1.hits + 1);
   EXPECT_EQ(testing::values(y1), testing::values(y2));
   // A different view of the same storage (same bytes) also hits.
   Tensor wv = w.as_strided(w.shape(), w.strides(), w.offset());
   call_op1("conv2d", {x, wv}, a);
-  EXPECT_EQ(conv_weight_cache_stats().hits, s2.hits + 1);
+  EXPECT_EQ(weight_cache_stats().hits, s2.hits + 1);
   // Change one weight in place: the next call must see it.
   testing::set_item(w, 100, 3.25);
   Tensor y3 = call_op1("conv2d", {x, w}, a);
-  ConvWeightCacheStats s3 = conv_weight_cache_stats();
+  WeightCacheStats s3 = weight_cache_stats();
   EXPECT_EQ(s3.reorders, s2.reorders + 1);
   EXPECT_TRUE(matches(y3, ref_conv2d(x, w, nullptr, k)));
   EXPECT_NE(testing::values(y3), testing::values(y1));
   // And the new copy is reused again.
   call_op1("conv2d", {x, w}, a);
-  EXPECT_EQ(conv_weight_cache_stats().hits, s3.hits + 1);
-  conv_weight_cache_clear();
-  EXPECT_EQ(conv_weight_cache_stats().entries, 0);
+  EXPECT_EQ(weight_cache_stats().hits, s3.hits + 1);
+  weight_cache_clear();
+  EXPECT_EQ(weight_cache_stats().entries, 0);
   // The copy of weights that no longer exist is dropped when the next one is made.
   {
     Tensor w1 = testing::random({32, 16, 3, 3}, DType::Float32, 13);
     call_op1("conv2d", {x, w1}, a);
-    EXPECT_EQ(conv_weight_cache_stats().entries, 1);
+    EXPECT_EQ(weight_cache_stats().entries, 1);
   }
   call_op1("conv2d", {x, w}, a);
-  EXPECT_EQ(conv_weight_cache_stats().entries, 1);
+  EXPECT_EQ(weight_cache_stats().entries, 1);
 }
 
 }  // namespace

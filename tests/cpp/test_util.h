@@ -17,6 +17,7 @@ namespace pj::testing {
 inline void set_item(const Tensor& t, int64_t i, double v) {
   int64_t off = t.element_offset(i);
   PJ_DISPATCH_ALL(t.dtype(), [&] { static_cast<scalar_t*>(t.raw_data())[off] = static_cast<scalar_t>(v); });
+  t.storage()->note_write();
 }
 
 inline Tensor iota(Shape s, DType t) {

@@ -197,5 +197,82 @@ class Configuration(unittest.TestCase):
                 self.assertIn("fused_elementwise", fh.read())
 
 
+class PreparedWeights(unittest.TestCase):
+    """dense reads its weights in oneDNN's blocked layout, reordered once per weight version: a
+    steady-state call reorders nothing, and every way of writing a weight is seen by the next call,
+    eager or jitted, with the same bits."""
+
+    def setUp(self):
+        pj.set_seed(3)
+        self.w = pj.Parameter(pj.randn(64, 48), name="w")
+        self.b = pj.Parameter(pj.randn(64), name="b")
+        self.x = pj.randn(16, 48)
+
+    def layer(self, x):
+        return ops.relu(ops.dense(x, self.w, self.b))
+
+    def same(self, a, b):
+        self.assertEqual(bits(a), bits(b))
+
+    def test_steady_state_reorders_nothing_and_matches_eager(self):
+        jf = pj.jit(self.layer)
+        for _ in range(2):
+            self.same(jf(self.x), self.layer(self.x))
+        before = pj._C.weight_cache_info()
+        for _ in range(5):
+            self.same(jf(self.x), self.layer(self.x))
+        after = pj._C.weight_cache_info()
+        self.assertEqual(after["reorders"], before["reorders"])
+        self.assertGreaterEqual(after["hits"] - before["hits"], 10)
+
+    def check_write_is_seen(self, write):
+        jf = pj.jit(self.layer)
+        old = jf(self.x)
+        jf(self.x)
+        before = pj._C.weight_cache_info()["reorders"]
+        write()
+        got, want = jf(self.x), self.layer(self.x)
+        self.same(got, want)
+        self.assertNotEqual(bits(got), bits(old))
+        self.assertGreater(pj._C.weight_cache_info()["reorders"], before)
+
+    def test_setitem_is_seen(self):
+        def write():
+            self.w[3] = 2.5
+        self.check_write_is_seen(write)
+
+    def test_inplace_operator_is_seen(self):
+        def write():
+            w = self.w
+            w *= 0.5
+        self.check_write_is_seen(write)
+
+    def test_set_data_and_assign_are_seen(self):
+        self.check_write_is_seen(lambda: self.w.set_data(pj.randn(64, 48)))
+        self.check_write_is_seen(lambda: ops.assign(self.w, pj.ones((64, 48))))
+
+    def test_write_through_a_buffer_export_is_seen(self):
+        def write():
+            mv = memoryview(self.w).cast("B")
+            mv[0:4] = struct.pack("<f", 7.0)
+            mv.release()
+        self.check_write_is_seen(write)
+        # While an export is alive its holder may write at any time: every call checks the bytes.
+        jf = pj.jit(self.layer)
+        mv = memoryview(self.w).cast("B")
+        jf(self.x)
+        mv[4:8] = struct.pack("<f", -3.0)
+        self.same(jf(self.x), self.layer(self.x))
+        mv.release()
+
+    def test_a_new_parameter_at_the_same_place_is_not_confused(self):
+        jf = pj.jit(self.layer)
+        jf(self.x)
+        for seed in range(3):
+            pj.set_seed(seed)
+            self.w = pj.Parameter(pj.randn(64, 48), name="w")
+            self.same(jf(self.x), self.layer(self.x))
+
+
 if __name__ == "__main__":
     unittest.main()

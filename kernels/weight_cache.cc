@@ -1,0 +1,202 @@
+#include "kernels/weight_cache.h"
+
+#include <algorithm>
+#include <atomic>
+#include <cstring>
+#include <mutex>
+#include <string>
+
+#include "absl/container/flat_hash_map.h"
+#include "kernels/dnnl_context.h"
+#include "kernels/threading.h"
+
+namespace pj {
+
+std::string md_key(const dnnl::memory::desc& md) {
+  const dnnl_memory_desc_t& d = md.data;
+  std::string k = std::to_string(static_cast<int>(d.format_kind)) + ":";
+  for (int i = 0; i < d.ndims; ++i) k += std::to_string(d.padded_dims[i]) + ",";
+  if (d.format_kind == dnnl_blocked) {
+    const dnnl_blocking_desc_t& b = d.format_desc.blocking;
+    k += "s";
+    for (int i = 0; i < d.ndims; ++i) k += std::to_string(b.strides[i]) + ",";
+    for (int i = 0; i < b.inner_nblks; ++i) k += std::to_string(b.inner_blks[i]) + "@" + std::to_string(b.inner_idxs[i]);
+  }
+  return k;
+}
+
+namespace {
+
+// One reordered copy; immutable once published.
+struct Entry {
+  std::weak_ptr<Storage> owner;  // the weights' storage: once it dies the entry is dropped
+  uint64_t version = 0;          // owner's version when the copy was made
+  Tensor plain;                  // unversioned owners only: the bytes that were reordered
+  dnnl::memory reordered;
+  int64_t bytes = 0;
+};
+
+class Cache {
+ public:
+  static Cache& instance() {
+    static auto* c = new Cache();
+    return *c;
+  }
+
+  std::shared_ptr<const Entry> find(const std::string& key) {
+    std::lock_guard<std::mutex> lock(mu_);
+    auto it = map_.find(key);
+    if (it == map_.end()) return nullptr;
+    if (it->second.entry->owner.expired()) {  // a new tensor at a dead one's address
+      bytes_ -= it->second.entry->bytes;
+      map_.erase(it);
+      return nullptr;
+    }
+    it->second.last_use = ++clock_;
+    return it->second.entry;
+  }
+
+  void put(const std::string& key, std::shared_ptr<const Entry> e) {
+    std::lock_guard<std::mutex> lock(mu_);
+    ++reorders_;
+    if (e->bytes > kMaxBytes) return;
+    auto it = map_.find(key);
+    if (it != map_.end()) {
+      bytes_ -= it->second.entry->bytes;
+      map_.erase(it);
+    }
+    // Drop the copies of weights that no longer exist, then the least recently used entries
+    // until the new one fits.
+    for (auto i = map_.begin(); i != map_.end();) {
+      if (i->second.entry->owner.expired()) {
+        bytes_ -= i->second.entry->bytes;
+        map_.erase(i++);
+      } else {
+        ++i;
+      }
+    }
+    while (!map_.empty() && (bytes_ + e->bytes > kMaxBytes || map_.size() >= kMaxEntries)) {
+      auto lru = map_.begin();
+      for (auto i = map_.begin(); i != map_.end(); ++i)
+        if (i->second.last_use < lru->second.last_use) lru = i;
+      bytes_ -= lru->second.entry->bytes;
+      map_.erase(lru);
+    }
+    bytes_ += e->bytes;
+    map_.emplace(key, Slot{std::move(e), ++clock_});
+  }
+
+  void hit() { hits_.fetch_add(1, std::memory_order_relaxed); }
+
+  WeightCacheStats stats() {
+    std::lock_guard<std::mutex> lock(mu_);
+    return {hits_.load(), reorders_, static_cast<int64_t>(map_.size()), bytes_};
+  }
+
+  void clear() {
+    std::lock_guard<std::mutex> lock(mu_);
+    map_.clear();
+    bytes_ = 0;
+  }
+
+ private:
+  static constexpr int64_t kMaxBytes = int64_t(1) << 30;
+  static constexpr size_t kMaxEntries = 1024;
+  struct Slot {
+    std::shared_ptr<const Entry> entry;
+    uint64_t last_use;
+  };
+  std::mutex mu_;
+  absl::flat_hash_map<std::string, Slot> map_;
+  uint64_t clock_ = 0;
+  std::atomic<int64_t> hits_{0};
+  int64_t bytes_ = 0, reorders_ = 0;
+};
+
+// memcmp of two equally sized buffers, in parallel chunks when large.
+bool bytes_equal(const void* a, const void* b, int64_t n) {
+  constexpr int64_t kChunk = int64_t(1) << 18;
+  const char* pa = static_cast<const char*>(a);
+  const char* pb = static_cast<const char*>(b);
+  if (n <= 4 * kChunk) return std::memcmp(pa, pb, n) == 0;
+  std::atomic<bool> equal{true};
+  parallel_for((n + kChunk - 1) / kChunk, 2, [&](int64_t s, int64_t e) {
+    for (int64_t c = s; c < e && equal.load(std::memory_order_relaxed); ++c) {
+      const int64_t off = c * kChunk, len = std::min(kChunk, n - off);
+      if (std::memcmp(pa + off, pb + off, len) != 0) equal.store(false, std::memory_order_relaxed);
+    }
+  });
+  return equal.load();
+}
+
+std::string key_of(const Tensor& w, const dnnl::memory::desc& user, const dnnl::memory::desc& want) {
+  std::string k = std::to_string(reinterpret_cast<uintptr_t>(w.storage()->data())) + "+" +
+                  std::to_string(w.offset()) + ":";
+  for (int i = 0; i < w.ndim(); ++i) k += std::to_string(w.dim(i)) + "/" + std::to_string(w.stride(i)) + ",";
+  return k + "|" + md_key(user) + "->" + md_key(want);
+}
+
+bool still_valid(const Entry& e, const Tensor& w, const Tensor& wc, bool versioned) {
+  if (e.owner.lock() != w.storage()) return false;
+  if (versioned) return e.plain.defined() ? false : e.version == w.storage()->version();
+  return e.plain.defined() && e.plain.nbytes() == wc.nbytes() && bytes_equal(e.plain.raw_data(), wc.raw_data(), wc.nbytes());
+}
+
+}  // namespace
+
+CachedWeights reordered_weights(const Tensor& w, const dnnl::memory::desc& user, const dnnl::memory::desc& want,
+                                const dnnl::reorder& reorder) {
+  dnnl::engine& eng = dnnl_engine();
+  // Read the version before the bytes: a write racing with the copy moves it past the entry's.
+  const bool versioned = w.storage()->versioned();
+  const uint64_t version = w.storage()->version();
+  Tensor wc = w.contiguous();
+  if (user == want) return {dnnl::memory(user, eng, wc.raw_data()), wc.storage()};
+  Cache& cache = Cache::instance();
+  const std::string key = key_of(w, user, want);
+  if (std::shared_ptr<const Entry> e = cache.find(key); e && still_valid(*e, w, wc, versioned)) {
+    cache.hit();
+    return {e->reordered, e};
+  }
+  auto ne = std::make_shared<Entry>();
+  ne->owner = w.storage();
+  ne->version = version;
+  if (!versioned) ne->plain = wc.same_storage(w) ? wc.clone() : wc;
+  ne->reordered = dnnl::memory(want, eng);
+  ne->bytes = static_cast<int64_t>(want.get_size()) + (ne->plain.defined() ? ne->plain.nbytes() : 0);
+  const Tensor& src = ne->plain.defined() ? ne->plain : wc;
+  dnnl::memory um(user, eng, src.raw_data());
+  reorder.execute(dnnl_stream(), um, ne->reordered);
+  dnnl_stream().wait();
+  cache.put(key, ne);
+  return {ne->reordered, ne};
+}
+
+CachedWeights WeightMemo::get(const Tensor& w, const dnnl::memory::desc& user, const dnnl::memory::desc& want,
+                              const dnnl::reorder& reorder) {
+  const Storage* st = w.storage().get();
+  const bool versioned = st->versioned() && w.is_contiguous() && user != want;
+  const uint64_t version = st->version();
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (versioned && st == raw_ && w.offset() == offset_ && version == version_ && !owner_.expired()) {
+      Cache::instance().hit();
+      return last_;
+    }
+  }
+  CachedWeights c = reordered_weights(w, user, want, reorder);
+  if (versioned) {
+    std::lock_guard<std::mutex> lock(mu_);
+    owner_ = w.storage();
+    raw_ = st;
+    offset_ = w.offset();
+    version_ = version;
+    last_ = c;
+  }
+  return c;
+}
+
+WeightCacheStats weight_cache_stats() { return Cache::instance().stats(); }
+void weight_cache_clear() { Cache::instance().clear(); }
+
+}  // namespace pj

@@ -1,0 +1,65 @@
+// Weights in the layout a oneDNN primitive prefers, reordered once per weight version.
+//
+// oneDNN's fastest convolution and matmul kernels read weights in blocked layouts of their own.
+// Reordering on every call costs a full pass over the weights plus a fresh buffer (page faults for
+// big ones), so the reordered copy is kept, keyed by the weights' storage, view (offset, shape,
+// strides) and the two layouts. A hit is taken only when the bytes cannot have changed since the
+// copy was made: the storage is the same object and its write version (Storage::version, bumped by
+// every in-place write) has not moved. Storage that a writer outside pijit may change (a live
+// writable buffer export, borrowed memory) has no trustworthy version: there each entry keeps a
+// private plain copy and a hit costs one memcmp (parallel when large), which is never stale either.
+//
+// Entries are immutable and shared, so a concurrent call never sees a half-made copy; an entry
+// whose storage died is dropped; the cache is LRU, bounded by entries and bytes.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <mutex>
+
+#include "kernels/tensor.h"
+#include "oneapi/dnnl/dnnl.hpp"
+
+namespace pj {
+
+// `mem` holds the weights in the wanted layout while the caller holds `keep`.
+struct CachedWeights {
+  dnnl::memory mem;
+  std::shared_ptr<const void> keep;
+};
+
+// `w` in layout `want`: `user` describes w.contiguous() to oneDNN and `reorder` maps user -> want.
+// When the layouts are equal, w's own bytes (no copy, no cache entry).
+CachedWeights reordered_weights(const Tensor& w, const dnnl::memory::desc& user, const dnnl::memory::desc& want,
+                                const dnnl::reorder& reorder);
+
+// A prepared kernel's memo of the weights it used last: when the same storage comes back at the
+// same view and version, the copy is reused without building a key or taking the cache's lock.
+// Thread-safe; a miss goes to reordered_weights.
+class WeightMemo {
+ public:
+  CachedWeights get(const Tensor& w, const dnnl::memory::desc& user, const dnnl::memory::desc& want,
+                    const dnnl::reorder& reorder);
+
+ private:
+  std::mutex mu_;
+  std::weak_ptr<Storage> owner_;
+  const Storage* raw_ = nullptr;
+  int64_t offset_ = -1;
+  uint64_t version_ = 0;
+  CachedWeights last_;
+};
+
+struct WeightCacheStats {
+  int64_t hits = 0;      // calls that reused a reordered copy
+  int64_t reorders = 0;  // calls that reordered (first use, a new version, changed bytes, evicted)
+  int64_t entries = 0;
+  int64_t bytes = 0;     // reordered copies (and plain copies of unversioned weights) held
+};
+WeightCacheStats weight_cache_stats();
+void weight_cache_clear();
+
+// A stable text key of a memory descriptor (dims, blocking); for cache keys.
+std::string md_key(const dnnl::memory::desc& md);
+
+}  // namespace pj
