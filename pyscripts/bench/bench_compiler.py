@@ -4,6 +4,8 @@
   chain     8 elementwise ops on 4096x4096 float32, and the same with tanh: jitted with the fused
             machine code, jitted with the fused interpreter, eager; against the memory floor (x read
             and y written once at the measured copy bandwidth), with page faults per call
+  mlp       MLP batch 32, 784-256-256-10 (Dense + ReLU): jitted and eager vs oneDNN called directly
+            from C++ (build/bench_mlp_onednn: weights pre-reordered, bias and ReLU as post-ops)
   compile   capture + compile time of a 20-layer MLP and of a 200-op function (first call minus a
             cached call)
 
@@ -125,6 +127,37 @@ def bench_chain(threads):
     print("  peak RSS %d MB (x is 64 MB)" % (resource.getrusage(resource.RUSAGE_SELF).ru_maxrss // 1024))
 
 
+MLP_DIMS = (784, 256, 256, 10)
+MLP_BATCH = 32
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+
+
+def onednn_mlp_us(threads):
+    exe = os.path.join(ROOT, "build", "bench_mlp_onednn")
+    if not os.path.exists(exe):
+        return None
+    env = dict(os.environ, OMP_NUM_THREADS=str(threads))
+    out = subprocess.run([exe, str(MLP_BATCH)] + [str(d) for d in MLP_DIMS], capture_output=True, text=True,
+                         env=env, timeout=120)
+    return float(out.stdout.split('"us":')[1].split(",")[0]) if out.returncode == 0 else None
+
+
+def bench_mlp(threads):
+    pj.set_seed(0)
+    layers = []
+    for i, (a, b) in enumerate(zip(MLP_DIMS[:-1], MLP_DIMS[1:])):
+        layers += [nn.Dense(a, b)] + ([nn.ReLU()] if i + 2 < len(MLP_DIMS) else [])
+    net = nn.SequentialCell(layers)
+    x = pj.randn(MLP_BATCH, MLP_DIMS[0])
+    jnet = pj.jit(net)
+    eager, jitted = us_per_call(net, x, n=500), us_per_call(jnet, x, n=500)
+    ref = onednn_mlp_us(threads)
+    print("mlp: batch %d, %s, Dense + ReLU" % (MLP_BATCH, "-".join(map(str, MLP_DIMS))))
+    print("  jitted %.1f us, pijit eager %.1f us" % (jitted, eager))
+    print("  oneDNN called directly (C++) %s" % ("%.1f us: jitted is %.2fx" % (ref, jitted / ref) if ref
+                                                 else "not built (build/bench_mlp_onednn)"))
+
+
 def long_function(x):
     for _ in range(50):
         x = x * 1.001 + 0.001
@@ -162,6 +195,7 @@ def main():
           % (sys.version.split()[0], args.threads, pj._C.fused_backend()))
     bench_small(args.threads)
     bench_chain(args.threads)
+    bench_mlp(args.threads)
     bench_compile()
 
 
