@@ -6,6 +6,7 @@
 #include <set>
 #include <sstream>
 
+#include "graph/pass_impl.h"
 #include "kernels/fused.h"
 
 namespace pj::graph {
@@ -14,31 +15,6 @@ namespace {
 std::vector<Pass>& registry() {
   static std::vector<Pass> r;
   return r;
-}
-
-// Copies `g` node by node into a new graph. `emit(i, map)` decides what node i becomes: return
-// false to copy it as it is; otherwise it adds nodes itself and sets map[] for node i's outputs.
-template <typename Emit>
-Graph rebuild(const Graph& g, Emit&& emit) {
-  Graph out;
-  std::vector<int> map(g.values().size(), -1);
-  for (int v : g.inputs()) map[v] = out.add_input(g.value(v).meta, g.value(v).name);
-  for (size_t v = 0; v < g.values().size(); ++v)
-    if (g.values()[v].kind == ValueKind::Const) map[v] = out.add_const(g.consts()[g.values()[v].index]);
-  for (size_t i = 0; i < g.nodes().size(); ++i) {
-    if (emit(static_cast<int>(i), out, map)) continue;
-    const Node& n = g.nodes()[i];
-    std::vector<int> ins;
-    for (int v : n.inputs) ins.push_back(map[v]);
-    Metas metas;
-    for (int o : n.outputs) metas.push_back(g.value(o).meta);
-    std::vector<int> ids = out.add_node(*n.op, ins, n.attrs, metas, n.line);
-    for (size_t k = 0; k < ids.size(); ++k) map[n.outputs[k]] = ids[k];
-  }
-  std::vector<int> outs;
-  for (int v : g.outputs()) outs.push_back(map[v]);
-  out.set_outputs(outs);
-  return out;
 }
 
 int dce(Graph& g) { return g.eliminate_dead_code(); }
@@ -71,7 +47,7 @@ int cse(Graph& g) {
     ++merged;
   }
   if (!merged) return 0;
-  g = rebuild(g, [&](int i, Graph&, std::vector<int>& map) {
+  g = rebuild(g, [&](int i, Graph&, ValueMap& map) {
     if (same[i] < 0) return false;
     const Node& n = g.nodes()[i];
     for (size_t k = 0; k < n.outputs.size(); ++k) map[n.outputs[k]] = map[alias[n.outputs[k]]];
@@ -237,7 +213,7 @@ int fuse(Graph& g) {
   }
   if (at_node.empty()) return 0;
   const OpDef& fused_op = get_op("fused_elementwise");
-  g = rebuild(g, [&](int i, Graph& out, std::vector<int>& map) {
+  g = rebuild(g, [&](int i, Graph& out, ValueMap& map) {
     if (!absorbed[i]) return false;
     auto it = at_node.find(i);
     if (it == at_node.end()) return true;  // emitted with its group's last member
@@ -255,6 +231,8 @@ int fuse(Graph& g) {
 
 struct Builtins {
   Builtins() {
+    register_pass({"fold", "nodes computing only from constants become constants", fold});
+    register_pass({"simplify", "algebraic identities that hold bit for bit (x * 1, x - 0, ...)", simplify});
     register_pass({"dce", "drops unused nodes that cannot raise", dce});
     register_pass({"cse", "merges nodes computing the same op on the same values", cse});
     register_pass({"fuse", "float32 elementwise groups -> one fused_elementwise loop", fuse});
@@ -277,7 +255,7 @@ std::vector<std::string> pass_names() {
   return r;
 }
 
-std::vector<std::string> default_pipeline() { return {"dce", "cse", "fuse"}; }
+std::vector<std::string> default_pipeline() { return {"fold", "simplify", "dce", "cse", "fuse"}; }
 
 std::vector<std::string> parse_pipeline(const std::string& text) {
   if (text == "default") return default_pipeline();

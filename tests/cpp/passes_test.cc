@@ -133,6 +133,86 @@ TEST(Passes, FuseStopsAtOtherShapesDtypesAndOutsideReaders) {
             "}\n");
 }
 
+TEST(Passes, FoldComputesConstantNodesOnceAndDropsWhatTheyRead) {
+  EXPECT_EQ(run_pass("fold",
+                     "graph(%0: Float32[3] x) {\n"
+                     "  %1: Float32[3] = constant (1, 2, 3)\n"
+                     "  %2: Float32[] = constant (2)\n"
+                     "  %3: Float32[3] = mul(%1, %2)\n"
+                     "  %4: Float32[3] = exp(%3)\n"
+                     "  %5: Float32[3] = add(%0, %3)\n"
+                     "  return (%5, %4)\n"
+                     "}\n"),
+            "graph(%0: Float32[3] x) {\n"
+            "  %1: Float32[3] = constant (2.0, 4.0, 6.0)\n"
+            "  %2: Float32[3] = constant (7.389056205749512, 54.598148345947266, 403.4288024902344)\n"
+            "  %3: Float32[3] = add(%0, %1)\n"
+            "  return (%3, %2)\n"
+            "}\n");
+}
+
+TEST(Passes, FoldLeavesRandomRaisingAndBlownUpNodes) {
+  const char* text =
+      "graph(%0: Float32[2] x) {\n"
+      "  %1: Float32[3] = constant (1, 2, 3)\n"
+      "  %2: Int64[3] = constant (0, 1, 7)\n"
+      "  %3: Float32[1024, 1024] = constant\n"
+      "  %4: Float32[] = constant (1)\n"
+      "  %5: Float32[2, 2] = rand() shape=(2, 2), dtype=Float32, seed=None\n"
+      "  %6: Float32[3] = index_select(%1, %2) axis=0\n"
+      "  %7: Float32[1024, 1024] = mul(%3, %4)\n"
+      "  %8: Float32[64, 1024, 1024] = broadcast_to(%4) shape=(64, 1024, 1024)\n"
+      "  return (%5, %6, %7, %8)\n"
+      "}\n";
+  const std::string once = run_pass("fold", text);
+  EXPECT_NE(once.find("= rand()"), std::string::npos);
+  EXPECT_NE(once.find("= broadcast_to("), std::string::npos);
+  EXPECT_NE(once.find("= index_select("), std::string::npos);  // index 7 is out of range: raises at launch
+  EXPECT_EQ(once.find("= mul("), std::string::npos) << once;  // as big as its inputs: folded
+}
+
+TEST(Passes, SimplifyKeepsOnlyIdentitiesThatHoldBitForBit) {
+  EXPECT_EQ(run_pass("simplify",
+                     "graph(%0: Float32[3] x, %1: Int32[3] i) {\n"
+                     "  %2: Float32[] = constant (1)\n"
+                     "  %3: Float32[] = constant (-0)\n"
+                     "  %4: Float32[] = constant (0)\n"
+                     "  %5: Int32[] = constant (0)\n"
+                     "  %6: Float32[3] = mul(%2, %0)\n"
+                     "  %7: Float32[3] = add(%6, %3)\n"
+                     "  %8: Float32[3] = add(%7, %4)\n"
+                     "  %9: Float32[3] = sub(%7, %4)\n"
+                     "  %10: Int32[3] = add(%1, %5)\n"
+                     "  %11: Float32[3] = cast(%9) dtype=Float32\n"
+                     "  %12: Float32[3] = div(%11, %2)\n"
+                     "  %13: Float32[3] = add(%12, %8)\n"
+                     "  %14: Int32[3] = mul(%10, %10)\n"
+                     "  return (%13, %14)\n"
+                     "}\n"),
+            "graph(%0: Float32[3] x, %1: Int32[3] i) {\n"
+            "  %2: Float32[] = constant (0.0)\n"
+            "  %3: Float32[3] = add(%0, %2)\n"
+            "  %4: Float32[3] = add(%0, %3)\n"
+            "  %5: Int32[3] = mul(%1, %1)\n"
+            "  return (%4, %5)\n"
+            "}\n");
+}
+
+TEST(Passes, SimplifyNeverAliasesOutputsOrValuesWrittenInPlace) {
+  const char* text =
+      "graph(%0: Float32[4] x, %1: Float32[2, 2] m, %2: Float32[2] g, %3: Float32[2] b, %4: Float32[2] rm, %5: Float32[2] rv) {\n"
+      "  %6: Float32[] = constant (1)\n"
+      "  %7: Float32[4] = mul(%0, %6)\n"
+      "  %8: Float32[2] = copy(%4)\n"
+      "  %9: Float32[2, 2], %10: Float32[2], %11: Float32[2] = batch_norm(%1, %2, %3, %4, %5) training=True, momentum=0.9, eps=1e-05\n"
+      "  %12: Float32[2] = mul(%8, %6)\n"
+      "  return (%7, %9, %12)\n"
+      "}\n";
+  const std::string out = run_pass("simplify", text);
+  EXPECT_NE(out.find("= copy("), std::string::npos) << out;  // rm is written by batch_norm
+  EXPECT_NE(out.find("= mul(%0,"), std::string::npos) << out;  // its result is an output
+}
+
 TEST(Passes, PipelineNamesAreChecked) {
   EXPECT_EQ(parse_pipeline("dce,fuse"), (std::vector<std::string>{"dce", "fuse"}));
   EXPECT_TRUE(parse_pipeline("none").empty());
@@ -141,7 +221,7 @@ TEST(Passes, PipelineNamesAreChecked) {
     parse_pipeline("dce,fusion");
     FAIL() << "no error";
   } catch (const Error& e) {
-    EXPECT_NE(std::string(e.what()).find("unknown graph pass 'fusion' (known: dce, cse, fuse)"), std::string::npos);
+    EXPECT_NE(std::string(e.what()).find("unknown graph pass 'fusion' (known: fold, simplify, dce, cse, fuse)"), std::string::npos);
   }
 }
 

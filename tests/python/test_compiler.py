@@ -177,7 +177,7 @@ class Configuration(unittest.TestCase):
     def test_an_unknown_pass_is_reported_and_the_default_runs(self):
         r = run_child(CHILD, PIJIT_PASSES="dce,fusion")
         self.assertEqual(r.returncode, 0, r.stderr)
-        self.assertIn("PIJIT_PASSES ignored: unknown graph pass 'fusion' (known: dce, cse, fuse)", r.stderr)
+        self.assertIn("PIJIT_PASSES ignored: unknown graph pass 'fusion' (known: fold, simplify, dce, cse, fuse)", r.stderr)
         self.assertEqual(r.stdout.split("\n")[1], "1")
 
     def test_logs_show_the_graph_after_each_pass(self):
@@ -192,9 +192,38 @@ class Configuration(unittest.TestCase):
             r = run_child(CHILD, PIJIT_DUMP_DIR=d)
             self.assertEqual(r.returncode, 0, r.stderr)
             names = sorted(os.listdir(d))
-            self.assertEqual([n.split(".", 1)[1] for n in names], ["0.captured.ir", "1.dce.ir", "2.cse.ir", "3.fuse.ir"])
+            self.assertEqual([n.split(".", 1)[1] for n in names], ["0.captured.ir", "1.fold.ir", "2.simplify.ir", "3.dce.ir", "4.cse.ir",
+                                                                  "5.fuse.ir"])
             with open(os.path.join(d, names[-1])) as fh:
                 self.assertIn("fused_elementwise", fh.read())
+
+
+class FoldingAndSimplification(unittest.TestCase):
+    def test_constant_work_is_done_once_and_identities_vanish(self):
+        def f(x):
+            table = pj.Tensor([0.5, -1.0, 2.0]) * 3.0  # made during capture: a constant
+            y = (x * 1.0 - 0.0) / 1.0
+            return y + ops.exp(table) + ops.cast(y, pj.float32)
+        jf = pj.jit(f)
+        x = values((4, 3), seed=5)
+        for _ in range(2):
+            self.assertEqual(bits(jf(x)), bits(f(x)))
+        compiled = stats(jf)["compiled"]
+        self.assertNotIn("exp", compiled)
+        self.assertNotIn("cast(", compiled)
+        self.assertEqual(compiled.count("constant"), 1, compiled)
+        # the last fused program reads x directly: no multiply, subtract or divide is left
+        self.assertNotIn("mul", compiled)
+        self.assertNotIn("div", compiled)
+        self.assertNotIn("sub", compiled)
+
+    def test_a_zero_that_changes_the_sign_of_zero_stays(self):
+        def f(x):
+            return x + 0.0  # -0.0 + 0.0 is +0.0
+        jf = pj.jit(f)
+        x = pj.Tensor([-0.0, 1.0, -2.0])
+        self.assertEqual(bits(jf(x)), bits(f(x)))
+        self.assertEqual(bits(jf(x))[0], struct.pack("<f", 0.0))
 
 
 class PreparedWeights(unittest.TestCase):

@@ -1,0 +1,131 @@
+// Constant folding and algebraic simplification (graph/passes.h has what each guarantees).
+#include <cmath>
+#include <set>
+
+#include "graph/pass_impl.h"
+#include "kernels/copy.h"
+
+namespace pj::graph {
+namespace {
+
+// A folded result may be this many elements, or as big as its inputs together, whichever is more:
+// folding broadcast_to(scalar, huge) would only trade a cheap launch for resident memory.
+constexpr int64_t kFoldElements = 1 << 16;
+
+// Every element of constant `t` as a double (nullopt for tensors too big to look at).
+bool const_values(const Tensor& t, std::vector<double>* out) {
+  if (t.numel() > 64) return false;
+  Tensor d = cast(t, DType::Float64).contiguous();
+  out->assign(d.data<double>(), d.data<double>() + d.numel());
+  return true;
+}
+
+// Whether value v is a constant every element of which satisfies `pred`.
+template <typename Pred>
+bool const_all(const Graph& g, int v, Pred pred) {
+  const Value& val = g.value(v);
+  std::vector<double> xs;
+  if (val.kind != ValueKind::Const || !const_values(g.consts()[val.index], &xs) || xs.empty()) return false;
+  for (double x : xs)
+    if (!pred(x)) return false;
+  return true;
+}
+
+bool is_one(double x) { return x == 1.0; }
+bool is_neg_zero(double x) { return x == 0.0 && std::signbit(x); }
+bool is_pos_zero(double x) { return x == 0.0 && !std::signbit(x); }
+bool is_zero(double x) { return x == 0.0; }
+
+// The operand node n equals bit for bit, or -1.
+int identity_operand(const Graph& g, const Node& n) {
+  if (n.outputs.size() != 1) return -1;
+  const TensorMeta& out = g.value(n.outputs[0]).meta;
+  const std::string& op = n.op->name;
+  auto same = [&](int v) { return g.value(v).meta == out; };
+  if (n.inputs.size() == 1) {
+    const int x = n.inputs[0];
+    if ((op == "cast" || op == "copy" || op == "reshape" || op == "contiguous") && same(x)) return x;
+    return -1;
+  }
+  if (n.inputs.size() != 2 || out.dtype == DType::Bool) return -1;
+  const int a = n.inputs[0], b = n.inputs[1];
+  const bool floating = is_floating(out.dtype);
+  if (op == "mul") {
+    if (same(a) && const_all(g, b, is_one)) return a;
+    if (same(b) && const_all(g, a, is_one)) return b;
+  } else if (op == "div") {
+    if (same(a) && const_all(g, b, is_one)) return a;
+  } else if (op == "add") {
+    // x + (+0.0) is +0.0 for x = -0.0: only the negative zero is neutral for floats.
+    auto neutral = floating ? is_neg_zero : is_zero;
+    if (same(a) && const_all(g, b, neutral)) return a;
+    if (same(b) && const_all(g, a, neutral)) return b;
+  } else if (op == "sub") {
+    if (same(a) && const_all(g, b, floating ? is_pos_zero : is_zero)) return a;
+  }
+  return -1;
+}
+
+}  // namespace
+
+int fold(Graph& g) {
+  std::vector<Tensor> known(g.values().size());
+  for (size_t v = 0; v < g.values().size(); ++v)
+    if (g.values()[v].kind == ValueKind::Const) known[v] = g.consts()[g.values()[v].index];
+  int folded = 0;
+  g = rebuild(g, [&](int i, Graph& out, ValueMap& map) {
+    const Node& n = g.nodes()[i];
+    if (n.op->impure || n.op->data_dependent) return false;
+    Tensors in;
+    int64_t in_numel = 0, out_numel = 0;
+    for (int v : n.inputs) {
+      if (!known[v].defined()) return false;
+      in.push_back(known[v]);
+      in_numel += known[v].numel();
+    }
+    for (int o : n.outputs) out_numel += shape_numel(g.value(o).meta.shape);
+    if (out_numel > std::max(kFoldElements, in_numel)) return false;
+    Tensors r;
+    try {
+      r = run_op(*n.op, in, n.attrs);
+    } catch (const Error&) {
+      return false;  // it raises: so does the launch, where eager would
+    }
+    for (size_t k = 0; k < r.size(); ++k) {
+      known[n.outputs[k]] = r[k];
+      map[n.outputs[k]] = out.add_const(r[k]);
+    }
+    ++folded;
+    return true;
+  });
+  return folded;
+}
+
+int simplify(Graph& g) {
+  std::set<int> pinned(g.outputs().begin(), g.outputs().end());
+  for (const Node& n : g.nodes())
+    if (n.op->impure) pinned.insert(n.inputs.begin(), n.inputs.end());
+  std::vector<int> alias(g.values().size());
+  for (size_t v = 0; v < alias.size(); ++v) alias[v] = static_cast<int>(v);
+  std::vector<bool> drop(g.nodes().size(), false);
+  int simplified = 0;
+  for (size_t i = 0; i < g.nodes().size(); ++i) {
+    const Node& n = g.nodes()[i];
+    if (n.op->impure) continue;
+    const int x = identity_operand(g, n);
+    if (x < 0 || pinned.count(n.outputs[0]) || pinned.count(alias[x])) continue;
+    alias[n.outputs[0]] = alias[x];
+    drop[i] = true;
+    ++simplified;
+  }
+  if (!simplified) return 0;
+  g = rebuild(g, [&](int i, Graph&, ValueMap& map) {
+    if (!drop[i]) return false;
+    const int o = g.nodes()[i].outputs[0];
+    map[o] = map[alias[o]];
+    return true;
+  });
+  return simplified;
+}
+
+}  // namespace pj::graph

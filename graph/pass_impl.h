@@ -1,0 +1,55 @@
+// What graph passes share (not part of the passes' public interface, graph/passes.h): the rebuild
+// step, and the passes implemented outside passes.cc, registered there in pipeline order.
+#pragma once
+
+#include <vector>
+
+#include "graph/ir.h"
+
+namespace pj::graph {
+
+// Old value id -> new value id while a graph is rebuilt. A constant is added to the new graph the
+// first time something reads it, so a constant all of whose readers were folded away disappears.
+class ValueMap {
+ public:
+  ValueMap(const Graph& g, Graph& out) : g_(g), out_(out), map_(g.values().size(), -1) {}
+  int& operator[](int v) {
+    if (map_[v] < 0 && g_.value(v).kind == ValueKind::Const) map_[v] = out_.add_const(g_.consts()[g_.value(v).index]);
+    return map_[v];
+  }
+
+ private:
+  const Graph& g_;
+  Graph& out_;
+  std::vector<int> map_;
+};
+
+// Copies `g` node by node into a new graph. `emit(i, out, map)` decides what node i becomes:
+// return false to copy it as it is; otherwise it adds nodes itself (or none) and sets map[] for
+// node i's outputs to values of `out`.
+template <typename Emit>
+Graph rebuild(const Graph& g, Emit&& emit) {
+  Graph out;
+  ValueMap map(g, out);
+  for (int v : g.inputs()) map[v] = out.add_input(g.value(v).meta, g.value(v).name);
+  for (size_t i = 0; i < g.nodes().size(); ++i) {
+    if (emit(static_cast<int>(i), out, map)) continue;
+    const Node& n = g.nodes()[i];
+    std::vector<int> ins;
+    for (int v : n.inputs) ins.push_back(map[v]);
+    Metas metas;
+    for (int o : n.outputs) metas.push_back(g.value(o).meta);
+    std::vector<int> ids = out.add_node(*n.op, ins, n.attrs, metas, n.line);
+    for (size_t k = 0; k < ids.size(); ++k) map[n.outputs[k]] = ids[k];
+  }
+  std::vector<int> outs;
+  for (int v : g.outputs()) outs.push_back(map[v]);
+  out.set_outputs(outs);
+  return out;
+}
+
+// graph/algebra.cc
+int fold(Graph& g);      // nodes whose inputs are all constants -> constants (the eager kernels run once)
+int simplify(Graph& g);  // x * 1, x / 1, x + (-0.0), x - 0, cast to its own dtype, ... -> x
+
+}  // namespace pj::graph
