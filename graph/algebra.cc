@@ -72,10 +72,19 @@ int fold(Graph& g) {
   std::vector<Tensor> known(g.values().size());
   for (size_t v = 0; v < g.values().size(); ++v)
     if (g.values()[v].kind == ValueKind::Const) known[v] = g.consts()[g.values()[v].index];
+  // A view shares its input's storage, and the caller may see that (two outputs, one a view of
+  // the other, write through each other); a constant output is copied per call, so neither a view
+  // nor what a view reads is folded.
+  std::vector<bool> viewed(g.values().size(), false);
+  for (const Node& n : g.nodes())
+    if (n.op->is_view)
+      for (int v : n.inputs) viewed[v] = true;
   int folded = 0;
   g = rebuild(g, [&](int i, Graph& out, ValueMap& map) {
     const Node& n = g.nodes()[i];
-    if (n.op->impure || n.op->data_dependent) return false;
+    if (n.op->impure || n.op->data_dependent || n.op->is_view) return false;
+    for (int o : n.outputs)
+      if (viewed[o]) return false;
     Tensors in;
     int64_t in_numel = 0, out_numel = 0;
     for (int v : n.inputs) {

@@ -3,6 +3,15 @@
 // caller may print the IR (PIJIT_LOGS=passes) or dump it (PIJIT_DUMP_DIR), and the golden tests in
 // tests/cpp/passes_test.cc parse an IR text, run one pass and compare the text that comes out.
 //
+//   fold   runs each node whose inputs are all constants once, at compile time, with the eager
+//          kernel (so the value is the bits eager computes), and makes its outputs constants;
+//          never impure or data-dependent nodes, nor one that raises (the launch raises then), nor
+//          one whose result is much bigger than its inputs (a broadcast would only cost memory),
+//          nor a view or what a view reads (constant outputs are copied: aliasing would be lost)
+//   simplify  replaces a node by its operand where IEEE arithmetic guarantees the same bits:
+//          x * 1, 1 * x, x / 1, x + (-0.0), (-0.0) + x, x - (+0.0) (0 for integers), cast to x's
+//          own dtype, copy, reshape to x's own shape; never when x or the result is a graph
+//          output or is read by an impure node (which may write into it)
 //   dce    drops nodes whose results are unused, never one that can raise or is impure
 //   cse    merges nodes computing the same op on the same values with the same attributes
 //          (never impure ones, and nothing is merged across an impure node, which may have

@@ -171,6 +171,17 @@ TEST(Passes, FoldLeavesRandomRaisingAndBlownUpNodes) {
   EXPECT_EQ(once.find("= mul("), std::string::npos) << once;  // as big as its inputs: folded
 }
 
+TEST(Passes, FoldKeepsViewsAndWhatTheyRead) {
+  // x = arange(6); r = x.reshape(2, 3): both outputs share storage, as eager's do.
+  const char* text =
+      "graph() {\n"
+      "  %0: Int64[6] = arange() start=0, stop=6, step=1, dtype=Int64\n"
+      "  %1: Int64[2, 3] = reshape(%0) shape=(2, 3)\n"
+      "  return (%0, %1)\n"
+      "}\n";
+  EXPECT_EQ(run_pass("fold", text), parse_graph(text).to_string());
+}
+
 TEST(Passes, SimplifyKeepsOnlyIdentitiesThatHoldBitForBit) {
   EXPECT_EQ(run_pass("simplify",
                      "graph(%0: Float32[3] x, %1: Int32[3] i) {\n"
