@@ -227,6 +227,9 @@ Tensors ExecPlan::run(const Tensors& inputs) const {
         out.push_back(env[o]);
       }
       s.kernel(in, out);
+      // The arena is one storage written again and again: a new version per step, so nothing
+      // derived from its bytes (reordered weights, kernels/weight_cache.h) outlives a write.
+      if (arena->storage) arena->storage->note_write();
     } else {
       Tensors r = n.op->run(in, n.attrs);
       PJ_CHECK(r.size() == n.outputs.size())

@@ -294,6 +294,18 @@ class PreparedWeights(unittest.TestCase):
         self.same(jf(self.x), self.layer(self.x))
         mv.release()
 
+    def test_weights_computed_in_the_graph_are_never_stale(self):
+        # w * s lives in the plan's arena: the same buffer on every call, and within a call the
+        # buffer of another value later. Both dense layers must see this call's weights.
+        def f(x, w, s):
+            h = ops.dense(x, w * s)
+            return ops.dense(h[:, :48], ops.exp(w * 0.5))
+        jf = pj.jit(f)
+        for seed in range(4):
+            pj.set_seed(10 + seed)
+            w, s = pj.randn(64, 48), pj.randn(64, 48)
+            self.same(jf(self.x, w, s), f(self.x, w, s))
+
     def test_a_new_parameter_at_the_same_place_is_not_confused(self):
         jf = pj.jit(self.layer)
         jf(self.x)
