@@ -2,6 +2,7 @@
 // step, and the passes implemented outside passes.cc, registered there in pipeline order.
 #pragma once
 
+#include <algorithm>
 #include <vector>
 
 #include "graph/ir.h"
@@ -47,6 +48,12 @@ Graph rebuild(const Graph& g, Emit&& emit) {
   out.set_outputs(outs);
   return out;
 }
+
+// graph/lower.cc
+int lower(Graph& g);     // inference batch_norm -> per-channel coefficients and sub, mul, add
+
+// graph/fuse_conv.cc
+int fuse_conv(Graph& g); // conv2d -> affine -> relu -> max_pool2d chains -> conv2d_block
 
 // graph/algebra.cc
 int fold(Graph& g);      // nodes whose inputs are all constants -> constants (the eager kernels run once)

@@ -231,10 +231,12 @@ int fuse(Graph& g) {
 
 struct Builtins {
   Builtins() {
+    register_pass({"lower", "inference batch_norm -> coefficients and elementwise ops that fuse", lower});
     register_pass({"fold", "nodes computing only from constants become constants", fold});
     register_pass({"simplify", "algebraic identities that hold bit for bit (x * 1, x - 0, ...)", simplify});
     register_pass({"dce", "drops unused nodes that cannot raise", dce});
     register_pass({"cse", "merges nodes computing the same op on the same values", cse});
+    register_pass({"fuse_conv", "conv2d -> per-channel affine -> relu -> max_pool2d -> one conv2d_block", fuse_conv});
     register_pass({"fuse", "float32 elementwise groups -> one fused_elementwise loop", fuse});
   }
 } builtins;
@@ -255,7 +257,7 @@ std::vector<std::string> pass_names() {
   return r;
 }
 
-std::vector<std::string> default_pipeline() { return {"fold", "simplify", "dce", "cse", "fuse"}; }
+std::vector<std::string> default_pipeline() { return {"lower", "fold", "simplify", "dce", "cse", "fuse_conv", "fuse"}; }
 
 std::vector<std::string> parse_pipeline(const std::string& text) {
   if (text == "default") return default_pipeline();

@@ -3,6 +3,9 @@
 // caller may print the IR (PIJIT_LOGS=passes) or dump it (PIJIT_DUMP_DIR), and the golden tests in
 // tests/cpp/passes_test.cc parse an IR text, run one pass and compare the text that comes out.
 //
+//   lower  rewrites ops into others that later passes see through: an inference batch_norm
+//          (its statistics outputs unused) becomes batch_norm_coeffs + sub, mul, add with
+//          per-channel operands, batch_norm's own arithmetic, which then fuses with a ReLU
 //   fold   runs each node whose inputs are all constants once, at compile time, with the eager
 //          kernel (so the value is the bits eager computes), and makes its outputs constants;
 //          never impure or data-dependent nodes, nor one that raises (the launch raises then), nor
@@ -16,6 +19,9 @@
 //   cse    merges nodes computing the same op on the same values with the same attributes
 //          (never impure ones, and nothing is merged across an impure node, which may have
 //          written in place into a value an earlier node read)
+//   fuse_conv  turns a float32 conv2d and what follows it alone (a per-channel affine sub, mul,
+//          add, a relu, a max_pool2d; each optional, at least one) into one conv2d_block node,
+//          which keeps the activation in oneDNN's blocked layout (kernels/conv_block.h)
 //   fuse   turns each connected group of float32 elementwise nodes of one shape into a
 //          fused_elementwise node (kernels/fused.h): one loop, intermediates in registers
 #pragma once

@@ -277,7 +277,39 @@ std::vector<double> invstd_of(const std::vector<double>& var, double eps) {
   return r;
 }
 
+// m, a, sh of y = (x - m) * a + sh from statistics and parameters in double.
+template <typename T>
+void affine_coeffs(const std::vector<double>& mean, const std::vector<double>& var, const std::vector<double>& g,
+                   const std::vector<double>& b, double eps, std::vector<T>* m, std::vector<T>* a, std::vector<T>* sh) {
+  const std::vector<double> inv = invstd_of(var, eps);
+  const size_t C = mean.size();
+  m->resize(C);
+  a->resize(C);
+  sh->resize(C);
+  for (size_t c = 0; c < C; ++c) {
+    (*m)[c] = static_cast<T>(mean[c]);
+    (*a)[c] = static_cast<T>(inv[c] * g[c]);
+    (*sh)[c] = static_cast<T>(b[c]);
+  }
+}
+
 }  // namespace
+
+void batch_norm_coeffs_into(const Tensor& m, const Tensor& a, const Tensor& sh, const Tensor& gamma,
+                            const Tensor& beta, const Tensor& running_mean, const Tensor& running_var, double eps) {
+  PJ_CHECK(m.dtype() == a.dtype() && m.dtype() == sh.dtype() && m.is_contiguous() && a.is_contiguous() &&
+           sh.is_contiguous())
+      << "batch_norm_coeffs_into: outputs";
+  PJ_DISPATCH_FLOATING(m.dtype(), "batch_norm_coeffs", [&] {
+    using T = scalar_t;
+    std::vector<T> mv, av, shv;
+    affine_coeffs(read_doubles(running_mean), read_doubles(running_var), read_doubles(gamma), read_doubles(beta), eps,
+                  &mv, &av, &shv);
+    std::copy(mv.begin(), mv.end(), m.data<T>());
+    std::copy(av.begin(), av.end(), a.data<T>());
+    std::copy(shv.begin(), shv.end(), sh.data<T>());
+  });
+}
 
 void batch_norm_into(const Tensor& y, const Tensor& save_mean, const Tensor& save_invstd, const Tensor& x,
                      const Tensor& gamma, const Tensor& beta, const Tensor& running_mean,
@@ -295,13 +327,8 @@ void batch_norm_into(const Tensor& y, const Tensor& save_mean, const Tensor& sav
   PJ_DISPATCH_FLOATING(x.dtype(), "batch_norm", [&] {
     using T = scalar_t;
     if (training) channel_stats<T>(xc.data<T>(), N, C, S, &mean, &var);
-    std::vector<double> inv = invstd_of(var, eps);
-    std::vector<T> m(C), a(C), sh(C);
-    for (int64_t c = 0; c < C; ++c) {
-      m[c] = static_cast<T>(mean[c]);
-      a[c] = static_cast<T>(inv[c] * g[c]);
-      sh[c] = static_cast<T>(b[c]);
-    }
+    std::vector<T> m, a, sh;
+    affine_coeffs(mean, var, g, b, eps, &m, &a, &sh);
     if (x.numel() == 0) return;
     with_contiguous_out(y, [&](const Tensor& dst) {
       channel_affine<T>(dst.data<T>(), xc.data<T>(), N, C, S, m.data(), a.data(), sh.data());

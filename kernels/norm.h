@@ -39,6 +39,15 @@ void batch_norm_into(const Tensor& y, const Tensor& save_mean, const Tensor& sav
                      const Tensor& gamma, const Tensor& beta, const Tensor& running_mean,
                      const Tensor& running_var, bool training, double momentum, double eps);
 
+// The per-channel coefficients batch_norm normalises with: y = (x - m) * a + sh, each operation
+// rounded in x's dtype (no multiply-add contraction: norm.cc is compiled with -ffp-contract=off).
+// m = mean, a = gamma / sqrt(var + eps) and sh = beta, computed in double and rounded once, where
+// mean and var are the running statistics (inference). m, a, sh: [C], in their own dtype.
+// The graph compiler lowers an inference batch_norm to these and three elementwise ops, which
+// then fuse with what follows (graph/lower.cc); eager batch_norm uses the same numbers.
+void batch_norm_coeffs_into(const Tensor& m, const Tensor& a, const Tensor& sh, const Tensor& gamma,
+                            const Tensor& beta, const Tensor& running_mean, const Tensor& running_var, double eps);
+
 // layer_norm over dims [begin_axis:] of x (normalised, 0 <= begin_axis < ndim). gamma, beta:
 // x.shape[begin_axis:], any floating dtype. y: x's shape and dtype; mean, rstd: x.shape[:begin_axis]
 // followed by ones (keepdims), x's dtype.

@@ -110,14 +110,24 @@ void adaptive_avg_loop(const Tensor& out, const Tensor& x) {
 
 // ---- oneDNN (float32) --------------------------------------------------------------------------
 
+}  // namespace
+
+void pool_dnnl_pads(const Shape& x, const Shape& out, const Pool2dParams& p, dnnl::memory::dims* pad_l,
+                    dnnl::memory::dims* pad_r) {
+  *pad_l = {p.pad[0], p.pad[1]};
+  pad_r->assign(2, 0);
+  for (int d = 0; d < 2; ++d)
+    (*pad_r)[d] = std::max(p.pad[d], (out[2 + d] - 1) * p.stride[d] + p.kernel[d] - x[2 + d] - p.pad[d]);
+}
+
+namespace {
+
 // False when oneDNN has no fast kernel for this geometry; x and out contiguous.
 bool dnnl_pool(const Tensor& out, const Tensor& x, const Pool2dParams& p, dnnl::algorithm alg) {
   using dims = dnnl::memory::dims;
   const dims src{x.dim(0), x.dim(1), x.dim(2), x.dim(3)}, dst{out.dim(0), out.dim(1), out.dim(2), out.dim(3)};
-  // Right/bottom padding that makes oneDNN produce exactly `out`'s size (more than the left one
-  // when ceil_mode adds a window).
-  dims pad_l{p.pad[0], p.pad[1]}, pad_r(2);
-  for (int d = 0; d < 2; ++d) pad_r[d] = std::max(p.pad[d], (dst[2 + d] - 1) * p.stride[d] + p.kernel[d] - src[2 + d] - p.pad[d]);
+  dims pad_l, pad_r;
+  pool_dnnl_pads(x.shape(), out.shape(), p, &pad_l, &pad_r);
   std::string key = "pool2d:" + std::to_string(static_cast<int>(alg));
   for (int64_t v : {src[0], src[1], src[2], src[3], dst[2], dst[3], p.kernel[0], p.kernel[1], p.stride[0], p.stride[1],
                     pad_l[0], pad_l[1], pad_r[0], pad_r[1]})

@@ -14,6 +14,7 @@
 #include <cstdint>
 
 #include "kernels/tensor.h"
+#include "oneapi/dnnl/dnnl.hpp"
 
 namespace pj {
 
@@ -32,6 +33,11 @@ struct Pool2dParams {
 int64_t pool_out_size(int64_t in, int64_t k, int64_t stride, int64_t pad, int64_t dilation, bool ceil_mode);
 
 // out (N, C, OH, OW) from x (N, C, H, W); one floating dtype. Parameters are checked by graph/ops.
+// oneDNN's left and right padding that make its pooling produce exactly `out`'s size from x (more
+// on the right than on the left when ceil_mode adds a window).
+void pool_dnnl_pads(const Shape& x, const Shape& out, const Pool2dParams& p, dnnl::memory::dims* pad_l,
+                    dnnl::memory::dims* pad_r);
+
 void max_pool2d_into(const Tensor& out, const Tensor& x, const Pool2dParams& p);
 void avg_pool2d_into(const Tensor& out, const Tensor& x, const Pool2dParams& p);
 // Output cell (i, j) averages rows [floor(i*H/OH), ceil((i+1)*H/OH)) and the same for columns.

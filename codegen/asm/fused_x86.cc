@@ -65,6 +65,7 @@ class RowEmitter {
     ptrs_ = ptrs;
     x86::Gp i = cc_.newInt64("i"), end = cc_.newInt64("end");
     Label loop = cc_.newLabel(), tail = cc_.newLabel(), done = cc_.newLabel();
+    hoist();
     cc_.xor_(i, i);
     cc_.mov(end, n);
     cc_.sub(end, 8);
@@ -97,13 +98,37 @@ class RowEmitter {
  private:
   bool is_scalar(int k) const { return (mask_ >> k) & 1; }
 
-  // Operand k's row pointer, read from the pointer array where it is needed: a register per
-  // operand held across the loop would only be spilled (and the L1 hit costs less than a spill).
-  x86::Gp base(int k) {
+  // Few operands (the common case: an affine map and an activation) keep their row pointers in
+  // registers and their one-element values broadcast in vector registers across the loop; with
+  // many, the pointers are read from the pointer array where needed (an L1 hit costs less than
+  // the spills a register per operand would cause) and one-element inputs are broadcast per use.
+  static constexpr int kHoistedPointers = 6, kHoistedScalars = 6;
+
+  void hoist() {
+    const int operands = prog_.num_inputs + static_cast<int>(prog_.outputs.size());
+    int pointers = 0, scalars = 0;
+    for (int k = 0; k < operands; ++k) (k < prog_.num_inputs && is_scalar(k) ? scalars : pointers)++;
+    ptr_reg_.assign(operands, x86::Gp());
+    scalar_reg_.assign(prog_.num_inputs, x86::Ymm());
+    for (int k = 0; k < operands; ++k) {
+      const bool scalar = k < prog_.num_inputs && is_scalar(k);
+      if (scalar && scalars <= kHoistedScalars) {
+        scalar_reg_[k] = cc_.newYmm();
+        cc_.vbroadcastss(scalar_reg_[k], x86::dword_ptr(load_pointer(k)));
+      } else if (!scalar && pointers <= kHoistedPointers) {
+        ptr_reg_[k] = load_pointer(k);
+      }
+    }
+  }
+
+  x86::Gp load_pointer(int k) {
     x86::Gp p = cc_.newIntPtr();
     cc_.mov(p, x86::ptr(ptrs_, k * 8));
     return p;
   }
+
+  // Operand k's row pointer.
+  x86::Gp base(int k) { return ptr_reg_[k].isValid() ? ptr_reg_[k] : load_pointer(k); }
 
   // Inputs are loaded at their first use; all loads come before the first store.
   void body(const x86::Gp& i, const x86::Ymm* live) {
@@ -112,7 +137,8 @@ class RowEmitter {
       if (k >= prog_.num_inputs || r[k].isValid()) return;
       r[k] = cc_.newYmm();
       if (is_scalar(k)) {
-        cc_.vbroadcastss(r[k], x86::dword_ptr(base(k)));
+        if (scalar_reg_[k].isValid()) cc_.vmovaps(r[k], scalar_reg_[k]);
+        else cc_.vbroadcastss(r[k], x86::dword_ptr(base(k)));
         return;
       }
       x86::Mem m = x86::ymmword_ptr(base(k), i, 2);
@@ -324,6 +350,8 @@ class RowEmitter {
   x86::Compiler& cc_;
   const FusedProgram& prog_;
   uint32_t mask_;
+  std::vector<x86::Gp> ptr_reg_;      // per operand: its row pointer held across the loop, if any
+  std::vector<x86::Ymm> scalar_reg_;  // per input: its broadcast one-element value, if any
   x86::Gp ptrs_;
 };
 

@@ -16,6 +16,7 @@
 //   output_padding (conv_transpose2d only) (oH, oW), default (0, 0): extra output rows/cols at
 //             the bottom/right, each smaller than the stride or the dilation of its dim.
 // float32 and float64 only, one dtype for all inputs (no promotion, as in MindSpore / PyTorch).
+#include "graph/ops/nn_params.h"
 #include "graph/ops/op_helpers.h"
 #include "kernels/conv.h"
 
@@ -110,6 +111,8 @@ void check_bias(const Metas& in, const char* op, int64_t oc) {
     PJ_THROW(Value) << op << ": expected a bias of shape " << shape_str({oc}) << ", got " << shape_str(in[2].shape);
 }
 
+}  // namespace
+
 // The parameters of conv2d(x, w) with 'same' padding resolved; checks every shape rule.
 Conv2dParams conv2d_params(const Metas& in, const Attrs& a) {
   const char* op = "conv2d";
@@ -137,6 +140,8 @@ Conv2dParams conv2d_params(const Metas& in, const Attrs& a) {
                     << ") is larger than the padded input " << tuple_str(padded, 2);
   return p;
 }
+
+namespace {
 
 Conv2dParams conv_transpose2d_params(const Metas& in, const Attrs& a, Shape* out) {
   const char* op = "conv_transpose2d";

@@ -69,6 +69,24 @@ PJ_REGISTER_OP("batch_norm")
                       attr_f(a, "momentum", 0.9), attr_f(a, "eps", 1e-5));
     });
 
+// batch_norm_coeffs(gamma, beta, running_mean, running_var; eps, dtype) -> m, a, sh [C] of dtype:
+// inference batch_norm is (x - m) * a + sh (kernels/norm.h). Made by the graph compiler only.
+PJ_REGISTER_OP("batch_norm_coeffs")
+    .total()
+    .inputs(4)
+    .attrs({"eps", "dtype"})
+    .infer([](const Metas& in, const Attrs& a) {
+      const Shape c = in[0].shape;
+      for (const TensorMeta& m : in)
+        if (m.shape != c || !is_floating(m.dtype))
+          PJ_THROW(Value) << "batch_norm_coeffs: expected 4 floating [C] parameters, got " << shape_str(m.shape);
+      const DType t = a.dtype("dtype");
+      return Metas{{c, t}, {c, t}, {c, t}};
+    })
+    .kernel([](const Tensors& in, const Attrs& a, const Tensors& out) {
+      batch_norm_coeffs_into(out[0], out[1], out[2], in[0], in[1], in[2], in[3], attr_f(a, "eps", 1e-5));
+    });
+
 int begin_norm_axis(const Attrs& a, const Shape& x) {
   const int64_t nd = static_cast<int64_t>(x.size()), axis = a.i("begin_norm_axis", -1);
   if (axis < -nd || axis >= nd)

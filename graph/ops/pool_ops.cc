@@ -10,6 +10,7 @@
 //   adaptive_avg_pool2d(x)  attr output_size (OH, OW), each >= 0: output cell i averages input
 //                  rows [floor(i*H/OH), ceil((i+1)*H/OH)), likewise for columns.
 // An int stands for both spatial dims in every pair attribute.
+#include "graph/ops/nn_params.h"
 #include "graph/ops/op_helpers.h"
 #include "kernels/pool.h"
 
@@ -42,6 +43,8 @@ void check_input(const TensorMeta& x, const char* op) {
   if (x.shape[2] == 0 || x.shape[3] == 0)
     PJ_THROW(Value) << op << ": expected an input with non-empty H and W, got shape " << shape_str(x.shape);
 }
+
+}  // namespace
 
 Pool2dParams pool_params(const Attrs& a, const char* op, bool is_max) {
   Pool2dParams p;
@@ -78,6 +81,8 @@ Shape pool_shape(const Shape& x, const Pool2dParams& p, const char* op) {
                     << ", padding=" << pair_str(p.pad) << ")";
   return {x[0], x[1], o[0], o[1]};
 }
+
+namespace {
 
 void register_pool(const char* name, bool is_max) {
   std::vector<std::string> attrs = {"kernel_size", "stride", "padding"};

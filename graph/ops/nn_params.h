@@ -1,0 +1,17 @@
+// Attribute parsing that several op declarations share (conv2d and max_pool2d by conv2d_block).
+#pragma once
+
+#include "graph/op.h"
+#include "kernels/conv.h"
+#include "kernels/pool.h"
+
+namespace pj {
+
+// conv2d(x, weight[, bias]) with 'same' padding resolved; raises the user-facing shape errors.
+Conv2dParams conv2d_params(const Metas& in, const Attrs& a);
+// max_pool2d / avg_pool2d attributes; raises on invalid ones.
+Pool2dParams pool_params(const Attrs& a, const char* op, bool is_max);
+// The pooled (N, C, OH, OW) of x, or ValueError when a window does not fit.
+Shape pool_shape(const Shape& x, const Pool2dParams& p, const char* op);
+
+}  // namespace pj
