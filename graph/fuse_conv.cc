@@ -17,8 +17,8 @@ struct Block {
 
 bool per_channel(const Graph& g, int v, int64_t C) {
   const TensorMeta& m = g.value(v).meta;
-  return m.dtype == DType::Float32 && shape_numel(m.shape) == C &&
-         (m.shape == Shape{C} || m.shape == Shape{C, 1, 1});
+  // [C, 1, 1] against (N, C, H, W) is per channel; a [C] would broadcast along W instead.
+  return m.dtype == DType::Float32 && m.shape == Shape({C, 1, 1});
 }
 
 class ChainFinder {

@@ -6,7 +6,7 @@
 //     max-pooled when pool_kernel_size is set
 // Attributes: conv2d's (stride, padding, dilation, groups); bias, affine, relu (bools saying
 // which optional inputs and steps there are); max_pool2d's prefixed with pool_ (None: no pooling).
-// m, a, sh are per-channel: C elements each, shaped [C] or [C, 1, 1].
+// m, a, sh are per-channel: shaped [C, 1, 1].
 #include "graph/ops/nn_params.h"
 #include "graph/ops/op_helpers.h"
 #include "kernels/conv_block.h"
@@ -59,8 +59,8 @@ Metas block_infer(const Metas& in, const Attrs& a) {
   if (in[0].dtype != DType::Float32) PJ_THROW(Type) << "conv2d_block computes in Float32";
   if (p.affine)
     for (int k = 0; k < 3; ++k)
-      if (shape_numel(in[p.conv_inputs + k].shape) != conv[0].shape[1] || in[p.conv_inputs + k].dtype != DType::Float32)
-        PJ_THROW(Value) << "conv2d_block: per-channel operands must have " << conv[0].shape[1] << " Float32 elements";
+      if (in[p.conv_inputs + k].shape != Shape({conv[0].shape[1], 1, 1}) || in[p.conv_inputs + k].dtype != DType::Float32)
+        PJ_THROW(Value) << "conv2d_block: per-channel operands must be Float32[" << conv[0].shape[1] << ", 1, 1]";
   if (!p.pool) return conv;
   return get_op("max_pool2d").infer(conv, pool_attrs(a));
 }

@@ -6,6 +6,9 @@
             and y written once at the measured copy bandwidth), with page faults per call
   mlp       MLP batch 32, 784-256-256-10 (Dense + ReLU): jitted and eager vs oneDNN called directly
             from C++ (build/bench_mlp_onednn: weights pre-reordered, bias and ReLU as post-ops)
+  cnn       a small CNN in inference, batch 8, 3x32x32 (3 x [conv3x3 + BatchNorm + ReLU], 2 max pools,
+            global average pool, Dense): jitted and eager vs PyTorch's optimize_for_inference
+            (TorchScript, batch norm folded, mkldnn layouts) on /usr/bin/python3
   compile   capture + compile time of a 20-layer MLP and of a 200-op function (first call minus a
             cached call)
 
@@ -158,6 +161,61 @@ def bench_mlp(threads):
                                                  else "not built (build/bench_mlp_onednn)"))
 
 
+CNN_BATCH = 8
+
+TORCH_CNN = """
+import sys, time, torch, torch.nn as tn
+torch.set_num_threads(int(sys.argv[1]))
+torch.manual_seed(0)
+def block(a, b): return [tn.Conv2d(a, b, 3, padding=1), tn.BatchNorm2d(b), tn.ReLU()]
+net = tn.Sequential(*(block(3, 16) + [tn.MaxPool2d(2, 2)] + block(16, 32) + [tn.MaxPool2d(2, 2)] + block(32, 64)
+                      + [tn.AdaptiveAvgPool2d(1), tn.Flatten(), tn.Linear(64, 10)])).eval()
+x = torch.randn(%d, 3, 32, 32)
+with torch.no_grad():
+    opt = torch.jit.optimize_for_inference(torch.jit.script(net))
+    for _ in range(30): opt(x)
+    best = 1e9
+    for _ in range(7):
+        t = time.perf_counter()
+        for _ in range(200): opt(x)
+        best = min(best, (time.perf_counter() - t) / 200)
+print(best * 1e6)
+""" % CNN_BATCH
+
+
+def blas_name():
+    try:
+        return os.path.basename(os.path.realpath("/etc/alternatives/libblas.so.3-x86_64-linux-gnu"))
+    except OSError:
+        return "unknown"
+
+
+def bench_cnn(threads):
+    pj.set_seed(0)
+
+    def block(a, b):
+        return [nn.Conv2d(a, b, 3, pad_mode="pad", padding=1, has_bias=True), nn.BatchNorm2d(b), nn.ReLU()]
+    net = nn.SequentialCell(block(3, 16) + [nn.MaxPool2d(2, 2)] + block(16, 32) + [nn.MaxPool2d(2, 2)]
+                            + block(32, 64) + [nn.AdaptiveAvgPool2d(1), nn.Flatten(), nn.Dense(64, 10)])
+    net.set_train(False)
+    x = pj.randn(CNN_BATCH, 3, 32, 32)
+    jnet = pj.jit(net)
+    eager, jitted = us_per_call(net, x, n=200), us_per_call(jnet, x, n=200)
+    faults = per_call(net, x)[1]
+    e = pj.jit_stats(jnet)["entries"][0]
+    print("cnn: batch %d, 3x32x32, 3 x (conv3x3 + BatchNorm + ReLU), 2 max pools, avg pool, Dense (inference)"
+          % CNN_BATCH)
+    print("  jitted %.0f us (%d conv2d_block nodes), pijit eager %.0f us (%.0f page faults per call)"
+          % (jitted, e["compiled"].count("conv2d_block("), eager, faults))
+    t = None
+    if os.path.exists("/usr/bin/python3"):
+        out = subprocess.run(["/usr/bin/python3", "-c", TORCH_CNN, str(threads)], capture_output=True, text=True,
+                             timeout=300)
+        t = float(out.stdout.strip()) if out.returncode == 0 else None
+    print("  PyTorch optimize_for_inference %s" % ("%.0f us: jitted is %.2fx (BLAS: %s)" % (t, jitted / t, blas_name())
+                                                   if t else "not installed (apt install python3-torch)"))
+
+
 def long_function(x):
     for _ in range(50):
         x = x * 1.001 + 0.001
@@ -196,6 +254,7 @@ def main():
     bench_small(args.threads)
     bench_chain(args.threads)
     bench_mlp(args.threads)
+    bench_cnn(args.threads)
     bench_compile()
 
 
