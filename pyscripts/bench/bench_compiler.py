@@ -185,7 +185,7 @@ print(best * 1e6)
 
 def blas_name():
     try:
-        return os.path.basename(os.path.realpath("/etc/alternatives/libblas.so.3-x86_64-linux-gnu"))
+        return os.path.basename(os.path.dirname(os.path.realpath("/etc/alternatives/libblas.so.3-x86_64-linux-gnu")))
     except OSError:
         return "unknown"
 
