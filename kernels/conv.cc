@@ -419,19 +419,20 @@ CachedWeights weights_for(const DnnlPlan& plan, const Tensor& w) {
   return reordered_weights(w, plan.user_wei, plan.wei_md, plan.wei_reorder);
 }
 
-bool run_plan(DnnlPlan& plan, const Tensor& out, const Tensor& x, const Tensor& w, const Tensor& bias, void* raw_dst);
+void run_plan(DnnlPlan& plan, void* out, const Tensor& x, const Tensor& w, const Tensor& bias, bool raw_dst);
 
-// False when this geometry has no fast oneDNN implementation; `out` is contiguous. With `raw_dst`,
-// the result stays in the primitive's destination layout there (conv2d_nchw16c_into).
+// False when this geometry has no fast oneDNN implementation; `out` is contiguous.
 bool dnnl_conv(const Tensor& out, const Tensor& x, const Tensor& w, const Tensor& bias, const Conv2dParams& p,
-               bool transpose, void* raw_dst = nullptr) {
+               bool transpose) {
   const Geometry g = geometry(out, x, w, p, transpose);
   std::shared_ptr<DnnlPlan> plan = get_plan(g, p, transpose, bias.defined());
   if (!plan->ok) return false;
-  return run_plan(*plan, out, x, w, bias, raw_dst);
+  run_plan(*plan, out.raw_data(), x, w, bias, false);
+  return true;
 }
 
-bool run_plan(DnnlPlan& planr, const Tensor& out, const Tensor& x, const Tensor& w, const Tensor& bias, void* raw_dst) {
+// `out` is NCHW, or (raw_dst) the primitive's own destination layout.
+void run_plan(DnnlPlan& planr, void* out, const Tensor& x, const Tensor& w, const Tensor& bias, bool raw_dst) {
   DnnlPlan* plan = &planr;
   set_last_impl(plan->impl);
   dnnl::engine& eng = dnnl_engine();
@@ -439,7 +440,7 @@ bool run_plan(DnnlPlan& planr, const Tensor& out, const Tensor& x, const Tensor&
   const Tensor xc = x.contiguous();
   const CachedWeights wa = weights_for(*plan, w);
   dnnl::memory usrc(plan->user_src, eng, xc.raw_data());
-  dnnl::memory udst = raw_dst ? dnnl::memory(plan->dst_md, eng, raw_dst) : dnnl::memory(plan->user_dst, eng, out.raw_data());
+  dnnl::memory udst(raw_dst ? plan->dst_md : plan->user_dst, eng, out);
   const bool reorder_dst = plan->reorder_dst && !raw_dst;
   // The plan's blocked buffers, unless another thread is using them right now.
   std::unique_lock<std::mutex> lock(plan->mu, std::try_to_lock);
@@ -458,7 +459,6 @@ bool run_plan(DnnlPlan& planr, const Tensor& out, const Tensor& x, const Tensor&
   plan->prim.execute(strm, args);
   if (reorder_dst) plan->dst_reorder.execute(strm, dbuf, udst);
   strm.wait();
-  return true;
 }
 
 void check_args(const char* what, const Tensor& out, const Tensor& x, const Tensor& w, const Tensor& bias) {
@@ -526,9 +526,7 @@ void conv2d_nchw16c_into(float* out, const Shape& out_shape, const Tensor& x, co
   const Geometry g = geometry(out_shape, x.shape(), w.shape(), p, false);
   std::shared_ptr<DnnlPlan> plan = get_plan(g, p, false, bias.defined());
   PJ_CHECK(plan->ok) << "conv2d_nchw16c_into: no oneDNN plan (ask conv2d_dst_is_nchw16c first)";
-  // `out` stands in for the NCHW tensor only for its shape; nothing is written through it.
-  Tensor shape_only = Tensor::empty({0}, DType::Float32).as_strided(out_shape, contiguous_strides(out_shape), 0);
-  run_plan(*plan, shape_only, x, w, bias, out);
+  run_plan(*plan, out, x, w, bias, true);
 }
 
 std::string conv_last_impl() {
