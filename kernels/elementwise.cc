@@ -175,7 +175,7 @@ namespace {
 // float32 unary ops that fused kernels implement run as a one-op fused kernel (kernels/fused.h):
 // a graph that fuses them computes exactly what eager does, at every size (oneDNN's relu, for one,
 // turns NaN into 0 where numpy keeps it), and the approximated ones (exp, log, tanh, sigmoid,
-// silu) are the same approximations.
+// silu, erf, gelu, gelu_tanh) are the same approximations.
 const FusedKernel* fused_unary(UnaryOp op) {
   constexpr int kOps = static_cast<int>(UnaryOp::erf) + 1;
   static const std::array<std::shared_ptr<const FusedKernel>, kOps> kernels = [] {

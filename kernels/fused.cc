@@ -202,6 +202,9 @@ float eval1(const FusedInstr& ins, float a, float b) {
     case FusedOp::tanh: return fused_math::tanh(a);
     case FusedOp::sigmoid: return fused_math::sigmoid(a);
     case FusedOp::silu: return fused_math::silu(a);
+    case FusedOp::erf: return fused_math::erf(a);
+    case FusedOp::gelu: return fused_math::gelu(a);
+    case FusedOp::gelu_tanh: return fused_math::gelu_tanh(a);
   }
   return a;
 }

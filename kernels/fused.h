@@ -9,7 +9,7 @@
 // Registers r0..r(in-1) are the node's inputs (broadcast to the output shape); every instruction
 // defines the next register; `out` names the registers written to the node's outputs, in order.
 // Everything is float32. The arithmetic is the eager kernels' bit for bit (no contraction into
-// FMA, NaN handled as numpy does); exp, log, tanh, sigmoid and silu use vector polynomial
+// FMA, NaN handled as numpy does); exp, log, tanh, sigmoid, silu and erf (so gelu) use vector polynomial
 // approximations whose maximum error is documented below and checked by tests against the eager
 // kernels.
 //
@@ -51,7 +51,10 @@ namespace pj {
   X(log, 1)             \
   X(tanh, 1)            \
   X(sigmoid, 1)         \
-  X(silu, 1)
+  X(silu, 1)            \
+  X(erf, 1)             \
+  X(gelu, 1)            \
+  X(gelu_tanh, 1)
 
 enum class FusedOp : uint8_t {
 #define PJ_X(name, n) name,
@@ -62,7 +65,9 @@ enum class FusedOp : uint8_t {
 // Maximum error of the approximated ops against the correctly rounded result, in units in the
 // last place of float32 (the eager kernels use libm or oneDNN; tests hold the fused ones to this).
 // exp: for results >= FLT_MIN (below that, absolute error <= FLT_MIN); log: for x > 0;
-// tanh, sigmoid, silu: relative error, any finite x.
+// tanh, sigmoid, silu, erf: relative error, any finite x. gelu and gelu_tanh are their formulas
+// evaluated in float32 with those (as PyTorch does): within kFusedMaxUlp for x >= 0; for x < 0,
+// where 1 + erf (1 + tanh) cancels, the absolute error stays under 4 ulp of x/2 (fused_test.cc).
 constexpr int kFusedMaxUlp = 4;
 
 const char* fused_op_name(FusedOp op);

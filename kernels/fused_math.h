@@ -21,6 +21,16 @@ constexpr float kExpPoly[] = {1.f / 5040, 1.f / 720, 1.f / 120, 1.f / 24, 1.f / 
 constexpr float kTanhSmall = 0.55f;
 constexpr float kTanhPoly[] = {0.0023921895772218704f, -0.008410617709159851f, 0.021781671792268753f,
                                -0.05395946651697159f, 0.13333292305469513f, -0.3333333134651184f};
+// erf(x) = x P(x^2) for |x| < kErfSmall (Taylor, highest degree first); above,
+// erf(x) = 1 - e^{-x^2} R(t), t = 1 / (1 + x/2), x clamped to 4 (erf(4) rounds to 1), R a
+// least-squares fit of erfc(x) e^{x^2} on [0.5, 4] (relative error 2e-9 before float rounding).
+constexpr float kErfSmall = 0.5f, kErfBig = 4.f;
+constexpr float kErfPoly[] = {0.000120553326f, -0.000854832702f, 0.00522397785f, -0.0268661715f,
+                              0.112837918f,    -0.376126379f,    1.12837923f};
+constexpr float kErfcPoly[] = {-0.0210939404f, 0.207365468f, -0.630183876f, 0.725599229f,  -0.206067294f,
+                               0.388728142f,   0.249585196f, 0.286321521f,  -0.000239192319f};
+// gelu(x) = x/2 (1 + erf(x / sqrt 2)); gelu_tanh(x) = x/2 (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3))).
+constexpr float kSqrtHalf = 0.707106781f, kGeluTanhK = 0.797884561f, kGeluTanhC = 0.044715f;
 // log(m) = 2s + s (s^2 Q(s^2)), s = (m-1)/(m+1): Q from 2 atanh(s)'s series, highest degree first.
 constexpr float kLogPoly[] = {2.f / 11, 2.f / 9, 2.f / 7, 2.f / 5, 2.f / 3};
 constexpr float kLogLn2Hi = 0.693359375f, kLogLn2Lo = -2.12194440e-4f;
@@ -103,6 +113,28 @@ inline float sigmoid(float a) {
 }
 
 inline float silu(float a) { return a * fused_math::sigmoid(a); }
+
+inline float erf(float a) {
+  float ax = from_bits(bits(a) & 0x7fffffffu);
+  float small = a * horner(a * a, kErfPoly);
+  float xc = vmin(kErfBig, ax);
+  float t = 1.f / (1.f + xc * 0.5f);
+  float r = horner(t, kErfcPoly);
+  float e = exp_core(from_bits(bits(xc * xc) | 0x80000000u));  // e^{-x^2}
+  float big = 1.f - e * r;
+  big = from_bits(bits(big) | (bits(a) & 0x80000000u));
+  float res = ax < kErfSmall ? small : big;
+  return std::isnan(a) ? a : res;
+}
+
+// The formulas as PyTorch evaluates them in float32 (x/2 first), with the fused erf and tanh.
+inline float gelu(float a) { return (a * 0.5f) * (1.f + fused_math::erf(a * kSqrtHalf)); }
+inline float gelu_tanh(float a) {
+  float c = kGeluTanhC * a;
+  c = c * a;
+  c = c * a;
+  return (a * 0.5f) * (1.f + fused_math::tanh(kGeluTanhK * (a + c)));
+}
 
 inline float log(float a) {
   bool tiny = a < kFltMin;  // subnormal, zero or negative

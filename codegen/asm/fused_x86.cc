@@ -19,6 +19,9 @@
 //   log(x)   x = m 2^k with m in [sqrt(1/2), sqrt(2)), s = (m-1)/(m+1),
 //            log m = 2 atanh s = 2s + s (s^2 (2/3 + 2/5 s^2 + ... + 2/11 s^8)); subnormals scaled
 //            by 2^23 first; 0 -> -inf, negative -> NaN, inf -> inf.
+//   erf(x)   |x| < 0.5: x P(x^2) (Taylor, degree 13); else sign(x) (1 - e^{-x^2} R(1/(1 + |x|/2)))
+//            with |x| clamped to 4 and R a degree-8 fit of erfc(x) e^{x^2}.
+//   gelu, gelu_tanh: x/2 (1 + erf(x/sqrt 2)), x/2 (1 + tanh(sqrt(2/pi)(x + 0.044715 x^3))).
 #include <asmjit/x86.h>
 
 #include <cmath>
@@ -251,6 +254,24 @@ class RowEmitter {
     return keep_nan(blend(big, small, cmp(ax, cf(fm::kTanhSmall), kLtOQ)), a);
   }
 
+  // fused_math::erf, lane for lane.
+  x86::Ymm erf(const x86::Ymm& a) {
+    x86::Ymm ax = abs(a);
+    x86::Ymm small = mul(a, horner(mul(a, a), fm::kErfPoly));
+    x86::Ymm xc = load(cf(fm::kErfBig));
+    cc_.vminps(xc, xc, ax);  // NaN: ax comes back (and the final blend returns a anyway)
+    x86::Ymm one = load(cf(1.f));
+    x86::Ymm t = div(one, add(one, mul(xc, load(cf(0.5f)))));
+    x86::Ymm r = horner(t, fm::kErfcPoly);
+    x86::Ymm nx2 = mul(xc, xc);
+    cc_.vorps(nx2, nx2, c32(0x80000000u));
+    x86::Ymm big = fresh(), sign = fresh();
+    cc_.vsubps(big, one, mul(exp_core(nx2), r));
+    cc_.vandps(sign, a, c32(0x80000000u));
+    cc_.vorps(big, big, sign);
+    return keep_nan(blend(big, small, cmp(ax, cf(fm::kErfSmall), kLtOQ)), a);
+  }
+
   x86::Ymm sigmoid(const x86::Ymm& a) {
     x86::Ymm nx = fresh();
     cc_.vorps(nx, a, c32(0x80000000u));  // -|a|
@@ -343,6 +364,14 @@ class RowEmitter {
       case FusedOp::tanh: return tanh(a);
       case FusedOp::sigmoid: return sigmoid(a);
       case FusedOp::silu: return mul(a, sigmoid(a));
+      case FusedOp::erf: return erf(a);
+      case FusedOp::gelu: return mul(mul(a, load(cf(0.5f))), add(load(cf(1.f)), erf(mul(a, load(cf(fm::kSqrtHalf))))));
+      case FusedOp::gelu_tanh: {
+        x86::Ymm c = mul(load(cf(fm::kGeluTanhC)), a);
+        c = mul(mul(c, a), a);
+        x86::Ymm th = tanh(mul(load(cf(fm::kGeluTanhK)), add(a, c)));
+        return mul(mul(a, load(cf(0.5f))), add(load(cf(1.f)), th));
+      }
     }
     return d;
   }

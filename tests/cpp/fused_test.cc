@@ -74,7 +74,8 @@ TEST(Fused, EveryOpMatchesTheReferenceBitForBit) {
                            FusedOp::minimum, FusedOp::neg, FusedOp::abs, FusedOp::square, FusedOp::relu,
                            FusedOp::sqrt, FusedOp::rsqrt, FusedOp::reciprocal, FusedOp::floor,
                            FusedOp::ceil, FusedOp::round, FusedOp::clamp, FusedOp::exp, FusedOp::log,
-                           FusedOp::tanh, FusedOp::sigmoid, FusedOp::silu};
+                           FusedOp::tanh, FusedOp::sigmoid, FusedOp::silu, FusedOp::erf, FusedOp::gelu,
+                           FusedOp::gelu_tanh};
   std::mt19937 g(1234);
   const Shape shapes[] = {{1}, {7}, {8}, {9}, {3, 5}, {4, 17}, {2, 3, 37}, {100}};
   for (int trial = 0; trial < 600; ++trial) {
@@ -183,7 +184,9 @@ double ulp_error(float got, double exact) {
 
 // Measured on the interpreter (bit-identical to the machine code, test above) so that it holds
 // wherever pijit runs.
-void check_approx(const char* op, double (*ref)(double), float lo, float hi) {
+// `scale(x)`, when given, is the magnitude errors are measured against instead of the result's
+// (gelu's formulas cancel for negative x: their error is then relative to x/2).
+void check_approx(const char* op, double (*ref)(double), float lo, float hi, double (*scale)(double) = nullptr) {
   const int n = 200003;
   Tensor x = Tensor::empty({n}, DType::Float32);
   float* p = x.data<float>();
@@ -195,6 +198,10 @@ void check_approx(const char* op, double (*ref)(double), float lo, float hi) {
   float at = 0;
   for (int i = 0; i < n; ++i) {
     double e = ulp_error(got[i], ref(p[i]));
+    if (scale && std::isfinite(p[i]) && scale(p[i]) != 0) {
+      const float s = static_cast<float>(std::fabs(scale(p[i])));
+      e = std::min(e, std::fabs(got[i] - ref(p[i])) / (std::nextafter(s, INFINITY) - s));
+    }
     if (e > worst) {
       worst = e;
       at = p[i];
@@ -208,6 +215,10 @@ double ref_silu(double x) { return x / (1 + std::exp(-x)); }
 double ref_exp(double x) { return std::exp(x); }
 double ref_log(double x) { return std::log(x); }
 double ref_tanh(double x) { return std::tanh(x); }
+double ref_erf(double x) { return std::erf(x); }
+double ref_gelu(double x) { return 0.5 * x * std::erfc(-x / std::sqrt(2.0)); }
+double ref_gelu_tanh(double x) { return 0.5 * x * (1 + std::tanh(std::sqrt(2 / M_PI) * (x + 0.044715 * x * x * x))); }
+double half_if_negative(double x) { return x < 0 ? 0.5 * x : 0; }
 
 TEST(FusedApprox, Exp) { check_approx("exp", ref_exp, -104.f, 89.f); }
 TEST(FusedApprox, Log) { check_approx("log", ref_log, 0.f, 1e6f); }
@@ -216,6 +227,10 @@ TEST(FusedApprox, Tanh) { check_approx("tanh", ref_tanh, -10.f, 10.f); }
 TEST(FusedApprox, TanhNearZero) { check_approx("tanh", ref_tanh, -0.7f, 0.7f); }
 TEST(FusedApprox, Sigmoid) { check_approx("sigmoid", ref_sigmoid, -90.f, 90.f); }
 TEST(FusedApprox, Silu) { check_approx("silu", ref_silu, -20.f, 20.f); }
+TEST(FusedApprox, Erf) { check_approx("erf", ref_erf, -6.f, 6.f); }
+TEST(FusedApprox, ErfNearZero) { check_approx("erf", ref_erf, -0.6f, 0.6f); }
+TEST(FusedApprox, Gelu) { check_approx("gelu", ref_gelu, -12.f, 12.f, half_if_negative); }
+TEST(FusedApprox, GeluTanh) { check_approx("gelu_tanh", ref_gelu_tanh, -12.f, 12.f, half_if_negative); }
 
 }  // namespace
 }  // namespace pj
@@ -227,7 +242,7 @@ namespace {
 // agree on which NaN a later binary op sees.
 TEST(FusedApprox, NanArgumentsPassThrough) {
   const uint32_t nans[] = {0x7fc00000u, 0xffc00000u, 0x7fc12345u, 0xffd00001u};
-  for (const char* op : {"exp", "log", "tanh", "sigmoid", "silu"}) {
+  for (const char* op : {"exp", "log", "tanh", "sigmoid", "silu", "erf", "gelu", "gelu_tanh"}) {
     Tensor x = Tensor::empty({12}, DType::Float32);
     for (int i = 0; i < 12; ++i) std::memcpy(x.data<float>() + i, &nans[i % 4], 4);
     FusedProgram p = FusedProgram::parse(std::string("in=1; r1=") + op + "(r0); out=(r1)");

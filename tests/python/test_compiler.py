@@ -73,6 +73,15 @@ class FusedResults(unittest.TestCase):
             self.assertEqual(e["compiled"].count("fused_elementwise"), 1, e["compiled"])
             self.assertEqual(e["ops"], 16)
 
+    def test_erf_and_gelu_fuse_and_match_eager(self):
+        def f(x):
+            return ops.gelu(x) + ops.gelu(x * 0.5, approximate="tanh") - ops.erf(x)
+        x = values((64, 33), seed=9)
+        self.check(f, x)
+        jf = pj.jit(f)
+        jf(x)
+        self.assertEqual(stats(jf)["compiled"].count("fused_elementwise"), 1, stats(jf)["compiled"])
+
     def test_broadcast_scalar_and_transposed_inputs(self):
         x = values((6, 4), 3)
         self.check(lambda a, c: ops.tanh(a.transpose() * c + 1.0) - c, x, values((1, 6), 4))
