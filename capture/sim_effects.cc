@@ -53,14 +53,14 @@ bool builtin_print(PyObject* callable) {
          std::strcmp(reinterpret_cast<PyCFunctionObject*>(callable)->m_ml->ml_name, "print") == 0;
 }
 
+}  // namespace
+
 bool is_parameter(PyObject* v) {
   PyObject* mro = Py_TYPE(v)->tp_mro;
   for (Py_ssize_t i = 0; mro && i < PyTuple_GET_SIZE(mro); ++i)
     if (std::strcmp(reinterpret_cast<PyTypeObject*>(PyTuple_GET_ITEM(mro, i))->tp_name, "Parameter") == 0) return true;
   return false;
 }
-
-}  // namespace
 
 void Simulator::defer(codegen::EffectPlan fx, PyObject* value, const std::string& what) {
   // Replayed after the graph, an effect that raises would raise outside the handler that catches

@@ -297,6 +297,7 @@ class Simulator {
 PyObject* null_slot();
 
 bool is_cell(PyObject* v);                                  // an instance of pijit.nn.Cell
+bool is_parameter(PyObject* v);                             // an instance of pijit's Parameter
 bool name_in(const char* const* names, const char* name);  // names: nullptr-terminated
 
 }  // namespace pj::capture

@@ -302,7 +302,7 @@ PyObject* Simulator::wrap(PyObject* obj, int node) {
     tensor_types_.insert(Py_TYPE(obj));
     Py_INCREF(Py_TYPE(obj));
     tree_.add_check(node, {CheckKind::TensorMeta, reinterpret_cast<PyObject*>(Py_TYPE(obj)), 0, meta_of(t)});
-    int id = graph_.add_input(meta_of(t), tree_.path(node));
+    int id = graph_.add_input(meta_of(t), tree_.path(node), is_parameter(obj));
     r_.plan.input_nodes.push_back(node);
     PyObject* sym = make_sym(meta_of(t), id);
     sym_of_node_[node] = sym;

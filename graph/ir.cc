@@ -6,9 +6,9 @@
 
 namespace pj::graph {
 
-int Graph::add_input(const TensorMeta& meta, std::string name) {
+int Graph::add_input(const TensorMeta& meta, std::string name, bool parameter) {
   int id = static_cast<int>(values_.size());
-  values_.push_back({ValueKind::Input, meta, static_cast<int>(inputs_.size()), 0, std::move(name)});
+  values_.push_back({ValueKind::Input, meta, static_cast<int>(inputs_.size()), 0, std::move(name), parameter});
   inputs_.push_back(id);
   return id;
 }

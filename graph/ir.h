@@ -27,6 +27,7 @@ struct Value {
   int index = 0;     // Input: position among inputs; Const: position among consts; Node: node id
   int output = 0;    // Node: which output of the node
   std::string name;  // Input: the source it is loaded from
+  bool parameter = false;  // Input: a Parameter (weights): plans memoize what depends only on these
 };
 
 struct Node {
@@ -39,7 +40,7 @@ struct Node {
 
 class Graph {
  public:
-  int add_input(const TensorMeta& meta, std::string name);
+  int add_input(const TensorMeta& meta, std::string name, bool parameter = false);
   int add_const(const Tensor& t);
   // Appends a node with outputs of the given metas; returns their value ids.
   std::vector<int> add_node(const OpDef& op, std::vector<int> inputs, Attrs attrs, const Metas& outs,

@@ -32,7 +32,7 @@ template <typename Emit>
 Graph rebuild(const Graph& g, Emit&& emit) {
   Graph out;
   ValueMap map(g, out);
-  for (int v : g.inputs()) map[v] = out.add_input(g.value(v).meta, g.value(v).name);
+  for (int v : g.inputs()) map[v] = out.add_input(g.value(v).meta, g.value(v).name, g.value(v).parameter);
   for (size_t i = 0; i < g.nodes().size(); ++i) {
     if (emit(static_cast<int>(i), out, map)) continue;
     const Node& n = g.nodes()[i];

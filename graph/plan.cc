@@ -79,11 +79,45 @@ ExecPlan::ExecPlan(std::shared_ptr<const Graph> g) : graph_(std::move(g)) {
     if (val.kind == ValueKind::Input) slot_[v] = Slot::Input;
     if (val.kind == ValueKind::Const) slot_[v] = Slot::Const;
   }
-  for (const Node& n : G.nodes()) {
+  // Memo values: computed by pure nodes only from constants and Parameters no op here writes,
+  // from at least one such Parameter, and not returned (the caller would get the memo itself).
+  std::vector<bool> stable(nv, false), from_param(nv, false), written(nv, false), is_output(nv, false);
+  for (const Node& n : G.nodes())
+    if (n.op->impure)
+      for (int v : n.inputs) written[v] = true;
+  for (int v : G.outputs()) is_output[v] = true;
+  for (size_t v = 0; v < nv; ++v) {
+    const Value& val = G.values()[v];
+    stable[v] = val.kind == ValueKind::Const || (val.kind == ValueKind::Input && val.parameter && !written[v]);
+    from_param[v] = val.kind == ValueKind::Input && stable[v];
+  }
+  std::vector<bool> memo_node(nn, false);
+  for (size_t i = 0; i < nn; ++i) {
+    const Node& n = G.nodes()[i];
+    if (n.op->impure || n.op->data_dependent || n.inputs.empty()) continue;
+    bool ok = true, param = false;
+    for (int v : n.inputs) ok = ok && stable[v], param = param || from_param[v];
+    for (int o : n.outputs) ok = ok && !is_output[o] && !written[o];
+    if (!ok || !param) continue;
+    memo_node[i] = true;
+    for (int o : n.outputs) stable[o] = from_param[o] = true;
+  }
+  for (size_t i = 0; i < nn; ++i) {
+    const Node& n = G.nodes()[i];
     for (int o : n.outputs) {
       if (n.op->is_view && !n.inputs.empty()) root[o] = root[n.inputs[0]];
-      if (!n.op->run) slot_[o] = Slot::Arena;
+      if (memo_node[i]) {
+        slot_[o] = Slot::Memo;
+        memo_values_.push_back(o);
+      } else if (!n.op->run) {
+        slot_[o] = Slot::Arena;
+      }
     }
+    if (memo_node[i])
+      for (int v : n.inputs)
+        if (G.values()[v].kind == ValueKind::Input &&
+            std::find(memo_params_.begin(), memo_params_.end(), v) == memo_params_.end())
+          memo_params_.push_back(v);
   }
   for (int v : G.outputs())
     if (slot_[root[v]] == Slot::Arena) slot_[root[v]] = Slot::Fresh;
@@ -122,7 +156,8 @@ ExecPlan::ExecPlan(std::shared_ptr<const Graph> g) : graph_(std::move(g)) {
     };
     for (int v : n.inputs) release_dead(root[v]);
     for (int o : n.outputs) release_dead(o);  // never read: kept only for its errors
-    Step s{&n, {}, {}};
+    Step s{&n, {}, {}, memo_node[i]};
+    num_memo_steps_ += memo_node[i];
     if (!n.op->run) {
       Metas in, out;
       for (int v : n.inputs) in.push_back(G.values()[v].meta);
@@ -143,14 +178,14 @@ ExecPlan::ExecPlan(std::shared_ptr<const Graph> g) : graph_(std::move(g)) {
   }
   for (size_t v = 0; v < nv; ++v) {
     num_fresh_ += slot_[v] == Slot::Fresh;
-    if (slot_[v] == Slot::Input || slot_[v] == Slot::Fresh || slot_[v] == Slot::Dynamic)
+    if (slot_[v] == Slot::Input || slot_[v] == Slot::Fresh || slot_[v] == Slot::Dynamic || slot_[v] == Slot::Memo)
       transient_.push_back(static_cast<int>(v));
   }
-  // What the caller gets: its own storage. A constant (or a view of one) is copied; whatever an op
+  // What the caller gets: its own storage. A constant or memo (or a view of one) is copied; whatever an op
   // with a run function returned is checked on each launch (it might hand back its input).
   for (int v : G.outputs()) {
     Slot s = slot_[root[v]];
-    out_copy_.push_back(s == Slot::Const || s == Slot::Arena ? Copy::Always
+    out_copy_.push_back(s == Slot::Const || s == Slot::Arena || s == Slot::Memo ? Copy::Always
                         : s == Slot::Dynamic                 ? Copy::IfShared
                                                              : Copy::Never);
   }
@@ -214,16 +249,36 @@ Tensors ExecPlan::run(const Tensors& inputs) const {
   } give_back{this, &arena};
   std::vector<Tensor>& env = arena->env;
   for (size_t i = 0; i < inputs.size(); ++i) env[G.inputs()[i]] = inputs[i];
+  // The memo holds while every Parameter it read is the same storage, view and write version.
+  std::vector<MemoKey> keys;
+  bool reuse = false, memoizable = true;
+  if (num_memo_steps_) {
+    for (int v : memo_params_) {
+      const Tensor& t = env[v];
+      memoizable = memoizable && t.storage()->versioned();
+      keys.push_back({t.storage(), t.storage().get(), t.storage()->version(), t.offset()});
+    }
+    std::lock_guard<std::mutex> lock(mu_);
+    reuse = memoizable && memo_valid_;
+    for (size_t k = 0; reuse && k < keys.size(); ++k) {
+      const MemoKey &a = keys[k], &b = memo_keys_[k];
+      reuse = a.raw == b.raw && a.version == b.version && a.offset == b.offset && !b.storage.expired();
+    }
+    if (reuse)
+      for (size_t k = 0; k < memo_values_.size(); ++k) env[memo_values_[k]] = memo_store_[k];
+  }
   Tensors& in = arena->in;
   Tensors& out = arena->out;
   for (const Step& s : steps_) {
+    if (s.memo && reuse) continue;
     const Node& n = *s.node;
     in.clear();
     for (int v : n.inputs) in.push_back(env[v]);
     if (s.kernel) {
       out.clear();
       for (int o : n.outputs) {
-        if (slot_[o] == Slot::Fresh) env[o] = Tensor::empty(G.values()[o].meta.shape, G.values()[o].meta.dtype);
+        if (slot_[o] == Slot::Fresh || slot_[o] == Slot::Memo)
+          env[o] = Tensor::empty(G.values()[o].meta.shape, G.values()[o].meta.dtype);
         out.push_back(env[o]);
       }
       s.kernel(in, out);
@@ -237,6 +292,13 @@ Tensors ExecPlan::run(const Tensors& inputs) const {
       for (size_t k = 0; k < r.size(); ++k) env[n.outputs[k]] = std::move(r[k]);
     }
     for (int v : s.frees) env[v] = Tensor();
+  }
+  if (num_memo_steps_ && !reuse && memoizable) {
+    std::lock_guard<std::mutex> lock(mu_);
+    memo_keys_ = std::move(keys);
+    memo_store_.clear();
+    for (int v : memo_values_) memo_store_.push_back(env[v]);
+    memo_valid_ = true;
   }
   // The caller keeps the outputs: anything sharing storage with a constant or the arena (which the
   // next launch overwrites) is copied.
@@ -260,6 +322,7 @@ std::string ExecPlan::describe() const {
   os.precision(kib < 10 ? 2 : 4);
   os << "arena " << kib << " KiB, " << num_arena_ << " buffers (" << num_inplace_ << " in place), " << num_fresh_
      << " fresh output" << (num_fresh_ == 1 ? "" : "s");
+  if (num_memo_steps_) os << ", " << num_memo_steps_ << " memoized";
   return os.str();
 }
 

@@ -8,6 +8,11 @@
 //             first input's buffer when that input dies there and the metas match
 //   fresh     graph outputs (and whatever a view of an output aliases) get new storage per call:
 //             the caller keeps them
+//   memo      nodes computing only from Parameters (and constants), e.g. an inference batch
+//             norm's coefficients or a weight's transpose, run once and are reused while every
+//             Parameter they read is the same storage at the same write version (Storage::version):
+//             constant folding, guarded by versions. A Parameter written in place by an op of the
+//             graph, or one whose bytes an outside writer may change, is not memoized on.
 //
 // A steady-state launch allocates nothing for intermediates: it checks the inputs' metas, takes an
 // arena from the plan's pool (a second concurrent launch gets a second arena), runs the steps and
@@ -33,15 +38,24 @@ class ExecPlan {
   const Graph& graph() const { return *graph_; }
   size_t arena_bytes() const { return arena_bytes_; }
   int num_inplace() const { return num_inplace_; }
-  // "arena 1.5 KiB, 6 buffers (2 in place), 1 fresh output", for explanations and tests.
+  int num_memoized() const { return num_memo_steps_; }
+  // "arena 1.5 KiB, 6 buffers (2 in place), 1 fresh output[, 3 memoized]", for explanations.
   std::string describe() const;
 
  private:
-  enum class Slot : uint8_t { Input, Const, Arena, Fresh, Dynamic };
+  enum class Slot : uint8_t { Input, Const, Arena, Fresh, Dynamic, Memo };
   struct Step {
     const Node* node;
     PreparedFn kernel;      // empty: node->op->run
     std::vector<int> frees; // non-arena values whose last use is this step (references dropped)
+    bool memo = false;      // computes Memo values: skipped while the memo is valid
+  };
+  // A Parameter's identity and write version when the memo was computed.
+  struct MemoKey {
+    std::weak_ptr<Storage> storage;
+    const Storage* raw = nullptr;
+    uint64_t version = 0;
+    int64_t offset = 0;
   };
   struct Arena;
 
@@ -54,6 +68,12 @@ class ExecPlan {
   std::vector<int> transient_;  // values a launch sets (inputs, fresh, dynamic): cleared after it
   enum class Copy : uint8_t { Never, Always, IfShared };
   std::vector<Copy> out_copy_;  // per graph output
+  std::vector<int> memo_params_;  // Parameter inputs that Memo values are computed from
+  std::vector<int> memo_values_;  // every Memo value
+  int num_memo_steps_ = 0;
+  mutable bool memo_valid_ = false;          // guarded by mu_
+  mutable std::vector<MemoKey> memo_keys_;   // per memo_params_
+  mutable std::vector<Tensor> memo_store_;   // per memo_values_
   size_t arena_bytes_ = 0;
   int num_arena_ = 0, num_inplace_ = 0, num_fresh_ = 0;
   mutable std::mutex mu_;

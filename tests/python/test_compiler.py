@@ -310,6 +310,63 @@ class ConvBlocks(unittest.TestCase):
         self.assertIn("batch_norm(", stats(jnet)["compiled"])
 
 
+class ParameterMemo(unittest.TestCase):
+    """What depends only on Parameters is computed once and reused while they keep their storage
+    and write version: constant folding guarded by versions."""
+
+    def setUp(self):
+        pj.set_seed(11)
+        self.w = pj.Parameter(pj.randn(8, 6), name="w")
+        self.x = pj.randn(4, 6)
+
+    def f(self, x):
+        scaled = ops.exp(self.w * 0.5)  # only the Parameter: memoized
+        return ops.dense(x, scaled), scaled.reshape((-1,))  # the second output is a view of it
+
+    def same(self, a, b):
+        self.assertEqual([bits(t) for t in a], [bits(t) for t in b])
+
+    def test_memoized_work_is_reused_and_refreshed_by_every_kind_of_write(self):
+        jf = pj.jit(self.f)
+        self.same(jf(self.x), self.f(self.x))
+        self.assertIn("memoized", stats(jf)["plan"])
+        for write in (lambda: self.w.__setitem__(0, 3.0), lambda: self.w.set_data(pj.randn(8, 6)),
+                      lambda: ops.assign(self.w, pj.ones((8, 6)))):
+            write()
+            self.same(jf(self.x), self.f(self.x))
+        mv = memoryview(self.w).cast("B")  # an outside writer: the memo is not trusted while it lives
+        jf(self.x)
+        mv[0:4] = struct.pack("<f", -2.0)
+        self.same(jf(self.x), self.f(self.x))
+        mv.release()
+        self.same(jf(self.x), self.f(self.x))
+
+    def test_a_returned_view_of_a_memo_is_the_callers_own(self):
+        jf = pj.jit(self.f)
+        jf(self.x)
+        out = jf(self.x)[1]
+        out[0] = 1000.0
+        self.same(jf(self.x), self.f(self.x))
+
+    def test_a_new_parameter_object_recomputes(self):
+        jf = pj.jit(self.f)
+        jf(self.x)
+        self.w = pj.Parameter(pj.randn(8, 6), name="w")
+        self.same(jf(self.x), self.f(self.x))
+
+    def test_a_parameter_written_by_the_graph_is_not_memoized(self):
+        from pijit import nn
+        bn = nn.BatchNorm2d(4)
+        bn.set_train(True)
+        x = pj.randn(2, 4, 3, 3)
+
+        def g(x):
+            return bn(x) + ops.exp(bn.moving_mean.reshape((4, 1, 1)))
+        jg = pj.jit(g)
+        jg(x)
+        self.assertNotIn("memoized", stats(jg)["plan"])
+
+
 class PreparedWeights(unittest.TestCase):
     """dense reads its weights in oneDNN's blocked layout, reordered once per weight version: a
     steady-state call reorders nothing, and every way of writing a weight is seen by the next call,
