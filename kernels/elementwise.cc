@@ -338,46 +338,28 @@ void check_integer_pow(const Tensor& exponent) {
 
 namespace {
 
-// Large float32 add/sub/mul/div go through oneDNN's binary primitive: these four are correctly
-// rounded IEEE operations, so the result is bit-identical to the loop's. (max/min are left out:
-// oneDNN's do not propagate NaN the way numpy does.) oneDNN broadcasts only its second source.
-bool dnnl_binary(BinaryOp op, const Tensor& out, const Tensor& a, const Tensor& b) {
-  using A = dnnl::algorithm;
-  A alg;
-  switch (op) {
-    case BinaryOp::add: alg = A::binary_add; break;
-    case BinaryOp::sub: alg = A::binary_sub; break;
-    case BinaryOp::mul: alg = A::binary_mul; break;
-    case BinaryOp::div: alg = A::binary_div; break;
-    default: return false;
-  }
-  if (a.dtype() != DType::Float32 || out.numel() < kParallelGrain || out.ndim() == 0 ||
-      a.shape() != out.shape() || !a.is_contiguous() || !b.is_contiguous() || !out.is_contiguous())
-    return false;
-  // b's dims, left-padded with 1s: oneDNN wants equal ranks, 1 where it broadcasts.
-  dnnl::memory::dims od(out.shape().begin(), out.shape().end()), bd(out.ndim(), 1);
-  for (int i = 0; i < b.ndim(); ++i) bd[out.ndim() - b.ndim() + i] = b.dim(i);
-  auto tag = [](size_t nd) {
-    using F = dnnl::memory::format_tag;
-    static const F tags[] = {F::a, F::ab, F::abc, F::abcd, F::abcde, F::abcdef};
-    return nd <= 6 ? tags[nd - 1] : F::undef;
-  };
-  if (tag(od.size()) == dnnl::memory::format_tag::undef) return false;
-  dnnl::memory::desc amd(od, dnnl::memory::data_type::f32, tag(od.size()));
-  dnnl::memory::desc bmd(bd, dnnl::memory::data_type::f32, tag(bd.size()));
-  std::string key = "binary:" + std::to_string(static_cast<int>(alg));
-  for (auto d : od) key += ":" + std::to_string(d);
-  key += "/";
-  for (auto d : bd) key += ":" + std::to_string(d);
-  dnnl::primitive prim = PrimitiveCache::instance().get(key, [&] {
-    dnnl::binary::desc d(alg, amd, bmd, amd);
-    return dnnl::binary(dnnl::binary::primitive_desc(d, dnnl_engine()));
-  });
-  dnnl::memory am(amd, dnnl_engine(), a.raw_data()), bm(bmd, dnnl_engine(), b.raw_data());
-  dnnl::memory om(amd, dnnl_engine(), out.raw_data());
-  prim.execute(dnnl_stream(), {{DNNL_ARG_SRC_0, am}, {DNNL_ARG_SRC_1, bm}, {DNNL_ARG_DST, om}});
-  dnnl_stream().wait();
-  return true;
+
+}  // namespace
+
+namespace {
+
+// float32 binary ops that fused kernels implement run as a one-op fused kernel, for the reason
+// unary ones do: when both operands are NaN, which payload comes out depends on the instruction's
+// operand order (x86 returns the first), and compiled loops or oneDNN choose theirs freely; a
+// fused graph and the eager program must choose the same.
+const FusedKernel* fused_binary(BinaryOp op) {
+  constexpr int kOps = static_cast<int>(BinaryOp::minimum) + 1;
+  static const std::array<std::shared_ptr<const FusedKernel>, kOps> kernels = [] {
+    std::array<std::shared_ptr<const FusedKernel>, kOps> k;
+    for (int i = 0; i < kOps; ++i) {
+      FusedOp f;
+      const char* name = binary_op_name(static_cast<BinaryOp>(i));
+      if (fused_op_from_name(name, &f) && fused_op_arity(f) == 2)
+        k[i] = fused_kernel(std::string("in=2; r2=") + name + "(r0,r1); out=(r2)");
+    }
+    return k;
+  }();
+  return static_cast<int>(op) < kOps ? kernels[static_cast<int>(op)].get() : nullptr;
 }
 
 }  // namespace
@@ -385,7 +367,14 @@ bool dnnl_binary(BinaryOp op, const Tensor& out, const Tensor& a, const Tensor& 
 void binary_into(BinaryOp op, const Tensor& out, const Tensor& a, const Tensor& b) {
   PJ_CHECK(a.dtype() == b.dtype()) << "binary_into expects one compute dtype";
   if (out.numel() == 0) return;
-  if (dnnl_binary(op, out, a, b)) return;
+  if (a.dtype() == DType::Float32 && out.dtype() == DType::Float32) {
+    if (const FusedKernel* k = fused_binary(op)) {
+      if (out.is_contiguous()) return k->run({a, b}, {out});
+      Tensor tmp = Tensor::empty(out.shape(), DType::Float32);
+      k->run({a, b}, {tmp});
+      return copy_into(out, tmp);
+    }
+  }
   PJ_DISPATCH_ALL(a.dtype(), [&] { binary_loop<scalar_t>(op, out, a, b); });
 }
 

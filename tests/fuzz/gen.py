@@ -173,7 +173,9 @@ class Body(object):
                               "(%s // 2)", "(%s %% -3)", "(%s ** 0.5)", "(%s ** 2)",
                               "%s.argmax()", "ops.erf(%s)", "ops.log1p(%s)",
                               "ops.expm1(%s)", "ops.floor(%s)", "ops.round(%s)",
-                              "ops.reciprocal(%s)", "ops.rsqrt(%s)", "ops.sign(%s)"]
+                              "ops.reciprocal(%s)", "ops.rsqrt(%s)", "ops.sign(%s)",
+                              "ops.gelu(%s)", "ops.gelu(%s, 'tanh')", "(%s * 1.0 - 0.0)",
+                              "(%s + 0.0)", "ops.dense(%s.reshape(1, -1), %s.reshape(1, -1) * 2.0)"]
                              ).replace("%s", a).replace("%%", "%")
         if c < 0.76:
             return self.pick(["%s[0]", "%s[-1]", "%s[1:]", "%s[::-1]", "%s[:-1]", "%s[..., 0]",
@@ -217,7 +219,7 @@ class Body(object):
         if c < 0.8 and "G_T" in self.env.globals:
             return "G_T"
         if c < 0.85 and self.env.net:
-            return self.pick(["NET.p", "NET.p.sum()"])
+            return self.pick(["NET.p", "NET.p.sum()", "ops.exp(NET.p * 0.5)", "NET.p.T.reshape(NET.p.shape)"])
         if c < 0.87 and self.env.box:
             return "BOX.t"
         if c < 0.88 and self.in_method == "NET":
