@@ -111,9 +111,12 @@ int fold(Graph& g) {
 }
 
 int simplify(Graph& g) {
+  // Replacing y by x must not make anything alias x that did not: not a graph output, not what a
+  // view reads (a returned view of y would become a view of x: writing into it would write x), not
+  // what an impure op writes into.
   std::set<int> pinned(g.outputs().begin(), g.outputs().end());
   for (const Node& n : g.nodes())
-    if (n.op->impure) pinned.insert(n.inputs.begin(), n.inputs.end());
+    if (n.op->impure || n.op->is_view) pinned.insert(n.inputs.begin(), n.inputs.end());
   std::vector<int> alias(g.values().size());
   for (size_t v = 0; v < alias.size(); ++v) alias[v] = static_cast<int>(v);
   std::vector<bool> drop(g.nodes().size(), false);

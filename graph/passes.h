@@ -14,7 +14,8 @@
 //   simplify  replaces a node by its operand where IEEE arithmetic guarantees the same bits:
 //          x * 1, 1 * x, x / 1, x + (-0.0), (-0.0) + x, x - (+0.0) (0 for integers), cast to x's
 //          own dtype, copy, reshape to x's own shape; never when x or the result is a graph
-//          output or is read by an impure node (which may write into it)
+//          output, is read by a view (which would then alias x) or by an impure node (which may
+//          write into it)
 //   dce    drops nodes whose results are unused, never one that can raise or is impure
 //   cse    merges nodes computing the same op on the same values with the same attributes
 //          (never impure ones, and nothing is merged across an impure node, which may have

@@ -222,6 +222,15 @@ TEST(Passes, SimplifyNeverAliasesOutputsOrValuesWrittenInPlace) {
   const std::string out = run_pass("simplify", text);
   EXPECT_NE(out.find("= copy("), std::string::npos) << out;  // rm is written by batch_norm
   EXPECT_NE(out.find("= mul(%0,"), std::string::npos) << out;  // its result is an output
+  // (x / 1)[..., 0] returned: the view must not become a view of the input x (fuzz 2109269).
+  const char* view_text =
+      "graph(%0: Float32[3, 1] x) {\n"
+      "  %1: Float32[] = constant (1)\n"
+      "  %2: Float32[3, 1] = div(%0, %1)\n"
+      "  %3: Float32[3, 1] = reshape(%2) shape=(3, 1)\n"
+      "  return (%3,)\n"
+      "}\n";
+  EXPECT_EQ(run_pass("simplify", view_text), parse_graph(view_text).to_string());
 }
 
 TEST(Passes, PipelineNamesAreChecked) {
