@@ -5,6 +5,8 @@
 #include <map>
 #include <mutex>
 
+#include <sys/mman.h>
+
 #include "kernels/copy.h"
 
 namespace pj {
@@ -16,10 +18,11 @@ namespace {
 // would page-fault on every byte of every output, every call. Small blocks go to malloc (its own
 // caches are fast there). A block is reused for a request of at least 3/4 of its size; what is
 // kept is bounded (PIJIT_STORAGE_CACHE_MB, 1024 by default; 0 keeps nothing), the largest given
-// back first.
+// back first. Blocks of 2 MiB and more are huge-page aligned and advised (MADV_HUGEPAGE).
 class BlockCache {
  public:
   static constexpr size_t kMinCached = size_t{1} << 16;  // 64 KiB
+  static constexpr size_t kHuge = size_t{1} << 21;       // 2 MiB: a huge page
 
   static BlockCache& get() {
     static BlockCache* cache = new BlockCache();  // never destroyed: storages may outlive statics
@@ -50,6 +53,15 @@ class BlockCache {
       }
     }
     *capacity = bytes;
+    if (bytes >= kHuge) {
+      // 2 MiB-aligned and asked to be backed by transparent huge pages (where the kernel's THP mode
+      // is "madvise"): a 64 MiB tensor takes ~40 page faults instead of 16384, and far fewer TLB
+      // misses. The size is not rounded up: only the last partial 2 MiB uses small pages.
+      void* p = nullptr;
+      if (posix_memalign(&p, kHuge, bytes) != 0) return nullptr;
+      madvise(p, bytes / kHuge * kHuge, MADV_HUGEPAGE);
+      return p;
+    }
     return std::aligned_alloc(64, bytes);
   }
   void give(void* p, size_t bytes) {
