@@ -1,8 +1,8 @@
 #include "kernels/conv_block.h"
 
-#include <cmath>
 
 #include "kernels/dnnl_context.h"
+#include "kernels/fused_math.h"
 #include "kernels/threading.h"
 
 namespace pj {
@@ -60,7 +60,7 @@ void affine_relu_nchw16c(float* y, const ConvBlockSpec& s, const float* m, const
         for (int l = 0; l < 16; ++l) {
           float t = v[l];
           if (affine) t = (t - mv[l]) * av[l] + sv[l];
-          if (relu) t = t > 0.f ? t : (std::isnan(t) ? t : 0.f);
+          if (relu) t = fused_math::relu(t);
           v[l] = t;
         }
       }

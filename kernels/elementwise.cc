@@ -172,23 +172,39 @@ void unary_bool_loop(UnaryOp op, const Tensor& out, const Tensor& in) {
 
 namespace {
 
-// float32 unary ops that fused kernels implement run as a one-op fused kernel (kernels/fused.h):
-// a graph that fuses them computes exactly what eager does, at every size (oneDNN's relu, for one,
-// turns NaN into 0 where numpy keeps it), and the approximated ones (exp, log, tanh, sigmoid,
-// silu, erf, gelu, gelu_tanh) are the same approximations.
-const FusedKernel* fused_unary(UnaryOp op) {
-  constexpr int kOps = static_cast<int>(UnaryOp::erf) + 1;
-  static const std::array<std::shared_ptr<const FusedKernel>, kOps> kernels = [] {
+// float32 unary and binary ops that fused kernels implement run as one-op fused kernels
+// (kernels/fused.h), so a graph that fuses them computes exactly what eager does, at every size:
+// oneDNN's relu, for one, turns NaN into 0 where numpy keeps it; the approximated ones (exp, log,
+// tanh, sigmoid, silu, erf, gelu, gelu_tanh) are the same approximations; and when both operands
+// of a binary op are NaN, which one comes out depends on the instruction's operand order (x86
+// returns the first), which compiled loops and oneDNN choose freely.
+template <typename Op, int kOps>
+const FusedKernel* one_op_kernel(Op op, const char* (*name_of)(Op), int arity) {
+  static const std::array<std::shared_ptr<const FusedKernel>, kOps> kernels = [&] {
     std::array<std::shared_ptr<const FusedKernel>, kOps> k;
     for (int i = 0; i < kOps; ++i) {
       FusedOp f;
-      const char* name = unary_op_name(static_cast<UnaryOp>(i));
-      if (fused_op_from_name(name, &f) && fused_op_arity(f) == 1 && f != FusedOp::clamp)
-        k[i] = fused_kernel(std::string("in=1; r1=") + name + "(r0); out=(r1)");
+      const std::string name = name_of(static_cast<Op>(i));
+      if (fused_op_from_name(name, &f) && fused_op_arity(f) == arity && f != FusedOp::clamp)
+        k[i] = fused_kernel(arity == 1 ? "in=1; r1=" + name + "(r0); out=(r1)"
+                                       : "in=2; r2=" + name + "(r0,r1); out=(r2)");
     }
     return k;
   }();
   return kernels[static_cast<int>(op)].get();
+}
+
+#define PJ_X(name, kind) +1
+constexpr int kUnaryOps = 0 PJ_UNARY_OPS(PJ_X);
+constexpr int kBinaryOps = 0 PJ_BINARY_OPS(PJ_X);
+#undef PJ_X
+
+// `k` on `in` into `out`, through a contiguous temporary when `out` is strided.
+void run_one_op(const FusedKernel& k, const std::vector<Tensor>& in, const Tensor& out) {
+  if (out.is_contiguous()) return k.run(in, {out});
+  Tensor tmp = Tensor::empty(out.shape(), DType::Float32);
+  k.run(in, {tmp});
+  copy_into(out, tmp);
 }
 
 }  // namespace
@@ -198,12 +214,8 @@ void unary_into(UnaryOp op, const Tensor& out, const Tensor& in) {
   if (out.numel() == 0) return;
   switch (in.dtype()) {
     case DType::Float32: {
-      if (const FusedKernel* k = fused_unary(op)) {
-        if (out.is_contiguous()) return k->run({in}, {out});
-        Tensor tmp = Tensor::empty(out.shape(), DType::Float32);
-        k->run({in}, {tmp});
-        return copy_into(out, tmp);
-      }
+      if (const FusedKernel* k = one_op_kernel<UnaryOp, kUnaryOps>(op, unary_op_name, 1))
+        return run_one_op(*k, {in}, out);
       dnnl::algorithm alg;
       float alpha;
       // Small tensors stay on the loop: oneDNN opens an OpenMP region even for 16 elements, and
@@ -336,44 +348,12 @@ void check_integer_pow(const Tensor& exponent) {
       PJ_THROW(Value) << "Integers to negative integer powers are not allowed.";
 }
 
-namespace {
-
-
-}  // namespace
-
-namespace {
-
-// float32 binary ops that fused kernels implement run as a one-op fused kernel, for the reason
-// unary ones do: when both operands are NaN, which payload comes out depends on the instruction's
-// operand order (x86 returns the first), and compiled loops or oneDNN choose theirs freely; a
-// fused graph and the eager program must choose the same.
-const FusedKernel* fused_binary(BinaryOp op) {
-  constexpr int kOps = static_cast<int>(BinaryOp::minimum) + 1;
-  static const std::array<std::shared_ptr<const FusedKernel>, kOps> kernels = [] {
-    std::array<std::shared_ptr<const FusedKernel>, kOps> k;
-    for (int i = 0; i < kOps; ++i) {
-      FusedOp f;
-      const char* name = binary_op_name(static_cast<BinaryOp>(i));
-      if (fused_op_from_name(name, &f) && fused_op_arity(f) == 2)
-        k[i] = fused_kernel(std::string("in=2; r2=") + name + "(r0,r1); out=(r2)");
-    }
-    return k;
-  }();
-  return static_cast<int>(op) < kOps ? kernels[static_cast<int>(op)].get() : nullptr;
-}
-
-}  // namespace
-
 void binary_into(BinaryOp op, const Tensor& out, const Tensor& a, const Tensor& b) {
   PJ_CHECK(a.dtype() == b.dtype()) << "binary_into expects one compute dtype";
   if (out.numel() == 0) return;
   if (a.dtype() == DType::Float32 && out.dtype() == DType::Float32) {
-    if (const FusedKernel* k = fused_binary(op)) {
-      if (out.is_contiguous()) return k->run({a, b}, {out});
-      Tensor tmp = Tensor::empty(out.shape(), DType::Float32);
-      k->run({a, b}, {tmp});
-      return copy_into(out, tmp);
-    }
+    if (const FusedKernel* k = one_op_kernel<BinaryOp, kBinaryOps>(op, binary_op_name, 2))
+      return run_one_op(*k, {a, b}, out);
   }
   PJ_DISPATCH_ALL(a.dtype(), [&] { binary_loop<scalar_t>(op, out, a, b); });
 }

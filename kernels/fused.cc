@@ -184,7 +184,7 @@ float eval1(const FusedInstr& ins, float a, float b) {
     case FusedOp::neg: return -a;
     case FusedOp::abs: return std::abs(a);
     case FusedOp::square: return a * a;
-    case FusedOp::relu: return a > 0.f ? a : (std::isnan(a) ? a : 0.f);
+    case FusedOp::relu: return fused_math::relu(a);
     case FusedOp::sqrt: return std::sqrt(a);
     case FusedOp::rsqrt: return 1.f / std::sqrt(a);
     case FusedOp::reciprocal: return 1.f / a;

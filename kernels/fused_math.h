@@ -76,6 +76,9 @@ inline float horner(float x, const float (&c)[N]) {
   return p;
 }
 
+// numpy's relu: a when a > 0 or a is NaN, else +0 (also for -0).
+inline float relu(float a) { return a > 0.f ? a : (std::isnan(a) ? a : 0.f); }
+
 // Every function returns a NaN argument as it is (libm's rule), as the machine code's final blend.
 inline float exp_core(float x) {
   float u = vmin(kExpHi, vmax(kExpLo, x));  // NaN stays NaN
