@@ -264,8 +264,10 @@ Tensors ExecPlan::run(const Tensors& inputs) const {
       const MemoKey &a = keys[k], &b = memo_keys_[k];
       reuse = a.raw == b.raw && a.version == b.version && a.offset == b.offset && !b.storage.expired();
     }
-    if (reuse)
+    if (reuse) {
       for (size_t k = 0; k < memo_values_.size(); ++k) env[memo_values_[k]] = memo_store_[k];
+      memo_reuses_.fetch_add(1, std::memory_order_relaxed);
+    }
   }
   Tensors& in = arena->in;
   Tensors& out = arena->out;

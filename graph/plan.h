@@ -19,6 +19,7 @@
 // returns the outputs.
 #pragma once
 
+#include <atomic>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -39,6 +40,8 @@ class ExecPlan {
   size_t arena_bytes() const { return arena_bytes_; }
   int num_inplace() const { return num_inplace_; }
   int num_memoized() const { return num_memo_steps_; }
+  // Launches that reused the memo instead of running its steps (jit_stats' memo_reuses).
+  int64_t memo_reuses() const { return memo_reuses_.load(std::memory_order_relaxed); }
   // "arena 1.5 KiB, 6 buffers (2 in place), 1 fresh output[, 3 memoized]", for explanations.
   std::string describe() const;
 
@@ -72,6 +75,7 @@ class ExecPlan {
   std::vector<int> memo_values_;  // every Memo value
   int num_memo_steps_ = 0;
   mutable bool memo_valid_ = false;          // guarded by mu_
+  mutable std::atomic<int64_t> memo_reuses_{0};
   mutable std::vector<MemoKey> memo_keys_;   // per memo_params_
   mutable std::vector<Tensor> memo_store_;   // per memo_values_
   size_t arena_bytes_ = 0;

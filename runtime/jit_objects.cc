@@ -276,6 +276,7 @@ PyObject* py_jit_stats(PyObject*, PyObject* obj) {
       // What runs: the graph after the passes (fused kernels, merged nodes) and its memory plan.
       set_item(ed.get(), "compiled", e.plan ? PyUnicode_FromString(e.plan->graph().to_string().c_str()) : (Py_INCREF(Py_None), Py_None));
       set_item(ed.get(), "plan", e.plan ? PyUnicode_FromString(e.plan->describe().c_str()) : (Py_INCREF(Py_None), Py_None));
+      set_item(ed.get(), "memo_reuses", PyLong_FromLongLong(e.plan ? e.plan->memo_reuses() : 0));
       set_item(ed.get(), "ops", PyLong_FromLong(e.graph ? static_cast<long>(e.graph->nodes().size()) : 0));
       set_item(ed.get(), "hits", PyLong_FromLongLong(e.hits));
       set_item(ed.get(), "reason", e.reason.empty() ? (Py_INCREF(Py_None), Py_None) : PyUnicode_FromString(e.reason.c_str()));

@@ -91,7 +91,7 @@ def ms_function(fn=None, input_signature=None, hash_args=None, jit_config=None):
 def jit_stats(fn):
     """Counters, guards (as text) and graphs of a jitted function, method or Cell:
     compiles, graphs, cache_hits, cache_misses, recompiles, frames_rewritten, frames_default,
-    recompile_reasons ("x.shape[0]: 3 -> 4"), break_reasons, entries (guards, graph, ops, hits)."""
+    recompile_reasons ("x.shape[0]: 3 -> 4"), break_reasons, entries (guards, graph, ops, hits, compiled, plan, memo_reuses)."""
     return _C.jit_stats(fn)
 
 

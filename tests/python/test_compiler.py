@@ -266,10 +266,19 @@ class ConvBlocks(unittest.TestCase):
         def run(x):  # a code object of its own: SequentialCell.construct's cache is shared by every test
             return net(x)
         jnet = pj.jit(run)
-        for _ in range(2):
+        # `run`'s code is shared by every check: count what these three calls add (one compile, a
+        # recompile when an earlier check left a graph for another net, no break).
+        keys = ("compiles", "breaks")
+        before = [pj.jit_stats(jnet).get(k, 0) for k in keys]
+        for _ in range(3):
             self.assertEqual(bits(jnet(x)), bits(net(x)))
+        st = pj.jit_stats(jnet)
         compiled = stats(jnet)["compiled"]
         self.assertEqual(compiled.count("conv2d_block"), blocks, compiled)
+        if not os.environ.get("PIJIT_STRESS"):  # (under stress the eager reference calls are captured too)
+            self.assertEqual([st.get(k, 0) - b for k, b in zip(keys, before)], [1, 0], st)
+        if "batch_norm_coeffs" in compiled:  # the coefficients read only Parameters: computed once
+            self.assertGreaterEqual(stats(jnet)["memo_reuses"], 2)
         return compiled
 
     def test_block_equals_eager_with_special_values(self):
@@ -326,20 +335,47 @@ class ParameterMemo(unittest.TestCase):
     def same(self, a, b):
         self.assertEqual([bits(t) for t in a], [bits(t) for t in b])
 
+    def reuses(self, jf):
+        return stats(jf)["memo_reuses"]
+
+    def assert_reuses(self, jf, want):
+        # Under PIJIT_STRESS the eager reference calls of self.f run its cached graph too.
+        if os.environ.get("PIJIT_STRESS"):
+            self.assertGreaterEqual(self.reuses(jf), want)
+        else:
+            self.assertEqual(self.reuses(jf), want)
+
     def test_memoized_work_is_reused_and_refreshed_by_every_kind_of_write(self):
         jf = pj.jit(self.f)
         self.same(jf(self.x), self.f(self.x))
         self.assertIn("memoized", stats(jf)["plan"])
+        before = self.reuses(jf)
+        for _ in range(3):
+            self.same(jf(self.x), self.f(self.x))
+        self.assert_reuses(jf, before + 3)
         for write in (lambda: self.w.__setitem__(0, 3.0), lambda: self.w.set_data(pj.randn(8, 6)),
                       lambda: ops.assign(self.w, pj.ones((8, 6)))):
             write()
-            self.same(jf(self.x), self.f(self.x))
+            before = self.reuses(jf)
+            got = jf(self.x)  # recomputed: the write moved the version
+            self.assertEqual(self.reuses(jf), before)
+            self.same(got, self.f(self.x))
+            before = self.reuses(jf)
+            got = jf(self.x)  # then reused again
+            self.assertEqual(self.reuses(jf), before + 1)
+            self.same(got, self.f(self.x))
         mv = memoryview(self.w).cast("B")  # an outside writer: the memo is not trusted while it lives
         jf(self.x)
+        before = self.reuses(jf)
         mv[0:4] = struct.pack("<f", -2.0)
-        self.same(jf(self.x), self.f(self.x))
+        got = jf(self.x)
+        self.assertEqual(self.reuses(jf), before)
+        self.same(got, self.f(self.x))
         mv.release()
         self.same(jf(self.x), self.f(self.x))
+        st = pj.jit_stats(jf)
+        if not os.environ.get("PIJIT_STRESS"):
+            self.assertEqual((st["compiles"], st["breaks"], st.get("recompiles", 0)), (1, 0, 0))
 
     def test_a_returned_view_of_a_memo_is_the_callers_own(self):
         jf = pj.jit(self.f)
