@@ -6,6 +6,7 @@
 #include <set>
 #include <sstream>
 
+#include "graph/ops/nn_params.h"
 #include "graph/pass_impl.h"
 #include "kernels/fused.h"
 
@@ -74,6 +75,26 @@ bool fusable(const Graph& g, const Node& n, FusedInstr* ins) {
   return true;
 }
 
+// sum, mean, max or min of a float32 value over its trailing dims (from *dim on), where the eager
+// kernel reduces whole rows in lanes (kernels/reduce.h: reduce_produced_rows), so a fused loop
+// feeding it gives the same bits.
+bool trailing_reduction(const Graph& g, const Node& n, int* dim) {
+  const std::string& op = n.op->name;
+  if (op != "sum" && op != "mean" && op != "max" && op != "min") return false;
+  const TensorMeta& in = g.value(n.inputs[0]).meta;
+  if (in.dtype != DType::Float32 || g.value(n.outputs[0]).meta.dtype != DType::Float32) return false;
+  const int nd = static_cast<int>(in.shape.size());
+  std::vector<int> axes = reduce_axes(n.attrs, nd);
+  std::sort(axes.begin(), axes.end());
+  if (axes.empty()) return false;
+  for (size_t k = 0; k < axes.size(); ++k)
+    if (axes[k] != nd - static_cast<int>(axes.size()) + static_cast<int>(k)) return false;
+  *dim = axes.front();
+  int64_t rows = 1, len = 1;
+  for (int d = 0; d < nd; ++d) (d < *dim ? rows : len) *= in.shape[d];
+  return rows >= 1 && (rows == 1 ? len > 1 : len >= 32);
+}
+
 int fuse(Graph& g) {
   const size_t nn = g.nodes().size();
   std::vector<FusedInstr> instr(nn);
@@ -130,15 +151,18 @@ int fuse(Graph& g) {
   std::vector<bool> returned(g.values().size(), false);
   for (int v : g.outputs()) returned[v] = true;
 
-  // The fused node of a chunk of a group's members (in program order), placed at its last member.
+  // The fused node of a chunk of a group's members (in program order), placed at its last member;
+  // with a reduction `red` of one of its values, that too (fused_reduce).
   struct Fused {
     std::string program;
     std::vector<int> inputs, outputs;  // old value ids
     int line = 0;
+    int red = -1, red_dim = 0;
   };
   std::vector<int> chunk_of(nn, -1);
   auto make_fused = [&](const std::vector<int>& members, int id, Fused* f) {
     for (int m : members) chunk_of[m] = id;
+    if (f->red >= 0) chunk_of[f->red] = id;  // its read of the reduced value is inside the loop
     FusedProgram p;
     std::map<int, int> reg;  // old value id -> register
     for (int m : members)
@@ -163,6 +187,11 @@ int fuse(Graph& g) {
         f->outputs.push_back(v);
       }
     }
+    if (f->red >= 0) {  // last: the reduced register
+      const Node& r = g.nodes()[f->red];
+      p.outputs.push_back(reg.at(r.inputs[0]));
+      f->outputs.push_back(r.outputs[0]);
+    }
     int iterated = static_cast<int>(p.outputs.size());  // what the loop walks: outputs, inputs of >1 element
     for (int v : f->inputs) iterated += shape_numel(g.value(v).meta.shape) != 1;
     f->program = p.to_string();
@@ -170,16 +199,15 @@ int fuse(Graph& g) {
     return iterated <= kMaxFusedOperands && p.num_inputs <= kMaxFusedInputs;
   };
 
-  std::map<int, Fused> at_node;  // last member -> fused node
-  std::vector<bool> absorbed(nn, false);
-  int fused_nodes = 0, next_chunk = 0;
+  // A group too big for one kernel's operands is cut, in program order, into chunks (a prefix can
+  // move down to its own last member: nothing outside the group read it before the group ended).
+  std::vector<std::vector<int>> chunks;
+  std::vector<int> member_chunk(nn, -1);
   for (size_t gi = 0; gi < groups.size(); ++gi) {
     Group& gr = groups[gi];
-    if (gr.nodes.size() < 2) continue;
+    if (gr.nodes.empty()) continue;
     std::sort(gr.nodes.begin(), gr.nodes.end());
-    // A group too big for one kernel's operands is cut, in program order, into chunks (a prefix can
-    // move down to its own last member: nothing outside the group read it before the group ended).
-    std::vector<std::vector<int>> chunks(1);
+    chunks.emplace_back();
     std::set<int> ins;
     int tensors = 0;
     for (int m : gr.nodes) {
@@ -195,24 +223,53 @@ int fuse(Graph& g) {
         tensors = 0;
       }
       chunks.back().push_back(m);
+      member_chunk[m] = static_cast<int>(chunks.size()) - 1;
       ins.insert(more.begin(), more.end());
       tensors += more_tensors;
     }
-    for (const std::vector<int>& c : chunks) {
-      if (c.size() < 2) continue;
-      Fused f;
-      int id = next_chunk++;
-      if (!make_fused(c, id, &f)) {
-        for (int m : c) chunk_of[m] = -1;
-        continue;
-      }
-      for (int m : c) absorbed[m] = true;
-      fused_nodes += static_cast<int>(c.size());
-      at_node[c.back()] = std::move(f);
+  }
+  // A trailing reduction of a chunk's value joins the chunk: it moves up to the chunk's last member
+  // (nothing impure in between), and the value is reduced as the loop computes it.
+  std::vector<int> red_of(chunks.size(), -1), red_dim(chunks.size(), 0);
+  for (size_t i = 0; i < nn; ++i) {
+    const Node& n = g.nodes()[i];
+    int dim;
+    if (n.inputs.size() != 1 || producer[n.inputs[0]] < 0 || !trailing_reduction(g, n, &dim)) continue;
+    const int c = member_chunk[producer[n.inputs[0]]];
+    if (c < 0 || red_of[c] >= 0) continue;
+    PJ_CHECK(chunks[c].back() < static_cast<int>(i)) << "fuse: a group read by node " << i << " kept members after it";
+    bool moves = true;
+    for (size_t j = chunks[c].back() + 1; j < i && moves; ++j) moves = !g.nodes()[j].op->impure;
+    if (!moves) continue;
+    red_of[c] = static_cast<int>(i);
+    red_dim[c] = dim;
+  }
+
+  std::map<int, Fused> at_node;  // last member -> fused node
+  std::vector<bool> absorbed(nn, false);
+  int fused_nodes = 0;
+  for (size_t id = 0; id < chunks.size(); ++id) {
+    const std::vector<int>& c = chunks[id];
+    if (c.size() < 2 && red_of[id] < 0) continue;
+    Fused f;
+    f.red = red_of[id];
+    f.red_dim = red_dim[id];
+    if (!make_fused(c, static_cast<int>(id), &f)) {
+      for (int m : c) chunk_of[m] = -1;
+      if (f.red >= 0) chunk_of[f.red] = -1;
+      continue;
     }
+    for (int m : c) absorbed[m] = true;
+    fused_nodes += static_cast<int>(c.size());
+    if (f.red >= 0) {
+      absorbed[f.red] = true;
+      ++fused_nodes;
+    }
+    at_node[c.back()] = std::move(f);
   }
   if (at_node.empty()) return 0;
   const OpDef& fused_op = get_op("fused_elementwise");
+  const OpDef& fused_reduce_op = get_op("fused_reduce");
   g = rebuild(g, [&](int i, Graph& out, ValueMap& map) {
     if (!absorbed[i]) return false;
     auto it = at_node.find(i);
@@ -222,7 +279,15 @@ int fuse(Graph& g) {
     for (int v : f.inputs) ins.push_back(map[v]);
     Metas metas;
     for (int v : f.outputs) metas.push_back(g.value(v).meta);
-    std::vector<int> ids = out.add_node(fused_op, ins, Attrs{{"program", f.program}}, metas, f.line);
+    std::vector<int> ids;
+    if (f.red < 0) {
+      ids = out.add_node(fused_op, ins, Attrs{{"program", f.program}}, metas, f.line);
+    } else {
+      const Node& r = g.nodes()[f.red];
+      Attrs a{{"program", f.program}, {"reduce", r.op->name}, {"dim", int64_t{f.red_dim}},
+              {"keepdims", r.attrs.b("keepdims")}};
+      ids = out.add_node(fused_reduce_op, ins, a, metas, f.line);
+    }
     for (size_t k = 0; k < ids.size(); ++k) map[f.outputs[k]] = ids[k];
     return true;
   });
@@ -237,7 +302,7 @@ struct Builtins {
     register_pass({"dce", "drops unused nodes that cannot raise", dce});
     register_pass({"cse", "merges nodes computing the same op on the same values", cse});
     register_pass({"fuse_conv", "conv2d -> per-channel affine -> relu -> max_pool2d -> one conv2d_block", fuse_conv});
-    register_pass({"fuse", "float32 elementwise groups -> one fused_elementwise loop", fuse});
+    register_pass({"fuse", "float32 elementwise groups (and a trailing sum/mean/max/min) -> one fused loop", fuse});
   }
 } builtins;
 

@@ -396,6 +396,95 @@ void FusedKernel::run(const std::vector<Tensor>& ins, const std::vector<Tensor>&
   });
 }
 
+namespace {
+
+// How a fused reduction's input walks one row of the reduced dims.
+enum class RowRead { fixed, repeat, walk };  // one element / one value per row / contiguous
+
+// Element offset of row q of the kept dims [0, nk) given element strides `st` over `shape`.
+int64_t row_offset(const Shape& shape, const Shape& st, int nk, int64_t q) {
+  int64_t off = 0;
+  for (int d = nk - 1; d >= 0 && q; --d) {
+    off += (q % shape[d]) * st[d];
+    q /= shape[d];
+  }
+  return off;
+}
+
+}  // namespace
+
+bool FusedKernel::run_reduce(const std::vector<Tensor>& ins, const std::vector<Tensor>& outs, ReduceOp op,
+                             int first_reduced, const Tensor& reduced) const {
+  const int nin = prog_.num_inputs, nfull = static_cast<int>(outs.size());
+  PJ_CHECK(static_cast<int>(ins.size()) == nin && nfull + 1 == static_cast<int>(prog_.outputs.size()))
+      << "fused reduction called with " << ins.size() << " inputs and " << outs.size() << " outputs: " << key_;
+  Shape shape;
+  for (const Tensor& t : ins) shape = broadcast_shapes(shape, t.shape());
+  const int nd = static_cast<int>(shape.size());
+  PJ_CHECK(first_reduced >= 0 && first_reduced <= nd) << "fused reduction from dim " << first_reduced;
+  int64_t rows = 1, n = 1;
+  for (int d = 0; d < nd; ++d) (d < first_reduced ? rows : n) *= shape[d];
+
+  std::vector<RowRead> how(nin, RowRead::walk);
+  std::vector<Shape> st(nin);
+  uint32_t mask = 0;
+  bool by_rows = reduced.is_contiguous() && reduced.numel() == rows;
+  for (int k = 0; k < nin && by_rows; ++k) {
+    if (ins[k].numel() == 1) {
+      how[k] = RowRead::fixed;
+      mask |= 1u << k;
+      continue;
+    }
+    st[k] = broadcast_strides(ins[k], shape);
+    bool walk = true, repeat = true;
+    int64_t expect = 1;
+    for (int d = nd - 1; d >= first_reduced; --d) {
+      if (shape[d] == 1) continue;
+      walk = walk && st[k][d] == expect;
+      repeat = repeat && st[k][d] == 0;
+      expect *= shape[d];
+    }
+    if (repeat) {
+      how[k] = RowRead::repeat;
+      mask |= 1u << k;
+    } else {
+      by_rows = walk;
+    }
+  }
+  for (const Tensor& o : outs) by_rows = by_rows && o.is_contiguous() && o.shape() == shape;
+  if (by_rows) {
+    FusedRowFn fn = row_fn(mask);
+    const FusedProgram* prog = &prog_;
+    auto produce = [&](int64_t q, int64_t r0, int64_t r1, float* buf) {
+      char* p[kMaxFusedInputs + kMaxFusedOperands];
+      for (int k = 0; k < nin; ++k) {
+        char* base = static_cast<char*>(ins[k].raw_data());
+        if (how[k] == RowRead::fixed) p[k] = base;
+        else p[k] = base + 4 * (row_offset(shape, st[k], first_reduced, q) + (how[k] == RowRead::walk ? r0 : 0));
+      }
+      for (int o = 0; o < nfull; ++o) p[nin + o] = static_cast<char*>(outs[o].raw_data()) + 4 * (q * n + r0);
+      p[nin + nfull] = reinterpret_cast<char*>(buf);
+      if (fn) {
+        fn(r1 - r0, p);
+      } else {
+        t_prog = prog;
+        t_mask = mask;
+        interpret_row(r1 - r0, p);
+      }
+    };
+    if (reduce_produced_rows(op, reduced.data<float>(), rows, n, produce)) return true;
+  }
+  // The plain way: store the value, reduce it as the eager op does.
+  Tensor value = Tensor::empty(shape, DType::Float32);
+  std::vector<Tensor> all(outs);
+  all.push_back(value);
+  run(ins, all);
+  std::vector<int> axes;
+  for (int d = first_reduced; d < nd; ++d) axes.push_back(d);
+  reduce_into(op, reduced, value, axes);
+  return false;
+}
+
 std::shared_ptr<const FusedKernel> fused_kernel(const std::string& text) {
   RowCache& c = row_cache();
   {

@@ -320,10 +320,13 @@ class Engine {
     }
     // Inner mode pays a fixed cost per output (offsets, lane setup and merge): for short
     // reductions (a few elements per output) accumulating many outputs at once is far cheaper.
-    bool inner = !g_.rs.empty() &&
-                 (g_.ks.empty() || (std::abs(g_.rin.back()) < std::abs(g_.kin.back()) && g_.rn >= 2 * kLanes));
-    if (inner) run_inner();
-    else run_outer();
+    if (inner_mode()) {
+      run_inner_with([&](int64_t, int64_t io, int64_t r0, int64_t r1, double c) {
+        return reduce_range(in_ + io, r0, r1, c);
+      });
+    } else {
+      run_outer();
+    }
   }
 
  private:
@@ -363,11 +366,44 @@ class Engine {
       pos += n;
       w.advance(n);
     }
+    return merge_lanes(lanes);
+  }
+
+  Acc merge_lanes(Acc* lanes) const {
     for (int width = kLanes / 2; width >= 1; width /= 2)
       for (int k = 0; k < width; ++k) lanes[k] = p_.merge(lanes[k], lanes[k + width]);
     return lanes[0];
   }
 
+ public:
+  // Whether run() takes inner mode.
+  bool inner_mode() const {
+    return !g_.rs.empty() &&
+           (g_.ks.empty() || (std::abs(g_.rin.back()) < std::abs(g_.kin.back()) && g_.rn >= 2 * kLanes));
+  }
+
+  // Inner mode over values produced on demand: produce(q, r0, r1, buf) writes elements [r0, r1)
+  // of output q's (single, contiguous) reduced row to buf. What reduce_range does with one row.
+  template <class Produce>
+  void run_inner_produced(Produce&& produce) {
+    // Pieces of a multiple of kLanes elements (lane k takes the elements k mod kLanes, as in one
+    // run) that stay in L1 between being produced and reduced.
+    constexpr int64_t kPiece = 2048;
+    static_assert(kPiece % kLanes == 0, "pieces keep the lanes' assignment");
+    run_inner_with([&](int64_t q, int64_t, int64_t r0, int64_t r1, double c) {
+      alignas(64) T buf[kPiece];
+      Acc lanes[kLanes];
+      for (int k = 0; k < kLanes; ++k) lanes[k] = p_.init();
+      for (int64_t b = r0; b < r1; b += kPiece) {
+        const int64_t e = std::min(r1, b + kPiece);
+        produce(q, b, e, buf);
+        lanes_row<true>(lanes, buf, 1, e - b, b, c);
+      }
+      return merge_lanes(lanes);
+    });
+  }
+
+ private:
   // Joins the nb partials of every output in order and writes the outputs.
   void finish_partials(const std::vector<Acc>& part, int64_t nb) {
     parallel_for(g_.kn, std::max<int64_t>(1, kParallelGrain / nb), [&](int64_t b, int64_t e) {
@@ -379,7 +415,10 @@ class Engine {
     });
   }
 
-  void run_inner() {
+  // read(q, io, r0, r1, c): the accumulator of elements [r0, r1) of output q, whose reduced space
+  // starts at input offset io.
+  template <class Read>
+  void run_inner_with(Read&& read) {
     const int nk = static_cast<int>(g_.ks.size());
     const int64_t rn = g_.rn;
     if (rn <= kBlock) {
@@ -388,7 +427,7 @@ class Engine {
           int64_t io, q;
           kept_offsets(g_, nk, o, &io, &q);
           double c = center(q);
-          out_[q] = p_.done(reduce_range(in_ + io, 0, rn, c), rn, c);
+          out_[q] = p_.done(read(q, io, 0, rn, c), rn, c);
         }
       });
       return;
@@ -399,7 +438,7 @@ class Engine {
       for (int64_t w = b; w < e; ++w) {
         int64_t o = w / nb, blk = w % nb, io, q;
         kept_offsets(g_, nk, o, &io, &q);
-        part[q * nb + blk] = reduce_range(in_ + io, blk * kBlock, std::min(rn, (blk + 1) * kBlock), center(q));
+        part[q * nb + blk] = read(q, io, blk * kBlock, std::min(rn, (blk + 1) * kBlock), center(q));
       }
     });
     finish_partials(part, nb);
@@ -551,6 +590,35 @@ void reduce_into(ReduceOp op, const Tensor& out, const Tensor& in, const std::ve
   Tensor dst = out.is_contiguous() ? out : Tensor::empty(out.shape(), out.dtype());
   PJ_DISPATCH_ALL(src.dtype(), [&] { reduce_typed<scalar_t>(op, g, src, dst, ddof); });
   if (!dst.same_storage(out)) copy_into(out, dst);
+}
+
+bool reduce_produced_rows(ReduceOp op, float* out, int64_t rows, int64_t n, const ProduceRow& produce) {
+  // The geometry make_geom gives a contiguous [rows, n] value reduced over its last axis.
+  Geom g;
+  g.kn = rows;
+  g.rn = n;
+  if (rows > 1) {
+    g.ks = {rows};
+    g.kin = {n};
+    g.kout = {1};
+  }
+  if (n > 1) {
+    g.rs = {n};
+    g.rin = {1};
+  }
+  auto run = [&](const auto& p) {
+    Engine<std::decay_t<decltype(p)>> e(p, g, nullptr, out, nullptr);
+    if (rows == 0 || !e.inner_mode()) return false;
+    e.run_inner_produced(produce);
+    return true;
+  };
+  switch (op) {
+    case ReduceOp::sum: return run(SumP<float, float>{});
+    case ReduceOp::mean: return run(MeanP<float, float>{});
+    case ReduceOp::max: return run(MaxP<float, float, true>{});
+    case ReduceOp::min: return run(MaxP<float, float, false>{});
+    default: return false;
+  }
 }
 
 // ---- cumsum ------------------------------------------------------------------------------------

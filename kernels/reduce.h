@@ -19,6 +19,7 @@
 // decides result dtypes (reduce_out_dtype) and checks user errors (bad axes, empty max).
 #pragma once
 
+#include <functional>
 #include <vector>
 
 #include "kernels/tensor.h"
@@ -55,6 +56,16 @@ DType reduce_out_dtype(ReduceOp op, DType in);
 // logical order, or a contiguous input. logsumexp/var/std accept floating inputs only.
 void reduce_into(ReduceOp op, const Tensor& out, const Tensor& in, const std::vector<int>& axes,
                  int64_t ddof = 0);
+
+// A float32 value of shape [rows, n] computed block by block instead of read from memory (a fused
+// elementwise kernel feeding its reduction): produce(row, r0, r1, buf) writes elements [r0, r1)
+// of `row` to buf (at most 2048 of them at a time, so they are reduced while in L1).
+using ProduceRow = std::function<void(int64_t row, int64_t r0, int64_t r1, float* buf)>;
+// out[row] = op(value[row, :]) for sum, mean, max and min with reduce_into's operations in
+// reduce_into's order on the materialized value, so the results are bit-equal. Returns false
+// (having done nothing) where reduce_into would not reduce whole rows in lanes (n < 32 with several
+// rows, n <= 1, another op): the caller materializes the value and calls reduce_into instead.
+bool reduce_produced_rows(ReduceOp op, float* out, int64_t rows, int64_t n, const ProduceRow& produce);
 
 // Inclusive prefix sum along `axis` (normalised); out dtype: int64 for bool/ints, else in's.
 void cumsum_into(const Tensor& out, const Tensor& in, int axis);

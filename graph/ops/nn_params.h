@@ -1,4 +1,5 @@
-// Attribute parsing that several op declarations share (conv2d and max_pool2d by conv2d_block).
+// Attribute parsing that several op declarations and passes share (conv2d and max_pool2d by
+// conv2d_block, a reduction's axes by the fusion pass).
 #pragma once
 
 #include "graph/op.h"
@@ -13,5 +14,8 @@ Conv2dParams conv2d_params(const Metas& in, const Attrs& a);
 Pool2dParams pool_params(const Attrs& a, const char* op, bool is_max);
 // The pooled (N, C, OH, OW) of x, or ValueError when a window does not fit.
 Shape pool_shape(const Shape& x, const Pool2dParams& p, const char* op);
+
+// The axes a reduction's "axis" attribute names (None: all), normalised; none on a 0-d tensor.
+std::vector<int> reduce_axes(const Attrs& a, int ndim);
 
 }  // namespace pj

@@ -6,14 +6,13 @@
 // a bool (default False); var/std also take "ddof" (default 0). argmax/argmin take one axis or
 // None (the flattened tensor); cumsum takes one axis or None (flattened); softmax takes one axis
 // (default -1). As everywhere in pijit, axis 0 / -1 are accepted on a 0-d tensor (normalize_axis).
+#include "graph/ops/nn_params.h"
 #include "graph/ops/op_helpers.h"
 #include "kernels/reduce.h"
 #include "kernels/softmax.h"
 
 namespace pj {
-namespace {
 
-// The reduced axes named by attribute "axis", normalised; on a 0-d tensor there are none.
 std::vector<int> reduce_axes(const Attrs& a, int ndim) {
   std::vector<int> axes;
   if (a.is_none("axis")) {
@@ -26,6 +25,8 @@ std::vector<int> reduce_axes(const Attrs& a, int ndim) {
   if (ndim == 0) axes.clear();
   return axes;
 }
+
+namespace {
 
 // One axis or None, for argmax/argmin/cumsum; -1 stands for None.
 int single_axis(const Attrs& a, const char* op, int ndim) {

@@ -70,14 +70,14 @@ def us_per_call(fn, *a, n=20000):
     return min(timeit.repeat(lambda: fn(*a), number=n, repeat=5)) / n * 1e6
 
 
-def per_call(fn, x, calls=5):
-    fn(x)
-    fn(x)
+def per_call(fn, *x, calls=5):
+    fn(*x)
+    fn(*x)
     f0 = resource.getrusage(resource.RUSAGE_SELF).ru_minflt
     best = float("inf")
     for _ in range(calls):
         t0 = time.perf_counter()
-        fn(x)
+        fn(*x)
         best = min(best, time.perf_counter() - t0)
     return best, (resource.getrusage(resource.RUSAGE_SELF).ru_minflt - f0) / calls
 
@@ -125,6 +125,25 @@ def bench_chain(threads):
             print("  %-10s %-21s %7.1f ms (%5.2fx the floor), %6.0f page faults per call"
                   % (name, label, t * 1e3, t / floor, faults))
     print("  peak RSS %d MB (x is 64 MB)" % (resource.getrusage(resource.RUSAGE_SELF).ru_maxrss // 1024))
+
+
+def mse(p, y):
+    d = p - y
+    return (d * d).mean()
+
+
+def bench_reduce(threads):
+    p, y = pj.randn(4096, 4096), pj.randn(4096, 4096)
+    nbytes = 4096 * 4096 * 4
+    floor = 2 * nbytes / (pj._C.probe_machine(threads)["copy_gbs"] * 1e9)
+    jf = pj.jit(mse)
+    jf(p, y)
+    fused = pj.jit_stats(jf)["entries"][0]["compiled"].count("fused_reduce")
+    print("reduce: mean((p - y)^2) over 4096x4096 float32 (%d fused_reduce; floor: p and y read once at the "
+          "measured copy bandwidth = %.1f ms)" % (fused, floor * 1e3))
+    for label, f in (("jitted", jf), ("eager", mse)):
+        t, faults = per_call(f, p, y)
+        print("  %-7s %7.1f ms (%5.2fx the floor), %6.0f page faults per call" % (label, t * 1e3, t / floor, faults))
 
 
 MLP_DIMS = (784, 256, 256, 10)
@@ -250,6 +269,7 @@ def main():
           % (sys.version.split()[0], args.threads, pj._C.fused_backend()))
     bench_small(args.threads)
     bench_chain(args.threads)
+    bench_reduce(args.threads)
     bench_mlp(args.threads)
     bench_cnn(args.threads)
     bench_compile()

@@ -9,6 +9,7 @@
 #include <random>
 
 #include "kernels/fused.h"
+#include "kernels/threading.h"
 #include "test_util.h"
 
 namespace pj {
@@ -251,6 +252,79 @@ TEST(FusedApprox, NanArgumentsPassThrough) {
       for (int i = 0; i < 12; ++i) EXPECT_EQ(bits(got[i]), nans[i % 4]) << op << (jit ? " machine code" : " interpreter");
     }
   }
+}
+
+}  // namespace
+}  // namespace pj
+
+// ---- fused trailing reductions -----------------------------------------------------------------
+
+namespace pj {
+namespace {
+
+struct ReduceCase {
+  Shape shape;
+  int dim;
+  Shape second;     // the second input's shape (broadcast to `shape`)
+  bool as_computed;  // reduced as the loop computes it, or the plain way (stored, then reduce_into)
+};
+
+// run_reduce against storing the value and reducing it with the eager kernel: the same bits, the
+// other output too, for each op, machine code and interpreter.
+TEST(FusedReduce, EqualsStoringThenReducingBitForBit) {
+  const ReduceCase cases[] = {
+      {{7, 1000}, 1, {7, 1000}, true},     // row by row
+      {{3, 40000}, 1, {3, 40000}, true},   // rows longer than a block: partials merged in order
+      {{50000}, 0, {50000}, true},         // everything: one row
+      {{2, 3, 64}, 1, {2, 3, 64}, true},   // two trailing dims
+      {{5, 32}, 1, {5, 32}, true},         // the shortest rows the eager kernel takes by rows
+      {{7, 1000}, 1, {1000}, true},        // broadcast over rows, walked within each
+      {{40, 64}, 1, {40, 1}, true},        // one value per row
+      {{2, 3, 64}, 2, {2, 3, 1}, true},    //   (of a 3-d value)
+      {{9, 100}, 1, {1}, true},            // one element
+      {{40, 31}, 1, {40, 31}, false},      // short rows: the eager kernel reduces across rows
+      {{4, 1000}, 0, {1, 1000}, false},    // broadcast within the reduced dims
+  };
+  const ReduceOp ops[] = {ReduceOp::sum, ReduceOp::mean, ReduceOp::max, ReduceOp::min};
+  std::mt19937 g(17);
+  std::shared_ptr<const FusedKernel> k = fused_kernel("in=2; r2=sub(r0,r1); r3=mul(r2,r0); out=(r2,r3)");
+  for (const ReduceCase& c : cases) {
+    Tensor a = values(c.shape, g), b = values(c.second, g);
+    int64_t rows = 1;
+    for (int d = 0; d < c.dim; ++d) rows *= c.shape[d];
+    std::vector<int> axes;
+    for (int d = c.dim; d < static_cast<int>(c.shape.size()); ++d) axes.push_back(d);
+    for (ReduceOp op : ops)
+      for (bool jit : {true, false}) {
+        SCOPED_TRACE(shape_str(c.shape) + " dim " + std::to_string(c.dim) + " with " + shape_str(c.second) + " " +
+                     reduce_op_name(op) + (jit ? " jit" : " interpreter"));
+        bool old = set_fused_jit(jit);
+        Tensor d_want = Tensor::empty(c.shape, DType::Float32), v = Tensor::empty(c.shape, DType::Float32);
+        k->run({a, b}, {d_want, v});
+        Tensor want = Tensor::empty({rows}, DType::Float32);
+        reduce_into(op, want, v, axes);
+        Tensor d_got = Tensor::empty(c.shape, DType::Float32), got = Tensor::empty({rows}, DType::Float32);
+        EXPECT_EQ(k->run_reduce({a, b}, {d_got}, op, c.dim, got), c.as_computed);
+        set_fused_jit(old);
+        for (int64_t i = 0; i < rows; ++i) ASSERT_TRUE(same(want.data<float>()[i], got.data<float>()[i])) << "row " << i;
+        for (int64_t i = 0; i < d_want.numel(); ++i)
+          ASSERT_TRUE(same(d_want.data<float>()[i], d_got.data<float>()[i])) << "element " << i;
+      }
+  }
+}
+
+TEST(FusedReduce, ThreadsGiveTheSameBits) {
+  std::mt19937 g(23);
+  Tensor a = values({3, 100000}, g);
+  std::shared_ptr<const FusedKernel> k = fused_kernel("in=1; r1=square(r0); out=(r1)");
+  Tensor one = Tensor::empty({3}, DType::Float32), two = Tensor::empty({3}, DType::Float32);
+  int threads = get_num_threads();
+  set_num_threads(1);
+  ASSERT_TRUE(k->run_reduce({a}, {}, ReduceOp::sum, 1, one));
+  set_num_threads(2);
+  ASSERT_TRUE(k->run_reduce({a}, {}, ReduceOp::sum, 1, two));
+  set_num_threads(threads);
+  for (int i = 0; i < 3; ++i) EXPECT_EQ(bits(one.data<float>()[i]), bits(two.data<float>()[i]));
 }
 
 }  // namespace

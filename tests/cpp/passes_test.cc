@@ -110,8 +110,9 @@ TEST(Passes, FuseMakesOneLoopOfAnElementwiseChain) {
 }
 
 TEST(Passes, FuseStopsAtOtherShapesDtypesAndOutsideReaders) {
-  // The sum reads %2 between the two groups: %2's group cannot move below it, so the chain after
-  // it is a group of its own; the Int64 op is not fused.
+  // The sum reads %3 between the two groups: %3's group cannot move below it, so the chain after
+  // it is a loop of its own (the sum joins the first loop, which stores %3 for the second); the
+  // Int64 op is not fused.
   EXPECT_EQ(run_pass("fuse",
                      "graph(%0: Float32[4] x, %1: Int64[4] i) {\n"
                      "  %2: Float32[4] = exp(%0)\n"
@@ -124,13 +125,64 @@ TEST(Passes, FuseStopsAtOtherShapesDtypesAndOutsideReaders) {
                      "  return (%6, %8)\n"
                      "}\n"),
             "graph(%0: Float32[4] x, %1: Int64[4] i) {\n"
-            "  %2: Float32[4] = fused_elementwise(%0) program='in=1; r1=exp(r0); r2=neg(r1); out=(r2)'\n"
-            "  %3: Float32[] = sum(%2) axis=None, keepdims=False\n"
+            "  %2: Float32[4], %3: Float32[] = fused_reduce(%0) program='in=1; r1=exp(r0); r2=neg(r1); out=(r2,r2)', "
+            "reduce='sum', dim=0, keepdims=False\n"
             "  %4: Float32[4] = fused_elementwise(%2, %3) program='in=2; r2=mul(r0,r1); r3=relu(r2); out=(r3)'\n"
             "  %5: Int64[4] = neg(%1)\n"
             "  %6: Int64[4] = abs(%5)\n"
             "  return (%4, %6)\n"
             "}\n");
+}
+
+TEST(Passes, FuseTakesATrailingReductionIntoTheLoop) {
+  // mean(%3) joins the loop of %2 and %3: %3 is never stored; %2 is (max reads it). One reduction
+  // per loop: max(%2) stays a node; sum(%0) reduces an input, not a loop's value.
+  EXPECT_EQ(run_pass("fuse",
+                     "graph(%0: Float32[8, 64] x, %1: Float32[8, 1] m) {\n"
+                     "  %2: Float32[8, 64] = sub(%0, %1)  # line 3\n"
+                     "  %3: Float32[8, 64] = square(%2)  # line 3\n"
+                     "  %4: Float32[8] = mean(%3) axis=(-1,), keepdims=False  # line 4\n"
+                     "  %5: Float32[8, 1] = max(%2) axis=1, keepdims=True  # line 5\n"
+                     "  %6: Float32[] = sum(%0) axis=None, keepdims=False  # line 6\n"
+                     "  return (%4, %5, %6)\n"
+                     "}\n"),
+            "graph(%0: Float32[8, 64] x, %1: Float32[8, 1] m) {\n"
+            "  %2: Float32[8, 64], %3: Float32[8] = fused_reduce(%0, %1) program='in=2; r2=sub(r0,r1); r3=square(r2); "
+            "out=(r2,r3)', reduce='mean', dim=1, keepdims=False  # line 3\n"
+            "  %4: Float32[8, 1] = max(%2) axis=1, keepdims=True  # line 5\n"
+            "  %5: Float32[] = sum(%0) axis=None, keepdims=False  # line 6\n"
+            "  return (%3, %4, %5)\n"
+            "}\n");
+  // One op and its reduction over everything, keeping the dims.
+  EXPECT_EQ(run_pass("fuse",
+                     "graph(%0: Float32[3, 5] x) {\n"
+                     "  %1: Float32[3, 5] = exp(%0)\n"
+                     "  %2: Float32[1, 1] = max(%1) axis=None, keepdims=True\n"
+                     "  return (%2,)\n"
+                     "}\n"),
+            "graph(%0: Float32[3, 5] x) {\n"
+            "  %1: Float32[1, 1] = fused_reduce(%0) program='in=1; r1=exp(r0); out=(r1)', reduce='max', dim=0, "
+            "keepdims=True\n"
+            "  return (%1,)\n"
+            "}\n");
+}
+
+TEST(Passes, FuseLeavesReductionsTheLoopCannotDoAsTheEagerKernel) {
+  // A leading axis, rows shorter than 32 (the eager kernel reduces across rows there), another
+  // dtype, and a reduction an impure node separates from its loop (it must not move above it).
+  const char* text =
+      "graph(%0: Float32[40, 31] x, %1: Float32[4, 64] y) {\n"
+      "  %2: Float32[40, 31] = exp(%0)\n"
+      "  %3: Float32[31] = sum(%2) axis=0, keepdims=False\n"
+      "  %4: Float32[40] = sum(%2) axis=1, keepdims=False\n"
+      "  %5: Float32[4, 64] = neg(%1)\n"
+      "  %6: Float32[4, 64], %7: Bool[4, 64] = dropout(%1) p=0.5, training=True, seed=None\n"
+      "  %8: Float32[4] = sum(%5) axis=1, keepdims=False\n"
+      "  %9: Float64[4, 64] = cast(%5) dtype=Float64\n"
+      "  %10: Float64[4] = sum(%9) axis=1, keepdims=False\n"
+      "  return (%3, %4, %6, %8, %10)\n"
+      "}\n";
+  EXPECT_EQ(run_pass("fuse", text), parse_graph(text).to_string());
 }
 
 TEST(Passes, FoldComputesConstantNodesOnceAndDropsWhatTheyRead) {

@@ -123,6 +123,63 @@ class FusedResults(unittest.TestCase):
             pj._C.fused_kernel_bytes("in=1; r1=frob(r0); out=(r1)")
 
 
+class FusedReductions(unittest.TestCase):
+    """A sum, mean, max or min over trailing axes of a fused loop's value is done by the loop as it
+    computes the value (fused_reduce): the value is not stored, and the bits are eager's."""
+    counters = FusedResults.counters
+    check = FusedResults.check
+
+    def assert_fused_reduces(self, e, n):
+        self.assertEqual(e["compiled"].count("fused_reduce"), n, e["compiled"])
+
+    def test_losses_and_row_reductions(self):
+        def mse(p, y):
+            d = p - y
+            return (d * d).mean()
+        self.assert_fused_reduces(self.check(mse, values((64, 100), 1), values((64, 100), 2)), 1)
+        def rows_sum(x, w):
+            return ops.tanh(x * w + 1.0).sum(axis=-1)
+
+        def rows_mean(x, w):
+            return ops.tanh(x * w + 1.0).mean(axis=-1)
+
+        def rows_max(x, w):
+            return ops.tanh(x * w + 1.0).max(axis=-1)
+
+        def rows_min(x, w):
+            return ops.tanh(x * w + 1.0).min(axis=-1, keepdims=True)
+        for rows in (rows_sum, rows_mean, rows_max, rows_min):  # NaN, inf and -0.0 rows among them
+            for shape in [(33, 257), (5, 32), (2, 3, 40)]:
+                self.assert_fused_reduces(self.check(rows, values(shape, 3), values(shape[-1:], 4)), 1)
+
+    def test_layer_norm_takes_two_loops(self):
+        def norm(x, g):
+            m = x.mean(axis=-1, keepdims=True)
+            d = x - m
+            v = (d * d).mean(axis=-1, keepdims=True)
+            return d / (v + 1e-5).sqrt() * g
+        e = self.check(norm, values((16, 96), 5), values((96,), 6))
+        # x - m and its variance in one loop (the mean of an input stays a plain reduction); then
+        # sqrt(v + eps) over [16, 1] and the [16, 96] result: two more loops
+        self.assert_fused_reduces(e, 1)
+        self.assertEqual(e["compiled"].count("fused_elementwise"), 2, e["compiled"])
+
+    def test_long_rows_on_threads(self):
+        old = pj.get_num_threads()
+        pj.set_num_threads(2)
+        try:
+            e = self.check(lambda x: (x * x).sum(axis=1), values((3, 70000), 7))
+        finally:
+            pj.set_num_threads(old)
+        self.assert_fused_reduces(e, 1)
+
+    def test_other_reductions_stay_nodes_and_match_eager(self):
+        # leading axes, rows shorter than 32 (eager reduces across rows there), var
+        for fn in (lambda x: ops.exp(x).sum(axis=0), lambda x: ops.exp(x).max(axis=1),
+                   lambda x: ops.exp(x).var(axis=1)):
+            self.assert_fused_reduces(self.check(fn, values((40, 31), 8)), 0)
+
+
 class Plans(unittest.TestCase):
     def test_each_call_returns_its_own_outputs(self):
         def f(x):
