@@ -59,7 +59,14 @@ int cse(Graph& g) {
 
 // ---- fusion -------------------------------------------------------------------------------------
 
+// A cast of an Int32 or Float64 value to Float32: the loop converts it as it loads it.
+bool fusable_cast(const Graph& g, const Node& n) {
+  return n.op->name == "cast" && g.value(n.outputs[0]).meta.dtype == DType::Float32 &&
+         g.value(n.inputs[0]).meta.dtype != DType::Float32 && fused_input_dtype(g.value(n.inputs[0]).meta.dtype);
+}
+
 bool fusable(const Graph& g, const Node& n, FusedInstr* ins) {
+  if (fusable_cast(g, n)) return true;
   if (n.op->impure || n.outputs.size() != 1 || !fused_op_from_name(n.op->name, &ins->op)) return false;
   if (g.value(n.outputs[0]).meta.dtype != DType::Float32) return false;
   for (int v : n.inputs)
@@ -172,16 +179,28 @@ int fuse(Graph& g) {
           f->inputs.push_back(v);
         }
     p.num_inputs = static_cast<int>(f->inputs.size());
+    for (int v : f->inputs)
+      if (g.value(v).meta.dtype != DType::Float32) p.input_dtypes.assign(p.num_inputs, DType::Float32);
+    for (int k = 0; k < p.num_inputs && !p.input_dtypes.empty(); ++k) p.input_dtypes[k] = g.value(f->inputs[k]).meta.dtype;
     for (int m : members) {
       const Node& n = g.nodes()[m];
+      const bool cast = fusable_cast(g, n);  // no instruction: its value is the converted input
+      int v = n.outputs[0];
+      if (cast) reg[v] = reg.at(n.inputs[0]);
+      bool escapes = returned[v];
+      for (int r : readers[v]) escapes = escapes || chunk_of[r] != id;
+      if (cast) {
+        if (escapes) {
+          p.outputs.push_back(reg[v]);
+          f->outputs.push_back(v);
+        }
+        continue;
+      }
       FusedInstr ins = instr[m];
       ins.a = reg.at(n.inputs[0]);
       if (n.inputs.size() > 1) ins.b = reg.at(n.inputs[1]);
-      int v = n.outputs[0];
       reg[v] = p.num_registers();
       p.code.push_back(ins);
-      bool escapes = returned[v];
-      for (int r : readers[v]) escapes = escapes || chunk_of[r] != id;
       if (escapes) {
         p.outputs.push_back(reg[v]);
         f->outputs.push_back(v);

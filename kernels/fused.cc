@@ -61,6 +61,8 @@ std::string float_text(float v) {
 std::string FusedProgram::to_string() const {
   std::ostringstream os;
   os << "in=" << num_inputs;
+  for (int k = 0; k < num_inputs; ++k)
+    if (input_dtype(k) != DType::Float32) os << "; r" << k << ":" << dtype_name(input_dtype(k));
   int r = num_inputs;
   for (const FusedInstr& ins : code) {
     os << "; r" << r++ << "=" << fused_op_name(ins.op) << "(r" << ins.a;
@@ -96,6 +98,16 @@ class ProgramParser {
         return p;
       }
       int r = reg(std::numeric_limits<int>::max());
+      if (skip(":")) {  // an input's dtype, before the code
+        size_t end = std::min(s_.find(';', pos_), s_.size());
+        DType t;
+        if (r >= p.num_inputs || !p.code.empty()) fail("only inputs are declared, before the code");
+        if (!dtype_from_name(s_.substr(pos_, end - pos_), &t) || !fused_input_dtype(t)) fail("input dtype");
+        if (p.input_dtypes.empty()) p.input_dtypes.assign(p.num_inputs, DType::Float32);
+        p.input_dtypes[r] = t;
+        pos_ = end;
+        continue;
+      }
       if (r != p.num_registers()) fail("registers must be defined in order");
       expect("=");
       size_t open = s_.find('(', pos_);
@@ -233,8 +245,14 @@ void interpret_row(int64_t n, char* const* ptrs) {
     rg = big.data();
   }
   for (int64_t i = 0; i < n; ++i) {
-    for (int k = 0; k < p.num_inputs; ++k)
-      rg[k] = reinterpret_cast<const float*>(ptrs[k])[(t_mask >> k) & 1 ? 0 : i];
+    for (int k = 0; k < p.num_inputs; ++k) {
+      const int64_t at = (t_mask >> k) & 1 ? 0 : i;
+      switch (p.input_dtype(k)) {
+        case DType::Int32: rg[k] = static_cast<float>(reinterpret_cast<const int32_t*>(ptrs[k])[at]); break;
+        case DType::Float64: rg[k] = static_cast<float>(reinterpret_cast<const double*>(ptrs[k])[at]); break;
+        default: rg[k] = reinterpret_cast<const float*>(ptrs[k])[at];
+      }
+    }
     fused_eval(p, rg);
     for (size_t o = 0; o < p.outputs.size(); ++o) reinterpret_cast<float*>(ptrs[p.num_inputs + o])[i] = rg[p.outputs[o]];
   }
@@ -297,9 +315,17 @@ FusedRowFn FusedKernel::row_fn(uint32_t mask) const {
   return fn;
 }
 
+void FusedKernel::check_dtypes(const std::vector<Tensor>& ins, const std::vector<Tensor>& outs) const {
+  for (size_t k = 0; k < ins.size(); ++k)
+    PJ_CHECK(ins[k].dtype() == prog_.input_dtype(static_cast<int>(k)))
+        << "fused kernel input " << k << " is " << dtype_name(ins[k].dtype()) << ": " << key_;
+  for (const Tensor& o : outs) PJ_CHECK(o.dtype() == DType::Float32) << "fused kernel output " << dtype_name(o.dtype());
+}
+
 void FusedKernel::run(const std::vector<Tensor>& ins, const std::vector<Tensor>& outs) const {
   PJ_CHECK(static_cast<int>(ins.size()) == prog_.num_inputs && outs.size() == prog_.outputs.size())
       << "fused kernel called with " << ins.size() << " inputs and " << outs.size() << " outputs: " << key_;
+  check_dtypes(ins, outs);
   const Shape& shape = outs[0].shape();
   if (outs[0].numel() == 0) return;
   constexpr int N = kMaxFusedOperands;
@@ -325,7 +351,8 @@ void FusedKernel::run(const std::vector<Tensor>& ins, const std::vector<Tensor>&
       const FusedProgram* prog = &prog_;
       parallel_for(numel, kParallelGrain, [&](int64_t b, int64_t e) {
         char* p[kMaxFusedInputs + kMaxFusedOperands];
-        for (int k = 0; k < nin + nout; ++k) p[k] = ptrs[k] + ((k < nin && ((mask >> k) & 1)) ? 0 : b * 4);
+        for (int k = 0; k < nin + nout; ++k)
+          p[k] = ptrs[k] + ((k < nin && ((mask >> k) & 1)) ? 0 : b * (k < nin ? itemsize(prog->input_dtype(k)) : 4));
         if (fn) {
           fn(e - b, p);
         } else {
@@ -367,7 +394,7 @@ void FusedKernel::run(const std::vector<Tensor>& ins, const std::vector<Tensor>&
     }
     slot[it_n] = k;
     base[it_n] = static_cast<char*>(t->raw_data());
-    strides[it_n++] = byte_strides(st, 4);
+    strides[it_n++] = byte_strides(st, itemsize(prog_.input_dtype(k)));
   }
   for (int o = 0; o < nout; ++o) {
     PJ_CHECK(outs[o].is_contiguous() && outs[o].shape() == shape) << "fused outputs must be contiguous";
@@ -418,6 +445,8 @@ bool FusedKernel::run_reduce(const std::vector<Tensor>& ins, const std::vector<T
   const int nin = prog_.num_inputs, nfull = static_cast<int>(outs.size());
   PJ_CHECK(static_cast<int>(ins.size()) == nin && nfull + 1 == static_cast<int>(prog_.outputs.size()))
       << "fused reduction called with " << ins.size() << " inputs and " << outs.size() << " outputs: " << key_;
+  check_dtypes(ins, outs);
+  PJ_CHECK(reduced.dtype() == DType::Float32) << "fused reduction into " << dtype_name(reduced.dtype());
   Shape shape;
   for (const Tensor& t : ins) shape = broadcast_shapes(shape, t.shape());
   const int nd = static_cast<int>(shape.size());
@@ -460,7 +489,9 @@ bool FusedKernel::run_reduce(const std::vector<Tensor>& ins, const std::vector<T
       for (int k = 0; k < nin; ++k) {
         char* base = static_cast<char*>(ins[k].raw_data());
         if (how[k] == RowRead::fixed) p[k] = base;
-        else p[k] = base + 4 * (row_offset(shape, st[k], first_reduced, q) + (how[k] == RowRead::walk ? r0 : 0));
+        else
+          p[k] = base + itemsize(prog_.input_dtype(k)) *
+                            (row_offset(shape, st[k], first_reduced, q) + (how[k] == RowRead::walk ? r0 : 0));
       }
       for (int o = 0; o < nfull; ++o) p[nin + o] = static_cast<char*>(outs[o].raw_data()) + 4 * (q * n + r0);
       p[nin + nfull] = reinterpret_cast<char*>(buf);

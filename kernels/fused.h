@@ -8,7 +8,9 @@
 //
 // Registers r0..r(in-1) are the node's inputs (broadcast to the output shape); every instruction
 // defines the next register; `out` names the registers written to the node's outputs, in order.
-// Everything is float32. The arithmetic is the eager kernels' bit for bit (no contraction into
+// Everything is float32, except that an input may be declared Int32 or Float64 (`in=2; r1:Int32;
+// ...`, an explicit cast fused at the loop's edge): it is converted to float32 as it is loaded, as
+// the eager cast converts (round to nearest). The arithmetic is the eager kernels' bit for bit (no contraction into
 // FMA, NaN handled as numpy does); exp, log, tanh, sigmoid, silu and erf (so gelu) use vector polynomial
 // approximations whose maximum error is documented below and checked by tests against the eager
 // kernels.
@@ -75,6 +77,8 @@ const char* fused_op_name(FusedOp op);
 int fused_op_arity(FusedOp op);
 // nullptr-like false when `name` is not a fusable op (the fusion pass asks with eager op names).
 bool fused_op_from_name(const std::string& name, FusedOp* op);
+// The dtypes an input may have (converted to float32 on load).
+inline bool fused_input_dtype(DType t) { return t == DType::Float32 || t == DType::Int32 || t == DType::Float64; }
 
 struct FusedInstr {
   FusedOp op;
@@ -85,8 +89,11 @@ struct FusedInstr {
 
 struct FusedProgram {
   int num_inputs = 0;
+  std::vector<DType> input_dtypes;  // per input: Float32, or Int32/Float64 converted on load
   std::vector<FusedInstr> code;
   std::vector<int> outputs;  // registers
+
+  DType input_dtype(int k) const { return input_dtypes.empty() ? DType::Float32 : input_dtypes[k]; }
 
   int num_registers() const { return num_inputs + static_cast<int>(code.size()); }
   std::string to_string() const;
@@ -94,8 +101,9 @@ struct FusedProgram {
   static FusedProgram parse(const std::string& text);
 };
 
-// A row of the loop: ptrs[0..num_inputs) are the inputs (contiguous float32, or one float read
-// for every element when bit k of the compiled scalar mask is set), then the outputs (contiguous).
+// A row of the loop: ptrs[0..num_inputs) are the inputs (contiguous of their dtype, or one element
+// read for every element when bit k of the compiled scalar mask is set), then the outputs
+// (contiguous float32).
 using FusedRowFn = void (*)(int64_t n, char* const* ptrs);
 // Compiles `prog` for the given scalar-input mask; nullptr when it cannot (the interpreter runs).
 using FusedCompiler = FusedRowFn (*)(const FusedProgram& prog, uint32_t scalar_mask);
@@ -131,6 +139,8 @@ class FusedKernel {
   FusedRowFn row_fn(uint32_t scalar_mask) const;
 
  private:
+  void check_dtypes(const std::vector<Tensor>& ins, const std::vector<Tensor>& outs) const;
+
   FusedProgram prog_;
   std::string key_;
   mutable std::mutex mu_;

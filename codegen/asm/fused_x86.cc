@@ -4,7 +4,9 @@
 //
 // Row ABI: void row(int64_t n, char* const* ptrs): ptrs = inputs then outputs. The main loop does
 // 8 floats per iteration; the remaining 1..7 run once more through masked loads and stores
-// (vmaskmovps), so no element is read or written outside the row. Every input of an iteration is
+// (vmaskmovps; vmaskmovpd for Float64 inputs), so no element is read or written outside the row.
+// Int32 and Float64 inputs are converted as they are loaded (vcvtdq2ps, vcvtpd2ps: round to
+// nearest, as the eager cast). Every input of an iteration is
 // loaded before any output is stored: an output may alias an input element for element.
 //
 // Exact ops are the eager kernels' IEEE operations one to one (FMA only inside approximations).
@@ -117,7 +119,7 @@ class RowEmitter {
       const bool scalar = k < prog_.num_inputs && is_scalar(k);
       if (scalar && scalars <= kHoistedScalars) {
         scalar_reg_[k] = cc_.newYmm();
-        cc_.vbroadcastss(scalar_reg_[k], x86::dword_ptr(load_pointer(k)));
+        broadcast_input(scalar_reg_[k], load_pointer(k), prog_.input_dtype(k));
       } else if (!scalar && pointers <= kHoistedPointers) {
         ptr_reg_[k] = load_pointer(k);
       }
@@ -133,6 +135,51 @@ class RowEmitter {
   // Operand k's row pointer.
   x86::Gp base(int k) { return ptr_reg_[k].isValid() ? ptr_reg_[k] : load_pointer(k); }
 
+  // d = the element at p, converted to float32, in every lane.
+  void broadcast_input(const x86::Ymm& d, const x86::Gp& p, DType t) {
+    switch (t) {
+      case DType::Int32:
+        cc_.vbroadcastss(d, x86::dword_ptr(p));
+        cc_.vcvtdq2ps(d, d);
+        return;
+      case DType::Float64:
+        cc_.vxorps(d, d, d);
+        cc_.vcvtsd2ss(d.xmm(), d.xmm(), x86::qword_ptr(p));
+        cc_.vbroadcastss(d, d.xmm());
+        return;
+      default: cc_.vbroadcastss(d, x86::dword_ptr(p));
+    }
+  }
+
+  // d = elements i..i+7 at p converted to float32; with `live`, only its lanes are read (others 0).
+  void load_input(const x86::Ymm& d, const x86::Gp& p, const x86::Gp& i, const x86::Ymm* live, DType t) {
+    if (t != DType::Float64) {
+      x86::Mem m = x86::ymmword_ptr(p, i, 2);
+      if (live) cc_.vmaskmovps(d, *live, m);
+      else cc_.vmovups(d, m);
+      if (t == DType::Int32) cc_.vcvtdq2ps(d, d);
+      return;
+    }
+    // Eight doubles: two halves of four, each converted to four floats.
+    x86::Mem lo = x86::ymmword_ptr(p, i, 3), hi = x86::ymmword_ptr(p, i, 3, 32);
+    x86::Xmm upper = cc_.newXmm();
+    if (live) {
+      x86::Ymm m0 = cc_.newYmm(), m1 = cc_.newYmm(), a = cc_.newYmm(), b = cc_.newYmm();
+      x86::Xmm h = cc_.newXmm();
+      cc_.vpmovsxdq(m0, live->xmm());  // 32-bit lane masks widened to 64
+      cc_.vextracti128(h, *live, 1);
+      cc_.vpmovsxdq(m1, h);
+      cc_.vmaskmovpd(a, m0, lo);
+      cc_.vmaskmovpd(b, m1, hi);
+      cc_.vcvtpd2ps(d.xmm(), a);
+      cc_.vcvtpd2ps(upper, b);
+    } else {
+      cc_.vcvtpd2ps(d.xmm(), lo);
+      cc_.vcvtpd2ps(upper, hi);
+    }
+    cc_.vinsertf128(d, d, upper, 1);
+  }
+
   // Inputs are loaded at their first use; all loads come before the first store.
   void body(const x86::Gp& i, const x86::Ymm* live) {
     std::vector<x86::Ymm> r(prog_.num_registers());
@@ -141,12 +188,10 @@ class RowEmitter {
       r[k] = cc_.newYmm();
       if (is_scalar(k)) {
         if (scalar_reg_[k].isValid()) cc_.vmovaps(r[k], scalar_reg_[k]);
-        else cc_.vbroadcastss(r[k], x86::dword_ptr(base(k)));
+        else broadcast_input(r[k], base(k), prog_.input_dtype(k));
         return;
       }
-      x86::Mem m = x86::ymmword_ptr(base(k), i, 2);
-      if (live) cc_.vmaskmovps(r[k], *live, m);
-      else cc_.vmovups(r[k], m);
+      load_input(r[k], base(k), i, live, prog_.input_dtype(k));
     };
     int reg = prog_.num_inputs;
     for (const FusedInstr& ins : prog_.code) {

@@ -17,9 +17,11 @@ Shape fused_shape(const Metas& in, const FusedProgram& p) {
   if (static_cast<int>(in.size()) != p.num_inputs)
     PJ_THROW(Type) << "fused_elementwise takes " << p.num_inputs << " inputs, got " << in.size();
   Shape s;
-  for (const TensorMeta& m : in) {
-    if (m.dtype != DType::Float32) PJ_THROW(Type) << "fused_elementwise computes in Float32, got " << dtype_name(m.dtype);
-    s = broadcast_shapes(s, m.shape);
+  for (size_t k = 0; k < in.size(); ++k) {
+    if (in[k].dtype != p.input_dtype(static_cast<int>(k)))
+      PJ_THROW(Type) << "fused program input r" << k << " is " << dtype_name(p.input_dtype(static_cast<int>(k)))
+                     << ", got " << dtype_name(in[k].dtype);
+    s = broadcast_shapes(s, in[k].shape);
   }
   return s;
 }

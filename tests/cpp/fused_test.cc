@@ -171,6 +171,46 @@ TEST(Fused, LargeSizesRunOnThreads) {
   for (size_t i = 0; i < want.size(); ++i) ASSERT_TRUE(same(want[i], got[i])) << i;
 }
 
+TEST(Fused, Int32AndFloat64InputsAreConvertedOnLoad) {
+  const char* text = "in=3; r0:Int32; r2:Float64; r3=mul(r0,r1); r4=add(r3,r2); out=(r4,r0,r2)";
+  FusedProgram p = FusedProgram::parse(text);
+  EXPECT_EQ(p.to_string(), text);
+  EXPECT_EQ(p.input_dtype(0), DType::Int32);
+  EXPECT_EQ(p.input_dtype(1), DType::Float32);
+  EXPECT_THROW(FusedProgram::parse("in=1; r0:Int64; out=(r0)"), Error);          // no conversion on load
+  EXPECT_THROW(FusedProgram::parse("in=1; r1=neg(r0); r0:Int32; out=(r1)"), Error);  // after the code
+  EXPECT_THROW(FusedProgram::parse("in=1; r1:Int32; out=(r0)"), Error);          // not an input
+  const int32_t ints[] = {0, -1, 7, 16777217, -16777219, 2147483647, -2147483647 - 1, 123456789};
+  const double reals[] = {0.0, -0.0, 1e300, -1e300, 1e-310, NAN, INFINITY, 0.1, 3.4028235677973366e38, 1 + 1e-9};
+  std::mt19937 g(29);
+  for (int64_t n : {1, 5, 8, 9, 16, 19}) {
+    for (bool scalars : {false, true}) {  // the converted inputs one element each (broadcast)
+      const int64_t m = scalars ? 1 : n;
+      Tensor a = Tensor::empty({m}, DType::Int32), d = Tensor::empty({m}, DType::Float64), x = values({n}, g);
+      for (int64_t i = 0; i < m; ++i) {
+        a.data<int32_t>()[i] = ints[g() % 8];
+        d.data<double>()[i] = reals[g() % 10];
+      }
+      for (bool jit : {true, false}) {
+        SCOPED_TRACE(std::to_string(n) + (scalars ? " scalars " : " ") + (jit ? "jit" : "interpreter"));
+        bool old = set_fused_jit(jit);
+        Tensor y = Tensor::empty({n}, DType::Float32), ya = Tensor::empty({n}, DType::Float32),
+               yd = Tensor::empty({n}, DType::Float32);
+        fused_kernel(text)->run({a, x, d}, {y, ya, yd});
+        set_fused_jit(old);
+        for (int64_t i = 0; i < n; ++i) {
+          const float fa = static_cast<float>(a.data<int32_t>()[scalars ? 0 : i]);
+          const float fd = static_cast<float>(d.data<double>()[scalars ? 0 : i]);
+          ASSERT_TRUE(same(ya.data<float>()[i], fa)) << i;
+          ASSERT_TRUE(same(yd.data<float>()[i], fd)) << i;
+          volatile float prod = fa * x.data<float>()[i];  // (rounded: no contraction into an FMA)
+          ASSERT_TRUE(same(y.data<float>()[i], prod + fd)) << i;
+        }
+      }
+    }
+  }
+}
+
 // ---- approximations ------------------------------------------------------------------------
 
 double ulp_error(float got, double exact) {

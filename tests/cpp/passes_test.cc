@@ -167,6 +167,29 @@ TEST(Passes, FuseTakesATrailingReductionIntoTheLoop) {
             "}\n");
 }
 
+TEST(Passes, FuseConvertsInt32AndFloat64InputsAsItLoadsThem) {
+  // Casts to Float32 at the loop's edge become typed inputs; an Int64 cast (no vector conversion)
+  // and a cast from Float32 to another dtype stay nodes.
+  EXPECT_EQ(run_pass("fuse",
+                     "graph(%0: Int32[4, 8] i, %1: Float64[8] d, %2: Int64[4, 8] l) {\n"
+                     "  %3: Float32[4, 8] = cast(%0) dtype=Float32\n"
+                     "  %4: Float32[8] = cast(%1) dtype=Float32\n"
+                     "  %5: Float32[4, 8] = mul(%3, %4)\n"
+                     "  %6: Float32[4, 8] = cast(%2) dtype=Float32\n"
+                     "  %7: Float32[4, 8] = add(%5, %6)\n"
+                     "  %8: Float64[4, 8] = cast(%7) dtype=Float64\n"
+                     "  return (%8, %3)\n"
+                     "}\n"),
+            "graph(%0: Int32[4, 8] i, %1: Float64[8] d, %2: Int64[4, 8] l) {\n"
+            "  %3: Float32[8] = cast(%1) dtype=Float32\n"
+            "  %4: Float32[4, 8] = cast(%2) dtype=Float32\n"
+            "  %5: Float32[4, 8], %6: Float32[4, 8] = fused_elementwise(%0, %3, %4) program='in=3; r0:Int32; "
+            "r3=mul(r0,r1); r4=add(r3,r2); out=(r0,r4)'\n"
+            "  %7: Float64[4, 8] = cast(%6) dtype=Float64\n"
+            "  return (%7, %5)\n"
+            "}\n");
+}
+
 TEST(Passes, FuseLeavesReductionsTheLoopCannotDoAsTheEagerKernel) {
   // A leading axis, rows shorter than 32 (the eager kernel reduces across rows there), another
   // dtype, and a reduction an impure node separates from its loop (it must not move above it).

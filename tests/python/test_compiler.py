@@ -180,6 +180,32 @@ class FusedReductions(unittest.TestCase):
             self.assert_fused_reduces(self.check(fn, values((40, 31), 8)), 0)
 
 
+class FusedCasts(unittest.TestCase):
+    """Int32 and Float64 values cast to float32 join the loop that reads them: converted as they
+    are loaded, rounded as the eager cast rounds."""
+    counters = FusedResults.counters
+    check = FusedResults.check
+
+    def test_int32_and_float64_inputs(self):
+        def f(i, d, x):
+            y = i.astype(pj.float32) * x + d.astype(pj.float32)
+            return ops.tanh(y) - 1.0, d.astype(pj.float32)
+        n = 4 * 37
+        ints = [(k * 2654435761) % (1 << 32) - (1 << 31) for k in range(n)]  # large: rounded to float32
+        reals = [v * 1e30 if k % 3 else v for k, v in enumerate(values((n,), 3).tolist())]
+        e = self.check(f, pj.Tensor(ints).astype(pj.int32).reshape((4, 37)),
+                       pj.Tensor(reals).astype(pj.float64).reshape((4, 37)), values((4, 37), 4))
+        self.assertEqual(e["compiled"].count("fused_elementwise"), 1, e["compiled"])
+        self.assertNotIn("cast", e["compiled"])
+        self.assertIn("r0:Int32", e["compiled"])
+
+    def test_a_cast_and_its_reduction(self):
+        def total(i):
+            return i.astype(pj.float32).sum()
+        e = self.check(total, pj.Tensor(list(range(-500, 500))).astype(pj.int32))
+        self.assertEqual(e["compiled"].count("fused_reduce"), 1, e["compiled"])
+
+
 class Plans(unittest.TestCase):
     def test_each_call_returns_its_own_outputs(self):
         def f(x):
