@@ -175,7 +175,13 @@ class Body(object):
                               "ops.expm1(%s)", "ops.floor(%s)", "ops.round(%s)",
                               "ops.reciprocal(%s)", "ops.rsqrt(%s)", "ops.sign(%s)",
                               "ops.gelu(%s)", "ops.gelu(%s, 'tanh')", "(%s * 1.0 - 0.0)",
-                              "(%s + 0.0)", "ops.dense(%s.reshape(1, -1), %s.reshape(1, -1) * 2.0)"]
+                              "(%s + 0.0)", "ops.dense(%s.reshape(1, -1), %s.reshape(1, -1) * 2.0)",
+                              # casts a fused loop converts on load; reductions it does as it computes
+                              "(%s.astype(pj.float64).astype(pj.float32) * 0.5)",
+                              "((%s * 3.0).astype(pj.int32).astype(pj.float32) - 1.0)",
+                              "(ops.tile(%s.reshape(-1), (40,)) * 1.5).sum()",
+                              "ops.tanh(ops.tile(%s.reshape(1, -1), (3, 40)) + 0.5).max(axis=-1)",
+                              "(ops.tile(%s.reshape(1, -1), (2, 33)) - 0.25).mean(axis=-1, keepdims=True)"]
                              ).replace("%s", a).replace("%%", "%")
         if c < 0.76:
             return self.pick(["%s[0]", "%s[-1]", "%s[1:]", "%s[::-1]", "%s[:-1]", "%s[..., 0]",
