@@ -4,8 +4,8 @@
 // inference rule (shapes and dtypes, no data: what capture and the graph compiler use), and how to
 // run it eagerly. Most ops run by allocating outputs from `infer` and calling a kernel that writes
 // into them; view ops (reshape, transpose, slicing) return views of their input instead, and ops
-// whose output shape depends on data (boolean masks, nonzero) allocate their own outputs. The
-// `grad` slot is filled by the autodiff issue.
+// whose output shape depends on data (boolean masks, nonzero) allocate their own outputs. An op
+// that is differentiable also has a gradient rule (graph/autodiff.h, rules in graph/grads/).
 #pragma once
 
 #include <cstdint>
@@ -79,7 +79,6 @@ struct OpDef {
   bool total = false;               // cannot raise once infer accepted its inputs' metadata: the
                                     // only ops dead-code elimination may drop (eager Python would
                                     // have run the others, and they might have raised)
-  void* grad = nullptr;             // reserved for autodiff
 };
 
 // Declares an op; fields are filled by the chained setters at static-initialisation time.

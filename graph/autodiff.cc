@@ -1,0 +1,179 @@
+#include "graph/autodiff.h"
+
+#include <algorithm>
+#include <unordered_map>
+
+#include "common/check.h"
+
+namespace pj {
+
+// ---- helpers the rules share --------------------------------------------------------------------
+
+int GradContext::op(const char* name, std::vector<int> in, const Attrs& a) { return emit(get_op(name), in, a)[0]; }
+
+int GradContext::reduce_to(int g, TensorMeta m) {
+  const Shape gs = meta(g).shape;
+  if (gs != m.shape) {
+    const int lead = static_cast<int>(gs.size()) - static_cast<int>(m.shape.size());
+    PJ_CHECK(lead >= 0) << "reduce_to: gradient " << shape_str(gs) << " for " << shape_str(m.shape);
+    IntList axes;
+    for (int d = 0; d < static_cast<int>(gs.size()); ++d)
+      if (d < lead || (m.shape[d - lead] == 1 && gs[d] != 1)) axes.push_back(d);
+    if (!axes.empty()) g = op("sum", {g}, Attrs{{"axis", axes}, {"keepdims", true}});
+    g = op("reshape", {g}, Attrs{{"shape", IntList(m.shape.begin(), m.shape.end())}});
+  }
+  if (meta(g).dtype != m.dtype) g = op("cast", {g}, Attrs{{"dtype", m.dtype}});
+  return g;
+}
+
+int GradContext::zeros(TensorMeta m) {
+  return op("zeros", {}, Attrs{{"shape", IntList(m.shape.begin(), m.shape.end())}, {"dtype", m.dtype}});
+}
+
+int GradContext::masked(int mask, int g) { return op("where", {mask, g, scalar_like(0, g)}); }
+
+namespace {
+std::unordered_map<std::string, GradFn>& rules() {
+  static auto* r = new std::unordered_map<std::string, GradFn>;
+  return *r;
+}
+}  // namespace
+
+GradRegistrar::GradRegistrar(const char* name, GradFn fn) {
+  PJ_CHECK(rules().emplace(name, fn).second) << "two gradient rules for " << name;
+}
+
+GradFn grad_rule(const OpDef& op) {
+  auto it = rules().find(op.name);
+  return it == rules().end() ? nullptr : it->second;
+}
+
+std::vector<std::string> grad_rule_names() {
+  std::vector<std::string> names;
+  for (const auto& [name, fn] : rules()) names.push_back(name);
+  std::sort(names.begin(), names.end());
+  return names;
+}
+
+// ---- eager --------------------------------------------------------------------------------------
+
+int EagerGradContext::add(const Tensor& t) {
+  slots_.push_back(t);
+  metas_.push_back(meta_of(t));
+  return static_cast<int>(slots_.size()) - 1;
+}
+
+TensorMeta EagerGradContext::meta(int v) const { return metas_.at(v); }
+
+std::vector<int> EagerGradContext::emit(const OpDef& op, const std::vector<int>& in, const Attrs& a) {
+  Tensors ts;
+  for (int v : in) ts.push_back(slots_.at(v));
+  std::vector<int> out;
+  for (const Tensor& t : call_op(op, ts, a)) out.push_back(add(t));
+  return out;
+}
+
+int EagerGradContext::scalar(double x, DType t) { return add(Tensor::scalar(x, t)); }
+
+// ---- graphs -------------------------------------------------------------------------------------
+namespace graph {
+namespace {
+
+class GraphGradContext : public GradContext {
+ public:
+  explicit GraphGradContext(Graph& g) : g_(g) {}
+  TensorMeta meta(int v) const override { return g_.value(v).meta; }
+  std::vector<int> emit(const OpDef& op, const std::vector<int>& in, const Attrs& a) override {
+    Metas m;
+    for (int v : in) m.push_back(meta(v));
+    return g_.add_node(op, in, a, op.infer(m, a), line_);
+  }
+  int scalar(double x, DType t) override { return g_.add_const(Tensor::scalar(x, t)); }
+  void set_line(int line) { line_ = line; }
+
+ private:
+  Graph& g_;
+  int line_ = 0;
+};
+
+}  // namespace
+
+Graph differentiate(const Graph& fwd, const std::vector<int>& wrt) {
+  Graph g = fwd;
+  const size_t num_fwd_nodes = fwd.nodes().size();
+  std::vector<int> seeds;
+  for (size_t k = 0; k < fwd.outputs().size(); ++k)
+    seeds.push_back(g.add_input(fwd.value(fwd.outputs()[k]).meta, "grad of output " + std::to_string(k)));
+
+  // Which values depend on an input in `wrt` through floating values: only they need gradients.
+  std::vector<bool> active(g.values().size(), false);
+  for (int pos : wrt) {
+    PJ_CHECK(pos >= 0 && pos < static_cast<int>(fwd.inputs().size())) << "differentiate: input " << pos;
+    const Value& v = fwd.value(fwd.inputs()[pos]);
+    if (!differentiable(v.meta.dtype))
+      PJ_THROW(Type) << "cannot differentiate with respect to " << v.name << ": it is " << dtype_name(v.meta.dtype)
+                     << " (only floating tensors have gradients)";
+    active[fwd.inputs()[pos]] = true;
+  }
+  for (size_t i = 0; i < num_fwd_nodes; ++i) {
+    const Node& n = fwd.nodes()[i];
+    bool any = false;
+    for (int v : n.inputs) any = any || active[v];
+    if (!any) continue;
+    for (int o : n.outputs) active[o] = differentiable(fwd.value(o).meta.dtype);
+  }
+
+  GraphGradContext c(g);
+  std::vector<int> grad(g.values().size(), kNoGrad);
+  auto accumulate = [&](int v, int d) {
+    if (d == kNoGrad) return;
+    grad[v] = grad[v] == kNoGrad ? d : c.op("add", {grad[v], d});
+  };
+  for (size_t k = 0; k < seeds.size(); ++k)
+    if (active[fwd.outputs()[k]]) accumulate(fwd.outputs()[k], seeds[k]);
+
+  for (size_t i = num_fwd_nodes; i-- > 0;) {
+    const Node& n = fwd.nodes()[i];
+    GradArgs a;
+    a.in = n.inputs;
+    a.out = n.outputs;
+    a.attrs = &n.attrs;
+    bool any_dout = false;
+    for (int o : n.outputs) {
+      a.dout.push_back(grad[o]);
+      any_dout = any_dout || grad[o] != kNoGrad;
+    }
+    bool any_need = false;
+    for (int v : n.inputs) {
+      a.needs.push_back(active[v]);
+      any_need = any_need || active[v];
+    }
+    if (!any_dout || !any_need) continue;
+    GradFn rule = grad_rule(*n.op);
+    if (!rule)
+      PJ_THROW(Type) << "cannot differentiate through '" << n.op->name << "'"
+                     << (n.line ? " (line " + std::to_string(n.line) + ")" : std::string()) << ": it has no gradient rule";
+    c.set_line(n.line);
+    std::vector<int> din = rule(c, a);
+    PJ_CHECK(din.size() == n.inputs.size()) << n.op->name << "'s gradient rule returned " << din.size() << " gradients";
+    for (size_t k = 0; k < din.size(); ++k) {
+      if (!a.needs[k] || din[k] == kNoGrad) continue;
+      const TensorMeta want = fwd.value(n.inputs[k]).meta;
+      PJ_CHECK(c.meta(din[k]) == want) << n.op->name << "'s gradient of input " << k << " is " << shape_str(c.meta(din[k]).shape)
+                                       << " " << dtype_name(c.meta(din[k]).dtype) << ", expected " << shape_str(want.shape);
+      accumulate(n.inputs[k], din[k]);
+    }
+  }
+
+  std::vector<int> outs = fwd.outputs();
+  c.set_line(0);
+  for (int pos : wrt) {
+    int v = fwd.inputs()[pos];
+    outs.push_back(grad[v] != kNoGrad ? grad[v] : c.zeros(fwd.value(v).meta));
+  }
+  g.set_outputs(outs);
+  return g;
+}
+
+}  // namespace graph
+}  // namespace pj

@@ -1,0 +1,93 @@
+// Reverse-mode automatic differentiation.
+//
+// Each differentiable op has one gradient rule (graph/grads/*.cc, PJ_REGISTER_GRAD), written in
+// terms of registered ops through a GradContext. The same rule serves two contexts:
+//   - GraphGradContext appends the ops to a graph: differentiate() turns a captured forward graph
+//     into one forward+backward graph, which the passes fuse and the plan runs like any other;
+//   - EagerGradContext runs them at once on tensors (what an eager tape's backward does).
+// Values are handles (ints) the context owns: graph value ids, or slots of tensors. kNoGrad stands
+// for a gradient that is zero (an output nothing depends on, an input that needs none).
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "graph/ir.h"
+
+namespace pj {
+
+constexpr int kNoGrad = -1;
+
+class GradContext {
+ public:
+  virtual ~GradContext() = default;
+  // By value: emitting ops may move the context's own records.
+  virtual TensorMeta meta(int v) const = 0;
+  // Runs or records `op` (its inference checks the inputs, as eagerly).
+  virtual std::vector<int> emit(const OpDef& op, const std::vector<int>& in, const Attrs& a) = 0;
+  // A 0-d constant.
+  virtual int scalar(double x, DType t) = 0;
+
+  // Helpers the rules share.
+  int op(const char* name, std::vector<int> in, const Attrs& a = {});
+  int scalar_like(double x, int v) { return scalar(x, meta(v).dtype); }
+  // g summed over the dims broadcasting added or stretched, to `m`'s shape, in `m`'s dtype: the
+  // gradient of an input that was broadcast to g's shape.
+  int reduce_to(int g, TensorMeta m);
+  int zeros(TensorMeta m);
+  // g where `mask`, else 0.
+  int masked(int mask, int g);
+};
+
+// What a rule sees: the node's inputs, outputs and attributes, the gradient of each output
+// (kNoGrad: zero), and which inputs need a gradient (the rule may skip the others).
+struct GradArgs {
+  std::vector<int> in, out, dout;
+  const Attrs* attrs = nullptr;
+  std::vector<bool> needs;
+  TensorMeta in_meta(GradContext& c, int k) const { return c.meta(in[k]); }
+};
+
+// An op's gradient rule: the gradients of its inputs (kNoGrad where not needed or zero).
+using GradFn = std::vector<int> (*)(GradContext& c, const GradArgs& g);
+
+// Registers a rule by op name (static initialisation: the ops may not be registered yet).
+struct GradRegistrar {
+  GradRegistrar(const char* op, GradFn fn);
+};
+#define PJ_REGISTER_GRAD(name, ...) \
+  static ::pj::GradRegistrar PJ_OP_CONCAT(pj_grad_reg_, __COUNTER__)(name, __VA_ARGS__)
+
+// The rule of `op`, or nullptr when it is not differentiable.
+GradFn grad_rule(const OpDef& op);
+// Every registered rule's op name (tests check each names a registered op).
+std::vector<std::string> grad_rule_names();
+
+// Whether values of this dtype carry gradients (floating ones only).
+inline bool differentiable(DType t) { return is_floating(t); }
+
+class EagerGradContext : public GradContext {
+ public:
+  int add(const Tensor& t);
+  const Tensor& tensor(int v) const { return slots_.at(v); }
+  TensorMeta meta(int v) const override;
+  std::vector<int> emit(const OpDef& op, const std::vector<int>& in, const Attrs& a) override;
+  int scalar(double x, DType t) override;
+
+ private:
+  Tensors slots_;
+  std::vector<TensorMeta> metas_;
+};
+
+namespace graph {
+
+// The forward graph `fwd` with its backward appended. Inputs: fwd's inputs, then one seed per
+// output (named "grad of output k": the gradient flowing into it). Outputs: fwd's outputs, then
+// for each input position in `wrt` the gradient of sum_k <seed_k, output_k> with respect to that
+// input (zeros where it does not reach the outputs). Raises pj::Error (TypeError) naming the op
+// when the outputs depend on an input in `wrt` through an op without a gradient rule, and
+// (TypeError) when an input in `wrt` is not floating.
+Graph differentiate(const Graph& fwd, const std::vector<int>& wrt);
+
+}  // namespace graph
+}  // namespace pj
