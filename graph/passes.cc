@@ -9,6 +9,7 @@
 #include "graph/ops/nn_params.h"
 #include "graph/pass_impl.h"
 #include "kernels/fused.h"
+#include "kernels/reduce.h"
 
 namespace pj::graph {
 namespace {
@@ -99,7 +100,7 @@ bool trailing_reduction(const Graph& g, const Node& n, int* dim) {
   *dim = axes.front();
   int64_t rows = 1, len = 1;
   for (int d = 0; d < nd; ++d) (d < *dim ? rows : len) *= in.shape[d];
-  return rows >= 1 && (rows == 1 ? len > 1 : len >= 32);
+  return reduces_by_rows(rows, len);
 }
 
 int fuse(Graph& g) {

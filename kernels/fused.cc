@@ -258,6 +258,17 @@ void interpret_row(int64_t n, char* const* ptrs) {
   }
 }
 
+// Runs one row: the compiled function, or the interpreter when there is none.
+void run_row(FusedRowFn fn, const FusedProgram* prog, uint32_t mask, int64_t n, char* const* ptrs) {
+  if (fn) {
+    fn(n, ptrs);
+    return;
+  }
+  t_prog = prog;
+  t_mask = mask;
+  interpret_row(n, ptrs);
+}
+
 FusedCompiler g_compiler = nullptr;
 const char* g_compiler_name = "interpreter";
 
@@ -353,13 +364,7 @@ void FusedKernel::run(const std::vector<Tensor>& ins, const std::vector<Tensor>&
         char* p[kMaxFusedInputs + kMaxFusedOperands];
         for (int k = 0; k < nin + nout; ++k)
           p[k] = ptrs[k] + ((k < nin && ((mask >> k) & 1)) ? 0 : b * (k < nin ? itemsize(prog->input_dtype(k)) : 4));
-        if (fn) {
-          fn(e - b, p);
-        } else {
-          t_prog = prog;
-          t_mask = mask;
-          interpret_row(e - b, p);
-        }
+        run_row(fn, prog, mask, e - b, p);
       });
       return;
     }
@@ -413,13 +418,7 @@ void FusedKernel::run(const std::vector<Tensor>& ins, const std::vector<Tensor>&
     char* ptrs[kMaxFusedInputs + kMaxFusedOperands];
     std::memcpy(ptrs, fixed, sizeof(char*) * (nin + nout));
     for (int k = 0; k < it_n; ++k) ptrs[slot[k]] = p[k];
-    if (fn) {
-      fn(n, ptrs);
-    } else {
-      t_prog = prog;
-      t_mask = mask;
-      interpret_row(n, ptrs);
-    }
+    run_row(fn, prog, mask, n, ptrs);
   });
 }
 
@@ -495,13 +494,7 @@ bool FusedKernel::run_reduce(const std::vector<Tensor>& ins, const std::vector<T
       }
       for (int o = 0; o < nfull; ++o) p[nin + o] = static_cast<char*>(outs[o].raw_data()) + 4 * (q * n + r0);
       p[nin + nfull] = reinterpret_cast<char*>(buf);
-      if (fn) {
-        fn(r1 - r0, p);
-      } else {
-        t_prog = prog;
-        t_mask = mask;
-        interpret_row(r1 - r0, p);
-      }
+      run_row(fn, prog, mask, r1 - r0, p);
     };
     if (reduce_produced_rows(op, reduced.data<float>(), rows, n, produce)) return true;
   }

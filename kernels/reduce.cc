@@ -592,8 +592,10 @@ void reduce_into(ReduceOp op, const Tensor& out, const Tensor& in, const std::ve
   if (!dst.same_storage(out)) copy_into(out, dst);
 }
 
-bool reduce_produced_rows(ReduceOp op, float* out, int64_t rows, int64_t n, const ProduceRow& produce) {
-  // The geometry make_geom gives a contiguous [rows, n] value reduced over its last axis.
+namespace {
+
+// The geometry make_geom gives a contiguous [rows, n] value reduced over its last axis.
+Geom rows_geom(int64_t rows, int64_t n) {
   Geom g;
   g.kn = rows;
   g.rn = n;
@@ -606,10 +608,21 @@ bool reduce_produced_rows(ReduceOp op, float* out, int64_t rows, int64_t n, cons
     g.rs = {n};
     g.rin = {1};
   }
+  return g;
+}
+
+}  // namespace
+
+bool reduces_by_rows(int64_t rows, int64_t n) {
+  Geom g = rows_geom(rows, n);
+  return rows > 0 && Engine<SumP<float, float>>(SumP<float, float>{}, g, nullptr, nullptr, nullptr).inner_mode();
+}
+
+bool reduce_produced_rows(ReduceOp op, float* out, int64_t rows, int64_t n, const ProduceRow& produce) {
+  if (!reduces_by_rows(rows, n)) return false;
+  Geom g = rows_geom(rows, n);
   auto run = [&](const auto& p) {
-    Engine<std::decay_t<decltype(p)>> e(p, g, nullptr, out, nullptr);
-    if (rows == 0 || !e.inner_mode()) return false;
-    e.run_inner_produced(produce);
+    Engine<std::decay_t<decltype(p)>>(p, g, nullptr, out, nullptr).run_inner_produced(produce);
     return true;
   };
   switch (op) {

@@ -66,6 +66,9 @@ using ProduceRow = std::function<void(int64_t row, int64_t r0, int64_t r1, float
 // (having done nothing) where reduce_into would not reduce whole rows in lanes (n < 32 with several
 // rows, n <= 1, another op): the caller materializes the value and calls reduce_into instead.
 bool reduce_produced_rows(ReduceOp op, float* out, int64_t rows, int64_t n, const ProduceRow& produce);
+// Whether reduce_into reduces a contiguous [rows, n] value row by row in lanes (inner mode): the
+// geometries reduce_produced_rows takes (the fusion pass asks before fusing a reduction).
+bool reduces_by_rows(int64_t rows, int64_t n);
 
 // Inclusive prefix sum along `axis` (normalised); out dtype: int64 for bool/ints, else in's.
 void cumsum_into(const Tensor& out, const Tensor& in, int axis);
