@@ -145,6 +145,7 @@ class Simulator {
   PyObject* load_deref(SimFrame& fr, int i, bool must_be_bound = true);
   PyObject* call(PyObject* callable, const std::vector<PyObject*>& args, PyObject* kwnames);
   PyObject* call_ex(PyObject* callable, PyObject* args_tuple, PyObject* kwargs_dict);
+  PyObject* tape_run(const std::vector<PyObject*>& args, PyObject* kwnames);
   bool truth(PyObject* v);
   // f(**a, **b): CPython raises TypeError for a key in both, or one that is not a str.
   void refuse_duplicate_keywords(PyObject* so_far, PyObject* more);

@@ -11,6 +11,8 @@
 #include "capture/jit_api.h"
 #include "capture/sim_state.h"
 #include "py/py_common.h"
+#include "graph/tape.h"
+#include "pyext/tape_object.h"
 #include "pyext/tensor_object.h"
 
 #if PJ_PY_CAPTURE_SUPPORTED
@@ -213,7 +215,7 @@ bool Simulator::is_library_type(PyTypeObject* t) {
   if (it != library_types_.end()) return it->second;
   // pijit's own classes (a user's Tensor subclass is user code). A type that was never readied
   // (functools.KeyWrapper) has no dict yet, and is not pijit's.
-  bool lib = t == &py::TensorBaseType;
+  bool lib = t == &py::TensorBaseType || t == py::tape_type();
   if (!lib) {
     PyObject* mod = t->tp_dict ? PyDict_GetItemString(t->tp_dict, "__module__") : nullptr;
     lib = mod && PyUnicode_Check(mod) &&
@@ -667,6 +669,14 @@ PyObject* Simulator::load_attr(PyObject* v, PyObject* name) {
     return own(r);
   }
   if (PyType_Check(v)) return class_attr(v, name);
+  if (node >= 0 && is_library_type(Py_TYPE(v)) && !py::is_tensor(v)) {
+    // A user function or Cell a library object holds (grad(net), HyperMap(fn)): the object
+    // itself, along its guarded path, so that it is simulated as the frame's (not a copy).
+    PyObject** dict = _PyObject_GetDictPtr(v);
+    PyObject* held = dict && *dict ? PyDict_GetItem(*dict, name) : nullptr;
+    if (held && user_callable(held) && !_PyType_Lookup(Py_TYPE(v), name))
+      return wrap(held, tree_.child(node, Access::DictAttr, name));
+  }
   if (trusted(v)) {
     if ((PyList_Check(v) || PyDict_Check(v) || PyAnySet_Check(v)) && !readonly_method(cname))
       write(v, Write::Method, std::string("calls .") + cname + "() on a " + Py_TYPE(v)->tp_name + " the function did not create");
@@ -951,6 +961,26 @@ PyObject* Simulator::get_iter(PyObject* v) {
   return own(it);
 }
 
+// _C.tape_run(tape, fn, args, kwargs) (pijit/autodiff.py): fn is simulated while the tape records,
+// so the graph nodes its ops add are on the tape, and the backward that tape.gradient() then runs
+// (traced: its ops go through the recorder too) is graph nodes as well: a grad call in captured
+// code is one forward+backward graph. The tape exists only during capture.
+PyObject* Simulator::tape_run(const std::vector<PyObject*>& args, PyObject* kwnames) {
+  if (kwnames || args.size() < 3 || args.size() > 4) stop(Break::UnsupportedCall, "tape_run() with other arguments");
+  Tape* tape = py::tape_of_object(materialize(args[0]));
+  if (!tape) stop(Break::UnsupportedCall, "tape_run() without a Tape");
+  struct Restore {
+    Tape* t;
+    bool was;
+    ~Restore() {
+      if (!was) t->stop();
+    }
+  } restore{tape, tape->recording()};
+  tape->start();
+  PyObject* kwargs = args.size() == 4 && args[3] != Py_None ? args[3] : nullptr;
+  return call_ex(args[1], args[2], kwargs);
+}
+
 PyObject* Simulator::call_ex(PyObject* callable, PyObject* args_tuple, PyObject* kwargs_dict) {
   PyObject* args = materialize(args_tuple);
   if (!PyTuple_Check(args)) {
@@ -978,6 +1008,7 @@ PyObject* Simulator::call_ex(PyObject* callable, PyObject* args_tuple, PyObject*
 PyObject* Simulator::call(PyObject* callable, const std::vector<PyObject*>& args, PyObject* kwnames) {
   if (PyObject* none = output_call(callable, args, kwnames)) return none;
   if (PyObject* target = assign_call(callable, args, kwnames)) return target;
+  if (py::is_tape_run(callable)) return tape_run(args, kwnames);
   if (PyMethod_Check(callable)) {
     PyObject* func = PyMethod_GET_FUNCTION(callable);
     PyObject* self = PyMethod_GET_SELF(callable);
@@ -996,6 +1027,9 @@ PyObject* Simulator::call(PyObject* callable, const std::vector<PyObject*>& args
   if (is_cell(callable)) {
     int node = node_of(callable);
     if (node < 0) stop(Break::UnsupportedCall, "a Cell created during capture");
+    static PyObject* bprop_name = PyUnicode_InternFromString("bprop");
+    if (tape_active() && _PyType_Lookup(Py_TYPE(callable), bprop_name))  // its bprop is Python run in the backward
+      stop(Break::UnsupportedCall, std::string("differentiates a ") + Py_TYPE(callable)->tp_name + ", whose bprop runs eagerly");
     static PyObject* call_name = PyUnicode_InternFromString("__call__");
     if (_PyType_Lookup(Py_TYPE(callable), call_name) != cell_types().call)
       stop(Break::UnsupportedCall, std::string(Py_TYPE(callable)->tp_name) + " overrides Cell.__call__");

@@ -55,19 +55,98 @@ std::vector<std::string> grad_rule_names() {
   return names;
 }
 
+// ---- the reverse sweep ---------------------------------------------------------------------------
+
+void reverse_sweep(GradContext& c, const std::vector<SweepNode>& nodes, std::vector<bool>& active,
+                   std::vector<int>& grad, const std::vector<bool>* carries) {
+  // Which values depend on an active one through floating values: only they need gradients.
+  for (const SweepNode& n : nodes) {
+    bool any = false;
+    for (int v : n.in) any = any || active[v];
+    if (!any) continue;
+    for (int o : n.out) active[o] = carries ? (*carries)[o] : differentiable(c.meta(o).dtype);
+  }
+  auto accumulate = [&](int v, int d) {
+    if (d == kNoGrad) return;
+    grad[v] = grad[v] == kNoGrad ? d : c.op("add", {grad[v], d});
+  };
+  for (size_t i = nodes.size(); i-- > 0;) {
+    const SweepNode& n = nodes[i];
+    GradArgs a;
+    a.in = n.in;
+    a.out = n.out;
+    a.attrs = n.attrs;
+    bool any_dout = false, any_need = false;
+    for (int o : n.out) {
+      a.dout.push_back(active[o] ? grad[o] : kNoGrad);  // a seed on a value nothing wanted reaches is moot
+      any_dout = any_dout || a.dout.back() != kNoGrad;
+    }
+    for (int v : n.in) {
+      a.needs.push_back(active[v]);
+      any_need = any_need || active[v];
+    }
+    if (!any_dout || !any_need) continue;
+    const std::string& name = n.op ? n.op->name : n.name;
+    c.at_line(n.line);
+    std::vector<int> din;
+    if (n.custom) {
+      din = (*n.custom)(c, a);
+    } else {
+      GradFn rule = grad_rule(*n.op);
+      if (!rule)
+        PJ_THROW(Type) << "cannot differentiate through '" << name << "'"
+                       << (n.line ? " (line " + std::to_string(n.line) + ")" : std::string()) << ": it has no gradient rule";
+      din = rule(c, a);
+    }
+    if (n.custom && din.size() != n.in.size())
+      PJ_THROW(Type) << name << " returned " << din.size() << " gradients for " << n.in.size() << " inputs";
+    PJ_CHECK(din.size() == n.in.size()) << name << "'s gradient rule returned " << din.size() << " gradients";
+    for (size_t k = 0; k < din.size(); ++k) {
+      if (!a.needs[k] || din[k] == kNoGrad) continue;
+      const TensorMeta want = c.meta(n.in[k]), got = c.meta(din[k]);
+      if (n.custom && !(got.shape == want.shape && got.dtype == want.dtype))
+        PJ_THROW(Value) << name << ": the gradient of input " << k << " has shape " << shape_str(got.shape) << " and dtype "
+                        << dtype_name(got.dtype) << ", but the input has shape " << shape_str(want.shape) << " and dtype "
+                        << dtype_name(want.dtype);
+      PJ_CHECK(got.shape == want.shape && got.dtype == want.dtype)
+          << name << "'s gradient of input " << k << " is " << shape_str(got.shape) << " " << dtype_name(got.dtype)
+          << ", expected " << shape_str(want.shape) << " " << dtype_name(want.dtype);
+      accumulate(n.in[k], din[k]);
+    }
+  }
+}
+
 // ---- eager --------------------------------------------------------------------------------------
 
 int EagerGradContext::add(const Tensor& t) {
   slots_.push_back(t);
   metas_.push_back(meta_of(t));
+  versions_.push_back(-1);
+  used_by_.push_back(nullptr);
   return static_cast<int>(slots_.size()) - 1;
+}
+
+int EagerGradContext::add_versioned(const Tensor& t, uint64_t version, const char* used_by) {
+  int v = add(t);
+  if (t.storage() && t.storage()->versioned()) {
+    versions_[v] = static_cast<int64_t>(version);
+    used_by_[v] = used_by;
+  }
+  return v;
 }
 
 TensorMeta EagerGradContext::meta(int v) const { return metas_.at(v); }
 
 std::vector<int> EagerGradContext::emit(const OpDef& op, const std::vector<int>& in, const Attrs& a) {
   Tensors ts;
-  for (int v : in) ts.push_back(slots_.at(v));
+  for (int v : in) {
+    const Tensor& t = slots_.at(v);
+    if (versions_[v] >= 0 && t.storage()->version() != static_cast<uint64_t>(versions_[v]))
+      PJ_THROW(Runtime) << "a tensor the gradient of '" << used_by_[v]
+                        << "' needs was modified in place after the forward computation used it "
+                           "(an in-place operator or item assignment); compute on a copy instead";
+    ts.push_back(t);
+  }
   std::vector<int> out;
   for (const Tensor& t : call_op(op, ts, a)) out.push_back(add(t));
   return out;
@@ -89,7 +168,7 @@ class GraphGradContext : public GradContext {
     return g_.add_node(op, in, a, op.infer(m, a), line_);
   }
   int scalar(double x, DType t) override { return g_.add_const(Tensor::scalar(x, t)); }
-  void set_line(int line) { line_ = line; }
+  void at_line(int line) override { line_ = line; }
 
  private:
   Graph& g_;
@@ -105,7 +184,6 @@ Graph differentiate(const Graph& fwd, const std::vector<int>& wrt) {
   for (size_t k = 0; k < fwd.outputs().size(); ++k)
     seeds.push_back(g.add_input(fwd.value(fwd.outputs()[k]).meta, "grad of output " + std::to_string(k)));
 
-  // Which values depend on an input in `wrt` through floating values: only they need gradients.
   std::vector<bool> active(g.values().size(), false);
   for (int pos : wrt) {
     PJ_CHECK(pos >= 0 && pos < static_cast<int>(fwd.inputs().size())) << "differentiate: input " << pos;
@@ -115,58 +193,25 @@ Graph differentiate(const Graph& fwd, const std::vector<int>& wrt) {
                      << " (only floating tensors have gradients)";
     active[fwd.inputs()[pos]] = true;
   }
+  std::vector<SweepNode> nodes(num_fwd_nodes);
   for (size_t i = 0; i < num_fwd_nodes; ++i) {
     const Node& n = fwd.nodes()[i];
-    bool any = false;
-    for (int v : n.inputs) any = any || active[v];
-    if (!any) continue;
-    for (int o : n.outputs) active[o] = differentiable(fwd.value(o).meta.dtype);
+    nodes[i].op = n.op;
+    nodes[i].attrs = &n.attrs;
+    nodes[i].in = n.inputs;
+    nodes[i].out = n.outputs;
+    nodes[i].line = n.line;
   }
-
   GraphGradContext c(g);
   std::vector<int> grad(g.values().size(), kNoGrad);
-  auto accumulate = [&](int v, int d) {
-    if (d == kNoGrad) return;
-    grad[v] = grad[v] == kNoGrad ? d : c.op("add", {grad[v], d});
-  };
-  for (size_t k = 0; k < seeds.size(); ++k)
-    if (active[fwd.outputs()[k]]) accumulate(fwd.outputs()[k], seeds[k]);
-
-  for (size_t i = num_fwd_nodes; i-- > 0;) {
-    const Node& n = fwd.nodes()[i];
-    GradArgs a;
-    a.in = n.inputs;
-    a.out = n.outputs;
-    a.attrs = &n.attrs;
-    bool any_dout = false;
-    for (int o : n.outputs) {
-      a.dout.push_back(grad[o]);
-      any_dout = any_dout || grad[o] != kNoGrad;
-    }
-    bool any_need = false;
-    for (int v : n.inputs) {
-      a.needs.push_back(active[v]);
-      any_need = any_need || active[v];
-    }
-    if (!any_dout || !any_need) continue;
-    GradFn rule = grad_rule(*n.op);
-    if (!rule)
-      PJ_THROW(Type) << "cannot differentiate through '" << n.op->name << "'"
-                     << (n.line ? " (line " + std::to_string(n.line) + ")" : std::string()) << ": it has no gradient rule";
-    c.set_line(n.line);
-    std::vector<int> din = rule(c, a);
-    PJ_CHECK(din.size() == n.inputs.size()) << n.op->name << "'s gradient rule returned " << din.size() << " gradients";
-    for (size_t k = 0; k < din.size(); ++k) {
-      if (!a.needs[k] || din[k] == kNoGrad) continue;
-      const TensorMeta want = fwd.value(n.inputs[k]).meta;
-      PJ_CHECK(c.meta(din[k]) == want) << n.op->name << "'s gradient of input " << k << " is " << shape_str(c.meta(din[k]).shape)
-                                       << " " << dtype_name(c.meta(din[k]).dtype) << ", expected " << shape_str(want.shape);
-      accumulate(n.inputs[k], din[k]);
-    }
+  for (size_t k = 0; k < seeds.size(); ++k) {
+    const int o = fwd.outputs()[k];
+    if (differentiable(c.meta(o).dtype)) grad[o] = grad[o] == kNoGrad ? seeds[k] : c.op("add", {grad[o], seeds[k]});
   }
+  reverse_sweep(c, nodes, active, grad);
 
   std::vector<int> outs = fwd.outputs();
-  c.set_line(0);
+  c.at_line(0);
   for (int pos : wrt) {
     int v = fwd.inputs()[pos];
     outs.push_back(grad[v] != kNoGrad ? grad[v] : c.zeros(fwd.value(v).meta));

@@ -9,6 +9,7 @@
 // for a gradient that is zero (an output nothing depends on, an input that needs none).
 #pragma once
 
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -27,6 +28,8 @@ class GradContext {
   virtual std::vector<int> emit(const OpDef& op, const std::vector<int>& in, const Attrs& a) = 0;
   // A 0-d constant.
   virtual int scalar(double x, DType t) = 0;
+  // The user's source line the ops emitted next differentiate (graphs keep it per node).
+  virtual void at_line(int line) {}
 
   // Helpers the rules share.
   int op(const char* name, std::vector<int> in, const Attrs& a = {});
@@ -66,9 +69,36 @@ std::vector<std::string> grad_rule_names();
 // Whether values of this dtype carry gradients (floating ones only).
 inline bool differentiable(DType t) { return is_floating(t); }
 
+// A backward written by the user (a Cell's bprop): what a rule returns, for one recorded call.
+using CustomGradFn = std::function<std::vector<int>(GradContext& c, const GradArgs& g)>;
+
+// One recorded op as the reverse sweep sees it: handles in the context's numbering.
+struct SweepNode {
+  const OpDef* op = nullptr;  // nullptr: `custom` is the backward, `name` says whose
+  const Attrs* attrs = nullptr;
+  std::vector<int> in, out;
+  int line = 0;
+  const CustomGradFn* custom = nullptr;
+  std::string name;
+};
+
+// Reverse-mode sweep shared by the tape and differentiate(). `active` (indexed by handle) marks
+// the values that depend on a value gradients are wanted for; it is extended forward through the
+// nodes first, to the outputs that carry gradients (`carries[h]`, or floating dtypes when null).
+// `grad` (same indexing, kNoGrad: zero) holds the seeds on entry and every accumulated gradient
+// on return. Raises pj::Error (TypeError) naming an op without a rule that a gradient has to pass
+// through.
+void reverse_sweep(GradContext& c, const std::vector<SweepNode>& nodes, std::vector<bool>& active,
+                   std::vector<int>& grad, const std::vector<bool>* carries = nullptr);
+
+// Runs rules on tensors. A slot may carry the storage version its tensor had when it was recorded:
+// a backward op reading it after an in-place write changed it raises (its values are not those
+// the forward computed).
 class EagerGradContext : public GradContext {
  public:
   int add(const Tensor& t);
+  // `used_by`: the forward op that read it (for the error), a string that outlives the context.
+  int add_versioned(const Tensor& t, uint64_t version, const char* used_by);
   const Tensor& tensor(int v) const { return slots_.at(v); }
   TensorMeta meta(int v) const override;
   std::vector<int> emit(const OpDef& op, const std::vector<int>& in, const Attrs& a) override;
@@ -77,6 +107,8 @@ class EagerGradContext : public GradContext {
  private:
   Tensors slots_;
   std::vector<TensorMeta> metas_;
+  std::vector<int64_t> versions_;  // -1: not checked
+  std::vector<const char*> used_by_;
 };
 
 namespace graph {

@@ -1,4 +1,5 @@
 #include "graph/op.h"
+#include "graph/tape.h"
 
 #include <cmath>
 #include <cstdio>
@@ -205,8 +206,9 @@ Tensors call_op(const OpDef& op, const Tensors& in, const Attrs& attrs) {
       if (!known) PJ_THROW(Type) << op.name << "() got an unexpected attribute '" << kv.first << "'";
     }
   }
-  if (t_recorder) return t_recorder(op, in, attrs);
-  return run_op(op, in, attrs);
+  Tensors out = t_recorder ? t_recorder(op, in, attrs) : run_op(op, in, attrs);
+  if (tape_active()) tape_record_op(op, in, attrs, out);
+  return out;
 }
 
 Tensors run_op(const OpDef& op, const Tensors& in, const Attrs& attrs) {

@@ -201,4 +201,117 @@ void avg_pool2d_loop_into(const Tensor& out, const Tensor& x, const Pool2dParams
   run(Kind::avg, out, x, &p, false);
 }
 
+// ---- backward ----------------------------------------------------------------------------------
+
+namespace {
+
+// Runs `plane(k)` for every (n, c) plane in parallel: each plane's gradient is one thread's.
+template <typename F>
+void for_planes(const Tensor& dx, int64_t work_per_plane, F plane) {
+  parallel_for(dx.dim(0) * dx.dim(1), std::max<int64_t>(1, kParallelGrain / std::max<int64_t>(work_per_plane, 1)),
+               [&](int64_t s, int64_t e) {
+                 for (int64_t k = s; k < e; ++k) plane(k);
+               });
+}
+
+template <typename T>
+void max_pool_backward(const Tensor& dx, const Tensor& x, const Tensor& dout, const Pool2dParams& p) {
+  const int64_t H = x.dim(2), W = x.dim(3), OH = dout.dim(2), OW = dout.dim(3);
+  const T *X = x.data<T>(), *D = dout.data<T>();
+  T* G = dx.data<T>();
+  for_planes(dx, OH * OW * p.kernel[0] * p.kernel[1], [&](int64_t k) {
+    const T* src = X + k * H * W;
+    const T* d = D + k * OH * OW;
+    T* g = G + k * H * W;
+    std::fill(g, g + H * W, T(0));
+    for (int64_t oy = 0; oy < OH; ++oy)
+      for (int64_t ox = 0; ox < OW; ++ox) {
+        const int64_t h0 = oy * p.stride[0] - p.pad[0], w0 = ox * p.stride[1] - p.pad[1];
+        T m = -std::numeric_limits<T>::infinity();
+        int64_t at = -1;
+        for (int64_t ky = 0; ky < p.kernel[0]; ++ky) {
+          const int64_t iy = h0 + ky * p.dilation[0];
+          if (iy < 0 || iy >= H) continue;
+          for (int64_t kx = 0; kx < p.kernel[1]; ++kx) {
+            const int64_t ix = w0 + kx * p.dilation[1];
+            if (ix < 0 || ix >= W) continue;
+            const T v = src[iy * W + ix];
+            if (at < 0 || v > m || (std::isnan(v) && !std::isnan(m))) {  // the first maximum, or first NaN
+              m = v;
+              at = iy * W + ix;
+            }
+          }
+        }
+        if (at >= 0) g[at] += d[oy * OW + ox];
+      }
+  });
+}
+
+template <typename T>
+void avg_pool_backward(const Tensor& dx, const Tensor& dout, const Pool2dParams& p) {
+  const int64_t H = dx.dim(2), W = dx.dim(3), OH = dout.dim(2), OW = dout.dim(3);
+  const T* D = dout.data<T>();
+  T* G = dx.data<T>();
+  for_planes(dx, OH * OW * p.kernel[0] * p.kernel[1], [&](int64_t k) {
+    const T* d = D + k * OH * OW;
+    T* g = G + k * H * W;
+    std::fill(g, g + H * W, T(0));
+    for (int64_t oy = 0; oy < OH; ++oy) {
+      int64_t h0 = oy * p.stride[0] - p.pad[0], h1 = std::min(h0 + p.kernel[0], H + p.pad[0]);
+      const int64_t hspan = h1 - h0;
+      h0 = std::max<int64_t>(h0, 0);
+      h1 = std::min(h1, H);
+      for (int64_t ox = 0; ox < OW; ++ox) {
+        int64_t w0 = ox * p.stride[1] - p.pad[1], w1 = std::min(w0 + p.kernel[1], W + p.pad[1]);
+        const int64_t pool_size = hspan * (w1 - w0);
+        w0 = std::max<int64_t>(w0, 0);
+        w1 = std::min(w1, W);
+        if (h0 >= h1 || w0 >= w1) continue;
+        const int64_t div = p.divisor_override ? p.divisor_override
+                            : p.count_include_pad ? pool_size
+                                                  : (h1 - h0) * (w1 - w0);
+        const T share = static_cast<T>(static_cast<double>(d[oy * OW + ox]) / static_cast<double>(div));
+        for (int64_t iy = h0; iy < h1; ++iy)
+          for (int64_t ix = w0; ix < w1; ++ix) g[iy * W + ix] += share;
+      }
+    }
+  });
+}
+
+template <typename T>
+void adaptive_avg_backward(const Tensor& dx, const Tensor& dout) {
+  const int64_t H = dx.dim(2), W = dx.dim(3), OH = dout.dim(2), OW = dout.dim(3);
+  const T* D = dout.data<T>();
+  T* G = dx.data<T>();
+  for_planes(dx, H * W + OH * OW, [&](int64_t k) {
+    const T* d = D + k * OH * OW;
+    T* g = G + k * H * W;
+    std::fill(g, g + H * W, T(0));
+    for (int64_t oy = 0; oy < OH; ++oy) {
+      const int64_t h0 = oy * H / OH, h1 = ((oy + 1) * H + OH - 1) / OH;
+      for (int64_t ox = 0; ox < OW; ++ox) {
+        const int64_t w0 = ox * W / OW, w1 = ((ox + 1) * W + OW - 1) / OW;
+        const T share = static_cast<T>(static_cast<double>(d[oy * OW + ox]) / static_cast<double>((h1 - h0) * (w1 - w0)));
+        for (int64_t iy = h0; iy < h1; ++iy)
+          for (int64_t ix = w0; ix < w1; ++ix) g[iy * W + ix] += share;
+      }
+    }
+  });
+}
+
+}  // namespace
+
+void max_pool2d_backward_into(const Tensor& dx, const Tensor& x, const Tensor& dout, const Pool2dParams& p) {
+  Tensor xc = x.contiguous(), dc = dout.contiguous();
+  PJ_DISPATCH_FLOATING(dx.dtype(), "max_pool2d backward", [&] { max_pool_backward<scalar_t>(dx, xc, dc, p); });
+}
+void avg_pool2d_backward_into(const Tensor& dx, const Tensor& dout, const Pool2dParams& p) {
+  Tensor dc = dout.contiguous();
+  PJ_DISPATCH_FLOATING(dx.dtype(), "avg_pool2d backward", [&] { avg_pool_backward<scalar_t>(dx, dc, p); });
+}
+void adaptive_avg_pool2d_backward_into(const Tensor& dx, const Tensor& dout) {
+  Tensor dc = dout.contiguous();
+  PJ_DISPATCH_FLOATING(dx.dtype(), "adaptive_avg_pool2d backward", [&] { adaptive_avg_backward<scalar_t>(dx, dc); });
+}
+
 }  // namespace pj

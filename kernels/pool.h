@@ -43,6 +43,14 @@ void avg_pool2d_into(const Tensor& out, const Tensor& x, const Pool2dParams& p);
 // Output cell (i, j) averages rows [floor(i*H/OH), ceil((i+1)*H/OH)) and the same for columns.
 void adaptive_avg_pool2d_into(const Tensor& out, const Tensor& x);
 
+// Backward: dx (x's shape, zeroed here) from dout (the forward output's shape), contiguous, one
+// floating dtype. Max pooling sends each output's gradient to the first maximum of its window (a
+// NaN wins, as in the forward loop); average pooling spreads it over the window with the forward's
+// divisor.
+void max_pool2d_backward_into(const Tensor& dx, const Tensor& x, const Tensor& dout, const Pool2dParams& p);
+void avg_pool2d_backward_into(const Tensor& dx, const Tensor& dout, const Pool2dParams& p);
+void adaptive_avg_pool2d_backward_into(const Tensor& dx, const Tensor& dout);
+
 // The loop paths, exposed so tests can check them against oneDNN's.
 void max_pool2d_loop_into(const Tensor& out, const Tensor& x, const Pool2dParams& p);
 void avg_pool2d_loop_into(const Tensor& out, const Tensor& x, const Pool2dParams& p);

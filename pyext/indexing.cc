@@ -1,6 +1,8 @@
 // Tensor indexing from Python keys: parses a subscript into kernels/index_ops.h IndexItems (numpy
 // rules: ints, slices, None, Ellipsis, integer and boolean arrays, lists, tuples of these).
 #include "graph/op.h"
+#include "graph/tape.h"
+#include "kernels/copy.h"
 #include "kernels/index_ops.h"
 #include "pyext/tensor_object.h"
 
@@ -86,7 +88,7 @@ Tensor getitem_op(const Tensor& t, PyObject* key) {
 PyObject* tensor_getitem(PyObject* self, PyObject* key) {
   PJ_PY_BEGIN
   const Tensor& t = unwrap(self);
-  if (t.is_symbolic() || op_recorder()) return wrap(getitem_op(t, key));
+  if (t.is_symbolic() || op_recorder() || tape_active()) return wrap(getitem_op(t, key));
   // Fast path: x[i] on the first axis.
   if (PyLong_CheckExact(key) && t.ndim() > 0) {
     long long i = PyLong_AsLongLong(key);
@@ -116,7 +118,21 @@ int tensor_setitem(PyObject* self, PyObject* key, PyObject* value) {
   if (!v)
     PJ_THROW(Type) << "cannot assign a value of type '" << Py_TYPE(value)->tp_name
                    << "' to tensor elements; expected a number, a sequence or a Tensor";
-  index_put(t, parse_key(key), *v);
+  IndexItems items = parse_key(key);
+  if (tape_active() && (tape_tracks(t) || tape_tracks(*v))) {
+    // Recorded as the functional index_put, whose result t then holds: gradients flow through it.
+    Tensors in{t, *v};
+    for (const IndexItem& it : items)
+      if (it.kind == IndexItem::Kind::Array) in.push_back(it.array);
+    Tensor r = call_op1("index_put", in, Attrs{{"items", encode_index_items(items)}});
+    tape_before_write(t);
+    copy_into(t, r);
+    t.storage()->note_write();
+    tape_rebind(t, r);
+    return 0;
+  }
+  if (tape_active()) tape_before_write(t);
+  index_put(t, items, *v);
   t.storage()->note_write();
   return 0;
   PJ_PY_END(-1)

@@ -4,6 +4,7 @@
 #include <cstring>
 
 #include "graph/op.h"
+#include "graph/tape.h"
 #include "kernels/copy.h"
 
 namespace pj::py {
@@ -130,8 +131,10 @@ PyObject* inplace(const char* name, PyObject* a, PyObject* b) {
   if (r.shape() != x.shape())
     PJ_THROW(Value) << "non-broadcastable output operand with shape " << shape_str(x.shape())
                     << " doesn't match the broadcast shape " << shape_str(r.shape());
+  if (tape_active()) tape_before_write(x);
   copy_into(x, r);
   x.storage()->note_write();
+  if (tape_active()) tape_rebind(x, r);
   Py_INCREF(a);
   return a;
   PJ_PY_END(nullptr)

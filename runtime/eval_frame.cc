@@ -11,6 +11,7 @@
 
 #include "codegen/outline.h"
 #include "codegen/rewrite.h"
+#include "graph/tape.h"
 #include "py/bytecode.h"
 #include "py/py_common.h"
 
@@ -448,14 +449,17 @@ PyObject* pijit_eval_frame(PyThreadState* ts, PyFrameObject* f, int throw_flag) 
   }
   // Module and class bodies (no CO_OPTIMIZED) keep their names in f_locals, a dict a shadow frame
   // would not share: they always run as they are.
+  // While a gradient tape records (an eager grad call), every op must run where the tape sees it:
+  // frames run as they are (a jitted function that calls grad is captured whole instead).
   if (!opt || g_released || t_jit.busy || throw_flag || !(co->co_flags & CO_OPTIMIZED) || py::frame_is_resumable(f) ||
-      py::tracing_or_profiling(ts)) {
+      py::tracing_or_profiling(ts) || tape_active()) {
     // Stress statistics count every candidate frame once: a generator resumed is not a new frame.
     if (opt && g_stress && !t_jit.busy && !(py::frame_is_resumable(f) && py::frame_started(f))) {
       ++g_stats.frames_default;
       const char* why = !(co->co_flags & CO_OPTIMIZED) ? "module or class body"
                         : py::frame_is_resumable(f)    ? "generator or coroutine frame"
                         : throw_flag                   ? "exception thrown into a frame"
+                        : tape_active()                ? "a gradient tape records"
                                                        : "traced or profiled";
       ++g_stats.fallback_reasons[why];
       ++g_stats.default_reasons[why];

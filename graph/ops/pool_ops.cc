@@ -106,10 +106,40 @@ void register_pool(const char* name, bool is_max) {
       });
 }
 
+// name_grad(x, dout; the forward's attrs): the gradient with respect to x (graph/grads/nn_grads.cc).
+void register_pool_grad(const char* name, const char* fwd, bool is_max) {
+  std::vector<std::string> attrs = {"kernel_size", "stride", "padding"};
+  if (is_max) attrs.push_back("dilation");
+  attrs.push_back("ceil_mode");
+  if (!is_max) {
+    attrs.push_back("count_include_pad");
+    attrs.push_back("divisor_override");
+  }
+  OpRegistrar(name)
+      .inputs(2)
+      .attrs(attrs)
+      .total()
+      .infer([fwd, is_max](const Metas& in, const Attrs& a) {
+        check_input(in[0], fwd);
+        Shape o = pool_shape(in[0].shape, pool_params(a, fwd, is_max), fwd);
+        if (in[1].shape != o || in[1].dtype != in[0].dtype)
+          PJ_THROW(Value) << fwd << " backward: the output gradient has shape " << shape_str(in[1].shape)
+                          << ", expected " << shape_str(o);
+        return one(in[0].shape, in[0].dtype);
+      })
+      .kernel([fwd, is_max](const Tensors& in, const Attrs& a, const Tensors& out) {
+        Pool2dParams p = pool_params(a, fwd, is_max);
+        if (is_max) max_pool2d_backward_into(out[0], in[0], in[1], p);
+        else avg_pool2d_backward_into(out[0], in[1], p);
+      });
+}
+
 struct Registrations {
   Registrations() {
     register_pool("max_pool2d", true);
     register_pool("avg_pool2d", false);
+    register_pool_grad("max_pool2d_grad", "max_pool2d", true);
+    register_pool_grad("avg_pool2d_grad", "avg_pool2d", false);
   }
 } registrations;
 
@@ -128,4 +158,16 @@ PJ_REGISTER_OP("adaptive_avg_pool2d")
     .kernel([](const Tensors& in, const Attrs&, const Tensors& out) { adaptive_avg_pool2d_into(out[0], in[0]); });
 
 }  // namespace
+// adaptive_avg_pool2d_grad(x, dout): the gradient with respect to x.
+PJ_REGISTER_OP("adaptive_avg_pool2d_grad")
+    .inputs(2)
+    .total()
+    .infer([](const Metas& in, const Attrs&) {
+      check_input(in[0], "adaptive_avg_pool2d");
+      if (in[1].shape.size() != 4 || in[1].shape[0] != in[0].shape[0] || in[1].shape[1] != in[0].shape[1])
+        PJ_THROW(Value) << "adaptive_avg_pool2d backward: the output gradient has shape " << shape_str(in[1].shape);
+      return one(in[0].shape, in[0].dtype);
+    })
+    .kernel([](const Tensors& in, const Attrs&, const Tensors& out) { adaptive_avg_pool2d_backward_into(out[0], in[1]); });
+
 }  // namespace pj

@@ -200,6 +200,17 @@ PJ_REGISTER_OP("stack")
       stack_into(out[0], in, axis);
     });
 
+// stop_gradient(x): x's values, through which no gradient flows (a view: a new tensor identity
+// over the same data, so a gradient tape does not see it as x).
+PJ_REGISTER_OP("stop_gradient")
+    .total()
+    .inputs(1)
+    .view()
+    .infer([](const Metas& in, const Attrs&) { return one_meta(in[0].shape, in[0].dtype); })
+    .run([](const Tensors& in, const Attrs&) {
+      return Tensors{in[0].as_strided(in[0].shape(), in[0].strides(), in[0].offset())};
+    });
+
 PJ_REGISTER_OP("tile")
     .total()
     .inputs(1)

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <map>
 
 #include "graph/autodiff.h"
 #include "graph/ir.h"
@@ -28,18 +29,21 @@ Tensor copy_of(const Tensor& t) {
 
 // Differentiates `text` with respect to every floating input and compares each gradient element
 // with (F(x + h) - F(x - h)) / 2h.
-void check_gradients(const std::string& text, unsigned seed = 1, double positive_from = -1e300) {
+// `fixed` gives inputs by position (class indices, probabilities) instead of random values; those
+// are not differentiated (a loss's target and class weights have no rule).
+void check_gradients(const std::string& text, unsigned seed = 1, double positive_from = -1e300,
+                     std::map<int, Tensor> fixed = {}) {
   SCOPED_TRACE(text);
   Graph fwd = parse_graph(text);
   std::vector<int> wrt;
   Tensors in;
   for (size_t k = 0; k < fwd.inputs().size(); ++k) {
     const TensorMeta& m = fwd.value(fwd.inputs()[k]).meta;
-    Tensor t = testing::random(m.shape, m.dtype, seed + k);
-    if (positive_from > -1e300)  // for log, sqrt, pow: inputs kept in the domain
+    Tensor t = fixed.count(static_cast<int>(k)) ? fixed[static_cast<int>(k)] : testing::random(m.shape, m.dtype, seed + k);
+    if (positive_from > -1e300 && !fixed.count(static_cast<int>(k)))  // for log, sqrt, pow: inputs kept in the domain
       for (int64_t i = 0; i < t.numel(); ++i) testing::set_item(t, i, std::abs(t.item_double(i)) + positive_from);
     in.push_back(t);
-    if (differentiable(m.dtype)) wrt.push_back(static_cast<int>(k));
+    if (differentiable(m.dtype) && !fixed.count(static_cast<int>(k))) wrt.push_back(static_cast<int>(k));
   }
   Tensors seeds;
   for (int v : fwd.outputs()) seeds.push_back(testing::random(fwd.value(v).meta.shape, DType::Float64, seed + 100 + v));
@@ -114,6 +118,90 @@ TEST(Autodiff, ReductionShapeAndMatrixRulesMatchFiniteDifferences) {
       "  return (%3,)\n}\n",
   };
   for (const char* text : graphs) check_gradients(text);
+}
+
+std::string g64(const std::string& inputs, const std::string& body, const std::string& ret) {
+  return "graph(" + inputs + ") {\n" + body + "  return (" + ret + ",)\n}\n";
+}
+
+TEST(Autodiff, LossRulesMatchFiniteDifferences) {
+  const std::string pair = "%0: Float64[2, 3] x, %1: Float64[2, 3] t";
+  for (const char* r : {"'mean'", "'sum'", "'none'"}) {
+    const std::string out = std::string(r) == "'none'" ? "Float64[2, 3]" : "Float64[]";
+    check_gradients(g64(pair, "  %2: " + out + " = mse_loss(%0, %1) reduction=" + r + "\n", "%2"));
+    check_gradients(g64(pair, "  %2: " + out + " = l1_loss(%0, %1) reduction=" + r + "\n", "%2"));
+    check_gradients(g64(pair, "  %2: " + out + " = smooth_l1_loss(%0, %1) reduction=" + r + ", beta=0.7\n", "%2"));
+  }
+  check_gradients(g64("%0: Float64[2, 3] x, %1: Float64[3] t", "  %2: Float64[] = mse_loss(%0, %1) reduction='mean'\n", "%2"));
+  Tensor labels = testing::from_doubles({0, 1, 1, 0.3, 0, 1}, {2, 3}, DType::Float64);
+  Tensor w = testing::from_doubles({0.5, 2, 1.5}, DType::Float64);
+  // probabilities in (0, 1): sigmoid of the random input
+  check_gradients(g64("%0: Float64[2, 3] x, %1: Float64[2, 3] t, %2: Float64[3] w",
+                      "  %3: Float64[2, 3] = sigmoid(%0)\n  %4: Float64[] = binary_cross_entropy(%3, %1, %2) reduction='mean'\n",
+                      "%4"),
+                  1, -1e300, {{1, labels}, {2, w}});
+  check_gradients(g64("%0: Float64[2, 3] x, %1: Float64[2, 3] t",
+                      "  %2: Float64[2, 3] = sigmoid(%0)\n  %3: Float64[2, 3] = binary_cross_entropy(%2, %1) reduction='none'\n",
+                      "%3"),
+                  1, -1e300, {{1, labels}});
+  check_gradients(g64("%0: Float64[2, 3] x, %1: Float64[2, 3] t, %2: Float64[3] w, %3: Float64[3] pw",
+                      "  %4: Float64[] = binary_cross_entropy_with_logits(%0, %1, %2, %3) reduction='sum', "
+                      "has_weight=True, has_pos_weight=True\n", "%4"),
+                  1, -1e300, {{1, labels}, {2, w}, {3, testing::from_doubles({1, 3, 0.5}, DType::Float64)}});
+  check_gradients(g64("%0: Float64[2, 3] x, %1: Float64[2, 3] t",
+                      "  %2: Float64[2, 3] = binary_cross_entropy_with_logits(%0, %1) reduction='none'\n", "%2"),
+                  1, -1e300, {{1, labels}});
+}
+
+TEST(Autodiff, ClassLossRulesMatchFiniteDifferences) {
+  Tensor t = testing::from_ints({2, 0, -100, 1}, DType::Int64);  // one sample ignored
+  Tensor t2 = testing::from_ints({2, 0, 1, 1, 0, 2}, DType::Int64);
+  for (const char* attrs : {"reduction='mean', ignore_index=-100, label_smoothing=0.0",
+                            "reduction='sum', ignore_index=-100, label_smoothing=0.2",
+                            "reduction='none', ignore_index=-100, label_smoothing=0.1"}) {
+    const bool none = std::string(attrs).find("'none'") != std::string::npos;
+    const std::string out = none ? "Float64[4]" : "Float64[]";
+    check_gradients(g64("%0: Float64[4, 3] x, %1: Int64[4] t, %2: Float64[3] w",
+                        "  %3: " + out + " = cross_entropy(%0, %1, %2) " + attrs + "\n", "%3"), 1, -1e300, {{1, t}, {2, testing::from_doubles({0.5, 2, 1.5}, DType::Float64)}});
+    check_gradients(g64("%0: Float64[4, 3] x, %1: Int64[4] t",
+                        "  %2: " + out + " = cross_entropy(%0, %1) " + attrs + "\n", "%2"), 1, -1e300, {{1, t}});
+  }
+  // spatial: [N, C, S] with S = 3
+  check_gradients(g64("%0: Float64[2, 3, 3] x, %1: Int64[2, 3] t",
+                      "  %2: Float64[] = cross_entropy(%0, %1) reduction='mean', ignore_index=-100, label_smoothing=0.0\n",
+                      "%2"), 1, -1e300, {{1, t2.as_strided({2, 3}, {3, 1}, 0)}});
+  // class probabilities
+  Tensor p = testing::from_doubles({0.2, 0.5, 0.3, 1, 0, 0}, {2, 3}, DType::Float64);
+  check_gradients(g64("%0: Float64[2, 3] x, %1: Float64[2, 3] p",
+                      "  %2: Float64[] = cross_entropy(%0, %1) reduction='mean', ignore_index=-100, label_smoothing=0.1\n",
+                      "%2").c_str(), 1, -1e300, {{1, p}});
+  check_gradients(g64("%0: Float64[4, 3] x, %1: Int64[4] t",
+                      "  %2: Float64[] = nll_loss(%0, %1) reduction='mean', ignore_index=-100\n", "%2"), 1, -1e300, {{1, t}});
+}
+
+TEST(Autodiff, ConvPoolNormAndDropoutRulesMatchFiniteDifferences) {
+  const std::string conv = "%0: Float64[2, 4, 7, 6] x, %1: Float64[6, 2, 3, 2] w, %2: Float64[6] b";
+  check_gradients(g64(conv, "  %3: Float64[2, 6, 3, 5] = conv2d(%0, %1, %2) stride=(2, 1), padding=(1, 0, 0, 1), "
+                            "dilation=(1, 2), groups=2\n", "%3"));
+  check_gradients(g64("%0: Float64[1, 2, 5, 5] x, %1: Float64[3, 2, 3, 3] w",
+                      "  %2: Float64[1, 3, 3, 3] = conv2d(%0, %1) stride=(2, 2), padding='same', dilation=(1, 1), groups=1\n",
+                      "%2"));
+  const std::string x = "%0: Float64[2, 3, 5, 6] x";
+  check_gradients(g64(x, "  %1: Float64[2, 3, 3, 3] = max_pool2d(%0) kernel_size=(2, 2), stride=(2, 2), padding=(1, 0), "
+                         "dilation=(1, 1), ceil_mode=False\n", "%1"));
+  check_gradients(g64(x, "  %1: Float64[2, 3, 3, 4] = avg_pool2d(%0) kernel_size=(3, 2), stride=(2, 2), padding=(1, 1), "
+                         "ceil_mode=True, count_include_pad=False, divisor_override=None\n", "%1"));
+  check_gradients(g64(x, "  %1: Float64[2, 3, 2, 4] = adaptive_avg_pool2d(%0) output_size=(2, 4)\n", "%1"));
+  const std::string bn = "%0: Float64[4, 3, 2, 2] x, %1: Float64[3] g, %2: Float64[3] b, %3: Float64[3] rm, %4: Float64[3] rv";
+  for (const char* training : {"True", "False"})
+    check_gradients(g64(bn, std::string("  %5: Float64[4, 3, 2, 2], %6: Float64[3], %7: Float64[3] = batch_norm(%0, %1, %2, %3, %4) "
+                                        "training=") + training + ", momentum=0.9, eps=1e-05\n", "%5"),
+                    3, 0.5);
+  check_gradients(g64("%0: Float64[2, 3, 4] x, %1: Float64[3, 4] g, %2: Float64[3, 4] b",
+                      "  %3: Float64[2, 3, 4], %4: Float64[2, 1, 1], %5: Float64[2, 1, 1] = layer_norm(%0, %1, %2) "
+                      "begin_norm_axis=1, eps=1e-05\n", "%3"));
+  check_gradients(g64("%0: Float64[3, 4] x",
+                      "  %1: Float64[3, 4], %2: Bool[3, 4] = dropout(%0) p=0.4, training=True, seed=7\n", "%1"));
 }
 
 TEST(Autodiff, AnMlpLossAndSharedValues) {

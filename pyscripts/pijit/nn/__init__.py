@@ -9,3 +9,5 @@ from pijit.nn.pooling import MaxPool2d, AvgPool2d, AdaptiveAvgPool2d
 from pijit.nn.container import SequentialCell, CellList, CellDict
 from pijit.nn.loss import (LossBase, SoftmaxCrossEntropyWithLogits, CrossEntropyLoss, NLLLoss,
                            MSELoss, L1Loss, SmoothL1Loss, BCEWithLogitsLoss, BCELoss)
+from pijit.nn.optim import Optimizer, SGD, Momentum, Adam
+from pijit.nn.wrap import WithLossCell, TrainOneStepCell

@@ -112,6 +112,9 @@ class Cell(object):
         dst = self.__dict__.get("_cast_inputs_to")
         if dst is not None:
             args = _cast_floating_inputs(args, dst)
+        if _C.tape_active():  # under a gradient: a Cell with bprop is differentiated by it
+            from pijit.autodiff import call_cell
+            return call_cell(self, args, kwargs)
         return self.construct(*args, **kwargs)
 
     # ---- traversal -----------------------------------------------------------------------------

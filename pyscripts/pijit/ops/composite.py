@@ -1,7 +1,8 @@
 """`mindspore.ops.composite` (imported as C): functions built from other functions.
-HyperMap and MultitypeFuncGraph here; GradOperation arrives with autodiff."""
+HyperMap, MultitypeFuncGraph and GradOperation (pijit/autodiff.py)."""
 from pijit import _C
 from pijit.ops.primitives import HyperMap
+from pijit.autodiff import GradOperation  # noqa: F401
 
 # Type names MultitypeFuncGraph.register accepts, each with its test and how specific it is
 # (the most specific registration wins: "Int" over "Number").
@@ -77,4 +78,4 @@ def _type_name(v):
     return "Tensor" if isinstance(v, _C.TensorBase) else type(v).__name__
 
 
-__all__ = ["HyperMap", "MultitypeFuncGraph"]
+__all__ = ["HyperMap", "MultitypeFuncGraph", "GradOperation"]

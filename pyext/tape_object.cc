@@ -1,0 +1,267 @@
+// pijit._C.Tape and the calls pijit/autodiff.py builds GradOperation, grad and value_and_grad on
+// (graph/tape.h does the work):
+//   t = Tape(); h = t.watch(x)            leaves (-1: not floating, gradient zero)
+//   out = tape_run(t, fn, args, kwargs)   fn(*args, **kwargs) with t recording (stopped on return
+//                                         or raise); capture simulates fn inside it
+//   t.gradient(outs, seeds, handles, zeros)
+//   call_with_bprop(forward, bprop, args, name)  a Cell with a hand-written bprop: forward runs
+//                                         unrecorded and bprop(*args, out, dout) is its backward
+#include "pyext/tape_object.h"
+
+#include <memory>
+
+#include "graph/tape.h"
+#include "pyext/tensor_object.h"
+
+namespace pj::py {
+namespace {
+
+struct TapeObject {
+  PyObject_HEAD
+  Tape* tape;
+};
+
+Tape& tape_of(PyObject* o) { return *reinterpret_cast<TapeObject*>(o)->tape; }
+
+PyObject* tape_new(PyTypeObject* type, PyObject*, PyObject*) {
+  PyObject* self = type->tp_alloc(type, 0);
+  if (self) reinterpret_cast<TapeObject*>(self)->tape = new Tape;
+  return self;
+}
+
+void tape_dealloc(PyObject* self) {
+  delete reinterpret_cast<TapeObject*>(self)->tape;
+  Py_TYPE(self)->tp_free(self);
+}
+
+const Tensor& tensor_arg(PyObject* o, const char* what, Py_ssize_t i) {
+  if (!is_tensor(o)) PJ_THROW(Type) << what << " " << i << " must be a Tensor, got '" << Py_TYPE(o)->tp_name << "'";
+  return unwrap(o);
+}
+
+Tensors tensors_of(PyObject* seq, const char* what) {
+  Ref fast(PySequence_Fast(seq, "expected a sequence of tensors"));
+  if (!fast) throw PythonErrorAlreadySet();
+  Tensors out;
+  for (Py_ssize_t i = 0; i < PySequence_Fast_GET_SIZE(fast.get()); ++i)
+    out.push_back(tensor_arg(PySequence_Fast_GET_ITEM(fast.get(), i), what, i));
+  return out;
+}
+
+PyObject* m_watch(PyObject* self, PyObject* t) {
+  PJ_PY_BEGIN
+  return PyLong_FromLong(tape_of(self).watch(tensor_arg(t, "watched value", 0)));
+  PJ_PY_END(nullptr)
+}
+
+PyObject* m_gradient(PyObject* self, PyObject* args) {
+  PyObject *outs, *seeds, *leaves, *zeros;
+  if (!PyArg_ParseTuple(args, "OOOO:gradient", &outs, &seeds, &leaves, &zeros)) return nullptr;
+  PJ_PY_BEGIN
+  Tensors o = tensors_of(outs, "output"), s = tensors_of(seeds, "sensitivity"), z = tensors_of(zeros, "zeros");
+  if (o.size() != s.size())
+    PJ_THROW(Value) << "gradient: " << o.size() << " outputs but " << s.size() << " sensitivities";
+  Ref fast(PySequence_Fast(leaves, "leaves must be a sequence of ints"));
+  if (!fast) return nullptr;
+  std::vector<int> hs;
+  for (Py_ssize_t i = 0; i < PySequence_Fast_GET_SIZE(fast.get()); ++i) {
+    long h = PyLong_AsLong(PySequence_Fast_GET_ITEM(fast.get(), i));
+    if (h == -1 && PyErr_Occurred()) return nullptr;
+    hs.push_back(static_cast<int>(h));
+  }
+  if (hs.size() != z.size()) PJ_THROW(Value) << "gradient: " << hs.size() << " leaves but " << z.size() << " zeros";
+  return wrap_all(tape_of(self).gradient(o, s, hs, z));
+  PJ_PY_END(nullptr)
+}
+
+PyObject* m_start(PyObject* self, PyObject*) {
+  tape_of(self).start();
+  Py_RETURN_NONE;
+}
+
+PyObject* m_stop(PyObject* self, PyObject*) {
+  tape_of(self).stop();
+  Py_RETURN_NONE;
+}
+
+PyObject* get_records(PyObject* self, void*) { return PyLong_FromLong(tape_of(self).num_records()); }
+PyObject* get_recording(PyObject* self, void*) { return PyBool_FromLong(tape_of(self).recording()); }
+
+PyMethodDef tape_methods[] = {
+    {"watch", m_watch, METH_O, "watch(t): a leaf handle for t (-1 when t is not floating)"},
+    {"start", m_start, METH_NOARGS, "record the ops that read tracked tensors"},
+    {"stop", m_stop, METH_NOARGS, "stop recording"},
+    {"gradient", m_gradient, METH_VARARGS,
+     "gradient(outputs, sens, leaves, zeros): d sum<sens_k, out_k> / d leaf, zeros[i] where none reaches"},
+    {nullptr, nullptr, 0, nullptr}};
+
+PyGetSetDef tape_getset[] = {
+    {"records", get_records, nullptr, "how many ops the tape recorded", nullptr},
+    {"recording", get_recording, nullptr, "whether the tape records now", nullptr},
+    {nullptr, nullptr, nullptr, nullptr, nullptr}};
+
+PyTypeObject TapeType = [] {
+  PyTypeObject t{PyVarObject_HEAD_INIT(nullptr, 0)};
+  t.tp_name = "pijit._C.Tape";
+  t.tp_basicsize = sizeof(TapeObject);
+  t.tp_dealloc = tape_dealloc;
+  t.tp_flags = Py_TPFLAGS_DEFAULT;
+  t.tp_doc = "a gradient tape (graph/tape.h)";
+  t.tp_methods = tape_methods;
+  t.tp_getset = tape_getset;
+  t.tp_new = tape_new;
+  return t;
+}();
+
+// tape_run(tape, fn, args, kwargs)
+PyObject* py_tape_run(PyObject*, PyObject* args) {
+  PyObject *tape, *fn, *fargs, *kwargs = Py_None;
+  if (!PyArg_ParseTuple(args, "O!OO!|O:tape_run", &TapeType, &tape, &fn, &PyTuple_Type, &fargs, &kwargs)) return nullptr;
+  if (kwargs != Py_None && !PyDict_Check(kwargs)) return fail(PyExc_TypeError, "tape_run: kwargs must be a dict");
+  Tape& t = tape_of(tape);
+  const bool was = t.recording();
+  t.start();
+  PyObject* r = PyObject_Call(fn, fargs, kwargs == Py_None ? nullptr : kwargs);
+  if (!was) t.stop();
+  return r;
+}
+
+// The backward of a call_with_bprop node: bprop(*args, out, dout) in Python, on tensors.
+struct PyBprop {
+  PyObject* bprop;  // owned (shared by copies of the std::function through shared_ptr)
+  Ref args;         // the call's positional arguments, as given
+  bool single;      // the forward returned one tensor (dout is passed as a tensor, not a tuple)
+  std::string name;
+
+  std::vector<int> operator()(GradContext& c, const GradArgs& g) const {
+    auto& ec = dynamic_cast<EagerGradContext&>(c);
+    Ref outs(PyTuple_New(g.out.size())), douts(PyTuple_New(g.out.size()));
+    for (size_t k = 0; k < g.out.size(); ++k) {
+      PyTuple_SET_ITEM(outs.get(), k, wrap(ec.tensor(g.out[k])));
+      int d = g.dout[k] != kNoGrad ? g.dout[k] : c.zeros(c.meta(g.out[k]));
+      PyTuple_SET_ITEM(douts.get(), k, wrap(ec.tensor(d)));
+    }
+    Py_ssize_t n = PyTuple_GET_SIZE(args.get());
+    Ref call(PyTuple_New(n + 2));
+    for (Py_ssize_t i = 0; i < n; ++i) {
+      PyObject* a = PyTuple_GET_ITEM(args.get(), i);
+      Py_INCREF(a);
+      PyTuple_SET_ITEM(call.get(), i, a);
+    }
+    PyObject* out = single ? PyTuple_GET_ITEM(outs.get(), 0) : outs.get();
+    PyObject* dout = single ? PyTuple_GET_ITEM(douts.get(), 0) : douts.get();
+    Py_INCREF(out);
+    Py_INCREF(dout);
+    PyTuple_SET_ITEM(call.get(), n, out);
+    PyTuple_SET_ITEM(call.get(), n + 1, dout);
+    Ref r(PyObject_Call(bprop, call.get(), nullptr));
+    if (!r) throw PythonErrorAlreadySet();
+    // One gradient per tensor argument, in order (non-tensor arguments have none).
+    if (is_tensor(r.get())) {
+      Ref one(PyTuple_Pack(1, r.get()));
+      r = std::move(one);
+    }
+    if (!PyTuple_Check(r.get()) && !PyList_Check(r.get()))
+      PJ_THROW(Type) << name << ".bprop must return a tuple of gradients, one per input, got '"
+                     << Py_TYPE(r.get())->tp_name << "'";
+    Ref fast(PySequence_Fast(r.get(), ""));
+    std::vector<int> grads;
+    Py_ssize_t m = PySequence_Fast_GET_SIZE(fast.get()), tensor_args = 0;
+    for (Py_ssize_t i = 0; i < n; ++i) tensor_args += is_tensor(PyTuple_GET_ITEM(args.get(), i));
+    if (m != tensor_args && m != n)
+      PJ_THROW(Type) << name << ".bprop returned " << m << " gradients for " << n << " inputs";
+    for (Py_ssize_t i = 0, j = 0; i < n; ++i) {
+      if (!is_tensor(PyTuple_GET_ITEM(args.get(), i))) {
+        if (m == n) ++j;
+        continue;
+      }
+      PyObject* gi = PySequence_Fast_GET_ITEM(fast.get(), j++);
+      if (gi == Py_None) {
+        grads.push_back(kNoGrad);
+        continue;
+      }
+      if (!is_tensor(gi))
+        PJ_THROW(Type) << name << ".bprop: gradient " << (j - 1) << " must be a Tensor or None, got '"
+                       << Py_TYPE(gi)->tp_name << "'";
+      grads.push_back(ec.add(unwrap(gi)));
+    }
+    return grads;
+  }
+};
+
+// call_with_bprop(forward, bprop, args, name)
+PyObject* py_call_with_bprop(PyObject*, PyObject* args) {
+  PyObject *forward, *bprop, *fargs;
+  const char* name;
+  if (!PyArg_ParseTuple(args, "OOO!s:call_with_bprop", &forward, &bprop, &PyTuple_Type, &fargs, &name)) return nullptr;
+  PJ_PY_BEGIN
+  Ref out;
+  {
+    TapePause pause;
+    out = Ref(PyObject_Call(forward, fargs, nullptr));
+  }
+  if (!out) return nullptr;
+  if (!tape_active()) return out.release();
+  Tensors in;
+  for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(fargs); ++i)
+    if (is_tensor(PyTuple_GET_ITEM(fargs, i))) in.push_back(unwrap(PyTuple_GET_ITEM(fargs, i)));
+  const bool single = is_tensor(out.get());
+  Tensors outs = single ? Tensors{unwrap(out.get())} : Tensors{};
+  if (!single) {
+    if (!PyTuple_Check(out.get())) PJ_THROW(Type) << name << ": a Cell with bprop must return a Tensor or a tuple of Tensors";
+    outs = tensors_of(out.get(), "output");
+  }
+  Py_INCREF(bprop);
+  Py_INCREF(fargs);
+  std::shared_ptr<PyObject> keep(bprop, [](PyObject* o) {
+    PyGILState_STATE s = PyGILState_Ensure();
+    Py_DECREF(o);
+    PyGILState_Release(s);
+  });
+  std::shared_ptr<PyObject> keep_args(fargs, [](PyObject* o) {
+    PyGILState_STATE s = PyGILState_Ensure();
+    Py_DECREF(o);
+    PyGILState_Release(s);
+  });
+  std::string who = name;
+  CustomGradFn fn = [keep, keep_args, single, who](GradContext& c, const GradArgs& g) {
+    Py_INCREF(keep_args.get());
+    PyBprop b{keep.get(), Ref(keep_args.get()), single, who};
+    return b(c, g);
+  };
+  tape_record_custom(in, outs, fn, who + ".bprop");
+  return out.release();
+  PJ_PY_END(nullptr)
+}
+
+PyObject* py_tape_active(PyObject*, PyObject*) { return PyBool_FromLong(tape_active()); }
+
+PyMethodDef tape_functions[] = {
+    {"tape_run", py_tape_run, METH_VARARGS, "tape_run(tape, fn, args, kwargs=None): fn(*args, **kwargs) recorded on tape"},
+    {"call_with_bprop", py_call_with_bprop, METH_VARARGS,
+     "call_with_bprop(forward, bprop, args, name): forward(*args), differentiated by bprop(*args, out, dout)"},
+    {"tape_active", py_tape_active, METH_NOARGS, "whether a gradient tape records on this thread"},
+    {nullptr, nullptr, 0, nullptr}};
+
+}  // namespace
+
+PyTypeObject* tape_type() { return &TapeType; }
+bool is_tape_run(PyObject* f) {
+  return PyCFunction_Check(f) && reinterpret_cast<PyCFunctionObject*>(f)->m_ml->ml_meth == py_tape_run;
+}
+Tape* tape_of_object(PyObject* o) { return PyObject_TypeCheck(o, &TapeType) ? &tape_of(o) : nullptr; }
+
+bool init_tape_type(PyObject* module) {
+  if (PyType_Ready(&TapeType) < 0) return false;
+  Py_INCREF(&TapeType);
+  if (PyModule_AddObject(module, "Tape", reinterpret_cast<PyObject*>(&TapeType)) < 0) return false;
+  Ref modname(PyModule_GetNameObject(module));
+  if (!modname) return false;
+  for (PyMethodDef* d = tape_functions; d->ml_name; ++d) {
+    Ref f(PyCFunction_NewEx(d, module, modname.get()));
+    if (!f || PyModule_AddObject(module, d->ml_name, f.release()) < 0) return false;
+  }
+  return true;
+}
+
+}  // namespace pj::py

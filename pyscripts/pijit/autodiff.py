@@ -1,0 +1,221 @@
+"""Gradients with MindSpore's API: ops.GradOperation, grad, value_and_grad, stop_gradient.
+
+All of them run the function once on a gradient tape (pijit._C.Tape, graph/tape.h) that records
+the ops reading the inputs and weights asked for, then run the ops' gradient rules backwards
+(graph/grads/: the rules jitted code differentiates graphs with). A Cell that defines
+`bprop(self, *inputs, out, dout)` is differentiated by it instead of by its construct.
+
+Only floating tensors have gradients: an integer or boolean input's gradient is zeros of its own
+dtype, as is the gradient of an input the outputs do not depend on.
+"""
+from pijit import _C
+
+_ALL = "all"
+
+
+def _is_int(v):
+    return isinstance(v, int) and not isinstance(v, bool)
+
+
+def _full_like(t, value):
+    return _C.op("full", (), {"shape": tuple(t.shape), "dtype": t.dtype, "value": value})
+
+
+def _zeros_like(t):
+    return _C.op("zeros", (), {"shape": tuple(t.shape), "dtype": t.dtype})
+
+
+def _as_outputs(who, out):
+    outs = out if isinstance(out, tuple) else (out,)
+    for k, o in enumerate(outs):
+        if not isinstance(o, _C.TensorBase):
+            raise TypeError("%s: the function's output %d is a %s; only Tensor outputs can be "
+                            "differentiated" % (who, k, type(o).__name__))
+    return outs
+
+
+def _seeds(who, outs, sens):
+    if sens is None:
+        return tuple(_full_like(o, 1) for o in outs)
+    if isinstance(sens, float):  # TrainOneStepCell's sens
+        return tuple(_full_like(o, sens) for o in outs)
+    seeds = sens if isinstance(sens, (tuple, list)) else (sens,)
+    if len(seeds) != len(outs):
+        raise ValueError("%s: %d sensitivities (sens) for %d outputs" % (who, len(seeds), len(outs)))
+    for k, (s, o) in enumerate(zip(seeds, outs)):
+        if not isinstance(s, _C.TensorBase):
+            raise TypeError("%s: sens %d must be a Tensor, got %s" % (who, k, type(s).__name__))
+        if tuple(s.shape) != tuple(o.shape):
+            raise ValueError("%s: sens %d has shape %s, but output %d has shape %s"
+                             % (who, k, tuple(s.shape), k, tuple(o.shape)))
+    return tuple(seeds)
+
+
+def _positions(who, args, positions):
+    """The argument indices gradients are wanted for: every Tensor argument (_ALL), or those given."""
+    if positions == _ALL:
+        return [i for i, a in enumerate(args) if isinstance(a, _C.TensorBase)]
+    for p in positions:
+        if not -len(args) <= p < len(args):
+            raise IndexError("%s: grad_position %d is out of range for %d inputs" % (who, p, len(args)))
+        if not isinstance(args[p], _C.TensorBase):
+            raise TypeError("%s: input %d is a %s; only Tensor inputs have gradients"
+                            % (who, p, type(args[p]).__name__))
+    return [p % len(args) for p in positions]
+
+
+def _differentiate(who, fn, args, kwargs, positions, weights, sens, has_aux):
+    """(output, [gradient of each position], [gradient of each weight])."""
+    positions = _positions(who, args, positions)
+    tape = _C.Tape()
+    wrt = [args[p] for p in positions] + list(weights)
+    leaves = [tape.watch(t) for t in wrt]
+    out = _C.tape_run(tape, fn, tuple(args), kwargs)
+    outs = _as_outputs(who, out)
+    if has_aux:
+        if len(outs) < 2:
+            raise ValueError("%s: has_aux=True needs a function that returns more than one output"
+                             % who)
+        outs = outs[:1]
+    grads = tape.gradient(outs, _seeds(who, outs, sens), leaves, [_zeros_like(t) for t in wrt])
+    return out, list(grads[:len(positions)]), list(grads[len(positions):])
+
+
+def _check_bool(who, name, v):
+    if not isinstance(v, bool):
+        raise TypeError("%s: %s must be a bool, got %r" % (who, name, v))
+    return v
+
+
+def _weights_tuple(who, weights):
+    """(tuple of Parameters, whether one Parameter was given)."""
+    from pijit.parameter import Parameter
+    if weights is None:
+        return (), False
+    if isinstance(weights, Parameter):
+        return (weights,), True
+    if isinstance(weights, (list, tuple)):
+        for i, w in enumerate(weights):
+            if not isinstance(w, Parameter):
+                raise TypeError("%s: weights[%d] is a %s, not a Parameter" % (who, i, type(w).__name__))
+        return tuple(weights), False
+    raise TypeError("%s: weights must be a Parameter, a list or tuple of Parameters or a "
+                    "ParameterTuple, got %s" % (who, type(weights).__name__))
+
+
+class GradOperation(object):
+    """ops.GradOperation(get_all=False, get_by_list=False, sens_param=False).
+
+    grad_op(fn)(*inputs) is the gradient of fn's output with respect to its first input
+    (get_all: a tuple, one per Tensor input); grad_op(fn, weights)(*inputs) with get_by_list=True
+    the gradients with respect to the Parameters in `weights` (both: (inputs' grads, weights'
+    grads)). The output's sensitivity is ones unless sens_param=True, when the last argument is
+    it (a Tensor, or a tuple for a function with several outputs)."""
+
+    def __init__(self, get_all=False, get_by_list=False, sens_param=False):
+        self.get_all = _check_bool("GradOperation", "get_all", get_all)
+        self.get_by_list = _check_bool("GradOperation", "get_by_list", get_by_list)
+        self.sens_param = _check_bool("GradOperation", "sens_param", sens_param)
+
+    def __call__(self, fn, weights=None):
+        if not callable(fn):
+            raise TypeError("GradOperation: expected a function or a Cell, got %s" % type(fn).__name__)
+        if self.get_by_list:
+            if weights is None:
+                raise ValueError("GradOperation(get_by_list=True) needs the weights: "
+                                 "grad_op(net, ParameterTuple(net.trainable_params()))")
+            ws, _ = _weights_tuple("GradOperation", weights)
+        else:
+            ws = ()
+        get_all, get_by_list, sens_param = self.get_all, self.get_by_list, self.sens_param
+
+        # A closure, not an object: captured code that makes and calls it is simulated whole.
+        def grad_fn(*args, **kwargs):
+            sens = None
+            if sens_param:
+                if not args:
+                    raise TypeError("GradOperation(sens_param=True): the last argument must be sens")
+                args, sens = args[:-1], args[-1]
+            if not get_all and not get_by_list and not args:
+                raise TypeError("GradOperation: the function has no inputs to differentiate")
+            positions = _ALL if get_all else ([0] if not get_by_list else [])
+            _, dx, dw = _differentiate("GradOperation", fn, args, kwargs or None, positions, ws, sens, False)
+            if get_all and get_by_list:
+                return tuple(dx), tuple(dw)
+            if get_by_list:
+                return tuple(dw)
+            if get_all:
+                return tuple(dx)
+            return dx[0]
+        return grad_fn
+
+
+def _grad_position(who, grad_position, weights):
+    if grad_position is None:
+        if weights is None:
+            raise ValueError("%s: grad_position and weights cannot both be None" % who)
+        return None
+    if _is_int(grad_position):
+        return grad_position
+    if isinstance(grad_position, tuple) and grad_position and all(_is_int(p) for p in grad_position):
+        return grad_position
+    raise TypeError("%s: grad_position must be None, an int or a non-empty tuple of ints, got %r"
+                    % (who, grad_position))
+
+
+def _grad_fn(who, fn, grad_position, weights, has_aux, with_value):
+    if not callable(fn):
+        raise TypeError("%s: expected a function or a Cell, got %s" % (who, type(fn).__name__))
+    _check_bool(who, "has_aux", has_aux)
+    gp = _grad_position(who, grad_position, weights)
+    ws, one_weight = _weights_tuple(who, weights)
+    positions = [] if gp is None else ([gp] if _is_int(gp) else list(gp))
+
+    # A closure, not an object: captured code that makes and calls it is simulated whole.
+    def grad_fn(*args, **kwargs):
+        out, dx, dw = _differentiate(who, fn, args, kwargs or None, positions, ws, None, has_aux)
+        gx = dx[0] if _is_int(gp) else tuple(dx)
+        gw = dw[0] if one_weight else tuple(dw)
+        grads = gw if gp is None else (gx if not ws else (gx, gw))
+        if with_value:
+            return out, grads
+        if has_aux:
+            return grads, tuple(out[1:])
+        return grads
+    return grad_fn
+
+
+def grad(fn, grad_position=0, weights=None, has_aux=False):
+    """ops.grad(fn, grad_position=0, weights=None, has_aux=False): a function returning the
+    gradient of fn's output with respect to input `grad_position` (an int: one Tensor; a tuple: a
+    tuple), to `weights` (grad_position=None), or both as (inputs' grads, weights' grads). With
+    has_aux, only the first output is differentiated and (gradient, (other outputs...)) returned."""
+    return _grad_fn("grad", fn, grad_position, weights, has_aux, False)
+
+
+def value_and_grad(fn, grad_position=0, weights=None, has_aux=False):
+    """ops.value_and_grad: like grad, returning (fn's output, gradient)."""
+    return _grad_fn("value_and_grad", fn, grad_position, weights, has_aux, True)
+
+
+def stop_gradient(value):
+    """ops.stop_gradient(x): x's values, through which no gradient flows (tuples and lists
+    element by element)."""
+    if isinstance(value, (tuple, list)):
+        return type(value)(stop_gradient(v) for v in value)
+    if not isinstance(value, _C.TensorBase):
+        return value
+    return _C.op("stop_gradient", (value,))
+
+
+def call_cell(cell, args, kwargs):
+    """A Cell call while a tape records: a Cell with bprop is differentiated by it."""
+    bprop = getattr(type(cell), "bprop", None)
+    if bprop is None or not _C.tape_active():
+        return cell.construct(*args, **kwargs)
+    if kwargs:
+        raise TypeError("%s: a Cell with bprop takes positional inputs only" % type(cell).__name__)
+    return _C.call_with_bprop(cell.construct, cell.bprop, tuple(args), type(cell).__name__)
+
+
+__all__ = ["GradOperation", "grad", "value_and_grad", "stop_gradient"]

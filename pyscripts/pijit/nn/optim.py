@@ -1,0 +1,241 @@
+"""Optimizers with MindSpore's names and update rules: nn.SGD, nn.Momentum, nn.Adam.
+
+`optimizer(grads)` updates its Parameters in place (ops.assign: under jit the writes are replayed
+after the graph) from one gradient per parameter, in the order of `parameters`. State (momenta,
+Adam's moments, the step count) lives in Parameters the optimizer owns, so a jitted training step
+reads and writes it like the weights.
+
+The learning rate is a number, a 0-d Tensor, a list or 1-D Tensor of per-step values (the last one
+holds after the list ends), or a callable (a LearningRateSchedule Cell or a function) called with
+the step as an Int32 Tensor. weight_decay adds weight_decay * parameter to each gradient (L2), and
+gradients are divided by loss_scale first.
+"""
+from pijit import _C
+from pijit import dtype as _dt
+from pijit.nn.cell import Cell
+from pijit.parameter import Parameter, ParameterTuple
+from pijit.tensor import Tensor
+from pijit import ops as F
+from pijit.ops.misc import assign
+
+
+def _is_number(v):
+    return isinstance(v, (int, float)) and not isinstance(v, bool)
+
+
+def _check_number(who, name, v, lo=None, hi=None, lo_open=False):
+    if not _is_number(v):
+        raise TypeError("%s: %s must be a number, got %r" % (who, name, v))
+    if lo is not None and (v < lo or (lo_open and v == lo)):
+        raise ValueError("%s: %s must be %s %s, got %r" % (who, name, ">" if lo_open else ">=", lo, v))
+    if hi is not None and v > hi:
+        raise ValueError("%s: %s must be <= %s, got %r" % (who, name, hi, v))
+    return float(v)
+
+
+def _parameters(who, parameters):
+    """(ParameterTuple, {id(p): group dict}) from a list of Parameters or of group dicts."""
+    if isinstance(parameters, Parameter):
+        raise TypeError("%s: parameters must be a list of Parameters (net.trainable_params()), "
+                        "got one Parameter" % who)
+    items = list(parameters)
+    if not items:
+        raise ValueError("%s: the parameter list is empty" % who)
+    params, groups = [], {}
+    for i, it in enumerate(items):
+        if isinstance(it, dict):
+            if "params" not in it:
+                raise ValueError("%s: parameter group %d has no 'params'" % (who, i))
+            for p in it["params"]:
+                if not isinstance(p, Parameter):
+                    raise TypeError("%s: group %d holds a %s, not a Parameter" % (who, i, type(p).__name__))
+                params.append(p)
+                groups[id(p)] = it
+        elif isinstance(it, Parameter):
+            params.append(it)
+        else:
+            raise TypeError("%s: parameters[%d] is a %s, not a Parameter or a group dict"
+                            % (who, i, type(it).__name__))
+    return ParameterTuple(params), groups
+
+
+class _LearningRate(object):
+    """The learning rate at a step: a constant, a per-step table, or a schedule."""
+
+    def __init__(self, who, lr):
+        self.table = self.schedule = None
+        self.value = None
+        if _is_number(lr):
+            self.value = _check_number(who, "learning_rate", lr, 0)
+        elif isinstance(lr, _C.TensorBase) and lr.ndim == 0:
+            self.value = float(lr.item())
+        elif isinstance(lr, (list, tuple)) or (isinstance(lr, _C.TensorBase) and lr.ndim == 1):
+            values = [float(v) for v in (lr.tolist() if isinstance(lr, _C.TensorBase) else lr)]
+            if not values:
+                raise ValueError("%s: the learning-rate list is empty" % who)
+            self.table = Tensor(values, _dt.float32)
+        elif callable(lr):
+            self.schedule = lr
+        else:
+            raise TypeError("%s: learning_rate must be a number, a Tensor, a list of numbers or a "
+                            "schedule, got %s" % (who, type(lr).__name__))
+
+    def at(self, step):
+        if self.value is not None:
+            return self.value
+        if self.table is not None:
+            last = self.table.shape[0] - 1
+            return F.gather(self.table, F.minimum(step, last), 0)
+        return self.schedule(step)
+
+
+class Optimizer(Cell):
+    """The base: learning rate, parameters, weight decay, loss scale and the step count."""
+
+    def __init__(self, learning_rate, parameters, weight_decay=0.0, loss_scale=1.0):
+        super().__init__(auto_prefix=False)
+        who = type(self).__name__
+        self.parameters, self._groups = _parameters(who, parameters)
+        self._lr = _LearningRate(who, learning_rate)
+        self.weight_decay = _check_number(who, "weight_decay", weight_decay, 0)
+        self.loss_scale = _check_number(who, "loss_scale", loss_scale, 0, lo_open=True)
+        self.global_step = Parameter(Tensor([0], _dt.int32), name="global_step", requires_grad=False)
+        self._group_lr = [(_LearningRate(who, self._groups[id(p)]["lr"])
+                           if id(p) in self._groups and "lr" in self._groups[id(p)] else None)
+                          for p in self.parameters]
+        self._group_wd = [(_check_number(who, "weight_decay", self._groups[id(p)]["weight_decay"], 0)
+                           if id(p) in self._groups and "weight_decay" in self._groups[id(p)]
+                           else self.weight_decay) for p in self.parameters]
+
+    @property
+    def learning_rate(self):
+        return self._lr.value if self._lr.value is not None else self._lr
+
+    def _state(self, prefix):
+        """One zero-initialised Parameter per parameter (momenta, moments)."""
+        return self.parameters.clone(prefix=prefix, init="zeros")
+
+    def get_lr(self):
+        """The learning rate of the coming step (a float or a 0-d Tensor)."""
+        return self._lr.at(self.global_step[0])
+
+    def _prepared(self, grads):
+        """The gradients checked, unscaled and with weight decay added."""
+        who = type(self).__name__
+        grads = tuple(grads) if isinstance(grads, (tuple, list)) else None
+        if grads is None:
+            raise TypeError("%s: expected a tuple of gradients, one per parameter" % who)
+        if len(grads) != len(self.parameters):
+            raise ValueError("%s: %d gradients for %d parameters" % (who, len(grads), len(self.parameters)))
+        out = []
+        for p, g, wd in zip(self.parameters, grads, self._group_wd):
+            if not isinstance(g, _C.TensorBase):
+                raise TypeError("%s: the gradient of %s is a %s, not a Tensor" % (who, p.name, type(g).__name__))
+            if tuple(g.shape) != tuple(p.shape):
+                raise ValueError("%s: the gradient of %s has shape %s, but the parameter has shape %s"
+                                 % (who, p.name, tuple(g.shape), tuple(p.shape)))
+            if self.loss_scale != 1.0:
+                g = g / self.loss_scale
+            if wd:
+                g = g + p * wd
+            out.append(g)
+        return out
+
+    def construct(self, grads):
+        grads = self._prepared(grads)
+        step = self.global_step[0]
+        lr = self._lr.at(step)
+        for i, (p, g) in enumerate(zip(self.parameters, grads)):
+            own = self._group_lr[i]
+            self._update(i, p, g, own.at(step) if own is not None else lr, step)
+        assign(self.global_step, self.global_step + 1)
+        return True
+
+    def _update(self, i, p, g, lr, step):
+        raise NotImplementedError
+
+
+class SGD(Optimizer):
+    """nn.SGD(params, learning_rate=0.1, momentum=0.0, dampening=0.0, weight_decay=0.0,
+    nesterov=False, loss_scale=1.0): buf = momentum buf + (1 - dampening) g (buf = g on the first
+    step), then p -= lr (g + momentum buf) with nesterov, else p -= lr buf."""
+
+    def __init__(self, params, learning_rate=0.1, momentum=0.0, dampening=0.0, weight_decay=0.0,
+                 nesterov=False, loss_scale=1.0):
+        super().__init__(learning_rate, params, weight_decay, loss_scale)
+        self.momentum = _check_number("SGD", "momentum", momentum, 0)
+        self.dampening = _check_number("SGD", "dampening", dampening, 0)
+        if not isinstance(nesterov, bool):
+            raise TypeError("SGD: nesterov must be a bool, got %r" % (nesterov,))
+        if nesterov and (self.momentum <= 0 or self.dampening != 0):
+            raise ValueError("SGD: nesterov needs momentum > 0 and dampening = 0")
+        self.nesterov = nesterov
+        self.accum = self._state("accum") if self.momentum > 0 else None
+
+    def _update(self, i, p, g, lr, step):
+        if self.accum is None:
+            assign(p, p - g * lr)
+            return
+        buf = self.accum[i]
+        first = F.equal(step, 0)
+        new_buf = F.select(first, g, buf * self.momentum + g * (1.0 - self.dampening))
+        assign(buf, new_buf)
+        d = g + new_buf * self.momentum if self.nesterov else new_buf
+        assign(p, p - d * lr)
+
+
+class Momentum(Optimizer):
+    """nn.Momentum(params, learning_rate, momentum, weight_decay=0.0, loss_scale=1.0,
+    use_nesterov=False): accum = momentum accum + g; p -= lr accum (nesterov: lr (g + momentum
+    accum))."""
+
+    def __init__(self, params, learning_rate, momentum, weight_decay=0.0, loss_scale=1.0, use_nesterov=False):
+        super().__init__(learning_rate, params, weight_decay, loss_scale)
+        self.momentum = _check_number("Momentum", "momentum", momentum, 0)
+        if not isinstance(use_nesterov, bool):
+            raise TypeError("Momentum: use_nesterov must be a bool, got %r" % (use_nesterov,))
+        self.use_nesterov = use_nesterov
+        self.moments = self._state("moments")
+
+    def _update(self, i, p, g, lr, step):
+        acc = self.moments[i]
+        new = acc * self.momentum + g
+        assign(acc, new)
+        d = g + new * self.momentum if self.use_nesterov else new
+        assign(p, p - d * lr)
+
+
+class Adam(Optimizer):
+    """nn.Adam(params, learning_rate=1e-3, beta1=0.9, beta2=0.999, eps=1e-8, use_locking=False,
+    use_nesterov=False, weight_decay=0.0, loss_scale=1.0): m = b1 m + (1 - b1) g,
+    v = b2 v + (1 - b2) g^2, p -= lr sqrt(1 - b2^t) / (1 - b1^t) m / (sqrt(v) + eps) (MindSpore's
+    Adam: eps is added to sqrt(v) before the bias correction)."""
+
+    def __init__(self, params, learning_rate=1e-3, beta1=0.9, beta2=0.999, eps=1e-8, use_locking=False,
+                 use_nesterov=False, weight_decay=0.0, loss_scale=1.0):
+        super().__init__(learning_rate, params, weight_decay, loss_scale)
+        self.beta1 = _check_number("Adam", "beta1", beta1, 0, 1)
+        self.beta2 = _check_number("Adam", "beta2", beta2, 0, 1)
+        self.eps = _check_number("Adam", "eps", eps, 0, lo_open=True)
+        if self.beta1 >= 1 or self.beta2 >= 1:
+            raise ValueError("Adam: beta1 and beta2 must be in [0, 1)")
+        self.use_nesterov = bool(use_nesterov)
+        self.moment1 = self._state("moment1")
+        self.moment2 = self._state("moment2")
+
+    def _update(self, i, p, g, lr, step):
+        m, v = self.moment1[i], self.moment2[i]
+        new_m = m * self.beta1 + g * (1.0 - self.beta1)
+        new_v = v * self.beta2 + F.square(g) * (1.0 - self.beta2)
+        assign(m, new_m)
+        assign(v, new_v)
+        t = (step + 1).astype(_dt.float32)
+        corr = F.sqrt(1.0 - F.pow(self.beta2, t)) / (1.0 - F.pow(self.beta1, t))
+        if self.use_nesterov:
+            num = new_m * self.beta1 + g * (1.0 - self.beta1)
+        else:
+            num = new_m
+        assign(p, p - num / (F.sqrt(new_v) + self.eps) * (corr * lr))
+
+
+__all__ = ["Optimizer", "SGD", "Momentum", "Adam"]

@@ -1,0 +1,354 @@
+"""Gradients (issue 13): ops.GradOperation, grad, value_and_grad, stop_gradient and Cell.bprop,
+eager (a tape) and jitted (one forward+backward graph). What a user relies on: the gradients are
+right (finite differences in float64), MindSpore's return conventions and errors, jitted
+gradients equal eager ones, and a jitted grad call is one graph without breaks."""
+import math
+import unittest
+
+import pijit as pj
+from pijit import nn, ops
+
+
+def f64(data):
+    return pj.Tensor(data, pj.float64)
+
+
+def flat(t):
+    return [float(v) for v in t.reshape((-1,)).tolist()] if t.ndim else [float(t.tolist())]
+
+
+def numeric_grad(fn, args, k, eps=1e-6):
+    """Central differences of the scalar fn(*args) with respect to args[k] (float64)."""
+    x = args[k]
+    base = flat(x)
+    out = []
+    for i in range(len(base)):
+        vals = []
+        for d in (eps, -eps):
+            moved = list(base)
+            moved[i] += d
+            a = list(args)
+            a[k] = f64(moved).reshape(tuple(x.shape))
+            vals.append(float(fn(*a).tolist()))
+        out.append((vals[0] - vals[1]) / (2 * eps))
+    return out
+
+
+class Close(unittest.TestCase):
+    def assertClose(self, got, want, tol=1e-6):
+        got, want = flat(got) if hasattr(got, "shape") else got, flat(want) if hasattr(want, "shape") else want
+        self.assertEqual(len(got), len(want))
+        for g, w in zip(got, want):
+            self.assertTrue(abs(g - w) <= tol * (1 + abs(w)), "%r != %r (all: %r vs %r)" % (g, w, got, want))
+
+
+class SeedExamples(Close):
+    """The seed documents' gradient programs print what the documents show."""
+
+    def test_grad_by_list_of_a_net_with_a_parameter(self):
+        class Net(nn.Cell):
+            def __init__(self):
+                super().__init__()
+                self.matmul = ops.MatMul()
+                self.z = pj.Parameter(pj.Tensor([2.0]), name="z")
+
+            def construct(self, x, y):
+                return self.matmul(x * self.z, y)
+
+        class GradNetWrtX(nn.Cell):
+            def __init__(self, net):
+                super().__init__()
+                self.net = net
+                self.params = pj.ParameterTuple(net.trainable_params())
+                self.grad_op = ops.GradOperation(get_by_list=True)
+
+            def construct(self, x, y):
+                return self.grad_op(self.net, self.params)(x, y)
+
+        x = pj.Tensor([[0.8, 0.6, 0.2], [1.8, 1.3, 1.1]])
+        y = pj.Tensor([[0.11, 3.3, 1.1], [1.1, 0.2, 1.4], [1.1, 2.2, 0.3]])
+        out = GradNetWrtX(Net())(x, y)
+        self.assertIsInstance(out, tuple)
+        self.assertEqual(len(out), 1)
+        self.assertClose(out[0], [21.536], 1e-6)
+        dx = ops.GradOperation()(Net())(x, y)
+        self.assertClose(dx, [9.02, 5.4, 7.2, 9.02, 5.4, 7.2], 1e-6)
+
+    def test_get_all_of_an_add_cell(self):
+        class Add(nn.Cell):
+            def construct(self, x, y):
+                return x + y
+
+        x, y = pj.Tensor([1.0, 2.0, 3.0]), pj.Tensor([4.0, 5.0, 6.0])
+        gx, gy = ops.GradOperation(get_all=True)(Add())(x, y)
+        self.assertEqual(gx.tolist(), [1.0, 1.0, 1.0])
+        self.assertEqual(gy.tolist(), [1.0, 1.0, 1.0])
+
+    def test_bprop_replaces_the_cells_own_gradient(self):
+        class Mul(nn.Cell):
+            def construct(self, x, y):
+                return x * y
+
+            def bprop(self, x, y, out, dout):
+                return y * dout * 2, x * dout * 3
+
+        x, y = pj.Tensor([1.0, 2.0]), pj.Tensor([3.0, 5.0])
+        gx, gy = ops.GradOperation(get_all=True)(Mul())(x, y)
+        self.assertEqual(gx.tolist(), [6.0, 10.0])
+        self.assertEqual(gy.tolist(), [3.0, 6.0])
+
+        def outer(a, b):  # the bprop cell inside other ops: the chain rule goes through it
+            return (Mul()(a * 2, b) ** 2).sum()
+        ga = pj.grad(outer)(x, y)
+        # d/da (2ab)^2 with the bprop's factor 2 on its x-gradient: 2 * (2ab) * b * 2 * 2
+        self.assertEqual(ga.tolist(), [2 * (2 * 1 * 3) * 3 * 2 * 2, 2 * (2 * 2 * 5) * 5 * 2 * 2])
+
+    def test_bprop_errors_name_the_cell(self):
+        class Bad(nn.Cell):
+            def construct(self, x):
+                return x * 2
+
+            def bprop(self, x, out, dout):
+                return dout.reshape((1, -1))
+
+        with self.assertRaisesRegex(ValueError, "Bad.bprop: the gradient of input 0 has shape"):
+            pj.grad(Bad())(pj.Tensor([1.0, 2.0]))
+
+
+class Conventions(Close):
+    def setUp(self):
+        self.x = pj.Tensor([1.0, 2.0])
+        self.y = pj.Tensor([3.0, -1.0])
+
+        def f(x, y):
+            return (x * x * y).sum()
+        self.f = f
+
+    def test_grad_position_int_tuple_and_weights(self):
+        gx = pj.grad(self.f)(self.x, self.y)
+        self.assertEqual(gx.tolist(), [6.0, -4.0])
+        gx, gy = pj.grad(self.f, (0, 1))(self.x, self.y)
+        self.assertEqual(gy.tolist(), [1.0, 4.0])
+        (gy2,) = pj.grad(self.f, (1,))(self.x, self.y)
+        self.assertEqual(gy2.tolist(), [1.0, 4.0])
+        self.assertEqual(pj.grad(self.f, -1)(self.x, self.y).tolist(), [1.0, 4.0])
+
+        w = pj.Parameter(pj.Tensor([0.5, 2.0]), name="w")
+
+        def g(x):
+            return (x * w).sum()
+        self.assertEqual(pj.grad(g, None, w)(self.x).tolist(), [1.0, 2.0])
+        (gw,) = pj.grad(g, None, [w])(self.x)
+        self.assertEqual(gw.tolist(), [1.0, 2.0])
+        gx, gws = pj.grad(g, 0, pj.ParameterTuple([w]))(self.x)
+        self.assertEqual(gx.tolist(), [0.5, 2.0])
+        self.assertEqual(gws[0].tolist(), [1.0, 2.0])
+
+    def test_value_and_grad_and_has_aux(self):
+        def f(x):
+            return (x * x).sum(), x + 1
+        (loss, aux), gx = pj.value_and_grad(f, has_aux=True)(self.x)
+        self.assertEqual(float(loss), 5.0)
+        self.assertEqual(aux.tolist(), [2.0, 3.0])
+        self.assertEqual(gx.tolist(), [2.0, 4.0])  # only the first output is differentiated
+        gx, aux = pj.grad(f, has_aux=True)(self.x)
+        self.assertEqual(gx.tolist(), [2.0, 4.0])
+        self.assertIsInstance(aux, tuple)
+        self.assertEqual(aux[0].tolist(), [2.0, 3.0])
+        # Without has_aux every output is differentiated (sensitivity ones each).
+        self.assertEqual(pj.grad(f)(self.x).tolist(), [3.0, 5.0])
+
+    def test_sens_param(self):
+        def f(x):
+            return x * x
+        g = ops.GradOperation(sens_param=True)(f)(self.x, pj.Tensor([10.0, 0.5]))
+        self.assertEqual(g.tolist(), [20.0, 2.0])
+        with self.assertRaisesRegex(ValueError, r"sens 0 has shape \(3,\), but output 0 has shape \(2,\)"):
+            ops.GradOperation(sens_param=True)(f)(self.x, pj.Tensor([1.0, 1.0, 1.0]))
+
+    def test_gradients_that_are_zero(self):
+        i = pj.Tensor([1, 2])
+        gx, gi = pj.grad(lambda x, i: (x * 2).sum(), (0, 1))(self.x, i)
+        self.assertEqual(gx.tolist(), [2.0, 2.0])
+        self.assertEqual(gi.dtype, pj.int64)  # integer inputs: zeros of their own dtype
+        self.assertEqual(gi.tolist(), [0, 0])
+        self.assertEqual(pj.grad(lambda x, y: (y * 3).sum(), 0)(self.x, self.y).tolist(), [0.0, 0.0])
+        self.assertEqual(pj.grad(lambda x: (ops.stop_gradient(x) * x).sum())(self.x).tolist(), [1.0, 2.0])
+        self.assertEqual(pj.grad(lambda x: (x > 1).astype(pj.float32).sum() + x.sum())(self.x).tolist(), [1.0, 1.0])
+
+    def test_errors(self):
+        with self.assertRaisesRegex(ValueError, "grad_position and weights cannot both be None"):
+            pj.grad(self.f, None)
+        with self.assertRaisesRegex(TypeError, "grad_position must be None, an int or a non-empty tuple"):
+            pj.grad(self.f, [0])
+        with self.assertRaisesRegex(IndexError, "grad_position 2 is out of range for 2 inputs"):
+            pj.grad(self.f, 2)(self.x, self.y)
+        with self.assertRaisesRegex(TypeError, "input 1 is a float; only Tensor inputs have gradients"):
+            pj.grad(lambda x, s: (x * s).sum(), 1)(self.x, 2.0)
+        with self.assertRaisesRegex(TypeError, "output 0 is a float; only Tensor outputs"):
+            pj.grad(lambda x: 1.0)(self.x)
+        with self.assertRaisesRegex(TypeError, "weights must be a Parameter"):
+            pj.grad(self.f, 0, self.x)
+        with self.assertRaisesRegex(TypeError, "weights\\[0\\] is a Tensor, not a Parameter"):
+            pj.grad(self.f, 0, [self.x])
+        with self.assertRaisesRegex(ValueError, "has_aux=True needs a function that returns more than one output"):
+            pj.grad(self.f, has_aux=True)(self.x, self.y)
+        with self.assertRaisesRegex(ValueError, "get_by_list=True\\) needs the weights"):
+            ops.GradOperation(get_by_list=True)(self.f)
+        with self.assertRaisesRegex(TypeError, "get_all must be a bool"):
+            ops.GradOperation(get_all=1)
+        with self.assertRaisesRegex(TypeError, "cannot differentiate through 'sort'"):
+            pj.grad(lambda x: ops.sort(x)[0].sum())(self.x)
+
+
+class Correctness(Close):
+    """Composite functions against central differences, float64."""
+
+    def check(self, fn, *args):
+        for k in range(len(args)):
+            got = pj.grad(fn, k)(*args)
+            self.assertClose(got, numeric_grad(fn, args, k), 1e-5)
+
+    def test_elementwise_and_broadcasting(self):
+        x = f64([[0.3, -1.2, 2.0], [0.7, 0.1, -0.4]])
+        b = f64([0.5, -0.25, 1.5])
+        self.check(lambda x, b: (ops.tanh(x * b + 1) * ops.exp(-x * x) / (1 + ops.sigmoid(b))).sum(), x, b)
+        self.check(lambda x, b: (ops.log(ops.abs(x) + 1) ** 2 - ops.sqrt(b * b + 1)).mean(), x, b)
+
+    def test_reductions_shapes_and_matmul(self):
+        x = f64([[0.3, -1.2, 2.0], [0.7, 0.1, -0.4]])
+        w = f64([[1.0, 0.5], [-0.3, 0.2], [0.8, -1.1]])
+        self.check(lambda x, w: (ops.matmul(x, w).reshape((4,)) * f64([1, 2, 3, 4])).max(), x, w)
+        self.check(lambda x, w: ops.softmax(ops.matmul(x, w), axis=-1)[:, 0].sum() + x.T.sum(axis=0)[1], x, w)
+        self.check(lambda x, w: ops.concat((x, w.T * 2), axis=0)[1:, ::2].sum() + ops.stack((x, x * x))[1, 0, 2], x, w)
+
+    def test_in_place_updates(self):
+        def f(x):
+            y = x * 1.0
+            y += x * x          # rebinds y: later reads see y + x^2
+            y[0] = y[1] * 3     # functional index_put under the tape
+            return (y * y).sum()
+        x = f64([0.5, -1.5, 2.0])
+        self.assertClose(pj.grad(f)(x), numeric_grad(f, [x], 0), 1e-5)
+
+    def test_in_place_write_after_a_read_keeps_the_value_read(self):
+        def f(x):
+            y = x * 1.0
+            z = y * y
+            y += 1              # z's gradient needs the y it read: the tape kept a copy
+            w = pj.Tensor([2.0, 3.0])
+            z = z * w
+            w[0] = 100.0        # an untracked tensor read before the write, too
+            return z.sum() + (y * w).sum()
+        x = f64([1.0, 2.0])
+        self.assertClose(pj.grad(f)(x), numeric_grad(f, [x], 0), 1e-5)
+
+    def test_integer_inputs_asked_for_have_gradients(self):
+        # MindSpore's seed program (003, markdown cell 47): d/dx sum_i x * w_i over int32
+        w = pj.Parameter(pj.Tensor(0, pj.int32), name="w")
+
+        def f(x):
+            out = 0
+            for i in range(3):
+                ops.assign(w, i)
+                out = x * w + out
+            return out
+        (g,) = ops.GradOperation(get_all=True)(f)(pj.Tensor(1, pj.int32))
+        self.assertEqual((g.dtype, g.tolist()), (pj.int32, 3))
+
+    def test_second_derivative(self):
+        x = f64([0.5, -1.0, 2.0])
+        g2 = pj.grad(lambda x: pj.grad(lambda t: (t * t * t).sum())(x).sum())(x)
+        self.assertClose(g2, [6 * v for v in flat(x)], 1e-12)
+
+    def test_net_with_parameters(self):
+        pj.set_seed(3)
+        net = nn.SequentialCell([nn.Dense(4, 5, activation="tanh"), nn.Dense(5, 3)])
+        x = pj.Tensor([[0.1, -0.2, 0.3, 0.4], [1.0, 0.5, -0.5, 0.0]])
+        labels = pj.Tensor([2, 0])
+        loss_fn = nn.CrossEntropyLoss()
+        params = net.trainable_params()
+        grads = pj.grad(lambda x: loss_fn(net(x), labels), None, params)(x)
+        self.assertEqual([tuple(g.shape) for g in grads], [tuple(p.shape) for p in params])
+        # float64 copies of the parameters: central differences of the same loss
+        for k, p in enumerate(params):
+            base = flat(p)
+            for i in (0, len(base) - 1):
+                vals = []
+                for d in (1e-3, -1e-3):
+                    moved = list(base)
+                    moved[i] += d
+                    saved = p.copy()
+                    p.set_data(pj.Tensor(moved).reshape(tuple(p.shape)))
+                    vals.append(float(loss_fn(net(x), labels).tolist()))
+                    p.set_data(saved)
+                self.assertTrue(abs(flat(grads[k])[i] - (vals[0] - vals[1]) / 2e-3) < 2e-3)
+
+
+class Jitted(Close):
+    """A grad call inside a jitted function is one forward+backward graph, equal to eager."""
+
+    def test_one_graph_equal_to_eager(self):
+        pj.set_seed(5)
+        net = nn.SequentialCell([nn.Dense(6, 8, activation="relu"), nn.Dense(8, 2)])
+        params = pj.ParameterTuple(net.trainable_params())
+        grad_fn = ops.GradOperation(get_all=True, get_by_list=True)(net, params)
+
+        def step(x):
+            return grad_fn(x)
+        jstep = pj.jit(step)
+        x = pj.randn(4, 6)
+        want = step(x)
+        for _ in range(2):
+            got = jstep(x)
+        st = pj.jit_stats(jstep)
+        self.assertEqual((st["graphs"], st["breaks"], st["recompiles"]), (1, 0, 0), st["break_reasons"])
+        for g, w in zip(got[0] + got[1], want[0] + want[1]):
+            self.assertClose(g, w, 1e-6)
+
+    def test_grad_made_inside_the_jitted_function(self):
+        def loss(x, w):
+            return (ops.tanh(x * w) ** 2).mean()
+
+        def step(x, w):
+            l, (gx, gw) = pj.value_and_grad(loss, (0, 1))(x, w)
+            return l, gx, gw
+        jstep = pj.jit(step)
+        x, w = pj.randn(3, 4), pj.randn(4)
+        want = step(x, w)
+        got = jstep(x, w)
+        st = pj.jit_stats(jstep)
+        self.assertEqual((st["graphs"], st["breaks"]), (1, 0), st["break_reasons"])
+        for g, e in zip(got, want):
+            self.assertClose(g, e, 1e-6)
+
+    def test_jitted_net_inside_an_eager_grad(self):
+        w = pj.Parameter(pj.Tensor([1.5, -2.0]), name="w")
+
+        @pj.jit
+        def f(x):
+            return (x * w * x).sum()
+        x = pj.Tensor([1.0, 3.0])
+        f(x)  # compiled and cached: the grad call below must still see every op
+        gx, gw = pj.grad(f, 0, w)(x)
+        self.assertEqual(gx.tolist(), [3.0, -12.0])
+        self.assertEqual(gw.tolist(), [1.0, 9.0])
+
+    def test_bprop_cell_under_jit_runs_its_bprop(self):
+        class Mul(nn.Cell):
+            def construct(self, x, y):
+                return x * y
+
+            def bprop(self, x, y, out, dout):
+                return dout * 0 + 7, dout * 0 + 9
+        g = ops.GradOperation(get_all=True)(Mul())
+
+        @pj.jit
+        def step(x, y):
+            return g(x, y)
+        gx, gy = step(pj.Tensor([1.0]), pj.Tensor([2.0]))
+        self.assertEqual((gx.tolist(), gy.tolist()), ([7.0], [9.0]))
+
+
+if __name__ == "__main__":
+    unittest.main()
