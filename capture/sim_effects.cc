@@ -174,12 +174,16 @@ void Simulator::write_tensor(PyObject* target, PyObject* value, const std::strin
   if (frame && !(frame->real && is_parameter(frame->real)))
     stop(Break::InplaceUpdate, what + " of a tensor argument (only Parameters are written back)");
   int64_t id = old.sym();
+  std::unordered_set<int64_t> viewed{id};  // the tensor and the views taken of it, transitively
   for (const graph::Node& n : graph_.nodes()) {
     if (!n.op->is_view) continue;
-    for (int in : n.inputs)
-      if (in == id) stop(Break::InplaceUpdate, what + " of a tensor a view was taken of (" + n.op->name + ")");
     for (int out : n.outputs)
       if (out == id) stop(Break::InplaceUpdate, what + " of a view (" + n.op->name + ")");
+    if (viewed.count(n.inputs[0]))
+      for (int out : n.outputs) {
+        viewed.insert(out);
+        stale_views_.insert(out);
+      }
   }
   const Tensor& nv = py::unwrap(value);
   if (nv.shape() != old.shape() || nv.dtype() != old.dtype())

@@ -158,6 +158,7 @@ class Simulator {
  private:
   PyObject* inline_call(PyObject* func, PyObject* self, const std::vector<PyObject*>& args, PyObject* kwnames);
   PyObject* trace_call(PyObject* callable, const std::vector<PyObject*>& args, PyObject* kwnames);
+  PyObject* trace_call_args(PyObject* callable, const std::vector<PyObject*>& args, PyObject* kwnames);
   void refuse_runtime_state(PyObject* callable);
   PyObject* load_fast(SimFrame& fr, int i);
   PyObject* make_super(const std::vector<PyObject*>& args, PyObject* kwnames);
@@ -190,6 +191,9 @@ class Simulator {
   std::unordered_map<int, PyObject*> sym_of_node_;    // graph-input symbolic tensors by guard node
   std::unordered_map<PyObject*, std::pair<int, bool>> ret_slots_;  // returned container -> (slot, planned)
   std::unordered_map<const void*, int> const_ids_;    // concrete tensor impl -> graph const value
+  // Views taken of a tensor before it was written in place: eagerly they show the new data, in
+  // the graph the old, so any later read of one (an op, a return) stops capture.
+  std::unordered_set<int64_t> stale_views_;
   std::unordered_map<PyTypeObject*, bool> library_types_;
   std::unordered_set<PyTypeObject*> tensor_types_;    // classes of the tensors read from the frame
   std::vector<SimFrame*> frames_;                     // the inline stack

@@ -1232,6 +1232,20 @@ PyObject* Simulator::trace_call(PyObject* callable, const std::vector<PyObject*>
   }
   for (PyObject* a : args) need_identity(a);  // library code may keep or compare what it is given
   if (PyMethod_Check(callable)) need_identity(PyMethod_GET_SELF(callable));
+  if (PyCFunction_Check(callable) && py::tape_of_object(PyCFunction_GET_SELF(callable))) {
+    // tape.watch(p) of a real tensor reached through an opaque library container (a
+    // ParameterTuple's items are not read along guarded paths): the tape must track the graph
+    // value the frame's reads of p use, so p becomes a graph input here (guarded as this object;
+    // a later read of p along its own path is the same value).
+    std::vector<PyObject*> own_args(args);
+    for (PyObject*& a : own_args)
+      if (py::is_tensor(a) && !py::unwrap(a).is_symbolic()) a = wrap(a, tree_.root(Access::Const, 0, a));
+    return trace_call_args(callable, own_args, kwnames);
+  }
+  return trace_call_args(callable, args, kwnames);
+}
+
+PyObject* Simulator::trace_call_args(PyObject* callable, const std::vector<PyObject*>& args, PyObject* kwnames) {
   Py_ssize_t nkw = kwnames ? PyTuple_GET_SIZE(kwnames) : 0;
   Py_ssize_t npos = static_cast<Py_ssize_t>(args.size()) - nkw;
   PyObject* t = own(PyTuple_New(npos));
@@ -1487,6 +1501,7 @@ ReturnPlan Simulator::plan_return(PyObject* v) {
     int id;
     if (t.is_symbolic()) {
       id = static_cast<int>(t.sym());
+      if (stale_views_.count(id)) stop(Break::InplaceUpdate, "returns a view of a tensor written in place since");
     } else {
       // A tensor made during capture comes back as a fresh copy of a graph constant: of the base
       // class only, and sharing storage with nothing. A subclass (numpy_lite's arrays) would lose

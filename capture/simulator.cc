@@ -119,6 +119,8 @@ Tensors Simulator::record(const OpDef& op, const Tensors& in, const Attrs& attrs
   for (const Tensor& t : in) {
     metas.push_back(meta_of(t));
     if (t.is_symbolic()) {
+      if (stale_views_.count(t.sym()))
+        PJ_THROW(CaptureBreak) << "inplace_update: " << op.name << " reads a view of a tensor written in place since";
       ids.push_back(static_cast<int>(t.sym()));
       continue;
     }

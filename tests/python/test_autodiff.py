@@ -306,6 +306,35 @@ class Jitted(Close):
         for g, w in zip(got[0] + got[1], want[0] + want[1]):
             self.assertClose(g, w, 1e-6)
 
+    def test_weights_given_as_a_parameter_tuple(self):
+        # The tape must watch the graph values the network reads, also when the weights reach
+        # the grad call through a ParameterTuple (a container capture does not read item by item).
+        class Net(nn.Cell):
+            def __init__(self):
+                super().__init__()
+                self.z = pj.Parameter(pj.Tensor([2.0]), name="z")
+
+            def construct(self, x, y):
+                return ops.matmul(x * self.z, y)
+
+        class GradNet(nn.Cell):
+            def __init__(self, net):
+                super().__init__()
+                self.net = net
+                self.params = pj.ParameterTuple(net.trainable_params())
+                self.grad_op = ops.GradOperation(get_by_list=True)
+
+            def construct(self, x, y):
+                return self.grad_op(self.net, self.params)(x, y)
+        g = GradNet(Net())
+        jg = pj.jit(g.construct)
+        x, y = pj.randn(2, 3), pj.randn(3, 3)
+        want, got = g(x, y), jg(x, y)
+        self.assertClose(got[0], want[0], 1e-6)
+        self.assertNotEqual(flat(want[0]), [0.0])
+        st = pj.jit_stats(jg)
+        self.assertEqual((st["graphs"], st["breaks"]), (1, 0), st["break_reasons"])
+
     def test_grad_made_inside_the_jitted_function(self):
         def loss(x, w):
             return (ops.tanh(x * w) ** 2).mean()

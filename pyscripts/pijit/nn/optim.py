@@ -96,6 +96,9 @@ class Optimizer(Cell):
         super().__init__(auto_prefix=False)
         who = type(self).__name__
         self.parameters, self._groups = _parameters(who, parameters)
+        # A plain tuple for the updates: capture reads its items along guarded paths (as the
+        # Parameters the network reads), so a jitted step writes the same graph inputs.
+        self._param_list = tuple(self.parameters)
         self._lr = _LearningRate(who, learning_rate)
         self.weight_decay = _check_number(who, "weight_decay", weight_decay, 0)
         self.loss_scale = _check_number(who, "loss_scale", loss_scale, 0, lo_open=True)
@@ -113,11 +116,15 @@ class Optimizer(Cell):
 
     def _state(self, prefix):
         """One zero-initialised Parameter per parameter (momenta, moments)."""
-        return self.parameters.clone(prefix=prefix, init="zeros")
+        return tuple(self.parameters.clone(prefix=prefix, init="zeros"))
+
+    def _step(self):
+        """The step count as a 0-d Int32 Tensor (a copy: the count is written in place later)."""
+        return self.global_step.copy().reshape(())
 
     def get_lr(self):
         """The learning rate of the coming step (a float or a 0-d Tensor)."""
-        return self._lr.at(self.global_step[0])
+        return self._lr.at(self._step())
 
     def _prepared(self, grads):
         """The gradients checked, unscaled and with weight decay added."""
@@ -128,7 +135,7 @@ class Optimizer(Cell):
         if len(grads) != len(self.parameters):
             raise ValueError("%s: %d gradients for %d parameters" % (who, len(grads), len(self.parameters)))
         out = []
-        for p, g, wd in zip(self.parameters, grads, self._group_wd):
+        for p, g, wd in zip(self._param_list, grads, self._group_wd):
             if not isinstance(g, _C.TensorBase):
                 raise TypeError("%s: the gradient of %s is a %s, not a Tensor" % (who, p.name, type(g).__name__))
             if tuple(g.shape) != tuple(p.shape):
@@ -143,9 +150,9 @@ class Optimizer(Cell):
 
     def construct(self, grads):
         grads = self._prepared(grads)
-        step = self.global_step[0]
+        step = self._step()
         lr = self._lr.at(step)
-        for i, (p, g) in enumerate(zip(self.parameters, grads)):
+        for i, (p, g) in enumerate(zip(self._param_list, grads)):
             own = self._group_lr[i]
             self._update(i, p, g, own.at(step) if own is not None else lr, step)
         assign(self.global_step, self.global_step + 1)

@@ -1,5 +1,5 @@
 """Training wrappers with MindSpore's names: nn.WithLossCell and nn.TrainOneStepCell."""
-from pijit import _C
+from pijit.autodiff import _differentiate
 from pijit.nn.cell import Cell
 from pijit.parameter import ParameterTuple
 
@@ -42,11 +42,11 @@ class TrainOneStepCell(Cell):
         self.network.set_grad()
         self.optimizer = optimizer
         self.weights = ParameterTuple(optimizer.parameters)
+        self._weights = tuple(self.weights)  # a plain tuple: capture reads its items as the network's
         self.sens = float(sens)
 
     def construct(self, *inputs):
-        from pijit.autodiff import _differentiate
-        loss, _, grads = _differentiate("TrainOneStepCell", self.network, inputs, None, [], self.weights,
+        loss, _, grads = _differentiate("TrainOneStepCell", self.network, inputs, None, [], self._weights,
                                         None if self.sens == 1.0 else self.sens, False)
         self.optimizer(tuple(grads))
         return loss
