@@ -119,13 +119,28 @@ int simplify(Graph& g) {
     if (n.op->impure || n.op->is_view) pinned.insert(n.inputs.begin(), n.inputs.end());
   std::vector<int> alias(g.values().size());
   for (size_t v = 0; v < alias.size(); ++v) alias[v] = static_cast<int>(v);
+  // A copy of a value the graph computed into a buffer of its own, which no view or impure op
+  // reads and which is not returned itself, is that value: it may be returned in the copy's place
+  // (other ops only read it, and the plan never reuses a returned buffer).
+  std::vector<int> producer(g.values().size(), -1);
+  for (size_t i = 0; i < g.nodes().size(); ++i)
+    for (int o : g.nodes()[i].outputs) producer[o] = static_cast<int>(i);
+  auto private_copy = [&](const Node& n, int x) {
+    if (n.op->name != "copy" || producer[x] < 0 || pinned.count(x)) return false;
+    const Node& p = g.nodes()[producer[x]];
+    return !p.op->is_view && !p.op->impure && !p.op->data_dependent;
+  };
   std::vector<bool> drop(g.nodes().size(), false);
   int simplified = 0;
   for (size_t i = 0; i < g.nodes().size(); ++i) {
     const Node& n = g.nodes()[i];
     if (n.op->impure) continue;
     const int x = identity_operand(g, n);
-    if (x < 0 || pinned.count(n.outputs[0]) || pinned.count(alias[x])) continue;
+    if (x < 0 || pinned.count(alias[x])) continue;
+    if (pinned.count(n.outputs[0])) {
+      if (!private_copy(n, x)) continue;
+      pinned.insert(alias[x]);  // returned now: a second copy of it stays a copy (two outputs, two buffers)
+    }
     alias[n.outputs[0]] = alias[x];
     drop[i] = true;
     ++simplified;

@@ -27,6 +27,19 @@ int cse(Graph& g) {
   std::vector<int> same(g.nodes().size(), -1);
   std::vector<int> alias(g.values().size());
   for (size_t v = 0; v < alias.size(); ++v) alias[v] = static_cast<int>(v);
+  // Small constants equal bit for bit are one value as far as keys go (autodiff and the optimizers
+  // make a 0.0 or a learning rate per parameter).
+  std::map<std::tuple<DType, std::string, std::string>, int> consts;
+  for (size_t v = 0; v < g.values().size(); ++v) {
+    const Value& val = g.values()[v];
+    if (val.kind != ValueKind::Const) continue;
+    const Tensor& t = g.consts()[val.index];
+    if (t.numel() > 64) continue;
+    Tensor c = t.contiguous();
+    auto key = std::make_tuple(t.dtype(), shape_str(t.shape()),
+                               std::string(static_cast<const char*>(c.raw_data()), static_cast<size_t>(c.nbytes())));
+    alias[v] = consts.emplace(std::move(key), static_cast<int>(v)).first->second;
+  }
   int merged = 0;
   for (size_t i = 0; i < g.nodes().size(); ++i) {
     const Node& n = g.nodes()[i];

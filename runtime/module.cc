@@ -2,6 +2,8 @@
 #include "py/pyport.h"  // first (Python.h)
 
 #include "graph/op.h"
+#include "graph/tape.h"
+#include "kernels/copy.h"
 #include "kernels/dnnl_context.h"
 #include "kernels/format.h"
 #include "kernels/fused.h"
@@ -101,6 +103,26 @@ PyObject* py_as_operand(PyObject*, PyObject* args) {
   auto t = operand(data, unwrap(like).dtype());
   if (!t) PJ_THROW(Type) << "expected a Tensor, a number or a sequence, got '" << Py_TYPE(data)->tp_name << "'";
   return wrap(*t);
+  PJ_PY_END(nullptr)
+}
+
+// _C.write_back(target, value): a captured ops.assign replayed after its graph. Capture checked
+// the assignment (value has the target's shape and dtype); this is the write itself, into the
+// target's storage, as eager assign's `target[...] = value` makes it.
+PyObject* py_write_back(PyObject*, PyObject* args) {
+  PyObject *target, *value;
+  if (!PyArg_ParseTuple(args, "OO:write_back", &target, &value)) return nullptr;
+  PJ_PY_BEGIN
+  if (!is_tensor(target) || !is_tensor(value)) return fail(PyExc_TypeError, "write_back: expected two tensors");
+  const Tensor &t = unwrap(target), &v = unwrap(value);
+  if (t.shape() != v.shape() || t.dtype() != v.dtype())
+    PJ_THROW(Value) << "write_back: a " << dtype_name(v.dtype()) << shape_str(v.shape()) << " value for a "
+                    << dtype_name(t.dtype()) << shape_str(t.shape()) << " tensor";
+  if (tape_active()) tape_before_write(t);
+  copy_into(t, v);
+  t.storage()->note_write();
+  Py_INCREF(target);
+  return target;
   PJ_PY_END(nullptr)
 }
 
@@ -229,6 +251,7 @@ PyObject* py_probe_machine(PyObject*, PyObject* arg) {
 PyMethodDef module_methods[] = {
     {"op", py_op, METH_VARARGS, "op(name, inputs, attrs=None): run a registered op eagerly"},
     {"as_operand", py_as_operand, METH_VARARGS, "as_operand(x, like): x as a tensor operand next to `like`"},
+    {"write_back", py_write_back, METH_VARARGS, "write_back(target, value): a captured assign, replayed"},
     {"_register", py_register, METH_VARARGS, "register the Python Tensor class and dtype objects"},
     {"set_num_threads", py_set_num_threads, METH_O, "threads used by pijit's kernels and oneDNN"},
     {"cached_storage_bytes", py_cached_storage_bytes, METH_NOARGS, "bytes of freed tensor storage kept for reuse"},

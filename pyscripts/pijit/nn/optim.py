@@ -184,8 +184,11 @@ class SGD(Optimizer):
             assign(p, p - g * lr)
             return
         buf = self.accum[i]
-        first = F.equal(step, 0)
-        new_buf = F.select(first, g, buf * self.momentum + g * (1.0 - self.dampening))
+        # buf = g on the first step: the coefficients are 0-d, so the update stays one fused loop
+        first = F.equal(step, 0).astype(g.dtype)
+        keep = (1.0 - first) * self.momentum
+        take = first + (1.0 - first) * (1.0 - self.dampening)
+        new_buf = buf * keep + g * take
         assign(buf, new_buf)
         d = g + new_buf * self.momentum if self.nesterov else new_buf
         assign(p, p - d * lr)

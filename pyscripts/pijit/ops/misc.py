@@ -32,7 +32,11 @@ def _assigned(variable, value):
         raise TypeError("assign(): variable must be a Parameter or Tensor, got %s"
                         % type(variable).__name__)
     if isinstance(value, _C.TensorBase):
-        return F.broadcast_to(value.astype(variable.dtype), variable.shape).copy()
+        if value.dtype is not variable.dtype:
+            value = value.astype(variable.dtype)
+        if value.shape != variable.shape:
+            value = F.broadcast_to(value, variable.shape)
+        return value.copy()
     if isinstance(value, bool) or not isinstance(value, (int, float)):
         raise TypeError("assign(): value must be a Tensor or a number, got %s"
                         % type(value).__name__)
