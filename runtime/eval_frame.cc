@@ -450,9 +450,10 @@ PyObject* pijit_eval_frame(PyThreadState* ts, PyFrameObject* f, int throw_flag) 
   // Module and class bodies (no CO_OPTIMIZED) keep their names in f_locals, a dict a shadow frame
   // would not share: they always run as they are.
   // While a gradient tape records (an eager grad call), every op must run where the tape sees it:
-  // frames run as they are (a jitted function that calls grad is captured whole instead).
+  // frames run as they are (a jitted function that calls grad is captured whole instead). While
+  // an op recorder traces (vmap, pijit's own code under capture) tensors are symbolic: likewise.
   if (!opt || g_released || t_jit.busy || throw_flag || !(co->co_flags & CO_OPTIMIZED) || py::frame_is_resumable(f) ||
-      py::tracing_or_profiling(ts) || tape_active()) {
+      py::tracing_or_profiling(ts) || tape_active() || op_recorder()) {
     // Stress statistics count every candidate frame once: a generator resumed is not a new frame.
     if (opt && g_stress && !t_jit.busy && !(py::frame_is_resumable(f) && py::frame_started(f))) {
       ++g_stats.frames_default;
@@ -460,6 +461,7 @@ PyObject* pijit_eval_frame(PyThreadState* ts, PyFrameObject* f, int throw_flag) 
                         : py::frame_is_resumable(f)    ? "generator or coroutine frame"
                         : throw_flag                   ? "exception thrown into a frame"
                         : tape_active()                ? "a gradient tape records"
+                        : op_recorder()                ? "an op recorder traces"
                                                        : "traced or profiled";
       ++g_stats.fallback_reasons[why];
       ++g_stats.default_reasons[why];

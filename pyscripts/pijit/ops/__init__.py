@@ -9,5 +9,6 @@ from pijit.ops.primitives import Primitive  # noqa: F401
 from pijit.ops.composite import MultitypeFuncGraph  # noqa: F401
 from pijit.ops import composite, operations  # noqa: F401
 from pijit.autodiff import GradOperation, grad, value_and_grad, stop_gradient  # noqa: F401
+from pijit.vmap import vmap  # noqa: F401
 from pijit.creation import (ones, zeros, full, fill, ones_like, zeros_like, full_like, arange,  # noqa: F401
                             linspace, eye, rand, randn, randint)
