@@ -177,7 +177,7 @@ class GraphGradContext : public GradContext {
 
 }  // namespace
 
-Graph differentiate(const Graph& fwd, const std::vector<int>& wrt) {
+Graph differentiate(const Graph& fwd, const std::vector<int>& wrt, bool integers) {
   Graph g = fwd;
   const size_t num_fwd_nodes = fwd.nodes().size();
   std::vector<int> seeds;
@@ -188,7 +188,7 @@ Graph differentiate(const Graph& fwd, const std::vector<int>& wrt) {
   for (int pos : wrt) {
     PJ_CHECK(pos >= 0 && pos < static_cast<int>(fwd.inputs().size())) << "differentiate: input " << pos;
     const Value& v = fwd.value(fwd.inputs()[pos]);
-    if (!differentiable(v.meta.dtype))
+    if (!differentiable(v.meta.dtype) && !(integers && v.meta.dtype != DType::Bool))
       PJ_THROW(Type) << "cannot differentiate with respect to " << v.name << ": it is " << dtype_name(v.meta.dtype)
                      << " (only floating tensors have gradients)";
     active[fwd.inputs()[pos]] = true;
@@ -203,12 +203,25 @@ Graph differentiate(const Graph& fwd, const std::vector<int>& wrt) {
     nodes[i].line = n.line;
   }
   GraphGradContext c(g);
+  // Which values carry gradients: floating ones; with `integers`, also the integer results of ops
+  // with rules that read an integer value that carries one.
+  std::vector<bool> carries(g.values().size(), false);
+  for (size_t v = 0; v < g.values().size(); ++v) carries[v] = differentiable(g.value(static_cast<int>(v)).meta.dtype);
+  if (integers) {
+    for (int pos : wrt) carries[fwd.inputs()[pos]] = true;
+    for (const SweepNode& n : nodes) {
+      bool integer_in = false;
+      for (int v : n.in) integer_in = integer_in || (carries[v] && !differentiable(c.meta(v).dtype));
+      if (integer_in && grad_rule(*n.op))
+        for (int o : n.out) carries[o] = carries[o] || c.meta(o).dtype != DType::Bool;
+    }
+  }
   std::vector<int> grad(g.values().size(), kNoGrad);
   for (size_t k = 0; k < seeds.size(); ++k) {
     const int o = fwd.outputs()[k];
-    if (differentiable(c.meta(o).dtype)) grad[o] = grad[o] == kNoGrad ? seeds[k] : c.op("add", {grad[o], seeds[k]});
+    if (carries[o]) grad[o] = grad[o] == kNoGrad ? seeds[k] : c.op("add", {grad[o], seeds[k]});
   }
-  reverse_sweep(c, nodes, active, grad);
+  reverse_sweep(c, nodes, active, grad, &carries);
 
   std::vector<int> outs = fwd.outputs();
   c.at_line(0);

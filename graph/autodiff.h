@@ -118,8 +118,9 @@ namespace graph {
 // for each input position in `wrt` the gradient of sum_k <seed_k, output_k> with respect to that
 // input (zeros where it does not reach the outputs). Raises pj::Error (TypeError) naming the op
 // when the outputs depend on an input in `wrt` through an op without a gradient rule, and
-// (TypeError) when an input in `wrt` is not floating.
-Graph differentiate(const Graph& fwd, const std::vector<int>& wrt);
+// (TypeError) when an input in `wrt` is not floating. With `integers`, integer inputs in `wrt`
+// are differentiated too, through ops with rules (the eager tape's rule, graph/tape.h).
+Graph differentiate(const Graph& fwd, const std::vector<int>& wrt, bool integers = false);
 
 }  // namespace graph
 }  // namespace pj

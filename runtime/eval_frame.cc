@@ -362,6 +362,17 @@ bool build_entry(PyFrameObject* f, CodeState* st, const JitOptions& opt, CacheEn
   return true;
 }
 
+// While a gradient tape records (an eager grad call), a graph launch is one node on the tape whose
+// backward replays the graph's gradient, recomputing its forward (runtime/jit_objects.cc): only a
+// graph without impure ops (random numbers, batch norm's statistics) may run; otherwise the frame
+// runs as it is, each op on the tape. (A jitted function that calls grad is captured whole.)
+bool tape_safe(const CacheEntry& e) {
+  if (!tape_active() || !e.graph) return true;
+  for (const graph::Node& n : e.graph->nodes())
+    if (n.op->impure) return false;
+  return true;
+}
+
 PyObject* run_captured(PyThreadState* ts, PyFrameObject* f, const JitOptions& opt) {
   PyCodeObject* co = py::frame_code(f);
   CodeState* st = code_state(co, true);
@@ -387,6 +398,7 @@ PyObject* run_captured(PyThreadState* ts, PyFrameObject* f, const JitOptions& op
     ++st->cache_hits;
     st->misses_in_a_row = 0;
     if (it != st->entries.begin()) st->entries.splice(st->entries.begin(), st->entries, it);
+    if (!tape_safe(st->entries.front())) return run_default(ts, f, st, "a gradient tape records and the graph is impure");
     return run_entry(ts, f, st, st->entries.front());
   }
   ++st->cache_misses;
@@ -425,6 +437,7 @@ PyObject* run_captured(PyThreadState* ts, PyFrameObject* f, const JitOptions& op
   CacheEntry e;
   if (!build_entry(f, st, opt, &e)) return nullptr;
   st->entries.push_front(std::move(e));
+  if (!tape_safe(st->entries.front())) return run_default(ts, f, st, "a gradient tape records and the graph is impure");
   return run_entry(ts, f, st, st->entries.front());
 }
 
@@ -449,18 +462,16 @@ PyObject* pijit_eval_frame(PyThreadState* ts, PyFrameObject* f, int throw_flag) 
   }
   // Module and class bodies (no CO_OPTIMIZED) keep their names in f_locals, a dict a shadow frame
   // would not share: they always run as they are.
-  // While a gradient tape records (an eager grad call), every op must run where the tape sees it:
-  // frames run as they are (a jitted function that calls grad is captured whole instead). While
-  // an op recorder traces (vmap, pijit's own code under capture) tensors are symbolic: likewise.
+  // While an op recorder traces (vmap, pijit's own code under capture) tensors are symbolic:
+  // frames run as they are.
   if (!opt || g_released || t_jit.busy || throw_flag || !(co->co_flags & CO_OPTIMIZED) || py::frame_is_resumable(f) ||
-      py::tracing_or_profiling(ts) || tape_active() || op_recorder()) {
+      py::tracing_or_profiling(ts) || op_recorder()) {
     // Stress statistics count every candidate frame once: a generator resumed is not a new frame.
     if (opt && g_stress && !t_jit.busy && !(py::frame_is_resumable(f) && py::frame_started(f))) {
       ++g_stats.frames_default;
       const char* why = !(co->co_flags & CO_OPTIMIZED) ? "module or class body"
                         : py::frame_is_resumable(f)    ? "generator or coroutine frame"
                         : throw_flag                   ? "exception thrown into a frame"
-                        : tape_active()                ? "a gradient tape records"
                         : op_recorder()                ? "an op recorder traces"
                                                        : "traced or profiled";
       ++g_stats.fallback_reasons[why];

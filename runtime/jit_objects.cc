@@ -13,8 +13,10 @@
 #include "capture/jit_api.h"
 #include "py/py_common.h"
 #include "pyext/tensor_object.h"
+#include "graph/autodiff.h"
 #include "graph/passes.h"
 #include "graph/plan.h"
+#include "graph/tape.h"
 
 namespace pj::runtime {
 namespace {
@@ -23,15 +25,94 @@ using py::Ref;
 
 // ---- graph runner -------------------------------------------------------------------------------
 
+// A launch while a gradient tape records is one node on the tape (graph/tape.h). The captured
+// graph is differentiated with respect to its inputs (floating and integer ones, as the tape's
+// rule) and the result split in two, compiled on the first such launch: `train` is the forward
+// returning also the values the backward reads, `backward` maps those values and one seed per
+// output to the gradients. Only graphs without impure ops run under a tape (eval_frame.cc:
+// tape_safe), so running `train` in place of the plain plan computes the same outputs.
+struct TapeBackward {
+  std::shared_ptr<const graph::Graph> fwd;
+  std::vector<int> wrt;  // input positions differentiated
+  std::shared_ptr<graph::ExecPlan> train, backward;
+  std::string error;     // differentiate() refused: raised if a gradient has to flow through
+
+  void build() {
+    if (train || !error.empty()) return;
+    const graph::Graph& f = *fwd;
+    for (size_t k = 0; k < f.inputs().size(); ++k)
+      if (f.value(f.inputs()[k]).meta.dtype != DType::Bool) wrt.push_back(static_cast<int>(k));
+    graph::Graph d;
+    try {
+      d = graph::differentiate(f, wrt, /*integers=*/true);
+    } catch (const Error& e) {
+      error = e.what();
+      return;
+    }
+    const int nf = static_cast<int>(f.values().size());
+    const size_t nodes = f.nodes().size(), nout = f.outputs().size();
+    // forward values the backward reads (constants stay constants)
+    std::vector<int> saved, saved_at(d.values().size(), -1);
+    auto need = [&](int v) {
+      if (v < nf && d.value(v).kind != graph::ValueKind::Const && saved_at[v] < 0) {
+        saved_at[v] = static_cast<int>(saved.size());
+        saved.push_back(v);
+      }
+    };
+    for (size_t i = nodes; i < d.nodes().size(); ++i)
+      for (int v : d.nodes()[i].inputs) need(v);
+    std::vector<int> grads(d.outputs().begin() + static_cast<std::ptrdiff_t>(nout), d.outputs().end());
+    for (int v : grads) need(v);
+    auto t = std::make_shared<graph::Graph>(f);
+    std::vector<int> touts = f.outputs();
+    touts.insert(touts.end(), saved.begin(), saved.end());
+    t->set_outputs(touts);
+    graph::run_passes(*t, graph::default_pipeline());
+    // the backward graph: saved values and seeds in, gradients out
+    auto b = std::make_shared<graph::Graph>();
+    std::vector<int> map(d.values().size(), -1);
+    for (int v : saved) map[v] = b->add_input(d.value(v).meta, "saved %" + std::to_string(v));
+    for (size_t k = 0; k < d.inputs().size(); ++k) {
+      const int v = d.inputs()[k];
+      if (v >= nf) map[v] = b->add_input(d.value(v).meta, d.value(v).name);  // the seeds
+    }
+    auto get = [&](int v) {
+      if (map[v] < 0) {
+        const graph::Value& val = d.value(v);
+        PJ_CHECK(val.kind == graph::ValueKind::Const) << "tape backward: value %" << v << " unmapped";
+        map[v] = b->add_const(d.consts()[val.index]);
+      }
+      return map[v];
+    };
+    for (size_t i = nodes; i < d.nodes().size(); ++i) {
+      const graph::Node& n = d.nodes()[i];
+      std::vector<int> in;
+      Metas outs;
+      for (int v : n.inputs) in.push_back(get(v));
+      for (int o : n.outputs) outs.push_back(d.value(o).meta);
+      std::vector<int> o = b->add_node(*n.op, in, n.attrs, outs, n.line);
+      for (size_t k = 0; k < o.size(); ++k) map[n.outputs[k]] = o[k];
+    }
+    std::vector<int> bouts;
+    for (int v : grads) bouts.push_back(get(v));
+    b->set_outputs(bouts);
+    graph::run_passes(*b, graph::default_pipeline());
+    train = std::make_shared<graph::ExecPlan>(std::move(t));
+    backward = std::make_shared<graph::ExecPlan>(std::move(b));
+  }
+};
+
 struct GraphRunner {
   PyObject_HEAD
   std::shared_ptr<graph::ExecPlan> plan;  // of the optimised graph (graph/passes.h)
   std::string* name;
+  std::shared_ptr<TapeBackward> backward;  // of the captured graph
 };
 
 void runner_dealloc(PyObject* self) {
   auto* r = reinterpret_cast<GraphRunner*>(self);
   r->plan.~shared_ptr();
+  r->backward.~shared_ptr();
   delete r->name;
   Py_TYPE(self)->tp_free(self);
 }
@@ -48,7 +129,32 @@ PyObject* runner_call(PyObject* self, PyObject* args, PyObject*) {
     in.push_back(py::unwrap(a));
   }
   try {
-    return py::wrap_all(r->plan->run(in));
+    if (!tape_active()) return py::wrap_all(r->plan->run(in));
+    // One node on the tape: the forward that keeps what the backward reads, then the node.
+    std::shared_ptr<TapeBackward> bw = r->backward;
+    bw->build();
+    Tensors out, saved;
+    if (bw->train) {
+      Tensors all = bw->train->run(in);
+      const size_t nout = bw->fwd->outputs().size();
+      out.assign(all.begin(), all.begin() + static_cast<std::ptrdiff_t>(nout));
+      saved.assign(all.begin() + static_cast<std::ptrdiff_t>(nout), all.end());
+    } else {
+      out = r->plan->run(in);
+    }
+    tape_record_custom(in, out, [bw, saved](GradContext& c, const GradArgs& a) {
+      if (!bw->train) PJ_THROW(Type) << bw->error;
+      auto& ec = dynamic_cast<EagerGradContext&>(c);
+      Tensors args = saved;
+      for (size_t k = 0; k < a.out.size(); ++k)
+        args.push_back(ec.tensor(a.dout[k] != kNoGrad ? a.dout[k] : c.zeros(c.meta(a.out[k]))));
+      Tensors res = bw->backward->run(args);
+      std::vector<int> din(a.in.size(), kNoGrad);
+      for (size_t j = 0; j < bw->wrt.size(); ++j)
+        if (a.needs[bw->wrt[j]]) din[bw->wrt[j]] = ec.add(res[j]);
+      return din;
+    }, "the graph of " + *r->name);
+    return py::wrap_all(out);
   } catch (...) {
     bool pure = true;
     for (const auto& node : r->plan->graph().nodes()) pure = pure && !node.op->impure;
@@ -504,6 +610,8 @@ PyObject* new_graph_runner(std::shared_ptr<graph::Graph> g, const std::string& n
   auto* r = PyObject_New(GraphRunner, &GraphRunnerType);
   if (!r) return nullptr;
   new (&r->plan) std::shared_ptr<graph::ExecPlan>(std::move(plan));
+  new (&r->backward) std::shared_ptr<TapeBackward>(std::make_shared<TapeBackward>());
+  r->backward->fwd = g;
   r->name = new std::string(name);
   return reinterpret_cast<PyObject*>(r);
 }
