@@ -84,7 +84,9 @@ void Tape::before_write(const Tensor& t) {
   if (handles.empty()) return;
   by_storage_.erase(t.storage().get());
   for (int h : handles) {
-    // A copy with the recorded values; the live tensor keeps its identity for later records.
+    // A copy with the recorded values; the live tensor keeps its identity for later records (and
+    // stays alive: its impl may key current_).
+    rebound_.push_back(values_[h]);
     values_[h] = values_[h].clone();
     versions_[h] = values_[h].storage()->version();
     by_storage_.emplace(values_[h].storage().get(), h);
@@ -93,8 +95,12 @@ void Tape::before_write(const Tensor& t) {
 
 void Tape::rebind(const Tensor& written, const Tensor& value) {
   auto it = current_.find(value.impl());
-  if (it != current_.end()) current_[written.impl()] = it->second;
-  else current_.erase(written.impl());  // it holds untracked data now
+  if (it != current_.end()) {
+    current_[written.impl()] = it->second;
+    rebound_.push_back(written);  // a key of current_ stays this tensor's while the tape lives
+  } else {
+    current_.erase(written.impl());  // it holds untracked data now
+  }
 }
 
 Tensors Tape::gradient(const Tensors& outputs, const Tensors& seeds, const std::vector<int>& leaves,

@@ -70,6 +70,7 @@ class Tape {
   std::vector<const char*> used_by_;                    // the first op that read it
   std::vector<bool> carries_;                           // by handle: whether gradients flow through it
   std::unordered_multimap<const Storage*, int> by_storage_;
+  Tensors rebound_;  // tensors written in place while tracked (their impls key current_)
   std::vector<Rec> recs_;
   bool recording_ = false;
 };

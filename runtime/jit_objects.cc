@@ -46,7 +46,10 @@ struct TapeBackward {
     try {
       d = graph::differentiate(f, wrt, /*integers=*/true);
     } catch (const Error& e) {
+      // the eager tape's words: it names the op, not a line of the graph
       error = e.what();
+      const size_t at = error.find(" (line ");
+      if (at != std::string::npos) error.erase(at, error.find(')', at) + 1 - at);
       return;
     }
     const int nf = static_cast<int>(f.values().size());

@@ -52,6 +52,22 @@ Grads extreme_grad(GradContext& c, const GradArgs& g) {
 }
 PJ_REGISTER_GRAD("max", extreme_grad);
 PJ_REGISTER_GRAD("min", extreme_grad);
+// var = sum((x - mean)^2) / (N - ddof): d/dx = 2 (x - mean) / (N - ddof); std = sqrt(var):
+// d/dx = (x - mean) / ((N - ddof) std).
+Grads spread_grad(GradContext& c, const GradArgs& g, bool is_std) {
+  const TensorMeta m = g.in_meta(c, 0);
+  std::vector<int> axes = reduce_axes(*g.attrs, static_cast<int>(m.shape.size()));
+  IntList ax(axes.begin(), axes.end());
+  const double n = static_cast<double>(reduced_count(m.shape, axes) - g.attrs->i("ddof", 0));
+  const int x = g.in[0];
+  int centred = c.op("sub", {x, c.op("mean", {x}, Attrs{{"axis", ax}, {"keepdims", true}})});
+  int d = kept(c, g.dout[0], m.shape, axes);
+  int local = is_std ? c.op("div", {centred, c.op("mul", {kept(c, g.out[0], m.shape, axes), c.scalar_like(n, x)})})
+                     : c.op("mul", {centred, c.scalar_like(2.0 / n, x)});
+  return {c.reduce_to(c.op("mul", {local, d}), m)};
+}
+PJ_REGISTER_GRAD("var", [](GradContext& c, const GradArgs& g) -> Grads { return spread_grad(c, g, false); });
+PJ_REGISTER_GRAD("std", [](GradContext& c, const GradArgs& g) -> Grads { return spread_grad(c, g, true); });
 PJ_REGISTER_GRAD("logsumexp", [](GradContext& c, const GradArgs& g) -> Grads {
   const TensorMeta m = g.in_meta(c, 0);
   std::vector<int> axes = reduce_axes(*g.attrs, static_cast<int>(m.shape.size()));

@@ -18,7 +18,8 @@ and every supported Python). The module always has this shape:
     TARGET = f                      # what the harness calls (f, MODEL or BOX.run)
     def drive(call):                # R = call(*args) several times, mutating between calls:
         ...                         #   shapes, dtypes, globals, attributes, cells, arguments,
-                                    #   patched methods, rebound objects, _poke(R)
+                                    #   patched methods, rebound objects, _poke(R); last,
+                                    #   sometimes pj.grad(lambda x: _tsum(call(x, ...)))(X)
 
 Half of the programs are "pure" (nothing changes outside the function but closure cells), so
 that pijit captures them whole; the others exercise side effects, which pijit hands back to the
@@ -1273,6 +1274,10 @@ class Program(object):
                 text += ["k%s=%s" % (j, r.choice(FLOAT_VALUES)) for j in range(r.randint(0, 2))]
             self.w("    R = call(%s)" % ", ".join(text))
             if i == ncalls - 1:
+                # the gradient of the outputs with respect to x: eagerly a tape; the jitted call
+                # runs its graph as one node on the tape (graph/tape.h)
+                if text and text[0] == "X" and r.random() < 0.35:
+                    self.w("    R = (R, pj.grad(lambda X_: _tsum(call(%s)))(X))" % ", ".join(["X_"] + text[1:]))
                 break
             for _ in range(r.randint(0, 2)):
                 m = self.mutation(persistent, shape, dtypes)
@@ -1377,6 +1382,17 @@ class Program(object):
         self.w("        for e in list(v.values()):")
         self.w("            _poke(e)")
         self.w("        v['poked'] = 1")
+        self.w("")
+        self.w("")
+        self.w("def _tsum(v):")
+        self.w('    """The floating tensors in what a call returned, summed: what gradients are taken of."""')
+        self.w("    if isinstance(v, pj.Tensor):")
+        self.w("        return v.astype(pj.float32).sum() if v.dtype in (pj.float32, pj.float64) else pj.Tensor(0.0)")
+        self.w("    items = v.values() if isinstance(v, dict) else v if isinstance(v, (tuple, list)) else ()")
+        self.w("    total = pj.Tensor(0.0)")
+        self.w("    for e in items:")
+        self.w("        total = total + _tsum(e)")
+        self.w("    return total")
         self.classes()
         self.target()
         self.drive()
