@@ -590,6 +590,34 @@ Tensor gather(const Tensor& params, const Tensor& indices, int64_t axis) {
   return out;
 }
 
+void index_add_into(const Tensor& out, const Tensor& base, const Tensor& index, const Tensor& src, int axis) {
+  check_index_dtype(index, "index_add(): index");
+  PJ_CHECK(out.is_contiguous() && out.dtype() == base.dtype() && src.dtype() == base.dtype());
+  copy_into(out, base);
+  const Shape& s = out.shape();
+  int64_t outer = 1, inner = 1;
+  for (int d = 0; d < axis; ++d) outer *= s[d];
+  for (int d = axis + 1; d < static_cast<int>(s.size()); ++d) inner *= s[d];
+  const int64_t D = s[axis], n = index.numel();
+  std::vector<int64_t> idx(n);
+  for (int64_t i = 0; i < n; ++i) {
+    int64_t v = index.item_int(i);
+    if (v < -D || v >= D) PJ_THROW(Index) << "index " << v << " is out of bounds for axis " << axis << " with size " << D;
+    idx[i] = v < 0 ? v + D : v;
+  }
+  Tensor sc = src.contiguous();
+  PJ_DISPATCH_FLOATING(out.dtype(), "index_add", [&] {
+    scalar_t* o = out.data<scalar_t>();
+    const scalar_t* x = sc.data<scalar_t>();
+    for (int64_t a = 0; a < outer; ++a)
+      for (int64_t i = 0; i < n; ++i) {
+        scalar_t* dst = o + (a * D + idx[i]) * inner;
+        const scalar_t* row = x + (a * n + i) * inner;
+        for (int64_t k = 0; k < inner; ++k) dst[k] += row[k];
+      }
+  });
+}
+
 Shape index_select_shape(const Shape& x, const Shape& index, int64_t axis, int* axis_out) {
   if (index.size() != 1)
     PJ_THROW(Value) << "index_select(): index must be a 1-D tensor, but got a " << index.size()

@@ -70,4 +70,10 @@ void one_hot_into(const Tensor& out, const Tensor& indices, double on, double of
 // Checks that an index tensor has an integer dtype (TypeError otherwise).
 void check_index_dtype(const Tensor& t, const char* what);
 
+// out = base with src's slices added at `index` along `axis`: out[.., index[i], ..] += src[.., i, ..]
+// for each i in order (repeated indices accumulate; the gradient of gathering rows). index: 1-D
+// integers in [-D, D) (IndexError otherwise); src: base's shape with `index.numel()` along axis.
+// Floating dtypes.
+void index_add_into(const Tensor& out, const Tensor& base, const Tensor& index, const Tensor& src, int axis);
+
 }  // namespace pj

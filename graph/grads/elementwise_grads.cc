@@ -50,6 +50,14 @@ PJ_REGISTER_GRAD("pow", [](GradContext& c, const GradArgs& g) -> Grads {
   return binary(c, g, da, db);
 });
 
+// floor division is piecewise constant; a mod b = a - floor(a / b) b.
+PJ_REGISTER_GRAD("floor_div", [](GradContext& c, const GradArgs& g) -> Grads { return {kNoGrad, kNoGrad}; });
+PJ_REGISTER_GRAD("mod", [](GradContext& c, const GradArgs& g) -> Grads {
+  const int d = g.dout[0];
+  int db = g.needs[1] ? c.op("neg", {c.op("mul", {d, c.op("floor_div", {g.in[0], g.in[1]})})}) : kNoGrad;
+  return binary(c, g, g.needs[0] ? d : kNoGrad, db);
+});
+
 // maximum/minimum: the chosen input gets the gradient, ties half each.
 Grads extremum_grad(GradContext& c, const GradArgs& g, const char* wins) {
   const int d = g.dout[0], a = g.in[0], b = g.in[1];

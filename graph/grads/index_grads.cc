@@ -39,6 +39,36 @@ PJ_REGISTER_GRAD("index_put", [](GradContext& c, const GradArgs& g) -> Grads {
 
 IntList dims_of(const Shape& s) { return IntList(s.begin(), s.end()); }
 
+// index_select(x, index; axis) and gather(params, indices; axis): the rows read get their output
+// gradients added back (repeated indices accumulate).
+PJ_REGISTER_GRAD("index_select", [](GradContext& c, const GradArgs& g) -> Grads {
+  const TensorMeta m = g.in_meta(c, 0);
+  const int64_t axis = normalize_axis(g.attrs->i("axis"), static_cast<int>(m.shape.size()));
+  return {c.op("index_add", {c.zeros(m), g.in[1], g.dout[0]}, Attrs{{"axis", axis}}), kNoGrad};
+});
+PJ_REGISTER_GRAD("gather", [](GradContext& c, const GradArgs& g) -> Grads {
+  const TensorMeta m = g.in_meta(c, 0);
+  const int nd = static_cast<int>(m.shape.size());
+  const int64_t axis = normalize_axis(g.attrs->i("axis", 0), nd);
+  const int64_t n = shape_numel(c.meta(g.in[1]).shape);
+  Shape rows(m.shape.begin(), m.shape.begin() + axis);
+  rows.push_back(n);
+  rows.insert(rows.end(), m.shape.begin() + axis + 1, m.shape.end());
+  int idx = c.op("reshape", {g.in[1]}, Attrs{{"shape", IntList{n}}});
+  int d = c.op("reshape", {g.dout[0]}, Attrs{{"shape", dims_of(rows)}});
+  return {c.op("index_add", {c.zeros(m), idx, d}, Attrs{{"axis", axis}}), kNoGrad};
+});
+
+// pad with a constant: the gradient is dout with the padding taken off (pad by the negated
+// amounts, which also gives zeros where the forward cropped).
+PJ_REGISTER_GRAD("pad", [](GradContext& c, const GradArgs& g) -> Grads {
+  const std::string mode = g.attrs->is_none("mode") ? "constant" : g.attrs->s("mode");
+  if (mode != "constant") PJ_THROW(Type) << "cannot differentiate through 'pad' with mode '" << mode << "'";
+  IntList neg;
+  for (int64_t p : g.attrs->ints("pads")) neg.push_back(-p);
+  return {c.op("pad", {g.dout[0]}, Attrs{{"pads", neg}, {"mode", std::string("constant")}, {"value", 0.0}})};
+});
+
 int axis_of(const GradArgs& g, int ndim) {
   int64_t a = g.attrs->i("axis", 0);
   return static_cast<int>(a < 0 ? a + ndim : a);

@@ -199,6 +199,35 @@ PJ_REGISTER_GRAD("cross_entropy", [](GradContext& c, const GradArgs& g) -> Grads
 
 IntList pads(const Conv2dParams& p) { return {p.pad[0], p.pad[1], p.pad[2], p.pad[3]}; }
 
+// The weight gradient of a convolution of `input` whose output gradient is `dout`:
+// dw[o, i] = conv(input[:, i] as a batch of planes, dout[:, o] as filters) with stride and
+// dilation exchanged, cropped to the kernel; per group.
+int conv_weight_grad(GradContext& c, int input, int dout, const Conv2dParams& p, const Shape& ws) {
+  const Shape xs = c.meta(input).shape;
+  const int64_t G = p.groups, icg = xs[1] / G, ocg = ws[0] / G;
+  IntList swap{1, 0, 2, 3};
+  std::vector<int> parts;
+  for (int64_t gi = 0; gi < G; ++gi) {
+    auto channels = [&](int v, int64_t start, int64_t n) {
+      IndexItems items{IndexItem::slice(), IndexItem::slice(start, start + n, 1)};
+      int s = G == 1 ? v : c.op("basic_index", {v}, Attrs{{"items", encode_index_items(items)}});
+      return c.op("transpose", {s}, Attrs{{"perm", swap}});
+    };
+    int xt = channels(input, gi * icg, icg), dt = channels(dout, gi * ocg, ocg);
+    int r = c.op("conv2d", {xt, dt},
+                 Attrs{{"stride", IntList{p.dilation[0], p.dilation[1]}}, {"padding", pads(p)},
+                       {"dilation", IntList{p.stride[0], p.stride[1]}}, {"groups", int64_t{1}}});
+    const Shape rs = c.meta(r).shape;  // [icg, ocg, >= kH, >= kW]
+    if (rs[2] != ws[2] || rs[3] != ws[3]) {
+      IndexItems crop{IndexItem::slice(), IndexItem::slice(), IndexItem::slice(0, ws[2], 1), IndexItem::slice(0, ws[3], 1)};
+      r = c.op("basic_index", {r}, Attrs{{"items", encode_index_items(crop)}});
+    }
+    parts.push_back(c.op("transpose", {r}, Attrs{{"perm", swap}}));
+  }
+  int dw = parts.size() == 1 ? parts[0] : c.op("concat", parts, Attrs{{"axis", int64_t{0}}});
+  return c.op("contiguous", {dw});
+}
+
 PJ_REGISTER_GRAD("conv2d", [](GradContext& c, const GradArgs& g) -> Grads {
   Metas ms;
   for (size_t k = 0; k < g.in.size(); ++k) ms.push_back(g.in_meta(c, static_cast<int>(k)));
@@ -218,32 +247,25 @@ PJ_REGISTER_GRAD("conv2d", [](GradContext& c, const GradArgs& g) -> Grads {
                   Attrs{{"stride", IntList{p.stride[0], p.stride[1]}}, {"padding", pads(p)}, {"output_padding", op},
                         {"dilation", IntList{p.dilation[0], p.dilation[1]}}, {"groups", p.groups}});
   }
-  if (g.needs[1]) {
-    // dw[o, i] = conv(x[:, i] as a batch of planes, dout[:, o] as filters) with stride and dilation
-    // exchanged, cropped to the kernel; per group
-    const int64_t G = p.groups, icg = xs[1] / G, ocg = ws[0] / G;
-    IntList swap{1, 0, 2, 3};
-    std::vector<int> parts;
-    for (int64_t gi = 0; gi < G; ++gi) {
-      auto channels = [&](int v, int64_t start, int64_t n) {
-        IndexItems items{IndexItem::slice(), IndexItem::slice(start, start + n, 1)};
-        int s = G == 1 ? v : c.op("basic_index", {v}, Attrs{{"items", encode_index_items(items)}});
-        return c.op("transpose", {s}, Attrs{{"perm", swap}});
-      };
-      int xt = channels(g.in[0], gi * icg, icg), dt = channels(d, gi * ocg, ocg);
-      int r = c.op("conv2d", {xt, dt},
-                   Attrs{{"stride", IntList{p.dilation[0], p.dilation[1]}}, {"padding", pads(p)},
-                         {"dilation", IntList{p.stride[0], p.stride[1]}}, {"groups", int64_t{1}}});
-      const Shape rs = c.meta(r).shape;  // [icg, ocg, >= kH, >= kW]
-      if (rs[2] != ws[2] || rs[3] != ws[3]) {
-        IndexItems crop{IndexItem::slice(), IndexItem::slice(), IndexItem::slice(0, ws[2], 1), IndexItem::slice(0, ws[3], 1)};
-        r = c.op("basic_index", {r}, Attrs{{"items", encode_index_items(crop)}});
-      }
-      parts.push_back(c.op("transpose", {r}, Attrs{{"perm", swap}}));
-    }
-    int dw = parts.size() == 1 ? parts[0] : c.op("concat", parts, Attrs{{"axis", int64_t{0}}});
-    out[1] = c.op("contiguous", {dw});
-  }
+  if (g.needs[1]) out[1] = conv_weight_grad(c, g.in[0], d, p, ws);
+  if (g.in.size() == 3 && g.needs[2]) out[2] = sum(c, d, IntList{0, 2, 3}, false);
+  return out;
+});
+
+// conv_transpose2d is the adjoint of conv2d with the same weight: its input gradient is that
+// convolution of dout, and its weight gradient a convolution's with input and output swapped.
+PJ_REGISTER_GRAD("conv_transpose2d", [](GradContext& c, const GradArgs& g) -> Grads {
+  Metas ms;
+  for (size_t k = 0; k < g.in.size(); ++k) ms.push_back(g.in_meta(c, static_cast<int>(k)));
+  Shape out_shape;
+  const Conv2dParams p = conv_transpose2d_params(ms, *g.attrs, &out_shape);
+  const int d = g.dout[0];
+  Grads out(g.in.size(), kNoGrad);
+  if (g.needs[0])
+    out[0] = c.op("conv2d", {d, g.in[1]},
+                  Attrs{{"stride", IntList{p.stride[0], p.stride[1]}}, {"padding", pads(p)},
+                        {"dilation", IntList{p.dilation[0], p.dilation[1]}}, {"groups", p.groups}});
+  if (g.needs[1]) out[1] = conv_weight_grad(c, d, g.in[0], p, ms[1].shape);
   if (g.in.size() == 3 && g.needs[2]) out[2] = sum(c, d, IntList{0, 2, 3}, false);
   return out;
 });
@@ -337,6 +359,27 @@ PJ_REGISTER_GRAD("layer_norm", [](GradContext& c, const GradArgs& g) -> Grads {
   if (g.needs[1]) out[1] = c.reduce_to(sum(c, c.op("mul", {dy, xhat}), lead, false), g.in_meta(c, 1));
   if (g.needs[2]) out[2] = c.reduce_to(sum(c, dy, lead, false), g.in_meta(c, 2));
   return out;
+});
+
+// ---- embeddings ------------------------------------------------------------------------------------
+
+// embedding(weight [V, D], indices): each row read adds its output gradient to dweight (rows at
+// padding_idx get none).
+PJ_REGISTER_GRAD("embedding", [](GradContext& c, const GradArgs& g) -> Grads {
+  const TensorMeta w = g.in_meta(c, 0);
+  const int64_t D = w.shape[1];
+  int d = g.dout[0], idx = g.in[1];
+  if (!g.attrs->is_none("padding_idx")) {
+    int64_t pad = g.attrs->i("padding_idx");
+    if (pad < 0) pad += w.shape[0];
+    Shape is = c.meta(idx).shape;
+    is.push_back(1);
+    int hit = reshape(c, c.op("eq", {idx, c.scalar(static_cast<double>(pad), c.meta(idx).dtype)}), is);
+    d = c.op("where", {hit, c.scalar_like(0, d), d});
+  }
+  int flat_idx = reshape(c, idx, {shape_numel(c.meta(idx).shape)});
+  int rows = reshape(c, d, {shape_numel(c.meta(idx).shape), D});
+  return {c.op("index_add", {c.zeros(w), flat_idx, rows}, Attrs{{"axis", int64_t{0}}}), kNoGrad};
 });
 
 // ---- dropout ------------------------------------------------------------------------------------

@@ -68,6 +68,17 @@ Grads spread_grad(GradContext& c, const GradArgs& g, bool is_std) {
 }
 PJ_REGISTER_GRAD("var", [](GradContext& c, const GradArgs& g) -> Grads { return spread_grad(c, g, false); });
 PJ_REGISTER_GRAD("std", [](GradContext& c, const GradArgs& g) -> Grads { return spread_grad(c, g, true); });
+// cumsum along an axis: each input adds to its own and every later sum, so the gradient is the
+// reversed cumulative sum of dout: sum(d) - cumsum(d) + d. Without an axis the input is flattened.
+PJ_REGISTER_GRAD("cumsum", [](GradContext& c, const GradArgs& g) -> Grads {
+  const TensorMeta m = g.in_meta(c, 0);
+  const Shape ds = c.meta(g.dout[0]).shape;
+  const int64_t axis = g.attrs->is_none("axis") ? 0 : normalize_axis(g.attrs->i("axis"), static_cast<int>(ds.size()));
+  const int d = g.dout[0];
+  int total = c.op("sum", {d}, Attrs{{"axis", IntList{axis}}, {"keepdims", true}});
+  int rev = c.op("add", {c.op("sub", {total, c.op("cumsum", {d}, Attrs{{"axis", axis}})}), d});
+  return {c.reduce_to(reshape(c, rev, m.shape), m)};
+});
 PJ_REGISTER_GRAD("logsumexp", [](GradContext& c, const GradArgs& g) -> Grads {
   const TensorMeta m = g.in_meta(c, 0);
   std::vector<int> axes = reduce_axes(*g.attrs, static_cast<int>(m.shape.size()));

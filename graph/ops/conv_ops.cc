@@ -141,8 +141,6 @@ Conv2dParams conv2d_params(const Metas& in, const Attrs& a) {
   return p;
 }
 
-namespace {
-
 Conv2dParams conv_transpose2d_params(const Metas& in, const Attrs& a, Shape* out) {
   const char* op = "conv_transpose2d";
   check_inputs(in, op, true);
@@ -167,6 +165,8 @@ Conv2dParams conv_transpose2d_params(const Metas& in, const Attrs& a, Shape* out
   *out = {x[0], oc, o[0], o[1]};
   return p;
 }
+
+namespace {
 
 Tensor bias_of(const Tensors& in) { return in.size() > 2 ? in[2] : Tensor(); }
 

@@ -60,6 +60,31 @@ PJ_REGISTER_OP("index_put")
       index_put(out[0], decode_index_items(a.ints("items"), tail(in, 2)), in[1]);
     });
 
+// index_add(base, index, src; axis): base with src's slices added at index along axis (the
+// gradient of gather, index_select and embedding).
+PJ_REGISTER_OP("index_add")
+    .raises_on_values()
+    .inputs(3)
+    .attrs({"axis"})
+    .infer([](const Metas& in, const Attrs& a) {
+      const TensorMeta &base = in[0], &index = in[1], &src = in[2];
+      if (!is_integral(index.dtype, false))
+        PJ_THROW(Type) << "index_add(): index must be an integer tensor, but got " << dtype_name(index.dtype);
+      if (index.shape.size() != 1) PJ_THROW(Value) << "index_add(): index must be 1-D, got shape " << shape_str(index.shape);
+      if (!is_floating(base.dtype) || src.dtype != base.dtype)
+        PJ_THROW(Type) << "index_add(): base and src must have one floating dtype, got " << dtype_name(base.dtype)
+                       << " and " << dtype_name(src.dtype);
+      const int axis = normalize_axis(a.i("axis", 0), static_cast<int>(base.shape.size()));
+      Shape want = base.shape;
+      want[axis] = index.shape[0];
+      if (src.shape != want)
+        PJ_THROW(Value) << "index_add(): src has shape " << shape_str(src.shape) << ", expected " << shape_str(want);
+      return one(base.shape, base.dtype);
+    })
+    .kernel([](const Tensors& in, const Attrs& a, const Tensors& out) {
+      index_add_into(out[0], in[0], in[1], in[2], normalize_axis(a.i("axis", 0), in[0].ndim()));
+    });
+
 PJ_REGISTER_OP("gather")
     .raises_on_values()
     .inputs(2)

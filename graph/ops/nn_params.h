@@ -10,6 +10,8 @@ namespace pj {
 
 // conv2d(x, weight[, bias]) with 'same' padding resolved; raises the user-facing shape errors.
 Conv2dParams conv2d_params(const Metas& in, const Attrs& a);
+// conv_transpose2d(x, weight[, bias]); `out` gets the output shape.
+Conv2dParams conv_transpose2d_params(const Metas& in, const Attrs& a, Shape* out);
 // max_pool2d / avg_pool2d attributes; raises on invalid ones.
 Pool2dParams pool_params(const Attrs& a, const char* op, bool is_max);
 // The pooled (N, C, OH, OW) of x, or ValueError when a window does not fit.

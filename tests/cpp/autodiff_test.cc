@@ -207,6 +207,24 @@ TEST(Autodiff, ConvPoolNormAndDropoutRulesMatchFiniteDifferences) {
                       "  %1: Float64[3, 4], %2: Bool[3, 4] = dropout(%0) p=0.4, training=True, seed=7\n", "%1"));
 }
 
+TEST(Autodiff, IndexingEmbeddingScanPadAndTransposedConvRulesMatchFiniteDifferences) {
+  Tensor idx = testing::from_ints({2, 0, 2, 1}, DType::Int64);  // a repeated row accumulates
+  check_gradients(g64("%0: Float64[3, 5] x, %1: Int64[4] i", "  %2: Float64[4, 5] = index_select(%0, %1) axis=0\n", "%2"),
+                  1, -1e300, {{1, idx}});
+  check_gradients(g64("%0: Float64[2, 3, 2] x, %1: Int64[2, 2] i", "  %2: Float64[2, 2, 2, 2] = gather(%0, %1) axis=1\n", "%2"),
+                  1, -1e300, {{1, idx.as_strided({2, 2}, {2, 1}, 0)}});
+  // (padding_idx: that row gets no gradient by definition; the torch oracle checks it)
+  check_gradients(g64("%0: Float64[3, 4] w, %1: Int64[4] i", "  %2: Float64[4, 4] = embedding(%0, %1) padding_idx=None\n", "%2"),
+                  1, -1e300, {{1, idx}});
+  check_gradients(g64("%0: Float64[2, 4] x", "  %1: Float64[2, 4] = cumsum(%0) axis=1\n", "%1"));
+  check_gradients(g64("%0: Float64[2, 4] x", "  %1: Float64[8] = cumsum(%0) axis=None\n", "%1"));
+  check_gradients(g64("%0: Float64[2, 3, 4] x",
+                      "  %1: Float64[2, 4, 5] = pad(%0) pads=(2, -1, 1, 0), mode='constant', value=0.0\n", "%1"));
+  check_gradients(g64("%0: Float64[2, 4, 3, 3] x, %1: Float64[4, 3, 3, 2] w, %2: Float64[6] b",
+                      "  %3: Float64[2, 6, 7, 3] = conv_transpose2d(%0, %1, %2) stride=(2, 1), padding=(1, 0, 0, 1), "
+                      "output_padding=(1, 0), dilation=(1, 1), groups=2\n", "%3"));
+}
+
 TEST(Autodiff, AnMlpLossAndSharedValues) {
   // x used twice, two outputs, a graph constant: gradients accumulate over every use.
   check_gradients(

@@ -85,6 +85,23 @@ class GradientsMatchTorch(unittest.TestCase):
         self.check(lambda a: ops.tile(a, (2, 1)), lambda a: a.repeat(2, 1), x, name="tile")
         self.check(lambda a: ops.broadcast_to(a[0], (3, 4)), lambda a: a[0].expand(3, 4), x, name="broadcast_to")
 
+    def test_gathering_and_scans(self):
+        x, idx = rand((5, 3), 21), np.array([4, 0, 4, 2, 1, 4], "int64")
+        self.check(lambda v: ops.index_select(v, 0, pj.Tensor(idx)),
+                   lambda v: torch.index_select(v, 0, torch.from_numpy(idx)), x, name="index_select")
+        self.check(lambda w: ops.gather(w, pj.Tensor(idx.reshape(2, 3)), 0),
+                   lambda w: w[torch.from_numpy(idx.reshape(2, 3))], x, name="gather")
+        for pad in (None, 4):
+            self.check(lambda w: NF.embedding(pj.Tensor(idx), w, padding_idx=pad),
+                       lambda w: TF.embedding(torch.from_numpy(idx), w, padding_idx=pad), x,
+                       name="embedding padding_idx=%s" % pad)
+        self.check(lambda v: ops.cumsum(v, 1), lambda v: torch.cumsum(v, 1), x, name="cumsum")
+        self.check(lambda v: NF.pad(v, (1, 2)), lambda v: TF.pad(v, (1, 2)), x, name="pad")
+        y, w = rand((2, 4, 3, 3), 22), rand((4, 3, 3, 2), 23)
+        self.check(lambda v, w: ops.conv_transpose2d(v, w, stride=(2, 1), padding=1, output_padding=(1, 0), groups=2),
+                   lambda v, w: TF.conv_transpose2d(v, w, None, (2, 1), 1, (1, 0), 2), y, w,
+                   rtol=1e-3, atol=1e-4, name="conv_transpose2d")
+
     def test_convolution_pooling_and_norms(self):
         x, w, b = rand((2, 4, 7, 6), 8), rand((6, 2, 3, 3), 9), rand((6,), 10)
         self.check(lambda x, w, b: ops.conv2d(x, w, b, stride=(2, 1), pad_mode="pad", padding=1, dilation=(1, 2), groups=2),
