@@ -108,7 +108,7 @@ using FusedRowFn = void (*)(int64_t n, char* const* ptrs);
 // Compiles `prog` for the given scalar-input mask; nullptr when it cannot (the interpreter runs).
 using FusedCompiler = FusedRowFn (*)(const FusedProgram& prog, uint32_t scalar_mask);
 void set_fused_compiler(FusedCompiler c, const char* name);
-const char* fused_compiler_name();  // "asmjit-avx2", or "interpreter"
+const char* fused_compiler_name();  // "asmjit-avx512", "asmjit-avx2", or "interpreter"
 // Machine code on (default unless PIJIT_FUSED_JIT=0) or off (the interpreter); returns the old
 // setting. For tests and benchmarks that compare the two.
 bool set_fused_jit(bool on);

@@ -257,7 +257,7 @@ PyMethodDef module_methods[] = {
     {"set_num_threads", py_set_num_threads, METH_O, "threads used by pijit's kernels and oneDNN"},
     {"cached_storage_bytes", py_cached_storage_bytes, METH_NOARGS, "bytes of freed tensor storage kept for reuse"},
     {"set_fused_jit", py_set_fused_jit, METH_O, "set_fused_jit(on): fused kernels as machine code (True) or interpreted; returns the old setting"},
-    {"fused_backend", py_fused_backend, METH_NOARGS, "what runs fused elementwise kernels: 'asmjit-avx2' or 'interpreter'"},
+    {"fused_backend", py_fused_backend, METH_NOARGS, "what runs fused elementwise kernels: 'asmjit-avx512', 'asmjit-avx2' or 'interpreter'"},
     {"fused_kernel_bytes", py_fused_kernel_bytes, METH_VARARGS, "fused_kernel_bytes(program, scalar_mask=0): the machine code of a fused kernel"},
     {"release_cached_storage", py_release_cached_storage, METH_NOARGS, "gives the kept storage back to the system"},
     {"get_num_threads", py_get_num_threads, METH_NOARGS, "threads used by pijit's kernels"},

@@ -20,6 +20,13 @@ log=$(mktemp -d)
 tail -n 30 "$log/gtest.txt"
 python3 tools/gtest_summary.py "$log/gtest.txt" >> "$log/gtest.txt"
 tally "$log/gtest.txt" "GoogleTest"
+# On a CPU with AVX-512 the fused loops are AVX-512 code: run their tests on the AVX2 code too.
+if grep -q " avx512f" /proc/cpuinfo 2>/dev/null; then
+  PIJIT_FUSED_ISA=avx2 ./build/tests/cpp/pijit_cpp_tests --gtest_brief=1 --gtest_filter='Fused*:Passes.Fuse*' \
+    > "$log/gtest_avx2.txt" 2>&1
+  python3 tools/gtest_summary.py "$log/gtest_avx2.txt" >> "$log/gtest_avx2.txt"
+  tally "$log/gtest_avx2.txt" "GoogleTest fused kernels on AVX2 (PIJIT_FUSED_ISA=avx2)"
+fi
 for v in 3.7 3.9; do
   py=$(find_python "$v")
   if [ ! -x "$py" ]; then echo "pijit: python $v missing"; failed=$((failed + 1)); continue; fi

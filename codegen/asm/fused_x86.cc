@@ -1,10 +1,16 @@
-// The machine-code backend of fused elementwise kernels (kernels/fused.h): one AVX2+FMA loop per
-// (program, scalar-input mask), emitted with AsmJit's Compiler (virtual registers, its register
-// allocator spills when a program needs more than 16 ymm registers).
+// The machine-code backend of fused elementwise kernels (kernels/fused.h): one loop per (program,
+// scalar-input mask), emitted with AsmJit's Compiler (virtual registers, its register allocator
+// spills when a program needs more registers than the ISA has). Two ISAs from one emitter
+// (RowEmitter<Isa>): AVX2+FMA (ymm, 8 floats) and, where the CPU has AVX-512 F and DQ, AVX-512 (zmm,
+// 16 floats; PIJIT_FUSED_ISA=avx2 keeps AVX2). Both perform the same IEEE operations lane by lane,
+// so their results are the same bits. A lane mask (comparisons, selects) lives in a vector register
+// as all-ones/all-zeros lanes in both: AVX-512 converts from and to its k registers (vpmovm2d,
+// vpmovd2m) so the same bit tricks apply.
 //
 // Row ABI: void row(int64_t n, char* const* ptrs): ptrs = inputs then outputs. The main loop does
-// 8 floats per iteration; the remaining 1..7 run once more through masked loads and stores
-// (vmaskmovps; vmaskmovpd for Float64 inputs), so no element is read or written outside the row.
+// one vector of floats per iteration; the remaining elements run once more through masked loads
+// and stores (vmaskmovps/vmaskmovpd on AVX2, k-masked moves on AVX-512), so no element is read or
+// written outside the row.
 // Int32 and Float64 inputs are converted as they are loaded (vcvtdq2ps, vcvtpd2ps: round to
 // nearest, as the eager cast). Every input of an iteration is
 // loaded before any output is stored: an output may alias an input element for element.
@@ -27,6 +33,7 @@
 #include <asmjit/x86.h>
 
 #include <cmath>
+#include <cstdlib>
 #include <cstring>
 #include <unordered_map>
 #include <vector>
@@ -53,7 +60,32 @@ struct CollectErrors : ErrorHandler {
 // vcmpps predicates
 constexpr int kEqOQ = 0x00, kLtOQ = 0x11, kUnordQ = 0x03, kGtOQ = 0x1E, kGeOQ = 0x1D;
 
+struct Avx2 {
+  using V = x86::Ymm;
+  static constexpr int kLanes = 8;
+  static constexpr bool k512 = false;
+  static V make(x86::Compiler& cc) { return cc.newYmm(); }
+  static x86::Mem at(const x86::Gp& p, const x86::Gp& i, int shift, int disp = 0) { return x86::ymmword_ptr(p, i, shift, disp); }
+};
+struct Avx512 {
+  using V = x86::Zmm;
+  static constexpr int kLanes = 16;
+  static constexpr bool k512 = true;
+  static V make(x86::Compiler& cc) { return cc.newZmm(); }
+  static x86::Mem at(const x86::Gp& p, const x86::Gp& i, int shift, int disp = 0) { return x86::zmmword_ptr(p, i, shift, disp); }
+};
+
+template <class Isa>
 class RowEmitter {
+  using V = typename Isa::V;
+  static constexpr int L = Isa::kLanes;
+
+  // The lanes a tail iteration touches: a vector mask (AVX2) or a k register (AVX-512).
+  struct Live {
+    V vec;
+    x86::KReg k;
+  };
+
  public:
   RowEmitter(x86::Compiler& cc, const FusedProgram& prog, uint32_t scalar_mask)
       : cc_(cc), prog_(prog), mask_(scalar_mask) {}
@@ -63,9 +95,10 @@ class RowEmitter {
     x86::Gp n = cc_.newInt64("n"), ptrs = cc_.newIntPtr("ptrs");
     fn->setArg(0, n);
     fn->setArg(1, ptrs);
-    // VEX encoding for the register allocator's own moves (without it a ymm spill is a 128-bit
-    // SSE move that drops the upper four lanes), and vzeroupper on return for the SSE code after.
+    // VEX/EVEX encoding for the register allocator's own moves (without it a spill is a 128-bit
+    // SSE move that drops the upper lanes), and vzeroupper on return for the SSE code after.
     fn->frame().setAvxEnabled();
+    if (Isa::k512) fn->frame().setAvx512Enabled();
     fn->frame().setAvxCleanup();
     ptrs_ = ptrs;
     x86::Gp i = cc_.newInt64("i"), end = cc_.newInt64("end");
@@ -73,27 +106,38 @@ class RowEmitter {
     hoist();
     cc_.xor_(i, i);
     cc_.mov(end, n);
-    cc_.sub(end, 8);
-    cc_.jl(tail);  // fewer than 8 elements
+    cc_.sub(end, L);
+    cc_.jl(tail);  // fewer than L elements
     cc_.bind(loop);
     body(i, nullptr);
-    cc_.add(i, 8);
+    cc_.add(i, L);
     cc_.cmp(i, end);
     cc_.jle(loop);
     cc_.bind(tail);
     cc_.cmp(i, n);
     cc_.jge(done);
     {
-      // lanes [0, n - i) are live: compare the lane index with the remaining count
+      // lanes [0, n - i) are live
       x86::Gp rem = cc_.newInt64();
       cc_.mov(rem, n);
       cc_.sub(rem, i);
-      x86::Ymm live = cc_.newYmm(), iota = cc_.newYmm();
-      cc_.vmovd(live.xmm(), rem.r32());
-      cc_.vpbroadcastd(live, live.xmm());
-      static const int32_t lanes[8] = {0, 1, 2, 3, 4, 5, 6, 7};
-      cc_.vmovdqu(iota, cc_.newConst(ConstPoolScope::kLocal, lanes, 32));
-      cc_.vpcmpgtd(live, live, iota);
+      Live live;
+      if constexpr (Isa::k512) {
+        x86::Gp bits = cc_.newInt64();
+        cc_.mov(bits, 1);
+        cc_.shlx(bits, bits, rem);
+        cc_.dec(bits);
+        live.k = cc_.newKw();
+        cc_.kmovw(live.k, bits.r32());
+      } else {
+        live.vec = fresh();
+        V iota = fresh();
+        cc_.vmovd(live.vec.xmm(), rem.r32());
+        cc_.vpbroadcastd(live.vec, live.vec.xmm());
+        static const int32_t lanes[8] = {0, 1, 2, 3, 4, 5, 6, 7};
+        cc_.vmovdqu(iota, cc_.newConst(ConstPoolScope::kLocal, lanes, 32));
+        cc_.vpcmpgtd(live.vec, live.vec, iota);
+      }
       body(i, &live);
     }
     cc_.bind(done);
@@ -114,11 +158,11 @@ class RowEmitter {
     int pointers = 0, scalars = 0;
     for (int k = 0; k < operands; ++k) (k < prog_.num_inputs && is_scalar(k) ? scalars : pointers)++;
     ptr_reg_.assign(operands, x86::Gp());
-    scalar_reg_.assign(prog_.num_inputs, x86::Ymm());
+    scalar_reg_.assign(prog_.num_inputs, V());
     for (int k = 0; k < operands; ++k) {
       const bool scalar = k < prog_.num_inputs && is_scalar(k);
       if (scalar && scalars <= kHoistedScalars) {
-        scalar_reg_[k] = cc_.newYmm();
+        scalar_reg_[k] = fresh();
         broadcast_input(scalar_reg_[k], load_pointer(k), prog_.input_dtype(k));
       } else if (!scalar && pointers <= kHoistedPointers) {
         ptr_reg_[k] = load_pointer(k);
@@ -136,14 +180,14 @@ class RowEmitter {
   x86::Gp base(int k) { return ptr_reg_[k].isValid() ? ptr_reg_[k] : load_pointer(k); }
 
   // d = the element at p, converted to float32, in every lane.
-  void broadcast_input(const x86::Ymm& d, const x86::Gp& p, DType t) {
+  void broadcast_input(const V& d, const x86::Gp& p, DType t) {
     switch (t) {
       case DType::Int32:
         cc_.vbroadcastss(d, x86::dword_ptr(p));
         cc_.vcvtdq2ps(d, d);
         return;
       case DType::Float64:
-        cc_.vxorps(d, d, d);
+        cc_.vxorps(d.xmm(), d.xmm(), d.xmm());
         cc_.vcvtsd2ss(d.xmm(), d.xmm(), x86::qword_ptr(p));
         cc_.vbroadcastss(d, d.xmm());
         return;
@@ -151,41 +195,74 @@ class RowEmitter {
     }
   }
 
-  // d = elements i..i+7 at p converted to float32; with `live`, only its lanes are read (others 0).
-  void load_input(const x86::Ymm& d, const x86::Gp& p, const x86::Gp& i, const x86::Ymm* live, DType t) {
+  // d = the next L elements at p converted to float32; with `live`, only its lanes are read (the
+  // others 0).
+  void load_input(const V& d, const x86::Gp& p, const x86::Gp& i, const Live* live, DType t) {
     if (t != DType::Float64) {
-      x86::Mem m = x86::ymmword_ptr(p, i, 2);
-      if (live) cc_.vmaskmovps(d, *live, m);
-      else cc_.vmovups(d, m);
+      x86::Mem m = Isa::at(p, i, 2);
+      if constexpr (Isa::k512) {
+        if (live) cc_.k(live->k).z().vmovups(d, m);
+        else cc_.vmovups(d, m);
+      } else {
+        if (live) cc_.vmaskmovps(d, live->vec, m);
+        else cc_.vmovups(d, m);
+      }
       if (t == DType::Int32) cc_.vcvtdq2ps(d, d);
       return;
     }
-    // Eight doubles: two halves of four, each converted to four floats.
-    x86::Mem lo = x86::ymmword_ptr(p, i, 3), hi = x86::ymmword_ptr(p, i, 3, 32);
-    x86::Xmm upper = cc_.newXmm();
-    if (live) {
-      x86::Ymm m0 = cc_.newYmm(), m1 = cc_.newYmm(), a = cc_.newYmm(), b = cc_.newYmm();
-      x86::Xmm h = cc_.newXmm();
-      cc_.vpmovsxdq(m0, live->xmm());  // 32-bit lane masks widened to 64
-      cc_.vextracti128(h, *live, 1);
-      cc_.vpmovsxdq(m1, h);
-      cc_.vmaskmovpd(a, m0, lo);
-      cc_.vmaskmovpd(b, m1, hi);
-      cc_.vcvtpd2ps(d.xmm(), a);
-      cc_.vcvtpd2ps(upper, b);
+    // L doubles: two halves of L/2, each converted to L/2 floats.
+    x86::Mem lo = Isa::at(p, i, 3), hi = Isa::at(p, i, 3, L * 4);
+    if constexpr (Isa::k512) {
+      x86::Ymm upper = cc_.newYmm();
+      if (live) {
+        V a = fresh(), b = fresh();
+        x86::KReg khi = cc_.newKw();
+        cc_.kshiftrw(khi, live->k, 8);
+        cc_.k(live->k).z().vmovupd(a, lo);
+        cc_.k(khi).z().vmovupd(b, hi);
+        cc_.vcvtpd2ps(d.ymm(), a);
+        cc_.vcvtpd2ps(upper, b);
+      } else {
+        cc_.vcvtpd2ps(d.ymm(), lo);
+        cc_.vcvtpd2ps(upper, hi);
+      }
+      cc_.vinsertf32x8(d, d, upper, 1);
     } else {
-      cc_.vcvtpd2ps(d.xmm(), lo);
-      cc_.vcvtpd2ps(upper, hi);
+      x86::Xmm upper = cc_.newXmm();
+      if (live) {
+        V m0 = fresh(), m1 = fresh(), a = fresh(), b = fresh();
+        x86::Xmm h = cc_.newXmm();
+        cc_.vpmovsxdq(m0, live->vec.xmm());  // 32-bit lane masks widened to 64
+        cc_.vextracti128(h, live->vec, 1);
+        cc_.vpmovsxdq(m1, h);
+        cc_.vmaskmovpd(a, m0, lo);
+        cc_.vmaskmovpd(b, m1, hi);
+        cc_.vcvtpd2ps(d.xmm(), a);
+        cc_.vcvtpd2ps(upper, b);
+      } else {
+        cc_.vcvtpd2ps(d.xmm(), lo);
+        cc_.vcvtpd2ps(upper, hi);
+      }
+      cc_.vinsertf128(d, d, upper, 1);
     }
-    cc_.vinsertf128(d, d, upper, 1);
+  }
+
+  void store(const x86::Mem& m, const V& v, const Live* live) {
+    if constexpr (Isa::k512) {
+      if (live) cc_.k(live->k).vmovups(m, v);
+      else cc_.vmovups(m, v);
+    } else {
+      if (live) cc_.vmaskmovps(m, live->vec, v);
+      else cc_.vmovups(m, v);
+    }
   }
 
   // Inputs are loaded at their first use; all loads come before the first store.
-  void body(const x86::Gp& i, const x86::Ymm* live) {
-    std::vector<x86::Ymm> r(prog_.num_registers());
+  void body(const x86::Gp& i, const Live* live) {
+    std::vector<V> r(prog_.num_registers());
     auto input = [&](int k) {
       if (k >= prog_.num_inputs || r[k].isValid()) return;
-      r[k] = cc_.newYmm();
+      r[k] = fresh();
       if (is_scalar(k)) {
         if (scalar_reg_[k].isValid()) cc_.vmovaps(r[k], scalar_reg_[k]);
         else broadcast_input(r[k], base(k), prog_.input_dtype(k));
@@ -201,18 +278,16 @@ class RowEmitter {
     }
     for (size_t o = 0; o < prog_.outputs.size(); ++o) {
       input(prog_.outputs[o]);  // (an input returned as it is)
-      x86::Mem m = x86::ymmword_ptr(base(prog_.num_inputs + static_cast<int>(o)), i, 2);
-      if (live) cc_.vmaskmovps(m, *live, r[prog_.outputs[o]]);
-      else cc_.vmovups(m, r[prog_.outputs[o]]);
+      store(Isa::at(base(prog_.num_inputs + static_cast<int>(o)), i, 2), r[prog_.outputs[o]], live);
     }
   }
 
-  // A 32-byte constant of eight copies of `bits` (deduplicated by the pool).
+  // A vector constant of L copies of `bits` (deduplicated by the pool).
   x86::Mem c32(uint32_t bits) {
-    uint32_t v[8];
+    uint32_t v[16];
     for (uint32_t& x : v) x = bits;
-    x86::Mem m = cc_.newConst(ConstPoolScope::kLocal, v, 32);
-    m.setSize(32);
+    x86::Mem m = cc_.newConst(ConstPoolScope::kLocal, v, L * 4);
+    m.setSize(L * 4);
     return m;
   }
   x86::Mem cf(float f) {
@@ -220,54 +295,85 @@ class RowEmitter {
     std::memcpy(&bits, &f, 4);
     return c32(bits);
   }
-  x86::Ymm load(const x86::Mem& m) {
-    x86::Ymm y = cc_.newYmm();
+  V load(const x86::Mem& m) {
+    V y = fresh();
     cc_.vmovups(y, m);
     return y;
   }
-  x86::Ymm fresh() { return cc_.newYmm(); }
+  V fresh() { return Isa::make(cc_); }
 
-  x86::Ymm add(const x86::Ymm& a, const x86::Ymm& b) { x86::Ymm d = fresh(); cc_.vaddps(d, a, b); return d; }
-  x86::Ymm mul(const x86::Ymm& a, const x86::Ymm& b) { x86::Ymm d = fresh(); cc_.vmulps(d, a, b); return d; }
-  x86::Ymm div(const x86::Ymm& a, const x86::Ymm& b) { x86::Ymm d = fresh(); cc_.vdivps(d, a, b); return d; }
-  x86::Ymm cmp(const x86::Ymm& a, const x86::Mem& b, int pred) { x86::Ymm d = fresh(); cc_.vcmpps(d, a, b, pred); return d; }
-  x86::Ymm cmp(const x86::Ymm& a, const x86::Ymm& b, int pred) { x86::Ymm d = fresh(); cc_.vcmpps(d, a, b, pred); return d; }
+  V add(const V& a, const V& b) { V d = fresh(); cc_.vaddps(d, a, b); return d; }
+  V mul(const V& a, const V& b) { V d = fresh(); cc_.vmulps(d, a, b); return d; }
+  V div(const V& a, const V& b) { V d = fresh(); cc_.vdivps(d, a, b); return d; }
+
+  // Lane masks as all-ones / all-zeros lanes of a vector register.
+  template <class B>
+  V cmp(const V& a, const B& b, int pred) {
+    V d = fresh();
+    if constexpr (Isa::k512) {
+      x86::KReg k = cc_.newKw();
+      cc_.vcmpps(k, a, b, pred);
+      cc_.vpmovm2d(d, k);
+    } else {
+      cc_.vcmpps(d, a, b, pred);
+    }
+    return d;
+  }
   // where mask: b, else a
-  x86::Ymm blend(const x86::Ymm& a, const x86::Ymm& b, const x86::Ymm& mask) {
-    x86::Ymm d = fresh();
-    cc_.vblendvps(d, a, b, mask);
+  template <class B>
+  V blend(const V& a, const B& b, const V& mask) {
+    V d = fresh();
+    if constexpr (Isa::k512) {
+      x86::KReg k = cc_.newKw();
+      cc_.vpmovd2m(k, mask);
+      cc_.k(k).vblendmps(d, a, b);
+    } else {
+      cc_.vblendvps(d, a, b, mask);
+    }
     return d;
   }
-  x86::Ymm blend(const x86::Ymm& a, const x86::Mem& b, const x86::Ymm& mask) {
-    x86::Ymm d = fresh();
-    cc_.vblendvps(d, a, b, mask);
-    return d;
+  // Bitwise integer ops on 32-bit lanes.
+  template <class B>
+  void pand(const V& d, const V& a, const B& b) {
+    if constexpr (Isa::k512) cc_.vpandd(d, a, b);
+    else cc_.vpand(d, a, b);
   }
+  template <class B>
+  void por(const V& d, const V& a, const B& b) {
+    if constexpr (Isa::k512) cc_.vpord(d, a, b);
+    else cc_.vpor(d, a, b);
+  }
+  // roundps: imm 8 nearest, 9 floor, 10 ceil (precision exception suppressed).
+  void round(const V& d, const V& a, int imm) {
+    if constexpr (Isa::k512) cc_.vrndscaleps(d, a, imm);
+    else cc_.vroundps(d, a, imm);
+  }
+
   // Horner: ((c[0] x + c[1]) x + ...) + c[n-1]
   template <size_t N>
-  x86::Ymm horner(const x86::Ymm& x, const float (&c)[N]) {
-    x86::Ymm p = load(cf(c[0]));
+  V horner(const V& x, const float (&c)[N]) {
+    V p = load(cf(c[0]));
     for (size_t k = 1; k < N; ++k) cc_.vfmadd213ps(p, x, cf(c[k]));
     return p;
   }
 
   // A NaN argument comes back as it is (libm's rule): what a later op sees is the input's NaN.
-  x86::Ymm keep_nan(const x86::Ymm& res, const x86::Ymm& a) { return blend(res, a, cmp(a, a, kUnordQ)); }
+  V keep_nan(const V& res, const V& a) { return blend(res, a, cmp(a, a, kUnordQ)); }
 
-  x86::Ymm exp(const x86::Ymm& x) { return keep_nan(exp_core(x), x); }
+  V exp(const V& x) { return keep_nan(exp_core(x), x); }
 
-  x86::Ymm exp_core(const x86::Ymm& x) {
-    x86::Ymm t = load(cf(fm::kExpLo)), u = load(cf(fm::kExpHi));
+  V exp_core(const V& x) {
+    V t = load(cf(fm::kExpLo)), u = load(cf(fm::kExpHi));
     cc_.vmaxps(t, t, x);  // NaN: the second operand (x) comes back
     cc_.vminps(u, u, t);
-    x86::Ymm n = fresh();
+    V n = fresh();
     cc_.vmulps(n, u, cf(fm::kLog2e));
-    cc_.vroundps(n, n, 8);  // to nearest, no precision exception
-    x86::Ymm r = u;
+    round(n, n, 8);  // to nearest, no precision exception
+    V r = u;
     cc_.vfnmadd231ps(r, n, cf(fm::kLn2Hi));
     cc_.vfnmadd231ps(r, n, cf(fm::kLn2Lo));
-    x86::Ymm p = horner(r, fm::kExpPoly);
-    x86::Ymm ni = fresh(), n1 = fresh(), n2 = fresh();
+    V p = horner(r, fm::kExpPoly);
+    V ni = fresh(), n1 = fresh(), n2 = fresh();
     cc_.vcvtps2dq(ni, n);
     cc_.vpsrad(n1, ni, 1);
     cc_.vpsubd(n2, ni, n1);
@@ -281,92 +387,92 @@ class RowEmitter {
     return p;
   }
 
-  x86::Ymm abs(const x86::Ymm& a) { x86::Ymm d = fresh(); cc_.vandps(d, a, c32(0x7fffffffu)); return d; }
+  V abs(const V& a) { V d = fresh(); cc_.vandps(d, a, c32(0x7fffffffu)); return d; }
 
-  x86::Ymm tanh(const x86::Ymm& a) {
-    x86::Ymm ax = abs(a);
-    x86::Ymm e = exp_core(add(ax, ax));
-    x86::Ymm one = load(cf(1.f)), two = load(cf(2.f));
-    x86::Ymm q = div(two, add(e, one));
-    x86::Ymm big = fresh(), sign = fresh();
+  V tanh(const V& a) {
+    V ax = abs(a);
+    V e = exp_core(add(ax, ax));
+    V one = load(cf(1.f)), two = load(cf(2.f));
+    V q = div(two, add(e, one));
+    V big = fresh(), sign = fresh();
     cc_.vsubps(big, one, q);
     cc_.vandps(sign, a, c32(0x80000000u));
     cc_.vorps(big, big, sign);
-    x86::Ymm z = mul(a, a);
-    x86::Ymm p = horner(z, fm::kTanhPoly);
-    x86::Ymm small = mul(a, z);
+    V z = mul(a, a);
+    V p = horner(z, fm::kTanhPoly);
+    V small = mul(a, z);
     cc_.vfmadd213ps(small, p, a);  // small = a z p + a
     return keep_nan(blend(big, small, cmp(ax, cf(fm::kTanhSmall), kLtOQ)), a);
   }
 
   // fused_math::erf, lane for lane.
-  x86::Ymm erf(const x86::Ymm& a) {
-    x86::Ymm ax = abs(a);
-    x86::Ymm small = mul(a, horner(mul(a, a), fm::kErfPoly));
-    x86::Ymm xc = load(cf(fm::kErfBig));
+  V erf(const V& a) {
+    V ax = abs(a);
+    V small = mul(a, horner(mul(a, a), fm::kErfPoly));
+    V xc = load(cf(fm::kErfBig));
     cc_.vminps(xc, xc, ax);  // NaN: ax comes back (and the final blend returns a anyway)
-    x86::Ymm one = load(cf(1.f));
-    x86::Ymm t = div(one, add(one, mul(xc, load(cf(0.5f)))));
-    x86::Ymm r = horner(t, fm::kErfcPoly);
-    x86::Ymm nx2 = mul(xc, xc);
+    V one = load(cf(1.f));
+    V t = div(one, add(one, mul(xc, load(cf(0.5f)))));
+    V r = horner(t, fm::kErfcPoly);
+    V nx2 = mul(xc, xc);
     cc_.vorps(nx2, nx2, c32(0x80000000u));
-    x86::Ymm big = fresh(), sign = fresh();
+    V big = fresh(), sign = fresh();
     cc_.vsubps(big, one, mul(exp_core(nx2), r));
     cc_.vandps(sign, a, c32(0x80000000u));
     cc_.vorps(big, big, sign);
     return keep_nan(blend(big, small, cmp(ax, cf(fm::kErfSmall), kLtOQ)), a);
   }
 
-  x86::Ymm sigmoid(const x86::Ymm& a) {
-    x86::Ymm nx = fresh();
+  V sigmoid(const V& a) {
+    V nx = fresh();
     cc_.vorps(nx, a, c32(0x80000000u));  // -|a|
-    x86::Ymm e = exp_core(nx);
-    x86::Ymm one = load(cf(1.f));
-    x86::Ymm d = add(e, one);
-    x86::Ymm pos = div(one, d), neg = div(e, d);
-    x86::Ymm zero = fresh();
+    V e = exp_core(nx);
+    V one = load(cf(1.f));
+    V d = add(e, one);
+    V pos = div(one, d), neg = div(e, d);
+    V zero = fresh();
     cc_.vxorps(zero, zero, zero);
     return keep_nan(blend(neg, pos, cmp(a, zero, kGeOQ)), a);
   }
 
-  x86::Ymm log(const x86::Ymm& a) {
-    x86::Ymm tiny = cmp(a, cf(fm::kFltMin), kLtOQ);  // subnormal, zero or negative
-    x86::Ymm x = blend(a, mul(a, load(cf(fm::kTwo23))), tiny);
-    x86::Ymm adj = fresh();
+  V log(const V& a) {
+    V tiny = cmp(a, cf(fm::kFltMin), kLtOQ);  // subnormal, zero or negative
+    V x = blend(a, mul(a, load(cf(fm::kTwo23))), tiny);
+    V adj = fresh();
     cc_.vandps(adj, tiny, cf(23.f));
-    x86::Ymm ei = fresh(), e = fresh(), m = fresh();
+    V ei = fresh(), e = fresh(), m = fresh();
     cc_.vpsrld(ei, x, 23);
-    cc_.vpand(ei, ei, c32(0xff));
+    pand(ei, ei, c32(0xff));
     cc_.vpsubd(ei, ei, c32(127));
     cc_.vcvtdq2ps(e, ei);
     cc_.vsubps(e, e, adj);
-    cc_.vpand(m, x, c32(0x007fffffu));
-    cc_.vpor(m, m, c32(0x3f800000u));  // m in [1, 2)
-    x86::Ymm big = cmp(m, cf(fm::kSqrt2), kGtOQ);
+    pand(m, x, c32(0x007fffffu));
+    por(m, m, c32(0x3f800000u));  // m in [1, 2)
+    V big = cmp(m, cf(fm::kSqrt2), kGtOQ);
     m = blend(m, mul(m, load(cf(0.5f))), big);
-    x86::Ymm bump = fresh();
+    V bump = fresh();
     cc_.vandps(bump, big, cf(1.f));
     cc_.vaddps(e, e, bump);
-    x86::Ymm f = fresh(), den = fresh();
+    V f = fresh(), den = fresh();
     cc_.vsubps(f, m, cf(1.f));
     cc_.vaddps(den, f, cf(2.f));
-    x86::Ymm s = div(f, den), s2 = mul(s, s);
-    x86::Ymm poly = horner(s2, fm::kLogPoly);
-    x86::Ymm rr = mul(poly, s2);
-    x86::Ymm l = add(s, s);
+    V s = div(f, den), s2 = mul(s, s);
+    V poly = horner(s2, fm::kLogPoly);
+    V rr = mul(poly, s2);
+    V l = add(s, s);
     cc_.vfmadd231ps(l, s, rr);                                   // log(m) = 2s + s R
     cc_.vfmadd231ps(l, e, cf(fm::kLogLn2Lo));                  // + k ln2 (two parts)
     cc_.vfmadd231ps(l, e, cf(fm::kLogLn2Hi));
-    x86::Ymm res = l;
+    V res = l;
     res = blend(res, cf(-INFINITY), cmp(a, cf(0.f), kEqOQ));
     res = blend(res, cf(NAN), cmp(a, cf(0.f), kLtOQ));
     res = blend(res, cf(INFINITY), cmp(a, cf(INFINITY), kEqOQ));
     return keep_nan(res, a);
   }
 
-  x86::Ymm instr(const FusedInstr& ins, const std::vector<x86::Ymm>& r) {
-    const x86::Ymm& a = r[ins.a];
-    x86::Ymm d = fresh();
+  V instr(const FusedInstr& ins, const std::vector<V>& r) {
+    const V& a = r[ins.a];
+    V d = fresh();
     switch (ins.op) {
       case FusedOp::add: cc_.vaddps(d, a, r[ins.b]); return d;
       case FusedOp::sub: cc_.vsubps(d, a, r[ins.b]); return d;
@@ -384,22 +490,21 @@ class RowEmitter {
       case FusedOp::square: cc_.vmulps(d, a, a); return d;
       case FusedOp::relu: {
         // a if a > 0 or a is NaN, else +0
-        x86::Ymm keep = fresh(), zero = fresh();
+        V zero = fresh();
         cc_.vxorps(zero, zero, zero);
-        cc_.vcmpps(keep, a, zero, kGtOQ);
-        cc_.vcmpps(d, a, a, kUnordQ);
-        cc_.vorps(keep, keep, d);
+        V keep = cmp(a, zero, kGtOQ);
+        cc_.vorps(keep, keep, cmp(a, a, kUnordQ));
         cc_.vandps(d, a, keep);
         return d;
       }
       case FusedOp::sqrt: cc_.vsqrtps(d, a); return d;
       case FusedOp::rsqrt: cc_.vsqrtps(d, a); return div(load(cf(1.f)), d);
       case FusedOp::reciprocal: return div(load(cf(1.f)), a);
-      case FusedOp::floor: cc_.vroundps(d, a, 9); return d;
-      case FusedOp::ceil: cc_.vroundps(d, a, 10); return d;
-      case FusedOp::round: cc_.vroundps(d, a, 8); return d;  // half to even, like nearbyint
+      case FusedOp::floor: round(d, a, 9); return d;
+      case FusedOp::ceil: round(d, a, 10); return d;
+      case FusedOp::round: round(d, a, 8); return d;  // half to even, like nearbyint
       case FusedOp::clamp: {
-        x86::Ymm v = a;
+        V v = a;
         if (ins.has_lo) v = blend(v, cf(ins.lo), cmp(v, cf(ins.lo), kLtOQ));
         if (ins.has_hi) v = blend(v, cf(ins.hi), cmp(v, cf(ins.hi), kGtOQ));
         return v;
@@ -412,9 +517,9 @@ class RowEmitter {
       case FusedOp::erf: return erf(a);
       case FusedOp::gelu: return mul(mul(a, load(cf(0.5f))), add(load(cf(1.f)), erf(mul(a, load(cf(fm::kSqrtHalf))))));
       case FusedOp::gelu_tanh: {
-        x86::Ymm c = mul(load(cf(fm::kGeluTanhC)), a);
+        V c = mul(load(cf(fm::kGeluTanhC)), a);
         c = mul(mul(c, a), a);
-        x86::Ymm th = tanh(mul(load(cf(fm::kGeluTanhK)), add(a, c)));
+        V th = tanh(mul(load(cf(fm::kGeluTanhK)), add(a, c)));
         return mul(mul(a, load(cf(0.5f))), add(load(cf(1.f)), th));
       }
     }
@@ -424,18 +529,19 @@ class RowEmitter {
   x86::Compiler& cc_;
   const FusedProgram& prog_;
   uint32_t mask_;
-  std::vector<x86::Gp> ptr_reg_;      // per operand: its row pointer held across the loop, if any
-  std::vector<x86::Ymm> scalar_reg_;  // per input: its broadcast one-element value, if any
+  std::vector<x86::Gp> ptr_reg_;  // per operand: its row pointer held across the loop, if any
+  std::vector<V> scalar_reg_;     // per input: its broadcast one-element value, if any
   x86::Gp ptrs_;
 };
 
-FusedRowFn compile_avx2(const FusedProgram& prog, uint32_t scalar_mask) {
+template <class Isa>
+FusedRowFn compile_for(const FusedProgram& prog, uint32_t scalar_mask) {
   CodeHolder code;
   code.init(jit_runtime().environment());
   CollectErrors errors;
   code.setErrorHandler(&errors);
   x86::Compiler cc(&code);
-  RowEmitter(cc, prog, scalar_mask).emit();
+  RowEmitter<Isa>(cc, prog, scalar_mask).emit();
   cc.finalize();
   if (errors.failed) return nullptr;
   FusedRowFn fn = nullptr;
@@ -444,10 +550,17 @@ FusedRowFn compile_avx2(const FusedProgram& prog, uint32_t scalar_mask) {
   return fn;
 }
 
+// AVX-512 where the CPU has F and DQ (and PIJIT_FUSED_ISA is not "avx2"), else AVX2+FMA, else
+// none (the interpreter).
 struct Register {
   Register() {
     const CpuFeatures::X86& f = CpuInfo::host().features().x86();
-    if (f.hasAVX2() && f.hasFMA()) set_fused_compiler(compile_avx2, "asmjit-avx2");
+    const char* isa = std::getenv("PIJIT_FUSED_ISA");
+    const bool want_avx2 = isa && std::strcmp(isa, "avx2") == 0;
+    if (!want_avx2 && f.hasAVX512_F() && f.hasAVX512_DQ() && f.hasFMA())
+      set_fused_compiler(compile_for<Avx512>, "asmjit-avx512");
+    else if (f.hasAVX2() && f.hasFMA())
+      set_fused_compiler(compile_for<Avx2>, "asmjit-avx2");
   }
 } register_backend;
 

@@ -263,16 +263,18 @@ def bench_compile():
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--threads", type=int, default=1)
+    ap.add_argument("only", nargs="*", help="sections to run: small chain reduce mlp cnn compile (default: all)")
     args = ap.parse_args()
     pj.set_num_threads(args.threads)
-    print("pijit graph compiler, Python %s, %d thread(s), fused kernels: %s"
+    print("pijit graph compiler, Python %s, %d thread(s), fused kernels: %s (PIJIT_FUSED_ISA=avx2 for AVX2 code)"
           % (sys.version.split()[0], args.threads, pj._C.fused_backend()))
-    bench_small(args.threads)
-    bench_chain(args.threads)
-    bench_reduce(args.threads)
-    bench_mlp(args.threads)
-    bench_cnn(args.threads)
-    bench_compile()
+    sections = {"small": lambda: bench_small(args.threads), "chain": lambda: bench_chain(args.threads),
+                "reduce": lambda: bench_reduce(args.threads), "mlp": lambda: bench_mlp(args.threads),
+                "cnn": lambda: bench_cnn(args.threads), "compile": bench_compile}
+    for name in args.only or list(sections):
+        if name not in sections:
+            ap.error("unknown section %r (choose from %s)" % (name, ", ".join(sections)))
+        sections[name]()
 
 
 if __name__ == "__main__":
