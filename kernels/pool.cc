@@ -58,6 +58,24 @@ void max_pool_loop(const Tensor& out, const Tensor& x, const Pool2dParams& p) {
   });
 }
 
+// Average pooling's window for output (oy, ox), clipped to the input (rows [h0, h1), columns
+// [w0, w1)), and the divisor PyTorch uses: the override, the window within input + padding, or
+// the elements inside the input.
+struct AvgWindow {
+  int64_t h0, h1, w0, w1, div;
+  bool empty() const { return h0 >= h1 || w0 >= w1; }
+};
+
+AvgWindow avg_window(int64_t oy, int64_t ox, int64_t H, int64_t W, const Pool2dParams& p) {
+  const int64_t h0 = oy * p.stride[0] - p.pad[0], h1 = std::min(h0 + p.kernel[0], H + p.pad[0]);
+  const int64_t w0 = ox * p.stride[1] - p.pad[1], w1 = std::min(w0 + p.kernel[1], W + p.pad[1]);
+  AvgWindow a{std::max<int64_t>(h0, 0), std::min(h1, H), std::max<int64_t>(w0, 0), std::min(w1, W), 0};
+  a.div = p.divisor_override ? p.divisor_override
+          : p.count_include_pad ? (h1 - h0) * (w1 - w0)
+                                : (a.h1 - a.h0) * (a.w1 - a.w0);
+  return a;
+}
+
 template <typename T>
 void avg_pool_loop(const Tensor& out, const Tensor& x, const Pool2dParams& p) {
   const int64_t H = x.dim(2), W = x.dim(3), OW = out.dim(3);
@@ -65,26 +83,16 @@ void avg_pool_loop(const Tensor& out, const Tensor& x, const Pool2dParams& p) {
   T* O = out.data<T>();
   for_rows(out, OW * p.kernel[0] * p.kernel[1], [&](int64_t plane, int64_t oy, int64_t o) {
     const T* src = X + plane * H * W;
-    int64_t h0 = oy * p.stride[0] - p.pad[0], h1 = std::min(h0 + p.kernel[0], H + p.pad[0]);
-    const int64_t hspan = h1 - h0;
-    h0 = std::max<int64_t>(h0, 0);
-    h1 = std::min(h1, H);
     for (int64_t ox = 0; ox < OW; ++ox) {
-      int64_t w0 = ox * p.stride[1] - p.pad[1], w1 = std::min(w0 + p.kernel[1], W + p.pad[1]);
-      const int64_t pool_size = hspan * (w1 - w0);
-      w0 = std::max<int64_t>(w0, 0);
-      w1 = std::min(w1, W);
-      if (h0 >= h1 || w0 >= w1) {
+      const AvgWindow a = avg_window(oy, ox, H, W, p);
+      if (a.empty()) {
         O[o + ox] = T(0);
         continue;
       }
       double sum = 0;
-      for (int64_t iy = h0; iy < h1; ++iy)
-        for (int64_t ix = w0; ix < w1; ++ix) sum += src[iy * W + ix];
-      const int64_t div = p.divisor_override ? p.divisor_override
-                          : p.count_include_pad ? pool_size
-                                                : (h1 - h0) * (w1 - w0);
-      O[o + ox] = static_cast<T>(sum / static_cast<double>(div));
+      for (int64_t iy = a.h0; iy < a.h1; ++iy)
+        for (int64_t ix = a.w0; ix < a.w1; ++ix) sum += src[iy * W + ix];
+      O[o + ox] = static_cast<T>(sum / static_cast<double>(a.div));
     }
   });
 }
@@ -256,25 +264,14 @@ void avg_pool_backward(const Tensor& dx, const Tensor& dout, const Pool2dParams&
     const T* d = D + k * OH * OW;
     T* g = G + k * H * W;
     std::fill(g, g + H * W, T(0));
-    for (int64_t oy = 0; oy < OH; ++oy) {
-      int64_t h0 = oy * p.stride[0] - p.pad[0], h1 = std::min(h0 + p.kernel[0], H + p.pad[0]);
-      const int64_t hspan = h1 - h0;
-      h0 = std::max<int64_t>(h0, 0);
-      h1 = std::min(h1, H);
+    for (int64_t oy = 0; oy < OH; ++oy)
       for (int64_t ox = 0; ox < OW; ++ox) {
-        int64_t w0 = ox * p.stride[1] - p.pad[1], w1 = std::min(w0 + p.kernel[1], W + p.pad[1]);
-        const int64_t pool_size = hspan * (w1 - w0);
-        w0 = std::max<int64_t>(w0, 0);
-        w1 = std::min(w1, W);
-        if (h0 >= h1 || w0 >= w1) continue;
-        const int64_t div = p.divisor_override ? p.divisor_override
-                            : p.count_include_pad ? pool_size
-                                                  : (h1 - h0) * (w1 - w0);
-        const T share = static_cast<T>(static_cast<double>(d[oy * OW + ox]) / static_cast<double>(div));
-        for (int64_t iy = h0; iy < h1; ++iy)
-          for (int64_t ix = w0; ix < w1; ++ix) g[iy * W + ix] += share;
+        const AvgWindow a = avg_window(oy, ox, H, W, p);
+        if (a.empty()) continue;
+        const T share = static_cast<T>(static_cast<double>(d[oy * OW + ox]) / static_cast<double>(a.div));
+        for (int64_t iy = a.h0; iy < a.h1; ++iy)
+          for (int64_t ix = a.w0; ix < a.w1; ++ix) g[iy * W + ix] += share;
       }
-    }
   });
 }
 

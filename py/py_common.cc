@@ -22,4 +22,14 @@ PyObject* fail(PyObject* type, const std::string& msg) {
   return nullptr;
 }
 
+bool add_functions(PyObject* module, PyMethodDef* defs) {
+  Ref modname(PyModule_GetNameObject(module));
+  if (!modname) return false;
+  for (PyMethodDef* d = defs; d->ml_name; ++d) {
+    Ref f(PyCFunction_NewEx(d, module, modname.get()));
+    if (!f || PyModule_AddObject(module, d->ml_name, f.release()) < 0) return false;
+  }
+  return true;
+}
+
 }  // namespace pj::py

@@ -19,6 +19,10 @@ void set_python_error(const Error& e);
 // pijit._C.CaptureBreak (created at module init): raised where traced code reads a symbolic
 // tensor's data; capture turns it into a graph-break reason.
 extern PyObject* g_capture_break;
+// Adds each function of a nullptr-terminated table to `module` (bound to it, as module functions
+// are); false with a Python error on failure.
+bool add_functions(PyObject* module, PyMethodDef* defs);
+
 // Raises a Python exception and returns nullptr, for use in `return fail(...)`.
 PyObject* fail(PyObject* type, const std::string& msg);
 

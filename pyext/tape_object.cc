@@ -255,13 +255,7 @@ bool init_tape_type(PyObject* module) {
   if (PyType_Ready(&TapeType) < 0) return false;
   Py_INCREF(&TapeType);
   if (PyModule_AddObject(module, "Tape", reinterpret_cast<PyObject*>(&TapeType)) < 0) return false;
-  Ref modname(PyModule_GetNameObject(module));
-  if (!modname) return false;
-  for (PyMethodDef* d = tape_functions; d->ml_name; ++d) {
-    Ref f(PyCFunction_NewEx(d, module, modname.get()));
-    if (!f || PyModule_AddObject(module, d->ml_name, f.release()) < 0) return false;
-  }
-  return true;
+  return add_functions(module, tape_functions);
 }
 
 }  // namespace pj::py

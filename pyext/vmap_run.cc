@@ -126,14 +126,6 @@ PyMethodDef vmap_functions[] = {
 
 }  // namespace
 
-bool init_vmap_functions(PyObject* module) {
-  Ref modname(PyModule_GetNameObject(module));
-  if (!modname) return false;
-  for (PyMethodDef* d = vmap_functions; d->ml_name; ++d) {
-    Ref f(PyCFunction_NewEx(d, module, modname.get()));
-    if (!f || PyModule_AddObject(module, d->ml_name, f.release()) < 0) return false;
-  }
-  return true;
-}
+bool init_vmap_functions(PyObject* module) { return add_functions(module, vmap_functions); }
 
 }  // namespace pj::py

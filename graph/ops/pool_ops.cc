@@ -84,7 +84,7 @@ Shape pool_shape(const Shape& x, const Pool2dParams& p, const char* op) {
 
 namespace {
 
-void register_pool(const char* name, bool is_max) {
+std::vector<std::string> pool_attrs(bool is_max) {
   std::vector<std::string> attrs = {"kernel_size", "stride", "padding"};
   if (is_max) attrs.push_back("dilation");
   attrs.push_back("ceil_mode");
@@ -92,9 +92,13 @@ void register_pool(const char* name, bool is_max) {
     attrs.push_back("count_include_pad");
     attrs.push_back("divisor_override");
   }
+  return attrs;
+}
+
+void register_pool(const char* name, bool is_max) {
   OpRegistrar(name)
       .inputs(1)
-      .attrs(attrs)
+      .attrs(pool_attrs(is_max))
       .infer([name, is_max](const Metas& in, const Attrs& a) {
         check_input(in[0], name);
         return one(pool_shape(in[0].shape, pool_params(a, name, is_max), name), in[0].dtype);
@@ -108,16 +112,9 @@ void register_pool(const char* name, bool is_max) {
 
 // name_grad(x, dout; the forward's attrs): the gradient with respect to x (graph/grads/nn_grads.cc).
 void register_pool_grad(const char* name, const char* fwd, bool is_max) {
-  std::vector<std::string> attrs = {"kernel_size", "stride", "padding"};
-  if (is_max) attrs.push_back("dilation");
-  attrs.push_back("ceil_mode");
-  if (!is_max) {
-    attrs.push_back("count_include_pad");
-    attrs.push_back("divisor_override");
-  }
   OpRegistrar(name)
       .inputs(2)
-      .attrs(attrs)
+      .attrs(pool_attrs(is_max))
       .total()
       .infer([fwd, is_max](const Metas& in, const Attrs& a) {
         check_input(in[0], fwd);
