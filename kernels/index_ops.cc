@@ -618,6 +618,32 @@ void index_add_into(const Tensor& out, const Tensor& base, const Tensor& index, 
   });
 }
 
+void scatter_add_into(const Tensor& out, const Tensor& base, const Tensor& index, const Tensor& src, int axis) {
+  check_index_dtype(index, "scatter_add(): index");
+  PJ_CHECK(out.is_contiguous() && out.dtype() == base.dtype() && src.dtype() == base.dtype());
+  copy_into(out, base);
+  const Shape& s = src.shape();
+  int64_t outer = 1, inner = 1;
+  for (int d = 0; d < axis; ++d) outer *= s[d];
+  for (int d = axis + 1; d < static_cast<int>(s.size()); ++d) inner *= s[d];
+  const int64_t n = s[axis], D = out.dim(axis);
+  Tensor ic = index.contiguous(), sc = src.contiguous();
+  PJ_DISPATCH_FLOATING(out.dtype(), "scatter_add", [&] {
+    scalar_t* o = out.data<scalar_t>();
+    const scalar_t* x = sc.data<scalar_t>();
+    for (int64_t a = 0; a < outer; ++a)
+      for (int64_t i = 0; i < n; ++i)
+        for (int64_t k = 0; k < inner; ++k) {
+          const int64_t at = (a * n + i) * inner + k;
+          int64_t v = ic.item_int(at);
+          if (v < -D || v >= D)
+            PJ_THROW(Index) << "index " << v << " is out of bounds for axis " << axis << " with size " << D;
+          if (v < 0) v += D;
+          o[(a * D + v) * inner + k] += x[at];
+        }
+  });
+}
+
 Shape index_select_shape(const Shape& x, const Shape& index, int64_t axis, int* axis_out) {
   if (index.size() != 1)
     PJ_THROW(Value) << "index_select(): index must be a 1-D tensor, but got a " << index.size()

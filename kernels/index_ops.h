@@ -75,5 +75,9 @@ void check_index_dtype(const Tensor& t, const char* what);
 // integers in [-D, D) (IndexError otherwise); src: base's shape with `index.numel()` along axis.
 // Floating dtypes.
 void index_add_into(const Tensor& out, const Tensor& base, const Tensor& index, const Tensor& src, int axis);
+// out = base with each element of src added at the position whose coordinate along `axis` is
+// index's element there (torch.scatter_add; the gradient of sort and topk): index and src have one
+// shape, base that shape but along axis. Floating dtypes; IndexError on an index out of range.
+void scatter_add_into(const Tensor& out, const Tensor& base, const Tensor& index, const Tensor& src, int axis);
 
 }  // namespace pj

@@ -59,6 +59,19 @@ PJ_REGISTER_GRAD("gather", [](GradContext& c, const GradArgs& g) -> Grads {
   return {c.op("index_add", {c.zeros(m), idx, d}, Attrs{{"axis", axis}}), kNoGrad};
 });
 
+// sort and topk: each value's gradient goes back to where it came from (the indices output).
+Grads scatter_back(GradContext& c, const GradArgs& g, int64_t axis_attr) {
+  const TensorMeta m = g.in_meta(c, 0);
+  const int64_t axis = normalize_axis(axis_attr, static_cast<int>(m.shape.size()));
+  return {c.op("scatter_add", {c.zeros(m), g.out[1], g.dout[0]}, Attrs{{"axis", axis}})};
+}
+PJ_REGISTER_GRAD("sort", [](GradContext& c, const GradArgs& g) -> Grads {
+  return scatter_back(c, g, g.attrs->i("axis", -1));
+});
+PJ_REGISTER_GRAD("topk", [](GradContext& c, const GradArgs& g) -> Grads {
+  return scatter_back(c, g, g.attrs->i("axis", -1));
+});
+
 // pad with a constant: the gradient is dout with the padding taken off (pad by the negated
 // amounts, which also gives zeros where the forward cropped).
 PJ_REGISTER_GRAD("pad", [](GradContext& c, const GradArgs& g) -> Grads {

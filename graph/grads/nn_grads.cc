@@ -382,6 +382,32 @@ PJ_REGISTER_GRAD("embedding", [](GradContext& c, const GradArgs& g) -> Grads {
   return {c.op("index_add", {c.zeros(w), flat_idx, rows}, Attrs{{"axis", int64_t{0}}}), kNoGrad};
 });
 
+PJ_REGISTER_GRAD("group_norm", [](GradContext& c, const GradArgs& g) -> Grads {
+  // outputs: y, mean [N, G], rstd [N, G]; each group of C/G channels (and the spatial dims) is
+  // normalised as one: the layer-norm gradient on x viewed as [N, G, M]
+  const Shape xs = g.in_meta(c, 0).shape;
+  const int64_t N = xs[0], C = xs[1], G = c.meta(g.out[1]).shape[1];
+  const int64_t M = shape_numel(xs) / std::max<int64_t>(N * G, 1);
+  const Shape grouped{N, G, M}, stat{N, G, 1};
+  Shape cshape(xs.size(), 1);
+  cshape[1] = C;
+  IntList axes;
+  for (int d = 0; d < static_cast<int>(xs.size()); ++d)
+    if (d != 1) axes.push_back(d);
+  const int dy = g.dout[0];
+  Grads out(3, kNoGrad);
+  if (dy == kNoGrad) return out;
+  int xhat_g = normalised(c, reshape(c, g.in[0], grouped), g.out[1], g.out[2], stat);
+  int xhat = reshape(c, xhat_g, xs);
+  if (g.needs[0]) {
+    int gdy = reshape(c, c.op("mul", {dy, reshape(c, g.in[1], cshape)}), grouped);
+    out[0] = reshape(c, normalise_backward(c, gdy, xhat_g, reshape(c, g.out[2], stat), IntList{2}, M), xs);
+  }
+  if (g.needs[1]) out[1] = sum(c, c.op("mul", {dy, xhat}), axes, false);
+  if (g.needs[2]) out[2] = sum(c, dy, axes, false);
+  return out;
+});
+
 // ---- dropout ------------------------------------------------------------------------------------
 
 PJ_REGISTER_GRAD("dropout", [](GradContext& c, const GradArgs& g) -> Grads {

@@ -85,6 +85,29 @@ PJ_REGISTER_OP("index_add")
       index_add_into(out[0], in[0], in[1], in[2], normalize_axis(a.i("axis", 0), in[0].ndim()));
     });
 
+// scatter_add(base, index, src; axis): torch.scatter_add (the gradient of sort and topk).
+PJ_REGISTER_OP("scatter_add")
+    .raises_on_values()
+    .inputs(3)
+    .attrs({"axis"})
+    .infer([](const Metas& in, const Attrs& a) {
+      const TensorMeta &base = in[0], &index = in[1], &src = in[2];
+      if (!is_integral(index.dtype, false))
+        PJ_THROW(Type) << "scatter_add(): index must be an integer tensor, but got " << dtype_name(index.dtype);
+      if (!is_floating(base.dtype) || src.dtype != base.dtype)
+        PJ_THROW(Type) << "scatter_add(): base and src must have one floating dtype";
+      const int axis = normalize_axis(a.i("axis", 0), static_cast<int>(base.shape.size()));
+      bool ok = index.shape == src.shape && src.shape.size() == base.shape.size();
+      for (size_t d = 0; ok && d < base.shape.size(); ++d) ok = static_cast<int>(d) == axis || src.shape[d] == base.shape[d];
+      if (!ok)
+        PJ_THROW(Value) << "scatter_add(): index " << shape_str(index.shape) << " and src " << shape_str(src.shape)
+                        << " must have one shape, that of base " << shape_str(base.shape) << " but along axis " << axis;
+      return one(base.shape, base.dtype);
+    })
+    .kernel([](const Tensors& in, const Attrs& a, const Tensors& out) {
+      scatter_add_into(out[0], in[0], in[1], in[2], normalize_axis(a.i("axis", 0), in[0].ndim()));
+    });
+
 PJ_REGISTER_OP("gather")
     .raises_on_values()
     .inputs(2)

@@ -217,6 +217,13 @@ TEST(Autodiff, IndexingEmbeddingScanPadAndTransposedConvRulesMatchFiniteDifferen
   check_gradients(g64("%0: Float64[3, 4] w, %1: Int64[4] i", "  %2: Float64[4, 4] = embedding(%0, %1) padding_idx=None\n", "%2"),
                   1, -1e300, {{1, idx}});
   check_gradients(g64("%0: Float64[2, 4] x", "  %1: Float64[2, 4] = cumsum(%0) axis=1\n", "%1"));
+  check_gradients(g64("%0: Float64[3, 4] x",
+                      "  %1: Float64[3, 4], %2: Int64[3, 4] = sort(%0) axis=0, descending=True\n", "%1"));
+  check_gradients(g64("%0: Float64[3, 5] x",
+                      "  %1: Float64[3, 2], %2: Int64[3, 2] = topk(%0) k=2, axis=-1, largest=True, sorted=True\n", "%1"));
+  check_gradients(g64("%0: Float64[2, 4, 3] x, %1: Float64[4] g, %2: Float64[4] b",
+                      "  %3: Float64[2, 4, 3], %4: Float64[2, 2], %5: Float64[2, 2] = group_norm(%0, %1, %2) "
+                      "num_groups=2, eps=1e-05\n", "%3"));
   check_gradients(g64("%0: Float64[2, 4] x", "  %1: Float64[8] = cumsum(%0) axis=None\n", "%1"));
   check_gradients(g64("%0: Float64[2, 3, 4] x",
                       "  %1: Float64[2, 4, 5] = pad(%0) pads=(2, -1, 1, 0), mode='constant', value=0.0\n", "%1"));
@@ -262,9 +269,9 @@ TEST(Autodiff, ErrorsNameTheOpAndTheInput) {
     }
     return std::string("no error");
   };
-  EXPECT_NE(error_of("graph(%0: Float32[3] x) {\n  %1: Float32[3], %2: Int64[3] = sort(%0) axis=-1, descending=False"
+  EXPECT_NE(error_of("graph(%0: Float32[3] x) {\n  %1: Float32[] = prod(%0) axis=None, keepdims=False"
                      "  # line 4\n  return (%1,)\n}\n", {0})
-                .find("cannot differentiate through 'sort' (line 4): it has no gradient rule"),
+                .find("cannot differentiate through 'prod' (line 4): it has no gradient rule"),
             std::string::npos);
   EXPECT_NE(error_of("graph(%0: Int64[3] i) {\n  %1: Int64[3] = neg(%0)\n  return (%1,)\n}\n", {0})
                 .find("cannot differentiate with respect to i: it is Int64"),

@@ -96,6 +96,11 @@ class GradientsMatchTorch(unittest.TestCase):
                        lambda w: TF.embedding(torch.from_numpy(idx), w, padding_idx=pad), x,
                        name="embedding padding_idx=%s" % pad)
         self.check(lambda v: ops.cumsum(v, 1), lambda v: torch.cumsum(v, 1), x, name="cumsum")
+        self.check(lambda v: ops.sort(v, axis=0, descending=True)[0], lambda v: torch.sort(v, 0, True)[0], x, name="sort")
+        self.check(lambda v: ops.topk(v, 2)[0], lambda v: torch.topk(v, 2)[0], x, name="topk")
+        z, gg, gb = rand((2, 4, 3, 2), 24), rand((4,), 25), rand((4,), 26)
+        self.check(lambda v, g, b: NF.group_norm(v, 2, g, b), lambda v, g, b: TF.group_norm(v, 2, g, b), z, gg, gb,
+                   rtol=1e-3, atol=1e-4, name="group_norm")
         self.check(lambda v: NF.pad(v, (1, 2)), lambda v: TF.pad(v, (1, 2)), x, name="pad")
         y, w = rand((2, 4, 3, 3), 22), rand((4, 3, 3, 2), 23)
         self.check(lambda v, w: ops.conv_transpose2d(v, w, stride=(2, 1), padding=1, output_padding=(1, 0), groups=2),
