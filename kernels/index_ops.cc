@@ -506,6 +506,40 @@ void index_put(const Tensor& x, const IndexItems& items, const Tensor& value) {
   dispatch_rows<true>(R, dense);
 }
 
+void index_put_accumulate(const Tensor& x, const IndexItems& items, const Tensor& value) {
+  PJ_CHECK(is_floating(x.dtype())) << "index_put_accumulate on " << dtype_name(x.dtype());
+  Prepared P = prepare(x, items, true);
+  if (!P.has_array) {  // a view: every position once
+    Tensor view = view_of_prepared(x, P);
+    Tensor v = assignable(value, view.shape()).contiguous();
+    const std::vector<int64_t> off = all_offsets(view.shape(), view.strides());
+    PJ_DISPATCH_FLOATING(x.dtype(), "index_put accumulate", [&] {
+      scalar_t* base = static_cast<scalar_t*>(view.raw_data());
+      const scalar_t* d = v.data<scalar_t>();
+      for (size_t j = 0; j < off.size(); ++j) base[off[j]] += d[j];
+    });
+    return;
+  }
+  RowPlan R = plan_rows(x, P, true);
+  Shape shape = R.out_shape();
+  Tensor dense = Tensor::empty(shape, x.dtype());
+  copy_into(dense, assignable(value, shape));
+  const std::vector<int64_t> p_off = all_offsets(R.p_shape, R.p_strides);
+  const std::vector<int64_t> s_off = all_offsets(R.s_shape, R.s_strides);
+  const int64_t nb = static_cast<int64_t>(R.b_off.size()), ns = static_cast<int64_t>(s_off.size());
+  // In order, one thread: repeated positions add up the same way every time.
+  PJ_DISPATCH_FLOATING(x.dtype(), "index_put accumulate", [&] {
+    scalar_t* base = static_cast<scalar_t*>(R.src.storage()->data()) + R.base;
+    const scalar_t* d = dense.data<scalar_t>();
+    for (size_t p = 0; p < p_off.size(); ++p)
+      for (int64_t b = 0; b < nb; ++b) {
+        scalar_t* xs = base + p_off[p] + R.b_off[b];
+        const scalar_t* row = d + (static_cast<int64_t>(p) * nb + b) * ns;
+        for (int64_t j = 0; j < ns; ++j) xs[s_off[j]] += row[j];
+      }
+  });
+}
+
 std::vector<int64_t> encode_index_items(const IndexItems& items) {
   constexpr int64_t kNone = INT64_MIN;
   std::vector<int64_t> code;

@@ -44,6 +44,9 @@ Tensor advanced_index(const Tensor& x, const IndexItems& items);
 // x[items] = value, in place: value broadcasts to the shape of x[items] and is cast to x's dtype.
 // With repeated indices the last write wins (writes run in order for each row).
 void index_put(const Tensor& x, const IndexItems& items, const Tensor& value);
+// x[items] += value, in place, every occurrence of a repeated index adding (the gradient of
+// advanced indexing). Floating x.
+void index_put_accumulate(const Tensor& x, const IndexItems& items, const Tensor& value);
 // Shape of x[items] from shapes alone (Array items' data is not read); NotImplemented for bool
 // masks, whose result size depends on their data.
 Shape index_shape(const Shape& x, const IndexItems& items);

@@ -16,6 +16,18 @@ PJ_REGISTER_GRAD("basic_index", [](GradContext& c, const GradArgs& g) -> Grads {
   return {c.op("index_put", {z, g.dout[0]}, *g.attrs)};
 });
 
+// x[items] with index arrays: each element read gets its output gradient added back, repeated
+// positions adding up.
+PJ_REGISTER_GRAD("index", [](GradContext& c, const GradArgs& g) -> Grads {
+  Grads out(g.in.size(), kNoGrad);
+  std::vector<int> in{c.zeros(g.in_meta(c, 0)), g.dout[0]};
+  in.insert(in.end(), g.in.begin() + 1, g.in.end());
+  Attrs a = *g.attrs;
+  a.set("accumulate", true);
+  out[0] = c.op("index_put", in, a);
+  return out;
+});
+
 // index_put(x, value, *arrays; items): x's gradient is dout with the written positions zeroed; the
 // value's is dout at those positions, summed back to its (broadcast) shape.
 PJ_REGISTER_GRAD("index_put", [](GradContext& c, const GradArgs& g) -> Grads {

@@ -49,15 +49,20 @@ PJ_REGISTER_OP("index")
       return Tensors{advanced_index(in[0], decode_index_items(a.ints("items"), tail(in, 1)))};
     });
 
+// accumulate=True: x[items] += value, repeated positions adding up (the gradient of `index`).
 PJ_REGISTER_OP("index_put")
     .variadic(2)
-    .attrs({"items"})
-    .infer([](const Metas& in, const Attrs&) {
+    .attrs({"items", "accumulate"})
+    .infer([](const Metas& in, const Attrs& a) {
+      if (a.b("accumulate") && !is_floating(in[0].dtype))
+        PJ_THROW(Type) << "index_put(accumulate=True) needs a floating tensor, got " << dtype_name(in[0].dtype);
       return one(in[0].shape, in[0].dtype);
     })
     .kernel([](const Tensors& in, const Attrs& a, const Tensors& out) {
       copy_into(out[0], in[0]);
-      index_put(out[0], decode_index_items(a.ints("items"), tail(in, 2)), in[1]);
+      IndexItems items = decode_index_items(a.ints("items"), tail(in, 2));
+      if (a.b("accumulate")) index_put_accumulate(out[0], items, in[1]);
+      else index_put(out[0], items, in[1]);
     });
 
 // index_add(base, index, src; axis): base with src's slices added at index along axis (the

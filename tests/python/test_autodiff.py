@@ -228,6 +228,11 @@ class Correctness(Close):
         self.check(lambda x, w: ops.softmax(ops.matmul(x, w), axis=-1)[:, 0].sum() + x.T.sum(axis=0)[1], x, w)
         self.check(lambda x, w: ops.concat((x, w.T * 2), axis=0)[1:, ::2].sum() + ops.stack((x, x * x))[1, 0, 2], x, w)
 
+    def test_advanced_indexing_accumulates_repeated_positions(self):
+        x = f64([[0.3, -1.2, 2.0], [0.7, 0.1, -0.4]])
+        rows, cols = pj.Tensor([0, 1, 0, 0]), pj.Tensor([2, 0, 2, 1])
+        self.check(lambda x: (x[rows, cols] ** 2).sum() + x[pj.Tensor([1, 1])].sum() + (x[x > 0] * 3).sum(), x)
+
     def test_in_place_updates(self):
         def f(x):
             y = x * 1.0

@@ -96,6 +96,9 @@ class GradientsMatchTorch(unittest.TestCase):
                        lambda w: TF.embedding(torch.from_numpy(idx), w, padding_idx=pad), x,
                        name="embedding padding_idx=%s" % pad)
         self.check(lambda v: ops.cumsum(v, 1), lambda v: torch.cumsum(v, 1), x, name="cumsum")
+        r, c = np.array([0, 3, 0, 4], "int64"), np.array([2, 1, 2, 0], "int64")
+        self.check(lambda v: v[pj.Tensor(r), pj.Tensor(c)], lambda v: v[torch.from_numpy(r), torch.from_numpy(c)], x,
+                   name="advanced index")
         self.check(lambda v: ops.sort(v, axis=0, descending=True)[0], lambda v: torch.sort(v, 0, True)[0], x, name="sort")
         self.check(lambda v: ops.topk(v, 2)[0], lambda v: torch.topk(v, 2)[0], x, name="topk")
         z, gg, gb = rand((2, 4, 3, 2), 24), rand((4,), 25), rand((4,), 26)
