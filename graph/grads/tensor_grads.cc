@@ -68,6 +68,22 @@ Grads spread_grad(GradContext& c, const GradArgs& g, bool is_std) {
 }
 PJ_REGISTER_GRAD("var", [](GradContext& c, const GradArgs& g) -> Grads { return spread_grad(c, g, false); });
 PJ_REGISTER_GRAD("std", [](GradContext& c, const GradArgs& g) -> Grads { return spread_grad(c, g, true); });
+// prod over axes: the product of the other elements. Without a zero that is prod / x; with one zero
+// the zero gets the product of the rest and the others nothing; with two or more, all nothing.
+PJ_REGISTER_GRAD("prod", [](GradContext& c, const GradArgs& g) -> Grads {
+  const TensorMeta m = g.in_meta(c, 0);
+  std::vector<int> axes = reduce_axes(*g.attrs, static_cast<int>(m.shape.size()));
+  IntList ax(axes.begin(), axes.end());
+  const int x = g.in[0];
+  int zero = c.op("eq", {x, c.scalar_like(0, x)});
+  int zeros = c.op("sum", {c.op("cast", {zero}, Attrs{{"dtype", m.dtype}})}, Attrs{{"axis", ax}, {"keepdims", true}});
+  int rest = c.op("prod", {c.op("where", {zero, c.scalar_like(1, x), x})}, Attrs{{"axis", ax}, {"keepdims", true}});
+  int none = c.op("eq", {zeros, c.scalar_like(0, x)}), one = c.op("eq", {zeros, c.scalar_like(1, x)});
+  int local = c.op("where", {none, c.op("div", {kept(c, g.out[0], m.shape, axes), x}),
+                             c.op("where", {c.op("logical_and", {one, zero}), rest, c.scalar_like(0, x)})});
+  return {c.reduce_to(c.op("mul", {local, kept(c, g.dout[0], m.shape, axes)}), m)};
+});
+
 // cumsum along an axis: each input adds to its own and every later sum, so the gradient is the
 // reversed cumulative sum of dout: sum(d) - cumsum(d) + d. Without an axis the input is flattened.
 PJ_REGISTER_GRAD("cumsum", [](GradContext& c, const GradArgs& g) -> Grads {

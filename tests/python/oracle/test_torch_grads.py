@@ -69,6 +69,7 @@ class GradientsMatchTorch(unittest.TestCase):
                            ("var", lambda v: v.var(axis=1, ddof=1), lambda v: v.var(dim=1, unbiased=True)),
                            ("std", lambda v: v.std(axis=2), lambda v: v.std(dim=2, unbiased=False)),
                            ("logsumexp", lambda v: ops.logsumexp(v, 1), lambda v: torch.logsumexp(v, 1)),
+                           ("prod", lambda v: v.prod(axis=1), lambda v: torch.prod(v, 1)),
                            ("softmax", lambda v: ops.softmax(v, axis=1), lambda v: torch.softmax(v, 1)),
                            ("log_softmax", lambda v: ops.log_softmax(v, axis=-1), lambda v: torch.log_softmax(v, -1))):
             self.check(p, t, x, name=name)
