@@ -1,5 +1,6 @@
 #include "graph/plan.h"
 
+#include <chrono>
 #include <algorithm>
 #include <sstream>
 
@@ -216,6 +217,15 @@ std::string meta_text(const TensorMeta& m) { return std::string(dtype_name(m.dty
 }  // namespace
 
 Tensors ExecPlan::run(const Tensors& inputs) const {
+  const auto t0 = std::chrono::steady_clock::now();
+  Tensors out = run_steps(inputs);
+  run_ns_.fetch_add(std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() - t0).count(),
+                    std::memory_order_relaxed);
+  runs_.fetch_add(1, std::memory_order_relaxed);
+  return out;
+}
+
+Tensors ExecPlan::run_steps(const Tensors& inputs) const {
   const Graph& G = *graph_;
   if (inputs.size() != G.inputs().size())
     PJ_THROW(Type) << "graph takes " << G.inputs().size() << " inputs but " << inputs.size() << " were given";

@@ -42,6 +42,9 @@ class ExecPlan {
   int num_memoized() const { return num_memo_steps_; }
   // Launches that reused the memo instead of running its steps (jit_stats' memo_reuses).
   int64_t memo_reuses() const { return memo_reuses_.load(std::memory_order_relaxed); }
+  // Launches and the time they took (pijit.explain's "running graphs").
+  int64_t runs() const { return runs_.load(std::memory_order_relaxed); }
+  int64_t run_ns() const { return run_ns_.load(std::memory_order_relaxed); }
   // "arena 1.5 KiB, 6 buffers (2 in place), 1 fresh output[, 3 memoized]", for explanations.
   std::string describe() const;
 
@@ -76,6 +79,8 @@ class ExecPlan {
   int num_memo_steps_ = 0;
   mutable bool memo_valid_ = false;          // guarded by mu_
   mutable std::atomic<int64_t> memo_reuses_{0};
+  mutable std::atomic<int64_t> runs_{0}, run_ns_{0};
+  Tensors run_steps(const Tensors& inputs) const;
   mutable std::vector<MemoKey> memo_keys_;   // per memo_params_
   mutable std::vector<Tensor> memo_store_;   // per memo_values_
   size_t arena_bytes_ = 0;

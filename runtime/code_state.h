@@ -46,6 +46,7 @@ struct CodeState {
   int64_t misses_in_a_row = 0;  // calls since the last cache hit that found no entry
   int64_t frames_rewritten = 0, frames_default = 0;
   int64_t graph_failures = 0;  // calls whose graph raised and that then ran eagerly
+  int64_t capture_ns = 0, compile_ns = 0;  // time spent simulating and compiling (passes + plan)
   std::vector<std::string> recompile_reasons;  // "x.shape[0]: 3 -> 4", one per recompile
   std::vector<std::string> break_reasons;      // reason_text() of each refused capture
   // A resume function's code: a capture candidate wherever it runs, with the options of the jit

@@ -4,8 +4,10 @@
 
 #include "runtime/eval_frame.h"
 
+#include <chrono>
 #include <cstdlib>
 #include <cstring>
+#include <set>
 
 #include "absl/container/flat_hash_set.h"
 
@@ -273,7 +275,10 @@ bool build_entry(PyFrameObject* f, CodeState* st, const JitOptions& opt, CacheEn
   // Stress level 2 breaks on any code, to exercise breaks and resumption everywhere; a function
   // the user jitted keeps its own behaviour (graph and break counts) under stress.
   copt.break_without_graph = g_stress_breaks && stress_only(opt);
+  const auto t0 = std::chrono::steady_clock::now();
   CaptureResult r = capture_frame(f, copt);
+  const auto t1 = std::chrono::steady_clock::now();
+  st->capture_ns += std::chrono::duration_cast<std::chrono::nanoseconds>(t1 - t0).count();
   t_jit.busy = false;
   if (r.interrupted) {  // nothing was decided: the next call captures again
     st->mode = st->entries.empty() ? CodeState::Candidate : CodeState::Compiled;
@@ -292,7 +297,9 @@ bool build_entry(PyFrameObject* f, CodeState* st, const JitOptions& opt, CacheEn
     return true;
   }
   if (r.ok) {
+    const auto c0 = std::chrono::steady_clock::now();
     py::Ref runner(new_graph_runner(r.graph, where(co)));
+    st->compile_ns += std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() - c0).count();
     out->plan = runner_plan(runner.get());
     // One resume function per (offset, layout), shared by every entry that breaks there; a capture
     // candidate with this jit's options.
@@ -496,6 +503,30 @@ CodeState::~CodeState() {
   Py_XDECREF(reassembled);
 }
 
+static void reset_code_state(CodeState* st, std::set<CodeState*>* done) {
+  if (!st || !done->insert(st).second) return;
+  for (auto& rc : st->resume_codes) reset_code_state(code_state(reinterpret_cast<PyCodeObject*>(rc.second), false), done);
+  for (auto& lc : st->loop_codes) reset_code_state(code_state(reinterpret_cast<PyCodeObject*>(lc.second.second), false), done);
+  for (auto& e : st->entries) Py_XDECREF(e.code);  // a frame running it holds its own reference
+  st->entries.clear();
+  st->mode = CodeState::Candidate;
+  st->skip_reason.clear();
+  st->compiles = st->cache_hits = st->cache_misses = st->recompiles = st->evictions = st->breaks = 0;
+  st->misses_in_a_row = st->frames_rewritten = st->frames_default = st->graph_failures = 0;
+  st->capture_ns = st->compile_ns = 0;
+  st->recompile_reasons.clear();
+  st->break_reasons.clear();
+}
+
+void reset_capture(PyCodeObject* co) {
+  std::set<CodeState*> done;
+  if (co) {
+    reset_code_state(code_state(co, false), &done);
+    return;
+  }
+  for (PinnedState& p : pinned_code_states()) reset_code_state(p.state, &done);
+}
+
 CodeState* code_state(PyCodeObject* co, bool create) {
   if (g_extra_index < 0) g_extra_index = py::request_code_extra_index(free_state);
   auto* st = static_cast<CodeState*>(py::get_code_extra(reinterpret_cast<PyObject*>(co), g_extra_index));
@@ -617,7 +648,14 @@ bool set_auto_capture(const std::vector<std::string>& dirs) {
   return true;
 }
 
-std::vector<CodeState*> live_code_states() { return {g_live_states.begin(), g_live_states.end()}; }
+std::vector<PinnedState> pinned_code_states() {
+  std::vector<PinnedState> out;
+  for (CodeState* st : g_live_states) {
+    Py_INCREF(st->code);
+    out.push_back({st, py::Ref(reinterpret_cast<PyObject*>(st->code))});
+  }
+  return out;
+}
 int stress_level() { return g_stress ? (g_stress_breaks ? 3 : g_stress_reassemble ? 2 : 1) : 0; }
 
 }  // namespace pj::runtime

@@ -48,7 +48,17 @@ bool stress_enabled();
 // list turns it off). A candidate whose capture finds no tensor work runs as it is from then on.
 bool set_auto_capture(const std::vector<std::string>& dirs);
 struct CodeState;
-std::vector<CodeState*> live_code_states();  // every code object pijit keeps state for
+// Every code object pijit keeps state for, each with a reference to its code object: walking them
+// while allocating (building Python objects can run the garbage collector, which can free a code
+// object and its state) is safe.
+struct PinnedState {
+  CodeState* state;
+  py::Ref code;
+};
+std::vector<PinnedState> pinned_code_states();
+// Forgets what capture decided for `co` and the resume functions and loop bodies made for it
+// (nullptr: for every code object): the next call captures again, with counters from zero.
+void reset_capture(PyCodeObject* co);
 int stress_level();
 
 // Code under this directory (the pijit package) is never a stress-mode candidate.

@@ -440,7 +440,8 @@ PyObject* py_set_auto_capture(PyObject*, PyObject* dirs) {
 // break_reasons, skip_reason}] for every code pijit captured (what `pijit run --summary` prints).
 PyObject* py_capture_summary(PyObject*, PyObject*) {
   Ref out(PyList_New(0));
-  for (CodeState* st : live_code_states()) {
+  for (PinnedState& pinned : pinned_code_states()) {
+    CodeState* st = pinned.state;
     if (st->compiles == 0 || st->skip_reason == "no tensor work") continue;
     int64_t graphs = 0, resume_graphs = 0, resume_breaks = 0;
     for (const CacheEntry& e : st->entries) graphs += e.graph != nullptr;
@@ -462,9 +463,47 @@ PyObject* py_capture_summary(PyObject*, PyObject*) {
     set_item(d.get(), "recompiles", PyLong_FromLongLong(st->recompiles));
     set_item(d.get(), "break_reasons", str_list(st->break_reasons));
     set_item(d.get(), "skip_reason", PyUnicode_FromString(st->skip_reason.c_str()));
+    // pijit.explain: the code object, its entries' guards and graphs, and where the time went
+    Py_INCREF(st->code);
+    set_item(d.get(), "code", reinterpret_cast<PyObject*>(st->code));
+    set_item(d.get(), "recompile_reasons", str_list(st->recompile_reasons));
+    Ref guards(PyList_New(0)), ops(PyList_New(0));
+    int64_t runs = 0, run_ns = 0, hits = 0;
+    for (const CacheEntry& e : st->entries) {
+      PyList_Append(guards.get(), Ref(str_list(e.guards ? e.guards->describe() : std::vector<std::string>{})).get());
+      if (e.graph) PyList_Append(ops.get(), Ref(PyLong_FromSize_t(e.graph->nodes().size())).get());
+      if (e.plan) {
+        runs += e.plan->runs();
+        run_ns += e.plan->run_ns();
+      }
+      hits += e.hits;
+    }
+    Py_INCREF(guards.get());
+    set_item(d.get(), "guards", guards.get());
+    Py_INCREF(ops.get());
+    set_item(d.get(), "ops_per_graph", ops.get());
+    set_item(d.get(), "cache_hits", PyLong_FromLongLong(st->cache_hits));
+    set_item(d.get(), "graph_runs", PyLong_FromLongLong(runs));
+    set_item(d.get(), "capture_ms", PyFloat_FromDouble(st->capture_ns / 1e6));
+    set_item(d.get(), "compile_ms", PyFloat_FromDouble(st->compile_ns / 1e6));
+    set_item(d.get(), "run_ms", PyFloat_FromDouble(run_ns / 1e6));
     PyList_Append(out.get(), d.get());
   }
   return out.release();
+}
+
+// reset_capture(target=None): pijit.reset.
+PyObject* py_reset_capture(PyObject*, PyObject* args) {
+  PyObject* target = Py_None;
+  if (!PyArg_ParseTuple(args, "|O:reset_capture", &target)) return nullptr;
+  if (target == Py_None) {
+    reset_capture(nullptr);
+    Py_RETURN_NONE;
+  }
+  Ref co(PyCode_Check(target) ? (Py_INCREF(target), target) : code_of(target));
+  if (!co) return nullptr;
+  reset_capture(reinterpret_cast<PyCodeObject*>(co.get()));
+  Py_RETURN_NONE;
 }
 
 PyObject* py_set_stress(PyObject*, PyObject* on) {
@@ -540,6 +579,7 @@ PyMethodDef jit_methods[] = {
     {"jit_stats", py_jit_stats, METH_O, "jit_stats(fn): capture counters, guards and graphs of a jitted function"},
     {"set_auto_capture", py_set_auto_capture, METH_O, "set_auto_capture([dirs]): code under dirs is a capture candidate"},
     {"capture_summary", py_capture_summary, METH_NOARGS, "what capture did, per code object"},
+    {"reset_capture", py_reset_capture, METH_VARARGS, "reset_capture(target=None): forget what capture decided (all, or one function)"},
     {"set_stress", py_set_stress, METH_O, "set_stress(level): 1 capture every frame, 2 also re-assemble refused ones"},
     {"stress_stats", py_stress_stats, METH_NOARGS, "frames run rewritten / default, and why, since the last reset"},
     {"reset_stress_stats", py_reset_stress_stats, METH_NOARGS, "zero the stress counters"},

@@ -1,7 +1,9 @@
 """pijit's command line.
 
-    python -m pijit run script.py [args...]   run an unchanged script under pijit
-    python -m pijit info                      build, threads and registry facts
+    python -m pijit run script.py [args...]      run an unchanged script under pijit
+    python -m pijit explain script.py [args...]  the same, then pijit.explain's report of every
+                                                 function the script captured (on stderr)
+    python -m pijit info                         build, threads and registry facts
 
 `run` executes the script as __main__ (sys.argv as the script expects). When the real MindSpore is
 not installed, `import mindspore` (and its submodules) resolves to pijit, so MindSpore programs run
@@ -39,6 +41,15 @@ def _summary():
             print("      " + reason, file=out)
 
 
+def _explain_report():
+    from pijit import _C
+    from pijit.explain import ExplainReport
+    report = ExplainReport()
+    rows = sorted(_C.capture_summary(), key=lambda r: (r["file"], r["line"]))
+    report._refresh([r["code"] for r in rows])
+    print(report, file=sys.stderr)
+
+
 def _run(args):
     from pijit import alias
     script = args.script
@@ -52,7 +63,9 @@ def _run(args):
     sys.argv = [script] + list(args.args)
     here = os.path.dirname(os.path.abspath(script))
     sys.path.insert(0, here)
-    if args.summary or "summary" in os.environ.get("PIJIT_LOGS", ""):
+    if getattr(args, "explain", False):
+        atexit.register(_explain_report)
+    elif args.summary or "summary" in os.environ.get("PIJIT_LOGS", ""):
         atexit.register(_summary)
     if not args.no_capture:
         from pijit import _C
@@ -87,9 +100,16 @@ def main(argv=None):
     r.add_argument("--summary", action="store_true", help="print at exit what capture did")
     r.add_argument("script")
     r.add_argument("args", nargs=argparse.REMAINDER)
+    e = sub.add_parser("explain", help="run a script under pijit and print the explain report at exit")
+    e.add_argument("script")
+    e.add_argument("args", nargs=argparse.REMAINDER)
     sub.add_parser("info", help="print build facts")
     args = ap.parse_args(argv)
     if args.cmd == "run":
+        return _run(args)
+    if args.cmd == "explain":
+        args.explain, args.summary = True, False
+        args.no_alias = args.no_numpy_lite = args.no_capture = False
         return _run(args)
     if args.cmd == "info":
         return _info(args)

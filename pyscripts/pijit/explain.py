@@ -1,0 +1,143 @@
+"""pijit.explain, pijit.cache_entries and pijit.reset: what capture did, in the user's terms.
+
+    report = pijit.explain(fn)(*args)      # runs the call under capture; returns the report
+    report = wrapper(*other_args)          # the same wrapper: the report grows (recompiles show)
+    print(report)                          # per captured code object: graphs, breaks, guards,
+                                           # recompiles, time capturing / compiling / running
+    report.graph_count, report.break_count, report.breaks, report.guards, report.recompiles,
+    report.ops_per_graph, report.functions, report.outputs
+
+A break is (id, name, message, file, line, function), e.g. ("B006", "Print", "print()", "f.py",
+12, "f"). `python -m pijit explain script.py args...` prints the report of a whole script.
+"""
+import re
+
+from pijit import _C
+
+_BREAK = re.compile(r"^(B\d+) (\w+) at (.*?):(\d+) in ([^:]+): (.*)$", re.S)
+
+
+class Break(object):
+    """One graph break or refusal: its reason id and name (capture/break_reasons.def), the message,
+    and the user's file, line and function."""
+    __slots__ = ("id", "name", "message", "file", "line", "function", "text")
+
+    def __init__(self, text):
+        self.text = text
+        m = _BREAK.match(text)
+        if m:
+            self.id, self.name, self.file = m.group(1), m.group(2), m.group(3)
+            self.line, self.function, self.message = int(m.group(4)), m.group(5), m.group(6)
+        else:  # a run-time refusal (recompile limit): no place in the source
+            self.id = self.name = self.file = self.function = None
+            self.line = None
+            self.message = text
+
+    def __repr__(self):
+        return "Break(%r)" % self.text
+
+    def __str__(self):
+        return self.text
+
+
+class FunctionReport(object):
+    """What capture did for one code object (a function, a resume function, a loop body)."""
+
+    def __init__(self, row):
+        self.code = row["code"]
+        self.function, self.file, self.line = row["function"], row["file"], row["line"]
+        self.kind = "resume function" if row["resume"] else "loop body" if row["loop_body"] else "function"
+        self.compiles, self.graphs, self.recompile_count = row["compiles"], row["graphs"], row["recompiles"]
+        self.breaks = [Break(t) for t in row["break_reasons"]]
+        self.recompiles = list(row["recompile_reasons"])
+        self.guards = list(row["guards"])  # per cache entry, readable
+        self.ops_per_graph = list(row["ops_per_graph"])
+        self.cache_hits, self.graph_runs = row["cache_hits"], row["graph_runs"]
+        self.capture_ms, self.compile_ms, self.run_ms = row["capture_ms"], row["compile_ms"], row["run_ms"]
+        self.skip_reason = row["skip_reason"]
+
+    def __str__(self):
+        head = "%s %s (%s:%d): %d graph(s) %s, %d break(s), %d recompile(s), %d cache hit(s)" % (
+            self.kind, self.function, self.file, self.line, self.graphs,
+            "with %s ops" % "/".join(map(str, self.ops_per_graph)) if self.ops_per_graph else "",
+            len(self.breaks), len(self.recompiles), self.cache_hits)
+        lines = [head, "  time: capture %.2f ms, compile %.2f ms, graphs %.2f ms over %d run(s)"
+                 % (self.capture_ms, self.compile_ms, self.run_ms, self.graph_runs)]
+        if self.skip_reason:
+            lines.append("  runs eagerly: %s" % self.skip_reason)
+        for b in self.breaks:
+            lines.append("  break %s" % b)
+        for r in self.recompiles:
+            lines.append("  recompiled: %s" % r)
+        for i, gs in enumerate(self.guards):
+            lines.append("  guards of entry %d:" % i)
+            lines.extend("    %s" % g for g in gs)
+        return "\n".join(lines)
+
+
+class ExplainReport(object):
+    """The report pijit.explain returns: one FunctionReport per code object the calls captured."""
+
+    def __init__(self):
+        self.functions = []
+        self.outputs = []  # what each call returned
+
+    def _refresh(self, codes):
+        rows = {id(r["code"]): r for r in _C.capture_summary()}
+        self.functions = [FunctionReport(rows[id(c)]) for c in codes if id(c) in rows]
+
+    graph_count = property(lambda self: sum(f.graphs for f in self.functions))
+    break_count = property(lambda self: sum(len(f.breaks) for f in self.functions))
+    breaks = property(lambda self: [b for f in self.functions for b in f.breaks])
+    recompiles = property(lambda self: [r for f in self.functions for r in f.recompiles])
+    guards = property(lambda self: [g for f in self.functions for gs in f.guards for g in gs])
+    ops_per_graph = property(lambda self: [n for f in self.functions for n in f.ops_per_graph])
+
+    def __str__(self):
+        head = "pijit.explain: %d graph(s), %d break(s), %d recompile(s) in %d code object(s)" % (
+            self.graph_count, self.break_count, len(self.recompiles), len(self.functions))
+        return "\n".join([head] + [str(f) for f in self.functions])
+
+    __repr__ = __str__
+
+
+def _snapshot():
+    return {id(r["code"]): (r["code"], r["compiles"], r["cache_hits"], r["graph_runs"]) for r in _C.capture_summary()}
+
+
+def explain(fn):
+    """pijit.explain(fn): a wrapper whose calls run fn under capture (fn plain or already jitted)
+    and return the ExplainReport of every call made through it so far."""
+    from pijit.jit import jit
+    target = fn if isinstance(fn, _C.JitFunction) else jit(fn)
+    report = ExplainReport()
+    touched = []
+
+    def run(*args, **kwargs):
+        before = _snapshot()
+        report.outputs.append(target(*args, **kwargs))
+        for key, (code, *counts) in _snapshot().items():
+            if before.get(key, (None, None, None, None))[1:] != tuple(counts) and all(c is not code for c in touched):
+                touched.append(code)
+        report._refresh(touched)
+        return report
+    run.report = report
+    return run
+
+
+def cache_entries(fn):
+    """The cache entries of fn's code (a function, method, Cell or jitted one): a list of dicts with
+    the entry's guards (readable), hit count, ops of its graph (0: it runs eagerly, see reason),
+    its graph break and its side effects."""
+    from pijit.jit import jit_stats
+    return [{"guards": e["guards"], "hits": e["hits"], "ops": e["ops"], "reason": e["reason"],
+             "graph_break": e["graph_break"], "effects": e["effects"]} for e in jit_stats(fn)["entries"]]
+
+
+def reset(fn=None):
+    """pijit.reset(): forget every capture decision (caches, counters, reasons); pijit.reset(fn):
+    only fn's code and the resume functions its breaks made. The next call captures again."""
+    _C.reset_capture(fn)
+
+
+__all__ = ["explain", "cache_entries", "reset", "ExplainReport", "FunctionReport", "Break"]

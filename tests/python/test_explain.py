@@ -1,0 +1,98 @@
+"""pijit.explain, cache_entries and reset (issue 15, first part). What a user relies on: the report
+names each break's reason id, line and function, each recompile's guard with old and new value, the
+graphs and their op counts, grows with every call through the same wrapper, and its fields are
+attributes; reset makes the next call capture again; `python -m pijit explain` prints it."""
+import os
+import subprocess
+import sys
+import tempfile
+import textwrap
+import unittest
+
+import pijit as pj
+from pijit import ops
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+PYSCRIPTS = os.path.join(os.path.dirname(os.path.dirname(HERE)), "pyscripts")
+
+
+def breaking(x, n):
+    y = ops.relu(x * 2) + n
+    if float(y.sum()) > 0:  # reads a value: a graph break here
+        y = y * 3
+    return y - 1
+
+
+class Explain(unittest.TestCase):
+    def setUp(self):
+        pj.reset(breaking)
+
+    def test_breaks_recompiles_and_counts(self):
+        ex = pj.explain(breaking)
+        line = breaking.__code__.co_firstlineno + 2
+        report = ex(pj.Tensor([1.0, 2.0]), 1)
+        self.assertEqual(report.break_count, 1)
+        b = report.breaks[0]
+        self.assertEqual((b.line, b.function, b.file), (line, "breaking", __file__.replace(".pyc", ".py")))
+        self.assertTrue(b.id.startswith("B"), b.id)
+        self.assertIn("float", b.message)
+        self.assertGreaterEqual(report.graph_count, 2)  # before the break, and the resume function's
+        self.assertEqual(report.recompiles, [])
+        report = ex(pj.Tensor([1.0, 2.0, 3.0]), 1)  # a new shape: recompiles, the report grows
+        self.assertIn("x.shape[0]: 2 -> 3", report.recompiles)
+        self.assertEqual(len(report.outputs), 2)
+        self.assertEqual(report.outputs[1].tolist(), ((pj.Tensor([1.0, 2.0, 3.0]) * 2 + 1) * 3 - 1).tolist())
+        text = str(report)
+        self.assertIn("function breaking", text)
+        self.assertIn("break %s" % b.text, text)
+        self.assertIn("recompiled: x.shape[0]: 2 -> 3", text)
+        self.assertIn("x: Tensor Float32[3]", report.guards)
+        self.assertTrue(all(n > 0 for n in report.ops_per_graph))
+        f = [f for f in report.functions if f.kind == "function"][0]
+        self.assertGreater(f.capture_ms, 0)
+        self.assertGreater(f.graph_runs, 0)
+
+    def test_cache_entries_and_reset(self):
+        jf = pj.jit(breaking)
+        jf(pj.Tensor([1.0]), 2)
+        jf(pj.Tensor([1.0, 2.0]), 2)
+        entries = pj.cache_entries(breaking)
+        self.assertEqual(len(entries), 2)
+        self.assertTrue(all(e["ops"] > 0 and e["graph_break"] for e in entries))
+        self.assertEqual(pj.jit_stats(jf)["compiles"], 2)
+        pj.reset(jf)
+        self.assertEqual((pj.jit_stats(jf)["compiles"], pj.cache_entries(breaking)), (0, []))
+        jf(pj.Tensor([1.0]), 2)
+        self.assertEqual(pj.jit_stats(jf)["compiles"], 1)
+        pj.reset()
+        self.assertEqual(pj.jit_stats(jf)["compiles"], 0)
+
+    def test_command_line(self):
+        src = textwrap.dedent("""
+            import pijit as pj
+            from pijit import ops
+
+            def f(x):
+                y = x + 1
+                print(y.tolist())
+                return y * 2
+
+            f(pj.Tensor([1.0]))
+            f(pj.Tensor([1.0, 2.0]))
+        """)
+        with tempfile.TemporaryDirectory() as d:
+            path = os.path.join(d, "prog.py")
+            with open(path, "w") as fh:
+                fh.write(src)
+            p = subprocess.run([sys.executable, "-m", "pijit", "explain", path], capture_output=True, text=True,
+                               env=dict(os.environ, PYTHONPATH=PYSCRIPTS), timeout=120)
+        self.assertEqual(p.returncode, 0, p.stderr)
+        self.assertIn("[2.0]", p.stdout)
+        self.assertIn("pijit.explain:", p.stderr)
+        self.assertIn("function f (%s:5)" % path, p.stderr)
+        self.assertIn("recompiled: x.shape[0]: 1 -> 2", p.stderr)
+        self.assertIn("break B", p.stderr)  # tolist() reads the values
+
+
+if __name__ == "__main__":
+    unittest.main()
