@@ -42,9 +42,11 @@ class ExecPlan {
   int num_memoized() const { return num_memo_steps_; }
   // Launches that reused the memo instead of running its steps (jit_stats' memo_reuses).
   int64_t memo_reuses() const { return memo_reuses_.load(std::memory_order_relaxed); }
-  // Launches and the time they took (pijit.explain's "running graphs").
+  // Launches, and the time they took while timing is on (pijit.explain turns it on: two clock
+  // reads per launch are 4% of a small graph's).
   int64_t runs() const { return runs_.load(std::memory_order_relaxed); }
   int64_t run_ns() const { return run_ns_.load(std::memory_order_relaxed); }
+  static void set_timing(bool on);
   // "arena 1.5 KiB, 6 buffers (2 in place), 1 fresh output[, 3 memoized]", for explanations.
   std::string describe() const;
 

@@ -492,6 +492,13 @@ PyObject* py_capture_summary(PyObject*, PyObject*) {
   return out.release();
 }
 
+PyObject* py_set_graph_timing(PyObject*, PyObject* on) {
+  int v = PyObject_IsTrue(on);
+  if (v < 0) return nullptr;
+  graph::ExecPlan::set_timing(v != 0);
+  Py_RETURN_NONE;
+}
+
 // reset_capture(target=None): pijit.reset.
 PyObject* py_reset_capture(PyObject*, PyObject* args) {
   PyObject* target = Py_None;
@@ -579,6 +586,7 @@ PyMethodDef jit_methods[] = {
     {"jit_stats", py_jit_stats, METH_O, "jit_stats(fn): capture counters, guards and graphs of a jitted function"},
     {"set_auto_capture", py_set_auto_capture, METH_O, "set_auto_capture([dirs]): code under dirs is a capture candidate"},
     {"capture_summary", py_capture_summary, METH_NOARGS, "what capture did, per code object"},
+    {"set_graph_timing", py_set_graph_timing, METH_O, "time every graph launch (pijit.explain turns it on)"},
     {"reset_capture", py_reset_capture, METH_VARARGS, "reset_capture(target=None): forget what capture decided (all, or one function)"},
     {"set_stress", py_set_stress, METH_O, "set_stress(level): 1 capture every frame, 2 also re-assemble refused ones"},
     {"stress_stats", py_stress_stats, METH_NOARGS, "frames run rewritten / default, and why, since the last reset"},

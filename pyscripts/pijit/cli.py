@@ -64,6 +64,8 @@ def _run(args):
     here = os.path.dirname(os.path.abspath(script))
     sys.path.insert(0, here)
     if getattr(args, "explain", False):
+        from pijit import _C
+        _C.set_graph_timing(True)
         atexit.register(_explain_report)
     elif args.summary or "summary" in os.environ.get("PIJIT_LOGS", ""):
         atexit.register(_summary)

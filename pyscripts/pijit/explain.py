@@ -109,6 +109,7 @@ def explain(fn):
     """pijit.explain(fn): a wrapper whose calls run fn under capture (fn plain or already jitted)
     and return the ExplainReport of every call made through it so far."""
     from pijit.jit import jit
+    _C.set_graph_timing(True)  # from now on every launch is timed (a few % of a tiny graph's)
     target = fn if isinstance(fn, _C.JitFunction) else jit(fn)
     report = ExplainReport()
     touched = []
