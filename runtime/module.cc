@@ -1,7 +1,12 @@
 // pijit._C module: registration with the Python package, the generic op call, runtime knobs.
 #include "py/pyport.h"  // first (Python.h)
 
+#include <asmjit/core/api-config.h>
+
+#include <cstdio>
+
 #include "graph/op.h"
+#include "oneapi/dnnl/dnnl.h"
 #include "graph/tape.h"
 #include "kernels/copy.h"
 #include "kernels/dnnl_context.h"
@@ -237,6 +242,18 @@ PyObject* py_set_printoptions(PyObject*, PyObject* args, PyObject* kwargs) {
   Py_RETURN_NONE;
 }
 
+// build_info(): what pijit was built with and finds at run time (python -m pijit sysinfo).
+PyObject* py_build_info(PyObject*, PyObject*) {
+  const dnnl_version_t* v = dnnl_version();
+  char onednn[64], asmjit[32];
+  std::snprintf(onednn, sizeof onednn, "%d.%d.%d", v->major, v->minor, v->patch);
+  std::snprintf(asmjit, sizeof asmjit, "%d.%d.%d", ASMJIT_LIBRARY_VERSION >> 16, (ASMJIT_LIBRARY_VERSION >> 8) & 0xff,
+                ASMJIT_LIBRARY_VERSION & 0xff);
+  return Py_BuildValue("{s:s,s:s,s:s,s:s,s:s}", "onednn", onednn, "onednn_built_with",
+                       std::to_string(DNNL_VERSION_MAJOR).append(".").append(std::to_string(DNNL_VERSION_MINOR)).c_str(),
+                       "asmjit", asmjit, "compiler", __VERSION__, "cuda", "not built (the GPU backend is issue 19)");
+}
+
 PyObject* py_probe_machine(PyObject*, PyObject* arg) {
   long t = PyLong_AsLong(arg);
   if (t == -1 && PyErr_Occurred()) return nullptr;
@@ -270,6 +287,7 @@ PyMethodDef module_methods[] = {
     {"format_repr", py_format_repr, METH_O, "MindSpore-style repr() of a tensor"},
     {"set_printoptions", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(py_set_printoptions)), METH_VARARGS | METH_KEYWORDS,
      "set_printoptions(precision=8, threshold=1000, edgeitems=3, linewidth=75, suppress=False)"},
+    {"build_info", py_build_info, METH_NOARGS, "versions pijit was built with and runs on (oneDNN, AsmJit, compiler)"},
     {"probe_machine", py_probe_machine, METH_O,
      "probe_machine(threads): measured float32 FMA peak (GFLOP/s) and copy bandwidth (GB/s)"},
     {"dtype_code", py_dtype_code, METH_O, "the DType code of a dtype-like object (TypeError if none)"},

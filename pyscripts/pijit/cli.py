@@ -4,6 +4,8 @@
     python -m pijit explain script.py [args...]  the same, then pijit.explain's report of every
                                                  function the script captured (on stderr)
     python -m pijit info                         build, threads and registry facts
+    python -m pijit sysinfo                      versions (Python, pijit, oneDNN, AsmJit, compiler),
+                                                 the CPU's vector extensions, fused-kernel ISA, GPU
 
 `run` executes the script as __main__ (sys.argv as the script expects). When the real MindSpore is
 not installed, `import mindspore` (and its submodules) resolves to pijit, so MindSpore programs run
@@ -90,6 +92,39 @@ def _info(args):
     return 0
 
 
+def _sysinfo(args):
+    import platform
+    import pijit
+    from pijit import _C
+    info = _C.build_info()
+    flags = set()
+    try:
+        with open("/proc/cpuinfo") as f:
+            for line in f:
+                if line.startswith("flags"):
+                    flags = set(line.split(":", 1)[1].split())
+                    break
+    except OSError:
+        pass
+    model = platform.processor() or "unknown"
+    try:
+        with open("/proc/cpuinfo") as f:
+            model = next((l.split(":", 1)[1].strip() for l in f if l.startswith("model name")), model)
+    except OSError:
+        pass
+    vector = [x for x in ("sse4_2", "avx", "avx2", "fma", "f16c", "avx512f", "avx512dq", "avx512bw", "avx512vl",
+                          "avx512_bf16", "avx512_vnni") if x in flags]
+    print("Python %s (%s)" % (sys.version.split()[0], sys.executable))
+    print("pijit %s (%s)" % (pijit.__version__, _C.__file__))
+    print("oneDNN %s (built with %s), AsmJit %s, compiler %s" % (info["onednn"], info["onednn_built_with"],
+                                                                 info["asmjit"], info["compiler"]))
+    print("CPU: %s, %d threads for kernels; vector extensions: %s" % (model, _C.get_num_threads(),
+                                                                      " ".join(vector) or "none found"))
+    print("fused elementwise kernels: %s" % _C.fused_backend())
+    print("GPU: %s" % info["cuda"])
+    return 0
+
+
 def main(argv=None):
     ap = argparse.ArgumentParser(prog="python -m pijit")
     sub = ap.add_subparsers(dest="cmd")
@@ -106,6 +141,7 @@ def main(argv=None):
     e.add_argument("script")
     e.add_argument("args", nargs=argparse.REMAINDER)
     sub.add_parser("info", help="print build facts")
+    sub.add_parser("sysinfo", help="print versions, CPU vector extensions and the GPU's state")
     args = ap.parse_args(argv)
     if args.cmd == "run":
         return _run(args)
@@ -115,5 +151,7 @@ def main(argv=None):
         return _run(args)
     if args.cmd == "info":
         return _info(args)
+    if args.cmd == "sysinfo":
+        return _sysinfo(args)
     ap.print_help()
     return 2

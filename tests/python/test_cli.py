@@ -82,6 +82,16 @@ class TestRun(unittest.TestCase):
         self.assertEqual(p.returncode, 0, p.stderr)
         self.assertIn("ops in registry", p.stdout)
 
+    def test_sysinfo(self):
+        p = run_pijit("sysinfo")
+        self.assertEqual(p.returncode, 0, p.stderr)
+        out = p.stdout
+        self.assertRegex(out, r"Python 3\.\d+\.\d+")
+        self.assertRegex(out, r"oneDNN \d+\.\d+\.\d+ \(built with \d+\.\d+\), AsmJit \d+\.\d+\.\d+")
+        self.assertIn("vector extensions:", out)
+        self.assertRegex(out, r"fused elementwise kernels: (asmjit-avx512|asmjit-avx2|interpreter)")
+        self.assertIn("GPU: not built", out)
+
 
 if __name__ == "__main__":
     unittest.main()

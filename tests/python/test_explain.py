@@ -47,8 +47,8 @@ class Explain(unittest.TestCase):
         self.assertIn("break %s" % b.text, text)
         self.assertIn("recompiled: x.shape[0]: 2 -> 3", text)
         self.assertIn("x: Tensor Float32[3]", report.guards)
-        self.assertTrue(all(n > 0 for n in report.ops_per_graph))
         f = [f for f in report.functions if f.kind == "function"][0]
+        self.assertTrue(f.ops_per_graph and all(n >= 2 for n in f.ops_per_graph), f.ops_per_graph)  # relu, add
         self.assertGreater(f.capture_ms, 0)
         self.assertGreater(f.graph_runs, 0)
 
