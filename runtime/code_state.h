@@ -61,6 +61,7 @@ struct CodeState {
   // loop head's offset: (outer code, body code), owned; every entry refused there shares them.
   std::map<int, std::pair<PyObject*, PyObject*>> loop_codes;
   int auto_candidate = 0;
+  int filtered = -1;  // PIJIT_SKIP / PIJIT_ONLY: -1 not decided yet, 0 may be captured, 1 never
   int inspects_frame = -1;  // codegen::inspects_frame, once: -1 not known yet  // `pijit run`: 0 not decided, 1 the script's code, 2 not
   ~CodeState();
 };

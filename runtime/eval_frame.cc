@@ -4,6 +4,9 @@
 
 #include "runtime/eval_frame.h"
 
+#include <fnmatch.h>
+
+#include <algorithm>
 #include <chrono>
 #include <cstdlib>
 #include <cstring>
@@ -448,6 +451,75 @@ PyObject* run_captured(PyThreadState* ts, PyFrameObject* f, const JitOptions& op
   return run_entry(ts, f, st, st->entries.front());
 }
 
+// PIJIT_SKIP and PIJIT_ONLY: comma-separated patterns naming code objects capture leaves alone, or
+// the only ones it may capture. A pattern is `module:name` (fnmatch wildcards; the name is the
+// qualname's last part, which is all a 3.7/3.9 code object knows of it) or `file:line` (the line
+// of the `def` or of a decorator on it; the file a path suffix). Resume functions and loop bodies
+// follow their function.
+struct CodeFilter {
+  std::vector<std::pair<std::string, std::string>> skip, only;
+  bool any = false;
+
+  static std::vector<std::pair<std::string, std::string>> parse(const char* env) {
+    std::vector<std::pair<std::string, std::string>> out;
+    const char* v = std::getenv(env);
+    if (!v) return out;
+    std::string s(v), item;
+    for (size_t i = 0; i <= s.size(); ++i) {
+      if (i < s.size() && s[i] != ',') {
+        item += s[i];
+        continue;
+      }
+      const size_t colon = item.rfind(':');
+      if (colon != std::string::npos && colon > 0) out.emplace_back(item.substr(0, colon), item.substr(colon + 1));
+      item.clear();
+    }
+    return out;
+  }
+  CodeFilter() : skip(parse("PIJIT_SKIP")), only(parse("PIJIT_ONLY")), any(!skip.empty() || !only.empty()) {}
+
+  static bool matches(const std::pair<std::string, std::string>& p, PyCodeObject* co, const char* module) {
+    const std::string& a = p.first;
+    const std::string& b = p.second;
+    const char* file = PyUnicode_AsUTF8(co->co_filename);
+    if (!b.empty() && std::all_of(b.begin(), b.end(), [](char c) { return c >= '0' && c <= '9'; })) {
+      const std::string f = file ? file : "";
+      // the def's line, or a decorator's, or any line of the signature: before the body's first
+      const int line = std::atoi(b.c_str());
+      return line >= co->co_firstlineno && line < std::max(co->co_firstlineno + 1, PyCode_Addr2Line(co, 0)) &&
+             f.size() >= a.size() && f.compare(f.size() - a.size(), a.size(), a) == 0;
+    }
+    const std::string name = b.substr(b.rfind('.') == std::string::npos ? 0 : b.rfind('.') + 1);
+    return module && fnmatch(a.c_str(), module, 0) == 0 && fnmatch(name.c_str(), PyUnicode_AsUTF8(co->co_name), 0) == 0;
+  }
+
+  bool excludes(PyFrameObject* f, PyCodeObject* co) const {
+    PyObject* g = py::frame_globals(f);
+    PyObject* m = g && PyDict_Check(g) ? PyDict_GetItemString(g, "__name__") : nullptr;
+    const char* module = m && PyUnicode_Check(m) ? PyUnicode_AsUTF8(m) : nullptr;
+    for (const auto& p : skip)
+      if (matches(p, co, module)) return true;
+    if (only.empty()) return false;
+    for (const auto& p : only)
+      if (matches(p, co, module)) return false;
+    return true;
+  }
+};
+
+const CodeFilter& code_filter() {
+  static const CodeFilter* filter = new CodeFilter;
+  return *filter;
+}
+
+bool filtered_out(PyFrameObject* f, PyCodeObject* co) {
+  const CodeFilter& cf = code_filter();
+  if (!cf.any) return false;
+  CodeState* st = code_state(co, true);
+  if (!st) return false;
+  if (st->filtered < 0) st->filtered = !st->is_resume && !st->is_loop_body && cf.excludes(f, co);
+  return st->filtered == 1;
+}
+
 PyObject* pijit_eval_frame(PyThreadState* ts, PyFrameObject* f, int throw_flag) {
   PyCodeObject* co = py::frame_code(f);
   const JitOptions* opt = nullptr;
@@ -471,6 +543,7 @@ PyObject* pijit_eval_frame(PyThreadState* ts, PyFrameObject* f, int throw_flag) 
   // would not share: they always run as they are.
   // While an op recorder traces (vmap, pijit's own code under capture) tensors are symbolic:
   // frames run as they are.
+  if (opt && !g_released && !t_jit.busy && filtered_out(f, co)) opt = nullptr;  // PIJIT_SKIP / PIJIT_ONLY
   if (!opt || g_released || t_jit.busy || throw_flag || !(co->co_flags & CO_OPTIMIZED) || py::frame_is_resumable(f) ||
       py::tracing_or_profiling(ts) || op_recorder()) {
     // Stress statistics count every candidate frame once: a generator resumed is not a new frame.

@@ -67,6 +67,35 @@ class Explain(unittest.TestCase):
         pj.reset()
         self.assertEqual(pj.jit_stats(jf)["compiles"], 0)
 
+    def test_skip_and_only(self):
+        src = textwrap.dedent("""
+            import pijit as pj
+
+            @pj.jit
+            def f(x):
+                return x + 1
+
+            class C(object):
+                @pj.jit
+                def g(self, x):
+                    return x * 2
+
+            f(pj.Tensor([1.0])); C().g(pj.Tensor([1.0]))
+            print(pj.jit_stats(f)["compiles"], pj.jit_stats(C.g)["compiles"])
+        """)
+        with tempfile.TemporaryDirectory() as d:
+            path = os.path.join(d, "prog.py")
+            with open(path, "w") as fh:
+                fh.write(src)
+            outs = []
+            for env in ({}, {"PIJIT_SKIP": "__main__:f"}, {"PIJIT_SKIP": "__main__:C.g,other:x"},
+                        {"PIJIT_ONLY": "prog.py:10"}, {"PIJIT_ONLY": "__main__:*"}, {"PIJIT_ONLY": "elsewhere:f"}):
+                p = subprocess.run([sys.executable, path], capture_output=True, text=True, timeout=120,
+                                   env=dict(os.environ, PYTHONPATH=PYSCRIPTS, **env))
+                self.assertEqual(p.returncode, 0, p.stderr)
+                outs.append(p.stdout.strip())
+        self.assertEqual(outs, ["1 1", "0 1", "1 0", "0 1", "1 1", "0 0"])
+
     def test_command_line(self):
         src = textwrap.dedent("""
             import pijit as pj
