@@ -69,7 +69,9 @@ void log_text(const char* what, const std::string& text) { log(what, text); }
 namespace {
 
 void log(const char* what, const std::string& text) {
-  if (g_config.log.find(what) == std::string::npos && g_config.log.find("all") == std::string::npos) return;
+  // "graph" (issue 15's name) and "graphs" name one category
+  const char* key = std::strcmp(what, "graphs") == 0 ? "graph" : what;
+  if (g_config.log.find(key) == std::string::npos && g_config.log.find("all") == std::string::npos) return;
   PySys_FormatStderr("[pijit %s] %s\n", what, text.c_str());  // no 1000-byte cut
 }
 
@@ -351,10 +353,20 @@ bool build_entry(PyFrameObject* f, CodeState* st, const JitOptions& opt, CacheEn
       }
       log("graphs", "captured " + where(co) + ": " + std::to_string(r.graph->nodes().size()) + " ops\n" +
                         r.graph->to_string());
+      if (!r.effects.empty()) {
+        std::string text = "replayed after the graph of " + where(co) + ":";
+        for (const std::string& e : r.effects) text += "\n  " + e;
+        log("side_effects", text);
+      }
     }
   }
   if (!r.ok || r.broke) mark_callees(r.callees, co, opt);
   out->guards = r.guards;
+  if (r.guards) {
+    std::string text = "installed for " + where(co) + ":";
+    for (const std::string& g : r.guards->describe()) text += "\n  " + g;
+    log("guards", text);
+  }
   if (!r.ok) {
     std::string text = r.reason_text();
     out->reason = std::string(break_info(r.reason).id) + " " + break_info(r.reason).name;

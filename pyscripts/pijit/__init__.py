@@ -15,7 +15,7 @@ from pijit.creation import (tensor, ones, zeros, full, fill, ones_like, zeros_li
 from pijit import ops
 from pijit.autodiff import grad, value_and_grad
 from pijit.vmap import vmap
-from pijit.explain import explain, cache_entries, reset
+from pijit.explain import explain, cache_entries, reset, set_logs
 from pijit.parameter import Parameter, ParameterTuple
 from pijit.mutable import mutable
 from pijit.context import (set_context, get_context, set_device, GRAPH_MODE, PYNATIVE_MODE,

@@ -65,6 +65,13 @@ def _run(args):
     sys.argv = [script] + list(args.args)
     here = os.path.dirname(os.path.abspath(script))
     sys.path.insert(0, here)
+    if getattr(args, "logs", None):
+        from pijit.explain import set_logs
+        try:
+            set_logs(args.logs)
+        except ValueError as e:
+            print("pijit run: %s" % e, file=sys.stderr)
+            return 2
     if getattr(args, "explain", False):
         from pijit import _C
         _C.set_graph_timing(True)
@@ -135,6 +142,7 @@ def main(argv=None):
     r.add_argument("--no-capture", action="store_true",
                    help="capture only what the script hands to pijit.jit")
     r.add_argument("--summary", action="store_true", help="print at exit what capture did")
+    r.add_argument("--logs", default=None, help="log categories, as PIJIT_LOGS (pijit.set_logs)")
     r.add_argument("script")
     r.add_argument("args", nargs=argparse.REMAINDER)
     e = sub.add_parser("explain", help="run a script under pijit and print the explain report at exit")

@@ -141,4 +141,57 @@ def reset(fn=None):
     _C.reset_capture(fn)
 
 
-__all__ = ["explain", "cache_entries", "reset", "ExplainReport", "FunctionReport", "Break"]
+LOG_CATEGORIES = ("breaks", "guards", "recompiles", "bytecode", "graph", "passes", "side_effects", "perf",
+                  "summary", "all")
+_perf_registered = []
+
+
+def set_logs(spec):
+    """pijit.set_logs("breaks,guards"): PIJIT_LOGS at run time. Categories: breaks, guards (each
+    guard set as it is installed), recompiles, bytecode (rewritten code, dis-style), graph (also
+    "graphs": the captured IR), passes (the IR after each pass), side_effects (what each region
+    replays), perf (at exit: time capturing, compiling and running graphs), summary, all.
+    "" turns logging off. Returns the categories now on."""
+    if not isinstance(spec, str):
+        raise TypeError("set_logs: expected a comma-separated str such as 'breaks,recompiles', got %s"
+                        % type(spec).__name__)
+    cats = [c.strip() for c in spec.split(",") if c.strip()]
+    cats = ["graph" if c == "graphs" else c for c in cats]
+    bad = [c for c in cats if c not in LOG_CATEGORIES]
+    if bad:
+        raise ValueError("set_logs: unknown log categor%s %s (known: %s)"
+                         % ("y" if len(bad) == 1 else "ies", ", ".join(map(repr, bad)), ", ".join(LOG_CATEGORIES)))
+    _C.set_jit_config(log=",".join(cats))
+    if "perf" in cats or "all" in cats:
+        enable_perf()
+    return cats
+
+
+def perf_text():
+    """The perf log's text: time per phase over every code object, and the graphs' share."""
+    rows = _C.capture_summary()
+    cap = sum(r["capture_ms"] for r in rows)
+    comp = sum(r["compile_ms"] for r in rows)
+    run = sum(r["run_ms"] for r in rows)
+    runs = sum(r["graph_runs"] for r in rows)
+    lines = ["[pijit perf] capture %.2f ms, compile %.2f ms, graphs %.2f ms over %d launch(es) in %d code object(s)"
+             % (cap, comp, run, runs, len(rows))]
+    for r in sorted(rows, key=lambda r: -r["run_ms"])[:5]:
+        if r["graph_runs"]:
+            lines.append("[pijit perf]   %s (%s:%d): graphs %.2f ms over %d launch(es), capture %.2f ms, compile %.2f ms"
+                         % (r["function"], r["file"], r["line"], r["run_ms"], r["graph_runs"], r["capture_ms"],
+                            r["compile_ms"]))
+    return "\n".join(lines)
+
+
+def enable_perf():
+    """Times every graph launch from now on and prints perf_text() at exit (once)."""
+    import atexit
+    import sys
+    _C.set_graph_timing(True)
+    if not _perf_registered:
+        _perf_registered.append(True)
+        atexit.register(lambda: print(perf_text(), file=sys.stderr))
+
+
+__all__ = ["explain", "cache_entries", "reset", "set_logs", "ExplainReport", "FunctionReport", "Break"]

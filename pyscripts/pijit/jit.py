@@ -26,6 +26,9 @@ _C._set_library_dir(os.path.dirname(os.path.abspath(__file__)) + os.sep)
 # Before modules are torn down, code objects give back pijit's state (and the extra arrays only
 # pijit used), so that finalization frees them as if pijit had never seen them.
 atexit.register(_C._release_code_states)
+if any(c.strip() in ("perf", "all") for c in os.environ.get("PIJIT_LOGS", "").split(",")):
+    from pijit.explain import enable_perf  # registered after release: runs first at exit
+    enable_perf()
 
 
 _CAPTURE_MODES = ("ast", "bytecode", "trace")

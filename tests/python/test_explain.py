@@ -98,6 +98,40 @@ class Explain(unittest.TestCase):
                 outs.append(p.stdout.strip())
         self.assertEqual(outs, ["1 1", "0 1", "1 0", "0 1", "1 1", "0 0"])
 
+    def test_log_categories(self):
+        with self.assertRaisesRegex(ValueError, "unknown log category 'bogus' \\(known: breaks, guards"):
+            pj.set_logs("breaks,bogus")
+        with self.assertRaisesRegex(TypeError, "comma-separated str"):
+            pj.set_logs(["breaks"])
+        self.assertEqual(pj.set_logs(" breaks , graphs "), ["breaks", "graph"])
+        self.assertEqual(pj.set_logs(""), [])
+        src = textwrap.dedent("""
+            import pijit as pj
+            from pijit import ops
+
+            @pj.jit
+            def f(x):
+                print("p")
+                return ops.relu(x) * 2
+
+            for _ in range(3):
+                f(pj.Tensor([1.0, -1.0]))
+        """)
+        with tempfile.TemporaryDirectory() as d:
+            path = os.path.join(d, "prog.py")
+            with open(path, "w") as fh:
+                fh.write(src)
+            p = subprocess.run([sys.executable, path], capture_output=True, text=True, timeout=120,
+                               env=dict(os.environ, PYTHONPATH=PYSCRIPTS, PIJIT_LOGS="guards,side_effects,perf"))
+        self.assertEqual(p.returncode, 0, p.stderr)
+        self.assertEqual(p.stdout, "p\np\np\n")
+        err = p.stderr
+        self.assertIn("[pijit guards] installed for f (%s:5):" % path, err)
+        self.assertIn("  x: Tensor Float32[2]", err)
+        self.assertIn("[pijit side_effects] replayed after the graph of f (%s:5):\n  calls print() (line 7)" % path, err)
+        self.assertRegex(err, r"\[pijit perf\] capture [\d.]+ ms, compile [\d.]+ ms, graphs [\d.]+ ms over 3 launch")
+        self.assertNotIn("[pijit breaks]", err)
+
     def test_command_line(self):
         src = textwrap.dedent("""
             import pijit as pj
