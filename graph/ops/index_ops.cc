@@ -65,6 +65,15 @@ PJ_REGISTER_OP("index_put")
       else index_put(out[0], items, in[1]);
     });
 
+// index_add's and scatter_add's operands: integer indices, one floating dtype for base and src.
+void check_add_operands(const char* op, const TensorMeta& base, const TensorMeta& index, const TensorMeta& src) {
+  if (!is_integral(index.dtype, false))
+    PJ_THROW(Type) << op << "(): index must be an integer tensor, but got " << dtype_name(index.dtype);
+  if (!is_floating(base.dtype) || src.dtype != base.dtype)
+    PJ_THROW(Type) << op << "(): base and src must have one floating dtype, got " << dtype_name(base.dtype) << " and "
+                   << dtype_name(src.dtype);
+}
+
 // index_add(base, index, src; axis): base with src's slices added at index along axis (the
 // gradient of gather, index_select and embedding).
 PJ_REGISTER_OP("index_add")
@@ -73,12 +82,8 @@ PJ_REGISTER_OP("index_add")
     .attrs({"axis"})
     .infer([](const Metas& in, const Attrs& a) {
       const TensorMeta &base = in[0], &index = in[1], &src = in[2];
-      if (!is_integral(index.dtype, false))
-        PJ_THROW(Type) << "index_add(): index must be an integer tensor, but got " << dtype_name(index.dtype);
+      check_add_operands("index_add", base, index, src);
       if (index.shape.size() != 1) PJ_THROW(Value) << "index_add(): index must be 1-D, got shape " << shape_str(index.shape);
-      if (!is_floating(base.dtype) || src.dtype != base.dtype)
-        PJ_THROW(Type) << "index_add(): base and src must have one floating dtype, got " << dtype_name(base.dtype)
-                       << " and " << dtype_name(src.dtype);
       const int axis = normalize_axis(a.i("axis", 0), static_cast<int>(base.shape.size()));
       Shape want = base.shape;
       want[axis] = index.shape[0];
@@ -97,10 +102,7 @@ PJ_REGISTER_OP("scatter_add")
     .attrs({"axis"})
     .infer([](const Metas& in, const Attrs& a) {
       const TensorMeta &base = in[0], &index = in[1], &src = in[2];
-      if (!is_integral(index.dtype, false))
-        PJ_THROW(Type) << "scatter_add(): index must be an integer tensor, but got " << dtype_name(index.dtype);
-      if (!is_floating(base.dtype) || src.dtype != base.dtype)
-        PJ_THROW(Type) << "scatter_add(): base and src must have one floating dtype";
+      check_add_operands("scatter_add", base, index, src);
       const int axis = normalize_axis(a.i("axis", 0), static_cast<int>(base.shape.size()));
       bool ok = index.shape == src.shape && src.shape.size() == base.shape.size();
       for (size_t d = 0; ok && d < base.shape.size(); ++d) ok = static_cast<int>(d) == axis || src.shape[d] == base.shape[d];

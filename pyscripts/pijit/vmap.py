@@ -16,6 +16,9 @@ from pijit import _C
 
 _BREAK = _C.CaptureBreak
 
+# How vmapped calls ran: one batched graph, or once per example (tests and explanations).
+stats = {"batched": 0, "per_example": 0}
+
 
 def _is_int(v):
     return isinstance(v, int) and not isinstance(v, bool)
@@ -154,10 +157,12 @@ def vmap(fn, in_axes=0, out_axes=0):
         if not _C.tape_active() and B > 0:  # under a gradient every op must run where the tape sees it
             try:
                 outs, batched, _ = _C.vmap_run(call, leaves, flags, B)
+                stats["batched"] += 1
             except _BREAK:  # fn needs tensor values: run it per example
                 pass
         if outs is None:
             outs, batched = _per_example(call, leaves, flags, B)
+            stats["per_example"] += 1
         return _place(structure[0], outs, batched, out_axes)
     return vmapped
 

@@ -2,10 +2,13 @@
 on: the result equals running the function once per example and stacking (every op with a
 batching rule, ops run per example, in_axes/out_axes in every form), code that needs tensor values
 still works (per-example fallback), gradients flow through vmap, and bad axes raise clear errors."""
+import importlib
 import unittest
 
 import pijit as pj
 from pijit import nn, ops
+
+vmap_module = importlib.import_module("pijit.vmap")  # (pijit.vmap the name is the function)
 
 
 def loop(fn, args, axes, out_axis=0):
@@ -32,9 +35,13 @@ class Matches(unittest.TestCase):
         self.assertEqual(got.dtype, want.dtype)
         self.assertEqual(got.reshape((-1,)).tolist(), want.reshape((-1,)).tolist())
 
-    def check(self, fn, args, in_axes, out_axes=0):
+    def check(self, fn, args, in_axes, out_axes=0, path="batched"):
+        """vmap equals the per-example loop, and ran the way `path` says (one batched graph, or
+        once per example where fn needs values)."""
         axes = in_axes if isinstance(in_axes, tuple) else (in_axes,) * len(args)
+        before = dict(vmap_module.stats)
         self.same(pj.vmap(fn, in_axes, out_axes)(*args), loop(fn, args, axes, out_axes))
+        self.assertEqual(vmap_module.stats[path] - before[path], 1, path)
 
     def setUp(self):
         pj.set_seed(4)
@@ -100,7 +107,7 @@ class Matches(unittest.TestCase):
     def test_values_needed_fall_back_to_one_run_per_example(self):
         def f(a):
             return a * 2 if float(a.sum()) > 0 else -a
-        self.check(f, (self.x,), 0)
+        self.check(f, (self.x,), 0, path="per_example")
 
     def test_gradient_through_vmap(self):
         w = pj.Parameter(pj.Tensor([0.5, -1.0, 2.0, 1.5, 0.1]), name="w")
