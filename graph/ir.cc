@@ -129,6 +129,59 @@ std::string Graph::to_string() const {
   return os.str();
 }
 
+namespace {
+std::string dot_escape(const std::string& s) {
+  std::string out;
+  for (char c : s) {
+    if (c == '"' || c == '\\') out += '\\';
+    if (c == '\n') {
+      out += "\\n";
+      continue;
+    }
+    out += c;
+  }
+  return out;
+}
+}  // namespace
+
+std::string to_dot(const Graph& g, const std::string& title) {
+  std::ostringstream os;
+  os << "digraph pijit {\n  label=\"" << dot_escape(title) << "\"; labelloc=t; fontname=\"monospace\";\n"
+     << "  node [fontname=\"monospace\", fontsize=10];\n";
+  // A value is drawn as the node that makes it (inputs and constants are nodes of their own).
+  auto src = [&](int v) {
+    const Value& val = g.values()[v];
+    if (val.kind == ValueKind::Input) return "in" + std::to_string(val.index);
+    if (val.kind == ValueKind::Const) return "c" + std::to_string(val.index);
+    return "n" + std::to_string(val.index);
+  };
+  for (int v : g.inputs()) {
+    const Value& val = g.values()[v];
+    os << "  " << src(v) << " [shape=ellipse, style=filled, fillcolor=\"#dbeafe\", label=\""
+       << dot_escape(val.name + "\n" + meta_str(val.meta)) << "\"];\n";
+  }
+  for (size_t v = 0; v < g.values().size(); ++v)
+    if (g.values()[v].kind == ValueKind::Const)
+      os << "  " << src(static_cast<int>(v)) << " [shape=note, label=\"constant\\n"
+         << dot_escape(meta_str(g.values()[v].meta)) << "\"];\n";
+  for (size_t i = 0; i < g.nodes().size(); ++i) {
+    const Node& n = g.nodes()[i];
+    std::string label = n.op->name;
+    std::string attrs = n.attrs.to_string();
+    if (attrs.size() > 120) attrs = attrs.substr(0, 117) + "...";
+    if (!attrs.empty()) label += "\n" + attrs;
+    for (int o : n.outputs) label += "\n-> " + meta_str(g.values()[o].meta);
+    if (n.line > 0) label += "\nline " + std::to_string(n.line);
+    os << "  n" << i << " [shape=box, style=rounded, label=\"" << dot_escape(label) << "\"];\n";
+    for (int v : n.inputs) os << "  " << src(v) << " -> n" << i << ";\n";
+  }
+  for (size_t k = 0; k < g.outputs().size(); ++k)
+    os << "  out" << k << " [shape=ellipse, style=filled, fillcolor=\"#dcfce7\", label=\"output " << k << "\"];\n  "
+       << src(g.outputs()[k]) << " -> out" << k << ";\n";
+  os << "}\n";
+  return os.str();
+}
+
 std::vector<int> last_uses(const Graph& g) {
   std::vector<int> last(g.values().size(), -1);
   for (size_t i = 0; i < g.nodes().size(); ++i)

@@ -75,6 +75,10 @@ class Graph {
   Tensors consts_;
 };
 
+// The graph for Graphviz: inputs, constants, one box per node (op, attributes, output metas, source
+// line), edges along values; for dumps (PIJIT_DUMP_DIR) and the HTML run report.
+std::string to_dot(const Graph& g, const std::string& title);
+
 // Reads Graph::to_string's text back (golden tests of passes). Constants without printed values
 // are zeros. Raises pj::Error (ValueError) naming the line on malformed text or an unknown op;
 // output metas are checked against each op's inference.

@@ -1,8 +1,11 @@
 #include "graph/plan.h"
 
-#include <chrono>
 #include <algorithm>
+#include <chrono>
+#include <cstdlib>
 #include <sstream>
+
+#include "common/trace.h"
 
 namespace pj::graph {
 
@@ -66,8 +69,17 @@ size_t meta_bytes(const TensorMeta& m) { return static_cast<size_t>(shape_numel(
 
 }  // namespace
 
-ExecPlan::ExecPlan(std::shared_ptr<const Graph> g) : graph_(std::move(g)) {
+bool ExecPlan::debug_eager() {
+  static const bool on = [] {
+    const char* e = std::getenv("PIJIT_DEBUG_EAGER_GRAPH");
+    return e && *e && std::string(e) != "0";
+  }();
+  return on;
+}
+
+ExecPlan::ExecPlan(std::shared_ptr<const Graph> g) : graph_(std::move(g)), eager_(debug_eager()) {
   const Graph& G = *graph_;
+  if (eager_) return;
   const size_t nv = G.values().size(), nn = G.nodes().size();
   const std::vector<int> last = last_uses(G);
   slot_.assign(nv, Slot::Dynamic);
@@ -224,6 +236,8 @@ void ExecPlan::set_timing(bool on) { g_timing.store(on, std::memory_order_relaxe
 
 Tensors ExecPlan::run(const Tensors& inputs) const {
   runs_.fetch_add(1, std::memory_order_relaxed);
+  trace::Span span("graph", name_);
+  if (eager_) return execute(*graph_, inputs);
   if (!g_timing.load(std::memory_order_relaxed)) return run_steps(inputs);
   const auto t0 = std::chrono::steady_clock::now();
   Tensors out = run_steps(inputs);
@@ -288,9 +302,11 @@ Tensors ExecPlan::run_steps(const Tensors& inputs) const {
   }
   Tensors& in = arena->in;
   Tensors& out = arena->out;
+  const bool tracing = trace::on();
   for (const Step& s : steps_) {
     if (s.memo && reuse) continue;
     const Node& n = *s.node;
+    const int64_t t0 = tracing ? trace::now_ns() : 0;
     in.clear();
     for (int v : n.inputs) in.push_back(env[v]);
     if (s.kernel) {
@@ -311,6 +327,7 @@ Tensors ExecPlan::run_steps(const Tensors& inputs) const {
       for (size_t k = 0; k < r.size(); ++k) env[n.outputs[k]] = std::move(r[k]);
     }
     for (int v : s.frees) env[v] = Tensor();
+    if (tracing) trace::complete("kernel", n.op->name, t0, trace::now_ns());
   }
   if (num_memo_steps_ && !reuse && memoizable) {
     std::lock_guard<std::mutex> lock(mu_);
@@ -337,6 +354,7 @@ Tensors ExecPlan::run_steps(const Tensors& inputs) const {
 
 std::string ExecPlan::describe() const {
   std::ostringstream os;
+  if (eager_) return "node by node as eager ops (PIJIT_DEBUG_EAGER_GRAPH)";
   double kib = static_cast<double>(arena_bytes_) / 1024.0;
   os.precision(kib < 10 ? 2 : 4);
   os << "arena " << kib << " KiB, " << num_arena_ << " buffers (" << num_inplace_ << " in place), " << num_fresh_

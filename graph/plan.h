@@ -47,6 +47,12 @@ class ExecPlan {
   int64_t runs() const { return runs_.load(std::memory_order_relaxed); }
   int64_t run_ns() const { return run_ns_.load(std::memory_order_relaxed); }
   static void set_timing(bool on);
+  // The name trace events give its launches ("f (file.py:3)").
+  void set_name(std::string name) { name_ = std::move(name); }
+  const std::string& name() const { return name_; }
+  // PIJIT_DEBUG_EAGER_GRAPH=1 (bisect's stage switch): launches run the graph node by node as
+  // eager ops (graph::execute), no prepared kernels or planned buffers.
+  static bool debug_eager();
   // "arena 1.5 KiB, 6 buffers (2 in place), 1 fresh output[, 3 memoized]", for explanations.
   std::string describe() const;
 
@@ -70,6 +76,8 @@ class ExecPlan {
   std::unique_ptr<Arena> make_arena() const;
 
   std::shared_ptr<const Graph> graph_;
+  std::string name_;
+  bool eager_ = false;  // debug_eager() when planned
   std::vector<Slot> slot_;
   std::vector<size_t> offset_;  // Arena values: byte offset in the arena
   std::vector<Step> steps_;

@@ -1,6 +1,7 @@
 #include "guards/guard_tree.h"
 
 #include <atomic>
+#include <chrono>
 #include <cstring>
 
 #include "kernels/dtype.h"
@@ -522,6 +523,44 @@ bool GuardTree::check(PyFrameObject* f, GuardFailure* why) const {
         ok = false;
         break;
       }
+  }
+  for (PyObject* o : owned) Py_DECREF(o);
+  return ok;
+}
+
+bool GuardTree::check_all(PyFrameObject* f, std::vector<GuardFailure>* failures, bool profile) const {
+  std::vector<PyObject*> objs(nodes_.size(), nullptr);
+  std::vector<char> failed(nodes_.size(), 0);
+  std::vector<PyObject*> owned;
+  if (profile && profile_.size() != static_cast<size_t>(num_checks())) profile_.assign(num_checks(), CheckStat());
+  bool ok = true;
+  size_t k = 0;  // the check's index in describe() order
+  for (int i = 0; i < size(); ++i) {
+    const GuardNode& n = nodes_[i];
+    if (n.parent >= 0 && failed[n.parent]) {  // its path went through an object that failed
+      failed[i] = 1;
+      k += n.checks.size();
+      continue;
+    }
+    objs[i] = resolve(n, n.parent >= 0 ? objs[n.parent] : nullptr, f, owned);
+    for (const Check& c : n.checks) {
+      GuardFailure why;
+      const auto t0 = profile ? std::chrono::steady_clock::now() : std::chrono::steady_clock::time_point();
+      const bool pass = run_check(c, objs[i], failures ? &why : nullptr, *this, i, objs.data());
+      if (profile) {
+        CheckStat& st = profile_[k];
+        ++st.runs;
+        st.ns += std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() - t0).count();
+        st.misses += !pass;
+      }
+      ++k;
+      if (pass) continue;
+      ok = false;
+      failed[i] = 1;
+      if (failures) failures->push_back(why);
+      k += &n.checks.back() - &c;  // the node's other checks are not run
+      break;
+    }
   }
   for (PyObject* o : owned) Py_DECREF(o);
   return ok;

@@ -101,6 +101,15 @@ class GuardTree {
 
   // True when every check passes on this frame. On failure fills *why (when non-null).
   bool check(PyFrameObject* f, GuardFailure* why) const;
+  // check() for the debugging logs: runs every check whose path resolves (a failing node's
+  // children are skipped) and appends each failure (recompiles_verbose); with `profile`, times each
+  // check into the tree's per-check counters (guard_perf). Same answer as check().
+  bool check_all(PyFrameObject* f, std::vector<GuardFailure>* failures, bool profile) const;
+  // Per check, in describe() order: times run, nanoseconds spent, times it failed.
+  struct CheckStat {
+    int64_t runs = 0, ns = 0, misses = 0;
+  };
+  const std::vector<CheckStat>& profile() const { return profile_; }
 
   std::string path(int node) const;       // Python-like text of the access path
   std::vector<std::string> describe() const;  // one line per check, in evaluation order
@@ -108,6 +117,7 @@ class GuardTree {
  private:
   int find_or_add(int parent, Access access, int index, PyObject* key);
   std::vector<GuardNode> nodes_;
+  mutable std::vector<CheckStat> profile_;  // check_all(profile=true); under the GIL
   // (parent, access, index, hash of key) -> nodes with that signature: finding a child is O(1),
   // so a capture that reads n items of a container builds its guards in O(n), not O(n^2).
   absl::flat_hash_map<std::tuple<int, int, int, Py_hash_t>, absl::InlinedVector<int, 1>> index_;

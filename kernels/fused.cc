@@ -521,6 +521,17 @@ std::shared_ptr<const FusedKernel> fused_kernel(const std::string& text) {
   return c.kernels.emplace(text, k).first->second;
 }
 
+namespace {
+FusedAsmPrinter g_asm_printer = nullptr;
+}  // namespace
+
+void set_fused_asm_printer(FusedAsmPrinter p) { g_asm_printer = p; }
+
+std::string fused_kernel_asm(const std::string& text, uint32_t mask) {
+  if (!g_asm_printer || !jit_enabled()) return {};
+  return g_asm_printer(fused_kernel(text)->program(), mask);
+}
+
 std::string fused_kernel_bytes(const std::string& text, uint32_t mask) {
   FusedRowFn fn = fused_kernel(text)->row_fn(mask);
   if (!fn) return {};

@@ -152,6 +152,11 @@ std::shared_ptr<const FusedKernel> fused_kernel(const std::string& program_text)
 // Machine code of the compiled row function for `mask`, as bytes (empty for the interpreter):
 // `pijit.explain`/dumps write it out for a disassembler.
 std::string fused_kernel_bytes(const std::string& program_text, uint32_t scalar_mask);
+// The row function for `mask` as assembly text (the backend compiles it once more with a logger;
+// nothing is added to the cache): PIJIT_LOGS=codegen and the dump folders. Empty for the interpreter.
+std::string fused_kernel_asm(const std::string& program_text, uint32_t scalar_mask);
+using FusedAsmPrinter = std::string (*)(const FusedProgram& prog, uint32_t scalar_mask);
+void set_fused_asm_printer(FusedAsmPrinter p);
 // Records the size of a compiled row function (the backend calls it).
 void note_fused_code_size(FusedRowFn fn, size_t bytes);
 

@@ -60,6 +60,9 @@ struct CodeState {
   // Loops of this code run from outside with their body a function (a refusal inside them), by the
   // loop head's offset: (outer code, body code), owned; every entry refused there shares them.
   std::map<int, std::pair<PyObject*, PyObject*>> loop_codes;
+  std::string module;  // its frame's globals' __name__, when it was captured
+  std::string dump_key, dump_path;  // PIJIT_DUMP_DIR: its folder's name and path (runtime/debug_tools.h)
+  int dumped_entries = 0;
   int auto_candidate = 0;
   int filtered = -1;  // PIJIT_SKIP / PIJIT_ONLY: -1 not decided yet, 0 may be captured, 1 never
   int inspects_frame = -1;  // codegen::inspects_frame, once: -1 not known yet  // `pijit run`: 0 not decided, 1 the script's code, 2 not

@@ -15,6 +15,8 @@
 #include "absl/container/flat_hash_set.h"
 
 #include "codegen/outline.h"
+#include "common/trace.h"
+#include "runtime/debug_tools.h"
 #include "codegen/rewrite.h"
 #include "graph/tape.h"
 #include "py/bytecode.h"
@@ -66,12 +68,27 @@ void log(const char* what, const std::string& text);
 
 void log_text(const char* what, const std::string& text) { log(what, text); }
 
+bool log_enabled(const char* what) {
+  const std::string& l = g_config.log;
+  if (l.empty()) return false;
+  if (l.find("all") != std::string::npos) return true;
+  // whole names in the comma-separated list: "recompiles" must not turn on "recompiles_verbose"
+  const std::string key = std::strcmp(what, "graphs") == 0 ? "graph" : what;
+  for (size_t a = 0; a <= l.size();) {
+    size_t b = l.find(',', a);
+    if (b == std::string::npos) b = l.size();
+    std::string item = l.substr(a, b - a);
+    if (item == "graphs") item = "graph";
+    if (item == key) return true;
+    a = b + 1;
+  }
+  return false;
+}
+
 namespace {
 
 void log(const char* what, const std::string& text) {
-  // "graph" (issue 15's name) and "graphs" name one category
-  const char* key = std::strcmp(what, "graphs") == 0 ? "graph" : what;
-  if (g_config.log.find(key) == std::string::npos && g_config.log.find("all") == std::string::npos) return;
+  if (!log_enabled(what)) return;
   PySys_FormatStderr("[pijit %s] %s\n", what, text.c_str());  // no 1000-byte cut
 }
 
@@ -83,7 +100,7 @@ bool stress_only(const JitOptions& opt) { return opt.stress || (&opt == &g_confi
 
 // PIJIT_LOGS=bytecode: the rewritten code (and its resume functions'), as dis shows it.
 void log_bytecode(PyCodeObject* co, PyObject* code) {
-  if (g_config.log.find("bytecode") == std::string::npos && g_config.log.find("all") == std::string::npos) return;
+  if (!log_enabled("bytecode")) return;
   PyObject *t, *v, *tb;
   PyErr_Fetch(&t, &v, &tb);
   bool busy = t_jit.busy;
@@ -150,6 +167,11 @@ PyObject* run_default(PyThreadState* ts, PyFrameObject* f, CodeState* st, const 
   ++g_stats.frames_default;
   if (!why.empty()) ++g_stats.fallback_reasons[why];
   ++g_stats.default_reasons[why.empty() ? "not a candidate" : why];
+  if (trace::on()) {
+    trace::Span span("eager", where(py::frame_code(f)));
+    span.set_args("\"why\": " + trace::quote(why.empty() ? "not a candidate" : why));
+    return py::eval_frame_default(ts, f, 0);
+  }
   return py::eval_frame_default(ts, f, 0);
 }
 
@@ -198,7 +220,15 @@ PyObject* run_entry(PyThreadState* ts, PyFrameObject* f, CodeState* st, CacheEnt
 bool quiet_check(const guards::GuardTree& g, PyFrameObject* f, guards::GuardFailure* why) {
   bool busy = t_jit.busy;
   t_jit.busy = true;
-  bool ok = g.check(f, why);
+  const bool profile = !g_config.log.empty() && log_enabled("guard_perf");
+  bool ok;
+  if (profile) {
+    std::vector<guards::GuardFailure> failures;
+    ok = g.check_all(f, why ? &failures : nullptr, true);
+    if (why && !failures.empty()) *why = failures.front();
+  } else {
+    ok = g.check(f, why);
+  }
   t_jit.busy = busy;
   return ok;
 }
@@ -280,8 +310,20 @@ bool build_entry(PyFrameObject* f, CodeState* st, const JitOptions& opt, CacheEn
   // Stress level 2 breaks on any code, to exercise breaks and resumption everywhere; a function
   // the user jitted keeps its own behaviour (graph and break counts) under stress.
   copt.break_without_graph = g_stress_breaks && stress_only(opt);
+  if (st->module.empty()) {
+    PyObject* g = py::frame_globals(f);
+    PyObject* m = g && PyDict_Check(g) ? PyDict_GetItemString(g, "__name__") : nullptr;
+    st->module = m && PyUnicode_Check(m) ? PyUnicode_AsUTF8(m) : "?";
+  }
   const auto t0 = std::chrono::steady_clock::now();
-  CaptureResult r = capture_frame(f, copt);
+  CaptureResult r;
+  {
+    trace::Span span("capture", where(co));
+    r = capture_frame(f, copt);
+    if (span.active())
+      span.set_args("\"ops\": " + std::to_string(r.ops_seen) + ", \"result\": " +
+                    trace::quote(r.ok ? (r.broke ? "graph, then a break: " + r.reason_text() : "graph") : r.reason_text()));
+  }
   const auto t1 = std::chrono::steady_clock::now();
   st->capture_ns += std::chrono::duration_cast<std::chrono::nanoseconds>(t1 - t0).count();
   t_jit.busy = false;
@@ -303,7 +345,10 @@ bool build_entry(PyFrameObject* f, CodeState* st, const JitOptions& opt, CacheEn
   }
   if (r.ok) {
     const auto c0 = std::chrono::steady_clock::now();
-    py::Ref runner(new_graph_runner(r.graph, where(co)));
+    GraphDebug debug;
+    debug.fault = test_fault(st->module, co);
+    if (!dump_folder(st).empty()) debug.dump_prefix = dump_folder(st) + "/entry" + std::to_string(st->dumped_entries);
+    py::Ref runner(new_graph_runner(r.graph, where(co), debug));
     st->compile_ns += std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() - c0).count();
     out->plan = runner_plan(runner.get());
     // One resume function per (offset, layout), shared by every entry that breaks there; a capture
@@ -362,6 +407,12 @@ bool build_entry(PyFrameObject* f, CodeState* st, const JitOptions& opt, CacheEn
   }
   if (!r.ok || r.broke) mark_callees(r.callees, co, opt);
   out->guards = r.guards;
+  if (!dump_folder(st).empty()) {
+    dump_entry_hook(dump_folder(st), st->dumped_entries, co, out->code, out->resumes,
+                    r.guards ? r.guards->describe() : std::vector<std::string>{},
+                    r.ok ? out->break_text : r.reason_text());
+    ++st->dumped_entries;
+  }
   if (r.guards) {
     std::string text = "installed for " + where(co) + ":";
     for (const std::string& g : r.guards->describe()) text += "\n  " + g;
@@ -408,6 +459,14 @@ PyObject* run_captured(PyThreadState* ts, PyFrameObject* f, const JitOptions& op
     return run_refused(ts, f, st, st->skip_reason);
   }
   if (st->mode == CodeState::Building) return run_default(ts, f, st, "re-entered while capturing");
+  if (debug_switches().no_cache && st->mode == CodeState::Compiled) {  // PIJIT_DEBUG_NO_CACHE: capture every call
+    for (CacheEntry& e : st->entries) Py_XDECREF(e.code);  // a frame running it holds its own reference
+    st->entries.clear();
+  }
+  const int64_t g0 = trace::on() ? trace::now_ns() : -1;  // the lookup's span (guard checks)
+  auto lookup_done = [&](const char* result) {
+    if (g0 >= 0) trace::complete("guards", where(co), g0, trace::now_ns(), std::string("\"result\": \"") + result + "\"");
+  };
   for (auto it = st->entries.begin(); it != st->entries.end(); ++it) {
     if (!quiet_check(*it->guards, f, nullptr)) continue;
     // The cache is the code object's, shared by every jit of it: an entry another jit (or stress
@@ -420,9 +479,11 @@ PyObject* run_captured(PyThreadState* ts, PyFrameObject* f, const JitOptions& op
     ++st->cache_hits;
     st->misses_in_a_row = 0;
     if (it != st->entries.begin()) st->entries.splice(st->entries.begin(), st->entries, it);
+    lookup_done("hit");
     if (!tape_safe(st->entries.front())) return run_default(ts, f, st, "a gradient tape records and the graph is impure");
     return run_entry(ts, f, st, st->entries.front());
   }
+  lookup_done("miss");
   ++st->cache_misses;
   if (!st->entries.empty()) {
     guards::GuardFailure why;
@@ -430,6 +491,20 @@ PyObject* run_captured(PyThreadState* ts, PyFrameObject* f, const JitOptions& op
     ++st->recompiles;
     st->recompile_reasons.push_back(why.text());
     log("recompiles", "recompiling " + where(co) + ": " + why.text());
+    if (log_enabled("recompiles_verbose")) {
+      std::string text = "recompiling " + where(co) + ": every failing guard, per cache entry:";
+      int k = 0;
+      for (const CacheEntry& e : st->entries) {
+        std::vector<guards::GuardFailure> all;
+        bool busy = t_jit.busy;
+        t_jit.busy = true;
+        e.guards->check_all(f, &all, false);
+        t_jit.busy = busy;
+        text += "\n  entry " + std::to_string(k++) + ":";
+        for (const guards::GuardFailure& g : all) text += "\n    " + g.text();
+      }
+      log("recompiles_verbose", text);
+    }
     // A full cache evicts its least recently hit entry: a working set that moves on (new shapes,
     // new instances) keeps being captured. Only a code whose calls never repeat a guard set (each
     // call a new constant) stops being captured, so that it does not capture on every call.

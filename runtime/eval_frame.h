@@ -72,11 +72,19 @@ bool register_jit(PyObject* module);
 
 // A callable running the graph: runner(*inputs) -> tuple of outputs. New reference.
 // The graph goes through the pass pipeline (PIJIT_PASSES) into an execution plan (graph/plan.h).
-PyObject* new_graph_runner(std::shared_ptr<graph::Graph> g, const std::string& name);
+// `dump_prefix` (PIJIT_DUMP_DIR: "folder/entry0") names the files of its IR after each pass, its
+// Graphviz form and its kernels' assembly; `fault`: PIJIT_TEST_FAULT (runtime/debug_tools.h).
+struct GraphDebug {
+  std::string dump_prefix;
+  bool fault = false;
+};
+PyObject* new_graph_runner(std::shared_ptr<graph::Graph> g, const std::string& name, const GraphDebug& debug = {});
 // A runner's plan (nullptr when `runner` is not one).
 std::shared_ptr<graph::ExecPlan> runner_plan(PyObject* runner);
 // Writes "[pijit what] text" to stderr when PIJIT_LOGS names `what` (or all).
 void log_text(const char* what, const std::string& text);
+// Whether PIJIT_LOGS / set_logs names the category (or "all"); "graphs" and "graph" are one.
+bool log_enabled(const char* what);
 
 // Called by a graph runner whose graph raised (an index out of range): the frame that called it
 // is then run again by CPython from its start, so the exception, its traceback line and any

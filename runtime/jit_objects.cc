@@ -11,6 +11,8 @@
 
 #include "runtime/eval_frame.h"
 #include "capture/jit_api.h"
+#include "common/trace.h"
+#include "runtime/debug_tools.h"
 #include "py/py_common.h"
 #include "pyext/tensor_object.h"
 #include "graph/autodiff.h"
@@ -110,7 +112,17 @@ struct GraphRunner {
   std::shared_ptr<graph::ExecPlan> plan;  // of the optimised graph (graph/passes.h)
   std::string* name;
   std::shared_ptr<TapeBackward> backward;  // of the captured graph
+  bool fault;  // PIJIT_TEST_FAULT: its first floating output comes back off by one
 };
+
+// PIJIT_TEST_FAULT: a wrong capture planted on purpose (bisect's tests find it).
+void plant_fault(Tensors& out) {
+  for (Tensor& t : out)
+    if (is_floating(t.dtype())) {
+      t = call_op1("add", {t, Tensor::scalar(1.0, t.dtype())});
+      return;
+    }
+}
 
 void runner_dealloc(PyObject* self) {
   auto* r = reinterpret_cast<GraphRunner*>(self);
@@ -132,6 +144,11 @@ PyObject* runner_call(PyObject* self, PyObject* args, PyObject*) {
     in.push_back(py::unwrap(a));
   }
   try {
+    if (r->fault) {
+      Tensors out = r->plan->run(in);
+      plant_fault(out);
+      return py::wrap_all(out);
+    }
     if (!tape_active()) return py::wrap_all(r->plan->run(in));
     // One node on the tape: the forward that keeps what the backward reads, then the node.
     std::shared_ptr<TapeBackward> bw = r->backward;
@@ -487,9 +504,58 @@ PyObject* py_capture_summary(PyObject*, PyObject*) {
     set_item(d.get(), "capture_ms", PyFloat_FromDouble(st->capture_ns / 1e6));
     set_item(d.get(), "compile_ms", PyFloat_FromDouble(st->compile_ns / 1e6));
     set_item(d.get(), "run_ms", PyFloat_FromDouble(run_ns / 1e6));
+    // the dump folder and the report's line colours
+    set_item(d.get(), "module", PyUnicode_FromString(st->module.c_str()));
+    set_item(d.get(), "dump_key", PyUnicode_FromString(st->dump_key.c_str()));
+    std::set<int> lines;
+    for (const CacheEntry& e : st->entries)
+      if (e.graph)
+        for (const graph::Node& n : e.graph->nodes())
+          if (n.line > 0) lines.insert(n.line);
+    Ref graph_lines(PyList_New(0));
+    for (int l : lines) PyList_Append(graph_lines.get(), Ref(PyLong_FromLong(l)).get());
+    Py_INCREF(graph_lines.get());
+    set_item(d.get(), "graph_lines", graph_lines.get());
     PyList_Append(out.get(), d.get());
   }
   return out.release();
+}
+
+// guard_profile() -> [(code, entry, guard text, runs, ns, misses)] while PIJIT_LOGS has guard_perf.
+PyObject* py_guard_profile(PyObject*, PyObject*) {
+  Ref out(PyList_New(0));
+  for (PinnedState& pinned : pinned_code_states()) {
+    int k = 0;
+    for (const CacheEntry& e : pinned.state->entries) {
+      if (e.guards && !e.guards->profile().empty()) {
+        const std::vector<std::string> text = e.guards->describe();
+        const auto& prof = e.guards->profile();
+        for (size_t i = 0; i < prof.size() && i < text.size(); ++i) {
+          if (!prof[i].runs) continue;
+          Ref row(Py_BuildValue("(OisLLL)", reinterpret_cast<PyObject*>(pinned.state->code), k, text[i].c_str(),
+                                static_cast<long long>(prof[i].runs), static_cast<long long>(prof[i].ns),
+                                static_cast<long long>(prof[i].misses)));
+          if (!row) return nullptr;
+          PyList_Append(out.get(), row.get());
+        }
+      }
+      ++k;
+    }
+  }
+  return out.release();
+}
+
+PyObject* py_trace_start(PyObject*, PyObject*) {
+  trace::start();
+  Py_RETURN_NONE;
+}
+
+// trace_write(path) -> number of events written (PIJIT_TRACE, PIJIT_DUMP_DIR/trace.json).
+PyObject* py_trace_write(PyObject*, PyObject* path) {
+  if (!PyUnicode_Check(path)) return py::fail(PyExc_TypeError, "trace_write expects a path (str)");
+  std::string error;
+  if (!trace::write(PyUnicode_AsUTF8(path), &error)) return py::fail(PyExc_OSError, "pijit trace: " + error);
+  return PyLong_FromSize_t(trace::event_count());
 }
 
 PyObject* py_set_graph_timing(PyObject*, PyObject* on) {
@@ -586,6 +652,10 @@ PyMethodDef jit_methods[] = {
     {"jit_stats", py_jit_stats, METH_O, "jit_stats(fn): capture counters, guards and graphs of a jitted function"},
     {"set_auto_capture", py_set_auto_capture, METH_O, "set_auto_capture([dirs]): code under dirs is a capture candidate"},
     {"capture_summary", py_capture_summary, METH_NOARGS, "what capture did, per code object"},
+    {"guard_profile", py_guard_profile, METH_NOARGS, "per guard: runs, ns, misses (PIJIT_LOGS=guard_perf)"},
+    {"trace_start", py_trace_start, METH_NOARGS, "record trace events from now on (PIJIT_TRACE)"},
+    {"trace_write", py_trace_write, METH_O, "trace_write(path): the trace-event JSON; returns the event count"},
+    {"set_dump_hook", py_set_dump_hook, METH_O, "set_dump_hook(fn): pijit.dump's writer of each new cache entry"},
     {"set_graph_timing", py_set_graph_timing, METH_O, "time every graph launch (pijit.explain turns it on)"},
     {"reset_capture", py_reset_capture, METH_VARARGS, "reset_capture(target=None): forget what capture decided (all, or one function)"},
     {"set_stress", py_set_stress, METH_O, "set_stress(level): 1 capture every frame, 2 also re-assemble refused ones"},
@@ -613,22 +683,20 @@ const std::vector<std::string>& pass_pipeline() {
   return passes;
 }
 
-// PIJIT_DUMP_DIR: each graph's IR before and after every pass, one file per stage.
-void dump_stage(const std::string& name, int stage, const std::string& pass, const graph::Graph& g) {
-  static const char* dir = std::getenv("PIJIT_DUMP_DIR");
-  if (!dir || !*dir) return;
-  static int graphs = 0;
-  if (stage == 0) ++graphs;
-  std::string base = name;
-  for (char& c : base)
-    if (!std::isalnum(static_cast<unsigned char>(c))) c = '_';
-  std::string path = std::string(dir) + "/" + std::to_string(graphs) + "_" + base + "." + std::to_string(stage) + "." +
-                     pass + ".ir";
-  if (FILE* f = std::fopen(path.c_str(), "w")) {
-    std::string text = g.to_string();
-    std::fwrite(text.data(), 1, text.size(), f);
-    std::fclose(f);
-  }
+// PIJIT_DUMP_DIR: a graph's IR before and after every pass, one file per stage, in its code
+// object's folder (runtime/debug_tools.h).
+void dump_stage(const std::string& prefix, int stage, const std::string& pass, const graph::Graph& g) {
+  if (prefix.empty()) return;
+  const size_t slash = prefix.rfind('/');
+  dump_file(prefix.substr(0, slash), prefix.substr(slash + 1) + ".graph." + std::to_string(stage) + "." + pass + ".ir",
+            g.to_string());
+}
+
+// PIJIT_LOGS=codegen: the machine code of each fused kernel of a compiled graph.
+void log_codegen(const std::string& name, const graph::Graph& g) {
+  if (!log_enabled("codegen")) return;
+  const std::string code = graph_asm(g);
+  if (!code.empty()) log_text("codegen", "fused kernels of the graph of " + name + ":\n" + code);
 }
 
 }  // namespace
@@ -637,17 +705,39 @@ PyObject* jit_target(PyObject* o) {
   return Py_TYPE(o) == &JitFunctionType ? reinterpret_cast<JitFunction*>(o)->target : nullptr;
 }
 
-PyObject* new_graph_runner(std::shared_ptr<graph::Graph> g, const std::string& name) {
+PyObject* new_graph_runner(std::shared_ptr<graph::Graph> g, const std::string& name, const GraphDebug& debug) {
   std::shared_ptr<graph::ExecPlan> plan;
+  trace::Span span("compile", name);
   try {
     auto compiled = std::make_shared<graph::Graph>(*g);
-    dump_stage(name, 0, "captured", *compiled);
+    dump_stage(debug.dump_prefix, 0, "captured", *compiled);
     int stage = 0;
-    graph::run_passes(*compiled, pass_pipeline(), [&](const std::string& pass, int changed, const graph::Graph& out) {
-      dump_stage(name, ++stage, pass, out);
+    int64_t t0 = trace::on() ? trace::now_ns() : 0;
+    // PIJIT_DEBUG_EAGER_GRAPH runs the graph as captured: nothing between capture and the eager ops
+    static const std::vector<std::string> no_passes;
+    graph::run_passes(*compiled, graph::ExecPlan::debug_eager() ? no_passes : pass_pipeline(),
+                      [&](const std::string& pass, int changed, const graph::Graph& out) {
+      if (trace::on()) {
+        const int64_t t1 = trace::now_ns();
+        trace::complete("compile", "pass " + pass, t0, t1, "\"changed\": " + std::to_string(changed));
+        t0 = t1;
+      }
+      dump_stage(debug.dump_prefix, ++stage, pass, out);
       if (changed) log_text("passes", "after " + pass + " (" + std::to_string(changed) + " changed) in " + name + ":\n" + out.to_string());
     });
-    plan = std::make_shared<graph::ExecPlan>(std::move(compiled));
+    {
+      trace::Span plan_span("compile", "plan (kernels prepared)");
+      plan = std::make_shared<graph::ExecPlan>(compiled);
+    }
+    if (!debug.dump_prefix.empty()) {
+      const size_t slash = debug.dump_prefix.rfind('/');
+      const std::string folder = debug.dump_prefix.substr(0, slash), base = debug.dump_prefix.substr(slash + 1);
+      dump_file(folder, base + ".graph.dot", graph::to_dot(*compiled, name));
+      dump_file(folder, base + ".plan.txt", plan->describe() + "\n");
+      const std::string code = graph_asm(*compiled);
+      if (!code.empty()) dump_file(folder, base + ".kernels.s", code);
+    }
+    log_codegen(name, *compiled);
   } catch (const std::exception& e) {
     // The passes are an optimisation: the captured graph as it is still runs.
     log_text("passes", "compiling the graph of " + name + " failed, it runs unoptimised: " + e.what());
@@ -664,6 +754,8 @@ PyObject* new_graph_runner(std::shared_ptr<graph::Graph> g, const std::string& n
   new (&r->backward) std::shared_ptr<TapeBackward>(std::make_shared<TapeBackward>());
   r->backward->fwd = g;
   r->name = new std::string(name);
+  r->fault = debug.fault;
+  r->plan->set_name(name);
   return reinterpret_cast<PyObject*>(r);
 }
 

@@ -550,6 +550,22 @@ FusedRowFn compile_for(const FusedProgram& prog, uint32_t scalar_mask) {
   return fn;
 }
 
+// The same code as text: compiled once more with a logger, the result thrown away.
+template <class Isa>
+std::string asm_for(const FusedProgram& prog, uint32_t scalar_mask) {
+  CodeHolder code;
+  code.init(jit_runtime().environment());
+  StringLogger logger;
+  logger.addFlags(FormatFlags::kMachineCode);
+  code.setLogger(&logger);
+  CollectErrors errors;
+  code.setErrorHandler(&errors);
+  x86::Compiler cc(&code);
+  RowEmitter<Isa>(cc, prog, scalar_mask).emit();
+  cc.finalize();
+  return errors.failed ? std::string() : std::string(logger.data(), logger.dataSize());
+}
+
 // AVX-512 where the CPU has F and DQ (and PIJIT_FUSED_ISA is not "avx2"), else AVX2+FMA, else
 // none (the interpreter).
 struct Register {
@@ -558,9 +574,13 @@ struct Register {
     const char* isa = std::getenv("PIJIT_FUSED_ISA");
     const bool want_avx2 = isa && std::strcmp(isa, "avx2") == 0;
     if (!want_avx2 && f.hasAVX512_F() && f.hasAVX512_DQ() && f.hasFMA())
+    {
       set_fused_compiler(compile_for<Avx512>, "asmjit-avx512");
-    else if (f.hasAVX2() && f.hasFMA())
+      set_fused_asm_printer(asm_for<Avx512>);
+    } else if (f.hasAVX2() && f.hasFMA()) {
       set_fused_compiler(compile_for<Avx2>, "asmjit-avx2");
+      set_fused_asm_printer(asm_for<Avx2>);
+    }
   }
 } register_backend;
 

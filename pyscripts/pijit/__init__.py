@@ -22,6 +22,7 @@ from pijit.context import (set_context, get_context, set_device, GRAPH_MODE, PYN
                            STRICT, COMPATIBLE, LAX)
 from pijit.jit import (jit, ms_function, jit_stats, set_stress, stress_stats, reset_stress_stats,
                        set_jit_config, CaptureError, jit_class, ms_class, lazy_inline)
+from pijit import dump as _dump  # PIJIT_DUMP_DIR / PIJIT_TRACE (after jit: its exit hook runs first)
 from pijit import common
 from pijit.common import dtype as mstype
 from pijit import nn

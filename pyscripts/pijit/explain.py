@@ -11,8 +11,11 @@ A break is (id, name, message, file, line, function), e.g. ("B006", "Print", "pr
 12, "f"). `python -m pijit explain script.py args...` prints the report of a whole script.
 """
 import re
+import time
 
 from pijit import _C
+
+_START = time.time()
 
 _BREAK = re.compile(r"^(B\d+) (\w+) at (.*?):(\d+) in ([^:]+): (.*)$", re.S)
 
@@ -141,16 +144,18 @@ def reset(fn=None):
     _C.reset_capture(fn)
 
 
-LOG_CATEGORIES = ("breaks", "guards", "recompiles", "bytecode", "graph", "passes", "side_effects", "perf",
-                  "summary", "all")
+LOG_CATEGORIES = ("breaks", "guards", "recompiles", "recompiles_verbose", "bytecode", "graph", "passes", "codegen",
+                  "side_effects", "perf", "guard_perf", "summary", "all")
 _perf_registered = []
 
 
 def set_logs(spec):
     """pijit.set_logs("breaks,guards"): PIJIT_LOGS at run time. Categories: breaks, guards (each
-    guard set as it is installed), recompiles, bytecode (rewritten code, dis-style), graph (also
-    "graphs": the captured IR), passes (the IR after each pass), side_effects (what each region
-    replays), perf (at exit: time capturing, compiling and running graphs), summary, all.
+    guard set as it is installed), recompiles (the first failing guard), recompiles_verbose (every
+    failing guard of every entry), bytecode (rewritten code, dis-style), graph (also "graphs": the
+    captured IR), passes (the IR after each pass), codegen (the fused kernels' machine code),
+    side_effects (what each region replays), perf (at exit: time capturing, compiling and running
+    graphs), guard_perf (at exit: per guard, checks, time, hits and misses), summary, all.
     "" turns logging off. Returns the categories now on."""
     if not isinstance(spec, str):
         raise TypeError("set_logs: expected a comma-separated str such as 'breaks,recompiles', got %s"
@@ -164,6 +169,9 @@ def set_logs(spec):
     _C.set_jit_config(log=",".join(cats))
     if "perf" in cats or "all" in cats:
         enable_perf()
+    if "guard_perf" in cats or "all" in cats:
+        from pijit import dump
+        dump.enable_guard_perf()
     return cats
 
 
@@ -174,8 +182,11 @@ def perf_text():
     comp = sum(r["compile_ms"] for r in rows)
     run = sum(r["run_ms"] for r in rows)
     runs = sum(r["graph_runs"] for r in rows)
+    wall = (time.time() - _START) * 1e3
     lines = ["[pijit perf] capture %.2f ms, compile %.2f ms, graphs %.2f ms over %d launch(es) in %d code object(s)"
-             % (cap, comp, run, runs, len(rows))]
+             % (cap, comp, run, runs, len(rows)),
+             "[pijit perf] graphs took %.1f%% of the %.1f ms since pijit was imported (the rest: the interpreter, "
+             "capture and compile)" % (100.0 * run / wall if wall > 0 else 0.0, wall)]
     for r in sorted(rows, key=lambda r: -r["run_ms"])[:5]:
         if r["graph_runs"]:
             lines.append("[pijit perf]   %s (%s:%d): graphs %.2f ms over %d launch(es), capture %.2f ms, compile %.2f ms"

@@ -286,10 +286,15 @@ class Configuration(unittest.TestCase):
         with tempfile.TemporaryDirectory() as d:
             r = run_child(CHILD, PIJIT_DUMP_DIR=d)
             self.assertEqual(r.returncode, 0, r.stderr)
-            names = sorted(os.listdir(d))
-            self.assertEqual([n.split(".", 1)[1] for n in names], ["0.captured.ir", "1.lower.ir", "2.fold.ir", "3.simplify.ir", "4.dce.ir",
-                                                                  "5.cse.ir", "6.fuse_conv.ir", "7.fuse.ir"])
-            with open(os.path.join(d, names[-1])) as fh:
+            folders = [n for n in os.listdir(d) if os.path.isdir(os.path.join(d, n))]
+            self.assertEqual(len(folders), 1, folders)  # one captured code object: f
+            self.assertRegex(folders[0], r"^001_f_")
+            folder = os.path.join(d, folders[0])
+            names = sorted(n for n in os.listdir(folder) if n.endswith(".ir"))
+            self.assertEqual(names, ["entry0.graph.%s" % s for s in ("0.captured.ir", "1.lower.ir", "2.fold.ir",
+                                                                     "3.simplify.ir", "4.dce.ir", "5.cse.ir",
+                                                                     "6.fuse_conv.ir", "7.fuse.ir")])
+            with open(os.path.join(folder, names[-1])) as fh:
                 self.assertIn("fused_elementwise", fh.read())
 
 

@@ -1,0 +1,146 @@
+"""Python-like pseudo-source of a code object, for reading what pijit generated (resume functions,
+rewritten code) in dumps: a symbolic stack turns each instruction back into an expression, a
+statement is printed where a value is stored, returned or dropped, and jumps become labelled
+`goto`s. It never runs anything and never fails: an instruction it does not model is shown as a
+comment with the stack marked unknown.
+
+    from pijit.pseudo import pseudo_source
+    print(pseudo_source(code))
+"""
+import dis
+
+_BINARY = {"ADD": "+", "SUBTRACT": "-", "MULTIPLY": "*", "TRUE_DIVIDE": "/", "FLOOR_DIVIDE": "//",
+           "MODULO": "%", "POWER": "**", "MATRIX_MULTIPLY": "@", "LSHIFT": "<<", "RSHIFT": ">>",
+           "AND": "&", "OR": "|", "XOR": "^"}
+_UNARY = {"UNARY_NEGATIVE": "-", "UNARY_POSITIVE": "+", "UNARY_NOT": "not ", "UNARY_INVERT": "~"}
+_LOADS = ("LOAD_FAST", "LOAD_GLOBAL", "LOAD_NAME", "LOAD_DEREF", "LOAD_CLOSURE", "LOAD_CLASSDEREF")
+_STORES = ("STORE_FAST", "STORE_NAME", "STORE_GLOBAL", "STORE_DEREF")
+
+
+def _const(v):
+    if hasattr(v, "co_code"):
+        return "<code %s>" % v.co_name
+    text = repr(v)
+    return text if len(text) <= 60 else text[:57] + "..."
+
+
+def pseudo_source(code):
+    """The pseudo-source of `code` as a str (a `def` line, then one statement per line)."""
+    args = list(code.co_varnames[:code.co_argcount + getattr(code, "co_kwonlyargcount", 0)])
+    out = ["def %s(%s):  # pseudo-source of %s:%d" % (code.co_name, ", ".join(args), code.co_filename,
+                                                     code.co_firstlineno)]
+    instrs = list(dis.get_instructions(code))
+    targets = {i.argval for i in instrs if i.opcode in dis.hasjabs or i.opcode in dis.hasjrel}
+    stack = []
+
+    def pop(n=1):
+        vals = [stack.pop() if stack else "<?>" for _ in range(n)]
+        return vals[::-1]
+
+    def emit(text):
+        out.append("    " + text)
+
+    for ins in instrs:
+        op, arg = ins.opname, ins.argval
+        if ins.offset in targets:
+            out.append("  L%d:" % ins.offset)
+        if op in _LOADS:
+            stack.append(str(arg))
+        elif op == "LOAD_CONST":
+            stack.append(_const(arg))
+        elif op in ("LOAD_ATTR", "LOAD_METHOD"):
+            stack.append("%s.%s" % (pop()[0], arg))
+        elif op in _STORES:
+            emit("%s = %s" % (arg, pop()[0]))
+        elif op == "STORE_ATTR":
+            obj, val = pop()[0], pop()[0]
+            emit("%s.%s = %s" % (obj, arg, val))
+        elif op == "STORE_SUBSCR":
+            key, obj, val = pop()[0], pop()[0], pop()[0]
+            emit("%s[%s] = %s" % (obj, key, val))
+        elif op in ("DELETE_FAST", "DELETE_NAME", "DELETE_GLOBAL"):
+            emit("del %s" % arg)
+        elif op.startswith(("BINARY_", "INPLACE_")) and op.split("_", 1)[1] in _BINARY:
+            a, b = pop(2)
+            sym = _BINARY[op.split("_", 1)[1]]
+            if op.startswith("INPLACE_"):
+                emit("%s %s= %s" % (a, sym, b))
+                stack.append(a)
+            else:
+                stack.append("(%s %s %s)" % (a, sym, b))
+        elif op == "BINARY_SUBSCR":
+            a, b = pop(2)
+            stack.append("%s[%s]" % (a, b))
+        elif op == "COMPARE_OP":
+            a, b = pop(2)
+            stack.append("(%s %s %s)" % (a, arg, b))
+        elif op == "IS_OP":
+            a, b = pop(2)
+            stack.append("(%s %s %s)" % (a, "is not" if ins.arg else "is", b))
+        elif op == "CONTAINS_OP":
+            a, b = pop(2)
+            stack.append("(%s %s %s)" % (a, "not in" if ins.arg else "in", b))
+        elif op in _UNARY:
+            stack.append("(%s%s)" % (_UNARY[op], pop()[0]))
+        elif op in ("CALL_FUNCTION", "CALL_METHOD", "PRECALL", "CALL"):
+            n = ins.arg or 0
+            a = pop(n)
+            stack.append("%s(%s)" % (pop()[0], ", ".join(a)))
+        elif op == "CALL_FUNCTION_KW":
+            names = pop()[0]
+            a = pop(ins.arg)
+            try:
+                kw = list(eval(names))  # a tuple constant's repr
+            except Exception:  # noqa: BLE001 - unknown names: show them positionally
+                kw = []
+            pos = a[:len(a) - len(kw)]
+            kws = ["%s=%s" % (k, v) for k, v in zip(kw, a[len(a) - len(kw):])]
+            stack.append("%s(%s)" % (pop()[0], ", ".join(pos + kws)))
+        elif op == "CALL_FUNCTION_EX":
+            kw = pop()[0] if ins.arg & 1 else None
+            a = pop()[0]
+            stack.append("%s(*%s%s)" % (pop()[0], a, ", **" + kw if kw else ""))
+        elif op in ("BUILD_TUPLE", "BUILD_LIST", "BUILD_SET"):
+            a = pop(ins.arg)
+            fmt = {"BUILD_TUPLE": "(%s%s)", "BUILD_LIST": "[%s%s]", "BUILD_SET": "{%s%s}"}[op]
+            stack.append(fmt % (", ".join(a), "," if op == "BUILD_TUPLE" and len(a) == 1 else ""))
+        elif op == "BUILD_MAP":
+            a = pop(2 * ins.arg)
+            stack.append("{%s}" % ", ".join("%s: %s" % (a[i], a[i + 1]) for i in range(0, len(a), 2)))
+        elif op == "UNPACK_SEQUENCE":
+            v = pop()[0]
+            emit("_unpacked = %s" % v)
+            stack.extend("_unpacked[%d]" % k for k in reversed(range(ins.arg)))
+        elif op == "POP_TOP":
+            v = pop()[0]
+            if "(" in v:  # a call: its effect is the statement
+                emit(v)
+        elif op == "DUP_TOP":
+            stack.append(stack[-1] if stack else "<?>")
+        elif op == "ROT_TWO":
+            a, b = pop(2)
+            stack.extend([b, a])
+        elif op == "ROT_THREE":
+            a, b, c = pop(3)
+            stack.extend([c, a, b])
+        elif op == "RETURN_VALUE":
+            emit("return %s" % pop()[0])
+        elif op in ("POP_JUMP_IF_FALSE", "POP_JUMP_IF_TRUE"):
+            emit("if %s%s: goto L%d" % ("not " if op.endswith("FALSE") else "", pop()[0], arg))
+        elif op in ("JUMP_IF_FALSE_OR_POP", "JUMP_IF_TRUE_OR_POP"):
+            emit("if %s%s: goto L%d  # (keeping the value)" % ("not " if "FALSE" in op else "", stack[-1] if stack
+                                                                 else "<?>", arg))
+        elif op in ("JUMP_ABSOLUTE", "JUMP_FORWARD", "JUMP_BACKWARD"):
+            emit("goto L%d" % arg)
+        elif op == "GET_ITER":
+            stack.append("iter(%s)" % pop()[0])
+        elif op == "FOR_ITER":
+            it = stack[-1] if stack else "<?>"
+            emit("_next = next(%s)  # exhausted: goto L%d" % (it, arg))
+            stack.append("_next")
+        elif op in ("NOP", "EXTENDED_ARG", "RESUME", "CACHE", "SETUP_LOOP", "POP_BLOCK"):
+            pass
+        else:
+            emit("# %s %s" % (op, "" if ins.arg is None else ins.argrepr or ins.arg))
+            stack.append("<%s>" % op.lower())
+    return "\n".join(out) + "\n"
