@@ -33,6 +33,9 @@ struct StopCapture {
   // The user function the root called (inlined) that it stopped inside, when that function had
   // recorded tensor work first: worth capturing on its own when the interpreter calls it.
   PyCodeObject* callee = nullptr;
+  // The inline chain that led there, outermost first: "f (a.py:10) -> g (b.py:3)"; empty when it
+  // stopped in the root frame itself.
+  std::string chain;
 };
 
 struct SimFrame {
@@ -180,6 +183,7 @@ class Simulator {
   void step(SimFrame& fr, const Instruction& ins);
   int current_line() const;
   PyCodeObject* current_code() const;  // the innermost user frame's
+  std::string inline_chain() const;    // StopCapture::chain
   PyCodeObject* stopped_callee() const;  // StopCapture::callee
 
   CaptureResult& r_;

@@ -133,7 +133,7 @@ void Simulator::stop(Break b, std::string detail) {
     size_t pc = root.pc > 0 ? root.pc - 1 : 0;
     if (root.in_loop && pc < root.in_loop->size() && (*root.in_loop)[pc]) loop_offset_ = (*root.ins)[pc].offset;
   }
-  throw StopCapture{b, std::move(detail), current_line(), current_code(), stopped_callee()};
+  throw StopCapture{b, std::move(detail), current_line(), current_code(), stopped_callee(), inline_chain()};
 }
 
 // An exception no code capture runs would raise: not an Exception at all (KeyboardInterrupt,

@@ -99,6 +99,19 @@ int Simulator::current_line() const {
   return 0;
 }
 
+std::string Simulator::inline_chain() const {
+  std::string chain;
+  int user_frames = 0;
+  for (const SimFrame* fr : frames_) {
+    if (fr->library || fr->pc == 0) continue;
+    ++user_frames;
+    const std::string file = PyUnicode_AsUTF8(fr->code->co_filename);
+    chain += (chain.empty() ? "" : " -> ") + std::string(PyUnicode_AsUTF8(fr->code->co_name)) + " (" + file + ":" +
+             std::to_string(fr->pc <= fr->ins->size() ? (*fr->ins)[fr->pc - 1].line : 0) + ")";
+  }
+  return user_frames > 1 ? chain : std::string();
+}
+
 PyCodeObject* Simulator::current_code() const {
   for (auto it = frames_.rbegin(); it != frames_.rend(); ++it)
     if (!(*it)->library && (*it)->pc > 0) return (*it)->code;
@@ -991,6 +1004,7 @@ int simulate(PyFrameObject* f, const CaptureOptions& options, CaptureResult& r, 
     r.ok = false;
     r.reason = s.reason;
     r.detail = s.detail;
+    r.chain = s.chain;
     if (s.line > 0) r.line = s.line;
     if (s.code) {  // where it stopped, in the function it stopped in
       r.file = PyUnicode_AsUTF8(s.code->co_filename);
@@ -1049,6 +1063,7 @@ CaptureResult capture_frame(PyFrameObject* f, const CaptureOptions& options) {
     if (b.ok && b.broke) {
       b.reason = r.reason;
       b.detail = std::move(r.detail);
+      b.chain = std::move(r.chain);
       b.line = r.line;
       b.file = std::move(r.file);
       b.function = std::move(r.function);

@@ -70,6 +70,7 @@ struct CaptureResult {
   std::string file;
   int line = 0;        // user source line where capture stopped (or of the return)
   std::string function;
+  std::string chain;   // a stop inside inlined code: the calls that led there (StopCapture::chain)
   std::shared_ptr<guards::GuardTree> guards;  // what the outcome (graph or refusal) depends on
   std::shared_ptr<graph::Graph> graph;
   codegen::FramePlan plan;       // for codegen, when ok

@@ -49,6 +49,7 @@ struct CodeState {
   int64_t capture_ns = 0, compile_ns = 0;  // time spent simulating and compiling (passes + plan)
   std::vector<std::string> recompile_reasons;  // "x.shape[0]: 3 -> 4", one per recompile
   std::vector<std::string> break_reasons;      // reason_text() of each refused capture
+  std::vector<std::string> break_chains;       // ... and the inline chain that led there ("" none)
   // A resume function's code: a capture candidate wherever it runs, with the options of the jit
   // whose graph break made it.
   std::shared_ptr<const JitOptions> candidate;

@@ -393,8 +393,9 @@ bool build_entry(PyFrameObject* f, CodeState* st, const JitOptions& opt, CacheEn
       if (r.broke) {
         out->break_text = r.reason_text();
         st->break_reasons.push_back(out->break_text);
+        st->break_chains.push_back(r.chain);
         ++st->breaks;
-        log("breaks", "graph break: " + out->break_text);
+        log("breaks", "graph break: " + out->break_text + (r.chain.empty() ? "" : "\n  inlined: " + r.chain));
       }
       log("graphs", "captured " + where(co) + ": " + std::to_string(r.graph->nodes().size()) + " ops\n" +
                         r.graph->to_string());
@@ -423,7 +424,8 @@ bool build_entry(PyFrameObject* f, CodeState* st, const JitOptions& opt, CacheEn
     out->reason = std::string(break_info(r.reason).id) + " " + break_info(r.reason).name;
     out->reason_text = text;
     st->break_reasons.push_back(text);
-    log("breaks", text);
+    st->break_chains.push_back(r.chain);
+    log("breaks", text + (r.chain.empty() ? "" : "\n  inlined: " + r.chain));
     if (r.loop_offset >= 0 && !opt.fullgraph && (r.ops_seen > 0 || copt.break_without_graph))
       outline_entry(co, st, opt, r, out);
     if (opt.fullgraph) {
@@ -515,6 +517,7 @@ PyObject* run_captured(PyThreadState* ts, PyFrameObject* f, const JitOptions& op
                         " calls in a row (recompile_limit=" + std::to_string(opt.recompile_limit) +
                         "); it runs eagerly from now on. Last guard failure: " + why.text();
       st->break_reasons.push_back(msg);
+      st->break_chains.push_back("");
       // Frames that are candidates only because of stress mode count it instead of warning.
       report(stress_only(opt) ? kLogDebug : kLogWarning, msg);
       return run_refused(ts, f, st, st->skip_reason);
@@ -676,6 +679,7 @@ static void reset_code_state(CodeState* st, std::set<CodeState*>* done) {
   st->capture_ns = st->compile_ns = 0;
   st->recompile_reasons.clear();
   st->break_reasons.clear();
+  st->break_chains.clear();
 }
 
 void reset_capture(PyCodeObject* co) {

@@ -479,6 +479,7 @@ PyObject* py_capture_summary(PyObject*, PyObject*) {
     set_item(d.get(), "breaks", PyLong_FromLongLong(st->breaks));
     set_item(d.get(), "recompiles", PyLong_FromLongLong(st->recompiles));
     set_item(d.get(), "break_reasons", str_list(st->break_reasons));
+    set_item(d.get(), "break_chains", str_list(st->break_chains));
     set_item(d.get(), "skip_reason", PyUnicode_FromString(st->skip_reason.c_str()));
     // pijit.explain: the code object, its entries' guards and graphs, and where the time went
     Py_INCREF(st->code);

@@ -72,10 +72,10 @@ def _last_line(code):
     return max(lines + [code.co_firstlineno])
 
 
-def _break_dict(text):
-    b = Break(text)
+def _break_dict(text, chain):
+    b = Break(text, chain)
     return {"id": b.id, "name": b.name, "message": b.message, "file": b.file, "line": b.line,
-            "function": b.function, "text": text}
+            "function": b.function, "text": text, "chain": b.chain}
 
 
 def run_summary():
@@ -85,7 +85,7 @@ def run_summary():
     fns = []
     for r in rows:
         code = r["code"]
-        breaks = [_break_dict(t) for t in r["break_reasons"]]
+        breaks = [_break_dict(t, c) for t, c in zip(r["break_reasons"], r["break_chains"])]
         key = r["dump_key"]
         folder = os.path.join(_state["dir"], key) if _state["dir"] and key else None
         files = sorted(os.listdir(folder)) if folder and os.path.isdir(folder) else []

@@ -23,10 +23,12 @@ _BREAK = re.compile(r"^(B\d+) (\w+) at (.*?):(\d+) in ([^:]+): (.*)$", re.S)
 class Break(object):
     """One graph break or refusal: its reason id and name (capture/break_reasons.def), the message,
     and the user's file, line and function."""
-    __slots__ = ("id", "name", "message", "file", "line", "function", "text")
+    __slots__ = ("id", "name", "message", "file", "line", "function", "text", "chain")
 
-    def __init__(self, text):
+    def __init__(self, text, chain=""):
         self.text = text
+        # inside inlined code: the calls that led there, outermost first ("f (a.py:10)", ...)
+        self.chain = chain.split(" -> ") if chain else []
         m = _BREAK.match(text)
         if m:
             self.id, self.name, self.file = m.group(1), m.group(2), m.group(3)
@@ -51,7 +53,7 @@ class FunctionReport(object):
         self.function, self.file, self.line = row["function"], row["file"], row["line"]
         self.kind = "resume function" if row["resume"] else "loop body" if row["loop_body"] else "function"
         self.compiles, self.graphs, self.recompile_count = row["compiles"], row["graphs"], row["recompiles"]
-        self.breaks = [Break(t) for t in row["break_reasons"]]
+        self.breaks = [Break(t, c) for t, c in zip(row["break_reasons"], row["break_chains"])]
         self.recompiles = list(row["recompile_reasons"])
         self.guards = list(row["guards"])  # per cache entry, readable
         self.ops_per_graph = list(row["ops_per_graph"])
@@ -70,6 +72,8 @@ class FunctionReport(object):
             lines.append("  runs eagerly: %s" % self.skip_reason)
         for b in self.breaks:
             lines.append("  break %s" % b)
+            if b.chain:
+                lines.append("    inlined: %s" % " -> ".join(b.chain))
         for r in self.recompiles:
             lines.append("  recompiled: %s" % r)
         for i, gs in enumerate(self.guards):

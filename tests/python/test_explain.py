@@ -23,9 +23,35 @@ def breaking(x, n):
     return y - 1
 
 
+def inner(y):
+    return y * float(y.sum())  # the break, two calls deep
+
+
+def middle(y):
+    return inner(y + 1) - 1
+
+
+def outer(x):
+    return middle(ops.relu(x))
+
+
 class Explain(unittest.TestCase):
     def setUp(self):
         pj.reset(breaking)
+
+    def test_a_break_in_inlined_code_shows_its_inline_chain(self):
+        pj.reset(outer)
+        report = pj.explain(outer)(pj.Tensor([1.0, 2.0]))
+        first = [f for f in report.functions if f.function == "outer"][0]
+        b = first.breaks[0]
+        line = inner.__code__.co_firstlineno + 1
+        self.assertEqual((b.function, b.line), ("inner", line))
+        here = __file__.replace(".pyc", ".py")
+        self.assertEqual(b.chain, ["outer (%s:%d)" % (here, outer.__code__.co_firstlineno + 1),
+                                   "middle (%s:%d)" % (here, middle.__code__.co_firstlineno + 1),
+                                   "inner (%s:%d)" % (here, line)])
+        self.assertIn("    inlined: outer (", str(report))
+        self.assertEqual(report.outputs[0].tolist(), ((pj.Tensor([1.0, 2.0]) + 1) * 5.0 - 1).tolist())
 
     def test_breaks_recompiles_and_counts(self):
         ex = pj.explain(breaking)
