@@ -165,22 +165,42 @@ std::shared_ptr<const DensePlan> dense_plan(int64_t M, int64_t K, int64_t N, boo
   return p;
 }
 
+struct DenseBinding {
+  std::mutex mu;
+  dnnl::memory x, out, bias;  // made at the first launch, re-pointed at every one
+};
+
+std::shared_ptr<DenseBinding> make_dense_binding() { return std::make_shared<DenseBinding>(); }
+
 void dense_run(const DensePlan& p, const Tensor& out, const Tensor& x, const Tensor& weight, const Tensor& bias,
-               WeightMemo* memo) {
+               WeightMemo* memo, DenseBinding* binding) {
   auto& eng = dnnl_engine();
   const Tensor xc = x.contiguous();
   const CachedWeights w = memo ? memo->get(weight, p.w_user, p.w_md, p.w_reorder)
                                : reordered_weights(weight, p.w_user, p.w_md, p.w_reorder);
-  dnnl::memory xm(p.x_md, eng, xc.raw_data()), om(p.out_md, eng, out.raw_data()), bm;
-  Tensor b;
+  Tensor b = bias.defined() ? bias.contiguous() : Tensor();
+  std::unique_lock<std::mutex> lock;
+  if (binding) lock = std::unique_lock<std::mutex>(binding->mu, std::try_to_lock);
+  dnnl::memory xm, om, bm;
+  if (lock.owns_lock()) {
+    if (!binding->x) {
+      binding->x = dnnl::memory(p.x_md, eng, DNNL_MEMORY_NONE);
+      binding->out = dnnl::memory(p.out_md, eng, DNNL_MEMORY_NONE);
+      if (b.defined()) binding->bias = dnnl::memory(p.b_md, eng, DNNL_MEMORY_NONE);
+    }
+    xm = binding->x, om = binding->out, bm = binding->bias;
+    dnnl::error::wrap_c_api(dnnl_memory_set_data_handle(xm.get(), xc.raw_data()), "dense: bind x");
+    dnnl::error::wrap_c_api(dnnl_memory_set_data_handle(om.get(), out.raw_data()), "dense: bind out");
+    if (b.defined()) dnnl::error::wrap_c_api(dnnl_memory_set_data_handle(bm.get(), b.raw_data()), "dense: bind bias");
+  } else {
+    xm = dnnl::memory(p.x_md, eng, xc.raw_data());
+    om = dnnl::memory(p.out_md, eng, out.raw_data());
+    if (b.defined()) bm = dnnl::memory(p.b_md, eng, b.raw_data());
+  }
   // The C API takes the arguments as an array: no hash map built and freed per launch.
   dnnl_exec_arg_t args[4] = {{DNNL_ARG_SRC, xm.get()}, {DNNL_ARG_WEIGHTS, w.mem.get()}, {DNNL_ARG_DST, om.get()}};
   int nargs = 3;
-  if (bias.defined()) {
-    b = bias.contiguous();
-    bm = dnnl::memory(p.b_md, eng, b.raw_data());
-    args[nargs++] = {DNNL_ARG_BIAS, bm.get()};
-  }
+  if (b.defined()) args[nargs++] = {DNNL_ARG_BIAS, bm.get()};
   dnnl::error::wrap_c_api(dnnl_primitive_execute(p.prim.get(), dnnl_stream().get(), nargs, args), "dense: execute");
   dnnl_stream().wait();
 }

@@ -45,7 +45,12 @@ std::shared_ptr<const DensePlan> dense_plan(int64_t M, int64_t K, int64_t N, boo
 // dense_into's float32 path through `plan`: shapes must be the plan's, out contiguous. A graph node
 // passes its own `memo` of the reordered weights (kernels/weight_cache.h).
 class WeightMemo;
+// A graph node's oneDNN memories for x, out and bias, made once and re-pointed at each launch's
+// buffers (creating three memories was most of a small dense's launch). One launch at a time uses
+// them; a concurrent launch of the same plan makes its own.
+struct DenseBinding;
+std::shared_ptr<DenseBinding> make_dense_binding();
 void dense_run(const DensePlan& plan, const Tensor& out, const Tensor& x, const Tensor& weight, const Tensor& bias,
-               WeightMemo* memo = nullptr);
+               WeightMemo* memo = nullptr, DenseBinding* binding = nullptr);
 
 }  // namespace pj

@@ -107,11 +107,11 @@ PJ_REGISTER_OP("dense")
       std::shared_ptr<const DensePlan> plan = f32 && M > 0 && K > 0 && N > 0 ? dense_plan(M, K, N, in.size() == 3) : nullptr;
       if (!plan) return [a](const Tensors& i, const Tensors& o) { dense_kernel(i, a, o); };
       auto memo = std::make_shared<WeightMemo>();
-      return [plan, memo, M, K, N](const Tensors& i, const Tensors& o) {
+      std::shared_ptr<DenseBinding> binding = make_dense_binding();
+      return [plan, memo, binding](const Tensors& i, const Tensors& o) {
         if (!o[0].is_contiguous()) return dense_kernel(i, Attrs(), o);
-        const Tensor x = i[0].contiguous();
-        dense_run(*plan, o[0].as_strided({M, N}, {N, 1}, o[0].offset()), x.as_strided({M, K}, {K, 1}, x.offset()), i[1],
-                  i.size() == 3 ? i[2] : Tensor(), memo.get());
+        // (dense_run reads only the pointers of x and out: their shapes are the plan's)
+        dense_run(*plan, o[0], i[0], i[1], i.size() == 3 ? i[2] : Tensor(), memo.get(), binding.get());
       };
     });
 

@@ -4,8 +4,10 @@
 // gathers rows for every index dtype and shape; dense matches a double loop for odd shapes, both
 // weight layouts oneDNN takes without a copy, a layout it does not, with and without bias; plus
 // every error message.
+#include <atomic>
 #include <cmath>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "gtest/gtest.h"
@@ -276,6 +278,37 @@ TEST(Dense, Errors) {
   PJ_EXPECT_ERROR(dense({x4, w, testing::iota({3}, DType::Bool)}), Type, "dense: bias must be Float32 or Float64, but got Bool");
   PJ_EXPECT_ERROR(dense({x4}), Type, "dense() takes 2 or 3 tensor inputs but 1 were given");
   PJ_EXPECT_ERROR(dense({x4, w, w, w}), Type, "dense() takes 2 or 3 tensor inputs but 4 were given");
+}
+
+// A graph node's prepared dense keeps its oneDNN memories and re-points them at each launch's
+// buffers: launches with new buffers, and concurrent launches of one prepared kernel (the plan's
+// pool gives each its own arena), must each compute their own result.
+TEST(Dense, PreparedKernelRebindsBuffersAndRunsConcurrently) {
+  const OpDef& op = get_op("dense");
+  const int64_t M = 8, K = 24, N = 5;
+  Metas in = {{{M, K}, DType::Float32}, {{N, K}, DType::Float32}, {{N}, DType::Float32}};
+  Metas out = {{{M, N}, DType::Float32}};
+  PreparedFn run = op.prepare[static_cast<int>(Device::CPU)](in, Attrs(), out);
+  ASSERT_TRUE(static_cast<bool>(run));
+  Tensor w = uniform({N, K}, DType::Float32, -1, 1, 2), b = uniform({N}, DType::Float32, -1, 1, 3);
+  auto check = [&](int seed) {
+    Tensor x = uniform({M, K}, DType::Float32, -1, 1, 10 + seed);
+    Tensor y = Tensor::empty({M, N}, DType::Float32);
+    run({x, w, b}, {y});
+    std::vector<double> want, mag;
+    ref_dense(x, w, &b, &want, &mag);
+    return dense_close(y, want, mag);
+  };
+  for (int s = 0; s < 5; ++s) EXPECT_TRUE(check(s)) << "launch " << s;
+  std::atomic<int> wrong{0};
+  std::vector<std::thread> threads;
+  for (int t = 0; t < 4; ++t)
+    threads.emplace_back([&, t] {
+      for (int s = 0; s < 200; ++s)
+        if (!check(100 * t + s)) ++wrong;
+    });
+  for (std::thread& th : threads) th.join();
+  EXPECT_EQ(wrong.load(), 0);
 }
 
 }  // namespace
