@@ -10,6 +10,7 @@
 #include "kernels/fused.h"
 #include "py/py_common.h"
 #include "runtime/code_state.h"
+#include "runtime/eval_frame.h"
 
 namespace pj::runtime {
 namespace {
@@ -123,6 +124,7 @@ void dump_entry_hook(const std::string& folder, int entry, PyCodeObject* co, PyO
   if (!g_dump_hook || folder.empty()) return;
   PyObject *t, *v, *tb;
   PyErr_Fetch(&t, &v, &tb);
+  const bool busy = set_capture_busy(true);  // the hook's own frames are never captured (stress mode)
   py::Ref rs(PyList_New(0)), gs(PyList_New(0));
   for (PyCodeObject* rc : resumes) PyList_Append(rs.get(), reinterpret_cast<PyObject*>(rc));
   for (const std::string& g : guards) PyList_Append(gs.get(), py::Ref(PyUnicode_FromString(g.c_str())).get());
@@ -132,6 +134,7 @@ void dump_entry_hook(const std::string& folder, int entry, PyCodeObject* co, PyO
     PyErr_Print();  // a dump failing is said, and never changes the program
     PyErr_Clear();
   }
+  set_capture_busy(busy);
   PyErr_Restore(t, v, tb);
 }
 

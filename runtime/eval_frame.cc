@@ -68,6 +68,12 @@ void log(const char* what, const std::string& text);
 
 void log_text(const char* what, const std::string& text) { log(what, text); }
 
+bool set_capture_busy(bool busy) {
+  const bool old = t_jit.busy;
+  t_jit.busy = busy;
+  return old;
+}
+
 bool log_enabled(const char* what) {
   const std::string& l = g_config.log;
   if (l.empty()) return false;

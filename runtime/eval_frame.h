@@ -83,6 +83,9 @@ PyObject* new_graph_runner(std::shared_ptr<graph::Graph> g, const std::string& n
 std::shared_ptr<graph::ExecPlan> runner_plan(PyObject* runner);
 // Writes "[pijit what] text" to stderr when PIJIT_LOGS names `what` (or all).
 void log_text(const char* what, const std::string& text);
+// Marks this thread as busy capturing (true): frames it enters meanwhile run as they are, as while
+// pijit's own Python code runs (a dump hook). Returns the previous mark.
+bool set_capture_busy(bool busy);
 // Whether PIJIT_LOGS / set_logs names the category (or "all"); "graphs" and "graph" are one.
 bool log_enabled(const char* what);
 

@@ -213,6 +213,10 @@ struct JitFunction {
 // The code object a call of `target` is expected to enter first (new reference), or nullptr
 // with TypeError naming what was given.
 PyObject* code_of(PyObject* target) {
+  if (PyCode_Check(target)) {  // a code object itself (pijit.dump reads entries by code)
+    Py_INCREF(target);
+    return target;
+  }
   if (PyObject* inner = jit_target(target)) return code_of(inner);
   if (PyMethod_Check(target)) return code_of(PyMethod_GET_FUNCTION(target));
   // functools.partial(f, ...): calling it enters f's frame with the bound arguments in place.

@@ -16,10 +16,14 @@
 #   libgtest-dev googletest      GoogleTest suites
 #   python3-dev                  headers of the system python3, for the oracle suite's pijit._C
 #   python3-numpy                the numpy oracle (system python3 only)
+#   chromium chromium-driver     the HTML run report's test in a real headless browser
+#   python3-selenium             (tests/browser, on the system python3)
+#   graphviz                     `dot`: dumps render each graph as SVG (PIJIT_DUMP_DIR, the report)
 # PIJIT_EXTRA_PKGS adds more (for example "python3-torch libopenblas0" for the PyTorch oracle).
 set -euo pipefail
 pkgs=(cmake g++ make pkg-config ccache libdnnl-dev ocl-icd-opencl-dev opencl-c-headers
-      libasmjit-dev libabsl-dev libgtest-dev googletest python3-dev python3-numpy)
+      libasmjit-dev libabsl-dev libgtest-dev googletest python3-dev python3-numpy
+      chromium chromium-driver python3-selenium graphviz)
 # shellcheck disable=SC2206
 pkgs+=(${PIJIT_EXTRA_PKGS:-})
 

@@ -3,6 +3,8 @@
     python -m pijit run script.py [args...]      run an unchanged script under pijit
     python -m pijit explain script.py [args...]  the same, then pijit.explain's report of every
                                                  function the script captured (on stderr)
+    python -m pijit report DIR -o report.html    one HTML page of a run dumped with PIJIT_DUMP_DIR=DIR
+    python -m pijit bisect -- command args...    the function whose capture makes a command fail
     python -m pijit info                         build, threads and registry facts
     python -m pijit sysinfo                      versions (Python, pijit, oneDNN, AsmJit, compiler),
                                                  the CPU's vector extensions, fused-kernel ISA, GPU
@@ -16,7 +18,7 @@ directories in PIJIT_CAPTURE_PATH, os.pathsep-separated) is a capture candidate,
 its tensor work runs as graphs, with graph breaks where capture cannot go on; a function that does
 no tensor work runs as it is from its second call on. --no-capture turns that off (functions the
 script hands to pijit.jit are captured either way). --summary (or PIJIT_LOGS=summary) prints at
-exit what capture did.
+exit what capture did; --report FILE writes the HTML run report (docs/debugging.md).
 """
 import argparse
 import atexit
@@ -52,6 +54,36 @@ def _explain_report():
     print(report, file=sys.stderr)
 
 
+def _run_with_report(args, argv):
+    """`run --report FILE`: the run in a child with PIJIT_DUMP_DIR on (read at start-up), then the page."""
+    import subprocess
+    import tempfile
+    from pijit import report
+    keep = os.environ.get("PIJIT_DUMP_DIR")
+    tmp = None if keep else tempfile.mkdtemp(prefix="pijit-dump-")
+    dump_dir = keep or tmp
+    child = list(argv)
+    i = child.index("--report") if "--report" in child else None
+    if i is not None:
+        del child[i:i + 2]
+    else:
+        child = [a for a in child if not a.startswith("--report=")]
+    env = dict(os.environ, PIJIT_DUMP_DIR=dump_dir)
+    try:
+        rc = subprocess.call([sys.executable, "-m", "pijit"] + child, env=env)
+        try:
+            report.write_report(dump_dir, args.report)
+        except report.ReportError as e:
+            print("pijit run --report: no report: %s" % e, file=sys.stderr)
+            return rc or 2
+        print("pijit: report of the run written to %s" % args.report, file=sys.stderr)
+    finally:
+        if tmp:
+            import shutil
+            shutil.rmtree(tmp, ignore_errors=True)
+    return rc
+
+
 def _run(args):
     from pijit import alias
     script = args.script
@@ -85,7 +117,8 @@ def _run(args):
             _C.set_auto_capture([os.path.join(here, "")] + [os.path.join(p, "") for p in extra])
         except NotImplementedError:
             pass  # a Python capture is not built for: the script runs as it is
-    runpy.run_path(script, run_name="__main__")
+    # an absolute path: code objects' co_filename is what capture matches against the script's directory
+    runpy.run_path(os.path.abspath(script), run_name="__main__")
     return 0
 
 
@@ -143,16 +176,28 @@ def main(argv=None):
                    help="capture only what the script hands to pijit.jit")
     r.add_argument("--summary", action="store_true", help="print at exit what capture did")
     r.add_argument("--logs", default=None, help="log categories, as PIJIT_LOGS (pijit.set_logs)")
+    r.add_argument("--report", metavar="FILE", default=None,
+                   help="write the HTML run report (python -m pijit report) of this run to FILE")
     r.add_argument("script")
     r.add_argument("args", nargs=argparse.REMAINDER)
     e = sub.add_parser("explain", help="run a script under pijit and print the explain report at exit")
     e.add_argument("script")
     e.add_argument("args", nargs=argparse.REMAINDER)
+    from pijit import bisect, report
+    report.add_parser(sub)
+    bisect.add_parser(sub)
     sub.add_parser("info", help="print build facts")
     sub.add_parser("sysinfo", help="print versions, CPU vector extensions and the GPU's state")
+    argv = sys.argv[1:] if argv is None else list(argv)
     args = ap.parse_args(argv)
+    if args.cmd == "run" and args.report:
+        return _run_with_report(args, argv)
     if args.cmd == "run":
         return _run(args)
+    if args.cmd == "report":
+        return report.run_command(args)
+    if args.cmd == "bisect":
+        return bisect.run_command(args)
     if args.cmd == "explain":
         args.explain, args.summary = True, False
         args.no_alias = args.no_numpy_lite = args.no_capture = False

@@ -149,8 +149,10 @@ def write_run():
 
 
 def _captured_list(path):
+    # A resume function or loop body has its function's name and module (and PIJIT_ONLY follows the
+    # function): a function whose graphs are all in them is listed too.
     names = sorted({"%s:%s" % (r["module"], getattr(r["code"], "co_qualname", r["function"]))
-                    for r in _C.capture_summary() if r["graphs"] and not r["resume"] and not r["loop_body"]})
+                    for r in _C.capture_summary() if r["graphs"]})
     try:
         with open(path, "a") as f:
             f.writelines(n + "\n" for n in names)
@@ -179,14 +181,17 @@ def enable_guard_perf():
 
 
 def _at_exit():
+    # each writer on its own: one failing never costs the others
+    writers = [write_run]
     if _state["trace"]:
-        try:
-            _C.trace_write(_state["trace"])
-        except OSError as e:
-            _say(str(e))
-    write_run()
+        writers.insert(0, lambda: _C.trace_write(_state["trace"]))
     if os.environ.get("PIJIT_CAPTURED_LIST"):
-        _captured_list(os.environ["PIJIT_CAPTURED_LIST"])
+        writers.append(lambda: _captured_list(os.environ["PIJIT_CAPTURED_LIST"]))
+    for w in writers:
+        try:
+            w()
+        except Exception as e:  # noqa: BLE001 - a dump never changes the program's exit
+            _say("%s: %s" % (type(e).__name__, e))
 
 
 def _setup():

@@ -62,7 +62,7 @@ class DumpDir(unittest.TestCase):
             self.assertEqual(r.returncode, 0, r.stderr)
             with open(os.path.join(d, "run.json")) as f:
                 run = json.load(f)
-            fns = {fn["function"]: fn for fn in run["functions"]}
+            fns = {fn["function"]: fn for fn in run["functions"] if fn["kind"] == "function"}
             self.assertIn("scale", fns)
             self.assertIn("other", fns)
             scale = fns["scale"]
