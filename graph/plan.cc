@@ -236,9 +236,9 @@ void ExecPlan::set_timing(bool on) { g_timing.store(on, std::memory_order_relaxe
 
 Tensors ExecPlan::run(const Tensors& inputs) const {
   runs_.fetch_add(1, std::memory_order_relaxed);
+  if (!eager_ && !g_timing.load(std::memory_order_relaxed) && !trace::on()) return run_steps(inputs);
   trace::Span span("graph", name_);
   if (eager_) return execute(*graph_, inputs);
-  if (!g_timing.load(std::memory_order_relaxed)) return run_steps(inputs);
   const auto t0 = std::chrono::steady_clock::now();
   Tensors out = run_steps(inputs);
   run_ns_.fetch_add(std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() - t0).count(),
