@@ -169,9 +169,16 @@ def bench_mlp(threads):
     net = nn.SequentialCell(layers)
     x = pj.randn(MLP_BATCH, MLP_DIMS[0])
     jnet = pj.jit(net)
-    eager, jitted = us_per_call(net, x, n=500), us_per_call(jnet, x, n=500)
-    ref = onednn_mlp_us(threads)
-    print("mlp: batch %d, %s, Dense + ReLU" % (MLP_BATCH, "-".join(map(str, MLP_DIMS))))
+    # Rounds alternate the reference (its own process) and pijit, each keeping its best: on a
+    # shared machine one-shot timings of either side swing by 10%.
+    eager = jitted = ref = float("inf")
+    for _ in range(5):
+        r = onednn_mlp_us(threads)
+        ref = min(ref, r) if r else ref
+        jitted = min(jitted, us_per_call(jnet, x, n=500))
+        eager = min(eager, us_per_call(net, x, n=200))
+    ref = None if ref == float("inf") else ref
+    print("mlp: batch %d, %s, Dense + ReLU (best of 5 alternating rounds)" % (MLP_BATCH, "-".join(map(str, MLP_DIMS))))
     print("  jitted %.1f us, pijit eager %.1f us" % (jitted, eager))
     print("  oneDNN called directly (C++) %s" % ("%.1f us: jitted is %.2fx" % (ref, jitted / ref) if ref
                                                  else "not built (build/bench_mlp_onednn)"))
