@@ -403,7 +403,7 @@ bool build_entry(PyFrameObject* f, CodeState* st, const JitOptions& opt, CacheEn
         ++st->breaks;
         log("breaks", "graph break: " + out->break_text + (r.chain.empty() ? "" : "\n  inlined: " + r.chain));
       }
-      log("graphs", "captured " + where(co) + ": " + std::to_string(r.graph->nodes().size()) + " ops\n" +
+      log("graph", "captured " + where(co) + ": " + std::to_string(r.graph->nodes().size()) + " ops\n" +
                         r.graph->to_string());
       if (!r.effects.empty()) {
         std::string text = "replayed after the graph of " + where(co) + ":";

@@ -178,6 +178,27 @@ class Logs(unittest.TestCase):
             self.assertRegex(err, r"\[pijit perf\] graphs took [\d.]+% of the")
             self.assertEqual(r.stdout, plain_output(tmp))
 
+    def test_all_prints_every_category_in_one_line_format(self):
+        text = PROGRAM + textwrap.dedent("""\
+
+            def noisy(x):
+                print("step")  # replayed after the graph
+                return x + 2
+            pj.jit(noisy)(pj.ones((2,)))
+            """)
+        with tempfile.TemporaryDirectory() as tmp:
+            r = run_program(tmp, text, PIJIT_LOGS="all")
+            self.assertEqual(r.returncode, 0, r.stderr)
+            cats = ["breaks", "guards", "recompiles", "recompiles_verbose", "bytecode", "graph", "passes",
+                    "side_effects", "perf", "guard_perf"]
+            if _C.fused_backend().startswith("asmjit"):
+                cats.append("codegen")
+            for cat in cats:
+                self.assertIn("[pijit %s] " % cat, r.stderr)
+            # every message starts a line with its category
+            starts = [l for l in r.stderr.splitlines() if l.startswith("[pijit ")]
+            self.assertTrue(all(l.split("]")[0][len("[pijit "):] in cats + ["summary"] for l in starts), starts[:5])
+
     def test_set_logs_knows_the_new_categories(self):
         import pijit as pj
         try:
