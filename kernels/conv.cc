@@ -325,7 +325,7 @@ typename Prim::primitive_desc try_pd(const DnnlArgs& a, tag act, tag act_dst) {
   try {
     typename Prim::desc d(dnnl::prop_kind::forward_inference, alg, src, wei, a.bias_md, dst, a.strides, a.dil,
                           a.pad_l, a.pad_r);
-    typename Prim::primitive_desc pd(d, dnnl_engine());
+    typename Prim::primitive_desc pd(d, scratchpad_attr(), dnnl_engine());
     if (std::string(pd.impl_info_str()).rfind("ref", 0) == 0) return {};
     return pd;
   } catch (const dnnl::error&) {
@@ -356,9 +356,12 @@ void plan_with(DnnlPlan* plan, const DnnlArgs& a, bool prefer_blocked, bool firs
   plan->reorder_dst = plan->dst_md != plan->user_dst;
   dnnl::engine& eng = dnnl_engine();
   plan->prim = PrimitiveCache::instance().get(plan->key, [&] { return dnnl::primitive(Prim(pd)); });
-  if (plan->reorder_src) plan->src_reorder = dnnl::reorder(dnnl::reorder::primitive_desc(eng, plan->user_src, eng, plan->src_md));
-  if (plan->reorder_dst) plan->dst_reorder = dnnl::reorder(dnnl::reorder::primitive_desc(eng, plan->dst_md, eng, plan->user_dst));
-  if (plan->reorder_wei) plan->wei_reorder = dnnl::reorder(dnnl::reorder::primitive_desc(eng, plan->user_wei, eng, plan->wei_md));
+  auto reorder = [&](const dnnl::memory::desc& from, const dnnl::memory::desc& to) {
+    return dnnl::reorder(dnnl::reorder::primitive_desc(eng, from, eng, to, scratchpad_attr()));
+  };
+  if (plan->reorder_src) plan->src_reorder = reorder(plan->user_src, plan->src_md);
+  if (plan->reorder_dst) plan->dst_reorder = reorder(plan->dst_md, plan->user_dst);
+  if (plan->reorder_wei) plan->wei_reorder = reorder(plan->user_wei, plan->wei_md);
   plan->ok = true;
 }
 
@@ -436,7 +439,6 @@ void run_plan(DnnlPlan& planr, void* out, const Tensor& x, const Tensor& w, cons
   DnnlPlan* plan = &planr;
   set_last_impl(plan->impl);
   dnnl::engine& eng = dnnl_engine();
-  dnnl::stream& strm = dnnl_stream();
   const Tensor xc = x.contiguous();
   const CachedWeights wa = weights_for(*plan, w);
   dnnl::memory usrc(plan->user_src, eng, xc.raw_data());
@@ -447,7 +449,7 @@ void run_plan(DnnlPlan& planr, void* out, const Tensor& x, const Tensor& w, cons
   dnnl::memory sbuf = usrc, dbuf = udst;
   if (plan->reorder_src) {
     sbuf = scratch(plan, &plan->src_buf, plan->src_md, lock.owns_lock());
-    plan->src_reorder.execute(strm, usrc, sbuf);
+    execute_reorder(plan->src_reorder, usrc, sbuf);
   }
   if (reorder_dst) dbuf = scratch(plan, &plan->dst_buf, plan->dst_md, lock.owns_lock());
   Tensor bc;
@@ -456,9 +458,8 @@ void run_plan(DnnlPlan& planr, void* out, const Tensor& x, const Tensor& w, cons
     bc = bias.contiguous();
     args.emplace(DNNL_ARG_BIAS, dnnl::memory(plan->bias_md, eng, bc.raw_data()));
   }
-  plan->prim.execute(strm, args);
-  if (reorder_dst) plan->dst_reorder.execute(strm, dbuf, udst);
-  strm.wait();
+  execute(plan->prim, std::move(args));
+  if (reorder_dst) execute_reorder(plan->dst_reorder, dbuf, udst);
 }
 
 void check_args(const char* what, const Tensor& out, const Tensor& x, const Tensor& w, const Tensor& bias) {

@@ -32,7 +32,7 @@ dnnl::primitive make_pool(const ConvBlockSpec& s, const dnnl::memory::desc& src,
   try {
     dnnl::pooling_forward::desc d(dnnl::prop_kind::forward_inference, dnnl::algorithm::pooling_max, src, *dst,
                                   {p.stride[0], p.stride[1]}, {p.kernel[0], p.kernel[1]}, pad_l, pad_r);
-    dnnl::pooling_forward::primitive_desc pd(d, dnnl_engine());
+    dnnl::pooling_forward::primitive_desc pd(d, scratchpad_attr(), dnnl_engine());
     if (std::string(pd.impl_info_str()).rfind("ref", 0) == 0) return {};
     return dnnl::pooling_forward(pd);
   } catch (const dnnl::error&) {
@@ -85,7 +85,7 @@ std::shared_ptr<const ConvBlockPlan> conv_block_plan(const ConvBlockSpec& spec) 
     last = p->pool_dst_md;
   }
   if (last != p->out_md)
-    p->to_nchw = dnnl::reorder(dnnl::reorder::primitive_desc(dnnl_engine(), last, dnnl_engine(), p->out_md));
+    p->to_nchw = dnnl::reorder(dnnl::reorder::primitive_desc(dnnl_engine(), last, dnnl_engine(), p->out_md, scratchpad_attr()));
   return p;
 }
 
@@ -102,7 +102,6 @@ void conv_block_run(const ConvBlockPlan& p, const Tensor& out, const Tensor& x, 
                         s.affine ? ac.data<float>() : nullptr, s.affine ? shc.data<float>() : nullptr);
   }
   dnnl::engine& eng = dnnl_engine();
-  dnnl::stream& strm = dnnl_stream();
   dnnl::memory cm(p.conv_md, eng, conv.raw_data()), om(p.out_md, eng, out.raw_data());
   dnnl::memory last = cm;
   Tensor pooled;
@@ -113,10 +112,9 @@ void conv_block_run(const ConvBlockPlan& p, const Tensor& out, const Tensor& x, 
       pooled = Tensor::empty(s.out, DType::Float32);
       last = dnnl::memory(p.pool_dst_md, eng, pooled.raw_data());
     }
-    p.pool.execute(strm, {{DNNL_ARG_SRC, cm}, {DNNL_ARG_DST, last}});
+    execute(p.pool, {{DNNL_ARG_SRC, cm}, {DNNL_ARG_DST, last}});
   }
-  if (p.to_nchw) p.to_nchw.execute(strm, last, om);
-  strm.wait();
+  if (p.to_nchw) execute_reorder(p.to_nchw, last, om);
 }
 
 }  // namespace pj

@@ -1,5 +1,8 @@
 #include "kernels/dnnl_context.h"
 
+#include <cstdlib>
+#include <new>
+
 namespace pj {
 
 dnnl::engine& dnnl_engine() {
@@ -8,8 +11,48 @@ dnnl::engine& dnnl_engine() {
 }
 
 dnnl::stream& dnnl_stream() {
-  static dnnl::stream* s = new dnnl::stream(dnnl_engine());
-  return *s;
+  thread_local dnnl::stream s(dnnl_engine());
+  return s;
+}
+
+dnnl::primitive_attr scratchpad_attr(dnnl::primitive_attr attr) {
+  attr.set_scratchpad_mode(dnnl::scratchpad_mode::user);
+  return attr;
+}
+
+dnnl::memory thread_scratchpad(const dnnl::primitive& prim) {
+  const_dnnl_primitive_desc_t pd = nullptr;
+  dnnl::error::wrap_c_api(dnnl_primitive_get_primitive_desc(prim.get(), &pd), "scratchpad: primitive desc");
+  const dnnl_memory_desc_t* md = dnnl_primitive_desc_query_md(pd, dnnl_query_scratchpad_md, 0);
+  const size_t bytes = md ? dnnl_memory_desc_get_size(md) : 0;
+  if (bytes == 0) return dnnl::memory();
+  // One buffer per thread, grown to the largest need; a primitive uses it only while it runs.
+  struct Buffer {
+    void* p = nullptr;
+    size_t size = 0;
+    ~Buffer() { std::free(p); }
+  };
+  thread_local Buffer buf;
+  if (buf.size < bytes) {
+    std::free(buf.p);
+    buf.size = (bytes + 4095) / 4096 * 4096;
+    buf.p = std::aligned_alloc(64, buf.size);
+    if (!buf.p) {
+      buf.size = 0;
+      throw std::bad_alloc();
+    }
+  }
+  return dnnl::memory(dnnl::memory::desc(*md), dnnl_engine(), buf.p);
+}
+
+void execute(const dnnl::primitive& prim, std::unordered_map<int, dnnl::memory> args) {
+  if (dnnl::memory scratch = thread_scratchpad(prim)) args.emplace(DNNL_ARG_SCRATCHPAD, scratch);
+  prim.execute(dnnl_stream(), args);
+  dnnl_stream().wait();
+}
+
+void execute_reorder(const dnnl::reorder& r, const dnnl::memory& src, const dnnl::memory& dst) {
+  execute(r, {{DNNL_ARG_FROM, src}, {DNNL_ARG_TO, dst}});
 }
 
 PrimitiveCache& PrimitiveCache::instance() {

@@ -1,10 +1,20 @@
-// The process-wide oneDNN engine and stream, and a cache of primitives keyed by descriptor so a
-// repeated eager call (same op, shapes, dtypes, attributes) reuses the compiled primitive.
+// The process-wide oneDNN engine, a stream per thread, and a cache of primitives keyed by
+// descriptor so a repeated eager call (same op, shapes, dtypes, attributes) reuses the compiled
+// primitive.
+//
+// Threads. Primitives are cached and shared, so one made on one thread runs on others (a Python
+// program's threads, concurrent launches of one graph, vmap with the GIL released). Debian's oneDNN
+// is built without DNNL_ENABLE_CONCURRENT_EXEC: its library-managed scratchpad is sized on the
+// thread that created the primitive and shared by all primitives, so a primitive may neither
+// migrate between threads nor run concurrently with another. Every primitive pijit makes therefore
+// has a user-managed scratchpad (primitive_attr from scratchpad_attr()) and runs through
+// execute(), which hands it this thread's scratch buffer.
 #pragma once
 
 #include <functional>
 #include <mutex>
 #include <string>
+#include <unordered_map>
 
 #include "absl/container/flat_hash_map.h"
 #include "oneapi/dnnl/dnnl.hpp"
@@ -12,7 +22,17 @@
 namespace pj {
 
 dnnl::engine& dnnl_engine();
-dnnl::stream& dnnl_stream();
+dnnl::stream& dnnl_stream();  // this thread's
+
+// `attr` with a user-managed scratchpad: what every primitive pijit creates is made with.
+dnnl::primitive_attr scratchpad_attr(dnnl::primitive_attr attr = dnnl::primitive_attr());
+// This thread's scratchpad for `prim` (a memory over a thread-local buffer grown as needed), or an
+// empty memory when it needs none.
+dnnl::memory thread_scratchpad(const dnnl::primitive& prim);
+// Runs `prim` on this thread's stream with this thread's scratchpad, and waits.
+void execute(const dnnl::primitive& prim, std::unordered_map<int, dnnl::memory> args);
+// The same for a reorder from `src` to `dst`.
+void execute_reorder(const dnnl::reorder& r, const dnnl::memory& src, const dnnl::memory& dst);
 
 class PrimitiveCache {
  public:

@@ -86,12 +86,11 @@ void dnnl_eltwise(dnnl::algorithm alg, float alpha, float beta, const Tensor& ou
   dnnl::memory::desc md({n}, dnnl::memory::data_type::f32, dnnl::memory::format_tag::a);
   dnnl::primitive prim = PrimitiveCache::instance().get(key, [&] {
     auto d = dnnl::eltwise_forward::desc(dnnl::prop_kind::forward_inference, alg, md, alpha, beta);
-    return dnnl::eltwise_forward(dnnl::eltwise_forward::primitive_desc(d, dnnl_engine()));
+    return dnnl::eltwise_forward(dnnl::eltwise_forward::primitive_desc(d, scratchpad_attr(), dnnl_engine()));
   });
   dnnl::memory src(md, dnnl_engine(), in.raw_data());
   dnnl::memory dst(md, dnnl_engine(), out.raw_data());
-  prim.execute(dnnl_stream(), {{DNNL_ARG_SRC, src}, {DNNL_ARG_DST, dst}});
-  dnnl_stream().wait();
+  execute(prim, {{DNNL_ARG_SRC, src}, {DNNL_ARG_DST, dst}});
 }
 
 // ---- scalar functions --------------------------------------------------------------------------

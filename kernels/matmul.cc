@@ -59,7 +59,7 @@ bool dnnl_matmul(const Tensor& out, Tensor a, Tensor b) {
   try {
     prim = PrimitiveCache::instance().get(key, [&] {
       dnnl::matmul::desc d(amd, bmd, omd);
-      return dnnl::matmul(dnnl::matmul::primitive_desc(d, dnnl_engine()));
+      return dnnl::matmul(dnnl::matmul::primitive_desc(d, scratchpad_attr(), dnnl_engine()));
     });
   } catch (const dnnl::error&) {
     return false;
@@ -67,8 +67,7 @@ bool dnnl_matmul(const Tensor& out, Tensor a, Tensor b) {
   dnnl::memory am(amd, dnnl_engine(), a.raw_data());
   dnnl::memory bm(bmd, dnnl_engine(), b.raw_data());
   dnnl::memory om(omd, dnnl_engine(), out.raw_data());
-  prim.execute(dnnl_stream(), {{DNNL_ARG_SRC, am}, {DNNL_ARG_WEIGHTS, bm}, {DNNL_ARG_DST, om}});
-  dnnl_stream().wait();
+  execute(prim, {{DNNL_ARG_SRC, am}, {DNNL_ARG_WEIGHTS, bm}, {DNNL_ARG_DST, om}});
   return true;
 }
 

@@ -151,11 +151,12 @@ std::shared_ptr<const DensePlan> dense_plan(int64_t M, int64_t K, int64_t N, boo
   try {
     dnnl::matmul::desc d = bias ? dnnl::matmul::desc(p->x_md, w_any, p->b_md, p->out_md)
                                 : dnnl::matmul::desc(p->x_md, w_any, p->out_md);
-    dnnl::matmul::primitive_desc pd(d, dnnl_engine());
+    dnnl::matmul::primitive_desc pd(d, scratchpad_attr(), dnnl_engine());
     p->w_md = pd.weights_desc();
     p->prim = dnnl::matmul(pd);
     if (p->w_md != p->w_user)
-      p->w_reorder = dnnl::reorder(dnnl::reorder::primitive_desc(dnnl_engine(), p->w_user, dnnl_engine(), p->w_md));
+      p->w_reorder =
+          dnnl::reorder(dnnl::reorder::primitive_desc(dnnl_engine(), p->w_user, dnnl_engine(), p->w_md, scratchpad_attr()));
   } catch (const dnnl::error&) {
     p = nullptr;
   }
@@ -198,9 +199,11 @@ void dense_run(const DensePlan& p, const Tensor& out, const Tensor& x, const Ten
     if (b.defined()) bm = dnnl::memory(p.b_md, eng, b.raw_data());
   }
   // The C API takes the arguments as an array: no hash map built and freed per launch.
-  dnnl_exec_arg_t args[4] = {{DNNL_ARG_SRC, xm.get()}, {DNNL_ARG_WEIGHTS, w.mem.get()}, {DNNL_ARG_DST, om.get()}};
+  dnnl_exec_arg_t args[5] = {{DNNL_ARG_SRC, xm.get()}, {DNNL_ARG_WEIGHTS, w.mem.get()}, {DNNL_ARG_DST, om.get()}};
   int nargs = 3;
   if (b.defined()) args[nargs++] = {DNNL_ARG_BIAS, bm.get()};
+  const dnnl::memory scratch = thread_scratchpad(p.prim);  // (dnnl_context.h: primitives cross threads)
+  if (scratch) args[nargs++] = {DNNL_ARG_SCRATCHPAD, scratch.get()};
   dnnl::error::wrap_c_api(dnnl_primitive_execute(p.prim.get(), dnnl_stream().get(), nargs, args), "dense: execute");
   dnnl_stream().wait();
 }

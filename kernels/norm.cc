@@ -246,7 +246,7 @@ bool dnnl_layer_norm(float* y, const float* x, int64_t R, int64_t D, const float
           dnnl::prop_kind::forward_training, md, smd, static_cast<float>(eps),
           dnnl::normalization_flags::use_scale | dnnl::normalization_flags::use_shift);
       return dnnl::layer_normalization_forward(
-          dnnl::layer_normalization_forward::primitive_desc(d, dnnl_engine()));
+          dnnl::layer_normalization_forward::primitive_desc(d, scratchpad_attr(), dnnl_engine()));
     });
   } catch (const dnnl::error&) {
     return false;
@@ -255,9 +255,8 @@ bool dnnl_layer_norm(float* y, const float* x, int64_t R, int64_t D, const float
   dnnl::memory src(md, eng, const_cast<float*>(x)), dst(md, eng, y);
   dnnl::memory sc(pmd, eng, const_cast<float*>(scale)), sh(pmd, eng, const_cast<float*>(shift));
   dnnl::memory mm(smd, eng, mean), vm(smd, eng, var);
-  prim.execute(dnnl_stream(), {{DNNL_ARG_SRC, src}, {DNNL_ARG_DST, dst}, {DNNL_ARG_SCALE, sc},
-                               {DNNL_ARG_SHIFT, sh}, {DNNL_ARG_MEAN, mm}, {DNNL_ARG_VARIANCE, vm}});
-  dnnl_stream().wait();
+  execute(prim, {{DNNL_ARG_SRC, src}, {DNNL_ARG_DST, dst}, {DNNL_ARG_SCALE, sc},
+                 {DNNL_ARG_SHIFT, sh}, {DNNL_ARG_MEAN, mm}, {DNNL_ARG_VARIANCE, vm}});
   return true;
 }
 

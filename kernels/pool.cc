@@ -147,7 +147,7 @@ bool dnnl_pool(const Tensor& out, const Tensor& x, const Pool2dParams& p, dnnl::
     try {
       dnnl::pooling_forward::desc d(dnnl::prop_kind::forward_inference, alg, smd, dmd, {p.stride[0], p.stride[1]},
                                     {p.kernel[0], p.kernel[1]}, pad_l, pad_r);
-      dnnl::pooling_forward::primitive_desc pd(d, dnnl_engine());
+      dnnl::pooling_forward::primitive_desc pd(d, scratchpad_attr(), dnnl_engine());
       if (std::string(pd.impl_info_str()).rfind("ref", 0) == 0) return dnnl::primitive();
       return dnnl::pooling_forward(pd);
     } catch (const dnnl::error&) {
@@ -156,8 +156,7 @@ bool dnnl_pool(const Tensor& out, const Tensor& x, const Pool2dParams& p, dnnl::
   });
   if (!prim) return false;
   dnnl::memory sm(smd, dnnl_engine(), x.raw_data()), dm(dmd, dnnl_engine(), out.raw_data());
-  prim.execute(dnnl_stream(), {{DNNL_ARG_SRC, sm}, {DNNL_ARG_DST, dm}});
-  dnnl_stream().wait();
+  execute(prim, {{DNNL_ARG_SRC, sm}, {DNNL_ARG_DST, dm}});
   return true;
 }
 

@@ -23,15 +23,14 @@ void dnnl_softmax(const Tensor& out, const Tensor& in, int64_t outer, int64_t n,
   dnnl::primitive prim = PrimitiveCache::instance().get(key, [&]() -> dnnl::primitive {
     if (log) {
       dnnl::logsoftmax_forward::desc d(dnnl::prop_kind::forward_inference, md, 1);
-      return dnnl::logsoftmax_forward(dnnl::logsoftmax_forward::primitive_desc(d, dnnl_engine()));
+      return dnnl::logsoftmax_forward(dnnl::logsoftmax_forward::primitive_desc(d, scratchpad_attr(), dnnl_engine()));
     }
     dnnl::softmax_forward::desc d(dnnl::prop_kind::forward_inference, md, 1);
-    return dnnl::softmax_forward(dnnl::softmax_forward::primitive_desc(d, dnnl_engine()));
+    return dnnl::softmax_forward(dnnl::softmax_forward::primitive_desc(d, scratchpad_attr(), dnnl_engine()));
   });
   dnnl::memory src(md, dnnl_engine(), in.raw_data());
   dnnl::memory dst(md, dnnl_engine(), out.raw_data());
-  prim.execute(dnnl_stream(), {{DNNL_ARG_SRC, src}, {DNNL_ARG_DST, dst}});
-  dnnl_stream().wait();
+  execute(prim, {{DNNL_ARG_SRC, src}, {DNNL_ARG_DST, dst}});
 }
 
 // One contiguous row of n.

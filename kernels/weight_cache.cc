@@ -166,8 +166,7 @@ CachedWeights reordered_weights(const Tensor& w, const dnnl::memory::desc& user,
   ne->bytes = static_cast<int64_t>(want.get_size()) + (ne->plain.defined() ? ne->plain.nbytes() : 0);
   const Tensor& src = ne->plain.defined() ? ne->plain : wc;
   dnnl::memory um(user, eng, src.raw_data());
-  reorder.execute(dnnl_stream(), um, ne->reordered);
-  dnnl_stream().wait();
+  execute_reorder(reorder, um, ne->reordered);
   cache.put(key, ne);
   return {ne->reordered, ne};
 }

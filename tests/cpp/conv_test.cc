@@ -4,8 +4,10 @@
 // padding rule; every user error with its exact text; and the reordered-weights cache (reuse on a
 // repeated call, no stale result after an in-place change of the weights).
 #include <array>
+#include <atomic>
 #include <cmath>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "gtest/gtest.h"
@@ -393,6 +395,25 @@ TEST(Conv2d, ReorderedWeightsAreCachedAndNeverStale) {
   }
   call_op1("conv2d", {x, w}, a);
   EXPECT_EQ(weight_cache_stats().entries, 1);
+}
+
+// oneDNN primitives are cached and shared: one made on the main thread runs on others, several at
+// once (kernels/dnnl_context.h: user-managed scratchpads). Each thread's results are the main
+// thread's, bit for bit.
+TEST(Conv2d, SharedPrimitivesRunOnOtherThreadsAndConcurrently) {
+  ConvCase k{2, 16, 12, 12, 32, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1};
+  Tensor x = testing::random({k.n, k.c, k.h, k.w}, DType::Float32, 5);
+  Tensor w = testing::random({32, 16, 3, 3}, DType::Float32, 6);
+  const std::vector<double> want = testing::values(call_op1("conv2d", {x, w}, conv_attrs(k, false)));
+  std::atomic<int> wrong{0};
+  std::vector<std::thread> threads;
+  for (int t = 0; t < 4; ++t)
+    threads.emplace_back([&] {
+      for (int i = 0; i < 50; ++i)
+        if (testing::values(call_op1("conv2d", {x, w}, conv_attrs(k, false))) != want) ++wrong;
+    });
+  for (std::thread& th : threads) th.join();
+  EXPECT_EQ(wrong.load(), 0);
 }
 
 }  // namespace
