@@ -20,12 +20,7 @@ dnnl::primitive_attr scratchpad_attr(dnnl::primitive_attr attr) {
   return attr;
 }
 
-dnnl::memory thread_scratchpad(const dnnl::primitive& prim) {
-  const_dnnl_primitive_desc_t pd = nullptr;
-  dnnl::error::wrap_c_api(dnnl_primitive_get_primitive_desc(prim.get(), &pd), "scratchpad: primitive desc");
-  const dnnl_memory_desc_t* md = dnnl_primitive_desc_query_md(pd, dnnl_query_scratchpad_md, 0);
-  const size_t bytes = md ? dnnl_memory_desc_get_size(md) : 0;
-  if (bytes == 0) return dnnl::memory();
+void* thread_scratch_buffer(size_t bytes) {
   // One buffer per thread, grown to the largest need; a primitive uses it only while it runs.
   struct Buffer {
     void* p = nullptr;
@@ -42,7 +37,16 @@ dnnl::memory thread_scratchpad(const dnnl::primitive& prim) {
       throw std::bad_alloc();
     }
   }
-  return dnnl::memory(dnnl::memory::desc(*md), dnnl_engine(), buf.p);
+  return buf.p;
+}
+
+dnnl::memory thread_scratchpad(const dnnl::primitive& prim) {
+  const_dnnl_primitive_desc_t pd = nullptr;
+  dnnl::error::wrap_c_api(dnnl_primitive_get_primitive_desc(prim.get(), &pd), "scratchpad: primitive desc");
+  const dnnl_memory_desc_t* md = dnnl_primitive_desc_query_md(pd, dnnl_query_scratchpad_md, 0);
+  const size_t bytes = md ? dnnl_memory_desc_get_size(md) : 0;
+  if (bytes == 0) return dnnl::memory();
+  return dnnl::memory(dnnl::memory::desc(*md), dnnl_engine(), thread_scratch_buffer(bytes));
 }
 
 void execute(const dnnl::primitive& prim, std::unordered_map<int, dnnl::memory> args) {

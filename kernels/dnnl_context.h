@@ -26,6 +26,9 @@ dnnl::stream& dnnl_stream();  // this thread's
 
 // `attr` with a user-managed scratchpad: what every primitive pijit creates is made with.
 dnnl::primitive_attr scratchpad_attr(dnnl::primitive_attr attr = dnnl::primitive_attr());
+// This thread's scratch buffer, at least `bytes` long (64-byte aligned; valid until the next call
+// on this thread asks for more).
+void* thread_scratch_buffer(size_t bytes);
 // This thread's scratchpad for `prim` (a memory over a thread-local buffer grown as needed), or an
 // empty memory when it needs none.
 dnnl::memory thread_scratchpad(const dnnl::primitive& prim);

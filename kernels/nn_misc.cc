@@ -128,6 +128,7 @@ void embedding_into(const Tensor& out, const Tensor& weight, const Tensor& indic
 
 struct DensePlan {
   dnnl::memory::desc x_md, w_user, w_md, b_md, out_md;
+  dnnl::memory::desc scratch_md;  // size 0: none
   dnnl::matmul prim;
   dnnl::reorder w_reorder;  // w_user -> w_md, when they differ
 };
@@ -153,6 +154,7 @@ std::shared_ptr<const DensePlan> dense_plan(int64_t M, int64_t K, int64_t N, boo
                                 : dnnl::matmul::desc(p->x_md, w_any, p->out_md);
     dnnl::matmul::primitive_desc pd(d, scratchpad_attr(), dnnl_engine());
     p->w_md = pd.weights_desc();
+    p->scratch_md = pd.scratchpad_desc();
     p->prim = dnnl::matmul(pd);
     if (p->w_md != p->w_user)
       p->w_reorder =
@@ -168,7 +170,7 @@ std::shared_ptr<const DensePlan> dense_plan(int64_t M, int64_t K, int64_t N, boo
 
 struct DenseBinding {
   std::mutex mu;
-  dnnl::memory x, out, bias;  // made at the first launch, re-pointed at every one
+  dnnl::memory x, out, bias, scratch;  // made at the first launch, re-pointed at every one
 };
 
 std::shared_ptr<DenseBinding> make_dense_binding() { return std::make_shared<DenseBinding>(); }
@@ -182,28 +184,36 @@ void dense_run(const DensePlan& p, const Tensor& out, const Tensor& x, const Ten
   Tensor b = bias.defined() ? bias.contiguous() : Tensor();
   std::unique_lock<std::mutex> lock;
   if (binding) lock = std::unique_lock<std::mutex>(binding->mu, std::try_to_lock);
-  dnnl::memory xm, om, bm;
+  // this thread's scratch buffer (kernels/dnnl_context.h: primitives cross threads)
+  const size_t scratch_bytes = p.scratch_md.get_size();
+  void* scratch = scratch_bytes ? thread_scratch_buffer(scratch_bytes) : nullptr;
+  dnnl::memory xm, om, bm, sm;
   if (lock.owns_lock()) {
     if (!binding->x) {
       binding->x = dnnl::memory(p.x_md, eng, DNNL_MEMORY_NONE);
       binding->out = dnnl::memory(p.out_md, eng, DNNL_MEMORY_NONE);
       if (b.defined()) binding->bias = dnnl::memory(p.b_md, eng, DNNL_MEMORY_NONE);
+      if (scratch) binding->scratch = dnnl::memory(p.scratch_md, eng, DNNL_MEMORY_NONE);
     }
-    xm = binding->x, om = binding->out, bm = binding->bias;
-    dnnl::error::wrap_c_api(dnnl_memory_set_data_handle(xm.get(), xc.raw_data()), "dense: bind x");
-    dnnl::error::wrap_c_api(dnnl_memory_set_data_handle(om.get(), out.raw_data()), "dense: bind out");
-    if (b.defined()) dnnl::error::wrap_c_api(dnnl_memory_set_data_handle(bm.get(), b.raw_data()), "dense: bind bias");
+    xm = binding->x, om = binding->out, bm = binding->bias, sm = binding->scratch;
+    auto bind = [](const dnnl::memory& m, void* ptr) {
+      dnnl::error::wrap_c_api(dnnl_memory_set_data_handle(m.get(), ptr), "dense: bind a buffer");
+    };
+    bind(xm, xc.raw_data());
+    bind(om, out.raw_data());
+    if (b.defined()) bind(bm, b.raw_data());
+    if (scratch) bind(sm, scratch);
   } else {
     xm = dnnl::memory(p.x_md, eng, xc.raw_data());
     om = dnnl::memory(p.out_md, eng, out.raw_data());
     if (b.defined()) bm = dnnl::memory(p.b_md, eng, b.raw_data());
+    if (scratch) sm = dnnl::memory(p.scratch_md, eng, scratch);
   }
   // The C API takes the arguments as an array: no hash map built and freed per launch.
   dnnl_exec_arg_t args[5] = {{DNNL_ARG_SRC, xm.get()}, {DNNL_ARG_WEIGHTS, w.mem.get()}, {DNNL_ARG_DST, om.get()}};
   int nargs = 3;
   if (b.defined()) args[nargs++] = {DNNL_ARG_BIAS, bm.get()};
-  const dnnl::memory scratch = thread_scratchpad(p.prim);  // (dnnl_context.h: primitives cross threads)
-  if (scratch) args[nargs++] = {DNNL_ARG_SCRATCHPAD, scratch.get()};
+  if (scratch) args[nargs++] = {DNNL_ARG_SCRATCHPAD, sm.get()};
   dnnl::error::wrap_c_api(dnnl_primitive_execute(p.prim.get(), dnnl_stream().get(), nargs, args), "dense: execute");
   dnnl_stream().wait();
 }
