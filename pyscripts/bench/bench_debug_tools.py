@@ -21,16 +21,11 @@ ROOT = os.path.dirname(os.path.dirname(HERE))
 
 CHILD = r'''
 import sys, timeit
+sys.path.insert(0, BENCH_DIR)
 import pijit as pj
 from pijit import nn, ops
+from bench_compiler import small  # the 10-op function of bench_compiler's `small` section
 pj.set_num_threads(1)
-
-def small(x, y):
-    a = x * y + 1.0
-    b = ops.relu(a) - y
-    c = b * b + x
-    d = c / 2.0 - a
-    return ops.maximum(d, y) * 3.0
 
 pj.set_seed(0)
 net = nn.SequentialCell([nn.Dense(784, 256), nn.ReLU(), nn.Dense(256, 256), nn.ReLU(), nn.Dense(256, 10)])
@@ -59,7 +54,7 @@ def measure(pyscripts, env_extra, tmp):
     for k in ("PIJIT_LOGS", "PIJIT_TRACE", "PIJIT_DUMP_DIR", "PIJIT_STRESS"):
         env.pop(k, None)
     env.update({k: v.format(tmp=tmp) for k, v in env_extra.items()})
-    out = subprocess.run([sys.executable, "-c", CHILD], capture_output=True, text=True, env=env, timeout=600)
+    out = subprocess.run([sys.executable, "-c", CHILD.replace("BENCH_DIR", repr(HERE))], capture_output=True, text=True, env=env, timeout=600)
     if out.returncode != 0:
         raise SystemExit("child failed:\n" + out.stderr)
     small, mlp = map(float, out.stdout.split())

@@ -212,23 +212,22 @@ class Logs(unittest.TestCase):
 class StageSwitches(unittest.TestCase):
     """What bisect toggles: each keeps the program's result."""
 
-    def test_no_cache_captures_every_call(self):
-        text = PROGRAM + "print(pj.jit_stats(g)['compiles'], pj.jit_stats(g)['cache_hits'])\n"
+    def run_switched(self, stats_line, **env):
+        """PROGRAM with one switch on, then one line of g's jit_stats: (that line, the outputs equal)."""
         with tempfile.TemporaryDirectory() as tmp:
-            r = run_program(tmp, text, PIJIT_DEBUG_NO_CACHE="1")
+            r = run_program(tmp, PROGRAM + "print(%s)\n" % stats_line, **env)
             self.assertEqual(r.returncode, 0, r.stderr)
             lines = r.stdout.splitlines()
-            self.assertEqual(lines[-1], "3 0")
             self.assertEqual(lines[:-1], plain_output(tmp).splitlines())
+            return lines[-1]
+
+    def test_no_cache_captures_every_call(self):
+        last = self.run_switched("pj.jit_stats(g)['compiles'], pj.jit_stats(g)['cache_hits']", PIJIT_DEBUG_NO_CACHE="1")
+        self.assertEqual(last, "3 0")
 
     def test_eager_graph_runs_the_nodes_as_ops(self):
-        text = PROGRAM + "print(pj.jit_stats(g)['entries'][0]['plan'])\n"
-        with tempfile.TemporaryDirectory() as tmp:
-            r = run_program(tmp, text, PIJIT_DEBUG_EAGER_GRAPH="1")
-            self.assertEqual(r.returncode, 0, r.stderr)
-            lines = r.stdout.splitlines()
-            self.assertIn("eager ops", lines[-1])
-            self.assertEqual(lines[:-1], plain_output(tmp).splitlines())
+        last = self.run_switched("pj.jit_stats(g)['entries'][0]['plan']", PIJIT_DEBUG_EAGER_GRAPH="1")
+        self.assertIn("eager ops", last)
 
     def test_fault_injection_changes_only_the_named_function(self):
         with tempfile.TemporaryDirectory() as tmp:
