@@ -213,6 +213,11 @@ class Outliner {
   bool check_shape() {
     for (int k = 0; k < static_cast<int>(a_.size()); ++k) {
       const AsmInstr& x = a_[k];
+      // A loop inside a try, finally or with block: an exception an iteration raises after it
+      // stored a local would leave the body's frame without handing the store back, and the
+      // handler (or __exit__ swallowing it) would see the local's old value.
+      if (k < h_ && has_flag(x.op, py::kSetup) && x.op != Opcode::SETUP_LOOP && x.target > h_)
+        return fail("the loop is inside a try, finally or with block");
       bool inside = k >= h_ && k <= j_;
       if (!inside && py::is_jump(x.op) && x.target > h_ && x.target <= j_)
         return fail("code outside the loop jumps into it");

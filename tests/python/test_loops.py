@@ -171,6 +171,36 @@ class LoopBodies(unittest.TestCase):
             return x
         self.same(f, [(T(1.0), 3), (T(1.0), 1)], loop_bodies=0)
 
+    def test_a_loop_inside_try_or_with_is_not_outlined(self):
+        # An iteration stores a local, then raises; a handler (or a with block's __exit__ that
+        # swallows the error) sees the stored value. An outlined body would lose the store with the
+        # exception (fuzz program 1101577): such loops run as they are.
+        import contextlib
+
+        def caught(x, items):
+            y = x
+            try:
+                for it in items:
+                    y = y * 2.0 + it.sum().item()
+                    y = y + it  # shapes that do not broadcast: ValueError after y was stored
+            except ValueError:
+                pass
+            finally:
+                y = y - 1.0
+            return y
+
+        def suppressed(x, items):
+            y = x
+            with contextlib.suppress(ValueError):
+                for it in items:
+                    y = y * 2.0 + it.sum().item()
+                    y = y + it
+            return y
+
+        for fn in (caught, suppressed):
+            self.same(fn, [(T(1.0, 2.0), [T(1.0, 1.0), T(1.0, 2.0, 3.0)]), (T(1.0, 2.0), [T(3.0)])],
+                      loop_bodies=0)
+
     def test_a_loop_body_in_a_method_uses_self_and_super(self):
         class Base(pj.nn.Cell):
             def scale(self, x):
