@@ -1009,6 +1009,14 @@ PyObject* Simulator::call(PyObject* callable, const std::vector<PyObject*>& args
   if (PyObject* none = output_call(callable, args, kwnames)) return none;
   if (PyObject* target = assign_call(callable, args, kwnames)) return target;
   if (py::is_tape_run(callable)) return tape_run(args, kwnames);
+  // A read of a cell variable in code pijit made (codegen/code_builder.h): LOAD_DEREF's meaning,
+  // on the cell LOAD_CLOSURE pushed.
+  if (callable == py::cell_load_function() && args.size() == 2 && !kwnames && PyCell_Check(args[0]) &&
+      PyUnicode_Check(args[1])) {
+    if (PyObject* v = PyCell_GET(args[0])) return v;
+    stop(Break::Raises, std::string("UnboundLocalError: local variable '") + PyUnicode_AsUTF8(args[1]) +
+                            "' referenced before assignment");
+  }
   if (PyMethod_Check(callable)) {
     PyObject* func = PyMethod_GET_FUNCTION(callable);
     PyObject* self = PyMethod_GET_SELF(callable);

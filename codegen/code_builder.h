@@ -66,6 +66,7 @@ class CodeBuilder {
   // `argcount` positional arguments (every fast local of co first, so indices are co's), and co's
   // cells as free variables (same indices: cellvars come first in both orders).
   PyObject* finish_closure(PyCodeObject* co, int argcount) {
+    if (!check_cell_accesses(co)) return nullptr;
     CodeSpec spec = spec_of(co);
     spec.argcount = argcount;
     spec.posonlyargcount = 0;
@@ -77,6 +78,38 @@ class CodeBuilder {
     spec.freevars = cells.get();
     spec.cellvars = none.get();
     return finish(spec);
+  }
+  // co's cell variables become free variables of the closure finish_closure makes, and CPython
+  // reports an unbound free variable as NameError where co raised UnboundLocalError: each read or
+  // delete of one calls py::cell_load_function / cell_delete_function, which raise as co did.
+  bool check_cell_accesses(PyCodeObject* co) {
+    const int ncell = static_cast<int>(PyTuple_GET_SIZE(co->co_cellvars));
+    if (ncell == 0) return true;
+    PyObject* load = py::cell_load_function();
+    PyObject* del = py::cell_delete_function();
+    if (!load || !del) return false;
+    std::vector<int> pos(code_.size() + 1);
+    std::vector<AsmInstr> out;
+    for (size_t i = 0; i < code_.size(); ++i) {
+      pos[i] = static_cast<int>(out.size());
+      const AsmInstr in = code_[i];
+      const bool is_load = in.op == py::Opcode::LOAD_DEREF, is_del = in.op == py::Opcode::DELETE_DEREF;
+      if ((!is_load && !is_del) || in.arg >= ncell) {
+        out.push_back(in);
+        continue;
+      }
+      const int name = const_index(PyTuple_GET_ITEM(co->co_cellvars, in.arg));
+      out.push_back({py::Opcode::LOAD_CONST, const_index(is_load ? load : del), -1, in.line});
+      out.push_back({py::Opcode::LOAD_CLOSURE, in.arg, -1, 0});
+      out.push_back({py::Opcode::LOAD_CONST, name, -1, 0});
+      out.push_back({py::Opcode::CALL_FUNCTION, 2, -1, 0});
+      if (is_del) out.push_back({py::Opcode::POP_TOP, 0, -1, 0});
+    }
+    pos[code_.size()] = static_cast<int>(out.size());
+    for (AsmInstr& in : out)
+      if (in.target >= 0) in.target = pos[in.target];
+    code_ = std::move(out);
+    return true;
   }
   // The code object: `spec` with this builder's constants, names and locals.
   PyObject* finish(CodeSpec spec) {

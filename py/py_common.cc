@@ -1,3 +1,5 @@
+#include "py/pyport.h"  // first (Python.h)
+
 #include "py/py_common.h"
 
 namespace pj::py {
@@ -30,6 +32,54 @@ bool add_functions(PyObject* module, PyMethodDef* defs) {
     if (!f || PyModule_AddObject(module, d->ml_name, f.release()) < 0) return false;
   }
   return true;
+}
+
+namespace {
+
+bool cell_args(PyObject* args, const char* what, PyObject** cell, PyObject** name) {
+  if (!PyArg_ParseTuple(args, "OU", cell, name)) return false;
+  if (!PyCell_Check(*cell)) {
+    PyErr_Format(PyExc_TypeError, "%s expects a cell", what);
+    return false;
+  }
+  return true;
+}
+
+PyObject* unbound(PyObject* name) {
+  PyErr_Format(PyExc_UnboundLocalError, kUnboundCellMessage, PyUnicode_AsUTF8(name));
+  return nullptr;
+}
+
+PyObject* cell_load(PyObject*, PyObject* args) {
+  PyObject *cell, *name;
+  if (!cell_args(args, "cell_load", &cell, &name)) return nullptr;
+  PyObject* v = PyCell_GET(cell);
+  if (!v) return unbound(name);
+  Py_INCREF(v);
+  return v;
+}
+
+PyObject* cell_delete(PyObject*, PyObject* args) {
+  PyObject *cell, *name;
+  if (!cell_args(args, "cell_delete", &cell, &name)) return nullptr;
+  if (!PyCell_GET(cell)) return unbound(name);
+  if (PyCell_Set(cell, nullptr) < 0) return nullptr;
+  Py_RETURN_NONE;
+}
+
+PyMethodDef kCellLoad = {"cell_load", cell_load, METH_VARARGS, "a cell variable's value, or UnboundLocalError"};
+PyMethodDef kCellDelete = {"cell_delete", cell_delete, METH_VARARGS, "empties a cell, or UnboundLocalError"};
+
+}  // namespace
+
+PyObject* cell_load_function() {
+  static PyObject* f = PyCFunction_New(&kCellLoad, nullptr);
+  return f;
+}
+
+PyObject* cell_delete_function() {
+  static PyObject* f = PyCFunction_New(&kCellDelete, nullptr);
+  return f;
 }
 
 }  // namespace pj::py

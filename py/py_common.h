@@ -26,6 +26,13 @@ bool add_functions(PyObject* module, PyMethodDef* defs);
 // Raises a Python exception and returns nullptr, for use in `return fail(...)`.
 PyObject* fail(PyObject* type, const std::string& msg);
 
+// Code pijit makes from part of a function (a resume function, a loop body) gets the function's
+// cell variables as free variables; an unbound one would then raise NameError where the function
+// raised UnboundLocalError. Its reads and deletes of them call these instead (the cell, its name):
+// the cell's value, or UnboundLocalError as CPython words it; delete empties the cell.
+PyObject* cell_load_function();    // borrowed, made once
+PyObject* cell_delete_function();
+
 // An owned reference (RAII Py_XDECREF).
 class Ref {
  public:

@@ -52,6 +52,14 @@ constexpr const char* kUnsupportedPythonMessage =
     "pijit capture is built for Python 3.7 and 3.9 so far; 3.8 and 3.10 share their frame model and come next";
 #endif
 
+// What CPython raises reading (or deleting) a function's own cell variable while it is unbound:
+// UnboundLocalError with this message ("%s" the name). A free variable raises NameError instead.
+#if PY_VERSION_HEX >= 0x030B0000
+constexpr const char* kUnboundCellMessage = "cannot access local variable '%s' where it is not associated with a value";
+#else
+constexpr const char* kUnboundCellMessage = "local variable '%s' referenced before assignment";
+#endif
+
 // Bytes per unit of a jump argument: 3.7-3.9 jump in bytes (3.10 counts 2-byte code units).
 constexpr int kJumpUnit = 1;
 // Every instruction is one 2-byte code unit (opcode, arg) since 3.6.

@@ -33,6 +33,36 @@ class GraphBreaks(unittest.TestCase):
             self.assertEqual(entry["ops"], ops, entry["graph"])
         self.assertEqual(sum(e["hits"] for e in st["entries"]), calls)  # every call ran the graph
 
+    def test_cell_variables_after_a_break_read_and_raise_as_in_eager(self):
+        # After the break the rest runs in a resume function, where the frame's cell variables are
+        # free variables: an unbound one must still raise UnboundLocalError with CPython's words,
+        # not NameError (fuzz program 1109516), and a bound one is read as usual (and captured).
+        def unbound(x):
+            x *= ops.floor(T([4.0]))
+            t3 = t3  # noqa: F821 - unbound on purpose
+
+            def inner():
+                return t3
+            return x
+
+        def bound(x):
+            k = 2.0
+            y = x * k
+            print(float(y.sum()))
+            z = y * k + 1
+
+            def inner():
+                return k
+            return z * inner()
+        st = self.same(unbound, lambda: (T([1.0, 2.0]),))
+        self.assertEqual(st["breaks"], 1, st["break_reasons"])
+        try:
+            unbound(T([1.0]))
+        except UnboundLocalError as e:
+            self.assertEqual(str(e), "local variable 't3' referenced before assignment")
+        st = self.same(bound, lambda: (T([1.0, 2.0]),))
+        self.assertEqual((st["breaks"], st["resume_graphs"], st["resume_breaks"]), (1, 1, 0), st)
+
     def test_print_in_the_middle_is_replayed_after_the_graph(self):
         def f(x, w):
             y = ops.relu(x * w)
