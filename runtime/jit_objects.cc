@@ -19,6 +19,7 @@
 #include "graph/passes.h"
 #include "graph/plan.h"
 #include "graph/tape.h"
+#include "guards/guard_tree.h"
 
 namespace pj::runtime {
 namespace {
@@ -302,8 +303,58 @@ PyObject* jit_new(PyTypeObject* type, PyObject* args, PyObject* kw) {
   return self;
 }
 
+// pijit.nn.cell's Cell.__call__ (looked up once; nullptr when it cannot be).
+PyObject* cell_dunder_call() {
+  static PyObject* f = [] {
+    Ref mod(PyImport_ImportModule("pijit.nn.cell"));
+    Ref cell(mod ? PyObject_GetAttrString(mod.get(), "Cell") : nullptr);
+    PyObject* call = cell ? PyObject_GetAttrString(cell.get(), "__call__") : nullptr;
+    if (!call) PyErr_Clear();
+    return call;  // kept for the process
+  }();
+  return f;
+}
+
+// The construct function a call of Cell `cell` would run, when Cell.__call__ would do nothing
+// else: its class's __call__ is Cell's, the context is PyNative, no input cast is set, no gradient
+// tape records and construct is a plain function of the class. Then pijit.jit(cell)(x) calls it
+// directly, sparing Cell.__call__'s Python frame (the same decisions, made in C: keep in step
+// with pijit/nn/cell.py). Borrowed; nullptr: call the cell.
+PyObject* direct_construct(PyObject* cell) {
+  static PyObject* call_name = PyUnicode_InternFromString("__call__");
+  static PyObject* construct_name = PyUnicode_InternFromString("construct");
+  static PyObject* cast_name = PyUnicode_InternFromString("_cast_inputs_to");
+  PyTypeObject* tp = Py_TYPE(cell);
+  PyObject* call = cell_dunder_call();
+  if (!call || PyFunction_Check(cell) || _PyType_Lookup(tp, call_name) != call) return nullptr;
+  if (guards::context_mode() != 1 || tape_active()) return nullptr;
+  PyObject** dictptr = _PyObject_GetDictPtr(cell);
+  PyObject* dict = dictptr ? *dictptr : nullptr;
+  if (dict) {
+    PyObject* cast = PyDict_GetItemWithError(dict, cast_name);
+    if ((cast && cast != Py_None) || PyDict_GetItemWithError(dict, construct_name) || PyErr_Occurred()) {
+      PyErr_Clear();
+      return nullptr;
+    }
+  }
+  PyObject* construct = _PyType_Lookup(tp, construct_name);
+  return construct && PyFunction_Check(construct) ? construct : nullptr;
+}
+
 PyObject* jit_call(PyObject* self, PyObject* args, PyObject* kw) {
   auto* j = reinterpret_cast<JitFunction*>(self);
+  if (PyObject* construct = direct_construct(j->target)) {
+    Ref full(PyTuple_New(PyTuple_GET_SIZE(args) + 1));
+    if (!full) return nullptr;
+    Py_INCREF(j->target);
+    PyTuple_SET_ITEM(full.get(), 0, j->target);
+    for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(args); ++i) {
+      Py_INCREF(PyTuple_GET_ITEM(args, i));
+      PyTuple_SET_ITEM(full.get(), i + 1, PyTuple_GET_ITEM(args, i));
+    }
+    return call_jitted(reinterpret_cast<PyCodeObject*>(PyFunction_GET_CODE(construct)), *j->options, construct,
+                       full.get(), kw);
+  }
   Ref co(code_of(j->target));
   if (!co) return nullptr;
   return call_jitted(reinterpret_cast<PyCodeObject*>(co.get()), *j->options, j->target, args, kw);

@@ -252,3 +252,63 @@ class TestContextAndPrimitives(unittest.TestCase):
 
 if __name__ == "__main__":
     unittest.main()
+
+
+class Scaled(nn.Cell):
+    def __init__(self):
+        super().__init__()
+        self.k = 2.0
+
+    def construct(self, x):
+        return x * self.k + 1
+
+
+class Logged(Scaled):
+    calls = 0
+
+    def __call__(self, *args):  # its own __call__: pijit.jit must run it, not only construct
+        Logged.calls += 1
+        return super().__call__(*args)
+
+
+class JittedCellCall(unittest.TestCase):
+    """pijit.jit(cell)(x) runs construct directly when Cell.__call__ would only call it
+    (runtime/jit_objects.cc: direct_construct); every other case goes through __call__."""
+
+    def test_plain_cell_is_captured(self):
+        class Own(Scaled):  # stats are per code object: a construct of its own
+            def construct(self, x):
+                return x * self.k + 1
+        c = Own()
+        j = pj.jit(c)
+        for _ in range(3):
+            self.assertEqual(j(pj.Tensor([1.0, 2.0])).tolist(), [3.0, 5.0])
+        st = pj.jit_stats(j)
+        self.assertEqual((st["compiles"], st["graphs"]), (1, 1), st)
+        self.assertGreaterEqual(st["cache_hits"], 2)
+
+    def test_an_own_call_method_runs(self):
+        Logged.calls = 0
+        j = pj.jit(Logged())
+        self.assertEqual(j(pj.Tensor([1.0])).tolist(), [3.0])
+        self.assertEqual(Logged.calls, 1)
+
+    def test_input_cast_and_instance_construct_are_honoured(self):
+        c = Scaled()
+        c.to_float(pj.float64)
+        j = pj.jit(c)
+        self.assertEqual(str(j(pj.Tensor([1.0])).dtype), str(c(pj.Tensor([1.0])).dtype))
+        d = Scaled()
+        d.construct = lambda x: x - 5
+        self.assertEqual(pj.jit(d)(pj.Tensor([1.0])).tolist(), [-4.0])
+
+    def test_under_a_gradient_and_in_graph_mode(self):
+        c = Scaled()
+        j = pj.jit(c)
+        g = pj.grad(lambda x: j(x).sum())(pj.Tensor([1.0, 2.0]))
+        self.assertEqual(g.tolist(), [2.0, 2.0])
+        pj.set_context(mode=pj.GRAPH_MODE)
+        try:
+            self.assertEqual(j(pj.Tensor([1.0])).tolist(), [3.0])
+        finally:
+            pj.set_context(mode=pj.PYNATIVE_MODE)
