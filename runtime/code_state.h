@@ -30,6 +30,9 @@ struct CacheEntry {
   std::vector<PyCodeObject*> resumes;  // its resume functions' and loop body's code (borrowed: `code` holds them)
   std::string loop_text;  // a refusal whose loop runs its body as a function: the loop's file:line
   int64_t hits = 0;
+  // Which compile of its code made it (0 the first): entries are kept most recently hit first, and
+  // the dump folder names an entry's files by this (entryN.*).
+  int serial = -1;
 };
 
 struct CodeState {
@@ -63,7 +66,7 @@ struct CodeState {
   std::map<int, std::pair<PyObject*, PyObject*>> loop_codes;
   std::string module;  // its frame's globals' __name__, when it was captured
   std::string dump_key, dump_path;  // PIJIT_DUMP_DIR: its folder's name and path (runtime/debug_tools.h)
-  int dumped_entries = 0;
+  int dumped_entries = 0;  // entries built so far: the next one's serial
   int auto_candidate = 0;
   int filtered = -1;  // PIJIT_SKIP / PIJIT_ONLY: -1 not decided yet, 0 may be captured, 1 never
   int inspects_frame = -1;  // codegen::inspects_frame, once: -1 not known yet  // `pijit run`: 0 not decided, 1 the script's code, 2 not

@@ -414,12 +414,11 @@ bool build_entry(PyFrameObject* f, CodeState* st, const JitOptions& opt, CacheEn
   }
   if (!r.ok || r.broke) mark_callees(r.callees, co, opt);
   out->guards = r.guards;
-  if (!dump_folder(st).empty()) {
-    dump_entry_hook(dump_folder(st), st->dumped_entries, co, out->code, out->resumes,
+  out->serial = st->dumped_entries++;
+  if (!dump_folder(st).empty())
+    dump_entry_hook(dump_folder(st), out->serial, co, out->code, out->resumes,
                     r.guards ? r.guards->describe() : std::vector<std::string>{},
                     r.ok ? out->break_text : r.reason_text());
-    ++st->dumped_entries;
-  }
   if (r.guards) {
     std::string text = "installed for " + where(co) + ":";
     for (const std::string& g : r.guards->describe()) text += "\n  " + g;

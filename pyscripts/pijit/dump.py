@@ -93,14 +93,18 @@ def run_summary():
             entries = _C.jit_stats(code).get("entries", [])
         except Exception:  # noqa: BLE001 - entries are extra detail
             entries = []
+        # in the order they were compiled: entry["serial"] names its files (entry<serial>.*)
+        entries = sorted(entries, key=lambda e: e.get("serial", 0))
         fns.append({
             "key": key, "function": r["function"], "qualname": getattr(code, "co_qualname", r["function"]),
             "module": r["module"], "file": r["file"], "line": r["line"], "last_line": _last_line(code),
             "kind": "resume function" if r["resume"] else "loop body" if r["loop_body"] else "function",
             "compiles": r["compiles"], "cache_hits": r["cache_hits"], "graph_runs": r["graph_runs"],
             "graphs": r["graphs"], "ops_per_graph": list(r["ops_per_graph"]), "breaks": breaks,
-            "recompiles": list(r["recompile_reasons"]), "guards": [list(g) for g in r["guards"]],
-            "entries": [{"guards": list(e.get("guards", [])), "hits": e.get("hits", 0), "ops": e.get("ops", 0),
+            "recompiles": list(r["recompile_reasons"]),
+            "guards": [list(e.get("guards", [])) for e in entries] if entries else [list(g) for g in r["guards"]],
+            "entries": [{"serial": e.get("serial"), "guards": list(e.get("guards", [])), "hits": e.get("hits", 0),
+                         "ops": e.get("ops", 0),
                          "reason": e.get("reason"), "graph_break": e.get("graph_break"),
                          "effects": list(e.get("effects", []))} for e in entries],
             "graph_lines": list(r["graph_lines"]),

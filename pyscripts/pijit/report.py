@@ -196,9 +196,17 @@ def _collapsed(title, body, cls=""):
     return '<details class="%s"><summary>%s</summary>%s</details>' % (cls, esc(title), body)
 
 
+def _entry_of(f, i):
+    """The run.json entry whose files are entry<i>.*: by its serial (the compile that made it;
+    entries are listed in compile order, an evicted one missing), else the i-th."""
+    entries = [e for e in (f.get("entries") or []) if isinstance(e, dict)]
+    if any("serial" in e for e in entries):
+        return next((e for e in entries if e.get("serial") == i), {})
+    return entries[i] if i < len(entries) else {}
+
+
 def _entry_section(f, i, files):
-    entries = f.get("entries") or []
-    e = entries[i] if i < len(entries) and isinstance(entries[i], dict) else {}
+    e = _entry_of(f, i)
     guards = e.get("guards")
     if guards is None:
         per_entry = f.get("guards") or []
@@ -254,7 +262,9 @@ def _function_section(dump_dir, f):
     out.append("<h3>Breaks</h3>" + _list("breaks", breaks, "break-reason"))
     out.append("<h3>Recompiles</h3>" + _list("recompiles", recompiles))
     files, others = _dump_files(dump_dir, key)
-    count = max([len(f.get("entries") or []), len(f.get("guards") or [])] + [i + 1 for i in files])
+    serials = [e["serial"] + 1 for e in (f.get("entries") or []) if isinstance(e, dict) and
+               isinstance(e.get("serial"), int)]
+    count = max([len(f.get("entries") or []), len(f.get("guards") or [])] + serials + [i + 1 for i in files])
     out.append("<h3>Cache entries</h3>" + ("".join(_entry_section(f, i, files.get(i, {})) for i in range(count))
                                           or "<p>none</p>"))
     for path in others:  # original.dis and whatever else the folder holds

@@ -90,8 +90,15 @@ class DumpDir(unittest.TestCase):
                          "entry0.plan.txt", "entry1.guards.txt"):
                 self.assertIn(name, files)
             self.assertTrue(any(n.startswith("entry0.graph.") and n.endswith(".fuse.ir") for n in files), files)
-            with open(os.path.join(folder, "entry0.guards.txt")) as f:
-                self.assertIn("x: Tensor Float32[2]", f.read())
+            # entries in compile order, each naming its files by serial (the cache keeps them most
+            # recently hit first): entry0 is the first shape's, entry1 the recompile's
+            self.assertEqual([e["serial"] for e in scale["entries"]], [0, 1])
+            for e in scale["entries"]:
+                with open(os.path.join(folder, "entry%d.guards.txt" % e["serial"])) as f:
+                    self.assertEqual(f.read().splitlines(), e["guards"])
+            self.assertIn("x: Tensor Float32[2]", scale["entries"][0]["guards"])
+            self.assertIn("x: Tensor Float32[3]", scale["entries"][1]["guards"])
+            self.assertEqual(scale["guards"], [e["guards"] for e in scale["entries"]])
             with open(os.path.join(folder, "entry0.resume0.py")) as f:
                 self.assertIn("def ", f.read())
             with open(os.path.join(folder, "entry0.graph.dot")) as f:

@@ -207,6 +207,23 @@ class Report(unittest.TestCase):
         self.assertIn("calls print() (line 5)", section)
         self.assertIn("1.2 ms", section)  # compile time
 
+    def test_entries_are_matched_to_their_files_by_serial(self):
+        # run.json lists entries in compile order with a serial; an evicted entry leaves a gap, and the
+        # files of entry<serial>.* belong to the entry with that serial, not to the i-th listed
+        with tempfile.TemporaryDirectory() as d:
+            dump, _ = make_fixture(d)
+            with open(os.path.join(dump, "run.json")) as fh:
+                run = json.load(fh)
+            f = run["functions"][0]
+            f["entries"] = [dict(f["entries"][1], serial=1)]  # entry 0 was evicted
+            with open(os.path.join(dump, "run.json"), "w") as fh:
+                json.dump(run, fh)
+            section = function_section(report.build_report(dump), KEYS[0])
+            first, second = section.split('id="fn-%s-entry-1"' % KEYS[0])
+            self.assertNotIn("0 hits", first)  # entry 0's files, no stats for it
+            self.assertIn("0 hits, 1 ops", second)
+            self.assertIn("Float32[2]", second)
+
     def test_missing_source_and_trace(self):
         gone = os.path.join(self.tmp.name, "gone.py")
         self.assertIn('<p class="missing">source file missing: %s' % gone, self.page)
