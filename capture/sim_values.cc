@@ -948,6 +948,20 @@ bool Simulator::truth(PyObject* v) {
 
 PyObject* Simulator::get_iter(PyObject* v) {
   PyObject* seq = cell_children(v);
+  const int node = node_of(v);
+  if (!seq && node >= 0 && PyTuple_Check(v) && !PyTuple_CheckExact(v) && is_library_type(Py_TYPE(v))) {
+    // pijit's tuple subclasses (ParameterTuple) iterate as the tuple they are, each item reached by
+    // its index: Parameters in one are graph inputs, not constants frozen at capture.
+    const Py_ssize_t n = PyTuple_GET_SIZE(v);
+    Py_INCREF(Py_TYPE(v));
+    tree_.add_check(node, {CheckKind::Length, reinterpret_cast<PyObject*>(Py_TYPE(v)), n, {}});
+    seq = own(PyTuple_New(n));
+    for (Py_ssize_t i = 0; i < n; ++i) {
+      PyObject* item = wrap(PyTuple_GET_ITEM(v, i), tree_.child(node, Access::Item, own(PyLong_FromSsize_t(i))));
+      Py_INCREF(item);
+      PyTuple_SET_ITEM(seq, i, item);
+    }
+  }
   if (!seq) {
     if (!trusted(v)) {
       refuse_foreign_iterator(v);

@@ -504,8 +504,14 @@ void Simulator::step(SimFrame& fr, const Instruction& ins) {
       PyObject* key = pop(fr);
       PyObject* obj = pop(fr);
       int node = node_of(obj);
+      const bool library_tuple = node >= 0 && PyTuple_Check(obj) && !PyTuple_CheckExact(obj) &&
+                                 is_library_type(Py_TYPE(obj)) && PyLong_CheckExact(key);
+      if (library_tuple) {  // ParameterTuple: a tuple of fixed type and length, items by index
+        Py_INCREF(Py_TYPE(obj));
+        tree_.add_check(node, {guards::CheckKind::Length, reinterpret_cast<PyObject*>(Py_TYPE(obj)), PyTuple_GET_SIZE(obj), {}});
+      }
       if (node >= 0 && is_constant(key) && !PySlice_Check(key) &&
-          (PyTuple_CheckExact(obj) || PyList_CheckExact(obj) || PyDict_CheckExact(obj))) {
+          (PyTuple_CheckExact(obj) || PyList_CheckExact(obj) || PyDict_CheckExact(obj) || library_tuple)) {
         PyObject* item = PyObject_GetItem(obj, key);
         if (!item) python_error("indexing");
         own(item);

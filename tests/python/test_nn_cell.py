@@ -312,3 +312,35 @@ class JittedCellCall(unittest.TestCase):
             self.assertEqual(j(pj.Tensor([1.0])).tolist(), [3.0])
         finally:
             pj.set_context(mode=pj.PYNATIVE_MODE)
+
+
+class ParameterTupleInCapture(unittest.TestCase):
+    """Parameters reached through a ParameterTuple are graph inputs: new data (set_data) reaches the
+    graph, and another tuple (a new length) recompiles; never values frozen at capture."""
+
+    def test_iterated_indexed_unpacked(self):
+        class Net(nn.Cell):
+            def __init__(self):
+                super().__init__()
+                self.fc = nn.Dense(3, 2)
+                self.params = pj.ParameterTuple(self.get_parameters())
+
+            def construct(self, x):
+                s = self.fc(x).sum() + self.params[0].sum() * 2
+                for p in self.params:
+                    s = s + p.sum()
+                w, b = self.params
+                return s + b.sum() + len(self.params)
+
+        n = Net()
+        j = pj.jit(n)
+        x = pj.ones((2, 3))
+        self.assertEqual(j(x).tolist(), n(x).tolist())
+        n.fc.weight.set_data(pj.ones((2, 3)))
+        n.fc.bias.set_data(pj.ones((2,)) * 3)
+        self.assertEqual(j(x).tolist(), n(x).tolist())
+        n.params = pj.ParameterTuple([n.fc.weight, n.fc.bias, pj.Parameter(pj.ones((1,)), name="extra")])
+        with self.assertRaises(ValueError):  # three items do not unpack into two, jitted as eagerly
+            n(x)
+        with self.assertRaises(ValueError):
+            j(x)
