@@ -202,8 +202,18 @@ void Simulator::write_tensor(PyObject* target, PyObject* value, const std::strin
     fx.operands.push_back(plan_return(target));
     fx.operands.push_back(plan_return(value));
     defer(std::move(fx), nullptr, what);
+    if (nv.is_symbolic()) written_back_.insert(nv.sym());
   }
   py::rebind_symbolic(target, nv);
+}
+
+bool Simulator::views_written_back(int64_t id) const {
+  if (written_back_.empty()) return false;
+  std::unordered_set<int64_t> viewing(written_back_);
+  for (const graph::Node& n : graph_.nodes())
+    if (n.op->is_view && !n.inputs.empty() && viewing.count(n.inputs[0]))
+      for (int out : n.outputs) viewing.insert(out);
+  return viewing.count(id) && !written_back_.count(id);
 }
 
 // ops.assign(variable, value): pijit/ops/misc.py says what is written (assign.__pijit_inplace__,

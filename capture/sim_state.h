@@ -198,6 +198,11 @@ class Simulator {
   // Views taken of a tensor before it was written in place: eagerly they show the new data, in
   // the graph the old, so any later read of one (an op, a return) stops capture.
   std::unordered_set<int64_t> stale_views_;
+  // Values a Parameter was assigned in this graph (ops.assign, replayed by _C.write_back after it):
+  // a view of one that the frame returns would view the graph's buffer, not the Parameter, which
+  // the eager view aliases (views_written_back).
+  std::unordered_set<int64_t> written_back_;
+  bool views_written_back(int64_t id) const;
   std::unordered_map<PyTypeObject*, bool> library_types_;
   std::unordered_set<PyTypeObject*> tensor_types_;    // classes of the tensors read from the frame
   std::vector<SimFrame*> frames_;                     // the inline stack

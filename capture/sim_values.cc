@@ -1524,6 +1524,8 @@ ReturnPlan Simulator::plan_return(PyObject* v) {
     if (t.is_symbolic()) {
       id = static_cast<int>(t.sym());
       if (stale_views_.count(id)) stop(Break::InplaceUpdate, "returns a view of a tensor written in place since");
+      if (views_written_back(id))
+        stop(Break::InplaceUpdate, "returns a view of a Parameter assigned in this graph (it must alias the Parameter)");
     } else {
       // A tensor made during capture comes back as a fresh copy of a graph constant: of the base
       // class only, and sharing storage with nothing. A subclass (numpy_lite's arrays) would lose

@@ -477,6 +477,30 @@ class InPlaceTensorWrites(unittest.TestCase):
                 return h.sum() + self.steps
         return Net()
 
+    def test_a_returned_view_of_an_assigned_parameter_aliases_it(self):
+        # Eager: the view shares the Parameter's storage, so writing through it changes the
+        # Parameter. The graph's value is a buffer of its own (the write-back copies it into the
+        # Parameter afterwards): returning a view of it breaks before the return (fuzz 3001564).
+        def make():
+            holder = nn.Cell()
+            holder.p = pj.Parameter(pj.Tensor([1.0, 2.0]), name="p")
+
+            def f(k):
+                ops.assign(holder.p, holder.p * k)
+                return holder.p.reshape((2,)), holder.p[0:1]
+            return holder, f
+        for jit in (False, True):
+            holder, f = make()
+            g = pj.jit(f) if jit else f
+            a, b = g(2.0)
+            a[...] = 7.0
+            self.assertEqual(holder.p.tolist(), [7.0, 7.0], jit)
+            b[...] = 9.0
+            self.assertEqual(holder.p.tolist(), [9.0, 7.0], jit)
+        st = pj.jit_stats(g)
+        self.assertEqual((st["graphs"], st["breaks"]), (1, 1), st["break_reasons"])
+        self.assertIn("returns a view of a Parameter assigned in this graph", st["break_reasons"][0])
+
     def test_parameter_updates_match_eager_and_keep_one_graph(self):
         eager, jitted = self.make(), self.make()
         jf = pj.jit(jitted)
