@@ -1,0 +1,61 @@
+"""A view of a Parameter, taken after ops.assign wrote it in the same graph and returned, viewed the
+graph's own buffer: writing through it did not reach the Parameter, as it does eagerly.
+
+Found by tests/fuzz (seed 30, program 3001564: ops.assign(NET.p, NET.p * k); return
+NET.p.T.reshape(NET.p.shape), then the driver writes into the result with v[...] = 100).
+
+Status: differed on 3.7 and 3.9 when the fuzzer found it; plain and jitted agree since the session-13
+commit "Capture defect (fuzz 3001564)" (kept as a regression program).
+
+    PYTHONPATH=pyscripts python tests/fuzz/found/assigned_parameter_view_returned.py     (exit 1: plain and jitted differ)
+"""
+import struct, sys, warnings
+import pijit as pj
+from pijit import nn, ops
+
+
+def show(v):
+    """Exact, printable: tensors with type/dtype/shape/bits (sign of zero visible), identities of lists."""
+    if isinstance(v, pj.Tensor):
+        return (type(v).__name__, str(v.dtype), v.shape, [repr(a) for a in v.reshape(-1).tolist()])
+    if isinstance(v, (list, tuple)):
+        return (type(v).__name__, [show(a) for a in v])
+    if isinstance(v, float):
+        return repr(v)
+    return repr(v)
+
+
+def outcome(fn, *a, **k):
+    try:
+        return ("ok", show(fn(*a, **k)))
+    except Exception as e:
+        return ("raises", type(e).__name__, str(e))
+
+class Net(nn.Cell):
+    def __init__(self):
+        super().__init__()
+        self.p = pj.Parameter(pj.Tensor([1.0, 1.25, 2.0]), name="p")
+
+
+def run(jit):
+    net = Net()
+
+    def f(k):
+        ops.assign(net.p, net.p * k)
+        return net.p.T.reshape(net.p.shape)
+    fn = pj.jit(f) if jit else f
+    out = []
+    for k in (2.0, -1.0, 0.5):
+        r = fn(k)
+        out.append(show(r))
+        r[...] = 100.0           # the caller writes through the view it got back
+        out.append(show(net.p))
+    return out
+
+plain = run(False)
+jitted = run(True)
+
+print("plain: ", plain)
+print("jitted:", jitted)
+print("SAME" if plain == jitted else "DIFFERENT")
+sys.exit(0 if plain == jitted else 1)
