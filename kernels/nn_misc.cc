@@ -128,7 +128,8 @@ void embedding_into(const Tensor& out, const Tensor& weight, const Tensor& indic
 
 struct DensePlan {
   dnnl::memory::desc x_md, w_user, w_md, b_md, out_md;
-  dnnl::memory::desc scratch_md;  // size 0: none
+  dnnl::memory::desc scratch_md;
+  size_t scratch_bytes = 0;  // scratch_md's size (0: none), asked once
   dnnl::matmul prim;
   dnnl::reorder w_reorder;  // w_user -> w_md, when they differ
 };
@@ -155,6 +156,7 @@ std::shared_ptr<const DensePlan> dense_plan(int64_t M, int64_t K, int64_t N, boo
     dnnl::matmul::primitive_desc pd(d, scratchpad_attr(), dnnl_engine());
     p->w_md = pd.weights_desc();
     p->scratch_md = pd.scratchpad_desc();
+    p->scratch_bytes = p->scratch_md.get_size();
     p->prim = dnnl::matmul(pd);
     if (p->w_md != p->w_user)
       p->w_reorder =
@@ -185,8 +187,7 @@ void dense_run(const DensePlan& p, const Tensor& out, const Tensor& x, const Ten
   std::unique_lock<std::mutex> lock;
   if (binding) lock = std::unique_lock<std::mutex>(binding->mu, std::try_to_lock);
   // this thread's scratch buffer (kernels/dnnl_context.h: primitives cross threads)
-  const size_t scratch_bytes = p.scratch_md.get_size();
-  void* scratch = scratch_bytes ? thread_scratch_buffer(scratch_bytes) : nullptr;
+  void* scratch = p.scratch_bytes ? thread_scratch_buffer(p.scratch_bytes) : nullptr;
   dnnl::memory xm, om, bm, sm;
   if (lock.owns_lock()) {
     if (!binding->x) {

@@ -226,7 +226,7 @@ PyObject* run_entry(PyThreadState* ts, PyFrameObject* f, CodeState* st, CacheEnt
 bool quiet_check(const guards::GuardTree& g, PyFrameObject* f, guards::GuardFailure* why) {
   bool busy = t_jit.busy;
   t_jit.busy = true;
-  const bool profile = !g_config.log.empty() && log_enabled("guard_perf");
+  const bool profile = g_config.guard_perf;
   bool ok;
   if (profile) {
     std::vector<guards::GuardFailure> failures;
@@ -738,6 +738,11 @@ void note_graph_failure(bool rerunnable) {
 
 GlobalStats& global_stats() { return g_stats; }
 JitConfig& jit_config() { return g_config; }
+
+void set_log_categories(const std::string& log) {
+  g_config.log = log;
+  g_config.guard_perf = log_enabled("guard_perf");
+}
 void set_library_prefix(const std::string& dir) { g_library_prefix = dir; }
 
 bool hook_enter() {

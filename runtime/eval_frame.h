@@ -28,8 +28,11 @@ struct JitOptions {
 struct JitConfig {
   JitOptions defaults;
   std::string log;  // comma list from PIJIT_LOGS / set_jit_config: breaks, recompiles, graphs, all
+  bool guard_perf = false;  // log names guard_perf (or all): every guard check is timed
 };
 JitConfig& jit_config();
+// Sets jit_config().log and what is decided from it once (not per guard check).
+void set_log_categories(const std::string& log);
 
 // pijit.CaptureError (a RuntimeError): fullgraph / GRAPH_MODE capture refused.
 extern PyObject* g_capture_error;

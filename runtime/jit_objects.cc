@@ -679,7 +679,7 @@ PyObject* py_set_jit_config(PyObject*, PyObject* args, PyObject* kw) {
     return nullptr;
   if (log && log != Py_None) {
     if (!PyUnicode_Check(log)) return py::fail(PyExc_TypeError, "set_jit_config: log must be a str such as 'breaks,recompiles'");
-    c.log = PyUnicode_AsUTF8(log);
+    set_log_categories(PyUnicode_AsUTF8(log));
   }
   return Py_BuildValue("{s:i,s:i,s:s,s:i,s:i}", "recompile_limit", c.defaults.recompile_limit, "inline_depth",
                        c.defaults.capture.inline_depth, "log", c.log.c_str(), "instruction_budget",
@@ -840,7 +840,7 @@ bool register_jit(PyObject* m) {
   if (PyModule_AddObject(m, "CaptureBreak", py::g_capture_break) < 0 ||
       PyModule_AddObject(m, "CaptureError", g_capture_error) < 0)
     return false;
-  if (const char* logs = std::getenv("PIJIT_LOGS")) jit_config().log = logs;
+  if (const char* logs = std::getenv("PIJIT_LOGS")) set_log_categories(logs);
   return PyModule_AddFunctions(m, jit_methods) == 0;
 }
 
