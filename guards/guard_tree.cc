@@ -426,6 +426,7 @@ int GuardTree::find_or_add(int parent, Access access, int index, PyObject* key) 
   if (weak) key = hold_weakly(key);
   else Py_XINCREF(key);
   nodes_.push_back({access, index, key, parent, {}});
+  prepared_ = false;
   same.push_back(size() - 1);
   return size() - 1;
 }
@@ -474,6 +475,7 @@ void GuardTree::add_check(int node, Check c) {
       return;
     }
   nodes_[node].checks.push_back(c);
+  prepared_ = false;
 }
 
 void GuardTree::add_same_as(int a, int b, bool same) {
@@ -490,11 +492,13 @@ void GuardTree::drop_check(int node, CheckKind kind, PyObject* ref) {
     if (it->kind == kind && (kind == CheckKind::Id ? id_target(*it) : held(it->ref)) == ref) {
       Py_XDECREF(it->ref);
       checks.erase(it);
+      prepared_ = false;
       return;
     }
 }
 
 Check* GuardTree::find_check(int node, CheckKind kind) {
+  prepared_ = false;  // the caller may change what it finds
   for (Check& c : nodes_[node].checks)
     if (c.kind == kind) return &c;
   return nullptr;
@@ -506,26 +510,101 @@ int GuardTree::num_checks() const {
   return k;
 }
 
+// A check that passes whenever its node holds the object it held when it last passed.
+static bool follows_from_identity(const Check& c) {
+  switch (c.kind) {
+    case CheckKind::Id:
+    case CheckKind::Equal:  // constants are immutable
+    case CheckKind::Absent: return true;
+    case CheckKind::Type: {  // only instances of heap types (and modules) can change __class__
+      auto* t = reinterpret_cast<PyTypeObject*>(held(c.ref));
+      return t && !PyType_HasFeature(t, Py_TPFLAGS_HEAPTYPE) && !PyType_IsSubtype(t, &PyModule_Type);
+    }
+    default: return false;
+  }
+}
+
+void GuardTree::prepare() const {
+  std::vector<char> parent_of_item(nodes_.size(), 0), parent_of_attr(nodes_.size(), 0), has_child(nodes_.size(), 0);
+  std::vector<char> compared(nodes_.size(), 0);  // a SameAs check reads its object
+  for (const GuardNode& n : nodes_) {
+    if (n.parent >= 0) {
+      has_child[n.parent] = 1;
+      if (n.access == Access::Item) parent_of_item[n.parent] = 1;
+      if (n.access == Access::DictAttr) parent_of_attr[n.parent] = 1;
+    }
+    for (const Check& c : n.checks)
+      if (c.kind == CheckKind::SameAs) compared[c.n] = 1;
+  }
+  for (size_t i = 0; i < nodes_.size(); ++i) {
+    const GuardNode& n = nodes_[i];
+    n.version = 0;
+    bool keys = false;
+    for (const Check& c : n.checks) keys = keys || c.kind == CheckKind::DictKeys;
+    n.version_of = parent_of_item[i] || keys ? 2 : parent_of_attr[i] ? 1 : 0;
+    n.from_versioned = n.parent >= 0 && ((n.access == Access::Item && nodes_[n.parent].version_of == 2) ||
+                                         (n.access == Access::DictAttr && nodes_[n.parent].version_of == 1));
+    bool all_stable = true;
+    for (const Check& c : n.checks) {
+      c.stable = follows_from_identity(c);
+      all_stable = all_stable && c.stable;
+    }
+    n.skippable = n.from_versioned && all_stable && !has_child[i] && !compared[i];
+  }
+  prepared_ = true;
+}
+
+// The version tag of the dict a versioned node's children are read from; 0 when there is none.
+static inline uint64_t node_version(const GuardNode& n, PyObject* o) {
+  if (n.version_of == 1) {
+    PyObject** dict = _PyObject_GetDictPtr(o);
+    return dict && *dict ? py::dict_version(*dict) : 0;
+  }
+  // Item children read a dict through PyDict_GetItem only when its lookup is dict's own (resolve)
+  bool plain = PyDict_Check(o) && Py_TYPE(o)->tp_as_mapping->mp_subscript == PyDict_Type.tp_as_mapping->mp_subscript;
+  return plain ? py::dict_version(o) : 0;
+}
+
 bool GuardTree::check(PyFrameObject* f, GuardFailure* why) const {
+  if (!prepared_) prepare();
   // Nodes are created parents-first, so one forward pass resolves every path once.
-  PyObject* small[32];
+  constexpr size_t kSmall = 32;
+  PyObject* small[kSmall];
+  uint64_t small_versions[kSmall];
   std::vector<PyObject*> big;
+  std::vector<uint64_t> big_versions;
   PyObject** objs = small;
-  if (nodes_.size() > 32) {
+  uint64_t* versions = small_versions;  // per node: its dict's tag now, 0 when none or not read
+  if (nodes_.size() > kSmall) {
     big.resize(nodes_.size());
+    big_versions.resize(nodes_.size());
     objs = big.data();
+    versions = big_versions.data();
   }
   std::vector<PyObject*> owned;
   bool ok = true;
   for (int i = 0; i < size() && ok; ++i) {
     const GuardNode& n = nodes_[i];
+    // The same object as on the last call that passed: read from a dict unmodified since then.
+    const bool same = n.from_versioned && versions[n.parent] && versions[n.parent] == nodes_[n.parent].version;
+    versions[i] = 0;
+    if (same && n.skippable) {
+      objs[i] = nullptr;  // nothing reads it: no children, no SameAs
+      continue;
+    }
     objs[i] = resolve(n, n.parent >= 0 ? objs[n.parent] : nullptr, f, owned);
-    for (const Check& c : n.checks)
+    if (n.version_of && objs[i]) versions[i] = node_version(n, objs[i]);
+    const bool unmodified = versions[i] && versions[i] == n.version;
+    for (const Check& c : n.checks) {
+      if ((same && c.stable) || (unmodified && c.kind == CheckKind::DictKeys)) continue;
       if (!run_check(c, objs[i], why, *this, i, objs)) {
         ok = false;
         break;
       }
+    }
   }
+  if (ok)
+    for (int i = 0; i < size(); ++i) nodes_[i].version = versions[i];
   for (PyObject* o : owned) Py_DECREF(o);
   return ok;
 }

@@ -63,6 +63,7 @@ struct Check {
   PyObject* ref = nullptr;  // owned
   int64_t n = 0;
   TensorMeta meta;
+  mutable bool stable = false;  // passes again whenever the node holds the same object (set by prepare)
 };
 
 struct GuardNode {
@@ -71,6 +72,14 @@ struct GuardNode {
   PyObject* key = nullptr;  // owned: interned str for names, any constant for Item
   int parent = -1;
   std::vector<Check> checks;
+  // The version shortcut (check()), set by prepare(). Dict version tags (PEP 509) are never reused,
+  // so a dict whose tag is the one seen on the last call that passed every check is that dict,
+  // unmodified: the entries read from it are the same objects, and checks that follow from
+  // identity alone (`is`, `==` a constant, absent, an immutable builtin type) need not run again.
+  mutable uint8_t version_of = 0;  // 1: o.__dict__ (DictAttr children read it), 2: o itself, a dict (Item children)
+  mutable bool from_versioned = false;  // read from its parent's versioned dict
+  mutable bool skippable = false;       // and a leaf with only stable checks, that no SameAs refers to
+  mutable uint64_t version = 0;  // the tag on the last call that passed; 0: unknown
 };
 
 struct GuardFailure {
@@ -116,7 +125,9 @@ class GuardTree {
 
  private:
   int find_or_add(int parent, Access access, int index, PyObject* key);
+  void prepare() const;  // the version shortcut's per-node facts, after the last change
   std::vector<GuardNode> nodes_;
+  mutable bool prepared_ = false;
   mutable std::vector<CheckStat> profile_;  // check_all(profile=true); under the GIL
   // (parent, access, index, hash of key) -> nodes with that signature: finding a child is O(1),
   // so a capture that reads n items of a container builds its guards in O(n), not O(n^2).

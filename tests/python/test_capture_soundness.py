@@ -619,6 +619,132 @@ class GuardsTellApartWhatPythonDoes(unittest.TestCase):
 
 @unittest.skipUnless(SUPPORTED, "capture is built for Python 3.7 and 3.9")
 @unittest.skipUnless(SUPPORTED, "capture is built for Python 3.7 and 3.9")
+class UnmodifiedDictShortcut(unittest.TestCase):
+    """Guards skip identity checks on entries of a dict (an instance's __dict__, a dict read by key)
+    whose version tag is the one seen on the last call that passed. Every change that those checks
+    would have seen must still be seen, on the call right after it."""
+
+    def run_both(self, make, mutate, calls=3):
+        plain_obj, jit_obj = make(), make()
+        jf = pj.jit(jit_obj.run)
+        x = pj.Tensor([1.0, 2.0, 3.0])
+        for step in range(calls):
+            for _ in range(2):  # the second call passes the guards and records the dicts' versions
+                self.assertEqual(exact(jf(x)), exact(plain_obj.run(x)))
+            mutate(plain_obj, step)
+            mutate(jit_obj, step)
+        return pj.jit_stats(jf)
+
+    def test_instance_attribute_rebound(self):
+        class M:
+            def __init__(self):
+                self.scale = 2.0
+            def run(self, x):
+                return x * self.scale
+        st = self.run_both(M, lambda o, k: setattr(o, "scale", 3.0 + k))
+        self.assertEqual(st["recompiles"], 2)
+
+    def test_instance_attribute_shadows_a_method(self):
+        class M:
+            def helper(self, x):
+                return x + 1
+            def run(self, x):
+                return self.helper(x) * 2
+        def mutate(o, k):
+            if k == 0:
+                o.helper = lambda x: x - 10
+            elif k == 1:
+                del o.helper
+        self.run_both(M, mutate)
+
+    def test_dict_replaced_and_shared(self):
+        class M:
+            def __init__(self):
+                self.a = 1.5
+            def run(self, x):
+                return x * self.a
+        def mutate(o, k):
+            if k == 0:
+                o.__dict__ = {"a": 4.0}
+            else:
+                other = M()
+                other.a = 0.5
+                o.__dict__ = other.__dict__  # two instances, one dict
+        self.run_both(M, mutate)
+
+    def test_class_of_an_attribute_reassigned(self):
+        class A:
+            def f(self, x):
+                return x + 1
+        class B:
+            def f(self, x):
+                return x * 100
+        class M:
+            def __init__(self):
+                self.part = A()
+            def run(self, x):
+                return self.part.f(x)
+        def mutate(o, k):
+            o.part.__class__ = B if k == 0 else A  # the instance's dict does not change
+        self.run_both(M, mutate)
+
+    def test_list_attribute_mutated_in_place(self):
+        class M:
+            def __init__(self):
+                self.sizes = [1.0, 2.0]
+            def run(self, x):
+                out = x
+                for s in self.sizes:
+                    out = out * s
+                return out
+        self.run_both(M, lambda o, k: o.sizes.append(3.0 + k))
+
+    def test_dict_entry_changed(self):
+        class M:
+            def __init__(self):
+                self.cfg = {"k": 2.0, "on": True}
+            def run(self, x):
+                return x * self.cfg["k"] if self.cfg["on"] else x
+        def mutate(o, k):
+            if k == 0:
+                o.cfg["k"] = 5.0
+            else:
+                o.cfg["on"] = False
+        st = self.run_both(M, mutate)
+        self.assertEqual(st["recompiles"], 2)
+
+    def test_cell_layer_replaced(self):
+        from pijit import nn
+        def make():
+            pj.set_seed(3)
+            return nn.SequentialCell([nn.Dense(3, 2), nn.ReLU()])
+        def mutate(net, k):
+            pj.set_seed(10 + k)
+            net[1 if k == 0 else 0] = nn.Sigmoid() if k == 0 else nn.Dense(3, 2)
+        x = pj.Tensor([[1.0, -2.0, 3.0]])
+        plain, jitted = make(), make()
+        jf = pj.jit(jitted)
+        for k in range(3):
+            for _ in range(2):
+                self.assertEqual(exact(jf(x)), exact(plain(x)))
+            mutate(plain, k)
+            mutate(jitted, k)
+
+    def test_tensor_attribute_reshaped(self):
+        class M:
+            def __init__(self):
+                self.w = pj.Tensor([1.0, 2.0, 3.0])
+            def run(self, x):
+                return x + self.w
+        def mutate(o, k):
+            if k == 0:
+                o.w.set_data(pj.Tensor([[5.0], [6.0]])) if hasattr(o.w, "set_data") else setattr(o, "w", pj.Tensor([[5.0], [6.0]]))
+            else:
+                o.w = pj.Tensor(7.0)
+        self.run_both(M, mutate)
+
+
+@unittest.skipUnless(SUPPORTED, "capture is built for Python 3.7 and 3.9")
 class GuardFailuresRunNoUserCode(unittest.TestCase):
     """Explaining a failed guard (the recompile reason) shows user objects by class and address:
     their __repr__ is user code, with effects (found with PIJIT_STRESS=2: each recompile of a

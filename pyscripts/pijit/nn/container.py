@@ -27,6 +27,22 @@ class SequentialCell(Cell):
             return SequentialCell(cells[index])
         return cells[index]
 
+    def _key(self, index):
+        if isinstance(index, bool) or not isinstance(index, int):
+            raise TypeError("SequentialCell indices must be integers or slices, not %s" % type(index).__name__)
+        keys = list(self._cells.keys())
+        if not -len(keys) <= index < len(keys):
+            raise IndexError("SequentialCell index %d out of range for %d cells" % (index, len(keys)))
+        return keys[index]
+
+    def __setitem__(self, index, cell):
+        self._cells[self._key(index)] = _check_cell(cell, "SequentialCell")
+
+    def __delitem__(self, index):
+        keys = list(self._cells.keys())
+        for k in (keys[index] if isinstance(index, slice) else [self._key(index)]):
+            del self._cells[k]
+
     def __len__(self):
         return len(self._cells)
 
