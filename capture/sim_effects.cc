@@ -170,6 +170,10 @@ PyObject* Simulator::output_call(PyObject* callable, const std::vector<PyObject*
 void Simulator::write_tensor(PyObject* target, PyObject* value, const std::string& what) {
   const Tensor& old = py::unwrap(target);
   if (!old.is_symbolic()) stop(Break::InplaceUpdate, what + " of a tensor made outside the graph");
+  if (!dim_deps_.empty()) {  // written back after the graph, where the two shapes must agree
+    sizes_read(old, -1, "a tensor written in place");
+    sizes_read(py::unwrap(value), -1, "a value written in place");
+  }
   const Value* frame = values_.frame_tensor(target);
   if (frame && !(frame->real && is_parameter(frame->real)))
     stop(Break::InplaceUpdate, what + " of a tensor argument (only Parameters are written back)");

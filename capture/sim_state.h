@@ -177,6 +177,31 @@ class Simulator {
   PyObject* make_sym(const TensorMeta& m, int value_id);
 
  public:
+  // ---- dynamic shapes (sim_dynamic.cc) ----
+  // A graph input's dims that get symbols (CaptureOptions::dynamic_dims / dynamic_all).
+  void make_symbols(PyObject* obj, int node, int value_id);
+  // Which symbols each output size of a recorded op depends on, from its inputs'.
+  void propagate_dims(const OpDef& op, const Attrs& attrs, const std::vector<int>& ins, const std::vector<int>& outs,
+                      const Metas& in, const Metas& out);
+  uint64_t dim_deps(int64_t value_id, int dim) const;  // dim -1: any of its sizes
+  // Python observed sizes that depend on these symbols: the graph keeps their values (guarded).
+  void specialise(uint64_t symbols, const std::string& why);
+  void sizes_read(const Tensor& t, int dim, const char* what);  // pyext's observer
+  PyObject* shape_of(PyObject* sym);  // x.shape: its symbolic sizes fresh ints, tracked until used
+  void sizes_used(PyObject* v, int depth = 0);  // an instruction consumed v (or what it holds)
+  void sizes_used_by(SimFrame& fr, const Instruction& ins, int uses);
+  void finish_symbols(bool broke);  // guards and CaptureResult::symbolic_dims
+  struct Symbol {
+    int node = -1, value = -1, dim = 0;
+    int64_t hint = 0;
+    bool specialised = false;
+  };
+  std::vector<Symbol> symbols_;
+  std::unordered_map<int64_t, std::vector<uint64_t>> dim_deps_;  // graph value -> per size, its symbols
+  std::unordered_map<PyObject*, uint64_t> size_ints_;           // ints shape_of made -> their symbols
+  const char* using_op_ = nullptr;                              // the instruction sizes_used_by checks
+
+ public:
   // ---- the frame loop (simulator.cc) ----
   void load_code(SimFrame& fr, PyCodeObject* co);
   PyObject* run_frame(SimFrame& fr);

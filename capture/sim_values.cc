@@ -306,6 +306,7 @@ PyObject* Simulator::wrap(PyObject* obj, int node) {
     tree_.add_check(node, {CheckKind::TensorMeta, reinterpret_cast<PyObject*>(Py_TYPE(obj)), 0, meta_of(t)});
     int id = graph_.add_input(meta_of(t), tree_.path(node), is_parameter(obj));
     r_.plan.input_nodes.push_back(node);
+    make_symbols(obj, node, id);
     PyObject* sym = make_sym(meta_of(t), id);
     sym_of_node_[node] = sym;
     Py_INCREF(obj);
@@ -648,6 +649,8 @@ PyObject* Simulator::load_attr(PyObject* v, PyObject* name) {
   if (Py_TYPE(v) == &PySuper_Type) return super_attr(v, name);
   if (PyObject* stored = overlay_attr(v, name)) return stored;
   if (py::is_tensor(v)) {
+    if (!dim_deps_.empty() && py::unwrap(v).is_symbolic() && PyUnicode_CompareWithASCIIString(name, "shape") == 0)
+      if (PyObject* shape = shape_of(v)) return shape;
     const Value* real = values_.frame_tensor(v);
     if (_PyType_Lookup(Py_TYPE(v), name) || !real) return real_getattr(v);
     PyObject* r = PyObject_GetAttr(real->real, name);  // e.g. Parameter.name
@@ -981,6 +984,8 @@ PyObject* Simulator::get_iter(PyObject* v) {
 // code is one forward+backward graph. The tape exists only during capture.
 PyObject* Simulator::tape_run(const std::vector<PyObject*>& args, PyObject* kwnames) {
   if (kwnames || args.size() < 3 || args.size() > 4) stop(Break::UnsupportedCall, "tape_run() with other arguments");
+  // The backward's ops are built for the sizes seen (reductions back to an input's shape)
+  if (!symbols_.empty()) specialise(~uint64_t{0}, "a gradient is taken inside the graph");
   Tape* tape = py::tape_of_object(materialize(args[0]));
   if (!tape) stop(Break::UnsupportedCall, "tape_run() without a Tape");
   struct Restore {

@@ -25,6 +25,9 @@ void observe_identity(PyObject* tensor) {
   if (t_sim) t_sim->identity_observed(tensor);
 }
 int query_layout(PyObject* tensor) { return t_sim ? t_sim->contiguity(tensor) : -1; }
+void observe_sizes(const Tensor& t, int dim, const char* what) {
+  if (t_sim) t_sim->sizes_read(t, dim, what);
+}
 
 PyObject* pop(SimFrame& fr) {
   PJ_CHECK(!fr.stack.empty()) << "simulated stack underflow in " << PyUnicode_AsUTF8(fr.code->co_name);
@@ -150,6 +153,7 @@ Tensors Simulator::record(const OpDef& op, const Tensors& in, const Attrs& attrs
     PJ_THROW(CaptureBreak) << "data_dependent_shape: " << op.name << ": " << e.what();
   }
   std::vector<int> vids = graph_.add_node(op, ids, attrs, outs, current_line());
+  if (!dim_deps_.empty()) propagate_dims(op, attrs, ids, vids, metas, outs);
   Tensors result;
   for (size_t k = 0; k < outs.size(); ++k) result.push_back(Tensor::symbolic(outs[k].shape, outs[k].dtype, vids[k]));
   return result;
@@ -208,6 +212,7 @@ void Simulator::run_root(PyFrameObject* f) {
   OpRecorder prev = set_op_recorder(record_op);
   py::set_identity_observer(observe_identity);
   py::set_layout_query(query_layout);
+  py::set_sizes_observer(observe_sizes);
   struct Restore {
     Simulator* s;
     OpRecorder r;
@@ -217,6 +222,7 @@ void Simulator::run_root(PyFrameObject* f) {
       if (!s) {
         py::set_identity_observer(nullptr);
         py::set_layout_query(nullptr);
+        py::set_sizes_observer(nullptr);
       }
     }
   } restore{prev_sim, prev};
@@ -357,6 +363,7 @@ PyObject* Simulator::run_frame(SimFrame& fr) {
       size_t n = fr.stack.size(), from = uses < 0 || static_cast<size_t>(uses) > n ? 0 : n - uses;
       for (size_t i = from; i < n; ++i) guard_scalars(fr.stack[i]);
     }
+    if (!size_ints_.empty() && (!moving || (fr.root && ins.op == Opcode::RETURN_VALUE))) sizes_used_by(fr, ins, uses);
     size_t nblocks = fr.blocks.size();
     bool was_moving = moving_;
     moving_ = moving;
@@ -1005,6 +1012,7 @@ int simulate(PyFrameObject* f, const CaptureOptions& options, CaptureResult& r, 
   try {
     sim.run_root(f);
     sim.guard_tensor_classes();
+    sim.finish_symbols(false);
     r.ok = true;
   } catch (const StopCapture& s) {
     r.ok = false;
@@ -1026,6 +1034,7 @@ int simulate(PyFrameObject* f, const CaptureOptions& options, CaptureResult& r, 
         r.loop_offset = -1;
       if (options.stop_at_boundary && sim.plan_break()) {
         sim.guard_tensor_classes();
+        sim.finish_symbols(true);
         r.ok = r.broke = true;
       } else if (!options.stop_at_boundary && again && (break_at = sim.can_break(s.reason)) > 0) {
         again->stop_at_boundary = break_at;

@@ -14,6 +14,7 @@
 #include "py/pyport.h"  // first (Python.h)
 
 #include <memory>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -59,6 +60,12 @@ struct CaptureOptions {
   // first pass saw it: its offset, and which fast locals are bound there.
   int break_offset = -1;
   std::vector<char> break_bound;
+  // Dynamic shapes: tensor dims read from the frame that get a symbol instead of their size.
+  // "x#0" names dim 0 of the tensor at guard path x (what a recompile found changing); with
+  // dynamic_all, every dim of every tensor a frame local holds (jit(dynamic=1)). Parameters and
+  // sizes 0 and 1 stay specialised.
+  const std::set<std::string>* dynamic_dims = nullptr;
+  bool dynamic_all = false;
 };
 
 using codegen::ReturnPlan;
@@ -87,6 +94,10 @@ struct CaptureResult {
   // function of its own (codegen/outline.h), a capture candidate.
   int loop_offset = -1;
   int ops_seen = 0;  // graph nodes the simulation recorded (also when it refused)
+  // Dynamic shapes: the graph inputs' dims left symbolic, and what capture decided about each
+  // symbol ("s0 = x.shape[0]: dynamic", "s1 = y.shape[1] specialised to 8: read by Python at f.py:4").
+  std::vector<graph::SymbolicDim> symbolic_dims;
+  std::vector<std::string> dynamic_notes;
   int instructions = 0;          // simulated, inlined frames included
   // Set (reason Interrupted) when an exception that no traced code raises (KeyboardInterrupt, one
   // from a signal handler) arrived while capturing: capture_frame leaves it pending, and the

@@ -13,6 +13,29 @@ int Graph::add_input(const TensorMeta& meta, std::string name, bool parameter) {
   return id;
 }
 
+Graph with_input_metas(const Graph& g, const Metas& inputs) {
+  PJ_CHECK(inputs.size() == g.inputs().size()) << "with_input_metas: " << inputs.size() << " metas for "
+                                               << g.inputs().size() << " inputs";
+  Graph out;
+  for (const Value& v : g.values()) {
+    switch (v.kind) {
+      case ValueKind::Input: out.add_input(inputs[v.index], v.name, v.parameter); break;
+      case ValueKind::Const: out.add_const(g.consts()[v.index]); break;
+      case ValueKind::Node: {
+        if (v.output != 0) break;  // added with the node's first output
+        const Node& n = g.nodes()[v.index];
+        Metas in;
+        for (int i : n.inputs) in.push_back(out.value(i).meta);
+        out.add_node(*n.op, n.inputs, n.attrs, n.op->infer(in, n.attrs), n.line);
+        break;
+      }
+    }
+  }
+  PJ_CHECK(out.nodes().size() == g.nodes().size()) << "with_input_metas: a node without outputs";
+  out.set_outputs(g.outputs());
+  return out;
+}
+
 int Graph::add_const(const Tensor& t) {
   PJ_CHECK(!t.is_symbolic()) << "a graph constant must hold data";
   int id = static_cast<int>(values_.size());

@@ -38,6 +38,14 @@ struct Node {
   int line = 0;              // user source line that produced the node (0: unknown)
 };
 
+// A graph input's dim that capture left symbolic (dynamic shapes): the graph means the same for any
+// size >= 2 there, and is planned anew per concrete size (runtime's DynamicPlans).
+struct SymbolicDim {
+  int input = 0;   // position among the graph's inputs
+  int dim = 0;
+  int symbol = 0;  // s<symbol> in guard text and logs
+};
+
 class Graph {
  public:
   int add_input(const TensorMeta& meta, std::string name, bool parameter = false);
@@ -83,6 +91,11 @@ std::string to_dot(const Graph& g, const std::string& title);
 // are zeros. Raises pj::Error (ValueError) naming the line on malformed text or an unknown op;
 // output metas are checked against each op's inference.
 Graph parse_graph(const std::string& text);
+
+// The graph for other input metas (dynamic shapes: new sizes of its symbolic dims): every node's
+// outputs inferred again, values keeping their ids. Raises pj::Error where an op rejects them, as
+// the eager op would.
+Graph with_input_metas(const Graph& g, const Metas& inputs);
 
 // Per value: the index of the last node that reads it (nodes().size() for a graph output, -1 for
 // none). execute drops a value there, so its storage serves the next nodes.

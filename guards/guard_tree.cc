@@ -262,9 +262,17 @@ bool run_check(const Check& c, PyObject* o, GuardFailure* why, const GuardTree& 
       if (t.dtype() != c.meta.dtype) return fail(".dtype", dtype_name(c.meta.dtype), dtype_name(t.dtype()));
       if (t.ndim() != static_cast<int>(c.meta.shape.size()))
         return fail(".shape", shape_str(c.meta.shape), shape_str(t.shape()));
-      for (int d = 0; d < t.ndim(); ++d)
-        if (t.dim(d) != c.meta.shape[d])
-          return fail(".shape[" + std::to_string(d) + "]", std::to_string(c.meta.shape[d]), std::to_string(t.dim(d)));
+      for (int d = 0; d < t.ndim(); ++d) {
+        const bool symbolic = !c.symbols.empty() && c.symbols[d] >= 0;
+        if (symbolic ? t.dim(d) >= 2 : t.dim(d) == c.meta.shape[d]) continue;
+        if (why) {
+          why->tensor_path = tree.path(node);
+          why->dim = d;
+        }
+        return fail(".shape[" + std::to_string(d) + "]",
+                    symbolic ? "s" + std::to_string(c.symbols[d]) + " >= 2" : std::to_string(c.meta.shape[d]),
+                    std::to_string(t.dim(d)));
+      }
       if (c.n && t.is_contiguous() != (c.n == 1))  // n: 0 layout not read, 1 contiguous, 2 not
         return fail(".is_contiguous()", c.n == 1 ? "True" : "False", c.n == 1 ? "False" : "True");
       return true;
@@ -331,7 +339,7 @@ bool run_check(const Check& c, PyObject* o, GuardFailure* why, const GuardTree& 
 
 bool same_check(const Check& a, const Check& b) {
   if (a.kind == CheckKind::Type && b.kind == CheckKind::Type) return held(a.ref) == held(b.ref);
-  if (a.kind != b.kind || a.n != b.n || !(a.meta == b.meta)) return false;
+  if (a.kind != b.kind || a.n != b.n || !(a.meta == b.meta) || a.symbols != b.symbols) return false;
   if (a.ref == b.ref) return true;
   if (a.kind != CheckKind::Equal || !a.ref || !b.ref) return false;
   return same_constant(a.ref, b.ref);
@@ -682,10 +690,19 @@ std::vector<std::string> GuardTree::describe() const {
         case CheckKind::Type: out.push_back("type(" + p + ") is " + class_name(held(c.ref))); break;
         case CheckKind::Id: out.push_back(p + " is " + identity(id_target(c))); break;
         case CheckKind::Equal: out.push_back(p + " == " + repr_of(c.ref)); break;
-        case CheckKind::TensorMeta:
+        case CheckKind::TensorMeta: {
+          std::string dims = "[", syms;
+          for (size_t d = 0; d < c.meta.shape.size(); ++d) {
+            const bool symbolic = !c.symbols.empty() && c.symbols[d] >= 0;
+            const std::string name = "s" + std::to_string(symbolic ? c.symbols[d] : 0);
+            dims += (d ? ", " : "") + (symbolic ? name : std::to_string(c.meta.shape[d]));
+            if (symbolic) syms += (syms.empty() ? "" : ", ") + name + " >= 2";
+          }
           out.push_back(p + ": " + reinterpret_cast<PyTypeObject*>(c.ref)->tp_name + " " + dtype_name(c.meta.dtype) +
-                        shape_list_str(c.meta.shape) + (c.n == 1 ? ", contiguous" : c.n == 2 ? ", not contiguous" : ""));
+                        dims + "]" + (c.n == 1 ? ", contiguous" : c.n == 2 ? ", not contiguous" : "") +
+                        (syms.empty() ? "" : " (dynamic: " + syms + ")"));
           break;
+        }
         case CheckKind::Length: out.push_back("len(" + p + ") == " + std::to_string(c.n)); break;
         case CheckKind::DictKeys: out.push_back(p + ".keys() == " + repr_of(c.ref)); break;
         case CheckKind::SetContents:

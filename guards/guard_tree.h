@@ -63,6 +63,10 @@ struct Check {
   PyObject* ref = nullptr;  // owned
   int64_t n = 0;
   TensorMeta meta;
+  // TensorMeta: per dim, -1 when the size must equal meta's, else the symbol (s<k>) the graph
+  // keeps for it (dynamic shapes): any size >= 2 passes (0 and 1 change what broadcasting and
+  // emptiness mean, so they stay specialised). Empty: every dim exact.
+  std::vector<int> symbols;
   mutable bool stable = false;  // passes again whenever the node holds the same object (set by prepare)
 };
 
@@ -86,6 +90,10 @@ struct GuardFailure {
   std::string path;    // "x.shape[0]", "self.value", "G"
   std::string before;  // what the graph assumed
   std::string after;   // what the frame holds now
+  // A tensor's size alone differed (same rank and dtype): the tensor's path and the dim, so that
+  // the recompile can make that dim symbolic (dynamic shapes). -1: another kind of failure.
+  std::string tensor_path;
+  int dim = -1;
   std::string text() const { return path + ": " + before + " -> " + after; }
 };
 

@@ -67,6 +67,10 @@ void tensor_dealloc(PyObject* self) {
 }
 
 IdentityObserver g_identity_observer = nullptr;
+SizesObserver g_sizes_observer = nullptr;
+inline void sizes_read(const Tensor& t, int dim, const char* what) {
+  if (g_sizes_observer && t.is_symbolic()) g_sizes_observer(t, dim, what);
+}
 LayoutQuery g_layout_query = nullptr;
 
 Py_hash_t tensor_hash(PyObject* self) {
@@ -271,6 +275,7 @@ Py_ssize_t mp_length(PyObject* a) {
     PyErr_SetString(PyExc_TypeError, "len() of unsized object");
     return -1;
   }
+  sizes_read(t, 0, "len()");
   return t.dim(0);
 }
 
@@ -349,12 +354,21 @@ PyObject* shape_tuple(const Shape& s) {
   return t;
 }
 
-PyObject* get_shape(PyObject* self, void*) { return shape_tuple(unwrap(self).shape()); }
+PyObject* get_shape(PyObject* self, void*) {
+  sizes_read(unwrap(self), -1, ".shape");
+  return shape_tuple(unwrap(self).shape());
+}
 PyObject* get_dtype(PyObject* self, void*) { return dtype_object(unwrap(self).dtype()); }
 PyObject* get_ndim(PyObject* self, void*) { return PyLong_FromLong(unwrap(self).ndim()); }
-PyObject* get_size(PyObject* self, void*) { return PyLong_FromLongLong(unwrap(self).numel()); }
+PyObject* get_size(PyObject* self, void*) {
+  sizes_read(unwrap(self), -1, ".size");
+  return PyLong_FromLongLong(unwrap(self).numel());
+}
 PyObject* get_itemsize(PyObject* self, void*) { return PyLong_FromLong(itemsize(unwrap(self).dtype())); }
-PyObject* get_nbytes(PyObject* self, void*) { return PyLong_FromLongLong(unwrap(self).nbytes()); }
+PyObject* get_nbytes(PyObject* self, void*) {
+  sizes_read(unwrap(self), -1, ".nbytes");
+  return PyLong_FromLongLong(unwrap(self).nbytes());
+}
 // Layout (strides, contiguity) of a graph value is the compiler's choice, not eager's: capture
 // refuses to read it.
 PyObject* get_strides(PyObject* self, void*) {
@@ -494,6 +508,7 @@ PyMethodDef methods[] = {
 
 void set_identity_observer(IdentityObserver fn) { g_identity_observer = fn; }
 void set_layout_query(LayoutQuery fn) { g_layout_query = fn; }
+void set_sizes_observer(SizesObserver fn) { g_sizes_observer = fn; }
 
 PyTypeObject TensorBaseType = [] {
   PyTypeObject t{PyVarObject_HEAD_INIT(nullptr, 0)};

@@ -62,6 +62,10 @@ void set_identity_observer(IdentityObserver fn);
 // -1 when the layout is not known at capture (then is_contiguous() is a capture break).
 using LayoutQuery = int (*)(PyObject* tensor);
 void set_layout_query(LayoutQuery fn);
+// Capture's observer of sizes Python reads off a symbolic tensor (.shape, len(), .size; dim -1:
+// any of them), so that a dynamic size Python saw is specialised (capture/sim_dynamic.cc).
+using SizesObserver = void (*)(const Tensor& t, int dim, const char* what);
+void set_sizes_observer(SizesObserver fn);
 
 // Indexing (pyext/indexing.cc).
 PyObject* tensor_getitem(PyObject* self, PyObject* key);

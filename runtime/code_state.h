@@ -6,6 +6,7 @@
 
 #include <list>
 #include <map>
+#include <set>
 #include <memory>
 #include <string>
 #include <tuple>
@@ -17,12 +18,15 @@
 namespace pj::runtime {
 
 struct JitOptions;
+struct ShapePlans;
 
 struct CacheEntry {
   std::shared_ptr<guards::GuardTree> guards;
   PyObject* code = nullptr;  // rewritten code (owned); nullptr: run the original code eagerly
   std::shared_ptr<graph::Graph> graph;
   std::shared_ptr<graph::ExecPlan> plan;  // what runs: the graph after the passes, planned
+  std::shared_ptr<ShapePlans> shapes;     // dynamic shapes: the plans per concrete sizes (else null)
+  std::vector<std::string> dynamic_notes; // which sizes are symbols, which were specialised and why
   std::string reason;        // why this entry runs eagerly (empty for graph entries)
   std::string reason_text;   // ... in full: "B006 Print at f.py:12 in f: print()"
   std::string break_text;    // a graph entry that breaks: why the interpreter runs the rest
@@ -53,6 +57,9 @@ struct CodeState {
   std::vector<std::string> recompile_reasons;  // "x.shape[0]: 3 -> 4", one per recompile
   std::vector<std::string> break_reasons;      // reason_text() of each refused capture
   std::vector<std::string> break_chains;       // ... and the inline chain that led there ("" none)
+  // Dynamic shapes: tensor sizes a recompile found changing ("x#0": dim 0 at guard path x); the
+  // next captures give them symbols.
+  std::set<std::string> dynamic_dims;
   // A resume function's code: a capture candidate wherever it runs, with the options of the jit
   // whose graph break made it.
   std::shared_ptr<const JitOptions> candidate;

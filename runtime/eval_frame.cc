@@ -316,6 +316,8 @@ bool build_entry(PyFrameObject* f, CodeState* st, const JitOptions& opt, CacheEn
   // Stress level 2 breaks on any code, to exercise breaks and resumption everywhere; a function
   // the user jitted keeps its own behaviour (graph and break counts) under stress.
   copt.break_without_graph = g_stress_breaks && stress_only(opt);
+  if (opt.dynamic != 0) copt.dynamic_dims = &st->dynamic_dims;
+  copt.dynamic_all = opt.dynamic == 1;
   if (st->module.empty()) {
     PyObject* g = py::frame_globals(f);
     PyObject* m = g && PyDict_Check(g) ? PyDict_GetItemString(g, "__name__") : nullptr;
@@ -354,9 +356,12 @@ bool build_entry(PyFrameObject* f, CodeState* st, const JitOptions& opt, CacheEn
     GraphDebug debug;
     debug.fault = test_fault(st->module, co);
     if (!dump_folder(st).empty()) debug.dump_prefix = dump_folder(st) + "/entry" + std::to_string(st->dumped_entries);
-    py::Ref runner(new_graph_runner(r.graph, where(co), debug));
+    py::Ref runner(new_graph_runner(r.graph, where(co), debug, r.symbolic_dims));
     st->compile_ns += std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() - c0).count();
     out->plan = runner_plan(runner.get());
+    out->shapes = runner_shapes(runner.get());
+    out->dynamic_notes = r.dynamic_notes;
+    for (const std::string& note : r.dynamic_notes) log("dynamic", where(co) + ": " + note);
     // One resume function per (offset, layout), shared by every entry that breaks there; a capture
     // candidate with this jit's options.
     codegen::ResumeMaker make_resume = [&](int offset, int depth, const std::vector<char>& bound, int line,
@@ -498,6 +503,10 @@ PyObject* run_captured(PyThreadState* ts, PyFrameObject* f, const JitOptions& op
     ++st->recompiles;
     st->recompile_reasons.push_back(why.text());
     log("recompiles", "recompiling " + where(co) + ": " + why.text());
+    // Only a size changed: the recompile gives that size a symbol (sizes 0 and 1 stay exact).
+    if (why.dim >= 0 && opt.dynamic != 0 && st->dynamic_dims.insert(why.tensor_path + "#" + std::to_string(why.dim)).second)
+      log("dynamic", where(co) + ": " + why.tensor_path + ".shape[" + std::to_string(why.dim) +
+                         "] changed (" + why.before + " -> " + why.after + "): the recompile makes it dynamic");
     if (log_enabled("recompiles_verbose")) {
       std::string text = "recompiling " + where(co) + ": every failing guard, per cache entry:";
       int k = 0;
@@ -685,6 +694,7 @@ static void reset_code_state(CodeState* st, std::set<CodeState*>* done) {
   st->recompile_reasons.clear();
   st->break_reasons.clear();
   st->break_chains.clear();
+  st->dynamic_dims.clear();
 }
 
 void reset_capture(PyCodeObject* co) {

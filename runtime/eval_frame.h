@@ -21,6 +21,9 @@ using capture::CaptureResult;
 struct JitOptions {
   bool fullgraph = false;    // a refusal raises CaptureError instead of running eagerly
   int recompile_limit = 8;   // cache entries per code object; beyond, the least recently hit is evicted
+  // Dynamic shapes (jit(dynamic=)): -1 automatic (a size that changed becomes a symbol on the
+  // recompile), 0 static (every size exact), 1 every size of the frame's tensors a symbol at once.
+  int dynamic = -1;
   CaptureOptions capture;
   bool stress = false;       // a resume function's options, made while capturing for stress mode
 };
@@ -81,7 +84,17 @@ struct GraphDebug {
   std::string dump_prefix;
   bool fault = false;
 };
-PyObject* new_graph_runner(std::shared_ptr<graph::Graph> g, const std::string& name, const GraphDebug& debug = {});
+// Dynamic shapes: a graph with symbolic input sizes (`symbolic` non-empty) is planned once per
+// concrete sizes met, in a bounded cache the runner keeps (ShapePlans).
+struct ShapePlans;
+PyObject* new_graph_runner(std::shared_ptr<graph::Graph> g, const std::string& name, const GraphDebug& debug = {},
+                           const std::vector<graph::SymbolicDim>& symbolic = {});
+// A dynamic runner's plans by concrete sizes (nullptr for a static graph): counters for jit_stats.
+struct ShapePlanStats {
+  int64_t plans = 0, hits = 0, misses = 0, evictions = 0, failures = 0, prepare_ns = 0;
+};
+std::shared_ptr<ShapePlans> runner_shapes(PyObject* runner);
+ShapePlanStats shape_plan_stats(const ShapePlans& s);
 // A runner's plan (nullptr when `runner` is not one).
 std::shared_ptr<graph::ExecPlan> runner_plan(PyObject* runner);
 // Writes "[pijit what] text" to stderr when PIJIT_LOGS names `what` (or all).

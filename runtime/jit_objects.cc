@@ -5,11 +5,13 @@
 #include <structmember.h>
 
 #include <cctype>
+#include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <set>
 
 #include "runtime/eval_frame.h"
+#include "absl/container/flat_hash_map.h"
 #include "capture/jit_api.h"
 #include "common/trace.h"
 #include "runtime/debug_tools.h"
@@ -114,7 +116,86 @@ struct GraphRunner {
   std::string* name;
   std::shared_ptr<TapeBackward> backward;  // of the captured graph
   bool fault;  // PIJIT_TEST_FAULT: its first floating output comes back off by one
+  std::shared_ptr<ShapePlans> shapes;  // dynamic shapes: plan and backward per concrete sizes
 };
+
+}  // namespace
+
+std::shared_ptr<graph::ExecPlan> compile_plan(std::shared_ptr<graph::Graph> g, const std::string& name,
+                                              const GraphDebug& debug);
+
+// Dynamic shapes: the captured graph (traced with the sizes of the call that captured it) planned
+// anew for each concrete sizes of its symbolic input dims: shape inference, the passes and the
+// plan run once per new sizes (prepare), never on a hit. Bounded: the least recently used sizes go.
+struct ShapePlans {
+  struct Instance {
+    std::shared_ptr<graph::ExecPlan> plan;
+    std::shared_ptr<TapeBackward> backward;
+    std::string error;  // an op rejects these sizes: every call with them runs eagerly
+    uint64_t used = 0;
+  };
+  static constexpr size_t kMaxPlans = 16;
+  std::shared_ptr<graph::Graph> captured;
+  std::vector<graph::SymbolicDim> dims;
+  std::string name;
+  absl::flat_hash_map<std::vector<int64_t>, Instance> plans;
+  uint64_t clock = 0;
+  ShapePlanStats stats;
+
+  Instance& get(const Tensors& in) {
+    std::vector<int64_t> key;
+    key.reserve(dims.size());
+    for (const graph::SymbolicDim& d : dims) key.push_back(in[d.input].dim(d.dim));
+    auto it = plans.find(key);
+    if (it != plans.end()) {
+      ++stats.hits;
+      it->second.used = ++clock;
+      return it->second;
+    }
+    ++stats.misses;
+    if (plans.size() >= kMaxPlans) {
+      auto lru = plans.begin();
+      for (auto j = plans.begin(); j != plans.end(); ++j)
+        if (j->second.used < lru->second.used) lru = j;
+      plans.erase(lru);
+      ++stats.evictions;
+    }
+    Instance& inst = plans[key];
+    inst.used = ++clock;
+    prepare(in, &inst);
+    return inst;
+  }
+
+  void prepare(const Tensors& in, Instance* inst) {
+    const auto t0 = std::chrono::steady_clock::now();
+    trace::Span span("compile", "plan for new sizes: " + name);
+    Metas metas;
+    for (int v : captured->inputs()) metas.push_back(captured->value(v).meta);
+    std::string sizes;
+    for (const graph::SymbolicDim& d : dims) {
+      metas[d.input].shape[d.dim] = in[d.input].dim(d.dim);
+      sizes += (sizes.empty() ? "s" : ", s") + std::to_string(d.symbol) + "=" + std::to_string(in[d.input].dim(d.dim));
+    }
+    try {
+      auto g = std::make_shared<graph::Graph>(graph::with_input_metas(*captured, metas));
+      inst->plan = compile_plan(g, name, GraphDebug());
+      inst->backward = std::make_shared<TapeBackward>();
+      inst->backward->fwd = g;
+      ++stats.plans;
+      log_text("dynamic", "planned the graph of " + name + " for " + sizes);
+    } catch (const std::exception& e) {
+      inst->error = e.what();
+      ++stats.failures;
+      log_text("dynamic", "the graph of " + name + " rejects " + sizes + " (" + inst->error + "): those calls run eagerly");
+    }
+    stats.prepare_ns += std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() - t0).count();
+  }
+};
+
+std::shared_ptr<ShapePlans> runner_shapes(PyObject* runner);
+ShapePlanStats shape_plan_stats(const ShapePlans& s) { return s.stats; }
+
+namespace {
 
 // PIJIT_TEST_FAULT: a wrong capture planted on purpose (bisect's tests find it).
 void plant_fault(Tensors& out) {
@@ -129,6 +210,7 @@ void runner_dealloc(PyObject* self) {
   auto* r = reinterpret_cast<GraphRunner*>(self);
   r->plan.~shared_ptr();
   r->backward.~shared_ptr();
+  r->shapes.~shared_ptr();
   delete r->name;
   Py_TYPE(self)->tp_free(self);
 }
@@ -144,15 +226,25 @@ PyObject* runner_call(PyObject* self, PyObject* args, PyObject*) {
     if (!py::is_tensor(a)) return py::fail(PyExc_TypeError, "graph input " + std::to_string(i) + " is not a Tensor");
     in.push_back(py::unwrap(a));
   }
+  graph::ExecPlan* plan = r->plan.get();
+  std::shared_ptr<TapeBackward> bw = r->backward;
+  if (r->shapes) {
+    ShapePlans::Instance& inst = r->shapes->get(in);
+    if (!inst.error.empty()) {  // nothing ran: the call runs eagerly and meets the error there
+      note_graph_failure(true);
+      PJ_THROW(Value) << inst.error;
+    }
+    plan = inst.plan.get();
+    bw = inst.backward;
+  }
   try {
     if (r->fault) {
-      Tensors out = r->plan->run(in);
+      Tensors out = plan->run(in);
       plant_fault(out);
       return py::wrap_all(out);
     }
-    if (!tape_active()) return py::wrap_all(r->plan->run(in));
+    if (!tape_active()) return py::wrap_all(plan->run(in));
     // One node on the tape: the forward that keeps what the backward reads, then the node.
-    std::shared_ptr<TapeBackward> bw = r->backward;
     bw->build();
     Tensors out, saved;
     if (bw->train) {
@@ -161,7 +253,7 @@ PyObject* runner_call(PyObject* self, PyObject* args, PyObject*) {
       out.assign(all.begin(), all.begin() + static_cast<std::ptrdiff_t>(nout));
       saved.assign(all.begin() + static_cast<std::ptrdiff_t>(nout), all.end());
     } else {
-      out = r->plan->run(in);
+      out = plan->run(in);
     }
     tape_record_custom(in, out, [bw, saved](GradContext& c, const GradArgs& a) {
       if (!bw->train) PJ_THROW(Type) << bw->error;
@@ -178,7 +270,7 @@ PyObject* runner_call(PyObject* self, PyObject* args, PyObject*) {
     return py::wrap_all(out);
   } catch (...) {
     bool pure = true;
-    for (const auto& node : r->plan->graph().nodes()) pure = pure && !node.op->impure;
+    for (const auto& node : plan->graph().nodes()) pure = pure && !node.op->impure;
     note_graph_failure(pure);
     throw;
   }
@@ -275,16 +367,25 @@ int read_int_option(PyObject* v, const char* name, int min, int* out) {
 }
 
 PyObject* jit_new(PyTypeObject* type, PyObject* args, PyObject* kw) {
-  static const char* kwlist[] = {"target", "fullgraph", "recompile_limit", "inline_depth", nullptr};
-  PyObject *target, *limit = nullptr, *depth = nullptr;
+  static const char* kwlist[] = {"target", "fullgraph", "recompile_limit", "inline_depth", "dynamic", nullptr};
+  PyObject *target, *limit = nullptr, *depth = nullptr, *dynamic = nullptr;
   int fullgraph = 0;
-  if (!PyArg_ParseTupleAndKeywords(args, kw, "O|pOO:JitFunction", const_cast<char**>(kwlist), &target, &fullgraph,
-                                   &limit, &depth))
+  if (!PyArg_ParseTupleAndKeywords(args, kw, "O|pOOO:JitFunction", const_cast<char**>(kwlist), &target, &fullgraph,
+                                   &limit, &depth, &dynamic))
     return nullptr;
+  int dyn = -1;  // None: automatic
+  if (dynamic && dynamic != Py_None) {
+    dyn = PyBool_Check(dynamic) ? -2 : static_cast<int>(PyLong_Check(dynamic) ? PyLong_AsLong(dynamic) : -2);
+    if (dyn != 0 && dyn != 1) {
+      PyErr_Clear();
+      return py::fail(PyExc_ValueError, "JitFunction: dynamic must be None (automatic), 0 or 1");
+    }
+  }
   Ref co(code_of(target));
   if (!co) return nullptr;
   auto* opt = new JitOptions(jit_config().defaults);
   opt->fullgraph = fullgraph;
+  opt->dynamic = dyn;
   if (read_int_option(limit, "recompile_limit", 1, &opt->recompile_limit) < 0 ||
       read_int_option(depth, "inline_depth", 0, &opt->capture.inline_depth) < 0) {
     delete opt;
@@ -458,6 +559,13 @@ PyObject* py_jit_stats(PyObject*, PyObject* obj) {
       set_item(ed.get(), "compiled", e.plan ? PyUnicode_FromString(e.plan->graph().to_string().c_str()) : (Py_INCREF(Py_None), Py_None));
       set_item(ed.get(), "plan", e.plan ? PyUnicode_FromString(e.plan->describe().c_str()) : (Py_INCREF(Py_None), Py_None));
       set_item(ed.get(), "memo_reuses", PyLong_FromLongLong(e.plan ? e.plan->memo_reuses() : 0));
+      // Dynamic shapes: what capture decided per symbol, and the plans made per concrete sizes.
+      set_item(ed.get(), "dynamic", str_list(e.dynamic_notes));
+      const ShapePlanStats sp = e.shapes ? shape_plan_stats(*e.shapes) : ShapePlanStats();
+      set_item(ed.get(), "shape_plans", Py_BuildValue("{s:L,s:L,s:L,s:L,s:L,s:d}", "plans", (long long)sp.plans, "hits",
+                                                       (long long)sp.hits, "misses", (long long)sp.misses, "evictions",
+                                                       (long long)sp.evictions, "rejected", (long long)sp.failures,
+                                                       "prepare_ms", sp.prepare_ns / 1e6));
       set_item(ed.get(), "ops", PyLong_FromLong(e.graph ? static_cast<long>(e.graph->nodes().size()) : 0));
       set_item(ed.get(), "hits", PyLong_FromLongLong(e.hits));
       set_item(ed.get(), "serial", PyLong_FromLong(e.serial));  // its files in the dump: entry<serial>.*
@@ -762,7 +870,10 @@ PyObject* jit_target(PyObject* o) {
   return Py_TYPE(o) == &JitFunctionType ? reinterpret_cast<JitFunction*>(o)->target : nullptr;
 }
 
-PyObject* new_graph_runner(std::shared_ptr<graph::Graph> g, const std::string& name, const GraphDebug& debug) {
+// The graph through the pass pipeline into an execution plan; a failing pass leaves the graph as
+// captured. Raises pj::Error when even that cannot be planned.
+std::shared_ptr<graph::ExecPlan> compile_plan(std::shared_ptr<graph::Graph> g, const std::string& name,
+                                              const GraphDebug& debug) {
   std::shared_ptr<graph::ExecPlan> plan;
   trace::Span span("compile", name);
   try {
@@ -798,22 +909,49 @@ PyObject* new_graph_runner(std::shared_ptr<graph::Graph> g, const std::string& n
   } catch (const std::exception& e) {
     // The passes are an optimisation: the captured graph as it is still runs.
     log_text("passes", "compiling the graph of " + name + " failed, it runs unoptimised: " + e.what());
-    try {
-      plan = std::make_shared<graph::ExecPlan>(g);
-    } catch (const std::exception& e2) {
-      PyErr_Format(PyExc_RuntimeError, "pijit: cannot plan the graph of %s: %s", name.c_str(), e2.what());
-      return nullptr;
-    }
+    plan = std::make_shared<graph::ExecPlan>(g);
+  }
+  plan->set_name(name);
+  return plan;
+}
+
+PyObject* new_graph_runner(std::shared_ptr<graph::Graph> g, const std::string& name, const GraphDebug& debug,
+                           const std::vector<graph::SymbolicDim>& symbolic) {
+  std::shared_ptr<graph::ExecPlan> plan;
+  try {
+    plan = compile_plan(g, name, debug);
+  } catch (const std::exception& e) {
+    PyErr_Format(PyExc_RuntimeError, "pijit: cannot plan the graph of %s: %s", name.c_str(), e.what());
+    return nullptr;
   }
   auto* r = PyObject_New(GraphRunner, &GraphRunnerType);
   if (!r) return nullptr;
-  new (&r->plan) std::shared_ptr<graph::ExecPlan>(std::move(plan));
+  new (&r->plan) std::shared_ptr<graph::ExecPlan>(plan);
   new (&r->backward) std::shared_ptr<TapeBackward>(std::make_shared<TapeBackward>());
+  new (&r->shapes) std::shared_ptr<ShapePlans>();
   r->backward->fwd = g;
   r->name = new std::string(name);
   r->fault = debug.fault;
-  r->plan->set_name(name);
+  if (!symbolic.empty()) {
+    // The sizes it was captured with are its first plan.
+    r->shapes = std::make_shared<ShapePlans>();
+    r->shapes->captured = g;
+    r->shapes->dims = symbolic;
+    r->shapes->name = name;
+    std::vector<int64_t> key;
+    for (const graph::SymbolicDim& d : symbolic) key.push_back(g->value(g->inputs()[d.input]).meta.shape[d.dim]);
+    ShapePlans::Instance& first = r->shapes->plans[key];
+    first.plan = plan;
+    first.backward = r->backward;
+    first.used = ++r->shapes->clock;
+    r->shapes->stats.plans = 1;
+  }
   return reinterpret_cast<PyObject*>(r);
+}
+
+std::shared_ptr<ShapePlans> runner_shapes(PyObject* runner) {
+  if (!runner || Py_TYPE(runner) != &GraphRunnerType) return nullptr;
+  return reinterpret_cast<GraphRunner*>(runner)->shapes;
 }
 
 std::shared_ptr<graph::ExecPlan> runner_plan(PyObject* runner) {

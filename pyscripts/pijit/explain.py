@@ -148,8 +148,8 @@ def reset(fn=None):
     _C.reset_capture(fn)
 
 
-LOG_CATEGORIES = ("breaks", "guards", "recompiles", "recompiles_verbose", "bytecode", "graph", "passes", "codegen",
-                  "side_effects", "perf", "guard_perf", "summary", "all")
+LOG_CATEGORIES = ("breaks", "guards", "recompiles", "recompiles_verbose", "dynamic", "bytecode", "graph", "passes",
+                  "codegen", "side_effects", "perf", "guard_perf", "summary", "all")
 _perf_registered = []
 
 

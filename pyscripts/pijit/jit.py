@@ -36,7 +36,7 @@ _JIT_LEVELS = ("O0", "O1", "O2")
 
 
 def jit(function=None, mode="PIJit", input_signature=None, hash_args=None, jit_config=None,
-        compile_once=False, *, capture_mode="bytecode", jit_level="O0", dynamic=0,
+        compile_once=False, *, capture_mode="bytecode", jit_level="O0", dynamic=None,
         fullgraph=False, backend="", fn=None, recompile_limit=None, inline_depth=None,
         **options):
     """jit(function) -> a jitted callable; also a decorator, with or without arguments.
@@ -47,9 +47,12 @@ def jit(function=None, mode="PIJit", input_signature=None, hash_args=None, jit_c
     compile_once=False) and jit(function=None, *, capture_mode="ast", jit_level="O0", dynamic=0,
     fullgraph=False, backend="", **options). pijit always captures bytecode (capture_mode and mode
     choose among MindSpore's front ends and change nothing here), and guards decide when to
-    recompile, so input_signature, hash_args, jit_level, dynamic and backend are checked and
-    recorded but do not change the result. fullgraph=True raises CaptureError where capture
-    would fall back. pijit's own: recompile_limit, inline_depth."""
+    recompile, so input_signature, hash_args, jit_level and backend are checked and recorded but
+    do not change the result. dynamic: None (the default) makes a tensor size that changed
+    between calls symbolic on the recompile, so later sizes reuse the graph; 1 makes every size of
+    the frame's tensors (not Parameters) symbolic from the first call; 0 keeps every size exact.
+    Sizes 0 and 1 always stay exact. fullgraph=True raises CaptureError where capture would fall
+    back. pijit's own: recompile_limit, inline_depth."""
     if fn is not None:
         if function is not None:
             raise TypeError("jit() got both 'function' and 'fn'")
@@ -60,8 +63,8 @@ def jit(function=None, mode="PIJit", input_signature=None, hash_args=None, jit_c
         raise ValueError("jit: capture_mode must be one of %s, got %r" % (_CAPTURE_MODES, capture_mode))
     if jit_level not in _JIT_LEVELS:
         raise ValueError("jit: jit_level must be one of %s, got %r" % (_JIT_LEVELS, jit_level))
-    if dynamic not in (0, 1):
-        raise ValueError("jit: dynamic must be 0 or 1, got %r" % (dynamic,))
+    if dynamic is not None and (isinstance(dynamic, bool) or dynamic not in (0, 1)):
+        raise ValueError("jit: dynamic must be None (automatic), 0 or 1, got %r" % (dynamic,))
     if not isinstance(backend, str):
         raise TypeError("jit: backend must be a str, got %s" % type(backend).__name__)
     unknown = sorted(set(options) - {"exc_mode", "infer_boost", "debug_level", "jit_syntax_level"})
@@ -73,7 +76,7 @@ def jit(function=None, mode="PIJit", input_signature=None, hash_args=None, jit_c
             raise TypeError("jit expects a function, a method or a Cell, got %s"
                             % type(f).__name__)
         j = _C.JitFunction(f, fullgraph=bool(fullgraph), recompile_limit=recompile_limit,
-                           inline_depth=inline_depth)
+                           inline_depth=inline_depth, dynamic=dynamic)
         if not hasattr(f, "construct"):
             try:
                 functools.update_wrapper(j, f)

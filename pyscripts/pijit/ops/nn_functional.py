@@ -58,7 +58,9 @@ def conv2d(input, weight, bias=None, stride=1, pad_mode="valid", padding=0, dila
     if x.ndim != 4 or w.ndim != 4:
         raise ValueError("conv2d: input and weight must be 4-D (NCHW and (C_out, C_in/groups, kH, "
                          "kW)), got shapes %s and %s" % (x.shape, w.shape))
-    pads = conv_pads(pad_mode, padding, x.shape[2:], w.shape[2:], stride, dilation, "conv2d")
+    # (only 'same' needs the input's size: reading it would make a dynamic batch size static)
+    in_hw = x.shape[2:] if pad_mode == "same" else None
+    pads = conv_pads(pad_mode, padding, in_hw, w.shape[2:], stride, dilation, "conv2d")
     inputs = (x, w) if bias is None else (x, w, _t(bias))
     return _op("conv2d", inputs, stride=stride, padding=pads, dilation=dilation, groups=groups)
 

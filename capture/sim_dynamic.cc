@@ -1,0 +1,200 @@
+// Dynamic shapes in capture: which graph-input sizes stay symbols, and where Python saw one.
+//
+// A symbol stands for one size of a graph input (x.shape[0]). The graph is traced with the size the
+// frame had (its hint), and means the same for any other size >= 2 as long as no Python code saw
+// the size: each op's output shape is inferred again for the new sizes when the graph is planned
+// for them, and an op that rejects them makes the call run eagerly. So the simulator tracks, per
+// graph value and size, the symbols it depends on, and *specialises* a symbol (the guard keeps its
+// exact size) as soon as Python observes a size depending on it: an int from x.shape used by an
+// instruction, pijit's library code reading .shape or len(), a size live where the graph breaks.
+#include "capture/sim_state.h"
+#include "pyext/tensor_object.h"
+
+#if PJ_PY_CAPTURE_SUPPORTED
+
+namespace pj::capture {
+
+using guards::Access;
+using guards::CheckKind;
+
+bool is_parameter(PyObject* v);  // sim_effects.cc
+
+namespace {
+
+// Ops whose output size d depends only on input 0's size d and on the other inputs (never on
+// input 0's other sizes): same-shape ops, and NCHW ops whose N and C follow their input.
+bool positional(const std::string& name) {
+  static const std::set<std::string> ops = {
+      "batch_norm", "layer_norm", "group_norm", "dropout", "cast", "copy", "contiguous", "stop_gradient",
+      "softmax", "log_softmax", "cumsum", "logical_not", "clamp", "where", "conv2d", "conv2d_block",
+      "conv_transpose2d", "max_pool2d", "avg_pool2d", "adaptive_avg_pool2d", "interpolate", "pad", "concat"};
+  return ops.count(name) > 0;
+}
+
+}  // namespace
+
+void Simulator::make_symbols(PyObject* obj, int node, int value_id) {
+  if (!opt_.dynamic_all && (!opt_.dynamic_dims || opt_.dynamic_dims->empty())) return;
+  if (is_parameter(obj)) return;  // weights keep their shapes: a new one is a new model
+  const Tensor& t = py::unwrap(obj);
+  const guards::GuardNode& n = tree_.node(node);
+  const bool frame_local = n.parent < 0 && n.access == Access::Local;
+  const std::string path = tree_.path(node);
+  std::vector<uint64_t> deps(t.ndim(), 0);
+  bool any = false;
+  for (int d = 0; d < t.ndim(); ++d) {
+    const bool asked = (opt_.dynamic_all && frame_local) ||
+                       (opt_.dynamic_dims && opt_.dynamic_dims->count(path + "#" + std::to_string(d)));
+    // 0 and 1 stay exact: emptiness and broadcasting change what the program computes
+    if (!asked || t.dim(d) < 2 || symbols_.size() >= 64) continue;
+    symbols_.push_back({node, value_id, d, t.dim(d), false});
+    deps[d] = uint64_t{1} << (symbols_.size() - 1);
+    any = true;
+  }
+  if (any) dim_deps_[value_id] = std::move(deps);
+}
+
+uint64_t Simulator::dim_deps(int64_t value_id, int dim) const {
+  auto it = dim_deps_.find(value_id);
+  if (it == dim_deps_.end()) return 0;
+  uint64_t m = 0;
+  for (size_t d = 0; d < it->second.size(); ++d)
+    if (dim < 0 || static_cast<int>(d) == dim) m |= it->second[d];
+  return m;
+}
+
+void Simulator::propagate_dims(const OpDef& op, const Attrs& attrs, const std::vector<int>& ins,
+                               const std::vector<int>& outs, const Metas& in, const Metas& out) {
+  std::vector<const std::vector<uint64_t>*> deps(ins.size(), nullptr);
+  uint64_t all = 0, rest = 0;
+  for (size_t i = 0; i < ins.size(); ++i) {
+    auto it = dim_deps_.find(ins[i]);
+    if (it == dim_deps_.end()) continue;
+    deps[i] = &it->second;
+    for (uint64_t m : it->second) {
+      all |= m;
+      if (i > 0) rest |= m;
+    }
+  }
+  if (!all) return;
+  for (size_t k = 0; k < outs.size(); ++k) {
+    const size_t rank = out[k].shape.size();
+    std::vector<uint64_t> od(rank, 0);
+    if (op.elementwise) {  // broadcasting: size d comes from the inputs' sizes aligned with it
+      for (size_t i = 0; i < ins.size(); ++i) {
+        if (!deps[i]) continue;
+        const size_t r = in[i].shape.size();
+        for (size_t d = 0; d < rank; ++d)
+          if (d + r >= rank) od[d] |= (*deps[i])[d + r - rank];
+      }
+    } else if (!ins.empty() && positional(op.name) && in[0].shape.size() == rank) {
+      for (size_t d = 0; d < rank; ++d) od[d] = (deps[0] ? (*deps[0])[d] : 0) | rest;
+    } else if (op.name == "flatten" && !ins.empty() && deps[0] && ins.size() == 1) {
+      // sizes before start_dim and after end_dim are the input's; the ones between multiply
+      const int r = static_cast<int>(in[0].shape.size());
+      int start = static_cast<int>(attrs.i("start_dim", 0)), end = static_cast<int>(attrs.i("end_dim", -1));
+      if (start < 0) start += r;
+      if (end < 0) end += r;
+      if (r == 0 || start < 0 || end >= r || start > end || static_cast<int>(rank) != r - (end - start)) {
+        std::fill(od.begin(), od.end(), all);
+      } else {
+        for (int d = 0; d < r; ++d) od[d <= start ? d : d <= end ? start : d - (end - start)] |= (*deps[0])[d];
+      }
+    } else if (op.name == "dense" && !ins.empty() && in[0].shape.size() == rank && rank > 0) {
+      for (size_t d = 0; d + 1 < rank; ++d) od[d] = deps[0] ? (*deps[0])[d] : 0;
+      od[rank - 1] = rest;  // the weight's and bias's
+    } else {  // any other op: each size may depend on every input size
+      std::fill(od.begin(), od.end(), all);
+    }
+    dim_deps_[outs[k]] = std::move(od);
+  }
+}
+
+void Simulator::specialise(uint64_t symbols, const std::string& why) {
+  for (size_t k = 0; k < symbols_.size() && symbols; ++k) {
+    if (!(symbols >> k & 1) || symbols_[k].specialised) continue;
+    Symbol& s = symbols_[k];
+    s.specialised = true;
+    r_.dynamic_notes.push_back("s" + std::to_string(k) + " = " + tree_.path(s.node) + ".shape[" +
+                               std::to_string(s.dim) + "] specialised to " + std::to_string(s.hint) + ": " + why);
+  }
+}
+
+static std::string at_line(Simulator& sim) {
+  PyCodeObject* co = sim.current_code();
+  return std::string(" at ") + (co ? PyUnicode_AsUTF8(co->co_filename) : "?") + ":" + std::to_string(sim.current_line());
+}
+
+void Simulator::sizes_read(const Tensor& t, int dim, const char* what) {
+  if (!t.is_symbolic()) return;
+  if (uint64_t m = dim_deps(t.sym(), dim)) specialise(m, std::string(what) + " read by library code" + at_line(*this));
+}
+
+PyObject* Simulator::shape_of(PyObject* sym) {
+  const Tensor& t = py::unwrap(sym);
+  auto it = dim_deps_.find(t.sym());
+  if (it == dim_deps_.end()) return nullptr;
+  PyObject* tuple = own(PyTuple_New(t.ndim()));
+  for (int d = 0; d < t.ndim(); ++d) {
+    PyObject* v = PyLong_FromLongLong(t.dim(d));
+    if (v && it->second[d]) {  // its own object (not the small-int cache's): tracked by identity
+      PyObject* fresh = py::fresh_int(v);
+      Py_DECREF(v);
+      v = fresh;
+      if (v) size_ints_[v] = it->second[d];
+    }
+    if (!v) python_error("x.shape");
+    PyTuple_SET_ITEM(tuple, d, v);
+  }
+  return tuple;
+}
+
+void Simulator::sizes_used(PyObject* v, int depth) {
+  if (depth > 4) return;
+  if (PyLong_CheckExact(v)) {
+    auto it = size_ints_.find(v);
+    if (it != size_ints_.end())
+      specialise(it->second, std::string("a size used by Python (") + (using_op_ ? using_op_ : "?") + ")" + at_line(*this));
+    return;
+  }
+  if (PyTuple_CheckExact(v) || PyList_CheckExact(v))
+    for (Py_ssize_t i = 0; i < PySequence_Fast_GET_SIZE(v); ++i) sizes_used(PySequence_Fast_GET_ITEM(v, i), depth + 1);
+}
+
+void Simulator::sizes_used_by(SimFrame& fr, const Instruction& ins, int uses) {
+  if (ins.op == Opcode::RETURN_VALUE) uses = 1;  // the return plan would hold it as a constant
+  using_op_ = op_name(ins.op);
+  const size_t n = fr.stack.size(), from = uses < 0 || static_cast<size_t>(uses) > n ? 0 : n - uses;
+  for (size_t i = from; i < n; ++i) {
+    PyObject* v = fr.stack[i];
+    // An item or a slice of a shape, unpacking or iterating it, uses none of its sizes yet
+    if (PyTuple_CheckExact(v)) {
+      if (ins.op == Opcode::BINARY_SUBSCR && i + 2 == n &&
+          (PyLong_CheckExact(fr.stack[n - 1]) || PySlice_Check(fr.stack[n - 1])) && !size_ints_.count(fr.stack[n - 1]))
+        continue;
+      if (ins.op == Opcode::UNPACK_SEQUENCE || ins.op == Opcode::UNPACK_EX || ins.op == Opcode::GET_ITER) continue;
+    }
+    sizes_used(v);
+  }
+}
+
+void Simulator::finish_symbols(bool broke) {
+  if (symbols_.empty()) return;
+  if (broke)  // the interpreter's part would receive them as constants
+    for (const auto& [v, m] : size_ints_) specialise(m, "a size live where the graph breaks");
+  for (size_t k = 0; k < symbols_.size(); ++k) {
+    const Symbol& s = symbols_[k];
+    if (s.specialised) continue;
+    guards::Check* c = tree_.find_check(s.node, CheckKind::TensorMeta);
+    PJ_CHECK(c) << "a symbolic size of a tensor without its meta guard";
+    c->symbols.resize(c->meta.shape.size(), -1);
+    c->symbols[s.dim] = static_cast<int>(k);
+    r_.symbolic_dims.push_back({graph_.value(s.value).index, s.dim, static_cast<int>(k)});
+    r_.dynamic_notes.push_back("s" + std::to_string(k) + " = " + tree_.path(s.node) + ".shape[" + std::to_string(s.dim) +
+                               "] is dynamic (traced with " + std::to_string(s.hint) + ")");
+  }
+}
+
+}  // namespace pj::capture
+
+#endif  // PJ_PY_CAPTURE_SUPPORTED

@@ -1,0 +1,205 @@
+"""Dynamic shapes (issue 17): a tensor size that changes between calls becomes a symbol on the
+recompile, and later sizes reuse the graph (planned once per new size); a size Python code reads is
+specialised again, with the reason; sizes 0 and 1 stay exact. Every call's result equals eager
+Python's exactly; compiles, recompiles, eager calls and plans per size are asserted."""
+import sys
+import unittest
+
+import pijit as pj
+from pijit import nn, ops
+
+SUPPORTED = sys.version_info[:2] in ((3, 7), (3, 9))
+
+
+def same(a, b):
+    if isinstance(a, (tuple, list)):
+        return type(a) is type(b) and len(a) == len(b) and all(same(x, y) for x, y in zip(a, b))
+    if isinstance(a, pj.Tensor):
+        return (isinstance(b, pj.Tensor) and a.dtype == b.dtype and a.shape == b.shape
+                and [repr(v) for v in a.reshape(-1).tolist()] == [repr(v) for v in b.reshape(-1).tolist()])
+    return type(a) is type(b) and a == b
+
+
+class Seq(nn.Cell):
+    """A construct of its own (SequentialCell's serves other suites too): its counters, and what
+    capture learnt about its sizes, are this suite's; each test starts them afresh (pj.reset)."""
+
+    def __init__(self, layers):
+        super().__init__()
+        self.layers = nn.CellList(layers)
+
+
+class Net(Seq):
+    def construct(self, x):
+        for layer in self.layers:
+            x = layer(x)
+        return x
+
+
+def seq_class():
+    pj.reset(Net.construct)
+    return Net
+
+
+def counts(jf):
+    st = pj.jit_stats(jf)
+    return st, (st["compiles"], st["recompiles"], st["frames_default"])
+
+
+@unittest.skipUnless(SUPPORTED, "capture is built for Python 3.7 and 3.9")
+class AutomaticDynamicSizes(unittest.TestCase):
+    def run_sizes(self, fn, make_args, sizes, jf=None):
+        jf = jf or pj.jit(fn)
+        for n in sizes:
+            args = make_args(n)
+            self.assertTrue(same(jf(*args), fn(*args)), "size %r" % (n,))
+        return jf
+
+    def test_mlp_over_batch_sizes_compiles_twice(self):
+        pj.set_seed(0)
+        net = seq_class()([nn.Dense(8, 16), nn.ReLU(), nn.Dense(16, 4), nn.Sigmoid()])
+        jf = pj.jit(net)
+        sizes = [32, 16, 7, 32, 5, 12, 64, 9, 16, 33, 2, 48]
+        for n in sizes:
+            x = pj.randn(n, 8)
+            self.assertTrue(same(jf(x), net(x)), n)
+        st, (compiles, recompiles, eager) = counts(jf)
+        self.assertEqual((compiles, recompiles, eager), (2, 1, 0))
+        dyn = [e for e in st["entries"] if e["dynamic"]]
+        self.assertEqual(len(dyn), 1)
+        self.assertEqual(dyn[0]["dynamic"], ["s0 = x.shape[0] is dynamic (traced with 16)"])
+        self.assertIn("x: Tensor Float32[s0, 8] (dynamic: s0 >= 2)", dyn[0]["guards"])
+        # one plan per distinct size it ran (16 captured, then 7 5 12 64 9 33 2 48; 32 once more)
+        self.assertEqual(dyn[0]["shape_plans"]["plans"], 10)
+        self.assertEqual(st["recompile_reasons"], ["x.shape[0]: 32 -> 16"])
+
+    def test_cnn_over_batch_sizes(self):
+        pj.set_seed(1)
+        net = seq_class()([nn.Conv2d(3, 4, 3, pad_mode="pad", padding=1), nn.BatchNorm2d(4), nn.ReLU(),
+                           nn.MaxPool2d(2, 2), nn.Flatten(), nn.Dense(4 * 4 * 4, 5)])
+        net.set_train(False)
+        jf = pj.jit(net)
+        for n in [4, 6, 3, 8, 6, 2]:
+            x = pj.randn(n, 3, 8, 8)
+            self.assertTrue(same(jf(x), net(x)), n)
+        self.assertEqual(counts(jf)[1], (2, 1, 0))
+
+    def test_sizes_one_and_zero_stay_exact(self):
+        def f(x, y):
+            return x * 2 + y
+        jf = pj.jit(f)
+        y = pj.Tensor([1.0, 2.0, 3.0])
+        for n in [4, 5, 1, 6, 1, 0, 7]:
+            x = ops.ones((n, 3), pj.float32) * n
+            self.assertTrue(same(jf(x, y), f(x, y)), n)
+        st, c = counts(jf)
+        # 4; 5 makes s0 dynamic; 1 and 0 each a static entry; 6 and 7 reuse the dynamic graph
+        self.assertEqual(c, (4, 3, 0))
+        self.assertIn("x.shape[0]: s0 >= 2 -> 1", st["recompile_reasons"])
+
+    def test_size_read_by_python_is_specialised(self):
+        def f(x):
+            n = x.shape[0]
+            return x.reshape((n, 2, -1)) * n
+        jf = pj.jit(f)
+        for n in [4, 6, 4, 6, 8]:
+            x = ops.ones((n, 4), pj.float32)
+            self.assertTrue(same(jf(x), f(x)), n)
+        st, c = counts(jf)
+        self.assertEqual(c, (3, 2, 0))  # 4, 6 (specialised again), 8
+        notes = [n for e in st["entries"] for n in e["dynamic"]]
+        self.assertTrue(any("s0 = x.shape[0] specialised to 6: a size used by Python (CALL_METHOD) at" in n for n in notes), notes)
+
+    def test_static_sizes_read_keep_the_batch_dynamic(self):
+        def f(x):
+            if x.shape[1] != 3:  # only the static size is used
+                raise ValueError("bad")
+            b, c = x.shape  # unpacked, the batch size is never used
+            return x * c
+        jf = pj.jit(f)
+        self.run_sizes(f, lambda n: (ops.ones((n, 3), pj.float32),), [2, 5, 9, 4], jf)
+        self.assertEqual(counts(jf)[1], (2, 1, 0))
+
+    def test_returned_size_is_specialised(self):
+        def f(x):
+            return x + 1, x.shape[0]
+        jf = pj.jit(f)
+        self.run_sizes(f, lambda n: (ops.ones((n,), pj.float32),), [3, 4, 5, 4], jf)
+        self.assertEqual(counts(jf)[1], (3, 2, 0))
+
+    def test_len_and_library_reads_specialise(self):
+        def f(x):
+            return x.sum() / len(x)
+        jf = pj.jit(f)
+        self.run_sizes(f, lambda n: (ops.ones((n, 2), pj.float32) * n,), [3, 5, 7, 5], jf)
+        self.assertEqual(counts(jf)[1], (3, 2, 0))
+
+    def test_broadcasting_between_two_dynamic_tensors(self):
+        def f(x, y):
+            return x * y - x
+        jf = pj.jit(f)
+        for a, b in [(4, 4), (5, 5), (6, 6), (6, 1), (7, 7)]:
+            x, y = pj.randn(a, 3), pj.randn(b, 3)
+            self.assertTrue(same(jf(x, y), f(x, y)), (a, b))
+        with self.assertRaises(ValueError):  # the graph would reject 8 vs 5: the call runs eagerly
+            jf(pj.randn(8, 3), pj.randn(5, 3))
+        st, _ = counts(jf)
+        self.assertEqual(st["graph_failures"], 1)
+
+    def test_rejected_sizes_run_eagerly_every_time(self):
+        def f(x, y):
+            return ops.matmul(x, y)
+        jf = pj.jit(f)
+        w = pj.randn(3, 2)
+        for n in [4, 5, 6]:
+            x = pj.randn(n, 3)
+            self.assertTrue(same(jf(x, w), f(x, w)))
+        for _ in range(2):
+            with self.assertRaises(ValueError):
+                jf(pj.randn(6, 3), pj.randn(4, 2))
+
+    def test_dynamic_zero_keeps_every_size_exact(self):
+        def f(x):
+            return x * 3
+        jf = pj.jit(f, dynamic=0)
+        self.run_sizes(f, lambda n: (ops.ones((n,), pj.float32),), [2, 3, 4, 5], jf)
+        st, c = counts(jf)
+        self.assertEqual(c, (4, 3, 0))
+        self.assertEqual([e["dynamic"] for e in st["entries"]], [[], [], [], []])
+
+    def test_dynamic_one_is_symbolic_from_the_first_call(self):
+        def f(x, w):
+            return ops.matmul(x, w) + 1
+        jf = pj.jit(f, dynamic=1)
+        w = pj.randn(4, 3)
+        for n in [2, 9, 5]:
+            x = pj.randn(n, 4)
+            self.assertTrue(same(jf(x, w), f(x, w)))
+        st, c = counts(jf)
+        self.assertEqual(c, (1, 0, 0))
+        self.assertEqual(st["entries"][0]["shape_plans"]["plans"], 3)
+
+    def test_bad_dynamic_argument(self):
+        with self.assertRaises(ValueError):
+            pj.jit(lambda x: x, dynamic=2)
+        with self.assertRaises(ValueError):
+            pj.jit(lambda x: x, dynamic=True)
+
+    def test_training_step_over_batch_sizes(self):
+        pj.set_seed(2)
+        def make():
+            pj.set_seed(2)
+            net = nn.Dense(4, 2)
+            loss = nn.WithLossCell(net, nn.MSELoss())
+            return nn.TrainOneStepCell(loss, nn.SGD(net.trainable_params(), learning_rate=0.1)), net
+        plain, pnet = make()
+        step, jnet = make()
+        jstep = pj.jit(step)
+        for n in [8, 6, 8, 5, 7]:
+            x, y = pj.randn(n, 4), pj.randn(n, 2)
+            self.assertTrue(same(jstep(x, y), plain(x, y)), n)
+        self.assertTrue(same(jnet.weight, pnet.weight))
+
+
+if __name__ == "__main__":
+    unittest.main()
