@@ -456,7 +456,8 @@ class TestGuards(JitCase):
     def test_recompile_limit_evicts_the_least_recently_used_entry(self):
         # Reported through logging.getLogger("pijit"), never `warnings`: under -W error (here
         # simplefilter("error")) a pijit message must not become the program's exception.
-        jf = pj.jit(lambda x: x + 1, recompile_limit=2)
+        # dynamic=0: each size a program of its own (else the second size would become a symbol)
+        jf = pj.jit(lambda x: x + 1, recompile_limit=2, dynamic=0)
         with warnings.catch_warnings():
             warnings.simplefilter("error")
             with self.assertLogs("pijit", "WARNING") as logs:
