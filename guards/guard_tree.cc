@@ -612,7 +612,8 @@ bool GuardTree::check(PyFrameObject* f, GuardFailure* why) const {
     }
   }
   if (ok)
-    for (int i = 0; i < size(); ++i) nodes_[i].version = versions[i];
+    for (int i = 0; i < size(); ++i)
+      if (nodes_[i].version_of) nodes_[i].version = versions[i];
   for (PyObject* o : owned) Py_DECREF(o);
   return ok;
 }

@@ -389,6 +389,22 @@ PyGetSetDef getset[] = {
     {"strides", get_strides, nullptr, "bytes to step in each dimension (numpy convention)", nullptr},
     {nullptr, nullptr, nullptr, nullptr, nullptr}};
 
+// t._dims(start, stop=ndim): the sizes t.shape[start:stop], for pijit's library code that needs
+// only some of them: under capture only those count as read (a dynamic batch size stays dynamic
+// when a convolution reads its input's height and width).
+PyObject* m_dims(PyObject* self, PyObject* args) {
+  const Tensor& t = unwrap(self);
+  int start = 0, stop = t.ndim();
+  if (!PyArg_ParseTuple(args, "i|i:_dims", &start, &stop)) return nullptr;
+  if (start < 0) start += t.ndim();
+  if (stop < 0) stop += t.ndim();
+  start = std::max(0, std::min(start, t.ndim()));
+  stop = std::max(start, std::min(stop, t.ndim()));
+  for (int d = start; d < stop; ++d) sizes_read(t, d, ".shape");
+  Shape s(t.shape().begin() + start, t.shape().begin() + stop);
+  return shape_tuple(s);
+}
+
 PyObject* m_item(PyObject* self, PyObject* args) {
   const Tensor& t = unwrap(self);
   PyObject* index = nullptr;
@@ -498,6 +514,7 @@ PyMethodDef methods[] = {
     {"contiguous", m_contiguous, METH_NOARGS, "self when its elements are row-major without gaps, else a contiguous copy"},
     {"assign_value", m_assign_value, METH_O, "takes another tensor's shape, dtype and (a copy of) its data; returns self"},
     {"item", m_item, METH_VARARGS, "the element as a Python scalar (size-1 tensors, or item(i))"},
+    {"_dims", m_dims, METH_VARARGS, "_dims(start, stop=ndim): shape[start:stop], read size by size under capture"},
     {"tolist", m_tolist, METH_NOARGS, "nested lists of Python scalars"},
     {"is_contiguous", m_is_contiguous, METH_NOARGS, "whether elements are laid out row-major without gaps"},
     {"_data_ptr", m_data_ptr, METH_NOARGS, "address of the first element (tests)"},

@@ -239,6 +239,16 @@ bool quiet_check(const guards::GuardTree& g, PyFrameObject* f, guards::GuardFail
   return ok;
 }
 
+// Every failing guard (GuardTree::check_all), read as quiet_check reads them.
+std::vector<guards::GuardFailure> quiet_failures(const guards::GuardTree& g, PyFrameObject* f) {
+  std::vector<guards::GuardFailure> all;
+  const bool busy = t_jit.busy;
+  t_jit.busy = true;
+  g.check_all(f, &all, false);
+  t_jit.busy = busy;
+  return all;
+}
+
 // Builds the cache entry for this frame's guards: a graph, or an eager refusal with its reason.
 // Returns false with a Python exception set when fullgraph insists and capture failed.
 // The user functions a graph break or a refusal leaves to the interpreter, that did tensor work
@@ -503,21 +513,21 @@ PyObject* run_captured(PyThreadState* ts, PyFrameObject* f, const JitOptions& op
     ++st->recompiles;
     st->recompile_reasons.push_back(why.text());
     log("recompiles", "recompiling " + where(co) + ": " + why.text());
-    // Only a size changed: the recompile gives that size a symbol (sizes 0 and 1 stay exact).
-    if (why.dim >= 0 && opt.dynamic != 0 && st->dynamic_dims.insert(why.tensor_path + "#" + std::to_string(why.dim)).second)
-      log("dynamic", where(co) + ": " + why.tensor_path + ".shape[" + std::to_string(why.dim) +
-                         "] changed (" + why.before + " -> " + why.after + "): the recompile makes it dynamic");
+    // Sizes that changed: the recompile gives each a symbol (sizes 0 and 1 stay exact). Every
+    // failing guard of the entry, not the first only: two inputs whose batch size changed
+    // together would otherwise take a recompile each.
+    if (why.dim >= 0 && opt.dynamic != 0) {
+      for (const guards::GuardFailure& g : quiet_failures(*st->entries.front().guards, f))
+        if (g.dim >= 0 && st->dynamic_dims.insert(g.tensor_path + "#" + std::to_string(g.dim)).second)
+          log("dynamic", where(co) + ": " + g.tensor_path + ".shape[" + std::to_string(g.dim) + "] changed (" +
+                             g.before + " -> " + g.after + "): the recompile makes it dynamic");
+    }
     if (log_enabled("recompiles_verbose")) {
       std::string text = "recompiling " + where(co) + ": every failing guard, per cache entry:";
       int k = 0;
       for (const CacheEntry& e : st->entries) {
-        std::vector<guards::GuardFailure> all;
-        bool busy = t_jit.busy;
-        t_jit.busy = true;
-        e.guards->check_all(f, &all, false);
-        t_jit.busy = busy;
         text += "\n  entry " + std::to_string(k++) + ":";
-        for (const guards::GuardFailure& g : all) text += "\n    " + g.text();
+        for (const guards::GuardFailure& g : quiet_failures(*e.guards, f)) text += "\n    " + g.text();
       }
       log("recompiles_verbose", text);
     }

@@ -139,10 +139,24 @@ struct ShapePlans {
   std::vector<graph::SymbolicDim> dims;
   std::string name;
   absl::flat_hash_map<std::vector<int64_t>, Instance> plans;
+  Instance* last = nullptr;  // the last call's, and its sizes (valid until the map changes)
+  std::vector<int64_t> last_key;
   uint64_t clock = 0;
   ShapePlanStats stats;
 
+  // The plan for the inputs' sizes. A launch holds the GIL and calls no Python, so the instance
+  // returned stays in the cache until it returns.
   Instance& get(const Tensors& in) {
+    // The sizes of the last call again (a loop over one batch size): no key built, no hashing.
+    if (last) {
+      bool same = true;
+      for (size_t k = 0; k < dims.size() && same; ++k) same = in[dims[k].input].dim(dims[k].dim) == last_key[k];
+      if (same) {
+        ++stats.hits;
+        last->used = ++clock;
+        return *last;
+      }
+    }
     std::vector<int64_t> key;
     key.reserve(dims.size());
     for (const graph::SymbolicDim& d : dims) key.push_back(in[d.input].dim(d.dim));
@@ -150,7 +164,7 @@ struct ShapePlans {
     if (it != plans.end()) {
       ++stats.hits;
       it->second.used = ++clock;
-      return it->second;
+      return remember(it->first, it->second);
     }
     ++stats.misses;
     if (plans.size() >= kMaxPlans) {
@@ -160,9 +174,15 @@ struct ShapePlans {
       plans.erase(lru);
       ++stats.evictions;
     }
-    Instance& inst = plans[key];
-    inst.used = ++clock;
-    prepare(in, &inst);
+    auto added = plans.try_emplace(std::move(key)).first;  // (may move every instance: `last` is re-set)
+    added->second.used = ++clock;
+    prepare(in, &added->second);
+    return remember(added->first, added->second);
+  }
+
+  Instance& remember(const std::vector<int64_t>& key, Instance& inst) {
+    last_key = key;
+    last = &inst;
     return inst;
   }
 

@@ -84,6 +84,19 @@ class AutomaticDynamicSizes(unittest.TestCase):
             self.assertTrue(same(jf(x), net(x)), n)
         self.assertEqual(counts(jf)[1], (2, 1, 0))
 
+    def test_group_norm_and_pooling_keep_the_batch_dynamic(self):
+        pj.set_seed(3)
+        # (Conv2d pads "same" by default: the library reads only the input's height and width)
+        net = seq_class()([nn.Conv2d(2, 4, 3), nn.GroupNorm(2, 4), nn.ReLU(), nn.AvgPool2d(2, 2),
+                           nn.AdaptiveAvgPool2d(1), nn.Flatten()])
+        jf = pj.jit(net)
+        for n in [3, 5, 2, 7]:
+            x = pj.randn(n, 2, 6, 6)
+            self.assertTrue(same(jf(x), net(x)), n)
+        st, c = counts(jf)
+        self.assertEqual(c, (2, 1, 0))
+        self.assertEqual([n for e in st["entries"] for n in e["dynamic"]], ["s0 = x.shape[0] is dynamic (traced with 5)"])
+
     def test_sizes_one_and_zero_stay_exact(self):
         def f(x, y):
             return x * 2 + y
@@ -125,14 +138,21 @@ class AutomaticDynamicSizes(unittest.TestCase):
             return x + 1, x.shape[0]
         jf = pj.jit(f)
         self.run_sizes(f, lambda n: (ops.ones((n,), pj.float32),), [3, 4, 5, 4], jf)
-        self.assertEqual(counts(jf)[1], (3, 2, 0))
+        st, c = counts(jf)
+        self.assertEqual(c, (3, 2, 0))
+        notes = [n for e in st["entries"] for n in e["dynamic"]]
+        self.assertIn("(RETURN_VALUE)", " ".join(notes))
 
     def test_len_and_library_reads_specialise(self):
         def f(x):
             return x.sum() / len(x)
         jf = pj.jit(f)
         self.run_sizes(f, lambda n: (ops.ones((n, 2), pj.float32) * n,), [3, 5, 7, 5], jf)
-        self.assertEqual(counts(jf)[1], (3, 2, 0))
+        st, c = counts(jf)
+        self.assertEqual(c, (3, 2, 0))
+        notes = [n for e in st["entries"] for n in e["dynamic"]]
+        self.assertTrue(any("specialised to 5: len() read by library code at" in n or
+                            "specialised to 5: a size used by Python" in n for n in notes), notes)
 
     def test_broadcasting_between_two_dynamic_tensors(self):
         def f(x, y):
@@ -143,20 +163,34 @@ class AutomaticDynamicSizes(unittest.TestCase):
             self.assertTrue(same(jf(x, y), f(x, y)), (a, b))
         with self.assertRaises(ValueError):  # the graph would reject 8 vs 5: the call runs eagerly
             jf(pj.randn(8, 3), pj.randn(5, 3))
-        st, _ = counts(jf)
+        st, c = counts(jf)
+        # both sizes changed together at the first recompile: one symbol each, one recompile;
+        # 6 vs 1 is a static entry of its own (1 stays exact); the rejected call ran eagerly
+        self.assertEqual(c, (3, 2, 1))
         self.assertEqual(st["graph_failures"], 1)
+        dyn = [e for e in st["entries"] if e["dynamic"]][0]
+        self.assertEqual(dyn["dynamic"], ["s0 = x.shape[0] is dynamic (traced with 5)",
+                                          "s1 = y.shape[0] is dynamic (traced with 5)"])
+        self.assertEqual(dyn["shape_plans"]["rejected"], 1)
 
     def test_rejected_sizes_run_eagerly_every_time(self):
         def f(x, y):
             return ops.matmul(x, y)
-        jf = pj.jit(f)
+        jf = pj.jit(f, dynamic=1)  # every size a symbol: the guards pass K=3 against K=4
         w = pj.randn(3, 2)
         for n in [4, 5, 6]:
             x = pj.randn(n, 3)
-            self.assertTrue(same(jf(x, w), f(x, w)))
+            # (eager via ops, not f: under PIJIT_STRESS a plain f call would use f's cache too)
+            self.assertTrue(same(jf(x, w), ops.matmul(x, w)))
         for _ in range(2):
             with self.assertRaises(ValueError):
                 jf(pj.randn(6, 3), pj.randn(4, 2))
+        st, c = counts(jf)
+        self.assertEqual(c, (1, 0, 2))
+        self.assertEqual(st["graph_failures"], 2)  # each rejected call ran eagerly and raised there
+        plans = st["entries"][0]["shape_plans"]
+        # planned for 4 (at capture; its call a hit), 5, 6 (misses); the rejected sizes a miss, then a hit
+        self.assertEqual((plans["plans"], plans["rejected"], plans["misses"], plans["hits"]), (3, 1, 3, 2))
 
     def test_dynamic_zero_keeps_every_size_exact(self):
         def f(x):
@@ -199,6 +233,12 @@ class AutomaticDynamicSizes(unittest.TestCase):
             x, y = pj.randn(n, 4), pj.randn(n, 2)
             self.assertTrue(same(jstep(x, y), plain(x, y)), n)
         self.assertTrue(same(jnet.weight, pnet.weight))
+        # Today a gradient inside the graph specialises its sizes (the backward is built for them):
+        # one compile per batch size, never eager, and the reason is said.
+        st, c = counts(jstep)
+        self.assertEqual(c, (4, 3, 0))
+        notes = [n for e in st["entries"] for n in e["dynamic"]]
+        self.assertTrue(notes and all(n.endswith("a gradient is taken inside the graph") for n in notes), notes)
 
 
 if __name__ == "__main__":

@@ -160,6 +160,25 @@ class TestContainers(unittest.TestCase):
         with self.assertRaises(TypeError):
             nn.SequentialCell([1])
 
+    def test_sequential_item_assignment_and_deletion(self):
+        seq = nn.SequentialCell([nn.ReLU(), nn.Identity(), nn.Sigmoid()])
+        x = pj.Tensor([-1.0, 2.0])
+        seq[-1] = nn.Identity()  # MindSpore's: replaces the cell at that position
+        self.assertEqual(seq(x).tolist(), [0.0, 2.0])
+        del seq[0]
+        self.assertEqual((len(seq), seq(x).tolist()), (2, [-1.0, 2.0]))
+        del seq[0:1]
+        self.assertEqual(len(seq), 1)
+        with self.assertRaisesRegex(IndexError, "SequentialCell index 3 out of range for 1 cells"):
+            seq[3] = nn.ReLU()
+        with self.assertRaisesRegex(TypeError, "SequentialCell indices must be integers, not str"):
+            seq["0"] = nn.ReLU()
+        with self.assertRaisesRegex(TypeError, "every element must be a Cell, got int"):
+            seq[0] = 1
+        cl = nn.CellList([nn.ReLU()])
+        with self.assertRaisesRegex(IndexError, "CellList index -2 out of range for 1 cells"):
+            cl[-2] = nn.ReLU()
+
     def test_cell_list_and_dict(self):
         cl = nn.CellList([Inner(), Inner()])
         cl.append(Inner())

@@ -10,6 +10,16 @@ def _check_cell(c, who):
     return c
 
 
+def _key_at(cells, index, who):
+    """The child name at position `index` of an ordered container (negative from the end)."""
+    if isinstance(index, bool) or not isinstance(index, int):
+        raise TypeError("%s indices must be integers, not %s" % (who, type(index).__name__))
+    keys = list(cells.keys())
+    if not -len(keys) <= index < len(keys):
+        raise IndexError("%s index %d out of range for %d cells" % (who, index, len(keys)))
+    return keys[index]
+
+
 class SequentialCell(Cell):
     def __init__(self, *args):
         super().__init__()
@@ -27,20 +37,12 @@ class SequentialCell(Cell):
             return SequentialCell(cells[index])
         return cells[index]
 
-    def _key(self, index):
-        if isinstance(index, bool) or not isinstance(index, int):
-            raise TypeError("SequentialCell indices must be integers or slices, not %s" % type(index).__name__)
-        keys = list(self._cells.keys())
-        if not -len(keys) <= index < len(keys):
-            raise IndexError("SequentialCell index %d out of range for %d cells" % (index, len(keys)))
-        return keys[index]
-
     def __setitem__(self, index, cell):
-        self._cells[self._key(index)] = _check_cell(cell, "SequentialCell")
+        self._cells[_key_at(self._cells, index, "SequentialCell")] = _check_cell(cell, "SequentialCell")
 
     def __delitem__(self, index):
         keys = list(self._cells.keys())
-        for k in (keys[index] if isinstance(index, slice) else [self._key(index)]):
+        for k in (keys[index] if isinstance(index, slice) else [_key_at(self._cells, index, "SequentialCell")]):
             del self._cells[k]
 
     def __len__(self):
@@ -73,8 +75,7 @@ class CellList(Cell):
         return cells[index]
 
     def __setitem__(self, index, cell):
-        keys = list(self._cells.keys())
-        self._cells[keys[index]] = _check_cell(cell, "CellList")
+        self._cells[_key_at(self._cells, index, "CellList")] = _check_cell(cell, "CellList")
 
     def __len__(self):
         return len(self._cells)

@@ -58,8 +58,9 @@ def conv2d(input, weight, bias=None, stride=1, pad_mode="valid", padding=0, dila
     if x.ndim != 4 or w.ndim != 4:
         raise ValueError("conv2d: input and weight must be 4-D (NCHW and (C_out, C_in/groups, kH, "
                          "kW)), got shapes %s and %s" % (x.shape, w.shape))
-    # (only 'same' needs the input's size: reading it would make a dynamic batch size static)
-    in_hw = x.shape[2:] if pad_mode == "same" else None
+    # (only 'same' needs the input's height and width; _dims reads just those, so a dynamic batch
+    # size stays dynamic)
+    in_hw = x._dims(2) if pad_mode == "same" else None
     pads = conv_pads(pad_mode, padding, in_hw, w.shape[2:], stride, dilation, "conv2d")
     inputs = (x, w) if bias is None else (x, w, _t(bias))
     return _op("conv2d", inputs, stride=stride, padding=pads, dilation=dilation, groups=groups)
@@ -216,7 +217,7 @@ def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-5, *, gam
 def group_norm(input_x, num_groups, weight=None, bias=None, eps=1e-5):
     x = _t(input_x)
     import pijit as pj
-    c = x.shape[1]
+    c = x._dims(1, 2)[0]  # the channels only: a dynamic batch size stays dynamic
     weight = pj.ones(c, dtype=x.dtype) if weight is None else _t(weight)
     bias = pj.zeros(c, dtype=x.dtype) if bias is None else _t(bias)
     out = _op("group_norm", (x, weight, bias), num_groups=num_groups, eps=float(eps))
