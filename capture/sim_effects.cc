@@ -240,17 +240,28 @@ PyObject* Simulator::assign_call(PyObject* callable, const std::vector<PyObject*
 // registry of Parameters.
 bool Simulator::stores_back(PyObject* owner, PyObject* name, PyObject* value) {
   const Value* t = values_.frame_tensor(value);
-  if (!t || !t->real || attr_overlay_.count({owner, PyUnicode_AsUTF8(name)})) return false;
+  const int node = node_of(owner);
+  if (!t || !t->real || node < 0 || attr_overlay_.count({owner, PyUnicode_AsUTF8(name)})) return false;
   PyObject* descr = _PyType_Lookup(Py_TYPE(owner), name);
   if (descr && Py_TYPE(descr)->tp_descr_set) return false;
   PyObject** dict = _PyObject_GetDictPtr(owner);
   if (!dict || !*dict) return false;
+  static PyObject* params_name = PyUnicode_InternFromString("_params");
   PyObject* held = PyDict_GetItem(*dict, name);
+  bool in_params = false;
   if (!held && is_cell(owner)) {
-    PyObject* params = PyDict_GetItemString(*dict, "_params");
+    PyObject* params = PyDict_GetItem(*dict, params_name);
     held = params && PyDict_Check(params) ? PyDict_GetItem(params, name) : nullptr;
+    in_params = true;
   }
-  return held == t->real;
+  if (held != t->real) return false;
+  // The store is skipped because the attribute holds this very tensor already: a later call, given
+  // another tensor, must store it (fuzz 4300317).
+  using guards::Access;
+  const int path = in_params ? tree_.child(tree_.child(node, Access::DictAttr, params_name), Access::Item, name)
+                             : tree_.child(node, Access::DictAttr, name);
+  tree_.add_same_as(path, t->node, true);
+  return true;
 }
 
 // obj.name = value on an object that existed before the frame: deferred, and read back through

@@ -16,23 +16,33 @@ int Graph::add_input(const TensorMeta& meta, std::string name, bool parameter) {
 Graph with_input_metas(const Graph& g, const Metas& inputs) {
   PJ_CHECK(inputs.size() == g.inputs().size()) << "with_input_metas: " << inputs.size() << " metas for "
                                                << g.inputs().size() << " inputs";
+  // Walks nodes, not values: dead-code elimination leaves the values of the nodes it dropped.
   Graph out;
-  for (const Value& v : g.values()) {
-    switch (v.kind) {
-      case ValueKind::Input: out.add_input(inputs[v.index], v.name, v.parameter); break;
-      case ValueKind::Const: out.add_const(g.consts()[v.index]); break;
-      case ValueKind::Node: {
-        if (v.output != 0) break;  // added with the node's first output
-        const Node& n = g.nodes()[v.index];
-        Metas in;
-        for (int i : n.inputs) in.push_back(out.value(i).meta);
-        out.add_node(*n.op, n.inputs, n.attrs, n.op->infer(in, n.attrs), n.line);
-        break;
-      }
-    }
+  std::vector<int> map(g.values().size(), -1);
+  for (size_t k = 0; k < g.inputs().size(); ++k) {  // positions kept: callers feed inputs by position
+    const Value& v = g.value(g.inputs()[k]);
+    map[g.inputs()[k]] = out.add_input(inputs[k], v.name, v.parameter);
   }
-  PJ_CHECK(out.nodes().size() == g.nodes().size()) << "with_input_metas: a node without outputs";
-  out.set_outputs(g.outputs());
+  for (size_t id = 0; id < g.values().size(); ++id)
+    if (g.values()[id].kind == ValueKind::Const) map[id] = out.add_const(g.consts()[g.values()[id].index]);
+  for (const Node& n : g.nodes()) {
+    std::vector<int> ins;
+    Metas in;
+    for (int i : n.inputs) {
+      PJ_CHECK(map[i] >= 0) << "with_input_metas: " << n.op->name << " reads a value defined after it";
+      ins.push_back(map[i]);
+      in.push_back(out.value(map[i]).meta);
+    }
+    std::vector<int> outs = out.add_node(*n.op, ins, n.attrs, n.op->infer(in, n.attrs), n.line);
+    PJ_CHECK(outs.size() == n.outputs.size()) << "with_input_metas: " << n.op->name << " changed its output count";
+    for (size_t k = 0; k < outs.size(); ++k) map[n.outputs[k]] = outs[k];
+  }
+  std::vector<int> outputs;
+  for (int v : g.outputs()) {
+    PJ_CHECK(map[v] >= 0) << "with_input_metas: an output no node makes";
+    outputs.push_back(map[v]);
+  }
+  out.set_outputs(std::move(outputs));
   return out;
 }
 

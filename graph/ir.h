@@ -93,8 +93,9 @@ std::string to_dot(const Graph& g, const std::string& title);
 Graph parse_graph(const std::string& text);
 
 // The graph for other input metas (dynamic shapes: new sizes of its symbolic dims): every node's
-// outputs inferred again, values keeping their ids. Raises pj::Error where an op rejects them, as
-// the eager op would.
+// outputs inferred again; inputs keep their positions and outputs their order (values are
+// renumbered: the values dead-code elimination left behind are dropped). Raises pj::Error where an
+// op rejects them, as the eager op would.
 Graph with_input_metas(const Graph& g, const Metas& inputs);
 
 // Per value: the index of the last node that reads it (nodes().size() for a graph output, -1 for

@@ -24,6 +24,28 @@ COUNT = 500
 MAX_REPORTED = 40        # differing programs shown in full (the count covers all of them)
 
 
+FOUND = os.path.join(HERE, "..", "fuzz", "found")
+
+
+@unittest.skipUnless(SUPPORTED, "capture is built for Python 3.7 and 3.9")
+class FoundPrograms(unittest.TestCase):
+    """Every program the fuzzer found (tests/fuzz/found/) agrees plain and jitted: each exits 0
+    (1 when the two differ; a crash is a signal)."""
+
+    def test_each_found_program(self):
+        import subprocess
+        names = sorted(n for n in os.listdir(FOUND) if n.endswith(".py") and not n.startswith("_"))
+        self.assertGreaterEqual(len(names), 13)
+        env = dict(os.environ, PYTHONPATH=os.pathsep.join(
+            [os.path.join(HERE, "..", "..", "pyscripts"), os.environ.get("PYTHONPATH", "")]))
+        for name in names:
+            with self.subTest(program=name):
+                p = subprocess.run([sys.executable, "-W", "ignore", os.path.join(FOUND, name)], env=env,
+                                   stdout=subprocess.PIPE, stderr=subprocess.PIPE, universal_newlines=True, timeout=300)
+                self.assertEqual(p.returncode, 0, "%s\n%s%s" % (name, p.stdout[-2000:], p.stderr[-2000:]))
+                self.assertTrue(p.stdout.rstrip().endswith("SAME"), p.stdout[-500:])
+
+
 @unittest.skipUnless(SUPPORTED, "capture is built for Python 3.7 and 3.9")
 class FuzzPlainVsJit(unittest.TestCase):
     def test_fixed_budget(self):

@@ -11,24 +11,8 @@ function then takes the other path (g; like e01).
 import struct, sys, warnings
 import pijit as pj
 from pijit import nn, ops
+from _found import outcome, show, verdict
 
-
-def show(v):
-    """Exact, printable: tensors with type/dtype/shape/bits (sign of zero visible), identities of lists."""
-    if isinstance(v, pj.Tensor):
-        return (type(v).__name__, str(v.dtype), v.shape, [repr(a) for a in v.reshape(-1).tolist()])
-    if isinstance(v, (list, tuple)):
-        return (type(v).__name__, [show(a) for a in v])
-    if isinstance(v, float):
-        return repr(v)
-    return repr(v)
-
-
-def outcome(fn, *a, **k):
-    try:
-        return ("ok", show(fn(*a, **k)))
-    except Exception as e:
-        return ("raises", type(e).__name__, str(e))
 
 def f(x, y):
     t = ops.relu(y)            # unused; raises TypeError for a Bool y
@@ -46,7 +30,4 @@ x, y = pj.Tensor([1.0, 2.0]), pj.Tensor([True, False])
 plain = [outcome(f, x, y), outcome(g, x, y)]
 jitted = [outcome(pj.jit(f), x, y), outcome(pj.jit(g), x, y)]
 
-print("plain: ", plain)
-print("jitted:", jitted)
-print("SAME" if plain == jitted else "DIFFERENT")
-sys.exit(0 if plain == jitted else 1)
+verdict(plain, jitted)
