@@ -75,11 +75,17 @@ void Simulator::defer(codegen::EffectPlan fx, PyObject* value, const std::string
   r_.effects.push_back(what + " (line " + std::to_string(current_line()) + ")");
 }
 
-// A container the simulation made, handed to a deferred effect, is rebuilt from the plan made now:
-// a later change to it would not reach the object the effect stores.
+// A container the simulation made, handed to a deferred effect, is rebuilt from the plan made now,
+// and a tensor the graph made is its value now: a later change to either would not reach the object
+// the effect stores (write and write_tensor refuse one).
 void Simulator::escape(PyObject* v) {
   Nesting nest(this);
-  if (values_.preexisting(v) || !(PyList_CheckExact(v) || PyDict_CheckExact(v) || PyTuple_CheckExact(v))) return;
+  if (values_.preexisting(v)) return;
+  if (py::is_tensor(v) && py::unwrap(v).is_symbolic() && !values_.frame_tensor(v)) {
+    escaped_.insert(v);
+    return;
+  }
+  if (!(PyList_CheckExact(v) || PyDict_CheckExact(v) || PyTuple_CheckExact(v))) return;
   if (!escaped_.insert(v).second) return;
   if (PyDict_CheckExact(v)) {
     Py_ssize_t pos = 0;
@@ -170,6 +176,8 @@ PyObject* Simulator::output_call(PyObject* callable, const std::vector<PyObject*
 void Simulator::write_tensor(PyObject* target, PyObject* value, const std::string& what) {
   const Tensor& old = py::unwrap(target);
   if (!old.is_symbolic()) stop(Break::InplaceUpdate, what + " of a tensor made outside the graph");
+  if (escaped_.count(target))  // fuzz 5400241: BOX.t = t; t += 1 left BOX.t the old value
+    stop(Break::SideEffect, what + " after a replayed write was given the tensor (it stores the value it had)");
   if (!dim_deps_.empty()) {  // written back after the graph, where the two shapes must agree
     sizes_read(old, -1, "a tensor written in place");
     sizes_read(py::unwrap(value), -1, "a value written in place");

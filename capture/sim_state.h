@@ -284,7 +284,7 @@ class Simulator {
   std::map<std::pair<PyObject*, std::string>, PyObject*> attr_overlay_;
   std::unordered_set<PyObject*> overlaid_;       // owners in attr_overlay_
   std::unordered_map<std::string, PyObject*> global_overlay_;  // the root's globals
-  std::unordered_set<PyObject*> escaped_;        // created containers a deferred effect rebuilds
+  std::unordered_set<PyObject*> escaped_;        // created containers a deferred effect rebuilds, graph tensors it stores
   // The caller's containers a deferred effect changes: the simulation can no longer read them.
   std::unordered_set<PyObject*> dirty_;
   std::unordered_set<PyObject*> iterated_;  // frame containers an iterator was made over

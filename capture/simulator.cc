@@ -1097,7 +1097,10 @@ CaptureResult capture_frame(PyFrameObject* f, const CaptureOptions& options) {
   }
   r.ops_seen = static_cast<int>(r.graph->nodes().size());
   if (r.ok) {
-    r.graph->eliminate_dead_code();
+    // An unused op whose inference accepted its inputs cannot raise, for these sizes: with symbolic
+    // sizes it stays, so that planning for new sizes infers it again and rejects what eager rejects
+    // (the dce pass drops it from each plan).
+    if (r.symbolic_dims.empty()) r.graph->eliminate_dead_code();
     if (!r.broke) r.plan.line = r.line;
     r.plan.calls_graph = !r.graph->nodes().empty() || !r.graph->outputs().empty();
   } else {

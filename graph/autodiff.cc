@@ -103,7 +103,12 @@ void reverse_sweep(GradContext& c, const std::vector<SweepNode>& nodes, std::vec
     PJ_CHECK(din.size() == n.in.size()) << name << "'s gradient rule returned " << din.size() << " gradients";
     for (size_t k = 0; k < din.size(); ++k) {
       if (!a.needs[k] || din[k] == kNoGrad) continue;
-      const TensorMeta want = c.meta(n.in[k]), got = c.meta(din[k]);
+      const TensorMeta want = c.meta(n.in[k]);
+      // An op that computes an integer input in floating point (softmax, sqrt): its gradient comes
+      // back in the input's dtype, as an explicit cast's would (every rule, not each on its own).
+      if (!n.custom && c.meta(din[k]).shape == want.shape && c.meta(din[k]).dtype != want.dtype)
+        din[k] = c.reduce_to(din[k], want);
+      const TensorMeta got = c.meta(din[k]);
       if (n.custom && !(got.shape == want.shape && got.dtype == want.dtype))
         PJ_THROW(Value) << name << ": the gradient of input " << k << " has shape " << shape_str(got.shape) << " and dtype "
                         << dtype_name(got.dtype) << ", but the input has shape " << shape_str(want.shape) << " and dtype "

@@ -285,6 +285,20 @@ class Correctness(Close):
         (g,) = ops.GradOperation(get_all=True)(f)(pj.Tensor(1, pj.int32))
         self.assertEqual((g.dtype, g.tolist()), (pj.int32, 3))
 
+    def test_integer_input_of_an_op_computing_in_floating_point(self):
+        # softmax, log_softmax and sqrt take an int64 tensor and compute in float32: the gradient
+        # comes back as int64 (aborted the process before: fuzz 4402848), eager and jitted alike
+        x = pj.Tensor([[1, 3], [2, 2]], pj.int64)
+        for fn in (ops.softmax, ops.log_softmax, ops.sqrt, lambda t: ops.log_softmax(t) * 4.0 + t):
+            def loss(t):
+                return fn(t).sum()
+            eager = pj.grad(loss)(x)
+            jitted = pj.grad(pj.jit(loss))(x)
+            self.assertEqual(eager.dtype, pj.int64)
+            self.assertEqual((jitted.dtype, jitted.tolist()), (eager.dtype, eager.tolist()))
+        # 4 * (1 - 2 * softmax) + 1 per row: [[4.05, -2.05], [1, 1]] in float, cast to int64
+        self.assertEqual(pj.grad(lambda t: (ops.log_softmax(t) * 4.0 + t).sum())(x).tolist(), [[4, -2], [1, 1]])
+
     def test_second_derivative(self):
         x = f64([0.5, -1.0, 2.0])
         g2 = pj.grad(lambda x: pj.grad(lambda t: (t * t * t).sum())(x).sum())(x)

@@ -792,6 +792,28 @@ class WritesAreNeverLost(unittest.TestCase):
             self.assertIn(expect_reason, st["break_reasons"][0])
         return st
 
+    def test_tensor_stored_outside_then_updated_in_place(self):  # fuzz 5400241
+        class Box:
+            pass
+
+        def f(x, box):
+            t = x * 2.0
+            box.t = t      # replayed after the graph: it stores the tensor t is at the end...
+            t += 1.0       # ...so updating t in the graph would leave box.t the old value
+            return t
+
+        jf = pj.jit(f)
+        for _ in range(3):
+            x = pj.Tensor([1.0, 2.0])
+            pb, jb = Box(), Box()
+            pr, jr = f(x, pb), jf(x, jb)
+            self.assertEqual(exact(jr), exact(pr))
+            self.assertEqual(exact(jb.t), exact(pb.t))
+            self.assertIs(jb.t, jr)
+        st = pj.jit_stats(jf)
+        self.assertEqual(st["breaks"], 1, st["break_reasons"])
+        self.assertIn("after a replayed write was given the tensor", st["break_reasons"][0])
+
     def test_each_kind_of_write_to_a_frame_object(self):
         def method(x, l):
             for box in (l,):

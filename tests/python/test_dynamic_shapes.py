@@ -173,6 +173,20 @@ class AutomaticDynamicSizes(unittest.TestCase):
                                           "s1 = y.shape[0] is dynamic (traced with 5)"])
         self.assertEqual(dyn["shape_plans"]["rejected"], 1)
 
+    def test_unused_op_rejecting_new_sizes_still_raises(self):
+        def f(x, y):
+            unused = y / x - x  # never read: eagerly it still raises when the sizes do not broadcast
+            return x * 2
+        jf = pj.jit(f)
+        for a, b in [(3, 3), (4, 4), (5, 5)]:
+            x, y = pj.randn(a), pj.randn(b)
+            self.assertTrue(same(jf(x, y), x * 2))
+        with self.assertRaises(ValueError):  # fuzz 5400050: the graph returned x * 2
+            jf(pj.randn(3), pj.randn(2))
+        st, c = counts(jf)
+        self.assertEqual(c, (2, 1, 1))
+        self.assertEqual([e["shape_plans"]["rejected"] for e in st["entries"] if e["dynamic"]], [1])
+
     def test_rejected_sizes_run_eagerly_every_time(self):
         def f(x, y):
             return ops.matmul(x, y)
