@@ -89,6 +89,10 @@ class Simulator {
   [[noreturn]] void python_error(const char* during);  // the pending Python error -> StopCapture
   PyObject* wrap(PyObject* obj, int node);             // a value read from the frame along `node`
   PyObject* materialize(PyObject* v, bool identity = true);  // a value real Python code may consume
+  // The items of a tuple or list read from the frame, each along its own guarded path (its length
+  // guarded): what unpacking it gives, as the objects themselves (not copies for real code).
+  std::vector<PyObject*> frame_items(PyObject* seq);
+  std::vector<PyObject*> unpacked(PyObject* seq);  // UNPACK_SEQUENCE / UNPACK_EX
   bool is_constant(PyObject* o) const;
   bool is_library_type(PyTypeObject* t);
   bool is_library_code(PyObject* func);

@@ -280,6 +280,7 @@ bool Simulator::trusted(PyObject* v) {
       PyRange_Check(v) || PyType_Check(v) || PyModule_Check(v) || PyCFunction_Check(v))
     return true;
   if (t == &PyDictKeys_Type || t == &PyDictValues_Type || t == &PyDictItems_Type) return true;
+  if (t == &PyODictKeys_Type || t == &PyODictValues_Type || t == &PyODictItems_Type) return true;  // (the C OrderedDict's)
   return is_library_type(t);
 }
 
@@ -481,18 +482,9 @@ PyObject* Simulator::materialize(PyObject* v, bool identity) {
   if (PyTuple_CheckExact(v) || PyList_CheckExact(v)) {
     Py_ssize_t n = PySequence_Fast_GET_SIZE(v);
     bool copy = node >= 0;
-    if (node >= 0) {
-      Py_INCREF(Py_TYPE(v));
-      tree_.add_check(node, {CheckKind::Length, reinterpret_cast<PyObject*>(Py_TYPE(v)), n, {}});
-    }
-    std::vector<PyObject*> items(n);
+    std::vector<PyObject*> items = node >= 0 ? frame_items(v) : std::vector<PyObject*>(n);
     for (Py_ssize_t i = 0; i < n; ++i) {
-      PyObject* item = PySequence_Fast_GET_ITEM(v, i);
-      if (node >= 0) {
-        PyObject* key = own(PyLong_FromSsize_t(i));
-        item = wrap(item, tree_.child(node, Access::Item, key));
-      }
-      items[i] = materialize(item, identity);
+      items[i] = materialize(node >= 0 ? items[i] : PySequence_Fast_GET_ITEM(v, i), identity);
       copy = copy || items[i] != PySequence_Fast_GET_ITEM(v, i);
     }
     if (copy) {
@@ -505,16 +497,22 @@ PyObject* Simulator::materialize(PyObject* v, bool identity) {
       }
     }
   } else if (PyDict_Check(v) && node >= 0) {
+    // The copy has the dict's own type: a dict, or an OrderedDict (Cell._cells); another subclass
+    // would lose its type, and with it isinstance and its methods.
+    const bool ordered = PyODict_CheckExact(v);
+    if (!PyDict_CheckExact(v) && !ordered)
+      stop(Break::UnsupportedCall, std::string("hands a ") + Py_TYPE(v)->tp_name + " (a dict subclass) from the frame to code run for real");
     PyObject* keys = own(PyDict_Keys(v));
     tree_.add_check(node, {CheckKind::DictKeys, (Py_INCREF(keys), keys), 0, {}});
-    out = own(PyDict_New());
+    out = own(ordered ? PyObject_CallObject(reinterpret_cast<PyObject*>(&PyODict_Type), nullptr) : PyDict_New());
     values_.mirror(out, node);
     for (Py_ssize_t i = 0; i < PyList_GET_SIZE(keys); ++i) {
       PyObject* k = PyList_GET_ITEM(keys, i);
       PyObject* item = PyObject_GetItem(v, k);
       if (!item) python_error("reading a dict");
       own(item);
-      if (PyDict_SetItem(out, k, materialize(wrap(item, tree_.child(node, Access::Item, k)), identity)) < 0)
+      // (PyObject_SetItem: an OrderedDict keeps its order in links of its own)
+      if (PyObject_SetItem(out, k, materialize(wrap(item, tree_.child(node, Access::Item, k)), identity)) < 0)
         python_error("copying a dict");
     }
   } else if (node >= 0 && is_cell(v) && type_is(v, cell_types().containers)) {
@@ -525,6 +523,18 @@ PyObject* Simulator::materialize(PyObject* v, bool identity) {
   // capture), while a container it built may still grow after being passed on.
   if (node >= 0) values_.set_copy(v, out);
   return out;
+}
+
+std::vector<PyObject*> Simulator::frame_items(PyObject* seq) {
+  const int node = node_of(seq);
+  PJ_CHECK(node >= 0 && (PyTuple_CheckExact(seq) || PyList_CheckExact(seq))) << "frame_items: not a frame tuple or list";
+  const Py_ssize_t n = PySequence_Fast_GET_SIZE(seq);
+  Py_INCREF(Py_TYPE(seq));
+  tree_.add_check(node, {CheckKind::Length, reinterpret_cast<PyObject*>(Py_TYPE(seq)), n, {}});
+  std::vector<PyObject*> items(n);
+  for (Py_ssize_t i = 0; i < n; ++i)
+    items[i] = wrap(PySequence_Fast_GET_ITEM(seq, i), tree_.child(node, Access::Item, own(PyLong_FromSsize_t(i))));
+  return items;
 }
 
 bool Simulator::is_cell_dict(PyObject* cell) {

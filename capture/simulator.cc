@@ -231,6 +231,22 @@ void Simulator::run_root(PyFrameObject* f) {
   r_.plan.ret = plan_return(result);
 }
 
+// What unpacking `seq` gives (UNPACK_SEQUENCE, UNPACK_EX): a tuple's or list's items themselves
+// (wrapped along their guard paths when the container came from the frame), never copies made for
+// real code, which would turn a dict subclass into a dict (fuzz 5602864); other iterables iterated.
+std::vector<PyObject*> Simulator::unpacked(PyObject* seq) {
+  if (!trusted(seq)) stop(Break::UserObjectOperator, std::string("unpacking ") + Py_TYPE(seq)->tp_name);
+  if (PyTuple_CheckExact(seq) || PyList_CheckExact(seq)) {
+    if (node_of(seq) >= 0) return frame_items(seq);
+    return std::vector<PyObject*>(PySequence_Fast_ITEMS(seq), PySequence_Fast_ITEMS(seq) + PySequence_Fast_GET_SIZE(seq));
+  }
+  std::vector<PyObject*> items;
+  PyObject* it = get_iter(seq);
+  while (PyObject* v = PyIter_Next(it)) items.push_back(own(v));
+  if (PyErr_Occurred()) python_error("unpacking");
+  return items;
+}
+
 // How many values from the top of the stack an instruction uses (-1: it may use any). 0 for those
 // that only move values, and build the tuples and lists that stubs and calls pass on: a number
 // they touch is not used yet.
@@ -796,18 +812,7 @@ void Simulator::step(SimFrame& fr, const Instruction& ins) {
       return;
     }
     case Opcode::UNPACK_SEQUENCE: {
-      PyObject* seq = pop(fr);
-      int node = node_of(seq);
-      std::vector<PyObject*> items;
-      if (node >= 0 && (PyTuple_CheckExact(seq) || PyList_CheckExact(seq))) {
-        PyObject* m = materialize(seq, /*identity=*/false);  // items wrapped with their own sources
-        for (Py_ssize_t i = 0; i < PySequence_Fast_GET_SIZE(m); ++i) items.push_back(PySequence_Fast_GET_ITEM(m, i));
-      } else {
-        if (!trusted(seq)) stop(Break::UserObjectOperator, std::string("unpacking ") + Py_TYPE(seq)->tp_name);
-        PyObject* it = get_iter(seq);
-        while (PyObject* v = PyIter_Next(it)) items.push_back(own(v));
-        if (PyErr_Occurred()) python_error("unpacking");
-      }
+      std::vector<PyObject*> items = unpacked(pop(fr));
       if (static_cast<int>(items.size()) != ins.arg)
         stop(Break::Raises, "ValueError: cannot unpack " + std::to_string(items.size()) + " values into " +
                                 std::to_string(ins.arg));
@@ -815,10 +820,9 @@ void Simulator::step(SimFrame& fr, const Instruction& ins) {
       return;
     }
     case Opcode::UNPACK_EX: {
-      PyObject* seq = pop(fr);
-      if (!trusted(seq)) stop(Break::UserObjectOperator, std::string("unpacking ") + Py_TYPE(seq)->tp_name);
-      PyObject* list = own(PySequence_List(materialize(seq, /*identity=*/false)));
-      if (!list) python_error("unpacking");
+      PyObject* list = own(PyList_New(0));
+      for (PyObject* item : unpacked(pop(fr)))
+        if (PyList_Append(list, item) < 0) python_error("unpacking");
       int before = ins.arg & 0xFF, after = ins.arg >> 8;
       Py_ssize_t n = PyList_GET_SIZE(list);
       if (n < before + after) stop(Break::Raises, "ValueError: not enough values to unpack");

@@ -1024,6 +1024,25 @@ class CallsBindAsCPython(unittest.TestCase):
 
 @unittest.skipUnless(SUPPORTED, "capture is built for Python 3.7 and 3.9")
 class ValuesComeBackAsTheyWentIn(unittest.TestCase):
+    def test_unpacking_gives_the_items_themselves(self):  # fuzz 5602864
+        class MyD(dict):
+            pass
+
+        def star(x, d, s=0.5):
+            d1, *rest = d, s  # (UNPACK_EX)
+            return (x * 2.0 if type(d1) is MyD else x), d1 is d, rest
+
+        def plain(x, t):
+            a, b = t  # (UNPACK_SEQUENCE of a frame tuple)
+            return (x + 1.0 if type(a) is MyD else x), a is t[0]
+
+        d, x = MyD(k=1.0), pj.Tensor([1.0, 2.0])
+        for f, args in ((star, (x, d)), (plain, (x, (d, 3)))):
+            jf = pj.jit(f)
+            for _ in range(2):
+                self.assertEqual(exact(jf(*args)), exact(f(*args)))
+            self.assertEqual(pj.jit_stats(jf)["graphs"], 1)
+
     def test_contiguous_keeps_identity_and_layout_is_guarded(self):  # f07
         def f(x):
             return x.contiguous(), x.contiguous() * 2.0
