@@ -40,6 +40,10 @@ int cse(Graph& g) {
                                std::string(static_cast<const char*>(c.raw_data()), static_cast<size_t>(c.nbytes())));
     alias[v] = consts.emplace(std::move(key), static_cast<int>(v)).first->second;
   }
+  // A value that stands for a graph output: two nodes both returned are two objects to the caller
+  // (writing into one must not change the other), so they are never merged (fuzz 7200434).
+  std::vector<char> returned(g.values().size(), 0);
+  for (int v : g.outputs()) returned[v] = 1;
   int merged = 0;
   for (size_t i = 0; i < g.nodes().size(); ++i) {
     const Node& n = g.nodes()[i];
@@ -56,9 +60,15 @@ int cse(Graph& g) {
       seen.emplace(std::move(key), static_cast<int>(i));
       continue;
     }
-    same[i] = it->second;
     const Node& first = g.nodes()[it->second];
-    for (size_t k = 0; k < n.outputs.size(); ++k) alias[n.outputs[k]] = first.outputs[k];
+    bool both_returned = false;
+    for (size_t k = 0; k < n.outputs.size(); ++k) both_returned |= returned[n.outputs[k]] && returned[first.outputs[k]];
+    if (both_returned) continue;
+    same[i] = it->second;
+    for (size_t k = 0; k < n.outputs.size(); ++k) {
+      alias[n.outputs[k]] = first.outputs[k];
+      returned[first.outputs[k]] |= returned[n.outputs[k]];
+    }
     ++merged;
   }
   if (!merged) return 0;

@@ -1024,6 +1024,20 @@ class CallsBindAsCPython(unittest.TestCase):
 
 @unittest.skipUnless(SUPPORTED, "capture is built for Python 3.7 and 3.9")
 class ValuesComeBackAsTheyWentIn(unittest.TestCase):
+    def test_two_equal_results_are_two_tensors(self):  # fuzz 7200434: CSE merged them
+        def f(x, out):
+            out.append(x * 0.5 + 1.0)
+            return x * 0.5 + 1.0, x * 0.5 + 1.0
+
+        jf = pj.jit(f)
+        for _ in range(2):
+            for fn in (f, jf):
+                out, x = [], pj.Tensor([1.0, 2.0])
+                a, b = fn(x, out)
+                a[...] = 100.0  # the caller writes into one: the others keep their values
+                self.assertEqual((out[0].tolist(), b.tolist()), ([1.5, 2.0], [1.5, 2.0]))
+        self.assertEqual(pj.jit_stats(jf)["graphs"], 1)
+
     def test_unpacking_gives_the_items_themselves(self):  # fuzz 5602864
         class MyD(dict):
             pass
