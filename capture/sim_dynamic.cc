@@ -178,6 +178,110 @@ void Simulator::sizes_used_by(SimFrame& fr, const Instruction& ins, int uses) {
   }
 }
 
+// ---- lifted scalars ----
+
+void Simulator::mark_liftable(PyObject* obj, PyObject* copy, int node) {
+  const bool marked = py::is_mutable_number(obj);
+  if (!marked && !(opt_.dynamic_scalars && opt_.dynamic_scalars->count(tree_.path(node)))) return;
+  liftable_.emplace(copy, node);
+  if (marked) r_.mutable_paths.push_back(tree_.path(node));
+}
+
+namespace {
+
+// The operator calls the tensor's own C slot, which converts a Python number with operand() and
+// runs no Python code in between (a subclass overriding it would see the number itself).
+bool tensor_slot(PyObject* t, Opcode op) {
+  if (!py::is_tensor(t)) return false;
+  const PyTypeObject* tp = Py_TYPE(t);
+  const PyNumberMethods *m = tp->tp_as_number, *b = py::TensorBaseType.tp_as_number;
+  switch (op) {
+    case Opcode::COMPARE_OP: return tp->tp_richcompare == py::TensorBaseType.tp_richcompare;
+    case Opcode::BINARY_ADD: case Opcode::INPLACE_ADD: return m->nb_add == b->nb_add && m->nb_inplace_add == b->nb_inplace_add;
+    case Opcode::BINARY_SUBTRACT: case Opcode::INPLACE_SUBTRACT:
+      return m->nb_subtract == b->nb_subtract && m->nb_inplace_subtract == b->nb_inplace_subtract;
+    case Opcode::BINARY_MULTIPLY: case Opcode::INPLACE_MULTIPLY:
+      return m->nb_multiply == b->nb_multiply && m->nb_inplace_multiply == b->nb_inplace_multiply;
+    case Opcode::BINARY_TRUE_DIVIDE: case Opcode::INPLACE_TRUE_DIVIDE:
+      return m->nb_true_divide == b->nb_true_divide && m->nb_inplace_true_divide == b->nb_inplace_true_divide;
+    case Opcode::BINARY_FLOOR_DIVIDE: case Opcode::INPLACE_FLOOR_DIVIDE:
+      return m->nb_floor_divide == b->nb_floor_divide && m->nb_inplace_floor_divide == b->nb_inplace_floor_divide;
+    case Opcode::BINARY_MODULO: case Opcode::INPLACE_MODULO:
+      return m->nb_remainder == b->nb_remainder && m->nb_inplace_remainder == b->nb_inplace_remainder;
+    case Opcode::BINARY_POWER: case Opcode::INPLACE_POWER:
+      return m->nb_power == b->nb_power && m->nb_inplace_power == b->nb_inplace_power;
+    default: return false;
+  }
+}
+
+}  // namespace
+
+void Simulator::arm_lifts(SimFrame& fr, const Instruction& ins, size_t from) {
+  const size_t n = fr.stack.size();
+  if (from + 2 != n) return;
+  if (ins.op == Opcode::COMPARE_OP && ins.arg > 5) return;  // only <, <=, ==, !=, >, >=
+  for (size_t i = from; i < n; ++i) {
+    PyObject* v = fr.stack[i];
+    if (liftable_.count(v) && unguarded_.count(v) && tensor_slot(fr.stack[from + (n - 1 - i)], ins.op))
+      armed_.push_back(v);
+  }
+}
+
+void Simulator::compare_lifted(SimFrame& fr, const Instruction& ins, size_t from) {
+  const size_t n = fr.stack.size();
+  if (ins.op != Opcode::COMPARE_OP || ins.arg > 5 || from + 2 != n) return;
+  static const int swapped[] = {Py_GT, Py_GE, Py_EQ, Py_NE, Py_LT, Py_LE};
+  for (int left = 0; left < 2; ++left) {
+    PyObject* v = fr.stack[left ? from : from + 1];
+    PyObject* c = fr.stack[left ? from + 1 : from];
+    if (!liftable_.count(v) || !unguarded_.count(v) || unguarded_.count(c) || !(PyFloat_CheckExact(c) || PyLong_CheckExact(c)))
+      continue;
+    const int op = left ? ins.arg : swapped[ins.arg];  // as `v <op> c`
+    const int r = PyObject_RichCompareBool(v, c, op);
+    if (r < 0) python_error("comparison");
+    static const char* const text[] = {" < ", " <= ", " == ", " != ", " > ", " >= "};
+    for (int node : scalar_nodes_.at(v)) {
+      Py_INCREF(c);
+      tree_.add_check(node, {CheckKind::Compare, c, op | (r << 3), {}});
+    }
+    PyObject* repr = own(PyObject_Repr(c));
+    r_.dynamic_notes.push_back(tree_.path(liftable_.at(v)) + ": guarded " + (r ? "" : "not ") + tree_.path(liftable_.at(v)) +
+                               text[op] + (repr ? PyUnicode_AsUTF8(repr) : "?") + ", not its value (a comparison" +
+                               at_line(*this) + ")");
+    armed_.push_back(v);
+    return;
+  }
+}
+
+std::optional<Tensor> Simulator::lift(PyObject* number, DType dtype) {
+  if (std::find(armed_.begin(), armed_.end(), number) == armed_.end()) return std::nullopt;
+  auto [it, added] = lifted_.try_emplace({number, static_cast<int>(dtype)}, -1);
+  if (added) {
+    const int node = liftable_.at(number);
+    it->second = graph_.add_input(TensorMeta{{}, dtype}, tree_.path(node), false);
+    r_.plan.input_nodes.push_back(node);
+    r_.scalar_inputs.push_back(static_cast<int>(graph_.inputs().size()) - 1);
+    PyObject* repr = own(PyObject_Repr(number));
+    r_.dynamic_notes.push_back(tree_.path(node) + " is a graph input (a Python " + Py_TYPE(number)->tp_name + ", traced with " +
+                               (repr ? PyUnicode_AsUTF8(repr) : "?") + ", as " + dtype_name(dtype) + ")");
+  }
+  return Tensor::symbolic({}, dtype, it->second);
+}
+
+bool Simulator::reading_attribute() const {
+  const SimFrame* fr = frames_.empty() ? nullptr : frames_.back();
+  return fr && !fr->library && fr->pc > 0 && (*fr->ins)[fr->pc - 1].op == Opcode::LOAD_ATTR;
+}
+
+void Simulator::note_specialised_scalar(PyObject* copy) {
+  auto it = liftable_.find(copy);
+  if (it == liftable_.end()) return;
+  PyObject* repr = own(PyObject_Repr(copy));
+  r_.dynamic_notes.push_back(tree_.path(it->second) + " specialised to " + (repr ? PyUnicode_AsUTF8(repr) : "?") +
+                             ": used by Python (" + (using_op_ ? using_op_ : "?") + ")" + at_line(*this));
+  liftable_.erase(it);
+}
+
 void Simulator::finish_symbols(bool broke) {
   if (symbols_.empty()) return;
   if (broke)  // the interpreter's part would receive them as constants

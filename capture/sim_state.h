@@ -5,6 +5,7 @@
 #include "py/pyport.h"  // first (Python.h)
 
 #include <map>
+#include <optional>
 #include <string>
 #include <unordered_map>
 #include <unordered_set>
@@ -204,6 +205,22 @@ class Simulator {
   std::unordered_map<int64_t, std::vector<uint64_t>> dim_deps_;  // graph value -> per size, its symbols
   std::unordered_map<PyObject*, uint64_t> size_ints_;           // ints shape_of made -> their symbols
   const char* using_op_ = nullptr;                              // the instruction sizes_used_by checks
+  // Lifted scalars: a Python int or float read from the frame that is a graph input rather than a
+  // constant (its path changed value on an earlier call: CaptureOptions::dynamic_scalars; or
+  // pijit.mutable() made it). It is lifted only where it meets a tensor in an arithmetic or
+  // comparison operator (the operator converts it as the eager one does); any other use guards
+  // its value, as for every number, and the note says where.
+  void mark_liftable(PyObject* obj, PyObject* copy, int node);
+  void arm_lifts(SimFrame& fr, const Instruction& ins, size_t from);  // the operands this one lifts
+  // `lr > 0.5` with lr liftable and 0.5 a constant: guards the comparison's outcome, not lr's value.
+  void compare_lifted(SimFrame& fr, const Instruction& ins, size_t from);
+  std::optional<Tensor> lift(PyObject* number, DType dtype);         // pyext's lifter
+  void note_specialised_scalar(PyObject* copy);                      // a liftable copy was guarded
+  bool reading_attribute() const;  // the innermost simulated instruction is a LOAD_ATTR
+  std::unordered_set<PyObject*> attr_read_;  // liftable copies a LOAD_ATTR pushed unguarded
+  std::unordered_map<PyObject*, int> liftable_;      // copy -> the node it was read along
+  std::vector<PyObject*> armed_;                     // copies the current instruction may lift
+  std::map<std::pair<PyObject*, int>, int> lifted_;  // (copy, dtype) -> its graph input
 
  public:
   // ---- the frame loop (simulator.cc) ----

@@ -1469,6 +1469,7 @@ PyObject* Simulator::frame_scalar(PyObject* obj, int node) {
     own((Py_INCREF(obj), obj));
     copy = own(PyLong_CheckExact(obj) ? py::fresh_int(obj) : PyFloat_FromDouble(PyFloat_AS_DOUBLE(obj)));
     unguarded_.insert(copy);
+    mark_liftable(obj, copy, node);
   }
   std::vector<int>& nodes = scalar_nodes_[copy];
   if (std::find(nodes.begin(), nodes.end(), node) != nodes.end()) return copy;
@@ -1479,7 +1480,14 @@ PyObject* Simulator::frame_scalar(PyObject* obj, int node) {
     // Read by an instruction that uses it (an item compared, an attribute read for an op); or
     // along a second path (or the small-int cache's object twice), where which path a later call
     // changes could not be told apart: the value is guarded on every path.
-    if (!moving_ || nodes.size() > 1) guard_scalars(copy);
+    // A liftable number that an attribute read pushes waits too (`x * self.scale`): it is
+    // guarded where it is used, and at a graph break (plan_return), where a rebuild from the
+    // frame could see a replayed store.
+    if (nodes.size() > 1 || (!moving_ && !(liftable_.count(copy) && reading_attribute()))) {
+      guard_scalars(copy);
+    } else if (!moving_) {
+      attr_read_.insert(copy);
+    }
   } else {  // used already: this path is guarded as the others are
     Py_INCREF(copy);
     tree_.add_check(node, {CheckKind::Equal, copy, 0, {}});
@@ -1494,6 +1502,7 @@ void Simulator::guard_scalars(PyObject* v, int depth) {
   auto it = unguarded_.find(v);
   if (it != unguarded_.end()) {
     unguarded_.erase(it);
+    if (!liftable_.empty()) note_specialised_scalar(v);
     for (int node : scalar_nodes_.at(v)) {
       Py_INCREF(v);
       tree_.add_check(node, {CheckKind::Equal, v, 0, {}});
@@ -1523,6 +1532,7 @@ ReturnPlan Simulator::plan_return(PyObject* v) {
     p.items.push_back(plan_return(PyMethod_GET_SELF(v)));
     return p;
   }
+  if (attr_read_.count(v)) guard_scalars(v);
   if (unguarded_.count(v)) {  // a number passed through: what the frame held
     p.kind = ReturnPlan::Source;
     p.index = scalar_nodes_.at(v).front();

@@ -28,6 +28,9 @@ int query_layout(PyObject* tensor) { return t_sim ? t_sim->contiguity(tensor) : 
 void observe_sizes(const Tensor& t, int dim, const char* what) {
   if (t_sim) t_sim->sizes_read(t, dim, what);
 }
+std::optional<Tensor> lift_scalar(PyObject* number, DType dtype) {
+  return t_sim && !t_sim->armed_.empty() ? t_sim->lift(number, dtype) : std::nullopt;
+}
 
 PyObject* pop(SimFrame& fr) {
   PJ_CHECK(!fr.stack.empty()) << "simulated stack underflow in " << PyUnicode_AsUTF8(fr.code->co_name);
@@ -213,6 +216,7 @@ void Simulator::run_root(PyFrameObject* f) {
   py::set_identity_observer(observe_identity);
   py::set_layout_query(query_layout);
   py::set_sizes_observer(observe_sizes);
+  py::set_scalar_lifter(lift_scalar);
   struct Restore {
     Simulator* s;
     OpRecorder r;
@@ -223,6 +227,7 @@ void Simulator::run_root(PyFrameObject* f) {
         py::set_identity_observer(nullptr);
         py::set_layout_query(nullptr);
         py::set_sizes_observer(nullptr);
+        py::set_scalar_lifter(nullptr);
       }
     }
   } restore{prev_sim, prev};
@@ -375,9 +380,19 @@ PyObject* Simulator::run_frame(SimFrame& fr) {
     if (!dirty_.empty()) refuse_dirty_read(fr, ins);
     int uses = stack_uses(ins.op, ins.arg);
     bool moving = uses == 0;
+    struct Disarm {
+      std::vector<PyObject*>& armed;
+      ~Disarm() { armed.clear(); }
+    } disarm{armed_};
     if (!unguarded_.empty() && !moving) {
       size_t n = fr.stack.size(), from = uses < 0 || static_cast<size_t>(uses) > n ? 0 : n - uses;
-      for (size_t i = from; i < n; ++i) guard_scalars(fr.stack[i]);
+      using_op_ = op_name(ins.op);
+      if (!liftable_.empty()) {
+        arm_lifts(fr, ins, from);
+        compare_lifted(fr, ins, from);
+      }
+      for (size_t i = from; i < n; ++i)
+        if (armed_.empty() || std::find(armed_.begin(), armed_.end(), fr.stack[i]) == armed_.end()) guard_scalars(fr.stack[i]);
     }
     if (!size_ints_.empty() && (!moving || (fr.root && ins.op == Opcode::RETURN_VALUE))) sizes_used_by(fr, ins, uses);
     size_t nblocks = fr.blocks.size();

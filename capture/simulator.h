@@ -66,6 +66,9 @@ struct CaptureOptions {
   // sizes 0 and 1 stay specialised.
   const std::set<std::string>* dynamic_dims = nullptr;
   bool dynamic_all = false;
+  // Lifted scalars: guard paths of Python ints and floats that changed value on an earlier call
+  // ("lr", "self.scale"); where one meets a tensor in an operator it is a graph input.
+  const std::set<std::string>* dynamic_scalars = nullptr;
 };
 
 using codegen::ReturnPlan;
@@ -98,6 +101,10 @@ struct CaptureResult {
   // symbol ("s0 = x.shape[0]: dynamic", "s1 = y.shape[1] specialised to 8: read by Python at f.py:4").
   std::vector<graph::SymbolicDim> symbolic_dims;
   std::vector<std::string> dynamic_notes;
+  // Lifted scalars: graph input positions fed a Python number (converted to a 0-d tensor of the
+  // input's dtype at launch), and the paths lifted because pijit.mutable() made the number.
+  std::vector<int> scalar_inputs;
+  std::vector<std::string> mutable_paths;
   int instructions = 0;          // simulated, inlined frames included
   // Set (reason Interrupted) when an exception that no traced code raises (KeyboardInterrupt, one
   // from a signal handler) arrived while capturing: capture_frame leaves it pending, and the

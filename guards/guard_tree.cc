@@ -254,7 +254,10 @@ bool run_check(const Check& c, PyObject* o, GuardFailure* why, const GuardTree& 
       return (want && o == want) || fail("", want ? identity(want) : "<an object that no longer exists>", identity(o));
     }
     case CheckKind::Equal:
-      return same_constant(o, c.ref) || fail("", repr_of(c.ref), repr_of(o));
+      if (same_constant(o, c.ref)) return true;
+      // A Python number that changed value (same exact type): the recompile may lift it
+      if (why && Py_TYPE(o) == Py_TYPE(c.ref) && (PyFloat_CheckExact(o) || PyLong_CheckExact(o))) why->scalar = true;
+      return fail("", repr_of(c.ref), repr_of(o));
     case CheckKind::TensorMeta: {
       if (Py_TYPE(o) != reinterpret_cast<PyTypeObject*>(c.ref))
         return fail("", std::string("type ") + reinterpret_cast<PyTypeObject*>(c.ref)->tp_name, "type " + type_name(o));
@@ -325,6 +328,14 @@ bool run_check(const Check& c, PyObject* o, GuardFailure* why, const GuardTree& 
       }
       return ok;
     }
+    case CheckKind::Compare: {
+      static const char* const ops[] = {" < ", " <= ", " == ", " != ", " > ", " >= "};
+      const int r = PyObject_RichCompareBool(o, c.ref, static_cast<int>(c.n & 7));
+      if (r < 0) PyErr_Clear();  // (numbers of the guarded type: never, but a check must not raise)
+      if (r >= 0 && r == static_cast<int>(c.n >> 3)) return true;
+      if (why) why->scalar = true;
+      return fail("", std::string(c.n >> 3 ? "" : "not ") + tree.path(node) + ops[c.n & 7] + repr_of(c.ref), repr_of(o));
+    }
     case CheckKind::SetContents: {
       PyObject* tp = PyTuple_GET_ITEM(c.ref, 0);
       if (reinterpret_cast<PyObject*>(Py_TYPE(o)) != tp)
@@ -341,7 +352,7 @@ bool same_check(const Check& a, const Check& b) {
   if (a.kind == CheckKind::Type && b.kind == CheckKind::Type) return held(a.ref) == held(b.ref);
   if (a.kind != b.kind || a.n != b.n || !(a.meta == b.meta) || a.symbols != b.symbols) return false;
   if (a.ref == b.ref) return true;
-  if (a.kind != CheckKind::Equal || !a.ref || !b.ref) return false;
+  if ((a.kind != CheckKind::Equal && a.kind != CheckKind::Compare) || !a.ref || !b.ref) return false;
   return same_constant(a.ref, b.ref);
 }
 
@@ -523,6 +534,7 @@ static bool follows_from_identity(const Check& c) {
   switch (c.kind) {
     case CheckKind::Id:
     case CheckKind::Equal:  // constants are immutable
+    case CheckKind::Compare:
     case CheckKind::Absent: return true;
     case CheckKind::Type: {  // only instances of heap types (and modules) can change __class__
       auto* t = reinterpret_cast<PyTypeObject*>(held(c.ref));
@@ -725,6 +737,11 @@ std::vector<std::string> GuardTree::describe() const {
         case CheckKind::SameAs:
           out.push_back(p + (c.ref == Py_True ? " is " : " is not ") + path(static_cast<int>(c.n)));
           break;
+        case CheckKind::Compare: {
+          static const char* const ops[] = {" < ", " <= ", " == ", " != ", " > ", " >= "};
+          out.push_back(std::string(c.n >> 3 ? "" : "not ") + p + ops[c.n & 7] + repr_of(c.ref));
+          break;
+        }
         case CheckKind::Mode: out.push_back(std::string("context mode is ") + (c.n == 0 ? "GRAPH_MODE" : "PYNATIVE_MODE")); break;
       }
     }

@@ -56,6 +56,8 @@ enum class CheckKind {
                 // bytes of uint64), so no name in those namespaces was rebound. o is unused.
   SameAs,       // (o is the object at node n) == (ref is Py_True); n is an earlier node. What `a is b`,
                 // and hashing tensors (identity-based), answered about two paths.
+  Compare,      // (o <op> ref) is bool(n >> 3), op = n & 7 (Py_LT .. Py_GE): a relational guard on a
+                // Python number that changes between calls (`if lr > 0.5`); ref a constant number
 };
 
 struct Check {
@@ -94,6 +96,8 @@ struct GuardFailure {
   // the recompile can make that dim symbolic (dynamic shapes). -1: another kind of failure.
   std::string tensor_path;
   int dim = -1;
+  // A Python int or float at `path` held another value of the same type (lifted scalars).
+  bool scalar = false;
   std::string text() const { return path + ": " + before + " -> " + after; }
 };
 

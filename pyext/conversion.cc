@@ -1,7 +1,10 @@
 // Python data -> tensors (nested sequences, numbers, buffers), dtype parsing, tensor elements ->
 // Python scalars.
+#include "py/pyport.h"  // first (Python.h); fresh_int
+
 #include <cmath>
 #include <cstring>
+#include <unordered_set>
 
 #include "graph/op.h"
 #include "kernels/copy.h"
@@ -267,16 +270,73 @@ Tensor tensor_from_py(PyObject* data, std::optional<DType> dtype) {
   return out;
 }
 
+namespace {
+ScalarLifter g_scalar_lifter = nullptr;
+}  // namespace
+
+void set_scalar_lifter(ScalarLifter fn) { g_scalar_lifter = fn; }
+
+namespace {
+// Numbers pijit.mutable() made, held so that an address names one object. Capture only needs the
+// ones a frame still holds, so the oldest are let go past a bound (a mark per training step).
+struct MutableNumbers {
+  static constexpr size_t kMax = 4096;
+  std::vector<PyObject*> ring;
+  size_t next = 0;
+  std::unordered_set<PyObject*> set;
+};
+MutableNumbers& mutable_numbers() {
+  static auto* m = new MutableNumbers();  // (never destroyed: interpreter teardown order)
+  return *m;
+}
+}  // namespace
+
+PyObject* mark_mutable_number(PyObject* o) {
+#if PJ_PY_CAPTURE_SUPPORTED
+  PyObject* fresh = PyFloat_CheckExact(o) ? PyFloat_FromDouble(PyFloat_AS_DOUBLE(o)) : py::fresh_int(o);
+  if (!fresh) return nullptr;
+
+  MutableNumbers& m = mutable_numbers();
+  if (m.ring.size() < MutableNumbers::kMax) {
+    m.ring.push_back(fresh);
+  } else {
+    PyObject*& slot = m.ring[m.next];
+    m.next = (m.next + 1) % MutableNumbers::kMax;
+    m.set.erase(slot);
+    Py_DECREF(slot);
+    slot = fresh;
+  }
+  Py_INCREF(fresh);
+  m.set.insert(fresh);
+  return fresh;
+#else  // no capture on this Python: nobody asks
+  Py_INCREF(o);
+  return o;
+#endif
+}
+
+bool is_mutable_number(PyObject* o) {
+  const MutableNumbers& m = mutable_numbers();
+  return !m.set.empty() && m.set.count(o) > 0;
+}
+
+Tensor number_operand(PyObject* o, DType dtype) {
+  if (PyFloat_Check(o)) return Tensor::scalar(PyFloat_AS_DOUBLE(o), dtype);
+  int overflow = 0;
+  long long v = PyLong_AsLongLongAndOverflow(o, &overflow);
+  if (overflow) PJ_THROW(Value) << "Python integer out of bounds for int64";
+  return Tensor::scalar_int(v, dtype);
+}
+
 std::optional<Tensor> operand(PyObject* o, DType other) {
   if (is_tensor(o)) return unwrap(o);
   if (PyBool_Check(o)) return Tensor::scalar(o == Py_True, promote_with_scalar(other, Category::Bool));
-  if (PyLong_Check(o)) {
-    int overflow = 0;
-    long long v = PyLong_AsLongLongAndOverflow(o, &overflow);
-    if (overflow) PJ_THROW(Value) << "Python integer out of bounds for int64";
-    return Tensor::scalar_int(v, promote_with_scalar(other, Category::Integer));
+  if (PyLong_Check(o) || PyFloat_Check(o)) {
+    const DType dt = promote_with_scalar(other, PyFloat_Check(o) ? Category::Floating : Category::Integer);
+    if (g_scalar_lifter)
+      if (std::optional<Tensor> lifted = g_scalar_lifter(o, dt)) return lifted;
+    return number_operand(o, dt);
   }
-  if (PyFloat_Check(o)) return Tensor::scalar(PyFloat_AS_DOUBLE(o), promote_with_scalar(other, Category::Floating));
   if (is_sequence(o) || has_buffer(o)) return tensor_from_py(o, std::nullopt);
   return std::nullopt;
 }

@@ -40,16 +40,36 @@ PyObject* tensor_new(PyTypeObject* type, PyObject* args, PyObject* kwargs) {
     if (shape != Py_None) return fail(PyExc_ValueError, "Tensor(): pass either input_data or shape, not both");
     t = tensor_from_py(data, dt);
   } else if (shape != Py_None) {
-    // MindSpore creates uninitialised tensors from (dtype, shape); pijit zero-fills them.
+    // MindSpore creates uninitialised tensors from (dtype, shape); pijit zero-fills them. A None or
+    // a pijit.Symbol in the shape makes an input_signature placeholder: that size is 0 and the
+    // shape as given is kept in _input_spec (jit and Cell.set_inputs read it).
     Shape s;
     Ref seq(PySequence_Fast(shape, "Tensor(): shape must be a tuple or list of ints"));
     if (!seq) return nullptr;
+    bool placeholder = false;
     for (Py_ssize_t i = 0; i < PySequence_Fast_GET_SIZE(seq.get()); ++i) {
-      long long d = PyLong_AsLongLong(PySequence_Fast_GET_ITEM(seq.get(), i));
+      PyObject* item = PySequence_Fast_GET_ITEM(seq.get(), i);
+      if (item == Py_None || PyObject_HasAttrString(item, "_pijit_symbol")) {
+        placeholder = true;
+        s.push_back(0);
+        continue;
+      }
+      long long d = PyLong_AsLongLong(item);
       if (d == -1 && PyErr_Occurred()) return nullptr;
       s.push_back(d);
     }
     t = Tensor::zeros(s, dt.value_or(DType::Float32));
+    if (placeholder) {
+      PyObject* self = type->tp_alloc(type, 0);
+      if (!self) return nullptr;
+      new (&as_obj(self)->tensor) Tensor(std::move(t));
+      Ref spec(PySequence_Tuple(shape));
+      if (!spec || PyObject_SetAttrString(self, "_input_spec", spec.get()) < 0) {
+        Py_DECREF(self);
+        return nullptr;
+      }
+      return self;
+    }
   } else {
     return fail(PyExc_TypeError, "Tensor() needs input_data (a number, a nested list/tuple, a Tensor or a buffer) or a shape");
   }

@@ -66,6 +66,18 @@ void set_layout_query(LayoutQuery fn);
 // any of them), so that a dynamic size Python saw is specialised (capture/sim_dynamic.cc).
 using SizesObserver = void (*)(const Tensor& t, int dim, const char* what);
 void set_sizes_observer(SizesObserver fn);
+// Capture's stand-in for a Python number that is a graph input rather than a constant (a lifted
+// scalar, capture/sim_dynamic.cc): called by operand() with the number and the dtype its weak
+// 0-d tensor gets; a symbolic 0-d tensor, or nullopt for a plain constant.
+using ScalarLifter = std::optional<Tensor> (*)(PyObject* number, DType dtype);
+void set_scalar_lifter(ScalarLifter fn);
+// The 0-d tensor of `dtype` that operand() makes of a Python int or float: a lifted scalar's value
+// at launch, converted exactly as the eager operator converts it.
+Tensor number_operand(PyObject* number, DType dtype);
+// pijit.mutable(): a fresh object for an int or float, remembered as "a graph input, not a
+// constant" (capture lifts it on first sight); is_mutable_number asks.
+PyObject* mark_mutable_number(PyObject* number);
+bool is_mutable_number(PyObject* number);
 
 // Indexing (pyext/indexing.cc).
 PyObject* tensor_getitem(PyObject* self, PyObject* key);

@@ -60,6 +60,9 @@ struct CodeState {
   // Dynamic shapes: tensor sizes a recompile found changing ("x#0": dim 0 at guard path x); the
   // next captures give them symbols.
   std::set<std::string> dynamic_dims;
+  // Lifted scalars: guard paths of Python ints and floats that changed value between calls, or
+  // that pijit.mutable() made; where captured code meets a tensor with one, it is a graph input.
+  std::set<std::string> dynamic_scalars;
   // A resume function's code: a capture candidate wherever it runs, with the options of the jit
   // whose graph break made it.
   std::shared_ptr<const JitOptions> candidate;

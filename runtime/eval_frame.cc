@@ -316,6 +316,39 @@ bool outline_entry(PyCodeObject* co, CodeState* st, const JitOptions& opt, const
   return true;
 }
 
+// A recompile's lesson from an entry's failing guards. Each size that changed gets a symbol (sizes
+// 0 and 1 stay exact), each Python number that changed becomes a graph input where it meets a
+// tensor. Every failing guard, not the first only: two inputs whose batch size changed together
+// would otherwise take a recompile each; and every entry's, so that entries which differ in kind
+// besides (a dtype) do not hide a changing size.
+void learn_dynamic(PyCodeObject* co, CodeState* st, const std::vector<guards::GuardFailure>& failures) {
+  for (const guards::GuardFailure& g : failures) {
+    if (g.dim >= 0 && st->dynamic_dims.insert(g.tensor_path + "#" + std::to_string(g.dim)).second)
+      log("dynamic", where(co) + ": " + g.tensor_path + ".shape[" + std::to_string(g.dim) + "] changed (" + g.before +
+                         " -> " + g.after + "): the recompile makes it dynamic");
+    if (g.scalar && st->dynamic_scalars.insert(g.path).second)
+      log("dynamic", where(co) + ": " + g.path + " changed (" + g.before + " -> " + g.after +
+                         "): the recompile makes it a graph input where it meets a tensor");
+  }
+}
+
+// What keeps changing, and the control that would stop the recompiles (for the recompile-limit
+// messages).
+std::string remedy(const guards::GuardFailure& why, const JitOptions& opt) {
+  if (why.dim >= 0)
+    return opt.dynamic == 0 ? ". A tensor size keeps changing: jit(..., dynamic=None) (the default) or dynamic=1 makes "
+                              "it symbolic, as input_signature with None there does"
+                            : ". A tensor size keeps changing and Python code uses it, so each size is its own graph "
+                              "(PIJIT_LOGS=dynamic and jit_stats(fn)['entries'][k]['dynamic'] say where)";
+  if (why.scalar)
+    return opt.dynamic == 0 ? ". A Python number keeps changing: jit(..., dynamic=None) (the default) or "
+                              "pijit.mutable(value) makes it a graph input where it meets a tensor"
+                            : ". A Python number keeps changing and Python code uses its value (a branch, a size, "
+                              "arithmetic on numbers), so each value is its own graph (PIJIT_LOGS=dynamic says where); "
+                              "pass it as a Tensor to keep one graph";
+  return "";
+}
+
 bool build_entry(PyFrameObject* f, CodeState* st, const JitOptions& opt, CacheEntry* out) {
   PyCodeObject* co = py::frame_code(f);
   st->mode = CodeState::Building;
@@ -326,7 +359,9 @@ bool build_entry(PyFrameObject* f, CodeState* st, const JitOptions& opt, CacheEn
   // Stress level 2 breaks on any code, to exercise breaks and resumption everywhere; a function
   // the user jitted keeps its own behaviour (graph and break counts) under stress.
   copt.break_without_graph = g_stress_breaks && stress_only(opt);
-  if (opt.dynamic != 0) copt.dynamic_dims = &st->dynamic_dims;
+  st->dynamic_dims.insert(opt.signature_dims.begin(), opt.signature_dims.end());
+  if (opt.dynamic != 0 || !opt.signature_dims.empty()) copt.dynamic_dims = &st->dynamic_dims;
+  copt.dynamic_scalars = &st->dynamic_scalars;  // (only mutable() puts paths there under dynamic=0)
   copt.dynamic_all = opt.dynamic == 1;
   if (st->module.empty()) {
     PyObject* g = py::frame_globals(f);
@@ -366,7 +401,8 @@ bool build_entry(PyFrameObject* f, CodeState* st, const JitOptions& opt, CacheEn
     GraphDebug debug;
     debug.fault = test_fault(st->module, co);
     if (!dump_folder(st).empty()) debug.dump_prefix = dump_folder(st) + "/entry" + std::to_string(st->dumped_entries);
-    py::Ref runner(new_graph_runner(r.graph, where(co), debug, r.symbolic_dims));
+    for (const std::string& p : r.mutable_paths) st->dynamic_scalars.insert(p);  // a later plain number there too
+    py::Ref runner(new_graph_runner(r.graph, where(co), debug, r.symbolic_dims, r.scalar_inputs));
     st->compile_ns += std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() - c0).count();
     out->plan = runner_plan(runner.get());
     out->shapes = runner_shapes(runner.get());
@@ -513,15 +549,8 @@ PyObject* run_captured(PyThreadState* ts, PyFrameObject* f, const JitOptions& op
     ++st->recompiles;
     st->recompile_reasons.push_back(why.text());
     log("recompiles", "recompiling " + where(co) + ": " + why.text());
-    // Sizes that changed: the recompile gives each a symbol (sizes 0 and 1 stay exact). Every
-    // failing guard of the entry, not the first only: two inputs whose batch size changed
-    // together would otherwise take a recompile each.
-    if (why.dim >= 0 && opt.dynamic != 0) {
-      for (const guards::GuardFailure& g : quiet_failures(*st->entries.front().guards, f))
-        if (g.dim >= 0 && st->dynamic_dims.insert(g.tensor_path + "#" + std::to_string(g.dim)).second)
-          log("dynamic", where(co) + ": " + g.tensor_path + ".shape[" + std::to_string(g.dim) + "] changed (" +
-                             g.before + " -> " + g.after + "): the recompile makes it dynamic");
-    }
+    if (opt.dynamic != 0)
+      for (const CacheEntry& e : st->entries) learn_dynamic(co, st, quiet_failures(*e.guards, f));
     if (log_enabled("recompiles_verbose")) {
       std::string text = "recompiling " + where(co) + ": every failing guard, per cache entry:";
       int k = 0;
@@ -539,7 +568,7 @@ PyObject* run_captured(PyThreadState* ts, PyFrameObject* f, const JitOptions& op
       st->skip_reason = std::string(break_info(Break::RecompileLimit).id) + " " + break_info(Break::RecompileLimit).name;
       std::string msg = "pijit: " + where(co) + " missed its cache " + std::to_string(st->misses_in_a_row) +
                         " calls in a row (recompile_limit=" + std::to_string(opt.recompile_limit) +
-                        "); it runs eagerly from now on. Last guard failure: " + why.text();
+                        "); it runs eagerly from now on. Last guard failure: " + why.text() + remedy(why, opt);
       st->break_reasons.push_back(msg);
       st->break_chains.push_back("");
       // Frames that are candidates only because of stress mode count it instead of warning.
@@ -551,7 +580,7 @@ PyObject* run_captured(PyThreadState* ts, PyFrameObject* f, const JitOptions& op
         std::string msg = "pijit: " + where(co) + " has " + std::to_string(st->entries.size()) +
                           " cache entries (recompile_limit=" + std::to_string(opt.recompile_limit) +
                           "); from now on each recompile evicts the least recently used one. Guard failure: " +
-                          why.text();
+                          why.text() + remedy(why, opt);
         report(stress_only(opt) ? kLogDebug : kLogWarning, msg);
       }
       Py_XDECREF(st->entries.back().code);  // a frame running it holds its own reference
@@ -705,6 +734,7 @@ static void reset_code_state(CodeState* st, std::set<CodeState*>* done) {
   st->break_reasons.clear();
   st->break_chains.clear();
   st->dynamic_dims.clear();
+  st->dynamic_scalars.clear();
 }
 
 void reset_capture(PyCodeObject* co) {

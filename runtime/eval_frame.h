@@ -24,6 +24,9 @@ struct JitOptions {
   // Dynamic shapes (jit(dynamic=)): -1 automatic (a size that changed becomes a symbol on the
   // recompile), 0 static (every size exact), 1 every size of the frame's tensors a symbol at once.
   int dynamic = -1;
+  // input_signature / Cell.set_inputs: the dims its None or Symbol entries make symbolic from the
+  // first call ("x#0"), whatever `dynamic` says.
+  std::vector<std::string> signature_dims;
   CaptureOptions capture;
   bool stress = false;       // a resume function's options, made while capturing for stress mode
 };
@@ -85,10 +88,12 @@ struct GraphDebug {
   bool fault = false;
 };
 // Dynamic shapes: a graph with symbolic input sizes (`symbolic` non-empty) is planned once per
-// concrete sizes met, in a bounded cache the runner keeps (ShapePlans).
+// concrete sizes met, in a bounded cache the runner keeps (ShapePlans). `scalar_inputs`: input
+// positions fed a Python number (a lifted scalar), converted to the input's 0-d dtype per call.
 struct ShapePlans;
 PyObject* new_graph_runner(std::shared_ptr<graph::Graph> g, const std::string& name, const GraphDebug& debug = {},
-                           const std::vector<graph::SymbolicDim>& symbolic = {});
+                           const std::vector<graph::SymbolicDim>& symbolic = {},
+                           const std::vector<int>& scalar_inputs = {});
 // A dynamic runner's plans by concrete sizes (nullptr for a static graph): counters for jit_stats.
 struct ShapePlanStats {
   int64_t plans = 0, hits = 0, misses = 0, evictions = 0, failures = 0, prepare_ns = 0;

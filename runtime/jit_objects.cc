@@ -117,6 +117,8 @@ struct GraphRunner {
   std::shared_ptr<TapeBackward> backward;  // of the captured graph
   bool fault;  // PIJIT_TEST_FAULT: its first floating output comes back off by one
   std::shared_ptr<ShapePlans> shapes;  // dynamic shapes: plan and backward per concrete sizes
+  std::vector<int8_t>* scalars;  // per input: the DType a Python number fed there becomes (lifted
+                                 // scalars), -1 for a tensor input; null when no input is one
 };
 
 }  // namespace
@@ -232,6 +234,7 @@ void runner_dealloc(PyObject* self) {
   r->backward.~shared_ptr();
   r->shapes.~shared_ptr();
   delete r->name;
+  delete r->scalars;
   Py_TYPE(self)->tp_free(self);
 }
 
@@ -243,8 +246,14 @@ PyObject* runner_call(PyObject* self, PyObject* args, PyObject*) {
   in.reserve(n);
   for (Py_ssize_t i = 0; i < n; ++i) {
     PyObject* a = PyTuple_GET_ITEM(args, i);
-    if (!py::is_tensor(a)) return py::fail(PyExc_TypeError, "graph input " + std::to_string(i) + " is not a Tensor");
-    in.push_back(py::unwrap(a));
+    if (py::is_tensor(a)) {
+      in.push_back(py::unwrap(a));
+    } else if (r->scalars && static_cast<size_t>(i) < r->scalars->size() && (*r->scalars)[i] >= 0 &&
+               (PyFloat_CheckExact(a) || PyLong_CheckExact(a))) {  // (the guard checked its type)
+      in.push_back(py::number_operand(a, static_cast<DType>((*r->scalars)[i])));
+    } else {
+      return py::fail(PyExc_TypeError, "graph input " + std::to_string(i) + " is not a Tensor");
+    }
   }
   graph::ExecPlan* plan = r->plan.get();
   std::shared_ptr<TapeBackward> bw = r->backward;
@@ -321,6 +330,8 @@ struct JitFunction {
   PyObject* dict;    // __dict__ (functools.wraps writes __name__, __doc__, __wrapped__)
   JitOptions* options;
   PyObject* weakrefs;  // like a function, weakly referenceable (guards hold callees weakly)
+  PyObject* check_args;  // input_signature: called with the positional arguments, raises on a
+                         // mismatch (pijit/jit.py); nullptr without a signature
 };
 
 // The code object a call of `target` is expected to enter first (new reference), or nullptr
@@ -356,6 +367,7 @@ void jit_dealloc(PyObject* self) {
   if (j->weakrefs) PyObject_ClearWeakRefs(self);
   Py_XDECREF(j->target);
   Py_XDECREF(j->dict);
+  Py_XDECREF(j->check_args);
   delete j->options;
   Py_TYPE(self)->tp_free(self);
 }
@@ -364,6 +376,7 @@ int jit_traverse(PyObject* self, visitproc visit, void* arg) {
   auto* j = reinterpret_cast<JitFunction*>(self);
   Py_VISIT(j->target);
   Py_VISIT(j->dict);
+  Py_VISIT(j->check_args);
   return 0;
 }
 
@@ -371,6 +384,7 @@ int jit_clear(PyObject* self) {
   auto* j = reinterpret_cast<JitFunction*>(self);
   Py_CLEAR(j->target);
   Py_CLEAR(j->dict);
+  Py_CLEAR(j->check_args);
   return 0;
 }
 
@@ -387,12 +401,25 @@ int read_int_option(PyObject* v, const char* name, int min, int* out) {
 }
 
 PyObject* jit_new(PyTypeObject* type, PyObject* args, PyObject* kw) {
-  static const char* kwlist[] = {"target", "fullgraph", "recompile_limit", "inline_depth", "dynamic", nullptr};
-  PyObject *target, *limit = nullptr, *depth = nullptr, *dynamic = nullptr;
+  static const char* kwlist[] = {"target", "fullgraph", "recompile_limit", "inline_depth", "dynamic",
+                                 "check_args", "signature_dims", nullptr};
+  PyObject *target, *limit = nullptr, *depth = nullptr, *dynamic = nullptr, *check = nullptr, *dims = nullptr;
   int fullgraph = 0;
-  if (!PyArg_ParseTupleAndKeywords(args, kw, "O|pOOO:JitFunction", const_cast<char**>(kwlist), &target, &fullgraph,
-                                   &limit, &depth, &dynamic))
+  if (!PyArg_ParseTupleAndKeywords(args, kw, "O|pOOOOO:JitFunction", const_cast<char**>(kwlist), &target, &fullgraph,
+                                   &limit, &depth, &dynamic, &check, &dims))
     return nullptr;
+  if (check == Py_None) check = nullptr;
+  if (check && !PyCallable_Check(check)) return py::fail(PyExc_TypeError, "JitFunction: check_args must be callable");
+  std::vector<std::string> signature_dims;
+  if (dims && dims != Py_None) {
+    Ref seq(PySequence_Fast(dims, "JitFunction: signature_dims must be a sequence of str"));
+    if (!seq) return nullptr;
+    for (Py_ssize_t i = 0; i < PySequence_Fast_GET_SIZE(seq.get()); ++i) {
+      PyObject* d = PySequence_Fast_GET_ITEM(seq.get(), i);
+      if (!PyUnicode_Check(d)) return py::fail(PyExc_TypeError, "JitFunction: signature_dims must be a sequence of str");
+      signature_dims.push_back(PyUnicode_AsUTF8(d));
+    }
+  }
   int dyn = -1;  // None: automatic
   if (dynamic && dynamic != Py_None) {
     dyn = PyBool_Check(dynamic) ? -2 : static_cast<int>(PyLong_Check(dynamic) ? PyLong_AsLong(dynamic) : -2);
@@ -406,6 +433,7 @@ PyObject* jit_new(PyTypeObject* type, PyObject* args, PyObject* kw) {
   auto* opt = new JitOptions(jit_config().defaults);
   opt->fullgraph = fullgraph;
   opt->dynamic = dyn;
+  opt->signature_dims = std::move(signature_dims);
   if (read_int_option(limit, "recompile_limit", 1, &opt->recompile_limit) < 0 ||
       read_int_option(depth, "inline_depth", 0, &opt->capture.inline_depth) < 0) {
     delete opt;
@@ -421,6 +449,8 @@ PyObject* jit_new(PyTypeObject* type, PyObject* args, PyObject* kw) {
   j->target = target;
   j->dict = PyDict_New();
   j->options = opt;
+  Py_XINCREF(check);
+  j->check_args = check;
   return self;
 }
 
@@ -464,6 +494,10 @@ PyObject* direct_construct(PyObject* cell) {
 
 PyObject* jit_call(PyObject* self, PyObject* args, PyObject* kw) {
   auto* j = reinterpret_cast<JitFunction*>(self);
+  if (j->check_args) {
+    Ref ok(PyObject_CallFunctionObjArgs(j->check_args, args, nullptr));
+    if (!ok) return nullptr;
+  }
   if (PyObject* construct = direct_construct(j->target)) {
     Ref full(PyTuple_New(PyTuple_GET_SIZE(args) + 1));
     if (!full) return nullptr;
@@ -936,7 +970,7 @@ std::shared_ptr<graph::ExecPlan> compile_plan(std::shared_ptr<graph::Graph> g, c
 }
 
 PyObject* new_graph_runner(std::shared_ptr<graph::Graph> g, const std::string& name, const GraphDebug& debug,
-                           const std::vector<graph::SymbolicDim>& symbolic) {
+                           const std::vector<graph::SymbolicDim>& symbolic, const std::vector<int>& scalar_inputs) {
   std::shared_ptr<graph::ExecPlan> plan;
   try {
     plan = compile_plan(g, name, debug);
@@ -952,6 +986,11 @@ PyObject* new_graph_runner(std::shared_ptr<graph::Graph> g, const std::string& n
   r->backward->fwd = g;
   r->name = new std::string(name);
   r->fault = debug.fault;
+  r->scalars = nullptr;
+  if (!scalar_inputs.empty()) {
+    r->scalars = new std::vector<int8_t>(g->inputs().size(), -1);
+    for (int k : scalar_inputs) (*r->scalars)[k] = static_cast<int8_t>(g->value(g->inputs()[k]).meta.dtype);
+  }
   if (!symbolic.empty()) {
     // The sizes it was captured with are its first plan.
     r->shapes = std::make_shared<ShapePlans>();

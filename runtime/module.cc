@@ -266,9 +266,16 @@ PyObject* py_probe_machine(PyObject*, PyObject* arg) {
   return Py_BuildValue("{s:d,s:d}", "peak_gflops", peak, "copy_gbs", bw);
 }
 
+PyObject* py_mutable_number(PyObject*, PyObject* o) {
+  if (!PyFloat_CheckExact(o) && !(PyLong_CheckExact(o)))
+    return fail(PyExc_TypeError, std::string("_mutable_number: an int or a float, got ") + Py_TYPE(o)->tp_name);
+  return mark_mutable_number(o);
+}
+
 PyMethodDef module_methods[] = {
     {"op", py_op, METH_VARARGS, "op(name, inputs, attrs=None): run a registered op eagerly"},
     {"as_operand", py_as_operand, METH_VARARGS, "as_operand(x, like): x as a tensor operand next to `like`"},
+    {"_mutable_number", py_mutable_number, METH_O, "a fresh copy of an int or float that capture lifts to a graph input"},
     {"write_back", py_write_back, METH_VARARGS, "write_back(target, value): a captured assign, replayed"},
     {"_register", py_register, METH_VARARGS, "register the Python Tensor class and dtype objects"},
     {"set_num_threads", py_set_num_threads, METH_O, "threads used by pijit's kernels and oneDNN"},

@@ -18,6 +18,7 @@ from pijit.vmap import vmap
 from pijit.explain import explain, cache_entries, reset, set_logs
 from pijit.parameter import Parameter, ParameterTuple
 from pijit.mutable import mutable
+from pijit.signature import Symbol
 from pijit.context import (set_context, get_context, set_device, GRAPH_MODE, PYNATIVE_MODE,
                            STRICT, COMPATIBLE, LAX)
 from pijit.jit import (jit, ms_function, jit_stats, set_stress, stress_stats, reset_stress_stats,

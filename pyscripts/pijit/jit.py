@@ -16,6 +16,7 @@ import os
 
 from pijit import _C
 from pijit._state import runtime_state
+from pijit.signature import compile_signature
 
 CaptureError = _C.CaptureError
 set_jit_config = _C.set_jit_config
@@ -47,8 +48,10 @@ def jit(function=None, mode="PIJit", input_signature=None, hash_args=None, jit_c
     compile_once=False) and jit(function=None, *, capture_mode="ast", jit_level="O0", dynamic=0,
     fullgraph=False, backend="", **options). pijit always captures bytecode (capture_mode and mode
     choose among MindSpore's front ends and change nothing here), and guards decide when to
-    recompile, so input_signature, hash_args, jit_level and backend are checked and recorded but
-    do not change the result. dynamic: None (the default) makes a tensor size that changed
+    recompile, so hash_args, jit_level and backend are checked and recorded but do not change the
+    result. input_signature (a placeholder Tensor(shape=[None, 4], dtype=...) or a tuple of them;
+    a Cell's set_inputs() gives one too) makes its None and Symbol sizes dynamic from the first
+    call, and each call is checked against it (TypeError, ValueError). dynamic: None (the default) makes a tensor size that changed
     between calls symbolic on the recompile, so later sizes reuse the graph; 1 makes every size of
     the frame's tensors (not Parameters) symbolic from the first call; 0 keeps every size exact.
     Sizes 0 and 1 always stay exact. fullgraph=True raises CaptureError where capture would fall
@@ -75,8 +78,15 @@ def jit(function=None, mode="PIJit", input_signature=None, hash_args=None, jit_c
         if not callable(f):
             raise TypeError("jit expects a function, a method or a Cell, got %s"
                             % type(f).__name__)
+        sig = input_signature
+        if sig is None:  # a Cell's set_inputs()
+            sig = getattr(f, "__dict__", {}).get("_input_signature")
+        check_args, sig_dims = (None, None)
+        if sig is not None:
+            check_args, sig_dims = compile_signature(f, sig, "jit(%s)" % getattr(f, "__name__", type(f).__name__))
         j = _C.JitFunction(f, fullgraph=bool(fullgraph), recompile_limit=recompile_limit,
-                           inline_depth=inline_depth, dynamic=dynamic)
+                           inline_depth=inline_depth, dynamic=dynamic, check_args=check_args,
+                           signature_dims=sig_dims)
         if not hasattr(f, "construct"):
             try:
                 functools.update_wrapper(j, f)

@@ -1,9 +1,11 @@
 """MindSpore's mutable(): marks a graph input whose value may change between calls, so compiled
 graphs do not specialise on it.
 
-pijit accepts the MindSpore forms and checks them as MindSpore does. Capture still guards on the
-values of Python numbers it reads (lifting them to graph inputs is the dynamic-shapes issue), so
-today the mark documents intent without changing what is compiled; results are the same.
+An int or a float comes back as an equal number that jitted code treats as a graph input: where
+captured code meets a tensor with it in an arithmetic operator or a comparison (`x * lr`,
+`x > thr`) the graph takes it as an input instead of baking it in, so a new value reuses the graph.
+Any other use of it (a branch on it, a size, range()) still guards its exact value. Tuples, lists
+and dicts come back as new containers of marked numbers; tensors are graph inputs anyway.
 """
 from pijit import _C
 
@@ -31,4 +33,14 @@ def mutable(input_data, dynamic_len=False):
         raise ValueError("mutable(): dynamic_len=True needs a tuple or list, got %s"
                          % type(input_data).__name__)
     _check(input_data, "input_data")
-    return input_data
+    return _marked(input_data)
+
+
+def _marked(x):
+    if isinstance(x, bool) or type(x) not in (int, float, tuple, list, dict):
+        return x
+    if type(x) in (int, float):
+        return _C._mutable_number(x)
+    if type(x) is dict:
+        return {k: _marked(v) for k, v in x.items()}
+    return type(x)(_marked(v) for v in x)

@@ -16,7 +16,12 @@ def _graph_call(cell, args, kwargs):
     """GRAPH_MODE: the whole construct as one graph, or CaptureError."""
     jitted = cell.__dict__.get("_graph_mode_jit")
     if jitted is None:
-        jitted = _C.JitFunction(cell.construct, fullgraph=True)
+        check_args, dims = None, None
+        sig = cell.__dict__.get("_input_signature")
+        if sig is not None:
+            from pijit.signature import compile_signature
+            check_args, dims = compile_signature(cell, sig, "%s (set_inputs)" % type(cell).__name__)
+        jitted = _C.JitFunction(cell.construct, fullgraph=True, check_args=check_args, signature_dims=dims)
         object.__setattr__(cell, "_graph_mode_jit", jitted)
     return jitted(*args, **kwargs)
 
@@ -103,6 +108,19 @@ class Cell(object):
                 p.name = prefix + p.name
 
     # ---- calling -------------------------------------------------------------------------------
+    def set_inputs(self, *inputs):
+        """MindSpore's set_inputs: placeholders (Tensor(shape=[None, 4], dtype=...)) for
+        construct's arguments. Under GRAPH_MODE and pijit.jit(cell) made afterwards, their None and
+        Symbol sizes are dynamic from the first call, and calls are checked against them."""
+        from pijit.signature import compile_signature
+        compile_signature(self, inputs, "%s.set_inputs" % type(self).__name__)  # checked now
+        object.__setattr__(self, "_input_signature", inputs)
+        self.__dict__.pop("_graph_mode_jit", None)
+
+    def get_inputs(self):
+        """The placeholders set_inputs() was given, or None."""
+        return self.__dict__.get("_input_signature")
+
     def construct(self, *inputs, **kwargs):
         raise NotImplementedError("%s must define construct()" % type(self).__name__)
 
