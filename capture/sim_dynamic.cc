@@ -142,6 +142,8 @@ PyObject* Simulator::shape_of(PyObject* sym) {
       Py_DECREF(v);
       v = fresh;
       if (v) size_ints_[v] = it->second[d];
+      for (size_t k = 0; v && k < symbols_.size(); ++k)  // a graph input's size: the symbol itself
+        if (symbols_[k].value == t.sym() && symbols_[k].dim == d) exact_sizes_[v] = static_cast<int>(k);
     }
     if (!v) python_error("x.shape");
     PyTuple_SET_ITEM(tuple, d, v);
@@ -161,9 +163,41 @@ void Simulator::sizes_used(PyObject* v, int depth) {
     for (Py_ssize_t i = 0; i < PySequence_Fast_GET_SIZE(v); ++i) sizes_used(PySequence_Fast_GET_ITEM(v, i), depth + 1);
 }
 
+bool Simulator::compare_size(SimFrame& fr, const Instruction& ins) {
+  const size_t n = fr.stack.size();
+  if (ins.op != Opcode::COMPARE_OP || ins.arg > 5 || n < 2 || exact_sizes_.empty()) return false;
+  static const int swapped[] = {Py_GT, Py_GE, Py_EQ, Py_NE, Py_LT, Py_LE};
+  static const int negated[] = {Py_GE, Py_GT, Py_NE, Py_EQ, Py_LE, Py_LT};
+  for (int left = 0; left < 2; ++left) {
+    PyObject* v = fr.stack[left ? n - 2 : n - 1];
+    PyObject* c = fr.stack[left ? n - 1 : n - 2];
+    auto it = exact_sizes_.find(v);
+    if (it == exact_sizes_.end() || !PyLong_CheckExact(c) || size_ints_.count(c) || unguarded_.count(c)) continue;
+    int overflow = 0;
+    const long long value = PyLong_AsLongLongAndOverflow(c, &overflow);
+    if (overflow || (value == -1 && PyErr_Occurred())) {
+      PyErr_Clear();
+      return false;
+    }
+    Symbol& s = symbols_[it->second];
+    if (s.specialised) return false;
+    const int op = left ? ins.arg : swapped[ins.arg];  // as `s <op> value`
+    const bool holds = guards::compare_sizes(s.hint, op, value);
+    const guards::SizeFact f{s.dim, holds ? op : negated[op], value};
+    if (std::find(s.facts.begin(), s.facts.end(), f) == s.facts.end()) {
+      s.facts.push_back(f);
+      r_.dynamic_notes.push_back(guards::fact_text(it->second, f) + " (" + tree_.path(s.node) + ".shape[" + std::to_string(s.dim) +
+                                 "], compared" + at_line(*this) + "): a guard, not a specialisation");
+    }
+    return true;
+  }
+  return false;
+}
+
 void Simulator::sizes_used_by(SimFrame& fr, const Instruction& ins, int uses) {
   if (ins.op == Opcode::RETURN_VALUE) uses = 1;  // the return plan would hold it as a constant
   using_op_ = op_name(ins.op);
+  if (compare_size(fr, ins)) return;
   const size_t n = fr.stack.size(), from = uses < 0 || static_cast<size_t>(uses) > n ? 0 : n - uses;
   for (size_t i = from; i < n; ++i) {
     PyObject* v = fr.stack[i];
@@ -293,6 +327,7 @@ void Simulator::finish_symbols(bool broke) {
     PJ_CHECK(c) << "a symbolic size of a tensor without its meta guard";
     c->symbols.resize(c->meta.shape.size(), -1);
     c->symbols[s.dim] = static_cast<int>(k);
+    c->facts.insert(c->facts.end(), s.facts.begin(), s.facts.end());
     r_.symbolic_dims.push_back({graph_.value(s.value).index, s.dim, static_cast<int>(k)});
     r_.dynamic_notes.push_back("s" + std::to_string(k) + " = " + tree_.path(s.node) + ".shape[" + std::to_string(s.dim) +
                                "] is dynamic (traced with " + std::to_string(s.hint) + ")");

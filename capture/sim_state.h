@@ -200,7 +200,12 @@ class Simulator {
     int node = -1, value = -1, dim = 0;
     int64_t hint = 0;
     bool specialised = false;
+    std::vector<guards::SizeFact> facts;  // comparisons Python made of it with constants
   };
+  // `if x.shape[0] > 4` on a graph input's own symbolic size: guards the comparison's outcome as a
+  // fact of the symbol instead of specialising it. True when it did (the operands are then used).
+  bool compare_size(SimFrame& fr, const Instruction& ins);
+  std::unordered_map<PyObject*, int> exact_sizes_;  // ints shape_of made that are a symbol itself
   std::vector<Symbol> symbols_;
   std::unordered_map<int64_t, std::vector<uint64_t>> dim_deps_;  // graph value -> per size, its symbols
   std::unordered_map<PyObject*, uint64_t> size_ints_;           // ints shape_of made -> their symbols

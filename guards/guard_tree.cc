@@ -8,6 +8,23 @@
 #include "pyext/tensor_object.h"
 
 namespace pj::guards {
+
+bool compare_sizes(int64_t a, int op, int64_t b) {
+  switch (op) {
+    case Py_LT: return a < b;
+    case Py_LE: return a <= b;
+    case Py_EQ: return a == b;
+    case Py_NE: return a != b;
+    case Py_GT: return a > b;
+    default: return a >= b;
+  }
+}
+
+std::string fact_text(int symbol, const SizeFact& f) {
+  static const char* const ops[] = {" < ", " <= ", " == ", " != ", " > ", " >= "};
+  return "s" + std::to_string(symbol) + ops[f.op] + std::to_string(f.value);
+}
+
 namespace {
 
 std::atomic<int> g_context_mode{1};
@@ -276,6 +293,14 @@ bool run_check(const Check& c, PyObject* o, GuardFailure* why, const GuardTree& 
                     symbolic ? "s" + std::to_string(c.symbols[d]) + " >= 2" : std::to_string(c.meta.shape[d]),
                     std::to_string(t.dim(d)));
       }
+      for (const SizeFact& f : c.facts) {
+        if (compare_sizes(t.dim(f.dim), f.op, f.value)) continue;
+        if (why) {
+          why->tensor_path = tree.path(node);
+          why->dim = f.dim;
+        }
+        return fail(".shape[" + std::to_string(f.dim) + "]", fact_text(c.symbols[f.dim], f), std::to_string(t.dim(f.dim)));
+      }
       if (c.n && t.is_contiguous() != (c.n == 1))  // n: 0 layout not read, 1 contiguous, 2 not
         return fail(".is_contiguous()", c.n == 1 ? "True" : "False", c.n == 1 ? "False" : "True");
       return true;
@@ -350,7 +375,7 @@ bool run_check(const Check& c, PyObject* o, GuardFailure* why, const GuardTree& 
 
 bool same_check(const Check& a, const Check& b) {
   if (a.kind == CheckKind::Type && b.kind == CheckKind::Type) return held(a.ref) == held(b.ref);
-  if (a.kind != b.kind || a.n != b.n || !(a.meta == b.meta) || a.symbols != b.symbols) return false;
+  if (a.kind != b.kind || a.n != b.n || !(a.meta == b.meta) || a.symbols != b.symbols || a.facts != b.facts) return false;
   if (a.ref == b.ref) return true;
   if ((a.kind != CheckKind::Equal && a.kind != CheckKind::Compare) || !a.ref || !b.ref) return false;
   return same_constant(a.ref, b.ref);
@@ -711,6 +736,7 @@ std::vector<std::string> GuardTree::describe() const {
             dims += (d ? ", " : "") + (symbolic ? name : std::to_string(c.meta.shape[d]));
             if (symbolic) syms += (syms.empty() ? "" : ", ") + name + " >= 2";
           }
+          for (const SizeFact& f : c.facts) syms += ", " + fact_text(c.symbols[f.dim], f);
           out.push_back(p + ": " + reinterpret_cast<PyTypeObject*>(c.ref)->tp_name + " " + dtype_name(c.meta.dtype) +
                         dims + "]" + (c.n == 1 ? ", contiguous" : c.n == 2 ? ", not contiguous" : "") +
                         (syms.empty() ? "" : " (dynamic: " + syms + ")"));

@@ -60,6 +60,15 @@ enum class CheckKind {
                 // Python number that changes between calls (`if lr > 0.5`); ref a constant number
 };
 
+// A relational fact about a symbolic size that Python code compared with a constant
+// (`if x.shape[0] > 4`): the graph holds for every size >= 2 that satisfies it.
+struct SizeFact {
+  int dim = 0;
+  int op = 0;  // Py_LT .. Py_GE, the comparison that holds
+  int64_t value = 0;
+  bool operator==(const SizeFact& o) const { return dim == o.dim && op == o.op && value == o.value; }
+};
+
 struct Check {
   CheckKind kind;
   PyObject* ref = nullptr;  // owned
@@ -69,6 +78,7 @@ struct Check {
   // keeps for it (dynamic shapes): any size >= 2 passes (0 and 1 change what broadcasting and
   // emptiness mean, so they stay specialised). Empty: every dim exact.
   std::vector<int> symbols;
+  std::vector<SizeFact> facts;  // TensorMeta: relations the symbolic dims must satisfy too
   mutable bool stable = false;  // passes again whenever the node holds the same object (set by prepare)
 };
 
@@ -100,6 +110,9 @@ struct GuardFailure {
   bool scalar = false;
   std::string text() const { return path + ": " + before + " -> " + after; }
 };
+
+bool compare_sizes(int64_t a, int op, int64_t b);  // a <op> b, op Py_LT .. Py_GE
+std::string fact_text(int symbol, const SizeFact& f);  // "s0 > 4"
 
 class GuardTree {
  public:

@@ -123,6 +123,43 @@ class AutomaticDynamicSizes(unittest.TestCase):
         notes = [n for e in st["entries"] for n in e["dynamic"]]
         self.assertTrue(any("s0 = x.shape[0] specialised to 6: a size used by Python (CALL_METHOD) at" in n for n in notes), notes)
 
+    def test_a_size_compared_with_a_constant_is_a_relational_guard(self):
+        def f(x, w):
+            if x.shape[0] > 4:
+                return ops.relu(x @ w)
+            return x @ w * 2
+        pj.set_seed(3)
+        w = pj.randn(3, 2)
+        jf = self.run_sizes(f, lambda n: (pj.randn(n, 3), w), [8, 6, 9, 3, 2, 16, 4, 5, 1])
+        st, c = counts(jf)
+        # 8; 6 makes s0 dynamic (guarded s0 > 4); 3 takes the other branch (s0 <= 4); 1 exact;
+        # 9, 2, 16, 4 and 5 reuse those entries
+        self.assertEqual(c, (4, 3, 0))
+        self.assertEqual(st["recompile_reasons"],
+                         ["x.shape[0]: 8 -> 6", "x.shape[0]: s0 > 4 -> 3", "x.shape[0]: s0 >= 2 -> 1"])
+        guards = [g for e in st["entries"] for g in e["guards"]]
+        self.assertIn("x: Tensor Float32[s0, 3] (dynamic: s0 >= 2, s0 > 4)", guards)
+        self.assertIn("x: Tensor Float32[s0, 3] (dynamic: s0 >= 2, s0 <= 4)", guards)
+        line = f.__code__.co_firstlineno + 1
+        self.assertIn("s0 > 4 (x.shape[0], compared at %s:%d): a guard, not a specialisation"
+                      % (__file__.replace(".pyc", ".py"), line), [n for e in st["entries"] for n in e["dynamic"]])
+
+    def test_comparisons_in_both_directions_and_equality(self):
+        def f(x):
+            n = x.shape[0]
+            if 10 <= n:
+                return x - 1
+            if n == 5:
+                return x * 5
+            return x + 1
+        jf = self.run_sizes(f, lambda n: (ops.ones((n, 2), pj.float32) * n,), [7, 3, 5, 12, 10, 5, 6, 11, 9])
+        st, c = counts(jf)
+        self.assertEqual(c[2], 0)
+        self.assertEqual(c[0], 4)  # 7 static; then s0 < 10 and s0 != 5; s0 == 5; s0 >= 10
+        guards = [g for e in st["entries"] for g in e["guards"]]
+        self.assertIn("x: Tensor Float32[s0, 2] (dynamic: s0 >= 2, s0 < 10, s0 != 5)", guards)
+        self.assertIn("x: Tensor Float32[s0, 2] (dynamic: s0 >= 2, s0 >= 10)", guards)
+
     def test_static_sizes_read_keep_the_batch_dynamic(self):
         def f(x):
             if x.shape[1] != 3:  # only the static size is used
