@@ -256,9 +256,135 @@ void Simulator::arm_lifts(SimFrame& fr, const Instruction& ins, size_t from) {
   if (ins.op == Opcode::COMPARE_OP && ins.arg > 5) return;  // only <, <=, ==, !=, >, >=
   for (size_t i = from; i < n; ++i) {
     PyObject* v = fr.stack[i];
-    if (liftable_.count(v) && unguarded_.count(v) && tensor_slot(fr.stack[from + (n - 1 - i)], ins.op))
+    if (((liftable_.count(v) && unguarded_.count(v)) || derived_.count(v)) && tensor_slot(fr.stack[from + (n - 1 - i)], ins.op))
       armed_.push_back(v);
   }
+}
+
+bool Simulator::scalars_used(SimFrame& fr, const Instruction& ins, int uses) {
+  const size_t n = fr.stack.size(), from = uses < 0 || static_cast<size_t>(uses) > n ? 0 : n - uses;
+  using_op_ = op_name(ins.op);
+  bool derive = false;
+  if (!liftable_.empty() || !derived_.empty()) {
+    arm_lifts(fr, ins, from);
+    compare_lifted(fr, ins, from);
+    derive = derivable(fr, ins, from);
+  }
+  if (derive) return true;
+  for (size_t i = from; i < n; ++i) {
+    PyObject* v = fr.stack[i];
+    if (!armed_.empty() && std::find(armed_.begin(), armed_.end(), v) != armed_.end()) continue;
+    guard_scalars(v);
+    if (!derived_.empty()) guard_derived(v);
+  }
+  return false;
+}
+
+namespace {
+bool lifted_float(PyObject* v, const std::unordered_map<PyObject*, int>& liftable,
+                  const std::unordered_set<PyObject*>& unguarded) {
+  return PyFloat_CheckExact(v) && liftable.count(v) && unguarded.count(v);
+}
+}  // namespace
+
+bool Simulator::derivable(SimFrame& fr, const Instruction& ins, size_t from) {
+  const size_t n = fr.stack.size();
+  const Opcode op = ins.op;
+  const bool unary = op == Opcode::UNARY_NEGATIVE;
+  const bool binary = op == Opcode::BINARY_ADD || op == Opcode::BINARY_SUBTRACT || op == Opcode::BINARY_MULTIPLY ||
+                      op == Opcode::BINARY_TRUE_DIVIDE || op == Opcode::INPLACE_ADD || op == Opcode::INPLACE_SUBTRACT ||
+                      op == Opcode::INPLACE_MULTIPLY || op == Opcode::INPLACE_TRUE_DIVIDE;
+  if (!(unary && from + 1 == n) && !(binary && from + 2 == n)) return false;
+  auto variable = [&](PyObject* v) { return derived_.count(v) > 0 || lifted_float(v, liftable_, unguarded_); };
+  auto constant = [&](PyObject* v) {
+    return (PyFloat_CheckExact(v) || PyLong_CheckExact(v)) && !unguarded_.count(v) && !derived_.count(v) &&
+           !size_ints_.count(v);
+  };
+  PyObject* a = fr.stack[from];
+  PyObject* b = unary ? nullptr : fr.stack[from + 1];
+  if (unary) {
+    if (!variable(a)) return false;
+  } else {
+    if (!(variable(a) || constant(a)) || !(variable(b) || constant(b)) || !(variable(a) || variable(b))) return false;
+    // a divisor that may change could become 0, where Python raises and the graph would not
+    const bool divide = op == Opcode::BINARY_TRUE_DIVIDE || op == Opcode::INPLACE_TRUE_DIVIDE;
+    if (divide && (!constant(b) || PyObject_Not(b) != 0)) return false;
+    // an int constant enters float64 exactly as Python converts it
+    for (PyObject* c : {a, b}) {
+      if (!PyLong_CheckExact(c)) continue;
+      PyLong_AsDouble(c);
+      if (PyErr_Occurred()) {
+        PyErr_Clear();
+        return false;
+      }
+    }
+  }
+  pending_derived_ = {op, a, b};
+  return true;
+}
+
+void Simulator::note_derived(SimFrame& fr) {
+  PyObject* r = fr.stack.empty() ? nullptr : fr.stack.back();
+  if (r && PyFloat_CheckExact(r) && r != pending_derived_.a && r != pending_derived_.b && !derived_.count(r)) {
+    derived_.emplace(r, pending_derived_);
+    return;
+  }
+  // (not a fresh float: its operands are used as Python values after all)
+  for (PyObject* v : {pending_derived_.a, pending_derived_.b}) {
+    if (!v) continue;
+    guard_scalars(v);
+    guard_derived(v);
+  }
+}
+
+void Simulator::guard_derived(PyObject* v) {
+  auto it = derived_.find(v);
+  if (it == derived_.end()) return;
+  const Derived d = it->second;
+  derived_.erase(it);
+  for (PyObject* s : {d.a, d.b}) {
+    if (!s) continue;
+    guard_scalars(s);
+    guard_derived(s);
+  }
+}
+
+Tensor Simulator::scalar_input(PyObject* number, DType dtype) {
+  auto [it, added] = lifted_.try_emplace({number, static_cast<int>(dtype)}, -1);
+  if (added) {
+    const int node = liftable_.at(number);
+    it->second = graph_.add_input(TensorMeta{{}, dtype}, tree_.path(node), false);
+    r_.plan.input_nodes.push_back(node);
+    r_.scalar_inputs.push_back(static_cast<int>(graph_.inputs().size()) - 1);
+    PyObject* repr = own(PyObject_Repr(number));
+    r_.dynamic_notes.push_back(tree_.path(node) + " is a graph input (a Python " + Py_TYPE(number)->tp_name + ", traced with " +
+                               (repr ? PyUnicode_AsUTF8(repr) : "?") + ", as " + dtype_name(dtype) + ")");
+  }
+  return Tensor::symbolic({}, dtype, it->second);
+}
+
+Tensor Simulator::value64(PyObject* v) {
+  if (liftable_.count(v)) return scalar_input(v, DType::Float64);
+  auto it = derived_.find(v);
+  if (it == derived_.end()) return Tensor::scalar(PyFloat_AsDouble(v), DType::Float64);  // a constant
+  auto done = derived64_.find(v);
+  if (done != derived64_.end()) return done->second;
+  const Derived& d = it->second;
+  const char* name = nullptr;
+  switch (d.op) {
+    case Opcode::UNARY_NEGATIVE: name = "neg"; break;
+    case Opcode::BINARY_ADD: case Opcode::INPLACE_ADD: name = "add"; break;
+    case Opcode::BINARY_SUBTRACT: case Opcode::INPLACE_SUBTRACT: name = "sub"; break;
+    case Opcode::BINARY_MULTIPLY: case Opcode::INPLACE_MULTIPLY: name = "mul"; break;
+    default: name = "div"; break;
+  }
+  const OpDef* op = find_op(name);
+  PJ_CHECK(op) << "no op " << name;
+  Tensors in{value64(d.a)};
+  if (d.b) in.push_back(value64(d.b));
+  Tensor t = record(*op, in, {})[0];
+  derived64_.emplace(v, t);
+  return t;
 }
 
 void Simulator::compare_lifted(SimFrame& fr, const Instruction& ins, size_t from) {
@@ -289,17 +415,13 @@ void Simulator::compare_lifted(SimFrame& fr, const Instruction& ins, size_t from
 
 std::optional<Tensor> Simulator::lift(PyObject* number, DType dtype) {
   if (std::find(armed_.begin(), armed_.end(), number) == armed_.end()) return std::nullopt;
-  auto [it, added] = lifted_.try_emplace({number, static_cast<int>(dtype)}, -1);
-  if (added) {
-    const int node = liftable_.at(number);
-    it->second = graph_.add_input(TensorMeta{{}, dtype}, tree_.path(node), false);
-    r_.plan.input_nodes.push_back(node);
-    r_.scalar_inputs.push_back(static_cast<int>(graph_.inputs().size()) - 1);
-    PyObject* repr = own(PyObject_Repr(number));
-    r_.dynamic_notes.push_back(tree_.path(node) + " is a graph input (a Python " + Py_TYPE(number)->tp_name + ", traced with " +
-                               (repr ? PyUnicode_AsUTF8(repr) : "?") + ", as " + dtype_name(dtype) + ")");
-  }
-  return Tensor::symbolic({}, dtype, it->second);
+  if (!derived_.count(number)) return scalar_input(number, dtype);
+  // computed in float64 as Python computed it, then converted as operand() converts a float
+  Tensor t = value64(number);
+  if (dtype == DType::Float64) return t;
+  const OpDef* cast = find_op("cast");
+  PJ_CHECK(cast) << "no op cast";
+  return record(*cast, {t}, {{"dtype", dtype}})[0];
 }
 
 bool Simulator::reading_attribute() const {

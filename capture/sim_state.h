@@ -226,6 +226,26 @@ class Simulator {
   std::unordered_map<PyObject*, int> liftable_;      // copy -> the node it was read along
   std::vector<PyObject*> armed_;                     // copies the current instruction may lift
   std::map<std::pair<PyObject*, int>, int> lifted_;  // (copy, dtype) -> its graph input
+  // Python float arithmetic on lifted floats (`lr * 0.1`, `-lr`, `a + b`): the result is derived,
+  // computed in float64 graph ops (IEEE, as Python computes it) where it meets a tensor. A
+  // divisor must be a constant (a lifted one could become 0, where Python raises). Any other use
+  // of a derived value guards the numbers it came from.
+  struct Derived {
+    Opcode op;
+    PyObject* a;
+    PyObject* b;  // nullptr: unary
+  };
+  std::unordered_map<PyObject*, Derived> derived_;
+  std::unordered_map<PyObject*, Tensor> derived64_;  // its float64 graph value, once built
+  // The numbers an instruction consumes: lifted where they meet a tensor, compared as a guard,
+  // derived by float arithmetic, else guarded (and their sources). True: the result is derived.
+  bool scalars_used(SimFrame& fr, const Instruction& ins, int uses);
+  bool derivable(SimFrame& fr, const Instruction& ins, size_t from);
+  void note_derived(SimFrame& fr);  // the instruction's result is pending_derived_
+  Derived pending_derived_{};
+  void guard_derived(PyObject* v);
+  Tensor scalar_input(PyObject* copy, DType dtype);  // the graph input a liftable copy feeds
+  Tensor value64(PyObject* v);                        // a lifted, derived or constant float as float64
 
  public:
   // ---- the frame loop (simulator.cc) ----

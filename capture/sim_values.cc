@@ -1533,6 +1533,7 @@ ReturnPlan Simulator::plan_return(PyObject* v) {
     return p;
   }
   if (attr_read_.count(v)) guard_scalars(v);
+  if (!derived_.empty()) guard_derived(v);  // held as a constant: what it came from is guarded
   if (unguarded_.count(v)) {  // a number passed through: what the frame held
     p.kind = ReturnPlan::Source;
     p.index = scalar_nodes_.at(v).front();

@@ -384,21 +384,13 @@ PyObject* Simulator::run_frame(SimFrame& fr) {
       std::vector<PyObject*>& armed;
       ~Disarm() { armed.clear(); }
     } disarm{armed_};
-    if (!unguarded_.empty() && !moving) {
-      size_t n = fr.stack.size(), from = uses < 0 || static_cast<size_t>(uses) > n ? 0 : n - uses;
-      using_op_ = op_name(ins.op);
-      if (!liftable_.empty()) {
-        arm_lifts(fr, ins, from);
-        compare_lifted(fr, ins, from);
-      }
-      for (size_t i = from; i < n; ++i)
-        if (armed_.empty() || std::find(armed_.begin(), armed_.end(), fr.stack[i]) == armed_.end()) guard_scalars(fr.stack[i]);
-    }
+    const bool derive = !moving && (!unguarded_.empty() || !derived_.empty()) && scalars_used(fr, ins, uses);
     if (!size_ints_.empty() && (!moving || (fr.root && ins.op == Opcode::RETURN_VALUE))) sizes_used_by(fr, ins, uses);
     size_t nblocks = fr.blocks.size();
     bool was_moving = moving_;
     moving_ = moving;
     step(fr, ins);
+    if (derive) note_derived(fr);
     moving_ = was_moving;
     if (fr.root) {
       after_jump_ = py::is_jump(ins.op) || fr.pc != at + 1 || fr.blocks.size() != nblocks;

@@ -196,6 +196,37 @@ class LiftedScalars(unittest.TestCase):
         self.assertIn("lr specialised to 0.3: used by Python (BINARY_POWER) at %s:%d"
                       % (__file__.replace(".pyc", ".py"), line), notes(st))
 
+    def test_float_arithmetic_on_lifted_numbers_is_computed_in_the_graph(self):
+        def f(x, lr, m):
+            a = lr * 0.1
+            b = -a + 1 / 3
+            c = b / 7 - m * lr
+            return x * a + c * x - x / 2.0 * b
+        pj.reset(f)
+        jf = pj.jit(f)
+        xd = X.astype(pj.float64)
+        values = [(0.5, 0.25), (-1.75, 0.9), (1e-3, -0.3), (3.0, 1e-12), (-0.0, 0.0), (7.5, -2.0)]
+        for lr, m in values:
+            for x in (X, xd):
+                self.assertTrue(same(jf(x, lr, m), f(x, lr, m)), (lr, m))
+        st, c = counts(jf)
+        self.assertEqual(c, (4, 3, 0))  # per dtype: static, then lr and m lifted
+        graph = st["entries"][0]["graph"]
+        self.assertIn("Float64[] lr", graph)
+        self.assertIn("= neg(", graph)
+
+    def test_a_changing_divisor_is_not_derived(self):
+        def f(x, d):
+            return x * (1.0 / d)
+        pj.reset(f)
+        jf = pj.jit(f)
+        for d in [2.0, 4.0, 8.0]:
+            self.assertTrue(same(jf(X, d), f(X, d)))
+        self.assertEqual(counts(jf)[1][0], 3)  # each value its own graph: 1.0 / d is guarded
+        for fn in (f, jf):
+            with self.assertRaisesRegex(ZeroDivisionError, "float division by zero"):
+                fn(X, 0.0)
+
     def test_dynamic_zero_keeps_numbers_constant(self):
         jf = pj.jit(sgd_like, dynamic=0)
         for lr in LRS[:5]:

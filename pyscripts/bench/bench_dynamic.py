@@ -1,0 +1,265 @@
+"""Dynamic shapes and lifted scalars (issue 17), side by side in one run, 1 thread by default:
+
+  mlp    inference of the 784-256-256-10 MLP over 12 batch sizes (32 16 7 32 5 12 64 9 16 33 2 48),
+         jitted with automatic dynamic shapes: compiles, recompiles, eager calls, plans and their
+         prepare time against one capture; then per call, the loop against the same loop where each
+         batch size has its own static graph (dynamic=0, every size precompiled), and PyTorch eager
+         on the same sizes
+  cnn    the same for the small CNN of bench_compiler.py (inference), batch sizes 1-16
+  lr     an SGD-with-momentum update of a 256x784 weight whose learning rate changes every step
+         (a Python float, lifted to a graph input): compiles and per call against a fixed rate
+  hit    the cache-hit cost of a symbolic graph (a new size already planned) against a static one
+  train  a TrainOneStepCell step (MLP, cross entropy, SGD) over the 12 batch sizes: the gradient is
+         taken inside the graph, which still specialises every size (reported, not hidden)
+
+    PYTHONPATH=pyscripts $(pyenv prefix 3.9)/bin/python pyscripts/bench/bench_dynamic.py [--threads N] [sections]
+
+PyTorch runs on /usr/bin/python3 (Debian's python3-torch) with the same thread count when installed.
+"""
+import argparse
+import os
+import subprocess
+import sys
+import time
+import timeit
+
+import pijit as pj
+from pijit import nn, ops
+
+MLP_SIZES = [32, 16, 7, 32, 5, 12, 64, 9, 16, 33, 2, 48]
+CNN_SIZES = [8, 4, 3, 8, 5, 6, 12, 2, 7, 9, 10, 16]
+MLP_DIMS = (784, 256, 256, 10)
+
+
+class Dynamic(nn.Cell):
+    """The network the dynamic loop jits (its construct a code object of its own: pijit's counters
+    and cache are per code object)."""
+
+    def __init__(self, layers):
+        super().__init__()
+        self.layers = nn.CellList(layers)
+
+    def construct(self, x):
+        for layer in self.layers:
+            x = layer(x)
+        return x
+
+
+class Static(nn.Cell):
+    """The same network for the static reference (another code object, another cache)."""
+
+    def __init__(self, layers):
+        super().__init__()
+        self.layers = nn.CellList(layers)
+
+    def construct(self, x):
+        for layer in self.layers:
+            x = layer(x)
+        return x
+
+
+def mlp_layers():
+    layers = []
+    for i, (a, b) in enumerate(zip(MLP_DIMS[:-1], MLP_DIMS[1:])):
+        layers += [nn.Dense(a, b)] + ([nn.ReLU()] if i + 2 < len(MLP_DIMS) else [])
+    return layers
+
+
+def cnn_layers():
+    def block(a, b):
+        return [nn.Conv2d(a, b, 3, pad_mode="pad", padding=1, has_bias=True), nn.BatchNorm2d(b), nn.ReLU()]
+    return (block(3, 16) + [nn.MaxPool2d(2, 2)] + block(16, 32) + [nn.MaxPool2d(2, 2)] +
+            block(32, 64) + [nn.AdaptiveAvgPool2d(1), nn.Flatten(), nn.Dense(64, 10)])
+
+
+def loop_us(fn, inputs, repeat=5, rounds=3):
+    """Best time per call of one pass over `inputs` (a list of argument tuples)."""
+    for args in inputs:
+        fn(*args)
+    best = float("inf")
+    for _ in range(repeat):
+        t0 = time.perf_counter()
+        for _ in range(rounds):
+            for args in inputs:
+                fn(*args)
+        best = min(best, (time.perf_counter() - t0) / (rounds * len(inputs)))
+    return best * 1e6
+
+
+def counters(jf):
+    st = pj.jit_stats(jf)
+    plans = [e.get("shape_plans") for e in st["entries"] if e.get("shape_plans")]
+    return st, plans
+
+
+TORCH = """
+import sys, time, torch, torch.nn as tn
+torch.set_num_threads(int(sys.argv[1]))
+torch.manual_seed(0)
+kind, sizes = sys.argv[2], [int(s) for s in sys.argv[3].split(",")]
+if kind == "mlp":
+    net = tn.Sequential(tn.Linear(784, 256), tn.ReLU(), tn.Linear(256, 256), tn.ReLU(), tn.Linear(256, 10))
+    xs = [torch.randn(n, 784) for n in sizes]
+else:
+    def block(a, b): return [tn.Conv2d(a, b, 3, padding=1), tn.BatchNorm2d(b), tn.ReLU()]
+    net = tn.Sequential(*(block(3, 16) + [tn.MaxPool2d(2, 2)] + block(16, 32) + [tn.MaxPool2d(2, 2)] +
+                          block(32, 64) + [tn.AdaptiveAvgPool2d(1), tn.Flatten(), tn.Linear(64, 10)])).eval()
+    xs = [torch.randn(n, 3, 32, 32) for n in sizes]
+with torch.no_grad():
+    for x in xs: net(x)
+    best = 1e9
+    for _ in range(5):
+        t = time.perf_counter()
+        for _ in range(3):
+            for x in xs: net(x)
+        best = min(best, (time.perf_counter() - t) / (3 * len(xs)))
+print(best * 1e6)
+"""
+
+
+def torch_us(threads, kind, sizes):
+    if not os.path.exists("/usr/bin/python3"):
+        return None
+    try:
+        out = subprocess.run(["/usr/bin/python3", "-c", TORCH, str(threads), kind, ",".join(map(str, sizes))],
+                             capture_output=True, text=True, timeout=300)
+        return float(out.stdout.strip()) if out.returncode == 0 else None
+    except (OSError, ValueError, subprocess.TimeoutExpired):
+        return None
+
+
+def bench_sizes(name, layers, sizes, shape, threads):
+    pj.reset(Dynamic.construct)  # (each section's counters and caches its own)
+    pj.reset(Static.construct)
+    pj.set_seed(0)
+    net = Dynamic(layers())
+    net.set_train(False)
+    pj.set_seed(0)
+    ref = Static(layers())
+    ref.set_train(False)
+    inputs = [(pj.randn(n, *shape),) for n in sizes]
+    jnet = pj.jit(net)
+    t0 = time.perf_counter()
+    for args in inputs:  # the first pass: captures, recompiles and plans
+        jnet(*args)
+    first = (time.perf_counter() - t0) * 1e3
+    st, plans = counters(jnet)
+    # The reference: a static graph per size (dynamic=0, all cached), each timed in a loop of its
+    # own size (every call a hit on the same entry), weighted as the sizes occur in the loop. Its
+    # first calls time a capture + compile (first call minus a cached one).
+    jref = pj.jit(ref, dynamic=0, recompile_limit=len(sizes) + 1)
+    fixed, capture_ms = {}, []
+    for n in sorted(set(sizes)):
+        x = pj.randn(n, *shape)
+        t0 = time.perf_counter()
+        jref(x)
+        t1 = time.perf_counter()
+        jref(x)
+        capture_ms.append((2 * t1 - t0 - time.perf_counter()) * 1e3)
+    capture_ms = sorted(capture_ms)[len(capture_ms) // 2]
+    print("%s: %d calls over batch sizes %s" % (name, len(sizes), " ".join(map(str, sizes))))
+    print("  automatic dynamic: %d compiles, %d recompiles, %d eager calls; first pass %.1f ms"
+          % (st["compiles"], st["recompiles"], st["frames_default"], first))
+    for p in plans:
+        if p["plans"]:
+            print("  symbolic entry: %d plans (one per new size), %.2f ms each to prepare, against %.1f ms for a "
+                  "capture + compile (median over the sizes)"
+                  % (p["plans"], p["prepare_ms"] / max(p["plans"] - 1, 1), capture_ms))
+    dyn = float("inf")
+    for n in set(sizes):
+        fixed[n] = float("inf")
+    for _ in range(3):  # alternating rounds, each side keeping its best
+        dyn = min(dyn, loop_us(jnet, inputs))
+        for n in fixed:
+            fixed[n] = min(fixed[n], loop_us(jref, [a for a in inputs if a[0].shape[0] == n]))
+    static = sum(fixed[a[0].shape[0]] for a in inputs) / len(inputs)
+    eager = loop_us(net, inputs, repeat=2, rounds=1)
+    print("  per call: dynamic %.1f us; each size in a loop of its own with a static graph %.1f us (dynamic is "
+          "%.3fx); pijit eager %.1f us" % (dyn, static, dyn / static, eager))
+    t = torch_us(threads, name, sizes)
+    print("  PyTorch eager on the same sizes %s" % ("%.1f us (pijit dynamic is %.2fx)" % (t, dyn / t) if t
+                                                    else "not installed (apt install python3-torch)"))
+
+
+def sgd_step(w, g, v, lr):
+    v2 = v * 0.9 + g
+    return w - lr * v2, v2
+
+
+def bench_lr(threads):
+    pj.set_seed(0)
+    w, g, v = pj.randn(256, 784), pj.randn(256, 784), pj.zeros((256, 784))
+    lrs = [0.1 * 0.97 ** k for k in range(200)]
+    jf = pj.jit(sgd_step)
+    for lr in lrs:
+        jf(w, g, v, lr)
+    st = pj.jit_stats(jf)
+    print("lr: SGD with momentum on a 256x784 weight, a new learning rate every step (200 steps)")
+    print("  %d compiles, %d recompiles, %d eager calls; graph inputs: %s"
+          % (st["compiles"], st["recompiles"], st["frames_default"],
+             st["entries"][0]["graph"].split("{")[0].strip()))
+    fixed = pj.jit(lambda w, g, v: sgd_step(w, g, v, 0.05))
+    changing = [(w, g, v, lr) for lr in lrs[:20]]
+    same = [(w, g, v)] * 20
+    a = b = float("inf")
+    for _ in range(3):
+        a = min(a, loop_us(jf, changing))
+        b = min(b, loop_us(fixed, same))
+    e = loop_us(sgd_step, changing, repeat=2, rounds=1)
+    print("  per call: changing rate %.1f us, a fixed rate (constant in the graph) %.1f us (%.3fx), pijit eager %.1f us"
+          % (a, b, a / b, e))
+
+
+def small(x, y):
+    return (x * y + 1) * y - x
+
+
+def bench_hit(threads):
+    static, dynamic = pj.jit(small, dynamic=0), pj.jit(lambda x, y: small(x, y), dynamic=1)
+    x, y = pj.ones((4, 3)), pj.Tensor([1.0, 2.0, 3.0])
+    dynamic(pj.ones((5, 3)), y)  # a second size planned: the hits below are on a symbolic graph
+    a = b = float("inf")
+    for _ in range(5):
+        static(x, y)
+        dynamic(x, y)
+        a = min(a, min(timeit.repeat(lambda: static(x, y), number=20000, repeat=3)) / 20000 * 1e6)
+        b = min(b, min(timeit.repeat(lambda: dynamic(x, y), number=20000, repeat=3)) / 20000 * 1e6)
+    print("hit: (x*y+1)*y-x on 4x3, a cache hit: static %.2f us, symbolic %.2f us (%.2fx)" % (a, b, b / a))
+
+
+def bench_train(threads):
+    pj.reset(Dynamic.construct)
+    pj.set_seed(0)
+    net = Dynamic(mlp_layers())
+    step = nn.TrainOneStepCell(nn.WithLossCell(net, nn.CrossEntropyLoss()), nn.SGD(net.trainable_params(), 0.01))
+    jstep = pj.jit(step, recompile_limit=16)
+    data = [(pj.randn(n, 784), pj.randint(0, 10, (n,)).astype(pj.int32)) for n in MLP_SIZES]
+    for x, y in data:
+        jstep(x, y)
+    st = pj.jit_stats(jstep)
+    print("train: TrainOneStepCell (MLP, cross entropy, SGD) over the 12 batch sizes")
+    print("  %d compiles, %d recompiles, %d eager calls (a gradient inside the graph specialises every size: %s)"
+          % (st["compiles"], st["recompiles"], st["frames_default"],
+             "yes" if any("a gradient is taken inside the graph" in n for e in st["entries"] for n in e["dynamic"])
+             else "no"))
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--threads", type=int, default=1)
+    ap.add_argument("only", nargs="*", help="sections: mlp cnn lr hit train (default: all)")
+    args = ap.parse_args()
+    pj.set_num_threads(args.threads)
+    print("pijit dynamic shapes and lifted scalars, Python %s, %d thread(s)" % (sys.version.split()[0], args.threads))
+    sections = {"mlp": lambda: bench_sizes("mlp", mlp_layers, MLP_SIZES, (784,), args.threads),
+                "cnn": lambda: bench_sizes("cnn", cnn_layers, CNN_SIZES, (3, 32, 32), args.threads),
+                "lr": lambda: bench_lr(args.threads), "hit": lambda: bench_hit(args.threads),
+                "train": lambda: bench_train(args.threads)}
+    for name in args.only or list(sections):
+        if name not in sections:
+            ap.error("unknown section %r (choose from %s)" % (name, ", ".join(sections)))
+        sections[name]()
+
+
+if __name__ == "__main__":
+    main()
