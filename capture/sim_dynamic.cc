@@ -8,6 +8,8 @@
 // exact size) as soon as Python observes a size depending on it: an int from x.shape used by an
 // instruction, pijit's library code reading .shape or len(), a size live where the graph breaks.
 #include "capture/sim_state.h"
+#include "graph/ops/nn_params.h"  // reduce_axes
+#include "graph/tape.h"
 #include "pyext/tensor_object.h"
 
 #if PJ_PY_CAPTURE_SUPPORTED
@@ -21,13 +23,19 @@ bool is_parameter(PyObject* v);  // sim_effects.cc
 
 namespace {
 
+bool reduction(const std::string& name) {
+  static const std::set<std::string> ops = {"sum", "mean", "prod", "max", "min", "all", "any", "var", "std"};
+  return ops.count(name) > 0;
+}
+
 // Ops whose output size d depends only on input 0's size d and on the other inputs (never on
 // input 0's other sizes): same-shape ops, and NCHW ops whose N and C follow their input.
 bool positional(const std::string& name) {
   static const std::set<std::string> ops = {
       "batch_norm", "layer_norm", "group_norm", "dropout", "cast", "copy", "contiguous", "stop_gradient",
       "softmax", "log_softmax", "cumsum", "logical_not", "clamp", "where", "conv2d", "conv2d_block",
-      "conv_transpose2d", "max_pool2d", "avg_pool2d", "adaptive_avg_pool2d", "interpolate", "pad", "concat"};
+      "conv_transpose2d", "max_pool2d", "avg_pool2d", "adaptive_avg_pool2d", "interpolate", "pad", "concat",
+      "full_like"};
   return ops.count(name) > 0;
 }
 
@@ -103,6 +111,50 @@ void Simulator::propagate_dims(const OpDef& op, const Attrs& attrs, const std::v
     } else if (op.name == "dense" && !ins.empty() && in[0].shape.size() == rank && rank > 0) {
       for (size_t d = 0; d + 1 < rank; ++d) od[d] = deps[0] ? (*deps[0])[d] : 0;
       od[rank - 1] = rest;  // the weight's and bias's
+    } else if (op.name == "matmul" && ins.size() == 2 && in[0].shape.size() >= 2 && in[1].shape.size() >= 2 && rank >= 2) {
+      // batch sizes broadcast; M is a's, N is b's (K is contracted away)
+      for (size_t i = 0; i < 2; ++i) {
+        if (!deps[i]) continue;
+        const size_t r = in[i].shape.size();
+        for (size_t d = 0; d + 2 < rank; ++d)
+          if (d + r >= rank && d + r - rank < r - 2) od[d] |= (*deps[i])[d + r - rank];
+      }
+      if (deps[0]) od[rank - 2] = (*deps[0])[in[0].shape.size() - 2];
+      if (deps[1]) od[rank - 1] = (*deps[1])[in[1].shape.size() - 1];
+    } else if (op.name == "transpose" && ins.size() == 1 && deps[0] && in[0].shape.size() == rank) {
+      std::vector<int64_t> perm;
+      if (attrs.has("perm") && !attrs.is_none("perm")) perm.assign(attrs.ints("perm").begin(), attrs.ints("perm").end());
+      else
+        for (size_t d = rank; d-- > 0;) perm.push_back(static_cast<int64_t>(d));
+      if (perm.size() != rank) {
+        std::fill(od.begin(), od.end(), all);
+      } else {
+        for (size_t d = 0; d < rank; ++d) {
+          const int64_t p = perm[d] < 0 ? perm[d] + static_cast<int64_t>(rank) : perm[d];
+          od[d] = p >= 0 && p < static_cast<int64_t>(rank) ? (*deps[0])[p] : all;
+        }
+      }
+    } else if (reduction(op.name) && ins.size() == 1 && deps[0]) {
+      // the sizes kept are the input's; a reduced one is gone (or 1 with keepdims)
+      const int r = static_cast<int>(in[0].shape.size());
+      std::vector<int> axes;
+      try {
+        axes = reduce_axes(attrs, r);
+      } catch (const Error&) {
+        axes.clear();
+      }
+      std::vector<uint64_t> kept;
+      std::vector<bool> red(r, false);
+      for (int a : axes)
+        if (a >= 0 && a < r) red[a] = true;
+      for (int d = 0; d < r; ++d)
+        if (!red[d]) kept.push_back((*deps[0])[d]);
+        else if (attrs.b("keepdims", false)) kept.push_back(0);
+      if (kept.size() == rank) od = kept;
+      else std::fill(od.begin(), od.end(), all);
+    } else if (op.name == "reshape" && ins.size() == 1 && attrs.has("shape") && attrs.ints("shape").size() == rank) {
+      // a size the attribute gives stays that size (re-inference keeps it); -1 follows the input
+      for (size_t d = 0; d < rank; ++d) od[d] = attrs.ints("shape")[d] < 0 ? all : 0;
     } else {  // any other op: each size may depend on every input size
       std::fill(od.begin(), od.end(), all);
     }
@@ -438,8 +490,86 @@ void Simulator::note_specialised_scalar(PyObject* copy) {
   liftable_.erase(it);
 }
 
+void Simulator::sweep_observed(const SweepTrace* t) {
+  if (!t) {
+    sweep_begins_.push_back(graph_.nodes().size());
+    return;
+  }
+  if (sweep_begins_.empty()) return;
+  graph::SweepPlan p;
+  p.node_begin = sweep_begins_.back();
+  p.node_end = graph_.nodes().size();
+  sweep_begins_.pop_back();
+  if (symbols_.empty()) return;
+  std::string why;
+  auto value_of = [&](const Tensor& x) -> int {
+    if (x.is_symbolic()) return static_cast<int>(x.sym());
+    auto it = const_ids_.find(x.impl());
+    return it == const_ids_.end() ? -1 : it->second;
+  };
+  // (an outer tape records this sweep: its own backward would be built for these sizes)
+  if (!sweep_begins_.empty() || tape_active()) why = "a gradient of a gradient is taken inside the graph";
+  std::set<int> seen;
+  for (const Tensor& x : t->values) {
+    const int v = value_of(x);
+    if (v < 0 || !seen.insert(v).second) why = "a gradient is taken of a value capture cannot name";
+    p.handle_values.push_back(v);
+  }
+  for (const SweepNode& n : t->nodes) {
+    if (n.custom || !n.op) why = "a gradient runs user code (" + n.name + ")";
+    p.nodes.push_back({n.op, n.attrs ? *n.attrs : Attrs{}, n.in, n.out});
+  }
+  p.carries = t->carries;
+  p.out_handles = t->out_handles;
+  for (size_t k = 0; k < t->out_handles.size(); ++k) {
+    p.seed_values.push_back(t->out_handles[k] >= 0 ? value_of(t->seeds[k]) : -1);
+    if (t->out_handles[k] >= 0 && p.seed_values.back() < 0) why = "a gradient seeded with a value capture cannot name";
+  }
+  p.leaves = t->leaves;
+  for (size_t k = 0; k < t->leaves.size(); ++k) {
+    const bool zeros = t->results[k].impl() == t->zeros_like[k].impl();
+    p.zeros_values.push_back(value_of(t->zeros_like[k]));
+    p.result_values.push_back(value_of(t->results[k]));
+    if (p.result_values.back() < 0 || (zeros && p.zeros_values.back() < 0))
+      why = "a gradient capture cannot name";
+  }
+  if (!why.empty()) {
+    specialise(~uint64_t{0}, why + at_line(*this));
+    return;
+  }
+  // A gradient has its leaf's shape: its sizes depend on what the leaf's do (not on the sizes the
+  // backward's ops met on the way, which the replay derives again).
+  for (size_t k = 0; k < p.leaves.size(); ++k) {
+    const int leaf = p.leaves[k] >= 0 ? p.handle_values[p.leaves[k]] : -1;
+    const int from = leaf >= 0 && p.result_values[k] != p.zeros_values[k] ? leaf : p.zeros_values[k];
+    auto it = from >= 0 ? dim_deps_.find(from) : dim_deps_.end();
+    if (it != dim_deps_.end()) dim_deps_[p.result_values[k]] = it->second;
+    else dim_deps_.erase(p.result_values[k]);
+  }
+  r_.dynamic_notes.push_back("the gradient taken" + at_line(*this) + " is emitted again for each new size");
+  r_.sweeps.push_back(std::move(p));
+}
+
+void Simulator::check_sweeps() {
+  for (const graph::SweepPlan& p : r_.sweeps) {
+    std::set<int> inside, results(p.result_values.begin(), p.result_values.end());
+    for (size_t i = p.node_begin; i < p.node_end; ++i)
+      for (int o : graph_.nodes()[i].outputs) inside.insert(o);
+    bool ok = true;
+    for (size_t i = p.node_end; i < graph_.nodes().size() && ok; ++i)
+      for (int v : graph_.nodes()[i].inputs) ok = ok && (!inside.count(v) || results.count(v));
+    for (int v : graph_.outputs()) ok = ok && (!inside.count(v) || results.count(v));
+    if (!ok) {
+      specialise(~uint64_t{0}, "a value inside a gradient's backward is used after it");
+      r_.sweeps.clear();
+      return;
+    }
+  }
+}
+
 void Simulator::finish_symbols(bool broke) {
   if (symbols_.empty()) return;
+  check_sweeps();
   if (broke)  // the interpreter's part would receive them as constants
     for (const auto& [v, m] : size_ints_) specialise(m, "a size live where the graph breaks");
   for (size_t k = 0; k < symbols_.size(); ++k) {

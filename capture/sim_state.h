@@ -205,6 +205,11 @@ class Simulator {
   // `if x.shape[0] > 4` on a graph input's own symbolic size: guards the comparison's outcome as a
   // fact of the symbol instead of specialising it. True when it did (the operands are then used).
   bool compare_size(SimFrame& fr, const Instruction& ins);
+  // A tape's gradient() under capture: with symbolic sizes its sweep is kept as a SweepPlan (the
+  // backward is emitted again per size); what cannot be replayed specialises every symbol.
+  void sweep_observed(const SweepTrace* t);
+  void check_sweeps();  // at the end: only the gradients are read after a sweep, or specialise
+  std::vector<size_t> sweep_begins_;  // graph nodes when each open sweep began
   std::unordered_map<PyObject*, int> exact_sizes_;  // ints shape_of made that are a symbol itself
   std::vector<Symbol> symbols_;
   std::unordered_map<int64_t, std::vector<uint64_t>> dim_deps_;  // graph value -> per size, its symbols

@@ -994,8 +994,6 @@ PyObject* Simulator::get_iter(PyObject* v) {
 // code is one forward+backward graph. The tape exists only during capture.
 PyObject* Simulator::tape_run(const std::vector<PyObject*>& args, PyObject* kwnames) {
   if (kwnames || args.size() < 3 || args.size() > 4) stop(Break::UnsupportedCall, "tape_run() with other arguments");
-  // The backward's ops are built for the sizes seen (reductions back to an input's shape)
-  if (!symbols_.empty()) specialise(~uint64_t{0}, "a gradient is taken inside the graph");
   Tape* tape = py::tape_of_object(materialize(args[0]));
   if (!tape) stop(Break::UnsupportedCall, "tape_run() without a Tape");
   struct Restore {

@@ -28,6 +28,9 @@ int query_layout(PyObject* tensor) { return t_sim ? t_sim->contiguity(tensor) : 
 void observe_sizes(const Tensor& t, int dim, const char* what) {
   if (t_sim) t_sim->sizes_read(t, dim, what);
 }
+void observe_sweep(const SweepTrace* trace) {
+  if (t_sim) t_sim->sweep_observed(trace);
+}
 std::optional<Tensor> lift_scalar(PyObject* number, DType dtype) {
   return t_sim && !t_sim->armed_.empty() ? t_sim->lift(number, dtype) : std::nullopt;
 }
@@ -217,6 +220,7 @@ void Simulator::run_root(PyFrameObject* f) {
   py::set_layout_query(query_layout);
   py::set_sizes_observer(observe_sizes);
   py::set_scalar_lifter(lift_scalar);
+  set_sweep_observer(observe_sweep);
   struct Restore {
     Simulator* s;
     OpRecorder r;
@@ -228,6 +232,7 @@ void Simulator::run_root(PyFrameObject* f) {
         py::set_layout_query(nullptr);
         py::set_sizes_observer(nullptr);
         py::set_scalar_lifter(nullptr);
+        set_sweep_observer(nullptr);
       }
     }
   } restore{prev_sim, prev};

@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "codegen/plan.h"
+#include "graph/autodiff.h"
 #include "graph/ir.h"
 #include "guards/guard_tree.h"
 
@@ -101,6 +102,9 @@ struct CaptureResult {
   // symbol ("s0 = x.shape[0]: dynamic", "s1 = y.shape[1] specialised to 8: read by Python at f.py:4").
   std::vector<graph::SymbolicDim> symbolic_dims;
   std::vector<std::string> dynamic_notes;
+  // Gradients taken inside the graph with symbolic sizes: each sweep's backward, emitted again per
+  // concrete sizes (graph::replay_sweep) instead of copied with the sizes it was traced for.
+  std::vector<graph::SweepPlan> sweeps;
   // Lifted scalars: graph input positions fed a Python number (converted to a 0-d tensor of the
   // input's dtype at launch), and the paths lifted because pijit.mutable() made the number.
   std::vector<int> scalar_inputs;

@@ -182,6 +182,61 @@ class GraphGradContext : public GradContext {
 
 }  // namespace
 
+void replay_sweep(Graph& g, const SweepPlan& plan, std::vector<int>& map) {
+  GraphGradContext c(g);
+  std::vector<int> v(plan.handle_values.size());  // tape handle -> g's value
+  for (size_t h = 0; h < v.size(); ++h) {
+    v[h] = map.at(plan.handle_values[h]);
+    PJ_CHECK(v[h] >= 0) << "replay_sweep: a value the sweep reads is not defined before it";
+  }
+  std::vector<SweepNode> nodes(plan.nodes.size());
+  for (size_t i = 0; i < nodes.size(); ++i) {
+    nodes[i].op = plan.nodes[i].op;
+    nodes[i].attrs = &plan.nodes[i].attrs;
+    for (int h : plan.nodes[i].in) nodes[i].in.push_back(v[h]);
+    for (int h : plan.nodes[i].out) nodes[i].out.push_back(v[h]);
+  }
+  const size_t n = g.values().size();
+  std::vector<bool> active(n, false), carries(n, false);
+  for (size_t h = 0; h < v.size(); ++h) carries[v[h]] = plan.carries[h];
+  for (int leaf : plan.leaves)
+    if (leaf >= 0) active[v[leaf]] = true;
+  std::vector<int> grad(n, kNoGrad);
+  for (size_t k = 0; k < plan.out_handles.size(); ++k) {  // as Tape::gradient seeds its outputs
+    if (plan.out_handles[k] < 0) continue;
+    const int o = v[plan.out_handles[k]];
+    int seed = map.at(plan.seed_values[k]);
+    const TensorMeta om = c.meta(o), sm = c.meta(seed);
+    if (sm.shape != om.shape)
+      PJ_THROW(Value) << "the sensitivity of output " << k << " has shape " << shape_str(sm.shape)
+                      << ", but the output has shape " << shape_str(om.shape);
+    if (sm.dtype != om.dtype) seed = c.op("cast", {seed}, Attrs{{"dtype", om.dtype}});
+    grad[o] = grad[o] == kNoGrad ? seed : c.op("add", {grad[o], seed});
+  }
+  reverse_sweep(c, nodes, active, grad, &carries);
+  for (size_t k = 0; k < plan.leaves.size(); ++k) {
+    const int leaf = plan.leaves[k];
+    int r = leaf >= 0 && grad[v[leaf]] != kNoGrad ? grad[v[leaf]] : -1;
+    if (r < 0) {
+      if (plan.zeros_values[k] < 0) PJ_THROW(Value) << "the gradient of leaf " << k << " vanished for these sizes";
+      r = map.at(plan.zeros_values[k]);
+    }
+    map.at(plan.result_values[k]) = r;
+  }
+}
+
+Graph with_input_metas(const Graph& g, const Metas& inputs, const std::vector<SweepPlan>& sweeps) {
+  if (sweeps.empty()) return with_input_metas(g, inputs);
+  return with_input_metas(g, inputs, [&](size_t node, Graph& out, std::vector<int>& map) {
+    for (const SweepPlan& s : sweeps)
+      if (s.node_begin == node && s.node_end > node) {
+        replay_sweep(out, s, map);
+        return s.node_end;
+      }
+    return node;
+  });
+}
+
 Graph differentiate(const Graph& fwd, const std::vector<int>& wrt, bool integers) {
   Graph g = fwd;
   const size_t num_fwd_nodes = fwd.nodes().size();

@@ -111,7 +111,48 @@ class EagerGradContext : public GradContext {
   std::vector<const char*> used_by_;
 };
 
+// ---- a tape's sweep, replayed for other sizes (dynamic shapes) ----
+
+// What a tape's gradient() saw, handed to an observer when it ends (capture records it).
+struct SweepTrace {
+  const Tensors& values;              // by tape handle
+  const std::vector<SweepNode>& nodes;
+  const std::vector<bool>& carries;   // by handle
+  const std::vector<int>& out_handles;  // per output: its handle, -1 when it contributes nothing
+  const Tensors& seeds;               // per output, as given
+  const std::vector<int>& leaves;     // per leaf: its handle, -1 for none
+  const Tensors& zeros_like;
+  const Tensors& results;             // per leaf: what gradient() returned
+};
+// Called with nullptr when a sweep begins and with the trace when it ends (not when it raised).
+using SweepObserver = void (*)(const SweepTrace* trace);
+void set_sweep_observer(SweepObserver fn);
+SweepObserver sweep_observer();
+
 namespace graph {
+
+// A sweep a captured graph holds (nodes node_begin..node_end emitted it), in the captured graph's
+// values: replay_sweep emits the backward again for other sizes, with the same rules in the same
+// order as the eager tape would run them for those sizes.
+struct SweepPlan {
+  size_t node_begin = 0, node_end = 0;
+  std::vector<int> handle_values;  // per tape handle: its value
+  struct Op {
+    const OpDef* op;
+    Attrs attrs;
+    std::vector<int> in, out;  // handles
+  };
+  std::vector<Op> nodes;
+  std::vector<bool> carries;
+  std::vector<int> out_handles, seed_values;         // per output
+  std::vector<int> leaves, zeros_values, result_values;  // per leaf (zeros_values -1: not used)
+};
+// Emits `plan`'s backward into g. `map` takes the captured graph's values to g's (every value
+// before the sweep); on return it maps the gradients the sweep returned as well. Raises pj::Error
+// where a rule or a seed rejects g's sizes, as the eager tape would.
+void replay_sweep(Graph& g, const SweepPlan& plan, std::vector<int>& map);
+// with_input_metas for a graph holding sweeps: the sweeps' nodes are emitted again, not copied.
+Graph with_input_metas(const Graph& g, const Metas& inputs, const std::vector<SweepPlan>& sweeps);
 
 // The forward graph `fwd` with its backward appended. Inputs: fwd's inputs, then one seed per
 // output (named "grad of output k": the gradient flowing into it). Outputs: fwd's outputs, then

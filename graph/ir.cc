@@ -13,7 +13,10 @@ int Graph::add_input(const TensorMeta& meta, std::string name, bool parameter) {
   return id;
 }
 
-Graph with_input_metas(const Graph& g, const Metas& inputs) {
+Graph with_input_metas(const Graph& g, const Metas& inputs) { return with_input_metas(g, inputs, nullptr); }
+
+Graph with_input_metas(const Graph& g, const Metas& inputs,
+                       const std::function<size_t(size_t, Graph&, std::vector<int>&)>& at) {
   PJ_CHECK(inputs.size() == g.inputs().size()) << "with_input_metas: " << inputs.size() << " metas for "
                                                << g.inputs().size() << " inputs";
   // Walks nodes, not values: dead-code elimination leaves the values of the nodes it dropped.
@@ -25,7 +28,15 @@ Graph with_input_metas(const Graph& g, const Metas& inputs) {
   }
   for (size_t id = 0; id < g.values().size(); ++id)
     if (g.values()[id].kind == ValueKind::Const) map[id] = out.add_const(g.consts()[g.values()[id].index]);
-  for (const Node& n : g.nodes()) {
+  for (size_t k = 0; k < g.nodes().size(); ++k) {
+    if (at) {
+      const size_t next = at(k, out, map);
+      if (next != k) {
+        k = next - 1;
+        continue;
+      }
+    }
+    const Node& n = g.nodes()[k];
     std::vector<int> ins;
     Metas in;
     for (int i : n.inputs) {

@@ -12,6 +12,7 @@
 //   }
 #pragma once
 
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -97,6 +98,10 @@ Graph parse_graph(const std::string& text);
 // renumbered: the values dead-code elimination left behind are dropped). Raises pj::Error where an
 // op rejects them, as the eager op would.
 Graph with_input_metas(const Graph& g, const Metas& inputs);
+// The same, where `at(n, out, map)` may emit node n's part itself: it returns the node to go on
+// with (n when it left node n to be copied).
+Graph with_input_metas(const Graph& g, const Metas& inputs,
+                       const std::function<size_t(size_t, Graph&, std::vector<int>&)>& at);
 
 // Per value: the index of the last node that reads it (nodes().size() for a graph output, -1 for
 // none). execute drops a value there, so its storage serves the next nodes.

@@ -8,8 +8,12 @@ namespace pj {
 namespace {
 
 thread_local std::vector<Tape*> t_tapes;  // recording tapes of this thread, oldest first
+SweepObserver g_sweep_observer = nullptr;
 
 }  // namespace
+
+void set_sweep_observer(SweepObserver fn) { g_sweep_observer = fn; }
+SweepObserver sweep_observer() { return g_sweep_observer; }
 
 Tape::~Tape() { stop(); }
 
@@ -114,6 +118,7 @@ Tensors Tape::gradient(const Tensors& outputs, const Tensors& seeds, const std::
     }
   } pause{this, recording_};
   stop();
+  if (g_sweep_observer) g_sweep_observer(nullptr);
 
   EagerGradContext c;
   for (size_t h = 0; h < values_.size(); ++h)
@@ -133,6 +138,7 @@ Tensors Tape::gradient(const Tensors& outputs, const Tensors& seeds, const std::
     if (leaf >= 0) active.at(leaf) = true;
   std::vector<bool> carries = carries_;
   std::vector<int> grad(values_.size(), kNoGrad);
+  std::vector<int> out_handles(outputs.size(), -1);
   for (size_t k = 0; k < outputs.size(); ++k) {
     const Tensor &o = outputs[k], &s = seeds[k];
     if (s.shape() != o.shape())
@@ -140,6 +146,7 @@ Tensors Tape::gradient(const Tensors& outputs, const Tensors& seeds, const std::
                       << ", but the output has shape " << shape_str(o.shape());
     auto it = current_.find(o.impl());
     if (it == current_.end() || !carries_[it->second]) continue;
+    out_handles[k] = it->second;
     int seed = c.add(s.dtype() == o.dtype() ? s : call_op1("cast", {s}, Attrs{{"dtype", o.dtype()}}));
     int& g = grad[it->second];
     g = g == kNoGrad ? seed : c.op("add", {g, seed});
@@ -148,6 +155,10 @@ Tensors Tape::gradient(const Tensors& outputs, const Tensors& seeds, const std::
   Tensors out;
   for (size_t k = 0; k < leaves.size(); ++k)
     out.push_back(leaves[k] >= 0 && grad[leaves[k]] != kNoGrad ? c.tensor(grad[leaves[k]]) : zeros_like[k]);
+  if (g_sweep_observer) {
+    const SweepTrace trace{values_, nodes, carries_, out_handles, seeds, leaves, zeros_like, out};
+    g_sweep_observer(&trace);
+  }
   return out;
 }
 

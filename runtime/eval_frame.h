@@ -93,7 +93,8 @@ struct GraphDebug {
 struct ShapePlans;
 PyObject* new_graph_runner(std::shared_ptr<graph::Graph> g, const std::string& name, const GraphDebug& debug = {},
                            const std::vector<graph::SymbolicDim>& symbolic = {},
-                           const std::vector<int>& scalar_inputs = {});
+                           const std::vector<int>& scalar_inputs = {},
+                           const std::vector<graph::SweepPlan>& sweeps = {});
 // A dynamic runner's plans by concrete sizes (nullptr for a static graph): counters for jit_stats.
 struct ShapePlanStats {
   int64_t plans = 0, hits = 0, misses = 0, evictions = 0, failures = 0, prepare_ns = 0;

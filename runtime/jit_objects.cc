@@ -139,6 +139,7 @@ struct ShapePlans {
   static constexpr size_t kMaxPlans = 16;
   std::shared_ptr<graph::Graph> captured;
   std::vector<graph::SymbolicDim> dims;
+  std::vector<graph::SweepPlan> sweeps;  // gradients inside the graph: emitted again per sizes
   std::string name;
   absl::flat_hash_map<std::vector<int64_t>, Instance> plans;
   Instance* last = nullptr;  // the last call's, and its sizes (valid until the map changes)
@@ -199,7 +200,7 @@ struct ShapePlans {
       sizes += (sizes.empty() ? "s" : ", s") + std::to_string(d.symbol) + "=" + std::to_string(in[d.input].dim(d.dim));
     }
     try {
-      auto g = std::make_shared<graph::Graph>(graph::with_input_metas(*captured, metas));
+      auto g = std::make_shared<graph::Graph>(graph::with_input_metas(*captured, metas, sweeps));
       inst->plan = compile_plan(g, name, GraphDebug());
       inst->backward = std::make_shared<TapeBackward>();
       inst->backward->fwd = g;
@@ -970,7 +971,8 @@ std::shared_ptr<graph::ExecPlan> compile_plan(std::shared_ptr<graph::Graph> g, c
 }
 
 PyObject* new_graph_runner(std::shared_ptr<graph::Graph> g, const std::string& name, const GraphDebug& debug,
-                           const std::vector<graph::SymbolicDim>& symbolic, const std::vector<int>& scalar_inputs) {
+                           const std::vector<graph::SymbolicDim>& symbolic, const std::vector<int>& scalar_inputs,
+                           const std::vector<graph::SweepPlan>& sweeps) {
   std::shared_ptr<graph::ExecPlan> plan;
   try {
     plan = compile_plan(g, name, debug);
@@ -996,6 +998,7 @@ PyObject* new_graph_runner(std::shared_ptr<graph::Graph> g, const std::string& n
     r->shapes = std::make_shared<ShapePlans>();
     r->shapes->captured = g;
     r->shapes->dims = symbolic;
+    r->shapes->sweeps = sweeps;
     r->shapes->name = name;
     std::vector<int64_t> key;
     for (const graph::SymbolicDim& d : symbolic) key.push_back(g->value(g->inputs()[d.input]).meta.shape[d.dim]);

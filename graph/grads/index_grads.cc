@@ -8,6 +8,8 @@ namespace {
 using Grads = std::vector<int>;
 
 PJ_REGISTER_GRAD("stop_gradient", [](GradContext&, const GradArgs&) -> Grads { return {kNoGrad}; });
+// (its input gives only the shape)
+PJ_REGISTER_GRAD("full_like", [](GradContext&, const GradArgs&) -> Grads { return {kNoGrad}; });
 
 // x[items] with constant items (a view): the gradient lands in those positions of zeros.
 PJ_REGISTER_GRAD("basic_index", [](GradContext& c, const GradArgs& g) -> Grads {

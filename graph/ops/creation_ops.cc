@@ -113,6 +113,25 @@ PJ_REGISTER_OP("full")
       else fill(out[0], a.f("value"));
     });
 
+// `full` with the shape of its input (its data is not read): a gradient's zeros or seed keeps the
+// sizes of the value it stands for when a graph is planned for other sizes (dynamic shapes).
+PJ_REGISTER_OP("full_like")
+    .total()
+    .inputs(1)
+    .attrs({"value", "dtype"})
+    .infer([](const Metas& in, const Attrs& a) {
+      const AttrValue& v = a.get("value");
+      DType dflt = std::holds_alternative<bool>(v)      ? DType::Bool
+                   : std::holds_alternative<int64_t>(v) ? DType::Int64
+                                                        : DType::Float32;
+      return one(in[0].shape, dtype_attr(a, dflt));
+    })
+    .kernel([](const Tensors&, const Attrs& a, const Tensors& out) {
+      const AttrValue& v = a.get("value");
+      if (auto* p = std::get_if<int64_t>(&v)) copy_into(out[0], Tensor::scalar_int(*p, out[0].dtype()));
+      else fill(out[0], a.f("value"));
+    });
+
 void register_constant(const char* name, double value) {
   OpRegistrar(name)
       .inputs(0)

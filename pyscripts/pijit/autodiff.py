@@ -18,11 +18,12 @@ def _is_int(v):
 
 
 def _full_like(t, value):
-    return _C.op("full", (), {"shape": tuple(t.shape), "dtype": t.dtype, "value": value})
+    # (an op reading t's shape, not Python: captured with dynamic sizes, the size stays a symbol)
+    return _C.op("full_like", (t,), {"value": value, "dtype": t.dtype})
 
 
 def _zeros_like(t):
-    return _C.op("zeros", (), {"shape": tuple(t.shape), "dtype": t.dtype})
+    return _C.op("full_like", (t,), {"value": 0, "dtype": t.dtype})
 
 
 def _as_outputs(who, out):

@@ -271,7 +271,6 @@ class AutomaticDynamicSizes(unittest.TestCase):
             pj.jit(lambda x: x, dynamic=True)
 
     def test_training_step_over_batch_sizes(self):
-        pj.set_seed(2)
         def make():
             pj.set_seed(2)
             net = nn.Dense(4, 2)
@@ -279,18 +278,84 @@ class AutomaticDynamicSizes(unittest.TestCase):
             return nn.TrainOneStepCell(loss, nn.SGD(net.trainable_params(), learning_rate=0.1)), net
         plain, pnet = make()
         step, jnet = make()
+        pj.reset(type(step).construct)
         jstep = pj.jit(step)
-        for n in [8, 6, 8, 5, 7]:
+        pj.set_seed(5)
+        for n in [8, 6, 8, 5, 7, 2, 9]:
             x, y = pj.randn(n, 4), pj.randn(n, 2)
             self.assertTrue(same(jstep(x, y), plain(x, y)), n)
-        self.assertTrue(same(jnet.weight, pnet.weight))
-        # Today a gradient inside the graph specialises its sizes (the backward is built for them):
-        # one compile per batch size, never eager, and the reason is said.
+            self.assertTrue(same(jnet.weight, pnet.weight), n)
+            self.assertTrue(same(jnet.bias, pnet.bias), n)
+        # The gradient inside the graph is emitted again for each new size (graph::replay_sweep)
         st, c = counts(jstep)
-        self.assertEqual(c, (4, 3, 0))
+        self.assertEqual(c, (2, 1, 0))
         notes = [n for e in st["entries"] for n in e["dynamic"]]
-        self.assertTrue(notes and all(n.endswith("a gradient is taken inside the graph") for n in notes), notes)
+        self.assertTrue(any(n.endswith("is emitted again for each new size") for n in notes), notes)
+        plans = [e["shape_plans"] for e in st["entries"] if e["shape_plans"]["plans"]]
+        self.assertEqual(plans[0]["plans"], 6)  # 6, 8 (it is checked first now), 5, 7, 2, 9
 
+    def test_classifier_training_over_batch_sizes_matches_eager(self):
+        def make():
+            pj.set_seed(7)
+            net = nn.SequentialCell([nn.Dense(6, 5), nn.ReLU(), nn.Dense(5, 3)])
+            opt = nn.Momentum(net.trainable_params(), learning_rate=0.05, momentum=0.9)
+            return nn.TrainOneStepCell(nn.WithLossCell(net, nn.CrossEntropyLoss()), opt), net
+        plain, pnet = make()
+        step, jnet = make()
+        jstep = pj.jit(step)
+        pj.set_seed(11)
+        for n in [4, 5, 7, 3, 16, 2, 5, 9]:
+            x, y = pj.randn(n, 6), pj.randint(0, 3, (n,)).astype(pj.int32)
+            self.assertTrue(same(jstep(x, y), plain(x, y)), n)
+        for a, b in zip(jnet.trainable_params(), pnet.trainable_params()):
+            self.assertTrue(same(a, b), a.name)
+        st, c = counts(jstep)
+        self.assertEqual((c[0], c[2]), (2, 0))
+
+    def test_training_loop_with_new_batch_sizes_and_learning_rates(self):
+        # The loop: every step a batch size of the 12 and a new learning rate
+        def make():
+            pj.set_seed(0)
+            net = Net([nn.Dense(20, 16), nn.ReLU(), nn.Dense(16, 4)])
+            weights = tuple(net.trainable_params())
+            grad_fn = pj.value_and_grad(nn.WithLossCell(net, nn.CrossEntropyLoss()), None, weights)
+
+            def train_step(x, y, lr):
+                loss, grads = grad_fn(x, y)
+                for p, g in zip(weights, grads):
+                    ops.assign(p, p - lr * g)
+                return loss
+            return train_step, net
+        seq_class()
+        plain, pnet = make()
+        step, jnet = make()
+        jstep = pj.jit(step)
+        pj.set_seed(3)
+        for i, n in enumerate([32, 16, 7, 32, 5, 12, 64, 9, 16, 33, 2, 48]):
+            x, y = pj.randn(n, 20), pj.randint(0, 4, (n,)).astype(pj.int32)
+            lr = 0.1 * 0.9 ** i
+            self.assertTrue(same(jstep(x, y, lr), plain(x, y, lr)), n)
+        for a, b in zip(jnet.trainable_params(), pnet.trainable_params()):
+            self.assertTrue(same(a, b), a.name)
+        st, c = counts(jstep)
+        self.assertEqual(c, (2, 1, 0))
+        self.assertEqual(st["recompile_reasons"], ["x.shape[0]: 32 -> 16"])  # (lr changed too: lifted at once)
+        notes = st["entries"][0]["dynamic"]
+        self.assertIn("lr is a graph input (a Python float, traced with 0.09000000000000001, as Float32)", notes)
+
+    def test_grad_of_a_function_over_batch_sizes(self):
+        def loss(x, w):
+            return ops.tanh(x @ w).sum() / 3.0
+        grad = pj.grad(loss, grad_position=(0, 1))
+
+        def f(x, w):
+            gx, gw = grad(x, w)
+            return gx * 2, gw
+        pj.reset(f)
+        jf = pj.jit(f)
+        w = pj.randn(3, 2)
+        self.run_sizes(f, lambda n: (pj.randn(n, 3), w), [4, 6, 5, 9, 2, 6], jf)
+        self.assertEqual(counts(jf)[1], (2, 1, 0))
 
 if __name__ == "__main__":
     unittest.main()

@@ -52,7 +52,7 @@ class Dense(Cell):
         self.activation = _activation(activation)
 
     def construct(self, x):
-        if x.shape[-1:] != (self.in_channels,):
+        if x._dims(-1) != (self.in_channels,):  # (the last size only: a dynamic batch stays dynamic)
             raise ValueError("Dense: the input's last dimension must be in_channels=%d, but the "
                              "input has shape %s (weight shape %s)"
                              % (self.in_channels, x.shape, self.weight.shape))

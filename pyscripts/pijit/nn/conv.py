@@ -62,7 +62,7 @@ class _Conv(Cell):
     def _check_input(self, x):
         if x.ndim != 4:
             raise ValueError("%s: expected a 4-D NCHW input, got shape %s" % (self.who, x.shape))
-        if x.shape[1] != self.in_channels:
+        if x._dims(1, 2)[0] != self.in_channels:  # (the channels only: a dynamic batch stays dynamic)
             raise ValueError("%s: expected an input with %d channels (in_channels), got shape %s"
                              % (self.who, self.in_channels, x.shape))
 

@@ -30,7 +30,7 @@ class _BatchNorm(Cell):
         if x.ndim not in self.ndims:
             raise ValueError("%s: expected a %s-D input, got shape %s"
                              % (self.who, " or ".join(map(str, self.ndims)), x.shape))
-        if x.shape[1] != self.num_features:
+        if x._dims(1, 2)[0] != self.num_features:  # (the channels only: a dynamic batch stays dynamic)
             raise ValueError("%s: expected %d channels (num_features) at axis 1, got shape %s"
                              % (self.who, self.num_features, x.shape))
         training = self.training if self.use_batch_statistics is None else self.use_batch_statistics
@@ -80,7 +80,7 @@ class LayerNorm(Cell):
 
     def construct(self, x):
         axis = self.begin_norm_axis % x.ndim if x.ndim else 0
-        if tuple(x.shape[axis:]) != self.normalized_shape:
+        if x._dims(axis) != self.normalized_shape:  # (the normalized sizes only)
             raise ValueError("LayerNorm: the input's shape %s from begin_norm_axis=%d must equal "
                              "normalized_shape %s" % (x.shape, self.begin_norm_axis,
                                                       self.normalized_shape))
@@ -107,7 +107,7 @@ class GroupNorm(Cell):
                               requires_grad=affine)
 
     def construct(self, x):
-        if x.ndim < 2 or x.shape[1] != self.num_channels:
+        if x.ndim < 2 or x._dims(1, 2)[0] != self.num_channels:
             raise ValueError("GroupNorm: expected an input with %d channels at axis 1, got shape %s"
                              % (self.num_channels, x.shape))
         out = _op("group_norm", (x, self.gamma, self.beta), num_groups=self.num_groups, eps=self.eps)

@@ -31,7 +31,7 @@ class _Pool(Cell):
         if x.ndim not in (3, 4):
             raise ValueError("%s: expected a 3-D or 4-D input, got shape %s" % (self.who, x.shape))
         if self.pad_mode == "same":
-            t, b, l, r = NF.same_pads(x.shape[-2:], self.kernel_size, self.stride, (1, 1))
+            t, b, l, r = NF.same_pads(x._dims(-2), self.kernel_size, self.stride, (1, 1))
             return (t, b, l, r)
         p = self.padding
         return (p[0], p[0], p[1], p[1])
@@ -77,7 +77,7 @@ class AvgPool2d(_Pool):
             # 'same' with an odd total: pad the extra row/column explicitly; MindSpore averages
             # over the valid elements only in 'same' mode.
             import pijit as pj
-            ones = pj.ones(x.shape[-2:], dtype=x.dtype)
+            ones = pj.ones(x._dims(-2), dtype=x.dtype)
             num = NF.pad(x, (0, r - l, 0, b - t))
             den = NF.pad(ones, (0, r - l, 0, b - t))
             s = NF.avg_pool2d(num, self.kernel_size, self.stride, (t, l), self.ceil_mode, True)
