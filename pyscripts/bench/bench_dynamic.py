@@ -9,6 +9,8 @@
   lr     an SGD-with-momentum update of a 256x784 weight whose learning rate changes every step
          (a Python float, lifted to a graph input): compiles and per call against a fixed rate
   hit    the cache-hit cost of a symbolic graph (a new size already planned) against a static one
+  loop   the issue's loop: a hand-written step (value_and_grad, then p - lr * g) with a batch size
+         of the 12 and a new learning rate every step, against static graphs per size with a fixed rate
   train  a TrainOneStepCell step (MLP and CNN, cross entropy, SGD) over their batch sizes: compiles, and per
          call against each size's static graph (the gradient inside the graph is emitted again per
          size, graph::replay_sweep)
@@ -166,17 +168,19 @@ def bench_sizes(name, layers, sizes, shape, threads):
             print("  symbolic entry: %d plans (one per new size), %.2f ms each to prepare, against %.1f ms for a "
                   "capture + compile (median over the sizes)"
                   % (p["plans"], p["prepare_ms"] / max(p["plans"] - 1, 1), capture_ms))
-    dyn = float("inf")
+    dyn = same_order = float("inf")
     for n in set(sizes):
         fixed[n] = float("inf")
     for _ in range(3):  # alternating rounds, each side keeping its best
         dyn = min(dyn, loop_us(jnet, inputs))
+        same_order = min(same_order, loop_us(jref, inputs))
         for n in fixed:
             fixed[n] = min(fixed[n], loop_us(jref, [a for a in inputs if a[0].shape[0] == n]))
     static = sum(fixed[a[0].shape[0]] for a in inputs) / len(inputs)
     eager = loop_us(net, inputs, repeat=2, rounds=1)
-    print("  per call: dynamic %.1f us; each size in a loop of its own with a static graph %.1f us (dynamic is "
-          "%.3fx); pijit eager %.1f us" % (dyn, static, dyn / static, eager))
+    print("  per call: dynamic %.1f us; static graphs per size in the same order %.1f us (dynamic is %.3fx), each "
+          "size in a loop of its own %.1f us (%.3fx); pijit eager %.1f us"
+          % (dyn, same_order, dyn / same_order, static, dyn / static, eager))
     t = torch_us(threads, name, sizes)
     print("  PyTorch eager on the same sizes %s" % ("%.1f us (pijit dynamic is %.2fx)" % (t, dyn / t) if t
                                                     else "not installed (apt install python3-torch)"))
@@ -273,27 +277,84 @@ def bench_train(kind, threads):
     for x, y in data:
         jref(x, y)
     fixed = {n: float("inf") for n in set(sizes)}
-    dyn = float("inf")
+    dyn = same_order = float("inf")
     for _ in range(3):
         dyn = min(dyn, loop_us(jstep, data, repeat=3, rounds=2))
+        same_order = min(same_order, loop_us(jref, data, repeat=3, rounds=2))
         for n in fixed:
             fixed[n] = min(fixed[n], loop_us(jref, [d for d in data if d[0].shape[0] == n], repeat=3, rounds=2))
     static = sum(fixed[x.shape[0]] for x, _ in data) / len(data)
-    print("  per call: dynamic %.1f us; each size in a loop of its own with a static graph %.1f us (dynamic is %.3fx)"
-          % (dyn, static, dyn / static))
+    print("  per call: dynamic %.1f us; static graphs per size in the same order %.1f us (dynamic is %.3fx), "
+          "each size in a loop of its own %.1f us (%.3fx)" % (dyn, same_order, dyn / same_order, static, dyn / static))
+
+
+def sgd_loop(kind):
+    """A hand-written training step (value_and_grad, then p - lr * g) for the dynamic loop and one
+    for the static reference: two textually equal functions, two code objects (two caches)."""
+    pj.set_seed(0)
+    net = Dynamic(mlp_layers())
+    weights = tuple(net.trainable_params())
+    grad_fn = pj.value_and_grad(nn.WithLossCell(net, nn.CrossEntropyLoss()), None, weights)
+    if kind == "dynamic":
+        def step(x, y, lr):
+            loss, grads = grad_fn(x, y)
+            for p, g in zip(weights, grads):
+                ops.assign(p, p - lr * g)
+            return loss
+    else:
+        def step(x, y, lr):
+            loss, grads = grad_fn(x, y)
+            for p, g in zip(weights, grads):
+                ops.assign(p, p - lr * g)
+            return loss
+    return step
+
+
+def bench_loop(threads):
+    pj.reset(Dynamic.construct)
+    pj.set_seed(1)
+    data = [(pj.randn(n, 784), pj.randint(0, 10, (n,)).astype(pj.int32), 0.1 * 0.97 ** i)
+            for i, n in enumerate(MLP_SIZES)]
+    jstep = pj.jit(sgd_loop("dynamic"))
+    # the reference: a static graph per size, and the rate a constant of each (one fixed rate)
+    jref = pj.jit(sgd_loop("static"), dynamic=0, recompile_limit=len(MLP_SIZES) + 1)
+    t0 = time.perf_counter()
+    for x, y, lr in data:
+        jstep(x, y, lr)
+    first = (time.perf_counter() - t0) * 1e3
+    st, plans = counters(jstep)
+    print("loop: a hand-written step (value_and_grad, p - lr * g) of the MLP, a batch size of %s and a new "
+          "learning rate every step" % " ".join(map(str, MLP_SIZES)))
+    print("  automatic dynamic: %d compiles, %d recompiles, %d eager calls; first pass %.1f ms"
+          % (st["compiles"], st["recompiles"], st["frames_default"], first))
+    fixed_data = [(x, y, 0.05) for x, y, _ in data]
+    for args in fixed_data:
+        jref(*args)
+    fixed = {n: float("inf") for n in set(MLP_SIZES)}
+    dyn = same_order = float("inf")
+    for _ in range(3):
+        dyn = min(dyn, loop_us(jstep, data, repeat=3, rounds=2))
+        same_order = min(same_order, loop_us(jref, fixed_data, repeat=3, rounds=2))
+        for n in fixed:
+            fixed[n] = min(fixed[n], loop_us(jref, [d for d in fixed_data if d[0].shape[0] == n], repeat=3, rounds=2))
+    static = sum(fixed[x.shape[0]] for x, _, _ in data) / len(data)
+    print("  per call: dynamic %.1f us; static graphs per size and a fixed rate, in the same order %.1f us "
+          "(dynamic is %.3fx), each size in a loop of its own %.1f us (%.3fx)"
+          % (dyn, same_order, dyn / same_order, static, dyn / static))
 
 
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--threads", type=int, default=1)
-    ap.add_argument("only", nargs="*", help="sections: mlp cnn lr hit train (default: all)")
+    ap.add_argument("only", nargs="*", help="sections: mlp cnn lr hit train loop (default: all)")
     args = ap.parse_args()
     pj.set_num_threads(args.threads)
     print("pijit dynamic shapes and lifted scalars, Python %s, %d thread(s)" % (sys.version.split()[0], args.threads))
     sections = {"mlp": lambda: bench_sizes("mlp", mlp_layers, MLP_SIZES, (784,), args.threads),
                 "cnn": lambda: bench_sizes("cnn", cnn_layers, CNN_SIZES, (3, 32, 32), args.threads),
                 "lr": lambda: bench_lr(args.threads), "hit": lambda: bench_hit(args.threads),
-                "train": lambda: (bench_train("mlp", args.threads), bench_train("cnn", args.threads))}
+                "train": lambda: (bench_train("mlp", args.threads), bench_train("cnn", args.threads)),
+                "loop": lambda: bench_loop(args.threads)}
     for name in args.only or list(sections):
         if name not in sections:
             ap.error("unknown section %r (choose from %s)" % (name, ", ".join(sections)))

@@ -26,6 +26,17 @@ def show(v):
     return repr(v)
 
 
+def same_bits(a, b):
+    """Exact equality of nested results: tensors by dtype, shape and the repr of every element (so
+    -0.0 and nan count), other values by type and ==."""
+    if isinstance(a, (tuple, list)):
+        return type(a) is type(b) and len(a) == len(b) and all(same_bits(x, y) for x, y in zip(a, b))
+    if isinstance(a, pj.Tensor):
+        return (isinstance(b, pj.Tensor) and a.dtype == b.dtype and a.shape == b.shape
+                and [repr(v) for v in a.reshape(-1).tolist()] == [repr(v) for v in b.reshape(-1).tolist()])
+    return type(a) is type(b) and a == b
+
+
 @contextlib.contextmanager
 def no_stress():
     """Plain runs are plain even under PIJIT_STRESS (the code's cache is shared with the jit)."""

@@ -9,17 +9,9 @@ import unittest
 
 import pijit as pj
 from pijit import nn, ops
+from jit_compare import same_bits as same
 
 SUPPORTED = sys.version_info[:2] in ((3, 7), (3, 9))
-
-
-def same(a, b):
-    if isinstance(a, (tuple, list)):
-        return type(a) is type(b) and len(a) == len(b) and all(same(x, y) for x, y in zip(a, b))
-    if isinstance(a, pj.Tensor):
-        return (isinstance(b, pj.Tensor) and a.dtype == b.dtype and a.shape == b.shape
-                and [repr(v) for v in a.reshape(-1).tolist()] == [repr(v) for v in b.reshape(-1).tolist()])
-    return type(a) is type(b) and a == b
 
 
 def counts(jf):

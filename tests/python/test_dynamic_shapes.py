@@ -7,17 +7,9 @@ import unittest
 
 import pijit as pj
 from pijit import nn, ops
+from jit_compare import same_bits as same
 
 SUPPORTED = sys.version_info[:2] in ((3, 7), (3, 9))
-
-
-def same(a, b):
-    if isinstance(a, (tuple, list)):
-        return type(a) is type(b) and len(a) == len(b) and all(same(x, y) for x, y in zip(a, b))
-    if isinstance(a, pj.Tensor):
-        return (isinstance(b, pj.Tensor) and a.dtype == b.dtype and a.shape == b.shape
-                and [repr(v) for v in a.reshape(-1).tolist()] == [repr(v) for v in b.reshape(-1).tolist()])
-    return type(a) is type(b) and a == b
 
 
 class Seq(nn.Cell):
@@ -342,6 +334,20 @@ class AutomaticDynamicSizes(unittest.TestCase):
         self.assertEqual(st["recompile_reasons"], ["x.shape[0]: 32 -> 16"])  # (lr changed too: lifted at once)
         notes = st["entries"][0]["dynamic"]
         self.assertIn("lr is a graph input (a Python float, traced with 0.09000000000000001, as Float32)", notes)
+
+    def test_a_gradient_of_a_gradient_specialises(self):
+        def f(x):
+            return (ops.tanh(x) * x).sum()
+        g2 = pj.grad(pj.grad(f))
+
+        def h(x):
+            return g2(x) * 2
+        pj.reset(h)
+        jh = self.run_sizes(h, lambda n: (pj.randn(n, 2),), [3, 4, 5, 4])
+        st, c = counts(jh)
+        self.assertEqual(c, (3, 2, 0))  # the outer sweep records the inner one: every size its own graph
+        notes = [n for e in st["entries"] for n in e["dynamic"]]
+        self.assertTrue(any("a gradient of a gradient is taken inside the graph" in n for n in notes), notes)
 
     def test_grad_of_a_function_over_batch_sizes(self):
         def loss(x, w):
