@@ -704,17 +704,26 @@ PyObject* py_capture_summary(PyObject*, PyObject*) {
     Py_INCREF(st->code);
     set_item(d.get(), "code", reinterpret_cast<PyObject*>(st->code));
     set_item(d.get(), "recompile_reasons", str_list(st->recompile_reasons));
-    Ref guards(PyList_New(0)), ops(PyList_New(0));
+    Ref guards(PyList_New(0)), ops(PyList_New(0)), dynamic(PyList_New(0));
     int64_t runs = 0, run_ns = 0, hits = 0;
     for (const CacheEntry& e : st->entries) {
       PyList_Append(guards.get(), Ref(str_list(e.guards ? e.guards->describe() : std::vector<std::string>{})).get());
+      PyList_Append(dynamic.get(), Ref(str_list(e.dynamic_notes)).get());
       if (e.graph) PyList_Append(ops.get(), Ref(PyLong_FromSize_t(e.graph->nodes().size())).get());
       if (e.plan) {
         runs += e.plan->runs();
         run_ns += e.plan->run_ns();
       }
+      if (e.shapes)  // the plans for other sizes run too (the first is e.plan)
+        for (const auto& [sizes, inst] : e.shapes->plans)
+          if (inst.plan && inst.plan != e.plan) {
+            runs += inst.plan->runs();
+            run_ns += inst.plan->run_ns();
+          }
       hits += e.hits;
     }
+    Py_INCREF(dynamic.get());
+    set_item(d.get(), "dynamic", dynamic.get());
     Py_INCREF(guards.get());
     set_item(d.get(), "guards", guards.get());
     Py_INCREF(ops.get());

@@ -56,6 +56,7 @@ class FunctionReport(object):
         self.breaks = [Break(t, c) for t, c in zip(row["break_reasons"], row["break_chains"])]
         self.recompiles = list(row["recompile_reasons"])
         self.guards = list(row["guards"])  # per cache entry, readable
+        self.dynamic = list(row["dynamic"])  # per cache entry: symbolic sizes, lifted numbers, and why
         self.ops_per_graph = list(row["ops_per_graph"])
         self.cache_hits, self.graph_runs = row["cache_hits"], row["graph_runs"]
         self.capture_ms, self.compile_ms, self.run_ms = row["capture_ms"], row["compile_ms"], row["run_ms"]
@@ -79,6 +80,9 @@ class FunctionReport(object):
         for i, gs in enumerate(self.guards):
             lines.append("  guards of entry %d:" % i)
             lines.extend("    %s" % g for g in gs)
+            if i < len(self.dynamic) and self.dynamic[i]:
+                lines.append("  dynamic in entry %d:" % i)
+                lines.extend("    %s" % n for n in self.dynamic[i])
         return "\n".join(lines)
 
 

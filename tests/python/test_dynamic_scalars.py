@@ -84,6 +84,25 @@ class LiftedScalars(unittest.TestCase):
         self.assertFalse([gd for gd in e["guards"] if gd.startswith("lr ==")], e["guards"])
         self.assertEqual(e["dynamic"], ["lr is a graph input (a Python float, traced with 0.002, as Float32)"])
 
+    def test_explain_shows_what_is_dynamic(self):
+        ex = pj.explain(sgd_like)
+        g = X * 0.25
+        for lr in (0.5, 0.25, 0.125):
+            report = ex(X, g, lr)
+        text = str(report)
+        self.assertIn("recompiled: lr: 0.5 -> 0.25", text)
+        self.assertIn("  dynamic in entry 0:\n    lr is a graph input (a Python float, traced with 0.25, as Float32)", text)
+        f = [f for f in report.functions if f.code is sgd_like.__code__][0]
+        self.assertEqual(f.graph_runs, 3)  # the first entry once, the lifted one twice
+        self.assertEqual(f.dynamic[0], ["lr is a graph input (a Python float, traced with 0.25, as Float32)"])
+        # a symbolic entry's runs count on every size's plan
+        pj.reset(by_int)
+        ex = pj.explain(by_int)
+        for n in (3, 4, 5, 6, 4):
+            report = ex(pj.ones((n, 2)), 2)
+        f = [f for f in report.functions if f.code is by_int.__code__][0]
+        self.assertEqual((f.compiles, f.graph_runs), (2, 5))
+
     def test_dtype_follows_the_operator_and_reflected_operands(self):
         jf = pj.jit(scale_shift)
         xd = pj.Tensor([[1.5, 2.0], [-4.0, 8.0]], pj.float64)
