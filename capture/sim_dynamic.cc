@@ -33,7 +33,7 @@ bool reduction(const std::string& name) {
 bool positional(const std::string& name) {
   static const std::set<std::string> ops = {
       "batch_norm", "layer_norm", "group_norm", "dropout", "cast", "copy", "contiguous", "stop_gradient",
-      "softmax", "log_softmax", "cumsum", "logical_not", "clamp", "where", "conv2d", "conv2d_block",
+      "softmax", "log_softmax", "cumsum", "logical_not", "conv2d", "conv2d_block",
       "conv_transpose2d", "max_pool2d", "avg_pool2d", "adaptive_avg_pool2d", "interpolate", "pad", "concat",
       "full_like"};
   return ops.count(name) > 0;
@@ -88,7 +88,9 @@ void Simulator::propagate_dims(const OpDef& op, const Attrs& attrs, const std::v
   for (size_t k = 0; k < outs.size(); ++k) {
     const size_t rank = out[k].shape.size();
     std::vector<uint64_t> od(rank, 0);
-    if (op.elementwise) {  // broadcasting: size d comes from the inputs' sizes aligned with it
+    // broadcasting (where and clamp broadcast their operands too): size d comes from the inputs'
+    // sizes aligned with it
+    if (op.elementwise || op.name == "where" || op.name == "clamp") {
       for (size_t i = 0; i < ins.size(); ++i) {
         if (!deps[i]) continue;
         const size_t r = in[i].shape.size();

@@ -1001,10 +1001,11 @@ class Program(object):
             self.w("G_T = %s" % tensor_literal(r, r.choice([(3,), (1,), ()]), "float32"))
             env.globals["G_T"] = "T"
 
-    def body(self, params, indent="    ", budget=None, in_method=None, allow_nested=True):
+    def body(self, params, indent="    ", budget=None, in_method=None, allow_nested=True, frozen=()):
         b = Body(self.r, self.env, params, indent=indent,
                  budget=budget if budget is not None else self.r.randint(3, 10),
                  in_method=in_method, allow_nested=allow_nested)
+        b.frozen.update(frozen)
         b.block(0, b.budget)
         return b.finish()
 
@@ -1112,8 +1113,9 @@ class Program(object):
         if r.random() < 0.35:
             self.w("")
             self.w("def helper(a, b=%s, *rest, **kw):" % r.choice(["2.0", "1", "-0.5"]))
+            # (callers may iterate G_L: a helper appending to it would never let them finish)
             self.out.extend(self.body([Var("a", "T"), Var("b", "N")], budget=r.randint(0, 2),
-                                      allow_nested=False)[:-1])
+                                      allow_nested=False, frozen=("G_L",))[:-1])
             self.w("    r = a * b")
             self.w("    for e in rest:")
             self.w("        r = r + e")
