@@ -28,6 +28,7 @@ import timeit
 
 import pijit as pj
 from pijit import nn, ops
+from pijit.autodiff import _differentiate  # (StaticStep's construct: TrainOneStepCell's body)
 
 MLP_SIZES = [32, 16, 7, 32, 5, 12, 64, 9, 16, 33, 2, 48]
 CNN_SIZES = [8, 4, 3, 8, 5, 6, 12, 2, 7, 9, 10, 16]
@@ -89,6 +90,51 @@ def loop_us(fn, inputs, repeat=5, rounds=3):
     return best * 1e6
 
 
+# Sizes no loop uses, of one kind (odd primes: oneDNN picks its implementations by shape): the
+# symbolic entry plans FRESH, the static reference captures FRESH_REF.
+FRESH = [17, 19, 23, 29, 31]
+FRESH_REF = [37, 41, 43, 47, 53]
+
+
+def first_call_ms(fn, inputs):
+    """Median over `inputs` of a first call's time minus a warm cached call's (each a new size)."""
+    times = []
+    for args in inputs:
+        t0 = time.perf_counter()
+        fn(*args)
+        first = time.perf_counter() - t0
+        fn(*args)  # (a plan's first run still sets up what it keeps)
+        t0 = time.perf_counter()
+        fn(*args)
+        times.append((first - (time.perf_counter() - t0)) * 1e3)
+    return sorted(times)[len(times) // 2]
+
+
+def timers(jf, code):
+    """(planning ms and plans of jf's symbolic entries, capture ms, compile ms and compiles of code)."""
+    plans = [e["shape_plans"] for e in pj.jit_stats(jf)["entries"] if e["shape_plans"]["plans"]]
+    row = [r for r in pj._C.capture_summary() if r["code"] is code]
+    return (sum(p["prepare_ms"] for p in plans), sum(p["plans"] for p in plans),
+            row[0]["capture_ms"] if row else 0.0, row[0]["compile_ms"] if row else 0.0,
+            row[0]["compiles"] if row else 0)
+
+
+def new_sizes(jdyn, jref, code, make):
+    """A new size for the symbolic entry (planning only) against a new size for the static graph
+    (capture + compile), each on 5 sizes neither has met (oneDNN's primitives for them are new
+    too): pijit's timers, and first calls minus warm calls (medians)."""
+    d0, r0 = timers(jdyn, code), timers(jref, code)
+    first_dyn = first_call_ms(jdyn, [make(n) for n in FRESH])
+    first_ref = first_call_ms(jref, [make(n) for n in FRESH_REF])
+    d1, r1 = timers(jdyn, code), timers(jref, code)
+    plan = (d1[0] - d0[0]) / max(d1[1] - d0[1], 1)
+    n = max(r1[4] - r0[4], 1)
+    cap, comp = (r1[2] - r0[2]) / n, (r1[3] - r0[3]) / n
+    return ("  a new size: planning %.2f ms (the symbolic entry) against capture %.2f ms + compile %.2f ms "
+            "(a static graph), by pijit's timers; first call %.2f ms against %.2f ms"
+            % (plan, cap, comp, first_dyn, first_ref))
+
+
 def counters(jf):
     st = pj.jit_stats(jf)
     plans = [e.get("shape_plans") for e in st["entries"] if e.get("shape_plans")]
@@ -147,27 +193,17 @@ def bench_sizes(name, layers, sizes, shape, threads):
         jnet(*args)
     first = (time.perf_counter() - t0) * 1e3
     st, plans = counters(jnet)
-    # The reference: a static graph per size (dynamic=0, all cached), each timed in a loop of its
-    # own size (every call a hit on the same entry), weighted as the sizes occur in the loop. Its
-    # first calls time a capture + compile (first call minus a cached one).
-    jref = pj.jit(ref, dynamic=0, recompile_limit=len(sizes) + 1)
-    fixed, capture_ms = {}, []
-    for n in sorted(set(sizes)):
-        x = pj.randn(n, *shape)
-        t0 = time.perf_counter()
-        jref(x)
-        t1 = time.perf_counter()
-        jref(x)
-        capture_ms.append((2 * t1 - t0 - time.perf_counter()) * 1e3)
-    capture_ms = sorted(capture_ms)[len(capture_ms) // 2]
+    # The reference: a static graph per size (dynamic=0, all cached), timed in the same order and
+    # each in a loop of its own size (every call a hit on the same entry).
+    jref = pj.jit(ref, dynamic=0, recompile_limit=len(sizes) + len(FRESH) + 1)
+    for args in inputs:
+        jref(*args)
+    assert pj.jit_stats(jref)["frames_default"] == 0, "the static reference runs eagerly"
     print("%s: %d calls over batch sizes %s" % (name, len(sizes), " ".join(map(str, sizes))))
     print("  automatic dynamic: %d compiles, %d recompiles, %d eager calls; first pass %.1f ms"
           % (st["compiles"], st["recompiles"], st["frames_default"], first))
-    for p in plans:
-        if p["plans"]:
-            print("  symbolic entry: %d plans (one per new size), %.2f ms each to prepare, against %.1f ms for a "
-                  "capture + compile (median over the sizes)"
-                  % (p["plans"], p["prepare_ms"] / max(p["plans"] - 1, 1), capture_ms))
+    print(new_sizes(jnet, jref, Static.construct.__code__, lambda n: (pj.randn(n, *shape),)))
+    fixed = {}
     dyn = same_order = float("inf")
     for n in set(sizes):
         fixed[n] = float("inf")
@@ -219,8 +255,12 @@ def small(x, y):
     return (x * y + 1) * y - x
 
 
+def small_dynamic(x, y):  # (the same body, another code object)
+    return (x * y + 1) * y - x
+
+
 def bench_hit(threads):
-    static, dynamic = pj.jit(small, dynamic=0), pj.jit(lambda x, y: small(x, y), dynamic=1)
+    static, dynamic = pj.jit(small, dynamic=0), pj.jit(small_dynamic, dynamic=1)
     x, y = pj.ones((4, 3)), pj.Tensor([1.0, 2.0, 3.0])
     dynamic(pj.ones((5, 3)), y)  # a second size planned: the hits below are on a symbolic graph
     a = b = float("inf")
@@ -237,7 +277,6 @@ class StaticStep(nn.TrainOneStepCell):
     static reference; the same body."""
 
     def construct(self, *inputs):
-        from pijit.autodiff import _differentiate
         loss, _, grads = _differentiate("TrainOneStepCell", self.network, inputs, None, [], self._weights,
                                         None if self.sens == 1.0 else self.sens, False)
         self.optimizer(tuple(grads))
@@ -259,23 +298,26 @@ def bench_train(kind, threads):
     data = [(pj.randn(n, *shape), pj.randint(0, 10, (n,)).astype(pj.int32)) for n in sizes]
     step, ref = make(nn.TrainOneStepCell), make(StaticStep)
     jstep = pj.jit(step)
-    jref = pj.jit(ref, dynamic=0, recompile_limit=len(sizes) + 1)
+    jref = pj.jit(ref, dynamic=0, recompile_limit=len(sizes) + len(FRESH) + 1)
     t0 = time.perf_counter()
     for x, y in data:
         jstep(x, y)
     first = (time.perf_counter() - t0) * 1e3
     st, plans = counters(jstep)
+
     print("train %s: TrainOneStepCell (%s, cross entropy, SGD with momentum) over batch sizes %s"
           % (kind, "MLP 784-256-256-10" if kind == "mlp" else "the CNN, BatchNorm in training mode",
              " ".join(map(str, sizes))))
     print("  automatic dynamic: %d compiles, %d recompiles, %d eager calls; first pass %.1f ms"
           % (st["compiles"], st["recompiles"], st["frames_default"], first))
-    for p in plans:
-        if p["plans"]:
-            print("  symbolic entry: %d plans, %.2f ms each to prepare (the backward emitted again per size)"
-                  % (p["plans"], p["prepare_ms"] / max(p["plans"] - 1, 1)))
     for x, y in data:
         jref(x, y)
+    print(new_sizes(jstep, jref, StaticStep.construct.__code__,
+                    lambda n: (pj.randn(n, *shape), pj.randint(0, 10, (n,)).astype(pj.int32)))
+          + " (the backward emitted again per size)")
+    for x, y in data:
+        jref(x, y)
+    assert pj.jit_stats(jref)["frames_default"] == 0, "the static reference runs eagerly"
     fixed = {n: float("inf") for n in set(sizes)}
     dyn = same_order = float("inf")
     for _ in range(3):
@@ -330,6 +372,7 @@ def bench_loop(threads):
     fixed_data = [(x, y, 0.05) for x, y, _ in data]
     for args in fixed_data:
         jref(*args)
+    assert pj.jit_stats(jref)["frames_default"] == 0, "the static reference runs eagerly"
     fixed = {n: float("inf") for n in set(MLP_SIZES)}
     dyn = same_order = float("inf")
     for _ in range(3):
