@@ -84,7 +84,9 @@ void Simulator::propagate_dims(const OpDef& op, const Attrs& attrs, const std::v
       if (i > 0) rest |= m;
     }
   }
-  if (!all) return;
+  if (!all && attr_bits_.empty()) return;
+  uint64_t attr_all = 0;
+  for (const auto& e : attr_bits_) attr_all |= e.second;
   for (size_t k = 0; k < outs.size(); ++k) {
     const size_t rank = out[k].shape.size();
     std::vector<uint64_t> od(rank, 0);
@@ -155,8 +157,11 @@ void Simulator::propagate_dims(const OpDef& op, const Attrs& attrs, const std::v
       if (kept.size() == rank) od = kept;
       else std::fill(od.begin(), od.end(), all);
     } else if (op.name == "reshape" && ins.size() == 1 && attrs.has("shape") && attrs.ints("shape").size() == rank) {
-      // a size the attribute gives stays that size (re-inference keeps it); -1 follows the input
-      for (size_t d = 0; d < rank; ++d) od[d] = attrs.ints("shape")[d] < 0 ? all : 0;
+      // a size the attribute gives stays that size (re-inference keeps it) unless a Python int's
+      // symbol fills it; -1 follows the input and those
+      for (size_t d = 0; d < rank; ++d) od[d] = attrs.ints("shape")[d] < 0 ? all | attr_all : 0;
+      for (const auto& e : attr_bits_)
+        if (e.first < rank) od[e.first] = e.second;
     } else {  // any other op: each size may depend on every input size
       std::fill(od.begin(), od.end(), all);
     }
@@ -169,6 +174,12 @@ void Simulator::specialise(uint64_t symbols, const std::string& why) {
     if (!(symbols >> k & 1) || symbols_[k].specialised) continue;
     Symbol& s = symbols_[k];
     s.specialised = true;
+    if (s.scalar) {  // a Python int: its value is guarded after all
+      guard_scalars(s.scalar);
+      r_.dynamic_notes.push_back("s" + std::to_string(k) + " = " + tree_.path(s.node) + " specialised to " +
+                                 std::to_string(s.hint) + ": " + why);
+      continue;
+    }
     r_.dynamic_notes.push_back("s" + std::to_string(k) + " = " + tree_.path(s.node) + ".shape[" +
                                std::to_string(s.dim) + "] specialised to " + std::to_string(s.hint) + ": " + why);
   }
@@ -323,6 +334,7 @@ bool Simulator::scalars_used(SimFrame& fr, const Instruction& ins, int uses) {
     arm_lifts(fr, ins, from);
     compare_lifted(fr, ins, from);
     derive = derivable(fr, ins, from);
+    if (!liftable_.empty()) arm_shape_ints(fr, ins, from);
   }
   if (derive) return true;
   for (size_t i = from; i < n; ++i) {
@@ -569,6 +581,87 @@ void Simulator::check_sweeps() {
   }
 }
 
+// ---- Python ints that are a reshape's sizes ----
+
+void Simulator::arm_shape_ints(SimFrame& fr, const Instruction& ins, size_t from) {
+  if (ins.op != Opcode::CALL_FUNCTION && ins.op != Opcode::CALL_METHOD) return;
+  static PyObject* mark = PyUnicode_InternFromString("__pijit_shape_args__");
+  auto marked = [&](PyObject* f) {
+    if (PyMethod_Check(f)) f = PyMethod_GET_FUNCTION(f);
+    if (!PyFunction_Check(f) || !is_library_code(f)) return false;
+    PyObject* d = reinterpret_cast<PyFunctionObject*>(f)->func_dict;
+    return d && PyDict_GetItem(d, mark) == Py_True;
+  };
+  const size_t n = fr.stack.size();
+  size_t args = from + 1;
+  if (from >= n || !marked(fr.stack[from])) {
+    if (ins.op != Opcode::CALL_METHOD || from + 1 >= n || !marked(fr.stack[from + 1])) return;
+    args = from + 2;
+  }
+  auto arm = [&](PyObject* v) {
+    if (PyLong_CheckExact(v) && liftable_.count(v) && unguarded_.count(v) &&
+        std::find(shape_armed_.begin(), shape_armed_.end(), v) == shape_armed_.end()) {
+      shape_armed_.push_back(v);
+      armed_.push_back(v);
+    }
+  };
+  for (size_t i = args; i < n; ++i) {
+    PyObject* v = fr.stack[i];
+    if (PyTuple_CheckExact(v) || PyList_CheckExact(v))
+      for (Py_ssize_t k = 0; k < PySequence_Fast_GET_SIZE(v); ++k) arm(PySequence_Fast_GET_ITEM(v, k));
+    else
+      arm(v);
+  }
+}
+
+void Simulator::match_shape_ints(const OpDef& op, const Attrs& attrs) {
+  pending_shape_.clear();
+  if (op.name != "reshape" || !attrs.has("shape")) return;
+  const IntList& shape = attrs.ints("shape");
+  for (PyObject* v : shape_armed_) {
+    const long long hint = PyLong_AsLongLong(v);
+    if (hint == -1 && PyErr_Occurred()) {
+      PyErr_Clear();
+      continue;
+    }
+    // only an entry no other number could have given: one match, and no other armed int alike
+    size_t at = shape.size(), matches = 0;
+    for (size_t k = 0; k < shape.size(); ++k)
+      if (shape[k] == hint) {
+        at = k;
+        ++matches;
+      }
+    bool alone = true;
+    for (PyObject* w : shape_armed_) alone = alone && (w == v || PyObject_RichCompareBool(w, v, Py_EQ) != 1);
+    if (matches == 1 && alone && hint >= 2) pending_shape_.push_back({at, v});  // (0 and 1 stay exact)
+  }
+}
+
+void Simulator::commit_shape_ints() {
+  const size_t node = graph_.nodes().size() - 1;
+  for (const auto& [entry, v] : pending_shape_) {
+    int k = -1;
+    for (size_t i = 0; i < symbols_.size(); ++i)
+      if (symbols_[i].scalar == v) k = static_cast<int>(i);
+    if (k < 0 && symbols_.size() < 64) {
+      const Tensor t = scalar_input(v, DType::Int64);  // fed each call: the plans' key
+      symbols_.push_back({liftable_.at(v), static_cast<int>(t.sym()), -1, PyLong_AsLongLong(v), false, {}, v});
+      k = static_cast<int>(symbols_.size()) - 1;
+    }
+    if (k < 0) continue;
+    attr_bits_.push_back({entry, uint64_t{1} << k});
+    attr_symbols_.push_back({node, "shape", entry, k});
+    shape_armed_.erase(std::remove(shape_armed_.begin(), shape_armed_.end(), v), shape_armed_.end());
+  }
+  pending_shape_.clear();
+}
+
+void Simulator::shape_call_done() {
+  std::vector<PyObject*> left;
+  left.swap(shape_armed_);
+  for (PyObject* v : left) guard_scalars(v);  // (what took it is not a reshape's attribute)
+}
+
 void Simulator::finish_symbols(bool broke) {
   if (symbols_.empty()) return;
   check_sweeps();
@@ -577,6 +670,20 @@ void Simulator::finish_symbols(bool broke) {
   for (size_t k = 0; k < symbols_.size(); ++k) {
     const Symbol& s = symbols_[k];
     if (s.specialised) continue;
+    if (s.scalar) {  // a Python int: its value keys the plans, its attribute entries take it
+      // 0 and 1 stay exact, as for sizes (emptiness, broadcasting): the guard reads `n >= 2`
+      for (int node : scalar_nodes_.at(s.scalar)) {
+        PyObject* two = PyLong_FromLong(2);
+        if (!two) python_error("int");
+        tree_.add_check(node, {CheckKind::Compare, two, Py_GE | (1 << 3), {}});
+      }
+      r_.symbolic_dims.push_back({graph_.value(s.value).index, -1, static_cast<int>(k), s.hint});
+      for (const graph::SymbolicAttr& a : attr_symbols_)
+        if (a.symbol == static_cast<int>(k)) r_.symbolic_attrs.push_back(a);
+      r_.dynamic_notes.push_back("s" + std::to_string(k) + " = " + tree_.path(s.node) + " is a size of a reshape "
+                                 "(traced with " + std::to_string(s.hint) + "): planned per value");
+      continue;
+    }
     guards::Check* c = tree_.find_check(s.node, CheckKind::TensorMeta);
     PJ_CHECK(c) << "a symbolic size of a tensor without its meta guard";
     c->symbols.resize(c->meta.shape.size(), -1);

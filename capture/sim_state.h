@@ -201,7 +201,19 @@ class Simulator {
     int64_t hint = 0;
     bool specialised = false;
     std::vector<guards::SizeFact> facts;  // comparisons Python made of it with constants
+    PyObject* scalar = nullptr;  // a Python int's symbol (value -1): the frame number's copy
   };
+  // `x.reshape((n, -1))` with n a liftable int: its entry in the reshape's shape becomes the value
+  // of a symbol of its own, so each n gets a plan, not a capture. Only for library functions marked
+  // __pijit_shape_args__ (their int arguments become the shape attribute and nothing else).
+  void arm_shape_ints(SimFrame& fr, const Instruction& ins, size_t from);
+  void match_shape_ints(const OpDef& op, const Attrs& attrs);  // record(): the entries they fed
+  void commit_shape_ints();  // ... once the node is in the graph: their symbols and attributes
+  std::vector<std::pair<size_t, PyObject*>> pending_shape_;  // entry -> the int it holds
+  void shape_call_done();  // an armed int no attribute took is used otherwise: guarded
+  std::vector<PyObject*> shape_armed_;
+  std::vector<std::pair<size_t, uint64_t>> attr_bits_;  // the node being recorded: entry -> symbol bit
+  std::vector<graph::SymbolicAttr> attr_symbols_;
   // `if x.shape[0] > 4` on a graph input's own symbolic size: guards the comparison's outcome as a
   // fact of the symbol instead of specialising it. True when it did (the operands are then used).
   bool compare_size(SimFrame& fr, const Instruction& ins);

@@ -1497,6 +1497,8 @@ PyObject* Simulator::frame_scalar(PyObject* obj, int node) {
 // `v` is used (an instruction other than a move consumes it): the value it had is guarded, for
 // it and for what it holds.
 void Simulator::guard_scalars(PyObject* v, int depth) {
+  // (an int the current call hands to a reshape's shape waits for what the call does with it)
+  if (!shape_armed_.empty() && std::find(shape_armed_.begin(), shape_armed_.end(), v) != shape_armed_.end()) return;
   auto it = unguarded_.find(v);
   if (it != unguarded_.end()) {
     unguarded_.erase(it);

@@ -150,6 +150,8 @@ Tensors Simulator::record(const OpDef& op, const Tensors& in, const Attrs& attrs
     if (it == const_ids_.end()) it = const_ids_.emplace(t.impl(), graph_.add_const(t)).first;
     ids.push_back(it->second);
   }
+  if (!shape_armed_.empty()) match_shape_ints(op, attrs);
+  else pending_shape_.clear();
   Metas outs;
   try {
     outs = op.infer(metas, attrs);  // bad shapes raise here, as the eager call would
@@ -159,7 +161,9 @@ Tensors Simulator::record(const OpDef& op, const Tensors& in, const Attrs& attrs
     PJ_THROW(CaptureBreak) << "data_dependent_shape: " << op.name << ": " << e.what();
   }
   std::vector<int> vids = graph_.add_node(op, ids, attrs, outs, current_line());
-  if (!dim_deps_.empty()) propagate_dims(op, attrs, ids, vids, metas, outs);
+  if (!pending_shape_.empty()) commit_shape_ints();
+  if (!dim_deps_.empty() || !attr_bits_.empty()) propagate_dims(op, attrs, ids, vids, metas, outs);
+  attr_bits_.clear();
   Tensors result;
   for (size_t k = 0; k < outs.size(); ++k) result.push_back(Tensor::symbolic(outs[k].shape, outs[k].dtype, vids[k]));
   return result;
@@ -396,6 +400,7 @@ PyObject* Simulator::run_frame(SimFrame& fr) {
     moving_ = moving;
     step(fr, ins);
     if (derive) note_derived(fr);
+    if (!shape_armed_.empty()) shape_call_done();
     moving_ = was_moving;
     if (fr.root) {
       after_jump_ = py::is_jump(ins.op) || fr.pc != at + 1 || fr.blocks.size() != nblocks;

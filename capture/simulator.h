@@ -105,6 +105,9 @@ struct CaptureResult {
   // Gradients taken inside the graph with symbolic sizes: each sweep's backward, emitted again per
   // concrete sizes (graph::replay_sweep) instead of copied with the sizes it was traced for.
   std::vector<graph::SweepPlan> sweeps;
+  // Python ints that are a reshape's sizes (x.reshape((n, -1))): their attribute entries, filled
+  // per plan with the value (SymbolicDim with dim -1).
+  std::vector<graph::SymbolicAttr> symbolic_attrs;
   // Lifted scalars: graph input positions fed a Python number (converted to a 0-d tensor of the
   // input's dtype at launch), and the paths lifted because pijit.mutable() made the number.
   std::vector<int> scalar_inputs;

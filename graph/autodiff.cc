@@ -225,15 +225,37 @@ void replay_sweep(Graph& g, const SweepPlan& plan, std::vector<int>& map) {
   }
 }
 
-Graph with_input_metas(const Graph& g, const Metas& inputs, const std::vector<SweepPlan>& sweeps) {
-  if (sweeps.empty()) return with_input_metas(g, inputs);
+Graph with_input_metas(const Graph& g, const Metas& inputs, const std::vector<SweepPlan>& sweeps,
+                       const std::vector<SymbolicAttr>& attrs, const std::map<int, int64_t>& values) {
+  if (sweeps.empty() && attrs.empty()) return with_input_metas(g, inputs);
   return with_input_metas(g, inputs, [&](size_t node, Graph& out, std::vector<int>& map) {
     for (const SweepPlan& s : sweeps)
       if (s.node_begin == node && s.node_end > node) {
         replay_sweep(out, s, map);
         return s.node_end;
       }
-    return node;
+    bool mine = false;
+    for (const SymbolicAttr& a : attrs) mine = mine || a.node == node;
+    if (!mine) return node;
+    // the node with this plan's values in its symbolic attribute entries
+    const Node& n = g.nodes()[node];
+    Attrs at = n.attrs;
+    for (const SymbolicAttr& a : attrs) {
+      if (a.node != node) continue;
+      IntList list = at.ints(a.attr);
+      PJ_CHECK(a.entry < list.size() && values.count(a.symbol)) << "with_input_metas: a symbolic attribute it cannot fill";
+      list[a.entry] = values.at(a.symbol);
+      at.set(a.attr, list);
+    }
+    std::vector<int> ins;
+    Metas in;
+    for (int i : n.inputs) {
+      ins.push_back(map.at(i));
+      in.push_back(out.value(map.at(i)).meta);
+    }
+    std::vector<int> outs = out.add_node(*n.op, ins, at, n.op->infer(in, at), n.line);
+    for (size_t k = 0; k < outs.size(); ++k) map[n.outputs[k]] = outs[k];
+    return node + 1;
   });
 }
 

@@ -10,6 +10,7 @@
 #pragma once
 
 #include <functional>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -152,7 +153,9 @@ struct SweepPlan {
 // where a rule or a seed rejects g's sizes, as the eager tape would.
 void replay_sweep(Graph& g, const SweepPlan& plan, std::vector<int>& map);
 // with_input_metas for a graph holding sweeps: the sweeps' nodes are emitted again, not copied.
-Graph with_input_metas(const Graph& g, const Metas& inputs, const std::vector<SweepPlan>& sweeps);
+// ... and the symbolic int attributes given their values (symbol -> value).
+Graph with_input_metas(const Graph& g, const Metas& inputs, const std::vector<SweepPlan>& sweeps,
+                       const std::vector<SymbolicAttr>& attrs = {}, const std::map<int, int64_t>& values = {});
 
 // The forward graph `fwd` with its backward appended. Inputs: fwd's inputs, then one seed per
 // output (named "grad of output k": the gradient flowing into it). Outputs: fwd's outputs, then

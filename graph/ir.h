@@ -43,8 +43,18 @@ struct Node {
 // size >= 2 there, and is planned anew per concrete size (runtime's DynamicPlans).
 struct SymbolicDim {
   int input = 0;   // position among the graph's inputs
-  int dim = 0;
+  int dim = 0;     // -1: the input is a Python int (a 0-d Int64 input) whose value is the symbol
   int symbol = 0;  // s<symbol> in guard text and logs
+  int64_t hint = 0;  // dim -1: the value the graph was traced with
+};
+
+// An int attribute entry that is a symbol's value (dim -1 above): `x.reshape((n, -1))` with n a
+// Python int that changes. Each plan writes the symbol's value there.
+struct SymbolicAttr {
+  size_t node = 0;
+  std::string attr;
+  size_t entry = 0;
+  int symbol = 0;  // index into the SymbolicDim list's symbols (SymbolicDim::symbol)
 };
 
 class Graph {

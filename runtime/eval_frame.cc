@@ -402,7 +402,7 @@ bool build_entry(PyFrameObject* f, CodeState* st, const JitOptions& opt, CacheEn
     debug.fault = test_fault(st->module, co);
     if (!dump_folder(st).empty()) debug.dump_prefix = dump_folder(st) + "/entry" + std::to_string(st->dumped_entries);
     for (const std::string& p : r.mutable_paths) st->dynamic_scalars.insert(p);  // a later plain number there too
-    py::Ref runner(new_graph_runner(r.graph, where(co), debug, r.symbolic_dims, r.scalar_inputs, r.sweeps));
+    py::Ref runner(new_graph_runner(r.graph, where(co), debug, r.symbolic_dims, r.scalar_inputs, r.sweeps, r.symbolic_attrs));
     st->compile_ns += std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() - c0).count();
     out->plan = runner_plan(runner.get());
     out->shapes = runner_shapes(runner.get());

@@ -94,7 +94,8 @@ struct ShapePlans;
 PyObject* new_graph_runner(std::shared_ptr<graph::Graph> g, const std::string& name, const GraphDebug& debug = {},
                            const std::vector<graph::SymbolicDim>& symbolic = {},
                            const std::vector<int>& scalar_inputs = {},
-                           const std::vector<graph::SweepPlan>& sweeps = {});
+                           const std::vector<graph::SweepPlan>& sweeps = {},
+                           const std::vector<graph::SymbolicAttr>& symbolic_attrs = {});
 // A dynamic runner's plans by concrete sizes (nullptr for a static graph): counters for jit_stats.
 struct ShapePlanStats {
   int64_t plans = 0, hits = 0, misses = 0, evictions = 0, failures = 0, prepare_ns = 0;

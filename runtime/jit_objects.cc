@@ -140,6 +140,14 @@ struct ShapePlans {
   std::shared_ptr<graph::Graph> captured;
   std::vector<graph::SymbolicDim> dims;
   std::vector<graph::SweepPlan> sweeps;  // gradients inside the graph: emitted again per sizes
+  std::vector<graph::SymbolicAttr> attrs;  // int attributes that are symbols (reshape((n, -1)))
+
+  // A symbol's value in this call: a size of a tensor input, or a Python int input's value.
+  static int64_t value_of(const Tensors& in, const graph::SymbolicDim& d) {
+    if (d.dim >= 0) return in[d.input].dim(d.dim);
+    const Tensor& t = in[d.input];
+    return t.dtype() == DType::Int64 ? *static_cast<const int64_t*>(t.raw_data()) : 0;
+  }
   std::string name;
   absl::flat_hash_map<std::vector<int64_t>, Instance> plans;
   Instance* last = nullptr;  // the last call's, and its sizes (valid until the map changes)
@@ -153,7 +161,7 @@ struct ShapePlans {
     // The sizes of the last call again (a loop over one batch size): no key built, no hashing.
     if (last) {
       bool same = true;
-      for (size_t k = 0; k < dims.size() && same; ++k) same = in[dims[k].input].dim(dims[k].dim) == last_key[k];
+      for (size_t k = 0; k < dims.size() && same; ++k) same = value_of(in, dims[k]) == last_key[k];
       if (same) {
         ++stats.hits;
         last->used = ++clock;
@@ -162,7 +170,7 @@ struct ShapePlans {
     }
     std::vector<int64_t> key;
     key.reserve(dims.size());
-    for (const graph::SymbolicDim& d : dims) key.push_back(in[d.input].dim(d.dim));
+    for (const graph::SymbolicDim& d : dims) key.push_back(value_of(in, d));
     auto it = plans.find(key);
     if (it != plans.end()) {
       ++stats.hits;
@@ -195,12 +203,15 @@ struct ShapePlans {
     Metas metas;
     for (int v : captured->inputs()) metas.push_back(captured->value(v).meta);
     std::string sizes;
+    std::map<int, int64_t> values;  // symbol -> this call's value
     for (const graph::SymbolicDim& d : dims) {
-      metas[d.input].shape[d.dim] = in[d.input].dim(d.dim);
-      sizes += (sizes.empty() ? "s" : ", s") + std::to_string(d.symbol) + "=" + std::to_string(in[d.input].dim(d.dim));
+      const int64_t v = value_of(in, d);
+      if (d.dim >= 0) metas[d.input].shape[d.dim] = v;
+      values[d.symbol] = v;
+      sizes += (sizes.empty() ? "s" : ", s") + std::to_string(d.symbol) + "=" + std::to_string(v);
     }
     try {
-      auto g = std::make_shared<graph::Graph>(graph::with_input_metas(*captured, metas, sweeps));
+      auto g = std::make_shared<graph::Graph>(graph::with_input_metas(*captured, metas, sweeps, attrs, values));
       inst->plan = compile_plan(g, name, GraphDebug());
       inst->backward = std::make_shared<TapeBackward>();
       inst->backward->fwd = g;
@@ -981,7 +992,8 @@ std::shared_ptr<graph::ExecPlan> compile_plan(std::shared_ptr<graph::Graph> g, c
 
 PyObject* new_graph_runner(std::shared_ptr<graph::Graph> g, const std::string& name, const GraphDebug& debug,
                            const std::vector<graph::SymbolicDim>& symbolic, const std::vector<int>& scalar_inputs,
-                           const std::vector<graph::SweepPlan>& sweeps) {
+                           const std::vector<graph::SweepPlan>& sweeps,
+                           const std::vector<graph::SymbolicAttr>& symbolic_attrs) {
   std::shared_ptr<graph::ExecPlan> plan;
   try {
     plan = compile_plan(g, name, debug);
@@ -1008,9 +1020,11 @@ PyObject* new_graph_runner(std::shared_ptr<graph::Graph> g, const std::string& n
     r->shapes->captured = g;
     r->shapes->dims = symbolic;
     r->shapes->sweeps = sweeps;
+    r->shapes->attrs = symbolic_attrs;
     r->shapes->name = name;
     std::vector<int64_t> key;
-    for (const graph::SymbolicDim& d : symbolic) key.push_back(g->value(g->inputs()[d.input]).meta.shape[d.dim]);
+    for (const graph::SymbolicDim& d : symbolic)
+      key.push_back(d.dim >= 0 ? g->value(g->inputs()[d.input]).meta.shape[d.dim] : d.hint);
     ShapePlans::Instance& first = r->shapes->plans[key];
     first.plan = plan;
     first.backward = r->backward;

@@ -132,6 +132,10 @@ class Tensor(_C.TensorBase):
     def reshape(self, *shape):
         return _op("reshape", (self,), shape=_shape_arg(shape))
 
+    # Its int arguments become the op's shape attribute and nothing else: under capture, a Python
+    # int there that changes between calls is a symbol (a plan per value), not a constant.
+    reshape.__pijit_shape_args__ = True
+
     def view(self, *shape):
         """A view with a new shape; raises if the data cannot be viewed without a copy."""
         out = _op("reshape", (self,), shape=_shape_arg(shape))

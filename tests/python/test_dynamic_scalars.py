@@ -127,6 +127,61 @@ class LiftedScalars(unittest.TestCase):
         self.assertIn("n is a graph input (a Python int, traced with 4, as Int32)", notes(st))
         self.assertIn("n is a graph input (a Python int, traced with 4, as Float32)", notes(st))
 
+    def test_an_int_that_is_a_reshape_size_gets_a_plan_per_value(self):
+        def f(x, n):
+            return x.reshape((n, -1)) * 2
+        pj.reset(f)
+        jf = pj.jit(f)
+        x = pj.arange(24).astype(pj.float32)
+        for n in [2, 3, 4, 6, 8, 12, 24, 1, 3]:
+            self.assertTrue(same(jf(x, n), f(x, n)), n)
+        st, c = counts(jf)
+        self.assertEqual(c, (3, 2, 0))  # 2; 3 makes n a symbol; 1 stays exact, as a size 1 does
+        e = [e for e in st["entries"] if e["shape_plans"]["plans"]][0]
+        self.assertIn("s0 = n is a size of a reshape (traced with 3): planned per value", e["dynamic"])
+        self.assertIn("n >= 2", e["guards"])
+        self.assertEqual(e["shape_plans"]["plans"], 6)  # 3 (captured), 4, 6, 8, 12, 24
+        # a value the reshape rejects: that call runs eagerly and raises eager's error
+        for fn in (f, jf):
+            with self.assertRaisesRegex(ValueError, r"cannot reshape tensor of size 24 into shape \(5, -1\)"):
+                fn(x, 5)
+        self.assertEqual([e["shape_plans"]["rejected"] for e in pj.jit_stats(jf)["entries"]
+                          if e["shape_plans"]["plans"]], [1])
+
+    def test_reshape_sizes_with_a_dynamic_batch_and_ops_reshape(self):
+        def f(x, n):
+            y = ops.reshape(x, (-1, n, 5))
+            return y.sum(axis=1)
+        pj.reset(f)
+        jf = pj.jit(f)
+        for b, n in [(4, 3), (6, 3), (6, 2), (5, 4), (2, 3), (7, 6), (3, 2)]:
+            x = pj.randn(b, 5 * n * 3)
+            self.assertTrue(same(jf(x, n), f(x, n)), (b, n))
+        st, c = counts(jf)
+        # 4: static; 6: the batch a symbol; (6, 2): n and x's second size too; then plans only
+        self.assertEqual(c, (3, 2, 0))
+        self.assertEqual(st["entries"][0]["shape_plans"]["plans"], 5)
+
+    def test_a_reshape_size_python_also_uses_is_specialised(self):
+        def f(x, n):
+            y = x.reshape((n, -1))
+            return y * (n + 1), y.shape[0]
+        pj.reset(f)
+        jf = pj.jit(f)
+        x = pj.arange(12).astype(pj.float32)
+        for n in [2, 3, 4, 6]:
+            self.assertTrue(same(jf(x, n), f(x, n)), n)
+        self.assertEqual(counts(jf)[1], (4, 3, 0))  # n + 1 is Python arithmetic: each n its own graph
+
+        def g(x, n):
+            return x.reshape((n, n))  # two entries alike: which one is n cannot be told
+        pj.reset(g)
+        jg = pj.jit(g)
+        for n in [2, 3, 4]:
+            x = pj.arange(n * n).astype(pj.float32)
+            self.assertTrue(same(jg(x, n), g(x, n)), n)
+        self.assertEqual(counts(jg)[1][0], 3)
+
     def test_an_int_out_of_int64_raises_as_eager(self):
         jf = pj.jit(by_int)
         jf(X, 2)

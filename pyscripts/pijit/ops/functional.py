@@ -391,6 +391,9 @@ def reshape(input, shape):
     return _op("reshape", (_t(input),), shape=tuple(shape))
 
 
+reshape.__pijit_shape_args__ = True  # (see Tensor.reshape)
+
+
 def transpose(input, perm):
     return _op("transpose", (_t(input),), perm=tuple(perm))
 
