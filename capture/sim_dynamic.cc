@@ -337,13 +337,26 @@ bool Simulator::scalars_used(SimFrame& fr, const Instruction& ins, int uses) {
     if (!liftable_.empty()) arm_shape_ints(fr, ins, from);
   }
   if (derive) return true;
+  const bool to_user = (!liftable_.empty() || !derived_.empty()) && calls_user_function(fr, ins, from);
   for (size_t i = from; i < n; ++i) {
     PyObject* v = fr.stack[i];
     if (!armed_.empty() && std::find(armed_.begin(), armed_.end(), v) != armed_.end()) continue;
+    // a lifted or derived number handed to a user function it simulates: guarded where it is used
+    if (to_user && (derived_.count(v) || (liftable_.count(v) && unguarded_.count(v)))) continue;
     guard_scalars(v);
     if (!derived_.empty()) guard_derived(v);
   }
   return false;
+}
+
+bool Simulator::calls_user_function(SimFrame& fr, const Instruction& ins, size_t from) {
+  if (ins.op != Opcode::CALL_FUNCTION && ins.op != Opcode::CALL_METHOD && ins.op != Opcode::CALL_FUNCTION_KW) return false;
+  if (from >= fr.stack.size()) return false;
+  // the callable: CALL_METHOD has a method and its self, or a null slot and the callable
+  PyObject* f = fr.stack[from];
+  if (ins.op == Opcode::CALL_METHOD && !PyFunction_Check(f) && from + 1 < fr.stack.size()) f = fr.stack[from + 1];
+  if (PyMethod_Check(f)) f = PyMethod_GET_FUNCTION(f);
+  return PyFunction_Check(f) && !is_library_code(f);
 }
 
 namespace {

@@ -258,6 +258,9 @@ class Simulator {
   // derived by float arithmetic, else guarded (and their sources). True: the result is derived.
   bool scalars_used(SimFrame& fr, const Instruction& ins, int uses);
   bool derivable(SimFrame& fr, const Instruction& ins, size_t from);
+  // The instruction calls a user function the simulation inlines (its uses of the numbers it is
+  // given are instructions too).
+  bool calls_user_function(SimFrame& fr, const Instruction& ins, size_t from);
   void note_derived(SimFrame& fr);  // the instruction's result is pending_derived_
   Derived pending_derived_{};
   void guard_derived(PyObject* v);

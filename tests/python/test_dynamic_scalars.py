@@ -293,6 +293,48 @@ class LiftedScalars(unittest.TestCase):
             with self.assertRaisesRegex(ZeroDivisionError, "float division by zero"):
                 fn(X, 0.0)
 
+    def test_a_number_handed_to_a_helper_function(self):
+        def update(w, g, lr):
+            return w - lr * g
+
+        def branchy(w, lr):
+            if lr > 0.25:
+                return w * lr
+            return w + lr
+
+        def step(w, g, lr):
+            return update(w, g, lr) * 2 + branchy(g, lr)
+        for f in (update, branchy, step):
+            pj.reset(f)
+        jf = pj.jit(step)
+        for lr in [0.1, 0.2, 0.3, 0.4, 0.15, 0.05]:
+            self.assertTrue(same(jf(X, X, lr), step(X, X, lr)), lr)
+        st, c = counts(jf)
+        self.assertEqual(c, (3, 2, 0))  # static; then one entry per outcome of lr > 0.25 in the helper
+        self.assertIn("not lr > 0.25", [g for e in st["entries"] for g in e["guards"]])
+
+    def test_a_helper_that_breaks_with_the_number_live(self):
+        def helper(x, lr):
+            y = x * lr
+            print("step", end="")
+            return y + float(x.sum()) * lr  # a value read: a graph break
+
+        def f(x, lr):
+            return helper(x, lr) - lr
+        pj.reset(helper)
+        pj.reset(f)
+        jf = pj.jit(f)
+        import io
+        import contextlib
+        for lr in [0.5, 0.25, 0.75, 0.125]:
+            out1, out2 = io.StringIO(), io.StringIO()
+            with contextlib.redirect_stdout(out1):
+                a = jf(X, lr)
+            with contextlib.redirect_stdout(out2):
+                b = f(X, lr)
+            self.assertTrue(same(a, b), lr)
+            self.assertEqual(out1.getvalue(), out2.getvalue())
+
     def test_dynamic_zero_keeps_numbers_constant(self):
         jf = pj.jit(sgd_like, dynamic=0)
         for lr in LRS[:5]:
