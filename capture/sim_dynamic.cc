@@ -549,8 +549,10 @@ void Simulator::sweep_observed(const SweepTrace* t) {
   p.carries = t->carries;
   p.out_handles = t->out_handles;
   for (size_t k = 0; k < t->out_handles.size(); ++k) {
-    p.seed_values.push_back(t->out_handles[k] >= 0 ? value_of(t->seeds[k]) : -1);
-    if (t->out_handles[k] >= 0 && p.seed_values.back() < 0) why = "a gradient seeded with a value capture cannot name";
+    // (an output the tape does not track still has its seed's shape checked: the replay would not)
+    if (t->out_handles[k] < 0) why = "a gradient of an output the tape does not track";
+    p.seed_values.push_back(value_of(t->seeds[k]));
+    if (p.seed_values.back() < 0) why = "a gradient seeded with a value capture cannot name";
   }
   p.leaves = t->leaves;
   for (size_t k = 0; k < t->leaves.size(); ++k) {

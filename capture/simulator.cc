@@ -151,7 +151,6 @@ Tensors Simulator::record(const OpDef& op, const Tensors& in, const Attrs& attrs
     ids.push_back(it->second);
   }
   if (!shape_armed_.empty()) match_shape_ints(op, attrs);
-  else pending_shape_.clear();
   Metas outs;
   try {
     outs = op.infer(metas, attrs);  // bad shapes raise here, as the eager call would

@@ -159,6 +159,16 @@ std::vector<int> EagerGradContext::emit(const OpDef& op, const std::vector<int>&
 
 int EagerGradContext::scalar(double x, DType t) { return add(Tensor::scalar(x, t)); }
 
+void seed_gradient(GradContext& c, std::vector<int>& grad, int out, int seed, size_t k) {
+  const TensorMeta om = c.meta(out), sm = c.meta(seed);
+  if (sm.shape != om.shape)
+    PJ_THROW(Value) << "the sensitivity of output " << k << " has shape " << shape_str(sm.shape)
+                    << ", but the output has shape " << shape_str(om.shape);
+  if (sm.dtype != om.dtype) seed = c.op("cast", {seed}, Attrs{{"dtype", om.dtype}});
+  grad[out] = grad[out] == kNoGrad ? seed : c.op("add", {grad[out], seed});
+}
+
+
 // ---- graphs -------------------------------------------------------------------------------------
 namespace graph {
 namespace {
@@ -202,17 +212,8 @@ void replay_sweep(Graph& g, const SweepPlan& plan, std::vector<int>& map) {
   for (int leaf : plan.leaves)
     if (leaf >= 0) active[v[leaf]] = true;
   std::vector<int> grad(n, kNoGrad);
-  for (size_t k = 0; k < plan.out_handles.size(); ++k) {  // as Tape::gradient seeds its outputs
-    if (plan.out_handles[k] < 0) continue;
-    const int o = v[plan.out_handles[k]];
-    int seed = map.at(plan.seed_values[k]);
-    const TensorMeta om = c.meta(o), sm = c.meta(seed);
-    if (sm.shape != om.shape)
-      PJ_THROW(Value) << "the sensitivity of output " << k << " has shape " << shape_str(sm.shape)
-                      << ", but the output has shape " << shape_str(om.shape);
-    if (sm.dtype != om.dtype) seed = c.op("cast", {seed}, Attrs{{"dtype", om.dtype}});
-    grad[o] = grad[o] == kNoGrad ? seed : c.op("add", {grad[o], seed});
-  }
+  for (size_t k = 0; k < plan.out_handles.size(); ++k)  // (capture replays only sweeps whose outputs are all tracked)
+    seed_gradient(c, grad, v[plan.out_handles[k]], map.at(plan.seed_values[k]), k);
   reverse_sweep(c, nodes, active, grad, &carries);
   for (size_t k = 0; k < plan.leaves.size(); ++k) {
     const int leaf = plan.leaves[k];
@@ -228,35 +229,27 @@ void replay_sweep(Graph& g, const SweepPlan& plan, std::vector<int>& map) {
 Graph with_input_metas(const Graph& g, const Metas& inputs, const std::vector<SweepPlan>& sweeps,
                        const std::vector<SymbolicAttr>& attrs, const std::map<int, int64_t>& values) {
   if (sweeps.empty() && attrs.empty()) return with_input_metas(g, inputs);
-  return with_input_metas(g, inputs, [&](size_t node, Graph& out, std::vector<int>& map) {
+  auto replay = [&](size_t node, Graph& out, std::vector<int>& map) {
     for (const SweepPlan& s : sweeps)
       if (s.node_begin == node && s.node_end > node) {
         replay_sweep(out, s, map);
         return s.node_end;
       }
-    bool mine = false;
-    for (const SymbolicAttr& a : attrs) mine = mine || a.node == node;
-    if (!mine) return node;
-    // the node with this plan's values in its symbolic attribute entries
-    const Node& n = g.nodes()[node];
-    Attrs at = n.attrs;
+    return node;
+  };
+  auto fill = [&](size_t node, Attrs& at) {  // this plan's values in the symbolic entries
+    bool changed = false;
     for (const SymbolicAttr& a : attrs) {
       if (a.node != node) continue;
       IntList list = at.ints(a.attr);
       PJ_CHECK(a.entry < list.size() && values.count(a.symbol)) << "with_input_metas: a symbolic attribute it cannot fill";
       list[a.entry] = values.at(a.symbol);
       at.set(a.attr, list);
+      changed = true;
     }
-    std::vector<int> ins;
-    Metas in;
-    for (int i : n.inputs) {
-      ins.push_back(map.at(i));
-      in.push_back(out.value(map.at(i)).meta);
-    }
-    std::vector<int> outs = out.add_node(*n.op, ins, at, n.op->infer(in, at), n.line);
-    for (size_t k = 0; k < outs.size(); ++k) map[n.outputs[k]] = outs[k];
-    return node + 1;
-  });
+    return changed;
+  };
+  return with_input_metas(g, inputs, replay, attrs.empty() ? nullptr : std::function<bool(size_t, Attrs&)>(fill));
 }
 
 Graph differentiate(const Graph& fwd, const std::vector<int>& wrt, bool integers) {

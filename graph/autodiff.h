@@ -112,6 +112,11 @@ class EagerGradContext : public GradContext {
   std::vector<const char*> used_by_;
 };
 
+// Seeds output `out`'s gradient with `seed` as a tape's gradient() does, in any context: shapes
+// must match (ValueError naming output k), the seed takes the output's dtype, and a second seed of
+// one output adds to the first.
+void seed_gradient(GradContext& c, std::vector<int>& grad, int out, int seed, size_t k);
+
 // ---- a tape's sweep, replayed for other sizes (dynamic shapes) ----
 
 // What a tape's gradient() saw, handed to an observer when it ends (capture records it).

@@ -16,7 +16,8 @@ int Graph::add_input(const TensorMeta& meta, std::string name, bool parameter) {
 Graph with_input_metas(const Graph& g, const Metas& inputs) { return with_input_metas(g, inputs, nullptr); }
 
 Graph with_input_metas(const Graph& g, const Metas& inputs,
-                       const std::function<size_t(size_t, Graph&, std::vector<int>&)>& at) {
+                       const std::function<size_t(size_t, Graph&, std::vector<int>&)>& at,
+                       const std::function<bool(size_t, Attrs&)>& fill) {
   PJ_CHECK(inputs.size() == g.inputs().size()) << "with_input_metas: " << inputs.size() << " metas for "
                                                << g.inputs().size() << " inputs";
   // Walks nodes, not values: dead-code elimination leaves the values of the nodes it dropped.
@@ -44,7 +45,10 @@ Graph with_input_metas(const Graph& g, const Metas& inputs,
       ins.push_back(map[i]);
       in.push_back(out.value(map[i]).meta);
     }
-    std::vector<int> outs = out.add_node(*n.op, ins, n.attrs, n.op->infer(in, n.attrs), n.line);
+    Attrs changed;
+    const Attrs* attrs = &n.attrs;
+    if (fill && fill(k, changed = n.attrs)) attrs = &changed;
+    std::vector<int> outs = out.add_node(*n.op, ins, *attrs, n.op->infer(in, *attrs), n.line);
     PJ_CHECK(outs.size() == n.outputs.size()) << "with_input_metas: " << n.op->name << " changed its output count";
     for (size_t k = 0; k < outs.size(); ++k) map[n.outputs[k]] = outs[k];
   }

@@ -109,9 +109,11 @@ Graph parse_graph(const std::string& text);
 // op rejects them, as the eager op would.
 Graph with_input_metas(const Graph& g, const Metas& inputs);
 // The same, where `at(n, out, map)` may emit node n's part itself: it returns the node to go on
-// with (n when it left node n to be copied).
+// with (n when it left node n to be copied); and `fill(n, attrs)` may change a copied node's
+// attributes (a copy of them): true when it did.
 Graph with_input_metas(const Graph& g, const Metas& inputs,
-                       const std::function<size_t(size_t, Graph&, std::vector<int>&)>& at);
+                       const std::function<size_t(size_t, Graph&, std::vector<int>&)>& at,
+                       const std::function<bool(size_t, Attrs&)>& fill = nullptr);
 
 // Per value: the index of the last node that reads it (nodes().size() for a graph output, -1 for
 // none). execute drops a value there, so its storage serves the next nodes.

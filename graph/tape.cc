@@ -147,9 +147,7 @@ Tensors Tape::gradient(const Tensors& outputs, const Tensors& seeds, const std::
     auto it = current_.find(o.impl());
     if (it == current_.end() || !carries_[it->second]) continue;
     out_handles[k] = it->second;
-    int seed = c.add(s.dtype() == o.dtype() ? s : call_op1("cast", {s}, Attrs{{"dtype", o.dtype()}}));
-    int& g = grad[it->second];
-    g = g == kNoGrad ? seed : c.op("add", {g, seed});
+    seed_gradient(c, grad, it->second, c.add(s), k);
   }
   reverse_sweep(c, nodes, active, grad, &carries);
   Tensors out;

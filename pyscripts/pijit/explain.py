@@ -48,13 +48,15 @@ class Break(object):
 class FunctionReport(object):
     """What capture did for one code object (a function, a resume function, a loop body)."""
 
-    def __init__(self, row):
+    def __init__(self, row, earlier_recompiles=0):
         self.code = row["code"]
         self.function, self.file, self.line = row["function"], row["file"], row["line"]
         self.kind = "resume function" if row["resume"] else "loop body" if row["loop_body"] else "function"
         self.compiles, self.graphs, self.recompile_count = row["compiles"], row["graphs"], row["recompiles"]
         self.breaks = [Break(t, c) for t, c in zip(row["break_reasons"], row["break_chains"])]
-        self.recompiles = list(row["recompile_reasons"])
+        # (the recompiles before the report's first call are another story: code the calls merely
+        # ran, an audit hook, may have recompiled long before)
+        self.recompiles = list(row["recompile_reasons"])[earlier_recompiles:]
         self.guards = list(row["guards"])  # per cache entry, readable
         self.dynamic = list(row["dynamic"])  # per cache entry: symbolic sizes, lifted numbers, and why
         self.ops_per_graph = list(row["ops_per_graph"])
@@ -93,9 +95,11 @@ class ExplainReport(object):
         self.functions = []
         self.outputs = []  # what each call returned
 
-    def _refresh(self, codes):
+    def _refresh(self, codes, earlier=None):
+        """earlier: id(code) -> its recompiles before the report's calls first touched it."""
         rows = {id(r["code"]): r for r in _C.capture_summary()}
-        self.functions = [FunctionReport(rows[id(c)]) for c in codes if id(c) in rows]
+        earlier = earlier or {}
+        self.functions = [FunctionReport(rows[id(c)], earlier.get(id(c), 0)) for c in codes if id(c) in rows]
 
     graph_count = property(lambda self: sum(f.graphs for f in self.functions))
     break_count = property(lambda self: sum(len(f.breaks) for f in self.functions))
@@ -113,7 +117,8 @@ class ExplainReport(object):
 
 
 def _snapshot():
-    return {id(r["code"]): (r["code"], r["compiles"], r["cache_hits"], r["graph_runs"]) for r in _C.capture_summary()}
+    return {id(r["code"]): (r["code"], r["compiles"], r["cache_hits"], r["graph_runs"], r["recompiles"])
+            for r in _C.capture_summary()}
 
 
 def explain(fn):
@@ -123,15 +128,17 @@ def explain(fn):
     _C.set_graph_timing(True)  # from now on every launch is timed (a few % of a tiny graph's)
     target = fn if isinstance(fn, _C.JitFunction) else jit(fn)
     report = ExplainReport()
-    touched = []
+    touched, earlier = [], {}
 
     def run(*args, **kwargs):
         before = _snapshot()
         report.outputs.append(target(*args, **kwargs))
         for key, (code, *counts) in _snapshot().items():
-            if before.get(key, (None, None, None, None))[1:] != tuple(counts) and all(c is not code for c in touched):
+            was = before.get(key, (None, None, None, None, 0))
+            if tuple(was[1:]) != tuple(counts) and all(c is not code for c in touched):
                 touched.append(code)
-        report._refresh(touched)
+                earlier[key] = was[4]
+        report._refresh(touched, earlier)
         return report
     run.report = report
     return run
