@@ -1,8 +1,11 @@
 // fuse_conv: conv2d followed by a per-channel affine (a lowered inference batch_norm), a ReLU and a
 // max_pool2d, each optional, becomes one conv2d_block node (graph/ops/conv_block_ops.cc), whose
 // kernel keeps the activation in oneDNN's blocked layout between the steps.
+// layout: where one conv2d_block's result is read by another alone, the activation stays in that
+// blocked layout between them too (blocked_out / blocked_in): no reorder out and back.
 #include <map>
 
+#include "graph/ops/nn_params.h"
 #include "graph/pass_impl.h"
 
 namespace pj::graph {
@@ -119,6 +122,66 @@ int fuse_conv(Graph& g) {
     return true;
   });
   return static_cast<int>(blocks.size());
+}
+
+namespace {
+
+bool is_block(const Node& n) { return n.op->name == "conv2d_block"; }
+
+// Whether the fused kernel runs for node n with these layout flags (else it would run op by op,
+// converting layouts: correct, but the reorders would not be saved).
+bool runs_blocked(const Graph& g, const Node& n, bool in, bool out) {
+  Metas ins, outs;
+  for (int v : n.inputs) ins.push_back(g.value(v).meta);
+  for (int v : n.outputs) outs.push_back(g.value(v).meta);
+  Attrs a = n.attrs;
+  a.set("blocked_in", in);
+  a.set("blocked_out", out);
+  try {
+    return conv_block_plan(conv_block_spec(ins, a, outs)) != nullptr;
+  } catch (const std::exception&) {
+    return false;
+  }
+}
+
+}  // namespace
+
+int layout(Graph& g) {
+  const size_t n = g.nodes().size();
+  std::vector<std::vector<int>> readers(g.values().size());
+  for (size_t i = 0; i < n; ++i)
+    for (int v : g.nodes()[i].inputs) readers[v].push_back(static_cast<int>(i));
+  for (int v : g.outputs()) readers[v].push_back(-1);  // a graph output is read in NCHW
+  std::vector<bool> in(n, false), out(n, false);
+  int edges = 0;
+  for (size_t i = 0; i < n; ++i) {
+    const Node& a = g.nodes()[i];
+    if (!is_block(a) || g.value(a.outputs[0]).meta.dtype != DType::Float32) continue;
+    const std::vector<int>& r = readers[a.outputs[0]];
+    if (r.size() != 1 || r[0] < 0 || !is_block(g.nodes()[r[0]])) continue;
+    const int b = r[0];
+    const Node& next = g.nodes()[b];
+    if (next.inputs[0] != a.outputs[0] || std::count(next.inputs.begin(), next.inputs.end(), a.outputs[0]) != 1) continue;
+    if (!runs_blocked(g, a, in[i], true) || !runs_blocked(g, next, true, out[b])) continue;
+    out[i] = in[b] = true;
+    ++edges;
+  }
+  if (!edges) return 0;
+  g = rebuild(g, [&](int i, Graph& o, ValueMap& map) {
+    if (!in[i] && !out[i]) return false;
+    const Node& node = g.nodes()[i];
+    Attrs attrs = node.attrs;
+    if (in[i]) attrs.set("blocked_in", true);
+    if (out[i]) attrs.set("blocked_out", true);
+    std::vector<int> ins;
+    for (int v : node.inputs) ins.push_back(map[v]);
+    Metas metas;
+    for (int v : node.outputs) metas.push_back(g.value(v).meta);
+    std::vector<int> ids = o.add_node(*node.op, ins, attrs, metas, node.line);
+    for (size_t k = 0; k < ids.size(); ++k) map[node.outputs[k]] = ids[k];
+    return true;
+  });
+  return edges;
 }
 
 }  // namespace pj::graph

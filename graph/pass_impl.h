@@ -54,6 +54,7 @@ int lower(Graph& g);     // inference batch_norm -> per-channel coefficients and
 
 // graph/fuse_conv.cc
 int fuse_conv(Graph& g); // conv2d -> affine -> relu -> max_pool2d chains -> conv2d_block
+int layout(Graph& g);    // conv2d_block -> conv2d_block edges keep oneDNN's blocked layout
 
 // graph/algebra.cc
 int fold(Graph& g);      // nodes whose inputs are all constants -> constants (the eager kernels run once)

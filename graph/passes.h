@@ -23,6 +23,9 @@
 //   fuse_conv  turns a float32 conv2d and what follows it alone (a per-channel affine sub, mul,
 //          add, a relu, a max_pool2d; each optional, at least one) into one conv2d_block node,
 //          which keeps the activation in oneDNN's blocked layout (kernels/conv_block.h)
+//   layout where a conv2d_block's result is read by one other conv2d_block alone (as its x) and
+//          both fused kernels run in oneDNN's nChw16c, the value stays in that layout between
+//          them (blocked_out / blocked_in): its bytes are not NCHW, which no other node sees
 //   fuse   turns each connected group of float32 elementwise nodes of one shape into a
 //          fused_elementwise node (kernels/fused.h): one loop, intermediates in registers
 #pragma once

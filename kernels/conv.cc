@@ -422,7 +422,8 @@ CachedWeights weights_for(const DnnlPlan& plan, const Tensor& w) {
   return reordered_weights(w, plan.user_wei, plan.wei_md, plan.wei_reorder);
 }
 
-void run_plan(DnnlPlan& plan, void* out, const Tensor& x, const Tensor& w, const Tensor& bias, bool raw_dst);
+void run_plan(DnnlPlan& plan, void* out, const Tensor& x, const Tensor& w, const Tensor& bias, bool raw_dst,
+              bool raw_src = false);
 
 // False when this geometry has no fast oneDNN implementation; `out` is contiguous.
 bool dnnl_conv(const Tensor& out, const Tensor& x, const Tensor& w, const Tensor& bias, const Conv2dParams& p,
@@ -434,20 +435,22 @@ bool dnnl_conv(const Tensor& out, const Tensor& x, const Tensor& w, const Tensor
   return true;
 }
 
-// `out` is NCHW, or (raw_dst) the primitive's own destination layout.
-void run_plan(DnnlPlan& planr, void* out, const Tensor& x, const Tensor& w, const Tensor& bias, bool raw_dst) {
+// `out` is NCHW, or (raw_dst) the primitive's own destination layout; x is NCHW, or (raw_src) the
+// primitive's own source layout.
+void run_plan(DnnlPlan& planr, void* out, const Tensor& x, const Tensor& w, const Tensor& bias, bool raw_dst,
+              bool raw_src) {
   DnnlPlan* plan = &planr;
   set_last_impl(plan->impl);
   dnnl::engine& eng = dnnl_engine();
   const Tensor xc = x.contiguous();
   const CachedWeights wa = weights_for(*plan, w);
-  dnnl::memory usrc(plan->user_src, eng, xc.raw_data());
+  dnnl::memory usrc(raw_src ? plan->src_md : plan->user_src, eng, xc.raw_data());
   dnnl::memory udst(raw_dst ? plan->dst_md : plan->user_dst, eng, out);
-  const bool reorder_dst = plan->reorder_dst && !raw_dst;
+  const bool reorder_src = plan->reorder_src && !raw_src, reorder_dst = plan->reorder_dst && !raw_dst;
   // The plan's blocked buffers, unless another thread is using them right now.
   std::unique_lock<std::mutex> lock(plan->mu, std::try_to_lock);
   dnnl::memory sbuf = usrc, dbuf = udst;
-  if (plan->reorder_src) {
+  if (reorder_src) {
     sbuf = scratch(plan, &plan->src_buf, plan->src_md, lock.owns_lock());
     execute_reorder(plan->src_reorder, usrc, sbuf);
   }
@@ -515,19 +518,40 @@ void conv_transpose2d_loop_into(const Tensor& out, const Tensor& x, const Tensor
   if (out.numel() > 0) run_loop(out, x, w, bias, p, true);
 }
 
-bool conv2d_dst_is_nchw16c(const Shape& out, const Shape& x, const Shape& w, const Conv2dParams& p, bool bias) {
+namespace {
+
+// The plan conv2d_into uses for this float32 geometry, when it has oneDNN's; else null.
+std::shared_ptr<DnnlPlan> blocked_candidate(const Shape& out, const Shape& x, const Shape& w, const Conv2dParams& p,
+                                            bool bias) {
   const Geometry g = geometry(out, x, w, p, false);
-  if (g.OC % 16 || shape_numel(out) == 0 || shape_numel(x) == 0 || shape_numel(w) == 0) return false;
+  if (g.OC % 16 || shape_numel(out) == 0 || shape_numel(x) == 0 || shape_numel(w) == 0) return nullptr;
   std::shared_ptr<DnnlPlan> plan = get_plan(g, p, false, bias);
-  return plan->ok && plan->dst_md == dnnl::memory::desc({g.N, g.OC, g.OH, g.OW}, dt::f32, tag::nChw16c);
+  return plan->ok ? plan : nullptr;
+}
+
+bool is_nchw16c(const dnnl::memory::desc& md, const Shape& s) {
+  return md == dnnl::memory::desc({s[0], s[1], s[2], s[3]}, dt::f32, tag::nChw16c);
+}
+
+}  // namespace
+
+bool conv2d_dst_is_nchw16c(const Shape& out, const Shape& x, const Shape& w, const Conv2dParams& p, bool bias) {
+  std::shared_ptr<DnnlPlan> plan = blocked_candidate(out, x, w, p, bias);
+  return plan && is_nchw16c(plan->dst_md, out);
+}
+
+bool conv2d_src_is_nchw16c(const Shape& out, const Shape& x, const Shape& w, const Conv2dParams& p, bool bias) {
+  std::shared_ptr<DnnlPlan> plan = blocked_candidate(out, x, w, p, bias);
+  return plan && x[1] % 16 == 0 && is_nchw16c(plan->src_md, x);
 }
 
 void conv2d_nchw16c_into(float* out, const Shape& out_shape, const Tensor& x, const Tensor& w, const Tensor& bias,
-                         const Conv2dParams& p) {
+                         const Conv2dParams& p, bool x_blocked) {
   const Geometry g = geometry(out_shape, x.shape(), w.shape(), p, false);
   std::shared_ptr<DnnlPlan> plan = get_plan(g, p, false, bias.defined());
   PJ_CHECK(plan->ok) << "conv2d_nchw16c_into: no oneDNN plan (ask conv2d_dst_is_nchw16c first)";
-  run_plan(*plan, out, x, w, bias, true);
+  PJ_CHECK(!x_blocked || is_nchw16c(plan->src_md, x.shape())) << "conv2d_nchw16c_into: the plan reads no nChw16c";
+  run_plan(*plan, out, x, w, bias, true, x_blocked);
 }
 
 std::string conv_last_impl() {

@@ -63,10 +63,12 @@ void conv_transpose2d_loop_into(const Tensor& out, const Tensor& x, const Tensor
 // For graph kernels that keep activations in oneDNN's blocked layout (kernels/conv_block.h):
 // whether conv2d_into's float32 oneDNN plan for this geometry writes nChw16c (so the values in
 // that layout are exactly conv2d_into's), and the run that leaves them there: `out` holds
-// N*OC*OH*OW floats laid out (n, c / 16, h, w, c % 16).
+// N*OC*OH*OW floats laid out (n, c / 16, h, w, c % 16). With x_blocked, x's bytes are already in
+// that layout (what the plan reorders x into): allowed where conv2d_src_is_nchw16c.
 bool conv2d_dst_is_nchw16c(const Shape& out, const Shape& x, const Shape& w, const Conv2dParams& p, bool bias);
+bool conv2d_src_is_nchw16c(const Shape& out, const Shape& x, const Shape& w, const Conv2dParams& p, bool bias);
 void conv2d_nchw16c_into(float* out, const Shape& out_shape, const Tensor& x, const Tensor& w, const Tensor& bias,
-                         const Conv2dParams& p);
+                         const Conv2dParams& p, bool x_blocked = false);
 
 // Which implementation oneDNN chose for the last float32 conv / deconv planned ("" when the loop
 // path ran); for tests and benchmarks.

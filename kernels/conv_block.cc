@@ -75,12 +75,14 @@ std::shared_ptr<const ConvBlockPlan> conv_block_plan(const ConvBlockSpec& spec) 
   auto p = std::make_shared<ConvBlockPlan>();
   p->spec = spec;
   p->conv_md = dnnl::memory::desc(dims_of(spec.conv_out), dt::f32, tag::nChw16c);
-  p->out_md = dnnl::memory::desc(dims_of(spec.out), dt::f32, tag::nchw);
+  if (spec.blocked_in && !conv2d_src_is_nchw16c(spec.conv_out, spec.x, spec.w, spec.conv, spec.bias)) return nullptr;
+  const tag out_tag = spec.blocked_out ? tag::nChw16c : tag::nchw;
+  p->out_md = dnnl::memory::desc(dims_of(spec.out), dt::f32, out_tag);
   dnnl::memory::desc last = p->conv_md;
   if (spec.pool) {
     if (spec.pool->dilation[0] != 1 || spec.pool->dilation[1] != 1) return nullptr;  // max_pool2d loops then
-    p->pool = make_pool(spec, p->conv_md, tag::nchw, &p->pool_dst_md);
-    if (!p->pool) p->pool = make_pool(spec, p->conv_md, tag::nChw16c, &p->pool_dst_md);
+    p->pool = make_pool(spec, p->conv_md, out_tag, &p->pool_dst_md);
+    if (!p->pool && !spec.blocked_out) p->pool = make_pool(spec, p->conv_md, tag::nChw16c, &p->pool_dst_md);
     if (!p->pool) return nullptr;
     last = p->pool_dst_md;
   }
@@ -93,14 +95,17 @@ void conv_block_run(const ConvBlockPlan& p, const Tensor& out, const Tensor& x, 
                     const Tensor& m, const Tensor& a, const Tensor& sh) {
   PJ_CHECK(out.is_contiguous() && out.shape() == p.spec.out) << "conv_block_run: out";
   const ConvBlockSpec& s = p.spec;
-  Tensor conv = Tensor::empty(s.conv_out, DType::Float32);  // the same bytes, in nChw16c
-  conv2d_nchw16c_into(conv.data<float>(), s.conv_out, x, w, bias, s.conv);
+  // The conv's nChw16c result: straight into `out` when that is the block's result.
+  const bool direct = !p.pool && p.out_md == p.conv_md;
+  Tensor conv = direct ? out : Tensor::empty(s.conv_out, DType::Float32);
+  conv2d_nchw16c_into(conv.data<float>(), s.conv_out, x, w, bias, s.conv, s.blocked_in);
   if (s.affine || s.relu) {
     Tensor mc, ac, shc;
     if (s.affine) mc = m.contiguous(), ac = a.contiguous(), shc = sh.contiguous();
     affine_relu_nchw16c(conv.data<float>(), s, s.affine ? mc.data<float>() : nullptr,
                         s.affine ? ac.data<float>() : nullptr, s.affine ? shc.data<float>() : nullptr);
   }
+  if (direct) return;
   dnnl::engine& eng = dnnl_engine();
   dnnl::memory cm(p.conv_md, eng, conv.raw_data()), om(p.out_md, eng, out.raw_data());
   dnnl::memory last = cm;
@@ -116,5 +121,34 @@ void conv_block_run(const ConvBlockPlan& p, const Tensor& out, const Tensor& x, 
   }
   if (p.to_nchw) execute_reorder(p.to_nchw, last, om);
 }
+
+namespace {
+
+// Copies between the two orders; `to_blocked` says which way. Plain loops: these run only where
+// the fused block cannot (its op-by-op path), so no CPU-specific reorder is needed.
+Tensor reordered(const Tensor& t, bool to_blocked) {
+  PJ_CHECK(t.ndim() == 4 && t.dtype() == DType::Float32 && t.dim(1) % 16 == 0)
+      << "nChw16c: a Float32 (N, C, H, W) with C a multiple of 16";
+  const Tensor src = t.contiguous();
+  Tensor dst = Tensor::empty(t.shape(), DType::Float32);
+  const int64_t N = t.dim(0), CB = t.dim(1) / 16, HW = t.dim(2) * t.dim(3);
+  const float* in = src.data<float>();
+  float* o = dst.data<float>();
+  parallel_for(N * CB, std::max<int64_t>(1, kParallelGrain / std::max<int64_t>(HW * 16, 1)), [&](int64_t b, int64_t e) {
+    for (int64_t r = b; r < e; ++r)  // r = n * CB + cb: both layouts keep that block of 16 channels together
+      for (int64_t l = 0; l < 16; ++l)
+        for (int64_t i = 0; i < HW; ++i) {
+          const int64_t plain = (r * 16 + l) * HW + i, blocked = (r * HW + i) * 16 + l;
+          if (to_blocked) o[blocked] = in[plain];
+          else o[plain] = in[blocked];
+        }
+  });
+  return dst;
+}
+
+}  // namespace
+
+Tensor nchw16c_to_nchw(const Tensor& blocked) { return reordered(blocked, false); }
+Tensor nchw_to_nchw16c(const Tensor& plain) { return reordered(plain, true); }
 
 }  // namespace pj

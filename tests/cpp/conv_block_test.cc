@@ -1,16 +1,21 @@
 // kernels/conv_block.h: the blocked-layout run of conv2d -> affine -> relu -> max pool gives the
 // bits of the ops run one by one (NaN, infinities and -0.0 among the inputs), for each subset of
-// steps; and it is taken wherever conv2d writes nChw16c.
+// steps; and it is taken wherever conv2d writes nChw16c. Two blocks that hand each other the
+// activation in nChw16c (blocked_out / blocked_in, the layout pass) give the same bits as well, by
+// the fused kernels and by the op-by-op path.
 #include <cmath>
 #include <cstring>
 
 #include "gtest/gtest.h"
 #include "graph/op.h"
+#include "graph/ops/nn_params.h"
 #include "kernels/conv_block.h"
 #include "tests/cpp/test_util.h"
 
 namespace pj {
 namespace {
+
+TensorMeta meta(const Tensor& t) { return TensorMeta{t.shape(), t.dtype()}; }
 
 std::vector<uint32_t> bit_patterns(const Tensor& t) {
   Tensor c = t.contiguous();
@@ -57,6 +62,87 @@ TEST(ConvBlock, BlockedRunEqualsTheOpsBitForBit) {
     conv_block_run(*plan, got, x, w, b, affine ? m : Tensor(), affine ? a : Tensor(), affine ? sh : Tensor());
     EXPECT_EQ(bit_patterns(got), bit_patterns(want)) << "affine " << affine << " relu " << relu << " pool " << pool;
   }
+}
+
+TEST(ConvBlock, Nchw16cConversionsAreInversesAndPlaceChannelsInBlocksOf16) {
+  Tensor x = testing::random({2, 32, 3, 5}, DType::Float32, 7);
+  Tensor b = nchw_to_nchw16c(x);
+  EXPECT_EQ(b.shape(), x.shape());
+  // element (n=1, c=21, h=2, w=3) sits at ((n * 2 + c / 16) * 15 + h * 5 + w) * 16 + c % 16
+  const float* bp = b.data<float>();
+  EXPECT_EQ(bp[((1 * 2 + 1) * 15 + 2 * 5 + 3) * 16 + 5], testing::at(x, {1, 21, 2, 3}));
+  EXPECT_EQ(bit_patterns(nchw16c_to_nchw(b)), bit_patterns(x));
+}
+
+// Block A (16 -> 32, pooled) feeding block B (32 -> 32): A leaves nChw16c, B reads it as it is.
+struct TwoBlocks {
+  Tensor x = testing::random({2, 16, 10, 10}, DType::Float32, 11);
+  Tensor wa = testing::random({32, 16, 3, 3}, DType::Float32, 12), ba = testing::random({32}, DType::Float32, 13);
+  Tensor wb = testing::random({32, 32, 3, 3}, DType::Float32, 14), bb = testing::random({32}, DType::Float32, 15);
+  Attrs a{{"stride", int64_t{1}}, {"padding", int64_t{1}}, {"bias", true}, {"affine", false}, {"relu", true},
+          {"pool_kernel_size", int64_t{2}}, {"pool_stride", int64_t{2}}};
+  Attrs b{{"stride", int64_t{1}}, {"padding", int64_t{1}}, {"bias", true}, {"affine", false}, {"relu", true}};
+  TwoBlocks() {
+    const float specials[] = {NAN, INFINITY, -INFINITY, -0.f, 1e-40f};
+    for (int i = 0; i < 5; ++i) testing::set_item(x, 53 * i + 7, specials[i]);
+  }
+  Tensor plain() const { return call_op1("conv2d_block", {call_op1("conv2d_block", {x, wa, ba}, a), wb, bb}, b); }
+};
+
+TEST(ConvBlock, OpByOpPathHonoursBlockedLayouts) {
+  // The eager kernel of conv2d_block is the op-by-op path: what a block runs where its fused
+  // kernel cannot (any CPU), converting the layouts the flags name.
+  TwoBlocks t;
+  Attrs a = t.a, b = t.b;
+  a.set("blocked_out", true);
+  b.set("blocked_in", true);
+  Tensor mid = call_op1("conv2d_block", {t.x, t.wa, t.ba}, a);
+  Tensor plain_mid = call_op1("conv2d_block", {t.x, t.wa, t.ba}, t.a);
+  EXPECT_EQ(bit_patterns(mid), bit_patterns(nchw_to_nchw16c(plain_mid)));
+  EXPECT_EQ(bit_patterns(call_op1("conv2d_block", {mid, t.wb, t.bb}, b)), bit_patterns(t.plain()));
+  Attrs bad = t.b;
+  bad.set("blocked_in", true);
+  try {
+    call_op1("conv2d_block", {testing::random({1, 8, 6, 6}, DType::Float32, 1), testing::random({32, 8, 3, 3}, DType::Float32, 2),
+                              testing::random({32}, DType::Float32, 3)}, bad);
+    FAIL() << "blocked_in with 8 channels was accepted";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("blocked_in needs input channels in multiples of 16, got 8"), std::string::npos)
+        << e.what();
+  }
+}
+
+TEST(ConvBlock, FusedKernelsHandTheActivationOverInNchw16c) {
+  TwoBlocks t;
+  Metas ma{meta(t.x), meta(t.wa), meta(t.ba)};
+  Tensor mid_plain = call_op1("conv2d_block", {t.x, t.wa, t.ba}, t.a);
+  Attrs a = t.a, b = t.b;
+  a.set("blocked_out", true);
+  b.set("blocked_in", true);
+  ConvBlockSpec sa = conv_block_spec(ma, a, {meta(mid_plain)});
+  Metas mb{meta(mid_plain), meta(t.wb), meta(t.bb)};
+  Tensor want = t.plain();
+  ConvBlockSpec sb = conv_block_spec(mb, b, {meta(want)});
+  if (!conv2d_dst_is_nchw16c(sa.conv_out, sa.x, sa.w, sa.conv, true) ||
+      !conv2d_src_is_nchw16c(sb.conv_out, sb.x, sb.w, sb.conv, true))
+    GTEST_SKIP() << "oneDNN keeps no nChw16c for these convs on this CPU: the blocks run op by op here";
+  std::shared_ptr<const ConvBlockPlan> pa = conv_block_plan(sa), pb = conv_block_plan(sb);
+  ASSERT_NE(pa, nullptr);
+  ASSERT_NE(pb, nullptr);
+  Tensor mid = Tensor::empty(sa.out, DType::Float32), got = Tensor::empty(sb.out, DType::Float32);
+  conv_block_run(*pa, mid, t.x, t.wa, t.ba, Tensor(), Tensor(), Tensor());
+  EXPECT_EQ(bit_patterns(mid), bit_patterns(nchw_to_nchw16c(mid_plain)));
+  conv_block_run(*pb, got, mid, t.wb, t.bb, Tensor(), Tensor(), Tensor());
+  EXPECT_EQ(bit_patterns(got), bit_patterns(want));
+  // without pooling the conv writes the block's blocked result straight into `out`
+  Attrs a2 = t.b;
+  a2.set("blocked_out", true);
+  ConvBlockSpec s2 = conv_block_spec(mb, a2, {meta(want)});
+  std::shared_ptr<const ConvBlockPlan> p2 = conv_block_plan(s2);
+  ASSERT_NE(p2, nullptr);
+  Tensor got2 = Tensor::empty(s2.out, DType::Float32);
+  conv_block_run(*p2, got2, mid_plain, t.wb, t.bb, Tensor(), Tensor(), Tensor());
+  EXPECT_EQ(bit_patterns(got2), bit_patterns(nchw_to_nchw16c(want)));
 }
 
 }  // namespace

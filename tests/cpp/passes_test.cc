@@ -7,6 +7,7 @@
 #include "graph/ir.h"
 #include "graph/passes.h"
 #include "graph/plan.h"
+#include "kernels/conv.h"
 #include "test_util.h"
 
 namespace pj::graph {
@@ -330,6 +331,31 @@ TEST(Passes, SimplifyNeverAliasesOutputsOrValuesWrittenInPlace) {
   EXPECT_EQ(run_pass("simplify", view_text), parse_graph(view_text).to_string());
 }
 
+TEST(Passes, LayoutKeepsBlockedActivationsOnlyBetweenBlocksThatAloneReadThem) {
+  // %4 -> %5 is kept in nChw16c; %5 has two readers and %6 is returned: they stay NCHW.
+  const std::string conv = " stride=(1, 1), padding=(1, 1, 1, 1), dilation=(1, 1), groups=1, bias=False, affine=False, relu=True";
+  const std::string head =
+      "graph(%0: Float32[2, 16, 8, 8] x, %1: Float32[32, 16, 3, 3] w1, %2: Float32[32, 32, 3, 3] w2) {\n";
+  auto text = [&](const std::string& a4, const std::string& a5) {
+    return head + "  %3: Float32[2, 32, 8, 8] = conv2d_block(%0, %1)" + conv + a4 + "\n" +
+           "  %4: Float32[2, 32, 8, 8] = conv2d_block(%3, %2)" + conv + a5 + "\n" +
+           "  %5: Float32[2, 32, 8, 8] = conv2d_block(%4, %2)" + conv + "\n" +
+           "  %6: Float32[2, 32, 8, 8] = conv2d_block(%4, %2)" + conv + "\n" +
+           "  %7: Float32[2, 32, 8, 8] = conv2d_block(%5, %2)" + conv + "\n" +
+           "  return (%5, %6, %7)\n}\n";
+  };
+  Conv2dParams p;
+  p.pad[0] = p.pad[1] = p.pad[2] = p.pad[3] = 1;
+  const Shape act{2, 32, 8, 8};
+  const bool blocked_here = conv2d_dst_is_nchw16c(act, {2, 16, 8, 8}, {32, 16, 3, 3}, p, false) &&
+                            conv2d_src_is_nchw16c(act, act, {32, 32, 3, 3}, p, false);
+  if (!blocked_here) {  // oneDNN has no nChw16c convs on this CPU: nothing to keep
+    EXPECT_EQ(run_pass("layout", text("", "")), text("", ""));
+    return;
+  }
+  EXPECT_EQ(run_pass("layout", text("", "")), text(", blocked_out=True", ", blocked_in=True"));
+}
+
 TEST(Passes, PipelineNamesAreChecked) {
   EXPECT_EQ(parse_pipeline("dce,fuse"), (std::vector<std::string>{"dce", "fuse"}));
   EXPECT_TRUE(parse_pipeline("none").empty());
@@ -338,7 +364,7 @@ TEST(Passes, PipelineNamesAreChecked) {
     parse_pipeline("dce,fusion");
     FAIL() << "no error";
   } catch (const Error& e) {
-    EXPECT_NE(std::string(e.what()).find("unknown graph pass 'fusion' (known: lower, fold, simplify, dce, cse, fuse_conv, fuse)"), std::string::npos);
+    EXPECT_NE(std::string(e.what()).find("unknown graph pass 'fusion' (known: lower, fold, simplify, dce, cse, fuse_conv, layout, fuse)"), std::string::npos);
   }
 }
 

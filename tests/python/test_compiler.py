@@ -274,7 +274,7 @@ class Configuration(unittest.TestCase):
     def test_an_unknown_pass_is_reported_and_the_default_runs(self):
         r = run_child(CHILD, PIJIT_PASSES="dce,fusion")
         self.assertEqual(r.returncode, 0, r.stderr)
-        self.assertIn("PIJIT_PASSES ignored: unknown graph pass 'fusion' (known: lower, fold, simplify, dce, cse, fuse_conv, fuse)", r.stderr)
+        self.assertIn("PIJIT_PASSES ignored: unknown graph pass 'fusion' (known: lower, fold, simplify, dce, cse, fuse_conv, layout, fuse)", r.stderr)
         self.assertEqual(r.stdout.split("\n")[1], "1")
 
     def test_logs_show_the_graph_after_each_pass(self):
@@ -295,7 +295,8 @@ class Configuration(unittest.TestCase):
             names = sorted(n for n in os.listdir(folder) if n.endswith(".ir"))
             self.assertEqual(names, ["entry0.graph.%s" % s for s in ("0.captured.ir", "1.lower.ir", "2.fold.ir",
                                                                      "3.simplify.ir", "4.dce.ir", "5.cse.ir",
-                                                                     "6.fuse_conv.ir", "7.fuse.ir")])
+                                                                     "6.fuse_conv.ir", "7.layout.ir",
+                                                                     "8.fuse.ir")])
             with open(os.path.join(folder, names[-1])) as fh:
                 self.assertIn("fused_elementwise", fh.read())
 
@@ -383,6 +384,55 @@ class ConvBlocks(unittest.TestCase):
                    {"ceil": True}):
             with self.subTest(**kw):
                 self.check(self.net(16, 32, **kw), x, 1)
+
+    def test_blocks_in_a_row_hand_each_other_the_blocked_layout(self):
+        from pijit import nn
+        net = nn.SequentialCell(list(self.net(3, 16)) + list(self.net(16, 32)) + list(self.net(32, 64, pool=False)))
+        net.set_train(False)
+        x = values((4, 3, 16, 16), seed=8)  # NaN, inf, -0.0, denormals among them
+        compiled = self.check(net, x, 3)
+        # oneDNN's nChw16c convolutions need AVX-512 (the fused loops' ISA says whether this CPU has
+        # it); elsewhere the blocks run op by op and no layout is handed over
+        kept = 2 if "avx512" in pj._C.fused_backend() else 0
+        self.assertEqual((compiled.count("blocked_out=True"), compiled.count("blocked_in=True")), (kept, kept), compiled)
+
+    def test_blocked_chain_over_new_batch_sizes(self):
+        # a symbolic batch: each new size prepares the blocks again, layouts handed over as before
+        from pijit import nn
+        net = nn.SequentialCell(list(self.net(3, 16)) + list(self.net(16, 32, pool=False)))
+        net.set_train(False)
+
+        def run(x):
+            return net(x)
+        jnet = pj.jit(run)
+        for n in (8, 5, 3, 12, 5):
+            x = values((n, 3, 12, 12), seed=n)
+            self.assertEqual(bits(jnet(x)), bits(net(x)), n)
+        st = pj.jit_stats(jnet)
+        if not os.environ.get("PIJIT_STRESS"):
+            self.assertEqual((st["compiles"], st["breaks"]), (2, 0), st)
+        kept = 1 if "avx512" in pj._C.fused_backend() else 0
+        self.assertEqual(st["entries"][0]["compiled"].count("blocked_in=True"), kept)
+
+    def test_a_block_result_read_by_more_than_one_block_stays_nchw(self):
+        a, b, c = self.net(16, 32, pool=False), self.net(32, 32, pool=False), self.net(32, 32, pool=False)
+
+        def two_readers(x):
+            y = a(x)
+            return b(y), c(y)
+
+        def returned_too(x):
+            y = a(x)
+            return b(y), y
+        x = values((2, 16, 8, 8), seed=9)
+        for f in (two_readers, returned_too):
+            with self.subTest(f.__name__):
+                jf = pj.jit(f)
+                for _ in range(2):
+                    self.assertEqual([bits(t) for t in jf(x)], [bits(t) for t in f(x)])
+                compiled = stats(jf)["compiled"]
+                self.assertEqual(compiled.count("conv2d_block"), 2 if f is returned_too else 3, compiled)
+                self.assertNotIn("blocked_", compiled)
 
     def test_channels_oneDNN_does_not_block_run_op_by_op(self):
         x = values((2, 3, 9, 9), seed=4)
