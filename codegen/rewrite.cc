@@ -4,6 +4,7 @@
 #include "codegen/rewrite.h"
 
 #include <map>
+#include <set>
 #include <string>
 
 #include "py/bytecode.h"
@@ -49,8 +50,46 @@ class Emitter : public CodeBuilder {
     op(Opcode::LOAD_CONST, const_index(key));
     if (weak) op(Opcode::CALL_FUNCTION, 0);
   }
-  // Pushes the object at a guard node, the way the guards reach it.
+  // Pushes the object at a guard node, the way the guards reach it (from a local where
+  // load_inputs stashed it).
   void load(const guards::GuardTree& tree, int node) {
+    if (auto it = stash_.find(node); it != stash_.end()) {
+      if (it->second.second) {  // loaded before: read the local
+        op(Opcode::LOAD_FAST, it->second.first);
+        return;
+      }
+      it->second.second = true;
+      load_uncached(tree, node);
+      op(Opcode::DUP_TOP);
+      op(Opcode::STORE_FAST, it->second.first);
+      return;
+    }
+    load_uncached(tree, node);
+  }
+  // Pushes the graph's inputs. A node on the paths of several inputs (self._cells['0']._params
+  // for a Dense's weight and bias) is loaded once into a local, deleted after the call: every
+  // access on these paths read a dict the guards just checked, so one read sees what several
+  // would. A 3-layer SequentialCell's 6 parameters take 4 attribute loads instead of 12.
+  void load_inputs(const guards::GuardTree& tree, const std::vector<int>& nodes) {
+    // node -> where the input paths through it go next (the node itself when it is an input):
+    // a node worth a local is where paths part, not a link of one chain
+    std::map<int, std::set<int>> next;
+    for (int n : nodes) {
+      next[n].insert(n);
+      for (int c = n, p = tree.node(n).parent; p >= 0; c = p, p = tree.node(p).parent) next[p].insert(c);
+    }
+    for (const auto& [node, ways] : next) {
+      const Access a = tree.node(node).access;
+      if (ways.size() >= 2 && (a == Access::Attr || a == Access::DictAttr || a == Access::Item))
+        stash_[node] = {new_local(("__pijit_path" + std::to_string(stash_.size())).c_str()), false};
+    }
+    for (int n : nodes) load(tree, n);
+  }
+  void drop_input_stash() {
+    for (const auto& [node, local] : stash_) op(Opcode::DELETE_FAST, local.first);
+    stash_.clear();
+  }
+  void load_uncached(const guards::GuardTree& tree, int node) {
     const guards::GuardNode& n = tree.node(node);
     switch (n.access) {
       case Access::Local: op(Opcode::LOAD_FAST, n.index); return;
@@ -160,6 +199,7 @@ class Emitter : public CodeBuilder {
   }
   const std::vector<char>* shared_ = nullptr;
   std::map<int, int> slot_locals_;
+  std::map<int, std::pair<int, bool>> stash_;  // guard node -> (its local, stored yet)
 
   // Builds every effect's operands into locals of their own (before any effect runs: they are
   // read as the frame began, and containers the return value shares are built in plan order).
@@ -279,9 +319,10 @@ PyObject* emit_graph_code(PyCodeObject* original, const guards::GuardTree& guard
   int outputs_local = e.new_local("__pijit_outputs");
   if (plan.calls_graph) {
     e.op(Opcode::LOAD_CONST, e.const_index(runner));
-    for (int node : plan.input_nodes) e.load(guards, node);
+    e.load_inputs(guards, plan.input_nodes);
     e.op(Opcode::CALL_FUNCTION, static_cast<int>(plan.input_nodes.size()));
     e.op(Opcode::STORE_FAST, outputs_local);
+    e.drop_input_stash();
   }
   e.shared_ = &plan.ret_shared;
   std::vector<std::vector<int>> effect_locals = e.stash_effects(guards, plan, outputs_local);

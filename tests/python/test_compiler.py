@@ -301,6 +301,40 @@ class Configuration(unittest.TestCase):
                 self.assertIn("fused_elementwise", fh.read())
 
 
+SEQUENTIAL_CHILD = """
+import pijit as pj
+from pijit import nn
+pj.set_seed(3)
+net = nn.SequentialCell([nn.Dense(4, 8), nn.ReLU(), nn.Dense(8, 8), nn.ReLU(), nn.Dense(8, 2)])
+jnet = pj.jit(net)
+x = pj.randn(3, 4)
+for _ in range(2):
+    assert jnet(x).tolist() == net(x).tolist()
+net[2].weight.set_data(pj.randn(8, 8))      # the same Parameter, new values
+net[4] = nn.Dense(8, 2)                     # another cell: a guard fails, capture again
+for _ in range(2):
+    assert jnet(x).tolist() == net(x).tolist()
+print(pj.jit_stats(jnet)["compiles"])
+"""
+
+
+class GraphInputLoads(unittest.TestCase):
+    def test_parameters_of_sibling_cells_share_their_attribute_chains(self):
+        # self._cells['0']._params['weight'] and ...['bias']: the rewritten code reads
+        # self._cells once and each cell's _params once, not once per Parameter
+        with tempfile.TemporaryDirectory() as d:
+            r = run_child(SEQUENTIAL_CHILD, PIJIT_DUMP_DIR=d)
+            self.assertEqual(r.returncode, 0, r.stderr)
+            self.assertEqual(r.stdout.split(), ["2"])
+            folder = [os.path.join(d, n) for n in os.listdir(d) if "construct" in n]
+            self.assertEqual(len(folder), 1, os.listdir(d))
+            for entry in (0, 1):
+                with open(os.path.join(folder[0], "entry%d.rewritten.dis" % entry)) as fh:
+                    dis = fh.read()
+                loads = [ln.split()[-1].strip("()") for ln in dis.splitlines() if " LOAD_ATTR " in ln]
+                self.assertEqual(loads, ["_cells", "_params", "_params", "_params"], dis)
+
+
 class FoldingAndSimplification(unittest.TestCase):
     def test_constant_work_is_done_once_and_identities_vanish(self):
         def f(x):
