@@ -69,6 +69,7 @@ struct SimFrame {
   PyObject* result = nullptr;
   bool returned = false;
   bool library = false;             // pijit's own code (a library Cell.construct)
+  PyObject* self = nullptr;         // the object a method call bound (root: its first argument); borrowed
   size_t ops_at_entry = 0;          // graph nodes recorded before the frame started
 };
 
@@ -89,7 +90,9 @@ class Simulator {
   [[noreturn]] void stop(Break b, std::string detail);
   [[noreturn]] void python_error(const char* during);  // the pending Python error -> StopCapture
   PyObject* wrap(PyObject* obj, int node);             // a value read from the frame along `node`
-  PyObject* materialize(PyObject* v, bool identity = true);  // a value real Python code may consume
+  // A value real Python code may consume. `held`: v is an item of a container being copied (a
+  // Cell container stays itself there; handed on its own, it is handed as its cells).
+  PyObject* materialize(PyObject* v, bool identity = true, bool held = false);
   // The items of a tuple or list read from the frame, each along its own guarded path (its length
   // guarded): what unpacking it gives, as the objects themselves (not copies for real code).
   std::vector<PyObject*> frame_items(PyObject* seq);

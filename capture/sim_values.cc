@@ -464,16 +464,28 @@ void Simulator::guard_identity(int node, PyObject* v) {
   tree_.add_check(node, {CheckKind::Id, v, 0, {}});
 }
 
-PyObject* Simulator::materialize(PyObject* v, bool identity) {
+PyObject* Simulator::materialize(PyObject* v, bool identity, bool held) {
   if (overlaid_.count(v) || dirty_.count(v))  // real code would read what the replay has not stored yet
     stop(Break::SideEffect, std::string("hands a ") + Py_TYPE(v)->tp_name + " it changed (replayed later) to code run for real");
-  if (PyObject* done = values_.copy_of(v)) return done;
-  Nesting nest(this);
   int node = node_of(v);
+  const bool cell_container = node >= 0 && is_cell(v) && type_is(v, cell_types().containers);
+  if (!cell_container)
+    if (PyObject* done = values_.copy_of(v)) return done;
+  Nesting nest(this);
   PyObject* out = v;
   refuse_foreign_iterator(v);
   // Handed to real computation (hashing, ==, library code), an instance's identity matters.
   if (identity) need_identity(v);
+  if (cell_container) {
+    // Handed on its own to code run for real, a CellList or SequentialCell is what iterating it
+    // gives: its cells, along guarded paths. Held by a container being copied (a SequentialCell
+    // in another's _cells, whose .values() real code runs) it is an object in its own right, which
+    // the simulated code then calls or reads: it stays itself, as any other Cell there does (once
+    // a tuple of its cells, and "a tuple object" was called). Neither is cached as the copy.
+    if (held) return v;
+    if (is_cell_dict(v)) stop(Break::UnsupportedCall, "passes a CellDict to code capture runs for real");
+    return cell_children(v);
+  }
   // Each item of a frame container handed to real code gets a guard, checked on every call: past
   // a size, running the frame as it is costs less than checking it.
   if (node >= 0 && (PyTuple_CheckExact(v) || PyList_CheckExact(v) || PyDict_Check(v)) && PyObject_Length(v) > kMaxGuardedItems)
@@ -484,7 +496,7 @@ PyObject* Simulator::materialize(PyObject* v, bool identity) {
     bool copy = node >= 0;
     std::vector<PyObject*> items = node >= 0 ? frame_items(v) : std::vector<PyObject*>(n);
     for (Py_ssize_t i = 0; i < n; ++i) {
-      items[i] = materialize(node >= 0 ? items[i] : PySequence_Fast_GET_ITEM(v, i), identity);
+      items[i] = materialize(node >= 0 ? items[i] : PySequence_Fast_GET_ITEM(v, i), identity, /*held=*/true);
       copy = copy || items[i] != PySequence_Fast_GET_ITEM(v, i);
     }
     if (copy) {
@@ -512,12 +524,9 @@ PyObject* Simulator::materialize(PyObject* v, bool identity) {
       if (!item) python_error("reading a dict");
       own(item);
       // (PyObject_SetItem: an OrderedDict keeps its order in links of its own)
-      if (PyObject_SetItem(out, k, materialize(wrap(item, tree_.child(node, Access::Item, k)), identity)) < 0)
+      if (PyObject_SetItem(out, k, materialize(wrap(item, tree_.child(node, Access::Item, k)), identity, /*held=*/true)) < 0)
         python_error("copying a dict");
     }
-  } else if (node >= 0 && is_cell(v) && type_is(v, cell_types().containers)) {
-    if (is_cell_dict(v)) stop(Break::UnsupportedCall, "passes a CellDict to code capture runs for real");
-    out = cell_children(v);
   }
   // Only values read from the frame are cached: the function cannot change them (it would stop
   // capture), while a container it built may still grow after being passed on.
@@ -1078,6 +1087,16 @@ PyObject* Simulator::call(PyObject* callable, const std::vector<PyObject*>& args
     PyObject* construct = load_attr(callable, own(PyUnicode_InternFromString("construct")));
     return call(construct, args, kwnames);
   }
+  if (plain_instance(callable) && node_of(callable) >= 0) {
+    // An instance of a user class: type(obj).__call__(obj, ...), as CPython's call slot does (an
+    // instance attribute named __call__ is not looked at); a later change of the class recompiles.
+    static PyObject* call_name = PyUnicode_InternFromString("__call__");
+    PyObject* f = _PyType_Lookup(Py_TYPE(callable), call_name);
+    if (f && ((PyFunction_Check(f) && !is_library_code(f)) || jit_target(f))) {
+      guard_class(node_of(callable), Py_TYPE(callable), call_name);
+      return call(own(PyMethod_New(f, callable)), args, kwnames);
+    }
+  }
   bool handled = false;
   PyObject* r = call_builtin(callable, args, kwnames, &handled);
   if (handled) return r;
@@ -1308,13 +1327,27 @@ PyObject* Simulator::inline_call(PyObject* func, PyObject* self, const std::vect
   if (static_cast<int>(frames_.size()) > opt_.inline_depth)
     stop(Break::InlineDepth, fname + "() at depth " + std::to_string(frames_.size()));
   // pijit's own recursion walks data (HyperMap over nested tuples) and is bounded by the inline
-  // depth; a user function calling itself is refused (it would unroll per argument value).
-  if (!is_library_code(func))
-    for (SimFrame* f : frames_)
-      if (f->code == co) stop(Break::Recursion, fname + "()");
+  // depth. So does a user method reached again on another object the frame's data holds (an outer
+  // container's construct calling an inner one's, a tree of blocks): each level is an object read
+  // along its own guarded path, the recursion ends where the data does, and the inline depth
+  // bounds it. A user function calling itself otherwise (a plain function, or a method on an
+  // object already in the chain: a cycle) is refused: it would unroll per argument value.
+  if (!is_library_code(func)) {
+    const bool walks_data = self && plain_instance(self) && node_of(self) >= 0;
+    for (SimFrame* f : frames_) {
+      if (f->code != co) continue;
+      if (!walks_data) stop(Break::Recursion, fname + "()");
+      if (!f->self || f->self == self) {
+        PyObject* qual = reinterpret_cast<PyFunctionObject*>(func)->func_qualname;
+        stop(Break::Recursion, (qual && PyUnicode_Check(qual) ? PyUnicode_AsUTF8(qual) : fname.c_str()) +
+                                   std::string("() again on the same ") + Py_TYPE(self)->tp_name + " object");
+      }
+    }
+  }
   SimFrame fr;
   fr.code = co;
   fr.func = func;
+  fr.self = self;
   fr.library = is_library_code(func);
   fr.globals = PyFunction_GET_GLOBALS(func);
   if (values_.created(func, Kind::Function)) fr.globals_node = values_.find(func)->globals_node;

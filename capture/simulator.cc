@@ -197,6 +197,7 @@ void Simulator::run_root(PyFrameObject* f) {
   fr.real = f;
   fr.globals = py::frame_globals(f);
   load_code(fr, fr.code);
+  if (fr.code->co_argcount > 0) fr.self = py::frame_local(f, 0);  // (NULL when it lives in a cell)
   int nlocals = py::code_nlocals(fr.code);
   int ncells = py::code_ncells(fr.code) + py::code_nfrees(fr.code);
   fr.locals.assign(nlocals, nullptr);

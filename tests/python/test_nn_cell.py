@@ -1,11 +1,15 @@
 """nn.Cell machinery, Parameter, initializers, containers, checkpoints, context, primitives."""
 import os
+import sys
 import tempfile
 import unittest
 
 import pijit as pj
 from pijit import nn, ops
 from pijit.common.initializer import initializer, Normal, HeUniform, TruncatedNormal
+from jit_compare import no_stress, same_bits
+
+SUPPORTED = sys.version_info[:2] in ((3, 7), (3, 9))
 
 
 class Inner(nn.Cell):
@@ -363,3 +367,219 @@ class ParameterTupleInCapture(unittest.TestCase):
             n(x)
         with self.assertRaises(ValueError):
             j(x)
+
+
+def _eager(f, *args):
+    with no_stress():  # under PIJIT_STRESS a plain call of user code would be captured too
+        return f(*args)
+
+
+def _check(test, f, make_x, calls=3):
+    """Calls f jitted and plainly on fresh inputs: bit-equal results; the jitted f's stats."""
+    j = pj.jit(f)
+    for _ in range(calls):
+        x = make_x()
+        test.assertTrue(same_bits(j(x), _eager(f, x)))
+    return pj.jit_stats(j)
+
+
+@unittest.skipUnless(SUPPORTED, "capture is built for Python 3.7 and 3.9")
+class NestedContainersCapture(unittest.TestCase):
+    """A SequentialCell inside a SequentialCell (or inside a Cell) is how MindSpore-style networks
+    are built: one graph, results bit-equal to eager. The outer container's _cells, copied for
+    real code's .values(), holds the inner container itself, not the tuple of its cells (which
+    capture once called: 'calls something capture cannot simulate or trace: a tuple object')."""
+
+    check = _check
+
+    def assert_one_graph(self, st, compiles=1):
+        """Every compile made one whole graph: no break."""
+        self.assertEqual((st["graphs"], st["breaks"], st["compiles"]), (compiles, 0, compiles), st["break_reasons"])
+        self.assertEqual(st["break_reasons"], [])
+
+    def test_sequential_inside_sequential(self):
+        inner = nn.SequentialCell([nn.Dense(4, 4), nn.ReLU()])
+        outer = nn.SequentialCell([inner, nn.Dense(4, 2)])
+
+        def run(x):
+            return outer(x)
+        st = self.check(run, lambda: pj.randn(2, 4))
+        self.assert_one_graph(st)
+        self.assertGreaterEqual(st["cache_hits"], 2)
+        # The inner container's cells are guarded: one more cell recompiles, and stays exact.
+        inner.append(nn.Tanh())
+        st = self.check(run, lambda: pj.randn(2, 4))
+        self.assert_one_graph(st, compiles=2)
+        # New parameter data reaches the graph (graph inputs, not constants): no recompile.
+        inner[0].weight.set_data(pj.randn(4, 4))
+        st = self.check(run, lambda: pj.randn(2, 4))
+        self.assertEqual(st["compiles"], 2, st["break_reasons"])
+
+    def test_three_levels_shared_inner_and_a_cell_holding_them(self):
+        block = nn.SequentialCell([nn.Dense(3, 3), nn.Sigmoid()])
+        mid = nn.SequentialCell([block, nn.SequentialCell([nn.Dense(3, 3), nn.Tanh()]), block])
+
+        class Net(nn.Cell):
+            def __init__(self):
+                super().__init__()
+                self.features = nn.SequentialCell([mid, nn.ReLU(), nn.SequentialCell([nn.Dense(3, 5)])])
+                self.head = nn.SequentialCell([nn.Dense(5, 2)])
+
+            def construct(self, x):
+                return self.head(self.features(x)) * 2
+
+        net = Net()
+
+        def run(x):
+            return net(x)
+        self.assert_one_graph(self.check(run, lambda: pj.randn(4, 3)))
+        # The cell itself jitted (its construct the captured frame), and under a gradient.
+        self.assert_one_graph(self.check(pj.jit(net), lambda: pj.randn(4, 3)))
+        x = pj.randn(4, 3)
+        jitted = pj.jit(run)
+        got = pj.grad(lambda t: jitted(t).sum())(x)
+        want = _eager(pj.grad(lambda t: run(t).sum()), x)
+        self.assertTrue(same_bits(got, want))
+
+    def test_indexing_and_iterating_a_nested_container(self):
+        inner = nn.SequentialCell([nn.Dense(4, 4), nn.ReLU()])
+        outer = nn.SequentialCell([inner, nn.Dense(4, 4)])
+
+        def run(x):
+            for c in outer:
+                x = c(x)
+            return x + outer[0](x) + outer[0][1](x) + len(outer[0])
+        self.assert_one_graph(self.check(run, lambda: pj.randn(2, 4)))
+
+
+class _Seq:
+    """A container of the user's own: __call__ -> construct, which calls each item."""
+
+    def __init__(self, items):
+        self.items = dict(enumerate(items))
+
+    def __call__(self, x):
+        return self.construct(x)
+
+    def construct(self, x):
+        for c in self.items.values():
+            x = c(x)
+        return x
+
+
+class _Affine:
+    def __init__(self, a, b):
+        self.a, self.b = a, b
+
+    def __call__(self, x):
+        return x * self.a + self.b
+
+
+class _Node:
+    def __init__(self):
+        self.child = None
+
+    def __call__(self, x, n):
+        if n == 0:
+            return x
+        return self.child(x * 2.0, n - 1)
+
+
+@unittest.skipUnless(SUPPORTED, "capture is built for Python 3.7 and 3.9")
+class UserContainersCapture(unittest.TestCase):
+    """Instances of user classes are called through their class's __call__ (guarded), and a user
+    method reached again on another object of the frame's data (an outer container's construct
+    calling an inner one's) is inlined: the data bounds it, and the inline depth. A method on an
+    object already in the chain (a cycle) or a plain function calling itself is refused with B012,
+    naming the function."""
+
+    check = _check
+
+    def test_user_container_inside_user_container(self):
+        s = _Seq([_Seq([_Affine(2.0, 1.0), _Affine(0.5, -1.0)]), _Affine(3.0, 0.25)])
+
+        def run(x):
+            return s(x)
+        st = self.check(run, lambda: pj.randn(2, 4))
+        self.assertEqual((st["graphs"], st["breaks"], st["compiles"]), (1, 0, 1), st["break_reasons"])
+        # A changed __call__ of the class recompiles (its version is guarded).
+        old = _Affine.__call__
+        _Affine.__call__ = lambda self, x: x - self.b
+        try:
+            st = self.check(run, lambda: pj.randn(2, 4))
+        finally:
+            _Affine.__call__ = old
+        self.assertEqual((st["graphs"], st["breaks"], st["compiles"]), (2, 0, 2), st["break_reasons"])
+
+    def test_user_cell_holding_cells_of_its_own_class(self):
+        class Block(nn.Cell):  # a U-Net-style block holding a smaller block of its own class
+            def __init__(self, depth):
+                super().__init__()
+                self.fc = nn.Dense(4, 4)
+                self.sub = nn.CellList([Block(depth - 1)] if depth else [])
+
+            def construct(self, x):
+                y = self.fc(x)
+                for b in self.sub:
+                    y = y + b(y)
+                return ops.relu(y)
+
+        net = Block(3)
+
+        def run(x):
+            return net(x)
+        st = self.check(run, lambda: pj.randn(2, 4))
+        self.assertEqual((st["graphs"], st["breaks"], st["compiles"]), (1, 0, 1), st["break_reasons"])
+        st = self.check(pj.jit(net), lambda: pj.randn(2, 4))
+        self.assertEqual((st["graphs"], st["breaks"], st["compiles"]), (1, 0, 1), st["break_reasons"])
+
+    def test_a_cycle_in_the_data_is_refused_as_recursion(self):
+        a, b = _Node(), _Node()
+        a.child, b.child = b, a
+
+        def run(x):
+            return a(x, 3)
+        st = self.check(run, lambda: pj.Tensor([1.0, -2.0]))
+        self.assertEqual(st["graphs"], 0, st["break_reasons"])
+        self.assertTrue(st["break_reasons"], st)
+        self.assertIn("B012 Recursion", st["break_reasons"][0])
+        self.assertIn("calls itself recursively: _Node.__call__() again on the same _Node object", st["break_reasons"][0])
+
+        class Counter:
+            def f(self, x, n):  # recursion on its own argument, not through the data
+                return x if n == 0 else self.f(x + 1.0, n - 1)
+        c = Counter()
+
+        def run2(x):
+            y = x * 2.0
+            return c.f(y, 3)
+        st = self.check(run2, lambda: pj.Tensor([1.0, -2.0]))
+        self.assertEqual((st["graphs"], st["breaks"]), (1, 1), st["break_reasons"])
+        self.assertIn("B012 Recursion", st["break_reasons"][0])
+        self.assertIn("calls itself recursively: ", st["break_reasons"][0])
+        self.assertIn("Counter.f() again on the same Counter object", st["break_reasons"][0])
+
+    def test_a_plain_function_calling_itself_is_refused_as_recursion(self):
+        def rec(x, n):
+            return x if n == 0 else rec(x + 1.0, n - 1)
+
+        def run(x):
+            y = x * 3.0
+            return rec(y, 2)
+        st = self.check(run, lambda: pj.Tensor([1.0, -2.0]))
+        self.assertEqual((st["graphs"], st["breaks"]), (1, 1), st["break_reasons"])
+        self.assertIn("B012 Recursion", st["break_reasons"][0])
+        self.assertIn("calls itself recursively: rec()", st["break_reasons"][0])
+
+    def test_a_chain_deeper_than_the_inline_depth_stops_there(self):
+        head = node = _Node()
+        for _ in range(20):
+            node.child = _Node()
+            node = node.child
+
+        def run(x):
+            return head(x, 20)
+        st = self.check(run, lambda: pj.Tensor([1.0]))
+        self.assertEqual(st["graphs"], 0, st["break_reasons"])
+        self.assertIn("B011 InlineDepth", st["break_reasons"][0])
+        self.assertIn("__call__() at depth 17", st["break_reasons"][0])
