@@ -56,6 +56,9 @@ int lower(Graph& g);     // inference batch_norm -> per-channel coefficients and
 int fuse_conv(Graph& g); // conv2d -> affine -> relu -> max_pool2d chains -> conv2d_block
 int layout(Graph& g);    // conv2d_block -> conv2d_block edges keep oneDNN's blocked layout
 
+// graph/fuse_dense.cc
+int fuse_dense(Graph& g);  // dense -> relu (its sole reader) -> one dense with relu=True
+
 // graph/algebra.cc
 int fold(Graph& g);      // nodes whose inputs are all constants -> constants (the eager kernels run once)
 int simplify(Graph& g);  // x * 1, x / 1, x + (-0.0), x - 0, cast to its own dtype, ... -> x

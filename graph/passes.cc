@@ -346,6 +346,7 @@ struct Builtins {
     register_pass({"cse", "merges nodes computing the same op on the same values", cse});
     register_pass({"fuse_conv", "conv2d -> per-channel affine -> relu -> max_pool2d -> one conv2d_block", fuse_conv});
     register_pass({"layout", "a conv2d_block read by another alone hands it oneDNN's blocked layout", layout});
+    register_pass({"fuse_dense", "dense -> relu (read by nothing else) -> one dense applying the relu in place", fuse_dense});
     register_pass({"fuse", "float32 elementwise groups (and a trailing sum/mean/max/min) -> one fused loop", fuse});
   }
 } builtins;
@@ -366,7 +367,7 @@ std::vector<std::string> pass_names() {
   return r;
 }
 
-std::vector<std::string> default_pipeline() { return {"lower", "fold", "simplify", "dce", "cse", "fuse_conv", "layout", "fuse"}; }
+std::vector<std::string> default_pipeline() { return {"lower", "fold", "simplify", "dce", "cse", "fuse_conv", "layout", "fuse_dense", "fuse"}; }
 
 std::vector<std::string> parse_pipeline(const std::string& text) {
   if (text == "default") return default_pipeline();

@@ -26,6 +26,8 @@
 //   layout where a conv2d_block's result is read by one other conv2d_block alone (as its x) and
 //          both fused kernels run in oneDNN's nChw16c, the value stays in that layout between
 //          them (blocked_out / blocked_in): its bytes are not NCHW, which no other node sees
+//   fuse_dense  turns a dense and a relu that alone reads its result into one dense node with
+//          relu=True: the eager relu runs in place on the result right after the matmul
 //   fuse   turns each connected group of float32 elementwise nodes of one shape into a
 //          fused_elementwise node (kernels/fused.h): one loop, intermediates in registers
 #pragma once

@@ -10,9 +10,11 @@
 //   embedding(weight [V, D], indices (Int32/Int64, any shape); padding_idx=None) -> out
 //     out = weight[indices], shape indices.shape + (D,). padding_idx (in [-V, V), normalised) only
 //     matters to the backward (no gradient for that row); the forward output ignores it.
-//   dense(x [..., in], weight [out, in], bias [out]?) -> x @ weight.T + bias, shape [..., out]
-//     (MindSpore's ops.dense; PyTorch's linear).
+//   dense(x [..., in], weight [out, in], bias [out]?; relu=False) -> x @ weight.T + bias, shape
+//     [..., out] (MindSpore's ops.dense; PyTorch's linear). relu (set by the fuse_dense pass, never
+//     by users): then relu of that, the eager relu run in place on the result while it is in cache.
 #include "graph/ops/op_helpers.h"
+#include "kernels/elementwise.h"
 #include "kernels/nn_misc.h"
 #include "kernels/weight_cache.h"
 
@@ -67,13 +69,17 @@ PJ_REGISTER_OP("embedding")
     })
     .kernel([](const Tensors& in, const Attrs&, const Tensors& out) { embedding_into(out[0], in[0], in[1]); });
 
-void dense_kernel(const Tensors& in, const Attrs&, const Tensors& out) {
+bool dense_relu(const Attrs& a) { return a.has("relu") && a.b("relu"); }
+
+void dense_kernel(const Tensors& in, const Attrs& a, const Tensors& out) {
   const DType t = out[0].dtype();
   dense_into(out[0], as_dtype(in[0], t), as_dtype(in[1], t), in.size() == 3 ? as_dtype(in[2], t) : Tensor());
+  if (dense_relu(a)) unary_into(UnaryOp::relu, out[0], out[0]);
 }
 
 PJ_REGISTER_OP("dense")
     .inputs(-1)
+    .attrs({"relu"})
     .infer([](const Metas& in, const Attrs&) {
       if (in.size() < 2 || in.size() > 3)
         PJ_THROW(Type) << "dense() takes 2 or 3 tensor inputs but " << in.size() << " were given";
@@ -108,10 +114,12 @@ PJ_REGISTER_OP("dense")
       if (!plan) return [a](const Tensors& i, const Tensors& o) { dense_kernel(i, a, o); };
       auto memo = std::make_shared<WeightMemo>();
       std::shared_ptr<DenseBinding> binding = make_dense_binding();
-      return [plan, memo, binding](const Tensors& i, const Tensors& o) {
-        if (!o[0].is_contiguous()) return dense_kernel(i, Attrs(), o);
+      const bool relu = dense_relu(a);
+      return [plan, memo, binding, relu, a](const Tensors& i, const Tensors& o) {
+        if (!o[0].is_contiguous()) return dense_kernel(i, a, o);
         // (dense_run reads only the pointers of x and out: their shapes are the plan's)
         dense_run(*plan, o[0], i[0], i[1], i.size() == 3 ? i[2] : Tensor(), memo.get(), binding.get());
+        if (relu) unary_into(UnaryOp::relu, o[0], o[0]);
       };
     });
 

@@ -2,6 +2,8 @@
 // printed result), the parser's errors, and plans run against the op-by-op executor.
 #include <gtest/gtest.h>
 
+#include <cmath>
+#include <cstring>
 #include <random>
 
 #include "graph/ir.h"
@@ -356,6 +358,51 @@ TEST(Passes, LayoutKeepsBlockedActivationsOnlyBetweenBlocksThatAloneReadThem) {
   EXPECT_EQ(run_pass("layout", text("", "")), text(", blocked_out=True", ", blocked_in=True"));
 }
 
+TEST(Passes, FuseDenseTakesAReluOnlyWhenItAloneReadsTheResult) {
+  // %3 -> %4 fuses; %5 is also returned and %6 is read twice: their relus stay nodes.
+  EXPECT_EQ(run_pass("fuse_dense",
+                     "graph(%0: Float32[2, 4] x, %1: Float32[4, 4] w) {\n"
+                     "  %2: Float32[2, 4] = dense(%0, %1)\n"
+                     "  %3: Float32[2, 4] = relu(%2)  # line 3\n"
+                     "  %4: Float32[2, 4] = dense(%3, %1)\n"
+                     "  %5: Float32[2, 4] = relu(%4)\n"
+                     "  %6: Float32[2, 4] = dense(%5, %1)\n"
+                     "  %7: Float32[2, 4] = relu(%6)\n"
+                     "  %8: Float32[2, 4] = add(%7, %6)\n"
+                     "  return (%8, %4)\n"
+                     "}\n"),
+            "graph(%0: Float32[2, 4] x, %1: Float32[4, 4] w) {\n"
+            "  %2: Float32[2, 4] = dense(%0, %1) relu=True\n"
+            "  %3: Float32[2, 4] = dense(%2, %1)\n"
+            "  %4: Float32[2, 4] = relu(%3)\n"
+            "  %5: Float32[2, 4] = dense(%4, %1)\n"
+            "  %6: Float32[2, 4] = relu(%5)\n"
+            "  %7: Float32[2, 4] = add(%6, %5)\n"
+            "  return (%7, %3)\n"
+            "}\n");
+}
+
+TEST(Passes, DenseWithReluIsTheOpsBitForBit) {
+  // NaN stays NaN, -0.0 and negatives become +0 (numpy's relu, not oneDNN's post-op)
+  Tensor x = testing::random({3, 5}, DType::Float32, 21), w = testing::random({4, 5}, DType::Float32, 22);
+  testing::set_item(x, 2, NAN);
+  testing::set_item(w, 7, -INFINITY);
+  Tensor want = call_op1("relu", {call_op1("dense", {x, w})});
+  Tensor got = call_op1("dense", {x, w}, {{"relu", true}});
+  ASSERT_EQ(got.numel(), want.numel());
+  EXPECT_EQ(std::memcmp(got.contiguous().raw_data(), want.contiguous().raw_data(), 4 * want.numel()), 0);
+  Graph g = parse_graph(
+      "graph(%0: Float32[3, 5] x, %1: Float32[4, 5] w) {\n"
+      "  %2: Float32[3, 4] = dense(%0, %1)\n"
+      "  %3: Float32[3, 4] = relu(%2)\n"
+      "  return (%3,)\n"
+      "}\n");
+  run_passes(g, default_pipeline());
+  EXPECT_NE(g.to_string().find("relu=True"), std::string::npos) << g.to_string();
+  Tensor planned = ExecPlan(std::make_shared<Graph>(g)).run({x, w})[0];
+  EXPECT_EQ(std::memcmp(planned.contiguous().raw_data(), want.contiguous().raw_data(), 4 * want.numel()), 0);
+}
+
 TEST(Passes, PipelineNamesAreChecked) {
   EXPECT_EQ(parse_pipeline("dce,fuse"), (std::vector<std::string>{"dce", "fuse"}));
   EXPECT_TRUE(parse_pipeline("none").empty());
@@ -364,7 +411,7 @@ TEST(Passes, PipelineNamesAreChecked) {
     parse_pipeline("dce,fusion");
     FAIL() << "no error";
   } catch (const Error& e) {
-    EXPECT_NE(std::string(e.what()).find("unknown graph pass 'fusion' (known: lower, fold, simplify, dce, cse, fuse_conv, layout, fuse)"), std::string::npos);
+    EXPECT_NE(std::string(e.what()).find("unknown graph pass 'fusion' (known: lower, fold, simplify, dce, cse, fuse_conv, layout, fuse_dense, fuse)"), std::string::npos);
   }
 }
 

@@ -274,7 +274,7 @@ class Configuration(unittest.TestCase):
     def test_an_unknown_pass_is_reported_and_the_default_runs(self):
         r = run_child(CHILD, PIJIT_PASSES="dce,fusion")
         self.assertEqual(r.returncode, 0, r.stderr)
-        self.assertIn("PIJIT_PASSES ignored: unknown graph pass 'fusion' (known: lower, fold, simplify, dce, cse, fuse_conv, layout, fuse)", r.stderr)
+        self.assertIn("PIJIT_PASSES ignored: unknown graph pass 'fusion' (known: lower, fold, simplify, dce, cse, fuse_conv, layout, fuse_dense, fuse)", r.stderr)
         self.assertEqual(r.stdout.split("\n")[1], "1")
 
     def test_logs_show_the_graph_after_each_pass(self):
@@ -296,7 +296,7 @@ class Configuration(unittest.TestCase):
             self.assertEqual(names, ["entry0.graph.%s" % s for s in ("0.captured.ir", "1.lower.ir", "2.fold.ir",
                                                                      "3.simplify.ir", "4.dce.ir", "5.cse.ir",
                                                                      "6.fuse_conv.ir", "7.layout.ir",
-                                                                     "8.fuse.ir")])
+                                                                     "8.fuse_dense.ir", "9.fuse.ir")])
             with open(os.path.join(folder, names[-1])) as fh:
                 self.assertIn("fused_elementwise", fh.read())
 
@@ -316,6 +316,39 @@ for _ in range(2):
     assert jnet(x).tolist() == net(x).tolist()
 print(pj.jit_stats(jnet)["compiles"])
 """
+
+
+class DenseRelu(unittest.TestCase):
+    """A dense whose result only a relu reads applies the relu itself (fuse_dense): the eager relu's
+    bits, NaN kept (oneDNN's own ReLU post-op would make it 0)."""
+
+    def test_mlp_layers_absorb_their_relus(self):
+        from pijit import nn
+        pj.set_seed(4)
+        net = nn.SequentialCell([nn.Dense(6, 16), nn.ReLU(), nn.Dense(16, 16), nn.ReLU(), nn.Dense(16, 3)])
+
+        def run(x):
+            return net(x)
+        jf = pj.jit(run)
+        x = values((5, 6), seed=12)  # NaN, inf, -0.0, denormals among them
+        for _ in range(2):
+            self.assertEqual(bits(jf(x)), bits(net(x)))
+        compiled = stats(jf)["compiled"]
+        self.assertEqual(compiled.count("relu=True"), 2, compiled)
+        self.assertNotIn("= relu(", compiled)
+
+    def test_a_result_read_elsewhere_keeps_its_relu_node(self):
+        pj.set_seed(5)
+        w = pj.randn(4, 4)
+
+        def f(x):
+            h = ops.dense(x, w)
+            return ops.relu(h), h * 2.0
+        jf = pj.jit(f)
+        x = values((3, 4), seed=13)
+        for _ in range(2):
+            self.assertEqual([bits(t) for t in jf(x)], [bits(t) for t in f(x)])
+        self.assertNotIn("relu=True", stats(jf)["compiled"])
 
 
 class GraphInputLoads(unittest.TestCase):
