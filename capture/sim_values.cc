@@ -514,7 +514,7 @@ PyObject* Simulator::materialize(PyObject* v, bool identity, bool held) {
     const bool ordered = PyODict_CheckExact(v);
     if (!PyDict_CheckExact(v) && !ordered)
       stop(Break::UnsupportedCall, std::string("hands a ") + Py_TYPE(v)->tp_name + " (a dict subclass) from the frame to code run for real");
-    PyObject* keys = own(PyDict_Keys(v));
+    PyObject* keys = own(py::dict_keys_in_order(v));
     tree_.add_check(node, {CheckKind::DictKeys, (Py_INCREF(keys), keys), 0, {}});
     out = own(ordered ? PyObject_CallObject(reinterpret_cast<PyObject*>(&PyODict_Type), nullptr) : PyDict_New());
     values_.mirror(out, node);
@@ -572,7 +572,7 @@ PyObject* Simulator::cell_children(PyObject* cell) {
   if (!cells || !PyDict_Check(cells)) stop(Break::UnsupportedAttribute, "a cell container without _cells");
   PyObject* name = own(PyUnicode_InternFromString("_cells"));
   int cnode = tree_.child(node, Access::DictAttr, name);
-  PyObject* keys = own(PyDict_Keys(cells));
+  PyObject* keys = own(py::dict_keys_in_order(cells));
   tree_.add_check(cnode, {CheckKind::DictKeys, (Py_INCREF(keys), keys), 0, {}});
   if (is_cell_dict(cell)) return own(PyList_AsTuple(keys));  // a CellDict iterates over its names
   Py_ssize_t n = PyList_GET_SIZE(keys);

@@ -5,6 +5,7 @@
 #include <cstring>
 
 #include "kernels/dtype.h"
+#include "py/py_common.h"
 #include "pyext/tensor_object.h"
 
 namespace pj::guards {
@@ -343,10 +344,21 @@ bool run_check(const Check& c, PyObject* o, GuardFailure* why, const GuardTree& 
       if (!PyDict_Check(o)) return fail("", "dict", "type " + type_name(o));
       Py_ssize_t n = PyList_GET_SIZE(c.ref), pos = 0, i = 0;
       bool ok = PyDict_GET_SIZE(o) == n;
-      PyObject *k, *v;
-      while (ok && PyDict_Next(o, &pos, &k, &v)) ok = same_key(k, held(PyList_GET_ITEM(c.ref, i++)));
+      if (ok && PyODict_Check(o)) {  // its own order, not its table's (move_to_end)
+        // OrderedDict's own iterator walks its links and runs no user code; a subclass's may
+        py::Ref it(Py_TYPE(o)->tp_iter == PyODict_Type.tp_iter ? PyObject_GetIter(o) : nullptr);
+        ok = it.get() != nullptr;
+        for (; ok && i < n; ++i) {
+          py::Ref k(PyIter_Next(it.get()));
+          ok = k && same_key(k.get(), held(PyList_GET_ITEM(c.ref, i)));
+        }
+        if (PyErr_Occurred()) PyErr_Clear();
+      } else {
+        PyObject *k, *v;
+        while (ok && PyDict_Next(o, &pos, &k, &v)) ok = same_key(k, held(PyList_GET_ITEM(c.ref, i++)));
+      }
       if (!ok && why) {
-        PyObject* keys = PyDict_Keys(o);
+        PyObject* keys = py::dict_keys_in_order(o);
         fail(".keys()", repr_of(c.ref), keys ? repr_of(keys) : "<unreadable>");
         if (!keys) PyErr_Clear();
         Py_XDECREF(keys);
@@ -641,7 +653,8 @@ bool GuardTree::check(PyFrameObject* f, GuardFailure* why) const {
     if (n.version_of && objs[i]) versions[i] = node_version(n, objs[i]);
     const bool unmodified = versions[i] && versions[i] == n.version;
     for (const Check& c : n.checks) {
-      if ((same && c.stable) || (unmodified && c.kind == CheckKind::DictKeys)) continue;
+      // An OrderedDict's order changes without a new tag (move_to_end): its keys are compared again.
+      if ((same && c.stable) || (unmodified && c.kind == CheckKind::DictKeys && !PyODict_Check(objs[i]))) continue;
       if (!run_check(c, objs[i], why, *this, i, objs)) {
         ok = false;
         break;

@@ -72,6 +72,13 @@ PyMethodDef kCellDelete = {"cell_delete", cell_delete, METH_VARARGS, "empties a 
 
 }  // namespace
 
+PyObject* dict_keys_in_order(PyObject* d) {
+  if (!PyODict_Check(d)) return PyDict_Keys(d);
+  if (Py_TYPE(d)->tp_iter != PyODict_Type.tp_iter)
+    return fail(PyExc_TypeError, std::string("the order of a ") + Py_TYPE(d)->tp_name + " is its own __iter__'s");
+  return PySequence_List(d);  // OrderedDict's own iterator: its links, no user code
+}
+
 PyObject* cell_load_function() {
   static PyObject* f = PyCFunction_New(&kCellLoad, nullptr);
   return f;

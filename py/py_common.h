@@ -33,6 +33,12 @@ PyObject* fail(PyObject* type, const std::string& msg);
 PyObject* cell_load_function();    // borrowed, made once
 PyObject* cell_delete_function();
 
+// A dict's keys in its iteration order, as a new list: an OrderedDict's order is its own links
+// (move_to_end changes them, not the dict's table, which PyDict_Keys and PyDict_Next walk).
+// nullptr with a Python error set when d is an OrderedDict subclass with its own __iter__ (reading
+// that order would run user code).
+PyObject* dict_keys_in_order(PyObject* d);
+
 // An owned reference (RAII Py_XDECREF).
 class Ref {
  public:

@@ -730,6 +730,36 @@ class UnmodifiedDictShortcut(unittest.TestCase):
             mutate(plain, k)
             mutate(jitted, k)
 
+    def test_ordered_dict_reordered_in_place(self):
+        # move_to_end changes an OrderedDict's order but not its version tag (found: the order was
+        # not checked again, and the graph of the old order ran, silently)
+        import collections
+
+        class M:
+            def __init__(self):
+                self.d = collections.OrderedDict([("a", 1.5), ("b", 2.0), ("c", 3.0)])
+            def run(self, x):
+                out = x
+                for k, v in self.d.items():
+                    out = out * v + len(k)
+                return out
+        st = self.run_both(M, lambda o, k: o.d.move_to_end("a" if k == 0 else "c", last=k == 0))
+        self.assertEqual(st["recompiles"], 2)
+
+    def test_sequential_cell_reordered_in_place(self):
+        from pijit import nn
+        def make():
+            pj.set_seed(3)
+            return nn.SequentialCell([nn.Dense(3, 3), nn.ReLU(), nn.Dense(3, 3)])
+        x = pj.Tensor([[1.0, -2.0, 3.0]])
+        plain, jitted = make(), make()
+        jf = pj.jit(jitted)
+        for k in range(3):
+            for _ in range(2):
+                self.assertEqual(exact(jf(x)), exact(plain(x)))
+            for net in (plain, jitted):
+                net._cells.move_to_end("0", last=k % 2 == 0)
+
     def test_tensor_attribute_reshaped(self):
         class M:
             def __init__(self):
