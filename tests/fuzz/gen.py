@@ -5,21 +5,27 @@ and every supported Python). The module always has this shape:
 
     import pijit as pj; from pijit import ops, nn; import math; ...
     class MyD(dict), class MyL(list), P = namedtuple('P', 'a b')   # argument types
-    G_* = ...                       # globals: scalars, a tensor, a list, a dict, a set, counters
+    G_* = ...                       # globals: scalars, a tensor, a list, a dict, an OrderedDict
+                                    #   (G_OD), a set, counters
     def _poke(v): ...               # the caller writing into what a call returned
     class MyT(pj.Tensor): ...       # optional: a Tensor subclass overriding __add__ and sum
     class Count / class Box: ...    # optional: a user class (attributes, methods, a property,
                                     #   a counting descriptor, __eq__), BOX = Box(...)
-    class Net(nn.Cell): ...         # optional: a Cell with a Parameter and attributes
+    class Net(nn.Cell): ...         # optional: a Cell with a Parameter and attributes, Net2
+                                    #   (another construct), SEQ / CLIST (a SequentialCell and
+                                    #   a CellList of them)
     def _mk(k): ... CL, CL_SET = _mk(...)   # optional: closures and their setter (nonlocal)
+    def _mkl(*v): ... CLL, CLL_ITEMS = _mkl(...)  # optional: a closure folding over a list
+                                    #   it holds (drive() sorts, reverses, splices it)
     def helper(a, b=.., *rest, **kw): ...   # optional: a helper with defaults / varargs
     def rec(t, n): ...              # optional: a recursive helper
     def f(...): ...                 # the function under test (or Model.construct / Box.run)
     TARGET = f                      # what the harness calls (f, MODEL or BOX.run)
     def drive(call):                # R = call(*args) several times, mutating between calls:
         ...                         #   shapes, dtypes, globals, attributes, cells, arguments,
-                                    #   patched methods, rebound objects, _poke(R); last,
-                                    #   sometimes pj.grad(lambda x: _tsum(call(x, ...)))(X)
+                                    #   patched methods, rebound objects, _poke(R), changes of
+                                    #   order only (Program.order_mutations); last, sometimes
+                                    #   pj.grad(lambda x: _tsum(call(x, ...)))(X)
 
 Half of the programs are "pure" (nothing changes outside the function but closure cells), so
 that pijit captures them whole; the others exercise side effects, which pijit hands back to the
@@ -68,6 +74,8 @@ class Env(object):
         self.subclass = False      # class MyT(pj.Tensor) with overridden __add__ and sum
         self.rec = False           # rec(t, n): a recursive helper
         self.helper = False        # helper(a, b=..., *rest, **kw)
+        self.seq = False           # SEQ (nn.SequentialCell) and CLIST (nn.CellList) of Nets
+        self.cll = False           # CLL(t) folds over CLL_ITEMS, a list held by its closure
         # A pure program changes nothing outside the function it runs in (pijit captures those
         # whole today; side effects break the frame back to the interpreter), except closure
         # cells; the others exercise side effects and fallbacks.
@@ -259,6 +267,14 @@ class Body(object):
                 opts += ["helper(**{'a': %s}, **{'a': %s})" % (a, a)]
         if self.env.rec:
             opts += ["rec(%s, %s)" % (a, self.pick(["0", "1", "2", "min(%s, 3)" % self.e_I(0)]))]
+        # Readers of order: what they return depends on the order of a list or an ordered
+        # container that drive() reorders in place between calls (guards must notice).
+        if self.env.box:
+            opts += ["BOX.fold(%s)" % a]
+        if self.env.cll:
+            opts += ["CLL(%s)" % a]
+        if self.env.seq and self.in_method != "NET":
+            opts += ["SEQ(%s)" % a, "SEQ[0](%s)" % a, "SEQ[-1](%s)" % a, "CLIST[0](%s)" % a]
         fns = self.vars("FN")
         if fns:
             opts += ["%s(%s)" % (self.pick(fns), a)]
@@ -311,9 +327,17 @@ class Body(object):
             if k in ("N", "I"):
                 opts.append(g)
         if "G_D" in self.env.globals:
-            opts += ["G_D.get('a', 0.0)", "G_D.get(%r, 1)" % self.pick(["b", "z"])]
+            opts += ["G_D.get('a', 0.0)", "G_D.get(%r, 1)" % self.pick(["b", "z"]),
+                     "(list(G_D) + ['a']).index('a')", "next(iter(G_D.values()), 0.5)"]
+        if "G_OD" in self.env.globals:
+            opts += ["(list(G_OD.values()) + [0])[0]", "next(reversed(G_OD.values()), -1)",
+                     "(list(G_OD) + ['b']).index('b')", "len(G_OD)", "G_OD.get('a', 0.25)",
+                     "sum([v * (j + 1) for j, v in enumerate(G_OD.values())])"]
+        if "G_L" in self.env.globals:
+            opts += ["(G_L + [0])[0]", "(G_L + [0])[-2]" if self.chance(0.5) else "(G_L + [0])[1]"]
         if self.env.box:
             opts += ["BOX.w", "Box.k", "BOX.wk", "getattr(BOX, 'extra', 0.5)", "BOX.hits",
+                     "BOX.vals[0]", "BOX.vals[-1]", "list(vars(BOX)).index('w')",
                      ] + ([] if "descriptor" in self.env.disabled else ["BOX.c", "Box.c"])
             if self.in_method == "BOX":
                 opts += ["self.w", "self.hits", "self.wk"]
@@ -422,6 +446,10 @@ class Body(object):
         return "[%s]" % ", ".join(self.e_T(d - 1) for _ in range(self.r.randint(1, 3)))
 
     def e_D(self, d):
+        ordered = [g for g in ("G_D", "G_OD") if g in self.env.globals]
+        if ordered and self.chance(0.2):
+            return self.pick(["dict(%s)", "{k: v * 2 for k, v in %s.items()}",
+                              "dict(zip(%s, range(9)))"]) % self.pick(ordered)
         if self.vars("D") and self.chance(0.4):
             return self.pick(["dict(%s)", "{**%s, 'b': 0.5}", "dict(sorted(%s.items()))"]) \
                 % self.pick(self.vars("D"))
@@ -558,9 +586,11 @@ class Body(object):
             self.emit(depth, "for %s, %s in zip(%s, %s):" % (a, b, self.e_LT(0), self.e_LN(0)))
             self.bind(a, "T")
             self.bind(b, "N")
-        elif c < 0.9 and (self.vars("D") or "G_D" in self.env.globals):
+        elif c < 0.9 and (self.vars("D") or "G_D" in self.env.globals or
+                          "G_OD" in self.env.globals):
             k, v = self.fresh("key"), self.fresh("v")
-            dn = self.pick(self.vars("D") + (["G_D"] if "G_D" in self.env.globals else []))
+            dn = self.pick(self.vars("D") + [g for g in ("G_D", "G_OD", "G_OD")
+                                             if g in self.env.globals])
             self.emit(depth, "for %s, %s in %s(%s.items()):"
                       % (k, v, self.pick(["", "sorted"]), dn))
             self.bind(v, "N")
@@ -596,6 +626,13 @@ class Body(object):
 
     def s_container(self, depth):
         c = self.r.random()
+        if self.env.seq and self.in_method != "NET" and self.chance(0.3):
+            # Cells applied in the containers' order (drive() reorders and replaces them).
+            acc = self.fresh_bind("t", "T")
+            self.emit(depth, "%s = %s" % (acc, self.e_T(0)))
+            self.emit(depth, "for _c in %s:" % self.pick(["CLIST", "SEQ", "SEQ._cells.values()"]))
+            self.emit(depth + 1, "%s = _c(%s) * %s" % (acc, acc, self.pick(["0.5", "2.0", "-1.0"])))
+            return
         if c < 0.3:
             acc = self.fresh("acc")
             self.emit(depth, "%s = []" % acc)
@@ -994,6 +1031,10 @@ class Program(object):
         if r.random() < 0.5:
             self.w("G_D = {'a': 1.5, 'b': 2}")
             env.globals["G_D"] = "D"
+        if r.random() < 0.35:
+            self.w("G_OD = OrderedDict([('a', %s), ('b', %s), ('c', %s)])" % (
+                r.choice(FLOAT_VALUES), r.choice(INT_VALUES), r.choice(FLOAT_VALUES)))
+            env.globals["G_OD"] = "OD"
         if r.random() < 0.25:
             self.w("G_SET = {1, 2}")
             env.globals["G_SET"] = "SET"
@@ -1041,6 +1082,7 @@ class Program(object):
             self.w("        self.w = w")
             self.w("        self.hits = 0")
             self.w("        self.t = pj.Tensor([1.0])")
+            self.w("        self.vals = [%s, %s, %s]" % tuple(r.choice(FLOAT_VALUES) for _ in range(3)))
             self.w("")
             self.w("    def __eq__(self, other):")
             self.w("        Box.eqs += 1")
@@ -1063,6 +1105,22 @@ class Program(object):
             self.w("")
             self.w("    def pair(self, a, b=1.0):")
             self.w("        return a - b, self.w")
+            self.w("")
+            self.w("    def fold(self, t):")
+            self.w("        for v in self.vals:")
+            self.w("            t = t * v + 1.0")
+            self.w("        return t")
+            self.w("")
+            self.w("")
+            self.w("class Box2(Box):")
+            self.w('    """Another class BOX.__class__ may be set to (the same layout)."""')
+            self.w("    k = %s" % r.choice(["-0.5", "4"]))
+            self.w("")
+            self.w("    def scale(self, t):")
+            self.w("        return t * 2.0 - self.w")
+            self.w("")
+            self.w("    def fold(self, t):")
+            self.w("        return t - len(self.vals)")
             self.w("")
             self.w("")
             self.w("def _alt_scale(self, t):")
@@ -1093,7 +1151,26 @@ class Program(object):
                     self.w("        self.calls += 1")
                 self.w("        return x * self.alpha + self.p.sum()")
             self.w("")
+            self.w("")
+            self.w("class Net2(Net):")
+            self.w("    def construct(self, x):")
+            self.w("        return x * self.alpha - 2.0")
+            self.w("")
             self.w("NET = Net()")
+            if r.random() < 0.5:
+                env.seq = True
+                self.w("")
+                self.w("")
+                self.w("def _net(a, cls=Net2):")
+                self.w("    c = cls()")
+                self.w("    c.alpha = a")
+                self.w("    return c")
+                self.w("")
+                net = lambda vals: "_net(%s%s)" % (r.choice(vals), r.choice(["", ", Net"]))
+                self.w("SEQ = nn.SequentialCell([%s, %s, %s])"
+                       % tuple(net(["0.5", "-2.0", "1.5", "3"]) for _ in range(3)))
+                self.w("CLIST = nn.CellList([%s, %s])"
+                       % tuple(net(["2.0", "-0.5", "1"]) for _ in range(2)))
         if r.random() < 0.35:
             env.closure = True
             self.w("")
@@ -1110,6 +1187,20 @@ class Program(object):
             if r.random() < 0.4:
                 env.closure2 = True
                 self.w("CL2, CL2_SET = _mk(%s)" % (k0 if r.random() < 0.7 else "3.0"))
+        if r.random() < 0.3:
+            env.cll = True
+            self.w("")
+            self.w("def _mkl(*vals):")
+            self.w("    items = list(vals)")
+            self.w("")
+            self.w("    def fold(t):")
+            self.w("        for j, v in enumerate(items):")
+            self.w("            t = t * v + j")
+            self.w("        return t")
+            self.w("    return fold, items")
+            self.w("")
+            self.w("CLL, CLL_ITEMS = _mkl(%s, %s, %s)" % tuple(r.choice(FLOAT_VALUES + INT_VALUES)
+                                                          for _ in range(3)))
         if r.random() < 0.35:
             self.w("")
             self.w("def helper(a, b=%s, *rest, **kw):" % r.choice(["2.0", "1", "-0.5"]))
@@ -1201,6 +1292,7 @@ class Program(object):
         self.w("")
         self.w("def drive(call):")
         gl = [g for g in ("G_S", "G_N", "G_T") if g in env.globals]
+        self.d_ordered = False
         gl += (["BOX"] if env.box else []) + (["NET"] if env.net else []) + \
             (["CL", "CL_SET"] if env.closure else [])
         if gl:
@@ -1220,9 +1312,10 @@ class Program(object):
                                                    for _ in range(r.randint(1, 2))))
                 persistent[name] = "LT"
             elif kind == "D":
-                self.w("    D = %s" % (r.choice(["{%s}", "{%s}", "MyD({%s})", "OrderedDict({%s})"])
-                                       % ("'a': %s, 'b': %s" % (r.choice(FLOAT_VALUES),
-                                                                r.choice(INT_VALUES)))))
+                form = r.choice(["{%s}", "{%s}", "MyD({%s})", "OrderedDict({%s})"])
+                self.d_ordered = form.startswith("OrderedDict")
+                self.w("    D = %s" % (form % ("'a': %s, 'b': %s" % (r.choice(FLOAT_VALUES),
+                                                                   r.choice(INT_VALUES)))))
                 persistent[name] = "D"
             elif kind == "LL":
                 self.w("    RW = [[%s], [%s, %s]]" % (r.choice(INT_VALUES), r.choice(FLOAT_VALUES),
@@ -1363,7 +1456,77 @@ class Program(object):
             opts += ["helper.__defaults__ = (%s,)" % r.choice(["5.0", "-1", "0.0"])]
         if self.kind == "cell":
             opts += ["MODEL.scale = %s" % r.choice(["1", "-0.0", "4.0"])]
+        order = self.order_mutations(persistent)
+        if order and r.random() < 0.4:
+            return r.choice(order)
         return r.choice(opts)
+
+    def order_mutations(self, persistent):
+        """Changes a guard could miss: the order of a list, a dict or an OrderedDict changed in
+        place (an OrderedDict's move_to_end changes neither the dict's version tag nor its hash
+        table), values rebound under existing keys, instance dict keys deleted and re-added,
+        __class__ switched, Cells replaced or reordered inside their containers."""
+        r, env = self.r, self.env
+        fv = lambda: r.choice(FLOAT_VALUES + INT_VALUES)
+        opts = []
+        if "G_OD" in env.globals:
+            k = r.choice(["a", "b", "c"])
+            opts += ["%r in G_OD and G_OD.move_to_end(%r)" % (k, k),
+                     "%r in G_OD and G_OD.move_to_end(%r, last=False)" % (k, k),
+                     "if G_OD: G_OD.move_to_end(next(iter(G_OD)))",
+                     "if G_OD: G_OD.move_to_end(next(reversed(G_OD)), last=False)",
+                     "if G_OD: G_OD.popitem(last=%s)" % r.choice(["False", "True"]),
+                     "G_OD[%r] = G_OD.pop(%r, %s)" % (k, k, fv()),
+                     "G_OD.update(%s)" % r.choice(["a=%s, b=%s" % (fv(), fv()),
+                                                   "[('c', %s), ('a', %s)]" % (fv(), fv())]),
+                     "G_OD.setdefault(%r, %s)" % (k, fv())]
+        if "G_D" in env.globals:
+            k = r.choice(["a", "b"])
+            opts += ["G_D[%r] = G_D.pop(%r, %s)" % (k, k, fv()),
+                     "G_D.setdefault(%r, %s)" % (r.choice(["a", "b", "c"]), fv()),
+                     "G_D.clear(); G_D.update([('b', %s), ('a', %s)])" % (fv(), fv())]
+        if "G_L" in env.globals:
+            opts += ["G_L.sort()", "G_L.reverse()", "G_L[1:] = [%s, %s]" % (fv(), fv()),
+                     "G_L.insert(0, %s)" % fv(), "G_L[:] = G_L[::-1]"]
+        if env.cll:
+            opts += ["CLL_ITEMS.sort()", "CLL_ITEMS.reverse()", "CLL_ITEMS.insert(0, %s)" % fv(),
+                     "CLL_ITEMS[:] = CLL_ITEMS[::-1]", "CLL_ITEMS[1:2] = [%s, %s]" % (fv(), fv()),
+                     "del CLL_ITEMS[:1]"]
+        if "L" in persistent.values():
+            opts += ["L.sort()", "L[:] = L[::-1] + [%s]" % fv()]
+        if "LT" in persistent.values():
+            opts += ["LT.reverse()", "LT[:] = LT[::-1]"]
+        if "D" in persistent.values():
+            opts += ["D['a'] = D.pop('a', %s)" % fv(), "D.setdefault('c', %s)" % fv()]
+            if self.d_ordered:
+                opts += ["'a' in D and D.move_to_end('a')",
+                         "'b' in D and D.move_to_end('b', last=False)"]
+        if env.box:
+            opts += ["BOX.vals.sort()", "BOX.vals.reverse()",
+                     "BOX.vals[:] = [%s, %s]" % (fv(), fv()), "BOX.vals.insert(0, %s)" % fv(),
+                     "BOX.vals[1:2] = [%s, %s]" % (fv(), fv()),
+                     "BOX.w = vars(BOX).pop('w')", "BOX.t = vars(BOX).pop('t')",
+                     "del BOX.hits; BOX.hits = %s" % r.choice(["0", "2"]),
+                     "BOX.__class__ = Box2", "BOX.__class__ = Box2", "BOX.__class__ = Box"]
+        if env.net:
+            opts += ["NET.__class__ = Net2", "NET.__class__ = Net",
+                     "NET.alpha = vars(NET).pop('alpha')"]
+        if env.seq:
+            opts += ["SEQ[%d] = _net(%s)" % (r.choice([0, -1]), fv()),
+                     "SEQ.append(_net(%s))" % fv(), "if len(SEQ) > 1: del SEQ[0]",
+                     "SEQ._cells.move_to_end(next(iter(SEQ._cells)))",
+                     "SEQ._cells.move_to_end(next(reversed(SEQ._cells)), last=False)",
+                     "SEQ[0].alpha = %s" % fv(), "SEQ[-1] = NET",
+                     "CLIST[0] = _net(%s)" % fv(), "CLIST.append(_net(%s))" % fv(),
+                     "CLIST.insert(0, _net(%s))" % fv(),
+                     "CLIST._cells.move_to_end(next(iter(CLIST._cells)))",
+                     "CLIST[-1].alpha = %s" % fv(),
+                     "SEQ[0].__class__ = %s" % r.choice(["Net", "Net2"])]
+        if self.kind == "cell":
+            # a child Cell rebound (its class, or the attribute itself)
+            opts += ["MODEL.inner = %s()" % r.choice(["Net", "Net2"]),
+                     "MODEL.inner.__class__ = %s" % r.choice(["Net", "Net2"])]
+        return opts
 
     def build(self):
         self.globals_()
