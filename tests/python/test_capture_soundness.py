@@ -713,14 +713,8 @@ class UnmodifiedDictShortcut(unittest.TestCase):
         st = self.run_both(M, mutate)
         self.assertEqual(st["recompiles"], 2)
 
-    def test_cell_layer_replaced(self):
-        from pijit import nn
-        def make():
-            pj.set_seed(3)
-            return nn.SequentialCell([nn.Dense(3, 2), nn.ReLU()])
-        def mutate(net, k):
-            pj.set_seed(10 + k)
-            net[1 if k == 0 else 0] = nn.Sigmoid() if k == 0 else nn.Dense(3, 2)
+    def run_cells(self, make, mutate):
+        """run_both for a jitted SequentialCell (its construct is the code capture takes)."""
         x = pj.Tensor([[1.0, -2.0, 3.0]])
         plain, jitted = make(), make()
         jf = pj.jit(jitted)
@@ -729,6 +723,16 @@ class UnmodifiedDictShortcut(unittest.TestCase):
                 self.assertEqual(exact(jf(x)), exact(plain(x)))
             mutate(plain, k)
             mutate(jitted, k)
+
+    def test_cell_layer_replaced(self):
+        from pijit import nn
+        def make():
+            pj.set_seed(3)
+            return nn.SequentialCell([nn.Dense(3, 2), nn.ReLU()])
+        def mutate(net, k):
+            pj.set_seed(10 + k)
+            net[1 if k == 0 else 0] = nn.Sigmoid() if k == 0 else nn.Dense(3, 2)
+        self.run_cells(make, mutate)
 
     def test_ordered_dict_reordered_in_place(self):
         # move_to_end changes an OrderedDict's order but not its version tag (found: the order was
@@ -751,14 +755,7 @@ class UnmodifiedDictShortcut(unittest.TestCase):
         def make():
             pj.set_seed(3)
             return nn.SequentialCell([nn.Dense(3, 3), nn.ReLU(), nn.Dense(3, 3)])
-        x = pj.Tensor([[1.0, -2.0, 3.0]])
-        plain, jitted = make(), make()
-        jf = pj.jit(jitted)
-        for k in range(3):
-            for _ in range(2):
-                self.assertEqual(exact(jf(x)), exact(plain(x)))
-            for net in (plain, jitted):
-                net._cells.move_to_end("0", last=k % 2 == 0)
+        self.run_cells(make, lambda net, k: net._cells.move_to_end("0", last=k % 2 == 0))
 
     def test_tensor_attribute_reshaped(self):
         class M:
