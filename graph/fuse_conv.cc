@@ -26,11 +26,7 @@ bool per_channel(const Graph& g, int v, int64_t C) {
 
 class ChainFinder {
  public:
-  explicit ChainFinder(const Graph& g) : g_(g), readers_(g.values().size()), is_output_(g.values().size(), false) {
-    for (size_t i = 0; i < g.nodes().size(); ++i)
-      for (int v : g.nodes()[i].inputs) readers_[v].push_back(static_cast<int>(i));
-    for (int v : g.outputs()) is_output_[v] = true;
-  }
+  explicit ChainFinder(const Graph& g) : g_(g), readers_(readers_of(g)) {}
 
   // The block starting at conv node i, or one with no nodes.
   Block from(int i) const {
@@ -73,7 +69,8 @@ class ChainFinder {
       for (const auto& [k, val] : g_.nodes()[pool].attrs.items()) b.attrs.set("pool_" + k, val);
       v = g_.nodes()[pool].outputs[0];
     }
-    if (b.nodes.size() == 1 || crosses_impure(b)) return Block{};
+    // the block runs where its last node was: nothing impure may lie between
+    if (b.nodes.size() == 1 || impure_between(g_, b.nodes.front(), b.nodes.back())) return Block{};
     b.output = v;
     return b;
   }
@@ -81,21 +78,12 @@ class ChainFinder {
  private:
   // The one node reading v, when it is op `name` and v is not also a graph output; else -1.
   int sole_reader(int v, const char* name) const {
-    if (readers_[v].size() != 1 || is_output_[v]) return -1;
-    const int n = readers_[v][0];
-    return g_.nodes()[n].op->name == name ? n : -1;
-  }
-
-  // The block runs where its last node was: nothing impure may lie between.
-  bool crosses_impure(const Block& b) const {
-    for (int i = b.nodes.front(); i <= b.nodes.back(); ++i)
-      if (g_.nodes()[i].op->impure) return true;
-    return false;
+    const int n = graph::sole_reader(readers_, v);
+    return n >= 0 && g_.nodes()[n].op->name == name ? n : -1;
   }
 
   const Graph& g_;
   std::vector<std::vector<int>> readers_;
-  std::vector<bool> is_output_;
 };
 
 }  // namespace
@@ -148,18 +136,14 @@ bool runs_blocked(const Graph& g, const Node& n, bool in, bool out) {
 
 int layout(Graph& g) {
   const size_t n = g.nodes().size();
-  std::vector<std::vector<int>> readers(g.values().size());
-  for (size_t i = 0; i < n; ++i)
-    for (int v : g.nodes()[i].inputs) readers[v].push_back(static_cast<int>(i));
-  for (int v : g.outputs()) readers[v].push_back(-1);  // a graph output is read in NCHW
+  const std::vector<std::vector<int>> readers = readers_of(g);  // (a graph output is read in NCHW)
   std::vector<bool> in(n, false), out(n, false);
   int edges = 0;
   for (size_t i = 0; i < n; ++i) {
     const Node& a = g.nodes()[i];
     if (!is_block(a) || g.value(a.outputs[0]).meta.dtype != DType::Float32) continue;
-    const std::vector<int>& r = readers[a.outputs[0]];
-    if (r.size() != 1 || r[0] < 0 || !is_block(g.nodes()[r[0]])) continue;
-    const int b = r[0];
+    const int b = sole_reader(readers, a.outputs[0]);
+    if (b < 0 || !is_block(g.nodes()[b])) continue;
     const Node& next = g.nodes()[b];
     if (next.inputs[0] != a.outputs[0] || std::count(next.inputs.begin(), next.inputs.end(), a.outputs[0]) != 1) continue;
     if (!runs_blocked(g, a, in[i], true) || !runs_blocked(g, next, true, out[b])) continue;
@@ -169,16 +153,10 @@ int layout(Graph& g) {
   if (!edges) return 0;
   g = rebuild(g, [&](int i, Graph& o, ValueMap& map) {
     if (!in[i] && !out[i]) return false;
-    const Node& node = g.nodes()[i];
-    Attrs attrs = node.attrs;
+    Attrs attrs = g.nodes()[i].attrs;
     if (in[i]) attrs.set("blocked_in", true);
     if (out[i]) attrs.set("blocked_out", true);
-    std::vector<int> ins;
-    for (int v : node.inputs) ins.push_back(map[v]);
-    Metas metas;
-    for (int v : node.outputs) metas.push_back(g.value(v).meta);
-    std::vector<int> ids = o.add_node(*node.op, ins, attrs, metas, node.line);
-    for (size_t k = 0; k < ids.size(); ++k) map[node.outputs[k]] = ids[k];
+    copy_node(g, g.nodes()[i], attrs, o, map);
     return true;
   });
   return edges;

@@ -345,8 +345,7 @@ bool run_check(const Check& c, PyObject* o, GuardFailure* why, const GuardTree& 
       Py_ssize_t n = PyList_GET_SIZE(c.ref), pos = 0, i = 0;
       bool ok = PyDict_GET_SIZE(o) == n;
       if (ok && PyODict_Check(o)) {  // its own order, not its table's (move_to_end)
-        // OrderedDict's own iterator walks its links and runs no user code; a subclass's may
-        py::Ref it(Py_TYPE(o)->tp_iter == PyODict_Type.tp_iter ? PyObject_GetIter(o) : nullptr);
+        py::Ref it(py::odict_keys_iter(o));  // (a subclass with its own __iter__ fails)
         ok = it.get() != nullptr;
         for (; ok && i < n; ++i) {
           py::Ref k(PyIter_Next(it.get()));

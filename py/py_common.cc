@@ -72,11 +72,16 @@ PyMethodDef kCellDelete = {"cell_delete", cell_delete, METH_VARARGS, "empties a 
 
 }  // namespace
 
+PyObject* odict_keys_iter(PyObject* od) {
+  if (Py_TYPE(od)->tp_iter != PyODict_Type.tp_iter)
+    return fail(PyExc_TypeError, std::string("the order of a ") + Py_TYPE(od)->tp_name + " is its own __iter__'s");
+  return PyObject_GetIter(od);
+}
+
 PyObject* dict_keys_in_order(PyObject* d) {
   if (!PyODict_Check(d)) return PyDict_Keys(d);
-  if (Py_TYPE(d)->tp_iter != PyODict_Type.tp_iter)
-    return fail(PyExc_TypeError, std::string("the order of a ") + Py_TYPE(d)->tp_name + " is its own __iter__'s");
-  return PySequence_List(d);  // OrderedDict's own iterator: its links, no user code
+  Ref it(odict_keys_iter(d));
+  return it.get() ? PySequence_List(it.get()) : nullptr;
 }
 
 PyObject* cell_load_function() {

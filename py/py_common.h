@@ -38,6 +38,9 @@ PyObject* cell_delete_function();
 // nullptr with a Python error set when d is an OrderedDict subclass with its own __iter__ (reading
 // that order would run user code).
 PyObject* dict_keys_in_order(PyObject* d);
+// An iterator over an OrderedDict's keys in that order (its own iterator, which runs no user
+// code); nullptr with a Python error set as above.
+PyObject* odict_keys_iter(PyObject* od);
 
 // An owned reference (RAII Py_XDECREF).
 class Ref {
