@@ -85,7 +85,7 @@ void Simulator::escape(PyObject* v) {
     escaped_.insert(v);
     return;
   }
-  if (!(PyList_CheckExact(v) || PyDict_CheckExact(v) || PyTuple_CheckExact(v))) return;
+  if (!(PyList_CheckExact(v) || PyDict_CheckExact(v) || tuple_like(v))) return;
   if (!escaped_.insert(v).second) return;
   if (PyDict_CheckExact(v)) {
     Py_ssize_t pos = 0;
@@ -548,7 +548,7 @@ void Simulator::refuse_dirty_read(SimFrame& fr, const Instruction& ins) {
 // v is, or a container the simulation made holds, a container with a deferred change.
 bool Simulator::holds_dirty(PyObject* v) {
   if (dirty_.count(v)) return true;
-  if (values_.preexisting(v) || !(PyTuple_CheckExact(v) || PyList_CheckExact(v) || PyDict_CheckExact(v))) return false;
+  if (values_.preexisting(v) || !(tuple_like(v) || PyList_CheckExact(v) || PyDict_CheckExact(v))) return false;
   Nesting nest(this);
   if (PyDict_CheckExact(v)) {
     Py_ssize_t pos = 0;

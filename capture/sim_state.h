@@ -105,6 +105,17 @@ class Simulator {
   bool is_iterator(PyObject* v);                       // a builtin iterator or a generator
   void refuse_foreign_iterator(PyObject* v);           // stops capture on one the frame was given
   bool plain_instance(PyObject* v);                    // an instance of a user class (or Cell)
+  // An instance of a class exactly as collections.namedtuple made it (a direct tuple subclass whose
+  // dict holds only the field descriptors and namedtuple's own methods): a tuple with names. Its
+  // class is guarded unmodified wherever one is read from the frame.
+  bool named_tuple(PyObject* v) { return PyTuple_Check(v) && !PyTuple_CheckExact(v) && namedtuple_type(Py_TYPE(v)); }
+  bool namedtuple_type(PyTypeObject* t);
+  bool tuple_like(PyObject* v) { return PyTuple_CheckExact(v) || named_tuple(v); }
+  // A new tuple of t (a tuple or a namedtuple class) holding `items`, as tuple.__new__(t, items)
+  // makes it: no user code runs.
+  PyObject* new_tuple_of(PyTypeObject* t, const std::vector<PyObject*>& items);
+  std::unordered_map<PyTypeObject*, bool> namedtuple_types_;
+  PyObject* make_namedtuple(PyTypeObject* t, PyObject* base, const std::vector<PyObject*>& args, PyObject* kwnames);
   void need_identity(PyObject* v);                     // guard that later calls see this very object
   void guard_identity(int node, PyObject* v);          // the Id check itself (weak; refuses if it cannot be)
   void is_identity(PyObject* a, PyObject* b);          // guards what `a is b` depended on

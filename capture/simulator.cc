@@ -250,7 +250,7 @@ void Simulator::run_root(PyFrameObject* f) {
 // real code, which would turn a dict subclass into a dict (fuzz 5602864); other iterables iterated.
 std::vector<PyObject*> Simulator::unpacked(PyObject* seq) {
   if (!trusted(seq)) stop(Break::UserObjectOperator, std::string("unpacking ") + Py_TYPE(seq)->tp_name);
-  if (PyTuple_CheckExact(seq) || PyList_CheckExact(seq)) {
+  if (tuple_like(seq) || PyList_CheckExact(seq)) {
     if (node_of(seq) >= 0) return frame_items(seq);
     return std::vector<PyObject*>(PySequence_Fast_ITEMS(seq), PySequence_Fast_ITEMS(seq) + PySequence_Fast_GET_SIZE(seq));
   }
@@ -551,7 +551,7 @@ void Simulator::step(SimFrame& fr, const Instruction& ins) {
         tree_.add_check(node, {guards::CheckKind::Length, reinterpret_cast<PyObject*>(Py_TYPE(obj)), PyTuple_GET_SIZE(obj), {}});
       }
       if (node >= 0 && is_constant(key) && !PySlice_Check(key) &&
-          (PyTuple_CheckExact(obj) || PyList_CheckExact(obj) || PyDict_CheckExact(obj) || library_tuple)) {
+          (tuple_like(obj) || PyList_CheckExact(obj) || PyDict_CheckExact(obj) || library_tuple)) {
         PyObject* item = PyObject_GetItem(obj, key);
         if (!item) python_error("indexing");
         own(item);

@@ -18,7 +18,8 @@ struct ReturnPlan {
   // Method: a builtin container's bound method, items[0].<obj> (`push = out.append`).
   enum Kind { Const, Output, Source, Tuple, List, Dict, Shared, Method } kind = Const;
   PyObject* obj = nullptr;  // Const: the value; Dict: the keys (a tuple); Output: the class to
-                            // give the output (nullptr: pijit.Tensor); Method: its name. Owned.
+                            // give the output (nullptr: pijit.Tensor); Method: its name; Tuple: a
+                            // namedtuple class to build (tuple.__new__(obj, items); nullptr: tuple). Owned.
   int index = 0;            // Output: graph output; Source: guard node; Shared: slot
   int slot = -1;            // Tuple/List/Dict: this container's slot
   std::vector<ReturnPlan> items;

@@ -132,8 +132,14 @@ class Emitter : public CodeBuilder {
       }
       case ReturnPlan::Tuple:
       case ReturnPlan::List:
+        if (p.obj) {  // a namedtuple: tuple.__new__(P, (items...)), which runs no user code
+          static PyObject* tuple_new = PyObject_GetAttrString(reinterpret_cast<PyObject*>(&PyTuple_Type), "__new__");
+          op(Opcode::LOAD_CONST, const_index(tuple_new));
+          op(Opcode::LOAD_CONST, const_index(p.obj));
+        }
         for (const ReturnPlan& item : p.items) build(tree, item, outputs_local);
         op(p.kind == ReturnPlan::Tuple ? Opcode::BUILD_TUPLE : Opcode::BUILD_LIST, static_cast<int>(p.items.size()));
+        if (p.obj) op(Opcode::CALL_FUNCTION, 2);
         keep_shared(p);
         return;
       case ReturnPlan::Dict:

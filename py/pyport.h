@@ -6,7 +6,8 @@
 //   (b) line numbers of a code object (co_lnotab on 3.7-3.9);
 //   (c) the per-code-object extra slot (co_extra) that holds pijit's cache;
 //   (d) which opcode numbering py/opcodes.def selects, and how jump arguments are counted;
-//   (e) building code objects (codegen/assembler): the constructor and the line-table encoding.
+//   (e) building code objects (codegen/assembler): the constructor and the line-table encoding;
+//   (f) what a namedtuple's field descriptors are (tuple_field_index).
 //
 // Supported: 3.7 and 3.9 (required), 3.8 shares their frame model but not their opcode set and is
 // not wired up yet. 3.10 changed line tables (PEP 626 co_linetable) and counts jumps in
@@ -22,6 +23,7 @@
 #include <longintrepr.h>  // fresh_int: the digits of an int
 #endif
 
+#include <cstring>  // tuple_field_index: descriptor type names
 #include <string>  // encode_line_table's buffer
 #include <vector>
 
@@ -429,4 +431,46 @@ inline PyObject* new_code(int argcount, int posonlyargcount, int kwonlyargcount,
 #endif
 }
 
+// ---- (f) namedtuple fields ----------------------------------------------------------------------
+// collections.namedtuple gives each field a class-level descriptor that reads self[index]: a
+// `_collections._tuplegetter(index, doc)` on 3.8+, `property(operator.itemgetter(index))` on 3.7.
+// Their __get__ is C code that runs no user code. Returns the index, or -1 (no Python error left)
+// when `descr` is not such a descriptor.
+inline Py_ssize_t tuple_field_index(PyObject* descr) {
+  if (!descr) return -1;
+  PyObject* getter = nullptr;  // the object whose __reduce__ gives (type, (index, ...))
+#if PY_VERSION_HEX >= 0x03080000
+  if (std::strcmp(Py_TYPE(descr)->tp_name, "_collections._tuplegetter") != 0) return -1;
+  Py_INCREF(descr);
+  getter = descr;
+#else
+  if (Py_TYPE(descr) != &PyProperty_Type) return -1;
+  PyObject* fset = PyObject_GetAttrString(descr, "fset");
+  PyObject* fdel = PyObject_GetAttrString(descr, "fdel");
+  getter = PyObject_GetAttrString(descr, "fget");
+  bool plain = fset == Py_None && fdel == Py_None && getter && std::strcmp(Py_TYPE(getter)->tp_name, "operator.itemgetter") == 0;
+  Py_XDECREF(fset);
+  Py_XDECREF(fdel);
+  if (!plain) {
+    Py_XDECREF(getter);
+    PyErr_Clear();
+    return -1;
+  }
+#endif
+  Py_ssize_t index = -1;
+  PyObject* red = PyObject_CallMethod(getter, "__reduce__", nullptr);
+  Py_DECREF(getter);
+  if (red && PyTuple_Check(red) && PyTuple_GET_SIZE(red) >= 2 && PyTuple_Check(PyTuple_GET_ITEM(red, 1))) {
+    PyObject* args = PyTuple_GET_ITEM(red, 1);
+    // 3.7's itemgetter(i, j) (several items) returns a tuple: not a field.
+    if (PyTuple_GET_SIZE(args) >= 1 && PyLong_CheckExact(PyTuple_GET_ITEM(args, 0)) &&
+        (PY_VERSION_HEX >= 0x03080000 || PyTuple_GET_SIZE(args) == 1))
+      index = PyLong_AsSsize_t(PyTuple_GET_ITEM(args, 0));
+  }
+  Py_XDECREF(red);
+  if (PyErr_Occurred()) PyErr_Clear();
+  return index < 0 ? -1 : index;
+}
+
 }  // namespace pj::py
+
