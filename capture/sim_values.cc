@@ -632,6 +632,9 @@ PyObject* Simulator::materialize(PyObject* v, bool identity, bool held) {
     bool copy = node >= 0;
     std::vector<PyObject*> items = node >= 0 ? frame_items(v) : std::vector<PyObject*>(n);
     for (Py_ssize_t i = 0; i < n; ++i) {
+      // Real code reads every item's value: a number the frame holds is guarded here, even one an
+      // attribute read left waiting (`t.count` materialises t; the copy is then cached for `% t`).
+      if (node >= 0) guard_scalars(items[i]);
       items[i] = materialize(node >= 0 ? items[i] : PySequence_Fast_GET_ITEM(v, i), identity, /*held=*/true);
       copy = copy || items[i] != PySequence_Fast_GET_ITEM(v, i);
     }
@@ -662,7 +665,9 @@ PyObject* Simulator::materialize(PyObject* v, bool identity, bool held) {
       if (!item) python_error("reading a dict");
       own(item);
       // (PyObject_SetItem: an OrderedDict keeps its order in links of its own)
-      if (PyObject_SetItem(out, k, materialize(wrap(item, tree_.child(node, Access::Item, k)), identity, /*held=*/true)) < 0)
+      PyObject* held_item = wrap(item, tree_.child(node, Access::Item, k));
+      guard_scalars(held_item);
+      if (PyObject_SetItem(out, k, materialize(held_item, identity, /*held=*/true)) < 0)
         python_error("copying a dict");
     }
   }
@@ -1750,13 +1755,13 @@ void Simulator::guard_scalars(PyObject* v, int depth) {
     }
     return;
   }
-  if (depth < 8 && (PyTuple_CheckExact(v) || PyList_CheckExact(v)))
+  if (depth < 8 && (tuple_like(v) || PyList_CheckExact(v)))
     for (Py_ssize_t i = 0; i < PySequence_Fast_GET_SIZE(v); ++i) guard_scalars(PySequence_Fast_GET_ITEM(v, i), depth + 1);
 }
 
 bool Simulator::holds_unguarded(PyObject* v, int depth) const {
   if (unguarded_.count(v)) return true;
-  if (depth < 8 && (PyTuple_CheckExact(v) || PyList_CheckExact(v)))
+  if (depth < 8 && (PyTuple_Check(v) || PyList_CheckExact(v)))  // (a namedtuple too)
     for (Py_ssize_t i = 0; i < PySequence_Fast_GET_SIZE(v); ++i)
       if (holds_unguarded(PySequence_Fast_GET_ITEM(v, i), depth + 1)) return true;
   return false;

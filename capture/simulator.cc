@@ -393,6 +393,7 @@ PyObject* Simulator::run_frame(SimFrame& fr) {
       std::vector<PyObject*>& armed;
       ~Disarm() { armed.clear(); }
     } disarm{armed_};
+    using_op_ = moving ? nullptr : op_name(ins.op);  // what a number specialised now was used by
     const bool derive = !moving && (!unguarded_.empty() || !derived_.empty()) && scalars_used(fr, ins, uses);
     if (!size_ints_.empty() && (!moving || (fr.root && ins.op == Opcode::RETURN_VALUE))) sizes_used_by(fr, ins, uses);
     size_t nblocks = fr.blocks.size();

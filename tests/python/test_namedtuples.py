@@ -104,6 +104,26 @@ class NamedTuples(unittest.TestCase):
             want = f(P(5.0, 3), T([1.0, 2.0]))
         self.assertTrue(same_bits(want, jf(P(5.0, 3), T([1.0, 2.0]))))  # a new value: recompiled, not stale
 
+    def test_numbers_formatted_after_an_attribute_read_are_guarded(self):
+        # namedtuple's own __repr__ is `self.__class__.__name__ + fmt % self`: the attribute read
+        # materialises self first, and the items it copied must be guarded when `%` formats them
+        # (found by CPython's test_collections doctest under stress: a stale repr, silently).
+        def rep(p):
+            return p.__class__.__name__ + "(x=%r, y=%r)" % p
+
+        def count_then_format(xs):
+            n = xs.count(7)
+            return "%r %r" % tuple(xs) + str(n)
+
+        for f, make in ((rep, lambda i: P(i, i + 1)), (count_then_format, lambda i: [i, i + 1])):
+            jf = pj.jit(f)
+            for i in range(4):
+                with no_stress():
+                    want = f(make(i))
+                self.assertEqual(jf(make(i)), want)
+        jr = pj.jit(P.__repr__)  # the method itself, over items that change
+        self.assertEqual([jr(P(i, -i)) for i in range(3)], ["P(x=0, y=0)", "P(x=1, y=-1)", "P(x=2, y=-2)"])
+
     def test_subclass_with_a_method(self):
         _, st = self.same(lambda q: q.total() * q.x, lambda: (Q(T([1.0, 2.0]), T([3.0, 5.0])),))
         self.one_graph(st)
