@@ -85,9 +85,11 @@ void Simulator::escape(PyObject* v) {
     escaped_.insert(v);
     return;
   }
-  if (!(PyList_CheckExact(v) || PyDict_CheckExact(v) || tuple_like(v))) return;
+  if (!(PyList_CheckExact(v) || PyDict_CheckExact(v) || tuple_like(v) || made_object(v))) return;
   if (!escaped_.insert(v).second) return;
-  if (PyDict_CheckExact(v)) {
+  if (made_object(v)) {
+    for (auto& [name, item] : object_state(v)) escape(item);
+  } else if (PyDict_CheckExact(v)) {
     Py_ssize_t pos = 0;
     PyObject *k, *item;
     while (PyDict_Next(v, &pos, &k, &item)) escape(item);
@@ -281,6 +283,7 @@ void Simulator::store_attr(PyObject* owner, PyObject* name, PyObject* value) {
   std::string what = std::string(value ? "assigns attribute '" : "deletes attribute '") + cname + "' of a " +
                      Py_TYPE(owner)->tp_name;
   Write kind = value ? Write::Attr : Write::DeleteAttr;
+  if (made_object(owner)) return object_store(owner, name, value, what);
   if (value && stores_back(owner, name, value)) return;
   int node = node_of(owner);
   // (a module's attributes are its globals, read by LOAD_GLOBAL around the overlay)

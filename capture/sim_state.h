@@ -116,6 +116,19 @@ class Simulator {
   PyObject* new_tuple_of(PyTypeObject* t, const std::vector<PyObject*>& items);
   std::unordered_map<PyTypeObject*, bool> namedtuple_types_;
   PyObject* make_namedtuple(PyTypeObject* t, PyObject* base, const std::vector<PyObject*>& args, PyObject* kwnames);
+  // User class instances the simulated code makes (sim_objects.cc): a scratch object of the class
+  // itself, made by object.__new__ and filled by the simulated __init__; rebuilt where it escapes.
+  std::string unmodelled_class(PyTypeObject* t);        // why instances of t are not simulated ("": they are)
+  PyObject* construct(PyTypeObject* t, const std::vector<PyObject*>& args, PyObject* kwnames);
+  bool made_object(PyObject* v) const { return objects_.count(v) > 0; }
+  PyObject* object_attr(PyObject* v, PyObject* name);
+  void object_store(PyObject* owner, PyObject* name, PyObject* value, const std::string& what);
+  // Its state as the rebuild sets it: __dict__ entries in order, then slots that are set.
+  std::vector<std::pair<PyObject*, PyObject*>> object_state(PyObject* v);
+  int class_node(PyObject* obj);  // the guard node of obj's class (frame objects: obj's own node)
+  static PyObject* object_init();  // object.__init__ (borrowed)
+  std::unordered_map<PyObject*, int> objects_;  // made object -> its class's guard node
+  bool iterating_ = false;  // materialize() for get_iter: made objects held by the container pass
   void need_identity(PyObject* v);                     // guard that later calls see this very object
   void guard_identity(int node, PyObject* v);          // the Id check itself (weak; refuses if it cannot be)
   void is_identity(PyObject* a, PyObject* b);          // guards what `a is b` depended on

@@ -603,6 +603,11 @@ void Simulator::guard_identity(int node, PyObject* v) {
 PyObject* Simulator::materialize(PyObject* v, bool identity, bool held) {
   if (overlaid_.count(v) || dirty_.count(v))  // real code would read what the replay has not stored yet
     stop(Break::SideEffect, std::string("hands a ") + Py_TYPE(v)->tp_name + " it changed (replayed later) to code run for real");
+  // Its attributes may be graph values; it exists for real only once rebuilt. An item of a
+  // container being iterated is handed back to the simulation, which reads it as it is.
+  if (made_object(v) && held && iterating_) return v;
+  if (made_object(v))
+    stop(Break::UnsupportedCall, std::string("hands a ") + Py_TYPE(v)->tp_name + " made during capture to code run for real");
   int node = node_of(v);
   const bool cell_container = node >= 0 && is_cell(v) && type_is(v, cell_types().containers);
   if (!cell_container)
@@ -810,6 +815,7 @@ PyObject* Simulator::load_attr(PyObject* v, PyObject* name) {
   };
   if (Py_TYPE(v) == &PySuper_Type) return super_attr(v, name);
   if (PyObject* stored = overlay_attr(v, name)) return stored;
+  if (made_object(v)) return object_attr(v, name);
   if (py::is_tensor(v)) {
     if (!dim_deps_.empty() && py::unwrap(v).is_symbolic() && PyUnicode_CompareWithASCIIString(name, "shape") == 0)
       if (PyObject* shape = shape_of(v)) return shape;
@@ -980,7 +986,8 @@ PyObject* Simulator::make_super(const std::vector<PyObject*>& args, PyObject* kw
   } else {
     stop(Break::UnsupportedCall, "super() with " + std::to_string(args.size()) + " argument(s)");
   }
-  if (!plain_instance(obj) || node_of(obj) < 0) stop(Break::UnsupportedCall, "super() of something other than a frame object");
+  if (!plain_instance(obj) || class_node(obj) < 0)
+    stop(Break::UnsupportedCall, "super() of something other than a frame object or one the function made");
   PyObject* sup = PyObject_CallFunctionObjArgs(reinterpret_cast<PyObject*>(&PySuper_Type), cls, obj, nullptr);
   if (!sup) python_error("super()");
   return own(sup);
@@ -991,10 +998,10 @@ PyObject* Simulator::make_super(const std::vector<PyObject*>& args, PyObject* kw
 PyObject* Simulator::super_attr(PyObject* sup, PyObject* name) {
   PyObject* cls = py::super_thisclass(sup);
   PyObject* obj = py::super_self(sup);
-  if (!obj || node_of(obj) < 0 || !PyType_IsSubtype(Py_TYPE(obj), reinterpret_cast<PyTypeObject*>(cls)))
+  if (!obj || class_node(obj) < 0 || !PyType_IsSubtype(Py_TYPE(obj), reinterpret_cast<PyTypeObject*>(cls)))
     stop(Break::UnsupportedAttribute, "super() not bound to an object the frame was given");
   PyTypeObject* tp = Py_TYPE(obj);
-  guard_class(node_of(obj), tp, name);
+  guard_class(class_node(obj), tp, name, /*is_class=*/made_object(obj));
   PyObject* mro = tp->tp_mro;
   Py_ssize_t n = mro ? PyTuple_GET_SIZE(mro) : 0, i = 0;
   while (i < n && PyTuple_GET_ITEM(mro, i) != cls) ++i;
@@ -1003,6 +1010,7 @@ PyObject* Simulator::super_attr(PyObject* sup, PyObject* name) {
     if (!raw) continue;
     if (PyFunction_Check(raw) || jit_target(raw)) return own(PyMethod_New(raw, obj));
     if (is_constant(raw)) return raw;
+    if (made_object(obj) && raw == object_init()) return own(PyMethod_New(raw, obj));  // see call()
     stop(Break::UnsupportedAttribute, std::string("super().") + PyUnicode_AsUTF8(name) + " is a " + Py_TYPE(raw)->tp_name);
   }
   stop(Break::Raises, std::string("AttributeError: 'super' object has no attribute '") + PyUnicode_AsUTF8(name) + "'");
@@ -1175,7 +1183,15 @@ PyObject* Simulator::get_iter(PyObject* v) {
       refuse_foreign_iterator(v);
       stop(Break::UserObjectOperator, std::string("iterating a ") + Py_TYPE(v)->tp_name);
     }
-    seq = materialize(v, /*identity=*/false);
+    const bool was = iterating_;
+    iterating_ = true;
+    try {
+      seq = materialize(v, /*identity=*/false);
+    } catch (...) {
+      iterating_ = was;
+      throw;
+    }
+    iterating_ = was;
     if (node_of(v) >= 0) iterated_.insert(v);  // a deferred change would not reach the iterator
   }
   PyObject* it = PyObject_GetIter(seq);
@@ -1269,6 +1285,10 @@ PyObject* Simulator::call(PyObject* callable, const std::vector<PyObject*>& args
     if (PyObject* target = jit_target(func)) func = target;  // a jitted method inlines into this graph
     const CellTypes& c = cell_types();
     if (c.call && func == c.call && is_cell(self)) return call(self, args, kwnames);
+    if (func == object_init() && made_object(self)) {  // super().__init__() reaching object's
+      if (!args.empty()) stop(Break::Raises, "TypeError: object.__init__() takes exactly one argument (the instance to initialize)");
+      return Py_None;
+    }
     if (PyFunction_Check(func) && (!is_library_code(func) || is_cell(self))) return inline_call(func, self, args, kwnames);
     if (py::is_tensor(self) || is_library_type(Py_TYPE(self))) return trace_call(callable, args, kwnames);
     stop(Break::UnsupportedCall, describe_callable(callable));
@@ -1297,13 +1317,13 @@ PyObject* Simulator::call(PyObject* callable, const std::vector<PyObject*>& args
     PyObject* construct = load_attr(callable, own(PyUnicode_InternFromString("construct")));
     return call(construct, args, kwnames);
   }
-  if (plain_instance(callable) && node_of(callable) >= 0) {
+  if (plain_instance(callable) && class_node(callable) >= 0) {
     // An instance of a user class: type(obj).__call__(obj, ...), as CPython's call slot does (an
     // instance attribute named __call__ is not looked at); a later change of the class recompiles.
     static PyObject* call_name = PyUnicode_InternFromString("__call__");
     PyObject* f = _PyType_Lookup(Py_TYPE(callable), call_name);
     if (f && ((PyFunction_Check(f) && !is_library_code(f)) || jit_target(f))) {
-      guard_class(node_of(callable), Py_TYPE(callable), call_name);
+      guard_class(class_node(callable), Py_TYPE(callable), call_name, /*is_class=*/made_object(callable));
       return call(own(PyMethod_New(f, callable)), args, kwnames);
     }
   }
@@ -1341,9 +1361,8 @@ PyObject* Simulator::call(PyObject* callable, const std::vector<PyObject*>& args
     if (pure_type(callable) || is_library_type(reinterpret_cast<PyTypeObject*>(callable)))
       return trace_call(callable, args, kwnames);
     auto* ct = reinterpret_cast<PyTypeObject*>(callable);
-    stop(Break::UnsupportedCall, std::string("constructs a ") + ct->tp_name +
-                                     ((ct->tp_flags & Py_TPFLAGS_HEAPTYPE) ? " object (user classes are not simulated yet)"
-                                                                          : " object (a builtin class capture does not model)"));
+    if (ct->tp_flags & Py_TPFLAGS_HEAPTYPE) return construct(ct, args, kwnames);
+    stop(Break::UnsupportedCall, std::string("constructs a ") + ct->tp_name + " object (a builtin class capture does not model)");
   }
   if (is_library_type(Py_TYPE(callable))) return trace_call(callable, args, kwnames);  // ops.Add() etc.
   stop(Break::UnsupportedCall, describe_callable(callable));
@@ -1390,6 +1409,11 @@ PyObject* Simulator::call_builtin(PyObject* callable, const std::vector<PyObject
         tree_.add_check(tree_.child(real->node, Access::Attr, args[1]), {CheckKind::Absent, nullptr, 0, {}});
       return has ? Py_False : args[2];
     }
+  }
+  const bool set = std::strcmp(name, "setattr") == 0;
+  if ((set || std::strcmp(name, "delattr") == 0) && npos == (set ? 3u : 2u) && !kwnames && PyUnicode_CheckExact(args[1])) {
+    store_attr(args[0], args[1], set ? args[2] : nullptr);  // what STORE_ATTR / DELETE_ATTR do
+    return Py_None;
   }
   if (std::strcmp(name, "len") == 0 && args.size() == 1) {
     if (PyObject* seq = cell_children(args[0])) return own(PyLong_FromSsize_t(PyTuple_GET_SIZE(seq)));
@@ -1859,7 +1883,7 @@ ReturnPlan Simulator::plan_return(PyObject* v) {
     p.obj = v;
     return p;
   }
-  if (tuple_like(v) || PyList_CheckExact(v) || PyDict_CheckExact(v)) {
+  if (tuple_like(v) || PyList_CheckExact(v) || PyDict_CheckExact(v) || made_object(v)) {
     // Value numbering: a container met again is the same object, not a copy.
     auto seen = ret_slots_.find(v);
     if (seen != ret_slots_.end()) {
@@ -1894,6 +1918,19 @@ ReturnPlan Simulator::plan_return(PyObject* v) {
       if (!is_constant(k)) stop(Break::UnreconstructibleResult, "a dict with non-constant keys");
       p.items.push_back(plan_return(PyDict_GetItem(v, k)));
     }
+    ret_slots_[v].second = true;
+    return p;
+  }
+  if (made_object(v)) {
+    p.kind = ReturnPlan::Object;
+    std::vector<std::pair<PyObject*, PyObject*>> state = object_state(v);
+    PyObject* names = own(PyTuple_New(static_cast<Py_ssize_t>(state.size())));
+    for (size_t i = 0; i < state.size(); ++i) {
+      Py_INCREF(state[i].first);
+      PyTuple_SET_ITEM(names, static_cast<Py_ssize_t>(i), state[i].first);
+      p.items.push_back(plan_return(state[i].second));
+    }
+    p.obj = Py_BuildValue("(OO)", reinterpret_cast<PyObject*>(Py_TYPE(v)), names);
     ret_slots_[v].second = true;
     return p;
   }

@@ -26,6 +26,7 @@ enum class Kind : uint8_t {
   Symbol,    // a graph input standing for the frame tensor `real`
   Cell,
   Function,  // made by MAKE_FUNCTION; `globals_node` is where its globals are read
+  Object,    // an instance of a user class the simulated code constructed (sim_objects.cc)
 };
 
 // What a write does; the next step (issue 11) replays these after the graph, in program order.
@@ -81,6 +82,7 @@ class ValueTable {
   void read_constant(PyObject* v, int node);
   void mirror(PyObject* copy, int original_node, Kind k = Kind::Other);
   void created_cell(PyObject* cell) { mark(cell, Origin::Created, Kind::Cell); }
+  void created_object(PyObject* obj) { mark(obj, Origin::Created, Kind::Object); }
   void created_function(PyObject* fn, int globals_node);
 
   // Graph inputs standing for frame tensors, in the order they were made.

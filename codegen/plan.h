@@ -16,12 +16,14 @@ struct ReturnPlan {
   // Tuple/List/Dict build a container the function created; Shared is that same container again
   // (`return l, l` gives one list twice: each built container has a slot, `index` names it).
   // Method: a builtin container's bound method, items[0].<obj> (`push = out.append`).
-  enum Kind { Const, Output, Source, Tuple, List, Dict, Shared, Method } kind = Const;
+  // Object: an instance of a user class the function made, obj = (class, attribute names), items
+  // their values: py::object_rebuild_function()(class, names, *items), which runs no user code.
+  enum Kind { Const, Output, Source, Tuple, List, Dict, Shared, Method, Object } kind = Const;
   PyObject* obj = nullptr;  // Const: the value; Dict: the keys (a tuple); Output: the class to
                             // give the output (nullptr: pijit.Tensor); Method: its name; Tuple: a
                             // namedtuple class to build (tuple.__new__(obj, items); nullptr: tuple). Owned.
   int index = 0;            // Output: graph output; Source: guard node; Shared: slot
-  int slot = -1;            // Tuple/List/Dict: this container's slot
+  int slot = -1;            // Tuple/List/Dict/Object: this container's slot
   std::vector<ReturnPlan> items;
   ReturnPlan() = default;
   ReturnPlan(const ReturnPlan&) = delete;

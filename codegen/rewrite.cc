@@ -148,6 +148,14 @@ class Emitter : public CodeBuilder {
         op(Opcode::BUILD_CONST_KEY_MAP, static_cast<int>(p.items.size()));
         keep_shared(p);
         return;
+      case ReturnPlan::Object:
+        op(Opcode::LOAD_CONST, const_index(py::object_rebuild_function()));
+        op(Opcode::LOAD_CONST, const_index(PyTuple_GET_ITEM(p.obj, 0)));
+        op(Opcode::LOAD_CONST, const_index(PyTuple_GET_ITEM(p.obj, 1)));
+        for (const ReturnPlan& item : p.items) build(tree, item, outputs_local);
+        op(Opcode::CALL_FUNCTION, static_cast<int>(p.items.size()) + 2);
+        keep_shared(p);
+        return;
       case ReturnPlan::Method:
         build(tree, p.items[0], outputs_local);
         op(Opcode::LOAD_ATTR, name_index(p.obj));

@@ -67,8 +67,34 @@ PyObject* cell_delete(PyObject*, PyObject* args) {
   Py_RETURN_NONE;
 }
 
+PyObject* rebuild_object(PyObject*, PyObject* args) {
+  const Py_ssize_t n = PyTuple_GET_SIZE(args);
+  PyObject* cls = n >= 2 ? PyTuple_GET_ITEM(args, 0) : nullptr;
+  PyObject* names = n >= 2 ? PyTuple_GET_ITEM(args, 1) : nullptr;
+  if (!cls || !PyType_Check(cls) || !PyTuple_Check(names) || PyTuple_GET_SIZE(names) != n - 2)
+    return fail(PyExc_TypeError, "rebuild_object(cls, names, *values)");
+  auto* tp = reinterpret_cast<PyTypeObject*>(cls);
+  Ref empty(PyTuple_New(0));
+  Ref obj(PyBaseObject_Type.tp_new(tp, empty.get(), nullptr));
+  if (!obj.get()) return nullptr;
+  for (Py_ssize_t i = 0; i < n - 2; ++i) {
+    PyObject* name = PyTuple_GET_ITEM(names, i);
+    PyObject* value = PyTuple_GET_ITEM(args, i + 2);
+    PyObject* descr = _PyType_Lookup(tp, name);
+    if (descr && Py_TYPE(descr) == &PyMemberDescr_Type) {
+      if (Py_TYPE(descr)->tp_descr_set(descr, obj.get(), value) < 0) return nullptr;
+      continue;
+    }
+    Ref dict(PyObject_GenericGetDict(obj.get(), nullptr));
+    if (!dict.get() || PyDict_SetItem(dict.get(), name, value) < 0) return nullptr;
+  }
+  return obj.release();
+}
+
 PyMethodDef kCellLoad = {"cell_load", cell_load, METH_VARARGS, "a cell variable's value, or UnboundLocalError"};
 PyMethodDef kCellDelete = {"cell_delete", cell_delete, METH_VARARGS, "empties a cell, or UnboundLocalError"};
+PyMethodDef kRebuildObject = {"rebuild_object", rebuild_object, METH_VARARGS,
+                              "an instance of a user class as captured code left it"};
 
 }  // namespace
 
@@ -86,6 +112,11 @@ PyObject* dict_keys_in_order(PyObject* d) {
 
 PyObject* cell_load_function() {
   static PyObject* f = PyCFunction_New(&kCellLoad, nullptr);
+  return f;
+}
+
+PyObject* object_rebuild_function() {
+  static PyObject* f = PyCFunction_New(&kRebuildObject, nullptr);
   return f;
 }
 

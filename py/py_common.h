@@ -33,6 +33,11 @@ PyObject* fail(PyObject* type, const std::string& msg);
 PyObject* cell_load_function();    // borrowed, made once
 PyObject* cell_delete_function();
 
+// rebuild_object(cls, names, *values): object.__new__(cls) with each attribute set as the
+// captured code left it, past any property or __setattr__ (a slot through its member descriptor,
+// anything else into the instance __dict__): no user code runs. Borrowed, made once.
+PyObject* object_rebuild_function();
+
 // A dict's keys in its iteration order, as a new list: an OrderedDict's order is its own links
 // (move_to_end changes them, not the dict's table, which PyDict_Keys and PyDict_Next walk).
 // nullptr with a Python error set when d is an OrderedDict subclass with its own __iter__ (reading

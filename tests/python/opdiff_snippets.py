@@ -1323,9 +1323,22 @@ def call_function_kw_print_replayed(x):
     return y + 1
 
 
-@snippet("CALL_FUNCTION", [lambda c: (T([1.0]), Box(2.0))] * 2, "B008")
+@snippet("CALL_FUNCTION", [lambda c: (T([1.0]), Box(2.0))] * 2, "captured")
 def call_function_user_class(x, box):
     return Box(x).v + box.v
+
+
+class Interned:
+    """__new__ of its own: user code the simulation does not model."""
+    def __new__(cls, v):
+        obj = super().__new__(cls)
+        obj.v = v
+        return obj
+
+
+@snippet("CALL_FUNCTION", [lambda c: (T([1.0]),)] * 2, "B008")
+def call_function_user_class_with_new(x):
+    return Interned(x).v + 1.0
 
 
 @snippet("CALL_FUNCTION_KW", TENSOR_CALLS, "captured", compiles=2)
