@@ -205,6 +205,27 @@ class UserObjects(unittest.TestCase):
         _, st = self.same(f, lambda: (x1(),))
         self.one_graph(st)
 
+    def test_with_block_on_a_made_context_manager(self):
+        class Suppress:
+            def __init__(self, kind):
+                self.kind = kind
+
+            def __enter__(self):
+                return self
+
+            def __exit__(self, t, v, tb):
+                return t is not None and issubclass(t, self.kind)
+
+        def f(x):
+            with Suppress(ValueError) as s:
+                y = x ** -1   # unused: an integer x raises all the same, and __exit__ swallows it
+                x = x * 2
+            return x, s.kind
+        _, st = self.same(f, lambda: (T([2, 3]),))      # raises inside the block: eager's result
+        _, st = self.same(f, lambda: (T([2.0, 4.0]),))  # does not
+        self.one_graph(st, graphs=2)  # one per dtype; the int one fails at run time, and f runs eagerly
+        self.assertGreaterEqual(st["graph_failures"], 3)
+
     # ---- 2. escaping: rebuilt with the same class and attributes ----
     def test_returned(self):
         _, st = self.same(lambda x: Point(x * 2.0, x), lambda: (x1(),))
