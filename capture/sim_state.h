@@ -128,7 +128,16 @@ class Simulator {
   int class_node(PyObject* obj);  // the guard node of obj's class (frame objects: obj's own node)
   static PyObject* object_init();  // object.__init__ (borrowed)
   std::unordered_map<PyObject*, int> objects_;  // made object -> its class's guard node
-  bool iterating_ = false;  // materialize() for get_iter: made objects held by the container pass
+  // materialize() for code that only moves references (iteration, list.append): made objects
+  // held by the container pass as they are.
+  bool passing_ = false;
+  struct Passing {
+    Simulator* s;
+    bool was;
+    explicit Passing(Simulator* sim) : s(sim), was(sim->passing_) { s->passing_ = true; }
+    ~Passing() { s->passing_ = was; }
+  };
+  bool compares_plainly(PyObject* container);
   void need_identity(PyObject* v);                     // guard that later calls see this very object
   void guard_identity(int node, PyObject* v);          // the Id check itself (weak; refuses if it cannot be)
   void is_identity(PyObject* a, PyObject* b);          // guards what `a is b` depended on

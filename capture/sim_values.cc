@@ -234,6 +234,15 @@ bool Simulator::is_library_code(PyObject* func) {
   return file && std::strncmp(file, library_dir().c_str(), library_dir().size()) == 0;
 }
 
+// What a builtin container's methods compare or hash runs no user code: a dict's or set's keys,
+// a list's or tuple's items.
+bool Simulator::compares_plainly(PyObject* container) {
+  if (!PyDict_Check(container) && !PyAnySet_Check(container)) return deep_trusted(container);
+  if (!trusted(container)) return false;
+  PyObject* keys = own(PySequence_List(container));  // keys only (a dict iterates its keys)
+  return keys && deep_trusted(keys);
+}
+
 // trusted(), and so is everything it holds (min/max/sorted/sum compare or add the items).
 bool Simulator::deep_trusted(PyObject* v) {
   if (!trusted(v)) return false;
@@ -603,9 +612,9 @@ void Simulator::guard_identity(int node, PyObject* v) {
 PyObject* Simulator::materialize(PyObject* v, bool identity, bool held) {
   if (overlaid_.count(v) || dirty_.count(v))  // real code would read what the replay has not stored yet
     stop(Break::SideEffect, std::string("hands a ") + Py_TYPE(v)->tp_name + " it changed (replayed later) to code run for real");
-  // Its attributes may be graph values; it exists for real only once rebuilt. An item of a
-  // container being iterated is handed back to the simulation, which reads it as it is.
-  if (made_object(v) && held && iterating_) return v;
+  // Its attributes may be graph values; it exists for real only once rebuilt. Code that only
+  // moves references (iteration, list.append) hands it back to the simulation as it is.
+  if (made_object(v) && passing_) return v;
   if (made_object(v))
     stop(Break::UnsupportedCall, std::string("hands a ") + Py_TYPE(v)->tp_name + " made during capture to code run for real");
   int node = node_of(v);
@@ -1183,15 +1192,8 @@ PyObject* Simulator::get_iter(PyObject* v) {
       refuse_foreign_iterator(v);
       stop(Break::UserObjectOperator, std::string("iterating a ") + Py_TYPE(v)->tp_name);
     }
-    const bool was = iterating_;
-    iterating_ = true;
-    try {
-      seq = materialize(v, /*identity=*/false);
-    } catch (...) {
-      iterating_ = was;
-      throw;
-    }
-    iterating_ = was;
+    Passing pass(this);
+    seq = materialize(v, /*identity=*/false);
     if (node_of(v) >= 0) iterated_.insert(v);  // a deferred change would not reach the iterator
   }
   PyObject* it = PyObject_GetIter(seq);
@@ -1346,6 +1348,24 @@ PyObject* Simulator::call(PyObject* callable, const std::vector<PyObject*>& args
       if (!readonly_method(meth))
         write(self, Write::Method, std::string("calls .") + meth + "() on a " + Py_TYPE(self)->tp_name +
                                        " the function did not create", /*preexisting=*/node_of(callable) >= 0);
+      // A list's append, insert and extend store references: objects the function made go in as
+      // they are. Every other method may compare, hash or sort (count, index, remove, sort, get,
+      // add): run for real during capture, a user class's __eq__, __hash__ or __lt__ would run there.
+      static const char* const stores_only[] = {"append", "insert", "extend", nullptr};
+      if (PyList_CheckExact(self) && node_of(self) < 0 && name_in(stores_only, meth)) {
+        Passing pass(this);
+        return trace_call(callable, args, kwnames);
+      }
+      static const char* const no_compare[] = {"copy", "keys", "values", "items", "__len__", "clear", "reverse", nullptr};
+      if (!name_in(no_compare, meth) && !(PyList_Check(self) && std::strcmp(meth, "pop") == 0)) {
+        if (!compares_plainly(self))
+          stop(Break::UserObjectOperator, std::string(".") + meth + "() on a " + Py_TYPE(self)->tp_name +
+                                              " holding objects of user classes, whose comparisons are user code");
+        for (PyObject* a : args)
+          if (!deep_trusted(a) && !is_iterator(a))
+            stop(Break::UserObjectOperator, std::string(".") + meth + "() of a " + Py_TYPE(a)->tp_name +
+                                                ", which runs user code");
+      }
       return trace_call(callable, args, kwnames);
     }
   }
@@ -1502,7 +1522,8 @@ PyObject* Simulator::trace_call(PyObject* callable, const std::vector<PyObject*>
   }
   refuse_runtime_state(callable);
   bool calls_user_code = false;
-  for (PyObject* a : args) calls_user_code = calls_user_code || user_callable(a);
+  // (list.append and the like only store what they are given, callable or not)
+  for (PyObject* a : args) calls_user_code = calls_user_code || (!passing_ && user_callable(a));
   PyObject* self = PyMethod_Check(callable) ? PyMethod_GET_SELF(callable) : callable;
   if (PyObject** dict = PyFunction_Check(self) ? nullptr : _PyObject_GetDictPtr(self)) {  // HyperMap(fn)
     Py_ssize_t pos = 0;
