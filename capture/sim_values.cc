@@ -1338,7 +1338,13 @@ PyObject* Simulator::call(PyObject* callable, const std::vector<PyObject*>& args
     if (self && PyModule_Check(self)) {
       const char* mod = PyModule_GetName(self);
       if (mod && (std::strncmp(mod, "pijit", 5) == 0)) return trace_call(callable, args, kwnames);
-      if (mod && std::strcmp(mod, "math") == 0) return trace_call(callable, args, kwnames);
+      if (mod && std::strcmp(mod, "math") == 0) {
+        for (PyObject* a : args)  // math converts with __float__, __index__, __floor__...: user code
+          if (!deep_trusted(a))
+            stop(Break::UserObjectOperator, "math." + std::string(reinterpret_cast<PyCFunctionObject*>(callable)->m_ml->ml_name) +
+                                                "() of a " + Py_TYPE(a)->tp_name + ", which runs user code");
+        return trace_call(callable, args, kwnames);
+      }
       PyErr_Clear();
     }
     if (self && !PyModule_Check(self) && trusted(self)) {  // a method of a builtin container

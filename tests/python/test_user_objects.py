@@ -268,6 +268,24 @@ class UserObjects(unittest.TestCase):
         reasons = pj.jit_stats(jc)["break_reasons"]
         self.assertTrue(any(".count() of a BadCmp, which runs user code" in r for r in reasons), reasons)
 
+    def test_math_on_a_user_object_runs_its_dunder_each_call(self):
+        import math
+        calls = []
+
+        class Floors:
+            def __floor__(self):
+                calls.append(1)
+                return 3
+
+        def f(x, o):
+            return x + math.floor(o)
+        jf = pj.jit(f)
+        for n in range(1, 4):
+            self.assertTrue(same_bits(jf(x1(), Floors()), x1() + 3))
+            self.assertEqual(len(calls), n)  # never run during capture, once per call
+        reasons = pj.jit_stats(jf)["break_reasons"]
+        self.assertTrue(any("math.floor() of a Floors, which runs user code" in r for r in reasons), reasons)
+
     # ---- 2. escaping: rebuilt with the same class and attributes ----
     def test_returned(self):
         _, st = self.same(lambda x: Point(x * 2.0, x), lambda: (x1(),))
