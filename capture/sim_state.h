@@ -6,6 +6,7 @@
 
 #include <map>
 #include <optional>
+#include <memory>
 #include <string>
 #include <unordered_map>
 #include <unordered_set>
@@ -71,6 +72,12 @@ struct SimFrame {
   bool library = false;             // pijit's own code (a library Cell.construct)
   PyObject* self = nullptr;         // the object a method call bound (root: its first argument); borrowed
   size_t ops_at_entry = 0;          // graph nodes recorded before the frame started
+  // A generator function's frame (sim_generators.cc): it runs as it is consumed, up to each
+  // YIELD_VALUE, and keeps its state in between.
+  bool generator = false;
+  bool started = false;
+  bool suspended = false;           // stopped at a yield (run_frame returns)
+  PyObject* yielded = nullptr;
 };
 
 class Simulator {
@@ -128,6 +135,14 @@ class Simulator {
   int class_node(PyObject* obj);  // the guard node of obj's class (frame objects: obj's own node)
   static PyObject* object_init();  // object.__init__ (borrowed)
   std::unordered_map<PyObject*, int> objects_;  // made object -> its class's guard node
+  // Generators the simulated code made (sim_generators.cc): a capsule standing for each, its frame.
+  PyObject* make_generator(std::unique_ptr<SimFrame> fr);
+  bool sim_generator(PyObject* v) const { return !generators_.empty() && generators_.count(v) > 0; }
+  PyObject* generator_next(PyObject* g);  // the next value; nullptr: exhausted
+  void yield_value(SimFrame& fr);
+  PyObject* drain(PyObject* g);           // a list of every value left
+  PyObject* call_on_generators(PyObject* callable, const std::vector<PyObject*>& args, PyObject* kwnames);
+  std::unordered_map<PyObject*, std::unique_ptr<SimFrame>> generators_;
   // materialize() for code that only moves references (iteration, list.append): made objects
   // held by the container pass as they are.
   bool passing_ = false;

@@ -615,6 +615,7 @@ PyObject* Simulator::materialize(PyObject* v, bool identity, bool held) {
   // Its attributes may be graph values; it exists for real only once rebuilt. Code that only
   // moves references (iteration, list.append) hands it back to the simulation as it is.
   if (made_object(v) && passing_) return v;
+  if (sim_generator(v)) stop(Break::Generator, "hands a generator made during capture to code run for real");
   if (made_object(v))
     stop(Break::UnsupportedCall, std::string("hands a ") + Py_TYPE(v)->tp_name + " made during capture to code run for real");
   int node = node_of(v);
@@ -825,6 +826,7 @@ PyObject* Simulator::load_attr(PyObject* v, PyObject* name) {
   if (Py_TYPE(v) == &PySuper_Type) return super_attr(v, name);
   if (PyObject* stored = overlay_attr(v, name)) return stored;
   if (made_object(v)) return object_attr(v, name);
+  if (sim_generator(v)) stop(Break::Generator, std::string(".") + cname + " of a generator (capture runs one only as for, next() and builtins consume it)");
   if (py::is_tensor(v)) {
     if (!dim_deps_.empty() && py::unwrap(v).is_symbolic() && PyUnicode_CompareWithASCIIString(name, "shape") == 0)
       if (PyObject* shape = shape_of(v)) return shape;
@@ -1172,6 +1174,7 @@ bool Simulator::truth(PyObject* v) {
 }
 
 PyObject* Simulator::get_iter(PyObject* v) {
+  if (sim_generator(v)) return v;  // a generator is its own iterator
   PyObject* seq = cell_children(v);
   const int node = node_of(v);
   if (!seq && node >= 0 && PyTuple_Check(v) && !PyTuple_CheckExact(v) && is_library_type(Py_TYPE(v))) {
@@ -1246,6 +1249,8 @@ PyObject* Simulator::call_ex(PyObject* callable, PyObject* args_tuple, PyObject*
 }
 
 PyObject* Simulator::call(PyObject* callable, const std::vector<PyObject*>& args, PyObject* kwnames) {
+  if (!generators_.empty())
+    if (PyObject* r = call_on_generators(callable, args, kwnames)) return r;
   if (PyObject* none = output_call(callable, args, kwnames)) return none;
   if (PyObject* target = assign_call(callable, args, kwnames)) return target;
   if (py::is_tape_run(callable)) return tape_run(args, kwnames);
@@ -1585,8 +1590,9 @@ PyObject* Simulator::trace_call_args(PyObject* callable, const std::vector<PyObj
 PyObject* Simulator::inline_call(PyObject* func, PyObject* self, const std::vector<PyObject*>& args, PyObject* kwnames) {
   PyCodeObject* co = reinterpret_cast<PyCodeObject*>(PyFunction_GET_CODE(func));
   std::string fname = PyUnicode_AsUTF8(co->co_name);
-  if (co->co_flags & (CO_GENERATOR | CO_COROUTINE | CO_ASYNC_GENERATOR | CO_ITERABLE_COROUTINE))
-    stop(Break::Generator, "calls generator function " + fname + "()");
+  if (co->co_flags & (CO_COROUTINE | CO_ASYNC_GENERATOR | CO_ITERABLE_COROUTINE))
+    stop(Break::Generator, "calls coroutine function " + fname + "()");
+  const bool generator = co->co_flags & CO_GENERATOR;  // bound now, run as it is consumed
   if (static_cast<int>(frames_.size()) > opt_.inline_depth)
     stop(Break::InlineDepth, fname + "() at depth " + std::to_string(frames_.size()));
   // pijit's own recursion walks data (HyperMap over nested tuples) and is bounded by the inline
@@ -1607,7 +1613,8 @@ PyObject* Simulator::inline_call(PyObject* func, PyObject* self, const std::vect
       }
     }
   }
-  SimFrame fr;
+  auto owned = std::make_unique<SimFrame>();
+  SimFrame& fr = *owned;
   fr.code = co;
   fr.func = func;
   fr.self = self;
@@ -1750,6 +1757,7 @@ PyObject* Simulator::inline_call(PyObject* func, PyObject* self, const std::vect
     }
     fr.cells.push_back(mine);
   }
+  if (generator) return make_generator(std::move(owned));
   PyObject* result = run_frame(fr);
   if (frames_.size() == 1 && !fr.library && graph_.nodes().size() > fr.ops_at_entry) called_.emplace_back(co, points_);
   return result;

@@ -371,7 +371,7 @@ PyObject* Simulator::run_frame(SimFrame& fr) {
     std::vector<SimFrame*>& v;
     ~Pop() { v.pop_back(); }
   } pop_frame{frames_};
-  while (!fr.returned) {
+  while (!fr.returned && !fr.suspended) {
     if (fr.pc >= fr.ins->size()) stop(Break::Internal, "ran off the end of the bytecode");
     if (--budget_ < 0) stop(Break::InstructionBudget, std::to_string(opt_.instruction_budget) + " instructions");
     ++r_.instructions;
@@ -851,6 +851,15 @@ void Simulator::step(SimFrame& fr, const Instruction& ins) {
     }
     case Opcode::GET_ITER: push(fr, get_iter(pop(fr))); return;
     case Opcode::FOR_ITER: {
+      if (sim_generator(top(fr))) {
+        if (PyObject* v = generator_next(top(fr))) {
+          push(fr, v);
+        } else {
+          pop(fr);
+          jump(fr, ins);
+        }
+        return;
+      }
       // Anything the frame was given (e.g. the `.0` iterator of a comprehension run as its own
       // frame, or a user iterator) would be advanced for real.
       refuse_foreign_iterator(top(fr));
@@ -1002,6 +1011,8 @@ void Simulator::step(SimFrame& fr, const Instruction& ins) {
     case Opcode::IMPORT_FROM:
     case Opcode::IMPORT_STAR: stop(Break::Import, "import statement");
     case Opcode::YIELD_VALUE:
+      if (fr.generator) return yield_value(fr);
+      [[fallthrough]];
     case Opcode::YIELD_FROM:
     case Opcode::GET_AWAITABLE:
     case Opcode::GET_AITER:

@@ -48,6 +48,9 @@ FLOAT_SPECIAL = ["float('nan')", "float('inf')", "-0.0", "1e-3", "-1e30", "0.1",
                  "3.3", "1e-45", "2.7182818284590452", "1e39"]
 INT_VALUES = ["0", "1", "2", "3", "-1", "-2", "5"]
 INT_SPECIAL = ["2 ** 40", "10 ** 20", "-2 ** 63", "2 ** 31 - 1", "-7"]
+OBJ_PROGRAM_P = 0.35     # programs with user classes made inside the function (Program.objects_prelude)
+OBJ_STMT_P = 0.3         # chance of an object statement before each statement of such programs
+OBJ_KINDS = ("OP", "OS", "OC", "OF", "OW", "OR", "LO")   # Pt/Sub, Sl, DC, Fn, W, Rf, a list of Pt
 T_UNARY_OPS = ["relu", "abs", "sigmoid", "tanh", "square", "sin", "neg", "exp"]
 T_UNARY_METHODS = ["relu", "abs", "sigmoid", "tanh", "square", "neg", "float"]
 T_BINARY_OPS = ["maximum", "minimum", "add", "mul", "sub"]
@@ -76,6 +79,9 @@ class Env(object):
         self.helper = False        # helper(a, b=..., *rest, **kw)
         self.seq = False           # SEQ (nn.SequentialCell) and CLIST (nn.CellList) of Nets
         self.cll = False           # CLL(t) folds over CLL_ITEMS, a list held by its closure
+        self.objs = False          # user classes whose instances the function makes (Pt, ...)
+        self.oc = {}               # their shapes (OBJ_CLASSES): which classes, which variants
+        self.ro = None             # the random stream of everything about them (see Program)
         # A pure program changes nothing outside the function it runs in (pijit captures those
         # whole today; side effects break the frame back to the interpreter), except closure
         # cells; the others exercise side effects and fallbacks.
@@ -101,6 +107,7 @@ class Body(object):
         self.frozen = set()           # lists being iterated: never grown inside the loop
         self.owned = set()            # containers this body created (may change them when pure)
         self.finally_base = -1        # loop depth where the innermost finally clause began
+        self.top_objs = []            # objects bound at the top level (for the last return)
 
     # ---- scope ------------------------------------------------------------------------------
     def vars(self, kind):
@@ -461,13 +468,19 @@ class Body(object):
         """n statements at this depth, in a new scope (names bound inside do not leak)."""
         self.scopes.append([])
         start = len(self.lines)
+        if depth == 0 and self.env.objs and self.env.ro.random() < 0.6:
+            self.s_obj(depth)         # objects made at the top, where the return sees them
         for _ in range(n):
             if self.budget <= 0:
                 break
             self.budget -= 1
+            if self.env.objs and self.env.ro.random() < OBJ_STMT_P:
+                self.s_obj(depth)
             self.stmt(depth)
         if len(self.lines) == start:
             self.emit(depth, "pass")
+        if len(self.scopes) == 2:     # the body's top level: its objects are live at the end
+            self.top_objs = [v.name for v in self.scopes[-1] if v.kind in OBJ_KINDS]
         self.scopes.pop()
 
     def stmt(self, depth):
@@ -502,7 +515,7 @@ class Body(object):
             return
         if c < 0.96 and nest_ok:
             self.emit(depth, "if %s:" % self.e_B(1))
-            self.emit(depth + 1, "return %s" % self.ret_expr())
+            self.emit(depth + 1, "return %s" % self.obj_return(self.ret_expr()))
             return
         if c < 0.98 and nest_ok and self.env.ctx:
             return self.s_with(depth)
@@ -775,7 +788,7 @@ class Body(object):
         self.block(depth + 1, self.r.randint(1, 3))
         if self.chance(0.3):
             # Leave the try body early: the finally block must still run (and may override).
-            exits = ["return %s" % self.ret_expr()]
+            exits = ["return %s" % self.obj_return(self.ret_expr())]
             if self.loop_depth:
                 exits += ["break"] + (["continue"] if self.loop_depth > self.finally_base else [])
             exit_ = self.pick(exits)
@@ -930,8 +943,316 @@ class Body(object):
                                   "(lambda *a: a[0])(%s), 9" % v])
         return "%s, %s" % (self.e_T(1), self.e_T(0))
 
+    # ---- user objects made inside the function (env.objs) -----------------------------------
+    # Statements that make instances of the prelude's classes (Program.objects_prelude) and use
+    # them: attributes read, written and deleted, methods, properties, getattr/setattr/hasattr,
+    # lists of them iterated, instances nested in instances, passed to user functions, stored
+    # outside (globals, HOLD, G_OBJS, BOX), changed after they escaped, used across graph
+    # breaks, and the dunders of W that capture must never run. All their randomness comes from
+    # env.ro, and they are extra statements (outside the budget): a program without objects is
+    # the very program the generator made before they existed.
+    def s_obj(self, depth):
+        saved, self.r = self.r, self.env.ro
+        try:
+            have = [k for k in OBJ_KINDS if self.vars(k)]
+            c = self.r.random()
+            if not have or c < 0.25:
+                return self.o_make(depth)
+            if c < 0.5:
+                return self.o_read(depth, self.pick(have))
+            if c < 0.72:
+                return self.o_write(depth, self.pick(have))
+            if c < 0.82:
+                return self.o_list(depth)
+            if c < 0.9 and not self.env.pure and self.env.oc.get("hold"):
+                return self.o_escape(depth)
+            if c < 0.95:
+                return self.o_break(depth)
+            return self.o_read(depth, self.pick(have))
+        finally:
+            self.r = saved
+
+    def o_var(self, kind):
+        vs = self.vars(kind)
+        return self.pick(vs) if vs else None
+
+    def o_try(self, depth, lines, excs, fallback=None):
+        """lines inside try/except excs; fallback: a line for the handler (pass if None)."""
+        self.emit(depth, "try:")
+        for l in lines:
+            self.emit(depth + 1, l)
+        self.emit(depth, "except %s:" % excs)
+        self.emit(depth + 1, fallback or "pass")
+
+    def o_make(self, depth):
+        oc = self.env.oc
+        T, N, I = (lambda: self.e_T(1)), (lambda: self.e_N(0)), (lambda: self.e_I(0))
+        kinds = ["OP"] * 4 + [k for k, flag in (("OS", "sl"), ("OC", "dc"), ("OF", "fn"),
+                                                 ("OW", "w"), ("OR", "rf")) if oc.get(flag)]
+        if self.vars("OP"):
+            kinds += ["LO", "NEST"]
+        kind = self.pick(kinds)
+        if kind == "OP":
+            forms = ["Pt(%s, %s)" % (T(), N()), "Pt(%s)" % T(), "Pt(%s, b=%s)" % (T(), N()),
+                     "Pt(b=%s, a=%s)" % (N(), T()), "Pt.make(%s)" % T(), "make_pt(%s)" % T(),
+                     "make_pt(%s, b=%s)" % (T(), N())]
+            if oc["init"] == "kwonly":
+                forms += ["Pt(%s, %s, tag=%s)" % (T(), N(), I())]
+            if oc["init"] == "kw":
+                forms += ["Pt(%s, %s, k=%s)" % (T(), N(), N())]
+            if oc["init"] == "mutdefault":
+                forms += ["Pt(%s, %s, [%s])" % (T(), N(), N())]
+            if oc["sub"]:
+                forms += ["Sub(%s, %s, %s)" % (T(), N(), I()), "Sub(%s)" % T(),
+                          "Sub(%s, k=%s)" % (T(), N()), "Sub.make(%s)" % T()]
+            e = self.pick(forms)
+        elif kind == "OS":
+            e = self.pick(["Sl(%s)" % T(), "Sl(%s, %s)" % (T(), T()), "Sl(u=%s)" % T()])
+        elif kind == "OC":
+            e = self.pick(["DC(%s)" % N(), "DC(%s, sh=%s)" % (N(), N()),
+                           "DC(s=%s, tags=[%s])" % (N(), N()), "DC(%s, %s, [])" % (N(), N())])
+        elif kind == "OF":
+            e = self.pick(["Fn(%s)" % N(), "Fn(%s, bias=%s)" % (N(), N())])
+        elif kind == "OW":
+            e = "W(%s)" % self.pick(["0", "1", "2", self.e_I(0)])
+        elif kind == "OR":
+            e = "Rf(%s)" % T()
+        elif kind == "LO":
+            o = self.o_var("OP")
+            e = self.pick(["[%s]" % o, "[%s, %s]" % (o, self.o_var("OP")),
+                           "[%s, Pt(%s, %s)]" % (o, T(), N()),
+                           "[Pt(%s * _j, _j) for _j in range(%s)]" % (T(), self.pick(["2", "3"])),
+                           "[%s] * 2" % o])
+        else:  # NEST: an instance holding another (and maybe a list of them)
+            o = self.o_var("OP")
+            name = self.fresh_bind("o", "OP")
+            self.emit(depth, "%s = %s" % (name, self.pick(
+                ["link(Pt(%s, %s), %s)" % (T(), N(), o), "Pt(%s.a, %s)" % (o, N())])))
+            if self.chance(0.6):
+                self.emit(depth, "%s.child = %s" % (name, self.pick([o, "[%s]" % o,
+                                                                     "(%s, %s)" % (o, o)])))
+            return
+        name = self.fresh_bind("lo" if kind == "LO" else "o", kind)
+        self.emit(depth, "%s = %s" % (name, e))
+
+    def o_read(self, depth, kind):
+        """Binds a tensor or a number read from an object."""
+        oc, o = self.env.oc, self.o_var(kind)
+        T, N = (lambda: self.e_T(1)), (lambda: self.e_N(0))
+        ts, ns = [], []
+        if kind == "OP":
+            o2 = self.o_var("OP")
+            ts += ["%s.a" % o, "%s.mix(%s)" % (o, T()), "%s.total" % o, "(%s.a * %s.b)" % (o, o),
+                   "getattr(%s, 'a')" % o, "use_obj(%s, %s)" % (o, T()),
+                   "(%s.a if hasattr(%s, 'extra') else %s)" % (o, o, T()),
+                   "type(%s).make(%s).a" % (o, T()), "(%s.a + %s.a)" % (o, o2),
+                   "(lambda q: q.a * 2.0)(%s)" % o, "%s.__class__.unit() * %s" % (o, T())]
+            ns += ["%s.b" % o, "%s.half" % o, "%s.dims" % o, "Pt.unit()", "%s.unit()" % o,
+                   "getattr(%s, 'extra', %s)" % (o, N()), "%s.n" % o, "len(%s.items)" % o,
+                   "%s.bump(%s)" % (o, N()), "isinstance(%s, %s)" % (o, self.pick(["Pt", "Sub"])
+                                                                    if oc["sub"] else "Pt"),
+                   "(%s is %s)" % (o, o2), "(type(%s) is Pt)" % o, "hasattr(%s, 'extra')" % o,
+                   "sum(%s.items + [0])" % o, "len(vars(%s))" % o, "%s.half + %s.b" % (o, o2)]
+            if oc["call"]:
+                ts += ["%s(%s)" % (o, T())]
+        elif kind == "OS":
+            ts += ["%s.u" % o, "%s.get()" % o, "getattr(%s, 'v', %s)" % (o, T())]
+            ns += ["hasattr(%s, 'v')" % o, "isinstance(%s, Sl)" % o]
+        elif kind == "OC":
+            ts += ["%s.scaled(%s)" % (o, T()), "(%s * %s.s)" % (T(), o)]
+            ns += ["%s.s" % o, "%s.sh" % o, "len(%s.tags)" % o,
+                   "(%s == %s)" % (o, self.o_var("OC")), "(%s != DC(%s))" % (o, N())]
+        elif kind == "OF":
+            ts += ["%s(%s)" % (o, T()), "%s(%s(%s))" % (o, o, T())]
+            ns += ["%s.calls" % o, "%s.k" % o]
+        elif kind == "OW":
+            return self.o_weird(depth, o)
+        elif kind == "OR":
+            ts += ["%s.a" % o, "%s.get(%s)" % (o, T())]
+            ns += ["hasattr(%s, 'a')" % o]
+        elif kind == "LO":
+            return self.o_iterate(depth, o)
+        if ts and (not ns or self.chance(0.55)):
+            self.emit(depth, "%s = %s" % (self.fresh_bind("t", "T"), self.pick(ts)))
+        else:
+            self.emit(depth, "%s = %s" % (self.fresh_bind("n", "N"), self.pick(ns)))
+
+    def o_write(self, depth, kind):
+        oc, o = self.env.oc, self.o_var(kind)
+        T, N = (lambda: self.e_T(1)), (lambda: self.e_N(0))
+        if kind == "OP":
+            opts = ["%s.a = %s" % (o, T()), "%s.b = %s" % (o, N()), "%s.extra = %s" % (o, N()),
+                    "setattr(%s, 'extra', %s)" % (o, N()), "setattr(%s, 'b', %s)" % (o, N()),
+                    "%s.items.append(%s)" % (o, N()), "%s.n += 1" % o, "%s.dims = %s" % (o, N()),
+                    "%s.b += %s" % (o, N()), "%s.a = %s.a * %s" % (o, o, N()),
+                    "%s.bump(%s)" % (o, N()), "%s.child = %s" % (o, self.o_var("OP")),
+                    "%s.mix = lambda t: t * 2.0" % o]
+            c = self.r.random()
+            if c < 0.12:
+                if oc["setter"]:
+                    return self.emit(depth, "%s.total = %s" % (o, N()))
+                return self.o_try(depth, ["%s.total = %s" % (o, N())], "AttributeError")
+            if c < 0.2:
+                return self.o_try(depth, ["%s.half = %s" % (o, N())], "AttributeError")
+            if c < 0.3:
+                self.emit(depth, "if hasattr(%s, 'extra'):" % o)
+                return self.emit(depth + 1, "del %s.extra" % o)
+            if c < 0.36:
+                return self.o_try(depth, ["delattr(%s, %r)" % (o, self.pick(["extra", "child"]))],
+                                  "AttributeError")
+            return self.emit(depth, self.pick(opts))
+        if kind == "OS":
+            c = self.r.random()
+            if c < 0.2:
+                return self.o_try(depth, ["%s.w = 1" % o], "AttributeError")
+            if c < 0.35:
+                self.emit(depth, "if hasattr(%s, 'v'):" % o)
+                return self.emit(depth + 1, "del %s.v" % o)
+            return self.emit(depth, self.pick(["%s.u = %s" % (o, T()), "%s.v = %s" % (o, T()),
+                                               "setattr(%s, 'v', %s)" % (o, T())]))
+        if kind == "OC":
+            opts = ["%s.s = %s" % (o, N()), "%s.sh = %s" % (o, N())]
+            w = self.pick(opts)
+            if oc["dc"] == "frozen":
+                self.o_try(depth, [w], "dataclasses.FrozenInstanceError")
+            else:
+                self.emit(depth, w)
+            if self.chance(0.4):
+                self.emit(depth, "%s.tags.append(%s)" % (o, N()))
+            return
+        if kind == "OF":
+            return self.emit(depth, self.pick(["%s.k = %s" % (o, N()), "%s.bias = %s" % (o, T()),
+                                               "%s.calls = 0" % o]))
+        if kind == "OR":
+            return self.emit(depth, "%s.a = %s" % (o, T()))
+        if kind == "OW":
+            return self.emit(depth, "%s.v = %s" % (o, self.pick(["0", "1", "2", "-1"])))
+        return self.o_list(depth)
+
+    def o_weird(self, depth, w):
+        """W's __eq__/__hash__/__floor__/__index__/__float__ run by the operations that call them
+        (never by capture: they raise or count in W.evals)."""
+        w2 = self.o_var("OW")
+        e = self.pick(["(%s == W(%s))" % (w, self.pick(["0", "1"])), "(%s in [W(1), %s])" % (w, w2),
+                       "[%s, W(2)].count(%s)" % (w2, w), "[W(0), %s].index(%s)" % (w2, w),
+                       "math.floor(%s)" % w, "[10, 20, 30][%s]" % w, "float(%s)" % w,
+                       "(%s != %s)" % (w, w2), "{%s: 1}.get(%s, 0)" % (w2, w),
+                       "len(range(%s))" % w, "float(%s[%s].sum())" % (self.e_T(0), w),
+                       "math.ceil(%s)" % w, "round(%s)" % w, "(%s == %s)" % (w, w2)])
+        name = self.fresh("n")
+        self.o_try(depth, ["%s = %s" % (name, e)], "(RuntimeError, TypeError, IndexError, ValueError)",
+                   "%s = -1" % name)
+        self.bind(name, "N")
+
+    def o_list(self, depth):
+        lo = self.o_var("LO")
+        o = self.o_var("OP")
+        if not lo or not o:
+            return self.o_make(depth)
+        c = self.r.random()
+        if c < 0.5:
+            return self.emit(depth, self.pick(["%s.append(%s)" % (lo, o), "%s.insert(0, %s)" % (lo, o),
+                                               "%s.extend([%s, %s])" % (lo, o, self.o_var("OP")),
+                                               "%s.append(Pt(%s))" % (lo, self.e_T(1)),
+                                               "%s[0] = %s" % (lo, o), "%s += [%s]" % (lo, o)]))
+        return self.o_iterate(depth, lo)
+
+    def o_iterate(self, depth, lo):
+        c = self.r.random()
+        if c < 0.35:
+            acc = self.fresh("t")
+            e = self.fresh("e")
+            self.emit(depth, "%s = %s" % (acc, self.e_T(1)))
+            self.emit(depth, "for %s in %s:" % (e, lo))
+            self.emit(depth + 1, "%s = %s + %s" % (acc, acc, self.pick(
+                ["%s.mix(%s)" % (e, acc), "%s.a * %s.b" % (e, e), "%s.total" % e])))
+            if self.chance(0.4):
+                self.emit(depth + 1, "%s.n += 1" % e)
+            self.bind(acc, "T")
+        elif c < 0.5:
+            e = self.fresh("e")
+            self.emit(depth, "for %s in %s:" % (e, lo))
+            self.emit(depth + 1, self.pick(["%s.b = %s.b + 1" % (e, e), "%s.bump(len(%s))" % (e, lo),
+                                            "%s.a = %s.a * 0.5" % (e, e)]))
+        elif c < 0.75:
+            self.emit(depth, "%s = %s" % (self.fresh_bind("n", "N"), self.pick(
+                ["sum(e.b for e in %s)" % lo, "len(%s)" % lo, "%s[-1].b" % lo,
+                 "max(%s, key=lambda e: e.b).n" % lo, "sorted(%s, key=lambda e: e.b)[0].b" % lo,
+                 "(%s in %s)" % (self.o_var("OP"), lo), "%s.index(%s[-1])" % (lo, lo),
+                 "len([e for e in %s if e.b > 0])" % lo])))
+        elif c < 0.9:
+            self.emit(depth, "%s = %s" % (self.fresh_bind("t", "T"), self.pick(
+                ["%s[0].a" % lo, "%s[-1].mix(%s)" % (lo, self.e_T(0)),
+                 "sum([e.a for e in %s])" % lo])))
+        else:
+            self.emit(depth, "%s = [e.a for e in %s]" % (self.fresh_bind("lt", "LT"), lo))
+
+    def o_escape(self, depth):
+        """The object leaves the frame: a global, HOLD, G_OBJS, BOX; sometimes changed after."""
+        kinds = [k for k in OBJ_KINDS if self.vars(k)]
+        o = self.o_var(self.pick(kinds))
+        opts = ["G_OBJ = %s" % o, "HOLD.o = %s" % o, "G_OBJS.append(%s)" % o,
+                "HOLD.log.append(%s)" % o, "setattr(HOLD, 'o', %s)" % o]
+        if self.env.box:
+            opts += ["BOX.obj = %s" % o]
+        s = self.pick(opts)
+        if s.startswith("G_OBJ ="):
+            self.globals_written.add("G_OBJ")
+        self.emit(depth, s)
+        if self.chance(0.4) and self.vars("OP"):
+            self.o_write(depth, "OP")
+
+    def o_break(self, depth):
+        """An object live across a graph break (a tensor's data read, a print, a branch)."""
+        o = self.o_var("OP")
+        if not o:
+            return self.o_make(depth)
+        c = self.r.random()
+        if c < 0.4:
+            self.emit(depth, "%s.b = %s" % (o, self.pick(["float(%s.a.sum())" % o,
+                                                         "%s.a.sum().item()" % o,
+                                                         "int((%s.a > 0).sum())" % o])))
+        elif c < 0.6 and not self.env.pure:
+            c2 = self.o_var("OC")
+            self.emit(depth, self.pick(["print('o', %s.b, %s.a.shape)" % (o, o),
+                                        "print(%s)" % c2 if c2 else "print(%s.n)" % o]))
+        elif c < 0.8:
+            self.emit(depth, "if (%s.a > 0).any():" % o)
+            self.emit(depth + 1, "%s.b = %s" % (o, self.e_N(0)))
+            self.emit(depth, "else:")
+            self.emit(depth + 1, "%s.n += 1" % o)
+        else:
+            n = self.fresh_bind("n", "N")
+            self.emit(depth, "%s = float(%s.total.sum()) + %s.b" % (n, o, o))
+
+    def obj_return(self, ret, objs=None):
+        """Made objects in what the function returns (objs, or those in scope): alone, beside
+        the result, twice, nested."""
+        if not self.env.objs:
+            return ret
+        saved, self.r = self.r, self.env.ro
+        try:
+            if objs is None:
+                objs = [v for k in OBJ_KINDS for v in self.vars(k)]
+            if not objs or self.chance(0.25):
+                return ret
+            o, o2 = self.pick(objs), self.pick(objs)
+            forms = ["(%s), %s" % (ret, o), "(%s), %s, %s" % (ret, o, o), o, "[%s, %s]" % (o, o2),
+                     "(%s), {'p': %s, 'q': %s}" % (ret, o, o2), "(%s), (%s, [%s])" % (ret, o, o)]
+            if [v for v in objs if v in self.vars("OP")]:
+                forms += ["(%s), link(Pt(%s, 1.0), %s)" % (ret, self.e_T(0), o)]
+            if self.env.oc.get("hold") and not self.env.pure:
+                forms += ["(%s), %s, G_OBJ" % (ret, o), "(%s), HOLD" % ret]
+            return self.pick(forms)
+        finally:
+            self.r = saved
+
+
     def finish(self):
-        self.emit(0, "return %s" % self.ret_expr())
+        ret = self.ret_expr()
+        if self.env.objs:
+            ret = self.obj_return(ret, self.top_objs)
+        self.emit(0, "return %s" % ret)
         if self.globals_written:
             self.lines.insert(0, self.indent + "global " + ", ".join(sorted(self.globals_written)))
         return self.lines
@@ -973,6 +1294,9 @@ class Program(object):
         self.seed = seed
         self.env = Env()
         self.env.disabled = set(disabled)
+        # Everything about user objects is drawn from a stream of its own: with it left out
+        # (or not drawn) a program is exactly what the generator made before objects existed.
+        self.ro = self.env.ro = random.Random(seed * 7919 + 0x0B1EC7)
         self.out = []
 
     def w(self, text=""):
@@ -1041,6 +1365,8 @@ class Program(object):
         if r.random() < 0.4:
             self.w("G_T = %s" % tensor_literal(r, r.choice([(3,), (1,), ()]), "float32"))
             env.globals["G_T"] = "T"
+        if "objects" not in env.disabled and self.ro.random() < OBJ_PROGRAM_P:
+            self.objects_prelude()
 
     def body(self, params, indent="    ", budget=None, in_method=None, allow_nested=True, frozen=()):
         b = Body(self.r, self.env, params, indent=indent,
@@ -1219,6 +1545,300 @@ class Program(object):
                    % r.choice(["2.0", "-0.5"]))
             env.rec = True
 
+    # ---- user classes whose instances the function makes (env.objs) -------------------------
+    def objects_prelude(self):
+        """Module-level classes with random shapes (all drawn from env.ro): Pt (an __init__ with
+        positional, keyword, keyword-only, **kw or mutable-default parameters storing a tensor,
+        a number and a list; a method with tensor arithmetic on attributes; a property with or
+        without a setter and one without; a static and a class method; sometimes __call__);
+        sometimes Sub(Pt) with super().__init__, Sl (__slots__), DC (a dataclass, sometimes
+        frozen), Fn (__call__), W (__eq__ that raises or counts, __floor__/__index__/__float__,
+        which capture must never run), Rf (a class capture refuses: __new__, __setattr__,
+        __getattribute__, __del__, a metaclass __call__ or a C base). Outside places for them in
+        programs that are not pure: G_OBJ, G_OBJS, HOLD (with HOLD.log)."""
+        ro, env = self.ro, self.env
+        env.objs = True
+        pure = env.pure
+        oc = env.oc = {
+            "init": ro.choice(["plain", "kwonly", "kw"] + ([] if pure else ["mutdefault"] * 2)),
+            "setter": ro.random() < 0.6, "call": ro.random() < 0.3,
+            "count": not pure and ro.random() < 0.2,
+            "sub": ro.random() < 0.6, "sl": ro.random() < 0.45,
+            "dc": ro.random() < 0.4 and ro.choice(["plain", "plain", "order", "frozen"]),
+            "fn": ro.random() < 0.4,
+            "w": ro.random() < 0.3 and (ro.choice(["raise", "count"]) if not pure else "raise"),
+            "rf": ro.random() < 0.2 and ro.choice(["new", "setattr", "getattribute", "del",
+                                                   "meta", "cbase"]),
+            "hold": not pure,
+        }
+        fv = lambda: ro.choice(FLOAT_VALUES + INT_VALUES)
+        w = self.w
+        w("")
+        w("import dataclasses")
+        w("")
+        w("")
+        w("class Pt(object):")
+        w('    """Made inside the function: capture simulates __init__ on a scratch instance."""')
+        w("    dims = %s" % fv())
+        if oc["count"]:
+            w("    made = 0")
+        w("")
+        bdef = ro.choice(["1.5", "2", "-0.5", "0.0"])
+        sig = {"plain": "a, b=%s" % bdef, "kwonly": "a, b=%s, *, tag=%s" % (bdef, ro.choice(INT_VALUES)),
+               "kw": "a, b=%s, **kw" % bdef, "mutdefault": "a, b=%s, items=[]" % bdef}[oc["init"]]
+        w("    def __init__(self, %s):" % sig)
+        w("        self.a = %s" % ro.choice(["a", "a", "a * 2.0", "a + 0.0", "ops.relu(a)"]))
+        w("        self.b = %s" % ro.choice(["b", "b", "float(b)", "b * 1"]))
+        w("        self.items = %s" % {"plain": ro.choice(["[]", "[b]"]), "kwonly": "[tag]",
+                                       "kw": "list(kw.values())", "mutdefault": "items"}[oc["init"]])
+        w("        self.n = 0")
+        if oc["count"]:
+            w("        Pt.made += 1")
+        w("")
+        w("    def mix(self, t):")
+        saved = env.objs
+        env.objs = False              # no objects made inside the classes' own methods
+        b = Body(ro, env, [Var("self.a", "T"), Var("self.b", "N"), Var("t", "T")],
+                 indent="        ", budget=ro.randint(0, 2), allow_nested=False)
+        b.block(0, b.budget)
+        if b.globals_written:
+            b.lines.insert(0, b.indent + "global " + ", ".join(sorted(b.globals_written)))
+        self.out.extend(b.lines)
+        w("        return %s" % b.e_T(2))
+        env.objs = saved
+        w("")
+        w("    def bump(self, v):")
+        w("        self.n += 1")
+        w("        self.items.append(v)")
+        w("        return len(self.items)")
+        w("")
+        w("    @property")
+        w("    def total(self):")
+        w("        return %s" % ro.choice(["self.a * self.b", "self.a + self.b", "self.a.sum() * self.b"]))
+        if oc["setter"]:
+            w("")
+            w("    @total.setter")
+            w("    def total(self, v):")
+            w("        self.b = %s" % ro.choice(["v", "v - 1"]))
+        w("")
+        w("    @property")
+        w("    def half(self):")
+        w("        return self.b * 0.5")
+        w("")
+        w("    @staticmethod")
+        w("    def unit():")
+        w("        return %s" % fv())
+        w("")
+        w("    @classmethod")
+        w("    def make(cls, t):")
+        w("        return cls(t, %s)" % fv())
+        if oc["call"]:
+            w("")
+            w("    def __call__(self, t):")
+            w("        return t * self.b - self.a")
+        w("")
+        w("")
+        w("_orig_mix, _orig_init = Pt.mix, Pt.__init__")
+        w("")
+        w("")
+        w("def _alt_mix(self, t):")
+        w("    return t - self.b")
+        w("")
+        w("")
+        w("def _alt_init(self, a, *rest, **kw):")
+        w("    _orig_init(self, a * 2.0, *rest, **kw)")
+        w("    self.alt = True")
+        w("")
+        w("")
+        w("def make_pt(t, b=%s):" % fv())
+        w("    return Pt(t, b)")
+        w("")
+        w("")
+        w("def use_obj(o, t):")
+        w("    o.n += 1")
+        w("    return o.mix(t) + o.b")
+        w("")
+        w("")
+        w("def link(p, q):")
+        w("    p.child = q")
+        w("    return p")
+        if oc["sub"]:
+            w("")
+            w("")
+            w("class Sub(Pt):")
+            w("    dims = %s" % fv())
+            w("")
+            w("    def __init__(self, a, b=%s, k=%s):" % (fv(), ro.choice(INT_VALUES)))
+            w("        %s" % ro.choice(["super().__init__(a, b)", "super(Sub, self).__init__(a, b)",
+                                        "Pt.__init__(self, a, b)"]))
+            w("        self.k = k")
+            w("")
+            w("    def mix(self, t):")
+            w("        return %s" % ro.choice(["super().mix(t) * self.k", "t * self.k + self.a",
+                                               "Pt.mix(self, t) - self.b"]))
+            w("")
+            w("")
+            w("_orig_sub_init = Sub.__init__")
+            w("")
+            w("")
+            w("def _alt_sub_init(self, a, *rest, **kw):")
+            w("    _orig_sub_init(self, a - 1.0, *rest, **kw)")
+            w("    self.alt = False")
+        if oc["sl"]:
+            w("")
+            w("")
+            w("class Sl(object):")
+            w("    __slots__ = ('u', 'v')")
+            w("")
+            w("    def __init__(self, u, v=None):")
+            w("        self.u = u")
+            w("        if v is not None:")
+            w("            self.v = v")
+            w("")
+            w("    def get(self):")
+            w("        return self.u * %s" % ro.choice(["2.0", "-1.0", "0.5"]))
+        if oc["dc"]:
+            w("")
+            w("")
+            w("@dataclasses.dataclass%s" % {"plain": "", "order": "(order=True)",
+                                            "frozen": "(frozen=True)"}[oc["dc"]])
+            w("class DC:")
+            w("    s: float")
+            w("    sh: float = %s" % fv())
+            w("    tags: list = dataclasses.field(default_factory=list)")
+            w("")
+            w("    def scaled(self, t):")
+            w("        return t * self.s + self.sh")
+        if oc["fn"]:
+            w("")
+            w("")
+            w("class Fn(object):")
+            w("    def __init__(self, k, bias=0.0):")
+            w("        self.k = k")
+            w("        self.bias = bias")
+            w("        self.calls = 0")
+            w("")
+            w("    def __call__(self, t):")
+            w("        self.calls += 1")
+            w("        return t * self.k + self.bias")
+        if oc["w"]:
+            count = oc["w"] == "count"
+            w("")
+            w("")
+            w("class W(object):")
+            w('    """Dunders that must run only where plain Python runs them (never at capture)."""')
+            w("    evals = 0")
+            w("")
+            w("    def __init__(self, v):")
+            w("        self.v = v")
+            w("")
+            w("    def __eq__(self, other):")
+            if count:
+                w("        W.evals += 1")
+                w("        return isinstance(other, W) and self.v == other.v")
+            else:
+                w("        raise RuntimeError('W.__eq__ ran')")
+            w("")
+            w("    __hash__ = %s" % ro.choice(["object.__hash__", "None"]))
+            w("")
+            w("    def __floor__(self):")
+            if count:
+                w("        W.evals += 10")
+            w("        return self.v + 3")
+            w("")
+            w("    def __index__(self):")
+            if count:
+                w("        W.evals += 100")
+            w("        return self.v % 3")
+            w("")
+            w("    def __float__(self):")
+            if count:
+                w("        W.evals += 1000")
+            w("        return self.v * 0.5")
+        if oc["rf"]:
+            v = oc["rf"]
+            w("")
+            w("")
+            if v == "meta":
+                w("class _Meta(type):")
+                w("    def __call__(cls, *a, **k):")
+                w("        return type.__call__(cls, *a, **k)")
+                w("")
+                w("")
+            w("class Rf(%s):" % {"meta": "object, metaclass=_Meta", "cbase": "dict"}.get(v, "object"))
+            w('    """A class capture refuses to make (%s): the function runs it eagerly."""' % v)
+            w("    def __init__(self, a):")
+            if v == "cbase":
+                w("        dict.__init__(self, k=1)")
+            w("        self.a = a")
+            w("")
+            w("    def get(self, t):")
+            w("        return t + self.a")
+            if v == "new":
+                w("")
+                w("    def __new__(cls, *a, **k):")
+                w("        return object.__new__(cls)")
+            elif v == "setattr":
+                w("")
+                w("    def __setattr__(self, k, v):")
+                w("        object.__setattr__(self, k, v)")
+            elif v == "getattribute":
+                w("")
+                w("    def __getattribute__(self, k):")
+                w("        return object.__getattribute__(self, k)")
+            elif v == "del":
+                w("")
+                w("    def __del__(self):")
+                w("        pass")
+        if oc["hold"]:
+            w("")
+            w("")
+            w("class Holder(object):")
+            w("    pass")
+            w("")
+            w("")
+            w("HOLD = Holder()")
+            w("HOLD.log = []")
+            w("G_OBJ = None")
+            w("G_OBJS = []")
+
+    def obj_mutations(self):
+        """Between calls: class attributes changed, methods replaced, properties added or
+        replaced, __init__ swapped, outside places cleared, escaped objects changed (guards must
+        notice each)."""
+        ro, oc = self.ro, self.env.oc
+        fv = lambda: ro.choice(FLOAT_VALUES + INT_VALUES)
+        opts = ["Pt.dims = %s" % fv(), "Pt.mix = _alt_mix", "Pt.mix = _orig_mix",
+                "Pt.extra = property(lambda self: 7.0, lambda self, v: None)",
+                "if 'extra' in vars(Pt): del Pt.extra",
+                "Pt.half = property(lambda self: -1.0)",
+                "Pt.unit = staticmethod(lambda: %s)" % fv(),
+                "Pt.__init__ = _alt_init", "Pt.__init__ = _orig_init",
+                "Pt.make = classmethod(lambda cls, t: cls(t * 2.0, %s))" % fv(),
+                "Pt.total = property(lambda self: self.a - self.b)",
+                "Pt.bump = lambda self, v: -1"]
+        if oc["sub"]:
+            opts += ["Sub.dims = %s" % fv(), "if 'dims' in vars(Sub): del Sub.dims",
+                     "Sub.mix = _alt_mix", "Sub.__init__ = _alt_sub_init",
+                     "Sub.__init__ = _orig_sub_init"]
+        if oc["sl"]:
+            opts += ["Sl.get = lambda self: self.u - 1.0"]
+        if oc["dc"]:
+            opts += ["DC.sh = %s" % fv(), "DC.scaled = lambda self, t: t - self.s"]
+        if oc["fn"]:
+            opts += ["Fn.__call__ = lambda self, t: t * 0.5 - self.k"]
+        if oc["call"]:
+            opts += ["Pt.__call__ = lambda self, t: t + self.b"]
+        if oc["w"]:
+            opts += ["W.__eq__ = lambda self, o: True", "W.__index__ = lambda self: 2",
+                     "W.__float__ = lambda self: -0.0"]
+        if oc["hold"]:
+            opts += ["G_OBJ = None", "G_OBJS.clear()", "HOLD.__dict__.pop('o', None)",
+                     "if G_OBJS: G_OBJS[0].b = %s" % fv(), "HOLD.log.reverse()",
+                     "if isinstance(G_OBJ, Pt): G_OBJ.a = X",
+                     "if hasattr(HOLD, 'o'): HOLD.o.n = %s" % fv()]
+        return opts
+
     # ---- the function under test ------------------------------------------------------------
     def target(self):
         r = self.r
@@ -1297,6 +1917,8 @@ class Program(object):
             (["CL", "CL_SET"] if env.closure else [])
         if gl:
             self.w("    global " + ", ".join(gl))
+        if env.objs and env.oc.get("hold"):
+            self.w("    global G_OBJ")
         shape = r.choice(SHAPES[:-1])
         dtypes = {name: pick_dtype(r) if name != "x" else "float32"
                   for name, kind in self.params if kind == "T"}
@@ -1457,9 +2079,10 @@ class Program(object):
         if self.kind == "cell":
             opts += ["MODEL.scale = %s" % r.choice(["1", "-0.0", "4.0"])]
         order = self.order_mutations(persistent)
-        if order and r.random() < 0.4:
-            return r.choice(order)
-        return r.choice(opts)
+        m = r.choice(order) if order and r.random() < 0.4 else r.choice(opts)
+        if env.objs and self.ro.random() < 0.35:
+            return self.ro.choice(self.obj_mutations())
+        return m
 
     def order_mutations(self, persistent):
         """Changes a guard could miss: the order of a list, a dict or an OrderedDict changed in
@@ -1547,6 +2170,9 @@ class Program(object):
         self.w("        for e in list(v.values()):")
         self.w("            _poke(e)")
         self.w("        v['poked'] = 1")
+        if self.env.objs:
+            self.w("    elif type(v).__module__ == __name__ and hasattr(v, '__dict__'):")
+            self.w("        vars(v)['poked'] = 1")
         self.w("")
         self.w("")
         self.w("def _tsum(v):")
@@ -1564,7 +2190,7 @@ class Program(object):
         return "\n".join(self.out) + "\n"
 
 
-FEATURES = ("cellwrite", "descriptor", "nested", "subclass", "poke")
+FEATURES = ("cellwrite", "descriptor", "nested", "subclass", "poke", "objects")
 
 
 def generate(seed, disabled=()):

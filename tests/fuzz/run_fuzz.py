@@ -66,12 +66,69 @@ def program_id(seed, i):
 _ADDR = re.compile(r" at 0x[0-9a-fA-F]+")
 
 
+class Identities(object):
+    """Serial numbers of the program's objects across the snapshots of one side: the first
+    object seen gets 0, the next new one 1, ... An object is known by a weak reference, so a
+    dead object's recycled address is a new object (and no object lives longer for being seen);
+    objects that cannot be weakly referenced (__slots__ without __weakref__) get none."""
+
+    def __init__(self):
+        import weakref
+        self.weakref = weakref
+        self.refs = {}          # id -> (weak reference, serial)
+        self.next = 0
+
+    def serial(self, v):
+        known = self.refs.get(id(v))
+        if known is not None and known[0]() is v:
+            return known[1]
+        try:
+            ref = self.weakref.ref(v)
+        except TypeError:
+            return None
+        self.refs[id(v)] = (ref, self.next)
+        self.next += 1
+        return self.next - 1
+
+
+def program_attrs(v):
+    """(name, value) of an instance of a program class: its __dict__, then its slots (a slot
+    with no value shows as '<unset>'), read without running the class's own attribute code."""
+    out = []
+    d = getattr(type(v), "__dictoffset__", 0) and object.__getattribute__(v, "__dict__")
+    if d:
+        out.extend(d.items())
+    for cls in type(v).__mro__:
+        slots = cls.__dict__.get("__slots__", ())
+        for name in ([slots] if isinstance(slots, str) else slots):
+            if name in ("__dict__", "__weakref__"):
+                continue
+            descr = cls.__dict__.get(name)
+            try:
+                out.append((name, descr.__get__(v, type(v))))
+            except AttributeError:
+                out.append((name, _UNSET))
+    return out
+
+
+class _Unset(object):
+    def __repr__(self):
+        return "<unset>"
+
+
+_UNSET = _Unset()
+
+
 class Shower(object):
     """show(v) -> nested lists of strings; one instance per snapshot, so identities within a
-    snapshot (returned list is the argument list, the same tensor twice) show as ["ref", n]."""
+    snapshot (returned list is the argument list, the same tensor twice) show as ["ref", n].
+    Objects of the program's classes show their class, attributes (own dict and slots) and,
+    with `ids` (an Identities shared by the snapshots of one side), their serial number: an
+    object returned or stored by two calls is one object or two, as in plain Python."""
 
-    def __init__(self, pj):
+    def __init__(self, pj, ids=None):
         self.pj = pj
+        self.ids = ids
         self.memo = {}
         self.keep = []
 
@@ -98,11 +155,12 @@ class Shower(object):
                 out.append([[k, self.show(x, d)] for k, x in extra.items()])
             return out
         if isinstance(v, (list, tuple)):
-            return [type(v).__name__, [self.show(x, d) for x in v]]
+            return [type(v).__name__, [self.show(x, d) for x in v]] + self.extra(v, d)
         if isinstance(v, dict):
-            return [type(v).__name__, [[self.show(k, d), self.show(x, d)] for k, x in v.items()]]
+            return [type(v).__name__, [[self.show(k, d), self.show(x, d)] for k, x in v.items()]] \
+                + self.extra(v, d)
         if isinstance(v, (set, frozenset)):
-            items = [Shower(pj).show(x) for x in v]
+            items = [Shower(pj, self.ids).show(x) for x in v]
             return [type(v).__name__, sorted(items, key=json.dumps)]
         if isinstance(v, BaseException):
             return ["exception", type(v).__name__, safe_str(v)]
@@ -130,11 +188,20 @@ class Shower(object):
                     [[k, self.show(x, d)] for k, x in v.__dict__.items()]]
         if hasattr(v, "__self__") and hasattr(v, "__func__"):    # bound methods
             return ["method", self.show(v.__self__, d), self.show(v.__func__, d)]
-        if hasattr(v, "__dict__") and type(v).__module__ == PROGRAM_MODULE or \
-                isinstance(v, pj.nn.Cell):
-            return ["object", type(v).__qualname__,
-                    [[k, self.show(x, d)] for k, x in vars(v).items()]]
+        if type(v).__module__ == PROGRAM_MODULE or isinstance(v, pj.nn.Cell):
+            out = ["object", type(v).__qualname__,
+                   [[k, self.show(x, d)] for k, x in program_attrs(v)]]
+            if self.ids is not None:
+                out.append(self.ids.serial(v))
+            return out
         return [type(v).__name__, _ADDR.sub(" at 0x?", safe_repr(v))]
+
+    def extra(self, v, d):
+        """The attributes of a list, tuple or dict of a program class (class Rf(dict), MyL)."""
+        if type(v).__module__ != PROGRAM_MODULE:
+            return []
+        attrs = program_attrs(v)
+        return [[[k, self.show(x, d)] for k, x in attrs]] if attrs else []
 
 
 def tensor_bits(t):
@@ -179,6 +246,7 @@ def run_side(source, jit):
         return {"trace": [["module raised", "NameError", "no TARGET or drive"]], "stats": None}
     target = ns["TARGET"]
     fn = pj.jit(target) if jit else target
+    ids = Identities()
 
     def call(*args, **kwargs):
         result = None
@@ -191,7 +259,7 @@ def run_side(source, jit):
             out = ["raise", type(e).__name__, safe_str(e)]
         state = [[k, ns[k]] for k in sorted(ns)
                  if not k.startswith("__") and type(ns[k]).__name__ != "module"]
-        sh = Shower(pj)
+        sh = Shower(pj, ids)
         trace.append({"outcome": sh.show(out), "stdout": printed.getvalue(),
                       "args": sh.show(list(args)), "kwargs": sh.show(kwargs),
                       "state": [[k, sh.show(v)] for k, v in state]})
@@ -361,7 +429,8 @@ _FIELDS = {"Tensor": {1: "dtype", 2: "shape", 3: "values", 4: "attributes"},
            "Parameter": {1: "dtype", 2: "shape", 3: "values", 4: "attributes"},
            "function": {2: "__defaults__", 3: "__kwdefaults__", 4: "closure cell",
                         5: "attributes"},
-           "object": {2: "attribute"}, "class": {2: "class attribute"}}
+           "object": {2: "attribute", 3: "identity across calls"},
+           "class": {2: "class attribute"}}
 
 
 def difference_kind(d):

@@ -1787,12 +1787,17 @@ def generator_yield_from(x, n):
     return got
 
 
-@snippet("CALL_FUNCTION", [args(v3, const(2))] * 2, "B015")
+@snippet("CALL_FUNCTION", [args(v3, const(2))] * 2, "captured")
 def calls_a_generator(x, n):
     return list(gen_values(x, n))
 
 
-@snippet(("YIELD_VALUE",), [lambda c: ([T([1.0]), T([2.0])],)] * 2, "B015")
+@snippet("CALL_FUNCTION", [args(v3, const(2))] * 2, "B015")
+def zips_a_generator(x, n):
+    return list(zip(gen_values(x, n)))
+
+
+@snippet(("YIELD_VALUE",), [lambda c: ([T([1.0]), T([2.0])],)] * 2, "captured")
 def generator_expression(xs):
     return tuple(x * 2 for x in xs)
 
