@@ -66,7 +66,12 @@ PyObject* Simulator::generator_next(PyObject* g) {
     stop(Break::InlineDepth, "a generator resumed at depth " + std::to_string(frames_.size()));
   if (fr.started) fr.stack.push_back(Py_None);  // what the paused yield expression evaluates to (send(None))
   fr.started = true;
-  run_frame(fr);
+  try {
+    run_frame(fr);
+  } catch (const SimRaise&) {  // raised out of the generator: it is finished, as CPython leaves it
+    fr.returned = true;
+    throw;
+  }
   if (!fr.suspended) return nullptr;  // returned: StopIteration, the for loop ends
   fr.suspended = false;
   PyObject* v = fr.yielded;

@@ -40,6 +40,11 @@ struct StopCapture {
   std::string chain;
 };
 
+// A simulated raise on its way to a handler in a simulated frame (sim_exceptions.cc).
+struct SimRaise {
+  PyObject* value;
+};
+
 struct SimFrame {
   PyCodeObject* code = nullptr;
   PyObject* func = nullptr;        // the function simulated (nullptr for the root frame)
@@ -74,6 +79,7 @@ struct SimFrame {
   size_t ops_at_entry = 0;          // graph nodes recorded before the frame started
   // A generator function's frame (sim_generators.cc): it runs as it is consumed, up to each
   // YIELD_VALUE, and keeps its state in between.
+  std::vector<PyObject*> handling;  // exceptions whose except blocks run (innermost last)
   bool generator = false;
   bool started = false;
   bool suspended = false;           // stopped at a yield (run_frame returns)
@@ -143,6 +149,19 @@ class Simulator {
   PyObject* drain(PyObject* g);           // a list of every value left
   PyObject* call_on_generators(PyObject* callable, const std::vector<PyObject*>& args, PyObject* kwnames);
   std::unordered_map<PyObject*, std::unique_ptr<SimFrame>> generators_;
+  // Exceptions raised and caught in captured code (sim_exceptions.cc).
+  bool plain_exception_class(PyTypeObject* t);
+  PyObject* make_exception(PyTypeObject* t, const std::vector<PyObject*>& args, PyObject* kwnames);
+  void raise_statement(SimFrame& fr, int argc);
+  bool enter_handler(SimFrame& fr, PyObject* e);
+  bool exception_matches(PyObject* raised, PyObject* pattern);
+  void pop_except(SimFrame& fr);
+  void reraise(SimFrame& fr);
+#if PJ_PY_OPCODES_37
+  void return_value(SimFrame& fr, PyObject* v);
+  static PyObject* return_marker();
+#endif
+  std::unordered_set<PyObject*> exceptions_;  // exception objects made by the simulation
   // materialize() for code that only moves references (iteration, list.append): made objects
   // held by the container pass as they are.
   bool passing_ = false;

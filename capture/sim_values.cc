@@ -280,6 +280,7 @@ void Simulator::refuse_foreign_iterator(PyObject* v) {
 bool Simulator::trusted(PyObject* v) {
   if (v == null_slot()) return false;
   if (is_constant(v) || py::is_tensor(v)) return true;
+  if (!exceptions_.empty() && exceptions_.count(v)) return true;  // plain classes, constant args
   PyTypeObject* t = Py_TYPE(v);
   if (is_iterator(v)) return node_of(v) < 0;
   // Container subclasses written in Python (class L(list)) may run user code and keep attributes no
@@ -826,6 +827,11 @@ PyObject* Simulator::load_attr(PyObject* v, PyObject* name) {
   if (Py_TYPE(v) == &PySuper_Type) return super_attr(v, name);
   if (PyObject* stored = overlay_attr(v, name)) return stored;
   if (made_object(v)) return object_attr(v, name);
+  if (!exceptions_.empty() && exceptions_.count(v)) {  // what BaseException's C code keeps
+    if (PyUnicode_CompareWithASCIIString(name, "args") != 0 && PyUnicode_CompareWithASCIIString(name, "__class__") != 0)
+      stop(Break::UnsupportedAttribute, std::string(".") + cname + " of an exception raised in captured code");
+    return real_getattr(v);
+  }
   if (sim_generator(v)) stop(Break::Generator, std::string(".") + cname + " of a generator (capture runs one only as for, next() and builtins consume it)");
   if (py::is_tensor(v)) {
     if (!dim_deps_.empty() && py::unwrap(v).is_symbolic() && PyUnicode_CompareWithASCIIString(name, "shape") == 0)
@@ -1392,6 +1398,7 @@ PyObject* Simulator::call(PyObject* callable, const std::vector<PyObject*>& args
     if (pure_type(callable) || is_library_type(reinterpret_cast<PyTypeObject*>(callable)))
       return trace_call(callable, args, kwnames);
     auto* ct = reinterpret_cast<PyTypeObject*>(callable);
+    if (PyType_IsSubtype(ct, reinterpret_cast<PyTypeObject*>(PyExc_BaseException))) return make_exception(ct, args, kwnames);
     if (ct->tp_flags & Py_TPFLAGS_HEAPTYPE) return construct(ct, args, kwnames);
     stop(Break::UnsupportedCall, std::string("constructs a ") + ct->tp_name + " object (a builtin class capture does not model)");
   }

@@ -240,7 +240,16 @@ void Simulator::run_root(PyFrameObject* f) {
       }
     }
   } restore{prev_sim, prev};
-  PyObject* result = run_frame(fr);
+  PyObject* result = nullptr;
+  try {
+    result = run_frame(fr);
+  } catch (const SimRaise& raised) {  // no simulated handler: the interpreter raises it, for real
+    PyObject* text = PyObject_Str(raised.value);
+    std::string msg = text && PyUnicode_Check(text) ? PyUnicode_AsUTF8(text) : "";
+    Py_XDECREF(text);
+    PyErr_Clear();
+    stop(Break::Raises, std::string(Py_TYPE(raised.value)->tp_name) + (msg.empty() ? "" : ": " + msg));
+  }
   r_.line = fr.pc > 0 ? (*fr.ins)[fr.pc - 1].line : fr.code->co_firstlineno;
   r_.plan.ret = plan_return(result);
 }
@@ -399,7 +408,15 @@ PyObject* Simulator::run_frame(SimFrame& fr) {
     size_t nblocks = fr.blocks.size();
     bool was_moving = moving_;
     moving_ = moving;
-    step(fr, ins);
+    try {
+      step(fr, ins);
+    } catch (const SimRaise& raised) {
+      moving_ = was_moving;
+      if (derive || !shape_armed_.empty()) stop(Break::ExceptionHandling, "an exception raised in the middle of a number's use");
+      if (!enter_handler(fr, raised.value)) throw;
+      if (fr.root) after_jump_ = true, last_line_ = ins.line, last_offset_ = -1;
+      continue;
+    }
     if (derive) note_derived(fr);
     if (!shape_armed_.empty()) shape_call_done();
     moving_ = was_moving;
@@ -647,7 +664,10 @@ void Simulator::step(SimFrame& fr, const Instruction& ins) {
         push(fr, ((a == b) == (ins.arg == 8)) ? Py_True : Py_False);
         return;
       }
-      if (ins.arg == 10) stop(Break::ExceptionHandling, "exception match");
+      if (ins.arg == 10) {  // 3.7's exception match
+        push(fr, exception_matches(a, b) ? Py_True : Py_False);
+        return;
+      }
       // == and `in` compare what containers hold, item by item: no user __eq__ may take part.
       if (!deep_trusted(a) || !deep_trusted(b)) stop(Break::UserObjectOperator, "comparison of user objects");
       PyObject* ma = materialize(a);
@@ -664,6 +684,12 @@ void Simulator::step(SimFrame& fr, const Instruction& ins) {
       return;
     }
 #if PJ_PY_OPCODES_39
+    case Opcode::JUMP_IF_NOT_EXC_MATCH: {
+      PyObject* pattern = pop(fr);
+      if (!exception_matches(pop(fr), pattern)) jump(fr, ins);
+      return;
+    }
+    case Opcode::RERAISE: reraise(fr); return;
     case Opcode::IS_OP: {
       PyObject* b = pop(fr);
       PyObject* a = pop(fr);
@@ -904,6 +930,7 @@ void Simulator::step(SimFrame& fr, const Instruction& ins) {
 #if PJ_PY_OPCODES_37
     case Opcode::CONTINUE_LOOP:  // unwinds to the innermost loop; a finally on the way would run
       while (!fr.blocks.empty() && fr.blocks.back().op != Opcode::SETUP_LOOP) {
+        if (fr.blocks.back().op == Opcode::POP_EXCEPT) stop(Break::ExceptionHandling, "continue out of an except block");
         if (fr.blocks.back().op == Opcode::SETUP_FINALLY) stop(Break::ExceptionHandling, "continue through a finally block");
         fr.blocks.pop_back();
       }
@@ -911,6 +938,7 @@ void Simulator::step(SimFrame& fr, const Instruction& ins) {
       return;
     case Opcode::BREAK_LOOP: {
       while (!fr.blocks.empty() && fr.blocks.back().op != Opcode::SETUP_LOOP) {
+        if (fr.blocks.back().op == Opcode::POP_EXCEPT) stop(Break::ExceptionHandling, "break out of an except block");
         if (fr.blocks.back().op == Opcode::SETUP_FINALLY) stop(Break::ExceptionHandling, "break through a finally block");
         fr.blocks.pop_back();
       }
@@ -924,6 +952,11 @@ void Simulator::step(SimFrame& fr, const Instruction& ins) {
 #endif
 #if PJ_PY_OPCODES_37
     case Opcode::END_FINALLY:
+      if (top(fr) == return_marker()) {  // a return goes on unwinding
+        pop(fr);
+        return return_value(fr, pop(fr));
+      }
+      if (fr.stack.size() >= 3 && exceptions_.count(top(fr, 2))) return reraise(fr);
       if (top(fr) != Py_None) stop(Break::ExceptionHandling, "finally block reached by an exception");
       pop(fr);
       return;
@@ -971,14 +1004,20 @@ void Simulator::step(SimFrame& fr, const Instruction& ins) {
       return;
     }
     case Opcode::RETURN_VALUE:
-      // 3.7 returns through try/finally by unwinding the block stack (3.9 inlines the finally
-      // body before the return): the finally body would run, and may replace the value.
+#if PJ_PY_OPCODES_37
+      // 3.7 returns through try/finally by unwinding the block stack: the finally body runs, and
+      // may replace the value (sim_exceptions.cc).
+      return return_value(fr, pop(fr));
+#else
+      // (3.9 inlines a finally body before the return)
       for (const SimFrame::Block& b : fr.blocks)
         if (b.op == Opcode::SETUP_FINALLY) stop(Break::ExceptionHandling, "return through a finally block");
       fr.result = pop(fr);
       fr.returned = true;
       return;
-    case Opcode::RAISE_VARARGS: stop(Break::Raises, "raise statement");
+#endif
+    case Opcode::RAISE_VARARGS: raise_statement(fr, ins.arg); return;
+    case Opcode::POP_EXCEPT: pop_except(fr); return;
     case Opcode::SETUP_WITH: {
       // exit = type(mgr).__exit__ bound; enter's result pushed over a SETUP_FINALLY block whose
       // handler calls exit with the exception (never entered here: an exception ends capture).

@@ -108,6 +108,7 @@ class Body(object):
         self.owned = set()            # containers this body created (may change them when pure)
         self.finally_base = -1        # loop depth where the innermost finally clause began
         self.top_objs = []            # objects bound at the top level (for the last return)
+        self.returns_objs = False     # the function under test: its returns may carry objects
 
     # ---- scope ------------------------------------------------------------------------------
     def vars(self, kind):
@@ -1046,13 +1047,24 @@ class Body(object):
                    "getattr(%s, 'a')" % o, "use_obj(%s, %s)" % (o, T()),
                    "(%s.a if hasattr(%s, 'extra') else %s)" % (o, o, T()),
                    "type(%s).make(%s).a" % (o, T()), "(%s.a + %s.a)" % (o, o2),
-                   "(lambda q: q.a * 2.0)(%s)" % o, "%s.__class__.unit() * %s" % (o, T())]
+                   "(lambda q: q.a * 2.0)(%s)" % o, "%s.__class__.unit() * %s" % (o, T()),
+                   "(%s.a * %s.w0)" % (o, o), "(Pt.w0 + %s)" % T()]
             ns += ["%s.b" % o, "%s.half" % o, "%s.dims" % o, "Pt.unit()", "%s.unit()" % o,
                    "getattr(%s, 'extra', %s)" % (o, N()), "%s.n" % o, "len(%s.items)" % o,
                    "%s.bump(%s)" % (o, N()), "isinstance(%s, %s)" % (o, self.pick(["Pt", "Sub"])
                                                                     if oc["sub"] else "Pt"),
                    "(%s is %s)" % (o, o2), "(type(%s) is Pt)" % o, "hasattr(%s, 'extra')" % o,
-                   "sum(%s.items + [0])" % o, "len(vars(%s))" % o, "%s.half + %s.b" % (o, o2)]
+                   "sum(%s.items + [0])" % o, "len(vars(%s))" % o, "%s.half + %s.b" % (o, o2),
+                   "getattr(%s, 'b' if %s else 'n')" % (o, self.e_B(0)),
+                   "(%s.child.b if hasattr(%s, 'child') else 0.5)" % (o, o)]
+            if self.chance(0.15):
+                # a closure over a made object (it may change the object, and may escape)
+                g = self.fresh_bind("g", "FN")
+                if self.chance(0.6):
+                    return self.emit(depth, "%s = lambda t: t * %s.b + %s.a" % (g, o, o))
+                self.emit(depth, "def %s(t):" % g)
+                self.emit(depth + 1, "%s.n += 1" % o)
+                return self.emit(depth + 1, "return t - %s.b" % o)
             if oc["call"]:
                 ts += ["%s(%s)" % (o, T())]
         elif kind == "OS":
@@ -1061,7 +1073,10 @@ class Body(object):
         elif kind == "OC":
             ts += ["%s.scaled(%s)" % (o, T()), "(%s * %s.s)" % (T(), o)]
             ns += ["%s.s" % o, "%s.sh" % o, "len(%s.tags)" % o,
-                   "(%s == %s)" % (o, self.o_var("OC")), "(%s != DC(%s))" % (o, N())]
+                   "(%s == %s)" % (o, self.o_var("OC")), "(%s != DC(%s))" % (o, N()),
+                   "dataclasses.replace(%s, s=%s).s" % (o, N()), "dataclasses.astuple(%s)[0]" % o,
+                   "dataclasses.asdict(%s)['sh']" % o, "isinstance(%s, DC)" % o,
+                   "len(dataclasses.fields(%s))" % o]
         elif kind == "OF":
             ts += ["%s(%s)" % (o, T()), "%s(%s(%s))" % (o, o, T())]
             ns += ["%s.calls" % o, "%s.k" % o]
@@ -1086,7 +1101,15 @@ class Body(object):
                     "%s.items.append(%s)" % (o, N()), "%s.n += 1" % o, "%s.dims = %s" % (o, N()),
                     "%s.b += %s" % (o, N()), "%s.a = %s.a * %s" % (o, o, N()),
                     "%s.bump(%s)" % (o, N()), "%s.child = %s" % (o, self.o_var("OP")),
-                    "%s.mix = lambda t: t * 2.0" % o]
+                    "%s.mix = lambda t: t * 2.0" % o, "%s.child = %s" % (o, o),
+                    "del %s.b; %s.b = %s" % (o, o, N()), "%s.items = [%s, %s]" % (o, o, N())]
+            o2 = self.o_var("OP")
+            opts += ["%s.child = %s; %s.child = %s" % (o, o2, o2, o)]
+            if oc["sub"]:
+                opts += ["%s.__class__ = %s" % (o, self.pick(["Sub", "Pt"]))]
+            if not self.env.pure:
+                opts += ["Pt.dims = %s" % N(), "%s.a[...] = %s" % (o, N())]
+                opts += ["%s.items = %s" % (o, l) for l in self.vars("LN") if "(" not in l]
             c = self.r.random()
             if c < 0.12:
                 if oc["setter"]:
@@ -1180,10 +1203,28 @@ class Body(object):
                  "max(%s, key=lambda e: e.b).n" % lo, "sorted(%s, key=lambda e: e.b)[0].b" % lo,
                  "(%s in %s)" % (self.o_var("OP"), lo), "%s.index(%s[-1])" % (lo, lo),
                  "len([e for e in %s if e.b > 0])" % lo])))
-        elif c < 0.9:
+        elif c < 0.8:
             self.emit(depth, "%s = %s" % (self.fresh_bind("t", "T"), self.pick(
                 ["%s[0].a" % lo, "%s[-1].mix(%s)" % (lo, self.e_T(0)),
-                 "sum([e.a for e in %s])" % lo])))
+                 "sum([e.a for e in %s])" % lo, "sum(e.a for e in each(%s))" % lo,
+                 "next(e for e in %s if e.n >= 0).a" % lo])))
+        elif c < 0.9:
+            # generators over made objects (a generator function changes them as it yields)
+            c2 = self.r.random()
+            if c2 < 0.4:
+                acc, e = self.fresh("t"), self.fresh("e")
+                self.emit(depth, "%s = %s" % (acc, self.e_T(0)))
+                self.emit(depth, "for %s in each(%s):" % (e, lo))
+                self.emit(depth + 1, "%s = %s + %s.a" % (acc, acc, e))
+                self.bind(acc, "T")
+            elif c2 < 0.7:
+                self.emit(depth, "%s = %s" % (self.fresh_bind("lo", "LO"), self.pick(
+                    ["list(e for e in %s if e.b != 0)" % lo, "[e for e in each(%s)]" % lo,
+                     "list(each(%s))" % lo, "[Pt(e.a, e.n) for e in each(%s)]" % lo])))
+            else:
+                self.emit(depth, "%s = %s" % (self.fresh_bind("n", "N"), self.pick(
+                    ["any(e.b > 1 for e in %s)" % lo, "all(e.n == 0 for e in each(%s))" % lo,
+                     "max(e.b for e in %s)" % lo, "next((e.b for e in %s if e.b < 0), -1.0)" % lo])))
         else:
             self.emit(depth, "%s = [e.a for e in %s]" % (self.fresh_bind("lt", "LT"), lo))
 
@@ -1195,6 +1236,28 @@ class Body(object):
                 "HOLD.log.append(%s)" % o, "setattr(HOLD, 'o', %s)" % o]
         if self.env.box:
             opts += ["BOX.obj = %s" % o]
+        if self.chance(0.3):
+            # what earlier calls left outside: rebuilt objects, read and changed again
+            c = self.r.random()
+            if c < 0.4:
+                self.emit(depth, "if isinstance(G_OBJ, Pt):")
+                self.emit(depth + 1, self.pick(["G_OBJ.b += 1", "G_OBJ.n += 1",
+                                                "G_OBJ.a = G_OBJ.a * 2.0", "G_OBJ.bump(1)"]))
+                return
+            if c < 0.7:
+                n = self.fresh_bind("n", "N")
+                return self.emit(depth, "%s = %s" % (n, self.pick(
+                    ["len(G_OBJS)", "sum(getattr(e, 'n', 0) for e in G_OBJS)",
+                     "getattr(getattr(HOLD, 'o', None), 'n', -1)", "(G_OBJ is None)",
+                     "len(HOLD.log)", "(getattr(HOLD, 'o', None) is G_OBJ)"])))
+            self.emit(depth, "for _e in HOLD.log[-2:]:")
+            self.emit(depth + 1, "_e.n = getattr(_e, 'n', 0) + 1")
+            return
+        # the caller's containers (arguments): rarely, as their other users want numbers
+        if self.chance(0.15):
+            opts = ["%s.append(%s)" % (l, o) for l in self.vars("LN") + self.vars("LT")
+                    if "(" not in l and l not in self.frozen] + \
+                ["%s['o'] = %s" % (dn, o) for dn in self.vars("D") if dn not in self.frozen] or opts
         s = self.pick(opts)
         if s.startswith("G_OBJ ="):
             self.globals_written.add("G_OBJ")
@@ -1228,7 +1291,7 @@ class Body(object):
     def obj_return(self, ret, objs=None):
         """Made objects in what the function returns (objs, or those in scope): alone, beside
         the result, twice, nested."""
-        if not self.env.objs:
+        if not self.env.objs or not self.returns_objs:
             return ret
         saved, self.r = self.r, self.env.ro
         try:
@@ -1239,8 +1302,10 @@ class Body(object):
             o, o2 = self.pick(objs), self.pick(objs)
             forms = ["(%s), %s" % (ret, o), "(%s), %s, %s" % (ret, o, o), o, "[%s, %s]" % (o, o2),
                      "(%s), {'p': %s, 'q': %s}" % (ret, o, o2), "(%s), (%s, [%s])" % (ret, o, o)]
-            if [v for v in objs if v in self.vars("OP")]:
-                forms += ["(%s), link(Pt(%s, 1.0), %s)" % (ret, self.e_T(0), o)]
+            ops_ = [v for v in objs if v in self.vars("OP")]
+            if ops_:
+                forms += ["(%s), link(Pt(%s, 1.0), %s)" % (ret, self.e_T(0), o),
+                          "(%s), (lambda t: t * %s.b)" % (ret, self.pick(ops_))]
             if self.env.oc.get("hold") and not self.env.pure:
                 forms += ["(%s), %s, G_OBJ" % (ret, o), "(%s), HOLD" % ret]
             return self.pick(forms)
@@ -1368,10 +1433,12 @@ class Program(object):
         if "objects" not in env.disabled and self.ro.random() < OBJ_PROGRAM_P:
             self.objects_prelude()
 
-    def body(self, params, indent="    ", budget=None, in_method=None, allow_nested=True, frozen=()):
+    def body(self, params, indent="    ", budget=None, in_method=None, allow_nested=True, frozen=(),
+             target=False):
         b = Body(self.r, self.env, params, indent=indent,
                  budget=budget if budget is not None else self.r.randint(3, 10),
                  in_method=in_method, allow_nested=allow_nested)
+        b.returns_objs = target
         b.frozen.update(frozen)
         b.block(0, b.budget)
         return b.finish()
@@ -1580,6 +1647,8 @@ class Program(object):
         w("class Pt(object):")
         w('    """Made inside the function: capture simulates __init__ on a scratch instance."""')
         w("    dims = %s" % fv())
+        w("    w0 = pj.Tensor(%s)          # a tensor class attribute (changed in place by drive)"
+          % ro.choice(FLOAT_VALUES))
         if oc["count"]:
             w("    made = 0")
         w("")
@@ -1594,6 +1663,16 @@ class Program(object):
         w("        self.n = 0")
         if oc["count"]:
             w("        Pt.made += 1")
+        extra = ro.random()
+        if extra < 0.15:
+            w("        if self.b != self.b:")
+            w("            raise ValueError('b is nan')")
+        elif extra < 0.3:
+            w("        self.c = self.half          # a property of the half-made object")
+        elif extra < 0.4 and oc["hold"]:
+            w("        HOLD.log.append(self)       # escapes from its own __init__")
+        elif extra < 0.48 and not pure:
+            w("        self.f = float(self.a.sum())  # a graph break in __init__ (half made)")
         w("")
         w("    def mix(self, t):")
         saved = env.objs
@@ -1662,6 +1741,12 @@ class Program(object):
         w("def link(p, q):")
         w("    p.child = q")
         w("    return p")
+        w("")
+        w("")
+        w("def each(lo):")
+        w("    for e in lo:")
+        w("        e.n += 1")
+        w("        yield e")
         if oc["sub"]:
             w("")
             w("")
@@ -1816,7 +1901,14 @@ class Program(object):
                 "Pt.__init__ = _alt_init", "Pt.__init__ = _orig_init",
                 "Pt.make = classmethod(lambda cls, t: cls(t * 2.0, %s))" % fv(),
                 "Pt.total = property(lambda self: self.a - self.b)",
-                "Pt.bump = lambda self, v: -1"]
+                "Pt.bump = lambda self, v: -1",
+                # what the class's functions hold, which its version tag does not cover
+                "_orig_init.__defaults__ = (%s,%s)" % (fv(), " []" if oc["init"] == "mutdefault" else ""),
+                "_orig_mix.__code__ = _alt_mix.__code__", "make_pt.__defaults__ = (%s,)" % fv(),
+                "Pt.w0[...] = %s" % fv(), "Pt.w0 = pj.Tensor(%s)" % fv(),
+                "Pt.w0 = pj.Tensor([%s, %s])" % (fv(), fv())]
+        if oc["init"] == "kwonly":
+            opts += ["_orig_init.__kwdefaults__ = {'tag': %s}" % ro.choice(INT_VALUES)]
         if oc["sub"]:
             opts += ["Sub.dims = %s" % fv(), "if 'dims' in vars(Sub): del Sub.dims",
                      "Sub.mix = _alt_mix", "Sub.__init__ = _alt_sub_init",
@@ -1886,7 +1978,7 @@ class Program(object):
             self.w("")
             self.w("    def construct(self, %s):" % ", ".join(sig))
             extra = [Var("self.scale", "N"), Var("self.inner(x)", "T")]
-            self.out.extend(self.body(body_params + extra, indent="        "))
+            self.out.extend(self.body(body_params + extra, indent="        ", target=True))
             self.w("")
             self.w("MODEL = Model()")
             self.w("TARGET = MODEL")
@@ -1894,14 +1986,14 @@ class Program(object):
             self.kind = "method"
             self.w("def _run(self, %s):" % ", ".join(sig))
             extra = [Var("self.w", "N"), Var("self.scale(x)", "T")]
-            self.out.extend(self.body(body_params + extra, in_method="BOX"))
+            self.out.extend(self.body(body_params + extra, in_method="BOX", target=True))
             self.w("")
             self.w("Box.run = _run")
             self.w("TARGET = BOX.run")
         else:
             self.kind = "function"
             self.w("def f(%s):" % ", ".join(sig))
-            self.out.extend(self.body(body_params))
+            self.out.extend(self.body(body_params, target=True))
             self.w("")
             self.w("TARGET = f")
 

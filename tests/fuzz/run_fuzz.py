@@ -6,8 +6,10 @@
     PYTHONPATH=pyscripts python tests/fuzz/run_fuzz.py --file prog.py      # a program from a file
     PYTHONPATH=pyscripts python tests/fuzz/run_fuzz.py --program 100017 --show
     PYTHONPATH=pyscripts python tests/fuzz/run_fuzz.py --count 2000 --disable descriptor
+    PYTHONPATH=pyscripts python tests/fuzz/run_fuzz.py --count 2000 --objects 1   # user objects only
     PYTHONPATH=pyscripts python tests/fuzz/run_fuzz.py --count 500 --self-check  # plain vs plain
     PIJIT_STRESS=1 PYTHONPATH=pyscripts python tests/fuzz/run_fuzz.py --seed 1 --count 50
+    PIJIT_STRESS=3 PYTHONPATH=pyscripts python tests/fuzz/run_fuzz.py --seed 1 --count 50   # level 3
 
 Each program's source is exec'd into two fresh module dicts; its drive(call) runs once calling
 TARGET and once calling pj.jit(TARGET), with mutations between the calls (shapes, dtypes,
@@ -215,6 +217,16 @@ def tensor_bits(t):
     return " ".join(repr(x) for x in flat)
 
 
+def number_addresses(text):
+    """Printed text with each object address (' at 0x7f..') replaced by its order of first
+    appearance (' at 0x#1'): repr of the program's objects, the same object printed twice."""
+    seen = {}
+
+    def number(m):
+        return " at 0x#%d" % seen.setdefault(m.group(0), len(seen) + 1)
+    return _ADDR.sub(number, text)
+
+
 def safe_str(e):
     try:
         return _ADDR.sub(" at 0x?", str(e))
@@ -260,7 +272,7 @@ def run_side(source, jit):
         state = [[k, ns[k]] for k in sorted(ns)
                  if not k.startswith("__") and type(ns[k]).__name__ != "module"]
         sh = Shower(pj, ids)
-        trace.append({"outcome": sh.show(out), "stdout": printed.getvalue(),
+        trace.append({"outcome": sh.show(out), "stdout": number_addresses(printed.getvalue()),
                       "args": sh.show(list(args)), "kwargs": sh.show(kwargs),
                       "state": [[k, sh.show(v)] for k, v in state]})
         return result
@@ -316,9 +328,9 @@ class Worker(object):
         self.env = dict(os.environ)
         self.env["PYTHONPATH"] = PYSCRIPTS + os.pathsep + self.env.get("PYTHONPATH", "")
         self.env["PYTHONHASHSEED"] = "0"
-        self.env.pop("PIJIT_STRESS", None)
-        if stress:
-            self.env["PIJIT_STRESS"] = "1"
+        level = self.env.pop("PIJIT_STRESS", "")
+        if stress:   # the caller's level (2 and 3 are pijit's stronger stress modes), else 1
+            self.env["PIJIT_STRESS"] = level if level in ("2", "3") else "1"
         self.timeout = timeout
         self.p = None
         self.buf = b""
@@ -773,12 +785,17 @@ def main(argv=None):
     ap.add_argument("--disable", default="", help="comma-separated generator features to leave "
                     "out, to look past known defects: %s" % ", ".join(gen.FEATURES))
     ap.add_argument("--quiet", action="store_true", help="only the summary and kinds")
+    ap.add_argument("--objects", type=float, default=None, metavar="P",
+                    help="share of programs with user classes made inside the function "
+                    "(default %.2f; 1 for a campaign on them only)" % gen.OBJ_PROGRAM_P)
     ap.add_argument("--worker", action="store_true", help=argparse.SUPPRESS)
     args = ap.parse_args(argv)
     if args.worker:
         worker_main()
         return 0
     disabled = [f for f in args.disable.split(",") if f]
+    if args.objects is not None:
+        gen.OBJ_PROGRAM_P = args.objects
     programs = [(os.path.basename(p), open(p).read()) for p in args.file]
     programs += [(p, gen.generate(p, disabled)) for p in args.program]
     if not programs:

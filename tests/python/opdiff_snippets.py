@@ -1554,8 +1554,7 @@ def try_finally_not_raising(x):
 
 # 3.7 returns through the finally block by unwinding: a graph break at the return (inside the
 # try block, which the resume function enters again) where a graph precedes it, else B016.
-@snippet(("SETUP_FINALLY", "END_FINALLY", "RERAISE"), TENSOR_CALLS, by_op("END_FINALLY", ("B016", "captured"), "captured"),
-         compiles=2)
+@snippet(("SETUP_FINALLY", "END_FINALLY", "RERAISE"), TENSOR_CALLS, "captured", compiles=2)
 def return_through_finally(x):
     try:
         return x * 2
@@ -1583,7 +1582,7 @@ def try_except_other_exception_propagates(d):
 
 
 @snippet(("RAISE_VARARGS",), [args(v3, const(0)), args(v3, const(1)), args(v3, const(2)), args(v3, const(3))],
-         ("captured", "B007", "B008"), compiles=4)
+         ("captured", "B007"), compiles=4)
 def raise_varargs(x, n):
     if n == 1:
         raise ValueError("bad value %d" % n)
@@ -1594,8 +1593,8 @@ def raise_varargs(x, n):
     return x
 
 
-@snippet(("RAISE_VARARGS", "POP_EXCEPT", "ROT_FOUR"), [v3, v3], "B007")
-def reraise_in_handler_and_return(x):
+@snippet(("RAISE_VARARGS", "POP_EXCEPT", "ROT_FOUR"), [v3, v3], "captured")
+def reraise_in_handler_and_return(x):  # the handlers run at capture time
     try:
         try:
             raise ValueError
@@ -1610,7 +1609,7 @@ def raise_non_exception(x):
     raise x
 
 
-@snippet("RAISE_VARARGS", [v3, v3], "B008")
+@snippet("RAISE_VARARGS", [v3, v3], "B007")
 def raise_constructed_exception(x):
     raise RuntimeError("shape %s" % (x.shape,))
 
@@ -1632,8 +1631,8 @@ def with_block(x, ctx):  # __enter__/__exit__ simulated (Python methods)
 
 @snippet(("SETUP_WITH", "WITH_EXCEPT_START"),
          [lambda c: (T([1.0]), 0, Ctx(swallow=True)), lambda c: (T([1.0]), 1, Ctx(swallow=True))],
-         ("B008", "captured"))
-def with_block_swallowing_exception(x, n, ctx):  # the raise is not captured; the rest is
+         ("B016", "captured"))
+def with_block_swallowing_exception(x, n, ctx):  # an exception reaching __exit__ is not captured
     with ctx:
         x = x * 2
         if n:
@@ -1649,7 +1648,7 @@ def with_block_propagating_exception(x, ctx):  # the IndexError reaches __exit__
 
 
 @snippet("LOAD_ASSERTION_ERROR", [args(v3, const(1)), args(v3, const(1)), args(v3, const(0))],
-         ("captured", "B008"), compiles=2)
+         ("captured", "B007"), compiles=2)
 def assert_statement(x, n):
     assert n > 0, "n must be positive, got %d" % n
     return x * n

@@ -1,0 +1,199 @@
+// Exceptions raised and caught inside captured code. `raise E(...)` (or an assert that fails) with
+// a handler in a simulated frame follows the handler path at capture time, as the interpreter
+// would: the raise unwinds the frames' block stacks (a SimRaise C++ exception carries it through
+// inlined calls), enters the innermost try handler with the six values CPython pushes, and the
+// handler's opcodes (exception match, POP_EXCEPT, RERAISE / END_FINALLY) run on them. Which way
+// the raise went is decided by values the guards fix, so the graph holds for every call it runs.
+// Exception objects are made for real by their builtin C constructors from constant arguments;
+// one that leaves the frame (returned, stored, raised past the root) stops capture, and a raise
+// no simulated handler catches becomes a graph break before it: the interpreter raises it.
+#include "py/pyport.h"  // first (Python.h)
+
+#if PJ_PY_CAPTURE_SUPPORTED
+
+#include "capture/sim_state.h"
+
+namespace pj::capture {
+
+namespace {
+// A with-block's SETUP_FINALLY: its handler calls __exit__ with the exception.
+bool with_handler(const SimFrame& fr, const SimFrame::Block& b) {
+  const Instruction& h = (*fr.ins)[fr.at->at(b.target)];
+#if PJ_PY_OPCODES_37
+  return h.op == Opcode::WITH_CLEANUP_START;
+#else
+  return h.op == Opcode::WITH_EXCEPT_START;
+#endif
+}
+}  // namespace
+
+// An exception class whose instances run only BaseException's C code: a builtin one, or a user
+// subclass that adds nothing but a docstring (`class ShapeError(ValueError): pass`).
+bool Simulator::plain_exception_class(PyTypeObject* t) {
+  if (!PyType_IsSubtype(t, reinterpret_cast<PyTypeObject*>(PyExc_BaseException))) return false;
+  for (Py_ssize_t i = 0; t->tp_mro && i < PyTuple_GET_SIZE(t->tp_mro); ++i) {
+    auto* base = reinterpret_cast<PyTypeObject*>(PyTuple_GET_ITEM(t->tp_mro, i));
+    if (!(base->tp_flags & Py_TPFLAGS_HEAPTYPE)) continue;
+    if (Py_TYPE(base) != &PyType_Type) return false;
+    Py_ssize_t pos = 0;
+    PyObject *k, *v;
+    while (PyDict_Next(base->tp_dict, &pos, &k, &v)) {
+      const char* n = PyUnicode_Check(k) ? PyUnicode_AsUTF8(k) : "";
+      if (std::strcmp(n, "__module__") && std::strcmp(n, "__qualname__") && std::strcmp(n, "__doc__") &&
+          std::strcmp(n, "__dict__") && std::strcmp(n, "__weakref__"))
+        return false;
+    }
+  }
+  return true;
+}
+
+PyObject* Simulator::make_exception(PyTypeObject* t, const std::vector<PyObject*>& args, PyObject* kwnames) {
+  PyObject* cls = reinterpret_cast<PyObject*>(t);
+  if (!plain_exception_class(t))
+    stop(Break::UnsupportedCall, std::string("constructs a ") + t->tp_name + " (an exception class with code of its own)");
+  if (kwnames) stop(Break::UnsupportedCall, std::string("constructs a ") + t->tp_name + " with keyword arguments");
+  if (t->tp_flags & Py_TPFLAGS_HEAPTYPE) {
+    const int node = node_of(cls);
+    if (node < 0) stop(Break::UnsupportedCall, std::string("constructs a ") + t->tp_name + " reached without a guardable path");
+    guard_class(node, t, nullptr, /*is_class=*/true);
+  }
+  PyObject* tuple = own(PyTuple_New(static_cast<Py_ssize_t>(args.size())));
+  for (size_t i = 0; i < args.size(); ++i) {
+    // str(e) and e.args give these values back: they are constants, guarded as such.
+    if (!is_constant(args[i])) stop(Break::UnsupportedCall, std::string("constructs a ") + t->tp_name + " holding a " + Py_TYPE(args[i])->tp_name);
+    guard_scalars(args[i]);
+    Py_INCREF(args[i]);
+    PyTuple_SET_ITEM(tuple, static_cast<Py_ssize_t>(i), args[i]);
+  }
+  PyObject* e = PyObject_Call(cls, tuple, nullptr);  // BaseException's C constructor (OSError's too)
+  if (!e) python_error("constructing an exception");
+  own(e);
+  exceptions_.insert(e);
+  return e;
+}
+
+void Simulator::raise_statement(SimFrame& fr, int argc) {
+  if (argc == 2) stop(Break::Raises, "raise ... from ... statement");
+  PyObject* e = nullptr;
+  if (argc == 0) {
+    if (fr.handling.empty()) stop(Break::Raises, "re-raise statement");
+    e = fr.handling.back();
+  } else {
+    e = fr.stack.back();
+    fr.stack.pop_back();
+    if (PyType_Check(e) && PyType_IsSubtype(reinterpret_cast<PyTypeObject*>(e), reinterpret_cast<PyTypeObject*>(PyExc_BaseException)))
+      e = make_exception(reinterpret_cast<PyTypeObject*>(e), {}, nullptr);  // `raise ValueError`
+  }
+  if (!exceptions_.count(e)) stop(Break::Raises, "raise statement");
+  throw SimRaise{e};
+}
+
+// CPython's unwinding (ceval's exception_unwind): loop blocks and finished handlers are popped;
+// at a try block the handler is entered with the exception state before it and the new one
+// pushed (traceback, value, type each), under an EXCEPT_HANDLER block. false: no handler here.
+bool Simulator::enter_handler(SimFrame& fr, PyObject* e) {
+  while (!fr.blocks.empty()) {
+    SimFrame::Block b = fr.blocks.back();
+    fr.blocks.pop_back();
+    if (b.op == Opcode::POP_EXCEPT) {  // an except block the exception leaves: its state goes
+      fr.stack.resize(b.level);
+      fr.handling.pop_back();
+      continue;
+    }
+    fr.stack.resize(b.level);
+    bool handler = b.op == Opcode::SETUP_FINALLY;
+#if PJ_PY_OPCODES_37
+    handler = handler || b.op == Opcode::SETUP_EXCEPT;
+#endif
+    if (!handler) continue;
+    if (with_handler(fr, b)) stop(Break::ExceptionHandling, "an exception reaches a with-block's __exit__");
+    fr.blocks.push_back({Opcode::POP_EXCEPT, -1, fr.stack.size(), /*reenterable=*/false});
+    PyObject* before = fr.handling.empty() ? Py_None : fr.handling.back();
+    fr.stack.push_back(Py_None);  // its traceback: not modelled (reading it stops capture)
+    fr.stack.push_back(before);
+    fr.stack.push_back(before == Py_None ? Py_None : reinterpret_cast<PyObject*>(Py_TYPE(before)));
+    fr.stack.push_back(Py_None);
+    fr.stack.push_back(e);
+    fr.stack.push_back(reinterpret_cast<PyObject*>(Py_TYPE(e)));
+    fr.handling.push_back(e);
+    fr.pc = fr.at->at(b.target);
+    return true;
+  }
+  return false;
+}
+
+// `except E`: whether the raised class matches E (a class or a tuple of them, as CPython checks).
+bool Simulator::exception_matches(PyObject* raised, PyObject* pattern) {
+  auto is_class = [](PyObject* c) {
+    return PyType_Check(c) && PyType_IsSubtype(reinterpret_cast<PyTypeObject*>(c), reinterpret_cast<PyTypeObject*>(PyExc_BaseException));
+  };
+  bool ok = is_class(pattern);
+  if (PyTuple_CheckExact(pattern)) {
+    ok = true;
+    for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(pattern); ++i) ok = ok && is_class(PyTuple_GET_ITEM(pattern, i));
+  }
+  if (!ok || !is_class(raised)) stop(Break::ExceptionHandling, "an except clause naming something other than exception classes");
+  return PyErr_GivenExceptionMatches(raised, pattern) != 0;
+}
+
+// POP_EXCEPT: the handler finished; the exception state before it comes back.
+void Simulator::pop_except(SimFrame& fr) {
+  if (fr.blocks.empty() || fr.blocks.back().op != Opcode::POP_EXCEPT) stop(Break::Internal, "POP_EXCEPT outside a handler");
+  SimFrame::Block b = fr.blocks.back();
+  fr.blocks.pop_back();
+#if PJ_PY_OPCODES_37
+  fr.stack.resize(b.level);  // down to the three values of the state before, and those
+#else
+  // exactly the three values of the state before (3.9 returns from a handler with ROT_FOUR: the
+  // return value waits under them)
+  if (fr.stack.size() < b.level + 3) stop(Break::Internal, "POP_EXCEPT on a short stack");
+  fr.stack.resize(fr.stack.size() - 3);
+#endif
+  fr.handling.pop_back();
+}
+
+// RERAISE (3.9) and END_FINALLY with an exception on top (3.7): the three values are the
+// exception being handled; it goes on unwinding.
+void Simulator::reraise(SimFrame& fr) {
+  PyObject* type = fr.stack.back();
+  PyObject* value = fr.stack[fr.stack.size() - 2];
+  if (!exceptions_.count(value) || reinterpret_cast<PyObject*>(Py_TYPE(value)) != type)
+    stop(Break::ExceptionHandling, "re-raises an exception capture did not raise");
+  fr.stack.resize(fr.stack.size() - 3);
+  throw SimRaise{value};
+}
+
+#if PJ_PY_OPCODES_37
+// 3.7's return inside a try/finally (or an `except ... as e`, whose cleanup is one): the blocks
+// unwind, a finally body runs with the value and a return marker on the stack, and END_FINALLY
+// takes the return up again (ceval's WHY_RETURN).
+void Simulator::return_value(SimFrame& fr, PyObject* v) {
+  while (!fr.blocks.empty()) {
+    SimFrame::Block b = fr.blocks.back();
+    fr.blocks.pop_back();
+    if (b.op == Opcode::POP_EXCEPT) {
+      fr.stack.resize(b.level);
+      fr.handling.pop_back();
+      continue;
+    }
+    if (b.op != Opcode::SETUP_FINALLY) continue;  // a loop, a try's except part: nothing runs
+    if (with_handler(fr, b)) stop(Break::ExceptionHandling, "return through a with-block");
+    fr.stack.resize(b.level);
+    fr.stack.push_back(v);
+    fr.stack.push_back(return_marker());
+    fr.pc = fr.at->at(b.target);
+    return;
+  }
+  fr.result = v;
+  fr.returned = true;
+}
+
+PyObject* Simulator::return_marker() {
+  static PyObject* marker = PyLong_FromLong(8);  // WHY_RETURN, a fresh object: nothing else is it
+  return marker;
+}
+#endif
+
+}  // namespace pj::capture
+
+#endif  // PJ_PY_CAPTURE_SUPPORTED
