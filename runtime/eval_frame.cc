@@ -136,7 +136,7 @@ void report(int level, const std::string& msg) {
   t_jit.busy = busy;
   PyErr_Restore(t, v, tb);
 }
-constexpr int kLogDebug = 10, kLogWarning = 30;
+constexpr int kLogWarning = 30;
 
 std::string where(PyCodeObject* co) {
   return std::string(PyUnicode_AsUTF8(co->co_name)) + " (" + PyUnicode_AsUTF8(co->co_filename) + ":" +
@@ -571,8 +571,9 @@ PyObject* run_captured(PyThreadState* ts, PyFrameObject* f, const JitOptions& op
                         "); it runs eagerly from now on. Last guard failure: " + why.text() + remedy(why, opt);
       st->break_reasons.push_back(msg);
       st->break_chains.push_back("");
-      // Frames that are candidates only because of stress mode count it instead of warning.
-      report(stress_only(opt) ? kLogDebug : kLogWarning, msg);
+      // Frames that are candidates only because of stress mode count it instead of warning (not
+      // even at debug level: the program's own logging, which it may inspect, never sees them).
+      if (!stress_only(opt)) report(kLogWarning, msg);
       return run_refused(ts, f, st, st->skip_reason);
     }
     if (static_cast<int>(st->entries.size()) >= opt.recompile_limit) {
@@ -581,7 +582,7 @@ PyObject* run_captured(PyThreadState* ts, PyFrameObject* f, const JitOptions& op
                           " cache entries (recompile_limit=" + std::to_string(opt.recompile_limit) +
                           "); from now on each recompile evicts the least recently used one. Guard failure: " +
                           why.text() + remedy(why, opt);
-        report(stress_only(opt) ? kLogDebug : kLogWarning, msg);
+        if (!stress_only(opt)) report(kLogWarning, msg);
       }
       Py_XDECREF(st->entries.back().code);  // a frame running it holds its own reference
       st->entries.pop_back();
