@@ -20,6 +20,7 @@
 namespace pj::capture {
 
 using guards::Access;
+using guards::CheckKind;
 
 namespace {
 PyObject* interned(const char* s) { return PyUnicode_InternFromString(s); }
@@ -178,6 +179,42 @@ std::vector<std::pair<PyObject*, PyObject*>> Simulator::object_state(PyObject* v
     }
   }
   return state;
+}
+
+// os.environ, an os._Environ over a dict of encoded bytes (its _data): reading one variable is a
+// guard on that entry of the dict (its value, or that it is absent), which runs no Python code.
+bool Simulator::is_environ(PyObject* v) {
+  static PyObject* environ = [] {
+    PyObject* os = PyImport_ImportModule("os");
+    PyObject* e = os ? PyObject_GetAttrString(os, "environ") : nullptr;
+    Py_XDECREF(os);
+    PyErr_Clear();
+    return e;
+  }();
+  return environ && v == environ;
+}
+
+PyObject* Simulator::environ_lookup(PyObject* env, PyObject* key) {
+  static PyObject* data_name = interned("_data");
+  const int node = node_of(env);
+  if (node < 0) stop(Break::UnsupportedCall, "os.environ reached without a guardable path");
+  if (!PyUnicode_CheckExact(key)) stop(Break::UnsupportedCall, std::string("os.environ[...] of a ") + Py_TYPE(key)->tp_name);
+  guard_class(node, Py_TYPE(env), data_name);  // _Environ stays os's
+  PyObject** dict = _PyObject_GetDictPtr(env);
+  PyObject* data = dict && *dict ? PyDict_GetItem(*dict, data_name) : nullptr;
+  if (!data || !PyDict_CheckExact(data)) stop(Break::UnsupportedCall, "os.environ without its _data dict");
+  const int dnode = tree_.child(node, Access::DictAttr, data_name);
+  wrap(data, dnode);  // its type
+  PyObject* bkey = own(PyUnicode_EncodeFSDefault(key));  // os's encodekey: fs encoding, surrogateescape
+  const int inode = tree_.child(dnode, Access::Item, bkey);
+  PyObject* raw = PyDict_GetItem(data, bkey);
+  if (!raw) {
+    tree_.add_check(inode, {CheckKind::Absent, nullptr, 0, {}});
+    return nullptr;
+  }
+  PyObject* value = wrap(raw, inode);  // bytes: its value guarded
+  if (!PyBytes_CheckExact(value)) stop(Break::UnsupportedCall, "os.environ holding something other than bytes");
+  return own(PyUnicode_DecodeFSDefaultAndSize(PyBytes_AS_STRING(value), PyBytes_GET_SIZE(value)));
 }
 
 }  // namespace pj::capture

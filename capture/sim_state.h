@@ -141,6 +141,8 @@ class Simulator {
   int class_node(PyObject* obj);  // the guard node of obj's class (frame objects: obj's own node)
   static PyObject* object_init();  // object.__init__ (borrowed)
   std::unordered_map<PyObject*, int> objects_;  // made object -> its class's guard node
+  static bool is_environ(PyObject* v);                    // os.environ itself
+  PyObject* environ_lookup(PyObject* env, PyObject* key);  // its value of key (guarded); nullptr: unset
   // Generators the simulated code made (sim_generators.cc): a capsule standing for each, its frame.
   PyObject* make_generator(std::unique_ptr<SimFrame> fr);
   bool sim_generator(PyObject* v) const { return !generators_.empty() && generators_.count(v) > 0; }

@@ -561,6 +561,12 @@ void Simulator::step(SimFrame& fr, const Instruction& ins) {
     case Opcode::BINARY_SUBSCR: {
       PyObject* key = pop(fr);
       PyObject* obj = pop(fr);
+      if (is_environ(obj)) {
+        PyObject* v = environ_lookup(obj, key);
+        if (!v) throw SimRaise{make_exception(reinterpret_cast<PyTypeObject*>(PyExc_KeyError), {key}, nullptr)};
+        push(fr, v);
+        return;
+      }
       int node = node_of(obj);
       const bool library_tuple = node >= 0 && PyTuple_Check(obj) && !PyTuple_CheckExact(obj) &&
                                  is_library_type(Py_TYPE(obj)) && PyLong_CheckExact(key);
@@ -668,6 +674,10 @@ void Simulator::step(SimFrame& fr, const Instruction& ins) {
         push(fr, exception_matches(a, b) ? Py_True : Py_False);
         return;
       }
+      if ((ins.arg == 6 || ins.arg == 7) && is_environ(b)) {
+        push(fr, (environ_lookup(b, a) != nullptr) == (ins.arg == 6) ? Py_True : Py_False);
+        return;
+      }
       // == and `in` compare what containers hold, item by item: no user __eq__ may take part.
       if (!deep_trusted(a) || !deep_trusted(b)) stop(Break::UserObjectOperator, "comparison of user objects");
       PyObject* ma = materialize(a);
@@ -700,6 +710,10 @@ void Simulator::step(SimFrame& fr, const Instruction& ins) {
     case Opcode::CONTAINS_OP: {
       PyObject* b = pop(fr);
       PyObject* a = pop(fr);
+      if (is_environ(b)) {
+        push(fr, (environ_lookup(b, a) != nullptr) != (ins.arg == 1) ? Py_True : Py_False);
+        return;
+      }
       if (!deep_trusted(a) || !deep_trusted(b)) stop(Break::UserObjectOperator, "'in' on user objects");
       int c = PySequence_Contains(materialize(b), materialize(a));
       if (c < 0) python_error("in");

@@ -1,0 +1,57 @@
+"""os.environ in captured code (issue 18): a variable read (`os.environ.get(k, d)`, `os.environ[k]`
+caught by `except KeyError`, `k in os.environ`, `os.getenv`) is a guard on that entry of the
+environment's data: its value, or that it is unset. Setting or changing the variable recompiles,
+and the recompile reason names it. On 3.7 os._Environ (a MutableMapping, whose metaclass is
+ABCMeta) has no type version tag to guard, so the function runs eagerly there, saying so."""
+import os
+import sys
+import unittest
+
+import pijit as pj
+from jit_compare import same_bits
+
+SUPPORTED = sys.version_info[:2] in ((3, 7), (3, 9))
+T = pj.Tensor
+KEYS = ("PIJIT_TEST_SCALE", "PIJIT_TEST_FLAG", "PIJIT_TEST_MISSING", "PIJIT_TEST_OTHER")
+
+
+def f(x):
+    s = float(os.environ.get("PIJIT_TEST_SCALE", "2.0"))
+    if "PIJIT_TEST_FLAG" in os.environ:
+        s = s + 1.0
+    try:
+        v = os.environ["PIJIT_TEST_MISSING"]
+    except KeyError:
+        v = "none"
+    return x * s, v, os.getenv("PIJIT_TEST_OTHER", "d")
+
+
+@unittest.skipUnless(SUPPORTED, "capture is built for Python 3.7 and 3.9")
+class Environ(unittest.TestCase):
+    def setUp(self):
+        self.saved = {k: os.environ.pop(k) for k in KEYS if k in os.environ}
+
+    def tearDown(self):
+        for k in KEYS:
+            os.environ.pop(k, None)
+        os.environ.update(self.saved)
+
+    def test_reads_are_guards_on_the_variables(self):
+        jf = pj.jit(f)
+        changes = [None, ("PIJIT_TEST_SCALE", "3.0"), ("PIJIT_TEST_FLAG", "1"), ("PIJIT_TEST_MISSING", "here"),
+                   None, ("PIJIT_TEST_SCALE", "0.5")]
+        for change in changes:
+            if change:
+                os.environ[change[0]] = change[1]
+            self.assertTrue(same_bits(jf(T([1.0, -2.0])), f(T([1.0, -2.0]))))
+        st = pj.jit_stats(jf)
+        if sys.version_info >= (3, 8):
+            self.assertEqual((st["graphs"], st["breaks"], st["break_reasons"]), (5, 0, []))
+            self.assertIn("os.environ._data[b'PIJIT_TEST_FLAG']: undefined -> defined as b'1'", st["recompile_reasons"])
+        else:
+            self.assertTrue(any("class _Environ has no version tag to guard" in r for r in st["break_reasons"]),
+                            st["break_reasons"])
+
+
+if __name__ == "__main__":
+    unittest.main()
