@@ -113,7 +113,8 @@ PyObject* Simulator::call_on_generators(PyObject* callable, const std::vector<Py
   if (name_is(name, {"next"}) && !kwnames && (args.size() == 1 || args.size() == 2) && sim_generator(args[0])) {
     if (PyObject* v = generator_next(args[0])) return v;
     if (args.size() == 2) return args[1];
-    stop(Break::Raises, "StopIteration (next() of an exhausted generator)");
+    // as next() raises it: a handler in a simulated frame (contextlib's __exit__) may catch it
+    throw SimRaise{make_exception(reinterpret_cast<PyTypeObject*>(PyExc_StopIteration), {}, nullptr)};
   }
   if (name_is(name, {"any", "all"}) && args.size() == 1) {  // stop at the first deciding value, as they do
     const bool is_any = std::strcmp(name, "any") == 0;
