@@ -781,6 +781,7 @@ void Simulator::guard_class(int node, PyTypeObject* tp, PyObject* name, bool is_
   if (!c) {
     unsigned int version = py::type_version(tp);
     if (!version) {  // no tag until the type's method cache has looked something up
+      if (!PyType_HasFeature(tp, Py_TPFLAGS_HAVE_VERSION_TAG)) py::restore_version_tag_flag(tp);
       PyType_Modified(tp);
       static PyObject* probe = PyUnicode_InternFromString("__pijit_version_probe__");
       _PyType_Lookup(tp, probe);

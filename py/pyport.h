@@ -133,6 +133,32 @@ inline unsigned int type_version(PyTypeObject* t) {
   return PyType_HasFeature(t, Py_TPFLAGS_VALID_VERSION_TAG) ? t->tp_version_tag : 0;
 }
 
+// 3.7 takes the method-cache flag (Py_TPFLAGS_HAVE_VERSION_TAG) from every class whose metaclass
+// is not `type`: type_mro_modified compares two freshly bound `mro` methods, never the same object
+// (fixed in 3.8). So ABCs and their subclasses never get a version tag there. Where every metaclass
+// on the MRO keeps type's mro(), that is spurious: the flag goes back on the class and its bases,
+// and CPython's invalidation (PyType_Modified on every class-level change) works as in 3.8. false:
+// a metaclass with an mro() of its own, whose classes really must not be cached.
+inline bool restore_version_tag_flag(PyTypeObject* t) {
+#if PY_VERSION_HEX < 0x03080000
+  static PyObject* mro_name = PyUnicode_InternFromString("mro");
+  PyObject* type_mro = _PyType_Lookup(&PyType_Type, mro_name);
+  PyObject* mro = t->tp_mro;
+  if (!mro) return false;
+  for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(mro); ++i) {
+    auto* base = reinterpret_cast<PyTypeObject*>(PyTuple_GET_ITEM(mro, i));
+    if (!PyType_HasFeature(base, Py_TPFLAGS_HAVE_VERSION_TAG) && _PyType_Lookup(Py_TYPE(base), mro_name) != type_mro)
+      return false;
+  }
+  for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(mro); ++i)
+    reinterpret_cast<PyTypeObject*>(PyTuple_GET_ITEM(mro, i))->tp_flags |= Py_TPFLAGS_HAVE_VERSION_TAG;
+  return true;
+#else
+  (void)t;
+  return false;
+#endif
+}
+
 // super objects keep __thisclass__ and __self__ in this layout (Objects/typeobject.c, the same in
 // 3.7 to 3.12). Reading it directly avoids super.__getattribute__, which searches the instance's
 // MRO first and so finds a class attribute named __self__ before the super's own.

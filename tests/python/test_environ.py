@@ -1,8 +1,7 @@
 """os.environ in captured code (issue 18): a variable read (`os.environ.get(k, d)`, `os.environ[k]`
 caught by `except KeyError`, `k in os.environ`, `os.getenv`) is a guard on that entry of the
 environment's data: its value, or that it is unset. Setting or changing the variable recompiles,
-and the recompile reason names it. On 3.7 os._Environ (a MutableMapping, whose metaclass is
-ABCMeta) has no type version tag to guard, so the function runs eagerly there, saying so."""
+and the recompile reason names it."""
 import os
 import sys
 import unittest
@@ -45,12 +44,8 @@ class Environ(unittest.TestCase):
                 os.environ[change[0]] = change[1]
             self.assertTrue(same_bits(jf(T([1.0, -2.0])), f(T([1.0, -2.0]))))
         st = pj.jit_stats(jf)
-        if sys.version_info >= (3, 8):
-            self.assertEqual((st["graphs"], st["breaks"], st["break_reasons"]), (5, 0, []))
-            self.assertIn("os.environ._data[b'PIJIT_TEST_FLAG']: undefined -> defined as b'1'", st["recompile_reasons"])
-        else:
-            self.assertTrue(any("class _Environ has no version tag to guard" in r for r in st["break_reasons"]),
-                            st["break_reasons"])
+        self.assertEqual((st["graphs"], st["breaks"], st["break_reasons"]), (5, 0, []))
+        self.assertIn("os.environ._data[b'PIJIT_TEST_FLAG']: undefined -> defined as b'1'", st["recompile_reasons"])
 
 
 if __name__ == "__main__":

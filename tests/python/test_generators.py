@@ -146,10 +146,7 @@ class Generators(unittest.TestCase):
                 y = x * s
             return y
         _, st = self.same(f, lambda: (T([1.0, 2.0]),))
-        if sys.version_info >= (3, 8):
-            self.one_graph(st)
-        else:  # 3.7: _GeneratorContextManager's ABC metaclass leaves it no type version tag
-            self.reason(st, "class _GeneratorContextManager has no version tag to guard")
+        self.one_graph(st)
 
     # ---- what runs eagerly, and says why ----
     def test_escaping_generator_runs_eagerly(self):
