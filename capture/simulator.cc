@@ -9,6 +9,7 @@
 #include <sstream>
 
 #include "py/py_common.h"
+#include "graph/tape.h"
 #include "pyext/tensor_object.h"
 
 #if PJ_PY_CAPTURE_SUPPORTED
@@ -543,6 +544,15 @@ void Simulator::step(SimFrame& fr, const Instruction& ins) {
       PyObject* key = pop(fr);
       PyObject* container = pop(fr);
       PyObject* value = pop(fr);
+      if (py::is_tensor(container) && py::unwrap(container).is_symbolic()) {
+        // t[key] = v on a tensor of the graph: the functional index_put written into t, as `t += v`
+        if (tape_active()) stop(Break::InplaceUpdate, "tensor[...] = value while a gradient tape records");
+        if (!trusted(key) || !trusted(value)) stop(Break::UserObjectOperator, "tensor[...] = value with a user object");
+        PyObject* r = py::tensor_setitem_value(container, materialize(key), materialize(value));
+        if (!r) python_error("tensor[...] = value");
+        write_tensor(container, own(r), "tensor[...] = value");
+        return;
+      }
       if (store_item(container, key, value)) return;  // the caller's list or dict: replayed
       write(container, Write::Item, std::string("assigns an item of a ") + Py_TYPE(container)->tp_name + " the function did not create");
       if (!trusted(container)) stop(Break::UserObjectOperator, std::string("item assignment on ") + Py_TYPE(container)->tp_name);

@@ -106,6 +106,32 @@ PyObject* tensor_getitem(PyObject* self, PyObject* key) {
   PJ_PY_END(nullptr)
 }
 
+namespace {
+// value as an operand of t, or the TypeError eager assignment raises.
+Tensor setitem_operand(const Tensor& t, PyObject* value) {
+  std::optional<Tensor> v = operand(value, t.dtype());
+  if (!v)
+    PJ_THROW(Type) << "cannot assign a value of type '" << Py_TYPE(value)->tp_name
+                   << "' to tensor elements; expected a number, a sequence or a Tensor";
+  return *v;
+}
+
+Tensor index_put_value(const Tensor& t, const Tensor& v, const IndexItems& items) {
+  Tensors in{t, v};
+  for (const IndexItem& it : items)
+    if (it.kind == IndexItem::Kind::Array) in.push_back(it.array);
+  return call_op1("index_put", in, Attrs{{"items", encode_index_items(items)}});
+}
+}  // namespace
+
+PyObject* tensor_setitem_value(PyObject* self, PyObject* key, PyObject* value) {
+  PJ_PY_BEGIN
+  const Tensor& t = unwrap(self);
+  Tensor v = setitem_operand(t, value);
+  return wrap(index_put_value(t, v, parse_key(key)));
+  PJ_PY_END(nullptr)
+}
+
 int tensor_setitem(PyObject* self, PyObject* key, PyObject* value) {
   if (value == nullptr) {
     PyErr_SetString(PyExc_ValueError, "cannot delete tensor elements");
@@ -114,17 +140,11 @@ int tensor_setitem(PyObject* self, PyObject* key, PyObject* value) {
   PJ_PY_BEGIN
   const Tensor& t = unwrap(self);
   require_not_tracing("tensor[...] = value");
-  std::optional<Tensor> v = operand(value, t.dtype());
-  if (!v)
-    PJ_THROW(Type) << "cannot assign a value of type '" << Py_TYPE(value)->tp_name
-                   << "' to tensor elements; expected a number, a sequence or a Tensor";
+  std::optional<Tensor> v = setitem_operand(t, value);
   IndexItems items = parse_key(key);
   if (tape_active() && (tape_tracks(t) || tape_tracks(*v))) {
     // Recorded as the functional index_put, whose result t then holds: gradients flow through it.
-    Tensors in{t, *v};
-    for (const IndexItem& it : items)
-      if (it.kind == IndexItem::Kind::Array) in.push_back(it.array);
-    Tensor r = call_op1("index_put", in, Attrs{{"items", encode_index_items(items)}});
+    Tensor r = index_put_value(t, *v, items);
     tape_before_write(t);
     copy_into(t, r);
     t.storage()->note_write();

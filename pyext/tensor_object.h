@@ -82,5 +82,8 @@ bool is_mutable_number(PyObject* number);
 // Indexing (pyext/indexing.cc).
 PyObject* tensor_getitem(PyObject* self, PyObject* key);
 int tensor_setitem(PyObject* self, PyObject* key, PyObject* value);
+// What `self[key] = value` leaves in self, as a new tensor (the functional index_put, with
+// tensor_setitem's checks and messages); under capture it records the op. nullptr: a Python error.
+PyObject* tensor_setitem_value(PyObject* self, PyObject* key, PyObject* value);
 
 }  // namespace pj::py

@@ -602,8 +602,8 @@ def store_subscr_argument_dict(d, x):
     return x
 
 
-@snippet("STORE_SUBSCR", [v3, v3], ("B004",))
-def store_subscr_new_tensor(x):
+@snippet("STORE_SUBSCR", [v3, v3], "captured")
+def store_subscr_new_tensor(x):  # the functional index_put, held by y
     y = x * 1.0
     y[0] = 7.0
     return y
