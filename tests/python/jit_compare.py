@@ -48,6 +48,18 @@ def no_stress():
         pj.set_stress(level)
 
 
+def same_calls(test, f, make_args, calls=3, view=lambda v: v):
+    """Plain and jitted calls of f alternate, each on fresh arguments; the results (seen through
+    `view`) are bit-identical, types included. Returns the jitted function and its jit_stats."""
+    jf = pj.jit(f)
+    for _ in range(calls):
+        with no_stress():
+            want = view(f(*make_args()))
+        got = view(jf(*make_args()))
+        test.assertTrue(same_bits(want, got), (want, got))
+    return jf, pj.jit_stats(jf)
+
+
 def run(fn, *args):
     """(("ok", result) or ("raises", type, message), printed output)."""
     out = io.StringIO()

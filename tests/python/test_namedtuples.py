@@ -10,7 +10,7 @@ import sys
 import unittest
 
 import pijit as pj
-from jit_compare import no_stress, same_bits
+from jit_compare import no_stress, same_bits, same_calls
 
 SUPPORTED = sys.version_info[:2] in ((3, 7), (3, 9))
 T = pj.Tensor
@@ -40,14 +40,7 @@ def args2():
 @unittest.skipUnless(SUPPORTED, "capture is built for Python 3.7 and 3.9")
 class NamedTuples(unittest.TestCase):
     def same(self, f, make_args, calls=3):
-        """Plain and jitted calls, alternating, give bit-identical results (types included)."""
-        jf = pj.jit(f)
-        for _ in range(calls):
-            with no_stress():
-                want = f(*make_args())
-            got = jf(*make_args())
-            self.assertTrue(same_bits(want, got), (want, got))
-        return jf, pj.jit_stats(jf)
+        return same_calls(self, f, make_args, calls)
 
     def one_graph(self, st, graphs=1):
         self.assertEqual((st["graphs"], st["breaks"]), (graphs, 0), st["break_reasons"])

@@ -14,7 +14,7 @@ import unittest
 from contextlib import redirect_stdout
 
 import pijit as pj
-from jit_compare import no_stress, same_bits
+from jit_compare import no_stress, same_bits, same_calls
 
 SUPPORTED = sys.version_info[:2] in ((3, 7), (3, 9))
 T = pj.Tensor
@@ -116,13 +116,7 @@ def x1():
 @unittest.skipUnless(SUPPORTED, "capture is built for Python 3.7 and 3.9")
 class UserObjects(unittest.TestCase):
     def same(self, f, make_args, calls=3):
-        jf = pj.jit(f)
-        for _ in range(calls):
-            with no_stress():
-                want = f(*make_args())
-            got = jf(*make_args())
-            self.assertTrue(same_bits(state(want), state(got)), (state(want), state(got)))
-        return jf, pj.jit_stats(jf)
+        return same_calls(self, f, make_args, calls, view=state)
 
     def one_graph(self, st, graphs=1):
         self.assertEqual(st["break_reasons"], [])
