@@ -1,0 +1,60 @@
+"""Under stress level 3 (PIJIT_STRESS=3 / pj.set_stress(3)), a loop whose body has a graph break
+(a tensor's data read, a branch on a tensor) and, after it, a store in a branch that is never
+taken recurses into itself at that store until RecursionError (3.9, 3.7; on 3.7 inside the fuzz
+harness the process aborts: "Fatal Python error: Cannot recover from stack overflow"). f: the
+break is .item(), the store `t = x; x = x - 1`; g: the break is a branch on a tensor, the store
+`d = 1` in an if/elif inside an outer if/elif. Plain Python, pj.jit and stress levels 1 and 2
+all return.
+
+Found by tests/fuzz with PIJIT_STRESS=3 (objects programs of seed 41: 4100657 and of seed 43:
+4300273, minimised; no user object is needed). The harness ran every stress level as 1 until it
+passed the level through.
+
+Status: OPEN (differs on 3.7 and 3.9 at commit b075191). The leading underscore keeps
+tests/python/test_fuzz.py (FoundPrograms) from running it until it is fixed: rename it without
+the "_open_" prefix then.
+
+    PYTHONPATH=pyscripts python tests/fuzz/found/_open_stress3_loop_break_resume_recurses.py     (exit 1: plain and jitted differ)
+"""
+import pijit as pj
+from _found import outcome, verdict
+
+
+def f(x):
+    for i in (1,):
+        b = x.sum().item()          # reads the data: a graph break
+        for k in range(3):
+            if b is None:           # never taken
+                t = x
+                x = x - 1
+    return x
+
+
+def g(x, n):
+    w = 0
+    while w < 2:
+        w += 1
+        if n > 2:
+            if (x > 0).any():       # a branch on a tensor: a graph break
+                pass
+            if n == 0:              # never taken
+                d = 1
+            elif x.ndim > 1:
+                pass
+        elif n < 0:
+            pass
+    return w
+
+
+def run():
+    return [outcome(f, pj.Tensor([1.0, 2.0])), outcome(g, pj.Tensor([-2.0]), 3)]
+
+
+plain = outcome(run)
+pj.set_stress(3)
+try:
+    jitted = outcome(run)   # under stress run's own frame is captured too
+finally:
+    pj.set_stress(0)
+
+verdict(plain, jitted)
