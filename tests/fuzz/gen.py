@@ -7,6 +7,13 @@ and every supported Python). The module always has this shape:
     class MyD(dict), class MyL(list), P = namedtuple('P', 'a b')   # argument types
     G_* = ...                       # globals: scalars, a tensor, a list, a dict, an OrderedDict
                                     #   (G_OD), a set, counters
+    class Pt / Sub / Sl / DC / Fn / W / Rf  # optional (env.objs): user classes whose instances
+                                    #   the function makes (Program.objects_prelude): Pt with a
+                                    #   random __init__, methods, properties, static/class methods;
+                                    #   Sub(Pt) (super().__init__), Sl (__slots__), DC (dataclass),
+                                    #   Fn (__call__), W (dunders capture must never run), Rf (a
+                                    #   class capture refuses); make_pt/use_obj/link/each helpers;
+                                    #   HOLD, G_OBJ, G_OBJS (outside places for them)
     def _poke(v): ...               # the caller writing into what a call returned
     class MyT(pj.Tensor): ...       # optional: a Tensor subclass overriding __add__ and sum
     class Count / class Box: ...    # optional: a user class (attributes, methods, a property,
@@ -26,6 +33,15 @@ and every supported Python). The module always has this shape:
                                     #   patched methods, rebound objects, _poke(R), changes of
                                     #   order only (Program.order_mutations); last, sometimes
                                     #   pj.grad(lambda x: _tsum(call(x, ...)))(X)
+
+In programs with user classes (OBJ_PROGRAM_P of them) the bodies also make instances and use
+them (Body.s_obj: attributes read, written and deleted, methods, properties, getattr/setattr/
+hasattr, lists and generators over them, nesting, closures over them, stores to globals, HOLD,
+G_OBJS and the caller's containers, changes after they escaped, graph breaks while they are
+live), the function returns them (alone, beside its result, twice, nested), and drive() changes
+their classes between calls (Program.obj_mutations). All of that is drawn from a random stream
+of its own (Program.ro), so a program without them is exactly the program the generator made
+before they existed, and generate(seed, ("objects",)) leaves them out.
 
 Half of the programs are "pure" (nothing changes outside the function but closure cells), so
 that pijit captures them whole; the others exercise side effects, which pijit hands back to the
@@ -48,8 +64,8 @@ FLOAT_SPECIAL = ["float('nan')", "float('inf')", "-0.0", "1e-3", "-1e30", "0.1",
                  "3.3", "1e-45", "2.7182818284590452", "1e39"]
 INT_VALUES = ["0", "1", "2", "3", "-1", "-2", "5"]
 INT_SPECIAL = ["2 ** 40", "10 ** 20", "-2 ** 63", "2 ** 31 - 1", "-7"]
-OBJ_PROGRAM_P = 0.35     # programs with user classes made inside the function (Program.objects_prelude)
-OBJ_STMT_P = 0.3         # chance of an object statement before each statement of such programs
+OBJ_PROGRAM_P = 0.2      # programs with user classes made inside the function (Program.objects_prelude)
+OBJ_STMT_P = 0.25        # chance of an object statement before each statement of such programs
 OBJ_KINDS = ("OP", "OS", "OC", "OF", "OW", "OR", "LO")   # Pt/Sub, Sl, DC, Fn, W, Rf, a list of Pt
 T_UNARY_OPS = ["relu", "abs", "sigmoid", "tanh", "square", "sin", "neg", "exp"]
 T_UNARY_METHODS = ["relu", "abs", "sigmoid", "tanh", "square", "neg", "float"]

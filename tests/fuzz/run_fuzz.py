@@ -200,7 +200,8 @@ class Shower(object):
 
     def extra(self, v, d):
         """The attributes of a list, tuple or dict of a program class (class Rf(dict), MyL)."""
-        if type(v).__module__ != PROGRAM_MODULE:
+        t = type(v)
+        if t is list or t is tuple or t is dict or t.__module__ != PROGRAM_MODULE:
             return []
         attrs = program_attrs(v)
         return [[[k, self.show(x, d)] for k, x in attrs]] if attrs else []
