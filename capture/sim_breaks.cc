@@ -68,7 +68,7 @@ bool Simulator::reachable_from(const BreakPoint& b, PyObject* target) {
     if (v == target) return true;
     if (!seen.insert(v).second) continue;
     if (made_object(v)) {
-      for (auto& [name, item] : object_state(v)) todo.push_back(item);
+      for (const auto& attr : object_state(v)) todo.push_back(attr.second);
     } else if (PyTuple_Check(v) || PyList_Check(v)) {
       for (Py_ssize_t i = 0; i < PySequence_Fast_GET_SIZE(v); ++i) todo.push_back(PySequence_Fast_GET_ITEM(v, i));
     } else if (PyDict_Check(v)) {

@@ -88,7 +88,7 @@ void Simulator::escape(PyObject* v) {
   if (!(PyList_CheckExact(v) || PyDict_CheckExact(v) || tuple_like(v) || made_object(v))) return;
   if (!escaped_.insert(v).second) return;
   if (made_object(v)) {
-    for (auto& [name, item] : object_state(v)) escape(item);
+    for (const auto& attr : object_state(v)) escape(attr.second);
   } else if (PyDict_CheckExact(v)) {
     Py_ssize_t pos = 0;
     PyObject *k, *item;

@@ -84,7 +84,7 @@ void Simulator::raise_statement(SimFrame& fr, int argc) {
     if (PyType_Check(e) && PyType_IsSubtype(reinterpret_cast<PyTypeObject*>(e), reinterpret_cast<PyTypeObject*>(PyExc_BaseException)))
       e = make_exception(reinterpret_cast<PyTypeObject*>(e), {}, nullptr);  // `raise ValueError`
   }
-  if (!exceptions_.count(e)) stop(Break::Raises, "raise statement");
+  if (!made_exception(e)) stop(Break::Raises, "raise statement");
   throw SimRaise{e};
 }
 
@@ -96,8 +96,7 @@ bool Simulator::enter_handler(SimFrame& fr, PyObject* e) {
     SimFrame::Block b = fr.blocks.back();
     fr.blocks.pop_back();
     if (b.op == Opcode::POP_EXCEPT) {  // an except block the exception leaves: its state goes
-      fr.stack.resize(b.level);
-      fr.handling.pop_back();
+      unwind_except_handler(fr, b);
       continue;
     }
     fr.stack.resize(b.level);
@@ -122,6 +121,13 @@ bool Simulator::enter_handler(SimFrame& fr, PyObject* e) {
   return false;
 }
 
+// Leaving an except block other than by POP_EXCEPT (ceval's UNWIND_EXCEPT_HANDLER): the stack
+// down to the block's level, the three values of the state before it included.
+void Simulator::unwind_except_handler(SimFrame& fr, const SimFrame::Block& b) {
+  fr.stack.resize(b.level);
+  fr.handling.pop_back();
+}
+
 // `except E`: whether the raised class matches E (a class or a tuple of them, as CPython checks).
 bool Simulator::exception_matches(PyObject* raised, PyObject* pattern) {
   auto is_class = [](PyObject* c) {
@@ -142,7 +148,8 @@ void Simulator::pop_except(SimFrame& fr) {
   SimFrame::Block b = fr.blocks.back();
   fr.blocks.pop_back();
 #if PJ_PY_OPCODES_37
-  fr.stack.resize(b.level);  // down to the three values of the state before, and those
+  unwind_except_handler(fr, b);  // down to the three values of the state before, and those
+  return;
 #else
   // exactly the three values of the state before (3.9 returns from a handler with ROT_FOUR: the
   // return value waits under them)
@@ -157,7 +164,7 @@ void Simulator::pop_except(SimFrame& fr) {
 void Simulator::reraise(SimFrame& fr) {
   PyObject* type = fr.stack.back();
   PyObject* value = fr.stack[fr.stack.size() - 2];
-  if (!exceptions_.count(value) || reinterpret_cast<PyObject*>(Py_TYPE(value)) != type)
+  if (!made_exception(value) || reinterpret_cast<PyObject*>(Py_TYPE(value)) != type)
     stop(Break::ExceptionHandling, "re-raises an exception capture did not raise");
   fr.stack.resize(fr.stack.size() - 3);
   throw SimRaise{value};
@@ -172,8 +179,7 @@ void Simulator::return_value(SimFrame& fr, PyObject* v) {
     SimFrame::Block b = fr.blocks.back();
     fr.blocks.pop_back();
     if (b.op == Opcode::POP_EXCEPT) {
-      fr.stack.resize(b.level);
-      fr.handling.pop_back();
+      unwind_except_handler(fr, b);
       continue;
     }
     if (b.op != Opcode::SETUP_FINALLY) continue;  // a loop, a try's except part: nothing runs

@@ -35,14 +35,6 @@ const char* builtin_name(PyObject* c) {
   return nullptr;
 }
 
-std::string describe(PyObject* c) {
-  PyObject* q = PyObject_GetAttrString(c, "__qualname__");
-  std::string s = q && PyUnicode_Check(q) ? PyUnicode_AsUTF8(q) : Py_TYPE(c)->tp_name;
-  Py_XDECREF(q);
-  PyErr_Clear();
-  return s + "()";
-}
-
 bool name_is(const char* n, std::initializer_list<const char*> names) {
   for (const char* m : names)
     if (n && std::strcmp(n, m) == 0) return true;
@@ -130,7 +122,7 @@ PyObject* Simulator::call_on_generators(PyObject* callable, const std::vector<Py
                        (PyList_CheckExact(PyCFunction_GET_SELF(callable)) &&
                         name_is(reinterpret_cast<PyCFunctionObject*>(callable)->m_ml->ml_name, {"extend"}))));
   if (!whole || !sim_generator(args[0]) || npos == 0)
-    stop(Break::Generator, "passes a generator to " + std::string(name ? name : PyType_Check(callable) ? reinterpret_cast<PyTypeObject*>(callable)->tp_name : describe(callable)) +
+    stop(Break::Generator, "passes a generator to " + std::string(name ? name : PyType_Check(callable) ? reinterpret_cast<PyTypeObject*>(callable)->tp_name : describe_callable(callable)) +
                                " (capture runs one only for a for loop, next(), any/all and the builtins that read it whole)");
   std::vector<PyObject*> drained(args);
   for (size_t i = 0; i < npos; ++i)

@@ -40,6 +40,9 @@ struct StopCapture {
   std::string chain;
 };
 
+// "f()" by the callable's qualified name, else "a T object" (a pending exception is left as it is).
+std::string describe_callable(PyObject* c);
+
 // A simulated raise on its way to a handler in a simulated frame (sim_exceptions.cc).
 struct SimRaise {
   PyObject* value;
@@ -164,6 +167,8 @@ class Simulator {
   static PyObject* return_marker();
 #endif
   std::unordered_set<PyObject*> exceptions_;  // exception objects made by the simulation
+  bool made_exception(PyObject* v) const { return !exceptions_.empty() && exceptions_.count(v) > 0; }
+  void unwind_except_handler(SimFrame& fr, const SimFrame::Block& b);
   // materialize() for code that only moves references (iteration, list.append): made objects
   // held by the container pass as they are.
   bool passing_ = false;
@@ -174,6 +179,7 @@ class Simulator {
     ~Passing() { s->passing_ = was; }
   };
   bool compares_plainly(PyObject* container);
+  void refuse_user_operands(const std::string& what, const std::vector<PyObject*>& args);
   void need_identity(PyObject* v);                     // guard that later calls see this very object
   void guard_identity(int node, PyObject* v);          // the Id check itself (weak; refuses if it cannot be)
   void is_identity(PyObject* a, PyObject* b);          // guards what `a is b` depended on

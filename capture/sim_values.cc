@@ -104,6 +104,9 @@ bool pure_type(PyObject* t) {
          std::strcmp(reinterpret_cast<PyTypeObject*>(t)->tp_name, "zip") == 0;
 }
 
+
+}  // namespace
+
 // Leaves a pending exception as it found it: it names the callable whose call just failed.
 std::string describe_callable(PyObject* c) {
   PyObject *t, *v, *tb;
@@ -116,8 +119,6 @@ std::string describe_callable(PyObject* c) {
   PyErr_Restore(t, v, tb);
   return s;
 }
-
-}  // namespace
 
 PyObject* null_slot() { return &g_null_slot_object; }
 
@@ -234,6 +235,14 @@ bool Simulator::is_library_code(PyObject* func) {
   return file && std::strncmp(file, library_dir().c_str(), library_dir().size()) == 0;
 }
 
+// C code run for real on these operands calls no dunder of a user class (an iterator is refused
+// where it is consumed).
+void Simulator::refuse_user_operands(const std::string& what, const std::vector<PyObject*>& args) {
+  for (PyObject* a : args)
+    if (!deep_trusted(a) && !is_iterator(a))
+      stop(Break::UserObjectOperator, what + " of a " + Py_TYPE(a)->tp_name + ", which runs user code");
+}
+
 // What a builtin container's methods compare or hash runs no user code: a dict's or set's keys,
 // a list's or tuple's items.
 bool Simulator::compares_plainly(PyObject* container) {
@@ -280,7 +289,7 @@ void Simulator::refuse_foreign_iterator(PyObject* v) {
 bool Simulator::trusted(PyObject* v) {
   if (v == null_slot()) return false;
   if (is_constant(v) || py::is_tensor(v)) return true;
-  if (!exceptions_.empty() && exceptions_.count(v)) return true;  // plain classes, constant args
+  if (made_exception(v)) return true;  // plain classes, constant args
   PyTypeObject* t = Py_TYPE(v);
   if (is_iterator(v)) return node_of(v) < 0;
   // Container subclasses written in Python (class L(list)) may run user code and keep attributes no
@@ -828,7 +837,7 @@ PyObject* Simulator::load_attr(PyObject* v, PyObject* name) {
   if (Py_TYPE(v) == &PySuper_Type) return super_attr(v, name);
   if (PyObject* stored = overlay_attr(v, name)) return stored;
   if (made_object(v)) return object_attr(v, name);
-  if (!exceptions_.empty() && exceptions_.count(v)) {  // what BaseException's C code keeps
+  if (made_exception(v)) {  // what BaseException's C code keeps
     if (PyUnicode_CompareWithASCIIString(name, "args") != 0 && PyUnicode_CompareWithASCIIString(name, "__class__") != 0)
       stop(Break::UnsupportedAttribute, std::string(".") + cname + " of an exception raised in captured code");
     return real_getattr(v);
@@ -1351,10 +1360,8 @@ PyObject* Simulator::call(PyObject* callable, const std::vector<PyObject*>& args
       const char* mod = PyModule_GetName(self);
       if (mod && (std::strncmp(mod, "pijit", 5) == 0)) return trace_call(callable, args, kwnames);
       if (mod && std::strcmp(mod, "math") == 0) {
-        for (PyObject* a : args)  // math converts with __float__, __index__, __floor__...: user code
-          if (!deep_trusted(a))
-            stop(Break::UserObjectOperator, "math." + std::string(reinterpret_cast<PyCFunctionObject*>(callable)->m_ml->ml_name) +
-                                                "() of a " + Py_TYPE(a)->tp_name + ", which runs user code");
+        // math converts with __float__, __index__, __floor__...
+        refuse_user_operands("math." + std::string(reinterpret_cast<PyCFunctionObject*>(callable)->m_ml->ml_name) + "()", args);
         return trace_call(callable, args, kwnames);
       }
       PyErr_Clear();
@@ -1379,10 +1386,7 @@ PyObject* Simulator::call(PyObject* callable, const std::vector<PyObject*>& args
         if (!compares_plainly(self))
           stop(Break::UserObjectOperator, std::string(".") + meth + "() on a " + Py_TYPE(self)->tp_name +
                                               " holding objects of user classes, whose comparisons are user code");
-        for (PyObject* a : args)
-          if (!deep_trusted(a) && !is_iterator(a))
-            stop(Break::UserObjectOperator, std::string(".") + meth + "() of a " + Py_TYPE(a)->tp_name +
-                                                ", which runs user code");
+        refuse_user_operands(std::string(".") + meth + "()", args);
       }
       return trace_call(callable, args, kwnames);
     }

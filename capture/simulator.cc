@@ -415,7 +415,11 @@ PyObject* Simulator::run_frame(SimFrame& fr) {
       moving_ = was_moving;
       if (derive || !shape_armed_.empty()) stop(Break::ExceptionHandling, "an exception raised in the middle of a number's use");
       if (!enter_handler(fr, raised.value)) throw;
-      if (fr.root) after_jump_ = true, last_line_ = ins.line, last_offset_ = -1;
+      if (fr.root) {  // a jump to the handler
+        after_jump_ = true;
+        last_line_ = ins.line;
+        last_offset_ = -1;
+      }
       continue;
     }
     if (derive) note_derived(fr);
@@ -980,7 +984,7 @@ void Simulator::step(SimFrame& fr, const Instruction& ins) {
         pop(fr);
         return return_value(fr, pop(fr));
       }
-      if (fr.stack.size() >= 3 && exceptions_.count(top(fr, 2))) return reraise(fr);
+      if (fr.stack.size() >= 3 && made_exception(top(fr, 2))) return reraise(fr);
       if (top(fr) != Py_None) stop(Break::ExceptionHandling, "finally block reached by an exception");
       pop(fr);
       return;

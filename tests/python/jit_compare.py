@@ -60,6 +60,17 @@ def same_calls(test, f, make_args, calls=3, view=lambda v: v):
     return jf, pj.jit_stats(jf)
 
 
+def same_raise(test, f, make_args, exc, jf=None):
+    """f raises exc plainly and jitted (jf, else pj.jit(f)), with the same message; returns it."""
+    with test.assertRaises(exc) as want:
+        with no_stress():
+            f(*make_args())
+    with test.assertRaises(exc) as got:
+        (jf or pj.jit(f))(*make_args())
+    test.assertEqual(str(got.exception), str(want.exception))
+    return str(got.exception)
+
+
 def run(fn, *args):
     """(("ok", result) or ("raises", type, message), printed output)."""
     out = io.StringIO()
