@@ -58,6 +58,8 @@ raises, ZeroDivisionError), which the jitted program must raise identically.
 """
 import random
 
+import gen_features
+
 SHAPES = [(3,), (3,), (2, 3), (2,), (1,), (4,), (2, 2), (1, 3), (3, 1), ()]
 FLOAT_VALUES = ["1.0", "2.0", "-1.5", "0.5", "3.0", "-2.0", "0.25", "-0.0", "0.0", "4.0"]
 FLOAT_SPECIAL = ["float('nan')", "float('inf')", "-0.0", "1e-3", "-1e30", "0.1", "1 / 3",
@@ -66,6 +68,14 @@ INT_VALUES = ["0", "1", "2", "3", "-1", "-2", "5"]
 INT_SPECIAL = ["2 ** 40", "10 ** 20", "-2 ** 63", "2 ** 31 - 1", "-7"]
 OBJ_PROGRAM_P = 0.2      # programs with user classes made inside the function (Program.objects_prelude)
 OBJ_STMT_P = 0.25        # chance of an object statement before each statement of such programs
+# Shares of programs with each feature of gen_features.py (run_fuzz.py --exceptions P etc.);
+# each is drawn from a stream of its own, so a program without it is unchanged by its existence.
+EXC_PROGRAM_P = 0.15     # raises, try/except/else/finally, assert, exceptions escaping
+GEN_PROGRAM_P = 0.15     # generator functions and expressions, consumed every way
+CTX_PROGRAM_P = 0.12     # with: user managers, contextlib, suppression, early exits
+DUN_PROGRAM_P = 0.12     # a user class's operators and protocols (V, VS), V passed in as u
+FEATURE_P = {"exceptions": "EXC_PROGRAM_P", "generators": "GEN_PROGRAM_P",
+             "contexts": "CTX_PROGRAM_P", "dunders": "DUN_PROGRAM_P"}
 OBJ_KINDS = ("OP", "OS", "OC", "OF", "OW", "OR", "LO")   # Pt/Sub, Sl, DC, Fn, W, Rf, a list of Pt
 T_UNARY_OPS = ["relu", "abs", "sigmoid", "tanh", "square", "sin", "neg", "exp"]
 T_UNARY_METHODS = ["relu", "abs", "sigmoid", "tanh", "square", "neg", "float"]
@@ -98,13 +108,16 @@ class Env(object):
         self.objs = False          # user classes whose instances the function makes (Pt, ...)
         self.oc = {}               # their shapes (OBJ_CLASSES): which classes, which variants
         self.ro = None             # the random stream of everything about them (see Program)
+        self.fx = set()            # the features of gen_features.py the program has
+        self.fr = {}               # their random streams (one each)
+        self.fxv = {}              # their variants (which __enter__, which __bool__, ...)
         # A pure program changes nothing outside the function it runs in (pijit captures those
         # whole today; side effects break the frame back to the interpreter), except closure
         # cells; the others exercise side effects and fallbacks.
         self.pure = False
 
 
-class Body(object):
+class Body(gen_features.FeatureStatements):
     """Generates one function body (a list of lines) for a set of typed parameters."""
 
     def __init__(self, rng, env, params, indent="    ", budget=9, in_method=None,
@@ -487,12 +500,16 @@ class Body(object):
         start = len(self.lines)
         if depth == 0 and self.env.objs and self.env.ro.random() < 0.6:
             self.s_obj(depth)         # objects made at the top, where the return sees them
+        if depth == 0 and len(self.scopes) == 2 and self.env.fx:
+            self.feature_top(depth)
         for _ in range(n):
             if self.budget <= 0:
                 break
             self.budget -= 1
             if self.env.objs and self.env.ro.random() < OBJ_STMT_P:
                 self.s_obj(depth)
+            if self.env.fx:
+                self.feature_stmts(depth)
             self.stmt(depth)
         if len(self.lines) == start:
             self.emit(depth, "pass")
@@ -1333,6 +1350,8 @@ class Body(object):
         ret = self.ret_expr()
         if self.env.objs:
             ret = self.obj_return(ret, self.top_objs)
+        if self.env.fx and self.returns_objs:
+            ret = self.feature_return(ret)
         self.emit(0, "return %s" % ret)
         if self.globals_written:
             self.lines.insert(0, self.indent + "global " + ", ".join(sorted(self.globals_written)))
@@ -1378,6 +1397,7 @@ class Program(object):
         # Everything about user objects is drawn from a stream of its own: with it left out
         # (or not drawn) a program is exactly what the generator made before objects existed.
         self.ro = self.env.ro = random.Random(seed * 7919 + 0x0B1EC7)
+        self.env.fr = gen_features.streams(seed)
         self.out = []
 
     def w(self, text=""):
@@ -1446,6 +1466,10 @@ class Program(object):
         if r.random() < 0.4:
             self.w("G_T = %s" % tensor_literal(r, r.choice([(3,), (1,), ()]), "float32"))
             env.globals["G_T"] = "T"
+        for name in gen_features.NAMES:
+            if name not in env.disabled and env.fr[name].random() < globals()[FEATURE_P[name]]:
+                env.fx.add(name)
+                gen_features.prelude(self, name)
         if "objects" not in env.disabled and self.ro.random() < OBJ_PROGRAM_P:
             self.objects_prelude()
 
@@ -1972,9 +1996,14 @@ class Program(object):
         self.kwonly = not self.varargs and r.random() < 0.15
         if self.kwonly:
             sig += ["*", "scale=%s" % r.choice(["1.0", "2", "-0.0"])]
+        if "dunders" in self.env.fx:
+            # a V passed in (drive() passes UA, a new one, or none: the default U0)
+            sig += ([] if self.varargs or self.kwonly else ["*"]) + ["u=U0"]
         if self.varkw:
             sig.append("**kw")
         body_params = [Var(n, k) for n, k in params]
+        if "dunders" in self.env.fx:
+            body_params.append(Var("u", "VT"))
         if self.kwonly:
             body_params.append(Var("scale", "N"))
         if self.varargs:
@@ -2027,6 +2056,11 @@ class Program(object):
             self.w("    global " + ", ".join(gl))
         if env.objs and env.oc.get("hold"):
             self.w("    global G_OBJ")
+        fglobals = gen_features.globals_written(self)
+        if fglobals:
+            self.w("    global " + ", ".join(fglobals))
+        for line in gen_features.drive_setup(self):
+            self.w("    " + line)
         shape = r.choice(SHAPES[:-1])
         dtypes = {name: pick_dtype(r) if name != "x" else "float32"
                   for name, kind in self.params if kind == "T"}
@@ -2097,6 +2131,7 @@ class Program(object):
                 text.append("scale=%s" % r.choice(FLOAT_VALUES + INT_VALUES + ["True"]))
             if self.varkw:
                 text += ["k%s=%s" % (j, r.choice(FLOAT_VALUES)) for j in range(r.randint(0, 2))]
+            text += gen_features.call_kwargs(self)
             self.w("    R = call(%s)" % ", ".join(text))
             if i == ncalls - 1:
                 # the gradient of the outputs with respect to x: eagerly a tape; the jitted call
@@ -2188,6 +2223,9 @@ class Program(object):
             opts += ["MODEL.scale = %s" % r.choice(["1", "-0.0", "4.0"])]
         order = self.order_mutations(persistent)
         m = r.choice(order) if order and r.random() < 0.4 else r.choice(opts)
+        fm = gen_features.mutation(self) if env.fx else None
+        if fm:
+            return fm
         if env.objs and self.ro.random() < 0.35:
             return self.ro.choice(self.obj_mutations())
         return m
@@ -2298,7 +2336,7 @@ class Program(object):
         return "\n".join(self.out) + "\n"
 
 
-FEATURES = ("cellwrite", "descriptor", "nested", "subclass", "poke", "objects")
+FEATURES = ("cellwrite", "descriptor", "nested", "subclass", "poke", "objects") + gen_features.NAMES
 
 
 def generate(seed, disabled=()):

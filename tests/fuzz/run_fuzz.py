@@ -7,6 +7,8 @@
     PYTHONPATH=pyscripts python tests/fuzz/run_fuzz.py --program 100017 --show
     PYTHONPATH=pyscripts python tests/fuzz/run_fuzz.py --count 2000 --disable descriptor
     PYTHONPATH=pyscripts python tests/fuzz/run_fuzz.py --count 2000 --objects 1   # user objects only
+    PYTHONPATH=pyscripts python tests/fuzz/run_fuzz.py --count 500 --exceptions 1   # also --generators,
+                                                      # --contexts, --dunders (gen_features.py)
     PYTHONPATH=pyscripts python tests/fuzz/run_fuzz.py --count 500 --self-check  # plain vs plain
     PIJIT_STRESS=1 PYTHONPATH=pyscripts python tests/fuzz/run_fuzz.py --seed 1 --count 50
     PIJIT_STRESS=3 PYTHONPATH=pyscripts python tests/fuzz/run_fuzz.py --seed 1 --count 50   # level 3
@@ -15,7 +17,8 @@ Each program's source is exec'd into two fresh module dicts; its drive(call) run
 TARGET and once calling pj.jit(TARGET), with mutations between the calls (shapes, dtypes,
 globals, attributes, closure cells, list/dict arguments, patched methods, rebound objects, the
 caller writing into returned values). After every call the harness snapshots, as exact data:
-the result or the exception (type and message), what the call printed, the arguments (after
+the result or the exception (type, message, args, attributes, and the type and args of its
+__cause__ and __context__), what the call printed, the arguments (after
 the call), every global of the module (closure cells, defaults, class and instance attributes
 included) and object identities (a value seen twice in one snapshot is a reference to the
 first). Tensors compare by type, dtype, shape and the bit pattern of every element; floats by
@@ -165,7 +168,10 @@ class Shower(object):
             items = [Shower(pj, self.ids).show(x) for x in v]
             return [type(v).__name__, sorted(items, key=json.dumps)]
         if isinstance(v, BaseException):
-            return ["exception", type(v).__name__, safe_str(v)]
+            out = ["exception", type(v).__name__, safe_str(v), self.show(v.args, d)]
+            if type(v).__module__ == PROGRAM_MODULE:
+                out.append([[k, self.show(x, d)] for k, x in program_attrs(v)])
+            return out
         if isinstance(v, type):
             if v.__module__ != PROGRAM_MODULE:
                 return ["type", "%s.%s" % (v.__module__, v.__qualname__)]
@@ -205,6 +211,17 @@ class Shower(object):
             return []
         attrs = program_attrs(v)
         return [[[k, self.show(x, d)] for k, x in attrs]] if attrs else []
+
+
+def exception_details(e):
+    """What an exception raised out of a call carries besides its type and message: its args,
+    its own attributes (a program's exception class), and the chain (the type and args of
+    __cause__ and __context__, and __suppress_context__), all of which Python code can read."""
+    def link(x):
+        return None if x is None else [type(x).__name__, x.args]
+    attrs = program_attrs(e) if type(e).__module__ == PROGRAM_MODULE else []
+    return {"args": e.args, "attrs": attrs, "cause": link(e.__cause__),
+            "context": link(e.__context__), "suppress_context": e.__suppress_context__}
 
 
 def tensor_bits(t):
@@ -269,7 +286,7 @@ def run_side(source, jit):
                 result = fn(*args, **kwargs)
             out = ["ok", result]
         except Exception as e:
-            out = ["raise", type(e).__name__, safe_str(e)]
+            out = ["raise", type(e).__name__, safe_str(e), exception_details(e)]
         state = [[k, ns[k]] for k in sorted(ns)
                  if not k.startswith("__") and type(ns[k]).__name__ != "module"]
         sh = Shower(pj, ids)
@@ -512,7 +529,10 @@ def signature(trace_a, trace_b):
         if ka != kb:
             return "outcome: %s vs %s" % (ka, kb)
         if ka != "ok":
-            return "exception message (%s)" % ka[len("raise "):]
+            # [k].outcome[1][2] is the message, [k].outcome[1][3] the args, attributes, chain
+            m2 = re.match(r"\[\d+\]\.outcome\[1\]\[(\d+)\]", path)
+            what = "exception details" if m2 and m2.group(1) == "3" else "exception message"
+            return "%s (%s)" % (what, ka[len("raise "):])
         return "result: %s" % difference_kind(d)
     return "%s: %s" % (section, difference_kind(d))
 
@@ -789,6 +809,13 @@ def main(argv=None):
     ap.add_argument("--objects", type=float, default=None, metavar="P",
                     help="share of programs with user classes made inside the function "
                     "(default %.2f; 1 for a campaign on them only)" % gen.OBJ_PROGRAM_P)
+    for name, knob in sorted(gen.FEATURE_P.items()):
+        ap.add_argument("--" + name, type=float, default=None, metavar="P",
+                        help="share of programs with %s (default %.2f; see gen_features.py)"
+                        % (name, getattr(gen, knob)))
+    ap.add_argument("--with-open", action="store_true",
+                    help="also the constructs of known open defects the generator leaves out "
+                    "(gen_features.OPEN_DEFECTS: %s)" % ", ".join(sorted(gen.gen_features.OPEN_DEFECTS)))
     ap.add_argument("--worker", action="store_true", help=argparse.SUPPRESS)
     args = ap.parse_args(argv)
     if args.worker:
@@ -797,6 +824,10 @@ def main(argv=None):
     disabled = [f for f in args.disable.split(",") if f]
     if args.objects is not None:
         gen.OBJ_PROGRAM_P = args.objects
+    for name, knob in gen.FEATURE_P.items():
+        if getattr(args, name) is not None:
+            setattr(gen, knob, getattr(args, name))
+    gen.gen_features.WITH_OPEN = args.with_open
     programs = [(os.path.basename(p), open(p).read()) for p in args.file]
     programs += [(p, gen.generate(p, disabled)) for p in args.program]
     if not programs:
