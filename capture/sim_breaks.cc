@@ -160,6 +160,7 @@ int Simulator::choose_break() {
 bool Simulator::plan_break() {
   const BreakPoint& b = point_;  // where the second pass stopped: the interpreter starts here
   if (!reached_point_ || graph_.mark().values != b.graph.values) return false;  // not stopped there
+  if (generator_cleanup_pending()) return false;  // the interpreter would never run its cleanup
   codegen::ResumePlan& plan = r_.plan.resume;
   planning_break_ = true;
   try {

@@ -62,12 +62,12 @@ bool is_parameter(PyObject* v) {
   return false;
 }
 
-void Simulator::defer(codegen::EffectPlan fx, PyObject* value, const std::string& what) {
+void Simulator::defer(codegen::EffectPlan fx, PyObject* value, const std::string& what, bool may_raise) {
   // Replayed after the graph, an effect that raises would raise outside the handler that catches
-  // it in eager Python.
+  // it in eager Python. One that cannot raise (a plain store, list.append) replays the same.
   for (const SimFrame* f : frames_)
     for (const SimFrame::Block& b : f->blocks)
-      if (b.op != Opcode::SETUP_LOOP) stop(Break::SideEffect, what + " inside a try or with block");
+      if (may_raise && b.op != Opcode::SETUP_LOOP) stop(Break::SideEffect, what + " inside a try or with block");
   const SimFrame* root = frames_.front();  // the replay belongs to the root's code: its line
   fx.line = root->pc > 0 ? (*root->ins)[root->pc - 1].line : current_line();
   if (value) escape(value);
@@ -215,7 +215,7 @@ void Simulator::write_tensor(PyObject* target, PyObject* value, const std::strin
     fx.operands.push_back(plan_callee(assign));
     fx.operands.push_back(plan_return(target));
     fx.operands.push_back(plan_return(value));
-    defer(std::move(fx), nullptr, what);
+    defer(std::move(fx), nullptr, what, /*may_raise=*/false);  // shapes and dtypes checked above
     if (nv.is_symbolic()) written_back_.insert(nv.sym());
   }
   py::rebind_symbolic(target, nv);
@@ -316,7 +316,7 @@ void Simulator::store_attr(PyObject* owner, PyObject* name, PyObject* value) {
   fx.operands.push_back(plan_return(owner));
   Py_INCREF(name);
   fx.name = py::Ref(name);
-  defer(std::move(fx), value, what);
+  defer(std::move(fx), value, what, /*may_raise=*/!value || !plain);  // (a deleted attribute may be missing)
   attr_overlay_[{owner, cname}] = value ? value : null_slot();
   overlaid_.insert(owner);
 }
@@ -345,7 +345,7 @@ void Simulator::store_global(SimFrame& fr, PyObject* name, PyObject* value) {
   if (value) fx.operands.push_back(plan_return(value));
   Py_INCREF(name);
   fx.name = py::Ref(name);
-  defer(std::move(fx), value, what);
+  defer(std::move(fx), value, what, /*may_raise=*/!value);
   global_overlay_[PyUnicode_AsUTF8(name)] = value ? value : null_slot();
 }
 
@@ -374,7 +374,7 @@ void Simulator::store_nonlocal(SimFrame& fr, int i, PyObject* value) {
   }
   fx.operands.push_back(plan_return(value));
   if (fx.kind == codegen::EffectPlan::StoreAttr) fx.operands.push_back(plan_return_node(rec->node));
-  defer(std::move(fx), value, what);
+  defer(std::move(fx), value, what, /*may_raise=*/false);
   PyCell_Set(cell, value);
 }
 
@@ -399,6 +399,12 @@ PyObject* Simulator::deferred_method(PyObject* owner, PyObject* name) {
 
 PyObject* Simulator::defer_method_call(PyObject* method, const std::vector<PyObject*>& args) {
   auto [owner, name] = deferred_methods_.at(method);
+  // A list's methods here never raise; a dict's or set's hash what they are given.
+  bool may_raise = !PyList_CheckExact(owner);
+  if (may_raise) {
+    may_raise = false;
+    for (PyObject* a : args) may_raise = may_raise || !deep_trusted(a);
+  }
   codegen::EffectPlan fx;
   fx.kind = codegen::EffectPlan::CallMethod;
   fx.operands.push_back(plan_return(owner));
@@ -410,7 +416,8 @@ PyObject* Simulator::defer_method_call(PyObject* method, const std::vector<PyObj
   Py_INCREF(name);
   fx.name = py::Ref(name);
   defer(std::move(fx), nullptr,
-        std::string("calls .") + PyUnicode_AsUTF8(name) + "() on a " + Py_TYPE(owner)->tp_name + " the function did not create");
+        std::string("calls .") + PyUnicode_AsUTF8(name) + "() on a " + Py_TYPE(owner)->tp_name + " the function did not create",
+        may_raise);
   dirty_.insert(owner);
   return Py_None;
 }
@@ -426,9 +433,13 @@ bool Simulator::store_item(PyObject* container, PyObject* key, PyObject* value) 
   fx.operands.push_back(plan_return(container));
   fx.operands.push_back(plan_return(key));
   escape(key);
+  // A dict stores under a key that hashes plainly; a list's index may be out of range, a deleted
+  // key missing.
+  const bool may_raise = !value || !PyDict_CheckExact(container) || !deep_trusted(key);
   defer(std::move(fx), value,
         std::string(value ? "assigns an item of a " : "deletes an item of a ") + Py_TYPE(container)->tp_name +
-            " the function did not create");
+            " the function did not create",
+        may_raise);
   dirty_.insert(container);
   return true;
 }

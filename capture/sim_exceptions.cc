@@ -105,7 +105,6 @@ bool Simulator::enter_handler(SimFrame& fr, PyObject* e) {
     handler = handler || b.op == Opcode::SETUP_EXCEPT;
 #endif
     if (!handler) continue;
-    if (with_handler(fr, b)) stop(Break::ExceptionHandling, "an exception reaches a with-block's __exit__");
     fr.blocks.push_back({Opcode::POP_EXCEPT, -1, fr.stack.size(), /*reenterable=*/false});
     PyObject* before = fr.handling.empty() ? Py_None : fr.handling.back();
     fr.stack.push_back(Py_None);  // its traceback: not modelled (reading it stops capture)
@@ -183,8 +182,7 @@ void Simulator::return_value(SimFrame& fr, PyObject* v) {
       continue;
     }
     if (b.op != Opcode::SETUP_FINALLY) continue;  // a loop, a try's except part: nothing runs
-    if (with_handler(fr, b)) stop(Break::ExceptionHandling, "return through a with-block");
-    fr.stack.resize(b.level);
+    fr.stack.resize(b.level);  // (a with-block's cleanup calls __exit__ and takes the return up)
     fr.stack.push_back(v);
     fr.stack.push_back(return_marker());
     fr.pc = fr.at->at(b.target);
@@ -198,7 +196,74 @@ PyObject* Simulator::return_marker() {
   static PyObject* marker = PyLong_FromLong(8);  // WHY_RETURN, a fresh object: nothing else is it
   return marker;
 }
+
+PyObject* Simulator::silenced_marker() {
+  static PyObject* marker = PyLong_FromLong(0x80);  // WHY_SILENCED, a fresh object
+  return marker;
+}
+
+// WITH_CLEANUP_START: __exit__ called on the way out of a with-block, normally (None on top), by a
+// return (the return marker over the value) or by an exception (its three values over those of
+// the state before, under which __exit__ waits: CPython moves it out from under them).
+void Simulator::with_cleanup_start(SimFrame& fr) {
+  PyObject* exc = fr.stack.back();
+  PyObject* exit = nullptr;
+  PyObject* value = Py_None;
+  if (exc == Py_None) {
+    fr.stack.pop_back();
+    exit = fr.stack.back();
+    fr.stack.back() = Py_None;
+  } else if (exc == return_marker()) {
+    fr.stack.pop_back();
+    PyObject* ret = fr.stack.back();
+    fr.stack.pop_back();
+    exit = fr.stack.back();
+    fr.stack.back() = ret;
+    fr.stack.push_back(exc);
+    exc = Py_None;
+  } else {
+    value = fr.stack[fr.stack.size() - 2];
+    if (!made_exception(value) || fr.stack.size() < 7 || fr.blocks.empty() || fr.blocks.back().op != Opcode::POP_EXCEPT)
+      stop(Break::ExceptionHandling, "with-block left by an exception capture did not raise, or a break");
+    const size_t at = fr.stack.size() - 7;
+    exit = fr.stack[at];
+    fr.stack.erase(fr.stack.begin() + static_cast<std::ptrdiff_t>(at));
+    fr.stack.insert(fr.stack.end() - 3, Py_None);  // (CPython leaves a NULL there)
+    fr.blocks.back().level--;
+    refuse_traceback_reader(exit);
+  }
+  PyObject* res = call(exit, {exc, value, Py_None}, nullptr);
+  fr.stack.push_back(exc);
+  fr.stack.push_back(res);
+}
+
+// WITH_CLEANUP_FINISH: an exception and a true __exit__ result: silenced (END_FINALLY then
+// leaves the except block).
+void Simulator::with_cleanup_finish(SimFrame& fr) {
+  PyObject* res = fr.stack.back();
+  fr.stack.pop_back();
+  PyObject* exc = fr.stack.back();
+  fr.stack.pop_back();
+  if (exc != Py_None && truth(res)) fr.stack.push_back(silenced_marker());
+}
 #endif
+
+// An exception reaching a with-block's __exit__: it gets the class, the value and None for the
+// traceback (capture keeps none), so only an __exit__ that never reads its traceback is simulated.
+void Simulator::refuse_traceback_reader(PyObject* exit) {
+  PyObject* f = PyMethod_Check(exit) ? PyMethod_GET_FUNCTION(exit) : nullptr;
+  if (!f || !PyFunction_Check(f)) stop(Break::ExceptionHandling, std::string("an exception reaches a with-block's __exit__, a ") + Py_TYPE(exit)->tp_name);
+  auto* co = reinterpret_cast<PyCodeObject*>(PyFunction_GET_CODE(f));
+  const std::string who = std::string("an exception reaches ") + Py_TYPE(PyMethod_GET_SELF(exit))->tp_name + ".__exit__, which ";
+  if (co->co_argcount < 4) stop(Break::ExceptionHandling, who + "takes the exception as *args (its traceback among them)");
+  PyObject* tb = PyTuple_GET_ITEM(co->co_varnames, 3);
+  for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(co->co_cellvars); ++i)
+    if (PyUnicode_Compare(PyTuple_GET_ITEM(co->co_cellvars, i), tb) == 0)
+      stop(Break::ExceptionHandling, who + "reads its traceback (capture has none)");
+  DecodeResult d = decode_code(reinterpret_cast<PyObject*>(co));
+  for (const Instruction& ins : d.instructions)
+    if (ins.op == Opcode::LOAD_FAST && ins.arg == 3) stop(Break::ExceptionHandling, who + "reads its traceback (capture has none)");
+}
 
 }  // namespace pj::capture
 

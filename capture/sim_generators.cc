@@ -4,7 +4,7 @@
 // runs the generator's frame up to its next YIELD_VALUE, in the consumer's place in program
 // order, so the values, the graph nodes and the side effects interleave exactly as in Python.
 // A generator that escapes (returned, stored, handed to real code, live at a break) or is used
-// otherwise (send, throw, close, zip) stops capture with a reason; one suspended inside a try or
+// otherwise (send, throw, close) stops capture with a reason; one left suspended inside a try or
 // with block stops too (closing it would run its cleanup, which the simulation does not model).
 #include "py/pyport.h"  // first (Python.h)
 
@@ -71,14 +71,54 @@ PyObject* Simulator::generator_next(PyObject* g) {
   return v;
 }
 
+// A generator may yield inside a try or with block: resumed to its end, the cleanup runs where
+// Python runs it. One left suspended there would run it when it is closed (collected), which the
+// rewritten code does not do: generator_cleanup_pending() then refuses the capture (and a break).
 void Simulator::yield_value(SimFrame& fr) {
-  for (const SimFrame::Block& b : fr.blocks)
-    if (b.op != Opcode::SETUP_LOOP)
-      stop(Break::Generator, "a generator yields inside a try or with block (closing it early would run its cleanup)");
   PJ_CHECK(!fr.stack.empty()) << "YIELD_VALUE on an empty stack";
   fr.yielded = fr.stack.back();
   fr.stack.pop_back();
   fr.suspended = true;
+}
+
+// zip, map, enumerate and filter given a generator or a user iterable: their generator models
+// (pijit/_lazy_builtins.py), simulated like user code, so each value is made only when it is
+// asked for, in the order the builtin makes it. The builtin calls iter() on its arguments when
+// it is created: so does this. nullptr: not one of them (or arguments it does not take).
+PyObject* Simulator::lazy_builtin(PyObject* callable, const std::vector<PyObject*>& args, PyObject* kwnames) {
+  auto is = [&](PyTypeObject& t) { return callable == reinterpret_cast<PyObject*>(&t); };
+  const char* model = is(PyZip_Type) ? "zip_model" : is(PyMap_Type) ? "map_model" : is(PyEnum_Type) ? "enumerate_model"
+                      : is(PyFilter_Type) ? "filter_model" : nullptr;
+  if (!model) return nullptr;
+  static PyObject* models = PyImport_ImportModule("pijit._lazy_builtins");
+  if (!models) python_error("importing pijit._lazy_builtins");
+  PyObject* fn = own(PyObject_GetAttrString(models, model));
+  const size_t nkw = kwnames ? static_cast<size_t>(PyTuple_GET_SIZE(kwnames)) : 0;
+  std::vector<PyObject*> margs{own(PyList_New(0))};  // the sentinel: a list only this call made
+  if (is(PyEnum_Type)) {
+    const bool start_kw = nkw == 1 && PyUnicode_CompareWithASCIIString(PyTuple_GET_ITEM(kwnames, 0), "start") == 0;
+    if ((nkw && !start_kw) || args.empty() || args.size() > 2) return nullptr;
+    PyObject* start = args.size() == 2 ? args[1] : own(PyLong_FromLong(0));
+    if (!PyLong_CheckExact(start)) return nullptr;
+    margs.push_back(get_iter(args[0]));
+    margs.push_back(start);
+  } else {
+    if (nkw) return nullptr;
+    const bool takes_fn = !is(PyZip_Type);
+    if (takes_fn && args.size() < 2) return nullptr;
+    if (is(PyFilter_Type) && args.size() != 2) return nullptr;
+    for (size_t i = 0; i < args.size(); ++i) margs.push_back(takes_fn && i == 0 ? args[i] : get_iter(args[i]));
+  }
+  return inline_call(fn, nullptr, margs, nullptr);  // (call() would run pijit's code for real)
+}
+
+bool Simulator::generator_cleanup_pending() const {
+  for (const auto& [g, fr] : generators_) {
+    if (!fr->started || fr->returned) continue;
+    for (const SimFrame::Block& b : fr->blocks)
+      if (b.op != Opcode::SETUP_LOOP) return true;
+  }
+  return false;
 }
 
 PyObject* Simulator::drain(PyObject* g) {
@@ -92,15 +132,48 @@ PyObject* Simulator::drain(PyObject* g) {
 // nullptr here); the builtins that consume an iterable get what it yields; anything else would
 // hand the stand-in to real code.
 PyObject* Simulator::call_on_generators(PyObject* callable, const std::vector<PyObject*>& args, PyObject* kwnames) {
-  bool any = false;
-  for (PyObject* a : args) any = any || sim_generator(a);
-  if (!any) return nullptr;
+  bool any = false, user = false;
+  for (PyObject* a : args) {
+    any = any || sim_generator(a);
+    user = user || user_operand(a);
+  }
+  if (!any && !user) return nullptr;
   PyObject* func = PyMethod_Check(callable) ? PyMethod_GET_FUNCTION(callable) : callable;
   const bool user_class = PyType_Check(callable) && (reinterpret_cast<PyTypeObject*>(callable)->tp_flags & Py_TPFLAGS_HEAPTYPE);
   if (PyFunction_Check(func) || made_object(callable) || (user_class && !is_library_type(reinterpret_cast<PyTypeObject*>(callable))))
     return nullptr;
+  if (PyObject* g = lazy_builtin(callable, args, kwnames)) return g;
   const char* name = builtin_name(callable);
   const size_t npos = args.size() - (kwnames ? PyTuple_GET_SIZE(kwnames) : 0);
+  // Read whole (in order, before anything else the call does): the same values, the same effects.
+  const bool whole = name_is(name, {"tuple", "list", "set", "frozenset", "dict", "sorted", "sum", "min", "max"}) ||
+                     (PyCFunction_Check(callable) && PyCFunction_GET_SELF(callable) &&
+                      ((PyUnicode_CheckExact(PyCFunction_GET_SELF(callable)) &&
+                        name_is(reinterpret_cast<PyCFunctionObject*>(callable)->m_ml->ml_name, {"join"})) ||
+                       (PyList_CheckExact(PyCFunction_GET_SELF(callable)) &&
+                        name_is(reinterpret_cast<PyCFunctionObject*>(callable)->m_ml->ml_name, {"extend"}))));
+  if (!any) {
+    // A user object is iterated, through its __iter__, by the builtins that read an iterable
+    // (dict() reads a mapping's keys() instead; min and max of several compare them).
+    const bool reads = npos >= 1 && user_operand(args[0]) && !name_is(name, {"dict"}) &&
+                       (whole || name_is(name, {"any", "all"})) && !(name_is(name, {"min", "max"}) && npos > 1);
+    if (!reads) return nullptr;
+    PyObject* it = get_iter(args[0]);
+    if (name_is(name, {"any", "all"})) {  // stop at the first deciding value, as they do
+      const bool is_any = std::strcmp(name, "any") == 0;
+      while (PyObject* v = next_item(it))
+        if (truth(v) == is_any) return is_any ? Py_True : Py_False;
+      return is_any ? Py_False : Py_True;
+    }
+    std::vector<PyObject*> iterated(args);
+    iterated[0] = it;  // a generator is read by the path below, a builtin iterator it made for real
+    if (user_operand(it)) {  // a user iterator: its __next__ until StopIteration
+      iterated[0] = own(PyList_New(0));
+      while (PyObject* v = next_item(it))
+        if (PyList_Append(iterated[0], v) < 0) python_error("collecting an iterator's values");
+    }
+    return call(callable, iterated, kwnames);
+  }
   if (name_is(name, {"iter"}) && args.size() == 1) return args[0];
   if (name_is(name, {"next"}) && !kwnames && (args.size() == 1 || args.size() == 2) && sim_generator(args[0])) {
     if (PyObject* v = generator_next(args[0])) return v;
@@ -114,13 +187,6 @@ PyObject* Simulator::call_on_generators(PyObject* callable, const std::vector<Py
       if (truth(v) == is_any) return is_any ? Py_True : Py_False;
     return is_any ? Py_False : Py_True;
   }
-  // Read whole (in order, before anything else the call does): the same values, the same effects.
-  const bool whole = name_is(name, {"tuple", "list", "set", "frozenset", "dict", "sorted", "sum", "min", "max"}) ||
-                     (PyCFunction_Check(callable) && PyCFunction_GET_SELF(callable) &&
-                      ((PyUnicode_CheckExact(PyCFunction_GET_SELF(callable)) &&
-                        name_is(reinterpret_cast<PyCFunctionObject*>(callable)->m_ml->ml_name, {"join"})) ||
-                       (PyList_CheckExact(PyCFunction_GET_SELF(callable)) &&
-                        name_is(reinterpret_cast<PyCFunctionObject*>(callable)->m_ml->ml_name, {"extend"}))));
   if (!whole || !sim_generator(args[0]) || npos == 0)
     stop(Break::Generator, "passes a generator to " + std::string(name ? name : PyType_Check(callable) ? reinterpret_cast<PyTypeObject*>(callable)->tp_name : describe_callable(callable)) +
                                " (capture runs one only for a for loop, next(), any/all and the builtins that read it whole)");

@@ -112,7 +112,9 @@ class Simulator {
   // The items of a tuple or list read from the frame, each along its own guarded path (its length
   // guarded): what unpacking it gives, as the objects themselves (not copies for real code).
   std::vector<PyObject*> frame_items(PyObject* seq);
-  std::vector<PyObject*> unpacked(PyObject* seq);  // UNPACK_SEQUENCE / UNPACK_EX
+  // UNPACK_SEQUENCE / UNPACK_EX: at most `limit` items from an iterator (Python takes one more than
+  // the targets to find there are too many)
+  std::vector<PyObject*> unpacked(PyObject* seq, size_t limit = SIZE_MAX);
   bool is_constant(PyObject* o) const;
   bool is_library_type(PyTypeObject* t);
   bool is_library_code(PyObject* func);
@@ -146,11 +148,32 @@ class Simulator {
   std::unordered_map<PyObject*, int> objects_;  // made object -> its class's guard node
   static bool is_environ(PyObject* v);                    // os.environ itself
   PyObject* environ_lookup(PyObject* env, PyObject* key);  // its value of key (guarded); nullptr: unset
+  // Special methods of user classes (sim_dunders.cc): an operator on an instance of a class
+  // written in Python inlines the class's method, in the order Python's protocol calls them.
+  bool user_operand(PyObject* v);
+  PyObject* special_method(PyObject* obj, const char* name);  // guarded; nullptr: none (or object's)
+  PyObject* call_special(PyObject* f, PyObject* self, const std::vector<PyObject*>& args);
+  void builtin_declines(PyObject* v, PyObject* user, const char* symbol);
+  PyObject* user_binary(Opcode op, PyObject* a, PyObject* b);  // nullptr: neither is a user object
+  PyObject* rich_side(PyObject* self, PyObject* other, int op);
+  PyObject* user_compare(int op, PyObject* a, PyObject* b);    // nullptr: neither is a user object
+  PyObject* user_unary(Opcode op, PyObject* a);
+  PyObject* user_abs(PyObject* a);
+  PyObject* user_len(PyObject* obj);
+  bool user_truth(PyObject* obj);
+  PyObject* user_getitem(PyObject* obj, PyObject* key);
+  void user_setitem(PyObject* obj, PyObject* key, PyObject* value);  // value nullptr: del
+  bool user_contains(PyObject* obj, PyObject* needle);
+  PyObject* user_iter(PyObject* obj);
+  PyObject* user_next(PyObject* it);   // nullptr: StopIteration
+  PyObject* next_item(PyObject* it);   // any iterator the simulation may advance; nullptr: exhausted
   // Generators the simulated code made (sim_generators.cc): a capsule standing for each, its frame.
   PyObject* make_generator(std::unique_ptr<SimFrame> fr);
   bool sim_generator(PyObject* v) const { return !generators_.empty() && generators_.count(v) > 0; }
   PyObject* generator_next(PyObject* g);  // the next value; nullptr: exhausted
   void yield_value(SimFrame& fr);
+  bool generator_cleanup_pending() const;  // one is suspended inside a try or with block
+  PyObject* lazy_builtin(PyObject* callable, const std::vector<PyObject*>& args, PyObject* kwnames);
   PyObject* drain(PyObject* g);           // a list of every value left
   PyObject* call_on_generators(PyObject* callable, const std::vector<PyObject*>& args, PyObject* kwnames);
   std::unordered_map<PyObject*, std::unique_ptr<SimFrame>> generators_;
@@ -165,7 +188,11 @@ class Simulator {
 #if PJ_PY_OPCODES_37
   void return_value(SimFrame& fr, PyObject* v);
   static PyObject* return_marker();
+  static PyObject* silenced_marker();
+  void with_cleanup_start(SimFrame& fr);
+  void with_cleanup_finish(SimFrame& fr);
 #endif
+  void refuse_traceback_reader(PyObject* exit);
   std::unordered_set<PyObject*> exceptions_;  // exception objects made by the simulation
   bool made_exception(PyObject* v) const { return !exceptions_.empty() && exceptions_.count(v) > 0; }
   void unwind_except_handler(SimFrame& fr, const SimFrame::Block& b);
@@ -215,13 +242,15 @@ class Simulator {
   bool logging_is_plain(PyObject* logger);
   PyObject* overlay_attr(PyObject* owner, PyObject* name);  // nullptr: no deferred store
   PyObject* overlay_global(SimFrame& fr, PyObject* name);
-  void defer(codegen::EffectPlan fx, PyObject* value, const std::string& what);
+  void defer(codegen::EffectPlan fx, PyObject* value, const std::string& what, bool may_raise = true);
   PyObject* assign_call(PyObject* callable, const std::vector<PyObject*>& args, PyObject* kwnames);
   void write_tensor(PyObject* target, PyObject* value, const std::string& what);
   bool stores_back(PyObject* owner, PyObject* name, PyObject* value);
   PyObject* inplace_tensor(py::Opcode op, PyObject* a, PyObject* b);
   PyObject* with_method(PyObject* mgr, const char* name);
-  std::unordered_set<PyObject*> with_exits_;  // bound __enter__/__exit__ SETUP_WITH made (mgr.<name> again)
+  // bound __enter__/__exit__ SETUP_WITH made -> the special method's name (mgr.<name> again: the
+  // function's own __name__ may differ, a function assigned to the class under that name)
+  std::unordered_map<PyObject*, const char*> with_exits_;
   void escape(PyObject* v);
   ReturnPlan plan_callee(PyObject* callable);
   ReturnPlan plan_return_node(int node);

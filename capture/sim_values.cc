@@ -555,6 +555,7 @@ void Simulator::is_identity(PyObject* a, PyObject* b) {
     }
     return;
   }
+  if (py::is_tensor(a) != py::is_tensor(b)) return;  // a tensor is no object of another class
   // Graph values of two paths are distinct unless the frame gave one tensor twice (wrap shares it).
   if (py::is_tensor(a) || py::is_tensor(b)) stop(Break::UserObjectOperator, "`is` between tensors");
   // Two objects read from the frame (two list arguments): the answer holds while the two paths
@@ -624,7 +625,7 @@ PyObject* Simulator::materialize(PyObject* v, bool identity, bool held) {
     stop(Break::SideEffect, std::string("hands a ") + Py_TYPE(v)->tp_name + " it changed (replayed later) to code run for real");
   // Its attributes may be graph values; it exists for real only once rebuilt. Code that only
   // moves references (iteration, list.append) hands it back to the simulation as it is.
-  if (made_object(v) && passing_) return v;
+  if ((made_object(v) || sim_generator(v)) && passing_) return v;
   if (sim_generator(v)) stop(Break::Generator, "hands a generator made during capture to code run for real");
   if (made_object(v))
     stop(Break::UnsupportedCall, std::string("hands a ") + Py_TYPE(v)->tp_name + " made during capture to code run for real");
@@ -1181,6 +1182,7 @@ bool Simulator::truth(PyObject* v) {
     if (t < 0) python_error("truth test");
     return t == 1;
   }
+  if (user_operand(v)) return user_truth(v);
   PyTypeObject* tp = Py_TYPE(v);
   bool plain = !(tp->tp_as_number && tp->tp_as_number->nb_bool) && !(tp->tp_as_mapping && tp->tp_as_mapping->mp_length) &&
                !(tp->tp_as_sequence && tp->tp_as_sequence->sq_length);
@@ -1206,6 +1208,7 @@ PyObject* Simulator::get_iter(PyObject* v) {
       PyTuple_SET_ITEM(seq, i, item);
     }
   }
+  if (!seq && user_operand(v)) return user_iter(v);
   if (!seq) {
     if (!trusted(v)) {
       refuse_foreign_iterator(v);
@@ -1392,6 +1395,8 @@ PyObject* Simulator::call(PyObject* callable, const std::vector<PyObject*>& args
     }
   }
   if (callable == reinterpret_cast<PyObject*>(&PySuper_Type)) return make_super(args, kwnames);
+  if (callable == reinterpret_cast<PyObject*>(&PyBool_Type) && args.size() == 1 && !kwnames && user_operand(args[0]))
+    return truth(args[0]) ? Py_True : Py_False;
   if (PyType_Check(callable)) {
     // list(x), set(x), dict(x)...: iterating, hashing or comparing x must run no user code
     // (a class's __iter__, a WeakSet): its result would be folded in, its effects lost.
@@ -1460,6 +1465,13 @@ PyObject* Simulator::call_builtin(PyObject* callable, const std::vector<PyObject
   }
   if (std::strcmp(name, "len") == 0 && args.size() == 1) {
     if (PyObject* seq = cell_children(args[0])) return own(PyLong_FromSsize_t(PyTuple_GET_SIZE(seq)));
+  }
+  if (std::strcmp(name, "len") == 0 && args.size() == 1 && !kwnames && user_operand(args[0])) return user_len(args[0]);
+  if (std::strcmp(name, "abs") == 0 && args.size() == 1 && !kwnames && user_operand(args[0])) return user_abs(args[0]);
+  if (std::strcmp(name, "next") == 0 && !kwnames && (args.size() == 1 || args.size() == 2) && user_operand(args[0])) {
+    if (PyObject* v = user_next(args[0])) return v;
+    if (args.size() == 2) return args[1];
+    throw SimRaise{make_exception(reinterpret_cast<PyTypeObject*>(PyExc_StopIteration), {}, nullptr)};
   }
   if (std::strcmp(name, "iter") == 0 && args.size() == 1) return get_iter(args[0]);
   if (std::strcmp(name, "next") == 0 && args.size() <= 2 && node_of(args[0]) < 0 && trusted(args[0]))
@@ -1841,10 +1853,10 @@ bool Simulator::holds_unguarded(PyObject* v, int depth) const {
 ReturnPlan Simulator::plan_return(PyObject* v) {
   Nesting nest(this);
   ReturnPlan p;
-  if (with_exits_.count(v)) {  // a with-block's __exit__ on the stack at a break: mgr.__exit__ again
+  auto with_exit = with_exits_.find(v);
+  if (with_exit != with_exits_.end()) {  // a with-block's __exit__ on the stack at a break: mgr.__exit__ again
     p.kind = ReturnPlan::Method;
-    p.obj = PyObject_GetAttrString(PyMethod_GET_FUNCTION(v), "__name__");
-    if (!p.obj) python_error("a with-block's method name");
+    p.obj = PyUnicode_InternFromString(with_exit->second);
     p.items.push_back(plan_return(PyMethod_GET_SELF(v)));
     return p;
   }
@@ -1921,6 +1933,17 @@ ReturnPlan Simulator::plan_return(PyObject* v) {
     p.kind = ReturnPlan::Method;
     p.obj = PyUnicode_InternFromString(reinterpret_cast<PyCFunctionObject*>(v)->m_ml->ml_name);
     p.items.push_back(plan_return(self));
+    return p;
+  }
+  if (PySlice_Check(v)) {  // (del LOG[:] replayed) immutable: its numbers, guarded, make it a constant
+    auto* sl = reinterpret_cast<PySliceObject*>(v);
+    for (PyObject* part : {sl->start, sl->stop, sl->step}) {
+      if (!is_constant(part)) stop(Break::UnreconstructibleResult, std::string("a slice holding a ") + Py_TYPE(part)->tp_name);
+      guard_scalars(part);
+    }
+    Py_INCREF(v);
+    p.kind = ReturnPlan::Const;
+    p.obj = v;
     return p;
   }
   if ((is_constant(v) && (unguarded_.empty() || !holds_unguarded(v))) || PyType_Check(v) || PyModule_Check(v) || builtin_function || (PyRange_Check(v) && planning_break_) ||

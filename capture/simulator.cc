@@ -251,6 +251,8 @@ void Simulator::run_root(PyFrameObject* f) {
     PyErr_Clear();
     stop(Break::Raises, std::string(Py_TYPE(raised.value)->tp_name) + (msg.empty() ? "" : ": " + msg));
   }
+  if (generator_cleanup_pending())
+    stop(Break::Generator, "a generator is left suspended inside a try or with block (closing it runs its cleanup)");
   r_.line = fr.pc > 0 ? (*fr.ins)[fr.pc - 1].line : fr.code->co_firstlineno;
   r_.plan.ret = plan_return(result);
 }
@@ -258,7 +260,15 @@ void Simulator::run_root(PyFrameObject* f) {
 // What unpacking `seq` gives (UNPACK_SEQUENCE, UNPACK_EX): a tuple's or list's items themselves
 // (wrapped along their guard paths when the container came from the frame), never copies made for
 // real code, which would turn a dict subclass into a dict (fuzz 5602864); other iterables iterated.
-std::vector<PyObject*> Simulator::unpacked(PyObject* seq) {
+std::vector<PyObject*> Simulator::unpacked(PyObject* seq, size_t limit) {
+  if (sim_generator(seq) || user_operand(seq)) {
+    PyObject* it = get_iter(seq);
+    std::vector<PyObject*> items;
+    while (items.size() < limit)
+      if (PyObject* v = next_item(it)) items.push_back(v);
+      else break;
+    return items;
+  }
   if (!trusted(seq)) stop(Break::UserObjectOperator, std::string("unpacking ") + Py_TYPE(seq)->tp_name);
   if (tuple_like(seq) || PyList_CheckExact(seq)) {
     if (node_of(seq) >= 0) return frame_items(seq);
@@ -370,7 +380,7 @@ PyObject* Simulator::with_method(PyObject* mgr, const char* name) {
   if (!PyFunction_Check(f)) stop(Break::ExceptionHandling, std::string("with-block on a ") + Py_TYPE(mgr)->tp_name);
   if (node_of(mgr) >= 0) guard_class(node_of(mgr), Py_TYPE(mgr), key);  // a method patched later recompiles
   PyObject* bound = own(PyMethod_New(f, mgr));
-  with_exits_.insert(bound);
+  with_exits_[bound] = name;
   return bound;
 }
 
@@ -548,6 +558,7 @@ void Simulator::step(SimFrame& fr, const Instruction& ins) {
       PyObject* key = pop(fr);
       PyObject* container = pop(fr);
       PyObject* value = pop(fr);
+      if (user_operand(container)) return user_setitem(container, key, value);
       if (py::is_tensor(container) && py::unwrap(container).is_symbolic()) {
         // t[key] = v on a tensor of the graph: the functional index_put written into t, as `t += v`
         if (tape_active()) stop(Break::InplaceUpdate, "tensor[...] = value while a gradient tape records");
@@ -566,6 +577,7 @@ void Simulator::step(SimFrame& fr, const Instruction& ins) {
     case Opcode::DELETE_SUBSCR: {
       PyObject* key = pop(fr);
       PyObject* container = pop(fr);
+      if (user_operand(container)) return user_setitem(container, key, nullptr);
       if (store_item(container, key, nullptr)) return;  // the caller's list or dict: replayed
       write(container, Write::DeleteItem, std::string("deletes an item of a ") + Py_TYPE(container)->tp_name + " the function did not create",
             /*preexisting=*/!trusted(container) || py::is_tensor(container));
@@ -609,6 +621,10 @@ void Simulator::step(SimFrame& fr, const Instruction& ins) {
           return;
         }
       }
+      if (user_operand(obj)) {
+        push(fr, user_getitem(obj, key));
+        return;
+      }
       if (!trusted(obj) || !trusted(key)) stop(Break::UserObjectOperator, std::string("indexing ") + Py_TYPE(obj)->tp_name);
       PyObject* r = PyObject_GetItem(materialize(obj), materialize(key));
       if (!r) python_error("indexing");
@@ -643,6 +659,10 @@ void Simulator::step(SimFrame& fr, const Instruction& ins) {
     case Opcode::INPLACE_XOR: {
       PyObject* b = pop(fr);
       PyObject* a = pop(fr);
+      if (PyObject* r = user_binary(ins.op, a, b)) {
+        push(fr, r);
+        return;
+      }
       if (!trusted(a) || !trusted(b))
         stop(Break::UserObjectOperator, std::string(op_name(ins.op)) + " on " + Py_TYPE(trusted(a) ? b : a)->tp_name);
       bool inplace = op_name(ins.op)[0] == 'I';
@@ -666,6 +686,10 @@ void Simulator::step(SimFrame& fr, const Instruction& ins) {
     case Opcode::UNARY_NEGATIVE:
     case Opcode::UNARY_INVERT: {
       PyObject* a = pop(fr);
+      if (user_operand(a)) {
+        push(fr, user_unary(ins.op, a));
+        return;
+      }
       if (!trusted(a)) stop(Break::UserObjectOperator, std::string(op_name(ins.op)) + " on " + Py_TYPE(a)->tp_name);
       PyObject* m = materialize(a);
       PyObject* r = ins.op == Opcode::UNARY_POSITIVE ? PyNumber_Positive(m)
@@ -692,6 +716,15 @@ void Simulator::step(SimFrame& fr, const Instruction& ins) {
         push(fr, (environ_lookup(b, a) != nullptr) == (ins.arg == 6) ? Py_True : Py_False);
         return;
       }
+      if ((ins.arg == 6 || ins.arg == 7) && user_operand(b)) {
+        push(fr, user_contains(b, a) == (ins.arg == 6) ? Py_True : Py_False);
+        return;
+      }
+      if (ins.arg < 6)
+        if (PyObject* r = user_compare(ins.arg, a, b)) {
+          push(fr, r);
+          return;
+        }
       // == and `in` compare what containers hold, item by item: no user __eq__ may take part.
       if (!deep_trusted(a) || !deep_trusted(b)) stop(Break::UserObjectOperator, "comparison of user objects");
       PyObject* ma = materialize(a);
@@ -726,6 +759,10 @@ void Simulator::step(SimFrame& fr, const Instruction& ins) {
       PyObject* a = pop(fr);
       if (is_environ(b)) {
         push(fr, (environ_lookup(b, a) != nullptr) != (ins.arg == 1) ? Py_True : Py_False);
+        return;
+      }
+      if (user_operand(b)) {
+        push(fr, user_contains(b, a) != (ins.arg == 1) ? Py_True : Py_False);
         return;
       }
       if (!deep_trusted(a) || !deep_trusted(b)) stop(Break::UserObjectOperator, "'in' on user objects");
@@ -884,7 +921,7 @@ void Simulator::step(SimFrame& fr, const Instruction& ins) {
       return;
     }
     case Opcode::UNPACK_SEQUENCE: {
-      std::vector<PyObject*> items = unpacked(pop(fr));
+      std::vector<PyObject*> items = unpacked(pop(fr), static_cast<size_t>(ins.arg) + 1);
       if (static_cast<int>(items.size()) != ins.arg)
         stop(Break::Raises, "ValueError: cannot unpack " + std::to_string(items.size()) + " values into " +
                                 std::to_string(ins.arg));
@@ -905,8 +942,8 @@ void Simulator::step(SimFrame& fr, const Instruction& ins) {
     }
     case Opcode::GET_ITER: push(fr, get_iter(pop(fr))); return;
     case Opcode::FOR_ITER: {
-      if (sim_generator(top(fr))) {
-        if (PyObject* v = generator_next(top(fr))) {
+      if (sim_generator(top(fr)) || user_operand(top(fr))) {
+        if (PyObject* v = next_item(top(fr))) {
           push(fr, v);
         } else {
           pop(fr);
@@ -984,6 +1021,14 @@ void Simulator::step(SimFrame& fr, const Instruction& ins) {
         pop(fr);
         return return_value(fr, pop(fr));
       }
+      if (top(fr) == silenced_marker()) {  // a with-block's __exit__ swallowed the exception
+        pop(fr);
+        if (fr.blocks.empty() || fr.blocks.back().op != Opcode::POP_EXCEPT) stop(Break::Internal, "silenced outside a handler");
+        SimFrame::Block b = fr.blocks.back();
+        fr.blocks.pop_back();
+        unwind_except_handler(fr, b);
+        return;
+      }
       if (fr.stack.size() >= 3 && made_exception(top(fr, 2))) return reraise(fr);
       if (top(fr) != Py_None) stop(Break::ExceptionHandling, "finally block reached by an exception");
       pop(fr);
@@ -1048,7 +1093,7 @@ void Simulator::step(SimFrame& fr, const Instruction& ins) {
     case Opcode::POP_EXCEPT: pop_except(fr); return;
     case Opcode::SETUP_WITH: {
       // exit = type(mgr).__exit__ bound; enter's result pushed over a SETUP_FINALLY block whose
-      // handler calls exit with the exception (never entered here: an exception ends capture).
+      // handler calls exit with the exception (a simulated raise; sim_exceptions.cc).
       PyObject* mgr = pop(fr);
       PyObject* exit = with_method(mgr, "__exit__");
       PyObject* enter = with_method(mgr, "__enter__");
@@ -1059,20 +1104,16 @@ void Simulator::step(SimFrame& fr, const Instruction& ins) {
       return;
     }
 #if PJ_PY_OPCODES_37
-    case Opcode::WITH_CLEANUP_START: {  // the normal way out: exit(None, None, None)
-      if (top(fr) != Py_None) stop(Break::ExceptionHandling, "with-block left by an exception, a return or a break");
-      pop(fr);
-      PyObject* exit = pop(fr);
-      push(fr, Py_None);
-      PyObject* res = call(exit, {Py_None, Py_None, Py_None}, nullptr);
-      push(fr, Py_None);
-      push(fr, res);
+    case Opcode::WITH_CLEANUP_START: with_cleanup_start(fr); return;
+    case Opcode::WITH_CLEANUP_FINISH: with_cleanup_finish(fr); return;
+#else
+    case Opcode::WITH_EXCEPT_START: {  // exit(type, value, traceback) under the exception's values
+      if (fr.stack.size() < 7 || !made_exception(top(fr, 2))) stop(Break::ExceptionHandling, "WITH_EXCEPT_START without an exception");
+      PyObject* exit = top(fr, 7);
+      refuse_traceback_reader(exit);
+      push(fr, call(exit, {top(fr), top(fr, 2), Py_None}, nullptr));
       return;
     }
-    case Opcode::WITH_CLEANUP_FINISH:
-      pop(fr);
-      pop(fr);
-      return;
 #endif
     case Opcode::IMPORT_NAME:
     case Opcode::IMPORT_FROM:

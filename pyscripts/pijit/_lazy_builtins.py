@@ -1,0 +1,46 @@
+"""Generator models of the lazy builtins zip, map, enumerate and filter. Capture simulates these
+(capture/sim_generators.cc) in place of the builtin when it is given a generator the simulation
+made or a user iterable: each value is produced only when the consumer asks for it, so the
+argument iterators advance, and their code runs, in the order the builtin would run it. The
+arguments arrive already made iterators (the builtins call iter() when they are created); `end`
+is a sentinel no iterator yields."""
+
+
+def zip_model(end, *its):  # (given at least one iterator)
+    while True:
+        vals = []
+        for it in its:
+            v = next(it, end)
+            if v is end:
+                return
+            vals.append(v)
+        yield tuple(vals)
+
+
+def map_model(end, fn, *its):
+    while True:
+        vals = []
+        for it in its:
+            v = next(it, end)
+            if v is end:
+                return
+            vals.append(v)
+        yield fn(*vals)
+
+
+def enumerate_model(end, it, n):
+    while True:
+        v = next(it, end)
+        if v is end:
+            return
+        yield (n, v)
+        n += 1
+
+
+def filter_model(end, fn, it):
+    while True:
+        v = next(it, end)
+        if v is end:
+            return
+        if (v if fn is None else fn(v)):
+            yield v
