@@ -264,6 +264,7 @@ void mark_callees(const std::vector<PyCodeObject*>& callees, PyCodeObject* co, c
     auto copy = std::make_shared<JitOptions>(opt);
     copy->stress = stress_only(opt);
     copy->fullgraph = false;  // the user asked for fullgraph on the jitted function, not on what it calls
+    copy->capture.first_break_index = 0;  // (a resume function's prologue is not the callee's)
     cs->candidate = std::move(copy);
     g_resume_codes = true;
   }
@@ -281,6 +282,10 @@ void make_candidate(PyObject* code, const JitOptions& opt, bool loop_body) {
   auto copy = std::make_shared<JitOptions>(opt);
   copy->stress = stress_only(opt);
   if (loop_body) copy->fullgraph = false;
+  // Its own prologue's end, not the one of the resume function whose capture made it (whose
+  // options `opt` may be): a shorter prologue's index would let it break inside its own prologue,
+  // resume where it began, and do so again one frame deeper on every call.
+  copy->capture.first_break_index = 0;
   py::DecodeResult d = py::decode_code(code);
   for (size_t k = 0; k < d.instructions.size() && !copy->capture.first_break_index; ++k)
     if (d.instructions[k].op == py::Opcode::JUMP_ABSOLUTE) copy->capture.first_break_index = static_cast<int>(k) + 1;

@@ -721,6 +721,30 @@ class TestStress(unittest.TestCase):
             pj.set_stress(was)
         self.assertEqual(got, [expected] * 3)
 
+    @unittest.skipUnless(SUPPORTED, "capture is built for Python 3.7 and 3.9")
+    def test_resume_function_of_a_resume_function_never_breaks_in_its_prologue(self):
+        # Level 3 breaks without graph work. A resume function made while capturing a resume
+        # function (its prologue longer: more stack values) once took its maker's prologue length:
+        # it broke inside its own prologue, on a stack value capture refuses (the marker a loop
+        # body holds for a local the iteration may not bind), resumed there, and so on until
+        # RecursionError.
+        def f(x):
+            for i in (1,):
+                b = x.sum().item()
+                for k in range(3):
+                    if b is None:  # never taken: `t` may stay unbound (a marker in the loop body)
+                        t = x
+                        x = x - 1
+            return x
+        expected = eager(f, T([1.0, 2.0])).tolist()
+        was = pj.stress_stats()["level"]
+        pj.set_stress(3)
+        try:
+            got = [f(T([1.0, 2.0])).tolist() for _ in range(2)]
+        finally:
+            pj.set_stress(was)
+        self.assertEqual(got, [expected] * 2)
+
 
 @unittest.skipUnless(SUPPORTED, "capture is built for Python 3.7 and 3.9")
 class TestCaptureLimits(unittest.TestCase):
