@@ -6,11 +6,14 @@ first call, with a Tensor, returns. Plain Python, pj.jit and stress levels 1 and
 Found by tests/fuzz with PIJIT_STRESS=3 (objects programs of seed 41: 4100755, minimised; the
 made object it returned is not needed).
 
-Status: OPEN (differs on 3.7 and 3.9 at commit b075191). The leading underscore keeps
-tests/python/test_fuzz.py (FoundPrograms) from running it until it is fixed: rename it without
-the "_open_" prefix then.
+Status: FIXED (differed on 3.7 and 3.9 at commit b075191; kept as a regression program). Cause: a
+resume function made while capturing a resume function took its maker's prologue length
+(CaptureOptions::first_break_index) instead of its own, so stress 3 broke inside its longer
+prologue (on a stack value capture refuses: the MyT tensor, in the resume functions of run, whose
+frame stress mode captures too) and resumed where it began, one frame deeper each time;
+make_candidate (runtime/eval_frame.cc) now measures each code's own prologue.
 
-    PYTHONPATH=pyscripts python tests/fuzz/found/_open_stress3_subclass_recompile_resume_recurses.py     (exit 1: plain and jitted differ)
+    PYTHONPATH=pyscripts python tests/fuzz/found/stress3_subclass_recompile_resume_recurses.py     (exit 1: plain and jitted differ)
 """
 import pijit as pj
 from _found import outcome, verdict
