@@ -1946,7 +1946,24 @@ ReturnPlan Simulator::plan_return(PyObject* v) {
     p.obj = v;
     return p;
   }
-  if ((is_constant(v) && (unguarded_.empty() || !holds_unguarded(v))) || PyType_Check(v) || PyModule_Check(v) || builtin_function || (PyRange_Check(v) && planning_break_) ||
+  // A tuple capture built (BUILD_TUPLE, tuple(), a library call's result such as x.shape) is a new
+  // object on every call of plain Python: it is rebuilt, not loaded as one constant. Only the
+  // constants of the code simulated (LOAD_CONST gives those very objects, also nested) and
+  // constants read from the frame stay themselves.
+  bool made_tuple = PyTuple_CheckExact(v) && PyTuple_GET_SIZE(v) > 0;
+  if (made_tuple) {
+    const Value* known = values_.find(v);
+    auto in_consts = [v](auto& self, PyObject* consts) -> bool {
+      for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(consts); ++i) {
+        PyObject* c = PyTuple_GET_ITEM(consts, i);
+        if (c == v || (PyTuple_CheckExact(c) && self(self, c))) return true;
+      }
+      return false;
+    };
+    made_tuple = !(known && known->origin == Origin::Frame);
+    for (auto it = decoded_.begin(); made_tuple && it != decoded_.end(); ++it) made_tuple = !in_consts(in_consts, it->first->co_consts);
+  }
+  if ((is_constant(v) && !made_tuple && (unguarded_.empty() || !holds_unguarded(v))) || PyType_Check(v) || PyModule_Check(v) || builtin_function || (PyRange_Check(v) && planning_break_) ||
       (is_library_type(Py_TYPE(v)) && std::strcmp(Py_TYPE(v)->tp_name, "Type") == 0)) {  // pijit dtypes
     Py_INCREF(v);
     p.kind = ReturnPlan::Const;

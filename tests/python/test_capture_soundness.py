@@ -1125,6 +1125,28 @@ class ValuesComeBackAsTheyWentIn(unittest.TestCase):
             self.assertIs(r[2], r[3])
         self.assertEqual(pj.jit_stats(jf)["graphs"], 1)
 
+    def test_a_tuple_built_of_constants_is_new_each_call(self):  # fuzz 700665
+        # A tuple the code builds is a new object on each call even when its items are guarded
+        # constants; the code's own constant tuples (LOAD_CONST), also an inlined function's and
+        # nested ones, and a global's tuple are the same object every call, as plainly.
+        K = (5, 6)
+
+        def inner(x, d=(3, 4)):
+            return (0.25 < 2), x.size, d
+
+        def f(x):
+            built = inner(x)
+            return built, x.shape, tuple([1, 2]), (1, 2), ((7, 8), 9)[0], built[2], K
+
+        for fn in (f, pj.jit(f)):
+            a, b = fn(pj.Tensor([0.0, 1.0])), fn(pj.Tensor([5.0, 1.0]))
+            self.assertEqual(a, b)
+            self.assertEqual([p is q for p, q in zip(a, b)],
+                             [False, False, False, True, True, True, True], fn)
+        jf = pj.jit(f)
+        jf(pj.Tensor([0.0, 1.0]))
+        self.assertEqual(pj.jit_stats(jf)["break_reasons"], [])
+
     def test_a_returned_view_of_a_constant_is_the_callers(self):  # w02
         def f(x):
             k = pj.Tensor([1.0, 2.0])

@@ -6,11 +6,13 @@ Found by tests/fuzz (program 700665 of seed 7, minimised: an inlined Cell.constr
 ((0.25 < 2), x.size), appended to a global list by two calls: "global G_LOG: tuple vs ref").
 Not specific to user objects: the generator made the same program before they existed.
 
-Status: OPEN (differs on 3.7 and 3.9 at commit b075191). The leading underscore keeps
-tests/python/test_fuzz.py (FoundPrograms) from running it until it is fixed: rename it without
-the "_open_" prefix then.
+Status: FIXED (differed on 3.7 and 3.9 at commit b075191; kept as a regression program). Cause:
+plan_return (capture/sim_values.cc) planned every tuple of constants as one Const, so a tuple
+capture built (BUILD_TUPLE, tuple(), x.shape) was loaded as the object made at capture time;
+now only the simulated code's own constants and constants read from the frame stay Const, and
+other tuples are rebuilt on each call.
 
-    PYTHONPATH=pyscripts python tests/fuzz/found/_open_tuple_of_guarded_constants_is_one_object.py     (exit 1: plain and jitted differ)
+    PYTHONPATH=pyscripts python tests/fuzz/found/tuple_of_guarded_constants_is_one_object.py     (exit 1: plain and jitted differ)
 """
 import pijit as pj
 from _found import show, verdict
