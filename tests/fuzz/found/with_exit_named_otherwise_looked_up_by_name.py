@@ -7,11 +7,10 @@ returns.
 Found by tests/fuzz (program 200288 of seed 2 with --contexts 1, minimised: drive() swapped
 Mgr.__exit__ between calls: "outcome: ok vs raise AttributeError").
 
-Status: OPEN (differs on 3.7 and 3.9 at commit ccbe8b5). The leading underscore keeps
-tests/python/test_fuzz.py (FoundPrograms) from running it until it is fixed: rename it without
-the "_open_" prefix then.
+Status: differed on 3.7 and 3.9 when the fuzzer found it (commit ccbe8b5); plain and jitted
+agree since commit b990699 (kept as a regression program).
 
-    PYTHONPATH=pyscripts python tests/fuzz/found/_open_with_exit_named_otherwise_looked_up_by_name.py     (exit 1: plain and jitted differ)
+    PYTHONPATH=pyscripts python tests/fuzz/found/with_exit_named_otherwise_looked_up_by_name.py     (exit 1: plain and jitted differ)
 """
 import pijit as pj
 from _found import outcome, show, verdict
