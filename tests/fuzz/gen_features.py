@@ -174,9 +174,18 @@ class FeatureStatements(object):
             return self.x_call(depth)
         if c < 0.66 and depth < 4:
             return self.x_loop_finally(depth)
-        if c < 0.74:
+        if c < 0.72:
             return self.x_assert(depth)
-        if c < 0.88:
+        if c < 0.8:
+            return self.x_return_finally(depth)
+        if c < 0.9:
+            if self.chance(0.6):           # most inside a try (a raise escapes the others)
+                self.emit(depth, "try:")
+                self.scopes.append([])
+                self.x_op_raise(depth + 1)
+                self.scopes.pop()
+                return self.x_handler(depth, self.pick(["ArithmeticError", "LookupError", "Exception",
+                                                        "(ValueError, ZeroDivisionError)", self.x_spec()]))
             return self.x_op_raise(depth)
         self.emit(depth, "if %s:" % self.e_B(1))
         self.emit(depth + 1, "raise %s" % self.x_ctor())
@@ -202,7 +211,9 @@ class FeatureStatements(object):
                 "[1.0, 2.0][%s]" % self.e_I(0), "math.sqrt(%s)" % self.e_N(0),
                 "int(%s)" % self.e_N(0), "divmod(%s, G_ZERO)[1]" % self.e_N(0),
                 "getattr(1.5, G_KEY)", "(10 ** 400) * 1.0 if G_MODE > 4 else 0.5",
-                "{'a': 1.0}.get(G_KEY, 0.0) + {'b': 2.0}[G_KEY]"]
+                "{'a': 1.0}.get(G_KEY, 0.0) + {'b': 2.0}[G_KEY]",
+                "sum([1 / G_ZERO for _ in range(2)])", "len([int(G_STR) for _ in range(2)])",
+                "max(1 / (G_ZERO + e) for e in (0, 1))"]
         if ln:
             opts += ["%s[%s + 2]" % (self.pick(ln), self.e_I(0))]
         if dn:
@@ -230,8 +241,11 @@ class FeatureStatements(object):
         if c < 0.3:
             self.emit(depth, "if %s:" % self.e_B(1))
             self.emit(depth + 1, "raise %s" % self.x_ctor())
-        elif c < 0.35:
+        elif c < 0.33:
             self.emit(depth, "raise %s" % self.x_ctor())
+        elif c < 0.35:
+            self.emit(depth, "if %s:" % self.e_B(1))
+            self.emit(depth + 1, "raise                 # no exception is being handled here")
         elif c < 0.5:
             self.x_call(depth)
         elif c < 0.68:
@@ -261,13 +275,33 @@ class FeatureStatements(object):
         self.scopes.pop()
         if self.chance(0.2):
             return self.x_finally(depth)
-        for _ in range(self.r.randint(1, 2)):
-            self.x_handler(depth, self.x_spec())
+        names = [self.x_handler(depth, self.x_spec()) for _ in range(self.r.randint(1, 2))]
         if self.chance(0.25):
             self.emit(depth, "else:")
             self.sub_block(depth + 1, 1)
         if self.chance(0.35):
             self.x_finally(depth)
+        names = [e for e in names if e]
+        if names and self.chance(0.3):
+            # `except E as e` unbinds e when the handler ends (and never binds it if it did not run)
+            n = self.fresh("n")
+            self.d_try(depth, "%s = len(%s.args)" % (n, self.pick(names)),
+                       self.pick(["NameError", "UnboundLocalError"]), "%s = -1" % n)
+            self.bind(n, "N")
+
+    def x_return_finally(self, depth):
+        """return of a list the finally clause appends to (the caller sees the append)."""
+        lst = self.fresh("ln")
+        self.emit(depth, "%s = [%s]" % (lst, self.e_N(0)))
+        self.emit(depth, "try:")
+        self.emit(depth + 1, "if %s:" % self.e_B(1))
+        self.emit(depth + 2, "return (%s), %s" % (self.ret_expr(), lst))
+        self.emit(depth + 1, "%s.append(%s)" % (lst, self.e_N(0)))
+        self.x_raise_site(depth + 1) if self.chance(0.3) else None
+        self.emit(depth, "finally:")
+        self.emit(depth + 1, "%s.append(%s)" % (lst, self.pick(["-1", "len(%s)" % lst, self.e_N(0)])))
+        self.bind(lst, "LN")
+        self.owned.add(lst)
 
     def x_finally(self, depth):
         self.emit(depth, "finally:")
@@ -292,7 +326,9 @@ class FeatureStatements(object):
                      "else -1" % (e, e)),
                     ("T", "%s * len(%s.args)" % (self.e_T(1), e))]
             if "exceptions" in self.env.fx:
-                opts += [("N", "getattr(%s, 'code', -2)" % e)]
+                opts += [("N", "getattr(%s, 'code', -2)" % e),
+                         ("N", "(sys.exc_info()[1] is %s)" % e),
+                         ("N", "len(sys.exc_info()[1].args) + (sys.exc_info()[0] is type(%s))" % e)]
             if not self.env.pure:
                 opts += [(None, "G_ELOG.append('%%s %%r' %% (type(%s).__name__, %s.args))" % (e, e)),
                          (None, "G_ELOG.append(repr(%s))" % e)] * 2
@@ -316,6 +352,7 @@ class FeatureStatements(object):
         if self.chance(0.5):
             self.sub_block(depth + 1, 1)
         self.scopes.pop()
+        return e
 
     def x_loop_finally(self, depth):
         acc, k = self.fresh("t"), self.fresh("k")
@@ -355,6 +392,7 @@ class FeatureStatements(object):
             head = self.pick(["gten(%s, %s)" % (T(), self.pick(["2", "3", "G_GN"])),
                               "gten(%s)" % T(), "gfrom(%s)" % T(), "gglob(%s)" % T(),
                               "gfin(%s, %s)" % (T(), self.x_log()), "gnum_t(%s)" % T(),
+                              "gdeleg(%s)" % T(), "gret(%s)" % T(),
                               "(e * 2.0 for e in %s)" % self.e_LT(0),
                               "map(lambda e: e * 0.5, gten(%s, 2))" % T(),
                               "(a - b for a, b in zip(gten(%s, 3), %s))" % (T(), self.e_LT(0))])
@@ -454,12 +492,13 @@ class FeatureStatements(object):
             self.emit(depth, "try:")
             d = depth + 1
             self.scopes.append([])
-        self.x_acc_loop(d, "graise(%s, %s)" % (T(), self.pick(["0", "1", "G_GN", self.e_I(0)])),
-                        self.fresh("e"))
+        self.x_acc_loop(d, self.pick(["graise(%s, %s)" % (T(), self.pick(["0", "1", "G_GN", self.e_I(0)])),
+                                      "gstop(%s)" % T()]), self.fresh("e"))
         if wrap:
             self.scopes.pop()
             ex = self.fresh("ex")
-            self.emit(depth, "except %s as %s:" % (self.pick(["ValueError", "Exception", "(ValueError, KeyError)"]), ex))
+            self.emit(depth, "except %s as %s:" % (self.pick(["ValueError", "Exception", "(ValueError, KeyError)",
+                                                              "RuntimeError"]), ex))
             self.emit(depth + 1, "%s = len(%s.args)" % (self.fresh("n"), ex))
 
     # ---- context managers -------------------------------------------------------------------
@@ -498,10 +537,11 @@ class FeatureStatements(object):
             self.emit(depth + 1, "%s = len(%s.args)" % (self.fresh("n"), ex))
 
     def c_manager(self):
-        sup = self.pick(["False", "False", "True", "None", self.e_B(0)])
+        # what __exit__ returns (its truth suppresses), or 'boom' / 'enter': they raise
+        sup = self.pick(["False", "False", "True", "None", self.e_B(0), "1", "0", "[]", "'yes'"]
+                        if self.chance(0.95) else ["'boom'", "'enter'"])
         return "Mgr(%s, %s, %s, %r)" % (self.pick([self.e_T(1), self.e_T(0)]), sup,
-                                        self.pick([self.x_log(), self.x_log(), "None"]),
-                                        self.fresh("m"))
+                                        self.pick([self.x_log(), "None"]), self.fresh("m"))
 
     def c_with(self, depth, mgr, nested=False, as_kind=None, raise_p=0.35):
         if as_kind is None:
@@ -524,7 +564,7 @@ class FeatureStatements(object):
             self.bind(m2, "MG" if self.env.fxv["ctx_enter"] == "self" else "T")
             d += 1
         # (drive() may swap Mgr.__enter__: then the value is the other one)
-        use = self.pick(["%s.v" % m, "(%s.v if isinstance(%s, Mgr) else %s)" % (m, m, m)]) \
+        use = ("%s.v" % m if self.chance(0.2) else "(%s.v if isinstance(%s, Mgr) else %s)" % (m, m, m)) \
             if as_kind == "MG" else m
         self.let(d, "t", "T", self.pick(
             ["%s * 2.0" % use, "%s + %s" % (use, self.e_T(0)), "ops.relu(%s)" % use]))
@@ -718,6 +758,9 @@ def prelude(p, name):
     w("")
     w("")
     if name == "exceptions":
+        w("import sys")
+        w("")
+        w("")
         w("class E(ValueError):")
         w('    """A user exception (a ValueError)."""')
         w("")
@@ -860,6 +903,22 @@ def prelude(p, name):
         w("    yield t + 0.5")
         w("")
         w("")
+        w("def gret(t):")
+        w("    yield t")
+        w("    return t * 3.0")
+        w("")
+        w("")
+        w("def gdeleg(t):")
+        w("    r = yield from gret(t)            # the value gret returns")
+        w("    yield r + 1.0")
+        w("")
+        w("")
+        w("def gstop(t):")
+        w("    yield t")
+        w("    next(iter([]))                    # StopIteration in a generator: RuntimeError")
+        w("    yield t * 2.0")
+        w("")
+        w("")
         w("def gcount(start):")
         w("    i = start")
         w("    while True:")
@@ -894,12 +953,16 @@ def prelude(p, name):
         w("    def __enter__(self):")
         w("        if self.log is not None:")
         w("            self.log.append('enter ' + self.name)")
+        w("        if self.sup == 'enter':")
+        w("            raise ValueError('enter', self.name)")
         w("        return %s" % ("self" if enter == "self" else "self.v"))
         w("")
         w("    def __exit__(self, et, ev, tb):")
         w("        if self.log is not None:")
         w("            self.log.append('exit %%s %%r' %% (self.name, %s))" % r.choice([
             "et.__name__ if et is not None else None", "ev.args if ev is not None else ()"]))
+        w("        if self.sup == 'boom':")
+        w("            raise %s" % r.choice(["RuntimeError('exit', self.name)", "KeyError(self.name)"]))
         w("        return %s" % r.choice(["self.sup", "self.sup", "None",
                                           "self.sup or (et is not None and issubclass(et, LookupError))",
                                           "False if et is None else self.sup"]))
@@ -940,9 +1003,9 @@ def prelude(p, name):
         o["d_add_t"] = r.random() < 0.5
         o["d_iadd"] = r.random() < 0.6
         o["d_eq"] = r.choice(["notimpl", "false"])
-        o["d_bool"] = r.choice(["bool", "bool", "nonbool"])
+        o["d_bool"] = r.choice(["bool", "bool", "nonbool", "none"])
         o["d_iter"] = r.choice(["gen", "list", "none"])
-        o["d_contains"] = r.random() < 0.5
+        o["d_contains"] = r.choice([None, "bool", "n"])
         o["d_hash"] = r.random() < 0.5
         w("class V(object):")
         w('    """Operators of a user class: capture must run each where Python runs it."""')
@@ -1003,9 +1066,10 @@ def prelude(p, name):
         w("    def __lt__(self, o):")
         w("        return self.n < (o.n if isinstance(o, V) else o)")
         w("")
-        w("    def __bool__(self):")
-        w("        return %s" % ("self.n > 0" if o["d_bool"] == "bool" else "self.n"))
-        w("")
+        if o["d_bool"] != "none":          # (none: truth by __len__)
+            w("    def __bool__(self):")
+            w("        return %s" % ("self.n > 0" if o["d_bool"] == "bool" else "self.n"))
+            w("")
         w("    def __len__(self):")
         w("        return self.n")
         w("")
@@ -1028,7 +1092,8 @@ def prelude(p, name):
         if o["d_contains"]:
             w("")
             w("    def __contains__(self, o):")
-            w("        return o == self.n")
+            w("        return %s" % ("o == self.n" if o["d_contains"] == "bool" else
+                                   "self.n      # (`in` takes its truth)"))
         w("")
         w("    def __call__(self, t):")
         w("        return t * self.n + self.v")
@@ -1048,7 +1113,15 @@ def prelude(p, name):
             w("        return NotImplemented")
         w("")
         w("")
-        w("_v_add, _v_bool, _v_len, _vs_radd = V.__add__, V.__bool__, V.__len__, VS.__radd__")
+        w("_V_ORIG, _vs_radd = dict(vars(V)), VS.__radd__")
+        w("")
+        w("")
+        w("def _v_reset(name):")
+        w('    """V\'s special method `name` as the class defined it (or none again)."""')
+        w("    if name in _V_ORIG:")
+        w("        setattr(V, name, _V_ORIG[name])")
+        w("    elif name in vars(V):")
+        w("        delattr(V, name)")
         w("")
         w("")
         w("def _v_add_alt(self, o):")
@@ -1119,9 +1192,11 @@ def mutation(p):
                     "M_G.sup = %s" % r.choice(["True", "False"]), "G_CLOG.clear()",
                     "M_G.v = pj.Tensor(%s)" % r.choice(["[2.0]", "[0.5, 1.0, -1.0]"])]
         else:
-            opts = ["V.__add__ = _v_add_alt", "V.__add__ = _v_add",
-                    "V.__bool__ = lambda self: self.n", "V.__bool__ = _v_bool",
-                    "V.__len__ = lambda self: -1", "V.__len__ = _v_len",
+            opts = ["V.__add__ = _v_add_alt", "_v_reset('__add__')",
+                    "V.__bool__ = lambda self: self.n", "_v_reset('__bool__')",
+                    "V.__len__ = lambda self: -1", "_v_reset('__len__')",
+                    "_v_reset(%r)" % r.choice(["__iter__", "__contains__", "__iadd__", "__neg__",
+                                               "__eq__"]),
                     "if '__radd__' in vars(VS): del VS.__radd__", "VS.__radd__ = _vs_radd",
                     "V.__iter__ = lambda self: iter([self.v])",
                     "V.__contains__ = lambda self, o: False",

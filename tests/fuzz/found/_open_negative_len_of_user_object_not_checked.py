@@ -1,0 +1,44 @@
+"""len() of a user object whose __len__ returns a number capture has stopped guarding (it changed
+between calls, so the cached code takes any value): a negative length passes, where plain Python
+raises ValueError('__len__() should return >= 0'). The same for truth by __len__ (bool(u),
+`if u:`, `u or 0` on a class without __bool__). Here the third call returns instead of raising.
+
+Found by tests/fuzz (program 4100825 of seed 41 with --dunders 1, minimised: V without __bool__,
+int(bool(u or 0)) on a V passed in whose __len__ returns 1, 2, then -1:
+"exception message (ValueError)", where a later operation raised instead).
+
+Status: OPEN (differs on 3.7 and 3.9 at commit c8e75f1). The leading underscore keeps
+tests/python/test_fuzz.py (FoundPrograms) from running it until it is fixed: rename it without
+the "_open_" prefix then.
+
+    PYTHONPATH=pyscripts python tests/fuzz/found/_open_negative_len_of_user_object_not_checked.py     (exit 1: plain and jitted differ)
+"""
+import pijit as pj
+from _found import outcome, verdict
+
+
+class V(object):
+    def __init__(self, n):
+        self.n = n
+
+    def __len__(self):
+        return self.n
+
+
+W = pj.Tensor([-2.0, -1.5, -0.5])
+
+
+def f(x, u):
+    n = len(u)                  # raises ValueError when __len__ returns a negative number
+    return x + W
+
+
+def run(fn):
+    x = pj.Tensor([1.0, -2.0, 0.5])
+    return [outcome(fn, x, V(1)), outcome(fn, x, V(2)), outcome(fn, x, V(-1))]
+
+
+plain = run(f)
+jitted = run(pj.jit(f))
+
+verdict(plain, jitted)
