@@ -1,7 +1,8 @@
 """len() of a user object whose __len__ returns a number capture has stopped guarding (it changed
 between calls, so the cached code takes any value): a negative length passes, where plain Python
 raises ValueError('__len__() should return >= 0'). The same for truth by __len__ (bool(u),
-`if u:`, `u or 0` on a class without __bool__). Here the third call returns instead of raising.
+`if u:`, `u or 0` on a class without __bool__), and for a length past sys.maxsize (plain:
+OverflowError). Here the third call returns instead of raising.
 
 Found by tests/fuzz (program 4100825 of seed 41 with --dunders 1, minimised: V without __bool__,
 int(bool(u or 0)) on a V passed in whose __len__ returns 1, 2, then -1:
