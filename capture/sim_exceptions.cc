@@ -72,8 +72,41 @@ PyObject* Simulator::make_exception(PyTypeObject* t, const std::vector<PyObject*
   return e;
 }
 
+// A KeyError or IndexError the real operation raised on values the simulation holds (whose
+// contents the guards fix): raised in the simulation, where a handler of the function may catch
+// it (Mapping.__contains__ catches the KeyError of its __getitem__). Anything else: python_error.
+void Simulator::raise_lookup_error(const char* during) {
+  PyObject* t = PyErr_Occurred();
+  if (t != PyExc_KeyError && t != PyExc_IndexError) python_error(during);
+  PyObject *type, *value, *tb;
+  PyErr_Fetch(&type, &value, &tb);
+  PyErr_NormalizeException(&type, &value, &tb);
+  PyObject* args = value ? PyObject_GetAttrString(value, "args") : nullptr;
+  Py_XDECREF(tb);
+  const bool plain = args && PyTuple_CheckExact(args) && is_constant(args);
+  if (!plain) {
+    Py_XDECREF(args);
+    PyErr_Restore(type, value, nullptr);
+    python_error(during);
+  }
+  own(args);
+  Py_XDECREF(value);
+  std::vector<PyObject*> items(PySequence_Fast_ITEMS(args), PySequence_Fast_ITEMS(args) + PyTuple_GET_SIZE(args));
+  PyObject* e = make_exception(reinterpret_cast<PyTypeObject*>(type), items, nullptr);
+  Py_DECREF(type);
+  throw SimRaise{e};
+}
+
 void Simulator::raise_statement(SimFrame& fr, int argc) {
-  if (argc == 2) stop(Break::Raises, "raise ... from ... statement");
+  PyObject* cause = nullptr;
+  if (argc == 2) {  // raise E from C: C (an exception, a class made one, or None) is E's __cause__
+    cause = fr.stack.back();
+    fr.stack.pop_back();
+    if (PyType_Check(cause) && PyType_IsSubtype(reinterpret_cast<PyTypeObject*>(cause), reinterpret_cast<PyTypeObject*>(PyExc_BaseException)))
+      cause = make_exception(reinterpret_cast<PyTypeObject*>(cause), {}, nullptr);
+    if (cause != Py_None && !made_exception(cause)) stop(Break::Raises, "raise ... from a cause capture did not make");
+    argc = 1;
+  }
   PyObject* e = nullptr;
   if (argc == 0) {
     if (fr.handling.empty()) stop(Break::Raises, "re-raise statement");
@@ -85,6 +118,10 @@ void Simulator::raise_statement(SimFrame& fr, int argc) {
       e = make_exception(reinterpret_cast<PyTypeObject*>(e), {}, nullptr);  // `raise ValueError`
   }
   if (!made_exception(e)) stop(Break::Raises, "raise statement");
+  if (cause) {  // as do_raise: the cause set (it steals a reference), __suppress_context__ true
+    if (cause != Py_None) Py_INCREF(cause);
+    PyException_SetCause(e, cause == Py_None ? nullptr : cause);
+  }
   throw SimRaise{e};
 }
 

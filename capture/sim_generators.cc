@@ -11,6 +11,7 @@
 #if PJ_PY_CAPTURE_SUPPORTED
 
 #include "capture/sim_state.h"
+#include "pyext/tensor_object.h"
 
 namespace pj::capture {
 
@@ -112,6 +113,24 @@ PyObject* Simulator::lazy_builtin(PyObject* callable, const std::vector<PyObject
   return inline_call(fn, nullptr, margs, nullptr);  // (call() would run pijit's code for real)
 }
 
+// YIELD_FROM: the next value of the iterator delegated to is yielded, and the instruction runs
+// again when the generator is resumed (CPython rewinds to it); once the iterator is exhausted,
+// the sub-generator's return value is the expression's value.
+void Simulator::yield_from(SimFrame& fr) {
+  PJ_CHECK(fr.stack.size() >= 2) << "YIELD_FROM on a short stack";
+  fr.stack.pop_back();  // the value sent: None (send() is refused)
+  PyObject* receiver = fr.stack.back();
+  if (PyObject* v = next_item(receiver)) {
+    fr.yielded = v;
+    fr.suspended = true;
+    fr.pc -= 1;
+    return;
+  }
+  fr.stack.pop_back();
+  PyObject* ret = sim_generator(receiver) ? generators_.at(receiver)->result : nullptr;
+  fr.stack.push_back(ret ? ret : Py_None);
+}
+
 bool Simulator::generator_cleanup_pending() const {
   for (const auto& [g, fr] : generators_) {
     if (!fr->started || fr->returned) continue;
@@ -135,7 +154,7 @@ PyObject* Simulator::call_on_generators(PyObject* callable, const std::vector<Py
   bool any = false, user = false;
   for (PyObject* a : args) {
     any = any || sim_generator(a);
-    user = user || user_operand(a);
+    user = user || (!py::is_tensor(a) && !is_constant(a) && user_operand(a));
   }
   if (!any && !user) return nullptr;
   PyObject* func = PyMethod_Check(callable) ? PyMethod_GET_FUNCTION(callable) : callable;

@@ -172,8 +172,13 @@ class Simulator {
   bool sim_generator(PyObject* v) const { return !generators_.empty() && generators_.count(v) > 0; }
   PyObject* generator_next(PyObject* g);  // the next value; nullptr: exhausted
   void yield_value(SimFrame& fr);
+  void yield_from(SimFrame& fr);
   bool generator_cleanup_pending() const;  // one is suspended inside a try or with block
   PyObject* lazy_builtin(PyObject* callable, const std::vector<PyObject*>& args, PyObject* kwnames);
+  // functools.partial read from the frame: its function called with its arguments and keywords
+  // (each read along a guarded path) before and among the call's own.
+  PyObject* call_partial(PyObject* partial, const std::vector<PyObject*>& args, PyObject* kwnames);
+  static bool is_partial(PyObject* v);
   PyObject* drain(PyObject* g);           // a list of every value left
   PyObject* call_on_generators(PyObject* callable, const std::vector<PyObject*>& args, PyObject* kwnames);
   std::unordered_map<PyObject*, std::unique_ptr<SimFrame>> generators_;
@@ -181,6 +186,7 @@ class Simulator {
   bool plain_exception_class(PyTypeObject* t);
   PyObject* make_exception(PyTypeObject* t, const std::vector<PyObject*>& args, PyObject* kwnames);
   void raise_statement(SimFrame& fr, int argc);
+  [[noreturn]] void raise_lookup_error(const char* during);
   bool enter_handler(SimFrame& fr, PyObject* e);
   bool exception_matches(PyObject* raised, PyObject* pattern);
   void pop_except(SimFrame& fr);
@@ -225,6 +231,7 @@ class Simulator {
                                         " the function did not create");
   }
   PyObject* load_attr(PyObject* v, PyObject* name);
+  PyObject* enum_field(PyObject* v, PyObject* name, PyObject* descr);
   // ---- side effects deferred to after the graph (sim_effects.cc) ----
   PyObject* output_call(PyObject* callable, const std::vector<PyObject*>& args, PyObject* kwnames);
   void store_attr(PyObject* owner, PyObject* name, PyObject* value);

@@ -515,7 +515,8 @@ PyObject* Simulator::wrap(PyObject* obj, int node) {
     // A tuple with names: its type, and that its class stays as namedtuple() made it (a field
     // descriptor or method replaced later recompiles). Its length is guarded where it matters.
     guard_class(node, Py_TYPE(obj), nullptr);
-  } else if (PyTuple_CheckExact(obj) || PyList_CheckExact(obj) || builtin_dict || generator || plain_instance(obj)) {
+  } else if (PyTuple_CheckExact(obj) || PyList_CheckExact(obj) || builtin_dict || generator || plain_instance(obj) ||
+             is_partial(obj)) {  // (a partial's fields are guarded where it is called: call_partial)
     // Only the type. A container's length is guarded when it matters (iteration, unpacking, len,
     // passing it on), so reading one item of a list the function appends to elsewhere does not
     // over-guard. An instance is read only through guarded attribute paths, so other instances
@@ -602,7 +603,7 @@ void Simulator::need_identity(PyObject* v) {
     return;
   }
   int node = node_of(v);
-  if (node < 0 || !plain_instance(v)) return;
+  if (node < 0 || !(plain_instance(v) || is_partial(v))) return;
   guard_identity(node, v);
 }
 
@@ -934,6 +935,7 @@ PyObject* Simulator::load_attr(PyObject* v, PyObject* name) {
   }
   PyObject* descr = _PyType_Lookup(tp, name);
   guard_class(node, tp, name);
+  if (PyObject* raw = enum_field(v, name, descr)) return load_attr(v, raw);
   if (descr && Py_TYPE(descr)->tp_descr_set) {
     Py_ssize_t field = PyTuple_Check(v) ? py::tuple_field_index(descr) : -1;
     if (field >= 0) {
@@ -987,6 +989,27 @@ PyObject* Simulator::load_attr(PyObject* v, PyObject* name) {
     stop(Break::UnsupportedAttribute, std::string(tp->tp_name) + " defines __getattr__");
   }
   stop(Break::Raises, std::string("AttributeError: '") + tp->tp_name + "' object has no attribute '" + cname + "'");
+}
+
+// member.value and member.name of an enum member: enum.Enum's own descriptors read _value_ and
+// _name_ from the member's dict. The name of that attribute, or nullptr.
+PyObject* Simulator::enum_field(PyObject* v, PyObject* name, PyObject* descr) {
+  static PyObject* enum_class = [] {
+    PyObject* m = PyImport_ImportModule("enum");
+    PyObject* e = m ? PyObject_GetAttrString(m, "Enum") : nullptr;
+    Py_XDECREF(m);
+    PyErr_Clear();
+    return e;
+  }();
+  if (!descr || !enum_class || !PyObject_TypeCheck(v, reinterpret_cast<PyTypeObject*>(enum_class))) return nullptr;
+  static PyObject* value_name = PyUnicode_InternFromString("value");
+  static PyObject* name_name = PyUnicode_InternFromString("name");
+  static PyObject* raw_value = PyUnicode_InternFromString("_value_");
+  static PyObject* raw_name = PyUnicode_InternFromString("_name_");
+  auto* base = reinterpret_cast<PyTypeObject*>(enum_class);
+  if (PyUnicode_Compare(name, value_name) == 0 && descr == _PyType_Lookup(base, value_name)) return raw_value;
+  if (PyUnicode_Compare(name, name_name) == 0 && descr == _PyType_Lookup(base, name_name)) return raw_name;
+  return nullptr;
 }
 
 // super() (from the frame's first argument and its __class__ cell, as CPython does) and
@@ -1182,7 +1205,10 @@ bool Simulator::truth(PyObject* v) {
     if (t < 0) python_error("truth test");
     return t == 1;
   }
-  if (user_operand(v)) return user_truth(v);
+  if (user_operand(v)) {
+    if (PyObject* seq = cell_children(v)) return PyTuple_GET_SIZE(seq) > 0;  // a CellList: has cells
+    return user_truth(v);
+  }
   PyTypeObject* tp = Py_TYPE(v);
   bool plain = !(tp->tp_as_number && tp->tp_as_number->nb_bool) && !(tp->tp_as_mapping && tp->tp_as_mapping->mp_length) &&
                !(tp->tp_as_sequence && tp->tp_as_sequence->sq_length);
@@ -1268,8 +1294,7 @@ PyObject* Simulator::call_ex(PyObject* callable, PyObject* args_tuple, PyObject*
 }
 
 PyObject* Simulator::call(PyObject* callable, const std::vector<PyObject*>& args, PyObject* kwnames) {
-  if (!generators_.empty())
-    if (PyObject* r = call_on_generators(callable, args, kwnames)) return r;
+  if (PyObject* r = call_on_generators(callable, args, kwnames)) return r;  // (and on user iterables)
   if (PyObject* none = output_call(callable, args, kwnames)) return none;
   if (PyObject* target = assign_call(callable, args, kwnames)) return target;
   if (py::is_tape_run(callable)) return tape_run(args, kwnames);
@@ -1320,6 +1345,7 @@ PyObject* Simulator::call(PyObject* callable, const std::vector<PyObject*>& args
     stop(Break::UnsupportedCall, describe_callable(callable));
   }
   if (PyObject* target = jit_target(callable)) return call(target, args, kwnames);
+  if (is_partial(callable)) return call_partial(callable, args, kwnames);
   if (PyFunction_Check(callable)) {
     if (values_.created(callable, Kind::Function) || !is_library_code(callable)) return inline_call(callable, nullptr, args, kwnames);
     return trace_call(callable, args, kwnames);
@@ -1397,6 +1423,11 @@ PyObject* Simulator::call(PyObject* callable, const std::vector<PyObject*>& args
   if (callable == reinterpret_cast<PyObject*>(&PySuper_Type)) return make_super(args, kwnames);
   if (callable == reinterpret_cast<PyObject*>(&PyBool_Type) && args.size() == 1 && !kwnames && user_operand(args[0]))
     return truth(args[0]) ? Py_True : Py_False;
+  const bool sequence_type = callable == reinterpret_cast<PyObject*>(&PyTuple_Type) || callable == reinterpret_cast<PyObject*>(&PyList_Type);
+  if (sequence_type && args.size() == 1 && !kwnames && (PyList_CheckExact(args[0]) || PyTuple_CheckExact(args[0]))) {
+    Passing pass(this);  // tuple(a_list) copies references: what the items are does not matter
+    return trace_call(callable, args, kwnames);
+  }
   if (PyType_Check(callable)) {
     // list(x), set(x), dict(x)...: iterating, hashing or comparing x must run no user code
     // (a class's __iter__, a WeakSet): its result would be folded in, its effects lost.
@@ -1414,6 +1445,66 @@ PyObject* Simulator::call(PyObject* callable, const std::vector<PyObject*>& args
   }
   if (is_library_type(Py_TYPE(callable))) return trace_call(callable, args, kwnames);  // ops.Add() etc.
   stop(Break::UnsupportedCall, describe_callable(callable));
+}
+
+bool Simulator::is_partial(PyObject* v) {
+  static PyObject* partial = [] {
+    PyObject* m = PyImport_ImportModule("functools");
+    PyObject* p = m ? PyObject_GetAttrString(m, "partial") : nullptr;
+    Py_XDECREF(m);
+    PyErr_Clear();
+    return p;
+  }();
+  return partial && reinterpret_cast<PyObject*>(Py_TYPE(v)) == partial;  // (a subclass may override __call__)
+}
+
+PyObject* Simulator::call_partial(PyObject* partial, const std::vector<PyObject*>& args, PyObject* kwnames) {
+  const int node = node_of(partial);
+  if (node < 0) stop(Break::UnsupportedCall, "a functools.partial made during capture");
+  auto field = [&](const char* n) {
+    PyObject* key = own(PyUnicode_InternFromString(n));
+    PyObject* r = PyObject_GetAttr(partial, key);  // C members: no user code
+    if (!r) python_error("reading a functools.partial");
+    own(r);
+    return std::make_pair(r, tree_.child(node, Access::Attr, key));
+  };
+  auto [func, fnode] = field("func");
+  auto [pargs, anode] = field("args");
+  auto [kw, knode] = field("keywords");
+  if (!PyTuple_CheckExact(pargs) || !PyDict_CheckExact(kw)) stop(Break::UnsupportedCall, "a functools.partial with odd state");
+  func = wrap(func, fnode);
+  std::vector<PyObject*> all;
+  Py_INCREF(&PyTuple_Type);
+  tree_.add_check(anode, {CheckKind::Length, reinterpret_cast<PyObject*>(&PyTuple_Type), PyTuple_GET_SIZE(pargs), {}});
+  for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(pargs); ++i)
+    all.push_back(wrap(PyTuple_GET_ITEM(pargs, i), tree_.child(anode, Access::Item, own(PyLong_FromSsize_t(i)))));
+  const size_t npos = args.size() - (kwnames ? PyTuple_GET_SIZE(kwnames) : 0);
+  all.insert(all.end(), args.begin(), args.begin() + static_cast<std::ptrdiff_t>(npos));
+  // Its keywords, then the call's (a call's keyword replaces the partial's of that name).
+  Py_INCREF(&PyDict_Type);
+  tree_.add_check(knode, {CheckKind::Length, reinterpret_cast<PyObject*>(&PyDict_Type), PyDict_Size(kw), {}});
+  PyObject* names = own(PyList_New(0));
+  std::vector<PyObject*> values;
+  Py_ssize_t pos = 0;
+  PyObject *k, *item;
+  while (PyDict_Next(kw, &pos, &k, &item)) {
+    if (!PyUnicode_CheckExact(k)) stop(Break::UnsupportedCall, "a functools.partial with a keyword that is not a str");
+    PyList_Append(names, k);
+    values.push_back(wrap(item, tree_.child(knode, Access::Item, k)));
+  }
+  for (size_t i = npos; i < args.size(); ++i) {
+    PyObject* k2 = PyTuple_GET_ITEM(kwnames, static_cast<Py_ssize_t>(i - npos));
+    Py_ssize_t at = PySequence_Index(names, k2);
+    if (at >= 0) {
+      values[static_cast<size_t>(at)] = args[i];
+      continue;
+    }
+    PyErr_Clear();
+    PyList_Append(names, k2);
+    values.push_back(args[i]);
+  }
+  all.insert(all.end(), values.begin(), values.end());
+  return call(func, all, values.empty() ? nullptr : own(PyList_AsTuple(names)));
 }
 
 PyObject* Simulator::call_builtin(PyObject* callable, const std::vector<PyObject*>& args, PyObject* kwnames,

@@ -603,7 +603,15 @@ void Simulator::step(SimFrame& fr, const Instruction& ins) {
       if (node >= 0 && is_constant(key) && !PySlice_Check(key) &&
           (tuple_like(obj) || PyList_CheckExact(obj) || PyDict_CheckExact(obj) || library_tuple)) {
         PyObject* item = PyObject_GetItem(obj, key);
-        if (!item) python_error("indexing");
+        if (!item) {  // what the raise depends on: the key absent, the sequence's length
+          if (PyDict_CheckExact(obj)) {
+            tree_.add_check(tree_.child(node, guards::Access::Item, key), {guards::CheckKind::Absent, nullptr, 0, {}});
+          } else {
+            Py_INCREF(Py_TYPE(obj));
+            tree_.add_check(node, {guards::CheckKind::Length, reinterpret_cast<PyObject*>(Py_TYPE(obj)), PyObject_Length(obj), {}});
+          }
+          raise_lookup_error("indexing");
+        }
         own(item);
         push(fr, wrap(item, tree_.child(node, guards::Access::Item, key)));
         return;
@@ -627,7 +635,7 @@ void Simulator::step(SimFrame& fr, const Instruction& ins) {
       }
       if (!trusted(obj) || !trusted(key)) stop(Break::UserObjectOperator, std::string("indexing ") + Py_TYPE(obj)->tp_name);
       PyObject* r = PyObject_GetItem(materialize(obj), materialize(key));
-      if (!r) python_error("indexing");
+      if (!r) raise_lookup_error("indexing");
       push(fr, own(r));
       return;
     }
@@ -1120,12 +1128,17 @@ void Simulator::step(SimFrame& fr, const Instruction& ins) {
     case Opcode::IMPORT_STAR: stop(Break::Import, "import statement");
     case Opcode::YIELD_VALUE:
       if (fr.generator) return yield_value(fr);
-      [[fallthrough]];
+      stop(Break::Generator, op_name(ins.op));
+    case Opcode::GET_YIELD_FROM_ITER:  // `yield from it`: a generator delegates to it
+      if (!fr.generator || (fr.code->co_flags & CO_ITERABLE_COROUTINE)) stop(Break::Generator, op_name(ins.op));
+      if (!sim_generator(top(fr))) fr.stack.back() = get_iter(top(fr));
+      return;
     case Opcode::YIELD_FROM:
+      if (fr.generator) return yield_from(fr);
+      stop(Break::Generator, op_name(ins.op));
     case Opcode::GET_AWAITABLE:
     case Opcode::GET_AITER:
-    case Opcode::GET_ANEXT:
-    case Opcode::GET_YIELD_FROM_ITER: stop(Break::Generator, op_name(ins.op));
+    case Opcode::GET_ANEXT: stop(Break::Generator, op_name(ins.op));
     default: stop(Break::UnsupportedOpcode, op_name(ins.op));
   }
 }

@@ -290,6 +290,26 @@ class Dunders(unittest.TestCase):
             a, b = Countdown(3)
         same_raise(self, f, lambda: (1,), ValueError)
 
+    def test_cell_list_enumerate_zip_and_truth(self):
+        from pijit import nn
+
+        class Net(nn.Cell):
+            def __init__(self):
+                super().__init__()
+                self.layers = nn.CellList([nn.Dense(2, 2), nn.Dense(2, 2)])
+
+            def construct(self, x):
+                for i, layer in enumerate(self.layers):
+                    x = layer(x) * (i + 1)
+                for layer, k in zip(self.layers, [1.0, 2.0]):
+                    x = layer(x) * k
+                if self.layers:
+                    x = x + 1.0
+                return x
+        net = Net()
+        _, st = same_calls(self, lambda x: net(x), lambda: (T([[1.0, 2.0]]),))
+        self.one_graph(st)
+
     # ---- guards ----
     def test_changed_special_method_recompiles(self):
         class K:

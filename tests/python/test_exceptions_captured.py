@@ -115,6 +115,24 @@ class CaughtExceptions(unittest.TestCase):
             return x
         self.one_graph(self.same(f, lambda: (T([1.0]),)))
 
+    def test_raise_from_caught_here_and_raised_out(self):
+        def f(x, n):
+            try:
+                try:
+                    raise KeyError("k")
+                except KeyError:
+                    raise ValueError("wrapped") from (None if n else KeyError("cause"))
+            except ValueError as e:
+                return x * 2.0, e.args
+        self.one_graph(self.same(f, lambda: (T([1.0]), 0)))
+
+        def g(x):
+            raise ValueError("out") from KeyError("cause")
+        jf = pj.jit(g)
+        with self.assertRaises(ValueError) as got:
+            jf(T([1.0]))
+        self.assertIsInstance(got.exception.__cause__, KeyError)  # raised for real: its cause too
+
     def test_return_through_finally(self):
         def f(x):
             try:

@@ -172,6 +172,23 @@ class Generators(unittest.TestCase):
         _, st = self.same(f, lambda: (xs2(),))
         self.one_graph(st)
 
+    def test_yield_from_delegates_and_returns(self):
+        def inner(xs):
+            for x in xs:
+                LOG.append("inner")
+                yield x * 2.0
+            return len(xs)
+
+        def outer(xs):
+            n = yield from inner(xs)
+            LOG.append(("returned", n))
+            yield from [n, n + 1]
+
+        def f(xs):
+            return list(outer(xs))
+        _, st = self.same(f, lambda: (xs2(),))
+        self.one_graph(st)
+
     def test_lazy_builtin_over_a_generator_left_unfinished(self):
         def f(xs):
             for i, v in enumerate(doubled(xs)):
