@@ -7,6 +7,11 @@ and every supported Python). The module always has this shape:
     class MyD(dict), class MyL(list), P = namedtuple('P', 'a b')   # argument types
     G_* = ...                       # globals: scalars, a tensor, a list, a dict, an OrderedDict
                                     #   (G_OD), a set, counters
+    class E / risky / careful / ...  # optional (env.fx, gen_features.py): exceptions (E, E2, EK,
+                                    #   risky/careful/finisher, G_MODE/G_ZERO/G_KEY/G_STR),
+                                    #   generators (gnum, gten, gfin, graise, gfrom, gret/gdeleg,
+                                    #   gstop, gcount, gglob, drain), context managers (Mgr, cm,
+                                    #   cmf, M_G, G_CLOG), a class with operators (V, VS, U0)
     class Pt / Sub / Sl / DC / Fn / W / Rf  # optional (env.objs): user classes whose instances
                                     #   the function makes (Program.objects_prelude): Pt with a
                                     #   random __init__, methods, properties, static/class methods;
@@ -42,6 +47,11 @@ live), the function returns them (alone, beside its result, twice, nested), and 
 their classes between calls (Program.obj_mutations). All of that is drawn from a random stream
 of its own (Program.ro), so a program without them is exactly the program the generator made
 before they existed, and generate(seed, ("objects",)) leaves them out.
+
+The same holds for the features of gen_features.py (exceptions, generators, context managers,
+user-class operators; EXC_PROGRAM_P, GEN_PROGRAM_P, CTX_PROGRAM_P, DUN_PROGRAM_P of the programs,
+each from its own stream): module-level code, statements before the body's statements, V passed
+in as f's keyword-only u, and changes between calls (which branch raises, dunders replaced).
 
 Half of the programs are "pure" (nothing changes outside the function but closure cells), so
 that pijit captures them whole; the others exercise side effects, which pijit hands back to the
