@@ -206,7 +206,9 @@ PyObject* Simulator::user_len(PyObject* obj) {
     stop(Break::UserObjectOperator, "__len__ of a " + std::string(Py_TYPE(obj)->tp_name) + " returned a " + Py_TYPE(r)->tp_name +
                                         " (converted by its __index__)");
   if (!PyLong_Check(r)) stop(Break::Raises, "TypeError: " + quoted_type(r) + " object cannot be interpreted as an integer");
-  PyObject* value = materialize(r);  // the value is read: guarded
+  if (!unguarded_.empty()) guard_scalars(r);  // the value is read here (no instruction used it yet)
+  if (!derived_.empty()) guard_derived(r);
+  PyObject* value = materialize(r);
   if (_PyLong_Sign(value) < 0) stop(Break::Raises, "ValueError: __len__() should return >= 0");
   if (PyLong_AsSsize_t(value) == -1 && PyErr_Occurred()) {
     PyErr_Clear();

@@ -52,6 +52,7 @@ PyObject* Simulator::make_generator(std::unique_ptr<SimFrame> fr) {
 
 PyObject* Simulator::generator_next(PyObject* g) {
   SimFrame& fr = *generators_.at(g);
+  stop_value_ = nullptr;
   if (fr.returned) return nullptr;
   for (const SimFrame* f : frames_)
     if (f == &fr) stop(Break::Raises, "ValueError: generator already executing");
@@ -65,7 +66,10 @@ PyObject* Simulator::generator_next(PyObject* g) {
     fr.returned = true;
     throw;
   }
-  if (!fr.suspended) return nullptr;  // returned: StopIteration, the for loop ends
+  if (!fr.suspended) {  // returned: StopIteration (holding what it returned), the for loop ends
+    stop_value_ = fr.result;
+    return nullptr;
+  }
   fr.suspended = false;
   PyObject* v = fr.yielded;
   fr.yielded = nullptr;
@@ -197,8 +201,11 @@ PyObject* Simulator::call_on_generators(PyObject* callable, const std::vector<Py
   if (name_is(name, {"next"}) && !kwnames && (args.size() == 1 || args.size() == 2) && sim_generator(args[0])) {
     if (PyObject* v = generator_next(args[0])) return v;
     if (args.size() == 2) return args[1];
-    // as next() raises it: a handler in a simulated frame (contextlib's __exit__) may catch it
-    throw SimRaise{make_exception(reinterpret_cast<PyTypeObject*>(PyExc_StopIteration), {}, nullptr)};
+    // as next() raises it: a handler in a simulated frame (contextlib's __exit__) may catch it;
+    // the StopIteration that ends a generator holds its return value
+    std::vector<PyObject*> value;
+    if (stop_value_ && stop_value_ != Py_None) value.push_back(stop_value_);
+    throw SimRaise{make_exception(reinterpret_cast<PyTypeObject*>(PyExc_StopIteration), value, nullptr)};
   }
   if (name_is(name, {"any", "all"}) && args.size() == 1) {  // stop at the first deciding value, as they do
     const bool is_any = std::strcmp(name, "any") == 0;

@@ -171,6 +171,7 @@ class Simulator {
   PyObject* make_generator(std::unique_ptr<SimFrame> fr);
   bool sim_generator(PyObject* v) const { return !generators_.empty() && generators_.count(v) > 0; }
   PyObject* generator_next(PyObject* g);  // the next value; nullptr: exhausted
+  PyObject* stop_value_ = nullptr;        // what the generator generator_next just finished returned
   void yield_value(SimFrame& fr);
   void yield_from(SimFrame& fr);
   bool generator_cleanup_pending() const;  // one is suspended inside a try or with block

@@ -1201,6 +1201,10 @@ bool Simulator::truth(PyObject* v) {
   if (v == Py_True) return true;
   if (v == Py_False || v == Py_None) return false;
   if (trusted(v)) {
+    // The outcome rests on the value: a number (also one the caller of truth() got from an inlined
+    // special method or a generator, which no instruction used yet) is guarded.
+    if (!unguarded_.empty()) guard_scalars(v);
+    if (!derived_.empty()) guard_derived(v);
     int t = PyObject_IsTrue(materialize(v));
     if (t < 0) python_error("truth test");
     return t == 1;
@@ -1559,10 +1563,15 @@ PyObject* Simulator::call_builtin(PyObject* callable, const std::vector<PyObject
   }
   if (std::strcmp(name, "len") == 0 && args.size() == 1 && !kwnames && user_operand(args[0])) return user_len(args[0]);
   if (std::strcmp(name, "abs") == 0 && args.size() == 1 && !kwnames && user_operand(args[0])) return user_abs(args[0]);
-  if (std::strcmp(name, "next") == 0 && !kwnames && (args.size() == 1 || args.size() == 2) && user_operand(args[0])) {
-    if (PyObject* v = user_next(args[0])) return v;
-    if (args.size() == 2) return args[1];
-    throw SimRaise{make_exception(reinterpret_cast<PyTypeObject*>(PyExc_StopIteration), {}, nullptr)};
+  if (std::strcmp(name, "next") == 0 && !kwnames && args.size() == 2 && user_operand(args[0])) {
+    PyObject* v = user_next(args[0]);
+    return v ? v : args[1];
+  }
+  if (std::strcmp(name, "next") == 0 && !kwnames && args.size() == 1 && user_operand(args[0])) {
+    // what __next__ raises, StopIteration (with its value) included, goes on as it is
+    PyObject* f = special_method(args[0], "__next__");
+    if (!f) stop(Break::Raises, std::string("TypeError: '") + Py_TYPE(args[0])->tp_name + "' object is not an iterator");
+    return call_special(f, args[0], {});
   }
   if (std::strcmp(name, "iter") == 0 && args.size() == 1) return get_iter(args[0]);
   if (std::strcmp(name, "next") == 0 && args.size() <= 2 && node_of(args[0]) < 0 && trusted(args[0]))

@@ -172,6 +172,22 @@ class Generators(unittest.TestCase):
         _, st = self.same(f, lambda: (xs2(),))
         self.one_graph(st)
 
+    def test_stop_iteration_holds_the_return_value(self):
+        # (CPython's test_yield_from: the StopIteration that ends a generator carries its return
+        # value; a later next() raises a bare one)
+        def f(x):
+            g = with_return([x])
+            next(g)
+            out = []
+            for _ in range(2):
+                try:
+                    next(g)
+                except StopIteration as e:
+                    out.append(e.args)
+            return x * 2.0, out
+        _, st = self.same(f, lambda: (T([1.0]),))
+        self.one_graph(st)
+
     def test_yield_from_delegates_and_returns(self):
         def inner(xs):
             for x in xs:

@@ -8,11 +8,11 @@ Found by tests/fuzz (program 4100825 of seed 41 with --dunders 1, minimised: V w
 int(bool(u or 0)) on a V passed in whose __len__ returns 1, 2, then -1:
 "exception message (ValueError)", where a later operation raised instead).
 
-Status: OPEN (differs on 3.7 and 3.9 at commit c8e75f1). The leading underscore keeps
-tests/python/test_fuzz.py (FoundPrograms) from running it until it is fixed: rename it without
-the "_open_" prefix then.
+Status: FIXED: the number __len__ returned was read by capture's own code (the sign and size
+checks), not by an instruction, so nothing guarded it; len() and truth() now guard the numbers
+they read (capture/sim_dunders.cc user_len, sim_values.cc truth).
 
-    PYTHONPATH=pyscripts python tests/fuzz/found/_open_negative_len_of_user_object_not_checked.py     (exit 1: plain and jitted differ)
+    PYTHONPATH=pyscripts python tests/fuzz/found/negative_len_of_user_object_not_checked.py     (exit 1: plain and jitted differ)
 """
 import pijit as pj
 from _found import outcome, verdict
