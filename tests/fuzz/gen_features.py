@@ -218,6 +218,13 @@ class FeatureStatements(object):
             opts += ["%s[%s + 2]" % (self.pick(ln), self.e_I(0))]
         if dn:
             opts += ["%s[G_KEY]" % self.pick(dn)]
+        if self.chance(0.2):
+            # tensor operations whose error depends on shapes drive() changes between calls
+            t = self.e_T(0)
+            return self.let(depth, "t", "T", self.pick([
+                "%s + pj.Tensor([1.0, 2.0, 3.0])" % t, "%s.reshape(2, -1)" % t,
+                "ops.matmul(%s, %s)" % (t, t), "%s[2]" % t, "ops.cat((%s, %s[None]))" % (t, t),
+                "%s * pj.ones((2, 1))" % t, "ops.stack([%s, %s.sum()])" % (t, t)]))
         e = self.pick(opts)
         if self.chance(0.2):
             self.let(depth, "t", "T", "%s * (%s)" % (self.e_T(1), e))
@@ -415,6 +422,10 @@ class FeatureStatements(object):
                 "gfin(%s, %s)" % (T(), self.x_log()), "(e + 1.0 for e in gten(%s))" % T(),
                 "iter(gten(%s, 2))" % T()])))
             self.let(depth, "t", "T", "next(%s)" % g)
+            if self.chance(0.3):
+                # the generator half consumed across a graph break
+                self.let(depth, "n", "N", self.pick(["float(%s.sum())" % self.vars("T")[-1],
+                                                     "bool((%s > 0).any())" % self.vars("T")[-1]]))
             if self.chance(0.6):
                 self.let(depth, "t", "T", "next(%s, %s)" % (g, T()))
             if self.chance(0.3):
