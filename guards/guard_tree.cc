@@ -129,6 +129,7 @@ bool plain_constant(PyObject* o) {
 // everything else by identity.
 bool same_key(PyObject* a, PyObject* b) {
   if (a == b) return true;
+  if (!b) return false;  // a key held weakly that died (held() gives nullptr): it matches nothing
   return plain_constant(a) && plain_constant(b) && same_constant(a, b);
 }
 

@@ -799,6 +799,25 @@ class GuardFailuresRunNoUserCode(unittest.TestCase):
         st = pj.jit_stats(jf)
         self.assertIn("Loud object at 0x", " ".join(st["recompile_reasons"]), st)
 
+    def test_a_dict_key_the_guard_held_weakly_died(self):
+        # (CPython's test_userdict under stress: the keys check compared a live key with the
+        # nullptr held() gives for a dead one and crashed)
+        import gc
+
+        class Key:
+            pass
+
+        def f(d, x):
+            for k in d:
+                x = x + 1.0
+            return x
+        jf = pj.jit(f)
+        k = Key()
+        self.assertEqual(jf({k: 1}, pj.Tensor([1.0])).tolist(), [2.0])
+        del k
+        gc.collect()
+        self.assertEqual(jf({1: 1}, pj.Tensor([1.0])).tolist(), [2.0])  # (as many keys, a constant one)
+
 
 class WritesAreNeverLost(unittest.TestCase):
     """Mechanism 1: a write to an object that existed before the frame started is a pending write
