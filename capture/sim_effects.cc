@@ -204,12 +204,7 @@ void Simulator::write_tensor(PyObject* target, PyObject* value, const std::strin
     stop(Break::Internal, what + ": the new value's shape or dtype differs from the tensor's");
   if (frame) {
     // The write itself (its checks were made here): pijit._C.write_back(target, value).
-    static PyObject* assign = [] {
-      PyObject* m = PyImport_ImportModule("pijit._C");
-      PyObject* f = m ? PyObject_GetAttrString(m, "write_back") : nullptr;
-      Py_XDECREF(m);
-      return f;
-    }();
+    static PyObject* assign = py::module_attr("pijit._C", "write_back");
     if (!assign) python_error("pijit._C.write_back");
     codegen::EffectPlan fx;
     fx.operands.push_back(plan_callee(assign));

@@ -95,9 +95,9 @@ PyObject* Simulator::lazy_builtin(PyObject* callable, const std::vector<PyObject
   const char* model = is(PyZip_Type) ? "zip_model" : is(PyMap_Type) ? "map_model" : is(PyEnum_Type) ? "enumerate_model"
                       : is(PyFilter_Type) ? "filter_model" : nullptr;
   if (!model) return nullptr;
-  static PyObject* models = PyImport_ImportModule("pijit._lazy_builtins");
-  if (!models) python_error("importing pijit._lazy_builtins");
-  PyObject* fn = own(PyObject_GetAttrString(models, model));
+  PyObject* fn = py::module_attr("pijit._lazy_builtins", model);
+  if (!fn) stop(Break::Internal, std::string("pijit._lazy_builtins.") + model + " is missing");
+  own(fn);
   const size_t nkw = kwnames ? static_cast<size_t>(PyTuple_GET_SIZE(kwnames)) : 0;
   std::vector<PyObject*> margs{own(PyList_New(0))};  // the sentinel: a list only this call made
   if (is(PyEnum_Type)) {

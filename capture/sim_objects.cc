@@ -184,13 +184,7 @@ std::vector<std::pair<PyObject*, PyObject*>> Simulator::object_state(PyObject* v
 // os.environ, an os._Environ over a dict of encoded bytes (its _data): reading one variable is a
 // guard on that entry of the dict (its value, or that it is absent), which runs no Python code.
 bool Simulator::is_environ(PyObject* v) {
-  static PyObject* environ = [] {
-    PyObject* os = PyImport_ImportModule("os");
-    PyObject* e = os ? PyObject_GetAttrString(os, "environ") : nullptr;
-    Py_XDECREF(os);
-    PyErr_Clear();
-    return e;
-  }();
+  static PyObject* environ = py::module_attr("os", "environ");
   return environ && v == environ;
 }
 

@@ -994,13 +994,7 @@ PyObject* Simulator::load_attr(PyObject* v, PyObject* name) {
 // member.value and member.name of an enum member: enum.Enum's own descriptors read _value_ and
 // _name_ from the member's dict. The name of that attribute, or nullptr.
 PyObject* Simulator::enum_field(PyObject* v, PyObject* name, PyObject* descr) {
-  static PyObject* enum_class = [] {
-    PyObject* m = PyImport_ImportModule("enum");
-    PyObject* e = m ? PyObject_GetAttrString(m, "Enum") : nullptr;
-    Py_XDECREF(m);
-    PyErr_Clear();
-    return e;
-  }();
+  static PyObject* enum_class = py::module_attr("enum", "Enum");
   if (!descr || !enum_class || !PyObject_TypeCheck(v, reinterpret_cast<PyTypeObject*>(enum_class))) return nullptr;
   static PyObject* value_name = PyUnicode_InternFromString("value");
   static PyObject* name_name = PyUnicode_InternFromString("name");
@@ -1452,13 +1446,7 @@ PyObject* Simulator::call(PyObject* callable, const std::vector<PyObject*>& args
 }
 
 bool Simulator::is_partial(PyObject* v) {
-  static PyObject* partial = [] {
-    PyObject* m = PyImport_ImportModule("functools");
-    PyObject* p = m ? PyObject_GetAttrString(m, "partial") : nullptr;
-    Py_XDECREF(m);
-    PyErr_Clear();
-    return p;
-  }();
+  static PyObject* partial = py::module_attr("functools", "partial");
   return partial && reinterpret_cast<PyObject*>(Py_TYPE(v)) == partial;  // (a subclass may override __call__)
 }
 

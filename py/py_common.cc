@@ -104,6 +104,13 @@ PyObject* odict_keys_iter(PyObject* od) {
   return PyObject_GetIter(od);
 }
 
+PyObject* module_attr(const char* module, const char* name) {
+  Ref m(PyImport_ImportModule(module));
+  PyObject* a = m.get() ? PyObject_GetAttrString(m.get(), name) : nullptr;
+  if (!a) PyErr_Clear();
+  return a;
+}
+
 PyObject* dict_keys_in_order(PyObject* d) {
   if (!PyODict_Check(d)) return PyDict_Keys(d);
   Ref it(odict_keys_iter(d));

@@ -38,6 +38,10 @@ PyObject* cell_delete_function();
 // anything else into the instance __dict__): no user code runs. Borrowed, made once.
 PyObject* object_rebuild_function();
 
+// module.name imported (a new reference), or nullptr with no error pending when either is
+// missing: for the library objects pijit recognises by identity (os.environ, functools.partial).
+PyObject* module_attr(const char* module, const char* name);
+
 // A dict's keys in its iteration order, as a new list: an OrderedDict's order is its own links
 // (move_to_end changes them, not the dict's table, which PyDict_Keys and PyDict_Next walk).
 // nullptr with a Python error set when d is an OrderedDict subclass with its own __iter__ (reading
