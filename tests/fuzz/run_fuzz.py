@@ -57,6 +57,12 @@ sys.path.insert(0, HERE)
 import gen  # noqa: E402
 
 PROGRAM_MODULE = "fuzzprog"
+PROGRAM_FILE = "<fuzz program>"
+# Compare every one of the program's frames in the traceback of an exception a call raises
+# (--tracebacks). Off by default while found/_open_traceback_gains_a_frame_after_a_graph_break.py
+# is open (a jitted frame that broke shows twice, the first difference of most programs that
+# raise): only the innermost frame of each run of frames of one function is compared then.
+TRACEBACKS = False
 PROGRAMS_PER_SEED = 100000       # program ids of --seed S are S * 100000 + i
 DEFAULT_TIMEOUT = 30.0           # seconds one program may take (both sides) before it is a hang
 
@@ -213,15 +219,25 @@ class Shower(object):
         return [[[k, self.show(x, d)] for k, x in attrs]] if attrs else []
 
 
-def exception_details(e):
+def exception_details(e, tracebacks=False):
     """What an exception raised out of a call carries besides its type and message: its args,
     its own attributes (a program's exception class), and the chain (the type and args of
-    __cause__ and __context__, and __suppress_context__), all of which Python code can read."""
+    __cause__ and __context__, and __suppress_context__), all of which Python code can read;
+    and the (function, line) of the program's frames in its traceback: every frame with
+    `tracebacks`, else the innermost of each run of frames of one function (see TRACEBACKS)."""
     def link(x):
         return None if x is None else [type(x).__name__, x.args]
     attrs = program_attrs(e) if type(e).__module__ == PROGRAM_MODULE else []
-    return {"args": e.args, "attrs": attrs, "cause": link(e.__cause__),
-            "context": link(e.__context__), "suppress_context": e.__suppress_context__}
+    out = {"args": e.args, "attrs": attrs, "cause": link(e.__cause__),
+           "context": link(e.__context__), "suppress_context": e.__suppress_context__}
+    import traceback
+    frames = [[fr.name, fr.lineno] for fr in traceback.extract_tb(e.__traceback__)
+              if fr.filename == PROGRAM_FILE]
+    if not tracebacks:
+        frames = [fr for i, fr in enumerate(frames)
+                  if i + 1 == len(frames) or frames[i + 1][0] != fr[0]]
+    out["frames"] = frames
+    return out
 
 
 def tensor_bits(t):
@@ -262,14 +278,14 @@ def safe_repr(v):
 # ================================================================================================
 # One side of one program (inside the worker)
 # ================================================================================================
-def run_side(source, jit):
+def run_side(source, jit, tracebacks=False):
     """Executes the program in a fresh module dict and returns {trace, stats}."""
     import pijit as pj
     ns = {"__name__": PROGRAM_MODULE}
     trace = []
     stats = None
     try:
-        exec(compile(source, "<fuzz program>", "exec"), ns)
+        exec(compile(source, PROGRAM_FILE, "exec"), ns)
     except Exception as e:
         return {"trace": [["module raised", type(e).__name__, safe_str(e)]], "stats": None}
     if "TARGET" not in ns or "drive" not in ns:
@@ -286,7 +302,7 @@ def run_side(source, jit):
                 result = fn(*args, **kwargs)
             out = ["ok", result]
         except Exception as e:
-            out = ["raise", type(e).__name__, safe_str(e), exception_details(e)]
+            out = ["raise", type(e).__name__, safe_str(e), exception_details(e, tracebacks)]
         state = [[k, ns[k]] for k in sorted(ns)
                  if not k.startswith("__") and type(ns[k]).__name__ != "module"]
         sh = Shower(pj, ids)
@@ -327,7 +343,8 @@ def worker_main():
         res = {"id": job["id"]}
         for mode in job["modes"]:
             try:
-                res[mode] = run_side(job["source"], jit=(mode == "jit"))
+                res[mode] = run_side(job["source"], jit=(mode == "jit"),
+                                     tracebacks=job.get("tracebacks", False))
             except Exception as e:          # the harness itself failed: never a silent pass
                 res[mode] = {"trace": [["harness error", type(e).__name__, safe_str(e)],
                                        mode], "stats": None}
@@ -629,9 +646,11 @@ def run_programs(programs, jobs=2, stress=None, timeout=DEFAULT_TIMEOUT, self_ch
         try:
             for i in range(k, len(programs), nthreads):
                 pid, source = programs[i]
-                answers = {"main": main.run({"id": pid, "source": source, "modes": modes})}
+                answers = {"main": main.run({"id": pid, "source": source, "modes": modes,
+                                             "tracebacks": TRACEBACKS})}
                 if ref is not None:
-                    answers["ref"] = ref.run({"id": pid, "source": source, "modes": ["plain"]})
+                    answers["ref"] = ref.run({"id": pid, "source": source, "modes": ["plain"],
+                                              "tracebacks": TRACEBACKS})
                 verdicts[i] = compare(pid, source, answers, stress)
                 if progress:
                     with lock:
@@ -753,9 +772,11 @@ def minimize(pid, source, kind, stress=None, timeout=DEFAULT_TIMEOUT, log=None):
             return False
         src = "\n".join(lines) + "\n"
         tries[0] += 1
-        answers = {"main": main.run({"id": pid, "source": src, "modes": ["plain", "jit"]})}
+        answers = {"main": main.run({"id": pid, "source": src, "modes": ["plain", "jit"],
+                                     "tracebacks": TRACEBACKS})}
         if ref is not None:
-            answers["ref"] = ref.run({"id": pid, "source": src, "modes": ["plain"]})
+            answers["ref"] = ref.run({"id": pid, "source": src, "modes": ["plain"],
+                                      "tracebacks": TRACEBACKS})
         v = compare(pid, src, answers, stress)
         return v.status in ("differ", "crash") and v.kind == kind
 
@@ -813,6 +834,10 @@ def main(argv=None):
         ap.add_argument("--" + name, type=float, default=None, metavar="P",
                         help="share of programs with %s (default %.2f; see gen_features.py)"
                         % (name, getattr(gen, knob)))
+    ap.add_argument("--tracebacks", action="store_true",
+                    help="compare every one of the program's (function, line) frames in the "
+                    "traceback of an exception a call raises (by default a run of frames of one "
+                    "function counts as its innermost: see TRACEBACKS)")
     ap.add_argument("--with-open", action="store_true",
                     help="also the constructs of known open defects the generator leaves out "
                     "(gen_features.OPEN_DEFECTS: %s)" % ", ".join(sorted(gen.gen_features.OPEN_DEFECTS)))
@@ -828,6 +853,8 @@ def main(argv=None):
         if getattr(args, name) is not None:
             setattr(gen, knob, getattr(args, name))
     gen.gen_features.WITH_OPEN = args.with_open
+    global TRACEBACKS
+    TRACEBACKS = TRACEBACKS or args.tracebacks
     programs = [(os.path.basename(p), open(p).read()) for p in args.file]
     programs += [(p, gen.generate(p, disabled)) for p in args.program]
     if not programs:
