@@ -467,6 +467,25 @@ class FeatureStatements(object):
             tp = self.let(depth, "tp", "TUP", "tuple(%s)" % self.pick(["gten(%s, 2)" % T(),
                                                                        "gfrom(%s)" % T()]))
             return self.let(depth, "t", "T", "%s[%s]" % (tp, self.pick(["0", "-1", "1"])))
+        if c < 0.78:
+            # lazy: made before the list grows and a name it reads is rebound; run after
+            lts = [l for l in self.vars("LT") if l in self.owned and l not in self.frozen
+                   and "(" not in l]
+            nums = [v for v in self.targets("N") if v.startswith("n")]
+            if not lts:
+                return self.s_generators(depth)
+            lt, g = self.pick(lts), self.fresh("g")
+            k = self.pick(nums) if nums else None
+            self.emit(depth, "%s = %s" % (g, self.pick([
+                "(e * %s for e in %s)" % (k or "2.0", lt),
+                "map(lambda e: e + %s, %s)" % (k or "1.0", lt),
+                "(a - b for a, b in zip(%s, gten(%s, 3)))" % (lt, self.e_T(0)),
+                "(e * j for j, e in enumerate(%s))" % lt])))
+            self.emit(depth, "%s.append(%s)" % (lt, self.e_T(1)))
+            if k and self.chance(0.6):
+                self.emit(depth, "%s = %s + 1" % (k, k))
+            return self.let(depth, "t", "T", self.pick(["drain(%s)" % g, "sum(%s)" % g,
+                                                        "list(%s)[-1]" % g]))
         if c < 0.82:
             lts = [l for l in self.vars("LT") if l in self.owned and l not in self.frozen
                    and "(" not in l]
@@ -657,7 +676,10 @@ class FeatureStatements(object):
             if (self.env.pure and a not in self.owned) or "(" in a:
                 e, kind = "%s + %s" % (a, b), vkind
             else:
-                line = "%s += %s" % (a, b)
+                # in place: the name, an item of a list holding it, or its attribute
+                line = self.pick(["%s += %s" % (a, b), "%s += %s" % (a, b),
+                                  "_h = [%s]; _h[0] += %s; %s = _h[0]" % (a, b, a),
+                                  "%s.v += %s" % (a, self.e_N(0))])
                 if self.chance(0.5):
                     return self.d_try(depth, line, "TypeError", "%s = V(%s)" % (a, self.e_T(0)
                                                                              if ka == "VT" else self.e_N(0)))
