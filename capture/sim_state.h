@@ -450,6 +450,7 @@ class Simulator {
   // Equal guard waits until an instruction other than a move consumes them, so a number only
   // passed through (a loop counter handed to the next iteration) does not specialize the graph.
   std::unordered_map<PyObject*, PyObject*> copy_of_;             // frame number -> its copy
+  std::unordered_map<PyObject*, PyObject*> scalar_origin_;       // ... and back (kept alive by own())
   std::unordered_map<PyObject*, std::vector<int>> scalar_nodes_;  // copy -> the paths it was read along
   std::unordered_set<PyObject*> unguarded_;                       // copies whose guard still waits
   bool holds_unguarded(PyObject* v, int depth = 0) const;

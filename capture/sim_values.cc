@@ -1882,6 +1882,7 @@ PyObject* Simulator::frame_scalar(PyObject* obj, int node) {
   if (!copy) {
     own((Py_INCREF(obj), obj));
     copy = own(PyLong_CheckExact(obj) ? py::fresh_int(obj) : PyFloat_FromDouble(PyFloat_AS_DOUBLE(obj)));
+    scalar_origin_[copy] = obj;
     unguarded_.insert(copy);
     mark_liftable(obj, copy, node);
   }
@@ -1953,6 +1954,19 @@ ReturnPlan Simulator::plan_return(PyObject* v) {
   if (unguarded_.count(v)) {  // a number passed through: what the frame held
     p.kind = ReturnPlan::Source;
     p.index = scalar_nodes_.at(v).front();
+    return p;
+  }
+  if (!scalar_nodes_.empty() && scalar_nodes_.count(v)) {
+    // A number the frame held, its value guarded: its own object, as Python hands it on
+    // (`copy.copy(x) is x`; capture's copy is another int): along its path when that is a local
+    // (no replayed store changes one), else the object capture read there (equal, by the guard).
+    const int node = scalar_nodes_.at(v).front();
+    p.kind = tree_.node(node).access == guards::Access::Local ? ReturnPlan::Source : ReturnPlan::Const;
+    p.index = node;
+    if (p.kind == ReturnPlan::Const) {
+      p.obj = scalar_origin_.at(v);
+      Py_INCREF(p.obj);
+    }
     return p;
   }
   if (const Value* real = values_.frame_tensor(v)) {

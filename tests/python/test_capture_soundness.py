@@ -1144,6 +1144,21 @@ class ValuesComeBackAsTheyWentIn(unittest.TestCase):
             self.assertIs(r[2], r[3])
         self.assertEqual(pj.jit_stats(jf)["graphs"], 1)
 
+    def test_a_guarded_number_comes_back_as_the_object_it_was(self):
+        # (CPython's test_copy under stress: copy.copy(42) is 42 failed; capture's copy of a
+        # number it guards is another int object)
+        def ident(v):
+            return v
+
+        def f(n, t):
+            if n > 0:  # n's value is used: guarded
+                t = t + 1.0
+            return ident(n), t
+        jf = pj.jit(f)
+        big = 2 ** 100
+        for v in (42, big, big + 1):
+            self.assertIs(jf(v, pj.Tensor([1.0]))[0], v)
+
     def test_a_tuple_built_of_constants_is_new_each_call(self):  # fuzz 700665
         # A tuple the code builds is a new object on each call even when its items are guarded
         # constants; the code's own constant tuples (LOAD_CONST), also an inlined function's and
