@@ -10,7 +10,7 @@ Found by tests/fuzz with PIJIT_STRESS=3 (program 9700248 of seed 97 with --excep
 --generators 1 --contexts 1 --dunders 1, minimised: "global G_CLOG: list length [plain under
 stress]").
 
-Status: OPEN (differs on 3.7 and 3.9 at commit 3919450). The leading underscore keeps
+Status: OPEN (differs on 3.7 and 3.9 at commit 1bbedff). The leading underscore keeps
 tests/python/test_fuzz.py (FoundPrograms) from running it until it is fixed: rename it without
 the "_open_" prefix then.
 

@@ -6,7 +6,7 @@ function's frame once. traceback.extract_tb(e.__traceback__) (function, line) pa
 Found by tests/fuzz (run_fuzz.py --tracebacks, which compares the (function, line) of the
 program's frames in an escaping exception's traceback; any program raising after a break).
 
-Status: OPEN (differs on 3.7 and 3.9 at commit 3919450). The leading underscore keeps
+Status: OPEN (differs on 3.7 and 3.9 at commit 1bbedff). The leading underscore keeps
 tests/python/test_fuzz.py (FoundPrograms) from running it until it is fixed: rename it without
 the "_open_" prefix then (and let run_fuzz.py compare tracebacks by default).
 
