@@ -265,9 +265,13 @@ bool Simulator::user_contains(PyObject* obj, PyObject* needle) {
 PyObject* Simulator::user_iter(PyObject* obj) {
   PyObject* f = special_method(obj, "__iter__");
   if (!f) {
-    if (special_method(obj, "__getitem__"))
-      stop(Break::UserObjectOperator, "iterating a " + std::string(Py_TYPE(obj)->tp_name) + " through __getitem__ (the old sequence protocol)");
-    stop(Break::Raises, "TypeError: " + quoted_type(obj) + " object is not iterable");
+    if (!special_method(obj, "__getitem__")) stop(Break::Raises, "TypeError: " + quoted_type(obj) + " object is not iterable");
+    // the old sequence protocol: obj[0], obj[1], ... until IndexError or StopIteration, as a
+    // generator model (pijit/_lazy_builtins.py) simulated like user code
+    PyObject* model = py::module_attr("pijit._lazy_builtins", "sequence_iter_model");
+    if (!model) stop(Break::Internal, "pijit._lazy_builtins.sequence_iter_model is missing");
+    own(model);
+    return inline_call(model, nullptr, {obj}, nullptr);
   }
   PyObject* it = call_special(f, obj, {});
   if (sim_generator(it) || (is_iterator(it) && trusted(it))) return it;
@@ -277,6 +281,66 @@ PyObject* Simulator::user_iter(PyObject* obj) {
     stop(Break::UserObjectOperator, "iterating a " + std::string(Py_TYPE(obj)->tp_name) + " whose __iter__ returns a " + Py_TYPE(it)->tp_name);
   }
   stop(Break::Raises, "TypeError: iter() returned non-iterator of type " + quoted_type(it));
+}
+
+// obj.name where the class holds `name` as an instance of a user class with a __get__ written in
+// Python: descr.__get__(obj, type(obj)) inlined (C.name: descr.__get__(None, C)). The descriptor is reached as a constant of the
+// class (its identity fixed by the class's version guard), so what __get__ reads of it is guarded
+// along that path. nullptr: not such a descriptor.
+PyObject* Simulator::user_descriptor_get(PyObject* descr, PyObject* obj, PyObject* owner) {
+  PyTypeObject* dt = Py_TYPE(descr);
+  if (!(dt->tp_flags & Py_TPFLAGS_HEAPTYPE) || is_library_type(dt) || !dt->tp_descr_get) return nullptr;
+  if (node_of(descr) < 0) wrap(descr, tree_.root(guards::Access::Const, 0, descr));
+  PyObject* get = special_method(descr, "__get__");
+  if (!get) return nullptr;
+  return call_special(get, descr, {obj, owner ? owner : reinterpret_cast<PyObject*>(Py_TYPE(obj))});
+}
+
+// sum(), min() and max() over values some of which are user objects: the additions and
+// comparisons the builtins make, in their order, through the operators' protocol (so the
+// classes' special methods are inlined). nullptr: not a call this models (keywords, ...).
+PyObject* Simulator::user_reduce(const char* name, const std::vector<PyObject*>& args, PyObject* kwnames) {
+  if (kwnames || args.empty()) return nullptr;
+  const bool sum = std::strcmp(name, "sum") == 0;
+  if (sum && args.size() > 2) return nullptr;
+  std::vector<PyObject*> items;
+  if (sum || args.size() == 1) {
+    PyObject* it = get_iter(args[0]);
+    while (PyObject* v = next_item(it)) items.push_back(v);
+  } else {
+    items = args;
+  }
+  if (sum) {
+    PyObject* acc = args.size() == 2 ? args[1] : own(PyLong_FromLong(0));
+    if (PyUnicode_Check(acc) || PyBytes_Check(acc) || PyByteArray_Check(acc))
+      stop(Break::Raises, "TypeError: sum() can't sum strings [use ''.join(seq) instead]");
+    for (PyObject* v : items) {
+      PyObject* r = user_binary(Opcode::BINARY_ADD, acc, v);
+      if (!r) {
+        if (!trusted(acc) || !trusted(v)) stop(Break::UserObjectOperator, std::string("sum() adding a ") + Py_TYPE(v)->tp_name);
+        r = PyNumber_Add(materialize(acc), materialize(v));
+        if (!r) python_error("sum()");
+        own(r);
+      }
+      acc = r;
+    }
+    return acc;
+  }
+  if (items.empty()) stop(Break::Raises, std::string("ValueError: ") + name + "() arg is an empty sequence");
+  const int op = std::strcmp(name, "max") == 0 ? Py_GT : Py_LT;
+  PyObject* best = items[0];
+  for (size_t i = 1; i < items.size(); ++i) {
+    PyObject* c = user_compare(op, items[i], best);
+    if (!c) {
+      if (!deep_trusted(items[i]) || !deep_trusted(best))
+        stop(Break::UserObjectOperator, std::string(name) + "() comparing a " + Py_TYPE(items[i])->tp_name);
+      c = PyObject_RichCompare(materialize(items[i]), materialize(best), op);
+      if (!c) python_error(name);
+      own(c);
+    }
+    if (truth(c)) best = items[i];
+  }
+  return best;
 }
 
 // next(it) for a user iterator: __next__, where a StopIteration raised means exhausted (nullptr).

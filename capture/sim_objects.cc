@@ -106,6 +106,7 @@ PyObject* Simulator::object_attr(PyObject* v, PyObject* name) {
       if (!r) python_error((std::string("reading .") + cname).c_str());
       return own(r);
     }
+    if (PyObject* r = user_descriptor_get(descr, v)) return r;
     stop(Break::UnsupportedAttribute, std::string(".") + cname + " is a " + Py_TYPE(descr)->tp_name + " on a " +
                                           tp->tp_name + " made during capture");
   }
@@ -118,6 +119,7 @@ PyObject* Simulator::object_attr(PyObject* v, PyObject* name) {
     if (PyFunction_Check(descr) || jit_target(descr)) return own(PyMethod_New(descr, v));
     if (Py_TYPE(descr) == &PyStaticMethod_Type || Py_TYPE(descr) == &PyClassMethod_Type || !Py_TYPE(descr)->tp_descr_get)
       return class_attr(reinterpret_cast<PyObject*>(tp), name);  // the same through the class
+    if (PyObject* r = user_descriptor_get(descr, v)) return r;
     stop(Break::UnsupportedAttribute, std::string(".") + cname + " is a " + Py_TYPE(descr)->tp_name + " on a " +
                                           tp->tp_name + " made during capture");
   }

@@ -167,6 +167,9 @@ class Simulator {
   PyObject* user_iter(PyObject* obj);
   PyObject* user_next(PyObject* it);   // nullptr: StopIteration
   PyObject* next_item(PyObject* it);   // any iterator the simulation may advance; nullptr: exhausted
+  PyObject* user_reduce(const char* name, const std::vector<PyObject*>& args, PyObject* kwnames);
+  // nullptr: not a user descriptor; owner: the class (default type(obj))
+  PyObject* user_descriptor_get(PyObject* descr, PyObject* obj, PyObject* owner = nullptr);
   // Generators the simulated code made (sim_generators.cc): a capsule standing for each, its frame.
   PyObject* make_generator(std::unique_ptr<SimFrame> fr);
   bool sim_generator(PyObject* v) const { return !generators_.empty() && generators_.count(v) > 0; }

@@ -957,6 +957,7 @@ PyObject* Simulator::load_attr(PyObject* v, PyObject* name) {
     }
     if (std::strcmp(Py_TYPE(descr)->tp_name, "member_descriptor") == 0)
       return wrap(real_getattr(v), tree_.child(node, Access::Attr, name));
+    if (PyObject* r = user_descriptor_get(descr, v)) return r;  // a data descriptor's __get__ comes first
     stop(Break::UnsupportedAttribute, std::string(".") + cname + " is a " + Py_TYPE(descr)->tp_name);
   }
   PyObject** dict = _PyObject_GetDictPtr(v);
@@ -966,6 +967,7 @@ PyObject* Simulator::load_attr(PyObject* v, PyObject* name) {
   tree_.add_check(dnode, {CheckKind::Absent, nullptr, 0, {}});  // a later instance attribute would shadow
   if (descr) {
     if (PyFunction_Check(descr) || jit_target(descr)) return own(PyMethod_New(descr, v));
+    if (PyObject* r = user_descriptor_get(descr, v)) return r;
     if (Py_TYPE(descr)->tp_descr_get && (Py_TYPE(descr)->tp_flags & Py_TPFLAGS_HEAPTYPE) && !is_library_type(Py_TYPE(descr)))
       stop(Break::UnsupportedAttribute, std::string(".") + cname + " is a " + Py_TYPE(descr)->tp_name +
                                             " descriptor (its __get__ is user code)");
@@ -1186,6 +1188,8 @@ PyObject* Simulator::class_attr(PyObject* cls, PyObject* name) {
     return wrap(raw, tree_.child(node, Access::Attr, name));  // mutable contents are guarded by path
   }
   if (Py_TYPE(raw) == &PyClassMethod_Type || Py_TYPE(raw) == &PyStaticMethod_Type) return real_getattr();
+  if (node >= 0)
+    if (PyObject* r = user_descriptor_get(raw, Py_None, cls)) return r;
   if (Py_TYPE(raw)->tp_flags & Py_TPFLAGS_HEAPTYPE)  // a user descriptor: __get__ is user code
     stop(Break::UnsupportedAttribute, std::string(".") + cname + " is a " + Py_TYPE(raw)->tp_name + " descriptor");
   return real_getattr();  // builtin descriptors (method descriptors, property objects) run no user code
@@ -1577,6 +1581,11 @@ PyObject* Simulator::call_builtin(PyObject* callable, const std::vector<PyObject
   if (std::strcmp(name, "hash") == 0 && args.size() == 1 && holds_tensor(args[0]))
     stop(Break::UnsupportedCall, "hash() of a tensor (its identity, which capture does not have)");
   static const char* const shallow[] = {"len", "isinstance", "issubclass", "callable", nullptr};
+  static const char* const reducing[] = {"sum", "min", "max", nullptr};
+  if (name_in(reducing, name))
+    for (PyObject* a : args)
+      if (!deep_trusted(a))
+        if (PyObject* r = user_reduce(name, args, kwnames)) return r;
   for (PyObject* a : args)
     if (name_in(shallow, name) ? !trusted(a) : !deep_trusted(a))
       stop(Break::UnsupportedCall, std::string(name) + "() on a " + Py_TYPE(a)->tp_name + " (or what it holds)");

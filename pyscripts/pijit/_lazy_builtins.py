@@ -44,3 +44,16 @@ def filter_model(end, fn, it):
             return
         if (v if fn is None else fn(v)):
             yield v
+
+
+def sequence_iter_model(obj):
+    """iter() of an object with __getitem__ and no __iter__ (the old sequence protocol): its
+    items at 0, 1, 2, ... until __getitem__ raises IndexError or StopIteration."""
+    i = 0
+    while True:
+        try:
+            v = obj[i]
+        except (IndexError, StopIteration):
+            return
+        yield v
+        i += 1

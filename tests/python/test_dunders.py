@@ -123,6 +123,60 @@ class Countdown:
         return self.n
 
 
+class Seq:
+    """The old sequence protocol: __getitem__ only, IndexError ends iteration."""
+
+    def __init__(self, items):
+        self.items = list(items)
+
+    def __getitem__(self, i):
+        return self.items[i]
+
+
+class Ranked:
+    def __init__(self, r, t):
+        self.r = r
+        self.t = t
+
+    def __lt__(self, o):
+        LOG.append(("lt", self.r, o.r))
+        return self.r < o.r
+
+    def __gt__(self, o):
+        LOG.append(("gt", self.r, o.r))
+        return self.r > o.r
+
+
+class Scaled:
+    """A non-data descriptor: __get__ reads the descriptor's own state and counts its calls."""
+
+    def __init__(self, k):
+        self.k = k
+
+    def __get__(self, obj, owner):
+        if obj is None:
+            return self.k
+        return obj.base * self.k
+
+
+class Typed:
+    """A data descriptor: its __get__ wins over the instance dict."""
+
+    def __get__(self, obj, owner):
+        return getattr(obj, "_typed", 0.0) + 1.0
+
+    def __set__(self, obj, v):
+        object.__setattr__(obj, "_typed", v)
+
+
+class Holder:
+    double = Scaled(2.0)
+    typed = Typed()
+
+    def __init__(self, base):
+        self.base = base
+
+
 class Flag:
     def __init__(self, on):
         self.on = on
@@ -272,6 +326,36 @@ class Dunders(unittest.TestCase):
             return total, a + b, n, s, t, list(Bag("ab")), sorted(Listed([3, 1])), any(Countdown(2)), all(Bag([1, 0]))
         _, st = self.same(f, lambda: (x1(),))
         self.one_graph(st)
+
+    def test_old_sequence_protocol(self):
+        def f(x):
+            total = x * 0.0
+            for v in Seq([x, x * 2.0]):
+                total = total + v
+            a, b = Seq([1, 2])
+            return total, a + b, list(Seq("ab")), 2 in Seq([1, 2]), 5 in Seq([1, 2])
+        _, st = self.same(f, lambda: (x1(),))
+        self.one_graph(st)
+
+    def test_sum_min_max_over_user_objects(self):
+        def f(x):
+            vs = [Vec(x, "a"), Vec(x * 2.0, "b"), Vec(x * 3.0, "c")]
+            total = sum(vs)                 # 0 + a: __radd__, then __add__
+            shifted = sum(vs, Vec(x, "s"))
+            rs = [Ranked(2, x), Ranked(5, x * 2.0), Ranked(1, x * 3.0)]
+            return total.t, total.tag, shifted.t, max(rs).t, min(rs).t, max(Ranked(0, x), Ranked(9, x)).r
+        _, st = self.same(f, lambda: (x1(),))
+        self.one_graph(st)
+
+    def test_user_descriptors_get(self):
+        def f(x, h):
+            m = Holder(x * 3.0)
+            return h.double, m.double, Holder.double, h.typed, m.typed
+        jf, st = self.same(f, lambda: (x1(), Holder(x1())))
+        self.one_graph(st)
+        Holder.__dict__["double"].k = 5.0  # the descriptor's own state is guarded
+        self.assertTrue(same_bits(jf(x1(), Holder(x1()))[0], x1() * 5.0))
+        Holder.__dict__["double"].k = 2.0
 
     def test_iterator_passed_in_is_advanced_for_real(self):
         def f(it, x):

@@ -59,6 +59,9 @@ class Desc:
     def __get__(self, obj, owner):
         return 2.0
 
+    def __set__(self, obj, v):
+        pass
+
 
 class HasDesc:
     x = Desc()
@@ -66,13 +69,6 @@ class HasDesc:
 
 class L(list):
     pass
-
-
-class OldSeq:
-    def __getitem__(self, i):
-        if i > 2:
-            raise IndexError
-        return i
 
 
 class P:
@@ -97,9 +93,10 @@ CASES = [
     ("C base class", lambda x: L([x])[0], "B008", "its base class list is written in C"),
     ("__getattribute__", lambda x, o=Lookup(): x * o.k, "B010", "Lookup customises __getattribute__"),
     ("__getattr__", lambda x, o=Fallback(): x * o.k, "B010", "Fallback defines __getattr__"),
-    ("user descriptor", lambda x, o=HasDesc(): x * o.x, "B010", ".x is a Desc descriptor (its __get__ is user code)"),
+    ("store through a user descriptor", lambda x, o=HasDesc(): setattr(o, "x", x) or x * o.x, "B005",
+     "assigns attribute 'x' of a HasDesc"),
     ("C base's special method", lambda x, l=L([1.0]): l + [x], "B009", "L.__add__ is a wrapper_descriptor"),
-    ("old sequence protocol", lambda x, s=OldSeq(): [x * i for i in s], "B009", "through __getitem__ (the old sequence protocol)"),
+    ("sorting user objects", lambda x: (sorted([P(2), P(1)], key=None), x), "B008", "sorted() on a list (or what it holds)"),
     ("str % user object", lambda x, p=P(1): ("%s" % p, x), "B009", "% between a str and a P"),
     ("tensor + user object", lambda x, p=P(1): x + p, "B009", "+ between a Tensor and a P"),
     ("generator .send", lambda x: gen(x).send(None), "B015", ".send of a generator"),
