@@ -117,24 +117,18 @@ PyObject* Simulator::user_binary(Opcode op, PyObject* a, PyObject* b) {
       if (r != Py_NotImplemented) return r;
     }
   }
-  if (ua) {
-    if (PyObject* f = special_method(a, n.op)) {
-      PyObject* r = call_special(f, a, {b});
-      if (r != Py_NotImplemented) return r;
+  // One operand's turn: its class's method, or a builtin's C slot (which declines).
+  auto turn = [&](bool user, PyObject* self, PyObject* other, const char* name) {
+    if (!user) {
+      builtin_declines(self, other, n.symbol);
+      return Py_NotImplemented;
     }
-  } else {
-    builtin_declines(a, b, n.symbol);
-  }
-  if (!reflected_tried) {
-    if (ub) {
-      if (PyObject* f = special_method(b, n.rop)) {
-        PyObject* r = call_special(f, b, {a});
-        if (r != Py_NotImplemented) return r;
-      }
-    } else {
-      builtin_declines(b, a, n.symbol);
-    }
-  }
+    PyObject* f = special_method(self, name);
+    return f ? call_special(f, self, {other}) : Py_NotImplemented;
+  };
+  if (PyObject* r = turn(ua, a, b, n.op); r != Py_NotImplemented) return r;
+  if (!reflected_tried)
+    if (PyObject* r = turn(ub, b, a, n.rop); r != Py_NotImplemented) return r;
   // Python raises TypeError here, or (a builtin sequence on one side) tries concatenation or
   // repetition, which converts the user object with __index__ or iterates it.
   stop(Break::Raises, "TypeError: unsupported operand type(s) for " + std::string(n.op == std::string("__pow__") ? "** or pow()" : symbol) +

@@ -1272,11 +1272,13 @@ PyObject* Simulator::tape_run(const std::vector<PyObject*>& args, PyObject* kwna
 }
 
 PyObject* Simulator::call_ex(PyObject* callable, PyObject* args_tuple, PyObject* kwargs_dict) {
-  PyObject* args = materialize(args_tuple);
-  if (!PyTuple_Check(args)) {
-    args = own(PySequence_Tuple(args));
+  std::vector<PyObject*> all;
+  if (PyTuple_CheckExact(args_tuple) || PyList_CheckExact(args_tuple)) {
+    all = unpacked(args_tuple);  // the items themselves (generators and made objects pass on as they are)
+  } else {
+    PyObject* args = own(PySequence_Tuple(materialize(args_tuple)));
+    all.assign(PySequence_Fast_ITEMS(args), PySequence_Fast_ITEMS(args) + PyTuple_GET_SIZE(args));
   }
-  std::vector<PyObject*> all(PySequence_Fast_ITEMS(args), PySequence_Fast_ITEMS(args) + PyTuple_GET_SIZE(args));
   PyObject* names = nullptr;
   if (kwargs_dict) {
     PyObject* kw = materialize(kwargs_dict);

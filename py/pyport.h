@@ -242,6 +242,35 @@ inline PyFrameObject* shadow_frame(PyThreadState* tstate, PyFrameObject* f, PyCo
   return s;
 }
 
+// An exception leaving rewritten code through the resume function or loop body it called: the
+// pending traceback holds the rewritten frame at the line of the call, then that continuation's
+// frame at the line that raised, where plain Python has the function once. The first goes. A
+// continuation is a frame of the same function name and file called from the rewritten frame,
+// directly or through such frames that left no entry (a loop body run in a shadow frame of its
+// own that called its resume function).
+inline void drop_resume_caller_entry(PyFrameObject* shadow) {
+  PyObject *t, *v, *tb;
+  PyErr_Fetch(&t, &v, &tb);
+  auto* head = tb && PyTraceBack_Check(tb) ? reinterpret_cast<PyTracebackObject*>(tb) : nullptr;
+  auto same_function = [shadow](PyFrameObject* p) {
+    return PyUnicode_Compare(p->f_code->co_name, shadow->f_code->co_name) == 0 &&
+           PyUnicode_Compare(p->f_code->co_filename, shadow->f_code->co_filename) == 0;
+  };
+  bool continuation = false;
+  if (head && head->tb_frame == shadow && head->tb_next) {
+    PyFrameObject* p = head->tb_next->tb_frame;
+    for (int depth = 0; p && depth < 8 && same_function(p) && !continuation; ++depth, p = p->f_back)
+      continuation = p->f_back == shadow;
+  }
+  if (continuation) {
+    PyObject* rest = reinterpret_cast<PyObject*>(head->tb_next);
+    Py_INCREF(rest);
+    Py_DECREF(tb);
+    tb = rest;
+  }
+  PyErr_Restore(t, v, tb);
+}
+
 // Whether the frame must run in CPython's own loop: generators, coroutines and async generators
 // (their frames are resumed, not entered once), and a frame entered to throw into.
 inline bool frame_is_resumable(PyFrameObject* f) {
@@ -281,6 +310,7 @@ inline PyCodeObject* frame_code(PyFrameObject*) { frame_unsupported(); }
 inline PyFrameObject* shadow_frame(PyThreadState*, PyFrameObject*, PyCodeObject*) { frame_unsupported(); }
 inline bool frame_is_resumable(PyFrameObject*) { frame_unsupported(); }
 inline bool frame_started(PyFrameObject*) { frame_unsupported(); }
+inline void drop_resume_caller_entry(PyFrameObject*) { frame_unsupported(); }
 #endif
 
 // ---- code bytes ---------------------------------------------------------------------------------

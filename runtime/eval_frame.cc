@@ -164,6 +164,7 @@ PyObject* run_in_shadow(PyThreadState* ts, PyFrameObject* f, PyObject* code) {
   PyFrameObject* shadow = py::shadow_frame(ts, f, reinterpret_cast<PyCodeObject*>(code));
   if (!shadow) return nullptr;
   PyObject* r = py::eval_frame_default(ts, shadow, 0);
+  if (!r) py::drop_resume_caller_entry(shadow);
   Py_DECREF(shadow);
   return r;
 }

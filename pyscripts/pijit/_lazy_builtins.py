@@ -17,8 +17,8 @@ def zip_model(end, *its):  # (given at least one iterator)
         yield tuple(vals)
 
 
-def map_model(end, fn, *its):
-    while True:
+def map_model(end, fn, *its):  # (map pulls from its iterators as zip does; a call of zip_model
+    while True:                   # from here would be traced, as pijit's code is, not simulated)
         vals = []
         for it in its:
             v = next(it, end)

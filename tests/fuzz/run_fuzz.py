@@ -58,11 +58,10 @@ import gen  # noqa: E402
 
 PROGRAM_MODULE = "fuzzprog"
 PROGRAM_FILE = "<fuzz program>"
-# Compare every one of the program's frames in the traceback of an exception a call raises
-# (--tracebacks). Off by default while found/_open_traceback_gains_a_frame_after_a_graph_break.py
-# is open (a jitted frame that broke shows twice, the first difference of most programs that
-# raise): only the innermost frame of each run of frames of one function is compared then.
-TRACEBACKS = False
+# Compare every one of the program's frames in the traceback of an exception a call raises (on
+# by default since found/traceback_gains_a_frame_after_a_graph_break.py was fixed; --no-tracebacks
+# compares only the innermost frame of each run of frames of one function).
+TRACEBACKS = True
 PROGRAMS_PER_SEED = 100000       # program ids of --seed S are S * 100000 + i
 DEFAULT_TIMEOUT = 30.0           # seconds one program may take (both sides) before it is a hang
 
@@ -836,8 +835,9 @@ def main(argv=None):
                         % (name, getattr(gen, knob)))
     ap.add_argument("--tracebacks", action="store_true",
                     help="compare every one of the program's (function, line) frames in the "
-                    "traceback of an exception a call raises (by default a run of frames of one "
-                    "function counts as its innermost: see TRACEBACKS)")
+                    "traceback of an exception a call raises (the default: see TRACEBACKS)")
+    ap.add_argument("--no-tracebacks", action="store_true",
+                    help="count a run of frames of one function in a traceback as its innermost")
     ap.add_argument("--with-open", action="store_true",
                     help="also the constructs of known open defects the generator leaves out "
                     "(gen_features.OPEN_DEFECTS: %s)" % ", ".join(sorted(gen.gen_features.OPEN_DEFECTS)))
@@ -854,7 +854,7 @@ def main(argv=None):
             setattr(gen, knob, getattr(args, name))
     gen.gen_features.WITH_OPEN = args.with_open
     global TRACEBACKS
-    TRACEBACKS = TRACEBACKS or args.tracebacks
+    TRACEBACKS = (TRACEBACKS or args.tracebacks) and not args.no_tracebacks
     programs = [(os.path.basename(p), open(p).read()) for p in args.file]
     programs += [(p, gen.generate(p, disabled)) for p in args.program]
     if not programs:

@@ -159,6 +159,36 @@ class CaughtExceptions(unittest.TestCase):
             tb = tb.tb_next
         self.assertEqual(frames[-1], "check")  # raised for real, where Python raises it
 
+    def test_traceback_has_the_function_once_after_a_break(self):
+        # (fuzz --tracebacks: the rewritten frame at the break's line and the resume function's
+        # (or the loop body's) at the raise were both in the traceback)
+        import traceback
+
+        def after_break(x):
+            y = x * 2.0
+            s = float(y.sum())  # a graph break
+            return check(y) + s
+
+        def in_loop_body(x):
+            for i in range(2):
+                x = x + 1.0
+                s = float(x.sum())  # capture stops in the loop: the body runs as a function
+                if i == 1:
+                    check(x)
+            return x
+
+        def frames(fn):
+            try:
+                fn(T([1.0, 2.0, 3.0]))
+            except ShapeError as e:
+                return [(fr.name, fr.lineno) for fr in traceback.extract_tb(e.__traceback__)][1:]
+        for fn in (after_break, in_loop_body):
+            jf = pj.jit(fn)
+            with no_stress():
+                want = frames(fn)
+            self.assertEqual(frames(jf), want)
+            self.assertEqual(frames(jf), want)  # the cached code too
+
     def test_exception_classes_with_code_are_refused(self):
         def f(x):
             try:

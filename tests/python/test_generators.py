@@ -205,6 +205,16 @@ class Generators(unittest.TestCase):
         _, st = self.same(f, lambda: (xs2(),))
         self.one_graph(st)
 
+    def test_generators_passed_through_star_args(self):
+        def firsts(*gs):
+            return [next(g) for g in gs]
+
+        def f(xs):
+            args = (doubled(xs), counting(2))
+            return firsts(*args)
+        _, st = self.same(f, lambda: (xs2(),))
+        self.one_graph(st)
+
     def test_lazy_builtin_over_a_generator_left_unfinished(self):
         def f(xs):
             for i, v in enumerate(doubled(xs)):

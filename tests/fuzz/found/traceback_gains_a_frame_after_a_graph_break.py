@@ -6,11 +6,11 @@ function's frame once. traceback.extract_tb(e.__traceback__) (function, line) pa
 Found by tests/fuzz (run_fuzz.py --tracebacks, which compares the (function, line) of the
 program's frames in an escaping exception's traceback; any program raising after a break).
 
-Status: OPEN (differs on 3.7 and 3.9 at commit 1bbedff). The leading underscore keeps
-tests/python/test_fuzz.py (FoundPrograms) from running it until it is fixed: rename it without
-the "_open_" prefix then (and let run_fuzz.py compare tracebacks by default).
+Status: FIXED: when an exception leaves the rewritten frame through the continuation it called
+(a resume function, a loop body, directly or through their own shadow frames), the rewritten
+frame's traceback entry is dropped (py::drop_resume_caller_entry, runtime/eval_frame.cc).
 
-    PYTHONPATH=pyscripts python tests/fuzz/found/_open_traceback_gains_a_frame_after_a_graph_break.py     (exit 1: plain and jitted differ)
+    PYTHONPATH=pyscripts python tests/fuzz/found/traceback_gains_a_frame_after_a_graph_break.py     (exit 1: plain and jitted differ)
 """
 import traceback
 
