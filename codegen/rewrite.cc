@@ -409,7 +409,13 @@ PyObject* emit_resume_code(PyCodeObject* original, int offset, int depth, const 
       handlers.emplace_back(e.size(), blocks[b].handler);
       e.op(static_cast<Opcode>(blocks[b].op));
     }
-    if (k < depth) e.op(Opcode::LOAD_FAST, first + k);
+    if (k < depth) {
+      // On the stack now, and no longer a local: as in the original, the value lives only as long
+      // as the stack holds it (an exception raised with it, kept by a local of the frame its
+      // traceback holds, would be a reference cycle: a generator's cleanup then waits for the GC).
+      e.op(Opcode::LOAD_FAST, first + k);
+      e.op(Opcode::DELETE_FAST, first + k);
+    }
   }
   if (b != blocks.size()) {
     PyErr_SetString(PyExc_ValueError, "a try block above the value stack it resumes with");

@@ -1144,6 +1144,51 @@ class ValuesComeBackAsTheyWentIn(unittest.TestCase):
             self.assertIs(r[2], r[3])
         self.assertEqual(pj.jit_stats(jf)["graphs"], 1)
 
+    def test_a_resume_function_keeps_no_stack_value_alive(self):
+        # (fuzz 9700248 under stress 3: a break at a raise handed the exception to the resume
+        # function, whose local kept it; its traceback holds that frame: a cycle, so what the
+        # frame held lived until the next collection)
+        import gc
+        import weakref
+
+        class Boom(Exception):
+            pass
+
+        class Probe:
+            pass
+
+        def raises(k):
+            if k:
+                raise Boom("b")
+
+        class Quiet:
+            def __enter__(self):
+                return self
+
+            def __exit__(self, *exc):
+                return True
+
+        def f(x, k, probe):
+            with Quiet():
+                raises(k)
+            return x
+
+        was, level = gc.isenabled(), pj.stress_stats()["level"]
+        gc.disable()
+        pj.set_stress(3)
+        try:
+            for code in (1, 2, 3):  # a changed exception class recompiles: the break moves to the raise
+                Boom.code = code
+                p = Probe()
+                w = weakref.ref(p)
+                f(pj.Tensor([1.0]), 1, p)
+                del p
+                self.assertIsNone(w(), code)
+        finally:
+            pj.set_stress(level)
+            if was:
+                gc.enable()
+
     def test_a_guarded_number_comes_back_as_the_object_it_was(self):
         # (CPython's test_copy under stress: copy.copy(42) is 42 failed; capture's copy of a
         # number it guards is another int object)

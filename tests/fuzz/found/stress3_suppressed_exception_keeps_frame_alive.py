@@ -10,11 +10,12 @@ Found by tests/fuzz with PIJIT_STRESS=3 (program 9700248 of seed 97 with --excep
 --generators 1 --contexts 1 --dunders 1, minimised: "global G_CLOG: list length [plain under
 stress]").
 
-Status: OPEN (differs on 3.7 and 3.9 at commit 1bbedff). The leading underscore keeps
-tests/python/test_fuzz.py (FoundPrograms) from running it until it is fixed: rename it without
-the "_open_" prefix then.
+Status: FIXED: the break fell at the raise, with the exception on the value stack; the resume
+function took it as an argument and kept it in that local, which the exception's traceback held
+(a cycle). The resume prologue now deletes each stack argument once it is on the stack
+(codegen/rewrite.cc emit_resume_code).
 
-    PYTHONPATH=pyscripts python tests/fuzz/found/_open_stress3_suppressed_exception_keeps_frame_alive.py     (exit 1: plain and jitted differ)
+    PYTHONPATH=pyscripts python tests/fuzz/found/stress3_suppressed_exception_keeps_frame_alive.py     (exit 1: plain and jitted differ)
 """
 import pijit as pj
 from _found import outcome, verdict
