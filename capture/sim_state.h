@@ -235,7 +235,6 @@ class Simulator {
                                         " the function did not create");
   }
   PyObject* load_attr(PyObject* v, PyObject* name);
-  PyObject* enum_field(PyObject* v, PyObject* name, PyObject* descr);
   // ---- side effects deferred to after the graph (sim_effects.cc) ----
   PyObject* output_call(PyObject* callable, const std::vector<PyObject*>& args, PyObject* kwnames);
   void store_attr(PyObject* owner, PyObject* name, PyObject* value);

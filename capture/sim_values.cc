@@ -935,7 +935,6 @@ PyObject* Simulator::load_attr(PyObject* v, PyObject* name) {
   }
   PyObject* descr = _PyType_Lookup(tp, name);
   guard_class(node, tp, name);
-  if (PyObject* raw = enum_field(v, name, descr)) return load_attr(v, raw);
   if (descr && Py_TYPE(descr)->tp_descr_set) {
     Py_ssize_t field = PyTuple_Check(v) ? py::tuple_field_index(descr) : -1;
     if (field >= 0) {
@@ -991,21 +990,6 @@ PyObject* Simulator::load_attr(PyObject* v, PyObject* name) {
     stop(Break::UnsupportedAttribute, std::string(tp->tp_name) + " defines __getattr__");
   }
   stop(Break::Raises, std::string("AttributeError: '") + tp->tp_name + "' object has no attribute '" + cname + "'");
-}
-
-// member.value and member.name of an enum member: enum.Enum's own descriptors read _value_ and
-// _name_ from the member's dict. The name of that attribute, or nullptr.
-PyObject* Simulator::enum_field(PyObject* v, PyObject* name, PyObject* descr) {
-  static PyObject* enum_class = py::module_attr("enum", "Enum");
-  if (!descr || !enum_class || !PyObject_TypeCheck(v, reinterpret_cast<PyTypeObject*>(enum_class))) return nullptr;
-  static PyObject* value_name = PyUnicode_InternFromString("value");
-  static PyObject* name_name = PyUnicode_InternFromString("name");
-  static PyObject* raw_value = PyUnicode_InternFromString("_value_");
-  static PyObject* raw_name = PyUnicode_InternFromString("_name_");
-  auto* base = reinterpret_cast<PyTypeObject*>(enum_class);
-  if (PyUnicode_Compare(name, value_name) == 0 && descr == _PyType_Lookup(base, value_name)) return raw_value;
-  if (PyUnicode_Compare(name, name_name) == 0 && descr == _PyType_Lookup(base, name_name)) return raw_name;
-  return nullptr;
 }
 
 // super() (from the frame's first argument and its __class__ cell, as CPython does) and
@@ -1584,10 +1568,8 @@ PyObject* Simulator::call_builtin(PyObject* callable, const std::vector<PyObject
     stop(Break::UnsupportedCall, "hash() of a tensor (its identity, which capture does not have)");
   static const char* const shallow[] = {"len", "isinstance", "issubclass", "callable", nullptr};
   static const char* const reducing[] = {"sum", "min", "max", nullptr};
-  if (name_in(reducing, name))
-    for (PyObject* a : args)
-      if (!deep_trusted(a))
-        if (PyObject* r = user_reduce(name, args, kwnames)) return r;
+  if (name_in(reducing, name) && std::any_of(args.begin(), args.end(), [&](PyObject* a) { return !deep_trusted(a); }))
+    if (PyObject* r = user_reduce(name, args, kwnames)) return r;
   for (PyObject* a : args)
     if (name_in(shallow, name) ? !trusted(a) : !deep_trusted(a))
       stop(Break::UnsupportedCall, std::string(name) + "() on a " + Py_TYPE(a)->tp_name + " (or what it holds)");
