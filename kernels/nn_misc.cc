@@ -126,12 +126,46 @@ void embedding_into(const Tensor& out, const Tensor& weight, const Tensor& indic
   });
 }
 
-struct DensePlan {
-  dnnl::memory::desc x_md, w_user, w_md, b_md, out_md;
-  dnnl::memory::desc scratch_md;
-  size_t scratch_bytes = 0;  // scratch_md's size (0: none), asked once
+// One matmul primitive and what its launch needs to know.
+struct DensePrimitive {
   dnnl::matmul prim;
-  dnnl::reorder w_reorder;  // w_user -> w_md, when they differ
+  dnnl::memory::desc w_md, scratch_md;
+  size_t scratch_bytes = 0;  // scratch_md's size (0: none), asked once
+};
+
+DensePrimitive make_dense_primitive(const dnnl::memory::desc& x, const dnnl::memory::desc& w,
+                                    const dnnl::memory::desc* bias, const dnnl::memory::desc& out) {
+  dnnl::matmul::desc d = bias ? dnnl::matmul::desc(x, w, *bias, out) : dnnl::matmul::desc(x, w, out);
+  dnnl::matmul::primitive_desc pd(d, scratchpad_attr(), dnnl_engine());
+  DensePrimitive p;
+  p.w_md = pd.weights_desc();
+  p.scratch_md = pd.scratchpad_desc();
+  p.scratch_bytes = p.scratch_md.get_size();
+  p.prim = dnnl::matmul(pd);
+  return p;
+}
+
+struct DensePlan {
+  dnnl::memory::desc x_md, w_user, b_md, out_md;
+  bool bias = false;
+  DensePrimitive best;      // weights in the layout the primitive prefers (best.w_md)
+  dnnl::reorder w_reorder;  // w_user -> best.w_md, when they differ
+  // The same product reading the weights as they are (w_user), for weights written before every
+  // launch (WeightMemo::trained): made on first use. Same bits as `best` (oneDNN's brgemm and
+  // gemm kernels sum k in the same order whatever the weights' layout; GoogleTest checks it).
+  mutable std::once_flag plain_once;
+  mutable DensePrimitive plain;
+  // Null when oneDNN refuses that layout.
+  const DensePrimitive* plain_primitive() const {
+    std::call_once(plain_once, [this] {
+      try {
+        plain = best.w_md == w_user ? best : make_dense_primitive(x_md, w_user, bias ? &b_md : nullptr, out_md);
+      } catch (const dnnl::error&) {
+        plain = DensePrimitive();
+      }
+    });
+    return plain.prim ? &plain : nullptr;
+  }
 };
 
 std::shared_ptr<const DensePlan> dense_plan(int64_t M, int64_t K, int64_t N, bool bias) {
@@ -150,17 +184,12 @@ std::shared_ptr<const DensePlan> dense_plan(int64_t M, int64_t K, int64_t N, boo
   p->b_md = dnnl::memory::desc({1, N}, dt::f32, tag::ab);
   p->out_md = dnnl::memory::desc({M, N}, dt::f32, tag::ab);
   const dnnl::memory::desc w_any({K, N}, dt::f32, tag::any);
+  p->bias = bias;
   try {
-    dnnl::matmul::desc d = bias ? dnnl::matmul::desc(p->x_md, w_any, p->b_md, p->out_md)
-                                : dnnl::matmul::desc(p->x_md, w_any, p->out_md);
-    dnnl::matmul::primitive_desc pd(d, scratchpad_attr(), dnnl_engine());
-    p->w_md = pd.weights_desc();
-    p->scratch_md = pd.scratchpad_desc();
-    p->scratch_bytes = p->scratch_md.get_size();
-    p->prim = dnnl::matmul(pd);
-    if (p->w_md != p->w_user)
-      p->w_reorder =
-          dnnl::reorder(dnnl::reorder::primitive_desc(dnnl_engine(), p->w_user, dnnl_engine(), p->w_md, scratchpad_attr()));
+    p->best = make_dense_primitive(p->x_md, w_any, bias ? &p->b_md : nullptr, p->out_md);
+    if (p->best.w_md != p->w_user)
+      p->w_reorder = dnnl::reorder(
+          dnnl::reorder::primitive_desc(dnnl_engine(), p->w_user, dnnl_engine(), p->best.w_md, scratchpad_attr()));
   } catch (const dnnl::error&) {
     p = nullptr;
   }
@@ -172,7 +201,8 @@ std::shared_ptr<const DensePlan> dense_plan(int64_t M, int64_t K, int64_t N, boo
 
 struct DenseBinding {
   std::mutex mu;
-  dnnl::memory x, out, bias, scratch;  // made at the first launch, re-pointed at every one
+  // Made at the first launch, re-pointed at every one; `w` and `scratch` per primitive (best, plain).
+  dnnl::memory x, out, bias, w, scratch[2];
 };
 
 std::shared_ptr<DenseBinding> make_dense_binding() { return std::make_shared<DenseBinding>(); }
@@ -181,22 +211,33 @@ void dense_run(const DensePlan& p, const Tensor& out, const Tensor& x, const Ten
                WeightMemo* memo, DenseBinding* binding) {
   auto& eng = dnnl_engine();
   const Tensor xc = x.contiguous();
-  const CachedWeights w = memo ? memo->get(weight, p.w_user, p.w_md, p.w_reorder)
-                               : reordered_weights(weight, p.w_user, p.w_md, p.w_reorder);
+  // Trained weights are read where they are; others in the primitive's layout, reordered once
+  // per version.
+  const DensePrimitive* plain_prim = memo && memo->trained(weight) ? p.plain_primitive() : nullptr;
+  const bool plain = plain_prim != nullptr;
+  const DensePrimitive& prim = plain ? *plain_prim : p.best;
+  Tensor wc;
+  CachedWeights cached;
+  if (plain) wc = weight.contiguous();
+  else cached = memo ? memo->get(weight, p.w_user, p.best.w_md, p.w_reorder)
+                     : reordered_weights(weight, p.w_user, p.best.w_md, p.w_reorder);
   Tensor b = bias.defined() ? bias.contiguous() : Tensor();
   std::unique_lock<std::mutex> lock;
   if (binding) lock = std::unique_lock<std::mutex>(binding->mu, std::try_to_lock);
   // this thread's scratch buffer (kernels/dnnl_context.h: primitives cross threads)
-  void* scratch = p.scratch_bytes ? thread_scratch_buffer(p.scratch_bytes) : nullptr;
-  dnnl::memory xm, om, bm, sm;
+  void* scratch = prim.scratch_bytes ? thread_scratch_buffer(prim.scratch_bytes) : nullptr;
+  dnnl::memory xm, om, bm, sm, wm = plain ? dnnl::memory() : cached.mem;
   if (lock.owns_lock()) {
     if (!binding->x) {
       binding->x = dnnl::memory(p.x_md, eng, DNNL_MEMORY_NONE);
       binding->out = dnnl::memory(p.out_md, eng, DNNL_MEMORY_NONE);
       if (b.defined()) binding->bias = dnnl::memory(p.b_md, eng, DNNL_MEMORY_NONE);
-      if (scratch) binding->scratch = dnnl::memory(p.scratch_md, eng, DNNL_MEMORY_NONE);
     }
-    xm = binding->x, om = binding->out, bm = binding->bias, sm = binding->scratch;
+    dnnl::memory& scratch_mem = binding->scratch[plain];
+    if (scratch && !scratch_mem) scratch_mem = dnnl::memory(prim.scratch_md, eng, DNNL_MEMORY_NONE);
+    if (plain && !binding->w) binding->w = dnnl::memory(p.w_user, eng, DNNL_MEMORY_NONE);
+    xm = binding->x, om = binding->out, bm = binding->bias, sm = scratch_mem;
+    if (plain) wm = binding->w;
     auto bind = [](const dnnl::memory& m, void* ptr) {
       dnnl::error::wrap_c_api(dnnl_memory_set_data_handle(m.get(), ptr), "dense: bind a buffer");
     };
@@ -204,18 +245,20 @@ void dense_run(const DensePlan& p, const Tensor& out, const Tensor& x, const Ten
     bind(om, out.raw_data());
     if (b.defined()) bind(bm, b.raw_data());
     if (scratch) bind(sm, scratch);
+    if (plain) bind(wm, wc.raw_data());
   } else {
     xm = dnnl::memory(p.x_md, eng, xc.raw_data());
     om = dnnl::memory(p.out_md, eng, out.raw_data());
     if (b.defined()) bm = dnnl::memory(p.b_md, eng, b.raw_data());
-    if (scratch) sm = dnnl::memory(p.scratch_md, eng, scratch);
+    if (scratch) sm = dnnl::memory(prim.scratch_md, eng, scratch);
+    if (plain) wm = dnnl::memory(p.w_user, eng, wc.raw_data());
   }
   // The C API takes the arguments as an array: no hash map built and freed per launch.
-  dnnl_exec_arg_t args[5] = {{DNNL_ARG_SRC, xm.get()}, {DNNL_ARG_WEIGHTS, w.mem.get()}, {DNNL_ARG_DST, om.get()}};
+  dnnl_exec_arg_t args[5] = {{DNNL_ARG_SRC, xm.get()}, {DNNL_ARG_WEIGHTS, wm.get()}, {DNNL_ARG_DST, om.get()}};
   int nargs = 3;
   if (b.defined()) args[nargs++] = {DNNL_ARG_BIAS, bm.get()};
   if (scratch) args[nargs++] = {DNNL_ARG_SCRATCHPAD, sm.get()};
-  dnnl::error::wrap_c_api(dnnl_primitive_execute(p.prim.get(), dnnl_stream().get(), nargs, args), "dense: execute");
+  dnnl::error::wrap_c_api(dnnl_primitive_execute(prim.prim.get(), dnnl_stream().get(), nargs, args), "dense: execute");
   dnnl_stream().wait();
 }
 

@@ -195,6 +195,16 @@ CachedWeights WeightMemo::get(const Tensor& w, const dnnl::memory::desc& user, c
   return c;
 }
 
+bool WeightMemo::trained(const Tensor& w) {
+  const Storage* st = w.storage().get();
+  const uint64_t version = st->version();
+  std::lock_guard<std::mutex> lock(mu_);
+  changes_ = st == seen_ && version != seen_version_ ? changes_ + 1 : 0;
+  seen_ = st;
+  seen_version_ = version;
+  return changes_ >= 2 && st->versioned();
+}
+
 WeightCacheStats weight_cache_stats() { return Cache::instance().stats(); }
 void weight_cache_clear() { Cache::instance().clear(); }
 
