@@ -5,6 +5,7 @@
 // state every earlier effect left, and the simulation reads its own writes through the overlay.
 #include "py/pyport.h"  // first (Python.h)
 
+#include <algorithm>
 #include <cstring>
 
 #include "capture/sim_state.h"
@@ -60,6 +61,53 @@ bool is_parameter(PyObject* v) {
   for (Py_ssize_t i = 0; mro && i < PyTuple_GET_SIZE(mro); ++i)
     if (std::strcmp(reinterpret_cast<PyTypeObject*>(PyTuple_GET_ITEM(mro, i))->tp_name, "Parameter") == 0) return true;
   return false;
+}
+
+namespace {
+
+// How many times `p` (and what it is built from) names each graph output.
+void count_outputs(const ReturnPlan& p, std::vector<int>& uses) {
+  if (p.kind == ReturnPlan::Output && p.index >= 0 && p.index < static_cast<int>(uses.size())) ++uses[p.index];
+  for (const ReturnPlan& item : p.items) count_outputs(item, uses);
+}
+
+}  // namespace
+
+// A Parameter assigned in the graph is written back after it: write_back(target, output). Where
+// that write comes before every other effect (none of them can have seen the Parameter's old
+// bytes, nor print it), the Parameter is a graph input, and nothing else in the rewritten code
+// names the output (no return, local, resume argument or other effect gets it: they would share
+// the Parameter's storage), the graph may compute the output in the Parameter itself. The plan
+// decides whether it does (graph/plan.h).
+void find_write_backs(CaptureResult& r) {
+  static PyObject* write_back = py::module_attr("pijit._C", "write_back");
+  const codegen::FramePlan& fp = r.plan;
+  if (!write_back || fp.effects.empty() || !r.graph) return;
+  const graph::Graph& g = *r.graph;
+  std::vector<int> uses(g.outputs().size(), 0);
+  for (const codegen::EffectPlan& fx : fp.effects)
+    for (const ReturnPlan& op : fx.operands) count_outputs(op, uses);
+  count_outputs(fp.ret, uses);
+  for (const ReturnPlan& p : fp.resume.stack) count_outputs(p, uses);
+  for (const auto& l : fp.resume.locals) count_outputs(l.second, uses);
+  for (const auto& c : fp.resume.cells) count_outputs(c.second, uses);
+  std::vector<graph::Graph::WriteBack> found;
+  for (const codegen::EffectPlan& fx : fp.effects) {
+    if (fx.kind != codegen::EffectPlan::Call || fx.kwnames || fx.operands.size() != 3 ||
+        fx.operands[0].kind != ReturnPlan::Const || fx.operands[0].obj != write_back)
+      break;
+    const ReturnPlan &target = fx.operands[1], &value = fx.operands[2];
+    if (target.kind != ReturnPlan::Source || value.kind != ReturnPlan::Output || value.obj || uses[value.index] != 1)
+      continue;
+    const auto at = std::find(fp.input_nodes.begin(), fp.input_nodes.end(), target.index);
+    if (at == fp.input_nodes.end()) continue;
+    const int input = static_cast<int>(at - fp.input_nodes.begin());
+    if (!g.value(g.inputs().at(input)).parameter) continue;
+    bool again = false;
+    for (const graph::Graph::WriteBack& w : found) again = again || w.input == input;
+    if (!again) found.push_back({value.index, input});
+  }
+  r.graph->set_write_backs(std::move(found));
 }
 
 void Simulator::defer(codegen::EffectPlan fx, PyObject* value, const std::string& what, bool may_raise) {

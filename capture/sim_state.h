@@ -521,6 +521,8 @@ PyObject* null_slot();
 
 bool is_cell(PyObject* v);                                  // an instance of pijit.nn.Cell
 bool is_parameter(PyObject* v);                             // an instance of pijit's Parameter
+// Marks the graph outputs only a leading write-back into a Parameter uses (graph::Graph::write_backs).
+void find_write_backs(CaptureResult& r);
 bool name_in(const char* const* names, const char* name);  // names: nullptr-terminated
 
 }  // namespace pj::capture

@@ -1257,6 +1257,7 @@ CaptureResult capture_frame(PyFrameObject* f, const CaptureOptions& options) {
     if (r.symbolic_dims.empty()) r.graph->eliminate_dead_code();
     if (!r.broke) r.plan.line = r.line;
     r.plan.calls_graph = !r.graph->nodes().empty() || !r.graph->outputs().empty();
+    find_write_backs(r);
   } else {
     r.graph.reset();
     r.plan.input_nodes.clear();

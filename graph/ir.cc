@@ -58,6 +58,7 @@ Graph with_input_metas(const Graph& g, const Metas& inputs,
     outputs.push_back(map[v]);
   }
   out.set_outputs(std::move(outputs));
+  out.set_write_backs(g.write_backs());
   return out;
 }
 
@@ -173,7 +174,11 @@ std::string Graph::to_string() const {
   }
   os << "  return (";
   for (size_t k = 0; k < outputs_.size(); ++k) os << (k ? ", " : "") << "%" << num[outputs_[k]];
-  os << (outputs_.size() == 1 ? ",)" : ")") << "\n}\n";
+  os << (outputs_.size() == 1 ? ",)" : ")");
+  for (size_t k = 0; k < write_backs_.size(); ++k)
+    os << (k ? ", " : "  # writes back ") << "%" << num[outputs_.at(write_backs_[k].output)] << " -> %"
+       << num[inputs_.at(write_backs_[k].input)];
+  os << "\n}\n";
   return os.str();
 }
 

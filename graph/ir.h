@@ -65,6 +65,16 @@ class Graph {
   std::vector<int> add_node(const OpDef& op, std::vector<int> inputs, Attrs attrs, const Metas& outs,
                             int line);
   void set_outputs(std::vector<int> outputs) { outputs_ = std::move(outputs); }
+  // Outputs the rewritten code writes back into a Parameter input and uses nowhere else (capture
+  // finds them: an ops.assign replayed by _C.write_back before any other effect). The plan may
+  // compute such an output in the Parameter's own storage. Positions in outputs() and inputs(),
+  // which every pass keeps.
+  struct WriteBack {
+    int output, input;
+    bool operator==(const WriteBack& o) const { return output == o.output && input == o.input; }
+  };
+  void set_write_backs(std::vector<WriteBack> w) { write_backs_ = std::move(w); }
+  const std::vector<WriteBack>& write_backs() const { return write_backs_; }
 
   // A point in the graph's growth (values are appended in order): how much a graph break keeps.
   struct Mark {
@@ -91,6 +101,7 @@ class Graph {
   std::vector<Node> nodes_;
   std::vector<int> inputs_;
   std::vector<int> outputs_;
+  std::vector<WriteBack> write_backs_;
   Tensors consts_;
 };
 

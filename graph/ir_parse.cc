@@ -1,4 +1,5 @@
 // parse_graph: Graph::to_string's text back into a Graph (golden tests of passes, hand-written IR).
+#include <algorithm>
 #include <cctype>
 #include <cstdlib>
 #include <cstring>
@@ -154,6 +155,18 @@ class Parser {
       outs.push_back(value_ref());
     }
     g_.set_outputs(outs);
+    if (!eat("# writes back")) return;
+    std::vector<Graph::WriteBack> wbs;
+    do {
+      const int out = value_ref();
+      expect("->");
+      const int in = value_ref();
+      const auto o = std::find(outs.begin(), outs.end(), out);
+      const auto i = std::find(g_.inputs().begin(), g_.inputs().end(), in);
+      if (o == outs.end() || i == g_.inputs().end()) fail("a write-back pairs an output with an input");
+      wbs.push_back({static_cast<int>(o - outs.begin()), static_cast<int>(i - g_.inputs().begin())});
+    } while (eat(","));
+    g_.set_write_backs(std::move(wbs));
   }
 
   AttrValue attr_value() {

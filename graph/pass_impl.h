@@ -72,6 +72,7 @@ Graph rebuild(const Graph& g, Emit&& emit) {
   std::vector<int> outs;
   for (int v : g.outputs()) outs.push_back(map[v]);
   out.set_outputs(outs);
+  out.set_write_backs(g.write_backs());
   return out;
 }
 

@@ -6,6 +6,7 @@
 #include <sstream>
 
 #include "common/trace.h"
+#include "graph/tape.h"
 
 namespace pj::graph {
 
@@ -137,6 +138,7 @@ ExecPlan::ExecPlan(std::shared_ptr<const Graph> g) : graph_(std::move(g)), eager
   // A buffer lives until the last use of anything viewing it.
   std::vector<int> end(nv, -1);
   for (size_t v = 0; v < nv; ++v) end[root[v]] = std::max(end[root[v]], last[v]);
+  plan_aliases(G, root, end);
 
   ArenaPlanner planner;
   std::vector<bool> taken(nv, false);  // an Arena value whose block an in-place output took over
@@ -170,6 +172,7 @@ ExecPlan::ExecPlan(std::shared_ptr<const Graph> g) : graph_(std::move(g)), eager
     for (int v : n.inputs) release_dead(root[v]);
     for (int o : n.outputs) release_dead(o);  // never read: kept only for its errors
     Step s{&n, {}, {}, memo_node[i]};
+    for (int o : n.outputs) s.alias = s.alias || slot_[o] == Slot::Alias;
     num_memo_steps_ += memo_node[i];
     if (!n.op->run) {
       Metas in, out;
@@ -191,7 +194,9 @@ ExecPlan::ExecPlan(std::shared_ptr<const Graph> g) : graph_(std::move(g)), eager
   }
   for (size_t v = 0; v < nv; ++v) {
     num_fresh_ += slot_[v] == Slot::Fresh;
-    if (slot_[v] == Slot::Input || slot_[v] == Slot::Fresh || slot_[v] == Slot::Dynamic || slot_[v] == Slot::Memo)
+    num_alias_ += slot_[v] == Slot::Alias;
+    if (slot_[v] == Slot::Input || slot_[v] == Slot::Fresh || slot_[v] == Slot::Dynamic || slot_[v] == Slot::Memo ||
+        slot_[v] == Slot::Alias)
       transient_.push_back(static_cast<int>(v));
   }
   // What the caller gets: its own storage. A constant or memo (or a view of one) is copied; whatever an op
@@ -280,6 +285,7 @@ Tensors ExecPlan::run_steps(const Tensors& inputs) const {
   } give_back{this, &arena};
   std::vector<Tensor>& env = arena->env;
   for (size_t i = 0; i < inputs.size(); ++i) env[G.inputs()[i]] = inputs[i];
+  const bool alias = num_alias_ && may_alias(inputs);
   // The memo holds while every Parameter it read is the same storage, view and write version.
   std::vector<MemoKey> keys;
   bool reuse = false, memoizable = true;
@@ -312,11 +318,15 @@ Tensors ExecPlan::run_steps(const Tensors& inputs) const {
     if (s.kernel) {
       out.clear();
       for (int o : n.outputs) {
-        if (slot_[o] == Slot::Fresh || slot_[o] == Slot::Memo)
+        if (slot_[o] == Slot::Alias && alias) env[o] = inputs[alias_input_[o]];
+        else if (slot_[o] == Slot::Fresh || slot_[o] == Slot::Memo || slot_[o] == Slot::Alias)
           env[o] = Tensor::empty(G.values()[o].meta.shape, G.values()[o].meta.dtype);
         out.push_back(env[o]);
       }
       s.kernel(in, out);
+      if (s.alias && alias)  // a Parameter written: what was derived from its bytes is stale
+        for (int o : n.outputs)
+          if (slot_[o] == Slot::Alias) env[o].storage()->note_write();
       // The arena is one storage written again and again: a new version per step, so nothing
       // derived from its bytes (reordered weights, kernels/weight_cache.h) outlives a write.
       if (arena->storage) arena->storage->note_write();
@@ -352,6 +362,47 @@ Tensors ExecPlan::run_steps(const Tensors& inputs) const {
   return result;
 }
 
+// Which outputs may become their Parameters' (see plan.h): decided once, from the graph alone.
+void ExecPlan::plan_aliases(const Graph& G, const std::vector<int>& root, const std::vector<int>& end) {
+  alias_input_.assign(G.values().size(), -1);
+  const int nn = static_cast<int>(G.nodes().size());
+  std::vector<int> producer(G.values().size(), -1);
+  for (int i = 0; i < nn; ++i)
+    for (int o : G.nodes()[i].outputs) producer[o] = i;
+  // Nodes from `first_total` on cannot raise.
+  int first_total = nn;
+  while (first_total > 0 && G.nodes()[first_total - 1].op->total) --first_total;
+  for (const Graph::WriteBack& wb : G.write_backs()) {
+    const int o = G.outputs().at(wb.output), p = G.inputs().at(wb.input), at = producer[o];
+    if (slot_[o] != Slot::Fresh || root[o] != o || at < 0 || at + 1 < first_total) continue;
+    if (std::count(G.outputs().begin(), G.outputs().end(), o) != 1 || !G.value(p).parameter ||
+        !(G.value(p).meta == G.value(o).meta) || end[p] > at ||
+        std::find(alias_inputs_.begin(), alias_inputs_.end(), wb.input) != alias_inputs_.end())
+      continue;
+    const Node& n = G.nodes()[at];
+    bool ok = !n.op->run;  // its kernel writes into the buffer it is given
+    if (end[p] == at) {              // it reads the Parameter itself: element for element only
+      ok = ok && n.op->elementwise;
+      for (int v : n.inputs) ok = ok && (root[v] != p || v == p);
+    }
+    if (!ok) continue;
+    slot_[o] = Slot::Alias;
+    alias_input_[o] = wb.input;
+    alias_inputs_.push_back(wb.input);
+  }
+}
+
+bool ExecPlan::may_alias(const Tensors& inputs) const {
+  if (tape_active()) return false;
+  for (int i : alias_inputs_) {
+    const Tensor& t = inputs[i];
+    if (!t.is_contiguous()) return false;
+    for (size_t k = 0; k < inputs.size(); ++k)
+      if (static_cast<int>(k) != i && inputs[k].storage() == t.storage()) return false;
+  }
+  return true;
+}
+
 std::string ExecPlan::describe() const {
   std::ostringstream os;
   if (eager_) return "node by node as eager ops (PIJIT_DEBUG_EAGER_GRAPH)";
@@ -360,6 +411,7 @@ std::string ExecPlan::describe() const {
   os << "arena " << kib << " KiB, " << num_arena_ << " buffers (" << num_inplace_ << " in place), " << num_fresh_
      << " fresh output" << (num_fresh_ == 1 ? "" : "s");
   if (num_memo_steps_) os << ", " << num_memo_steps_ << " memoized";
+  if (num_alias_) os << ", " << num_alias_ << " written in their Parameter" << (num_alias_ == 1 ? "" : "s");
   return os.str();
 }
 

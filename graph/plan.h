@@ -14,6 +14,14 @@
 //             constant folding, guarded by versions. A Parameter written in place by an op of the
 //             graph, or one whose bytes an outside writer may change, is not memoized on.
 //
+//   alias     a graph output written back into a Parameter input (Graph::write_backs) is computed
+//             in that Parameter's storage, when nothing reads the Parameter (or a view of it)
+//             after the node that makes the output, that node is elementwise where it reads it
+//             (element i from element i: every kernel loads before it stores), and no node after it
+//             can raise (eager would not have assigned yet). Per launch only when no gradient tape
+//             is recording (it must copy the old bytes first) and no other input shares the
+//             Parameter's storage; otherwise the output is fresh and write_back copies it.
+//
 // A steady-state launch allocates nothing for intermediates: it checks the inputs' metas, takes an
 // arena from the plan's pool (a second concurrent launch gets a second arena), runs the steps and
 // returns the outputs.
@@ -40,6 +48,7 @@ class ExecPlan {
   size_t arena_bytes() const { return arena_bytes_; }
   int num_inplace() const { return num_inplace_; }
   int num_memoized() const { return num_memo_steps_; }
+  int num_aliased() const { return num_alias_; }
   // Launches that reused the memo instead of running its steps (jit_stats' memo_reuses).
   int64_t memo_reuses() const { return memo_reuses_.load(std::memory_order_relaxed); }
   // Launches, and the time they took while timing is on (pijit.explain turns it on: two clock
@@ -53,16 +62,18 @@ class ExecPlan {
   // PIJIT_DEBUG_EAGER_GRAPH=1 (bisect's stage switch): launches run the graph node by node as
   // eager ops (graph::execute), no prepared kernels or planned buffers.
   static bool debug_eager();
-  // "arena 1.5 KiB, 6 buffers (2 in place), 1 fresh output[, 3 memoized]", for explanations.
+  // "arena 1.5 KiB, 6 buffers (2 in place), 1 fresh output[, 3 memoized][, 2 written in their
+  // Parameters]", for explanations.
   std::string describe() const;
 
  private:
-  enum class Slot : uint8_t { Input, Const, Arena, Fresh, Dynamic, Memo };
+  enum class Slot : uint8_t { Input, Const, Arena, Fresh, Dynamic, Memo, Alias };
   struct Step {
     const Node* node;
     PreparedFn kernel;      // empty: node->op->run
     std::vector<int> frees; // non-arena values whose last use is this step (references dropped)
     bool memo = false;      // computes Memo values: skipped while the memo is valid
+    bool alias = false;     // writes an Alias value
   };
   // A Parameter's identity and write version when the memo was computed.
   struct MemoKey {
@@ -80,6 +91,10 @@ class ExecPlan {
   bool eager_ = false;  // debug_eager() when planned
   std::vector<Slot> slot_;
   std::vector<size_t> offset_;  // Arena values: byte offset in the arena
+  std::vector<int> alias_input_;  // Alias values: the input position whose storage they are written in
+  std::vector<int> alias_inputs_;  // those input positions
+  bool may_alias(const Tensors& inputs) const;
+  void plan_aliases(const Graph& G, const std::vector<int>& root, const std::vector<int>& end);
   std::vector<Step> steps_;
   std::vector<int> transient_;  // values a launch sets (inputs, fresh, dynamic): cleared after it
   enum class Copy : uint8_t { Never, Always, IfShared };
@@ -94,7 +109,7 @@ class ExecPlan {
   mutable std::vector<MemoKey> memo_keys_;   // per memo_params_
   mutable std::vector<Tensor> memo_store_;   // per memo_values_
   size_t arena_bytes_ = 0;
-  int num_arena_ = 0, num_inplace_ = 0, num_fresh_ = 0;
+  int num_arena_ = 0, num_inplace_ = 0, num_fresh_ = 0, num_alias_ = 0;
   mutable std::mutex mu_;
   mutable std::vector<std::unique_ptr<Arena>> pool_;
 };

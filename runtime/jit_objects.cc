@@ -296,10 +296,29 @@ PyObject* runner_call(PyObject* self, PyObject* args, PyObject*) {
     } else {
       out = plan->run(in);
     }
-    tape_record_custom(in, out, [bw, saved](GradContext& c, const GradArgs& a) {
+    // A saved value that is an input (a Parameter the backward reads) is taken from the tape at
+    // backward time: the tape copies it before an in-place write (an optimizer's update written
+    // back after this graph), where this closure's handle would see the new bytes. Another view
+    // of an input's storage is copied now.
+    std::vector<int> saved_input(saved.size(), -1);
+    for (size_t j = 0; j < saved.size(); ++j)
+      for (size_t k = 0; k < in.size() && saved_input[j] < 0; ++k) {
+        if (!saved[j].same_storage(in[k])) continue;
+        if (saved[j].offset() == in[k].offset() && saved[j].shape() == in[k].shape() &&
+            saved[j].strides() == in[k].strides() && saved[j].dtype() == in[k].dtype()) {
+          saved_input[j] = static_cast<int>(k);
+          saved[j] = Tensor();
+        } else {
+          saved[j] = saved[j].clone();
+          break;
+        }
+      }
+    tape_record_custom(in, out, [bw, saved, saved_input](GradContext& c, const GradArgs& a) {
       if (!bw->train) PJ_THROW(Type) << bw->error;
       auto& ec = dynamic_cast<EagerGradContext&>(c);
       Tensors args = saved;
+      for (size_t j = 0; j < args.size(); ++j)
+        if (saved_input[j] >= 0) args[j] = ec.tensor(a.in[saved_input[j]]);
       for (size_t k = 0; k < a.out.size(); ++k)
         args.push_back(ec.tensor(a.dout[k] != kNoGrad ? a.dout[k] : c.zeros(c.meta(a.out[k]))));
       Tensors res = bw->backward->run(args);
@@ -310,7 +329,8 @@ PyObject* runner_call(PyObject* self, PyObject* args, PyObject*) {
     }, "the graph of " + *r->name);
     return py::wrap_all(out);
   } catch (...) {
-    bool pure = true;
+    // (a graph that may have written a Parameter in place is not pure either)
+    bool pure = plan->num_aliased() == 0;
     for (const auto& node : plan->graph().nodes()) pure = pure && !node.op->impure;
     note_graph_failure(pure);
     throw;

@@ -125,7 +125,9 @@ PyObject* py_write_back(PyObject*, PyObject* args) {
     PJ_THROW(Value) << "write_back: a " << dtype_name(v.dtype()) << shape_str(v.shape()) << " value for a "
                     << dtype_name(t.dtype()) << shape_str(t.shape()) << " tensor";
   if (tape_active()) tape_before_write(t);
-  copy_into(t, v);
+  // The graph computed the value in the target itself (graph/plan.h, alias): nothing to copy.
+  const bool in_place = v.same_storage(t) && v.offset() == t.offset() && v.strides() == t.strides();
+  if (!in_place) copy_into(t, v);
   t.storage()->note_write();
   Py_INCREF(target);
   return target;

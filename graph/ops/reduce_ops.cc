@@ -61,6 +61,7 @@ void register_reduce(const char* name, ReduceOp op) {
   std::vector<std::string> attrs = {"axis", "keepdims"};
   if (has_ddof) attrs.push_back("ddof");
   OpRegistrar(name)
+      .total()  // an empty max/min is refused by infer; the kernel cannot raise
       .inputs(1)
       .attrs(attrs)
       .infer([op](const Metas& in, const Attrs& a) {
@@ -86,6 +87,7 @@ void register_arg_reduce(const char* name, ReduceOp op) {
     return axes;
   };
   OpRegistrar(name)
+      .total()
       .inputs(1)
       .attrs({"axis", "keepdims"})
       .infer([name, axes_of](const Metas& in, const Attrs& a) {
