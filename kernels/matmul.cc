@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <mutex>
 #include <string>
 #include <type_traits>
 
@@ -43,30 +44,50 @@ std::string dims_key(const dnnl::memory::dims& d, const dnnl::memory::dims& s) {
   return k;
 }
 
-// False when oneDNN has no implementation for this geometry.
-bool dnnl_matmul(const Tensor& out, Tensor a, Tensor b) {
+// The oneDNN view of one product: operands as dnnl_layout passes them (a, b possibly copies).
+struct Geometry {
+  Tensor a, b;
+  dnnl::memory::dims ad, as, bd, bs, od, os;
+  bool operator==(const Geometry& g) const {
+    return ad == g.ad && as == g.as && bd == g.bd && bs == g.bs && od == g.od && os == g.os;
+  }
+};
+
+Geometry geometry(const Tensor& out, const Tensor& a, const Tensor& b) {
   const int nd = out.ndim();
-  dnnl::memory::dims ad, as, bd, bs;
-  dnnl_layout(&a, nd, &ad, &as);
-  dnnl_layout(&b, nd, &bd, &bs);
-  dnnl::memory::dims od(out.shape().begin(), out.shape().end());
+  Geometry g{a, b};
+  dnnl_layout(&g.a, nd, &g.ad, &g.as);
+  dnnl_layout(&g.b, nd, &g.bd, &g.bs);
+  g.od.assign(out.shape().begin(), out.shape().end());
   Shape ost = contiguous_strides(out.shape());
-  dnnl::memory::dims os(ost.begin(), ost.end());
+  g.os.assign(ost.begin(), ost.end());
+  return g;
+}
+
+// The cached primitive for `g`, or an empty one when oneDNN has no implementation for it.
+dnnl::primitive matmul_primitive(const Geometry& g) {
   using dt = dnnl::memory::data_type;
-  dnnl::memory::desc amd(ad, dt::f32, as), bmd(bd, dt::f32, bs), omd(od, dt::f32, os);
-  std::string key = "matmul:" + dims_key(ad, as) + ";" + dims_key(bd, bs) + ";" + dims_key(od, os);
-  dnnl::primitive prim;
+  const std::string key = "matmul:" + dims_key(g.ad, g.as) + ";" + dims_key(g.bd, g.bs) + ";" + dims_key(g.od, g.os);
   try {
-    prim = PrimitiveCache::instance().get(key, [&] {
-      dnnl::matmul::desc d(amd, bmd, omd);
+    return PrimitiveCache::instance().get(key, [&] {
+      dnnl::matmul::desc d(dnnl::memory::desc(g.ad, dt::f32, g.as), dnnl::memory::desc(g.bd, dt::f32, g.bs),
+                           dnnl::memory::desc(g.od, dt::f32, g.os));
       return dnnl::matmul(dnnl::matmul::primitive_desc(d, scratchpad_attr(), dnnl_engine()));
     });
   } catch (const dnnl::error&) {
-    return false;
+    return dnnl::primitive();
   }
-  dnnl::memory am(amd, dnnl_engine(), a.raw_data());
-  dnnl::memory bm(bmd, dnnl_engine(), b.raw_data());
-  dnnl::memory om(omd, dnnl_engine(), out.raw_data());
+}
+
+// False when oneDNN has no implementation for this geometry.
+bool dnnl_matmul(const Tensor& out, const Tensor& a, const Tensor& b) {
+  const Geometry g = geometry(out, a, b);
+  const dnnl::primitive prim = matmul_primitive(g);
+  if (!prim) return false;
+  using dt = dnnl::memory::data_type;
+  dnnl::memory am(dnnl::memory::desc(g.ad, dt::f32, g.as), dnnl_engine(), g.a.raw_data());
+  dnnl::memory bm(dnnl::memory::desc(g.bd, dt::f32, g.bs), dnnl_engine(), g.b.raw_data());
+  dnnl::memory om(dnnl::memory::desc(g.od, dt::f32, g.os), dnnl_engine(), out.raw_data());
   execute(prim, {{DNNL_ARG_SRC, am}, {DNNL_ARG_WEIGHTS, bm}, {DNNL_ARG_DST, om}});
   return true;
 }
@@ -173,6 +194,58 @@ void matmul_loop_into(const Tensor& out, const Tensor& a, const Tensor& b) {
   with_contiguous_out(out, a, [&](const Tensor& dst) {
     PJ_DISPATCH_ALL(out.dtype(), [&] { matmul_loop<scalar_t>(dst, a, b); });
   });
+}
+
+struct MatmulState {
+  std::mutex mu;
+  bool ready = false;
+  Geometry g;  // the last launch's layouts (its tensors dropped)
+  dnnl::primitive prim;
+  dnnl::memory am, bm, om, scratch;
+  size_t scratch_bytes = 0;
+};
+
+std::shared_ptr<MatmulState> make_matmul_state() { return std::make_shared<MatmulState>(); }
+
+void matmul_prepared_into(MatmulState& st, const Tensor& out, const Tensor& a, const Tensor& b) {
+  const int64_t k = a.dim(a.ndim() - 1);
+  std::unique_lock<std::mutex> lock(st.mu, std::try_to_lock);
+  if (!lock.owns_lock() || out.dtype() != DType::Float32 || !out.is_contiguous() || out.numel() == 0 || k == 0 ||
+      out.numel() * k < kTinyMatmulMacs || a.dtype() != out.dtype() || b.dtype() != out.dtype())
+    return matmul_into(out, a, b);
+  check_operands(out, a, b);
+  Geometry g = geometry(out, a, b);
+  if (!st.ready || !(g == st.g)) {
+    dnnl::primitive prim = matmul_primitive(g);
+    if (!prim) return matmul_into(out, a, b);
+    using dt = dnnl::memory::data_type;
+    auto& eng = dnnl_engine();
+    st.prim = prim;
+    st.am = dnnl::memory(dnnl::memory::desc(g.ad, dt::f32, g.as), eng, DNNL_MEMORY_NONE);
+    st.bm = dnnl::memory(dnnl::memory::desc(g.bd, dt::f32, g.bs), eng, DNNL_MEMORY_NONE);
+    st.om = dnnl::memory(dnnl::memory::desc(g.od, dt::f32, g.os), eng, DNNL_MEMORY_NONE);
+    const_dnnl_primitive_desc_t pd = nullptr;
+    dnnl::error::wrap_c_api(dnnl_primitive_get_primitive_desc(prim.get(), &pd), "matmul: primitive desc");
+    const dnnl_memory_desc_t* smd = dnnl_primitive_desc_query_md(pd, dnnl_query_scratchpad_md, 0);
+    st.scratch_bytes = smd ? dnnl_memory_desc_get_size(smd) : 0;
+    st.scratch = st.scratch_bytes ? dnnl::memory(dnnl::memory::desc(*smd), eng, DNNL_MEMORY_NONE) : dnnl::memory();
+    st.g = Geometry{Tensor(), Tensor(), g.ad, g.as, g.bd, g.bs, g.od, g.os};
+    st.ready = true;
+  }
+  auto bind = [](const dnnl::memory& m, void* ptr) {
+    dnnl::error::wrap_c_api(dnnl_memory_set_data_handle(m.get(), ptr), "matmul: bind a buffer");
+  };
+  bind(st.am, g.a.raw_data());
+  bind(st.bm, g.b.raw_data());
+  bind(st.om, out.raw_data());
+  dnnl_exec_arg_t args[4] = {{DNNL_ARG_SRC, st.am.get()}, {DNNL_ARG_WEIGHTS, st.bm.get()}, {DNNL_ARG_DST, st.om.get()}};
+  int nargs = 3;
+  if (st.scratch_bytes) {
+    bind(st.scratch, thread_scratch_buffer(st.scratch_bytes));  // this thread's (kernels/dnnl_context.h)
+    args[nargs++] = {DNNL_ARG_SCRATCHPAD, st.scratch.get()};
+  }
+  dnnl::error::wrap_c_api(dnnl_primitive_execute(st.prim.get(), dnnl_stream().get(), nargs, args), "matmul: execute");
+  dnnl_stream().wait();
 }
 
 void matmul_into(const Tensor& out, const Tensor& a, const Tensor& b) {

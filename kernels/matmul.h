@@ -9,6 +9,8 @@
 // like numpy's; bool gives the logical or-of-ands, as numpy does.
 #pragma once
 
+#include <memory>
+
 #include "kernels/tensor.h"
 
 namespace pj {
@@ -19,6 +21,15 @@ constexpr int64_t kTinyMatmulMacs = 4096;
 // out[..., n, m] = a[..., n, k] @ b[..., k, m]. All three have ndim >= 2 and one dtype; the batch
 // dims of a and b broadcast to out's. 1-D operands and shape errors are graph/ops' business.
 void matmul_into(const Tensor& out, const Tensor& a, const Tensor& b);
+
+// A graph node's matmul (graph/ops/matmul_ops.cc prepares one per node): the oneDNN primitive and
+// memories for the operands' layouts at the last launch are kept, so a launch with the same
+// layouts only re-points three buffers (no descriptor, key or cache lookup); other layouts, dtypes
+// and tiny products take matmul_into. One launch at a time uses the kept state; a concurrent one
+// takes matmul_into. Same primitive as matmul_into's for those layouts: the same bits.
+struct MatmulState;
+std::shared_ptr<MatmulState> make_matmul_state();
+void matmul_prepared_into(MatmulState& state, const Tensor& out, const Tensor& a, const Tensor& b);
 
 // The loop path for any dtype, exposed so tests can check it against oneDNN's float32 path.
 void matmul_loop_into(const Tensor& out, const Tensor& a, const Tensor& b);

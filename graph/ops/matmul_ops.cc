@@ -69,6 +69,14 @@ PJ_REGISTER_OP("matmul")
         c = insert_dim(c, c.ndim());
       }
       matmul_into(c, a, b);
+    })
+    .prepare([](const Metas& in, const Attrs& attrs, const Metas& out) -> PreparedFn {
+      bool direct = in[0].shape.size() >= 2 && in[1].shape.size() >= 2;
+      for (const TensorMeta& m : {in[0], in[1], out[0]}) direct = direct && m.dtype == DType::Float32;
+      const OpDef& op = get_op("matmul");
+      if (!direct) return [&op, attrs](const Tensors& i, const Tensors& o) { op.kernel(i, attrs, o); };
+      std::shared_ptr<MatmulState> state = make_matmul_state();
+      return [state](const Tensors& i, const Tensors& o) { matmul_prepared_into(*state, o[0], i[0], i[1]); };
     });
 
 }  // namespace

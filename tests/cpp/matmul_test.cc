@@ -2,6 +2,7 @@
 // every dtype and mixed dtypes, contiguous / transposed / strided operands, empty and k = 0
 // products, a large product for accuracy, oneDNN vs loop agreement, and numpy's error messages.
 #include <cmath>
+#include <cstring>
 #include <string>
 #include <vector>
 
@@ -166,6 +167,33 @@ TEST(Matmul, OneDnnAndLoopAgreeOnFloat32) {
   Ref r = ref_matmul(a, b);
   EXPECT_TRUE(matches(via_dnnl, r, 2e-6));
   EXPECT_TRUE(matches(via_loop, r, 2e-6));
+}
+
+// A graph node's prepared matmul gives the eager op's bits for every shape pair and layout (the
+// kept primitive re-pointed when the layouts repeat, a new one when they change between launches),
+// with every dtype and 1-D operand going the eager way.
+TEST(Matmul, PreparedKernelGivesTheEagerBitsAcrossLayouts) {
+  const OpDef& op = get_op("matmul");
+  unsigned seed = 900;
+  std::vector<std::pair<Shape, Shape>> pairs = shape_pairs();  // (most below oneDNN's threshold)
+  pairs.insert(pairs.end(), {{{40, 70}, {70, 50}}, {{3, 40, 50}, {50, 60}}, {{2, 1, 33, 64}, {3, 64, 20}}});
+  for (auto& [sa, sb] : pairs) {
+    for (DType t : {DType::Float32, DType::Float64}) {
+      Metas in = {{sa, t}, {sb, t}};
+      Metas out = op.infer(in, Attrs());
+      PreparedFn run = op.prepare[static_cast<int>(Device::CPU)](in, Attrs(), out);
+      ASSERT_TRUE(static_cast<bool>(run));
+      for (int round = 0; round < 2; ++round)
+        for (auto& [wa, a] : operands(sa, t, seed += 3))
+          for (auto& [wb, b] : operands(sb, t, seed += 3)) {
+            Tensor want = call_op1("matmul", {a, b});
+            Tensor got = Tensor::empty(out[0].shape, t);
+            run({a, b}, {got});
+            ASSERT_EQ(0, std::memcmp(got.raw_data(), want.raw_data(), got.nbytes()))
+                << shape_str(sa) << " " << wa << " @ " << shape_str(sb) << " " << wb << " " << dtype_name(t);
+          }
+    }
+  }
 }
 
 TEST(Matmul, PrimitivesAreCached) {
