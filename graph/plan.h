@@ -23,8 +23,9 @@
 //             Parameter's storage; otherwise the output is fresh and write_back copies it.
 //
 // A steady-state launch allocates nothing for intermediates: it checks the inputs' metas, takes an
-// arena from the plan's pool (a second concurrent launch gets a second arena), runs the steps and
-// returns the outputs.
+// arena (over one block all plans share, one launch at a time, so that plans called in turn reuse
+// memory that is in the cache; a concurrent or nested launch takes one of the plan's own pool),
+// runs the steps and returns the outputs.
 #pragma once
 
 #include <atomic>
@@ -84,7 +85,8 @@ class ExecPlan {
   };
   struct Arena;
 
-  std::unique_ptr<Arena> make_arena() const;
+  // Views over `storage` (null: a new block of arena_bytes_).
+  std::unique_ptr<Arena> make_arena(std::shared_ptr<Storage> storage = nullptr) const;
 
   std::shared_ptr<const Graph> graph_;
   std::string name_;
@@ -112,6 +114,7 @@ class ExecPlan {
   int num_arena_ = 0, num_inplace_ = 0, num_fresh_ = 0, num_alias_ = 0;
   mutable std::mutex mu_;
   mutable std::vector<std::unique_ptr<Arena>> pool_;
+  mutable std::unique_ptr<Arena> shared_arena_;  // over the shared block (plan.cc), used under its flag
 };
 
 }  // namespace pj::graph

@@ -90,6 +90,22 @@ def loop_us(fn, inputs, repeat=5, rounds=3):
     return best * 1e6
 
 
+def fixed_size_us(fn, batches, sizes, repeat=3, rounds=2):
+    """Per call over `sizes` (as the loop meets them) when each size runs in a loop of its own:
+    over BATCHES new batches of that size, as a data loader gives them, and over one batch reused
+    (every call finds its input in the cache). `batches[n]`: the argument tuples for size n."""
+    new = {n: loop_us(fn, batches[n], repeat=repeat, rounds=1) for n in set(sizes)}
+    same = {n: loop_us(fn, batches[n][:1], repeat=repeat, rounds=rounds * BATCHES) for n in set(sizes)}
+    return (sum(new[n] for n in sizes) / len(sizes), sum(same[n] for n in sizes) / len(sizes))
+
+
+def min_pair(a, b):
+    return (min(a[0], b[0]), min(a[1], b[1]))
+
+
+BATCHES = 12  # new batches per size in the fixed-size references
+
+
 # Sizes no loop uses, of one kind (odd primes: oneDNN picks its implementations by shape): the
 # symbolic entry plans FRESH, the static reference captures FRESH_REF.
 FRESH = [17, 19, 23, 29, 31]
@@ -203,20 +219,17 @@ def bench_sizes(name, layers, sizes, shape, threads):
     print("  automatic dynamic: %d compiles, %d recompiles, %d eager calls; first pass %.1f ms"
           % (st["compiles"], st["recompiles"], st["frames_default"], first))
     print(new_sizes(jnet, jref, Static.construct.__code__, lambda n: (pj.randn(n, *shape),)))
-    fixed = {}
+    batches = {n: [(pj.randn(n, *shape),) for _ in range(BATCHES)] for n in set(sizes)}
     dyn = same_order = float("inf")
-    for n in set(sizes):
-        fixed[n] = float("inf")
+    fixed = (float("inf"), float("inf"))
     for _ in range(3):  # alternating rounds, each side keeping its best
         dyn = min(dyn, loop_us(jnet, inputs))
         same_order = min(same_order, loop_us(jref, inputs))
-        for n in fixed:
-            fixed[n] = min(fixed[n], loop_us(jref, [a for a in inputs if a[0].shape[0] == n]))
-    static = sum(fixed[a[0].shape[0]] for a in inputs) / len(inputs)
+        fixed = min_pair(fixed, fixed_size_us(jref, batches, sizes, repeat=5, rounds=3))
     eager = loop_us(net, inputs, repeat=2, rounds=1)
-    print("  per call: dynamic %.1f us; static graphs per size in the same order %.1f us (dynamic is %.3fx), each "
-          "size in a loop of its own %.1f us (%.3fx); pijit eager %.1f us"
-          % (dyn, same_order, dyn / same_order, static, dyn / static, eager))
+    print("  per call: dynamic %.1f us; static graphs per size in the same order %.1f us (dynamic is %.3fx); "
+          "each size in a loop of its own %.1f us (%.3fx; one batch reused: %.1f us, %.3fx); pijit eager %.1f us"
+          % (dyn, same_order, dyn / same_order, fixed[0], dyn / fixed[0], fixed[1], dyn / fixed[1], eager))
     t = torch_us(threads, name, sizes)
     print("  PyTorch eager on the same sizes %s" % ("%.1f us (pijit dynamic is %.2fx)" % (t, dyn / t) if t
                                                     else "not installed (apt install python3-torch)"))
@@ -318,16 +331,17 @@ def bench_train(kind, threads):
     for x, y in data:
         jref(x, y)
     assert pj.jit_stats(jref)["frames_default"] == 0, "the static reference runs eagerly"
-    fixed = {n: float("inf") for n in set(sizes)}
+    batches = {n: [(pj.randn(n, *shape), pj.randint(0, 10, (n,)).astype(pj.int32)) for _ in range(BATCHES)]
+               for n in set(sizes)}
     dyn = same_order = float("inf")
+    fixed = (float("inf"), float("inf"))
     for _ in range(3):
         dyn = min(dyn, loop_us(jstep, data, repeat=3, rounds=2))
         same_order = min(same_order, loop_us(jref, data, repeat=3, rounds=2))
-        for n in fixed:
-            fixed[n] = min(fixed[n], loop_us(jref, [d for d in data if d[0].shape[0] == n], repeat=3, rounds=2))
-    static = sum(fixed[x.shape[0]] for x, _ in data) / len(data)
-    print("  per call: dynamic %.1f us; static graphs per size in the same order %.1f us (dynamic is %.3fx), "
-          "each size in a loop of its own %.1f us (%.3fx)" % (dyn, same_order, dyn / same_order, static, dyn / static))
+        fixed = min_pair(fixed, fixed_size_us(jref, batches, sizes))
+    print("  per call: dynamic %.1f us; static graphs per size in the same order %.1f us (dynamic is %.3fx); "
+          "each size in a loop of its own %.1f us (%.3fx; one batch reused: %.1f us, %.3fx)"
+          % (dyn, same_order, dyn / same_order, fixed[0], dyn / fixed[0], fixed[1], dyn / fixed[1]))
 
 
 def sgd_loop(kind):
@@ -373,17 +387,17 @@ def bench_loop(threads):
     for args in fixed_data:
         jref(*args)
     assert pj.jit_stats(jref)["frames_default"] == 0, "the static reference runs eagerly"
-    fixed = {n: float("inf") for n in set(MLP_SIZES)}
+    batches = {n: [(pj.randn(n, 784), pj.randint(0, 10, (n,)).astype(pj.int32), 0.05) for _ in range(BATCHES)]
+               for n in set(MLP_SIZES)}
     dyn = same_order = float("inf")
+    fixed = (float("inf"), float("inf"))
     for _ in range(3):
         dyn = min(dyn, loop_us(jstep, data, repeat=3, rounds=2))
         same_order = min(same_order, loop_us(jref, fixed_data, repeat=3, rounds=2))
-        for n in fixed:
-            fixed[n] = min(fixed[n], loop_us(jref, [d for d in fixed_data if d[0].shape[0] == n], repeat=3, rounds=2))
-    static = sum(fixed[x.shape[0]] for x, _, _ in data) / len(data)
+        fixed = min_pair(fixed, fixed_size_us(jref, batches, MLP_SIZES))
     print("  per call: dynamic %.1f us; static graphs per size and a fixed rate, in the same order %.1f us "
-          "(dynamic is %.3fx), each size in a loop of its own %.1f us (%.3fx)"
-          % (dyn, same_order, dyn / same_order, static, dyn / static))
+          "(dynamic is %.3fx); each size in a loop of its own %.1f us (%.3fx; one batch reused: %.1f us, %.3fx)"
+          % (dyn, same_order, dyn / same_order, fixed[0], dyn / fixed[0], fixed[1], dyn / fixed[1]))
 
 
 def main():

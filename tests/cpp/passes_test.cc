@@ -2,9 +2,12 @@
 // printed result), the parser's errors, and plans run against the op-by-op executor.
 #include <gtest/gtest.h>
 
+#include <atomic>
 #include <cmath>
 #include <cstring>
 #include <random>
+#include <thread>
+#include <vector>
 
 #include "graph/ir.h"
 #include "graph/passes.h"
@@ -523,6 +526,35 @@ TEST(Plan, KeepsAnAssignedParameterWhereItIsReadAfterOrAnOpMayRaise) {
   ASSERT_FALSE(get_op("pow").total);  // (an integer power raises on a negative exponent)
   EXPECT_EQ(ExecPlan(update_graph("pow", false)).num_aliased(), 0);
   EXPECT_EQ(ExecPlan(update_graph("add", false)).num_aliased(), 1);
+}
+
+// Launches share one arena block, one at a time: plans of two graphs launched from four threads
+// at once (the others take arenas of their own) give each launch the results it gives alone.
+TEST(Plan, ConcurrentLaunchesOfPlansSharingTheArenaBlock) {
+  auto g1 = std::make_shared<Graph>(parse_graph(kChain));
+  auto g2 = std::make_shared<Graph>(*g1);
+  g2->set_outputs({g2->outputs()[0]});
+  ExecPlan p1(g1), p2(g2);
+  std::vector<Tensors> in;
+  std::vector<Tensor> want1, want2;
+  for (unsigned k = 0; k < 8; ++k) {
+    in.push_back(inputs_for(*g1, 40 + k));
+    want1.push_back(p1.run(in.back())[0]);
+    want2.push_back(p2.run(in.back())[0]);
+  }
+  std::atomic<int> wrong{0};
+  std::vector<std::thread> threads;
+  for (int t = 0; t < 4; ++t)
+    threads.emplace_back([&, t] {
+      for (int r = 0; r < 300; ++r) {
+        const size_t k = static_cast<size_t>(r + t) % in.size();
+        const Tensor a = (r % 2 ? p1 : p2).run(in[k])[0];
+        const Tensor& w = r % 2 ? want1[k] : want2[k];
+        if (std::memcmp(a.raw_data(), w.raw_data(), w.nbytes()) != 0) ++wrong;
+      }
+    });
+  for (std::thread& th : threads) th.join();
+  EXPECT_EQ(wrong.load(), 0);
 }
 
 TEST(Plan, RejectsInputsOfAnotherMeta) {
