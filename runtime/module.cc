@@ -9,6 +9,7 @@
 #include "oneapi/dnnl/dnnl.h"
 #include "graph/tape.h"
 #include "kernels/copy.h"
+#include "kernels/cuda/backend.h"
 #include "kernels/dnnl_context.h"
 #include "kernels/format.h"
 #include "kernels/fused.h"
@@ -251,9 +252,30 @@ PyObject* py_build_info(PyObject*, PyObject*) {
   std::snprintf(onednn, sizeof onednn, "%d.%d.%d", v->major, v->minor, v->patch);
   std::snprintf(asmjit, sizeof asmjit, "%d.%d.%d", ASMJIT_LIBRARY_VERSION >> 16, (ASMJIT_LIBRARY_VERSION >> 8) & 0xff,
                 ASMJIT_LIBRARY_VERSION & 0xff);
+  const cuda::BackendInfo& gpu = cuda::backend();
   return Py_BuildValue("{s:s,s:s,s:s,s:s,s:s}", "onednn", onednn, "onednn_built_with",
                        std::to_string(DNNL_VERSION_MAJOR).append(".").append(std::to_string(DNNL_VERSION_MINOR)).c_str(),
-                       "asmjit", asmjit, "compiler", __VERSION__, "cuda", "not built (the GPU backend is issue 19)");
+                       "asmjit", asmjit, "compiler", __VERSION__, "cuda",
+                       gpu.built ? gpu.built_with.c_str() : "not built");
+}
+
+// gpu_info(): the GPU backend's probe (kernels/cuda/backend.h) as a dict, for pijit.hal and sysinfo.
+PyObject* py_gpu_info(PyObject*, PyObject*) {
+  const cuda::BackendInfo& b = cuda::backend();
+  Ref devices(PyList_New(0));
+  if (!devices) return nullptr;
+  for (const cuda::DeviceInfo& d : b.devices) {
+    Ref item(Py_BuildValue("{s:i,s:s,s:(ii),s:K,s:i}", "index", d.index, "name", d.name.c_str(), "capability",
+                               d.major, d.minor, "total_memory", static_cast<unsigned long long>(d.total_memory),
+                               "multiprocessors", d.multiprocessors));
+    if (!item || PyList_Append(devices.get(), item.get()) < 0) return nullptr;
+  }
+  auto version = [](int v) { return cuda::cuda_version_text(v); };
+  return Py_BuildValue("{s:O,s:s,s:O,s:s,s:s,s:s,s:s,s:s,s:s,s:O}", "built", b.built ? Py_True : Py_False,
+                       "built_with", b.built_with.c_str(), "usable", b.usable ? Py_True : Py_False, "why",
+                       b.why.c_str(), "runtime", version(b.runtime_version).c_str(), "driver",
+                       version(b.driver_version).c_str(), "cudnn", b.cudnn.c_str(), "cublas", b.cublas.c_str(),
+                       "nvrtc", b.nvrtc.c_str(), "devices", devices.get());
 }
 
 PyObject* py_probe_machine(PyObject*, PyObject* arg) {
@@ -297,6 +319,7 @@ PyMethodDef module_methods[] = {
     {"set_printoptions", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(py_set_printoptions)), METH_VARARGS | METH_KEYWORDS,
      "set_printoptions(precision=8, threshold=1000, edgeitems=3, linewidth=75, suppress=False)"},
     {"build_info", py_build_info, METH_NOARGS, "versions pijit was built with and runs on (oneDNN, AsmJit, compiler)"},
+    {"gpu_info", py_gpu_info, METH_NOARGS, "the GPU backend: built with, libraries and driver found, devices, why not usable"},
     {"probe_machine", py_probe_machine, METH_O,
      "probe_machine(threads): measured float32 FMA peak (GFLOP/s) and copy bandwidth (GB/s)"},
     {"dtype_code", py_dtype_code, METH_O, "the DType code of a dtype-like object (TypeError if none)"},

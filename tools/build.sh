@@ -15,5 +15,5 @@ if [ -x /usr/bin/python3 ] && /usr/bin/python3 -c "import numpy" 2>/dev/null; th
 fi
 list=$(IFS=';'; echo "${pythons[*]}")
 export CCACHE_DIR="${CCACHE_DIR:-$HOME/.ccache}"
-cmake -S . -B build -DCMAKE_BUILD_TYPE=Release "-DPIJIT_PYTHONS=$list" >/dev/null
+cmake -S . -B build -DCMAKE_BUILD_TYPE=Release "-DPIJIT_PYTHONS=$list" ${PIJIT_CUDA:+"-DPIJIT_CUDA=$PIJIT_CUDA"} | { grep "pijit:" || true; }
 cmake --build build -j "${PIJIT_JOBS:-2}"

@@ -25,6 +25,7 @@ from pijit.jit import (jit, ms_function, jit_stats, set_stress, stress_stats, re
                        set_jit_config, CaptureError, jit_class, ms_class, lazy_inline)
 from pijit import dump as _dump  # PIJIT_DUMP_DIR / PIJIT_TRACE (after jit: its exit hook runs first)
 from pijit import common
+from pijit import hal, device_context
 from pijit.common import dtype as mstype
 from pijit import nn
 from pijit.serialization import save_checkpoint, load_checkpoint, load_param_into_net

@@ -161,7 +161,20 @@ def _sysinfo(args):
     print("CPU: %s, %d threads for kernels; vector extensions: %s" % (model, _C.get_num_threads(),
                                                                       " ".join(vector) or "none found"))
     print("fused elementwise kernels: %s" % _C.fused_backend())
-    print("GPU: %s" % info["cuda"])
+    gpu = _C.gpu_info()
+    if not gpu["built"]:
+        print("GPU backend: not built (%s)" % gpu["why"])
+        return 0
+    found = ", ".join("%s %s" % (k, gpu[v] or "not found") for k, v in
+                      (("CUDA runtime", "runtime"), ("driver for CUDA", "driver"), ("cuDNN", "cudnn"),
+                       ("cuBLAS", "cublas"), ("NVRTC", "nvrtc")))
+    print("GPU backend: built with %s; found: %s" % (gpu["built_with"], found))
+    for d in gpu["devices"]:
+        print("  GPU %d: %s, sm_%d%d, %.1f GiB, %d multiprocessors"
+              % (d["index"], d["name"], d["capability"][0], d["capability"][1], d["total_memory"] / 2.0 ** 30,
+                 d["multiprocessors"]))
+    if not gpu["usable"]:
+        print("  no usable GPU: %s" % gpu["why"])
     return 0
 
 

@@ -43,9 +43,13 @@ def _check_device(value):
                          % (", ".join(_DEVICE_TARGETS), value))
     if value == "GPU":
         from pijit import _C
-        if not getattr(_C, "gpu_available", lambda: False)():
-            raise RuntimeError("set_context: device_target='GPU' but this pijit build has no "
-                               "usable CUDA device")
+        info = _C.gpu_info()
+        if not info["usable"]:
+            raise RuntimeError("set_context: device_target='GPU' needs a usable NVIDIA GPU: %s" % info["why"])
+        names = ", ".join("%s (sm_%d%d)" % ((d["name"],) + tuple(d["capability"])) for d in info["devices"])
+        # Refused rather than accepted with every op still running on the CPU.
+        raise RuntimeError("set_context: device_target='GPU': pijit found %s but has no GPU kernels yet "
+                           "(the GPU backend is in progress); use device_target='CPU'" % names)
 
 
 @runtime_state("changes the context")

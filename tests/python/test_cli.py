@@ -90,7 +90,11 @@ class TestRun(unittest.TestCase):
         self.assertRegex(out, r"oneDNN \d+\.\d+\.\d+ \(built with \d+\.\d+\), AsmJit \d+\.\d+\.\d+")
         self.assertIn("vector extensions:", out)
         self.assertRegex(out, r"fused elementwise kernels: (asmjit-avx512|asmjit-avx2|interpreter)")
-        self.assertIn("GPU: not built", out)
+        # the GPU backend: what it was built with and what it finds (a CPU machine: why no GPU)
+        self.assertRegex(out, r"GPU backend: (not built \(.+\)|built with CUDA \d+\.\d+, cuDNN [\d.]+, cuBLAS [\d.]+; "
+                              r"found: CUDA runtime (\d+\.\d+|not found), driver for CUDA (\d+\.\d+|not found), )")
+        if "no usable GPU" not in out and "not built" not in out:
+            self.assertRegex(out, r"  GPU 0: .+, sm_\d+, [\d.]+ GiB, \d+ multiprocessors")
 
 
 if __name__ == "__main__":
