@@ -97,10 +97,14 @@ void find_write_backs(CaptureResult& r) {
         fx.operands[0].kind != ReturnPlan::Const || fx.operands[0].obj != write_back)
       break;
     const ReturnPlan &target = fx.operands[1], &value = fx.operands[2];
-    if (target.kind != ReturnPlan::Source || value.kind != ReturnPlan::Output || value.obj || uses[value.index] != 1)
-      continue;
-    const auto at = std::find(fp.input_nodes.begin(), fp.input_nodes.end(), target.index);
-    if (at == fp.input_nodes.end()) continue;
+    const auto at = target.kind == ReturnPlan::Source
+                        ? std::find(fp.input_nodes.begin(), fp.input_nodes.end(), target.index)
+                        : fp.input_nodes.end();
+    // A target that is not a graph input may share storage with one the graph writes in place,
+    // and this write-back, replayed after the graph, would land before that one's where eager
+    // has it after: none is written in place then (the plan checks inputs against each other).
+    if (at == fp.input_nodes.end()) return;
+    if (value.kind != ReturnPlan::Output || value.obj || uses[value.index] != 1) continue;
     const int input = static_cast<int>(at - fp.input_nodes.begin());
     if (!g.value(g.inputs().at(input)).parameter) continue;
     bool again = false;

@@ -178,6 +178,23 @@ class WriteBackInPlace(unittest.TestCase):
             for p, q in zip(net.trainable_params(), plain_net.trainable_params()):
                 self.assertTrue(same_bits(p, q), p.name)
 
+    def test_two_parameters_assigned_one_never_read(self):
+        # assign's checks read q (a graph input, so the plan checks it shares no memory with p);
+        # both are written in place and end as eagerly.
+        p = pj.Parameter(pj.tensor([1.0, 2.0]), name="p")
+        q = pj.Parameter(pj.tensor([0.0, 0.0]), name="q")
+
+        def f(x):
+            ops.assign(q, x * 2)
+            ops.assign(p, p + x)
+            return x
+
+        jf = pj.jit(f)
+        for k in range(3):
+            jf(pj.tensor([1.0, 0.5 * k]))
+        self.assertEqual((p.tolist(), q.tolist()), ([4.0, 3.5], [2.0, 2.0]))
+        self.assertEqual(in_place(jf), 2)
+
     def test_graph_text_names_what_is_written_back(self):
         w = pj.Parameter(pj.zeros(2), name="w")
 
