@@ -7,6 +7,8 @@
 #include <cstdio>
 #include <cstdlib>
 
+#include "kernels/cuda/backend.h"
+#include "kernels/cuda/fused_cuda.h"
 #include "kernels/fused.h"
 #include "py/py_common.h"
 #include "runtime/code_state.h"
@@ -114,6 +116,21 @@ std::string graph_asm(const graph::Graph& g) {
     }
     out += code.empty() ? "; (no machine code: the fused interpreter runs it)\n" : code;
     out += "\n";
+  }
+  return out;
+}
+
+std::string graph_cuda(const graph::Graph& g) {
+  if (!cuda::backend().built) return "";
+  std::string out;
+  for (size_t i = 0; i < g.nodes().size(); ++i) {
+    const graph::Node& n = g.nodes()[i];
+    if (n.op->name != "fused_elementwise") continue;
+    uint32_t mask = 0;  // (as graph_asm: one kernel per set of one-element inputs)
+    for (size_t k = 0; k < n.inputs.size(); ++k)
+      if (shape_numel(g.value(n.inputs[k]).meta.shape) == 1) mask |= 1u << k;
+    out += "// ---- node " + std::to_string(i) + ": fused_elementwise\n" +
+           cuda::fused_cuda_source(FusedProgram::parse(n.attrs.s("program")), mask) + "\n";
   }
   return out;
 }

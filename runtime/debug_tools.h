@@ -38,6 +38,9 @@ const std::string& dump_folder(CodeState* st);
 void dump_file(const std::string& folder, const std::string& name, const std::string& text);
 // The assembly of the fused kernels of a compiled graph, one block per fused node.
 std::string graph_asm(const graph::Graph& g);
+// The CUDA C++ the GPU backend generates for the graph's fused kernels (kernels/cuda/fused_cuda.h);
+// empty without the backend or fused kernels. Dumped as entryK.kernels.cu.
+std::string graph_cuda(const graph::Graph& g);
 
 // Hands a new cache entry to pijit.dump (the Python half, registered with _C.set_dump_hook):
 // hook(folder, entry_index, original_code, rewritten_code or None, [resume codes], guards, reason).

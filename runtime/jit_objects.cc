@@ -999,6 +999,8 @@ std::shared_ptr<graph::ExecPlan> compile_plan(std::shared_ptr<graph::Graph> g, c
       dump_file(folder, base + ".plan.txt", plan->describe() + "\n");
       const std::string code = graph_asm(*compiled);
       if (!code.empty()) dump_file(folder, base + ".kernels.s", code);
+      const std::string cuda = graph_cuda(*compiled);
+      if (!cuda.empty()) dump_file(folder, base + ".kernels.cu", cuda);
     }
     log_codegen(name, *compiled);
   } catch (const std::exception& e) {

@@ -120,6 +120,17 @@ BackendInfo probe() {
 }  // namespace
 #endif
 
+void* cuda_library(const std::string& stem, std::string* error) {
+#ifdef PIJIT_CUDA_BUILT
+  const int major = stem == "libcudnn" ? CUDNN_MAJOR : stem == "libcublasLt" ? CUBLAS_VER_MAJOR : CUDART_VERSION / 1000;
+  error->clear();
+  return open_library(stem, major, error);  // (dlopen counts references: the same handle each time)
+#else
+  *error = backend().why;
+  return nullptr;
+#endif
+}
+
 const BackendInfo& backend() {
   static const BackendInfo info = [] {
 #ifdef PIJIT_CUDA_BUILT

@@ -6,9 +6,10 @@
 // a GPU or the libraries, and backend().why says which is missing. A build without it (CMake
 // PIJIT_CUDA=OFF, or AUTO with no toolkit or cuDNN found) says that instead.
 //
-// Status: the probe and the device queries (pijit.hal, device_context, sysinfo) are done; there
-// are no GPU kernels yet (issue 19), so device_target="GPU" is refused even where a device is
-// usable (ops would silently run on the CPU).
+// Status (issue 19): the probe, the device queries (pijit.hal, device_context, sysinfo) and the
+// fused kernels' CUDA source and PTX (fused_cuda.h, nvrtc.h) are done; nothing launches on a GPU
+// yet, so device_target="GPU" is refused even where a device is usable (ops would silently run
+// on the CPU).
 #pragma once
 
 #include <cstddef>
@@ -41,5 +42,9 @@ const BackendInfo& backend();
 
 // "13.0" from 13000, "" from 0.
 std::string cuda_version_text(int v);
+
+// A CUDA library of the version pijit was built against ("libnvrtc", "libcudart", ...), opened
+// once (dlopen); null with *error set when it cannot be, or when the backend is not built.
+void* cuda_library(const std::string& stem, std::string* error);
 
 }  // namespace pj::cuda

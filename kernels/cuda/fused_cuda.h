@@ -1,0 +1,32 @@
+// Fused elementwise kernels on NVIDIA GPUs: the CUDA C++ source of a fused program
+// (kernels/fused.h), compiled at run time by NVRTC (kernels/cuda/nvrtc.h) and cached by the
+// program's text, its scalar-input mask and the architecture, in memory and on disk.
+//
+// Same bits as the CPU. The source evaluates the program with kernels/fused_math.h itself (its
+// text is embedded at build time and compiled as device code, -default-device), without
+// contracting multiply-adds (--fmad=false), with IEEE division and square root (NVRTC's
+// defaults): every operation is the one the CPU's machine code and interpreter perform, so a fused
+// kernel's result on the GPU equals the CPU's exactly, approximations included.
+//
+// The kernel, `pj_fused(long long n, Args args)`: a grid-stride loop over n elements; Args holds
+// one pointer per input (contiguous, of its dtype: float32, int32 or float64 converted on load;
+// one element read for all when its scalar-mask bit is set) and per output (contiguous float32).
+// Each element's inputs are loaded before its outputs are stored, so an output may be an input.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include "kernels/fused.h"
+
+namespace pj::cuda {
+
+// The CUDA C++ of `prog` for one scalar mask: the prelude, fused_math.h, the kernel.
+std::string fused_cuda_source(const FusedProgram& prog, uint32_t scalar_mask);
+// NVRTC's options for it (the architecture is compile_ptx's).
+const std::vector<std::string>& fused_cuda_options();
+// Its PTX for compute capability `arch` (80, 90, ...): generated, compiled and cached. Raises
+// pj::Error when NVRTC is not available or refuses the source (with its log).
+std::string fused_cuda_ptx(const std::string& program_text, uint32_t scalar_mask, int arch);
+
+}  // namespace pj::cuda
