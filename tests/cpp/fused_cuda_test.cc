@@ -5,10 +5,15 @@
 // comparing with the CPU bit for bit) is tools/gpu_check.sh's, on a GPU.
 #include <unistd.h>
 
+#include <cmath>
 #include <cstdlib>
+#include <cstring>
+#include <fstream>
 #include <string>
+#include <vector>
 
 #include "gtest/gtest.h"
+#include "kernels/fused.h"
 #include "kernels/cuda/backend.h"
 #include "kernels/cuda/fused_cuda.h"
 #include "kernels/cuda/nvrtc.h"
@@ -83,6 +88,118 @@ TEST(FusedCuda, ABadSourceRaisesWithNvrtcsLog) {
     FAIL() << "no error";
   } catch (const Error& e) {
     EXPECT_NE(std::string(e.what()).find("undefined_thing"), std::string::npos) << e.what();
+  }
+}
+
+// The generated source's meaning, checked on the host: the same text compiled by the host compiler
+// against a shim of the CUDA built-ins it uses (one thread walks the grid-stride loop) gives the
+// CPU fused kernel's results bit for bit, for every op over special values (NaN, infinities, signed
+// zeros, subnormals, overflow). What is left to a GPU run is the device's own instructions.
+const char* const kHostShim = R"PJ(
+#define __global__
+struct Dim3 { unsigned x; };
+static Dim3 blockIdx = {0}, blockDim = {1}, gridDim = {1}, threadIdx = {0};
+static inline float __int_as_float(int i) { float f; __builtin_memcpy(&f, &i, 4); return f; }
+static inline double __longlong_as_double(long long i) { double d; __builtin_memcpy(&d, &i, 8); return d; }
+static inline float __fmaf_rn(float a, float b, float c) { return __builtin_fmaf(a, b, c); }
+static inline float rintf(float a) { return __builtin_rintf(a); }
+static inline float fabsf(float a) { return __builtin_fabsf(a); }
+static inline float sqrtf(float a) { return __builtin_sqrtf(a); }
+static inline float floorf(float a) { return __builtin_floorf(a); }
+static inline float ceilf(float a) { return __builtin_ceilf(a); }
+)PJ";
+
+const char* const kHostMain = R"PJ(
+extern "C" int printf(const char*, ...);
+extern "C" void* fopen(const char*, const char*);
+extern "C" unsigned long fread(void*, unsigned long, unsigned long, void*);
+extern "C" unsigned long fwrite(const void*, unsigned long, unsigned long, void*);
+extern "C" int fclose(void*);
+int main(int argc, char** argv) {
+  const long long n = NELEM;
+  static float in[NIN][NELEM], out[NOUT][NELEM];
+  void* f = fopen(argv[1], "rb");
+  fread(in, sizeof in, 1, f);
+  fclose(f);
+  Args a;
+  for (int k = 0; k < NIN; ++k) a.in[k] = in[k];
+  for (int k = 0; k < NOUT; ++k) a.out[k] = out[k];
+  pj_fused(n, a);
+  f = fopen(argv[2], "wb");
+  fwrite(out, sizeof out, 1, f);
+  fclose(f);
+  return 0;
+}
+)PJ";
+
+// Runs `prog` (two float32 inputs) through the generated source compiled for the host; false with
+// *why when it does not build or run.
+bool run_on_host(const FusedProgram& prog, const Tensor& x, const Tensor& y, std::vector<std::vector<float>>* outs,
+                 std::string* why) {
+  const int64_t n = x.numel();
+  const std::string dir = ::testing::TempDir() + "pijit_cuda_host_" + std::to_string(::getpid());
+  if (std::system(("mkdir -p '" + dir + "'").c_str()) != 0) return *why = "mkdir", false;
+  {
+    std::ofstream src(dir + "/k.cc");
+    src << "#define NELEM " << n << "\n#define NIN 2\n#define NOUT " << prog.outputs.size() << "\n"
+        << kHostShim << fused_cuda_source(prog, 0) << kHostMain;
+    std::ofstream in(dir + "/in.bin", std::ios::binary);
+    in.write(static_cast<const char*>(x.raw_data()), x.nbytes());
+    in.write(static_cast<const char*>(y.raw_data()), y.nbytes());
+  }
+  const std::string build = "c++ -std=c++17 -O2 -ffp-contract=off -o '" + dir + "/k' '" + dir + "/k.cc' > '" + dir +
+                            "/log' 2>&1";
+  if (std::system(build.c_str()) != 0) return *why = "the generated source does not compile on the host (" + dir + "/log)", false;
+  if (std::system(("'" + dir + "/k' '" + dir + "/in.bin' '" + dir + "/out.bin'").c_str()) != 0) return *why = "run", false;
+  std::ifstream res(dir + "/out.bin", std::ios::binary);
+  outs->assign(prog.outputs.size(), std::vector<float>(n));
+  for (auto& o : *outs) res.read(reinterpret_cast<char*>(o.data()), n * 4);
+  std::system(("rm -rf '" + dir + "'").c_str());
+  return true;
+}
+
+TEST(FusedCuda, GeneratedSourceMeansWhatTheCpuComputes) {
+  if (std::system("c++ --version > /dev/null 2>&1") != 0) GTEST_SKIP() << "no host C++ compiler";
+  std::vector<std::string> ops = {"add(r0,r1)", "sub(r0,r1)", "mul(r0,r1)", "div(r0,r1)", "maximum(r0,r1)",
+                                  "minimum(r0,r1)", "clamp(r0,lo=-0.5,hi=2.25)"};
+  for (const char* u : {"neg", "abs", "square", "relu", "sqrt", "rsqrt", "reciprocal", "floor", "ceil", "round", "exp",
+                        "log", "tanh", "sigmoid", "silu", "erf", "gelu", "gelu_tanh"})
+    ops.push_back(std::string(u) + "(r0)");
+  // inputs: special values against each other, then a spread of ordinary ones
+  const float special[] = {0.f, -0.f, 1.f, -1.f, INFINITY, -INFINITY, NAN, 1e-40f, -1e-40f, 3.4e38f,
+                           0.5f, 2.5f, -2.5f, 88.7f, -87.f, 1e-30f, 0.3f, -7.25f};
+  const int ns = sizeof special / sizeof special[0];
+  const int64_t n = ns * ns + 4096;
+  Tensor x = Tensor::empty({n}, DType::Float32), y = Tensor::empty({n}, DType::Float32);
+  float *px = x.data<float>(), *py = y.data<float>();
+  for (int i = 0; i < ns * ns; ++i) px[i] = special[i / ns], py[i] = special[i % ns];
+  for (int64_t i = ns * ns; i < n; ++i) {
+    px[i] = std::ldexp(static_cast<float>(i % 977) - 488.f, static_cast<int>(i % 41) - 20);
+    py[i] = std::ldexp(static_cast<float>(i % 613) - 306.f, static_cast<int>(i % 37) - 18);
+  }
+  for (size_t g = 0; g < ops.size(); g += 8) {  // 8 outputs per kernel (the CPU's operand limit)
+    std::string text = "in=2", outs;
+    for (size_t k = g; k < std::min(ops.size(), g + 8); ++k) {
+      const std::string reg = "r" + std::to_string(2 + k - g);
+      text += "; " + reg + "=" + ops[k];
+      outs += (outs.empty() ? "" : ",") + reg;
+    }
+    const FusedProgram prog = FusedProgram::parse(text + "; out=(" + outs + ")");
+    std::vector<Tensor> want;
+    for (size_t k = 0; k < prog.outputs.size(); ++k) want.push_back(Tensor::empty({n}, DType::Float32));
+    FusedKernel(prog).run({x, y}, want);
+    std::vector<std::vector<float>> got;
+    std::string why;
+    ASSERT_TRUE(run_on_host(prog, x, y, &got, &why)) << why;
+    for (size_t k = 0; k < got.size(); ++k) {
+      int64_t differ = 0, first = -1;
+      const float* w = want[k].data<float>();
+      for (int64_t i = 0; i < n; ++i)
+        if (std::memcmp(&got[k][i], &w[i], 4) != 0) differ += 1, first = first < 0 ? i : first;
+      EXPECT_EQ(differ, 0) << ops[g + k] << ": " << differ << " differ, first at x=" << (first >= 0 ? px[first] : 0)
+                           << " y=" << (first >= 0 ? py[first] : 0) << ": host " << (first >= 0 ? got[k][first] : 0)
+                           << ", CPU kernel " << (first >= 0 ? w[first] : 0);
+    }
   }
 }
 
