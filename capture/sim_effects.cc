@@ -92,6 +92,7 @@ void find_write_backs(CaptureResult& r) {
   for (const auto& l : fp.resume.locals) count_outputs(l.second, uses);
   for (const auto& c : fp.resume.cells) count_outputs(c.second, uses);
   std::vector<graph::Graph::WriteBack> found;
+  std::vector<int> targets;  // every leading write-back's input, aliased or not
   for (const codegen::EffectPlan& fx : fp.effects) {
     if (fx.kind != codegen::EffectPlan::Call || fx.kwnames || fx.operands.size() != 3 ||
         fx.operands[0].kind != ReturnPlan::Const || fx.operands[0].obj != write_back)
@@ -104,13 +105,16 @@ void find_write_backs(CaptureResult& r) {
     // and this write-back, replayed after the graph, would land before that one's where eager
     // has it after: none is written in place then (the plan checks inputs against each other).
     if (at == fp.input_nodes.end()) return;
-    if (value.kind != ReturnPlan::Output || value.obj || uses[value.index] != 1) continue;
     const int input = static_cast<int>(at - fp.input_nodes.begin());
-    if (!g.value(g.inputs().at(input)).parameter) continue;
-    bool again = false;
-    for (const graph::Graph::WriteBack& w : found) again = again || w.input == input;
-    if (!again) found.push_back({value.index, input});
+    targets.push_back(input);
+    if (value.kind != ReturnPlan::Output || value.obj || uses[value.index] != 1) continue;
+    if (g.value(g.inputs().at(input)).parameter) found.push_back({value.index, input});
   }
+  // A Parameter written back twice keeps both copies: written in place, the later value would be
+  // overwritten by the earlier one's replay.
+  found.erase(std::remove_if(found.begin(), found.end(), [&](const graph::Graph::WriteBack& w) {
+                return std::count(targets.begin(), targets.end(), w.input) > 1;
+              }), found.end());
   r.graph->set_write_backs(std::move(found));
 }
 

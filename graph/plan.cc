@@ -285,13 +285,21 @@ Tensors ExecPlan::run_steps(const Tensors& inputs) const {
   SharedArena& shared = shared_arena();
   const bool in_shared = arena_bytes_ > 0 && !shared.busy.exchange(true, std::memory_order_acquire);
   if (in_shared) {
-    if (!shared.storage || shared.storage->nbytes() < arena_bytes_) {
-      // whole 2 MiB pages: the allocator backs them with huge pages (fewer TLB misses)
-      constexpr size_t kHuge = size_t{1} << 21;
-      shared.storage = Storage::allocate((arena_bytes_ + kHuge - 1) / kHuge * kHuge);
+    try {
+      if (!shared.storage || shared.storage->nbytes() < arena_bytes_) {
+        // Whole 2 MiB pages (the allocator backs them with huge pages: fewer TLB misses), doubling:
+        // a plan last launched before the block grew keeps the old one alive until its next
+        // launch, so growth steps are few.
+        size_t bytes = size_t{1} << 21;
+        while (bytes < arena_bytes_) bytes *= 2;
+        shared.storage = Storage::allocate(bytes);
+      }
+      // (this plan's shared arena, remade when the block grew since its last launch)
+      if (!shared_arena_ || shared_arena_->storage != shared.storage) shared_arena_ = make_arena(shared.storage);
+    } catch (...) {
+      shared.busy.store(false, std::memory_order_release);
+      throw;
     }
-    // (this plan's shared arena, remade when the block grew since its last launch)
-    if (!shared_arena_ || shared_arena_->storage != shared.storage) shared_arena_ = make_arena(shared.storage);
     arena = std::move(shared_arena_);
   } else {
     std::lock_guard<std::mutex> lock(mu_);
@@ -411,7 +419,8 @@ void ExecPlan::plan_aliases(const Graph& G, const std::vector<int>& root, const 
   while (first_total > 0 && G.nodes()[first_total - 1].op->total) --first_total;
   for (const Graph::WriteBack& wb : G.write_backs()) {
     const int o = G.outputs().at(wb.output), p = G.inputs().at(wb.input), at = producer[o];
-    if (slot_[o] != Slot::Fresh || root[o] != o || at < 0 || at + 1 < first_total) continue;
+    // (the producing node too: index_put and the like write their output, then check indices)
+    if (slot_[o] != Slot::Fresh || root[o] != o || at < 0 || at < first_total) continue;
     if (std::count(G.outputs().begin(), G.outputs().end(), o) != 1 || !G.value(p).parameter ||
         !(G.value(p).meta == G.value(o).meta) || end[p] > at ||
         std::find(alias_inputs_.begin(), alias_inputs_.end(), wb.input) != alias_inputs_.end())

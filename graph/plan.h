@@ -17,8 +17,9 @@
 //   alias     a graph output written back into a Parameter input (Graph::write_backs) is computed
 //             in that Parameter's storage, when nothing reads the Parameter (or a view of it)
 //             after the node that makes the output, that node is elementwise where it reads it
-//             (element i from element i: every kernel loads before it stores), and no node after it
-//             can raise (eager would not have assigned yet). Per launch only when no gradient tape
+//             (element i from element i: every kernel loads before it stores), and neither that
+//             node nor any after it can raise (a failing launch has written nothing: it may run
+//             again eagerly). Per launch only when no gradient tape
 //             is recording (it must copy the old bytes first) and no other input shares the
 //             Parameter's storage; otherwise the output is fresh and write_back copies it.
 //

@@ -129,6 +129,7 @@ void embedding_into(const Tensor& out, const Tensor& weight, const Tensor& indic
 // One matmul primitive and what its launch needs to know.
 struct DensePrimitive {
   dnnl::matmul prim;
+  std::string impl;  // oneDNN's implementation ("brg:avx512_core")
   dnnl::memory::desc w_md, scratch_md;
   size_t scratch_bytes = 0;  // scratch_md's size (0: none), asked once
 };
@@ -141,6 +142,7 @@ DensePrimitive make_dense_primitive(const dnnl::memory::desc& x, const dnnl::mem
   p.w_md = pd.weights_desc();
   p.scratch_md = pd.scratchpad_desc();
   p.scratch_bytes = p.scratch_md.get_size();
+  p.impl = pd.impl_info_str();
   p.prim = dnnl::matmul(pd);
   return p;
 }
@@ -155,11 +157,13 @@ struct DensePlan {
   // gemm kernels sum k in the same order whatever the weights' layout; GoogleTest checks it).
   mutable std::once_flag plain_once;
   mutable DensePrimitive plain;
-  // Null when oneDNN refuses that layout.
+  // Null when oneDNN refuses that layout, or picks another implementation for it (which may sum
+  // in another order: the weights stay reordered then).
   const DensePrimitive* plain_primitive() const {
     std::call_once(plain_once, [this] {
       try {
         plain = best.w_md == w_user ? best : make_dense_primitive(x_md, w_user, bias ? &b_md : nullptr, out_md);
+        if (plain.impl != best.impl) plain = DensePrimitive();
       } catch (const dnnl::error&) {
         plain = DensePrimitive();
       }

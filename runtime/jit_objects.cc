@@ -329,8 +329,9 @@ PyObject* runner_call(PyObject* self, PyObject* args, PyObject*) {
     }, "the graph of " + *r->name);
     return py::wrap_all(out);
   } catch (...) {
-    // (a graph that may have written a Parameter in place is not pure either)
-    bool pure = plan->num_aliased() == 0;
+    // (a Parameter written in place is not a reason to stay final: the plan writes one only
+    // where neither its node nor any after it can raise, so a failure comes before the write)
+    bool pure = true;
     for (const auto& node : plan->graph().nodes()) pure = pure && !node.op->impure;
     note_graph_failure(pure);
     throw;

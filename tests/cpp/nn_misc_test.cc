@@ -319,8 +319,11 @@ TEST(Dense, PreparedKernelRebindsBuffersAndRunsConcurrently) {
 // weights stop changing (an inference loop after training).
 TEST(Dense, TrainedWeightsGiveTheEagerBits) {
   const OpDef& op = get_op("dense");
-  for (const int64_t M : {1, 7, 32, 33}) {
-    const int64_t K = 784, N = 256;
+  struct Geometry { int64_t M, K, N; };
+  for (const Geometry& g : {Geometry{1, 784, 256}, Geometry{7, 784, 256}, Geometry{32, 784, 256},
+                            Geometry{33, 784, 256}, Geometry{32, 256, 10}, Geometry{16, 33, 17}, Geometry{5, 1, 1},
+                            Geometry{64, 100, 37}, Geometry{3, 2048, 64}}) {
+    const int64_t M = g.M, K = g.K, N = g.N;
     Metas in = {{{M, K}, DType::Float32}, {{N, K}, DType::Float32}, {{N}, DType::Float32}};
     Metas out = {{{M, N}, DType::Float32}};
     PreparedFn run = op.prepare[static_cast<int>(Device::CPU)](in, Attrs(), out);
@@ -334,7 +337,8 @@ TEST(Dense, TrainedWeightsGiveTheEagerBits) {
       Tensor y = Tensor::empty({M, N}, DType::Float32), want = Tensor::empty({M, N}, DType::Float32);
       run({x, w, b}, {y});
       dense_into(want, x, w, b);
-      EXPECT_EQ(0, std::memcmp(y.raw_data(), want.raw_data(), y.nbytes())) << "M " << M << ", step " << step;
+      EXPECT_EQ(0, std::memcmp(y.raw_data(), want.raw_data(), y.nbytes()))
+          << M << "x" << K << "x" << N << ", step " << step;
     }
   }
 }

@@ -195,6 +195,66 @@ class WriteBackInPlace(unittest.TestCase):
         self.assertEqual((p.tolist(), q.tolist()), ([4.0, 3.5], [2.0, 2.0]))
         self.assertEqual(in_place(jf), 2)
 
+    def test_an_error_caught_before_the_assign_runs_the_call_eagerly(self):
+        # The failing index comes before the Parameter's update: the launch wrote nothing, and
+        # the call runs again eagerly, where the except clause catches it (review F1).
+        p = pj.Parameter(pj.tensor([0.0, 0.0, 0.0]), name="p")
+        q = pj.Parameter(pj.tensor([0.0, 0.0, 0.0]), name="q")
+
+        def f(w, x, idx):
+            try:
+                y = x[idx]
+            except IndexError:
+                y = x * 0.0
+            ops.assign(w, w + y)
+            return y
+
+        jf = pj.jit(f)
+        x = pj.tensor([1.0, 2.0, 3.0])
+        for idx in ([0, 1, 2], [2, 1, 0], [0, 1, 7], [1, 1, 1]):
+            with no_stress():
+                want = f(q, x, pj.tensor(idx))
+            self.assertTrue(same_bits(jf(p, x, pj.tensor(idx)), want), idx)
+            self.assertTrue(same_bits(p, q), idx)
+
+    def test_a_node_that_checks_after_writing_is_not_given_the_parameter(self):
+        # index_put copies its input into its output, then checks the indices: an out-of-range
+        # index must leave the Parameter as eager leaves it (review F2).
+        p = pj.Parameter(pj.tensor([1.0, 2.0, 3.0]), name="p")
+        q = pj.Parameter(pj.tensor([1.0, 2.0, 3.0]), name="q")
+
+        def f(w, idx, v):
+            t = pj.zeros(3)
+            t[idx] = v
+            ops.assign(w, t)
+            return v
+
+        jf = pj.jit(f)
+        for idx in ([0], [2], [7], [1]):
+            errors = []
+            for fn, w in ((f, q), (jf, p)):
+                try:
+                    with no_stress() if fn is f else io.StringIO():
+                        fn(w, pj.tensor(idx), pj.tensor([5.0]))
+                    errors.append(None)
+                except IndexError as e:
+                    errors.append(str(e))
+            self.assertEqual(errors[0], errors[1])
+            self.assertTrue(same_bits(p, q), idx)
+
+    def test_a_parameter_assigned_twice_ends_with_the_second_value(self):
+        p = pj.Parameter(pj.tensor([1.0, 2.0]), name="p")
+
+        def f(x):
+            ops.assign(p, x * 3)
+            ops.assign(p, x + 1)
+            return x
+
+        jf = pj.jit(f)
+        for k in range(3):
+            jf(pj.tensor([float(k), 1.0]))
+            self.assertEqual(p.tolist(), [k + 1.0, 2.0])
+
     def test_graph_text_names_what_is_written_back(self):
         w = pj.Parameter(pj.zeros(2), name="w")
 
