@@ -130,6 +130,7 @@ PyObject* py_write_back(PyObject*, PyObject* args) {
   const bool in_place = v.same_storage(t) && v.offset() == t.offset() && v.strides() == t.strides();
   if (!in_place) copy_into(t, v);
   t.storage()->note_write();
+  if (tape_active()) tape_rebind(t, v);  // as eager assign's t[...] = v: t now holds v's value
   Py_INCREF(target);
   return target;
   PJ_PY_END(nullptr)

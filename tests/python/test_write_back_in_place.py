@@ -255,6 +255,33 @@ class WriteBackInPlace(unittest.TestCase):
             jf(pj.tensor([float(k), 1.0]))
             self.assertEqual(p.tolist(), [k + 1.0, 2.0])
 
+    def test_under_a_tape_the_assigned_parameter_carries_the_new_value_s_gradient(self):
+        # Eager assign rebinds the Parameter to the value written (t[...] = v under a tape): a
+        # later use carries gradients through it. The replayed write-back does the same (it gave
+        # zeros).
+        p = pj.Parameter(pj.tensor([1.0, 2.0]), name="p")
+        q = pj.Parameter(pj.tensor([1.0, 2.0]), name="q")
+
+        def f(w, x):
+            ops.assign(w, w * x)
+            return x.sum()
+
+        jf = pj.jit(f)
+
+        def loss_of(fn, w):
+            def loss(x):
+                fn(w, x)
+                return (w * w).sum()
+            return loss
+
+        for k in range(3):
+            x = pj.tensor([1.5, 0.5 + k])
+            with no_stress():
+                want = ops.GradOperation()(loss_of(f, q))(x)
+            got = ops.GradOperation()(loss_of(jf, p))(x)
+            self.assertTrue(same_bits(got, want), (got, want))
+            self.assertTrue(same_bits(p, q))
+
     def test_graph_text_names_what_is_written_back(self):
         w = pj.Parameter(pj.zeros(2), name="w")
 
