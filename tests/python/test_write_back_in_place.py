@@ -46,6 +46,14 @@ def net_and_step(seed):
 
 @unittest.skipUnless(SUPPORTED, "capture is built for Python 3.7 and 3.9")
 class WriteBackInPlace(unittest.TestCase):
+    def assertCaptured(self, jf, in_place_outputs, eager_calls=0):
+        """One graph, no break or recompile; `eager_calls` calls whose graph failed ran eagerly;
+        the plan wrote `in_place_outputs` outputs into their Parameters."""
+        st = pj.jit_stats(jf)
+        self.assertEqual((st["graphs"], st["breaks"], st["recompiles"]), (1, 0, 0))
+        self.assertEqual((st["frames_default"], st["graph_failures"]), (eager_calls, eager_calls))
+        self.assertEqual(in_place(jf), in_place_outputs)
+
     def test_training_step_updates_weights_in_place_bit_for_bit(self):
         pj.reset(nn.TrainOneStepCell.construct)  # (other suites' steps share its code object)
         plain_net, plain_step = net_and_step(3)
@@ -66,6 +74,7 @@ class WriteBackInPlace(unittest.TestCase):
         self.assertEqual((st["graphs"], st["breaks"]), (1, 0))
         # 4 weights and biases, 4 momentum buffers and the optimizer's step counter
         self.assertEqual(in_place(jstep), 9)
+        self.assertCaptured(jstep, 9)
 
     def test_a_print_before_the_assign_shows_the_old_weights(self):
         w = pj.Parameter(pj.tensor([1.0, 2.0, 3.0]), name="w")
@@ -89,6 +98,7 @@ class WriteBackInPlace(unittest.TestCase):
         self.assertEqual(out.getvalue(), want)
         self.assertEqual(w.tolist(), [1.875, 2.0, 2.125])
         self.assertEqual(in_place(jf), 0)
+        self.assertCaptured(jf, 0)
 
     def test_a_returned_new_value_is_a_tensor_of_its_own(self):
         # assign copies the value into the Parameter: the copy is what the graph writes in place,
@@ -105,9 +115,11 @@ class WriteBackInPlace(unittest.TestCase):
         ops.assign(w, pj.tensor([100.0, 100.0]))
         self.assertEqual([r.tolist() for r in results], [[2.0, 4.0], [1.0, 2.0], [0.5, 1.0]])
         self.assertEqual(in_place(jf), 1)
+        self.assertCaptured(jf, 1)
 
-    def test_a_value_written_back_and_kept_elsewhere_is_not_written_in_place(self):
-        # A value stored on an object and also assigned: the object keeps a tensor of its own.
+    def test_a_value_kept_on_an_object_is_a_tensor_of_its_own(self):
+        # A value stored on an object beside the assign: the object keeps a tensor of its own
+        # (the assigned copy is what the graph writes in place).
         w = pj.Parameter(pj.tensor([4.0, 8.0]), name="w")
         box = type("Box", (), {})()
 
@@ -122,6 +134,7 @@ class WriteBackInPlace(unittest.TestCase):
         kept = box.last
         ops.assign(w, pj.tensor([100.0, 100.0]))
         self.assertEqual(kept.tolist(), [0.5, 1.0])
+        self.assertCaptured(jf, 1)
 
     def test_reading_the_parameter_after_the_assign_sees_the_new_value(self):
         w = pj.Parameter(pj.tensor([1.0, -2.0]), name="w")
@@ -138,6 +151,7 @@ class WriteBackInPlace(unittest.TestCase):
                 want = step(v, x)
             self.assertTrue(same_bits(jf(w, x), want))
             self.assertTrue(same_bits(w, v))
+        self.assertCaptured(jf, 1)
 
     def test_an_error_after_the_assign_leaves_the_weights_eager_leaves(self):
         w = pj.Parameter(pj.ones(3), name="w")
@@ -152,6 +166,7 @@ class WriteBackInPlace(unittest.TestCase):
         for idx in ([1], [2], [7], [0]):
             self.assertEqual(index_error(True, f, v, x, pj.tensor(idx)), index_error(False, jf, w, x, pj.tensor(idx)))
             self.assertTrue(same_bits(w, v), idx)
+        self.assertCaptured(jf, 0, eager_calls=1)  # (the index may raise after the update)
 
     def test_under_a_gradient_the_tape_keeps_the_old_weights(self):
         # An outer gradient records the jitted call: the graph's write must not reach the bytes
@@ -180,6 +195,7 @@ class WriteBackInPlace(unittest.TestCase):
             self.assertTrue(same_bits(got, want))
             for p, q in zip(net.trainable_params(), plain_net.trainable_params()):
                 self.assertTrue(same_bits(p, q), p.name)
+        self.assertCaptured(jloss, 3)  # (planned; off at run time under the tape)
 
     def test_two_parameters_assigned_one_never_read(self):
         # assign's checks read q (a graph input, so the plan checks it shares no memory with p);
@@ -197,6 +213,7 @@ class WriteBackInPlace(unittest.TestCase):
             jf(pj.tensor([1.0, 0.5 * k]))
         self.assertEqual((p.tolist(), q.tolist()), ([4.0, 3.5], [2.0, 2.0]))
         self.assertEqual(in_place(jf), 2)
+        self.assertCaptured(jf, 2)
 
     def test_an_error_caught_before_the_assign_runs_the_call_eagerly(self):
         # The failing index comes before the Parameter's update: the launch wrote nothing, and
@@ -219,6 +236,7 @@ class WriteBackInPlace(unittest.TestCase):
                 want = f(q, x, pj.tensor(idx))
             self.assertTrue(same_bits(jf(p, x, pj.tensor(idx)), want), idx)
             self.assertTrue(same_bits(p, q), idx)
+        self.assertCaptured(jf, 1, eager_calls=1)
 
     def test_a_node_that_checks_after_writing_is_not_given_the_parameter(self):
         # index_put copies its input into its output, then checks the indices: an out-of-range
@@ -238,6 +256,7 @@ class WriteBackInPlace(unittest.TestCase):
             self.assertEqual(index_error(True, f, q, pj.tensor(idx), v),
                              index_error(False, jf, p, pj.tensor(idx), v))
             self.assertTrue(same_bits(p, q), idx)
+        self.assertCaptured(jf, 0, eager_calls=1)
 
     def test_a_parameter_assigned_twice_ends_with_the_second_value(self):
         p = pj.Parameter(pj.tensor([1.0, 2.0]), name="p")
@@ -251,6 +270,7 @@ class WriteBackInPlace(unittest.TestCase):
         for k in range(3):
             jf(pj.tensor([float(k), 1.0]))
             self.assertEqual(p.tolist(), [k + 1.0, 2.0])
+        self.assertCaptured(jf, 0)
 
     def test_under_a_tape_the_assigned_parameter_carries_the_new_value_s_gradient(self):
         # Eager assign rebinds the Parameter to the value written (t[...] = v under a tape): a
@@ -273,11 +293,12 @@ class WriteBackInPlace(unittest.TestCase):
 
         for k in range(3):
             x = pj.tensor([1.5, 0.5 + k])
-            with no_stress():
+            with no_stress():  # (both: under stress the loss itself would be captured, f inlined)
                 want = ops.GradOperation()(loss_of(f, q))(x)
-            got = ops.GradOperation()(loss_of(jf, p))(x)
+                got = ops.GradOperation()(loss_of(jf, p))(x)
             self.assertTrue(same_bits(got, want), (got, want))
             self.assertTrue(same_bits(p, q))
+        self.assertCaptured(jf, 1)
 
     def test_graph_text_names_what_is_written_back(self):
         w = pj.Parameter(pj.zeros(2), name="w")
@@ -292,6 +313,7 @@ class WriteBackInPlace(unittest.TestCase):
         e = pj.jit_stats(jf)["entries"][0]
         self.assertRegex(e["compiled"], r"# writes back %\d+ -> %\d+")
         self.assertIn("1 written in their Parameter", e["plan"])
+        self.assertCaptured(jf, 1)
         self.assertEqual(w.tolist(), [2.0, 2.0])
 
 
