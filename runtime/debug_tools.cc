@@ -7,6 +7,7 @@
 #include <cstdio>
 #include <cstdlib>
 
+#include "common/files.h"
 #include "kernels/cuda/backend.h"
 #include "kernels/cuda/fused_cuda.h"
 #include "kernels/fused.h"
@@ -23,15 +24,6 @@ int g_dump_folders = 0;
 bool env_on(const char* name) {
   const char* e = std::getenv(name);
   return e && *e && std::string(e) != "0";
-}
-
-bool make_dirs(const std::string& path) {
-  for (size_t i = 1; i <= path.size(); ++i)
-    if (i == path.size() || path[i] == '/') {
-      const std::string part = path.substr(0, i);
-      if (mkdir(part.c_str(), 0777) != 0 && errno != EEXIST) return false;
-    }
-  return true;
 }
 
 std::string sanitized(const std::string& s) {

@@ -1,7 +1,6 @@
 #include "kernels/cuda/nvrtc.h"
 
 #include <dlfcn.h>
-#include <sys/stat.h>
 
 #include <cstdio>
 #include <cstdlib>
@@ -12,6 +11,7 @@
 #include <unordered_map>
 
 #include "common/check.h"
+#include "common/files.h"
 #include "kernels/cuda/backend.h"
 
 namespace pj::cuda {
@@ -78,12 +78,6 @@ std::string read_file(const std::string& path) {
   return ss.str();
 }
 
-void make_dirs(const std::string& path) {
-  for (size_t at = 1; at != std::string::npos; at = path.find('/', at + 1))
-    mkdir(path.substr(0, at).c_str(), 0755);
-  mkdir(path.c_str(), 0755);
-}
-
 }  // namespace
 
 std::string disk_cache_dir() {
@@ -140,8 +134,9 @@ std::string compile_ptx(const std::string& source, int arch, const std::vector<s
   n.ptx(prog, &ptx[0]);
   n.destroy(&prog);
   if (!ptx.empty() && ptx.back() == '\0') ptx.pop_back();
-  if (!path.empty()) {  // written whole, then renamed: a concurrent reader never sees half a file
-    make_dirs(dir);
+  // Written whole, then renamed: a concurrent reader never sees half a file. (An unwritable
+  // folder just means no disk cache.)
+  if (!path.empty() && make_dirs(dir)) {
     const std::string tmp = path + ".tmp" + std::to_string(reinterpret_cast<uintptr_t>(&ptx));
     std::ofstream(tmp, std::ios::binary) << header << ptx;
     std::rename(tmp.c_str(), path.c_str());
