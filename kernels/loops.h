@@ -164,10 +164,26 @@ void ternary_kernel(const Tensor& out, const Tensor& c, const Tensor& a, const T
                          byte_strides(broadcast_strides(a, shape), sizeof(A)),
                          byte_strides(broadcast_strides(b, shape), sizeof(B))});
   it.run([&](const std::array<char*, 4>& p, const std::array<int64_t, 4>& s, int64_t n) {
-    for (int64_t i = 0; i < n; ++i)
-      *reinterpret_cast<O*>(p[0] + i * s[0]) = f(*reinterpret_cast<const C*>(p[1] + i * s[1]),
-                                                 *reinterpret_cast<const A*>(p[2] + i * s[2]),
-                                                 *reinterpret_cast<const B*>(p[3] + i * s[3]));
+    O* o = reinterpret_cast<O*>(p[0]);
+    const C* z = reinterpret_cast<const C*>(p[1]);
+    const A* x = reinterpret_cast<const A*>(p[2]);
+    const B* y = reinterpret_cast<const B*>(p[3]);
+    // Contiguous rows with a and b each a row or one value (relu's gradient is where(m, g, 0)):
+    // plain loops the compiler vectorises.
+    if (s[0] == sizeof(O) && s[1] == sizeof(C) && s[2] == sizeof(A) && s[3] == sizeof(B)) {
+      for (int64_t i = 0; i < n; ++i) o[i] = f(z[i], x[i], y[i]);
+    } else if (s[0] == sizeof(O) && s[1] == sizeof(C) && s[2] == sizeof(A) && s[3] == 0) {
+      const B yv = y[0];
+      for (int64_t i = 0; i < n; ++i) o[i] = f(z[i], x[i], yv);
+    } else if (s[0] == sizeof(O) && s[1] == sizeof(C) && s[2] == 0 && s[3] == sizeof(B)) {
+      const A xv = x[0];
+      for (int64_t i = 0; i < n; ++i) o[i] = f(z[i], xv, y[i]);
+    } else {
+      for (int64_t i = 0; i < n; ++i)
+        *reinterpret_cast<O*>(p[0] + i * s[0]) = f(*reinterpret_cast<const C*>(p[1] + i * s[1]),
+                                                   *reinterpret_cast<const A*>(p[2] + i * s[2]),
+                                                   *reinterpret_cast<const B*>(p[3] + i * s[3]));
+    }
   });
 }
 

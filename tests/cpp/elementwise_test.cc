@@ -7,6 +7,7 @@
 #include "gtest/gtest.h"
 #include "graph/op.h"
 #include "kernels/copy.h"
+#include "kernels/elementwise.h"
 #include "tests/cpp/test_util.h"
 
 namespace pj {
@@ -130,6 +131,49 @@ TEST(Elementwise, WhereAndClamp) {
   Tensor k = call_op1("clamp", {x}, Attrs{{"min", 0.5}, {"max", AttrValue{}}});
   EXPECT_EQ(k.item_double(0), 0.5);
   EXPECT_EQ(k.item_double(2), 2);
+}
+
+// where's kernel is a branch-free select over the values' bits: every layout it takes a fast loop
+// for (all rows, a or b one value) and the strided one give each element of the chosen operand
+// bit for bit (NaN payloads, -0.0 and all), in place too, for every dtype.
+TEST(Elementwise, WhereGivesTheChosenOperandsBitsOnEveryLayout) {
+  const Shape shape{5, 67};  // rows of 67: vector bodies and tails
+  for (DType t : testing::all_dtypes()) {
+    Tensor c = testing::random(shape, DType::Bool, 1), x = testing::random(shape, t, 2);
+    Tensor y = testing::random(shape, t, 3);
+    if (t == DType::Float32 || t == DType::Float64) {
+      testing::set_item(x, 3, -0.0);
+      testing::set_item(y, 4, std::nan(""));
+      if (t == DType::Float32) {
+        const uint32_t payload = 0x7fc01234u;  // a NaN with a payload: copied, never recomputed
+        std::memcpy(static_cast<char*>(x.raw_data()) + 8 * 4, &payload, 4);
+      }
+    }
+    const std::vector<std::pair<Tensor, Tensor>> operands = {
+        {x, y}, {x, Tensor::scalar(0, t)}, {Tensor::scalar(1, t), y}, {Tensor::scalar(1, t), Tensor::scalar(0, t)},
+        {testing::fortran(x), testing::gapped(y)}, {x.as_strided({5, 67}, {0, 1}, 0), y}};
+    for (const auto& [a, b] : operands)
+      for (const Tensor& cond : testing::layouts(c)) {
+        Tensor out = Tensor::empty(shape, t);
+        where_into(out, cond, a, b);
+        const size_t item = itemsize(t);
+        for (int64_t i = 0; i < out.numel(); ++i) {
+          const std::vector<int64_t> idx = testing::unravel(i, shape);
+          const bool pick = testing::at(cond, idx) != 0;
+          const Tensor& src = pick ? a : b;
+          const int64_t at = src.numel() == 1 ? 0 : src.element_offset(testing::ravel(idx, src.shape()));
+          ASSERT_EQ(std::memcmp(static_cast<char*>(out.raw_data()) + i * item,
+                                static_cast<char*>(src.raw_data()) + at * item, item), 0)
+              << dtype_name(t) << " element " << i << " of a " << shape_str(a.shape()) << " / "
+              << shape_str(b.shape()) << " select";
+        }
+      }
+    // in place over the chosen operand (a graph's buffers are reused so)
+    Tensor inplace = x.clone(), want = Tensor::empty(shape, t);
+    where_into(want, c, x, y);
+    where_into(inplace, c, inplace, y);
+    EXPECT_EQ(std::memcmp(inplace.raw_data(), want.raw_data(), want.numel() * itemsize(t)), 0) << dtype_name(t);
+  }
 }
 
 TEST(Elementwise, CastTruncatesAndBoolIsNonzero) {
