@@ -65,9 +65,17 @@ int main(int argc, char** argv) {
     return v;
   };
 
-  std::vector<float> x = filled(B * d[0]), dx0(B * d[0]);
-  std::vector<int> labels(B);
-  for (int64_t i = 0; i < B; ++i) labels[i] = static_cast<int>(rng() % d.back());
+  // kBatches new batches in turn, as a data loader gives them (the masks of relu's gradient change
+  // every step: a branchy kernel mispredicts, one batch reused would hide that)
+  constexpr int kBatches = 8;
+  std::vector<std::vector<float>> xs;
+  std::vector<std::vector<int>> ys;
+  for (int k = 0; k < kBatches; ++k) {
+    xs.push_back(filled(B * d[0]));
+    ys.emplace_back(B);
+    for (int64_t i = 0; i < B; ++i) ys.back()[i] = static_cast<int>(rng() % d.back());
+  }
+  int batch = 0;
   std::vector<Layer> layers;
   for (size_t l = 0; l + 1 < d.size(); ++l) {
     Layer L;
@@ -98,6 +106,9 @@ int main(int argc, char** argv) {
   const float lr = 0.01f, momentum = 0.9f;
 
   auto step = [&] {
+    std::vector<float>& x = xs[batch];
+    const std::vector<int>& labels = ys[batch];
+    batch = (batch + 1) % kBatches;
     // forward
     float* in = x.data();
     for (Layer& L : layers) {
