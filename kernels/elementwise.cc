@@ -374,26 +374,6 @@ void clamp_into(const Tensor& out, const Tensor& in, double lo, double hi, bool 
   });
 }
 
-namespace {
-
-// c ? x : y on the values' bits: no branch to mispredict on a random mask (relu's gradient),
-// and a loop of these vectorises.
-template <typename T>
-inline T select_bits(uint8_t c, T x, T y) {
-  using U = std::conditional_t<sizeof(T) == 8, uint64_t, std::conditional_t<sizeof(T) == 4, uint32_t, uint8_t>>;
-  static_assert(sizeof(T) == sizeof(U));
-  U ux, uy;
-  std::memcpy(&ux, &x, sizeof(T));
-  std::memcpy(&uy, &y, sizeof(T));
-  const U m = U(0) - static_cast<U>(c);
-  const U r = (ux & m) | (uy & ~m);
-  T out;
-  std::memcpy(&out, &r, sizeof(T));
-  return out;
-}
-
-}  // namespace
-
 void where_into(const Tensor& out, const Tensor& cond, const Tensor& a, const Tensor& b) {
   PJ_CHECK(cond.dtype() == DType::Bool && a.dtype() == out.dtype() && b.dtype() == out.dtype());
   if (out.numel() == 0) return;

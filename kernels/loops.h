@@ -10,11 +10,29 @@
 
 #include <array>
 #include <cstdint>
+#include <cstring>
+#include <type_traits>
 
 #include "kernels/tensor.h"
 #include "kernels/threading.h"
 
 namespace pj {
+
+// c ? x : y on the values' bits (c is 0 or 1): no branch to mispredict when c is random, as a
+// mask or an argmax on real data is, and a loop of these vectorises.
+template <typename T>
+inline T select_bits(uint8_t c, T x, T y) {
+  using U = std::conditional_t<sizeof(T) == 8, uint64_t, std::conditional_t<sizeof(T) == 4, uint32_t, uint8_t>>;
+  static_assert(sizeof(T) == sizeof(U));
+  U ux, uy;
+  std::memcpy(&ux, &x, sizeof(T));
+  std::memcpy(&uy, &y, sizeof(T));
+  const U m = U(0) - static_cast<U>(c);
+  const U r = (ux & m) | (uy & ~m);
+  T out;
+  std::memcpy(&out, &r, sizeof(T));
+  return out;
+}
 
 template <int N>
 class ElementwiseIter {

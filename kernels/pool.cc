@@ -4,9 +4,11 @@
 #include <cmath>
 #include <limits>
 #include <string>
+#include <type_traits>
 
 #include "kernels/copy.h"
 #include "kernels/dnnl_context.h"
+#include "kernels/loops.h"
 #include "kernels/threading.h"
 
 namespace pj {
@@ -221,11 +223,90 @@ void for_planes(const Tensor& dx, int64_t work_per_plane, F plane) {
                });
 }
 
+// Windows that tile the plane without overlap or padding (stride == kernel, no dilation, every
+// window inside: the usual 2x2 pool). Each input element is then in at most one window: it is
+// written once, the window's maximum element 0 + its gradient (as the general loop's accumulation
+// into zeros gives) and the others 0, and the argmax is found with selects, since on real data
+// which element wins is random and a branch on it mispredicts half the time.
+bool tiles_plane(int64_t H, int64_t W, int64_t OH, int64_t OW, const Pool2dParams& p) {
+  return p.stride[0] == p.kernel[0] && p.stride[1] == p.kernel[1] && p.dilation[0] == 1 && p.dilation[1] == 1 &&
+         p.pad[0] == 0 && p.pad[1] == 0 && OH * p.kernel[0] <= H && OW * p.kernel[1] <= W;
+}
+
+template <typename T>
+void max_pool_backward_tiled(const T* src, const T* d, T* g, int64_t H, int64_t W, int64_t OH, int64_t OW,
+                             const Pool2dParams& p) {
+  const int64_t KH = p.kernel[0], KW = p.kernel[1];
+  for (int64_t oy = 0; oy < OH; ++oy) {
+    for (int64_t ox = 0; ox < OW; ++ox) {
+      const int64_t base = oy * KH * W + ox * KW;
+      T m = src[base];
+      int64_t at = 0;  // the first maximum, or the first NaN (the general loop's order: rows, then columns)
+      for (int64_t ky = 0; ky < KH; ++ky)
+        for (int64_t kx = 0; kx < KW; ++kx) {
+          const T v = src[base + ky * W + kx];
+          // (bitwise operators and selects on bits: a compiler turns ?: and || into branches)
+          const uint8_t take = static_cast<uint8_t>((v > m) | ((v != v) & (m == m)));
+          m = select_bits(take, v, m);
+          at += (ky * W + kx - at) & -static_cast<int64_t>(take);
+        }
+      const T dv = T(0) + d[oy * OW + ox];
+      for (int64_t ky = 0; ky < KH; ++ky)
+        for (int64_t kx = 0; kx < KW; ++kx)
+          g[base + ky * W + kx] = select_bits(static_cast<uint8_t>(ky * W + kx == at), dv, T(0));
+    }
+    // columns no window covers
+    for (int64_t ky = 0; ky < KH; ++ky) std::fill(g + (oy * KH + ky) * W + OW * KW, g + (oy * KH + ky + 1) * W, T(0));
+  }
+  std::fill(g + OH * KH * W, g + H * W, T(0));  // rows no window covers
+}
+
+// The 2x2 tiles, a window per vector lane across a row's windows (the loop above carries its
+// maximum from element to element: a chain of latencies per window).
+template <typename T>
+void max_pool_backward_2x2(const T* src, const T* d, T* g, int64_t H, int64_t W, int64_t OH, int64_t OW) {
+  using I = std::conditional_t<sizeof(T) == 8, uint64_t, uint32_t>;  // a lane's index, of T's width
+  // (selects on bits throughout: the compiler vectorises those, not ?: on floats)
+  auto pick = [](T v, T m) { return static_cast<uint8_t>((v > m) | ((v != v) & (m == m))); };
+  for (int64_t oy = 0; oy < OH; ++oy) {
+    const T *r0 = src + 2 * oy * W, *r1 = r0 + W, *dr = d + oy * OW;
+    T *g0 = g + 2 * oy * W, *g1 = g0 + W;
+    for (int64_t ox = 0; ox < OW; ++ox) {
+      const T a = r0[2 * ox], b = r0[2 * ox + 1], c = r1[2 * ox], e = r1[2 * ox + 1];
+      T m = a;
+      I at = 0;
+      uint8_t take = pick(b, m);
+      m = select_bits(take, b, m);
+      at = select_bits(take, I(1), at);
+      take = pick(c, m);
+      m = select_bits(take, c, m);
+      at = select_bits(take, I(2), at);
+      at = select_bits(pick(e, m), I(3), at);
+      const T dv = T(0) + dr[ox];
+      g0[2 * ox] = select_bits(static_cast<uint8_t>(at == 0), dv, T(0));
+      g0[2 * ox + 1] = select_bits(static_cast<uint8_t>(at == 1), dv, T(0));
+      g1[2 * ox] = select_bits(static_cast<uint8_t>(at == 2), dv, T(0));
+      g1[2 * ox + 1] = select_bits(static_cast<uint8_t>(at == 3), dv, T(0));
+    }
+    std::fill(g0 + 2 * OW, g0 + W, T(0));  // a column no window covers
+    std::fill(g1 + 2 * OW, g1 + W, T(0));
+  }
+  std::fill(g + 2 * OH * W, g + H * W, T(0));  // a row no window covers
+}
+
 template <typename T>
 void max_pool_backward(const Tensor& dx, const Tensor& x, const Tensor& dout, const Pool2dParams& p) {
   const int64_t H = x.dim(2), W = x.dim(3), OH = dout.dim(2), OW = dout.dim(3);
   const T *X = x.data<T>(), *D = dout.data<T>();
   T* G = dx.data<T>();
+  if (tiles_plane(H, W, OH, OW, p)) {
+    const bool two = p.kernel[0] == 2 && p.kernel[1] == 2;
+    for_planes(dx, H * W, [&](int64_t k) {
+      if (two) max_pool_backward_2x2(X + k * H * W, D + k * OH * OW, G + k * H * W, H, W, OH, OW);
+      else max_pool_backward_tiled(X + k * H * W, D + k * OH * OW, G + k * H * W, H, W, OH, OW, p);
+    });
+    return;
+  }
   for_planes(dx, OH * OW * p.kernel[0] * p.kernel[1], [&](int64_t k) {
     const T* src = X + k * H * W;
     const T* d = D + k * OH * OW;

@@ -3,6 +3,7 @@
 // count_include_pad on and off, divisor_override, channel tails, batch 1 and 3, float32 (oneDNN and
 // the loop path) and float64, non-contiguous inputs; PyTorch's output-size rule; every error.
 #include <cmath>
+#include <cstring>
 #include <limits>
 #include <string>
 #include <vector>
@@ -193,6 +194,67 @@ TEST(MaxPool2d, NanPropagatesOnTheLoopPath) {
   Tensor y = call_op1("max_pool2d", {x}, {{"kernel_size", int64_t(2)}});
   EXPECT_TRUE(std::isnan(y.item_double(0)));
   EXPECT_FALSE(std::isnan(y.item_double(1)));
+}
+
+// max_pool2d's gradient goes to each window's first maximum, or its first NaN (rows, then
+// columns), added into zeros in window order: the reference below, bit for bit, on data full of
+// ties and NaNs and on gradients with -0.0 and NaN. The windows that tile the plane (stride ==
+// kernel, no padding: a written-once path with selects) and every other kind, with uncovered rows
+// and columns left at 0.
+template <typename T>
+std::vector<T> ref_max_pool_backward(const Tensor& x, const Tensor& dy, const PoolCase& k) {
+  const int64_t oh = dy.dim(2), ow = dy.dim(3);
+  std::vector<T> g(static_cast<size_t>(x.numel()), T(0));
+  for (int64_t n = 0; n < k.n; ++n)
+    for (int64_t c = 0; c < k.c; ++c)
+      for (int64_t y = 0; y < oh; ++y)
+        for (int64_t xo = 0; xo < ow; ++xo) {
+          int64_t best = -1;
+          T m = 0;
+          for (int64_t ky = 0; ky < k.kh; ++ky)
+            for (int64_t kx = 0; kx < k.kw; ++kx) {
+              const int64_t iy = y * k.sh - k.ph + ky * k.dh, ix = xo * k.sw - k.pw + kx * k.dw;
+              if (iy < 0 || iy >= k.h || ix < 0 || ix >= k.w) continue;
+              const T v = static_cast<T>(testing::at(x, {n, c, iy, ix}));
+              if (best < 0 || (!std::isnan(m) && (std::isnan(v) || v > m))) {
+                m = v;
+                best = ((n * k.c + c) * k.h + iy) * k.w + ix;
+              }
+            }
+          if (best >= 0) g[best] += static_cast<T>(testing::at(dy, {n, c, y, xo}));
+        }
+  return g;
+}
+
+TEST(MaxPool2dBackward, RoutesEachGradientToTheFirstMaximumBitForBit) {
+  std::vector<PoolCase> all = cases();
+  all.push_back({2, 3, 9, 11, 2, 2, 2, 2, 0, 0, false});  // tiles, a row and a column uncovered
+  all.push_back({1, 2, 9, 9, 3, 3, 3, 3, 0, 0, false});   // 3x3 tiles
+  all.push_back({1, 3, 8, 9, 2, 3, 2, 3, 0, 0, false});   // 2x3 tiles
+  all.push_back({8, 16, 32, 32, 2, 2, 2, 2, 0, 0, false});  // the CNN's pool
+  for (DType t : {DType::Float32, DType::Float64})
+    for (const PoolCase& k : all) {
+      if (k.n == 0) continue;
+      Tensor x = testing::random({k.n, k.c, k.h, k.w}, t, 7);
+      for (int64_t i = 0; i < x.numel(); ++i) {
+        testing::set_item(x, i, std::floor(x.item_double(i) / 2));  // ties: -2 .. 1
+        if (i % 13 == 5 || i % 29 == 3) testing::set_item(x, i, NAN);
+      }
+      const int64_t oh = ref_out(k.h, k.kh, k.sh, k.ph, k.dh, k.ceil), ow = ref_out(k.w, k.kw, k.sw, k.pw, k.dw, k.ceil);
+      Tensor dy = testing::random({k.n, k.c, oh, ow}, t, 8);
+      for (int64_t i = 0; i < dy.numel(); ++i)
+        if (i % 7 == 2) testing::set_item(dy, i, i % 2 ? -0.0 : NAN);
+      Tensor dx = Tensor::empty(x.shape(), t);
+      max_pool2d_backward_into(dx, x, dy, params_of(k));
+      const size_t item = itemsize(t);
+      if (t == DType::Float32) {
+        const std::vector<float> want = ref_max_pool_backward<float>(x, dy, k);
+        EXPECT_EQ(std::memcmp(dx.raw_data(), want.data(), want.size() * item), 0) << "float32 " << describe(k);
+      } else {
+        const std::vector<double> want = ref_max_pool_backward<double>(x, dy, k);
+        EXPECT_EQ(std::memcmp(dx.raw_data(), want.data(), want.size() * item), 0) << "float64 " << describe(k);
+      }
+    }
 }
 
 double ref_adaptive(const Tensor& x, int64_t n, int64_t c, int64_t i, int64_t j, int64_t oh, int64_t ow) {
