@@ -60,6 +60,12 @@ void conv2d_loop_into(const Tensor& out, const Tensor& x, const Tensor& w, const
 void conv_transpose2d_loop_into(const Tensor& out, const Tensor& x, const Tensor& w, const Tensor& bias,
                                 const Conv2dParams& p);
 
+// dw (OC, C/groups, KH, KW) = the gradient of conv2d(x (N, C, H, W), w) with respect to w, given
+// that output's gradient dout (N, OC, OH, OW): float32 through oneDNN's backward-weights primitive,
+// else a direct loop (kernels/conv_weight_grad.cc). One floating dtype; shapes are checked by
+// graph/ops/conv_ops.cc.
+void conv2d_weight_grad_into(const Tensor& dw, const Tensor& x, const Tensor& dout, const Conv2dParams& p);
+
 // For graph kernels that keep activations in oneDNN's blocked layout (kernels/conv_block.h):
 // whether conv2d_into's float32 oneDNN plan for this geometry writes nChw16c (so the values in
 // that layout are exactly conv2d_into's), and the run that leaves them there: `out` holds

@@ -199,10 +199,14 @@ PJ_REGISTER_GRAD("cross_entropy", [](GradContext& c, const GradArgs& g) -> Grads
 
 IntList pads(const Conv2dParams& p) { return {p.pad[0], p.pad[1], p.pad[2], p.pad[3]}; }
 
-// The weight gradient of a convolution of `input` whose output gradient is `dout`:
-// dw[o, i] = conv(input[:, i] as a batch of planes, dout[:, o] as filters) with stride and
-// dilation exchanged, cropped to the kernel; per group.
-int conv_weight_grad(GradContext& c, int input, int dout, const Conv2dParams& p, const Shape& ws) {
+IntList conv_attr(const int64_t* v) { return {v[0], v[1]}; }
+
+// The weight gradient of a convolution of `input` whose output gradient is `dout`, written as a
+// convolution: dw[o, i] = conv(input[:, i] as a batch of planes, dout[:, o] as filters) with stride
+// and dilation exchanged, cropped to the kernel; per group. Only where dout has fewer rows or
+// columns than the convolution of `input` gives (a transposed convolution's output_padding at
+// least its stride): conv2d_weight_grad takes the whole output.
+int conv_weight_grad_by_conv(GradContext& c, int input, int dout, const Conv2dParams& p, const Shape& ws) {
   const Shape xs = c.meta(input).shape;
   const int64_t G = p.groups, icg = xs[1] / G, ocg = ws[0] / G;
   IntList swap{1, 0, 2, 3};
@@ -215,8 +219,8 @@ int conv_weight_grad(GradContext& c, int input, int dout, const Conv2dParams& p,
     };
     int xt = channels(input, gi * icg, icg), dt = channels(dout, gi * ocg, ocg);
     int r = c.op("conv2d", {xt, dt},
-                 Attrs{{"stride", IntList{p.dilation[0], p.dilation[1]}}, {"padding", pads(p)},
-                       {"dilation", IntList{p.stride[0], p.stride[1]}}, {"groups", int64_t{1}}});
+                 Attrs{{"stride", conv_attr(p.dilation)}, {"padding", pads(p)}, {"dilation", conv_attr(p.stride)},
+                       {"groups", int64_t{1}}});
     const Shape rs = c.meta(r).shape;  // [icg, ocg, >= kH, >= kW]
     if (rs[2] != ws[2] || rs[3] != ws[3]) {
       IndexItems crop{IndexItem::slice(), IndexItem::slice(), IndexItem::slice(0, ws[2], 1), IndexItem::slice(0, ws[3], 1)};
@@ -228,27 +232,56 @@ int conv_weight_grad(GradContext& c, int input, int dout, const Conv2dParams& p,
   return c.op("contiguous", {dw});
 }
 
+// The weight gradient (shape ws) of conv2d(input, w) whose output gradient is `dout`.
+int conv_weight_grad(GradContext& c, int input, int dout, const Conv2dParams& p, const Shape& ws) {
+  const Shape xs = c.meta(input).shape, ds = c.meta(dout).shape;
+  for (int k = 0; k < 2; ++k)
+    if (ds[2 + k] != conv_out_size(xs[2 + k], ws[2 + k], p.stride[k], p.pad[2 * k], p.pad[2 * k + 1], p.dilation[k]))
+      return conv_weight_grad_by_conv(c, input, dout, p, ws);
+  return c.op("conv2d_weight_grad", {input, dout},
+              Attrs{{"stride", conv_attr(p.stride)}, {"padding", pads(p)}, {"dilation", conv_attr(p.dilation)},
+                    {"groups", p.groups}, {"kernel_size", IntList{ws[2], ws[3]}}});
+}
+
+// The input gradient (shape xs) of conv2d(x, w (shape ws)) whose output gradient `d` has shape ds:
+// the transposed convolution with the same weight; output_padding restores rows the forward's
+// stride dropped.
+int conv_input_grad(GradContext& c, int d, int w, const Conv2dParams& p, const Shape& xs, const Shape& ws,
+                    const Shape& ds) {
+  IntList op;
+  for (int k = 0; k < 2; ++k)
+    op.push_back(xs[2 + k] - conv_transpose_out_size(ds[2 + k], ws[2 + k], p.stride[k], p.pad[2 * k],
+                                                     p.pad[2 * k + 1], p.dilation[k], 0));
+  return c.op("conv_transpose2d", {d, w},
+              Attrs{{"stride", conv_attr(p.stride)}, {"padding", pads(p)}, {"output_padding", op},
+                    {"dilation", conv_attr(p.dilation)}, {"groups", p.groups}});
+}
+
 PJ_REGISTER_GRAD("conv2d", [](GradContext& c, const GradArgs& g) -> Grads {
   Metas ms;
   for (size_t k = 0; k < g.in.size(); ++k) ms.push_back(g.in_meta(c, static_cast<int>(k)));
   const Conv2dParams p = conv2d_params(ms, *g.attrs);
   const Shape &xs = ms[0].shape, &ws = ms[1].shape;
-  const Shape ds = c.meta(g.out[0]).shape;
   const int d = g.dout[0];
   Grads out(g.in.size(), kNoGrad);
-  if (g.needs[0]) {
-    // the transposed convolution with the same weight; output_padding restores rows the forward's
-    // stride dropped
-    IntList op;
-    for (int k = 0; k < 2; ++k)
-      op.push_back(xs[2 + k] - conv_transpose_out_size(ds[2 + k], ws[2 + k], p.stride[k], p.pad[2 * k],
-                                                       p.pad[2 * k + 1], p.dilation[k], 0));
-    out[0] = c.op("conv_transpose2d", {d, g.in[1]},
-                  Attrs{{"stride", IntList{p.stride[0], p.stride[1]}}, {"padding", pads(p)}, {"output_padding", op},
-                        {"dilation", IntList{p.dilation[0], p.dilation[1]}}, {"groups", p.groups}});
-  }
+  if (g.needs[0]) out[0] = conv_input_grad(c, d, g.in[1], p, xs, ws, c.meta(g.out[0]).shape);
   if (g.needs[1]) out[1] = conv_weight_grad(c, g.in[0], d, p, ws);
   if (g.in.size() == 3 && g.needs[2]) out[2] = sum(c, d, IntList{0, 2, 3}, false);
+  return out;
+});
+
+// conv2d_weight_grad is linear in each input: its adjoint in dout is the convolution of x by the
+// incoming gradient (as a weight), in x the transposed convolution of dout by it.
+PJ_REGISTER_GRAD("conv2d_weight_grad", [](GradContext& c, const GradArgs& g) -> Grads {
+  Shape ws;
+  const Conv2dParams p = conv2d_weight_grad_params({g.in_meta(c, 0), g.in_meta(c, 1)}, *g.attrs, &ws);
+  const int ddw = g.dout[0];
+  Grads out(2, kNoGrad);
+  if (g.needs[0]) out[0] = conv_input_grad(c, g.in[1], ddw, p, g.in_meta(c, 0).shape, ws, g.in_meta(c, 1).shape);
+  if (g.needs[1])
+    out[1] = c.op("conv2d", {g.in[0], ddw},
+                  Attrs{{"stride", conv_attr(p.stride)}, {"padding", pads(p)}, {"dilation", conv_attr(p.dilation)},
+                        {"groups", p.groups}});
   return out;
 });
 
@@ -261,10 +294,18 @@ PJ_REGISTER_GRAD("conv_transpose2d", [](GradContext& c, const GradArgs& g) -> Gr
   const Conv2dParams p = conv_transpose2d_params(ms, *g.attrs, &out_shape);
   const int d = g.dout[0];
   Grads out(g.in.size(), kNoGrad);
-  if (g.needs[0])
+  if (g.needs[0]) {
     out[0] = c.op("conv2d", {d, g.in[1]},
-                  Attrs{{"stride", IntList{p.stride[0], p.stride[1]}}, {"padding", pads(p)},
-                        {"dilation", IntList{p.dilation[0], p.dilation[1]}}, {"groups", p.groups}});
+                  Attrs{{"stride", conv_attr(p.stride)}, {"padding", pads(p)}, {"dilation", conv_attr(p.dilation)},
+                        {"groups", p.groups}});
+    // An output_padding of at least the stride adds output rows (columns) no input reaches: the
+    // convolution then gives rows past the input's, which have no input to go to.
+    const Shape &xs = ms[0].shape, gs = c.meta(out[0]).shape;
+    if (gs[2] != xs[2] || gs[3] != xs[3]) {
+      IndexItems crop{IndexItem::slice(), IndexItem::slice(), IndexItem::slice(0, xs[2], 1), IndexItem::slice(0, xs[3], 1)};
+      out[0] = c.op("basic_index", {out[0]}, Attrs{{"items", encode_index_items(crop)}});
+    }
+  }
   if (g.needs[1]) out[1] = conv_weight_grad(c, d, g.in[0], p, ms[1].shape);
   if (g.in.size() == 3 && g.needs[2]) out[2] = sum(c, d, IntList{0, 2, 3}, false);
   return out;

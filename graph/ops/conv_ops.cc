@@ -166,9 +166,63 @@ Conv2dParams conv_transpose2d_params(const Metas& in, const Attrs& a, Shape* out
   return p;
 }
 
+// conv2d_weight_grad's parameters and output shape (OC, C/groups, KH, KW); checks every rule.
+Conv2dParams conv2d_weight_grad_params(const Metas& in, const Attrs& a, Shape* out) {
+  const char* op = "conv2d_weight_grad";
+  if (in.size() != 2)
+    PJ_THROW(Type) << op << "() takes 2 tensor inputs (x, dout) but " << in.size() << " were given";
+  const DType t = in[0].dtype;
+  if (!is_floating(t)) PJ_THROW(Type) << op << " does not support dtype " << dtype_name(t);
+  if (in[1].dtype != t)
+    PJ_THROW(Type) << op << ": dout dtype " << dtype_name(in[1].dtype) << " does not match input dtype " << dtype_name(t);
+  const Shape &x = in[0].shape, &d = in[1].shape;
+  if (x.size() != 4 || d.size() != 4)
+    PJ_THROW(Value) << op << ": expected a 4-D input and a 4-D dout, got shapes " << shape_str(x) << " and "
+                    << shape_str(d);
+  bool same;
+  Conv2dParams p = parse_params(a, op, false, &same);
+  if (same) PJ_THROW(Value) << op << ": padding must be explicit, got 'same'";
+  if (a.is_none("kernel_size")) PJ_THROW(Type) << op << ": 'kernel_size' (kH, kW) is required";
+  static const int64_t ones[2] = {1, 1};
+  int64_t k[2];
+  int_attr(a, op, "kernel_size", 2, ones, k);
+  check_positive(op, "kernel_size", k, 2);
+  const int64_t c = x[1], oc = d[1], g = p.groups;
+  if (c % g || oc % g)
+    PJ_THROW(Value) << op << ": in_channels (" << c << ") and out_channels (" << oc << ") must be divisible by groups ("
+                    << g << ")";
+  int64_t o[2];
+  for (int i = 0; i < 2; ++i) {
+    if (p.dilation[i] * (k[i] - 1) + 1 > x[2 + i] + p.pad[2 * i] + p.pad[2 * i + 1])
+      PJ_THROW(Value) << op << ": kernel size " << tuple_str(k, 2) << " is larger than the padded input";
+    o[i] = conv_out_size(x[2 + i], k[i], p.stride[i], p.pad[2 * i], p.pad[2 * i + 1], p.dilation[i]);
+  }
+  if (d[0] != x[0] || d[2] != o[0] || d[3] != o[1])
+    PJ_THROW(Value) << op << ": dout has shape " << shape_str(d) << " but the convolution of an input of shape "
+                    << shape_str(x) << " gives (" << x[0] << ", " << oc << ", " << o[0] << ", " << o[1] << ")";
+  *out = {oc, c / g, k[0], k[1]};
+  return p;
+}
+
 namespace {
 
 Tensor bias_of(const Tensors& in) { return in.size() > 2 ? in[2] : Tensor(); }
+
+// conv2d_weight_grad(x, dout; stride, padding, dilation, groups, kernel_size) -> the gradient of
+// conv2d(x, w) with respect to w (OC, C/groups, KH, KW) when its output's gradient is dout
+// (graph/grads/nn_grads.cc emits it; padding explicit).
+PJ_REGISTER_OP("conv2d_weight_grad")
+    .inputs(2)
+    .attrs({"stride", "padding", "dilation", "groups", "kernel_size"})
+    .infer([](const Metas& in, const Attrs& a) {
+      Shape out;
+      conv2d_weight_grad_params(in, a, &out);
+      return one(out, in[0].dtype);
+    })
+    .kernel([](const Tensors& in, const Attrs& a, const Tensors& out) {
+      Shape s;
+      conv2d_weight_grad_into(out[0], in[0], in[1], conv2d_weight_grad_params({meta_of(in[0]), meta_of(in[1])}, a, &s));
+    });
 
 PJ_REGISTER_OP("conv2d")
     .inputs(-1)

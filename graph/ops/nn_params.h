@@ -13,6 +13,8 @@ namespace pj {
 Conv2dParams conv2d_params(const Metas& in, const Attrs& a);
 // conv_transpose2d(x, weight[, bias]); `out` gets the output shape.
 Conv2dParams conv_transpose2d_params(const Metas& in, const Attrs& a, Shape* out);
+// conv2d_weight_grad(x, dout) (conv2d's weight gradient); `out` gets its shape (OC, C/groups, KH, KW).
+Conv2dParams conv2d_weight_grad_params(const Metas& in, const Attrs& a, Shape* out);
 // max_pool2d / avg_pool2d attributes; raises on invalid ones.
 Pool2dParams pool_params(const Attrs& a, const char* op, bool is_max);
 // The pooled (N, C, OH, OW) of x, or ValueError when a window does not fit.

@@ -228,6 +228,27 @@ class Correctness(Close):
         self.check(lambda x, w: ops.softmax(ops.matmul(x, w), axis=-1)[:, 0].sum() + x.T.sum(axis=0)[1], x, w)
         self.check(lambda x, w: ops.concat((x, w.T * 2), axis=0)[1:, ::2].sum() + ops.stack((x, x * x))[1, 0, 2], x, w)
 
+    def test_convolutions(self):
+        # conv2d's weight gradient is its own kernel (conv2d_weight_grad); a transposed convolution
+        # whose output_padding reaches its stride takes the convolution-written one
+        pj.set_seed(5)
+        x, w, b = (pj.randn(2, 4, 5, 6).astype(pj.float64), pj.randn(6, 2, 3, 2).astype(pj.float64),
+                   pj.randn(6).astype(pj.float64))
+        self.check(lambda x, w, b: (ops.conv2d(x, w, b, stride=(2, 1), pad_mode="pad", padding=(1, 0, 2, 1),
+                                               dilation=(1, 2), groups=2) ** 2).sum(), x, w, b)
+        y, wt = pj.randn(1, 2, 3, 3).astype(pj.float64), pj.randn(2, 3, 2, 2).astype(pj.float64)
+        self.check(lambda y, wt: (ops.conv_transpose2d(y, wt, stride=1, output_padding=1, dilation=2) ** 2).sum(), y, wt)
+
+    def test_second_derivative_through_a_convolutions_weight_gradient(self):
+        pj.set_seed(6)
+        x, w = pj.randn(2, 2, 4, 4).astype(pj.float64), pj.randn(3, 2, 3, 3).astype(pj.float64)
+        v = pj.randn(3, 2, 3, 3).astype(pj.float64)
+
+        def weight_grad_dot_v(x, w):  # linear in the weight gradient, whose gradient is checked
+            gw = pj.grad(lambda w: (ops.conv2d(x, w, stride=2, pad_mode="pad", padding=1) ** 2).sum())(w)
+            return (gw * v).sum()
+        self.check(weight_grad_dot_v, x, w)
+
     def test_product_with_zeros(self):
         for vals in ([0.5, -2.0, 3.0], [0.5, 0.0, 3.0], [0.0, 0.0, 3.0]):
             x = f64(vals)

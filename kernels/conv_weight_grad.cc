@@ -1,0 +1,217 @@
+// conv2d's weight gradient (kernels/conv.h). float32 runs oneDNN's convolution_backward_weights
+// with the activations in the layouts it asks for (reordered in, the gradient reordered out),
+// everything but the data made once per geometry; float64, and geometries oneDNN has only its
+// reference kernel for, run a direct loop. Written as a convolution of the input's channels by the
+// gradient's (what graph/grads did before), the batch became a channel and the gradient a 32x32
+// filter: oneDNN reordered that "filter" on every call and ran a kernel made for 3x3 ones, most of
+// a small CNN's training step.
+#include <algorithm>
+#include <memory>
+#include <mutex>
+#include <string>
+
+#include "absl/container/flat_hash_map.h"
+#include "kernels/conv.h"
+#include "kernels/copy.h"
+#include "kernels/dnnl_context.h"
+#include "kernels/threading.h"
+
+namespace pj {
+namespace {
+
+using dt = dnnl::memory::data_type;
+using tag = dnnl::memory::format_tag;
+using dims = dnnl::memory::dims;
+
+struct Geometry {
+  int64_t N, C, H, W, OC, OH, OW, KH, KW, G, ICg, OCg;
+};
+
+Geometry geometry(const Tensor& dw, const Tensor& x, const Tensor& dout, const Conv2dParams& p) {
+  Geometry g;
+  g.N = x.dim(0), g.C = x.dim(1), g.H = x.dim(2), g.W = x.dim(3);
+  g.OC = dout.dim(1), g.OH = dout.dim(2), g.OW = dout.dim(3);
+  g.KH = dw.dim(2), g.KW = dw.dim(3), g.G = p.groups;
+  g.ICg = g.C / g.G, g.OCg = g.OC / g.G;
+  PJ_CHECK(dout.dim(0) == g.N && dw.dim(0) == g.OC && dw.dim(1) == g.ICg)
+      << "conv2d_weight_grad: shapes are checked by graph/ops";
+  return g;
+}
+
+// dw[o, i, ky, kx] = sum over n, oy, ox of dout[n, o, oy, ox] * x[n, g*ICg + i, iy, ix] (in that
+// order), iy = oy*stride - pad + ky*dilation (and ix alike), outside the input contributing nothing.
+template <typename T>
+void weight_grad_loop(const Geometry& g, T* dw, const T* x, const T* d, const Conv2dParams& p) {
+  const int64_t K2 = g.KH * g.KW;
+  parallel_for(g.OC * g.ICg, std::max<int64_t>(1, kParallelGrain / std::max<int64_t>(g.N * g.OH * g.OW * K2, 1)),
+               [&](int64_t s, int64_t e) {
+    for (int64_t t = s; t < e; ++t) {
+      const int64_t o = t / g.ICg, i = t % g.ICg, c = (o / g.OCg) * g.ICg + i;
+      T* out = dw + t * K2;
+      for (int64_t ky = 0; ky < g.KH; ++ky)
+        for (int64_t kx = 0; kx < g.KW; ++kx) {
+          T acc = 0;
+          for (int64_t n = 0; n < g.N; ++n) {
+            const T* drow0 = d + (n * g.OC + o) * g.OH * g.OW;
+            const T* xp = x + (n * g.C + c) * g.H * g.W;
+            for (int64_t oy = 0; oy < g.OH; ++oy) {
+              const int64_t iy = oy * p.stride[0] - p.pad[0] + ky * p.dilation[0];
+              if (iy < 0 || iy >= g.H) continue;
+              const T* drow = drow0 + oy * g.OW;
+              for (int64_t ox = 0; ox < g.OW; ++ox) {
+                const int64_t ix = ox * p.stride[1] - p.pad[2] + kx * p.dilation[1];
+                if (ix >= 0 && ix < g.W) acc += drow[ox] * xp[iy * g.W + ix];
+              }
+            }
+          }
+          out[ky * g.KW + kx] = acc;
+        }
+    }
+  });
+}
+
+// Everything about one float32 geometry that does not depend on the data.
+struct Plan {
+  bool ok = false;  // false: the loop
+  dnnl::memory::desc user_src, user_ddst, user_dw, src_md, ddst_md, dw_md;
+  dnnl::primitive prim;
+  dnnl::reorder src_reorder, ddst_reorder, dw_reorder;
+  std::mutex mu;  // guards the buffers below while a call uses them
+  dnnl::memory src_buf, ddst_buf, dw_buf;
+};
+
+std::string plan_key(const Geometry& g, const Conv2dParams& p) {
+  std::string k = "conv2d_wgrad:";
+  for (int64_t v : {g.N, g.C, g.H, g.W, g.OC, g.OH, g.OW, g.KH, g.KW, g.G, p.stride[0], p.stride[1], p.pad[0],
+                    p.pad[1], p.pad[2], p.pad[3], p.dilation[0], p.dilation[1]})
+    k += std::to_string(v) + ",";
+  return k;
+}
+
+// The primitive descriptor with activations in `act` (weights: format_tag::any), or empty when
+// oneDNN has no kernel for it or only its reference one.
+dnnl::convolution_backward_weights::primitive_desc try_pd(const Geometry& g, const Conv2dParams& p, tag act) {
+  const dims src{g.N, g.C, g.H, g.W}, dst{g.N, g.OC, g.OH, g.OW};
+  const dims wei = g.G == 1 ? dims{g.OC, g.ICg, g.KH, g.KW} : dims{g.G, g.OCg, g.ICg, g.KH, g.KW};
+  const dims strides{p.stride[0], p.stride[1]}, dil{p.dilation[0] - 1, p.dilation[1] - 1};  // (gaps)
+  const dims pad_l{p.pad[0], p.pad[2]}, pad_r{p.pad[1], p.pad[3]};
+  const dnnl::memory::desc s(src, dt::f32, act), w(wei, dt::f32, tag::any), d(dst, dt::f32, act);
+  try {
+    dnnl::convolution_forward::primitive_desc hint(
+        dnnl::convolution_forward::desc(dnnl::prop_kind::forward_training, dnnl::algorithm::convolution_direct, s, w,
+                                        d, strides, dil, pad_l, pad_r),
+        dnnl_engine());
+    dnnl::convolution_backward_weights::primitive_desc pd(
+        dnnl::convolution_backward_weights::desc(dnnl::algorithm::convolution_direct, s, w, d, strides, dil, pad_l,
+                                                 pad_r),
+        scratchpad_attr(), dnnl_engine(), hint);
+    if (std::string(pd.impl_info_str()).rfind("ref", 0) == 0) return {};
+    return pd;
+  } catch (const dnnl::error&) {
+    return {};
+  }
+}
+
+std::shared_ptr<Plan> make_plan(const std::string& key, const Geometry& g, const Conv2dParams& p) {
+  auto plan = std::make_shared<Plan>();
+  // nChw16c where the channels per group come in 16s (the forward's choice: kernels/conv.cc), else
+  // whatever oneDNN picks
+  dnnl::convolution_backward_weights::primitive_desc pd;
+  if (g.ICg % 16 == 0 && g.OCg % 16 == 0) pd = try_pd(g, p, tag::nChw16c);
+  if (!pd) pd = try_pd(g, p, tag::any);
+  if (!pd) return plan;
+  dnnl::engine& eng = dnnl_engine();
+  plan->user_src = dnnl::memory::desc({g.N, g.C, g.H, g.W}, dt::f32, tag::nchw);
+  plan->user_ddst = dnnl::memory::desc({g.N, g.OC, g.OH, g.OW}, dt::f32, tag::nchw);
+  plan->user_dw = g.G == 1 ? dnnl::memory::desc({g.OC, g.ICg, g.KH, g.KW}, dt::f32, tag::oihw)
+                           : dnnl::memory::desc({g.G, g.OCg, g.ICg, g.KH, g.KW}, dt::f32, tag::goihw);
+  plan->src_md = pd.src_desc();
+  plan->ddst_md = pd.diff_dst_desc();
+  plan->dw_md = pd.diff_weights_desc();
+  plan->prim = PrimitiveCache::instance().get(key, [&] { return dnnl::primitive(dnnl::convolution_backward_weights(pd)); });
+  auto reorder = [&](const dnnl::memory::desc& from, const dnnl::memory::desc& to) {
+    return from == to ? dnnl::reorder() : dnnl::reorder(dnnl::reorder::primitive_desc(eng, from, eng, to, scratchpad_attr()));
+  };
+  plan->src_reorder = reorder(plan->user_src, plan->src_md);
+  plan->ddst_reorder = reorder(plan->user_ddst, plan->ddst_md);
+  plan->dw_reorder = reorder(plan->dw_md, plan->user_dw);
+  plan->ok = true;
+  return plan;
+}
+
+// Plans by key, bounded like kernels/conv.cc's (cleared past kMaxPlans; plans in use live on).
+constexpr size_t kMaxPlans = 256;
+std::mutex plans_mu;
+absl::flat_hash_map<std::string, std::shared_ptr<Plan>>& plans() {
+  static auto* m = new absl::flat_hash_map<std::string, std::shared_ptr<Plan>>();
+  return *m;
+}
+
+std::shared_ptr<Plan> get_plan(const Geometry& g, const Conv2dParams& p) {
+  const std::string key = plan_key(g, p);
+  {
+    std::lock_guard<std::mutex> lock(plans_mu);
+    auto it = plans().find(key);
+    if (it != plans().end()) return it->second;
+  }
+  std::shared_ptr<Plan> plan = make_plan(key, g, p);
+  std::lock_guard<std::mutex> lock(plans_mu);
+  if (plans().size() >= kMaxPlans) plans().clear();
+  plans().emplace(key, plan);
+  return plan;
+}
+
+// `user` in the primitive's layout `md`: itself, or reordered into the plan's buffer `slot` (a
+// fresh one when another thread holds the plan).
+dnnl::memory in_layout(const dnnl::memory& user, const dnnl::reorder& r, const dnnl::memory::desc& md,
+                       dnnl::memory* slot, bool locked) {
+  if (!r) return user;
+  dnnl::memory buf = locked && *slot ? *slot : dnnl::memory(md, dnnl_engine());
+  if (locked) *slot = buf;
+  execute_reorder(r, user, buf);
+  return buf;
+}
+
+void run_plan(Plan& plan, float* dw, const Tensor& x, const Tensor& dout) {
+  dnnl::engine& eng = dnnl_engine();
+  std::unique_lock<std::mutex> lock(plan.mu, std::try_to_lock);
+  const bool locked = lock.owns_lock();
+  const dnnl::memory src = in_layout(dnnl::memory(plan.user_src, eng, x.raw_data()), plan.src_reorder, plan.src_md,
+                                     &plan.src_buf, locked);
+  const dnnl::memory ddst = in_layout(dnnl::memory(plan.user_ddst, eng, dout.raw_data()), plan.ddst_reorder,
+                                      plan.ddst_md, &plan.ddst_buf, locked);
+  const dnnl::memory udw(plan.user_dw, eng, dw);
+  dnnl::memory out = udw;
+  if (plan.dw_reorder) {
+    out = locked && plan.dw_buf ? plan.dw_buf : dnnl::memory(plan.dw_md, eng);
+    if (locked) plan.dw_buf = out;
+  }
+  execute(plan.prim, {{DNNL_ARG_SRC, src}, {DNNL_ARG_DIFF_DST, ddst}, {DNNL_ARG_DIFF_WEIGHTS, out}});
+  if (plan.dw_reorder) execute_reorder(plan.dw_reorder, out, udw);
+}
+
+}  // namespace
+
+void conv2d_weight_grad_into(const Tensor& dw, const Tensor& x, const Tensor& dout, const Conv2dParams& p) {
+  PJ_CHECK(dw.ndim() == 4 && x.ndim() == 4 && dout.ndim() == 4) << "conv2d_weight_grad_into: 4-D tensors only";
+  PJ_CHECK(is_floating(dw.dtype()) && x.dtype() == dw.dtype() && dout.dtype() == dw.dtype())
+      << "conv2d_weight_grad_into: one floating dtype";
+  if (dw.numel() == 0) return;
+  with_contiguous_out(dw, [&](const Tensor& out) {
+    const Tensor xc = x.contiguous(), dc = dout.contiguous();
+    const Geometry g = geometry(out, xc, dc, p);
+    if (xc.numel() == 0 || dc.numel() == 0) {  // an empty batch: nothing to sum
+      fill(out, 0);
+      return;
+    }
+    if (out.dtype() == DType::Float32) {
+      std::shared_ptr<Plan> plan = get_plan(g, p);
+      if (plan->ok) return run_plan(*plan, out.data<float>(), xc, dc);
+    }
+    PJ_DISPATCH_FLOATING(out.dtype(), "conv2d_weight_grad", [&] {
+      weight_grad_loop<scalar_t>(g, out.data<scalar_t>(), xc.data<scalar_t>(), dc.data<scalar_t>(), p);
+    });
+  });
+}
+
+}  // namespace pj
