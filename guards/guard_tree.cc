@@ -345,7 +345,15 @@ bool run_check(const Check& c, PyObject* o, GuardFailure* why, const GuardTree& 
       if (!PyDict_Check(o)) return fail("", "dict", "type " + type_name(o));
       Py_ssize_t n = PyList_GET_SIZE(c.ref), pos = 0, i = 0;
       bool ok = PyDict_GET_SIZE(o) == n;
-      if (ok && PyODict_Check(o)) {  // its own order, not its table's (move_to_end)
+      if (ok && PyODict_Check(o) && Py_TYPE(o)->tp_iter == PyODict_Type.tp_iter && py::odict_layout_known()) {
+        // its own order, not its table's (move_to_end): read from its nodes
+        const py::OdictNode* node = py::odict_first(o);
+        for (; ok && i < n; ++i) {
+          ok = node && same_key(node->key, held(PyList_GET_ITEM(c.ref, i)));
+          if (ok) node = node->next;
+        }
+        ok = ok && !node;
+      } else if (ok && PyODict_Check(o)) {
         py::Ref it(py::odict_keys_iter(o));  // (a subclass with its own __iter__ fails)
         ok = it.get() != nullptr;
         for (; ok && i < n; ++i) {

@@ -98,6 +98,33 @@ PyMethodDef kRebuildObject = {"rebuild_object", rebuild_object, METH_VARARGS,
 
 }  // namespace
 
+bool odict_layout_known() {
+  // Keys 'a', 'b', 'c', then move_to_end('a'): the nodes must hold b, c, a, linked both ways.
+  static const bool known = [] {
+    if (PY_VERSION_HEX >= 0x030E0000) return false;  // (a layout not read yet: not assumed)
+    Ref od(PyObject_CallObject(reinterpret_cast<PyObject*>(&PyODict_Type), nullptr));
+    Ref keys[3] = {Ref(PyUnicode_FromString("a")), Ref(PyUnicode_FromString("b")), Ref(PyUnicode_FromString("c"))};
+    bool ok = od.get() != nullptr && PyODict_Check(od.get());
+    for (Ref& k : keys) ok = ok && k.get() && PyODict_SetItem(od.get(), k.get(), Py_None) == 0;
+    Ref moved(ok ? PyObject_CallMethod(od.get(), "move_to_end", "O", keys[0].get()) : nullptr);
+    ok = ok && moved.get();
+    if (ok) {
+      const OdictNode* n = odict_first(od.get());
+      const int order[3] = {1, 2, 0};
+      const OdictNode* prev = nullptr;
+      for (int i = 0; i < 3 && ok; ++i) {
+        ok = n && n->key == keys[order[i]].get() && n->prev == prev;
+        prev = n;
+        n = ok ? n->next : nullptr;
+      }
+      ok = ok && !n && reinterpret_cast<OdictLayout*>(od.get())->last == prev;
+    }
+    if (PyErr_Occurred()) PyErr_Clear();
+    return ok;
+  }();
+  return known;
+}
+
 PyObject* odict_keys_iter(PyObject* od) {
   if (Py_TYPE(od)->tp_iter != PyODict_Type.tp_iter)
     return fail(PyExc_TypeError, std::string("the order of a ") + Py_TYPE(od)->tp_name + " is its own __iter__'s");

@@ -171,6 +171,26 @@ struct SuperLayout {
 inline PyObject* super_thisclass(PyObject* s) { return reinterpret_cast<PyObject*>(reinterpret_cast<SuperLayout*>(s)->type); }
 inline PyObject* super_self(PyObject* s) { return reinterpret_cast<SuperLayout*>(s)->obj; }  // nullptr: unbound
 
+// An OrderedDict keeps its order in a list of nodes private to Objects/odictobject.c: after the
+// dict, the first and last node; a node is (key, hash, next, prev). The same from 3.5 to 3.13.
+// Guards compare a Cell's OrderedDict of sub-cells on every call: walking the nodes reads a few
+// pointers where the dict's iterator allocates and makes a call per key. odict_layout_known()
+// checks the layout once on a real OrderedDict that move_to_end reordered (py_common.cc); when it
+// does not hold, callers iterate.
+struct OdictNode {
+  PyObject* key;
+  Py_hash_t hash;
+  OdictNode* next;
+  OdictNode* prev;
+};
+struct OdictLayout {
+  PyDictObject dict;
+  OdictNode* first;
+  OdictNode* last;
+};
+inline const OdictNode* odict_first(PyObject* od) { return reinterpret_cast<OdictLayout*>(od)->first; }
+bool odict_layout_known();
+
 // Calling a C type's tp_call (pijit's JitFunction wrapper) counts one recursion level that calling
 // the plain Python function does not. The wrapper gives that level back for the duration of the
 // call, so recursion through a jitted function reaches the depth plain Python reaches.
