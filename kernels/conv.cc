@@ -1,7 +1,6 @@
 #include "kernels/conv.h"
 
 #include <algorithm>
-#include <atomic>
 #include <cstring>
 #include <memory>
 #include <mutex>
@@ -243,15 +242,8 @@ void conv_transpose2d_loop(const Tensor& out, const Tensor& x, const Tensor& w, 
 using dt = dnnl::memory::data_type;
 using tag = dnnl::memory::format_tag;
 
-// A short stable text for a memory descriptor's layout (dims, strides, inner blocks).
-// Bytes of blocked src/dst buffers kept by all plans together; past kMaxScratchBytes a call
-// allocates its own (and pays the page faults) rather than pinning more memory.
-constexpr int64_t kMaxScratchBytes = int64_t(512) << 20;
-std::atomic<int64_t> scratch_bytes{0};
-
 // Everything about one float32 conv / deconv geometry that does not depend on the data.
 struct DnnlPlan {
-  ~DnnlPlan() { scratch_bytes -= held; }
   bool ok = false;  // false: oneDNN refused or has only its reference kernel; use the loop path
   std::string key, impl;
   dnnl::memory::desc user_src, user_wei, user_dst, bias_md;  // pijit's plain layouts
@@ -259,26 +251,9 @@ struct DnnlPlan {
   dnnl::primitive prim;
   dnnl::reorder src_reorder, dst_reorder, wei_reorder;
   bool reorder_src = false, reorder_wei = false, reorder_dst = false;
-  std::mutex mu;                 // guards the two buffers below while a call uses them
-  dnnl::memory src_buf, dst_buf; // blocked src/dst, allocated on first use
-  int64_t held = 0;              // their bytes, counted in scratch_bytes
+  std::mutex mu;                 // guards the two memory objects below while a call uses them
+  dnnl::memory src_buf, dst_buf; // blocked src/dst over this thread's scratch slots
 };
-
-// A buffer for `md`: the plan's own `slot` when the caller holds plan->mu and the budget allows,
-// else a fresh one.
-dnnl::memory scratch(DnnlPlan* plan, dnnl::memory* slot, const dnnl::memory::desc& md, bool locked) {
-  if (locked) {
-    if (*slot) return *slot;
-    const int64_t n = static_cast<int64_t>(md.get_size());
-    if (scratch_bytes.fetch_add(n) + n <= kMaxScratchBytes) {
-      plan->held += n;
-      *slot = dnnl::memory(md, dnnl_engine());
-      return *slot;
-    }
-    scratch_bytes -= n;
-  }
-  return dnnl::memory(md, dnnl_engine());
-}
 
 // Plans by descriptor key. Bounded: cleared when it grows past kMaxPlans (plans in use live on
 // through their shared_ptr).
@@ -451,10 +426,10 @@ void run_plan(DnnlPlan& planr, void* out, const Tensor& x, const Tensor& w, cons
   std::unique_lock<std::mutex> lock(plan->mu, std::try_to_lock);
   dnnl::memory sbuf = usrc, dbuf = udst;
   if (reorder_src) {
-    sbuf = scratch(plan, &plan->src_buf, plan->src_md, lock.owns_lock());
+    sbuf = thread_slot_memory(&plan->src_buf, plan->src_md, kSrcSlot, lock.owns_lock());
     execute_reorder(plan->src_reorder, usrc, sbuf);
   }
-  if (reorder_dst) dbuf = scratch(plan, &plan->dst_buf, plan->dst_md, lock.owns_lock());
+  if (reorder_dst) dbuf = thread_slot_memory(&plan->dst_buf, plan->dst_md, kDstSlot, lock.owns_lock());
   Tensor bc;
   std::unordered_map<int, dnnl::memory> args{{DNNL_ARG_SRC, sbuf}, {DNNL_ARG_WEIGHTS, wa.mem}, {DNNL_ARG_DST, dbuf}};
   if (bias.defined()) {

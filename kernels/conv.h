@@ -6,8 +6,9 @@
 // nchw <-> nChw16c reorders), else whatever format_tag::any picks (nhwc + brgconv on AVX-512,
 // nothing padded to 16). Plain NCHW tensors are reordered in and out around the primitive.
 // Everything that does not depend on the data (primitive descriptor, primitive, reorder
-// primitives, blocked scratch buffers up to a global budget) is built once per geometry and kept
-// in a plan cache keyed by the descriptor string; the primitive also goes through PrimitiveCache.
+// primitives) is built once per geometry and kept in a plan cache keyed by the descriptor string;
+// the primitive also goes through PrimitiveCache. The blocked activations live in this thread's
+// scratch slots (kernels/dnnl_context.h), the same memory for every geometry.
 // float64, and float32 geometries oneDNN refuses or would run on its slow reference kernel, use
 // the loop path: im2col (skipped for 1x1 / stride 1 / unpadded kernels) plus the batched matmul
 // kernel for conv2d, direct accumulation for depthwise conv2d, matmul plus col2im for

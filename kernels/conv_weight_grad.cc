@@ -1,6 +1,6 @@
 // conv2d's weight gradient (kernels/conv.h). float32 runs oneDNN's convolution_backward_weights
-// with the activations in the layouts it asks for (reordered in, the gradient reordered out),
-// everything but the data made once per geometry; float64, and geometries oneDNN has only its
+// with the activations in the layouts it asks for (reordered into this thread's scratch slots, the
+// gradient reordered out), everything but the data made once per geometry; float64, and geometries oneDNN has only its
 // reference kernel for, run a direct loop. Written as a convolution of the input's channels by the
 // gradient's (what graph/grads did before), the batch became a channel and the gradient a 32x32
 // filter: oneDNN reordered that "filter" on every call and ran a kernel made for 3x3 ones, most of
@@ -50,6 +50,10 @@ void weight_grad_loop(const Geometry& g, T* dw, const T* x, const T* d, const Co
       T* out = dw + t * K2;
       for (int64_t ky = 0; ky < g.KH; ++ky)
         for (int64_t kx = 0; kx < g.KW; ++kx) {
+          // the outputs whose column ix = ox*stride + shift is inside the input: [lo, hi)
+          const int64_t shift = kx * p.dilation[1] - p.pad[2], s = p.stride[1];
+          const int64_t lo = std::min(g.OW, shift >= 0 ? 0 : (-shift + s - 1) / s);
+          const int64_t hi = std::max(lo, g.W - 1 - shift < 0 ? 0 : std::min(g.OW, (g.W - 1 - shift) / s + 1));
           T acc = 0;
           for (int64_t n = 0; n < g.N; ++n) {
             const T* drow0 = d + (n * g.OC + o) * g.OH * g.OW;
@@ -58,10 +62,8 @@ void weight_grad_loop(const Geometry& g, T* dw, const T* x, const T* d, const Co
               const int64_t iy = oy * p.stride[0] - p.pad[0] + ky * p.dilation[0];
               if (iy < 0 || iy >= g.H) continue;
               const T* drow = drow0 + oy * g.OW;
-              for (int64_t ox = 0; ox < g.OW; ++ox) {
-                const int64_t ix = ox * p.stride[1] - p.pad[2] + kx * p.dilation[1];
-                if (ix >= 0 && ix < g.W) acc += drow[ox] * xp[iy * g.W + ix];
-              }
+              const T* xrow = xp + iy * g.W;
+              for (int64_t ox = lo; ox < hi; ++ox) acc += drow[ox] * xrow[ox * s + shift];
             }
           }
           out[ky * g.KW + kx] = acc;
@@ -76,8 +78,8 @@ struct Plan {
   dnnl::memory::desc user_src, user_ddst, user_dw, src_md, ddst_md, dw_md;
   dnnl::primitive prim;
   dnnl::reorder src_reorder, ddst_reorder, dw_reorder;
-  std::mutex mu;  // guards the buffers below while a call uses them
-  dnnl::memory src_buf, ddst_buf, dw_buf;
+  std::mutex mu;  // guards the memory objects below while a call uses them
+  dnnl::memory src_buf, ddst_buf, dw_buf;  // over this thread's scratch slots
 };
 
 std::string plan_key(const Geometry& g, const Conv2dParams& p) {
@@ -161,13 +163,11 @@ std::shared_ptr<Plan> get_plan(const Geometry& g, const Conv2dParams& p) {
   return plan;
 }
 
-// `user` in the primitive's layout `md`: itself, or reordered into the plan's buffer `slot` (a
-// fresh one when another thread holds the plan).
+// `user` in the primitive's layout `md`: itself, or reordered into this thread's scratch `slot`.
 dnnl::memory in_layout(const dnnl::memory& user, const dnnl::reorder& r, const dnnl::memory::desc& md,
-                       dnnl::memory* slot, bool locked) {
+                       dnnl::memory* mem, int slot, bool locked) {
   if (!r) return user;
-  dnnl::memory buf = locked && *slot ? *slot : dnnl::memory(md, dnnl_engine());
-  if (locked) *slot = buf;
+  dnnl::memory buf = thread_slot_memory(mem, md, slot, locked);
   execute_reorder(r, user, buf);
   return buf;
 }
@@ -177,15 +177,11 @@ void run_plan(Plan& plan, float* dw, const Tensor& x, const Tensor& dout) {
   std::unique_lock<std::mutex> lock(plan.mu, std::try_to_lock);
   const bool locked = lock.owns_lock();
   const dnnl::memory src = in_layout(dnnl::memory(plan.user_src, eng, x.raw_data()), plan.src_reorder, plan.src_md,
-                                     &plan.src_buf, locked);
+                                     &plan.src_buf, kSrcSlot, locked);
   const dnnl::memory ddst = in_layout(dnnl::memory(plan.user_ddst, eng, dout.raw_data()), plan.ddst_reorder,
-                                      plan.ddst_md, &plan.ddst_buf, locked);
+                                      plan.ddst_md, &plan.ddst_buf, kDstSlot, locked);
   const dnnl::memory udw(plan.user_dw, eng, dw);
-  dnnl::memory out = udw;
-  if (plan.dw_reorder) {
-    out = locked && plan.dw_buf ? plan.dw_buf : dnnl::memory(plan.dw_md, eng);
-    if (locked) plan.dw_buf = out;
-  }
+  const dnnl::memory out = plan.dw_reorder ? thread_slot_memory(&plan.dw_buf, plan.dw_md, kAuxSlot, locked) : udw;
   execute(plan.prim, {{DNNL_ARG_SRC, src}, {DNNL_ARG_DIFF_DST, ddst}, {DNNL_ARG_DIFF_WEIGHTS, out}});
   if (plan.dw_reorder) execute_reorder(plan.dw_reorder, out, udw);
 }

@@ -3,6 +3,8 @@
 #include <cstdlib>
 #include <new>
 
+#include "common/check.h"
+
 namespace pj {
 
 dnnl::engine& dnnl_engine() {
@@ -20,14 +22,16 @@ dnnl::primitive_attr scratchpad_attr(dnnl::primitive_attr attr) {
   return attr;
 }
 
-void* thread_scratch_buffer(size_t bytes) {
-  // One buffer per thread, grown to the largest need; a primitive uses it only while it runs.
+void* thread_scratch_buffer(size_t bytes, int slot) {
+  // One buffer per thread and slot, grown to the largest need; used only while one kernel runs.
   struct Buffer {
     void* p = nullptr;
     size_t size = 0;
     ~Buffer() { std::free(p); }
   };
-  thread_local Buffer buf;
+  thread_local Buffer bufs[kNumScratchSlots];
+  PJ_CHECK(slot >= 0 && slot < kNumScratchSlots) << "thread_scratch_buffer: slot " << slot;
+  Buffer& buf = bufs[slot];
   if (buf.size < bytes) {
     std::free(buf.p);
     buf.size = (bytes + 4095) / 4096 * 4096;
@@ -38,6 +42,14 @@ void* thread_scratch_buffer(size_t bytes) {
     }
   }
   return buf.p;
+}
+
+dnnl::memory thread_slot_memory(dnnl::memory* mem, const dnnl::memory::desc& md, int slot, bool reuse) {
+  void* p = thread_scratch_buffer(md.get_size(), slot);
+  if (!reuse) return dnnl::memory(md, dnnl_engine(), p);
+  if (!*mem) *mem = dnnl::memory(md, dnnl_engine(), p);
+  else mem->set_data_handle(p);
+  return *mem;
 }
 
 dnnl::memory thread_scratchpad(const dnnl::primitive& prim) {
