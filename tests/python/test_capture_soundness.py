@@ -750,6 +750,36 @@ class UnmodifiedDictShortcut(unittest.TestCase):
         st = self.run_both(M, lambda o, k: o.d.move_to_end("a" if k == 0 else "c", last=k == 0))
         self.assertEqual(st["recompiles"], 2)
 
+    def test_ordered_dict_order_changed_every_way(self):
+        # the guard reads an OrderedDict's order from its nodes: a key deleted and added back, the
+        # first popped and added back, and a subclass iterating in its own order (never read
+        # through its nodes: the guard fails and the call recompiles, nothing stale runs)
+        import collections
+
+        class Backwards(collections.OrderedDict):
+            def __iter__(self):
+                return reversed(list(super().__iter__()))
+
+        for cls in (collections.OrderedDict, Backwards):
+            class M:
+                def __init__(self):
+                    self.d = cls([("a", 1.5), ("b", 2.0), ("c", 3.0)])
+                def run(self, x):
+                    out = x
+                    for k in self.d:
+                        out = out * self.d[k] + len(k) * 0.5
+                    return out
+            def mutate(o, k):
+                if k == 0:
+                    v = o.d.pop("a")
+                    o.d["a"] = v
+                elif k == 1:
+                    key, v = o.d.popitem(last=False)
+                    o.d[key] = v
+                else:
+                    o.d.move_to_end("c", last=False)
+            self.run_both(M, mutate, calls=4)
+
     def test_sequential_cell_reordered_in_place(self):
         from pijit import nn
         def make():
