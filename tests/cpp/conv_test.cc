@@ -181,14 +181,6 @@ std::vector<ConvCase> transpose_cases() {
   };
 }
 
-// x with the same values stored with H and W swapped in memory (a transposed view).
-Tensor transposed_layout(const Tensor& x) {
-  Tensor b = Tensor::empty({x.dim(0), x.dim(1), x.dim(3), x.dim(2)}, x.dtype());
-  Tensor v = b.as_strided(x.shape(), {b.stride(0), b.stride(1), 1, x.dim(2)}, 0);
-  copy_into(v, x);
-  return v;
-}
-
 void run_cases(bool transpose) {
   const char* op = transpose ? "conv_transpose2d" : "conv2d";
   unsigned seed = 1;
@@ -207,7 +199,7 @@ void run_cases(bool transpose) {
         ASSERT_TRUE(matches(call_op1(op, in, conv_attrs(k, transpose)), r)) << what;
         // A non-contiguous input.
         Tensors in2 = in;
-        in2[0] = transposed_layout(x);
+        in2[0] = testing::hw_swapped(x);
         ASSERT_TRUE(x.numel() == 0 || !in2[0].is_contiguous());
         ASSERT_TRUE(matches(call_op1(op, in2, conv_attrs(k, transpose)), r)) << what << " transposed input";
         // The loop path (what float32 falls back to), against the same reference.
@@ -228,9 +220,9 @@ TEST(Conv2d, NonContiguousWeightAndOutput) {
   for (DType t : {DType::Float32, DType::Float64}) {
     Tensor x = testing::random({k.n, k.c, k.h, k.w}, t, 3), w = testing::random({8, 3, 3, 3}, t, 4);
     Ref r = ref_conv2d(x, w, nullptr, k);
-    Tensor wt = transposed_layout(w);
+    Tensor wt = testing::hw_swapped(w);
     EXPECT_TRUE(matches(call_op1("conv2d", {x, wt}, conv_attrs(k, false)), r)) << dtype_name(t);
-    Tensor out = transposed_layout(Tensor::zeros(r.shape, t));
+    Tensor out = testing::hw_swapped(Tensor::zeros(r.shape, t));
     conv2d_into(out, testing::gapped(x), wt, Tensor(), params_of(k));
     EXPECT_TRUE(matches(out, r)) << dtype_name(t);
   }

@@ -84,14 +84,6 @@ std::vector<Case> cases() {
   };
 }
 
-// The same values as t with H and W swapped in memory (a non-contiguous view).
-Tensor swapped_layout(const Tensor& t) {
-  Tensor b = Tensor::empty({t.dim(0), t.dim(1), t.dim(3), t.dim(2)}, t.dtype());
-  Tensor v = b.as_strided(t.shape(), {b.stride(0), b.stride(1), 1, t.dim(2)}, 0);
-  copy_into(v, t);
-  return v;
-}
-
 TEST(Conv2dWeightGrad, MatchesReference) {
   unsigned seed = 1;
   for (const Case& k : cases())
@@ -104,8 +96,8 @@ TEST(Conv2dWeightGrad, MatchesReference) {
       const double rtol = t == DType::Float32 ? 1e-5 : 1e-13;
       const std::string what = describe(k) + " " + dtype_name(t);
       for (bool strided : {false, true}) {
-        Tensor dw = call_op1("conv2d_weight_grad", {strided ? swapped_layout(x) : x, strided ? swapped_layout(d) : d},
-                             attrs_of(k));
+        const Tensors in = strided ? Tensors{testing::hw_swapped(x), testing::hw_swapped(d)} : Tensors{x, d};
+        Tensor dw = call_op1("conv2d_weight_grad", in, attrs_of(k));
         ASSERT_EQ(dw.shape(), (Shape{k.oc, k.c / k.groups, k.kh, k.kw})) << what;
         for (int64_t i = 0; i < dw.numel(); ++i)
           ASSERT_LE(std::abs(dw.item_double(i) - want[i]), rtol * scale[i] + 1e-30)

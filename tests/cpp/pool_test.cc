@@ -115,14 +115,6 @@ std::vector<PoolCase> cases() {
   };
 }
 
-// x with the same values stored with H and W swapped in memory.
-Tensor transposed_layout(const Tensor& x) {
-  Tensor b = Tensor::empty({x.dim(0), x.dim(1), x.dim(3), x.dim(2)}, x.dtype());
-  Tensor v = b.as_strided(x.shape(), {b.stride(0), b.stride(1), 1, x.dim(2)}, 0);
-  copy_into(v, x);
-  return v;
-}
-
 TEST(Pool, OutputSizeRule) {
   EXPECT_EQ(pool_out_size(5, 2, 2, 0, 1, false), 2);
   EXPECT_EQ(pool_out_size(5, 2, 2, 0, 1, true), 3);
@@ -142,7 +134,7 @@ TEST(MaxPool2d, MatchesReference) {
       std::vector<double> want = ref_pool(x, k, true, false, 0, &shape);
       const std::string what = describe(k) + " " + dtype_name(t);
       ASSERT_TRUE(close(call_op1("max_pool2d", {x}, pool_attrs(k, true)), shape, want)) << what;
-      ASSERT_TRUE(close(call_op1("max_pool2d", {transposed_layout(x)}, pool_attrs(k, true)), shape, want)) << what;
+      ASSERT_TRUE(close(call_op1("max_pool2d", {testing::hw_swapped(x)}, pool_attrs(k, true)), shape, want)) << what;
       Tensor out = Tensor::empty(shape, t);
       max_pool2d_loop_into(out, x, params_of(k));
       ASSERT_TRUE(close(out, shape, want)) << what << " loop path";
@@ -165,7 +157,7 @@ TEST(AvgPool2d, MatchesReference) {
           const std::string what = describe(k) + " " + dtype_name(t) + " include_pad=" + std::to_string(include) +
                                    " divisor=" + std::to_string(divisor);
           ASSERT_TRUE(close(call_op1("avg_pool2d", {x}, a), shape, want)) << what;
-          ASSERT_TRUE(close(call_op1("avg_pool2d", {transposed_layout(x)}, a), shape, want)) << what;
+          ASSERT_TRUE(close(call_op1("avg_pool2d", {testing::hw_swapped(x)}, a), shape, want)) << what;
           Pool2dParams p = params_of(k);
           p.count_include_pad = include;
           p.divisor_override = divisor;
@@ -285,7 +277,7 @@ TEST(AdaptiveAvgPool2d, MatchesReference) {
             for (int64_t j = 0; j < k.ow; ++j) want.push_back(ref_adaptive(x, n, c, i, j, k.oh, k.ow));
       const Attrs a{{"output_size", IntList{k.oh, k.ow}}};
       ASSERT_TRUE(close(call_op1("adaptive_avg_pool2d", {x}, a), shape, want)) << k.h << "x" << k.w << "->" << k.oh << "x" << k.ow;
-      ASSERT_TRUE(close(call_op1("adaptive_avg_pool2d", {transposed_layout(x)}, a), shape, want));
+      ASSERT_TRUE(close(call_op1("adaptive_avg_pool2d", {testing::hw_swapped(x)}, a), shape, want));
     }
 }
 

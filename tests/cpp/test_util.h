@@ -227,6 +227,14 @@ inline Tensor fortran(const Tensor& x) {
   return v;
 }
 
+// The same values as a 4-D x stored with H and W swapped in memory (a non-contiguous view).
+inline Tensor hw_swapped(const Tensor& x) {
+  Tensor b = Tensor::empty({x.dim(0), x.dim(1), x.dim(3), x.dim(2)}, x.dtype());
+  Tensor v = b.as_strided(x.shape(), {b.stride(0), b.stride(1), 1, x.dim(2)}, 0);
+  copy_into(v, x);
+  return v;
+}
+
 // x, and the same values in two non-contiguous layouts.
 inline std::vector<Tensor> layouts(const Tensor& x) { return {x, gapped(x), fortran(x)}; }
 
