@@ -2,8 +2,10 @@
 // asymmetric padding, dilation, groups (depthwise included), channels in 16s (oneDNN's blocked
 // layouts) and not, batch sizes 1 to 16, float32 (oneDNN) and float64 (the loop), non-contiguous
 // inputs and an empty batch; the op's shape rules with their messages.
+#include <atomic>
 #include <cmath>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "gtest/gtest.h"
@@ -104,6 +106,29 @@ TEST(Conv2dWeightGrad, MatchesReference) {
               << what << (strided ? " strided" : "") << " element " << i;
       }
     }
+}
+
+// The plan's memory objects are one thread's at a time; the blocked buffers are each thread's own
+// scratch slots (kernels/dnnl_context.h). Threads running the same geometry, and another geometry
+// in between (the slots regrown), give the sequential bits.
+TEST(Conv2dWeightGrad, ThreadsShareThePlanAndKeepTheirOwnBuffers) {
+  const Case k{4, 16, 12, 12, 32, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1}, big{8, 16, 20, 20, 32, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1};
+  Tensor x = testing::random({4, 16, 12, 12}, DType::Float32, 5), d = testing::random({4, 32, 12, 12}, DType::Float32, 6);
+  Tensor bx = testing::random({8, 16, 20, 20}, DType::Float32, 7), bd = testing::random({8, 32, 20, 20}, DType::Float32, 8);
+  const std::vector<double> want = testing::values(call_op1("conv2d_weight_grad", {x, d}, attrs_of(k)));
+  const std::vector<double> want_big = testing::values(call_op1("conv2d_weight_grad", {bx, bd}, attrs_of(big)));
+  std::atomic<int> wrong{0};
+  std::vector<std::thread> threads;
+  for (int t = 0; t < 4; ++t)
+    threads.emplace_back([&, t] {
+      for (int i = 0; i < 30; ++i) {
+        if (testing::values(call_op1("conv2d_weight_grad", {x, d}, attrs_of(k))) != want) ++wrong;
+        if ((i + t) % 7 == 0 && testing::values(call_op1("conv2d_weight_grad", {bx, bd}, attrs_of(big))) != want_big)
+          ++wrong;
+      }
+    });
+  for (std::thread& th : threads) th.join();
+  EXPECT_EQ(wrong.load(), 0);
 }
 
 TEST(Conv2dWeightGrad, RaisesOnBadInput) {
