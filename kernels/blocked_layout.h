@@ -1,0 +1,18 @@
+// float32 activations between plain NCHW and oneDNN's nChw16c (channels in blocks of 16,
+// innermost; the last block zero-padded), written here rather than by oneDNN's reorder primitives.
+// oneDNN makes a reorder primitive, with JIT code of its own, per shape: a training loop over 12
+// batch sizes ran a copy per size of every activation reorder around every convolution, and lost
+// ~40 us a CNN training step to instruction-cache misses against a loop of one size. This is one
+// piece of code for every shape (AVX2 8x8 transposes where the build has AVX2). The values are
+// copied, so the result is oneDNN's bit for bit.
+#pragma once
+
+#include "oneapi/dnnl/dnnl.hpp"
+
+namespace pj {
+
+// Reorders `from` into `to` and returns true when one is dense NCHW float32 and the other dense
+// nChw16c of the same dims; false (nothing done) otherwise.
+bool blocked_layout_reorder(const dnnl::memory& from, const dnnl::memory& to);
+
+}  // namespace pj
