@@ -1,10 +1,10 @@
 // conv2d's weight gradient (kernels/conv.h). float32 runs oneDNN's convolution_backward_weights
 // with the activations in the layouts it asks for (reordered into this thread's scratch slots, the
-// gradient reordered out), everything but the data made once per geometry; float64, and geometries oneDNN has only its
-// reference kernel for, run a direct loop. Written as a convolution of the input's channels by the
-// gradient's (what graph/grads did before), the batch became a channel and the gradient a 32x32
-// filter: oneDNN reordered that "filter" on every call and ran a kernel made for 3x3 ones, most of
-// a small CNN's training step.
+// gradient reordered out), everything but the data made once per geometry; float64, and
+// geometries oneDNN has only its reference kernel for, run a direct loop. Written as a convolution
+// of the input's channels by the gradient's (what graph/grads did before), the batch became a
+// channel and the gradient a 32x32 filter: oneDNN reordered that "filter" on every call and ran a
+// kernel made for 3x3 ones, most of a small CNN's training step.
 #include <algorithm>
 #include <memory>
 #include <mutex>
