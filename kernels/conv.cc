@@ -482,6 +482,34 @@ void conv_transpose2d_into(const Tensor& out, const Tensor& x, const Tensor& w, 
   run(out, x, w, bias, p, true);
 }
 
+struct ConvPrepared {
+  Conv2dParams params;
+  bool transpose = false;
+  std::shared_ptr<DnnlPlan> plan;  // null: the loop path
+};
+
+std::shared_ptr<const ConvPrepared> conv_prepare(const Shape& out, const Shape& x, const Shape& w,
+                                                 const Conv2dParams& p, bool transpose, bool bias, DType dtype) {
+  auto c = std::make_shared<ConvPrepared>();
+  c->params = p;
+  c->transpose = transpose;
+  if (dtype == DType::Float32 && shape_numel(out) > 0 && shape_numel(x) > 0 && shape_numel(w) > 0) {
+    std::shared_ptr<DnnlPlan> plan = get_plan(geometry(out, x, w, p, transpose), p, transpose, bias);
+    if (plan->ok) c->plan = std::move(plan);
+  }
+  return c;
+}
+
+void conv_run(const ConvPrepared& c, const Tensor& out, const Tensor& x, const Tensor& w, const Tensor& bias) {
+  check_args(c.transpose ? "conv_transpose2d_into" : "conv2d_into", out, x, w, bias);
+  if (out.numel() == 0) return;
+  if (!c.plan) {
+    set_last_impl("");
+    return run_loop(out, x, w, bias, c.params, c.transpose);
+  }
+  with_contiguous_out(out, [&](const Tensor& dst) { run_plan(*c.plan, dst.raw_data(), x, w, bias, false); });
+}
+
 void conv2d_loop_into(const Tensor& out, const Tensor& x, const Tensor& w, const Tensor& bias, const Conv2dParams& p) {
   check_args("conv2d_loop_into", out, x, w, bias);
   if (out.numel() > 0) run_loop(out, x, w, bias, p, false);

@@ -19,6 +19,7 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <utility>
 #include <vector>
@@ -61,11 +62,24 @@ void conv2d_loop_into(const Tensor& out, const Tensor& x, const Tensor& w, const
 void conv_transpose2d_loop_into(const Tensor& out, const Tensor& x, const Tensor& w, const Tensor& bias,
                                 const Conv2dParams& p);
 
+// A conv2d / conv_transpose2d call resolved once for fixed shapes and parameters (a graph's
+// prepared kernel): its float32 oneDNN plan, or none (the loop path). conv_run then does what
+// conv2d_into / conv_transpose2d_into do, without building the plan's key or reading attributes.
+struct ConvPrepared;
+std::shared_ptr<const ConvPrepared> conv_prepare(const Shape& out, const Shape& x, const Shape& w,
+                                                 const Conv2dParams& p, bool transpose, bool bias, DType dtype);
+void conv_run(const ConvPrepared& c, const Tensor& out, const Tensor& x, const Tensor& w, const Tensor& bias);
+
 // dw (OC, C/groups, KH, KW) = the gradient of conv2d(x (N, C, H, W), w) with respect to w, given
 // that output's gradient dout (N, OC, OH, OW): float32 through oneDNN's backward-weights primitive,
 // else a direct loop (kernels/conv_weight_grad.cc). One floating dtype; shapes are checked by
 // graph/ops/conv_ops.cc.
 void conv2d_weight_grad_into(const Tensor& dw, const Tensor& x, const Tensor& dout, const Conv2dParams& p);
+// The same resolved once for fixed shapes (a graph's prepared kernel), then run.
+struct WeightGradPrepared;
+std::shared_ptr<const WeightGradPrepared> conv2d_weight_grad_prepare(const Shape& dw, const Shape& x, const Shape& dout,
+                                                                     const Conv2dParams& p, DType dtype);
+void conv2d_weight_grad_run(const WeightGradPrepared& c, const Tensor& dw, const Tensor& x, const Tensor& dout);
 
 // For graph kernels that keep activations in oneDNN's blocked layout (kernels/conv_block.h):
 // whether conv2d_into's float32 oneDNN plan for this geometry writes nChw16c (so the values in

@@ -27,14 +27,14 @@ struct Geometry {
   int64_t N, C, H, W, OC, OH, OW, KH, KW, G, ICg, OCg;
 };
 
-Geometry geometry(const Tensor& dw, const Tensor& x, const Tensor& dout, const Conv2dParams& p) {
+Geometry geometry(const Shape& dw, const Shape& x, const Shape& dout, const Conv2dParams& p) {
+  PJ_CHECK(dw.size() == 4 && x.size() == 4 && dout.size() == 4) << "conv2d_weight_grad_into: 4-D tensors only";
   Geometry g;
-  g.N = x.dim(0), g.C = x.dim(1), g.H = x.dim(2), g.W = x.dim(3);
-  g.OC = dout.dim(1), g.OH = dout.dim(2), g.OW = dout.dim(3);
-  g.KH = dw.dim(2), g.KW = dw.dim(3), g.G = p.groups;
+  g.N = x[0], g.C = x[1], g.H = x[2], g.W = x[3];
+  g.OC = dout[1], g.OH = dout[2], g.OW = dout[3];
+  g.KH = dw[2], g.KW = dw[3], g.G = p.groups;
   g.ICg = g.C / g.G, g.OCg = g.OC / g.G;
-  PJ_CHECK(dout.dim(0) == g.N && dw.dim(0) == g.OC && dw.dim(1) == g.ICg)
-      << "conv2d_weight_grad: shapes are checked by graph/ops";
+  PJ_CHECK(dout[0] == g.N && dw[0] == g.OC && dw[1] == g.ICg) << "conv2d_weight_grad: shapes are checked by graph/ops";
   return g;
 }
 
@@ -188,26 +188,43 @@ void run_plan(Plan& plan, float* dw, const Tensor& x, const Tensor& dout) {
 
 }  // namespace
 
-void conv2d_weight_grad_into(const Tensor& dw, const Tensor& x, const Tensor& dout, const Conv2dParams& p) {
-  PJ_CHECK(dw.ndim() == 4 && x.ndim() == 4 && dout.ndim() == 4) << "conv2d_weight_grad_into: 4-D tensors only";
+struct WeightGradPrepared {
+  Conv2dParams params;
+  Geometry g;
+  std::shared_ptr<Plan> plan;  // null: the loop
+};
+
+std::shared_ptr<const WeightGradPrepared> conv2d_weight_grad_prepare(const Shape& dw, const Shape& x, const Shape& dout,
+                                                                     const Conv2dParams& p, DType dtype) {
+  auto c = std::make_shared<WeightGradPrepared>();
+  c->params = p;
+  c->g = geometry(dw, x, dout, p);
+  if (dtype == DType::Float32 && shape_numel(dw) > 0 && shape_numel(x) > 0 && shape_numel(dout) > 0) {
+    std::shared_ptr<Plan> plan = get_plan(c->g, p);
+    if (plan->ok) c->plan = std::move(plan);
+  }
+  return c;
+}
+
+void conv2d_weight_grad_run(const WeightGradPrepared& c, const Tensor& dw, const Tensor& x, const Tensor& dout) {
   PJ_CHECK(is_floating(dw.dtype()) && x.dtype() == dw.dtype() && dout.dtype() == dw.dtype())
       << "conv2d_weight_grad_into: one floating dtype";
   if (dw.numel() == 0) return;
   with_contiguous_out(dw, [&](const Tensor& out) {
     const Tensor xc = x.contiguous(), dc = dout.contiguous();
-    const Geometry g = geometry(out, xc, dc, p);
     if (xc.numel() == 0 || dc.numel() == 0) {  // an empty batch: nothing to sum
       fill(out, 0);
       return;
     }
-    if (out.dtype() == DType::Float32) {
-      std::shared_ptr<Plan> plan = get_plan(g, p);
-      if (plan->ok) return run_plan(*plan, out.data<float>(), xc, dc);
-    }
+    if (c.plan) return run_plan(*c.plan, out.data<float>(), xc, dc);
     PJ_DISPATCH_FLOATING(out.dtype(), "conv2d_weight_grad", [&] {
-      weight_grad_loop<scalar_t>(g, out.data<scalar_t>(), xc.data<scalar_t>(), dc.data<scalar_t>(), p);
+      weight_grad_loop<scalar_t>(c.g, out.data<scalar_t>(), xc.data<scalar_t>(), dc.data<scalar_t>(), c.params);
     });
   });
+}
+
+void conv2d_weight_grad_into(const Tensor& dw, const Tensor& x, const Tensor& dout, const Conv2dParams& p) {
+  conv2d_weight_grad_run(*conv2d_weight_grad_prepare(dw.shape(), x.shape(), dout.shape(), p, dw.dtype()), dw, x, dout);
 }
 
 }  // namespace pj

@@ -222,6 +222,12 @@ PJ_REGISTER_OP("conv2d_weight_grad")
     .kernel([](const Tensors& in, const Attrs& a, const Tensors& out) {
       Shape s;
       conv2d_weight_grad_into(out[0], in[0], in[1], conv2d_weight_grad_params({meta_of(in[0]), meta_of(in[1])}, a, &s));
+    })
+    .prepare([](const Metas& in, const Attrs& a, const Metas& out) -> PreparedFn {
+      Shape s;
+      std::shared_ptr<const WeightGradPrepared> c = conv2d_weight_grad_prepare(
+          out[0].shape, in[0].shape, in[1].shape, conv2d_weight_grad_params(in, a, &s), out[0].dtype);
+      return [c](const Tensors& i, const Tensors& o) { conv2d_weight_grad_run(*c, o[0], i[0], i[1]); };
     });
 
 PJ_REGISTER_OP("conv2d")
@@ -238,6 +244,12 @@ PJ_REGISTER_OP("conv2d")
       Metas ms;
       for (auto& t : in) ms.push_back(meta_of(t));
       conv2d_into(out[0], in[0], in[1], bias_of(in), conv2d_params(ms, a));
+    })
+    .prepare([](const Metas& in, const Attrs& a, const Metas& out) -> PreparedFn {
+      // (the attributes read and the oneDNN plan found once)
+      std::shared_ptr<const ConvPrepared> c = conv_prepare(out[0].shape, in[0].shape, in[1].shape, conv2d_params(in, a),
+                                                           false, in.size() == 3, out[0].dtype);
+      return [c](const Tensors& i, const Tensors& o) { conv_run(*c, o[0], i[0], i[1], bias_of(i)); };
     });
 
 PJ_REGISTER_OP("conv_transpose2d")
@@ -253,6 +265,13 @@ PJ_REGISTER_OP("conv_transpose2d")
       for (auto& t : in) ms.push_back(meta_of(t));
       Shape s;
       conv_transpose2d_into(out[0], in[0], in[1], bias_of(in), conv_transpose2d_params(ms, a, &s));
+    })
+    .prepare([](const Metas& in, const Attrs& a, const Metas& out) -> PreparedFn {
+      Shape s;
+      std::shared_ptr<const ConvPrepared> c = conv_prepare(out[0].shape, in[0].shape, in[1].shape,
+                                                           conv_transpose2d_params(in, a, &s), true, in.size() == 3,
+                                                           out[0].dtype);
+      return [c](const Tensors& i, const Tensors& o) { conv_run(*c, o[0], i[0], i[1], bias_of(i)); };
     });
 
 }  // namespace

@@ -196,7 +196,13 @@ void run_cases(bool transpose) {
         Tensors in = {x, w};
         if (with_bias) in.push_back(b);
         std::string what = std::string(op) + " " + describe(k) + " " + dtype_name(t) + (with_bias ? " bias" : "");
-        ASSERT_TRUE(matches(call_op1(op, in, conv_attrs(k, transpose)), r)) << what;
+        const Tensor got = call_op1(op, in, conv_attrs(k, transpose));
+        ASSERT_TRUE(matches(got, r)) << what;
+        // A graph's prepared kernel (plan found once) gives the op's bits.
+        Tensor prepared = Tensor::empty(r.shape, t);
+        conv_run(*conv_prepare(r.shape, x.shape(), w.shape(), params_of(k), transpose, with_bias, t), prepared, x, w,
+                 with_bias ? b : Tensor());
+        ASSERT_EQ(testing::values(prepared), testing::values(got)) << what << " prepared";
         // A non-contiguous input.
         Tensors in2 = in;
         in2[0] = testing::hw_swapped(x);

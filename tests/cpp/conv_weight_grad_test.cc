@@ -101,6 +101,13 @@ TEST(Conv2dWeightGrad, MatchesReference) {
         const Tensors in = strided ? Tensors{testing::hw_swapped(x), testing::hw_swapped(d)} : Tensors{x, d};
         Tensor dw = call_op1("conv2d_weight_grad", in, attrs_of(k));
         ASSERT_EQ(dw.shape(), (Shape{k.oc, k.c / k.groups, k.kh, k.kw})) << what;
+        Tensor prepared = Tensor::empty(dw.shape(), t);  // a graph's prepared kernel: the op's bits
+        Conv2dParams p;
+        p.stride[0] = k.sh, p.stride[1] = k.sw, p.pad[0] = k.pt, p.pad[1] = k.pb, p.pad[2] = k.pl, p.pad[3] = k.pr;
+        p.dilation[0] = k.dh, p.dilation[1] = k.dw, p.groups = k.groups;
+        conv2d_weight_grad_run(*conv2d_weight_grad_prepare(dw.shape(), x.shape(), d.shape(), p, t), prepared, in[0],
+                               in[1]);
+        ASSERT_EQ(testing::values(prepared), testing::values(dw)) << what << " prepared";
         for (int64_t i = 0; i < dw.numel(); ++i)
           ASSERT_LE(std::abs(dw.item_double(i) - want[i]), rtol * scale[i] + 1e-30)
               << what << (strided ? " strided" : "") << " element " << i;
