@@ -18,7 +18,7 @@
 
 namespace pj {
 
-// c ? x : y on the values' bits (c is 0 or 1): no branch to mispredict when c is random, as a
+// c ? x : y on the values' bits: no branch to mispredict when c is random, as a
 // mask or an argmax on real data is, and a loop of these vectorises.
 template <typename T>
 inline T select_bits(uint8_t c, T x, T y) {
@@ -27,7 +27,7 @@ inline T select_bits(uint8_t c, T x, T y) {
   U ux, uy;
   std::memcpy(&ux, &x, sizeof(T));
   std::memcpy(&uy, &y, sizeof(T));
-  const U m = U(0) - static_cast<U>(c);
+  const U m = U(0) - static_cast<U>(c != 0);  // (any nonzero byte is true, as c ? x : y reads it)
   const U r = (ux & m) | (uy & ~m);
   T out;
   std::memcpy(&out, &r, sizeof(T));

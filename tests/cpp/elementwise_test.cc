@@ -176,6 +176,31 @@ TEST(Elementwise, WhereGivesTheChosenOperandsBitsOnEveryLayout) {
   }
 }
 
+// A mask whose bytes are other than 0 and 1 (a bool buffer from raw memory) selects where any bit
+// is set, as c ? x : y does.
+TEST(Elementwise, WhereReadsAnyNonzeroMaskByteAsTrue) {
+  Tensor c = Tensor::zeros({4}, DType::Bool);
+  const uint8_t bytes[4] = {0, 2, 255, 1};
+  std::memcpy(c.raw_data(), bytes, 4);
+  // low bits that a mask made from the byte itself would mix: x's all clear, y's all set
+  const uint32_t xb = 0x40000000u, yb = 0x411000FFu;
+  Tensor x = Tensor::empty({4}, DType::Float32), y = Tensor::empty({4}, DType::Float32);
+  for (int i = 0; i < 4; ++i) {
+    std::memcpy(static_cast<char*>(x.raw_data()) + 4 * i, &xb, 4);
+    std::memcpy(static_cast<char*>(y.raw_data()) + 4 * i, &yb, 4);
+  }
+  for (const Tensor& b : {y, Tensor::scalar(0, DType::Float32)}) {
+    if (b.numel() == 1) std::memcpy(b.raw_data(), &yb, 4);
+    Tensor out = Tensor::empty({4}, DType::Float32);
+    where_into(out, c, x, b);
+    for (int i = 0; i < 4; ++i) {
+      uint32_t got;
+      std::memcpy(&got, static_cast<char*>(out.raw_data()) + 4 * i, 4);
+      EXPECT_EQ(got, bytes[i] ? xb : yb) << "mask byte " << int(bytes[i]);
+    }
+  }
+}
+
 TEST(Elementwise, CastTruncatesAndBoolIsNonzero) {
   Tensor x = testing::from_doubles({-1.7, 0.0, 2.5, 0.25}, DType::Float32);
   Tensor i = call_op1("cast", {x}, Attrs{{"dtype", DType::Int32}});
