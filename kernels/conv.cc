@@ -8,7 +8,6 @@
 #include <type_traits>
 #include <unordered_map>
 
-#include "absl/container/flat_hash_map.h"
 #include "kernels/copy.h"
 #include "kernels/dnnl_context.h"
 #include "kernels/weight_cache.h"
@@ -255,13 +254,9 @@ struct DnnlPlan {
   dnnl::memory src_buf, dst_buf; // blocked src/dst over this thread's scratch slots
 };
 
-// Plans by descriptor key. Bounded: cleared when it grows past kMaxPlans (plans in use live on
-// through their shared_ptr).
-constexpr size_t kMaxPlans = 256;
-std::mutex plans_mu;
-absl::flat_hash_map<std::string, std::shared_ptr<DnnlPlan>>& plans() {
-  static auto* m = new absl::flat_hash_map<std::string, std::shared_ptr<DnnlPlan>>();
-  return *m;
+PlanCache<DnnlPlan>& plans() {
+  static auto* c = new PlanCache<DnnlPlan>();
+  return *c;
 }
 
 std::mutex last_impl_mu;
@@ -376,16 +371,7 @@ std::shared_ptr<DnnlPlan> make_plan(const std::string& key, const Geometry& g, c
 
 std::shared_ptr<DnnlPlan> get_plan(const Geometry& g, const Conv2dParams& p, bool transpose, bool with_bias) {
   const std::string key = plan_key(g, p, transpose, with_bias);
-  {
-    std::lock_guard<std::mutex> lock(plans_mu);
-    auto it = plans().find(key);
-    if (it != plans().end()) return it->second;
-  }
-  std::shared_ptr<DnnlPlan> plan = make_plan(key, g, p, transpose, with_bias);
-  std::lock_guard<std::mutex> lock(plans_mu);
-  if (plans().size() >= kMaxPlans) plans().clear();
-  plans().emplace(key, plan);
-  return plan;
+  return plans().get(key, [&] { return make_plan(key, g, p, transpose, with_bias); });
 }
 
 // The weights in the primitive's layout (kernels/weight_cache.h).
@@ -399,16 +385,6 @@ CachedWeights weights_for(const DnnlPlan& plan, const Tensor& w) {
 
 void run_plan(DnnlPlan& plan, void* out, const Tensor& x, const Tensor& w, const Tensor& bias, bool raw_dst,
               bool raw_src = false);
-
-// False when this geometry has no fast oneDNN implementation; `out` is contiguous.
-bool dnnl_conv(const Tensor& out, const Tensor& x, const Tensor& w, const Tensor& bias, const Conv2dParams& p,
-               bool transpose) {
-  const Geometry g = geometry(out, x, w, p, transpose);
-  std::shared_ptr<DnnlPlan> plan = get_plan(g, p, transpose, bias.defined());
-  if (!plan->ok) return false;
-  run_plan(*plan, out.raw_data(), x, w, bias, false);
-  return true;
-}
 
 // `out` is NCHW, or (raw_dst) the primitive's own destination layout; x is NCHW, or (raw_src) the
 // primitive's own source layout.
@@ -458,29 +434,7 @@ void run_loop(const Tensor& out, const Tensor& x, const Tensor& w, const Tensor&
   });
 }
 
-void run(const Tensor& out, const Tensor& x, const Tensor& w, const Tensor& bias, const Conv2dParams& p,
-         bool transpose) {
-  check_args(transpose ? "conv_transpose2d_into" : "conv2d_into", out, x, w, bias);
-  if (out.numel() == 0) return;
-  if (out.dtype() == DType::Float32 && x.numel() > 0 && w.numel() > 0) {
-    bool done = false;
-    with_contiguous_out(out, [&](const Tensor& dst) { done = dnnl_conv(dst, x, w, bias, p, transpose); });
-    if (done) return;
-  }
-  set_last_impl("");
-  run_loop(out, x, w, bias, p, transpose);
-}
-
 }  // namespace
-
-void conv2d_into(const Tensor& out, const Tensor& x, const Tensor& w, const Tensor& bias, const Conv2dParams& p) {
-  run(out, x, w, bias, p, false);
-}
-
-void conv_transpose2d_into(const Tensor& out, const Tensor& x, const Tensor& w, const Tensor& bias,
-                           const Conv2dParams& p) {
-  run(out, x, w, bias, p, true);
-}
 
 struct ConvPrepared {
   Conv2dParams params;
@@ -490,6 +444,7 @@ struct ConvPrepared {
 
 std::shared_ptr<const ConvPrepared> conv_prepare(const Shape& out, const Shape& x, const Shape& w,
                                                  const Conv2dParams& p, bool transpose, bool bias, DType dtype) {
+  PJ_CHECK(out.size() == 4 && x.size() == 4 && w.size() == 4) << "conv kernels: 4-D tensors only";
   auto c = std::make_shared<ConvPrepared>();
   c->params = p;
   c->transpose = transpose;
@@ -508,6 +463,15 @@ void conv_run(const ConvPrepared& c, const Tensor& out, const Tensor& x, const T
     return run_loop(out, x, w, bias, c.params, c.transpose);
   }
   with_contiguous_out(out, [&](const Tensor& dst) { run_plan(*c.plan, dst.raw_data(), x, w, bias, false); });
+}
+
+void conv2d_into(const Tensor& out, const Tensor& x, const Tensor& w, const Tensor& bias, const Conv2dParams& p) {
+  conv_run(*conv_prepare(out.shape(), x.shape(), w.shape(), p, false, bias.defined(), out.dtype()), out, x, w, bias);
+}
+
+void conv_transpose2d_into(const Tensor& out, const Tensor& x, const Tensor& w, const Tensor& bias,
+                           const Conv2dParams& p) {
+  conv_run(*conv_prepare(out.shape(), x.shape(), w.shape(), p, true, bias.defined(), out.dtype()), out, x, w, bias);
 }
 
 void conv2d_loop_into(const Tensor& out, const Tensor& x, const Tensor& w, const Tensor& bias, const Conv2dParams& p) {

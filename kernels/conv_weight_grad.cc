@@ -10,7 +10,6 @@
 #include <mutex>
 #include <string>
 
-#include "absl/container/flat_hash_map.h"
 #include "kernels/conv.h"
 #include "kernels/copy.h"
 #include "kernels/dnnl_context.h"
@@ -141,26 +140,10 @@ std::shared_ptr<Plan> make_plan(const std::string& key, const Geometry& g, const
   return plan;
 }
 
-// Plans by key, bounded like kernels/conv.cc's (cleared past kMaxPlans; plans in use live on).
-constexpr size_t kMaxPlans = 256;
-std::mutex plans_mu;
-absl::flat_hash_map<std::string, std::shared_ptr<Plan>>& plans() {
-  static auto* m = new absl::flat_hash_map<std::string, std::shared_ptr<Plan>>();
-  return *m;
-}
-
 std::shared_ptr<Plan> get_plan(const Geometry& g, const Conv2dParams& p) {
+  static auto* plans = new PlanCache<Plan>();
   const std::string key = plan_key(g, p);
-  {
-    std::lock_guard<std::mutex> lock(plans_mu);
-    auto it = plans().find(key);
-    if (it != plans().end()) return it->second;
-  }
-  std::shared_ptr<Plan> plan = make_plan(key, g, p);
-  std::lock_guard<std::mutex> lock(plans_mu);
-  if (plans().size() >= kMaxPlans) plans().clear();
-  plans().emplace(key, plan);
-  return plan;
+  return plans->get(key, [&] { return make_plan(key, g, p); });
 }
 
 // `user` in the primitive's layout `md`: itself, or reordered into this thread's scratch `slot`.

@@ -12,6 +12,7 @@
 #pragma once
 
 #include <functional>
+#include <memory>
 #include <mutex>
 #include <string>
 #include <unordered_map>
@@ -44,6 +45,32 @@ dnnl::memory thread_scratchpad(const dnnl::primitive& prim);
 void execute(const dnnl::primitive& prim, std::unordered_map<int, dnnl::memory> args);
 // The same for a reorder from `src` to `dst`.
 void execute_reorder(const dnnl::reorder& r, const dnnl::memory& src, const dnnl::memory& dst);
+
+// Plans of one kind (everything about a geometry but the data) by their descriptor key, made with
+// `make` on first use. Bounded: cleared when it grows past kMaxPlans (plans in use live on through
+// their shared_ptr). conv2d / conv_transpose2d and conv2d_weight_grad keep theirs in one each.
+template <typename Plan>
+class PlanCache {
+ public:
+  static constexpr size_t kMaxPlans = 256;
+  template <typename Make>
+  std::shared_ptr<Plan> get(const std::string& key, Make&& make) {
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      auto it = map_.find(key);
+      if (it != map_.end()) return it->second;
+    }
+    std::shared_ptr<Plan> plan = make();  // (outside the lock: making one JIT-compiles kernels)
+    std::lock_guard<std::mutex> lock(mu_);
+    if (map_.size() >= kMaxPlans) map_.clear();
+    map_.emplace(key, plan);
+    return plan;
+  }
+
+ private:
+  std::mutex mu_;
+  absl::flat_hash_map<std::string, std::shared_ptr<Plan>> map_;
+};
 
 class PrimitiveCache {
  public:
