@@ -173,6 +173,10 @@ class JittedTraining(unittest.TestCase):
                 st = pj.jit_stats(step)
                 added = [st[k] - before[k] for k in ("graphs", "breaks", "cache_hits")]
                 self.assertEqual(added, [1, 0, 3], st["break_reasons"])  # one capture, three hits
+                if make is lenet:  # the weight gradients and pool gradients are the graph's own kernels
+                    compiled = [e["compiled"] for e in st["entries"] if "conv2d(" in e["compiled"]][-1]
+                    self.assertEqual((compiled.count("conv2d_weight_grad("), compiled.count("max_pool2d_grad(")),
+                                     (2, 2), compiled)
                 before = st
                 self.assertEqual(le, lj)
                 for a, b in zip(eager.get_parameters(), jitted.get_parameters()):  # BatchNorm's statistics too
