@@ -13,7 +13,8 @@ using tag = dnnl::memory::format_tag;
 struct ConvBlockPlan {
   ConvBlockSpec spec;
   dnnl::memory::desc conv_md, out_md;  // the conv's nChw16c result; the block's NCHW output
-  dnnl::primitive pool;                // empty without pooling
+  bool own_pool = false;               // tiles: max_pool2d_tiles_nchw16c straight into `out`
+  dnnl::primitive pool;                // oneDNN's, for other pools
   dnnl::memory::desc pool_dst_md;      // what the pooling writes (NCHW, or nChw16c then reordered)
   dnnl::reorder to_nchw;               // nChw16c -> NCHW, when the last step leaves nChw16c
 };
@@ -81,6 +82,10 @@ std::shared_ptr<const ConvBlockPlan> conv_block_plan(const ConvBlockSpec& spec) 
   dnnl::memory::desc last = p->conv_md;
   if (spec.pool) {
     if (spec.pool->dilation[0] != 1 || spec.pool->dilation[1] != 1) return nullptr;  // max_pool2d loops then
+    if (max_pool2d_tiles(spec.conv_out, spec.out, *spec.pool)) {  // max_pool2d's own kernel, in this layout
+      p->own_pool = true;
+      return p;
+    }
     p->pool = make_pool(spec, p->conv_md, out_tag, &p->pool_dst_md);
     if (!p->pool && !spec.blocked_out) p->pool = make_pool(spec, p->conv_md, tag::nChw16c, &p->pool_dst_md);
     if (!p->pool) return nullptr;
@@ -96,7 +101,7 @@ void conv_block_run(const ConvBlockPlan& p, const Tensor& out, const Tensor& x, 
   PJ_CHECK(out.is_contiguous() && out.shape() == p.spec.out) << "conv_block_run: out";
   const ConvBlockSpec& s = p.spec;
   // The conv's nChw16c result: straight into `out` when that is the block's result.
-  const bool direct = !p.pool && p.out_md == p.conv_md;
+  const bool direct = !p.pool && !p.own_pool && p.out_md == p.conv_md;
   Tensor conv = direct ? out : Tensor::empty(s.conv_out, DType::Float32);
   conv2d_nchw16c_into(conv.data<float>(), s.conv_out, x, w, bias, s.conv, s.blocked_in);
   if (s.affine || s.relu) {
@@ -106,6 +111,10 @@ void conv_block_run(const ConvBlockPlan& p, const Tensor& out, const Tensor& x, 
                         s.affine ? ac.data<float>() : nullptr, s.affine ? shc.data<float>() : nullptr);
   }
   if (direct) return;
+  if (p.own_pool) {
+    max_pool2d_tiles_nchw16c(conv.data<float>(), out.data<float>(), s.conv_out, s.out, *s.pool, s.blocked_out);
+    return;
+  }
   dnnl::engine& eng = dnnl_engine();
   dnnl::memory cm(p.conv_md, eng, conv.raw_data()), om(p.out_md, eng, out.raw_data());
   dnnl::memory last = cm;

@@ -34,6 +34,47 @@ void for_rows(const Tensor& out, int64_t work_per_row, F row) {
   });
 }
 
+// Windows that tile the plane without overlap or padding (stride == kernel, no dilation, every
+// window inside: the usual 2x2 pool).
+bool tiles_plane(int64_t H, int64_t W, int64_t OH, int64_t OW, const Pool2dParams& p) {
+  return p.stride[0] == p.kernel[0] && p.stride[1] == p.kernel[1] && p.dilation[0] == 1 && p.dilation[1] == 1 &&
+         p.pad[0] == 0 && p.pad[1] == 0 && OH * p.kernel[0] <= H && OW * p.kernel[1] <= W;
+}
+
+// v replaces the running maximum m: the comparison of max_pool_loop (a NaN propagates, the last
+// one), as a mask for select_bits, which the compiler vectorises where it would branch on ?:.
+template <typename T>
+uint8_t max_takes(T v, T m) {
+  return static_cast<uint8_t>((v > m) | (v != v));
+}
+
+// One plane's maximum over tiles, bit for bit max_pool_loop's (its -inf start loses to, or equals,
+// the first element).
+template <typename T>
+void max_pool_tiled(const T* src, T* o, int64_t W, int64_t OH, int64_t OW, const Pool2dParams& p) {
+  const int64_t KH = p.kernel[0], KW = p.kernel[1];
+  for (int64_t oy = 0; oy < OH; ++oy, o += OW) {
+    const T* r = src + oy * KH * W;
+    if (KH == 2 && KW == 2) {  // a window per vector lane
+      for (int64_t ox = 0; ox < OW; ++ox) {
+        T m = r[2 * ox];
+        for (T v : {r[2 * ox + 1], r[W + 2 * ox], r[W + 2 * ox + 1]}) m = select_bits(max_takes(v, m), v, m);
+        o[ox] = m;
+      }
+      continue;
+    }
+    for (int64_t ox = 0; ox < OW; ++ox) {
+      T m = r[ox * KW];
+      for (int64_t ky = 0; ky < KH; ++ky)
+        for (int64_t kx = ky == 0; kx < KW; ++kx) {
+          const T v = r[ky * W + ox * KW + kx];
+          m = select_bits(max_takes(v, m), v, m);
+        }
+      o[ox] = m;
+    }
+  }
+}
+
 template <typename T>
 void max_pool_loop(const Tensor& out, const Tensor& x, const Pool2dParams& p) {
   const int64_t H = x.dim(2), W = x.dim(3), OW = out.dim(3);
@@ -180,7 +221,21 @@ void run(Kind kind, const Tensor& out, const Tensor& x, const Pool2dParams* p, b
   const Tensor src = x.contiguous();
   Tensor dst = out.is_contiguous() ? out : Tensor::empty(out.shape(), out.dtype());
   bool done = false;
-  if (allow_dnnl && kind != Kind::adaptive && x.dtype() == DType::Float32 && x.numel() > 0) {
+  const int64_t H = src.dim(2), W = src.dim(3), OH = dst.dim(2), OW = dst.dim(3);
+  if (allow_dnnl && kind == Kind::max && tiles_plane(H, W, OH, OW, *p)) {
+    // Ours before oneDNN's: NaN propagates as on the loop path (oneDNN's drops it), one piece of
+    // code for every shape, and no primitive per batch size to keep warm.
+    PJ_DISPATCH_FLOATING(x.dtype(), "max_pool2d", [&] {
+      const scalar_t* X = src.data<scalar_t>();
+      scalar_t* O = dst.data<scalar_t>();
+      parallel_for(dst.dim(0) * dst.dim(1), std::max<int64_t>(1, kParallelGrain / std::max<int64_t>(H * W, 1)),
+                   [&](int64_t s, int64_t e) {
+                     for (int64_t k = s; k < e; ++k) max_pool_tiled(X + k * H * W, O + k * OH * OW, W, OH, OW, *p);
+                   });
+    });
+    done = true;
+  }
+  if (!done && allow_dnnl && kind != Kind::adaptive && x.dtype() == DType::Float32 && x.numel() > 0) {
     if (kind == Kind::max && p->dilation[0] == 1 && p->dilation[1] == 1)
       done = dnnl_pool(dst, src, *p, dnnl::algorithm::pooling_max);
     else if (kind == Kind::avg && !p->divisor_override && !p->count_include_pad)
@@ -199,6 +254,37 @@ void run(Kind kind, const Tensor& out, const Tensor& x, const Pool2dParams* p, b
 }
 
 }  // namespace
+
+bool max_pool2d_tiles(const Shape& x, const Shape& out, const Pool2dParams& p) {
+  return x.size() == 4 && out.size() == 4 && tiles_plane(x[2], x[3], out[2], out[3], p);
+}
+
+void max_pool2d_tiles_nchw16c(const float* src, float* dst, const Shape& x, const Shape& out, const Pool2dParams& p,
+                              bool dst_blocked) {
+  PJ_CHECK(max_pool2d_tiles(x, out, p) && x[1] % 16 == 0 && x[0] == out[0] && x[1] == out[1])
+      << "max_pool2d_tiles_nchw16c: windows that tile (N, C, H, W) planes, C a multiple of 16";
+  const int64_t CB = x[1] / 16, H = x[2], W = x[3], OH = out[2], OW = out[3], KH = p.kernel[0], KW = p.kernel[1];
+  parallel_for(x[0] * CB, std::max<int64_t>(1, kParallelGrain / std::max<int64_t>(H * W * 16, 1)),
+               [&](int64_t b, int64_t e) {
+    for (int64_t r = b; r < e; ++r)  // r = n * CB + cb: 16 channels, a lane each
+      for (int64_t oy = 0; oy < OH; ++oy)
+        for (int64_t ox = 0; ox < OW; ++ox) {
+          const float* w0 = src + ((r * H + oy * KH) * W + ox * KW) * 16;
+          float m[16];
+          for (int l = 0; l < 16; ++l) m[l] = w0[l];
+          for (int64_t ky = 0; ky < KH; ++ky)  // the window in max_pool_tiled's order
+            for (int64_t kx = ky == 0; kx < KW; ++kx) {
+              const float* v = w0 + (ky * W + kx) * 16;
+              for (int l = 0; l < 16; ++l) m[l] = select_bits(max_takes(v[l], m[l]), v[l], m[l]);
+            }
+          if (dst_blocked) {
+            std::copy(m, m + 16, dst + ((r * OH + oy) * OW + ox) * 16);
+          } else {
+            for (int l = 0; l < 16; ++l) dst[((r * 16 + l) * OH + oy) * OW + ox] = m[l];
+          }
+        }
+  });
+}
 
 void max_pool2d_into(const Tensor& out, const Tensor& x, const Pool2dParams& p) { run(Kind::max, out, x, &p, true); }
 void avg_pool2d_into(const Tensor& out, const Tensor& x, const Pool2dParams& p) { run(Kind::avg, out, x, &p, true); }
@@ -223,15 +309,10 @@ void for_planes(const Tensor& dx, int64_t work_per_plane, F plane) {
                });
 }
 
-// Windows that tile the plane without overlap or padding (stride == kernel, no dilation, every
-// window inside: the usual 2x2 pool). Each input element is then in at most one window: it is
-// written once, the window's maximum element 0 + its gradient (as the general loop's accumulation
-// into zeros gives) and the others 0, and the argmax is found with selects, since on real data
-// which element wins is random and a branch on it mispredicts half the time.
-bool tiles_plane(int64_t H, int64_t W, int64_t OH, int64_t OW, const Pool2dParams& p) {
-  return p.stride[0] == p.kernel[0] && p.stride[1] == p.kernel[1] && p.dilation[0] == 1 && p.dilation[1] == 1 &&
-         p.pad[0] == 0 && p.pad[1] == 0 && OH * p.kernel[0] <= H && OW * p.kernel[1] <= W;
-}
+// Over tiles (tiles_plane) each input element is in at most one window: it is written once, the
+// window's maximum element 0 + its gradient (as the general loop's accumulation into zeros gives)
+// and the others 0, and the argmax is found with selects, since on real data which element wins is
+// random and a branch on it mispredicts half the time.
 
 template <typename T>
 void max_pool_backward_tiled(const T* src, const T* d, T* g, int64_t H, int64_t W, int64_t OH, int64_t OW,

@@ -188,6 +188,36 @@ TEST(MaxPool2d, NanPropagatesOnTheLoopPath) {
   EXPECT_FALSE(std::isnan(y.item_double(1)));
 }
 
+// Windows that tile the plane (stride == kernel, no padding) run pijit's own kernel in both dtypes:
+// the loop path's result bit for bit, on data full of ties, -0.0, infinities and NaNs (which
+// propagate, in float32 too: oneDNN's pooling drops them).
+TEST(MaxPool2d, TilesGiveTheLoopPathsBitsWithNanPropagating) {
+  const std::vector<PoolCase> tiles = {
+      {2, 3, 9, 11, 2, 2, 2, 2, 0, 0, false},   // a row and a column no window covers
+      {1, 2, 9, 9, 3, 3, 3, 3, 0, 0, false},    // 3x3
+      {1, 3, 8, 9, 2, 3, 2, 3, 0, 0, false},    // 2x3
+      {3, 5, 1, 7, 1, 2, 1, 2, 0, 0, false},    // one row
+      {8, 16, 32, 32, 2, 2, 2, 2, 0, 0, false}  // the CNN's pool
+  };
+  for (DType t : {DType::Float32, DType::Float64})
+    for (const PoolCase& k : tiles) {
+      Tensor x = testing::random({k.n, k.c, k.h, k.w}, t, 11);
+      for (int64_t i = 0; i < x.numel(); ++i) {
+        testing::set_item(x, i, std::floor(x.item_double(i) / 2));  // ties: -2 .. 1
+        if (i % 11 == 4) testing::set_item(x, i, i % 3 ? -0.0 : 0.0);
+        if (i % 17 == 6) testing::set_item(x, i, -INFINITY);
+        if (i % 29 == 3 || i % 31 == 8) testing::set_item(x, i, NAN);
+      }
+      Tensor fast = call_op1("max_pool2d", {x}, pool_attrs(k, true));
+      Tensor loop = Tensor::empty(fast.shape(), t);
+      max_pool2d_loop_into(loop, x, params_of(k));
+      EXPECT_EQ(std::memcmp(fast.raw_data(), loop.raw_data(), fast.nbytes()), 0) << describe(k) << " " << dtype_name(t);
+      int64_t nans = 0;
+      for (int64_t i = 0; i < fast.numel(); ++i) nans += std::isnan(fast.item_double(i));
+      EXPECT_GT(nans, 0) << describe(k) << ": the data has NaNs in some windows";
+    }
+}
+
 // max_pool2d's gradient goes to each window's first maximum, or its first NaN (rows, then
 // columns), added into zeros in window order: the reference below, bit for bit, on data full of
 // ties and NaNs and on gradients with -0.0 and NaN. The windows that tile the plane (stride ==
