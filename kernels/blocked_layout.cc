@@ -122,6 +122,10 @@ void reorder(const Dims& d, const float* src, float* dst, bool to) {
 
 }  // namespace
 
+void blocked_to_planes(const float* blocked, float* const* plane, int valid, int64_t hw) {
+  from_blocked(blocked, plane, valid, hw);
+}
+
 bool blocked_layout_reorder(const dnnl::memory& from, const dnnl::memory& to) {
   const dnnl::memory::desc from_md = from.get_desc(), to_md = to.get_desc();
   const dnnl_memory_desc_t &a = from_md.data, &b = to_md.data;

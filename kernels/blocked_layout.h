@@ -7,6 +7,8 @@
 // copied, so the result is oneDNN's bit for bit.
 #pragma once
 
+#include <cstdint>
+
 #include "oneapi/dnnl/dnnl.hpp"
 
 namespace pj {
@@ -14,5 +16,10 @@ namespace pj {
 // Reorders `from` into `to` and returns true when one is dense NCHW float32 and the other dense
 // nChw16c of the same dims; false (nothing done) otherwise.
 bool blocked_layout_reorder(const dnnl::memory& from, const dnnl::memory& to);
+
+// One block of 16 channels of one image: `blocked` (hw rows of 16 channels) into the channels' NCHW
+// planes plane[c], c < valid (the rest of the block is padding). For kernels that compute in
+// nChw16c and write NCHW (a pooled conv block).
+void blocked_to_planes(const float* blocked, float* const* plane, int valid, int64_t hw);
 
 }  // namespace pj

@@ -5,7 +5,9 @@
 #include <limits>
 #include <string>
 #include <type_traits>
+#include <vector>
 
+#include "kernels/blocked_layout.h"
 #include "kernels/copy.h"
 #include "kernels/dnnl_context.h"
 #include "kernels/loops.h"
@@ -259,6 +261,26 @@ bool max_pool2d_tiles(const Shape& x, const Shape& out, const Pool2dParams& p) {
   return x.size() == 4 && out.size() == 4 && tiles_plane(x[2], x[3], out[2], out[3], p);
 }
 
+namespace {
+
+// acc[l] = the running maximum with v[l], over a block's 16 lanes (memory operands and a loop the
+// compiler vectorises; a 16-float array carried in registers through the window came out scalar).
+inline void max_lanes16(float* __restrict acc, const float* __restrict v) {
+  for (int l = 0; l < 16; ++l) acc[l] = select_bits(max_takes(v[l], acc[l]), v[l], acc[l]);
+}
+
+// A 2x2 window's maxima in one pass: rows a and c, each two blocks of 16 lanes.
+inline void max_2x2_lanes16(float* __restrict o, const float* __restrict a, const float* __restrict c) {
+  for (int l = 0; l < 16; ++l) {
+    float m = a[l];
+    m = select_bits(max_takes(a[16 + l], m), a[16 + l], m);
+    m = select_bits(max_takes(c[l], m), c[l], m);
+    o[l] = select_bits(max_takes(c[16 + l], m), c[16 + l], m);
+  }
+}
+
+}  // namespace
+
 void max_pool2d_tiles_nchw16c(const float* src, float* dst, const Shape& x, const Shape& out, const Pool2dParams& p,
                               bool dst_blocked) {
   PJ_CHECK(max_pool2d_tiles(x, out, p) && x[1] % 16 == 0 && x[0] == out[0] && x[1] == out[1])
@@ -266,23 +288,27 @@ void max_pool2d_tiles_nchw16c(const float* src, float* dst, const Shape& x, cons
   const int64_t CB = x[1] / 16, H = x[2], W = x[3], OH = out[2], OW = out[3], KH = p.kernel[0], KW = p.kernel[1];
   parallel_for(x[0] * CB, std::max<int64_t>(1, kParallelGrain / std::max<int64_t>(H * W * 16, 1)),
                [&](int64_t b, int64_t e) {
-    for (int64_t r = b; r < e; ++r)  // r = n * CB + cb: 16 channels, a lane each
-      for (int64_t oy = 0; oy < OH; ++oy)
-        for (int64_t ox = 0; ox < OW; ++ox) {
-          const float* w0 = src + ((r * H + oy * KH) * W + ox * KW) * 16;
-          float m[16];
-          for (int l = 0; l < 16; ++l) m[l] = w0[l];
-          for (int64_t ky = 0; ky < KH; ++ky)  // the window in max_pool_tiled's order
-            for (int64_t kx = ky == 0; kx < KW; ++kx) {
-              const float* v = w0 + (ky * W + kx) * 16;
-              for (int l = 0; l < 16; ++l) m[l] = select_bits(max_takes(v[l], m[l]), v[l], m[l]);
-            }
-          if (dst_blocked) {
-            std::copy(m, m + 16, dst + ((r * OH + oy) * OW + ox) * 16);
-          } else {
-            for (int l = 0; l < 16; ++l) dst[((r * 16 + l) * OH + oy) * OW + ox] = m[l];
-          }
+    std::vector<float> block(dst_blocked ? 0 : OH * OW * 16);
+    for (int64_t r = b; r < e; ++r) {  // r = n * CB + cb: 16 channels, a lane each
+      // the block's maxima in nChw16c: in place in dst, or in `block` and then transposed to NCHW
+      float* pooled = dst_blocked ? dst + r * OH * OW * 16 : block.data();
+      for (int64_t oy = 0; oy < OH; ++oy) {
+        float* acc = pooled + oy * OW * 16;
+        const float* in = src + (r * H + oy * KH) * W * 16;
+        if (KH == 2 && KW == 2) {
+          for (int64_t ox = 0; ox < OW; ++ox) max_2x2_lanes16(acc + ox * 16, in + ox * 32, in + (W + 2 * ox) * 16);
+          continue;
         }
+        for (int64_t ox = 0; ox < OW; ++ox) std::copy(in + ox * KW * 16, in + ox * KW * 16 + 16, acc + ox * 16);
+        for (int64_t ky = 0; ky < KH; ++ky)  // the window in max_pool_tiled's order
+          for (int64_t kx = ky == 0; kx < KW; ++kx)
+            for (int64_t ox = 0; ox < OW; ++ox) max_lanes16(acc + ox * 16, in + (ky * W + ox * KW + kx) * 16);
+      }
+      if (dst_blocked) continue;
+      float* planes[16];
+      for (int l = 0; l < 16; ++l) planes[l] = dst + (r * 16 + l) * OH * OW;
+      blocked_to_planes(pooled, planes, 16, OH * OW);
+    }
   });
 }
 
