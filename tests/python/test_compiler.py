@@ -3,6 +3,7 @@ execution plan. What a user relies on: jitted results equal eager ones bit for b
 elementwise loops included: exp, log, tanh, sigmoid and silu run the same approximations eagerly),
 each call's outputs are its own, and what was compiled can be seen (jit_stats, PIJIT_LOGS=passes,
 PIJIT_DUMP_DIR, PIJIT_PASSES)."""
+import math
 import os
 import struct
 import subprocess
@@ -444,6 +445,22 @@ class ConvBlocks(unittest.TestCase):
         compiled = self.check(self.net(3, 16), x, 1)
         self.assertNotIn("batch_norm(", compiled)
         self.assertNotIn("max_pool2d(", compiled)
+
+    def test_a_nan_wins_its_pooling_window_as_in_pytorch(self):
+        # One NaN pixel of image 0 reaches the conv's 3x3 neighbourhood of it (rows and columns
+        # 4-6), and every 2x2 window of the pool that sees any of those: outputs 2-3 x 2-3 of each
+        # channel, NaN in the block and eagerly alike (oneDNN's pooling, used before, dropped some).
+        x = pj.ones((2, 16, 10, 10))
+        x[0, :, 5, 5] = float("nan")
+        net = self.net(16, 16)
+        self.check(net, x, 1)
+        out = net(x).tolist()
+        for n in range(2):
+            for c in range(16):
+                for i in range(5):
+                    for j in range(5):
+                        self.assertEqual(math.isnan(out[n][c][i][j]), n == 0 and 2 <= i < 4 and 2 <= j < 4,
+                                         (n, c, i, j))
 
     def test_variants(self):
         x = values((2, 16, 10, 10), seed=3)

@@ -76,6 +76,22 @@ class TestConvPool(TorchCase):
         self.check(nn.AvgPool2d(2, 2, divisor_override=3)(pj.Tensor(x)),
                    TF.avg_pool2d(xt, 2, 2, divisor_override=3))
 
+    def test_tiled_max_pool_propagates_nan_as_torch_does(self):
+        # Windows that tile the plane run pijit's own kernel: a NaN wins its window as in PyTorch, in
+        # float32 (oneDNN's pooling dropped it) and float64. (Jitted: test_compiler's ConvBlocks.)
+        for dtype in ("float32", "float64"):
+            x = rand(2, 16, 8, 10, seed=21).astype(dtype)
+            flat = x.reshape(-1)
+            flat[::37] = np.nan
+            flat[5::41] = -np.inf
+            flat[7::13] = np.floor(flat[7::13])  # ties
+            xt = torch.from_numpy(x)
+            for k in (2, (2, 5), 4):
+                want = TF.max_pool2d(xt, k, k).numpy()
+                self.assertTrue(np.isnan(want).any())
+                np.testing.assert_array_equal(np.asarray(nn.MaxPool2d(k, k)(pj.Tensor(x))), want,
+                                              err_msg="%s %s" % (dtype, k))
+
     def test_same_pooling_is_tensorflow_same(self):
         x = rand(2, 3, 9, 10, seed=14)
         xt = torch.from_numpy(x)
