@@ -64,6 +64,47 @@ TEST(ConvBlock, BlockedRunEqualsTheOpsBitForBit) {
   }
 }
 
+// Pools whose windows tile the plane run max_pool2d's own kernel in nChw16c inside the block: other
+// tiles than 2x2 (a row and a column uncovered), into NCHW and into nChw16c (blocked_out), give
+// max_pool2d's bits, NaN included.
+TEST(ConvBlock, TiledPoolsOfAnyShapeEqualMaxPool2dBitForBit) {
+  const int64_t N = 2, C = 16, OC = 32, H = 10;
+  Tensor x = testing::random({N, C, H, H}, DType::Float32, 21);
+  for (int i = 0; i < 6; ++i) testing::set_item(x, 131 * i + 17, NAN);
+  Tensor w = testing::random({OC, C, 3, 3}, DType::Float32, 22), b = testing::random({OC}, DType::Float32, 23);
+  const Attrs conv_attrs{{"stride", int64_t{1}}, {"padding", int64_t{1}}};
+  const Tensor conv = call_op1("conv2d", {x, w, b}, conv_attrs);
+  for (const std::pair<int64_t, int64_t>& k : {std::make_pair<int64_t, int64_t>(3, 3), {2, 3}, {1, 2}})
+    for (bool blocked_out : {false, true}) {
+      Tensor want = call_op1("max_pool2d", {call_op1("relu", {conv})},
+                             {{"kernel_size", IntList{k.first, k.second}}, {"stride", IntList{k.first, k.second}}});
+      ConvBlockSpec s;
+      s.x = x.shape();
+      s.w = w.shape();
+      s.conv_out = conv.shape();
+      s.conv.pad[0] = s.conv.pad[1] = s.conv.pad[2] = s.conv.pad[3] = 1;
+      s.bias = true;
+      s.relu = true;
+      Pool2dParams p;
+      p.kernel[0] = p.stride[0] = k.first;
+      p.kernel[1] = p.stride[1] = k.second;
+      s.pool = p;
+      s.out = want.shape();
+      s.blocked_out = blocked_out;
+      if (!conv2d_dst_is_nchw16c(s.conv_out, s.x, s.w, s.conv, true))
+        GTEST_SKIP() << "oneDNN writes no nChw16c for this conv on this CPU: conv2d_block runs op by op here";
+      std::shared_ptr<const ConvBlockPlan> plan = conv_block_plan(s);
+      ASSERT_NE(plan, nullptr);
+      Tensor got = Tensor::empty(s.out, DType::Float32);
+      conv_block_run(*plan, got, x, w, b, Tensor(), Tensor(), Tensor());
+      if (blocked_out) want = nchw_to_nchw16c(want);
+      EXPECT_EQ(bit_patterns(got), bit_patterns(want)) << k.first << "x" << k.second << " blocked_out " << blocked_out;
+      bool nan = false;
+      for (int64_t i = 0; i < want.numel(); ++i) nan = nan || std::isnan(want.item_double(i));
+      EXPECT_TRUE(nan) << "NaN reaches the pooled result";
+    }
+}
+
 TEST(ConvBlock, Nchw16cConversionsAreInversesAndPlaceChannelsInBlocksOf16) {
   Tensor x = testing::random({2, 32, 3, 5}, DType::Float32, 7);
   Tensor b = nchw_to_nchw16c(x);
