@@ -326,6 +326,9 @@ void binary_loop(BinaryOp op, const Tensor& out, const Tensor& a, const Tensor& 
         return arith([](T x, T y) { return int_pow(x, y); });
       }
     case BinaryOp::maximum: return arith([](T x, T y) { return fused_math::nan_max(x, y); });
+    case BinaryOp::relu_grad:
+      if constexpr (std::is_same_v<T, bool>) return arith([](T g, T x) { return g && x; });
+      else return arith([](T g, T x) { return select_bits(static_cast<uint8_t>(x > T(0)), g, T(0)); });
     case BinaryOp::minimum: return arith([](T x, T y) { return fused_math::nan_min(x, y); });
     case BinaryOp::eq: return cmp([](T x, T y) { return x == y; });
     case BinaryOp::ne: return cmp([](T x, T y) { return x != y; });

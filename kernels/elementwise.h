@@ -42,7 +42,9 @@ enum class UnaryOp {
 #undef PJ_X
 };
 
-// name, kind: A = arithmetic (promoted dtype), C = comparison (bool out), L = logical (bool out)
+// name, kind: A = arithmetic (promoted dtype), C = comparison (bool out), L = logical (bool out).
+// relu_grad(g, x) = x > 0 ? g : 0, ReLU's gradient (graph/grads): one pass and no boolean mask
+// where where(gt(x, 0), g, 0) took two, and fusable (kernels/fused.h) with what reads it.
 #define PJ_BINARY_OPS(X) \
   X(add, A)              \
   X(sub, A)              \
@@ -61,7 +63,8 @@ enum class UnaryOp {
   X(ge, C)               \
   X(logical_and, L)      \
   X(logical_or, L)       \
-  X(logical_xor, L)
+  X(logical_xor, L)      \
+  X(relu_grad, A)
 
 enum class BinaryOp {
 #define PJ_X(name, kind) name,

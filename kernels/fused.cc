@@ -197,6 +197,7 @@ float eval1(const FusedInstr& ins, float a, float b) {
     case FusedOp::abs: return std::abs(a);
     case FusedOp::square: return a * a;
     case FusedOp::relu: return fused_math::relu(a);
+    case FusedOp::relu_grad: return b > 0.f ? a : 0.f;  // a's bits, or +0
     case FusedOp::sqrt: return std::sqrt(a);
     case FusedOp::rsqrt: return 1.f / std::sqrt(a);
     case FusedOp::reciprocal: return 1.f / a;

@@ -57,7 +57,8 @@ namespace pj {
   X(silu, 1)            \
   X(erf, 1)             \
   X(gelu, 1)            \
-  X(gelu_tanh, 1)
+  X(gelu_tanh, 1)       \
+  X(relu_grad, 2)
 
 enum class FusedOp : uint8_t {
 #define PJ_X(name, n) name,

@@ -497,6 +497,13 @@ class RowEmitter {
         cc_.vandps(d, a, keep);
         return d;
       }
+      case FusedOp::relu_grad: {
+        // b > 0 ? a : +0, as a mask on a's bits (NaN b: 0)
+        V zero = fresh();
+        cc_.vxorps(zero, zero, zero);
+        cc_.vandps(d, a, cmp(r[ins.b], zero, kGtOQ));
+        return d;
+      }
       case FusedOp::sqrt: cc_.vsqrtps(d, a); return d;
       case FusedOp::rsqrt: cc_.vsqrtps(d, a); return div(load(cf(1.f)), d);
       case FusedOp::reciprocal: return div(load(cf(1.f)), a);

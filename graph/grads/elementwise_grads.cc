@@ -150,8 +150,14 @@ PJ_REGISTER_GRAD("tan", [](GradContext& c, const GradArgs& g) {
   return unary(c, g, [&](int, int y) { return c.op("add", {k(c, 1, y), c.op("mul", {y, y})}); });
 });
 PJ_REGISTER_GRAD("relu", [](GradContext& c, const GradArgs& g) -> Grads {
-  const int x = g.in[0];
-  return {c.masked(c.op("gt", {x, k(c, 0, x)}), g.dout[0])};
+  const int x = g.in[0], d = g.dout[0];
+  // x > 0 ? d : 0 in one op (fusable, no boolean mask) where the two agree in shape and dtype
+  if (c.meta(d) == c.meta(x)) return {c.op("relu_grad", {d, x})};
+  return {c.masked(c.op("gt", {x, k(c, 0, x)}), d)};
+});
+// relu_grad(d, x) = x > 0 ? d : 0 is linear in d, piecewise constant in x.
+PJ_REGISTER_GRAD("relu_grad", [](GradContext& c, const GradArgs& g) -> Grads {
+  return binary(c, g, g.needs[0] ? c.op("relu_grad", {g.dout[0], g.in[1]}) : kNoGrad, kNoGrad);
 });
 PJ_REGISTER_GRAD("abs", [](GradContext& c, const GradArgs& g) {
   return unary(c, g, [&](int x, int) { return c.op("sign", {x}); });

@@ -74,6 +74,7 @@ std::string expression(const FusedInstr& ins) {
     case FusedOp::abs: return "fabsf(" + a + ")";
     case FusedOp::square: return a + " * " + a;
     case FusedOp::relu: return fm + "relu(" + a + ")";
+    case FusedOp::relu_grad: return "(" + b + " > 0.f ? " + a + " : 0.f)";
     case FusedOp::sqrt: return "sqrtf(" + a + ")";
     case FusedOp::rsqrt: return "1.f / sqrtf(" + a + ")";
     case FusedOp::reciprocal: return "1.f / " + a;

@@ -178,6 +178,42 @@ TEST(Elementwise, WhereGivesTheChosenOperandsBitsOnEveryLayout) {
 
 // A mask whose bytes are other than 0 and 1 (a bool buffer from raw memory) selects where any bit
 // is set, as c ? x : y does.
+// relu_grad(g, x) = x > 0 ? g : 0, ReLU's gradient: g's bits where x > 0 (NaN and -0.0 in g
+// included), +0 elsewhere (x NaN, -0.0, 0 or negative), in every dtype and layout, broadcasting;
+// float32 through the one-op fused kernel, as a fused graph runs it.
+TEST(Elementwise, ReluGradPassesTheGradientsBitsWhereXIsPositive) {
+  const Shape shape{5, 67};
+  for (DType t : {DType::Int32, DType::Int64, DType::Float32, DType::Float64}) {
+    Tensor g = testing::random(shape, t, 4), x = testing::random(shape, t, 5);
+    if (is_floating(t)) {
+      for (int64_t i = 0; i < x.numel(); i += 7) testing::set_item(x, i, i % 3 ? -0.0 : std::nan(""));
+      for (int64_t i = 1; i < x.numel(); i += 11) testing::set_item(g, i, i % 2 ? -0.0 : std::nan(""));
+      testing::set_item(x, 2, 0.0);
+      testing::set_item(x, 5, 1e-40);  // a positive denormal lets the gradient through
+    }
+    const std::vector<std::pair<Tensor, Tensor>> operands = {
+        {g, x}, {testing::fortran(g), testing::gapped(x)}, {g, x.as_strided({5, 67}, {0, 1}, 0)},
+        {Tensor::scalar(3, t), x}};
+    for (const auto& [gv, xv] : operands) {
+      Tensor out = call_op1("relu_grad", {gv, xv});
+      ASSERT_EQ(out.shape(), shape);
+      ASSERT_EQ(out.dtype(), t);
+      const size_t item = itemsize(t);
+      const Tensor zero = Tensor::scalar(0, t);
+      for (int64_t i = 0; i < out.numel(); ++i) {
+        const std::vector<int64_t> idx = testing::unravel(i, shape);
+        const bool pass = testing::at(xv, idx) > 0;
+        const Tensor& src = pass ? gv : zero;
+        const int64_t at = src.numel() == 1 ? 0 : src.element_offset(testing::ravel(idx, src.shape()));
+        ASSERT_EQ(std::memcmp(static_cast<char*>(out.raw_data()) + i * item,
+                              static_cast<char*>(src.raw_data()) + at * item, item), 0)
+            << dtype_name(t) << " element " << i << " of relu_grad(" << shape_str(gv.shape()) << ", "
+            << shape_str(xv.shape()) << ")";
+      }
+    }
+  }
+}
+
 TEST(Elementwise, WhereReadsAnyNonzeroMaskByteAsTrue) {
   Tensor c = Tensor::zeros({4}, DType::Bool);
   const uint8_t bytes[4] = {0, 2, 255, 1};

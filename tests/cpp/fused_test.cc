@@ -76,12 +76,11 @@ TEST(Fused, BackendIsMachineCodeOnAvx2) {
 // Random straight-line programs of every op: machine code == interpreter, bit for bit (the
 // approximations too: the interpreter runs their scalar twins, kernels/fused_math.h).
 TEST(Fused, EveryOpMatchesTheReferenceBitForBit) {
-  const FusedOp exact[] = {FusedOp::add, FusedOp::sub, FusedOp::mul, FusedOp::div, FusedOp::maximum,
-                           FusedOp::minimum, FusedOp::neg, FusedOp::abs, FusedOp::square, FusedOp::relu,
-                           FusedOp::sqrt, FusedOp::rsqrt, FusedOp::reciprocal, FusedOp::floor,
-                           FusedOp::ceil, FusedOp::round, FusedOp::clamp, FusedOp::exp, FusedOp::log,
-                           FusedOp::tanh, FusedOp::sigmoid, FusedOp::silu, FusedOp::erf, FusedOp::gelu,
-                           FusedOp::gelu_tanh};
+  const FusedOp exact[] = {  // every op there is
+#define PJ_X(name, n) FusedOp::name,
+      PJ_FUSED_OPS(PJ_X)
+#undef PJ_X
+  };
   std::mt19937 g(1234);
   const Shape shapes[] = {{1}, {7}, {8}, {9}, {3, 5}, {4, 17}, {2, 3, 37}, {100}};
   for (int trial = 0; trial < 600; ++trial) {

@@ -3,6 +3,7 @@ eager (a tape) and jitted (one forward+backward graph). What a user relies on: t
 right (finite differences in float64), MindSpore's return conventions and errors, jitted
 gradients equal eager ones, and a jitted grad call is one graph without breaks."""
 import math
+import struct
 import unittest
 
 import pijit as pj
@@ -11,6 +12,10 @@ from pijit import nn, ops
 
 def f64(data):
     return pj.Tensor(data, pj.float64)
+
+
+def struct_bits(t):
+    return [struct.pack("<d", v) for v in flat(t)]
 
 
 def flat(t):
@@ -324,6 +329,32 @@ class Correctness(Close):
         x = f64([0.5, -1.0, 2.0])
         g2 = pj.grad(lambda x: pj.grad(lambda t: (t * t * t).sum())(x).sum())(x)
         self.assertClose(g2, [6 * v for v in flat(x)], 1e-12)
+
+    def test_relu_gradient_is_one_relu_grad_op_with_pytorchs_values(self):
+        # x > 0 passes the gradient (its NaN and -0.0 too), x <= 0 or NaN gives +0 (relu'(0) = 0),
+        # eagerly and in a jitted graph alike, bit for bit; the graph holds one relu_grad where
+        # gt + where took two nodes and a boolean mask. Its own gradient (a second derivative
+        # through relu) is relu_grad again: linear in the incoming gradient.
+        nan = float("nan")
+        for dtype in (pj.float32, pj.float64):
+            x = pj.Tensor([nan, -0.0, 0.0, -2.0, 3.0, 1e-30, 4.0, 5.0]).astype(dtype)
+            w = pj.Tensor([1.5, 2.0, 3.0, 4.0, -0.0, -6.0, nan, 7.0]).astype(dtype)
+
+            def f(x, w):
+                return pj.grad(lambda t: (ops.relu(t) * w).sum())(x)
+            want = f(x, w)
+            got = pj.jit(f)(x, w)
+            self.assertEqual([repr(v) for v in got.tolist()], ["0.0", "0.0", "0.0", "0.0", "-0.0", "-6.0", "nan", "7.0"])
+            self.assertEqual(struct_bits(got), struct_bits(want))
+        st = pj.jit_stats(f)
+        compiled = st["entries"][0]["compiled"]
+        self.assertIn("relu_grad(", compiled)
+        self.assertNotIn("gt(", compiled)
+        self.assertNotIn("where(", compiled)
+        x = f64([0.5, -1.0, 2.0])
+        # d/dx sum(relu'(x) * x) = relu'(x) (relu'' = 0 almost everywhere)
+        g2 = pj.grad(lambda x: (pj.grad(lambda t: (ops.relu(t) * t).sum())(x)).sum())(x)
+        self.assertClose(g2, [2.0, 0.0, 2.0], 1e-12)
 
     def test_net_with_parameters(self):
         pj.set_seed(3)
