@@ -24,6 +24,17 @@ std::vector<uint32_t> bit_patterns(const Tensor& t) {
   return r;
 }
 
+// The spec of a block over a padding-1 conv with bias of x and w, writing conv_out.
+ConvBlockSpec padded_conv_spec(const Tensor& x, const Tensor& w, const Shape& conv_out) {
+  ConvBlockSpec s;
+  s.x = x.shape();
+  s.w = w.shape();
+  s.conv_out = conv_out;
+  s.conv.pad[0] = s.conv.pad[1] = s.conv.pad[2] = s.conv.pad[3] = 1;
+  s.bias = true;
+  return s;
+}
+
 TEST(ConvBlock, BlockedRunEqualsTheOpsBitForBit) {
   const int64_t N = 2, C = 16, OC = 32, H = 10;
   Tensor x = testing::random({N, C, H, H}, DType::Float32, 1);
@@ -37,12 +48,7 @@ TEST(ConvBlock, BlockedRunEqualsTheOpsBitForBit) {
   for (int steps = 0; steps < 8; ++steps) {
     const bool affine = steps & 1, relu = steps & 2, pool = steps & 4;
     Tensor want = call_op1("conv2d", {x, w, b}, conv_attrs);
-    ConvBlockSpec s;
-    s.x = x.shape();
-    s.w = w.shape();
-    s.conv_out = want.shape();
-    s.conv.pad[0] = s.conv.pad[1] = s.conv.pad[2] = s.conv.pad[3] = 1;
-    s.bias = true;
+    ConvBlockSpec s = padded_conv_spec(x, w, want.shape());
     s.affine = affine;
     s.relu = relu;
     if (affine) want = call_op1("add", {call_op1("mul", {call_op1("sub", {want, m}), a}), sh});
@@ -78,12 +84,7 @@ TEST(ConvBlock, TiledPoolsOfAnyShapeEqualMaxPool2dBitForBit) {
     for (bool blocked_out : {false, true}) {
       Tensor want = call_op1("max_pool2d", {call_op1("relu", {conv})},
                              {{"kernel_size", IntList{k.first, k.second}}, {"stride", IntList{k.first, k.second}}});
-      ConvBlockSpec s;
-      s.x = x.shape();
-      s.w = w.shape();
-      s.conv_out = conv.shape();
-      s.conv.pad[0] = s.conv.pad[1] = s.conv.pad[2] = s.conv.pad[3] = 1;
-      s.bias = true;
+      ConvBlockSpec s = padded_conv_spec(x, w, conv.shape());
       s.relu = true;
       Pool2dParams p;
       p.kernel[0] = p.stride[0] = k.first;
