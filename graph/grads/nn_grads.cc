@@ -356,14 +356,27 @@ PJ_REGISTER_GRAD("batch_norm", [](GradContext& c, const GradArgs& g) -> Grads {
   if (dy == kNoGrad) return out;
   int xhat = normalised(c, g.in[0], g.out[1], g.out[2], stat);
   int invstd_b = reshape(c, g.out[2], stat);
-  if (g.needs[0]) {
-    int gdy = c.op("mul", {dy, reshape(c, g.in[1], stat)});
-    out[0] = g.attrs->b("training") ? normalise_backward(c, gdy, xhat, invstd_b, axes, M)
-                                     : c.op("mul", {gdy, invstd_b});
+  if (g.attrs->b("training")) {
+    // PyTorch's order: sum(dy) (dbeta) and sum(dy xhat) (dgamma) once per channel, and dx from
+    // them, sum(dy gamma) being gamma sum(dy): two full-size sums and products fewer than
+    // normalise_backward on gdy. dx = invstd / M (M gdy - gamma sum(dy) - xhat gamma sum(dy xhat)).
+    const int sdy = sum(c, dy, axes, true), sdyx = sum(c, c.op("mul", {dy, xhat}), axes, true);
+    if (g.needs[0]) {
+      const int gamma_b = reshape(c, g.in[1], stat);
+      const int gdy = c.op("mul", {dy, gamma_b});
+      const int s1 = c.op("mul", {sdy, gamma_b}), s2 = c.op("mul", {sdyx, gamma_b});
+      int inner = c.op("sub", {c.op("sub", {c.op("mul", {gdy, scalar(c, static_cast<double>(M), gdy)}), s1}),
+                               c.op("mul", {xhat, s2})});
+      out[0] = c.op("mul", {inner, c.op("div", {invstd_b, scalar(c, static_cast<double>(M), invstd_b)})});
+    }
+    if (g.needs[1]) out[1] = reshape(c, sdyx, Shape{xs[1]});
+    if (g.needs[2]) out[2] = reshape(c, sdy, Shape{xs[1]});
+    return out;  // (the running statistics it updates get no gradient)
   }
+  if (g.needs[0]) out[0] = c.op("mul", {c.op("mul", {dy, reshape(c, g.in[1], stat)}), invstd_b});
   if (g.needs[1]) out[1] = sum(c, c.op("mul", {dy, xhat}), axes, false);
   if (g.needs[2]) out[2] = sum(c, dy, axes, false);
-  if (!g.attrs->b("training") && (g.needs[3] || g.needs[4])) {
+  if (g.needs[3] || g.needs[4]) {
     // inference reads the running statistics: y = (x - rm) invstd gamma + beta, invstd = (rv + eps)^-1/2
     int gdy = c.op("mul", {dy, reshape(c, g.in[1], stat)});
     if (g.needs[3]) out[3] = c.op("neg", {sum(c, c.op("mul", {gdy, invstd_b}), axes, false)});

@@ -254,6 +254,29 @@ class Correctness(Close):
             return (gw * v).sum()
         self.check(weight_grad_dot_v, x, w)
 
+    def test_training_batch_norm_backward_takes_two_sums_per_channel(self):
+        # PyTorch's order: sum(dy) and sum(dy * xhat) per channel give dbeta, dgamma and dx alike
+        # (sum(dy * gamma) is gamma * sum(dy)); the gradients of x, gamma and beta match central
+        # differences in float64, eagerly and jitted, and the jitted graph holds those two sums only.
+        from pijit.ops import nn_functional as NF
+        pj.set_seed(11)
+        x = pj.randn(3, 2, 4, 5).astype(pj.float64)
+        gamma, beta = f64([1.5, -0.5]), f64([0.25, 2.0])
+        w = pj.randn(3, 2, 4, 5).astype(pj.float64)
+
+        def loss(x, gamma, beta):
+            return (NF.batch_norm(x, ops.zeros((2,), pj.float64), ops.ones((2,), pj.float64), gamma, beta,
+                                  training=True) * w).sum()
+        self.check(loss, x, gamma, beta)
+
+        def grads(x, gamma, beta):
+            return pj.grad(loss, (0, 1, 2))(x, gamma, beta)
+        jgrads = pj.jit(grads)
+        for got, want in zip(jgrads(x, gamma, beta), grads(x, gamma, beta)):
+            self.assertEqual(flat(got), flat(want))
+        compiled = pj.jit_stats(grads)["entries"][0]["compiled"]
+        self.assertEqual(compiled.count("axis=(0, 2, 3)"), 2, compiled)
+
     def test_product_with_zeros(self):
         for vals in ([0.5, -2.0, 3.0], [0.5, 0.0, 3.0], [0.0, 0.0, 3.0]):
             x = f64(vals)
