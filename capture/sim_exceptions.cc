@@ -15,18 +15,6 @@
 
 namespace pj::capture {
 
-namespace {
-// A with-block's SETUP_FINALLY: its handler calls __exit__ with the exception.
-bool with_handler(const SimFrame& fr, const SimFrame::Block& b) {
-  const Instruction& h = (*fr.ins)[fr.at->at(b.target)];
-#if PJ_PY_OPCODES_37
-  return h.op == Opcode::WITH_CLEANUP_START;
-#else
-  return h.op == Opcode::WITH_EXCEPT_START;
-#endif
-}
-}  // namespace
-
 // An exception class whose instances run only BaseException's C code: a builtin one, or a user
 // subclass that adds nothing but a docstring (`class ShapeError(ValueError): pass`).
 bool Simulator::plain_exception_class(PyTypeObject* t) {
