@@ -150,9 +150,11 @@ PJ_REGISTER_GRAD("tan", [](GradContext& c, const GradArgs& g) {
   return unary(c, g, [&](int, int y) { return c.op("add", {k(c, 1, y), c.op("mul", {y, y})}); });
 });
 PJ_REGISTER_GRAD("relu", [](GradContext& c, const GradArgs& g) -> Grads {
-  const int x = g.in[0], d = g.dout[0];
-  // x > 0 ? d : 0 in one op (fusable, no boolean mask) where the two agree in shape and dtype
-  if (c.meta(d) == c.meta(x)) return {c.op("relu_grad", {d, x})};
+  const int x = g.in[0], y = g.out[0], d = g.dout[0];
+  // x > 0 ? d : 0 in one op (fusable, no boolean mask) where the two agree in shape and dtype,
+  // read from y = relu(x) (y > 0 exactly where x > 0, NaN and -0.0 included): x may then die at
+  // the relu, which runs in place, and a training step keeps one activation per layer, not two.
+  if (c.meta(d) == c.meta(y)) return {c.op("relu_grad", {d, y})};
   return {c.masked(c.op("gt", {x, k(c, 0, x)}), d)};
 });
 // relu_grad(d, x) = x > 0 ? d : 0 is linear in d, piecewise constant in x.
