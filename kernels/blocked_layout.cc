@@ -126,17 +126,23 @@ void blocked_to_planes(const float* blocked, float* const* plane, int valid, int
   from_blocked(blocked, plane, valid, hw);
 }
 
+void blocked_layout_copy(const float* src, float* dst, int64_t N, int64_t C, int64_t H, int64_t W, bool to_blocked) {
+  reorder(Dims{N, C, H, W, (C + kBlock - 1) / kBlock}, src, dst, to_blocked);
+}
+
 bool blocked_layout_reorder(const dnnl::memory& from, const dnnl::memory& to) {
-  const dnnl::memory::desc from_md = from.get_desc(), to_md = to.get_desc();
-  const dnnl_memory_desc_t &a = from_md.data, &b = to_md.data;
+  // (the descriptors read in place: every reorder around a convolution asks, on every call)
+  const dnnl_memory_desc_t *pa = nullptr, *pb = nullptr;
+  dnnl::error::wrap_c_api(dnnl_memory_get_memory_desc(from.get(), &pa), "reorder: source descriptor");
+  dnnl::error::wrap_c_api(dnnl_memory_get_memory_desc(to.get(), &pb), "reorder: destination descriptor");
+  const dnnl_memory_desc_t &a = *pa, &b = *pb;
   if (a.ndims != 4 || b.ndims != 4) return false;
   for (int i = 0; i < 4; ++i)
     if (a.dims[i] != b.dims[i]) return false;
   const bool to_blocked_layout = is_nchw(a) && is_nchw16c(b);
   if (!to_blocked_layout && !(is_nchw16c(a) && is_nchw(b))) return false;
-  const Dims d{a.dims[0], a.dims[1], a.dims[2], a.dims[3], (a.dims[1] + kBlock - 1) / kBlock};
-  reorder(d, static_cast<const float*>(from.get_data_handle()), static_cast<float*>(to.get_data_handle()),
-          to_blocked_layout);
+  blocked_layout_copy(static_cast<const float*>(from.get_data_handle()), static_cast<float*>(to.get_data_handle()),
+                      a.dims[0], a.dims[1], a.dims[2], a.dims[3], to_blocked_layout);
   return true;
 }
 

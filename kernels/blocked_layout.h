@@ -17,6 +17,10 @@ namespace pj {
 // nChw16c of the same dims; false (nothing done) otherwise.
 bool blocked_layout_reorder(const dnnl::memory& from, const dnnl::memory& to);
 
+// The same copy between raw float32 buffers of dims (N, C, H, W): NCHW -> nChw16c when
+// `to_blocked`, else back (the op-by-op path of a conv block's blocked_in / blocked_out).
+void blocked_layout_copy(const float* src, float* dst, int64_t N, int64_t C, int64_t H, int64_t W, bool to_blocked);
+
 // One block of 16 channels of one image: `blocked` (hw rows of 16 channels) into the channels' NCHW
 // planes plane[c], c < valid (the rest of the block is padding). For kernels that compute in
 // nChw16c and write NCHW (a pooled conv block).

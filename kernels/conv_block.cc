@@ -1,6 +1,7 @@
 #include "kernels/conv_block.h"
 
 
+#include "kernels/blocked_layout.h"
 #include "kernels/dnnl_context.h"
 #include "kernels/fused_math.h"
 #include "kernels/threading.h"
@@ -133,25 +134,13 @@ void conv_block_run(const ConvBlockPlan& p, const Tensor& out, const Tensor& x, 
 
 namespace {
 
-// Copies between the two orders; `to_blocked` says which way. Plain loops: these run only where
-// the fused block cannot (its op-by-op path), so no CPU-specific reorder is needed.
+// Copies between the two orders; `to_blocked` says which way (blocked_layout's copy).
 Tensor reordered(const Tensor& t, bool to_blocked) {
   PJ_CHECK(t.ndim() == 4 && t.dtype() == DType::Float32 && t.dim(1) % 16 == 0)
       << "nChw16c: a Float32 (N, C, H, W) with C a multiple of 16";
   const Tensor src = t.contiguous();
   Tensor dst = Tensor::empty(t.shape(), DType::Float32);
-  const int64_t N = t.dim(0), CB = t.dim(1) / 16, HW = t.dim(2) * t.dim(3);
-  const float* in = src.data<float>();
-  float* o = dst.data<float>();
-  parallel_for(N * CB, std::max<int64_t>(1, kParallelGrain / std::max<int64_t>(HW * 16, 1)), [&](int64_t b, int64_t e) {
-    for (int64_t r = b; r < e; ++r)  // r = n * CB + cb: both layouts keep that block of 16 channels together
-      for (int64_t l = 0; l < 16; ++l)
-        for (int64_t i = 0; i < HW; ++i) {
-          const int64_t plain = (r * 16 + l) * HW + i, blocked = (r * HW + i) * 16 + l;
-          if (to_blocked) o[blocked] = in[plain];
-          else o[plain] = in[blocked];
-        }
-  });
+  blocked_layout_copy(src.data<float>(), dst.data<float>(), t.dim(0), t.dim(1), t.dim(2), t.dim(3), to_blocked);
   return dst;
 }
 

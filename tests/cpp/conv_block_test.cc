@@ -106,6 +106,32 @@ TEST(ConvBlock, TiledPoolsOfAnyShapeEqualMaxPool2dBitForBit) {
     }
 }
 
+// The blocked pool kernel on its own (no conv: every CPU runs it, where the tests above skip when
+// oneDNN keeps no nChw16c): from an nChw16c input, into nChw16c or NCHW, the bits of max_pool2d on
+// the NCHW input, for 2x2 and other tiles, NaN, ties and -0.0 included.
+TEST(ConvBlock, BlockedTiledPoolEqualsMaxPool2dOnEveryCpu) {
+  Tensor x = testing::random({2, 32, 9, 11}, DType::Float32, 31);
+  for (int64_t i = 0; i < x.numel(); ++i) {
+    testing::set_item(x, i, std::floor(x.item_double(i) * 2));
+    if (i % 23 == 4) testing::set_item(x, i, NAN);
+    if (i % 17 == 9) testing::set_item(x, i, -0.0);
+  }
+  const Tensor xb = nchw_to_nchw16c(x);
+  for (const std::pair<int64_t, int64_t>& k : {std::make_pair<int64_t, int64_t>(2, 2), {3, 3}, {2, 3}, {1, 2}}) {
+    Pool2dParams p;
+    p.kernel[0] = p.stride[0] = k.first;
+    p.kernel[1] = p.stride[1] = k.second;
+    const Tensor want = call_op1("max_pool2d", {x}, {{"kernel_size", IntList{k.first, k.second}},
+                                                     {"stride", IntList{k.first, k.second}}});
+    for (bool blocked_out : {false, true}) {
+      Tensor got = Tensor::empty(want.shape(), DType::Float32);
+      max_pool2d_tiles_nchw16c(xb.data<float>(), got.data<float>(), x.shape(), want.shape(), p, blocked_out);
+      EXPECT_EQ(bit_patterns(got), bit_patterns(blocked_out ? nchw_to_nchw16c(want) : want))
+          << k.first << "x" << k.second << " blocked_out " << blocked_out;
+    }
+  }
+}
+
 TEST(ConvBlock, Nchw16cConversionsAreInversesAndPlaceChannelsInBlocksOf16) {
   Tensor x = testing::random({2, 32, 3, 5}, DType::Float32, 7);
   Tensor b = nchw_to_nchw16c(x);
