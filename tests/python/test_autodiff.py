@@ -272,9 +272,16 @@ class Correctness(Close):
         def grads(x, gamma, beta):
             return pj.grad(loss, (0, 1, 2))(x, gamma, beta)
         jgrads = pj.jit(grads)
-        for got, want in zip(jgrads(x, gamma, beta), grads(x, gamma, beta)):
-            self.assertEqual(flat(got), flat(want))
-        compiled = pj.jit_stats(grads)["entries"][0]["compiled"]
+        wants = grads(x, gamma, beta)
+        hits = []
+        for _ in range(2):  # a compile, then a cache hit
+            for got, want in zip(jgrads(x, gamma, beta), wants):
+                self.assertEqual(flat(got), flat(want))
+            hits.append(pj.jit_stats(grads)["cache_hits"])
+        st = pj.jit_stats(grads)
+        self.assertEqual([st[k] for k in ("graphs", "breaks", "recompiles")], [1, 0, 0], st)
+        self.assertEqual(hits[1] - hits[0], 1)
+        compiled = st["entries"][0]["compiled"]
         self.assertEqual(compiled.count("axis=(0, 2, 3)"), 2, compiled)
 
     def test_product_with_zeros(self):
@@ -366,10 +373,18 @@ class Correctness(Close):
             def f(x, w):
                 return pj.grad(lambda t: (ops.relu(t) * w).sum())(x)
             want = f(x, w)
-            got = pj.jit(f)(x, w)
-            self.assertEqual([repr(v) for v in got.tolist()], ["0.0", "0.0", "0.0", "0.0", "-0.0", "-6.0", "nan", "7.0"])
-            self.assertEqual(struct_bits(got), struct_bits(want))
+            jf = pj.jit(f)
+            hits = []
+            for _ in range(2):  # a compile, then a cache hit
+                got = jf(x, w)
+                hits.append(pj.jit_stats(f)["cache_hits"])
+                self.assertEqual([repr(v) for v in got.tolist()],
+                                 ["0.0", "0.0", "0.0", "0.0", "-0.0", "-6.0", "nan", "7.0"])
+                self.assertEqual(struct_bits(got), struct_bits(want))
+            self.assertEqual(hits[1] - hits[0], 1)
         st = pj.jit_stats(f)
+        # one graph per dtype (the second a recompile on the new dtype), no break
+        self.assertEqual([st[k] for k in ("graphs", "breaks", "recompiles")], [2, 0, 1], st)
         compiled = st["entries"][0]["compiled"]
         self.assertIn("relu_grad(", compiled)
         self.assertNotIn("gt(", compiled)
