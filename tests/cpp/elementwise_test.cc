@@ -136,6 +136,16 @@ TEST(Elementwise, WhereAndClamp) {
 // where's kernel is a branch-free select over the values' bits: every layout it takes a fast loop
 // for (all rows, a or b one value) and the strided one give each element of the chosen operand
 // bit for bit (NaN payloads, -0.0 and all), in place too, for every dtype.
+// Whether element i of `out` (contiguous) has the bits of `src`'s element at the same index,
+// broadcast (a one-element src stands for every index).
+bool has_bits_of(const Tensor& out, int64_t i, const Tensor& src) {
+  const std::vector<int64_t> idx = testing::unravel(i, out.shape());
+  const int64_t at = src.numel() == 1 ? 0 : src.element_offset(testing::ravel(idx, src.shape()));
+  const size_t item = itemsize(out.dtype());
+  return std::memcmp(static_cast<const char*>(out.raw_data()) + i * item,
+                     static_cast<const char*>(src.raw_data()) + at * item, item) == 0;
+}
+
 TEST(Elementwise, WhereGivesTheChosenOperandsBitsOnEveryLayout) {
   const Shape shape{5, 67};  // rows of 67: vector bodies and tails
   for (DType t : testing::all_dtypes()) {
@@ -156,17 +166,10 @@ TEST(Elementwise, WhereGivesTheChosenOperandsBitsOnEveryLayout) {
       for (const Tensor& cond : testing::layouts(c)) {
         Tensor out = Tensor::empty(shape, t);
         where_into(out, cond, a, b);
-        const size_t item = itemsize(t);
-        for (int64_t i = 0; i < out.numel(); ++i) {
-          const std::vector<int64_t> idx = testing::unravel(i, shape);
-          const bool pick = testing::at(cond, idx) != 0;
-          const Tensor& src = pick ? a : b;
-          const int64_t at = src.numel() == 1 ? 0 : src.element_offset(testing::ravel(idx, src.shape()));
-          ASSERT_EQ(std::memcmp(static_cast<char*>(out.raw_data()) + i * item,
-                                static_cast<char*>(src.raw_data()) + at * item, item), 0)
+        for (int64_t i = 0; i < out.numel(); ++i)
+          ASSERT_TRUE(has_bits_of(out, i, testing::at(cond, testing::unravel(i, shape)) != 0 ? a : b))
               << dtype_name(t) << " element " << i << " of a " << shape_str(a.shape()) << " / "
               << shape_str(b.shape()) << " select";
-        }
       }
     // in place over the chosen operand (a graph's buffers are reused so)
     Tensor inplace = x.clone(), want = Tensor::empty(shape, t);
@@ -176,8 +179,6 @@ TEST(Elementwise, WhereGivesTheChosenOperandsBitsOnEveryLayout) {
   }
 }
 
-// A mask whose bytes are other than 0 and 1 (a bool buffer from raw memory) selects where any bit
-// is set, as c ? x : y does.
 // relu_grad(g, x) = x > 0 ? g : 0, ReLU's gradient: g's bits where x > 0 (NaN and -0.0 in g
 // included), +0 elsewhere (x NaN, -0.0, 0 or negative), in every dtype and layout, broadcasting;
 // float32 through the one-op fused kernel, as a fused graph runs it.
@@ -198,22 +199,17 @@ TEST(Elementwise, ReluGradPassesTheGradientsBitsWhereXIsPositive) {
       Tensor out = call_op1("relu_grad", {gv, xv});
       ASSERT_EQ(out.shape(), shape);
       ASSERT_EQ(out.dtype(), t);
-      const size_t item = itemsize(t);
       const Tensor zero = Tensor::scalar(0, t);
-      for (int64_t i = 0; i < out.numel(); ++i) {
-        const std::vector<int64_t> idx = testing::unravel(i, shape);
-        const bool pass = testing::at(xv, idx) > 0;
-        const Tensor& src = pass ? gv : zero;
-        const int64_t at = src.numel() == 1 ? 0 : src.element_offset(testing::ravel(idx, src.shape()));
-        ASSERT_EQ(std::memcmp(static_cast<char*>(out.raw_data()) + i * item,
-                              static_cast<char*>(src.raw_data()) + at * item, item), 0)
+      for (int64_t i = 0; i < out.numel(); ++i)
+        ASSERT_TRUE(has_bits_of(out, i, testing::at(xv, testing::unravel(i, shape)) > 0 ? gv : zero))
             << dtype_name(t) << " element " << i << " of relu_grad(" << shape_str(gv.shape()) << ", "
             << shape_str(xv.shape()) << ")";
-      }
     }
   }
 }
 
+// A mask whose bytes are other than 0 and 1 (a bool buffer from raw memory) selects where any bit
+// is set, as c ? x : y does.
 TEST(Elementwise, WhereReadsAnyNonzeroMaskByteAsTrue) {
   Tensor c = Tensor::zeros({4}, DType::Bool);
   const uint8_t bytes[4] = {0, 2, 255, 1};
