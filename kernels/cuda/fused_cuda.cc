@@ -1,9 +1,14 @@
 #include "kernels/cuda/fused_cuda.h"
 
+#include <algorithm>
 #include <cstdio>
 #include <cstring>
+#include <mutex>
 #include <sstream>
+#include <unordered_map>
 
+#include "common/check.h"
+#include "kernels/cuda/driver.h"
 #include "kernels/cuda/nvrtc.h"
 
 namespace pj::cuda {
@@ -143,6 +148,41 @@ const std::vector<std::string>& fused_cuda_options() {
 
 std::string fused_cuda_ptx(const std::string& program_text, uint32_t scalar_mask, int arch) {
   return compile_ptx(fused_cuda_source(FusedProgram::parse(program_text), scalar_mask), arch, fused_cuda_options());
+}
+
+void fused_cuda_run(const std::string& program_text, uint32_t scalar_mask, int64_t n,
+                    const std::vector<const void*>& inputs, const std::vector<float*>& outputs) {
+  static const int arch = device_arch(), multiprocessors = device_multiprocessors();
+  struct Loaded {
+    void* fn = nullptr;
+    size_t inputs = 0, outputs = 0;
+  };
+  static std::mutex mu;
+  static std::unordered_map<std::string, Loaded> loaded;  // text + mask -> kernel
+  Loaded k;
+  {
+    std::lock_guard<std::mutex> lock(mu);
+    Loaded& l = loaded[program_text + "\n" + std::to_string(scalar_mask)];
+    if (!l.fn) {
+      const FusedProgram prog = FusedProgram::parse(program_text);
+      l.fn = kernel_function(fused_cuda_ptx(program_text, scalar_mask, arch), "pj_fused");
+      l.inputs = prog.num_inputs, l.outputs = prog.outputs.size();
+    }
+    k = l;
+  }
+  if (inputs.size() != k.inputs || outputs.size() != k.outputs)
+    PJ_THROW(Value) << "fused kernel takes " << k.inputs << " inputs and " << k.outputs << " outputs, got "
+                    << inputs.size() << " and " << outputs.size();
+  if (n <= 0) return;
+  // Args: the input pointers, then the output pointers (the kernel takes the struct by value).
+  std::vector<const void*> args(inputs);
+  args.insert(args.end(), outputs.begin(), outputs.end());
+  long long count = n;
+  void* params[] = {&count, args.data()};
+  const unsigned block = 256;
+  // Enough blocks to fill every multiprocessor several times; the grid-stride loop does the rest.
+  const long long blocks = std::min<long long>((count + block - 1) / block, 32ll * multiprocessors);
+  launch(k.fn, static_cast<unsigned>(blocks), block, params);
 }
 
 }  // namespace pj::cuda

@@ -16,6 +16,7 @@
 
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include "kernels/fused.h"
 
@@ -28,5 +29,12 @@ const std::vector<std::string>& fused_cuda_options();
 // Its PTX for compute capability `arch` (80, 90, ...): generated, compiled and cached. Raises
 // pj::Error when NVRTC is not available or refuses the source (with its log).
 std::string fused_cuda_ptx(const std::string& program_text, uint32_t scalar_mask, int arch);
+
+// Runs the program on device 0 over n elements: `inputs` and `outputs` point into device memory
+// (kernels/cuda/driver.h) as the kernel's Args say. Compiled for the device's architecture and
+// loaded on first use, then launched without recompiling. Asynchronous: driver.h's synchronize()
+// waits. Raises pj::Error when no GPU is usable, or what NVRTC or the driver said.
+void fused_cuda_run(const std::string& program_text, uint32_t scalar_mask, int64_t n,
+                    const std::vector<const void*>& inputs, const std::vector<float*>& outputs);
 
 }  // namespace pj::cuda

@@ -1,8 +1,8 @@
 // The GPU's fused elementwise kernels, as far as a machine without a GPU can check them: every
 // fused op, scalar inputs, converted input dtypes and several outputs generate CUDA C++ that NVRTC
 // compiles for sm_80 (A100) and sm_90 (H100, H200); the source embeds fused_math.h and asks for no
-// contracted multiply-adds; compiled PTX is cached in memory and on disk. Running them (and
-// comparing with the CPU bit for bit) is tools/gpu_check.sh's, on a GPU.
+// contracted multiply-adds; compiled PTX is cached in memory and on disk. With a GPU (on the device
+// machine: tools/gpu_check.sh), the kernels run there and give the CPU's bits.
 #include <unistd.h>
 
 #include <cmath>
@@ -15,6 +15,7 @@
 #include "gtest/gtest.h"
 #include "kernels/fused.h"
 #include "kernels/cuda/backend.h"
+#include "kernels/cuda/driver.h"
 #include "kernels/cuda/fused_cuda.h"
 #include "kernels/cuda/nvrtc.h"
 
@@ -164,10 +165,9 @@ bool run_on_host(const FusedProgram& prog, const Tensor& x, const Tensor& y, std
   return true;
 }
 
-TEST(FusedCuda, GeneratedSourceMeansWhatTheCpuComputes) {
-  if (std::system("c++ --version > /dev/null 2>&1") != 0) GTEST_SKIP() << "no host C++ compiler";
-  const std::vector<std::string> ops = every_op_call();
-  // inputs: special values against each other, then a spread of ordinary ones
+// Two float32 inputs: special values against each other (NaN, infinities, signed zeros,
+// subnormals, overflow), then a spread of ordinary ones.
+std::pair<Tensor, Tensor> special_inputs() {
   const float special[] = {0.f, -0.f, 1.f, -1.f, INFINITY, -INFINITY, NAN, 1e-40f, -1e-40f, 3.4e38f,
                            0.5f, 2.5f, -2.5f, 88.7f, -87.f, 1e-30f, 0.3f, -7.25f};
   const int ns = sizeof special / sizeof special[0];
@@ -179,29 +179,153 @@ TEST(FusedCuda, GeneratedSourceMeansWhatTheCpuComputes) {
     px[i] = std::ldexp(static_cast<float>(i % 977) - 488.f, static_cast<int>(i % 41) - 20);
     py[i] = std::ldexp(static_cast<float>(i % 613) - 306.f, static_cast<int>(i % 37) - 18);
   }
-  for (size_t g = 0; g < ops.size(); g += 8) {  // 8 outputs per kernel (the CPU's operand limit)
+  return {x, y};
+}
+
+// Every fused op on (r0, r1), 8 to a program (the CPU's operand limit); *first: each program's
+// first op's index in every_op_call().
+std::vector<FusedProgram> every_op_programs(std::vector<size_t>* first) {
+  const std::vector<std::string> ops = every_op_call();
+  std::vector<FusedProgram> progs;
+  for (size_t g = 0; g < ops.size(); g += 8) {
     std::string text = "in=2", outs;
     for (size_t k = g; k < std::min(ops.size(), g + 8); ++k) {
       const std::string reg = "r" + std::to_string(2 + k - g);
       text += "; " + reg + "=" + ops[k];
       outs += (outs.empty() ? "" : ",") + reg;
     }
-    const FusedProgram prog = FusedProgram::parse(text + "; out=(" + outs + ")");
-    std::vector<Tensor> want;
-    for (size_t k = 0; k < prog.outputs.size(); ++k) want.push_back(Tensor::empty({n}, DType::Float32));
-    FusedKernel(prog).run({x, y}, want);
+    progs.push_back(FusedProgram::parse(text + "; out=(" + outs + ")"));
+    first->push_back(g);
+  }
+  return progs;
+}
+
+// The CPU fused kernel's outputs of `prog` over `ins`.
+std::vector<Tensor> on_cpu(const FusedProgram& prog, const std::vector<Tensor>& ins, int64_t n) {
+  std::vector<Tensor> want;
+  for (size_t k = 0; k < prog.outputs.size(); ++k) want.push_back(Tensor::empty({n}, DType::Float32));
+  FusedKernel(prog).run(ins, want);
+  return want;
+}
+
+// How many of got's n floats differ from want's in their bits, and the first such one, in words.
+int64_t differing(const float* got, const float* want, int64_t n, const float* px, const float* py, std::string* first) {
+  int64_t differ = 0;
+  for (int64_t i = 0; i < n; ++i)
+    if (std::memcmp(&got[i], &want[i], 4) != 0 && differ++ == 0)
+      *first = "first at x=" + std::to_string(px[i]) + (py ? " y=" + std::to_string(py[i]) : "") +
+               ": got " + std::to_string(got[i]) + ", CPU kernel " + std::to_string(want[i]);
+  return differ;
+}
+
+TEST(FusedCuda, GeneratedSourceMeansWhatTheCpuComputes) {
+  if (std::system("c++ --version > /dev/null 2>&1") != 0) GTEST_SKIP() << "no host C++ compiler";
+  const std::vector<std::string> ops = every_op_call();
+  const auto [x, y] = special_inputs();
+  const int64_t n = x.numel();
+  std::vector<size_t> first;
+  const std::vector<FusedProgram> progs = every_op_programs(&first);
+  for (size_t p = 0; p < progs.size(); ++p) {
+    const std::vector<Tensor> want = on_cpu(progs[p], {x, y}, n);
     std::vector<std::vector<float>> got;
     std::string why;
-    ASSERT_TRUE(run_on_host(prog, x, y, &got, &why)) << why;
+    ASSERT_TRUE(run_on_host(progs[p], x, y, &got, &why)) << why;
     for (size_t k = 0; k < got.size(); ++k) {
-      int64_t differ = 0, first = -1;
-      const float* w = want[k].data<float>();
-      for (int64_t i = 0; i < n; ++i)
-        if (std::memcmp(&got[k][i], &w[i], 4) != 0) differ += 1, first = first < 0 ? i : first;
-      EXPECT_EQ(differ, 0) << ops[g + k] << ": " << differ << " differ, first at x=" << (first >= 0 ? px[first] : 0)
-                           << " y=" << (first >= 0 ? py[first] : 0) << ": host " << (first >= 0 ? got[k][first] : 0)
-                           << ", CPU kernel " << (first >= 0 ? w[first] : 0);
+      std::string at;
+      EXPECT_EQ(differing(got[k].data(), want[k].data<float>(), n, x.data<float>(), y.data<float>(), &at), 0)
+          << ops[first[p] + k] << ": " << at;
     }
+  }
+}
+
+// On a GPU (skipped without one). The device's own instructions: every op's kernel, run on the GPU
+// over the special values, gives the CPU fused kernel's bits.
+bool have_gpu() { return backend().usable; }
+
+// `t`'s bytes on the device.
+DeviceBuffer on_device(const Tensor& t) {
+  DeviceBuffer b(t.nbytes());
+  b.upload(t.raw_data(), t.nbytes());
+  return b;
+}
+
+TEST(FusedCuda, EveryOpGivesTheCpusBitsOnTheGpu) {
+  if (!have_gpu()) GTEST_SKIP() << "no usable GPU: " << backend().why;
+  const std::vector<std::string> ops = every_op_call();
+  const auto [x, y] = special_inputs();
+  const int64_t n = x.numel();
+  DeviceBuffer dx = on_device(x), dy = on_device(y);
+  std::vector<size_t> first;
+  const std::vector<FusedProgram> progs = every_op_programs(&first);
+  for (size_t p = 0; p < progs.size(); ++p) {
+    const std::vector<Tensor> want = on_cpu(progs[p], {x, y}, n);
+    std::vector<DeviceBuffer> douts;
+    std::vector<float*> outs;
+    for (size_t k = 0; k < want.size(); ++k) {
+      douts.emplace_back(n * 4);
+      outs.push_back(static_cast<float*>(douts.back().get()));
+    }
+    fused_cuda_run(progs[p].to_string(), 0, n, {dx.get(), dy.get()}, outs);
+    synchronize();
+    for (size_t k = 0; k < want.size(); ++k) {
+      std::vector<float> got(n);
+      douts[k].download(got.data(), n * 4);
+      std::string at;
+      EXPECT_EQ(differing(got.data(), want[k].data<float>(), n, x.data<float>(), y.data<float>(), &at), 0)
+          << ops[first[p] + k] << " on " << backend().devices[0].name << ": " << at;
+    }
+  }
+}
+
+TEST(FusedCuda, ConvertedAndScalarInputsAndAnOutputOverItsInputOnTheGpu) {
+  if (!have_gpu()) GTEST_SKIP() << "no usable GPU: " << backend().why;
+  // r0 a float32 scalar, r1 int32, r2 float64, r3 float32; output 0 is written over r3's storage.
+  const FusedProgram prog = FusedProgram::parse(
+      "in=4; r1:Int32; r2:Float64; r4=add(r1,r2); r5=mul(r4,r0); r6=tanh(r5); r7=sub(r6,r3); out=(r7,r5)");
+  const int64_t n = 100003;  // not a multiple of the block
+  Tensor s = Tensor::empty({}, DType::Float32), i = Tensor::empty({n}, DType::Int32);
+  Tensor d = Tensor::empty({n}, DType::Float64), f = Tensor::empty({n}, DType::Float32);
+  s.data<float>()[0] = 0.37f;
+  for (int64_t k = 0; k < n; ++k) {
+    i.data<int32_t>()[k] = static_cast<int32_t>(k % 201) - 100;
+    d.data<double>()[k] = std::ldexp(static_cast<double>(k % 313) - 156.0, static_cast<int>(k % 23) - 11);
+    f.data<float>()[k] = static_cast<float>(k % 7) * 0.125f - 0.4f;
+  }
+  const std::vector<Tensor> want = on_cpu(prog, {s, i, d, f}, n);
+  DeviceBuffer ds = on_device(s), di = on_device(i), dd = on_device(d), df = on_device(f), o1(n * 4);
+  fused_cuda_run(prog.to_string(), 1u, n, {ds.get(), di.get(), dd.get(), df.get()},
+                 {static_cast<float*>(df.get()), static_cast<float*>(o1.get())});
+  synchronize();
+  std::vector<float> got0(n), got1(n);
+  df.download(got0.data(), n * 4);
+  o1.download(got1.data(), n * 4);
+  std::string at;
+  EXPECT_EQ(differing(got0.data(), want[0].data<float>(), n, f.data<float>(), nullptr, &at), 0) << at;
+  EXPECT_EQ(differing(got1.data(), want[1].data<float>(), n, f.data<float>(), nullptr, &at), 0) << at;
+  // the wrong number of pointers is refused before anything launches
+  EXPECT_THROW(fused_cuda_run(prog.to_string(), 1u, n, {ds.get()}, {static_cast<float*>(o1.get())}), Error);
+}
+
+TEST(FusedCuda, WithoutAGpuRunningRaisesWhy) {
+  if (have_gpu()) GTEST_SKIP() << "a GPU is usable here";
+  try {
+    fused_cuda_run("in=1; r1=exp(r0); out=(r1)", 0, 4, {nullptr}, {nullptr});
+    FAIL() << "no error";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.kind(), ErrorKind::Runtime);
+    EXPECT_NE(std::string(e.what()).find("no usable GPU: "), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find(backend().why), std::string::npos) << e.what();
+  }
+  EXPECT_THROW(DeviceBuffer(16), Error);
+}
+
+TEST(FusedCuda, BadPtxRaisesWithTheDriversLog) {
+  if (!have_gpu()) GTEST_SKIP() << "no usable GPU: " << backend().why;
+  try {
+    kernel_function(".version 8.0\n.target sm_90\n.address_size 64\n.visible .entry k() { bogus; }\n", "k");
+    FAIL() << "no error";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("does not load the PTX of k"), std::string::npos) << e.what();
   }
 }
 

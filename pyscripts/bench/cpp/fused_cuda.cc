@@ -1,0 +1,97 @@
+// Fused elementwise kernels on the GPU against the machine's limits, side by side in one run:
+//   - an 8-op chain (and the same with tanh) over 16M float32: the fused kernel's time, against
+//     the time the bytes it must move take at the device's copy bandwidth (cuMemcpyDtoD, measured
+//     here), and against the CPU fused kernel (kernels/fused.h) on the same data;
+//   - a launch of a 9-element kernel, synchronized: the per-call floor of a small graph.
+// Each figure is the median of 20 timed runs after warm-up. Needs a GPU (tools/gpu_check.sh).
+//   build/bench_fused_cuda [elements]
+#include <algorithm>
+#include <chrono>
+#include <functional>
+#include <cstdio>
+#include <cstdlib>
+#include <string>
+#include <vector>
+
+#include "kernels/cuda/backend.h"
+#include "kernels/cuda/driver.h"
+#include "kernels/cuda/fused_cuda.h"
+#include "kernels/fused.h"
+
+namespace {
+
+template <typename F>
+double median_ms(F&& f, int runs = 20) {
+  std::vector<double> t;
+  for (int k = 0; k < runs + 3; ++k) {
+    const double ms = f();
+    if (k >= 3) t.push_back(ms);
+  }
+  std::sort(t.begin(), t.end());
+  return t[t.size() / 2];
+}
+
+double wall_ms(const std::function<void()>& f) {
+  const auto t0 = std::chrono::steady_clock::now();
+  f();
+  return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  using namespace pj;
+  const cuda::BackendInfo& b = cuda::backend();
+  if (!b.usable) {
+    std::printf("no usable GPU: %s\n", b.why.c_str());
+    return 0;
+  }
+  const int64_t n = argc > 1 ? std::atoll(argv[1]) : 16 << 20;
+  std::printf("device: %s (sm_%d, %d SMs), driver CUDA %s, NVRTC %s; %lld float32 elements\n",
+              b.devices[0].name.c_str(), cuda::device_arch(), cuda::device_multiprocessors(),
+              cuda::cuda_version_text(b.driver_version).c_str(), b.nvrtc.c_str(), static_cast<long long>(n));
+
+  Tensor x = Tensor::empty({n}, DType::Float32), y = Tensor::empty({n}, DType::Float32);
+  for (int64_t i = 0; i < n; ++i) x.data<float>()[i] = 0.001f * (i % 1000) - 0.5f, y.data<float>()[i] = 1.f + 0.002f * (i % 500);
+  cuda::DeviceBuffer dx(n * 4), dy(n * 4), dout(n * 4);
+  dx.upload(x.raw_data(), n * 4);
+  dy.upload(y.raw_data(), n * 4);
+
+  // the limit: a device-to-device copy moves 2 * 4n bytes
+  const double copy_ms = median_ms([&] { return cuda::time_on_device([&] { cuda::copy_on_device(dout.get(), dx.get(), n * 4); }); });
+  const double copy_gbs = 2.0 * 4 * n / copy_ms / 1e6;
+  std::printf("device copy: %.3f ms, %.0f GB/s (bytes read + written)\n", copy_ms, copy_gbs);
+
+  const char* chains[][2] = {
+      {"8 ops", "in=2; r2=mul(r0,r1); r3=add(r2,r0); r4=sub(r3,r1); r5=mul(r4,r4); r6=maximum(r5,r0); r7=div(r6,r1); "
+                "r8=add(r7,r2); r9=relu(r8); out=(r9)"},
+      {"8 ops with tanh", "in=2; r2=mul(r0,r1); r3=add(r2,r0); r4=tanh(r3); r5=mul(r4,r4); r6=maximum(r5,r0); r7=div(r6,r1); "
+                          "r8=add(r7,r2); r9=relu(r8); out=(r9)"},
+  };
+  for (auto& c : chains) {
+    const std::vector<const void*> ins = {dx.get(), dy.get()};
+    const std::vector<float*> outs = {static_cast<float*>(dout.get())};
+    cuda::fused_cuda_run(c[1], 0, n, ins, outs);  // compile and load
+    cuda::synchronize();
+    const double gpu_ms = median_ms([&] { return cuda::time_on_device([&] { cuda::fused_cuda_run(c[1], 0, n, ins, outs); }); });
+    const double floor_ms = 3.0 * 4 * n / copy_gbs / 1e6;  // two inputs read, one output written
+    FusedKernel cpu(FusedProgram::parse(c[1]));
+    Tensor out = Tensor::empty({n}, DType::Float32);
+    const double cpu_ms = median_ms([&] { return wall_ms([&] { cpu.run({x, y}, {out}); }); }, 5);
+    std::printf("%-16s GPU %.3f ms = %.2fx the copy-bandwidth floor (%.3f ms); CPU fused %.1f ms (%.0fx the GPU)\n", c[0],
+                gpu_ms, gpu_ms / floor_ms, floor_ms, cpu_ms, cpu_ms / gpu_ms);
+  }
+
+  // a small graph's floor: launch + synchronize on 9 elements
+  const std::string small = "in=2; r2=mul(r0,r1); r3=add(r2,r0); out=(r3)";
+  const std::vector<const void*> ins = {dx.get(), dy.get()};
+  const std::vector<float*> outs = {static_cast<float*>(dout.get())};
+  const double launch_ms = median_ms([&] {
+    return wall_ms([&] {
+      cuda::fused_cuda_run(small, 0, 9, ins, outs);
+      cuda::synchronize();
+    });
+  }, 200);
+  std::printf("9-element kernel, launch + synchronize: %.1f us\n", launch_ms * 1e3);
+  return 0;
+}
