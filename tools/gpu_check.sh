@@ -8,17 +8,18 @@
 # Run from the repository root. It prints what the machine has, what pijit's extension needs and
 # cannot find there, the GPU backend's probe (python -m pijit sysinfo), then runs the GPU
 # GoogleTest suites (the probe; the fused kernels, which run on the GPU and must give the CPU's
-# bits), the Python GPU suite and the fused-kernel bench (bench_fused_cuda).
+# bits; matmul), the Python GPU suite, the GPU kernels' bench (bench_gpu_kernels) and PyTorch's
+# figures beside it (pyscripts/bench/bench_gpu_peer.py).
 # Exit status: 0 when every suite passed.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 source tools/find_python.sh
 status=0
-bench=build/bench_fused_cuda
+bench=build/bench_gpu_kernels
 if [ "${1:-}" = "--pack" ]; then
   # the pack's binaries where a build puts them, its Python and libraries first on the paths
   mkdir -p build/tests/cpp && cp .gpu/bin/_C*.so pyscripts/pijit/ && cp .gpu/bin/pijit_cpp_tests build/tests/cpp/
-  bench=.gpu/bin/bench_fused_cuda
+  bench=.gpu/bin/bench_gpu_kernels
   py=$PWD/.gpu/python/bin/$(ls .gpu/python/bin | head -n 1)
   export PYTHONHOME=$PWD/.gpu/python
   libs=$PWD/.gpu/lib:$PWD/.gpu/python/lib
@@ -57,7 +58,7 @@ rm -f /tmp/pijit_sysinfo.$$
 
 echo "== GoogleTest (the backend's probe, the fused kernels on the GPU)"
 if [ -x build/tests/cpp/pijit_cpp_tests ]; then
-  ./build/tests/cpp/pijit_cpp_tests --gtest_filter='CudaBackend.*:FusedCuda.*' || status=1
+  ./build/tests/cpp/pijit_cpp_tests --gtest_filter='CudaBackend.*:FusedCuda.*:MatmulCuda.*' || status=1
 else
   echo "build/tests/cpp/pijit_cpp_tests: not built"
   status=1
@@ -66,12 +67,14 @@ fi
 if command -v compute-sanitizer > /dev/null && nvidia-smi -L > /dev/null 2>&1; then
   echo "== the GPU kernels' tests under compute-sanitizer (memcheck)"
   compute-sanitizer --tool memcheck --error-exitcode 1 ./build/tests/cpp/pijit_cpp_tests \
-    --gtest_filter='FusedCuda.*OnTheGpu' --gtest_brief=1 || status=1
+    --gtest_filter='FusedCuda.*OnTheGpu:MatmulCuda.*' --gtest_brief=1 || status=1
 fi
 
 echo "== Python suites (GPU queries and the device target)"
 PYTHONPATH=pyscripts "$py" tests/python/run.py -k test_gpu_backend || status=1
 
-echo "== bench: fused kernels against the device's copy bandwidth"
+echo "== bench: the GPU kernels against the device's limits"
 if [ -x "$bench" ]; then "$bench" || status=1; else echo "$bench: not built"; status=1; fi
+echo "== the same figures for PyTorch (the machine's python3), when it is there"
+(unset PYTHONHOME; python3 pyscripts/bench/bench_gpu_peer.py) || true
 exit $status

@@ -15,7 +15,7 @@ py=$(find_python 3.9)
 prefix=$("$py" -c 'import sys; print(sys.prefix)')
 ver=$("$py" -c 'import sys; print("%d.%d" % sys.version_info[:2])')
 so=(pyscripts/pijit/_C.cpython-${ver/./}*.so)
-bins=(build/tests/cpp/pijit_cpp_tests build/bench_fused_cuda)
+bins=(build/tests/cpp/pijit_cpp_tests build/bench_gpu_kernels)
 for f in "${so[0]}" "${bins[@]}"; do
   [ -f "$f" ] || { echo "gpu_pack: $f is not built (bash tools/build.sh)" >&2; exit 1; }
 done

@@ -6,7 +6,11 @@
 // text is embedded at build time and compiled as device code, -default-device), without
 // contracting multiply-adds (--fmad=false), with IEEE division and square root (NVRTC's
 // defaults): every operation is the one the CPU's machine code and interpreter perform, so a fused
-// kernel's result on the GPU equals the CPU's exactly, approximations included.
+// kernel's result on the GPU equals the CPU's exactly, approximations included (measured on an H100:
+// every op over NaN, infinities, signed zeros, subnormals and ordinary values). Except a NaN's sign
+// and payload, which are the device's: NVIDIA's arithmetic returns its canonical NaN (0x7fffffff)
+// where x86 propagates an input's NaN or makes its default one (0xffc00000); a NaN stands exactly
+// where the CPU has one.
 //
 // The kernel, `pj_fused(long long n, Args args)`: a grid-stride loop over n elements; Args holds
 // one pointer per input (contiguous, of its dtype: float32, int32 or float64 converted on load;

@@ -16,6 +16,7 @@
 #include "kernels/cuda/backend.h"
 #include "kernels/cuda/driver.h"
 #include "kernels/cuda/fused_cuda.h"
+#include "kernels/cuda/matmul_cuda.h"
 #include "kernels/fused.h"
 
 namespace {
@@ -93,5 +94,42 @@ int main(int argc, char** argv) {
     });
   }, 200);
   std::printf("9-element kernel, launch + synchronize: %.1f us\n", launch_ms * 1e3);
+
+  // float32 matmul (no TF32)
+  {
+    const int64_t m = 4096;
+    cuda::DeviceBuffer a(m * m * 4), bm(m * m * 4), c(m * m * 4);
+    cuda::copy_on_device(a.get(), dx.get(), std::min<int64_t>(m * m, n) * 4);
+    cuda::copy_on_device(bm.get(), dy.get(), std::min<int64_t>(m * m, n) * 4);
+    const cuda::MatmulShape s{m, m, m, false, false, false};
+    auto mm = [&] {
+      cuda::matmul_cuda(s, static_cast<const float*>(a.get()), static_cast<const float*>(bm.get()), nullptr,
+                        static_cast<float*>(c.get()));
+    };
+    const double ms = median_ms([&] { return cuda::time_on_device(mm); }, 10);
+    std::printf("matmul 4096^3 float32: %.3f ms, %.1f TFLOP/s\n", ms, 2.0 * m * m * m / ms / 1e9);
+  }
+  {
+    const int64_t batch = 32, dims[] = {784, 256, 256, 10};
+    cuda::DeviceBuffer act[4], w[3], bias[3];
+    for (int l = 0; l < 4; ++l) act[l] = cuda::DeviceBuffer(batch * dims[l] * 4);
+    for (int l = 0; l < 3; ++l) {
+      w[l] = cuda::DeviceBuffer(dims[l] * dims[l + 1] * 4);
+      bias[l] = cuda::DeviceBuffer(dims[l + 1] * 4);
+      cuda::copy_on_device(w[l].get(), dx.get(), dims[l] * dims[l + 1] * 4);
+      cuda::copy_on_device(bias[l].get(), dy.get(), dims[l + 1] * 4);
+    }
+    cuda::copy_on_device(act[0].get(), dx.get(), batch * dims[0] * 4);
+    auto forward = [&] {
+      for (int l = 0; l < 3; ++l)
+        cuda::matmul_cuda({batch, dims[l + 1], dims[l], true, true, l < 2}, static_cast<const float*>(act[l].get()),
+                          static_cast<const float*>(w[l].get()), static_cast<const float*>(bias[l].get()),
+                          static_cast<float*>(act[l + 1].get()));
+    };
+    const double dev_ms = median_ms([&] { return cuda::time_on_device(forward); }, 50);
+    const double wall = median_ms([&] { return wall_ms([&] { forward(); cuda::synchronize(); }); }, 50);
+    std::printf("MLP forward, batch 32, 784-256-256-10: %.1f us on the device, %.1f us launch to synchronized\n",
+                dev_ms * 1e3, wall * 1e3);
+  }
   return 0;
 }

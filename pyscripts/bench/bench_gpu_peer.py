@@ -1,0 +1,114 @@
+"""PyTorch's figures for what build/bench_gpu_kernels measures of pijit's GPU kernels, on the same
+machine in the same run (tools/gpu_check.sh runs both): the 8-op chain over 16M float32 (eager: one
+kernel per op; torch.compile: fused by Triton), a 9-element op launched and synchronized, a 4096^3
+float32 matmul (TF32 off, as pijit computes float32) and the MLP forward (batch 32, 784-256-256-10).
+
+    python3 pyscripts/bench/bench_gpu_peer.py      # a Python with PyTorch and a GPU
+"""
+import statistics
+import sys
+import time
+
+
+def main():
+    try:
+        import torch
+    except ImportError:
+        print("PyTorch is not installed here")
+        return 0
+    if not torch.cuda.is_available():
+        print("PyTorch sees no GPU")
+        return 0
+    torch.backends.cuda.matmul.allow_tf32 = False
+    torch.backends.cudnn.allow_tf32 = False
+    dev = torch.device("cuda")
+    print("PyTorch %s on %s" % (torch.__version__, torch.cuda.get_device_name(0)))
+
+    def device_ms(fn, runs=20):
+        times = []
+        for k in range(runs + 3):
+            start, stop = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+            start.record()
+            fn()
+            stop.record()
+            stop.synchronize()
+            if k >= 3:
+                times.append(start.elapsed_time(stop))
+        return statistics.median(times)
+
+    n = 16 << 20
+    i = torch.arange(n, device=dev, dtype=torch.float32)
+    x = 0.001 * (i % 1000) - 0.5
+    y = 1.0 + 0.002 * (i % 500)
+    out = torch.empty_like(x)
+    copy = device_ms(lambda: out.copy_(x))
+    print("device copy: %.3f ms, %.0f GB/s (bytes read + written)" % (copy, 8.0 * n / copy / 1e6))
+
+    def chain(x, y):
+        r2 = x * y
+        r3 = r2 + x
+        r4 = r3 - y
+        r5 = r4 * r4
+        r6 = torch.maximum(r5, x)
+        r7 = r6 / y
+        return torch.relu(r7 + r2)
+
+    def chain_tanh(x, y):
+        r2 = x * y
+        r4 = torch.tanh(r2 + x)
+        r5 = r4 * r4
+        r6 = torch.maximum(r5, x)
+        r7 = r6 / y
+        return torch.relu(r7 + r2)
+
+    for name, f in (("8 ops", chain), ("8 ops with tanh", chain_tanh)):
+        eager = device_ms(lambda: f(x, y))
+        try:
+            g = torch.compile(f)
+            g(x, y)
+            compiled = "%.3f ms" % device_ms(lambda: g(x, y))
+        except Exception as e:  # no compiler toolchain for Triton here
+            compiled = "unavailable (%s)" % type(e).__name__
+        print("%-16s eager %.3f ms; torch.compile %s" % (name, eager, compiled))
+
+    a, b = x[:9], y[:9]
+    walls = []
+    for k in range(203):
+        t0 = time.perf_counter()
+        torch.add(a * b, a)
+        torch.cuda.synchronize()
+        if k >= 3:
+            walls.append(time.perf_counter() - t0)
+    print("9-element op, launch + synchronize: %.1f us" % (statistics.median(walls) * 1e6))
+
+    m = 4096
+    A = torch.randn(m, m, device=dev)
+    B = torch.randn(m, m, device=dev)
+    ms = device_ms(lambda: torch.mm(A, B), 10)
+    print("matmul 4096^3 float32: %.3f ms, %.1f TFLOP/s" % (ms, 2.0 * m ** 3 / ms / 1e9))
+
+    dims = (784, 256, 256, 10)
+    layers = [torch.nn.Linear(dims[l], dims[l + 1]).to(dev) for l in range(3)]
+    inp = torch.randn(32, 784, device=dev)
+
+    def forward():
+        with torch.no_grad():
+            h = torch.relu(layers[0](inp))
+            h = torch.relu(layers[1](h))
+            return layers[2](h)
+
+    dev_ms = device_ms(forward, 50)
+    walls = []
+    for k in range(53):
+        t0 = time.perf_counter()
+        forward()
+        torch.cuda.synchronize()
+        if k >= 3:
+            walls.append(time.perf_counter() - t0)
+    print("MLP forward, batch 32, 784-256-256-10: %.1f us on the device, %.1f us launch to synchronized"
+          % (dev_ms * 1e3, statistics.median(walls) * 1e6))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
