@@ -37,7 +37,11 @@ __attribute__((target("avx512f"))) static float fma_chains_avx512(long iters) {
   __m512 s = _mm512_add_ps(_mm512_add_ps(_mm512_add_ps(a0, a1), _mm512_add_ps(a2, a3)),
                            _mm512_add_ps(_mm512_add_ps(a4, a5), _mm512_add_ps(a6, a7)));
   s = _mm512_add_ps(s, _mm512_add_ps(a8, a9));
-  return _mm512_reduce_add_ps(s);
+  alignas(64) float lanes[16];  // (not _mm512_reduce_add_ps: GCC 12's header warns inside it)
+  _mm512_store_ps(lanes, s);
+  float sum = 0.f;
+  for (float v : lanes) sum += v;
+  return sum;
 }
 
 #if defined(__AVX2__) && defined(__FMA__)

@@ -1,7 +1,8 @@
 """PyTorch's figures for what build/bench_gpu_kernels measures of pijit's GPU kernels, on the same
 machine in the same run (tools/gpu_check.sh runs both): the 8-op chain over 16M float32 (eager: one
 kernel per op; torch.compile: fused by Triton), a 9-element op launched and synchronized, a 4096^3
-float32 matmul (TF32 off, as pijit computes float32) and the MLP forward (batch 32, 784-256-256-10).
+float32 matmul (TF32 off, as pijit computes float32), the MLP forward (batch 32, 784-256-256-10)
+and the CNN's 3x3 convolutions at batch 64.
 
     python3 pyscripts/bench/bench_gpu_peer.py      # a Python with PyTorch and a GPU
 """
@@ -107,6 +108,14 @@ def main():
             walls.append(time.perf_counter() - t0)
     print("MLP forward, batch 32, 784-256-256-10: %.1f us on the device, %.1f us launch to synchronized"
           % (dev_ms * 1e3, statistics.median(walls) * 1e6))
+
+    for n, c, hw, k in ((64, 3, 32, 16), (64, 16, 16, 32)):
+        xin = torch.randn(n, c, hw, hw, device=dev)
+        conv = torch.nn.Conv2d(c, k, 3, padding=1).to(dev)
+        with torch.no_grad():
+            ms = device_ms(lambda: conv(xin))
+        print("conv2d %dx%dx%dx%d -> %d, 3x3: %.1f us, %.2f TFLOP/s"
+              % (n, c, hw, hw, k, ms * 1e3, 2.0 * n * k * hw * hw * c * 9 / ms / 1e9))
     return 0
 
 

@@ -16,6 +16,7 @@
 #include "kernels/cuda/backend.h"
 #include "kernels/cuda/driver.h"
 #include "kernels/cuda/fused_cuda.h"
+#include "kernels/cuda/conv_cuda.h"
 #include "kernels/cuda/matmul_cuda.h"
 #include "kernels/fused.h"
 
@@ -130,6 +131,23 @@ int main(int argc, char** argv) {
     const double wall = median_ms([&] { return wall_ms([&] { forward(); cuda::synchronize(); }); }, 50);
     std::printf("MLP forward, batch 32, 784-256-256-10: %.1f us on the device, %.1f us launch to synchronized\n",
                 dev_ms * 1e3, wall * 1e3);
+  }
+  // float32 convolution (no TF32), 3x3 padding 1, with bias
+  const int64_t layers[][4] = {{64, 3, 32, 16}, {64, 16, 16, 32}};  // n, c, h = w, k
+  for (const int64_t* d : layers) {
+    cuda::ConvShape s;
+    s.n = d[0], s.c = d[1], s.h = s.w = d[2], s.k = d[3], s.r = s.s = 3, s.pad_h = s.pad_w = 1, s.bias = true;
+    cuda::DeviceBuffer w(s.k * s.c * 9 * 4), y(s.n * s.k * s.h * s.w * 4);
+    cuda::copy_on_device(w.get(), dy.get(), s.k * s.c * 9 * 4);
+    auto conv = [&] {
+      cuda::conv2d_cuda(s, static_cast<const float*>(dx.get()), static_cast<const float*>(w.get()),
+                        static_cast<const float*>(dy.get()), static_cast<float*>(y.get()));
+    };
+    conv();
+    const double ms = median_ms([&] { return cuda::time_on_device(conv); });
+    std::printf("conv2d %lldx%lldx%lldx%lld -> %lld, 3x3: %.1f us, %.2f TFLOP/s\n", (long long)s.n, (long long)s.c,
+                (long long)s.h, (long long)s.w, (long long)s.k, ms * 1e3,
+                2.0 * s.n * s.k * s.h * s.w * s.c * 9 / ms / 1e9);
   }
   return 0;
 }

@@ -1,0 +1,194 @@
+#include "kernels/cuda/conv_cuda.h"
+
+#include <dlfcn.h>
+
+#include <climits>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <type_traits>
+#include <vector>
+
+#include "common/check.h"
+#include "kernels/cuda/backend.h"
+#include "kernels/cuda/driver.h"
+
+namespace pj::cuda {
+
+namespace {
+
+void check_shape(const ConvShape& s) {
+  const int64_t sizes[] = {s.n, s.c, s.h, s.w, s.k, s.r, s.s};
+  const char* names[] = {"batch", "input channels", "height", "width", "output channels", "kernel height", "kernel width"};
+  for (int i = 0; i < 7; ++i)
+    if (sizes[i] <= 0 || sizes[i] > INT_MAX) PJ_THROW(Value) << "conv2d: " << names[i] << " must be positive, got " << sizes[i];
+  if (s.stride_h < 1 || s.stride_w < 1 || s.dil_h < 1 || s.dil_w < 1 || s.pad_h < 0 || s.pad_w < 0 || s.groups < 1)
+    PJ_THROW(Value) << "conv2d: stride and dilation must be at least 1, padding at least 0 and groups at least 1, got stride ("
+                    << s.stride_h << ", " << s.stride_w << "), dilation (" << s.dil_h << ", " << s.dil_w << "), padding ("
+                    << s.pad_h << ", " << s.pad_w << "), groups " << s.groups;
+  if (s.c % s.groups || s.k % s.groups)
+    PJ_THROW(Value) << "conv2d: input channels (" << s.c << ") and output channels (" << s.k
+                    << ") must be divisible by groups (" << s.groups << ")";
+  if (s.out_h() < 1 || s.out_w() < 1)
+    PJ_THROW(Value) << "conv2d: the kernel (" << s.r << "x" << s.s << ", dilation " << s.dil_h << "x" << s.dil_w
+                    << ") is larger than the padded input (" << s.h + 2 * s.pad_h << "x" << s.w + 2 * s.pad_w << ")";
+}
+
+}  // namespace
+
+#ifdef PIJIT_CUDA_BUILT
+namespace {
+
+// cuDNN's C API as pijit calls it (cudnn_graph.h/cudnn_ops.h/cudnn_cnn.h's values, spelled out:
+// the convolution functions are marked deprecated in cuDNN 9, still supported, and naming them
+// through the headers would warn).
+using Status = int;
+using Desc = void*;
+enum : int { kNchw = 0, kFloat = 0, kCrossCorrelation = 1, kFmaMath = 3 };
+struct AlgoPerf {  // cudnnConvolutionFwdAlgoPerf_t
+  int algo;
+  Status status;
+  float time;
+  size_t memory;
+  int determinism, math_type;
+  int reserved[3];
+};
+
+struct Dnn {
+  Status (*create)(void**) = nullptr;
+  const char* (*error_string)(Status) = nullptr;
+  Status (*tensor_create)(Desc*) = nullptr;
+  Status (*tensor_set)(Desc, int, int, int, int, int, int) = nullptr;
+  Status (*filter_create)(Desc*) = nullptr;
+  Status (*filter_set)(Desc, int, int, int, int, int, int) = nullptr;
+  Status (*conv_create)(Desc*) = nullptr;
+  Status (*conv_set)(Desc, int, int, int, int, int, int, int, int) = nullptr;
+  Status (*conv_groups)(Desc, int) = nullptr;
+  Status (*conv_math)(Desc, int) = nullptr;
+  Status (*algorithm)(void*, Desc, Desc, Desc, Desc, int, int*, AlgoPerf*) = nullptr;
+  Status (*workspace_size)(void*, Desc, Desc, Desc, Desc, int, size_t*) = nullptr;
+  Status (*forward)(void*, const void*, Desc, const void*, Desc, const void*, Desc, int, void*, size_t, const void*, Desc,
+                    void*) = nullptr;
+  Status (*add_tensor)(void*, const void*, Desc, const void*, const void*, Desc, void*) = nullptr;
+  void* handle = nullptr;
+  std::string why;
+};
+
+const Dnn& dnn() {
+  static const Dnn d = [] {
+    Dnn r;
+    if (!backend().usable) return r.why = "no usable GPU: " + backend().why, r;
+    void* lib = cuda_library("libcudnn", &r.why);
+    if (!lib) return r;
+    bool all = true;
+    auto sym = [&](auto& f, const char* name) {
+      f = reinterpret_cast<std::remove_reference_t<decltype(f)>>(dlsym(lib, name));
+      all = all && f;
+    };
+    sym(r.create, "cudnnCreate");
+    sym(r.error_string, "cudnnGetErrorString");
+    sym(r.tensor_create, "cudnnCreateTensorDescriptor");
+    sym(r.tensor_set, "cudnnSetTensor4dDescriptor");
+    sym(r.filter_create, "cudnnCreateFilterDescriptor");
+    sym(r.filter_set, "cudnnSetFilter4dDescriptor");
+    sym(r.conv_create, "cudnnCreateConvolutionDescriptor");
+    sym(r.conv_set, "cudnnSetConvolution2dDescriptor");
+    sym(r.conv_groups, "cudnnSetConvolutionGroupCount");
+    sym(r.conv_math, "cudnnSetConvolutionMathType");
+    sym(r.algorithm, "cudnnGetConvolutionForwardAlgorithm_v7");
+    sym(r.workspace_size, "cudnnGetConvolutionForwardWorkspaceSize");
+    sym(r.forward, "cudnnConvolutionForward");
+    sym(r.add_tensor, "cudnnAddTensor");
+    if (!all) return r.why = "libcudnn lacks a function pijit calls", r;
+    DeviceBuffer probe(1);  // the driver's context is current before cuDNN starts
+    if (Status st = r.create(&r.handle)) r.why = std::string("cudnnCreate failed: ") + r.error_string(st);
+    return r;
+  }();
+  if (!d.why.empty()) PJ_THROW(Runtime) << d.why;
+  return d;
+}
+
+void check(Status st, const char* call) {
+  if (st != 0) PJ_THROW(Runtime) << call << " failed: " << dnn().error_string(st);
+}
+
+// One shape's descriptors, algorithm and workspace size, made once and kept (like oneDNN's
+// primitive cache on the CPU).
+struct Plan {
+  Desc x = nullptr, w = nullptr, conv = nullptr, y = nullptr, bias = nullptr;
+  int algo = 0;
+  size_t workspace = 0;
+};
+
+Plan make_plan(const ConvShape& s) {
+  const Dnn& d = dnn();
+  Plan p;
+  const int n = int(s.n), c = int(s.c), k = int(s.k);
+  check(d.tensor_create(&p.x), "cudnnCreateTensorDescriptor");
+  check(d.tensor_set(p.x, kNchw, kFloat, n, c, int(s.h), int(s.w)), "cudnnSetTensor4dDescriptor");
+  check(d.filter_create(&p.w), "cudnnCreateFilterDescriptor");
+  check(d.filter_set(p.w, kFloat, kNchw, k, int(s.c / s.groups), int(s.r), int(s.s)), "cudnnSetFilter4dDescriptor");
+  check(d.conv_create(&p.conv), "cudnnCreateConvolutionDescriptor");
+  check(d.conv_set(p.conv, int(s.pad_h), int(s.pad_w), int(s.stride_h), int(s.stride_w), int(s.dil_h), int(s.dil_w),
+                   kCrossCorrelation, kFloat),
+        "cudnnSetConvolution2dDescriptor");
+  check(d.conv_groups(p.conv, int(s.groups)), "cudnnSetConvolutionGroupCount");
+  check(d.conv_math(p.conv, kFmaMath), "cudnnSetConvolutionMathType");
+  check(d.tensor_create(&p.y), "cudnnCreateTensorDescriptor");
+  check(d.tensor_set(p.y, kNchw, kFloat, n, k, int(s.out_h()), int(s.out_w())), "cudnnSetTensor4dDescriptor");
+  if (s.bias) {
+    check(d.tensor_create(&p.bias), "cudnnCreateTensorDescriptor");
+    check(d.tensor_set(p.bias, kNchw, kFloat, 1, k, 1, 1), "cudnnSetTensor4dDescriptor");
+  }
+  // the heuristic's best algorithm that runs in float32 arithmetic (FMA math) without TF32
+  AlgoPerf perf[8] = {};
+  int found = 0;
+  check(d.algorithm(d.handle, p.x, p.w, p.conv, p.y, 8, &found, perf), "cudnnGetConvolutionForwardAlgorithm_v7");
+  int pick = -1;
+  for (int i = 0; i < found && pick < 0; ++i)
+    if (perf[i].status == 0 && perf[i].math_type == kFmaMath) pick = i;
+  if (pick < 0)
+    PJ_THROW(Runtime) << "cuDNN has no float32 algorithm for a convolution of " << s.n << "x" << s.c << "x" << s.h << "x"
+                      << s.w << " by " << s.k << "x" << s.c / s.groups << "x" << s.r << "x" << s.s;
+  p.algo = perf[pick].algo;
+  check(d.workspace_size(d.handle, p.x, p.w, p.conv, p.y, p.algo, &p.workspace), "cudnnGetConvolutionForwardWorkspaceSize");
+  return p;
+}
+
+}  // namespace
+
+void conv2d_cuda(const ConvShape& s, const float* x, const float* w, const float* bias, float* y) {
+  check_shape(s);
+  if (s.bias && !bias) PJ_THROW(Value) << "conv2d with a bias needs the bias pointer";
+  const Dnn& d = dnn();
+  static std::mutex mu;
+  static std::map<std::vector<int64_t>, Plan> plans;
+  static std::unique_ptr<DeviceBuffer> workspace;
+  std::lock_guard<std::mutex> lock(mu);  // (the handle and the workspace are shared)
+  const std::vector<int64_t> key = {s.n, s.c, s.h, s.w, s.k, s.r, s.s, s.pad_h, s.pad_w,
+                                    s.stride_h, s.stride_w, s.dil_h, s.dil_w, s.groups, s.bias};
+  auto it = plans.find(key);
+  if (it == plans.end()) it = plans.emplace(key, make_plan(s)).first;
+  const Plan& p = it->second;
+  if (p.workspace && (!workspace || workspace->bytes() < p.workspace)) {
+    if (workspace) synchronize();  // a running convolution may still use the old one
+    workspace = std::make_unique<DeviceBuffer>(p.workspace);
+  }
+  const float one = 1.f, zero = 0.f;
+  check(d.forward(d.handle, &one, p.x, x, p.w, w, p.conv, p.algo, workspace ? workspace->get() : nullptr, p.workspace,
+                  &zero, p.y, y),
+        "cudnnConvolutionForward");
+  if (s.bias) check(d.add_tensor(d.handle, &one, p.bias, bias, &one, p.y, y), "cudnnAddTensor");
+}
+
+#else
+
+void conv2d_cuda(const ConvShape& s, const float*, const float*, const float*, float*) {
+  check_shape(s);
+  PJ_THROW(Runtime) << "no usable GPU: " << backend().why;
+}
+
+#endif
+
+}  // namespace pj::cuda
