@@ -1,6 +1,6 @@
 """PyTorch's figures for what build/bench_gpu_kernels measures of pijit's GPU kernels, on the same
 machine in the same run (tools/gpu_check.sh runs both): the 8-op chain over 16M float32 (eager: one
-kernel per op; torch.compile: fused by Triton), a 9-element op launched and synchronized, a 4096^3
+kernel per op; torch.compile: fused by Triton), a 9-element op launched and synchronized, an 8192^3
 float32 matmul (TF32 off, as pijit computes float32), the MLP forward (batch 32, 784-256-256-10)
 and the CNN's 3x3 convolutions at batch 64.
 
@@ -82,11 +82,11 @@ def main():
             walls.append(time.perf_counter() - t0)
     print("9-element op, launch + synchronize: %.1f us" % (statistics.median(walls) * 1e6))
 
-    m = 4096
+    m = 8192
     A = torch.randn(m, m, device=dev)
     B = torch.randn(m, m, device=dev)
     ms = device_ms(lambda: torch.mm(A, B), 10)
-    print("matmul 4096^3 float32: %.3f ms, %.1f TFLOP/s" % (ms, 2.0 * m ** 3 / ms / 1e9))
+    print("matmul 8192^3 float32: %.3f ms, %.1f TFLOP/s" % (ms, 2.0 * m ** 3 / ms / 1e9))
 
     dims = (784, 256, 256, 10)
     layers = [torch.nn.Linear(dims[l], dims[l + 1]).to(dev) for l in range(3)]
