@@ -45,8 +45,8 @@ namespace {
 // through the headers would warn).
 using Status = int;
 using Desc = void*;
-enum : int { kNchw = 0, kFloat = 0, kCrossCorrelation = 1, kFmaMath = 3 };
-struct AlgoPerf {  // cudnnConvolutionFwdAlgoPerf_t
+enum : int { kNchw = 0, kFloat = 0, kCrossCorrelation = 1, kFmaMath = 3, kDeterministic = 1 };
+struct AlgoPerf {  // cudnnConvolution{Fwd,BwdData,BwdFilter}AlgoPerf_t
   int algo;
   Status status;
   float time;
@@ -71,6 +71,15 @@ struct Dnn {
   Status (*forward)(void*, const void*, Desc, const void*, Desc, const void*, Desc, int, void*, size_t, const void*, Desc,
                     void*) = nullptr;
   Status (*add_tensor)(void*, const void*, Desc, const void*, const void*, Desc, void*) = nullptr;
+  Status (*data_algorithm)(void*, Desc, Desc, Desc, Desc, int, int*, AlgoPerf*) = nullptr;
+  Status (*data_workspace_size)(void*, Desc, Desc, Desc, Desc, int, size_t*) = nullptr;
+  Status (*backward_data)(void*, const void*, Desc, const void*, Desc, const void*, Desc, int, void*, size_t, const void*,
+                          Desc, void*) = nullptr;
+  Status (*filter_algorithm)(void*, Desc, Desc, Desc, Desc, int, int*, AlgoPerf*) = nullptr;
+  Status (*filter_workspace_size)(void*, Desc, Desc, Desc, Desc, int, size_t*) = nullptr;
+  Status (*backward_filter)(void*, const void*, Desc, const void*, Desc, const void*, Desc, int, void*, size_t,
+                            const void*, Desc, void*) = nullptr;
+  Status (*backward_bias)(void*, const void*, Desc, const void*, const void*, Desc, void*) = nullptr;
   void* handle = nullptr;
   std::string why;
 };
@@ -100,6 +109,13 @@ const Dnn& dnn() {
     sym(r.workspace_size, "cudnnGetConvolutionForwardWorkspaceSize");
     sym(r.forward, "cudnnConvolutionForward");
     sym(r.add_tensor, "cudnnAddTensor");
+    sym(r.data_algorithm, "cudnnGetConvolutionBackwardDataAlgorithm_v7");
+    sym(r.data_workspace_size, "cudnnGetConvolutionBackwardDataWorkspaceSize");
+    sym(r.backward_data, "cudnnConvolutionBackwardData");
+    sym(r.filter_algorithm, "cudnnGetConvolutionBackwardFilterAlgorithm_v7");
+    sym(r.filter_workspace_size, "cudnnGetConvolutionBackwardFilterWorkspaceSize");
+    sym(r.backward_filter, "cudnnConvolutionBackwardFilter");
+    sym(r.backward_bias, "cudnnConvolutionBackwardBias");
     if (!all) return r.why = "libcudnn lacks a function pijit calls", r;
     DeviceBuffer probe(1);  // the driver's context is current before cuDNN starts
     if (Status st = r.create(&r.handle)) r.why = std::string("cudnnCreate failed: ") + r.error_string(st);
@@ -113,12 +129,13 @@ void check(Status st, const char* call) {
   if (st != 0) PJ_THROW(Runtime) << call << " failed: " << dnn().error_string(st);
 }
 
-// One shape's descriptors, algorithm and workspace size, made once and kept (like oneDNN's
-// primitive cache on the CPU).
+// One shape's descriptors, and per direction the algorithm and its workspace size (chosen on the
+// direction's first use), made once and kept, like oneDNN's primitive cache on the CPU.
+enum Direction { kForward = 0, kBackwardData = 1, kBackwardFilter = 2 };
 struct Plan {
   Desc x = nullptr, w = nullptr, conv = nullptr, y = nullptr, bias = nullptr;
-  int algo = 0;
-  size_t workspace = 0;
+  int algo[3] = {-1, -1, -1};
+  size_t workspace[3] = {0, 0, 0};
 };
 
 Plan make_plan(const ConvShape& s) {
@@ -137,23 +154,67 @@ Plan make_plan(const ConvShape& s) {
   check(d.conv_math(p.conv, kFmaMath), "cudnnSetConvolutionMathType");
   check(d.tensor_create(&p.y), "cudnnCreateTensorDescriptor");
   check(d.tensor_set(p.y, kNchw, kFloat, n, k, int(s.out_h()), int(s.out_w())), "cudnnSetTensor4dDescriptor");
-  if (s.bias) {
-    check(d.tensor_create(&p.bias), "cudnnCreateTensorDescriptor");
-    check(d.tensor_set(p.bias, kNchw, kFloat, 1, k, 1, 1), "cudnnSetTensor4dDescriptor");
-  }
-  // the heuristic's best algorithm that runs in float32 arithmetic (FMA math) without TF32
-  AlgoPerf perf[8] = {};
+  check(d.tensor_create(&p.bias), "cudnnCreateTensorDescriptor");
+  check(d.tensor_set(p.bias, kNchw, kFloat, 1, k, 1, 1), "cudnnSetTensor4dDescriptor");
+  return p;
+}
+
+// The heuristic's best algorithm for `dir` that computes in float32 (FMA math, no TF32) and
+// deterministically (the same bits on every run: eager and jitted agree), with its workspace.
+void choose(Plan& p, Direction dir, const ConvShape& s) {
+  if (p.algo[dir] >= 0) return;
+  const Dnn& d = dnn();
+  AlgoPerf perf[16] = {};
   int found = 0;
-  check(d.algorithm(d.handle, p.x, p.w, p.conv, p.y, 8, &found, perf), "cudnnGetConvolutionForwardAlgorithm_v7");
+  if (dir == kForward)
+    check(d.algorithm(d.handle, p.x, p.w, p.conv, p.y, 16, &found, perf), "cudnnGetConvolutionForwardAlgorithm_v7");
+  else if (dir == kBackwardData)
+    check(d.data_algorithm(d.handle, p.w, p.y, p.conv, p.x, 16, &found, perf),
+          "cudnnGetConvolutionBackwardDataAlgorithm_v7");
+  else
+    check(d.filter_algorithm(d.handle, p.x, p.y, p.conv, p.w, 16, &found, perf),
+          "cudnnGetConvolutionBackwardFilterAlgorithm_v7");
   int pick = -1;
   for (int i = 0; i < found && pick < 0; ++i)
-    if (perf[i].status == 0 && perf[i].math_type == kFmaMath) pick = i;
+    if (perf[i].status == 0 && perf[i].math_type == kFmaMath && perf[i].determinism == kDeterministic) pick = i;
+  static const char* const names[] = {"forward", "backward-data", "backward-weights"};
   if (pick < 0)
-    PJ_THROW(Runtime) << "cuDNN has no float32 algorithm for a convolution of " << s.n << "x" << s.c << "x" << s.h << "x"
-                      << s.w << " by " << s.k << "x" << s.c / s.groups << "x" << s.r << "x" << s.s;
-  p.algo = perf[pick].algo;
-  check(d.workspace_size(d.handle, p.x, p.w, p.conv, p.y, p.algo, &p.workspace), "cudnnGetConvolutionForwardWorkspaceSize");
-  return p;
+    PJ_THROW(Runtime) << "cuDNN has no deterministic float32 " << names[dir] << " algorithm for a convolution of " << s.n
+                      << "x" << s.c << "x" << s.h << "x" << s.w << " by " << s.k << "x" << s.c / s.groups << "x" << s.r
+                      << "x" << s.s;
+  const int algo = perf[pick].algo;
+  size_t bytes = 0;
+  if (dir == kForward)
+    check(d.workspace_size(d.handle, p.x, p.w, p.conv, p.y, algo, &bytes), "cudnnGetConvolutionForwardWorkspaceSize");
+  else if (dir == kBackwardData)
+    check(d.data_workspace_size(d.handle, p.w, p.y, p.conv, p.x, algo, &bytes),
+          "cudnnGetConvolutionBackwardDataWorkspaceSize");
+  else
+    check(d.filter_workspace_size(d.handle, p.x, p.y, p.conv, p.w, algo, &bytes),
+          "cudnnGetConvolutionBackwardFilterWorkspaceSize");
+  p.algo[dir] = algo;
+  p.workspace[dir] = bytes;
+}
+
+// Runs `f(plan, workspace)` for the shape's plan with `dir`'s algorithm chosen, under one lock (the
+// handle, the plans and the workspace are shared).
+template <typename F>
+void with_plan(const ConvShape& s, Direction dir, F&& f) {
+  static std::mutex mu;
+  static std::map<std::vector<int64_t>, Plan> plans;
+  static std::unique_ptr<DeviceBuffer> workspace;
+  std::lock_guard<std::mutex> lock(mu);
+  const std::vector<int64_t> key = {s.n, s.c, s.h, s.w, s.k, s.r, s.s, s.pad_h, s.pad_w,
+                                    s.stride_h, s.stride_w, s.dil_h, s.dil_w, s.groups};
+  auto it = plans.find(key);
+  if (it == plans.end()) it = plans.emplace(key, make_plan(s)).first;
+  Plan& p = it->second;
+  choose(p, dir, s);
+  if (p.workspace[dir] && (!workspace || workspace->bytes() < p.workspace[dir])) {
+    if (workspace) synchronize();  // a running convolution may still use the old one
+    workspace = std::make_unique<DeviceBuffer>(p.workspace[dir]);
+  }
+  f(p, workspace ? workspace->get() : nullptr, p.workspace[dir]);
 }
 
 }  // namespace
@@ -162,29 +223,50 @@ void conv2d_cuda(const ConvShape& s, const float* x, const float* w, const float
   check_shape(s);
   if (s.bias && !bias) PJ_THROW(Value) << "conv2d with a bias needs the bias pointer";
   const Dnn& d = dnn();
-  static std::mutex mu;
-  static std::map<std::vector<int64_t>, Plan> plans;
-  static std::unique_ptr<DeviceBuffer> workspace;
-  std::lock_guard<std::mutex> lock(mu);  // (the handle and the workspace are shared)
-  const std::vector<int64_t> key = {s.n, s.c, s.h, s.w, s.k, s.r, s.s, s.pad_h, s.pad_w,
-                                    s.stride_h, s.stride_w, s.dil_h, s.dil_w, s.groups, s.bias};
-  auto it = plans.find(key);
-  if (it == plans.end()) it = plans.emplace(key, make_plan(s)).first;
-  const Plan& p = it->second;
-  if (p.workspace && (!workspace || workspace->bytes() < p.workspace)) {
-    if (workspace) synchronize();  // a running convolution may still use the old one
-    workspace = std::make_unique<DeviceBuffer>(p.workspace);
-  }
-  const float one = 1.f, zero = 0.f;
-  check(d.forward(d.handle, &one, p.x, x, p.w, w, p.conv, p.algo, workspace ? workspace->get() : nullptr, p.workspace,
-                  &zero, p.y, y),
-        "cudnnConvolutionForward");
-  if (s.bias) check(d.add_tensor(d.handle, &one, p.bias, bias, &one, p.y, y), "cudnnAddTensor");
+  with_plan(s, kForward, [&](const Plan& p, void* ws, size_t ws_bytes) {
+    const float one = 1.f, zero = 0.f;
+    check(d.forward(d.handle, &one, p.x, x, p.w, w, p.conv, p.algo[kForward], ws, ws_bytes, &zero, p.y, y),
+          "cudnnConvolutionForward");
+    if (s.bias) check(d.add_tensor(d.handle, &one, p.bias, bias, &one, p.y, y), "cudnnAddTensor");
+  });
+}
+
+void conv2d_backward_data_cuda(const ConvShape& s, const float* dy, const float* w, float* dx) {
+  check_shape(s);
+  const Dnn& d = dnn();
+  with_plan(s, kBackwardData, [&](const Plan& p, void* ws, size_t ws_bytes) {
+    const float one = 1.f, zero = 0.f;
+    check(d.backward_data(d.handle, &one, p.w, w, p.y, dy, p.conv, p.algo[kBackwardData], ws, ws_bytes, &zero, p.x, dx),
+          "cudnnConvolutionBackwardData");
+  });
+}
+
+void conv2d_backward_weights_cuda(const ConvShape& s, const float* x, const float* dy, float* dw, float* dbias) {
+  check_shape(s);
+  if (s.bias && !dbias) PJ_THROW(Value) << "conv2d's backward with a bias needs the bias gradient's pointer";
+  const Dnn& d = dnn();
+  with_plan(s, kBackwardFilter, [&](const Plan& p, void* ws, size_t ws_bytes) {
+    const float one = 1.f, zero = 0.f;
+    check(d.backward_filter(d.handle, &one, p.x, x, p.y, dy, p.conv, p.algo[kBackwardFilter], ws, ws_bytes, &zero, p.w,
+                            dw),
+          "cudnnConvolutionBackwardFilter");
+    if (s.bias) check(d.backward_bias(d.handle, &one, p.y, dy, &zero, p.bias, dbias), "cudnnConvolutionBackwardBias");
+  });
 }
 
 #else
 
 void conv2d_cuda(const ConvShape& s, const float*, const float*, const float*, float*) {
+  check_shape(s);
+  PJ_THROW(Runtime) << "no usable GPU: " << backend().why;
+}
+
+void conv2d_backward_data_cuda(const ConvShape& s, const float*, const float*, float*) {
+  check_shape(s);
+  PJ_THROW(Runtime) << "no usable GPU: " << backend().why;
+}
+
+void conv2d_backward_weights_cuda(const ConvShape& s, const float*, const float*, float*, float*) {
   check_shape(s);
   PJ_THROW(Runtime) << "no usable GPU: " << backend().why;
 }

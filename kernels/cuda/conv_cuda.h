@@ -1,13 +1,14 @@
 // 2-D convolution on the GPU through cuDNN (opened at run time: kernels/cuda/backend.h), as
 // torch.nn.functional.conv2d computes it: y[N, K, OH, OW] = x[N, C, H, W] (*) w[K, C/groups, R, S]
 // (cross-correlation), + bias[K], NCHW float32 in device memory, with padding, stride, dilation
-// and groups.
+// and groups; and its two backward passes, for training.
 //
-// Float32 computed in float32 (CUDNN_FMA_MATH: no TF32). The algorithm is cuDNN's heuristic's
-// first (cudnnGetConvolutionForwardAlgorithm_v7) for the shape, chosen once per shape and cached
-// with its descriptors and workspace size, as oneDNN's primitives are on the CPU. Results agree
-// with the CPU's to float32 rounding (summation orders differ), not bit for bit. Asynchronous on
-// the default stream, like the other GPU kernels.
+// Float32 computed in float32 (CUDNN_FMA_MATH: no TF32), deterministically: each direction's
+// algorithm is the first of cuDNN's heuristic (cudnnGet*Algorithm_v7) that is both, chosen once
+// per shape and cached with the descriptors and its workspace size, as oneDNN's primitives are on
+// the CPU. Results agree with the CPU's to float32 rounding (summation orders differ), not bit for
+// bit, and are the same bits on every run. Asynchronous on the default stream, like the other GPU
+// kernels.
 #pragma once
 
 #include <cstdint>
@@ -28,5 +29,9 @@ struct ConvShape {
 // kernel larger than the padded input, a size or stride out of range); RuntimeError when no GPU is
 // usable or cuDNN refuses, with its status.
 void conv2d_cuda(const ConvShape& s, const float* x, const float* w, const float* bias, float* y);
+// dx[N, C, H, W] from dy[N, K, OH, OW] and w.
+void conv2d_backward_data_cuda(const ConvShape& s, const float* dy, const float* w, float* dx);
+// dw[K, C/groups, R, S] from x and dy, and with s.bias, dbias[K] (dy summed over N, OH, OW).
+void conv2d_backward_weights_cuda(const ConvShape& s, const float* x, const float* dy, float* dw, float* dbias);
 
 }  // namespace pj::cuda

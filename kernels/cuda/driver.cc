@@ -18,6 +18,7 @@ using Result = int;
 using Ptr = unsigned long long;
 enum : int { kAttrMultiprocessors = 16, kAttrMajor = 75, kAttrMinor = 76 };
 enum : int { kJitErrorLog = 5, kJitErrorLogBytes = 6 };
+enum : int { kStreamNonBlocking = 1, kCaptureThreadLocal = 1 };
 
 struct Driver {
   Result (*init)(unsigned) = nullptr;
@@ -40,6 +41,15 @@ struct Driver {
   Result (*event_sync)(void*) = nullptr;
   Result (*event_elapsed)(float*, void*, void*) = nullptr;
   Result (*event_destroy)(void*) = nullptr;
+  Result (*stream_create)(void**, unsigned) = nullptr;
+  Result (*stream_destroy)(void*) = nullptr;
+  Result (*stream_sync)(void*) = nullptr;
+  Result (*begin_capture)(void*, int) = nullptr;
+  Result (*end_capture)(void*, void**) = nullptr;
+  Result (*instantiate)(void**, void*, unsigned long long) = nullptr;
+  Result (*graph_launch)(void*, void*) = nullptr;
+  Result (*graph_destroy)(void*) = nullptr;
+  Result (*exec_destroy)(void*) = nullptr;
   Result (*error_name)(Result, const char**) = nullptr;
   Result (*error_string)(Result, const char**) = nullptr;
   void* context = nullptr;  // device 0's primary context
@@ -86,6 +96,15 @@ const Driver& driver() {
     sym(d.event_sync, "cuEventSynchronize");
     sym(d.event_elapsed, "cuEventElapsedTime_v2");
     sym(d.event_destroy, "cuEventDestroy_v2");
+    sym(d.stream_create, "cuStreamCreate");
+    sym(d.stream_destroy, "cuStreamDestroy_v2");
+    sym(d.stream_sync, "cuStreamSynchronize");
+    sym(d.begin_capture, "cuStreamBeginCapture_v2");
+    sym(d.end_capture, "cuStreamEndCapture");
+    sym(d.instantiate, "cuGraphInstantiateWithFlags");
+    sym(d.graph_launch, "cuGraphLaunch");
+    sym(d.graph_destroy, "cuGraphDestroy");
+    sym(d.exec_destroy, "cuGraphExecDestroy");
     if (!all) return d.why = "libcuda.so.1 lacks a driver function pijit calls", d;
     Result rc = d.init(0);
     if (rc == 0) rc = d.device_get(&d.device, 0);
@@ -97,7 +116,7 @@ const Driver& driver() {
 }
 
 // The driver, with its context current on this thread; raises why it cannot be used.
-const Driver& ready() {
+const Driver& driver_ready() {
   const Driver& d = driver();
   if (!d.why.empty()) PJ_THROW(Runtime) << d.why;
   thread_local bool current = false;
@@ -113,7 +132,7 @@ void check(const Driver& d, Result rc, const char* call) {
 }
 
 int attribute(int which) {
-  const Driver& d = ready();
+  const Driver& d = driver_ready();
   int v = 0;
   check(d, d.attribute(&v, which, d.device), "cuDeviceGetAttribute");
   return v;
@@ -122,7 +141,7 @@ int attribute(int which) {
 }  // namespace
 
 DeviceBuffer::DeviceBuffer(size_t bytes) : bytes_(bytes) {
-  const Driver& d = ready();
+  const Driver& d = driver_ready();
   Ptr p = 0;
   if (Result rc = d.alloc(&p, bytes ? bytes : 1))
     PJ_THROW(Runtime) << "cuMemAlloc of " << bytes << " bytes failed: " << describe(d, rc);
@@ -144,18 +163,18 @@ DeviceBuffer& DeviceBuffer::operator=(DeviceBuffer&& o) noexcept {
 
 void DeviceBuffer::upload(const void* host, size_t bytes) {
   PJ_CHECK(bytes <= bytes_) << "upload of " << bytes << " bytes into a buffer of " << bytes_;
-  const Driver& d = ready();
+  const Driver& d = driver_ready();
   check(d, d.htod(static_cast<Ptr>(ptr_), host, bytes), "cuMemcpyHtoD");
 }
 
 void DeviceBuffer::download(void* host, size_t bytes) const {
   PJ_CHECK(bytes <= bytes_) << "download of " << bytes << " bytes from a buffer of " << bytes_;
-  const Driver& d = ready();
+  const Driver& d = driver_ready();
   check(d, d.dtoh(host, static_cast<Ptr>(ptr_), bytes), "cuMemcpyDtoH");
 }
 
 void* kernel_function(const std::string& ptx, const std::string& name) {
-  const Driver& d = ready();
+  const Driver& d = driver_ready();
   static std::mutex mu;
   static std::unordered_map<std::string, void*> modules;  // PTX -> module, kept loaded
   std::lock_guard<std::mutex> lock(mu);
@@ -175,18 +194,60 @@ void* kernel_function(const std::string& ptx, const std::string& name) {
   return fn;
 }
 
-void launch(void* function, unsigned grid, unsigned block, void** params) {
-  const Driver& d = ready();
-  check(d, d.launch(function, grid, 1, 1, block, 1, 1, 0, nullptr, params, nullptr), "cuLaunchKernel");
+void launch(void* function, unsigned grid, unsigned block, void** params, void* stream) {
+  const Driver& d = driver_ready();
+  check(d, d.launch(function, grid, 1, 1, block, 1, 1, 0, stream, params, nullptr), "cuLaunchKernel");
+}
+
+Stream::Stream() {
+  const Driver& d = driver_ready();
+  check(d, d.stream_create(&stream_, kStreamNonBlocking), "cuStreamCreate");
+}
+
+Stream::~Stream() {
+  if (stream_) driver().stream_destroy(stream_);
+}
+
+void Stream::synchronize() const {
+  const Driver& d = driver_ready();
+  check(d, d.stream_sync(stream_), "cuStreamSynchronize");
+}
+
+CudaGraph::~CudaGraph() {
+  if (exec_) driver().exec_destroy(exec_);
+  if (graph_) driver().graph_destroy(graph_);
+}
+
+void CudaGraph::begin(const Stream& s) {
+  PJ_CHECK(!capturing_ && !exec_) << "a CUDA graph is recorded once";
+  const Driver& d = driver_ready();
+  // thread-local mode: other threads' unrelated CUDA calls do not break this capture
+  check(d, d.begin_capture(s.get(), kCaptureThreadLocal), "cuStreamBeginCapture");
+  capturing_ = s.get();
+}
+
+void CudaGraph::end() {
+  PJ_CHECK(capturing_) << "CudaGraph::end without begin";
+  const Driver& d = driver_ready();
+  void* stream = capturing_;
+  capturing_ = nullptr;
+  check(d, d.end_capture(stream, &graph_), "cuStreamEndCapture");
+  check(d, d.instantiate(&exec_, graph_, 0), "cuGraphInstantiate");
+}
+
+void CudaGraph::launch(const Stream& s) const {
+  PJ_CHECK(exec_) << "CudaGraph::launch before the graph was recorded";
+  const Driver& d = driver_ready();
+  check(d, d.graph_launch(exec_, s.get()), "cuGraphLaunch");
 }
 
 void synchronize() {
-  const Driver& d = ready();
+  const Driver& d = driver_ready();
   check(d, d.sync(), "cuCtxSynchronize");
 }
 
 void copy_on_device(void* dst, const void* src, size_t bytes) {
-  const Driver& d = ready();
+  const Driver& d = driver_ready();
   check(d, d.dtod_async(reinterpret_cast<Ptr>(dst), reinterpret_cast<Ptr>(src), bytes, nullptr), "cuMemcpyDtoDAsync");
 }
 
@@ -196,7 +257,7 @@ int device_multiprocessors() { return attribute(kAttrMultiprocessors); }
 namespace detail {
 
 void* event_record() {
-  const Driver& d = ready();
+  const Driver& d = driver_ready();
   void* e = nullptr;
   check(d, d.event_create(&e, 0), "cuEventCreate");
   check(d, d.event_record(e, nullptr), "cuEventRecord");
@@ -204,7 +265,7 @@ void* event_record() {
 }
 
 float event_elapsed_ms(void* start, void* stop) {
-  const Driver& d = ready();
+  const Driver& d = driver_ready();
   float ms = 0;
   Result rc = d.event_sync(stop);
   if (rc == 0) rc = d.event_elapsed(&ms, start, stop);

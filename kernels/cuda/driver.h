@@ -39,9 +39,43 @@ class DeviceBuffer {
 // the process, one per PTX text: the same text gives the same function without reloading.
 void* kernel_function(const std::string& ptx, const std::string& name);
 
-// Launches `function` on the default stream; `params` as cuLaunchKernel takes them (one pointer
-// per kernel parameter, to its value).
-void launch(void* function, unsigned grid, unsigned block, void** params);
+// Launches `function` on `stream` (null: the default stream); `params` as cuLaunchKernel takes them
+// (one pointer per kernel parameter, to its value).
+void launch(void* function, unsigned grid, unsigned block, void** params, void* stream = nullptr);
+
+// A stream of its own, not ordered with the default stream (CUDA graphs are captured on one).
+class Stream {
+ public:
+  Stream();
+  ~Stream();
+  Stream(const Stream&) = delete;
+  Stream& operator=(const Stream&) = delete;
+  void* get() const { return stream_; }
+  void synchronize() const;
+
+ private:
+  void* stream_ = nullptr;
+};
+
+// The kernels launched on a stream between begin() and end(), recorded once as a CUDA graph and
+// replayed by launch(): a sequence of kernels for the price of one launch. Replays read and write
+// the pointers the kernels were recorded with.
+class CudaGraph {
+ public:
+  CudaGraph() = default;
+  ~CudaGraph();
+  CudaGraph(const CudaGraph&) = delete;
+  CudaGraph& operator=(const CudaGraph&) = delete;
+  void begin(const Stream& s);  // launches on s are recorded, not run, until end()
+  void end();
+  void launch(const Stream& s) const;
+  bool ready() const { return exec_ != nullptr; }
+
+ private:
+  void* capturing_ = nullptr;  // the stream being recorded
+  void* graph_ = nullptr;
+  void* exec_ = nullptr;
+};
 
 // Waits for the device's work; raises what a kernel's failure left.
 void synchronize();

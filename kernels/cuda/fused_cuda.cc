@@ -151,7 +151,7 @@ std::string fused_cuda_ptx(const std::string& program_text, uint32_t scalar_mask
 }
 
 void fused_cuda_run(const std::string& program_text, uint32_t scalar_mask, int64_t n,
-                    const std::vector<const void*>& inputs, const std::vector<float*>& outputs) {
+                    const std::vector<const void*>& inputs, const std::vector<float*>& outputs, void* stream) {
   static const int arch = device_arch(), multiprocessors = device_multiprocessors();
   struct Loaded {
     void* fn = nullptr;
@@ -182,7 +182,7 @@ void fused_cuda_run(const std::string& program_text, uint32_t scalar_mask, int64
   const unsigned block = 256;
   // Enough blocks to fill every multiprocessor several times; the grid-stride loop does the rest.
   const long long blocks = std::min<long long>((count + block - 1) / block, 32ll * multiprocessors);
-  launch(k.fn, static_cast<unsigned>(blocks), block, params);
+  launch(k.fn, static_cast<unsigned>(blocks), block, params, stream);
 }
 
 }  // namespace pj::cuda

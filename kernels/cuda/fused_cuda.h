@@ -36,9 +36,11 @@ std::string fused_cuda_ptx(const std::string& program_text, uint32_t scalar_mask
 
 // Runs the program on device 0 over n elements: `inputs` and `outputs` point into device memory
 // (kernels/cuda/driver.h) as the kernel's Args say. Compiled for the device's architecture and
-// loaded on first use, then launched without recompiling. Asynchronous: driver.h's synchronize()
-// waits. Raises pj::Error when no GPU is usable, or what NVRTC or the driver said.
+// loaded on first use, then launched without recompiling, on `stream` (null: the default stream).
+// Asynchronous: driver.h's synchronize() waits. Raises pj::Error when no GPU is usable, or what
+// NVRTC or the driver said.
 void fused_cuda_run(const std::string& program_text, uint32_t scalar_mask, int64_t n,
-                    const std::vector<const void*>& inputs, const std::vector<float*>& outputs);
+                    const std::vector<const void*>& inputs, const std::vector<float*>& outputs,
+                    void* stream = nullptr);
 
 }  // namespace pj::cuda

@@ -2,7 +2,7 @@
 machine in the same run (tools/gpu_check.sh runs both): the 8-op chain over 16M float32 (eager: one
 kernel per op; torch.compile: fused by Triton), a 9-element op launched and synchronized, an 8192^3
 float32 matmul (TF32 off, as pijit computes float32), the MLP forward (batch 32, 784-256-256-10)
-and the CNN's 3x3 convolutions at batch 64.
+and the CNN's 3x3 convolutions at batch 64, forward and backward.
 
     python3 pyscripts/bench/bench_gpu_peer.py      # a Python with PyTorch and a GPU
 """
@@ -114,8 +114,11 @@ def main():
         conv = torch.nn.Conv2d(c, k, 3, padding=1).to(dev)
         with torch.no_grad():
             ms = device_ms(lambda: conv(xin))
-        print("conv2d %dx%dx%dx%d -> %d, 3x3: %.1f us, %.2f TFLOP/s"
-              % (n, c, hw, hw, k, ms * 1e3, 2.0 * n * k * hw * hw * c * 9 / ms / 1e9))
+            g = conv(xin)
+            bms = device_ms(lambda: torch.ops.aten.convolution_backward(
+                g, xin, conv.weight, [k], [1, 1], [1, 1], [1, 1], False, [0, 0], 1, [True, True, True]))
+        print("conv2d %dx%dx%dx%d -> %d, 3x3: forward %.1f us (%.2f TFLOP/s), backward (data, weights, bias) %.1f us"
+              % (n, c, hw, hw, k, ms * 1e3, 2.0 * n * k * hw * hw * c * 9 / ms / 1e9, bms * 1e3))
     return 0
 
 

@@ -1,6 +1,7 @@
 // 2-D convolution on the GPU (kernels/cuda/conv_cuda.h): the CNN shapes pijit's benches and seeds
 // use, strides, padding, dilation and groups agree with a float64 reference to float32 rounding
-// (TF32 would not), bias included, and a shape's second run gives the first's bits. Everywhere:
+// (TF32 would not), bias included, forward and both backward passes, and a shape's second run
+// gives the first's bits. Everywhere:
 // bad shapes are refused with a ValueError that names the size; without a GPU, the reason.
 #include <cmath>
 #include <cstring>
@@ -94,6 +95,78 @@ TEST(ConvCuda, CnnShapesAgreeWithFloat64ToFloat32Rounding) {
     EXPECT_EQ(bad, 0) << s.n << "x" << s.c << "x" << s.h << "x" << s.w << " by " << s.k << "x" << s.r << "x" << s.s
                       << ": " << first;
     EXPECT_EQ(std::memcmp(run(s, x, w, bias).data(), y.data(), y.size() * 4), 0) << "a second run differs";
+  }
+}
+
+// A float32 result against its float64 reference and the magnitude summed into it.
+struct Checked {
+  int64_t bad = 0;
+  std::string first;
+  void check(const char* what, int64_t at, float got, double ref, double mag, int64_t terms) {
+    if (!(std::fabs(got - ref) <= (terms + 2) * std::ldexp(mag, -23)) && bad++ == 0)
+      first = std::string(what) + "[" + std::to_string(at) + "] = " + std::to_string(got) + ", float64 " +
+              std::to_string(ref);
+  }
+};
+
+std::vector<float> download(const DeviceBuffer& b, size_t n) {
+  std::vector<float> v(n);
+  b.download(v.data(), n * 4);
+  return v;
+}
+
+TEST(ConvCuda, BackwardPassesAgreeWithFloat64AndRepeatTheirBits) {
+  if (!backend().usable) GTEST_SKIP() << "no usable GPU: " << backend().why;
+  const ConvShape shapes[] = {
+      shape(8, 1, 28, 28, 6, 5, 0, 1, 1, 1, true),
+      shape(8, 16, 16, 16, 32, 3, 1, 1, 1, 1, true),
+      shape(4, 16, 15, 17, 32, 3, 1, 2, 1, 1, false),
+      shape(2, 8, 12, 12, 8, 3, 2, 1, 2, 2, true),
+  };
+  unsigned seed = 101;
+  for (const ConvShape& s : shapes) {
+    const int64_t cg = s.c / s.groups, kg = s.k / s.groups, oh = s.out_h(), ow = s.out_w();
+    const size_t nx = s.n * s.c * s.h * s.w, nw = s.k * cg * s.r * s.s, ny = s.n * s.k * oh * ow;
+    const std::vector<float> x = uniform(nx, seed++), w = uniform(nw, seed++), dy = uniform(ny, seed++);
+    DeviceBuffer ddx(nx * 4), ddw(nw * 4), ddb(s.k * 4);
+    DeviceBuffer dx_in = on_device(x), dw_in = on_device(w), ddy = on_device(dy);
+    auto run_both = [&] {
+      conv2d_backward_data_cuda(s, static_cast<const float*>(ddy.get()), static_cast<const float*>(dw_in.get()),
+                                static_cast<float*>(ddx.get()));
+      conv2d_backward_weights_cuda(s, static_cast<const float*>(dx_in.get()), static_cast<const float*>(ddy.get()),
+                                   static_cast<float*>(ddw.get()), s.bias ? static_cast<float*>(ddb.get()) : nullptr);
+      synchronize();
+    };
+    run_both();
+    const std::vector<float> gx = download(ddx, nx), gw = download(ddw, nw), gb = download(ddb, s.k);
+    // float64 references: every (input, weight, output) triple a forward term multiplies
+    std::vector<double> rx(nx), mx(nx), rw(nw), mw(nw), rb(s.k), mb(s.k);
+    for (int64_t n = 0; n < s.n; ++n)
+      for (int64_t k = 0; k < s.k; ++k)
+        for (int64_t i = 0; i < oh; ++i)
+          for (int64_t j = 0; j < ow; ++j) {
+            const double g = dy[((n * s.k + k) * oh + i) * ow + j];
+            rb[k] += g, mb[k] += std::fabs(g);
+            for (int64_t c = 0; c < cg; ++c)
+              for (int64_t r = 0; r < s.r; ++r)
+                for (int64_t q = 0; q < s.s; ++q) {
+                  const int64_t hi = i * s.stride_h - s.pad_h + r * s.dil_h, wi = j * s.stride_w - s.pad_w + q * s.dil_w;
+                  if (hi < 0 || hi >= s.h || wi < 0 || wi >= s.w) continue;
+                  const int64_t xi = ((n * s.c + (k / kg) * cg + c) * s.h + hi) * s.w + wi, wi_ = ((k * cg + c) * s.r + r) * s.s + q;
+                  rx[xi] += g * w[wi_], mx[xi] += std::fabs(g * w[wi_]);
+                  rw[wi_] += g * x[xi], mw[wi_] += std::fabs(g * x[xi]);
+                }
+          }
+    Checked ck;
+    for (size_t i = 0; i < nx; ++i) ck.check("dx", i, gx[i], rx[i], mx[i], kg * s.r * s.s);
+    for (size_t i = 0; i < nw; ++i) ck.check("dw", i, gw[i], rw[i], mw[i], s.n * oh * ow);
+    if (s.bias)
+      for (int64_t k = 0; k < s.k; ++k) ck.check("dbias", k, gb[k], rb[k], mb[k], s.n * oh * ow);
+    EXPECT_EQ(ck.bad, 0) << s.n << "x" << s.c << "x" << s.h << "x" << s.w << " by " << s.k << "x" << s.r << "x" << s.s
+                         << ": " << ck.first;
+    run_both();  // deterministic algorithms: the same bits again
+    EXPECT_EQ(download(ddx, nx), gx);
+    EXPECT_EQ(std::memcmp(download(ddw, nw).data(), gw.data(), nw * 4), 0);
   }
 }
 

@@ -311,6 +311,47 @@ TEST(FusedCuda, ConvertedAndScalarInputsAndAnOutputOverItsInputOnTheGpu) {
   EXPECT_THROW(fused_cuda_run(prog.to_string(), 1u, n, {ds.get()}, {static_cast<float*>(o1.get())}), Error);
 }
 
+// A small graph's ops, one kernel each: 10 ops over 3x3, in place on one buffer.
+const char* const kTenOps[] = {"mul(r0,r1)", "add(r0,r1)", "tanh(r0)", "sub(r0,r1)", "exp(r0)",
+                               "div(r0,r1)", "sigmoid(r0)", "maximum(r0,r1)", "log(r0)", "square(r0)"};
+
+std::string one_op_program(const char* call) {
+  return std::string("in=2; r2=") + call + "; out=(r2)";
+}
+
+TEST(FusedCuda, ACapturedSequenceReplaysAsOneCudaGraphWithTheCpusBits) {
+  if (!have_gpu()) GTEST_SKIP() << "no usable GPU: " << backend().why;
+  const int64_t n = 9;
+  Tensor x = Tensor::empty({n}, DType::Float32), c = Tensor::empty({n}, DType::Float32);
+  for (int64_t i = 0; i < n; ++i) x.data<float>()[i] = 0.25f * i - 1.f, c.data<float>()[i] = 1.5f + 0.125f * i;
+  // the CPU: the ops one after another, each the fused kernel of its one op
+  Tensor want = Tensor::empty({n}, DType::Float32);
+  std::memcpy(want.raw_data(), x.raw_data(), n * 4);
+  for (const char* op : kTenOps) FusedKernel(FusedProgram::parse(one_op_program(op))).run({want, c}, {want});
+  DeviceBuffer dy = on_device(x), dc = on_device(c);
+  float* y = static_cast<float*>(dy.get());
+  Stream stream;
+  auto ops = [&] {
+    for (const char* op : kTenOps) fused_cuda_run(one_op_program(op), 0, n, {y, dc.get()}, {y}, stream.get());
+  };
+  ops();  // compiles and loads the kernels (a capture may not load modules)
+  CudaGraph graph;
+  graph.begin(stream);
+  ops();
+  graph.end();
+  ASSERT_TRUE(graph.ready());
+  for (int replay = 0; replay < 2; ++replay) {
+    dy.upload(x.raw_data(), n * 4);
+    graph.launch(stream);
+    stream.synchronize();
+    std::vector<float> got(n);
+    dy.download(got.data(), n * 4);
+    std::string at;
+    EXPECT_EQ(differing(got.data(), want.data<float>(), n, x.data<float>(), c.data<float>(), &at, true), 0)
+        << "replay " << replay << ": " << at;
+  }
+}
+
 TEST(FusedCuda, WithoutAGpuRunningRaisesWhy) {
   if (have_gpu()) GTEST_SKIP() << "a GPU is usable here";
   try {
