@@ -6,10 +6,10 @@
 // a GPU or the libraries, and backend().why says which is missing. A build without it (CMake
 // PIJIT_CUDA=OFF, or AUTO with no toolkit or cuDNN found) says that instead.
 //
-// Status (issue 19): the probe, the device queries (pijit.hal, device_context, sysinfo) and the
-// fused kernels' CUDA source and PTX (fused_cuda.h, nvrtc.h) are done; nothing launches on a GPU
-// yet, so device_target="GPU" is refused even where a device is usable (ops would silently run
-// on the CPU).
+// Status (issue 19): the probe, the device queries (pijit.hal, device_context, sysinfo), the fused
+// kernels (fused_cuda.h, nvrtc.h), matmul (matmul_cuda.h) and convolution (conv_cuda.h) run on a
+// GPU from C++ (driver.h); no Python-visible tensor lives on the device yet, so
+// device_target="GPU" is refused even where a device is usable (ops would silently run on the CPU).
 #pragma once
 
 #include <cstddef>
