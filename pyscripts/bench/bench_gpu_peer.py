@@ -117,8 +117,13 @@ def main():
             g = conv(xin)
             bms = device_ms(lambda: torch.ops.aten.convolution_backward(
                 g, xin, conv.weight, [k], [1, 1], [1, 1], [1, 1], False, [0, 0], 1, [True, True, True]))
-        print("conv2d %dx%dx%dx%d -> %d, 3x3: forward %.1f us (%.2f TFLOP/s), backward (data, weights, bias) %.1f us"
-              % (n, c, hw, hw, k, ms * 1e3, 2.0 * n * k * hw * hw * c * 9 / ms / 1e9, bms * 1e3))
+            torch.backends.cudnn.deterministic = True  # pijit's choice: the same bits on every run
+            dms = device_ms(lambda: torch.ops.aten.convolution_backward(
+                g, xin, conv.weight, [k], [1, 1], [1, 1], [1, 1], False, [0, 0], 1, [True, True, True]))
+            torch.backends.cudnn.deterministic = False
+        print("conv2d %dx%dx%dx%d -> %d, 3x3: forward %.1f us (%.2f TFLOP/s), backward (data, weights, bias) %.1f us, "
+              "%.1f us deterministic" % (n, c, hw, hw, k, ms * 1e3, 2.0 * n * k * hw * hw * c * 9 / ms / 1e9, bms * 1e3,
+                                          dms * 1e3))
     return 0
 
 
