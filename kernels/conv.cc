@@ -250,8 +250,9 @@ struct DnnlPlan {
   dnnl::primitive prim;
   dnnl::reorder src_reorder, dst_reorder, wei_reorder;
   bool reorder_src = false, reorder_wei = false, reorder_dst = false;
-  std::mutex mu;                 // guards the two memory objects below while a call uses them
+  std::mutex mu;                 // guards the memory objects below while a call uses them
   dnnl::memory src_buf, dst_buf; // blocked src/dst over this thread's scratch slots
+  BoundArgs bound;               // the primitive's arguments (kernels/dnnl_context.h)
 };
 
 PlanCache<DnnlPlan>& plans() {
@@ -395,24 +396,32 @@ void run_plan(DnnlPlan& planr, void* out, const Tensor& x, const Tensor& w, cons
   dnnl::engine& eng = dnnl_engine();
   const Tensor xc = x.contiguous();
   const CachedWeights wa = weights_for(*plan, w);
-  dnnl::memory usrc(raw_src ? plan->src_md : plan->user_src, eng, xc.raw_data());
-  dnnl::memory udst(raw_dst ? plan->dst_md : plan->user_dst, eng, out);
+  Tensor bc;
+  if (bias.defined()) bc = bias.contiguous();
   const bool reorder_src = plan->reorder_src && !raw_src, reorder_dst = plan->reorder_dst && !raw_dst;
-  // The plan's blocked buffers, unless another thread is using them right now.
+  const dnnl::memory::desc& src_md = raw_src ? plan->src_md : plan->user_src;
+  const dnnl::memory::desc& dst_md = raw_dst ? plan->dst_md : plan->user_dst;
+  // The plan's memory objects, unless another thread is using them right now.
   std::unique_lock<std::mutex> lock(plan->mu, std::try_to_lock);
+  const bool own = lock.owns_lock();
+  dnnl::memory usrc = own ? plan->bound.at(src_md, xc.raw_data()) : dnnl::memory(src_md, eng, xc.raw_data());
+  dnnl::memory udst = own ? plan->bound.at(dst_md, out) : dnnl::memory(dst_md, eng, out);
   dnnl::memory sbuf = usrc, dbuf = udst;
   if (reorder_src) {
-    sbuf = thread_slot_memory(&plan->src_buf, plan->src_md, kSrcSlot, lock.owns_lock());
+    sbuf = thread_slot_memory(&plan->src_buf, plan->src_md, kSrcSlot, own);
     execute_reorder(plan->src_reorder, usrc, sbuf);
   }
-  if (reorder_dst) dbuf = thread_slot_memory(&plan->dst_buf, plan->dst_md, kDstSlot, lock.owns_lock());
-  Tensor bc;
-  std::unordered_map<int, dnnl::memory> args{{DNNL_ARG_SRC, sbuf}, {DNNL_ARG_WEIGHTS, wa.mem}, {DNNL_ARG_DST, dbuf}};
-  if (bias.defined()) {
-    bc = bias.contiguous();
-    args.emplace(DNNL_ARG_BIAS, dnnl::memory(plan->bias_md, eng, bc.raw_data()));
+  if (reorder_dst) dbuf = thread_slot_memory(&plan->dst_buf, plan->dst_md, kDstSlot, own);
+  if (own && bc.defined()) {
+    plan->bound.execute(plan->prim, {{DNNL_ARG_SRC, &sbuf}, {DNNL_ARG_WEIGHTS, &wa.mem}, {DNNL_ARG_DST, &dbuf},
+                                     {DNNL_ARG_BIAS, &plan->bound.at(plan->bias_md, bc.raw_data())}});
+  } else if (own) {
+    plan->bound.execute(plan->prim, {{DNNL_ARG_SRC, &sbuf}, {DNNL_ARG_WEIGHTS, &wa.mem}, {DNNL_ARG_DST, &dbuf}});
+  } else {
+    std::unordered_map<int, dnnl::memory> args{{DNNL_ARG_SRC, sbuf}, {DNNL_ARG_WEIGHTS, wa.mem}, {DNNL_ARG_DST, dbuf}};
+    if (bc.defined()) args.emplace(DNNL_ARG_BIAS, dnnl::memory(plan->bias_md, eng, bc.raw_data()));
+    execute(plan->prim, std::move(args));
   }
-  execute(plan->prim, std::move(args));
   if (reorder_dst) execute_reorder(plan->dst_reorder, dbuf, udst);
 }
 

@@ -79,6 +79,7 @@ struct Plan {
   dnnl::reorder src_reorder, ddst_reorder, dw_reorder;
   std::mutex mu;  // guards the memory objects below while a call uses them
   dnnl::memory src_buf, ddst_buf, dw_buf;  // over this thread's scratch slots
+  BoundArgs bound;                         // the primitive's arguments (kernels/dnnl_context.h)
 };
 
 std::string plan_key(const Geometry& g, const Conv2dParams& p) {
@@ -159,13 +160,20 @@ void run_plan(Plan& plan, float* dw, const Tensor& x, const Tensor& dout) {
   dnnl::engine& eng = dnnl_engine();
   std::unique_lock<std::mutex> lock(plan.mu, std::try_to_lock);
   const bool locked = lock.owns_lock();
-  const dnnl::memory src = in_layout(dnnl::memory(plan.user_src, eng, x.raw_data()), plan.src_reorder, plan.src_md,
-                                     &plan.src_buf, kSrcSlot, locked);
-  const dnnl::memory ddst = in_layout(dnnl::memory(plan.user_ddst, eng, dout.raw_data()), plan.ddst_reorder,
-                                      plan.ddst_md, &plan.ddst_buf, kDstSlot, locked);
-  const dnnl::memory udw(plan.user_dw, eng, dw);
+  // the plan's memory objects (kernels/dnnl_context.h), unless another thread is using them
+  auto user = [&](const dnnl::memory::desc& md, const void* p) {
+    return locked ? plan.bound.at(md, p) : dnnl::memory(md, eng, const_cast<void*>(p));
+  };
+  const dnnl::memory src = in_layout(user(plan.user_src, x.raw_data()), plan.src_reorder, plan.src_md, &plan.src_buf,
+                                     kSrcSlot, locked);
+  const dnnl::memory ddst = in_layout(user(plan.user_ddst, dout.raw_data()), plan.ddst_reorder, plan.ddst_md,
+                                      &plan.ddst_buf, kDstSlot, locked);
+  const dnnl::memory udw = user(plan.user_dw, dw);
   const dnnl::memory out = plan.dw_reorder ? thread_slot_memory(&plan.dw_buf, plan.dw_md, kAuxSlot, locked) : udw;
-  execute(plan.prim, {{DNNL_ARG_SRC, src}, {DNNL_ARG_DIFF_DST, ddst}, {DNNL_ARG_DIFF_WEIGHTS, out}});
+  if (locked)
+    plan.bound.execute(plan.prim, {{DNNL_ARG_SRC, &src}, {DNNL_ARG_DIFF_DST, &ddst}, {DNNL_ARG_DIFF_WEIGHTS, &out}});
+  else
+    execute(plan.prim, {{DNNL_ARG_SRC, src}, {DNNL_ARG_DIFF_DST, ddst}, {DNNL_ARG_DIFF_WEIGHTS, out}});
   if (plan.dw_reorder) execute_reorder(plan.dw_reorder, out, udw);
 }
 

@@ -73,6 +73,39 @@ void execute_reorder(const dnnl::reorder& r, const dnnl::memory& src, const dnnl
   execute(r, {{DNNL_ARG_FROM, src}, {DNNL_ARG_TO, dst}});
 }
 
+const dnnl::memory& BoundArgs::at(const dnnl::memory::desc& md, const void* ptr) {
+  for (auto& [d, m] : mems_)
+    if (d == &md) {
+      dnnl::error::wrap_c_api(dnnl_memory_set_data_handle(m.get(), const_cast<void*>(ptr)), "bind a buffer");
+      return m;
+    }
+  mems_.emplace_back(&md, dnnl::memory(md, dnnl_engine(), const_cast<void*>(ptr)));
+  return mems_.back().second;
+}
+
+void BoundArgs::execute(const dnnl::primitive& prim, std::initializer_list<std::pair<int, const dnnl::memory*>> args) {
+  if (!scratch_known_) {
+    if (dnnl::memory sp = thread_scratchpad(prim)) {
+      scratch_bytes_ = sp.get_desc().get_size();
+      scratch_ = dnnl::memory(sp.get_desc(), dnnl_engine(), DNNL_MEMORY_NONE);
+    }
+    scratch_known_ = true;
+  }
+  dnnl_exec_arg_t a[8];
+  int n = 0;
+  for (const auto& [arg, mem] : args) {
+    PJ_CHECK(n < 7) << "BoundArgs::execute: too many arguments";
+    a[n++] = {arg, mem->get()};
+  }
+  if (scratch_bytes_) {
+    dnnl::error::wrap_c_api(dnnl_memory_set_data_handle(scratch_.get(), thread_scratch_buffer(scratch_bytes_)),
+                            "bind the scratchpad");  // this thread's
+    a[n++] = {DNNL_ARG_SCRATCHPAD, scratch_.get()};
+  }
+  dnnl::error::wrap_c_api(dnnl_primitive_execute(prim.get(), dnnl_stream().get(), n, a), "execute");
+  dnnl_stream().wait();
+}
+
 PrimitiveCache& PrimitiveCache::instance() {
   static PrimitiveCache* c = new PrimitiveCache();
   return *c;
