@@ -384,18 +384,17 @@ CachedWeights weights_for(const DnnlPlan& plan, const Tensor& w) {
   return reordered_weights(w, plan.user_wei, plan.wei_md, plan.wei_reorder);
 }
 
-void run_plan(DnnlPlan& plan, void* out, const Tensor& x, const Tensor& w, const Tensor& bias, bool raw_dst,
+void run_plan(DnnlPlan& plan, void* out, const Tensor& x, const CachedWeights& wa, const Tensor& bias, bool raw_dst,
               bool raw_src = false);
 
 // `out` is NCHW, or (raw_dst) the primitive's own destination layout; x is NCHW, or (raw_src) the
 // primitive's own source layout.
-void run_plan(DnnlPlan& planr, void* out, const Tensor& x, const Tensor& w, const Tensor& bias, bool raw_dst,
+void run_plan(DnnlPlan& planr, void* out, const Tensor& x, const CachedWeights& wa, const Tensor& bias, bool raw_dst,
               bool raw_src) {
   DnnlPlan* plan = &planr;
   set_last_impl(plan->impl);
   dnnl::engine& eng = dnnl_engine();
   const Tensor xc = x.contiguous();
-  const CachedWeights wa = weights_for(*plan, w);
   Tensor bc;
   if (bias.defined()) bc = bias.contiguous();
   const bool reorder_src = plan->reorder_src && !raw_src, reorder_dst = plan->reorder_dst && !raw_dst;
@@ -449,7 +448,37 @@ struct ConvPrepared {
   Conv2dParams params;
   bool transpose = false;
   std::shared_ptr<DnnlPlan> plan;  // null: the loop path
+  // This node's weights: the last reordered copy while they stay the same (inference), or, when
+  // every launch finds them written (training), a buffer of the node's own that each launch
+  // reorders into: no cache key, entry or fresh buffer per step.
+  mutable WeightMemo memo;
+  mutable std::mutex trained_mu;  // held from the reorder to the end of the convolution
+  mutable dnnl::memory trained;
+  mutable BoundArgs trained_args;  // the reorder's
 };
+
+namespace {
+
+// The weights in the primitive's layout for one launch of `c`; `*hold` keeps the node's own buffer
+// for the caller until its convolution is done.
+CachedWeights node_weights(const ConvPrepared& c, const Tensor& w, std::unique_lock<std::mutex>* hold) {
+  const DnnlPlan& plan = *c.plan;
+  if (!plan.reorder_wei) return weights_for(plan, w);
+  if (c.memo.trained(w)) {
+    std::unique_lock<std::mutex> lock(c.trained_mu, std::try_to_lock);
+    if (lock.owns_lock()) {
+      if (!c.trained) c.trained = dnnl::memory(plan.wei_md, dnnl_engine());
+      Tensor wc = w.contiguous();
+      const dnnl::memory& user = c.trained_args.at(plan.user_wei, wc.raw_data());
+      c.trained_args.execute(plan.wei_reorder, {{DNNL_ARG_FROM, &user}, {DNNL_ARG_TO, &c.trained}});
+      *hold = std::move(lock);
+      return {c.trained, nullptr};
+    }
+  }
+  return c.memo.get(w, plan.user_wei, plan.wei_md, plan.wei_reorder);
+}
+
+}  // namespace
 
 std::shared_ptr<const ConvPrepared> conv_prepare(const Shape& out, const Shape& x, const Shape& w,
                                                  const Conv2dParams& p, bool transpose, bool bias, DType dtype) {
@@ -471,7 +500,9 @@ void conv_run(const ConvPrepared& c, const Tensor& out, const Tensor& x, const T
     set_last_impl("");
     return run_loop(out, x, w, bias, c.params, c.transpose);
   }
-  with_contiguous_out(out, [&](const Tensor& dst) { run_plan(*c.plan, dst.raw_data(), x, w, bias, false); });
+  std::unique_lock<std::mutex> hold;
+  const CachedWeights wa = node_weights(c, w, &hold);
+  with_contiguous_out(out, [&](const Tensor& dst) { run_plan(*c.plan, dst.raw_data(), x, wa, bias, false); });
 }
 
 void conv2d_into(const Tensor& out, const Tensor& x, const Tensor& w, const Tensor& bias, const Conv2dParams& p) {
@@ -527,7 +558,15 @@ void conv2d_nchw16c_into(float* out, const Shape& out_shape, const Tensor& x, co
   std::shared_ptr<DnnlPlan> plan = get_plan(g, p, false, bias.defined());
   PJ_CHECK(plan->ok) << "conv2d_nchw16c_into: no oneDNN plan (ask conv2d_dst_is_nchw16c first)";
   PJ_CHECK(!x_blocked || is_nchw16c(plan->src_md, x.shape())) << "conv2d_nchw16c_into: the plan reads no nChw16c";
-  run_plan(*plan, out, x, w, bias, true, x_blocked);
+  run_plan(*plan, out, x, weights_for(*plan, w), bias, true, x_blocked);
+}
+
+void conv2d_nchw16c_run(const ConvPrepared& c, float* out, const Tensor& x, const Tensor& w, const Tensor& bias,
+                        bool x_blocked) {
+  PJ_CHECK(c.plan && !c.transpose) << "conv2d_nchw16c_run: no oneDNN plan (ask conv2d_dst_is_nchw16c first)";
+  std::unique_lock<std::mutex> hold;
+  const CachedWeights wa = node_weights(c, w, &hold);
+  run_plan(*c.plan, out, x, wa, bias, true, x_blocked);
 }
 
 std::string conv_last_impl() {

@@ -13,6 +13,7 @@ using tag = dnnl::memory::format_tag;
 
 struct ConvBlockPlan {
   ConvBlockSpec spec;
+  std::shared_ptr<const ConvPrepared> conv;  // the convolution, prepared once
   dnnl::memory::desc conv_md, out_md;  // the conv's nChw16c result; the block's NCHW output
   bool own_pool = false;               // tiles: max_pool2d_tiles_nchw16c straight into `out`
   dnnl::primitive pool;                // oneDNN's, for other pools
@@ -78,6 +79,7 @@ std::shared_ptr<const ConvBlockPlan> conv_block_plan(const ConvBlockSpec& spec) 
   p->spec = spec;
   p->conv_md = dnnl::memory::desc(dims_of(spec.conv_out), dt::f32, tag::nChw16c);
   if (spec.blocked_in && !conv2d_src_is_nchw16c(spec.conv_out, spec.x, spec.w, spec.conv, spec.bias)) return nullptr;
+  p->conv = conv_prepare(spec.conv_out, spec.x, spec.w, spec.conv, false, spec.bias, DType::Float32);
   const tag out_tag = spec.blocked_out ? tag::nChw16c : tag::nchw;
   p->out_md = dnnl::memory::desc(dims_of(spec.out), dt::f32, out_tag);
   dnnl::memory::desc last = p->conv_md;
@@ -104,7 +106,7 @@ void conv_block_run(const ConvBlockPlan& p, const Tensor& out, const Tensor& x, 
   // The conv's nChw16c result: straight into `out` when that is the block's result.
   const bool direct = !p.pool && !p.own_pool && p.out_md == p.conv_md;
   Tensor conv = direct ? out : Tensor::empty(s.conv_out, DType::Float32);
-  conv2d_nchw16c_into(conv.data<float>(), s.conv_out, x, w, bias, s.conv, s.blocked_in);
+  conv2d_nchw16c_run(*p.conv, conv.data<float>(), x, w, bias, s.blocked_in);
   if (s.affine || s.relu) {
     Tensor mc, ac, shc;
     if (s.affine) mc = m.contiguous(), ac = a.contiguous(), shc = sh.contiguous();
