@@ -8,7 +8,7 @@
 # Run from the repository root. It prints what the machine has, what pijit's extension needs and
 # cannot find there, the GPU backend's probe (python -m pijit sysinfo), then runs the GPU
 # GoogleTest suites (the probe; the fused kernels, which run on the GPU and must give the CPU's
-# bits; matmul; convolution), the Python GPU suite, the GPU kernels' bench (bench_gpu_kernels) and PyTorch's
+# bits; matmul; convolution; batch norm, pooling, softmax), the Python GPU suite, the GPU kernels' bench (bench_gpu_kernels) and PyTorch's
 # figures beside it (pyscripts/bench/bench_gpu_peer.py).
 # Exit status: 0 when every suite passed.
 set -uo pipefail
@@ -58,7 +58,7 @@ rm -f /tmp/pijit_sysinfo.$$
 
 echo "== GoogleTest (the backend's probe, the fused kernels on the GPU)"
 if [ -x build/tests/cpp/pijit_cpp_tests ]; then
-  ./build/tests/cpp/pijit_cpp_tests --gtest_filter='CudaBackend.*:FusedCuda.*:MatmulCuda.*:ConvCuda.*' || status=1
+  ./build/tests/cpp/pijit_cpp_tests --gtest_filter='CudaBackend.*:FusedCuda.*:MatmulCuda.*:ConvCuda.*:NnCuda.*' || status=1
 else
   echo "build/tests/cpp/pijit_cpp_tests: not built"
   status=1
@@ -67,7 +67,7 @@ fi
 if command -v compute-sanitizer > /dev/null && nvidia-smi -L > /dev/null 2>&1; then
   echo "== the GPU kernels' tests under compute-sanitizer (memcheck)"
   compute-sanitizer --tool memcheck --error-exitcode 1 ./build/tests/cpp/pijit_cpp_tests \
-    --gtest_filter='FusedCuda.*OnTheGpu:MatmulCuda.*:ConvCuda.*' --gtest_brief=1 || status=1
+    --gtest_filter='FusedCuda.*OnTheGpu:MatmulCuda.*:ConvCuda.*:NnCuda.*' --gtest_brief=1 || status=1
 fi
 
 echo "== Python suites (GPU queries and the device target)"

@@ -1,17 +1,15 @@
 #include "kernels/cuda/conv_cuda.h"
 
-#include <dlfcn.h>
-
 #include <climits>
 #include <map>
 #include <memory>
 #include <mutex>
 #include <string>
-#include <type_traits>
 #include <vector>
 
 #include "common/check.h"
 #include "kernels/cuda/backend.h"
+#include "kernels/cuda/cudnn.h"
 #include "kernels/cuda/driver.h"
 
 namespace pj::cuda {
@@ -40,94 +38,7 @@ void check_shape(const ConvShape& s) {
 #ifdef PIJIT_CUDA_BUILT
 namespace {
 
-// cuDNN's C API as pijit calls it (cudnn_graph.h/cudnn_ops.h/cudnn_cnn.h's values, spelled out:
-// the convolution functions are marked deprecated in cuDNN 9, still supported, and naming them
-// through the headers would warn).
-using Status = int;
-using Desc = void*;
-enum : int { kNchw = 0, kFloat = 0, kCrossCorrelation = 1, kFmaMath = 3, kDeterministic = 1 };
-struct AlgoPerf {  // cudnnConvolution{Fwd,BwdData,BwdFilter}AlgoPerf_t
-  int algo;
-  Status status;
-  float time;
-  size_t memory;
-  int determinism, math_type;
-  int reserved[3];
-};
-
-struct Dnn {
-  Status (*create)(void**) = nullptr;
-  const char* (*error_string)(Status) = nullptr;
-  Status (*tensor_create)(Desc*) = nullptr;
-  Status (*tensor_set)(Desc, int, int, int, int, int, int) = nullptr;
-  Status (*filter_create)(Desc*) = nullptr;
-  Status (*filter_set)(Desc, int, int, int, int, int, int) = nullptr;
-  Status (*conv_create)(Desc*) = nullptr;
-  Status (*conv_set)(Desc, int, int, int, int, int, int, int, int) = nullptr;
-  Status (*conv_groups)(Desc, int) = nullptr;
-  Status (*conv_math)(Desc, int) = nullptr;
-  Status (*algorithm)(void*, Desc, Desc, Desc, Desc, int, int*, AlgoPerf*) = nullptr;
-  Status (*workspace_size)(void*, Desc, Desc, Desc, Desc, int, size_t*) = nullptr;
-  Status (*forward)(void*, const void*, Desc, const void*, Desc, const void*, Desc, int, void*, size_t, const void*, Desc,
-                    void*) = nullptr;
-  Status (*add_tensor)(void*, const void*, Desc, const void*, const void*, Desc, void*) = nullptr;
-  Status (*data_algorithm)(void*, Desc, Desc, Desc, Desc, int, int*, AlgoPerf*) = nullptr;
-  Status (*data_workspace_size)(void*, Desc, Desc, Desc, Desc, int, size_t*) = nullptr;
-  Status (*backward_data)(void*, const void*, Desc, const void*, Desc, const void*, Desc, int, void*, size_t, const void*,
-                          Desc, void*) = nullptr;
-  Status (*filter_algorithm)(void*, Desc, Desc, Desc, Desc, int, int*, AlgoPerf*) = nullptr;
-  Status (*filter_workspace_size)(void*, Desc, Desc, Desc, Desc, int, size_t*) = nullptr;
-  Status (*backward_filter)(void*, const void*, Desc, const void*, Desc, const void*, Desc, int, void*, size_t,
-                            const void*, Desc, void*) = nullptr;
-  Status (*backward_bias)(void*, const void*, Desc, const void*, const void*, Desc, void*) = nullptr;
-  void* handle = nullptr;
-  std::string why;
-};
-
-const Dnn& dnn() {
-  static const Dnn d = [] {
-    Dnn r;
-    if (!backend().usable) return r.why = "no usable GPU: " + backend().why, r;
-    void* lib = cuda_library("libcudnn", &r.why);
-    if (!lib) return r;
-    bool all = true;
-    auto sym = [&](auto& f, const char* name) {
-      f = reinterpret_cast<std::remove_reference_t<decltype(f)>>(dlsym(lib, name));
-      all = all && f;
-    };
-    sym(r.create, "cudnnCreate");
-    sym(r.error_string, "cudnnGetErrorString");
-    sym(r.tensor_create, "cudnnCreateTensorDescriptor");
-    sym(r.tensor_set, "cudnnSetTensor4dDescriptor");
-    sym(r.filter_create, "cudnnCreateFilterDescriptor");
-    sym(r.filter_set, "cudnnSetFilter4dDescriptor");
-    sym(r.conv_create, "cudnnCreateConvolutionDescriptor");
-    sym(r.conv_set, "cudnnSetConvolution2dDescriptor");
-    sym(r.conv_groups, "cudnnSetConvolutionGroupCount");
-    sym(r.conv_math, "cudnnSetConvolutionMathType");
-    sym(r.algorithm, "cudnnGetConvolutionForwardAlgorithm_v7");
-    sym(r.workspace_size, "cudnnGetConvolutionForwardWorkspaceSize");
-    sym(r.forward, "cudnnConvolutionForward");
-    sym(r.add_tensor, "cudnnAddTensor");
-    sym(r.data_algorithm, "cudnnGetConvolutionBackwardDataAlgorithm_v7");
-    sym(r.data_workspace_size, "cudnnGetConvolutionBackwardDataWorkspaceSize");
-    sym(r.backward_data, "cudnnConvolutionBackwardData");
-    sym(r.filter_algorithm, "cudnnGetConvolutionBackwardFilterAlgorithm_v7");
-    sym(r.filter_workspace_size, "cudnnGetConvolutionBackwardFilterWorkspaceSize");
-    sym(r.backward_filter, "cudnnConvolutionBackwardFilter");
-    sym(r.backward_bias, "cudnnConvolutionBackwardBias");
-    if (!all) return r.why = "libcudnn lacks a function pijit calls", r;
-    DeviceBuffer probe(1);  // the driver's context is current before cuDNN starts
-    if (Status st = r.create(&r.handle)) r.why = std::string("cudnnCreate failed: ") + r.error_string(st);
-    return r;
-  }();
-  if (!d.why.empty()) PJ_THROW(Runtime) << d.why;
-  return d;
-}
-
-void check(Status st, const char* call) {
-  if (st != 0) PJ_THROW(Runtime) << call << " failed: " << dnn().error_string(st);
-}
+using namespace cudnn;
 
 // One shape's descriptors, and per direction the algorithm and its workspace size (chosen on the
 // direction's first use), made once and kept, like oneDNN's primitive cache on the CPU.
@@ -139,11 +50,10 @@ struct Plan {
 };
 
 Plan make_plan(const ConvShape& s) {
-  const Dnn& d = dnn();
+  const Api& d = api();
   Plan p;
   const int n = int(s.n), c = int(s.c), k = int(s.k);
-  check(d.tensor_create(&p.x), "cudnnCreateTensorDescriptor");
-  check(d.tensor_set(p.x, kNchw, kFloat, n, c, int(s.h), int(s.w)), "cudnnSetTensor4dDescriptor");
+  p.x = tensor(n, c, int(s.h), int(s.w));
   check(d.filter_create(&p.w), "cudnnCreateFilterDescriptor");
   check(d.filter_set(p.w, kFloat, kNchw, k, int(s.c / s.groups), int(s.r), int(s.s)), "cudnnSetFilter4dDescriptor");
   check(d.conv_create(&p.conv), "cudnnCreateConvolutionDescriptor");
@@ -152,10 +62,8 @@ Plan make_plan(const ConvShape& s) {
         "cudnnSetConvolution2dDescriptor");
   check(d.conv_groups(p.conv, int(s.groups)), "cudnnSetConvolutionGroupCount");
   check(d.conv_math(p.conv, kFmaMath), "cudnnSetConvolutionMathType");
-  check(d.tensor_create(&p.y), "cudnnCreateTensorDescriptor");
-  check(d.tensor_set(p.y, kNchw, kFloat, n, k, int(s.out_h()), int(s.out_w())), "cudnnSetTensor4dDescriptor");
-  check(d.tensor_create(&p.bias), "cudnnCreateTensorDescriptor");
-  check(d.tensor_set(p.bias, kNchw, kFloat, 1, k, 1, 1), "cudnnSetTensor4dDescriptor");
+  p.y = tensor(n, k, int(s.out_h()), int(s.out_w()));
+  p.bias = tensor(1, k, 1, 1);
   return p;
 }
 
@@ -163,7 +71,7 @@ Plan make_plan(const ConvShape& s) {
 // deterministically (the same bits on every run: eager and jitted agree), with its workspace.
 void choose(Plan& p, Direction dir, const ConvShape& s) {
   if (p.algo[dir] >= 0) return;
-  const Dnn& d = dnn();
+  const Api& d = api();
   AlgoPerf perf[16] = {};
   int found = 0;
   if (dir == kForward)
@@ -222,7 +130,7 @@ void with_plan(const ConvShape& s, Direction dir, F&& f) {
 void conv2d_cuda(const ConvShape& s, const float* x, const float* w, const float* bias, float* y) {
   check_shape(s);
   if (s.bias && !bias) PJ_THROW(Value) << "conv2d with a bias needs the bias pointer";
-  const Dnn& d = dnn();
+  const Api& d = api();
   with_plan(s, kForward, [&](const Plan& p, void* ws, size_t ws_bytes) {
     const float one = 1.f, zero = 0.f;
     check(d.forward(d.handle, &one, p.x, x, p.w, w, p.conv, p.algo[kForward], ws, ws_bytes, &zero, p.y, y),
@@ -233,7 +141,7 @@ void conv2d_cuda(const ConvShape& s, const float* x, const float* w, const float
 
 void conv2d_backward_data_cuda(const ConvShape& s, const float* dy, const float* w, float* dx) {
   check_shape(s);
-  const Dnn& d = dnn();
+  const Api& d = api();
   with_plan(s, kBackwardData, [&](const Plan& p, void* ws, size_t ws_bytes) {
     const float one = 1.f, zero = 0.f;
     check(d.backward_data(d.handle, &one, p.w, w, p.y, dy, p.conv, p.algo[kBackwardData], ws, ws_bytes, &zero, p.x, dx),
@@ -244,7 +152,7 @@ void conv2d_backward_data_cuda(const ConvShape& s, const float* dy, const float*
 void conv2d_backward_weights_cuda(const ConvShape& s, const float* x, const float* dy, float* dw, float* dbias) {
   check_shape(s);
   if (s.bias && !dbias) PJ_THROW(Value) << "conv2d's backward with a bias needs the bias gradient's pointer";
-  const Dnn& d = dnn();
+  const Api& d = api();
   with_plan(s, kBackwardFilter, [&](const Plan& p, void* ws, size_t ws_bytes) {
     const float one = 1.f, zero = 0.f;
     check(d.backward_filter(d.handle, &one, p.x, x, p.y, dy, p.conv, p.algo[kBackwardFilter], ws, ws_bytes, &zero, p.w,

@@ -124,6 +124,29 @@ def main():
         print("conv2d %dx%dx%dx%d -> %d, 3x3: forward %.1f us (%.2f TFLOP/s), backward (data, weights, bias) %.1f us, "
               "%.1f us deterministic" % (n, c, hw, hw, k, ms * 1e3, 2.0 * n * k * hw * hw * c * 9 / ms / 1e9, bms * 1e3,
                                           dms * 1e3))
+    with torch.no_grad():
+        bnx = torch.randn(64, 32, 16, 16, device=dev)
+        gamma, beta = torch.ones(32, device=dev), torch.zeros(32, device=dev)
+        rm, rv = torch.zeros(32, device=dev), torch.ones(32, device=dev)
+
+        def bn():
+            y, mean, invstd, reserve = torch.ops.aten.cudnn_batch_norm(bnx, gamma, beta, rm, rv, True, 0.1, 1e-5)
+            torch.ops.aten.cudnn_batch_norm_backward(bnx, bnx, gamma, rm, rv, mean, invstd, 1e-5, reserve)
+
+        try:
+            bn_ms = device_ms(bn)
+        except Exception as e:  # (aten's cuDNN batch norm ops changed their signature)
+            print("batch norm: aten.cudnn_batch_norm unavailable here (%s)" % type(e).__name__)
+            bn_ms = float("nan")
+        px = torch.randn(64, 16, 32, 32, device=dev)
+
+        def pool():
+            y, idx = torch.ops.aten.max_pool2d_with_indices(px, [2, 2], [2, 2])
+            torch.ops.aten.max_pool2d_with_indices_backward(y, px, [2, 2], [2, 2], [0, 0], [1, 1], False, idx)
+
+        pool_ms = device_ms(pool)
+    print("batch norm 64x32x16x16, training forward + backward: %.1f us; max pool 2x2 on 64x16x32x32, forward + "
+          "backward: %.1f us" % (bn_ms * 1e3, pool_ms * 1e3))
     return 0
 
 

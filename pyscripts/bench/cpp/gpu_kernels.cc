@@ -18,6 +18,7 @@
 #include "kernels/cuda/fused_cuda.h"
 #include "kernels/cuda/conv_cuda.h"
 #include "kernels/cuda/matmul_cuda.h"
+#include "kernels/cuda/nn_cuda.h"
 #include "kernels/fused.h"
 
 namespace {
@@ -185,6 +186,32 @@ int main(int argc, char** argv) {
     std::printf("conv2d %lldx%lldx%lldx%lld -> %lld, 3x3: forward %.1f us (%.2f TFLOP/s), backward (data, weights, bias) %.1f us\n",
                 (long long)s.n, (long long)s.c, (long long)s.h, (long long)s.w, (long long)s.k, ms * 1e3,
                 2.0 * s.n * s.k * s.h * s.w * s.c * 9 / ms / 1e9, bms * 1e3);
+  }
+  {
+    const cuda::BatchNormShape bs{64, 32, 16, 16, 1e-5};
+    const int64_t nx = 64 * 32 * 16 * 16;
+    cuda::DeviceBuffer y(nx * 4), gx(nx * 4), stats(32 * 4 * 8);
+    float* st = static_cast<float*>(stats.get());
+    cuda::copy_on_device(st, dy.get(), 32 * 4 * 8);
+    const float* x = static_cast<const float*>(dx.get());
+    auto bn = [&] {
+      cuda::batch_norm_train_cuda(bs, x, st, st + 32, 0.9, st + 64, st + 96, static_cast<float*>(y.get()), st + 128,
+                                  st + 160);
+      cuda::batch_norm_backward_cuda(bs, x, x, st, st + 128, st + 160, static_cast<float*>(gx.get()), st + 192,
+                                     st + 224);
+    };
+    bn();
+    const double bn_ms = median_ms([&] { return cuda::time_on_device(bn); });
+    cuda::PoolShape ps;
+    ps.n = 64, ps.c = 16, ps.h = ps.w = 32, ps.kh = ps.kw = 2, ps.stride_h = ps.stride_w = 2;
+    auto pool = [&] {
+      cuda::pool2d_cuda(ps, x, static_cast<float*>(y.get()));
+      cuda::pool2d_backward_cuda(ps, x, static_cast<const float*>(y.get()), x, static_cast<float*>(gx.get()));
+    };
+    pool();
+    const double pool_ms = median_ms([&] { return cuda::time_on_device(pool); });
+    std::printf("batch norm 64x32x16x16, training forward + backward: %.1f us; max pool 2x2 on 64x16x32x32, forward + backward: %.1f us\n",
+                bn_ms * 1e3, pool_ms * 1e3);
   }
   return 0;
 }
