@@ -40,7 +40,8 @@ struct TapeBackward {
   std::shared_ptr<const graph::Graph> fwd;
   std::vector<int> wrt;  // input positions differentiated
   std::shared_ptr<graph::ExecPlan> train, backward;
-  std::string error;     // differentiate() refused: raised if a gradient has to flow through
+  std::string error;     // differentiate() refused: raised if a gradient has to flow through,
+  ErrorKind error_kind = ErrorKind::Type;  // as the eager tape raises it (a gradient rule's ValueError stays one)
 
   void build() {
     if (train || !error.empty()) return;
@@ -51,8 +52,9 @@ struct TapeBackward {
     try {
       d = graph::differentiate(f, wrt, /*integers=*/true);
     } catch (const Error& e) {
-      // the eager tape's words: it names the op, not a line of the graph
+      // the eager tape's words and kind: it names the op, not a line of the graph
       error = e.what();
+      error_kind = e.kind();
       const size_t at = error.find(" (line ");
       if (at != std::string::npos) error.erase(at, error.find(')', at) + 1 - at);
       return;
@@ -314,7 +316,7 @@ PyObject* runner_call(PyObject* self, PyObject* args, PyObject*) {
         }
       }
     tape_record_custom(in, out, [bw, saved, saved_input](GradContext& c, const GradArgs& a) {
-      if (!bw->train) PJ_THROW(Type) << bw->error;
+      if (!bw->train) throw Error(bw->error_kind, bw->error);
       auto& ec = dynamic_cast<EagerGradContext&>(c);
       Tensors args = saved;
       for (size_t j = 0; j < args.size(); ++j)

@@ -194,9 +194,15 @@ PJ_REGISTER_GRAD("dense", [](GradContext& c, const GradArgs& g) -> Grads {
   Grads out(g.in.size(), kNoGrad);
   if (g.needs[0]) out[0] = c.reduce_to(c.op("matmul", {d, g.in[1]}), mx);
   if (g.needs[1]) {
+    // rows: the product of the batch dims (not numel / K, which loses the rows when K is 0)
+    auto rows = [](const Shape& s) {
+      int64_t r = 1;
+      for (size_t i = 0; i + 1 < s.size(); ++i) r *= s[i];
+      return r;
+    };
     const int64_t n = mw.shape[0], k = mw.shape[1];
-    int d2 = reshape(c, d, {shape_numel(c.meta(d).shape) / std::max<int64_t>(n, 1), n});
-    int x2 = reshape(c, g.in[0], {shape_numel(mx.shape) / std::max<int64_t>(k, 1), k});
+    int d2 = reshape(c, d, {rows(c.meta(d).shape), n});
+    int x2 = reshape(c, g.in[0], {rows(mx.shape), k});
     out[1] = c.reduce_to(c.op("matmul", {swap_last(c, d2), x2}), mw);
   }
   if (g.in.size() > 2 && g.needs[2]) out[2] = c.reduce_to(d, g.in_meta(c, 2));

@@ -452,6 +452,22 @@ class Jitted(Close):
         self.assertGreaterEqual(st["graphs"], 1)
         self.assertEqual((st["breaks"], st["break_reasons"]), (0, []))
 
+    def test_dense_over_no_input_features_has_zero_gradients_eager_and_jitted(self):
+        # (fuzz program 2200102120: the weight gradient reshaped x to numel / K rows, 0 for K = 0,
+        # and the backward raised a ValueError eagerly and a TypeError jitted)
+        def f(x, w):
+            return (ops.dense(x, w) + 1.0).sum()
+        jf = pj.jit(f)
+        x, w = pj.zeros((3, 0)), pj.zeros((2, 0))
+        for fn in (f, jf, jf):
+            out, (gx, gw) = pj.value_and_grad(fn, (0, 1))(x, w)
+            self.assertEqual((float(out), gx.shape, gw.shape), (6.0, (3, 0), (2, 0)))
+        x3 = pj.zeros((4, 3, 0))  # batch dims before the features
+        _, (gx, gw) = pj.value_and_grad(f, (0, 1))(x3, w)
+        self.assertEqual((gx.shape, gw.shape), ((4, 3, 0), (2, 0)))
+        st = pj.jit_stats(jf)
+        self.assertEqual((st["graphs"], st["breaks"], st["recompiles"]), (1, 0, 0), st["break_reasons"])
+
     def test_grad_made_inside_the_jitted_function(self):
         def loss(x, w):
             return (ops.tanh(x * w) ** 2).mean()
