@@ -457,7 +457,10 @@ class Jitted(Close):
         # and the backward raised a ValueError eagerly and a TypeError jitted)
         def f(x, w):
             return (ops.dense(x, w) + 1.0).sum()
-        jf = pj.jit(f)
+
+        def g(x, w):  # (its own code object: PIJIT_STRESS also captures f's eager calls)
+            return (ops.dense(x, w) + 1.0).sum()
+        jf = pj.jit(g)
         x, w = pj.zeros((3, 0)), pj.zeros((2, 0))
         for fn in (f, jf, jf):
             out, (gx, gw) = pj.value_and_grad(fn, (0, 1))(x, w)
