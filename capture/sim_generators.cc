@@ -181,7 +181,18 @@ PyObject* Simulator::call_on_generators(PyObject* callable, const std::vector<Py
     const bool reads = npos >= 1 && user_operand(args[0]) && !name_is(name, {"dict"}) &&
                        (whole || name_is(name, {"any", "all"})) && !(name_is(name, {"min", "max"}) && npos > 1);
     if (!reads) return nullptr;
+    // list(), tuple(), sorted() and list.extend size their result by the object's length
+    // (PyObject_LengthHint, after iter()): its __len__ runs, and a negative length raises
+    // ValueError. (str.join hints by the iterator it made, a builtin: no user code.)
+    const bool extend = !name && whole && PyList_CheckExact(PyCFunction_GET_SELF(callable));
+    const bool hints = name_is(name, {"tuple", "list", "sorted"}) || extend;
+    const bool has_len = hints && special_method(args[0], "__len__");
+    // (what CPython would ignore, a TypeError from __len__, stops capture in user_len: never wrong)
+    if (has_len && py::kListSizesBeforeIterating && name_is(name, {"list"})) user_len(args[0]);
     PyObject* it = get_iter(args[0]);
+    if (has_len) user_len(args[0]);
+    else if (hints && special_method(args[0], "__length_hint__"))
+      stop(Break::UserObjectOperator, std::string("the __length_hint__ of a ") + Py_TYPE(args[0])->tp_name);
     if (name_is(name, {"any", "all"})) {  // stop at the first deciding value, as they do
       const bool is_any = std::strcmp(name, "any") == 0;
       while (PyObject* v = next_item(it))

@@ -7,7 +7,8 @@
 //   (c) the per-code-object extra slot (co_extra) that holds pijit's cache;
 //   (d) which opcode numbering py/opcodes.def selects, and how jump arguments are counted;
 //   (e) building code objects (codegen/assembler): the constructor and the line-table encoding;
-//   (f) what a namedtuple's field descriptors are (tuple_field_index).
+//   (f) what a namedtuple's field descriptors are (tuple_field_index);
+//   (g) builtins whose calls into user code differ (kListSizesBeforeIterating).
 //
 // Supported: 3.7 and 3.9 (required), 3.8 shares their frame model but not their opcode set and is
 // not wired up yet. 3.10 changed line tables (PEP 626 co_linetable) and counts jumps in
@@ -548,5 +549,9 @@ inline Py_ssize_t tuple_field_index(PyObject* descr) {
   return index < 0 ? -1 : index;
 }
 
-}  // namespace pj::py
+// ---- (g) builtins whose calls into user code differ ---------------------------------------------
+// list(obj) asks len(obj) to preallocate before iter(obj) from 3.8 on (bpo-33234); both then ask it
+// again for a length hint. (A TypeError from that first __len__ is ignored, any other error raises.)
+constexpr bool kListSizesBeforeIterating = PY_VERSION_HEX >= 0x03080000;
 
+}  // namespace pj::py
