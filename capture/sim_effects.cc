@@ -483,10 +483,45 @@ bool Simulator::store_item(PyObject* container, PyObject* key, PyObject* value) 
   if (value) fx.operands.push_back(plan_return(value));
   fx.operands.push_back(plan_return(container));
   fx.operands.push_back(plan_return(key));
-  escape(key);
   // A dict stores under a key that hashes plainly; a list's index may be out of range, a deleted
   // key missing.
-  const bool may_raise = !value || !PyDict_CheckExact(container) || !deep_trusted(key);
+  bool may_raise = !value || !PyDict_CheckExact(container) || !deep_trusted(key);
+  if (!value && PyDict_CheckExact(container) && is_constant(key) && !dirty_.count(container)) {
+    // del d[k]: a missing k raises here, in program order; a present one is guarded to stay, so
+    // the replay cannot raise (unless an earlier deferred change took it: d is dirty then)
+    const int item_node = tree_.child(node_of(container), guards::Access::Item, key);
+    PyObject* item = PyDict_GetItemWithError(container, key);
+    if (!item) {
+      if (PyErr_Occurred()) python_error("del");
+      tree_.add_check(item_node, {guards::CheckKind::Absent, nullptr, 0, {}});
+      PyErr_SetObject(PyExc_KeyError, key);
+      raise_lookup_error("del");
+    }
+    Py_INCREF(Py_TYPE(item));
+    tree_.add_check(item_node, {guards::CheckKind::Type, reinterpret_cast<PyObject*>(Py_TYPE(item)), 0, {}});
+    may_raise = false;
+  }
+  Py_ssize_t index = -1;
+  const bool plain_index = PyList_CheckExact(container) && PyLong_CheckExact(key) && !dirty_.count(container) &&
+                           !((index = PyLong_AsSsize_t(key)) == -1 && PyErr_Occurred());
+  PyErr_Clear();  // (an index past Py_ssize_t stays an effect that may raise)
+  if (plain_index) {
+    // l[i] (= v, or del): an index out of range raises here; else the length is guarded
+    const Py_ssize_t n = PyList_GET_SIZE(container);
+    Py_INCREF(&PyList_Type);
+    tree_.add_check(node_of(container), {guards::CheckKind::Length, reinterpret_cast<PyObject*>(&PyList_Type), n, {}});
+    if (index < -n || index >= n) {
+      PyErr_SetString(PyExc_IndexError, "list assignment index out of range");
+      raise_lookup_error(value ? "item assignment" : "del");
+    }
+    may_raise = false;
+  }
+  // An index or key that may be missing at replay raises from the captured function's line: a
+  // called function's frame would be missing from the traceback, so the call runs for real.
+  if (may_raise && frames_.size() > 1)
+    stop(Break::SideEffect, std::string(value ? "assigns" : "deletes") + " an item of the caller's " +
+                                Py_TYPE(container)->tp_name + " in a called function, where it may raise");
+  escape(key);
   defer(std::move(fx), value,
         std::string(value ? "assigns an item of a " : "deletes an item of a ") + Py_TYPE(container)->tp_name +
             " the function did not create",
