@@ -131,6 +131,8 @@ void* cuda_library(const std::string& stem, std::string* error) {
 #endif
 }
 
+void* Symbols::lookup(const char* name) const { return lib_ ? dlsym(lib_, name) : nullptr; }
+
 const BackendInfo& backend() {
   static const BackendInfo info = [] {
 #ifdef PIJIT_CUDA_BUILT

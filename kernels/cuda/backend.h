@@ -47,4 +47,22 @@ std::string cuda_version_text(int v);
 // once (dlopen); null with *error set when it cannot be, or when the backend is not built.
 void* cuda_library(const std::string& stem, std::string* error);
 
+// The functions a loader takes from an opened library: sym(f, "name") sets the function pointer f
+// (null when the library lacks it), all() says whether every one was found.
+class Symbols {
+ public:
+  explicit Symbols(void* lib) : lib_(lib) {}
+  template <typename F>
+  void operator()(F& f, const char* name) {
+    f = reinterpret_cast<F>(lookup(name));
+    all_ = all_ && f;
+  }
+  bool all() const { return all_; }
+
+ private:
+  void* lookup(const char* name) const;
+  void* lib_;
+  bool all_ = true;
+};
+
 }  // namespace pj::cuda

@@ -1,9 +1,7 @@
 #include "kernels/cuda/cudnn.h"
 
-#include <dlfcn.h>
 
 #include <string>
-#include <type_traits>
 
 #include "common/check.h"
 #include "kernels/cuda/backend.h"
@@ -24,11 +22,7 @@ const Loaded& loaded() {
     if (!backend().usable) return r.why = "no usable GPU: " + backend().why, r;
     void* lib = cuda_library("libcudnn", &r.why);
     if (!lib) return r;
-    bool all = true;
-    auto sym = [&](auto& f, const char* name) {
-      f = reinterpret_cast<std::remove_reference_t<decltype(f)>>(dlsym(lib, name));
-      all = all && f;
-    };
+    Symbols sym(lib);
     Api& a = r.api;
     sym(a.create, "cudnnCreate");
     sym(a.error_string, "cudnnGetErrorString");
@@ -59,7 +53,7 @@ const Loaded& loaded() {
     sym(a.pool_forward, "cudnnPoolingForward");
     sym(a.pool_backward, "cudnnPoolingBackward");
     sym(a.softmax, "cudnnSoftmaxForward");
-    if (!all) return r.why = "libcudnn lacks a function pijit calls", r;
+    if (!sym.all()) return r.why = "libcudnn lacks a function pijit calls", r;
     DeviceBuffer probe(1);  // the driver's context is current before cuDNN starts
     if (Status st = a.create(&a.handle)) r.why = std::string("cudnnCreate failed: ") + a.error_string(st);
     return r;

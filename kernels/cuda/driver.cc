@@ -3,7 +3,6 @@
 #include <dlfcn.h>
 
 #include <mutex>
-#include <type_traits>
 #include <unordered_map>
 
 #include "common/check.h"
@@ -70,11 +69,7 @@ const Driver& driver() {
     if (!backend().usable) return d.why = "no usable GPU: " + backend().why, d;
     void* lib = dlopen("libcuda.so.1", RTLD_NOW | RTLD_LOCAL);
     if (!lib) return d.why = std::string("the NVIDIA driver's libcuda.so.1 does not load: ") + dlerror(), d;
-    bool all = true;
-    auto sym = [&](auto& f, const char* name) {
-      f = reinterpret_cast<std::remove_reference_t<decltype(f)>>(dlsym(lib, name));
-      all = all && f;
-    };
+    Symbols sym(lib);
     sym(d.error_name, "cuGetErrorName");
     sym(d.error_string, "cuGetErrorString");
     sym(d.init, "cuInit");
@@ -105,7 +100,7 @@ const Driver& driver() {
     sym(d.graph_launch, "cuGraphLaunch");
     sym(d.graph_destroy, "cuGraphDestroy");
     sym(d.exec_destroy, "cuGraphExecDestroy");
-    if (!all) return d.why = "libcuda.so.1 lacks a driver function pijit calls", d;
+    if (!sym.all()) return d.why = "libcuda.so.1 lacks a driver function pijit calls", d;
     Result rc = d.init(0);
     if (rc == 0) rc = d.device_get(&d.device, 0);
     if (rc == 0) rc = d.primary_retain(&d.context, d.device);

@@ -1,6 +1,5 @@
 #include "kernels/cuda/matmul_cuda.h"
 
-#include <dlfcn.h>
 
 #include <map>
 #include <memory>
@@ -8,7 +7,6 @@
 #include <string>
 #include <tuple>
 #include <vector>
-#include <type_traits>
 
 #include "common/check.h"
 #include "kernels/cuda/backend.h"
@@ -48,11 +46,7 @@ const Lt& lt() {
     if (!backend().usable) return r.why = "no usable GPU: " + backend().why, r;
     void* lib = cuda_library("libcublasLt", &r.why);
     if (!lib) return r;
-    bool all = true;
-    auto sym = [&](auto& f, const char* name) {
-      f = reinterpret_cast<std::remove_reference_t<decltype(f)>>(dlsym(lib, name));
-      all = all && f;
-    };
+    Symbols sym(lib);
     sym(r.create, "cublasLtCreate");
     sym(r.status_name, "cublasLtGetStatusName");
     sym(r.desc_create, "cublasLtMatmulDescCreate");
@@ -63,7 +57,7 @@ const Lt& lt() {
     sym(r.pref_destroy, "cublasLtMatmulPreferenceDestroy");
     sym(r.heuristic, "cublasLtMatmulAlgoGetHeuristic");
     sym(r.matmul, "cublasLtMatmul");
-    if (!all) return r.why = "libcublasLt lacks a function pijit calls", r;
+    if (!sym.all()) return r.why = "libcublasLt lacks a function pijit calls", r;
     DeviceBuffer probe(1);  // the driver's context is current before cuBLASLt starts
     if (cublasStatus_t st = r.create(&r.handle)) r.why = std::string("cublasLtCreate failed: ") + r.status_name(st);
     return r;

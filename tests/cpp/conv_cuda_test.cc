@@ -14,23 +14,14 @@
 #include "kernels/cuda/backend.h"
 #include "kernels/cuda/conv_cuda.h"
 #include "kernels/cuda/driver.h"
+#include "tests/cpp/cuda_test_util.h"
 
 namespace pj::cuda {
 namespace {
 
-std::vector<float> uniform(size_t n, unsigned seed) {
-  std::mt19937 gen(seed);
-  std::uniform_real_distribution<float> d(-1.f, 1.f);
-  std::vector<float> v(n);
-  for (float& x : v) x = d(gen);
-  return v;
-}
-
-DeviceBuffer on_device(const std::vector<float>& v) {
-  DeviceBuffer b(v.size() * 4);
-  b.upload(v.data(), v.size() * 4);
-  return b;
-}
+using testing::download;
+using testing::on_device;
+using testing::uniform;
 
 std::vector<float> run(const ConvShape& s, const std::vector<float>& x, const std::vector<float>& w,
                        const std::vector<float>& bias) {
@@ -108,12 +99,6 @@ struct Checked {
               std::to_string(ref);
   }
 };
-
-std::vector<float> download(const DeviceBuffer& b, size_t n) {
-  std::vector<float> v(n);
-  b.download(v.data(), n * 4);
-  return v;
-}
 
 TEST(ConvCuda, BackwardPassesAgreeWithFloat64AndRepeatTheirBits) {
   if (!backend().usable) GTEST_SKIP() << "no usable GPU: " << backend().why;

@@ -10,24 +10,14 @@
 #include "common/check.h"
 #include "kernels/cuda/backend.h"
 #include "kernels/cuda/driver.h"
+#include "tests/cpp/cuda_test_util.h"
 #include "kernels/cuda/matmul_cuda.h"
 
 namespace pj::cuda {
 namespace {
 
-std::vector<float> uniform(size_t n, unsigned seed) {
-  std::mt19937 gen(seed);
-  std::uniform_real_distribution<float> d(-1.f, 1.f);
-  std::vector<float> v(n);
-  for (float& x : v) x = d(gen);
-  return v;
-}
-
-DeviceBuffer on_device(const std::vector<float>& v) {
-  DeviceBuffer b(v.size() * 4);
-  b.upload(v.data(), v.size() * 4);
-  return b;
-}
+using testing::on_device;
+using testing::uniform;
 
 // C = A @ op(B) (+ bias) (relu) on the GPU, back on the host.
 std::vector<float> run(const MatmulShape& s, const std::vector<float>& a, const std::vector<float>& b,

@@ -12,18 +12,14 @@
 #include "common/check.h"
 #include "kernels/cuda/backend.h"
 #include "kernels/cuda/driver.h"
+#include "tests/cpp/cuda_test_util.h"
 #include "kernels/cuda/nn_cuda.h"
 
 namespace pj::cuda {
 namespace {
 
-std::vector<float> uniform(size_t n, unsigned seed, float lo = -1.f, float hi = 1.f) {
-  std::mt19937 gen(seed);
-  std::uniform_real_distribution<float> d(lo, hi);
-  std::vector<float> v(n);
-  for (float& x : v) x = d(gen);
-  return v;
-}
+using testing::on_device;
+using testing::uniform;
 
 struct Dev {  // a host vector's copy on the device
   DeviceBuffer b;
