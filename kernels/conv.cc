@@ -375,13 +375,10 @@ std::shared_ptr<DnnlPlan> get_plan(const Geometry& g, const Conv2dParams& p, boo
   return plans().get(key, [&] { return make_plan(key, g, p, transpose, with_bias); });
 }
 
-// The weights in the primitive's layout (kernels/weight_cache.h).
-CachedWeights weights_for(const DnnlPlan& plan, const Tensor& w) {
-  if (!plan.reorder_wei) {
-    Tensor wc = w.contiguous();
-    return {dnnl::memory(plan.user_wei, dnnl_engine(), wc.raw_data()), wc.storage()};
-  }
-  return reordered_weights(w, plan.user_wei, plan.wei_md, plan.wei_reorder);
+// The weights as they are, where the primitive reads them in their own layout.
+CachedWeights plain_weights(const DnnlPlan& plan, const Tensor& w) {
+  Tensor wc = w.contiguous();
+  return {dnnl::memory(plan.user_wei, dnnl_engine(), wc.raw_data()), wc.storage()};
 }
 
 void run_plan(DnnlPlan& plan, void* out, const Tensor& x, const CachedWeights& wa, const Tensor& bias, bool raw_dst,
@@ -411,11 +408,9 @@ void run_plan(DnnlPlan& planr, void* out, const Tensor& x, const CachedWeights& 
     execute_reorder(plan->src_reorder, usrc, sbuf);
   }
   if (reorder_dst) dbuf = thread_slot_memory(&plan->dst_buf, plan->dst_md, kDstSlot, own);
-  if (own && bc.defined()) {
+  if (own) {
     plan->bound.execute(plan->prim, {{DNNL_ARG_SRC, &sbuf}, {DNNL_ARG_WEIGHTS, &wa.mem}, {DNNL_ARG_DST, &dbuf},
-                                     {DNNL_ARG_BIAS, &plan->bound.at(plan->bias_md, bc.raw_data())}});
-  } else if (own) {
-    plan->bound.execute(plan->prim, {{DNNL_ARG_SRC, &sbuf}, {DNNL_ARG_WEIGHTS, &wa.mem}, {DNNL_ARG_DST, &dbuf}});
+                                     {DNNL_ARG_BIAS, bc.defined() ? &plan->bound.at(plan->bias_md, bc.raw_data()) : nullptr}});
   } else {
     std::unordered_map<int, dnnl::memory> args{{DNNL_ARG_SRC, sbuf}, {DNNL_ARG_WEIGHTS, wa.mem}, {DNNL_ARG_DST, dbuf}};
     if (bc.defined()) args.emplace(DNNL_ARG_BIAS, dnnl::memory(plan->bias_md, eng, bc.raw_data()));
@@ -463,7 +458,7 @@ namespace {
 // for the caller until its convolution is done.
 CachedWeights node_weights(const ConvPrepared& c, const Tensor& w, std::unique_lock<std::mutex>* hold) {
   const DnnlPlan& plan = *c.plan;
-  if (!plan.reorder_wei) return weights_for(plan, w);
+  if (!plan.reorder_wei) return plain_weights(plan, w);
   if (c.memo.trained(w)) {
     std::unique_lock<std::mutex> lock(c.trained_mu, std::try_to_lock);
     if (lock.owns_lock()) {
@@ -550,15 +545,6 @@ bool conv2d_dst_is_nchw16c(const Shape& out, const Shape& x, const Shape& w, con
 bool conv2d_src_is_nchw16c(const Shape& out, const Shape& x, const Shape& w, const Conv2dParams& p, bool bias) {
   std::shared_ptr<DnnlPlan> plan = blocked_candidate(out, x, w, p, bias);
   return plan && x[1] % 16 == 0 && is_nchw16c(plan->src_md, x);
-}
-
-void conv2d_nchw16c_into(float* out, const Shape& out_shape, const Tensor& x, const Tensor& w, const Tensor& bias,
-                         const Conv2dParams& p, bool x_blocked) {
-  const Geometry g = geometry(out_shape, x.shape(), w.shape(), p, false);
-  std::shared_ptr<DnnlPlan> plan = get_plan(g, p, false, bias.defined());
-  PJ_CHECK(plan->ok) << "conv2d_nchw16c_into: no oneDNN plan (ask conv2d_dst_is_nchw16c first)";
-  PJ_CHECK(!x_blocked || is_nchw16c(plan->src_md, x.shape())) << "conv2d_nchw16c_into: the plan reads no nChw16c";
-  run_plan(*plan, out, x, weights_for(*plan, w), bias, true, x_blocked);
 }
 
 void conv2d_nchw16c_run(const ConvPrepared& c, float* out, const Tensor& x, const Tensor& w, const Tensor& bias,

@@ -88,9 +88,7 @@ void conv2d_weight_grad_run(const WeightGradPrepared& c, const Tensor& dw, const
 // that layout (what the plan reorders x into): allowed where conv2d_src_is_nchw16c.
 bool conv2d_dst_is_nchw16c(const Shape& out, const Shape& x, const Shape& w, const Conv2dParams& p, bool bias);
 bool conv2d_src_is_nchw16c(const Shape& out, const Shape& x, const Shape& w, const Conv2dParams& p, bool bias);
-void conv2d_nchw16c_into(float* out, const Shape& out_shape, const Tensor& x, const Tensor& w, const Tensor& bias,
-                         const Conv2dParams& p, bool x_blocked = false);
-// The same for a kernel prepared once (conv_prepare, not transposed, float32, where
+// The run, for a kernel prepared once (conv_prepare, not transposed, float32, where
 // conv2d_dst_is_nchw16c): no plan lookup per call, and the node's weights memo (inference keeps
 // its reordered weights without a cache key per call).
 void conv2d_nchw16c_run(const ConvPrepared& c, float* out, const Tensor& x, const Tensor& w, const Tensor& bias,

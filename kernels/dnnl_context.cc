@@ -94,6 +94,7 @@ void BoundArgs::execute(const dnnl::primitive& prim, std::initializer_list<std::
   dnnl_exec_arg_t a[8];
   int n = 0;
   for (const auto& [arg, mem] : args) {
+    if (!mem) continue;
     PJ_CHECK(n < 7) << "BoundArgs::execute: too many arguments";
     a[n++] = {arg, mem->get()};
   }

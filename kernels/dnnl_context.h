@@ -57,7 +57,8 @@ class BoundArgs {
  public:
   // The memory object over `md` (one per md object, which must outlive this) bound to `ptr`.
   const dnnl::memory& at(const dnnl::memory::desc& md, const void* ptr);
-  // Runs `prim` with these arguments and this thread's scratchpad, and waits.
+  // Runs `prim` with these arguments (a null memory: the argument is left out, an optional bias)
+  // and this thread's scratchpad, and waits.
   void execute(const dnnl::primitive& prim, std::initializer_list<std::pair<int, const dnnl::memory*>> args);
 
  private:

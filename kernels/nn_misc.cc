@@ -130,8 +130,7 @@ void embedding_into(const Tensor& out, const Tensor& weight, const Tensor& indic
 struct DensePrimitive {
   dnnl::matmul prim;
   std::string impl;  // oneDNN's implementation ("brg:avx512_core")
-  dnnl::memory::desc w_md, scratch_md;
-  size_t scratch_bytes = 0;  // scratch_md's size (0: none), asked once
+  dnnl::memory::desc w_md;
 };
 
 DensePrimitive make_dense_primitive(const dnnl::memory::desc& x, const dnnl::memory::desc& w,
@@ -140,8 +139,6 @@ DensePrimitive make_dense_primitive(const dnnl::memory::desc& x, const dnnl::mem
   dnnl::matmul::primitive_desc pd(d, scratchpad_attr(), dnnl_engine());
   DensePrimitive p;
   p.w_md = pd.weights_desc();
-  p.scratch_md = pd.scratchpad_desc();
-  p.scratch_bytes = p.scratch_md.get_size();
   p.impl = pd.impl_info_str();
   p.prim = dnnl::matmul(pd);
   return p;
@@ -205,8 +202,7 @@ std::shared_ptr<const DensePlan> dense_plan(int64_t M, int64_t K, int64_t N, boo
 
 struct DenseBinding {
   std::mutex mu;
-  // Made at the first launch, re-pointed at every one; `w` and `scratch` per primitive (best, plain).
-  dnnl::memory x, out, bias, w, scratch[2];
+  BoundArgs args[2];  // per primitive (best, plain): made at the first launch, rebound at every one
 };
 
 std::shared_ptr<DenseBinding> make_dense_binding() { return std::make_shared<DenseBinding>(); }
@@ -228,42 +224,19 @@ void dense_run(const DensePlan& p, const Tensor& out, const Tensor& x, const Ten
   Tensor b = bias.defined() ? bias.contiguous() : Tensor();
   std::unique_lock<std::mutex> lock;
   if (binding) lock = std::unique_lock<std::mutex>(binding->mu, std::try_to_lock);
-  // this thread's scratch buffer (kernels/dnnl_context.h: primitives cross threads)
-  void* scratch = prim.scratch_bytes ? thread_scratch_buffer(prim.scratch_bytes) : nullptr;
-  dnnl::memory xm, om, bm, sm, wm = plain ? dnnl::memory() : cached.mem;
-  if (lock.owns_lock()) {
-    if (!binding->x) {
-      binding->x = dnnl::memory(p.x_md, eng, DNNL_MEMORY_NONE);
-      binding->out = dnnl::memory(p.out_md, eng, DNNL_MEMORY_NONE);
-      if (b.defined()) binding->bias = dnnl::memory(p.b_md, eng, DNNL_MEMORY_NONE);
-    }
-    dnnl::memory& scratch_mem = binding->scratch[plain];
-    if (scratch && !scratch_mem) scratch_mem = dnnl::memory(prim.scratch_md, eng, DNNL_MEMORY_NONE);
-    if (plain && !binding->w) binding->w = dnnl::memory(p.w_user, eng, DNNL_MEMORY_NONE);
-    xm = binding->x, om = binding->out, bm = binding->bias, sm = scratch_mem;
-    if (plain) wm = binding->w;
-    auto bind = [](const dnnl::memory& m, void* ptr) {
-      dnnl::error::wrap_c_api(dnnl_memory_set_data_handle(m.get(), ptr), "dense: bind a buffer");
-    };
-    bind(xm, xc.raw_data());
-    bind(om, out.raw_data());
-    if (b.defined()) bind(bm, b.raw_data());
-    if (scratch) bind(sm, scratch);
-    if (plain) bind(wm, wc.raw_data());
-  } else {
-    xm = dnnl::memory(p.x_md, eng, xc.raw_data());
-    om = dnnl::memory(p.out_md, eng, out.raw_data());
-    if (b.defined()) bm = dnnl::memory(p.b_md, eng, b.raw_data());
-    if (scratch) sm = dnnl::memory(prim.scratch_md, eng, scratch);
-    if (plain) wm = dnnl::memory(p.w_user, eng, wc.raw_data());
+  if (lock.owns_lock()) {  // the node's memory objects, rebound (kernels/dnnl_context.h)
+    BoundArgs& a = binding->args[plain];
+    const dnnl::memory& w = plain ? a.at(p.w_user, wc.raw_data()) : cached.mem;
+    a.execute(prim.prim, {{DNNL_ARG_SRC, &a.at(p.x_md, xc.raw_data())}, {DNNL_ARG_WEIGHTS, &w},
+                          {DNNL_ARG_DST, &a.at(p.out_md, out.raw_data())},
+                          {DNNL_ARG_BIAS, b.defined() ? &a.at(p.b_md, b.raw_data()) : nullptr}});
+    return;
   }
-  // The C API takes the arguments as an array: no hash map built and freed per launch.
-  dnnl_exec_arg_t args[5] = {{DNNL_ARG_SRC, xm.get()}, {DNNL_ARG_WEIGHTS, wm.get()}, {DNNL_ARG_DST, om.get()}};
-  int nargs = 3;
-  if (b.defined()) args[nargs++] = {DNNL_ARG_BIAS, bm.get()};
-  if (scratch) args[nargs++] = {DNNL_ARG_SCRATCHPAD, sm.get()};
-  dnnl::error::wrap_c_api(dnnl_primitive_execute(prim.prim.get(), dnnl_stream().get(), nargs, args), "dense: execute");
-  dnnl_stream().wait();
+  std::unordered_map<int, dnnl::memory> args{{DNNL_ARG_SRC, dnnl::memory(p.x_md, eng, xc.raw_data())},
+                                             {DNNL_ARG_WEIGHTS, plain ? dnnl::memory(p.w_user, eng, wc.raw_data()) : cached.mem},
+                                             {DNNL_ARG_DST, dnnl::memory(p.out_md, eng, out.raw_data())}};
+  if (b.defined()) args.emplace(DNNL_ARG_BIAS, dnnl::memory(p.b_md, eng, b.raw_data()));
+  execute(prim.prim, std::move(args));
 }
 
 void dense_into(const Tensor& out, const Tensor& x, const Tensor& weight, const Tensor& bias) {
