@@ -1,13 +1,10 @@
 #include "kernels/cuda/nvrtc.h"
 
-#include <dlfcn.h>
-
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
 #include <mutex>
 #include <sstream>
-#include <type_traits>
 #include <unordered_map>
 
 #include "common/check.h"
@@ -38,7 +35,7 @@ const Nvrtc& nvrtc() {
     Nvrtc r;
     void* lib = cuda_library("libnvrtc", &r.why);
     if (!lib) return r;
-    auto sym = [&](auto& f, const char* name) { f = reinterpret_cast<std::remove_reference_t<decltype(f)>>(dlsym(lib, name)); };
+    Symbols sym(lib);
     sym(r.version, "nvrtcVersion");
     sym(r.create, "nvrtcCreateProgram");
     sym(r.compile, "nvrtcCompileProgram");
@@ -48,7 +45,7 @@ const Nvrtc& nvrtc() {
     sym(r.ptx, "nvrtcGetPTX");
     sym(r.destroy, "nvrtcDestroyProgram");
     sym(r.error_string, "nvrtcGetErrorString");
-    if (!(r.version && r.create && r.compile && r.log_size && r.log && r.ptx_size && r.ptx && r.destroy && r.error_string)) {
+    if (!sym.all()) {
       r.why = "libnvrtc lacks a function pijit calls";
       r.compile = nullptr;
       return r;
