@@ -249,7 +249,7 @@ Tensors execute(const Graph& g, const Tensors& inputs, const std::vector<int>& l
   std::vector<Tensor> env(g.values().size());
   for (size_t i = 0; i < inputs.size(); ++i) {
     const Value& v = g.value(g.inputs()[i]);
-    if (!(meta_of(inputs[i]) == v.meta))
+    if (!meta_matches(inputs[i], v.meta))
       PJ_THROW(Value) << "graph input " << v.name << " expected " << meta_str(v.meta) << ", got "
                       << meta_str(meta_of(inputs[i]));
     env[g.inputs()[i]] = inputs[i];

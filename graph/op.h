@@ -130,5 +130,9 @@ Tensor call_op1(const OpDef& op, const Tensors& in, const Attrs& attrs = {});
 Tensor call_op1(const std::string& name, const Tensors& in, const Attrs& attrs = {});
 
 inline TensorMeta meta_of(const Tensor& t) { return {t.shape(), t.dtype()}; }
+// meta_of(t) == m without building the meta (a graph launch checks every input).
+inline bool meta_matches(const Tensor& t, const TensorMeta& m) {
+  return t.dtype() == m.dtype && m.device == Device::CPU && !m.requires_grad && t.shape() == m.shape;
+}
 
 }  // namespace pj

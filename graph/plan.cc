@@ -277,7 +277,7 @@ Tensors ExecPlan::run_steps(const Tensors& inputs) const {
     PJ_THROW(Type) << "graph takes " << G.inputs().size() << " inputs but " << inputs.size() << " were given";
   for (size_t i = 0; i < inputs.size(); ++i) {
     const Value& v = G.value(G.inputs()[i]);
-    if (!(meta_of(inputs[i]) == v.meta))
+    if (!meta_matches(inputs[i], v.meta))
       PJ_THROW(Value) << "graph input " << v.name << " expected " << meta_text(v.meta) << ", got "
                       << meta_text(meta_of(inputs[i]));
   }

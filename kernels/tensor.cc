@@ -1,9 +1,11 @@
 #include "kernels/tensor.h"
 
+#include <algorithm>
 #include <cstdlib>
 #include <cstring>
 #include <map>
 #include <mutex>
+#include <vector>
 
 #include <sys/mman.h>
 
@@ -13,16 +15,19 @@ namespace pj {
 
 namespace {
 
-// Large blocks are kept when their storage dies and handed to the next allocation that fits:
-// glibc maps and unmaps each block above its mmap threshold, so a chain of ops on large tensors
-// would page-fault on every byte of every output, every call. Small blocks go to malloc (its own
-// caches are fast there). A block is reused for a request of at least 3/4 of its size; what is
-// kept is bounded (PIJIT_STORAGE_CACHE_MB, 1024 by default; 0 keeps nothing), the largest given
-// back first. Blocks of 2 MiB and more are huge-page aligned and advised (MADV_HUGEPAGE).
+// Freed blocks are kept and handed to the next allocation that fits. Large ones: glibc maps and
+// unmaps each block above its mmap threshold, so a chain of ops on large tensors would page-fault
+// on every byte of every output, every call; a large block is reused for a request of at least 3/4
+// of its size. Small ones (under 64 KiB, sizes in 64-byte steps) by exact size: every eager op and
+// graph output allocates one, and glibc's aligned allocation costs more than the op on a few
+// elements (its large-bin path also consolidates the fast bins each time). What is kept is bounded
+// (PIJIT_STORAGE_CACHE_MB, 1024 by default, small blocks 64 MiB of it; 0 keeps nothing), the
+// largest given back first. Blocks of 2 MiB and more are huge-page aligned and advised (MADV_HUGEPAGE).
 class BlockCache {
  public:
   static constexpr size_t kMinCached = size_t{1} << 16;  // 64 KiB
   static constexpr size_t kHuge = size_t{1} << 21;       // 2 MiB: a huge page
+  static constexpr size_t kMaxSmall = size_t{64} << 20;  // small blocks kept: 64 MiB at most
 
   static BlockCache& get() {
     static BlockCache* cache = new BlockCache();  // never destroyed: storages may outlive statics
@@ -41,7 +46,18 @@ class BlockCache {
   }
   // A block of at least `bytes`; *capacity: its size (give() takes it back with that).
   void* take(size_t bytes, size_t* capacity) {
-    if (bytes >= kMinCached) {
+    if (bytes < kMinCached) {
+      std::lock_guard<std::mutex> lock(mu_);
+      std::vector<void*>& list = small_[bytes / 64];
+      if (!list.empty()) {
+        void* p = list.back();
+        list.pop_back();
+        cached_ -= bytes;
+        small_bytes_ -= bytes;
+        *capacity = bytes;
+        return p;
+      }
+    } else {
       std::lock_guard<std::mutex> lock(mu_);
       auto it = free_.lower_bound(bytes);
       if (it != free_.end() && it->first / 4 * 3 <= bytes) {
@@ -65,11 +81,22 @@ class BlockCache {
     return std::aligned_alloc(64, bytes);
   }
   void give(void* p, size_t bytes) {
-    if (bytes < kMinCached || bytes > max_cached_) {
+    if (bytes > max_cached_) {
       std::free(p);
       return;
     }
     std::lock_guard<std::mutex> lock(mu_);
+    if (bytes < kMinCached) {
+      // Small blocks are kept up to their own bound; past it they go back to malloc.
+      if (small_bytes_ + bytes > std::min(kMaxSmall, max_cached_) || cached_ + bytes > max_cached_) {
+        std::free(p);
+        return;
+      }
+      small_[bytes / 64].push_back(p);
+      small_bytes_ += bytes;
+      cached_ += bytes;
+      return;
+    }
     while (cached_ + bytes > max_cached_ && !free_.empty()) {
       auto largest = std::prev(free_.end());
       std::free(largest->second);
@@ -87,12 +114,19 @@ class BlockCache {
     std::lock_guard<std::mutex> lock(mu_);
     for (auto& kv : free_) std::free(kv.second);
     free_.clear();
+    for (std::vector<void*>& list : small_) {
+      for (void* p : list) std::free(p);
+      list.clear();
+    }
+    small_bytes_ = 0;
     cached_ = 0;
   }
 
  private:
   std::mutex mu_;
   std::multimap<size_t, void*> free_;  // size -> block
+  std::vector<void*> small_[kMinCached / 64];  // blocks under 64 KiB, by size / 64 (sizes are rounded to 64)
+  size_t small_bytes_ = 0;
   size_t cached_ = 0;
   size_t max_cached_ = size_t{1} << 30;
 };

@@ -1,4 +1,4 @@
-"""Tensor storage: large freed blocks are kept and reused (kernels/tensor.cc), never changing what
+"""Tensor storage: freed blocks are kept and reused (kernels/tensor.cc), never changing what
 an op computes. A kernel that counted on fresh (zeroed) pages would show here: the same ops run on
 a cache filled with NaN blocks of every size they ask for must give the same results."""
 import unittest
@@ -23,10 +23,23 @@ class Allocator(unittest.TestCase):
         pj.release_cached_storage()
         self.assertEqual(pj.cached_storage_bytes(), 0)
 
-    def test_small_blocks_are_not_kept(self):
+    def test_small_blocks_are_kept_by_size_and_reused(self):
         pj.release_cached_storage()
-        y = pj.ones((16, 16)) * 2.0  # 1 KiB: malloc's own business
+        x = pj.ones((16, 16))
+        y = x * 2.0  # 1 KiB
         del y
+        kept = pj.cached_storage_bytes()
+        self.assertGreaterEqual(kept, 16 * 16 * 4)
+        z = x * 3.0  # the same size: the kept block, not malloc's
+        self.assertEqual(pj.cached_storage_bytes(), kept - 16 * 16 * 4)
+        self.assertEqual(z.sum().tolist(), 3.0 * 16 * 16)
+        a = pj.ones((17, 16))
+        before = pj.cached_storage_bytes()
+        w = a * 2.0  # another size class: a new block, the cache untouched
+        self.assertEqual(pj.cached_storage_bytes(), before)
+        self.assertEqual(w.sum().tolist(), 2.0 * 17 * 16)
+        del z, w, a
+        pj.release_cached_storage()
         self.assertEqual(pj.cached_storage_bytes(), 0)
 
     def test_the_bound_is_an_environment_setting(self):
@@ -58,6 +71,7 @@ class Allocator(unittest.TestCase):
         sizes = [1 << k for k in range(16, 25, 2)] + [4 * n for n in (256 * 96, 4 * 16 * 30 * 30, 256 * 64, 256 * 128,
                                                                        4 * 8 * 32 * 32, 300 * 300, 512 * 128, 100000,
                                                                        4 * 8 * 34 * 34)]
+        sizes += [4 * n for n in (1, 10, 64, 96, 128, 256, 300, 1000, 4096, 16 * 30 * 30)]  # small blocks too
         junk = [pj.full((n // 4,), float("nan")) for n in sizes for _ in range(3)]
         del junk
         self.assertGreater(pj.cached_storage_bytes(), 0)
