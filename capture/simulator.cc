@@ -459,6 +459,17 @@ PyObject* Simulator::load_fast(SimFrame& fr, int i) {
   return fr.locals[i];
 }
 
+// Rebinding or deleting a local that holds an object of the program's whose finalizer runs code:
+// when that was its last reference, plain Python runs the finalizer here, in program order, and
+// the rewritten code would run it only when its frame ends, after the effects replayed after the
+// graph. Capture stops at the instruction instead: it runs for real.
+void Simulator::check_drop(SimFrame& fr, int i) {
+  PyObject* old = fr.root && !fr.loaded[i] ? py::frame_local(fr.real, i) : fr.locals[i];
+  if (old && !sim_generator(old) && py::finalizer_runs_code(old))
+    stop(Break::Finalizer, "drops " + std::string(PyUnicode_AsUTF8(PyTuple_GET_ITEM(fr.code->co_varnames, i))) +
+                               " (a " + Py_TYPE(old)->tp_name + " whose finalizer runs code)");
+}
+
 // LOAD_FAST / DELETE_FAST of a local that is not bound: CPython's UnboundLocalError.
 [[noreturn]] static void unbound_local(Simulator* s, SimFrame& fr, int i) {
   s->stop(Break::Raises, std::string("UnboundLocalError: local variable '") +
@@ -500,10 +511,12 @@ void Simulator::step(SimFrame& fr, const Instruction& ins) {
       return;
     }
     case Opcode::STORE_FAST:
+      check_drop(fr, ins.arg);
       fr.locals[ins.arg] = pop(fr);
       if (fr.root) fr.loaded[ins.arg] = fr.stored[ins.arg] = 1;
       return;
     case Opcode::DELETE_FAST: {
+      check_drop(fr, ins.arg);
       // Bound or not is the same on every call: the frame starts with exactly its arguments bound.
       bool bound = fr.root && !fr.loaded[ins.arg] ? py::frame_local(fr.real, ins.arg) != nullptr
                                                   : fr.locals[ins.arg] != nullptr;

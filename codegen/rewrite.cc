@@ -38,6 +38,23 @@ using py::Opcode;
 using guards::Access;
 using py::Ref;
 
+// resume(fn, args): the call of a resume function, fn(*args) with the frame taking over the list's
+// references (py::call_moving_args): the rewritten frame keeps nothing its continuation may drop.
+PyObject* resume_call(PyObject*, PyObject* const* a, Py_ssize_t n) {
+  if (n != 2 || !PyFunction_Check(a[0]) || !PyList_CheckExact(a[1])) {
+    PyErr_SetString(PyExc_SystemError, "pijit: resume(function, list) is called by pijit's rewritten code only");
+    return nullptr;
+  }
+  return py::call_moving_args(a[0], a[1]);
+}
+
+PyObject* resume_caller() {
+  static PyMethodDef def = {"resume", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(resume_call)),
+                            METH_FASTCALL, "pijit's call of a resume function (rewritten code only)"};
+  static PyObject* fn = PyCFunction_New(&def, nullptr);  // immortal: rewritten code holds it as a constant
+  return fn;
+}
+
 // Collects instructions plus the constants and names they need beyond the original's.
 class Emitter : public CodeBuilder {
  public:
@@ -295,11 +312,15 @@ class Emitter : public CodeBuilder {
     *next = end + 1 < static_cast<int>(d.instructions.size()) ? d.instructions[end + 1].offset : -1;
     return true;
   }
-  // return resume(*locals, *stack): a new function of the resume code, closing over the frame's
-  // cells, called with every fast local (None for an unbound one, which it deletes) and the
-  // `depth` values on the stack.
+  // return resume(fn, [*locals, *stack]): fn a new function of the resume code, closing over the
+  // frame's cells, called with every fast local (None for an unbound one, which it deletes) and
+  // the `depth` values on the stack. The locals are deleted here before the call and the list is
+  // emptied into fn's frame: the continuation holds the only references, as the one frame of
+  // plain Python does (a generator it drops finishes there, not when it returns).
   void call_resume(PyCodeObject* original, PyObject* code, int depth, const std::vector<char>& bound) {
-    op(Opcode::BUILD_TUPLE, depth);
+    op(Opcode::BUILD_LIST, depth);
+    op(Opcode::LOAD_CONST, const_index(resume_caller()));
+    op(Opcode::ROT_TWO);
     int ncells = py::code_ncells(original) + py::code_nfrees(original);
     for (int i = 0; i < ncells; ++i) op(Opcode::LOAD_CLOSURE, i);
     if (ncells) op(Opcode::BUILD_TUPLE, ncells);
@@ -311,10 +332,12 @@ class Emitter : public CodeBuilder {
       if (bound[i]) op(Opcode::LOAD_FAST, static_cast<int>(i));
       else op(Opcode::LOAD_CONST, const_index(Py_None));
     }
-    op(Opcode::BUILD_TUPLE, static_cast<int>(bound.size()));
+    op(Opcode::BUILD_LIST, static_cast<int>(bound.size()));
     op(Opcode::ROT_TWO);
     op(Opcode::BINARY_ADD);
-    op(Opcode::CALL_FUNCTION_EX, 0);
+    for (size_t i = 0; i < bound.size(); ++i)
+      if (bound[i]) op(Opcode::DELETE_FAST, static_cast<int>(i));
+    op(Opcode::CALL_FUNCTION, 2);
     op(Opcode::RETURN_VALUE);
   }
 

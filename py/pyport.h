@@ -243,17 +243,19 @@ inline PyObject* frame_globals(PyFrameObject* f) { return f->f_globals; }
 inline PyObject* frame_builtins(PyFrameObject* f) { return f->f_builtins; }
 inline PyCodeObject* frame_code(PyFrameObject* f) { return f->f_code; }
 
-// A frame for `code` that shares the fast locals, cells and free variables of `f` (new references),
-// to run rewritten code in place of f's own: nullptr with an exception set on failure. `code` may
-// have more fast locals than f's code (temporaries); its cells and free variables are the same.
+// A frame for `code` to run rewritten code in place of f's own: nullptr with an exception set on
+// failure. It takes f's fast locals over (f keeps none: a value the rewritten code or its
+// continuation drops dies then, as in plain Python's one frame) and shares f's cells and free
+// variables (new references). `code` may have more fast locals than f's code (temporaries); its
+// cells and free variables are the same. give_back_locals undoes the move, for running f itself.
 inline PyFrameObject* shadow_frame(PyThreadState* tstate, PyFrameObject* f, PyCodeObject* code) {
   PyFrameObject* s = PyFrame_New(tstate, code, f->f_globals, nullptr);
   if (!s) return nullptr;
   int nlocals = f->f_code->co_nlocals;
   int nextra = code_ncells(f->f_code) + code_nfrees(f->f_code);
   for (int i = 0; i < nlocals; ++i) {
-    Py_XINCREF(f->f_localsplus[i]);
     s->f_localsplus[i] = f->f_localsplus[i];
+    f->f_localsplus[i] = nullptr;
   }
   for (int i = 0; i < nextra; ++i) {
     PyObject* o = f->f_localsplus[nlocals + i];
@@ -261,6 +263,53 @@ inline PyFrameObject* shadow_frame(PyThreadState* tstate, PyFrameObject* f, PyCo
     s->f_localsplus[code->co_nlocals + i] = o;
   }
   return s;
+}
+// f's fast locals back from its shadow, which must not have stored any of them.
+inline void give_back_locals(PyFrameObject* f, PyFrameObject* shadow) {
+  for (int i = 0; i < f->f_code->co_nlocals; ++i) {
+    Py_XSETREF(f->f_localsplus[i], shadow->f_localsplus[i]);
+    shadow->f_localsplus[i] = nullptr;
+  }
+}
+
+// fn(*args) for a function whose code takes exactly len(args) positional arguments and nothing
+// else (no cells of its own, not a generator): a resume function. The new frame takes over the
+// list's references and the list is left empty, so while the call runs its caller holds none of
+// them: a value the callee drops dies there, as it would in the one frame of plain Python (a
+// generator's `finally`, a file's close). A call by the tuple (CALL_FUNCTION_EX) keeps the tuple,
+// and every value in it, alive until the callee returns.
+inline PyObject* call_moving_args(PyObject* fn, PyObject* args) {
+  auto* co = reinterpret_cast<PyCodeObject*>(PyFunction_GET_CODE(fn));
+  const Py_ssize_t n = PyList_GET_SIZE(args);
+  const int kinds = CO_VARARGS | CO_VARKEYWORDS | CO_GENERATOR | CO_COROUTINE | CO_ASYNC_GENERATOR | CO_ITERABLE_COROUTINE;
+  if (co->co_argcount != n || co->co_kwonlyargcount || (co->co_flags & kinds) || code_ncells(co) ||
+      code_nfrees(co) != (PyFunction_GET_CLOSURE(fn) ? PyTuple_GET_SIZE(PyFunction_GET_CLOSURE(fn)) : 0)) {
+    PyErr_Format(PyExc_SystemError, "pijit: %U is not a resume function", co->co_name);
+    return nullptr;
+  }
+  PyThreadState* ts = PyThreadState_GET();
+  PyFrameObject* f = PyFrame_New(ts, co, PyFunction_GET_GLOBALS(fn), nullptr);
+  if (!f) return nullptr;
+  PyObject** items = reinterpret_cast<PyListObject*>(args)->ob_item;
+  for (Py_ssize_t i = 0; i < n; ++i) {
+    f->f_localsplus[i] = items[i];  // moved: the list's reference is the frame's now
+    items[i] = nullptr;
+  }
+  if (PyList_SetSlice(args, 0, n, nullptr) < 0) {  // (its slots are empty: nothing is released)
+    Py_DECREF(f);
+    return nullptr;
+  }
+  for (int i = 0; i < code_nfrees(co); ++i) {
+    PyObject* cell = PyTuple_GET_ITEM(PyFunction_GET_CLOSURE(fn), i);
+    Py_INCREF(cell);
+    f->f_localsplus[co->co_nlocals + i] = cell;
+  }
+  PyObject* r = PyEval_EvalFrameEx(f, 0);
+  // Released as CPython releases a call's frame: a finalizer run by it counts one level deeper.
+  ++ts->recursion_depth;
+  Py_DECREF(f);
+  --ts->recursion_depth;
+  return r;
 }
 
 // An exception leaving rewritten code through the resume function or loop body it called: the
@@ -290,6 +339,25 @@ inline void drop_resume_caller_entry(PyFrameObject* shadow) {
     tb = rest;
   }
   PyErr_Restore(t, v, tb);
+}
+
+// Whether freeing `o` may run code beyond releasing memory: a generator, coroutine or async
+// generator suspended inside a try or with block (closing it runs the block's cleanup; 3.7's loop
+// blocks do not count), or an object whose type has a finalizer (a Python __del__, a file's close).
+inline bool finalizer_runs_code(PyObject* o) {
+  if (PyGen_Check(o) || PyCoro_CheckExact(o) || PyAsyncGen_CheckExact(o)) {
+    PyFrameObject* f = reinterpret_cast<PyGenObject*>(o)->gi_frame;
+    if (!f || f->f_lasti < 0) return false;  // finished, or never started: closing runs nothing
+    for (int k = 0; k < f->f_iblock; ++k) {
+#if PY_VERSION_HEX < 0x03080000
+      constexpr int kSetupLoop = 120;  // 3.7's SETUP_LOOP (opcode.h)
+      if (f->f_blockstack[k].b_type == kSetupLoop) continue;
+#endif
+      return true;
+    }
+    return false;
+  }
+  return Py_TYPE(o)->tp_finalize || Py_TYPE(o)->tp_del;
 }
 
 // Whether the frame must run in CPython's own loop: generators, coroutines and async generators
@@ -329,9 +397,12 @@ inline PyObject* frame_globals(PyFrameObject*) { frame_unsupported(); }
 inline PyObject* frame_builtins(PyFrameObject*) { frame_unsupported(); }
 inline PyCodeObject* frame_code(PyFrameObject*) { frame_unsupported(); }
 inline PyFrameObject* shadow_frame(PyThreadState*, PyFrameObject*, PyCodeObject*) { frame_unsupported(); }
+inline void give_back_locals(PyFrameObject*, PyFrameObject*) { frame_unsupported(); }
 inline bool frame_is_resumable(PyFrameObject*) { frame_unsupported(); }
+inline bool finalizer_runs_code(PyObject*) { frame_unsupported(); }
 inline bool frame_started(PyFrameObject*) { frame_unsupported(); }
 inline void drop_resume_caller_entry(PyFrameObject*) { frame_unsupported(); }
+inline PyObject* call_moving_args(PyObject*, PyObject*) { frame_unsupported(); }
 #endif
 
 // ---- code bytes ---------------------------------------------------------------------------------

@@ -160,11 +160,15 @@ bool auto_candidate(PyCodeObject* co) {
   return false;
 }
 
-PyObject* run_in_shadow(PyThreadState* ts, PyFrameObject* f, PyObject* code) {
+// Runs `code` in a shadow frame that took f's fast locals over. When its graph failed before
+// anything observable ran (GraphFailure::Rerunnable: it only read guarded paths into temporaries)
+// and the caller runs f eagerly then (may_rerun), f gets its locals back.
+PyObject* run_in_shadow(PyThreadState* ts, PyFrameObject* f, PyObject* code, bool may_rerun = false) {
   PyFrameObject* shadow = py::shadow_frame(ts, f, reinterpret_cast<PyCodeObject*>(code));
   if (!shadow) return nullptr;
   PyObject* r = py::eval_frame_default(ts, shadow, 0);
-  if (!r) py::drop_resume_caller_entry(shadow);
+  if (!r && may_rerun && t_graph_failure == GraphFailure::Rerunnable) py::give_back_locals(f, shadow);
+  else if (!r) py::drop_resume_caller_entry(shadow);
   Py_DECREF(shadow);
   return r;
 }
@@ -206,7 +210,7 @@ PyObject* run_entry(PyThreadState* ts, PyFrameObject* f, CodeState* st, CacheEnt
     ++g_stats.frames_rewritten;
     if (e.graph) ++g_stats.frames_captured;
     t_graph_failure = GraphFailure::None;
-    PyObject* r = run_in_shadow(ts, f, e.code);
+    PyObject* r = run_in_shadow(ts, f, e.code, e.graph != nullptr);
     // The rewritten code does nothing observable before its graph call (it reads guarded paths),
     // and the original frame is untouched: running it now is exactly the eager call.
     if (!r && e.graph && t_graph_failure == GraphFailure::Rerunnable) {
