@@ -464,9 +464,15 @@ PyObject* Simulator::load_fast(SimFrame& fr, int i) {
 // the rewritten code would run it only when its frame ends, after the effects replayed after the
 // graph. Capture stops at the instruction instead: it runs for real.
 void Simulator::check_drop(SimFrame& fr, int i) {
-  PyObject* old = fr.root && !fr.loaded[i] ? py::frame_local(fr.real, i) : fr.locals[i];
-  if (old && !sim_generator(old) && py::finalizer_runs_code(old))
-    stop(Break::Finalizer, "drops " + std::string(PyUnicode_AsUTF8(PyTuple_GET_ITEM(fr.code->co_varnames, i))) +
+  auto local = [&fr](int j) { return fr.root && !fr.loaded[j] ? py::frame_local(fr.real, j) : fr.locals[j]; };
+  PyObject* old = local(i);
+  if (!old || sim_generator(old) || !py::finalizer_runs_code(old)) return;
+  // Still held by the frame (moved to the stack, as a resume function's prologue does, or in
+  // another local): not dropped.
+  if (std::find(fr.stack.begin(), fr.stack.end(), old) != fr.stack.end()) return;
+  for (int j = 0; j < static_cast<int>(fr.locals.size()); ++j)
+    if (j != i && local(j) == old) return;
+  stop(Break::Finalizer, "drops " + std::string(PyUnicode_AsUTF8(PyTuple_GET_ITEM(fr.code->co_varnames, i))) +
                                " (a " + Py_TYPE(old)->tp_name + " whose finalizer runs code)");
 }
 

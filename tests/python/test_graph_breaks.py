@@ -441,5 +441,55 @@ class GraphBreaks(unittest.TestCase):
         self.assertIn("B003", st["break_reasons"][0])
         self.assertEqual(st["resume_graphs"], 2, st)  # the `if` side and the `else` side
 
+    def test_dropping_an_object_whose_finalizer_runs_code_breaks_there(self):
+        # Plain Python runs a finalizer where the last reference goes; replayed effects run when
+        # the captured part ends. So capture stops at `c = None` (B023) and __del__ logs before
+        # the __exit__ that follows, as in plain Python.
+        log = []
+
+        class Tracked:
+            def __init__(self, v):
+                self.v = v
+
+            def __del__(self):
+                log.append("freed")
+
+        class Exit:
+            def __enter__(self):
+                return self
+
+            def __exit__(self, *exc):
+                log.append("exit")
+                return False
+
+        def f(x):
+            y = x * 2.0
+            c = Tracked(y)  # B008: capture does not construct objects with __del__
+            y = (y + c.v) * 3.0 - 1.0
+            c = None
+            with Exit():
+                pass
+            return y + 1.0
+
+        def runs(fn):
+            out = []
+            for _ in range(3):
+                del log[:]
+                out.append((fn(T([1.0, 2.0])).tolist(), list(log)))
+            return out
+        want = runs(f)
+        self.assertEqual(want[0], ([12.0, 24.0], ["freed", "exit"]))
+        self.assertEqual(runs(pj.jit(f)), want)
+        st = pj.jit_stats(f)
+        self.assertIn("B008", st["break_reasons"][0])
+        # the code after that break: a graph up to `c = None`, then a break there
+        self.assertEqual((st["graphs"], st["breaks"], st["resume_graphs"], st["resume_breaks"]), (1, 1, 2, 1), st)
+        report = pj.explain(f)(T([1.0, 2.0]))
+        ids = [b.id for b in report.breaks]
+        self.assertIn("B023", ids, str(report))
+        b = report.breaks[ids.index("B023")]
+        self.assertEqual(b.line, f.__code__.co_firstlineno + 4)
+        self.assertIn("drops c (a Tracked whose finalizer runs code)", b.message)
+
 if __name__ == "__main__":
     unittest.main()
