@@ -118,6 +118,13 @@ void find_write_backs(CaptureResult& r) {
   r.graph->set_write_backs(std::move(found));
 }
 
+// A store or delete that may fail at replay (an index or key, attribute or global that may be
+// missing then) would raise from the captured function's line: inside a called function, that
+// function's frames would be missing from the traceback. The call runs for real instead.
+void Simulator::not_in_callee(const std::string& what) {
+  if (frames_.size() > 1) stop(Break::SideEffect, what + " in a called function, where it may raise");
+}
+
 void Simulator::defer(codegen::EffectPlan fx, PyObject* value, const std::string& what, bool may_raise) {
   // Replayed after the graph, an effect that raises would raise outside the handler that catches
   // it in eager Python. One that cannot raise (a plain store, list.append) replays the same.
@@ -367,7 +374,8 @@ void Simulator::store_attr(PyObject* owner, PyObject* name, PyObject* value) {
   fx.operands.push_back(plan_return(owner));
   Py_INCREF(name);
   fx.name = py::Ref(name);
-  defer(std::move(fx), value, what, /*may_raise=*/!value || !plain);  // (a deleted attribute may be missing)
+  if (!value || !plain) not_in_callee(what);  // (a deleted attribute may be missing)
+  defer(std::move(fx), value, what, /*may_raise=*/!value || !plain);
   attr_overlay_[{owner, cname}] = value ? value : null_slot();
   overlaid_.insert(owner);
 }
@@ -396,6 +404,7 @@ void Simulator::store_global(SimFrame& fr, PyObject* name, PyObject* value) {
   if (value) fx.operands.push_back(plan_return(value));
   Py_INCREF(name);
   fx.name = py::Ref(name);
+  if (!value) not_in_callee(what);
   defer(std::move(fx), value, what, /*may_raise=*/!value);
   global_overlay_[PyUnicode_AsUTF8(name)] = value ? value : null_slot();
 }
@@ -516,11 +525,8 @@ bool Simulator::store_item(PyObject* container, PyObject* key, PyObject* value) 
     }
     may_raise = false;
   }
-  // An index or key that may be missing at replay raises from the captured function's line: a
-  // called function's frame would be missing from the traceback, so the call runs for real.
-  if (may_raise && frames_.size() > 1)
-    stop(Break::SideEffect, std::string(value ? "assigns" : "deletes") + " an item of the caller's " +
-                                Py_TYPE(container)->tp_name + " in a called function, where it may raise");
+  if (may_raise) not_in_callee(std::string(value ? "assigns" : "deletes") + " an item of the caller's " +
+                               Py_TYPE(container)->tp_name);
   escape(key);
   defer(std::move(fx), value,
         std::string(value ? "assigns an item of a " : "deletes an item of a ") + Py_TYPE(container)->tp_name +
