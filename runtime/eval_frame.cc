@@ -212,7 +212,8 @@ PyObject* run_entry(PyThreadState* ts, PyFrameObject* f, CodeState* st, CacheEnt
     t_graph_failure = GraphFailure::None;
     PyObject* r = run_in_shadow(ts, f, e.code, e.graph != nullptr);
     // The rewritten code does nothing observable before its graph call (it reads guarded paths),
-    // and the original frame is untouched: running it now is exactly the eager call.
+    // and the original frame has its locals back (run_in_shadow): running it now is exactly the
+    // eager call.
     if (!r && e.graph && t_graph_failure == GraphFailure::Rerunnable) {
       t_graph_failure = GraphFailure::None;
       PyErr_Clear();
