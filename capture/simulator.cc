@@ -463,15 +463,20 @@ PyObject* Simulator::load_fast(SimFrame& fr, int i) {
 // when that was its last reference, plain Python runs the finalizer here, in program order, and
 // the rewritten code would run it only when its frame ends, after the effects replayed after the
 // graph. Capture stops at the instruction instead: it runs for real.
+// The object a local holds now, without loading it (no guard on it): the real frame's until the
+// root frame's local is first read or written.
+static PyObject* peek_local(const SimFrame& fr, int i) {
+  return fr.root && !fr.loaded[i] ? py::frame_local(fr.real, i) : fr.locals[i];
+}
+
 void Simulator::check_drop(SimFrame& fr, int i) {
-  auto local = [&fr](int j) { return fr.root && !fr.loaded[j] ? py::frame_local(fr.real, j) : fr.locals[j]; };
-  PyObject* old = local(i);
+  PyObject* old = peek_local(fr, i);
   if (!old || sim_generator(old) || !py::finalizer_runs_code(old)) return;
   // Still held by the frame (moved to the stack, as a resume function's prologue does, or in
   // another local): not dropped.
   if (std::find(fr.stack.begin(), fr.stack.end(), old) != fr.stack.end()) return;
   for (int j = 0; j < static_cast<int>(fr.locals.size()); ++j)
-    if (j != i && local(j) == old) return;
+    if (j != i && peek_local(fr, j) == old) return;
   stop(Break::Finalizer, "drops " + std::string(PyUnicode_AsUTF8(PyTuple_GET_ITEM(fr.code->co_varnames, i))) +
                                " (a " + Py_TYPE(old)->tp_name + " whose finalizer runs code)");
 }
@@ -524,9 +529,7 @@ void Simulator::step(SimFrame& fr, const Instruction& ins) {
     case Opcode::DELETE_FAST: {
       check_drop(fr, ins.arg);
       // Bound or not is the same on every call: the frame starts with exactly its arguments bound.
-      bool bound = fr.root && !fr.loaded[ins.arg] ? py::frame_local(fr.real, ins.arg) != nullptr
-                                                  : fr.locals[ins.arg] != nullptr;
-      if (!bound)
+      if (!peek_local(fr, ins.arg))
         unbound_local(this, fr, ins.arg);
       fr.locals[ins.arg] = nullptr;
       if (fr.root) fr.loaded[ins.arg] = fr.stored[ins.arg] = 1;
