@@ -614,9 +614,14 @@ void GuardTree::prepare() const {
       c.stable = follows_from_identity(c);
       all_stable = all_stable && c.stable;
     }
-    n.skippable = n.from_versioned && all_stable && !has_child[i] && !compared[i];
+    n.skippable = n.from_versioned && all_stable && !has_child[i] && !compared[i] && !n.collected;
   }
   prepared_ = true;
+}
+
+void GuardTree::keep_resolved(const std::vector<int>& nodes) {
+  for (int i : nodes) nodes_[i].collected = true;
+  prepared_ = false;
 }
 
 // The version tag of the dict a versioned node's children are read from; 0 when there is none.
@@ -630,10 +635,10 @@ static inline uint64_t node_version(const GuardNode& n, PyObject* o) {
   return plain ? py::dict_version(o) : 0;
 }
 
-bool GuardTree::check(PyFrameObject* f, GuardFailure* why) const {
+bool GuardTree::check(PyFrameObject* f, GuardFailure* why, const std::vector<int>* collect, PyObject** out) const {
   if (!prepared_) prepare();
   // Nodes are created parents-first, so one forward pass resolves every path once.
-  constexpr size_t kSmall = 32;
+  constexpr size_t kSmall = 128;
   PyObject* small[kSmall];
   uint64_t small_versions[kSmall];
   std::vector<PyObject*> big;
@@ -672,6 +677,13 @@ bool GuardTree::check(PyFrameObject* f, GuardFailure* why) const {
   if (ok)
     for (int i = 0; i < size(); ++i)
       if (nodes_[i].version_of) nodes_[i].version = versions[i];
+  if (ok && collect)
+    for (size_t k = 0; k < collect->size(); ++k) {
+      PyObject* o = objs[(*collect)[k]];
+      PJ_CHECK(o && nodes_[(*collect)[k]].collected) << "guard node " << (*collect)[k] << " was not kept resolved";
+      Py_INCREF(o);
+      out[k] = o;
+    }
   for (PyObject* o : owned) Py_DECREF(o);
   return ok;
 }

@@ -95,6 +95,7 @@ struct GuardNode {
   mutable uint8_t version_of = 0;  // 1: o.__dict__ (DictAttr children read it), 2: o itself, a dict (Item children)
   mutable bool from_versioned = false;  // read from its parent's versioned dict
   mutable bool skippable = false;       // and a leaf with only stable checks, that no SameAs refers to
+  bool collected = false;               // check() hands its object out (keep_resolved)
   mutable uint64_t version = 0;  // the tag on the last call that passed; 0: unknown
 };
 
@@ -133,8 +134,14 @@ class GuardTree {
   int size() const { return static_cast<int>(nodes_.size()); }
   int num_checks() const;
 
-  // True when every check passes on this frame. On failure fills *why (when non-null).
-  bool check(PyFrameObject* f, GuardFailure* why) const;
+  // True when every check passes on this frame. On failure fills *why (when non-null). When it
+  // passes and `collect` is given, out[k] is a new reference to the object at node collect[k] (the
+  // direct call's graph inputs, read where the guards just resolved them); those nodes must have
+  // been named to keep_resolved().
+  bool check(PyFrameObject* f, GuardFailure* why, const std::vector<int>* collect = nullptr,
+             PyObject** out = nullptr) const;
+  // Nodes whose object check() always resolves: the version shortcut never skips them.
+  void keep_resolved(const std::vector<int>& nodes);
   // check() for the debugging logs: runs every check whose path resolves (a failing node's
   // children are skipped) and appends each failure (recompiles_verbose); with `profile`, times each
   // check into the tree's per-check counters (guard_perf). Same answer as check().

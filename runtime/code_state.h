@@ -19,6 +19,7 @@ namespace pj::runtime {
 
 struct JitOptions;
 struct ShapePlans;
+struct DirectCall;
 
 struct CacheEntry {
   std::shared_ptr<guards::GuardTree> guards;
@@ -26,6 +27,7 @@ struct CacheEntry {
   std::shared_ptr<graph::Graph> graph;
   std::shared_ptr<graph::ExecPlan> plan;  // what runs: the graph after the passes, planned
   std::shared_ptr<ShapePlans> shapes;     // dynamic shapes: the plans per concrete sizes (else null)
+  std::shared_ptr<DirectCall> direct;     // runs without its code (runtime/direct_call.h), else null
   std::vector<std::string> dynamic_notes; // which sizes are symbols, which were specialised and why
   std::string reason;        // why this entry runs eagerly (empty for graph entries)
   std::string reason_text;   // ... in full: "B006 Print at f.py:12 in f: print()"

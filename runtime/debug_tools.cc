@@ -39,6 +39,7 @@ const DebugSwitches& debug_switches() {
     auto* d = new DebugSwitches;
     if (const char* e = std::getenv("PIJIT_DUMP_DIR")) d->dump_dir = e;
     d->no_cache = env_on("PIJIT_DEBUG_NO_CACHE");
+    d->no_direct = env_on("PIJIT_DEBUG_NO_DIRECT");
     if (const char* e = std::getenv("PIJIT_TEST_FAULT")) d->fault = e;
     return d;
   }();

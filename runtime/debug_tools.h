@@ -6,6 +6,7 @@
 //                              (pijit/dump.py writes the Python half and dir/run.json at exit)
 //   PIJIT_TRACE=out.json       the trace-event timeline (common/trace.h)
 //   PIJIT_DEBUG_NO_CACHE=1     guards are never trusted: every call captures again
+//   PIJIT_DEBUG_NO_DIRECT=1    graph entries run their rewritten bytecode, never a direct call
 //   PIJIT_DEBUG_EAGER_GRAPH=1  graphs run node by node as eager ops (graph/plan.h)
 //   PIJIT_TEST_FAULT=mod:name  test only: the graph of a matching code object adds 1 to its first
 //                              floating output (how bisect's tests plant a wrong capture)
@@ -24,6 +25,7 @@ struct CodeState;
 struct DebugSwitches {
   std::string dump_dir;  // empty: no dumps
   bool no_cache = false;
+  bool no_direct = false;
   std::string fault;     // PIJIT_TEST_FAULT's pattern, "module:name"
 };
 const DebugSwitches& debug_switches();

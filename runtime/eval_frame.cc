@@ -16,8 +16,9 @@
 
 #include "codegen/outline.h"
 #include "common/trace.h"
-#include "runtime/debug_tools.h"
 #include "codegen/rewrite.h"
+#include "runtime/debug_tools.h"
+#include "runtime/direct_call.h"
 #include "graph/tape.h"
 #include "py/bytecode.h"
 #include "py/py_common.h"
@@ -227,9 +228,37 @@ PyObject* run_entry(PyThreadState* ts, PyFrameObject* f, CodeState* st, CacheEnt
   return run_refused(ts, f, st, e.reason);
 }
 
+// An entry's direct call (runtime/direct_call.h), `objs` the objects its guard check handed out
+// (references it drops). f still has its locals: when the graph fails before anything observable
+// ran, f runs eagerly, exactly the eager call.
+PyObject* run_direct(PyThreadState* ts, PyFrameObject* f, CodeState* st, CacheEntry& e, PyObject** objs) {
+  ++e.hits;
+  ++st->frames_rewritten;
+  ++g_stats.frames_rewritten;
+  ++g_stats.frames_captured;
+  const DirectCall& d = *e.direct;
+  t_graph_failure = GraphFailure::None;
+  PyObject* outputs = run_graph(d.runner.get(), objs, static_cast<Py_ssize_t>(d.num_inputs));
+  PyObject* r = outputs ? direct_return(d.ret, outputs, objs) : nullptr;
+  Py_XDECREF(outputs);
+  for (size_t k = 0; k < d.nodes.size(); ++k) Py_DECREF(objs[k]);
+  const bool rerun = !r && t_graph_failure == GraphFailure::Rerunnable;
+  t_graph_failure = GraphFailure::None;
+  if (rerun) {
+    PyErr_Clear();
+    ++st->graph_failures;
+    log("breaks", "graph of " + where(py::frame_code(f)) + " raised; the call runs eagerly");
+    return run_default(ts, f, st, "");
+  }
+  if (!r) PyTraceBack_Here(f);  // the function's line in the traceback, as its rewritten code's frame gave
+  return r;
+}
+
 // Guards run with the hook quiet: a path through a mapping or attribute may run Python code
-// (a library type's __getattr__), and no frame it enters may capture or count.
-bool quiet_check(const guards::GuardTree& g, PyFrameObject* f, guards::GuardFailure* why) {
+// (a library type's __getattr__), and no frame it enters may capture or count. With `collect`,
+// a passing check hands out the objects at those nodes (GuardTree::check).
+bool quiet_check(const guards::GuardTree& g, PyFrameObject* f, guards::GuardFailure* why,
+                 const std::vector<int>* collect = nullptr, PyObject** out = nullptr) {
   bool busy = t_jit.busy;
   t_jit.busy = true;
   const bool profile = g_config.guard_perf;
@@ -239,7 +268,7 @@ bool quiet_check(const guards::GuardTree& g, PyFrameObject* f, guards::GuardFail
     ok = g.check_all(f, why ? &failures : nullptr, true);
     if (why && !failures.empty()) *why = failures.front();
   } else {
-    ok = g.check(f, why);
+    ok = g.check(f, why, collect, out);  // (guard_perf never collects)
   }
   t_jit.busy = busy;
   return ok;
@@ -457,6 +486,7 @@ bool build_entry(PyFrameObject* f, CodeState* st, const JitOptions& opt, CacheEn
     } else {
       out->code = code;
       out->graph = r.graph;
+      out->direct = make_direct_call(r.plan, *r.graph, runner.get(), *r.guards);
       out->effects = r.effects;
       if (r.broke) {
         out->break_text = r.reason_text();
@@ -536,11 +566,27 @@ PyObject* run_captured(PyThreadState* ts, PyFrameObject* f, const JitOptions& op
   auto lookup_done = [&](const char* result) {
     if (g0 >= 0) trace::complete("guards", where(co), g0, trace::now_ns(), std::string("\"result\": \"") + result + "\"");
   };
+  constexpr size_t kDirectObjs = 32;
+  PyObject* direct_small[kDirectObjs];
+  std::vector<PyObject*> direct_big;
   for (auto it = st->entries.begin(); it != st->entries.end(); ++it) {
-    if (!quiet_check(*it->guards, f, nullptr)) continue;
+    // (guard_perf times each check through check_all: such calls run the rewritten code)
+    const DirectCall* direct =
+        it->direct && !debug_switches().no_direct && !g_config.guard_perf ? it->direct.get() : nullptr;
+    PyObject** objs = direct_small;
+    if (direct && direct->nodes.size() > kDirectObjs) {
+      direct_big.resize(direct->nodes.size());
+      objs = direct_big.data();
+    }
+    if (!quiet_check(*it->guards, f, nullptr, direct ? &direct->nodes : nullptr, objs)) continue;
+    auto drop_objs = [&] {
+      if (direct)
+        for (size_t k = 0; k < direct->nodes.size(); ++k) Py_DECREF(objs[k]);
+    };
     // The cache is the code object's, shared by every jit of it: an entry another jit (or stress
     // mode) made for a refused capture runs eagerly, which fullgraph=True must not accept.
     if (opt.fullgraph && (!it->graph || !it->break_text.empty())) {
+      drop_objs();
       PyErr_Format(g_capture_error, "pijit cannot capture %s as one graph (fullgraph=True or GRAPH_MODE): %s",
                    where(co).c_str(), (it->graph ? it->break_text : it->reason_text).c_str());
       return nullptr;
@@ -549,7 +595,11 @@ PyObject* run_captured(PyThreadState* ts, PyFrameObject* f, const JitOptions& op
     st->misses_in_a_row = 0;
     if (it != st->entries.begin()) st->entries.splice(st->entries.begin(), st->entries, it);
     lookup_done("hit");
-    if (!tape_safe(st->entries.front())) return run_default(ts, f, st, "a gradient tape records and the graph is impure");
+    if (!tape_safe(st->entries.front())) {
+      drop_objs();
+      return run_default(ts, f, st, "a gradient tape records and the graph is impure");
+    }
+    if (direct) return run_direct(ts, f, st, st->entries.front(), objs);
     return run_entry(ts, f, st, st->entries.front());
   }
   lookup_done("miss");

@@ -253,13 +253,18 @@ void runner_dealloc(PyObject* self) {
 }
 
 PyObject* runner_call(PyObject* self, PyObject* args, PyObject*) {
+  return run_graph(self, &PyTuple_GET_ITEM(args, 0), PyTuple_GET_SIZE(args));
+}
+
+}  // namespace
+
+PyObject* run_graph(PyObject* self, PyObject* const* args, Py_ssize_t n) {
   auto* r = reinterpret_cast<GraphRunner*>(self);
   PJ_PY_BEGIN
   Tensors in;
-  Py_ssize_t n = PyTuple_GET_SIZE(args);
   in.reserve(n);
   for (Py_ssize_t i = 0; i < n; ++i) {
-    PyObject* a = PyTuple_GET_ITEM(args, i);
+    PyObject* a = args[i];
     if (py::is_tensor(a)) {
       in.push_back(py::unwrap(a));
     } else if (r->scalars && static_cast<size_t>(i) < r->scalars->size() && (*r->scalars)[i] >= 0 &&
@@ -340,6 +345,8 @@ PyObject* runner_call(PyObject* self, PyObject* args, PyObject*) {
   }
   PJ_PY_END(nullptr)
 }
+
+namespace {
 
 PyObject* runner_repr(PyObject* self) {
   return PyUnicode_FromFormat("<pijit graph of %s>", reinterpret_cast<GraphRunner*>(self)->name->c_str());
@@ -648,6 +655,8 @@ PyObject* py_jit_stats(PyObject*, PyObject* obj) {
       set_item(ed.get(), "compiled", e.plan ? PyUnicode_FromString(e.plan->graph().to_string().c_str()) : (Py_INCREF(Py_None), Py_None));
       set_item(ed.get(), "plan", e.plan ? PyUnicode_FromString(e.plan->describe().c_str()) : (Py_INCREF(Py_None), Py_None));
       set_item(ed.get(), "memo_reuses", PyLong_FromLongLong(e.plan ? e.plan->memo_reuses() : 0));
+      // Whether its hits run without the rewritten code (runtime/direct_call.h).
+      set_item(ed.get(), "direct", PyBool_FromLong(e.direct != nullptr));
       // Dynamic shapes: what capture decided per symbol, and the plans made per concrete sizes.
       set_item(ed.get(), "dynamic", str_list(e.dynamic_notes));
       const ShapePlanStats sp = e.shapes ? shape_plan_stats(*e.shapes) : ShapePlanStats();

@@ -16,7 +16,7 @@ culprit, `culprit: module:qualname`.
              finds the interacting set in O(k log n) runs, and ddmin makes it 1-minimal (or
              searches the whole set when dd's answer does not fail: a failure not monotone).
     stages   the culprit alone, with PIJIT_DEBUG_NO_CACHE=1 (guards never trusted),
-             PIJIT_PASSES=none (no optimisation passes), PIJIT_DEBUG_EAGER_GRAPH=1 (graphs run as
+             PIJIT_DEBUG_NO_DIRECT=1 (cache hits run the rewritten code), PIJIT_PASSES=none (no optimisation passes), PIJIT_DEBUG_EAGER_GRAPH=1 (graphs run as
              eager ops): the first switch that makes the failure go away names the stage.
 
 A run fails when it exits non-zero (or times out: --timeout); with --check CMD when the shell
@@ -52,6 +52,9 @@ NOTHING = "-:-"  # a PIJIT_ONLY pattern that matches no code object: capture off
 STAGES = (
     ("PIJIT_DEBUG_NO_CACHE", "1", "guards never trusted",
      "the guards or the cache's reuse of a capture: the failure goes away when every call captures afresh"),
+    ("PIJIT_DEBUG_NO_DIRECT", "1", "cache hits run the rewritten code",
+     "the direct call (a cache hit calling the graph without its rewritten code): the failure goes away "
+     "when every hit runs the rewritten bytecode"),
     ("PIJIT_PASSES", "none", "no optimisation passes",
      "a compiler pass or a fused kernel: the failure goes away when graphs are compiled without passes"),
     ("PIJIT_DEBUG_EAGER_GRAPH", "1", "graphs run as eager ops",

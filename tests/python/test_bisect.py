@@ -99,6 +99,7 @@ class TestSearch(unittest.TestCase):
         everything = {name: True for name, _, _, _ in bisect.STAGES}
         self.assertIn("the capture itself", bisect.stage_verdict(everything))
         self.assertIn("guards", bisect.stage_verdict(dict(everything, PIJIT_DEBUG_NO_CACHE=False)))
+        self.assertIn("direct call", bisect.stage_verdict(dict(everything, PIJIT_DEBUG_NO_DIRECT=False)))
         self.assertIn("compiler pass", bisect.stage_verdict(dict(everything, PIJIT_PASSES=False)))
         self.assertIn("graph compiler", bisect.stage_verdict(dict(everything, PIJIT_DEBUG_EAGER_GRAPH=False)))
         # the earliest stage whose switch cures it is named
@@ -253,10 +254,11 @@ class TestBisectCommandWithAFakeChild(unittest.TestCase):
         self.assertIn("with PIJIT_DEBUG_NO_CACHE=1 (guards never trusted) -> fails", p.stdout)
         dump = os.path.join(self.dir, "out", "culprit")
         self.assertIn("dump: %s" % os.path.join(dump, "000_f23"), p.stdout)
-        # 2 + the search + 3 stages + the dump, each numbered once, in order
+        self.assertIn("with PIJIT_DEBUG_NO_DIRECT=1 (cache hits run the rewritten code) -> fails", p.stdout)
+        # 2 + the search + 4 stages + the dump, each numbered once, in order
         numbers = [int(re.match(r"run (\d+)", l).group(1)) for l in run_lines(p.stdout)]
         self.assertEqual(numbers, list(range(1, len(numbers) + 1)))
-        self.assertEqual(len(numbers), 2 + search_runs(p.stdout) + 3 + 1)
+        self.assertEqual(len(numbers), 2 + search_runs(p.stdout) + 4 + 1)
         self.assertTrue(os.path.exists(os.path.join(self.dir, "out", "runs", "1.stdout")))
 
     def test_finds_the_culprit_from_the_captured_list(self):

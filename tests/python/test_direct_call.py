@@ -1,0 +1,257 @@
+"""The direct call (runtime/direct_call.h): a graph entry whose rewritten code would only load the
+graph's inputs, call the graph and return what it gave runs without that code, the hook passing the
+graph the objects its guards resolved. Every test compares with eager Python and with the same
+program run through the rewritten bytecode (PIJIT_DEBUG_NO_DIRECT=1, in a subprocess), and asserts
+which entries take the direct call."""
+import collections
+import os
+import subprocess
+import sys
+import tempfile
+import textwrap
+import traceback
+import unittest
+
+import pijit as pj
+from pijit import nn, ops
+
+SUPPORTED = sys.version_info[:2] in ((3, 7), (3, 9))
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+
+Pair = collections.namedtuple("Pair", "a b")
+SCALE = 2.0
+
+
+def entry(jf, k=0):
+    return pj.jit_stats(jf)["entries"][k]
+
+
+def plain(fn, *args):
+    stress = pj.stress_stats()["level"]
+    pj.set_stress(False)
+    try:
+        return fn(*args)
+    finally:
+        pj.set_stress(stress)
+
+
+def same(a, b):
+    if isinstance(a, pj.Tensor):
+        return type(a) is type(b) and a.dtype == b.dtype and a.shape == b.shape and a.tolist() == b.tolist()
+    if isinstance(a, (tuple, list)):
+        return type(a) is type(b) and len(a) == len(b) and all(same(x, y) for x, y in zip(a, b))
+    if isinstance(a, dict):
+        return type(b) is dict and list(a) == list(b) and all(same(a[k], b[k]) for k in a)
+    return type(a) is type(b) and a == b
+
+
+@unittest.skipUnless(SUPPORTED, "capture is built for Python 3.7 and 3.9")
+class WhichEntriesAreDirect(unittest.TestCase):
+    def run3(self, fn, *args):
+        """Three calls (the first captures and runs the rewritten code, the others hit the cache)."""
+        jf = pj.jit(fn)
+        want = plain(fn, *args)
+        for _ in range(3):
+            self.assertTrue(same(want, jf(*args)))
+        st = pj.jit_stats(jf)
+        self.assertEqual((st["compiles"], st["cache_hits"], st["frames_rewritten"]), (1, 2, 3))
+        return jf
+
+    def test_a_pure_function_and_a_cell_are_direct(self):
+        x = pj.Tensor([[1.0, -2.0], [3.0, 4.0]])
+        self.assertTrue(entry(self.run3(lambda x: ops.relu(x * 2.0 + 1.0), x))["direct"])
+        pj.set_seed(0)
+        net = nn.SequentialCell([nn.Dense(2, 3), nn.ReLU(), nn.Dense(3, 1)])
+        jnet = pj.jit(net)
+        for _ in range(3):
+            self.assertTrue(same(plain(net, x), jnet(x)))
+        # (the entries of construct's code, which stress mode shares with every Cell: the one just hit first)
+        self.assertTrue(entry(jnet)["direct"])
+
+    def test_side_effects_breaks_and_random_numbers_run_the_rewritten_code(self):
+        x = pj.Tensor([1.0, 2.0])
+        log = []
+
+        def effect(x):
+            log.append(1)
+            return x + 1.0
+
+        self.assertFalse(entry(self.run3(effect, x))["direct"])
+        self.assertEqual(log, [1, 1, 1, 1])  # eager once, jitted three times
+
+        def breaks(x):
+            y = x * 2.0
+            if y.sum() > 0:  # a branch on a tensor: a graph break
+                return y
+            return -y
+
+        self.assertFalse(entry(self.run3(breaks, x))["direct"])
+
+        def draws(x):
+            return x + pj.rand((2,)) * 0.0
+
+        jf = pj.jit(draws)
+        for _ in range(3):
+            self.assertEqual(jf(x).tolist(), [1.0, 2.0])
+        self.assertFalse(entry(jf)["direct"])  # an impure graph's failure could not rerun eagerly
+
+    def test_a_container_returned_twice_runs_the_rewritten_code(self):
+        def f(x):
+            l = [x + 1.0]
+            return l, l
+
+        jf = self.run3(f, pj.Tensor([1.0]))
+        self.assertFalse(entry(jf)["direct"])
+        a, b = jf(pj.Tensor([1.0]))
+        self.assertIs(a, b)
+
+
+@unittest.skipUnless(SUPPORTED, "capture is built for Python 3.7 and 3.9")
+class ReturnValues(unittest.TestCase):
+    def hits(self, fn, *args):
+        jf = pj.jit(fn)
+        jf(*args)
+        self.assertTrue(entry(jf)["direct"], pj.jit_stats(jf)["entries"][0]["graph"])
+        return jf
+
+    def test_containers_constants_and_inputs_are_built_as_eager_builds_them(self):
+        def f(x, y):
+            z = x * y
+            return (z, [z + 1.0, 3, "s"], {"b": x - y, "a": None}, Pair(z, 2.5), x)
+
+        x, y = pj.Tensor([1.0, 2.0]), pj.Tensor([3.0, 4.0])
+        jf = self.hits(f, x, y)
+        for _ in range(2):
+            got = jf(x, y)
+            self.assertTrue(same(plain(f, x, y), got))
+            self.assertIs(got[4], x)  # the argument itself, not a copy
+            self.assertIs(got[1][0].__class__, pj.Tensor)
+            self.assertIs(type(got[3]), Pair)
+            self.assertIs(got[0], got[3].a)  # one graph output, one object
+
+    def test_the_same_output_twice_is_one_object(self):
+        def f(x):
+            y = x + 1.0
+            return y, y
+
+        jf = self.hits(f, pj.Tensor([1.0]))
+        a, b = jf(pj.Tensor([1.0]))
+        self.assertIs(a, b)
+
+    def test_inputs_read_through_attributes_items_globals_and_cells(self):
+        class Box:
+            pass
+
+        box = Box()
+        box.w = pj.Tensor([2.0, 3.0])
+        table = {"k": pj.Tensor([1.0, 1.0])}
+        bias = pj.Tensor([0.5, 0.5])
+
+        def f(x):
+            return x * box.w + table["k"] * SCALE + bias
+
+        jf = self.hits(f, pj.Tensor([1.0, 2.0]))
+        self.assertEqual(jf(pj.Tensor([1.0, 2.0])).tolist(), [4.5, 8.5])
+        # In place and rebound: the next call reads the objects the paths lead to now.
+        box.w[0] = 10.0
+        table["k"] = pj.Tensor([0.0, 0.0])
+        self.assertEqual(jf(pj.Tensor([1.0, 2.0])).tolist(), plain(f, pj.Tensor([1.0, 2.0])).tolist())
+        self.assertEqual(jf(pj.Tensor([1.0, 2.0])).tolist(), [10.5, 6.5])
+
+    def test_a_parameter_updated_between_calls_is_read_fresh(self):
+        pj.set_seed(1)
+        net = nn.Dense(2, 2)
+        jnet = pj.jit(net)
+        x = pj.Tensor([[1.0, 2.0]])
+        jnet(x)
+        self.assertTrue(entry(jnet)["direct"])
+        net.weight.set_data(net.weight * 2.0)
+        ops.assign(net.bias, net.bias + 1.0)
+        self.assertEqual(jnet(x).tolist(), plain(net, x).tolist())
+
+
+@unittest.skipUnless(SUPPORTED, "capture is built for Python 3.7 and 3.9")
+class Failures(unittest.TestCase):
+    def test_a_graph_that_raises_reruns_eagerly_with_eager_traceback(self):
+        def f(x, idx):
+            y = x * 2.0
+            return y[idx]  # the line the error points at
+
+        jf = pj.jit(f)
+        x = pj.Tensor([1.0, 2.0, 3.0])
+        for _ in range(2):
+            self.assertEqual(jf(x, pj.Tensor([0, 2])).tolist(), [2.0, 6.0])
+        self.assertTrue(entry(jf)["direct"])
+        try:
+            jf(x, pj.Tensor([0, 9]))
+            self.fail("no IndexError")
+        except IndexError as e:  # (assertRaises drops the traceback)
+            self.assertEqual(str(e), "index 9 is out of bounds for axis 0 with size 3")
+            frames = [fs for fs in traceback.extract_tb(e.__traceback__) if fs.name == "f"]
+        self.assertEqual([fs.line for fs in frames], ["return y[idx]  # the line the error points at"])
+        st = pj.jit_stats(jf)
+        self.assertEqual((st["compiles"], st["graph_failures"]), (1, 1))
+        self.assertEqual(jf(x, pj.Tensor([1])).tolist(), [4.0])  # and the entry still runs
+
+    def test_an_except_around_the_call_sees_the_eager_exception(self):
+        def f(x, idx):
+            return x[idx] + 1.0
+
+        jf = pj.jit(f)
+        x = pj.Tensor([1.0, 2.0])
+        jf(x, pj.Tensor([0]))
+        jf(x, pj.Tensor([0]))
+        try:
+            jf(x, pj.Tensor([5]))
+        except IndexError as e:
+            caught = str(e)
+        self.assertIn("index 5 is out of bounds", caught)
+
+
+@unittest.skipUnless(SUPPORTED, "capture is built for Python 3.7 and 3.9")
+class SameAsTheRewrittenCode(unittest.TestCase):
+    """One program, run by the direct call and by the rewritten bytecode: same output, same counts."""
+
+    PROGRAM = textwrap.dedent("""
+        import collections, pijit as pj
+        from pijit import nn, ops
+        P = collections.namedtuple("P", "a b")
+        pj.set_seed(3)
+        net = nn.SequentialCell([nn.Dense(3, 4), nn.ReLU(), nn.Dense(4, 2)])
+        def f(x, w):
+            z = x * w
+            return z.sum(), [z, 1], {"k": z - 1.0}, P(x, z), w
+        jf, jnet = pj.jit(f), pj.jit(net)
+        x = pj.Tensor([[1.0, -2.0, 3.0]])
+        for i in range(4):
+            r = jf(x, pj.Tensor([float(i), 1.0, 2.0]))
+            print(r[0].tolist(), r[1][0].tolist(), r[2]["k"].tolist(), type(r[3]).__name__, r[4].tolist())
+            print(jnet(x * float(i)).tolist())
+        for g in (jf, jnet):
+            st = pj.jit_stats(g)
+            print(st["compiles"], st["cache_hits"], st["frames_rewritten"], st["entries"][0]["direct"])
+    """)
+
+    def run_program(self, **env):
+        with tempfile.TemporaryDirectory() as d:
+            path = os.path.join(d, "prog.py")
+            with open(path, "w") as fh:
+                fh.write(self.PROGRAM)
+            full = dict(os.environ, PYTHONPATH=os.path.join(ROOT, "pyscripts"), **env)
+            full.pop("PIJIT_STRESS", None)
+            r = subprocess.run([sys.executable, path], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                               universal_newlines=True, env=full, timeout=120)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        return r.stdout.splitlines()
+
+    def test_output_and_counts_agree(self):
+        direct = self.run_program()
+        rewritten = self.run_program(PIJIT_DEBUG_NO_DIRECT="1")
+        self.assertEqual(direct[:-2], rewritten[:-2])
+        # The entry is direct either way; the switch makes its hits run the rewritten code.
+        self.assertEqual(direct[-2:], ["1 3 4 True", "1 3 4 True"])
+        self.assertEqual(rewritten[-2:], direct[-2:])
+
+
+if __name__ == "__main__":
+    unittest.main()
