@@ -604,6 +604,8 @@ void GuardTree::prepare() const {
   for (size_t i = 0; i < nodes_.size(); ++i) {
     const GuardNode& n = nodes_[i];
     n.version = 0;
+    n.last = nullptr;
+    n.last_known = false;
     bool keys = false;
     for (const Check& c : n.checks) keys = keys || c.kind == CheckKind::DictKeys;
     n.version_of = parent_of_item[i] || keys ? 2 : parent_of_attr[i] ? 1 : 0;
@@ -641,15 +643,20 @@ bool GuardTree::check(PyFrameObject* f, GuardFailure* why, const std::vector<int
   constexpr size_t kSmall = 128;
   PyObject* small[kSmall];
   uint64_t small_versions[kSmall];
+  char small_read[kSmall];
   std::vector<PyObject*> big;
   std::vector<uint64_t> big_versions;
+  std::vector<char> big_read;
   PyObject** objs = small;
   uint64_t* versions = small_versions;  // per node: its dict's tag now, 0 when none or not read
+  char* read = small_read;              // per node: resolved from its parent on this call
   if (nodes_.size() > kSmall) {
     big.resize(nodes_.size());
     big_versions.resize(nodes_.size());
+    big_read.resize(nodes_.size());
     objs = big.data();
     versions = big_versions.data();
+    read = big_read.data();
   }
   std::vector<PyObject*> owned;
   bool ok = true;
@@ -660,9 +667,12 @@ bool GuardTree::check(PyFrameObject* f, GuardFailure* why, const std::vector<int
     versions[i] = 0;
     if (same && n.skippable) {
       objs[i] = nullptr;  // nothing reads it: no children, no SameAs
+      read[i] = 0;
       continue;
     }
-    objs[i] = resolve(n, n.parent >= 0 ? objs[n.parent] : nullptr, f, owned);
+    // (the dict's entry is the object it held when the tag was recorded)
+    read[i] = !(same && n.last_known);
+    objs[i] = read[i] ? resolve(n, n.parent >= 0 ? objs[n.parent] : nullptr, f, owned) : n.last;
     if (n.version_of && objs[i]) versions[i] = node_version(n, objs[i]);
     const bool unmodified = versions[i] && versions[i] == n.version;
     for (const Check& c : n.checks) {
@@ -675,8 +685,16 @@ bool GuardTree::check(PyFrameObject* f, GuardFailure* why, const std::vector<int
     }
   }
   if (ok)
-    for (int i = 0; i < size(); ++i)
-      if (nodes_[i].version_of) nodes_[i].version = versions[i];
+    for (int i = 0; i < size(); ++i) {
+      const GuardNode& n = nodes_[i];
+      if (n.version_of) n.version = versions[i];
+      // Only a passing call records: a failed one may have read a path through another object
+      // whose dict tag equals none recorded, and the recorded tags are this call's.
+      if (n.from_versioned && read[i]) {
+        n.last = objs[i];
+        n.last_known = true;
+      }
+    }
   if (ok && collect)
     for (size_t k = 0; k < collect->size(); ++k) {
       PyObject* o = objs[(*collect)[k]];

@@ -97,6 +97,10 @@ struct GuardNode {
   mutable bool skippable = false;       // and a leaf with only stable checks, that no SameAs refers to
   bool collected = false;               // check() hands its object out (keep_resolved)
   mutable uint64_t version = 0;  // the tag on the last call that passed; 0: unknown
+  // A node read from a versioned dict: what it resolved to on the last call that passed (borrowed:
+  // while that dict keeps its tag it holds the object). Read again only when the tag moved.
+  mutable PyObject* last = nullptr;
+  mutable bool last_known = false;
 };
 
 struct GuardFailure {

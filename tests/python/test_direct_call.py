@@ -170,6 +170,57 @@ class ReturnValues(unittest.TestCase):
         self.assertEqual(jnet(x).tolist(), plain(net, x).tolist())
 
 
+class Holder:
+    def __init__(self, w, k):
+        self.w = w
+        self.k = k
+
+
+@unittest.skipUnless(SUPPORTED, "capture is built for Python 3.7 and 3.9")
+class PathsThroughUnchangedDicts(unittest.TestCase):
+    """The guards reuse what a path read last time while the dict it is read from keeps its
+    version tag (PEP 509): every object swap must still reach the graph."""
+
+    def test_objects_taking_turns_each_reach_the_graph(self):
+        def f(x, h):
+            return x * h.w + float(h.k)
+
+        jf = pj.jit(f)
+        x = pj.Tensor([1.0, 2.0])
+        h1, h2 = Holder(pj.Tensor([1.0, 1.0]), 1), Holder(pj.Tensor([5.0, 7.0]), 1)
+        for h in (h1, h2, h1, h1, h2, h1):
+            self.assertEqual(jf(x, h).tolist(), plain(f, x, h).tolist())
+        self.assertEqual(pj.jit_stats(jf)["compiles"], 1)
+        h1.w = pj.Tensor([3.0, 3.0])  # rebound: the dict's tag moves
+        self.assertEqual(jf(x, h1).tolist(), [4.0, 7.0])
+
+    def test_a_call_whose_guards_fail_leaves_nothing_behind(self):
+        # h2's w is read (and passes) before its k fails the entry's guard: the next call with h1,
+        # whose dict still has the tag the entry recorded, must read h1.w, not what h2's call read.
+        def f(x, h):
+            return x * h.w + float(h.k)
+
+        jf = pj.jit(f)
+        x = pj.Tensor([1.0, 2.0])
+        h1, h2 = Holder(pj.Tensor([1.0, 1.0]), 1), Holder(pj.Tensor([5.0, 7.0]), 2)
+        for h in (h1, h1, h2, h1, h2, h1):
+            self.assertEqual(jf(x, h).tolist(), plain(f, x, h).tolist())
+        self.assertEqual(pj.jit_stats(jf)["compiles"], 2)
+
+    def test_cells_and_parameters_replaced_and_put_back(self):
+        pj.set_seed(2)
+        net = nn.SequentialCell([nn.Dense(2, 2), nn.ReLU()])
+        first, other = net._cells["0"], nn.Dense(2, 2)
+        jnet = pj.jit(net)
+        x = pj.Tensor([[1.0, -1.0]])
+        for cell in (first, other, first, other):
+            net._cells["0"] = cell
+            self.assertTrue(same(plain(net, x), jnet(x)))
+        net._cells["0"] = first
+        first._params["weight"] = pj.Parameter(pj.Tensor([[1.0, 0.0], [0.0, 1.0]]), name="w2")
+        self.assertTrue(same(plain(net, x), jnet(x)))
+
+
 @unittest.skipUnless(SUPPORTED, "capture is built for Python 3.7 and 3.9")
 class Failures(unittest.TestCase):
     def test_a_graph_that_raises_reruns_eagerly_with_eager_traceback(self):
