@@ -489,7 +489,7 @@ int GuardTree::find_or_add(int parent, Access access, int index, PyObject* key) 
     if (same_path_key(weak ? held(nodes_[i].key) : nodes_[i].key, key)) return i;
   if (weak) key = hold_weakly(key);
   else Py_XINCREF(key);
-  nodes_.push_back({access, index, key, parent, {}});
+  nodes_.push_back({access, index, parent, key, {}});
   prepared_ = false;
   same.push_back(size() - 1);
   return size() - 1;

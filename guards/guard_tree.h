@@ -85,8 +85,8 @@ struct Check {
 struct GuardNode {
   Access access;
   int index = 0;            // Local/Deref
-  PyObject* key = nullptr;  // owned: interned str for names, any constant for Item
   int parent = -1;
+  PyObject* key = nullptr;  // owned: interned str for names, any constant for Item
   std::vector<Check> checks;
   // The version shortcut (check()), set by prepare(). Dict version tags (PEP 509) are never reused,
   // so a dict whose tag is the one seen on the last call that passed every check is that dict,
@@ -96,11 +96,11 @@ struct GuardNode {
   mutable bool from_versioned = false;  // read from its parent's versioned dict
   mutable bool skippable = false;       // and a leaf with only stable checks, that no SameAs refers to
   bool collected = false;               // check() hands its object out (keep_resolved)
+  mutable bool last_known = false;      // `last` holds what it resolved to (below)
   mutable uint64_t version = 0;  // the tag on the last call that passed; 0: unknown
   // A node read from a versioned dict: what it resolved to on the last call that passed (borrowed:
   // while that dict keeps its tag it holds the object). Read again only when the tag moved.
   mutable PyObject* last = nullptr;
-  mutable bool last_known = false;
 };
 
 struct GuardFailure {
