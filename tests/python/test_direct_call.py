@@ -181,15 +181,20 @@ class PathsThroughUnchangedDicts(unittest.TestCase):
     """The guards reuse what a path read last time while the dict it is read from keeps its
     version tag (PEP 509): every object swap must still reach the graph."""
 
-    def test_objects_taking_turns_each_reach_the_graph(self):
+    def take_turns(self, k2, order):
+        """x * h.w + h.k, called with h1 and h2 (k = 1 and k2) in `order`, each result eager's."""
         def f(x, h):
             return x * h.w + float(h.k)
 
         jf = pj.jit(f)
         x = pj.Tensor([1.0, 2.0])
-        h1, h2 = Holder(pj.Tensor([1.0, 1.0]), 1), Holder(pj.Tensor([5.0, 7.0]), 1)
-        for h in (h1, h2, h1, h1, h2, h1):
-            self.assertEqual(jf(x, h).tolist(), plain(f, x, h).tolist())
+        hs = {1: Holder(pj.Tensor([1.0, 1.0]), 1), 2: Holder(pj.Tensor([5.0, 7.0]), k2)}
+        for i in order:
+            self.assertEqual(jf(x, hs[i]).tolist(), plain(f, x, hs[i]).tolist())
+        return jf, x, hs[1]
+
+    def test_objects_taking_turns_each_reach_the_graph(self):
+        jf, x, h1 = self.take_turns(1, (1, 2, 1, 1, 2, 1))
         self.assertEqual(pj.jit_stats(jf)["compiles"], 1)
         h1.w = pj.Tensor([3.0, 3.0])  # rebound: the dict's tag moves
         self.assertEqual(jf(x, h1).tolist(), [4.0, 7.0])
@@ -197,14 +202,7 @@ class PathsThroughUnchangedDicts(unittest.TestCase):
     def test_a_call_whose_guards_fail_leaves_nothing_behind(self):
         # h2's w is read (and passes) before its k fails the entry's guard: the next call with h1,
         # whose dict still has the tag the entry recorded, must read h1.w, not what h2's call read.
-        def f(x, h):
-            return x * h.w + float(h.k)
-
-        jf = pj.jit(f)
-        x = pj.Tensor([1.0, 2.0])
-        h1, h2 = Holder(pj.Tensor([1.0, 1.0]), 1), Holder(pj.Tensor([5.0, 7.0]), 2)
-        for h in (h1, h1, h2, h1, h2, h1):
-            self.assertEqual(jf(x, h).tolist(), plain(f, x, h).tolist())
+        jf, _, _ = self.take_turns(2, (1, 1, 2, 1, 2, 1))
         self.assertEqual(pj.jit_stats(jf)["compiles"], 2)
 
     def test_cells_and_parameters_replaced_and_put_back(self):
