@@ -54,6 +54,7 @@ struct CodeState {
   int64_t breaks = 0;           // graph entries built with a graph break
   int64_t misses_in_a_row = 0;  // calls since the last cache hit that found no entry
   int64_t frames_rewritten = 0, frames_default = 0;
+  int64_t frames_direct = 0;   // of frames_rewritten: a direct call ran the graph (no rewritten code)
   int64_t graph_failures = 0;  // calls whose graph raised and that then ran eagerly
   int64_t capture_ns = 0, compile_ns = 0;  // time spent simulating and compiling (passes + plan)
   std::vector<std::string> recompile_reasons;  // "x.shape[0]: 3 -> 4", one per recompile
@@ -97,6 +98,7 @@ void release_code_states();
 struct GlobalStats {
   int64_t frames_rewritten = 0, frames_default = 0;
   int64_t frames_captured = 0;  // of frames_rewritten: ran a captured graph's code
+  int64_t frames_direct = 0;    // of frames_captured: through a direct call (runtime/direct_call.h)
   std::map<std::string, int64_t> fallback_reasons;  // reason id + name -> frames (capture refused)
   std::map<std::string, int64_t> default_reasons;   // why frames_default ran the original code
 };

@@ -234,8 +234,10 @@ PyObject* run_entry(PyThreadState* ts, PyFrameObject* f, CodeState* st, CacheEnt
 PyObject* run_direct(PyThreadState* ts, PyFrameObject* f, CodeState* st, CacheEntry& e, PyObject** objs) {
   ++e.hits;
   ++st->frames_rewritten;
+  ++st->frames_direct;
   ++g_stats.frames_rewritten;
   ++g_stats.frames_captured;
+  ++g_stats.frames_direct;
   const DirectCall& d = *e.direct;
   t_graph_failure = GraphFailure::None;
   PyObject* outputs = run_graph(d.runner.get(), objs, static_cast<Py_ssize_t>(d.num_inputs));
@@ -790,7 +792,7 @@ static void reset_code_state(CodeState* st, std::set<CodeState*>* done) {
   st->mode = CodeState::Candidate;
   st->skip_reason.clear();
   st->compiles = st->cache_hits = st->cache_misses = st->recompiles = st->evictions = st->breaks = 0;
-  st->misses_in_a_row = st->frames_rewritten = st->frames_default = st->graph_failures = 0;
+  st->misses_in_a_row = st->frames_rewritten = st->frames_default = st->graph_failures = st->frames_direct = 0;
   st->capture_ns = st->compile_ns = 0;
   st->recompile_reasons.clear();
   st->break_reasons.clear();

@@ -691,6 +691,7 @@ PyObject* py_jit_stats(PyObject*, PyObject* obj) {
   set_item(d.get(), "resume_functions", PyLong_FromSize_t(st ? st->resume_codes.size() : 0));  // distinct, shared
   set_item(d.get(), "loop_bodies", PyLong_FromSize_t(st ? st->loop_codes.size() : 0));  // loops run per iteration
   set_item(d.get(), "frames_rewritten", PyLong_FromLongLong(st ? st->frames_rewritten : 0));
+  set_item(d.get(), "frames_direct", PyLong_FromLongLong(st ? st->frames_direct : 0));  // of frames_rewritten
   set_item(d.get(), "frames_default", PyLong_FromLongLong(st ? st->frames_default : 0));
   set_item(d.get(), "graph_failures", PyLong_FromLongLong(st ? st->graph_failures : 0));
   set_item(d.get(), "recompile_reasons", str_list(st ? st->recompile_reasons : std::vector<std::string>{}));
@@ -868,9 +869,10 @@ PyObject* py_stress_stats(PyObject*, PyObject*) {
   for (auto& kv : g.default_reasons) set_item(defaults.get(), kv.first.c_str(), PyLong_FromLongLong(kv.second));
   Py_INCREF(reasons.get());
   Py_INCREF(defaults.get());
-  return Py_BuildValue("{s:O,s:i,s:L,s:L,s:L,s:N,s:N}", "enabled", stress_enabled() ? Py_True : Py_False, "level",
+  return Py_BuildValue("{s:O,s:i,s:L,s:L,s:L,s:L,s:N,s:N}", "enabled", stress_enabled() ? Py_True : Py_False, "level",
                        stress_level(), "frames_rewritten", static_cast<long long>(g.frames_rewritten),
-                       "frames_captured", static_cast<long long>(g.frames_captured), "frames_default",
+                       "frames_captured", static_cast<long long>(g.frames_captured), "frames_direct",
+                       static_cast<long long>(g.frames_direct), "frames_default",
                        static_cast<long long>(g.frames_default), "fallback_reasons", reasons.get(),
                        "default_reasons", defaults.get());
 }

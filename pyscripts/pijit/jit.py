@@ -106,7 +106,8 @@ def ms_function(fn=None, input_signature=None, hash_args=None, jit_config=None):
 @runtime_state("reads capture statistics")
 def jit_stats(fn):
     """Counters, guards (as text) and graphs of a jitted function, method or Cell:
-    compiles, graphs, cache_hits, cache_misses, recompiles, frames_rewritten, frames_default,
+    compiles, graphs, cache_hits, cache_misses, recompiles, frames_rewritten (of which
+    frames_direct: a direct call ran the graph without the rewritten code), frames_default,
     recompile_reasons ("x.shape[0]: 3 -> 4"), break_reasons, entries (guards, graph, ops, hits, compiled, plan, memo_reuses)."""
     return _C.jit_stats(fn)
 

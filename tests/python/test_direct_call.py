@@ -55,6 +55,8 @@ class WhichEntriesAreDirect(unittest.TestCase):
             self.assertTrue(same(want, jf(*args)))
         st = pj.jit_stats(jf)
         self.assertEqual((st["compiles"], st["cache_hits"], st["frames_rewritten"]), (1, 2, 3))
+        # (the first call runs the rewritten code it just made; hits of a direct entry do not)
+        self.assertEqual(st["frames_direct"], 2 if st["entries"][0]["direct"] else 0)
         return jf
 
     def test_a_pure_function_and_a_cell_are_direct(self):
@@ -279,7 +281,8 @@ class SameAsTheRewrittenCode(unittest.TestCase):
             print(jnet(x * float(i)).tolist())
         for g in (jf, jnet):
             st = pj.jit_stats(g)
-            print(st["compiles"], st["cache_hits"], st["frames_rewritten"], st["entries"][0]["direct"])
+            print(st["compiles"], st["cache_hits"], st["frames_rewritten"], st["frames_direct"],
+                  st["entries"][0]["direct"])
     """)
 
     def run_program(self, **env):
@@ -299,8 +302,8 @@ class SameAsTheRewrittenCode(unittest.TestCase):
         rewritten = self.run_program(PIJIT_DEBUG_NO_DIRECT="1")
         self.assertEqual(direct[:-2], rewritten[:-2])
         # The entry is direct either way; the switch makes its hits run the rewritten code.
-        self.assertEqual(direct[-2:], ["1 3 4 True", "1 3 4 True"])
-        self.assertEqual(rewritten[-2:], direct[-2:])
+        self.assertEqual(direct[-2:], ["1 3 4 3 True", "1 3 4 3 True"])
+        self.assertEqual(rewritten[-2:], ["1 3 4 0 True", "1 3 4 0 True"])
 
 
 if __name__ == "__main__":
