@@ -47,8 +47,8 @@ def main():
     if os.environ.get("PIJIT_STRESS", "") not in ("", "0"):
         import pijit
         st = pijit.stress_stats()
-        print("stress mode: %d frames ran rewritten code, %d the default evaluator (still on: %s)"
-              % (st["frames_rewritten"], st["frames_default"], st["enabled"]))
+        print("stress mode: %d frames ran rewritten code (%d of them a direct call), %d the default evaluator "
+              "(still on: %s)" % (st["frames_rewritten"], st["frames_direct"], st["frames_default"], st["enabled"]))
     failed = len(result.failures) + len(result.errors) + len(result.unexpectedSuccesses)
     print("%d passed, %d failed" % (result.passed, failed))
     return 0 if failed == 0 else 1
