@@ -156,7 +156,10 @@ std::string identity(PyObject* o) {
 // Borrowed or new reference to the node's object; new ones are appended to `owned`. Inlined into
 // check(), the hot path (a second caller, check_all, made the compiler stop inlining it: 5% of a
 // small graph's call).
-__attribute__((always_inline)) inline PyObject* resolve(const GuardNode& n, PyObject* parent, PyFrameObject* f, std::vector<PyObject*>& owned) {
+// References the check holds until it returns (objects a path made; the objects it hands out).
+using Owned = absl::InlinedVector<PyObject*, 16>;
+
+__attribute__((always_inline)) inline PyObject* resolve(const GuardNode& n, PyObject* parent, PyFrameObject* f, Owned& owned) {
   switch (n.access) {
     case Access::Local: return py::frame_local(f, n.index);
     case Access::Deref: return py::frame_deref(f, n.index);
@@ -658,7 +661,7 @@ bool GuardTree::check(PyFrameObject* f, GuardFailure* why, const std::vector<int
     versions = big_versions.data();
     read = big_read.data();
   }
-  std::vector<PyObject*> owned;
+  Owned owned;
   bool ok = true;
   for (int i = 0; i < size() && ok; ++i) {
     const GuardNode& n = nodes_[i];
@@ -673,6 +676,10 @@ bool GuardTree::check(PyFrameObject* f, GuardFailure* why, const std::vector<int
     // (the dict's entry is the object it held when the tag was recorded)
     read[i] = !(same && n.last_known);
     objs[i] = read[i] ? resolve(n, n.parent >= 0 ? objs[n.parent] : nullptr, f, owned) : n.last;
+    if (n.collected && objs[i]) {  // alive until handed out, whatever a later path's Python code does
+      Py_INCREF(objs[i]);
+      owned.push_back(objs[i]);
+    }
     if (n.version_of && objs[i]) versions[i] = node_version(n, objs[i]);
     const bool unmodified = versions[i] && versions[i] == n.version;
     for (const Check& c : n.checks) {
@@ -709,7 +716,7 @@ bool GuardTree::check(PyFrameObject* f, GuardFailure* why, const std::vector<int
 bool GuardTree::check_all(PyFrameObject* f, std::vector<GuardFailure>* failures, bool profile) const {
   std::vector<PyObject*> objs(nodes_.size(), nullptr);
   std::vector<char> failed(nodes_.size(), 0);
-  std::vector<PyObject*> owned;
+  Owned owned;
   if (profile && profile_.size() != static_cast<size_t>(num_checks())) profile_.assign(num_checks(), CheckStat());
   bool ok = true;
   size_t k = 0;  // the check's index in describe() order
