@@ -238,7 +238,9 @@ PyObject* run_direct(PyThreadState* ts, PyFrameObject* f, CodeState* st, CacheEn
   ++g_stats.frames_rewritten;
   ++g_stats.frames_captured;
   ++g_stats.frames_direct;
-  const DirectCall& d = *e.direct;
+  // (held: the return value's __class__ store may run library code, which may reset the cache)
+  const std::shared_ptr<DirectCall> hold = e.direct;
+  const DirectCall& d = *hold;
   t_graph_failure = GraphFailure::None;
   PyObject* outputs = run_graph(d.runner.get(), objs, static_cast<Py_ssize_t>(d.num_inputs));
   PyObject* r = outputs ? direct_return(d.ret, outputs, objs) : nullptr;
