@@ -178,8 +178,8 @@ class Simulator {
   void yield_value(SimFrame& fr);
   void yield_from(SimFrame& fr);
   bool generator_cleanup_pending() const;  // one is suspended inside a try or with block
-  void check_drop(SimFrame& fr, int local);
-  void not_in_callee(const std::string& what);  // a replayed store that may raise: not from a called function  // STORE_FAST/DELETE_FAST over a finalizer's last reference?
+  void check_drop(SimFrame& fr, int local);  // STORE_FAST/DELETE_FAST over a finalizer's last reference?
+  void not_in_callee(const std::string& what);  // a replayed store that may raise: not from a called function
   PyObject* lazy_builtin(PyObject* callable, const std::vector<PyObject*>& args, PyObject* kwnames);
   // functools.partial read from the frame: its function called with its arguments and keywords
   // (each read along a guarded path) before and among the call's own.

@@ -459,16 +459,16 @@ PyObject* Simulator::load_fast(SimFrame& fr, int i) {
   return fr.locals[i];
 }
 
-// Rebinding or deleting a local that holds an object of the program's whose finalizer runs code:
-// when that was its last reference, plain Python runs the finalizer here, in program order, and
-// the rewritten code would run it only when its frame ends, after the effects replayed after the
-// graph. Capture stops at the instruction instead: it runs for real.
 // The object a local holds now, without loading it (no guard on it): the real frame's until the
 // root frame's local is first read or written.
 static PyObject* peek_local(const SimFrame& fr, int i) {
   return fr.root && !fr.loaded[i] ? py::frame_local(fr.real, i) : fr.locals[i];
 }
 
+// Rebinding or deleting a local that holds an object of the program's whose finalizer runs code:
+// when that was its last reference, plain Python runs the finalizer here, in program order, and
+// the rewritten code would run it only when its frame ends, after the effects replayed after the
+// graph. Capture stops at the instruction instead: it runs for real.
 void Simulator::check_drop(SimFrame& fr, int i) {
   PyObject* old = peek_local(fr, i);
   if (!old || sim_generator(old) || !py::finalizer_runs_code(old)) return;

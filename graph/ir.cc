@@ -140,6 +140,12 @@ std::string const_values(const Tensor& t) {
 
 }  // namespace
 
+bool Graph::has_impure_op() const {
+  for (const Node& n : nodes_)
+    if (n.op->impure) return true;
+  return false;
+}
+
 std::string Graph::to_string() const {
   // Canonical numbering: the order things are printed in.
   std::vector<int> num(values_.size(), -1);

@@ -95,6 +95,9 @@ class Graph {
   // Values are numbered canonically (inputs, constants, node outputs, in order), so the text of a
   // parsed graph prints back the same. Constants of up to 8 elements show their values.
   std::string to_string() const;
+  // Whether some op draws random numbers or updates an input in place: running the graph twice
+  // is not running it once (no eager rerun after a failure, no replay under a gradient tape).
+  bool has_impure_op() const;
 
  private:
   std::vector<Value> values_;

@@ -156,7 +156,7 @@ std::string identity(PyObject* o) {
 // Borrowed or new reference to the node's object; new ones are appended to `owned`. Inlined into
 // check(), the hot path (a second caller, check_all, made the compiler stop inlining it: 5% of a
 // small graph's call).
-// References the check holds until it returns (objects a path made; the objects it hands out).
+// References the check holds until it returns: objects a path made.
 using Owned = absl::InlinedVector<PyObject*, 16>;
 
 __attribute__((always_inline)) inline PyObject* resolve(const GuardNode& n, PyObject* parent, PyFrameObject* f, Owned& owned) {
@@ -619,13 +619,18 @@ void GuardTree::prepare() const {
       c.stable = follows_from_identity(c);
       all_stable = all_stable && c.stable;
     }
-    n.skippable = n.from_versioned && all_stable && !has_child[i] && !compared[i] && !n.collected;
+    n.skippable = n.from_versioned && all_stable && !has_child[i] && !compared[i] && n.slot < 0;
   }
   prepared_ = true;
 }
 
 void GuardTree::keep_resolved(const std::vector<int>& nodes) {
-  for (int i : nodes) nodes_[i].collected = true;
+  PJ_CHECK(num_slots_ == 0 && nodes.size() <= INT16_MAX) << "keep_resolved: once, for at most 32767 nodes";
+  for (size_t k = 0; k < nodes.size(); ++k) {
+    PJ_CHECK(nodes_[nodes[k]].slot < 0) << "keep_resolved: node " << nodes[k] << " named twice";
+    nodes_[nodes[k]].slot = static_cast<int16_t>(k);
+  }
+  num_slots_ = static_cast<int>(nodes.size());
   prepared_ = false;
 }
 
@@ -640,8 +645,9 @@ static inline uint64_t node_version(const GuardNode& n, PyObject* o) {
   return plain ? py::dict_version(o) : 0;
 }
 
-bool GuardTree::check(PyFrameObject* f, GuardFailure* why, const std::vector<int>* collect, PyObject** out) const {
+bool GuardTree::check(PyFrameObject* f, GuardFailure* why, PyObject** out) const {
   if (!prepared_) prepare();
+  if (out) std::fill(out, out + num_slots_, nullptr);
   // Nodes are created parents-first, so one forward pass resolves every path once.
   constexpr size_t kSmall = 128;
   PyObject* small[kSmall];
@@ -676,9 +682,9 @@ bool GuardTree::check(PyFrameObject* f, GuardFailure* why, const std::vector<int
     // (the dict's entry is the object it held when the tag was recorded)
     read[i] = !(same && n.last_known);
     objs[i] = read[i] ? resolve(n, n.parent >= 0 ? objs[n.parent] : nullptr, f, owned) : n.last;
-    if (n.collected && objs[i]) {  // alive until handed out, whatever a later path's Python code does
+    if (out && n.slot >= 0 && objs[i]) {  // held from now: a later path's Python code cannot free it
       Py_INCREF(objs[i]);
-      owned.push_back(objs[i]);
+      out[n.slot] = objs[i];
     }
     if (n.version_of && objs[i]) versions[i] = node_version(n, objs[i]);
     const bool unmodified = versions[i] && versions[i] == n.version;
@@ -702,13 +708,10 @@ bool GuardTree::check(PyFrameObject* f, GuardFailure* why, const std::vector<int
         n.last_known = true;
       }
     }
-  if (ok && collect)
-    for (size_t k = 0; k < collect->size(); ++k) {
-      PyObject* o = objs[(*collect)[k]];
-      PJ_CHECK(o && nodes_[(*collect)[k]].collected) << "guard node " << (*collect)[k] << " was not kept resolved";
-      Py_INCREF(o);
-      out[k] = o;
-    }
+  for (int k = 0; out && k < num_slots_; ++k) {
+    if (!ok) Py_CLEAR(out[k]);
+    else PJ_CHECK(out[k]) << "check: handed-out node " << k << " resolved to nothing, yet the guards passed";
+  }
   for (PyObject* o : owned) Py_DECREF(o);
   return ok;
 }

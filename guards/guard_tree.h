@@ -95,8 +95,8 @@ struct GuardNode {
   mutable uint8_t version_of = 0;  // 1: o.__dict__ (DictAttr children read it), 2: o itself, a dict (Item children)
   mutable bool from_versioned = false;  // read from its parent's versioned dict
   mutable bool skippable = false;       // and a leaf with only stable checks, that no SameAs refers to
-  bool collected = false;               // check() hands its object out (keep_resolved)
   mutable bool last_known = false;      // `last` holds what it resolved to (below)
+  int16_t slot = -1;                    // check() hands its object out at out[slot] (keep_resolved)
   mutable uint64_t version = 0;  // the tag on the last call that passed; 0: unknown
   // A node read from a versioned dict: what it resolved to on the last call that passed (borrowed:
   // while that dict keeps its tag it holds the object). Read again only when the tag moved.
@@ -139,12 +139,12 @@ class GuardTree {
   int num_checks() const;
 
   // True when every check passes on this frame. On failure fills *why (when non-null). When it
-  // passes and `collect` is given, out[k] is a new reference to the object at node collect[k] (the
-  // direct call's graph inputs, read where the guards just resolved them); those nodes must have
-  // been named to keep_resolved().
-  bool check(PyFrameObject* f, GuardFailure* why, const std::vector<int>* collect = nullptr,
-             PyObject** out = nullptr) const;
-  // Nodes whose object check() always resolves: the version shortcut never skips them.
+  // passes and `out` is given, out[k] is a new reference to the object at the k-th node named to
+  // keep_resolved() (the direct call's graph inputs, read where the guards just resolved them);
+  // when it fails, out holds nothing.
+  bool check(PyFrameObject* f, GuardFailure* why, PyObject** out = nullptr) const;
+  // Distinct nodes whose object check() always resolves (the version shortcut never skips them)
+  // and hands out, in this order.
   void keep_resolved(const std::vector<int>& nodes);
   // check() for the debugging logs: runs every check whose path resolves (a failing node's
   // children are skipped) and appends each failure (recompiles_verbose); with `profile`, times each
@@ -163,6 +163,7 @@ class GuardTree {
   int find_or_add(int parent, Access access, int index, PyObject* key);
   void prepare() const;  // the version shortcut's per-node facts, after the last change
   std::vector<GuardNode> nodes_;
+  int num_slots_ = 0;  // nodes keep_resolved() named
   mutable bool prepared_ = false;
   mutable std::vector<CheckStat> profile_;  // check_all(profile=true); under the GIL
   // (parent, access, index, hash of key) -> nodes with that signature: finding a child is O(1),

@@ -46,13 +46,14 @@ bool copy_plan(const ReturnPlan& p, std::vector<int>* nodes, ReturnPlan* out) {
 
 std::shared_ptr<DirectCall> make_direct_call(const codegen::FramePlan& plan, const graph::Graph& g, PyObject* runner,
                                              guards::GuardTree& guards) {
-  if (!plan.calls_graph || plan.resumes || !plan.effects.empty() || !runner) return nullptr;
-  for (const graph::Node& n : g.nodes())
-    if (n.op->impure) return nullptr;
+  if (!plan.calls_graph || plan.resumes || !plan.effects.empty() || !runner || g.has_impure_op()) return nullptr;
   auto d = std::make_shared<DirectCall>();
   d->nodes = plan.input_nodes;
   d->num_inputs = plan.input_nodes.size();
   if (!copy_plan(plan.ret, &d->nodes, &d->ret)) return nullptr;
+  std::vector<int> sorted = d->nodes;  // (one input per node: each is handed out once)
+  std::sort(sorted.begin(), sorted.end());
+  if (std::adjacent_find(sorted.begin(), sorted.end()) != sorted.end()) return nullptr;
   Py_INCREF(runner);
   d->runner = py::Ref(runner);
   guards.keep_resolved(d->nodes);

@@ -259,10 +259,9 @@ PyObject* run_direct(PyThreadState* ts, PyFrameObject* f, CodeState* st, CacheEn
 }
 
 // Guards run with the hook quiet: a path through a mapping or attribute may run Python code
-// (a library type's __getattr__), and no frame it enters may capture or count. With `collect`,
-// a passing check hands out the objects at those nodes (GuardTree::check).
-bool quiet_check(const guards::GuardTree& g, PyFrameObject* f, guards::GuardFailure* why,
-                 const std::vector<int>* collect = nullptr, PyObject** out = nullptr) {
+// (a library type's __getattr__), and no frame it enters may capture or count. With `out`, a
+// passing check hands out the objects of the nodes named to keep_resolved (GuardTree::check).
+bool quiet_check(const guards::GuardTree& g, PyFrameObject* f, guards::GuardFailure* why, PyObject** out = nullptr) {
   bool busy = t_jit.busy;
   t_jit.busy = true;
   const bool profile = g_config.guard_perf;
@@ -272,7 +271,7 @@ bool quiet_check(const guards::GuardTree& g, PyFrameObject* f, guards::GuardFail
     ok = g.check_all(f, why ? &failures : nullptr, true);
     if (why && !failures.empty()) *why = failures.front();
   } else {
-    ok = g.check(f, why, collect, out);  // (guard_perf never collects)
+    ok = g.check(f, why, out);  // (guard_perf never hands out)
   }
   t_jit.busy = busy;
   return ok;
@@ -543,10 +542,7 @@ bool build_entry(PyFrameObject* f, CodeState* st, const JitOptions& opt, CacheEn
 // graph without impure ops (random numbers, batch norm's statistics) may run; otherwise the frame
 // runs as it is, each op on the tape. (A jitted function that calls grad is captured whole.)
 bool tape_safe(const CacheEntry& e) {
-  if (!tape_active() || !e.graph) return true;
-  for (const graph::Node& n : e.graph->nodes())
-    if (n.op->impure) return false;
-  return true;
+  return !tape_active() || !e.graph || !e.graph->has_impure_op();
 }
 
 PyObject* run_captured(PyThreadState* ts, PyFrameObject* f, const JitOptions& opt) {
@@ -582,7 +578,7 @@ PyObject* run_captured(PyThreadState* ts, PyFrameObject* f, const JitOptions& op
       direct_big.resize(direct->nodes.size());
       objs = direct_big.data();
     }
-    if (!quiet_check(*it->guards, f, nullptr, direct ? &direct->nodes : nullptr, objs)) continue;
+    if (!quiet_check(*it->guards, f, nullptr, direct ? objs : nullptr)) continue;
     auto drop_objs = [&] {
       if (direct)
         for (size_t k = 0; k < direct->nodes.size(); ++k) Py_DECREF(objs[k]);

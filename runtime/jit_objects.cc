@@ -338,9 +338,7 @@ PyObject* run_graph(PyObject* self, PyObject* const* args, Py_ssize_t n) {
   } catch (...) {
     // (a Parameter written in place is not a reason to stay final: the plan writes one only
     // where neither its node nor any after it can raise, so a failure comes before the write)
-    bool pure = true;
-    for (const auto& node : plan->graph().nodes()) pure = pure && !node.op->impure;
-    note_graph_failure(pure);
+    note_graph_failure(!plan->graph().has_impure_op());
     throw;
   }
   PJ_PY_END(nullptr)
