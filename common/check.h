@@ -16,7 +16,9 @@ namespace pj {
 // Which Python exception a user error becomes.
 // CaptureBreak: capture met something it must not trace (a tensor's data read while tracing);
 // it becomes pijit._C.CaptureBreak, a BaseException so library `except Exception` cannot hide it.
-enum class ErrorKind { Value, Type, Index, Runtime, NotImplemented, CaptureBreak };
+// Memory: an allocation that cannot be made (MemoryError naming the shape and the bytes).
+// Recursion: input nested deeper than Python's recursion limit allows (RecursionError).
+enum class ErrorKind { Value, Type, Index, Runtime, NotImplemented, CaptureBreak, Memory, Recursion };
 
 class Error : public std::runtime_error {
  public:

@@ -66,7 +66,7 @@ class ArenaPlanner {
   size_t size_ = 0;
 };
 
-size_t meta_bytes(const TensorMeta& m) { return static_cast<size_t>(shape_numel(m.shape)) * itemsize(m.dtype); }
+size_t meta_bytes(const TensorMeta& m) { return static_cast<size_t>(shape_nbytes(m.shape, m.dtype)); }
 
 }  // namespace
 

@@ -24,7 +24,9 @@ int64_t arange_length_int(int64_t start, int64_t stop, int64_t step) {
     span = -span;
     st = -st;
   }
-  return static_cast<int64_t>((span + st - 1) / st);
+  __int128 n = (span + st - 1) / st;
+  if (n > INT64_MAX) PJ_THROW(Value) << "arange(): too many elements (" << static_cast<double>(n) << ")";
+  return static_cast<int64_t>(n);
 }
 
 void arange_into(const Tensor& out, double start, double step) {
@@ -73,7 +75,9 @@ void eye_into(const Tensor& out, int64_t k) {
   const int64_t n = out.dim(0), m = out.dim(1);
   PJ_DISPATCH_ALL(out.dtype(), [&] {
     scalar_t* o = out.data<scalar_t>();
-    for (int64_t i = std::max<int64_t>(0, -k); i < n && i + k < m; ++i) o[i * m + i + k] = scalar_t(1);
+    // The diagonal k: rows i with 0 <= i + k < m, written so no sum can overflow for any k.
+    if (k >= m || (k < 0 && -(k + 1) >= n)) return;
+    for (int64_t i = k < 0 ? -k : 0; i < n && i < m - k; ++i) o[i * m + i + k] = scalar_t(1);
   });
 }
 

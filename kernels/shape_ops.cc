@@ -38,7 +38,7 @@ Shape reshape_shape(const Shape& in, const Ints& spec) {
     } else if (spec[i] < 0) {
       PJ_THROW(Value) << "negative dimensions are not allowed";
     } else {
-      known *= spec[i];
+      known = checked_mul(known, spec[i], "reshape: the element count");
     }
   }
   Shape out(spec.begin(), spec.end());

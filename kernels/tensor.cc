@@ -1,6 +1,7 @@
 #include "kernels/tensor.h"
 
 #include <algorithm>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <map>
@@ -133,13 +134,19 @@ class BlockCache {
 
 }  // namespace
 
-std::shared_ptr<Storage> Storage::allocate(size_t nbytes, Device device) {
-  PJ_CHECK(device == Device::CPU) << "GPU storage is allocated by the CUDA backend";
+std::shared_ptr<Storage> Storage::try_allocate(size_t nbytes) {
   auto s = std::make_shared<Storage>();
   s->data_ = BlockCache::get().take(BlockCache::rounded(nbytes), &s->capacity_);
-  if (!s->data_) PJ_THROW(Runtime) << "out of memory allocating " << nbytes << " bytes";
+  if (!s->data_) return nullptr;
   s->nbytes_ = nbytes;
   s->owned_ = true;
+  return s;
+}
+
+std::shared_ptr<Storage> Storage::allocate(size_t nbytes, Device device) {
+  PJ_CHECK(device == Device::CPU) << "GPU storage is allocated by the CUDA backend";
+  std::shared_ptr<Storage> s = try_allocate(nbytes);
+  if (!s) PJ_THROW(Memory) << "Unable to allocate " << bytes_str(nbytes) << " (" << nbytes << " bytes)";
   return s;
 }
 
@@ -159,10 +166,61 @@ Storage::~Storage() {
   if (owned_) BlockCache::get().give(data_, capacity_);
 }
 
-int64_t shape_numel(const Shape& s) {
+namespace {
+
+[[noreturn]] void too_big(const Shape& s, const char* what) {
+  PJ_THROW(Value) << "tensor is too big: shape " << shape_str(s) << " has more " << what
+                  << " than fit in 64 bits";
+}
+
+// The product of the nonzero dims, checked; *empty: a dim is 0.
+int64_t nonzero_product(const Shape& s, bool* empty) {
   int64_t n = 1;
-  for (auto d : s) n *= d;
+  *empty = false;
+  for (auto d : s) {
+    if (d < 0) PJ_THROW(Value) << "negative dimensions are not allowed: " << shape_str(s);
+    if (d == 0) {
+      *empty = true;
+      continue;
+    }
+    if (__builtin_mul_overflow(n, d, &n)) too_big(s, "elements");
+  }
   return n;
+}
+
+}  // namespace
+
+int64_t shape_numel(const Shape& s) {
+  bool empty;
+  int64_t n = nonzero_product(s, &empty);
+  return empty ? 0 : n;
+}
+
+int64_t shape_nbytes(const Shape& s, DType dtype) {
+  bool empty;
+  int64_t n = nonzero_product(s, &empty), bytes;
+  if (__builtin_mul_overflow(n, static_cast<int64_t>(itemsize(dtype)), &bytes)) too_big(s, "bytes");
+  return empty ? 0 : bytes;
+}
+
+int64_t checked_mul(int64_t a, int64_t b, const char* what) {
+  int64_t r;
+  if (a < 0 || b < 0 || __builtin_mul_overflow(a, b, &r))
+    PJ_THROW(Value) << what << " " << a << " * " << b << " does not fit in 64 bits";
+  return r;
+}
+
+std::string bytes_str(uint64_t n) {
+  static const char* units[] = {"B", "KiB", "MiB", "GiB", "TiB", "PiB", "EiB"};
+  double v = static_cast<double>(n);
+  int u = 0;
+  while (v >= 1024 && u < 6) {
+    v /= 1024;
+    ++u;
+  }
+  char buf[32];
+  std::snprintf(buf, sizeof buf, u == 0 ? "%.0f %s" : "%.2f %s", v, units[u]);
+  return buf;
 }
 
 Shape contiguous_strides(const Shape& shape) {
@@ -184,7 +242,8 @@ Tensor Tensor::view_of(std::shared_ptr<Storage> storage, const Shape& shape, con
   impl->strides = strides;
   impl->offset = offset;
   impl->dtype = dtype;
-  impl->numel = shape_numel(shape);
+  // A view's geometry must be addressable too (numpy's "array is too big"): one checked pass.
+  impl->numel = shape_nbytes(shape, dtype) / itemsize(dtype);
   return Tensor(std::move(impl));
 }
 
@@ -194,16 +253,18 @@ Tensor Tensor::symbolic(const Shape& shape, DType dtype, int64_t sym) {
   impl->shape = shape;
   impl->strides = contiguous_strides(shape);
   impl->dtype = dtype;
-  impl->numel = shape_numel(shape);
+  impl->numel = shape_nbytes(shape, dtype) / itemsize(dtype);
   impl->sym = sym;
   return Tensor(std::move(impl));
 }
 
 Tensor Tensor::empty(const Shape& shape, DType dtype) {
-  for (auto d : shape)
-    if (d < 0) PJ_THROW(Value) << "negative dimensions are not allowed: " << shape_str(shape);
-  int64_t n = shape_numel(shape);
-  return view_of(Storage::allocate(n * itemsize(dtype)), shape, contiguous_strides(shape), 0, dtype);
+  const int64_t nbytes = shape_nbytes(shape, dtype);
+  std::shared_ptr<Storage> storage = Storage::try_allocate(static_cast<size_t>(nbytes));
+  if (!storage)
+    PJ_THROW(Memory) << "Unable to allocate " << bytes_str(nbytes) << " (" << nbytes << " bytes) for a tensor with shape "
+                     << shape_str(shape) << " and data type " << dtype_numpy_name(dtype);
+  return view_of(std::move(storage), shape, contiguous_strides(shape), 0, dtype);
 }
 
 Tensor Tensor::zeros(const Shape& shape, DType dtype) {

@@ -26,7 +26,10 @@ enum class Device : uint8_t { CPU = 0, GPU = 1 };
 // owner (kept alive by `keepalive`), e.g. a Python buffer.
 class Storage {
  public:
+  // MemoryError (pj::Error Memory) naming the bytes when the block cannot be had.
   static std::shared_ptr<Storage> allocate(size_t nbytes, Device device = Device::CPU);
+  // nullptr when the block cannot be had (the caller names what it was for).
+  static std::shared_ptr<Storage> try_allocate(size_t nbytes);
   static std::shared_ptr<Storage> borrow(void* data, size_t nbytes, std::shared_ptr<void> keepalive);
   ~Storage();
   void* data() const { return data_; }
@@ -106,7 +109,7 @@ class Tensor {
   Device device() const { return impl_->storage ? impl_->storage->device() : Device::CPU; }
   bool is_symbolic() const { return impl_->sym >= 0; }
   int64_t sym() const { return impl_->sym; }
-  int64_t nbytes() const { return numel() * itemsize(dtype()); }
+  int64_t nbytes() const { return numel() * itemsize(dtype()); }  // view_of checked it fits
 
   // Pointer to the first element of the view (storage base + offset).
   void* raw_data() const {
@@ -151,7 +154,16 @@ struct TensorMeta {
   }
 };
 
+// Every product of dims goes through these (STYLE: one mechanism, not a check per call site): a
+// negative dim or an element or byte count that does not fit in int64 raises ValueError naming the
+// shape, as numpy's "array is too big" does. Zero dims are skipped while checking, as numpy does:
+// (2**31, 0) is an empty shape, (2**62, 2**62, 0) is still too big.
 int64_t shape_numel(const Shape& s);
+int64_t shape_nbytes(const Shape& s, DType dtype);
+// a * b, or ValueError naming `what` when it does not fit in int64 (dims and counts are >= 0).
+int64_t checked_mul(int64_t a, int64_t b, const char* what);
+// Human-readable byte count for MemoryError messages ("8.00 TiB").
+std::string bytes_str(uint64_t n);
 Shape contiguous_strides(const Shape& shape);
 std::string shape_str(const Shape& s);       // "(2, 3)" as numpy prints it
 std::string shape_list_str(const Shape& s);  // "[2, 3]" as MindSpore prints it

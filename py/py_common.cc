@@ -15,14 +15,51 @@ void set_python_error(const Error& e) {
     case ErrorKind::Runtime: type = PyExc_RuntimeError; break;
     case ErrorKind::NotImplemented: type = PyExc_NotImplementedError; break;
     case ErrorKind::CaptureBreak: type = g_capture_break; break;
+    case ErrorKind::Memory: type = PyExc_MemoryError; break;
+    case ErrorKind::Recursion: type = PyExc_RecursionError; break;
   }
   PyErr_SetString(type, e.what());
 }
 
 PyObject* fail(PyObject* type, const std::string& msg) {
-  PyErr_SetString(type, msg.c_str());
+  Ref value(PyUnicode_DecodeUTF8(msg.data(), static_cast<Py_ssize_t>(msg.size()), "backslashreplace"));
+  if (!value) return nullptr;  // (MemoryError)
+  PyErr_SetObject(type, value.get());
   return nullptr;
 }
+
+namespace {
+
+// errors: "backslashreplace" (text) or "surrogatepass" (name_key), both built into CPython's UTF-8
+// encoder, so no user code runs.
+std::string str_bytes(PyObject* o, const char* errors) {
+  if (!o) return "<non-str NULL>";
+  if (!PyUnicode_Check(o)) return std::string("<non-str ") + Py_TYPE(o)->tp_name + ">";
+  if (PyUnicode_IS_READY(o) && PyUnicode_IS_ASCII(o))  // the common case: no call that can fail
+    return std::string(static_cast<const char*>(PyUnicode_DATA(o)), static_cast<size_t>(PyUnicode_GET_LENGTH(o)));
+  PyObject *t, *v, *tb;
+  PyErr_Fetch(&t, &v, &tb);
+  std::string out;
+  Py_ssize_t n = 0;
+  if (const char* s = PyUnicode_AsUTF8AndSize(o, &n)) {
+    out.assign(s, static_cast<size_t>(n));
+  } else {
+    PyErr_Clear();
+    Ref b(PyUnicode_AsEncodedString(o, "utf-8", errors));
+    if (b && PyBytes_Check(b.get()))
+      out.assign(PyBytes_AS_STRING(b.get()), static_cast<size_t>(PyBytes_GET_SIZE(b.get())));
+    else
+      out = "<unencodable str>";  // (out of memory)
+    PyErr_Clear();
+  }
+  PyErr_Restore(t, v, tb);
+  return out;
+}
+
+}  // namespace
+
+std::string text(PyObject* o) { return str_bytes(o, "backslashreplace"); }
+std::string name_key(PyObject* o) { return str_bytes(o, "surrogatepass"); }
 
 bool add_functions(PyObject* module, PyMethodDef* defs) {
   Ref modname(PyModule_GetNameObject(module));
@@ -46,7 +83,7 @@ bool cell_args(PyObject* args, const char* what, PyObject** cell, PyObject** nam
 }
 
 PyObject* unbound(PyObject* name) {
-  PyErr_Format(PyExc_UnboundLocalError, kUnboundCellMessage, PyUnicode_AsUTF8(name));
+  PyErr_Format(PyExc_UnboundLocalError, kUnboundCellMessage, name);
   return nullptr;
 }
 

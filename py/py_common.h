@@ -23,8 +23,23 @@ extern PyObject* g_capture_break;
 // are); false with a Python error on failure.
 bool add_functions(PyObject* module, PyMethodDef* defs);
 
-// Raises a Python exception and returns nullptr, for use in `return fail(...)`.
+// Raises a Python exception and returns nullptr, for use in `return fail(...)`. Bytes of msg that
+// are not UTF-8 (a file system path) show as \xNN.
 PyObject* fail(PyObject* type, const std::string& msg);
+
+// The text of an object that should be a str (a code object's co_filename, co_name, co_qualname;
+// an attribute, global or keyword name; a module name; a repr; a user's string), as valid UTF-8,
+// for messages, logs, dumps and names compared with known ones. Never fails, never raises, and
+// leaves a pending Python error as it found it. Why not PyUnicode_AsUTF8: a file name byte that is
+// not UTF-8 decodes (surrogateescape) to a lone surrogate, which has no UTF-8 form, so that returns
+// NULL with an error set; here each lone surrogate reads \udcff (backslashreplace). A non-str (or
+// nullptr) reads "<non-str TYPE>". Not one-to-one ('\udcff' and '\\udcff' read alike): a map
+// keyed by name uses name_key.
+std::string text(PyObject* o);
+// A str's exact identity as bytes (UTF-8, lone surrogates as "surrogatepass" writes them, which is
+// not valid UTF-8): one-to-one, the same as text for a str that is valid UTF-8. For keys of maps
+// keyed by name, never shown. A non-str reads as text does.
+std::string name_key(PyObject* o);
 
 // Code pijit makes from part of a function (a resume function, a loop body) gets the function's
 // cell variables as free variables; an unbound one would then raise NameError where the function
@@ -79,6 +94,19 @@ class Ref {
 
 // Thrown to unwind C++ frames when a Python exception is already set.
 struct PythonErrorAlreadySet {};
+
+// One level of C++ recursion over Python data (converters, printers, walks of nested containers)
+// counted against Python's recursion limit, as CPython's own recursive C code does: past it,
+// RecursionError "maximum recursion depth exceeded<where>" instead of a C stack overflow.
+class RecursionGuard {
+ public:
+  explicit RecursionGuard(const char* where) {
+    if (Py_EnterRecursiveCall(where)) throw PythonErrorAlreadySet();
+  }
+  ~RecursionGuard() { Py_LeaveRecursiveCall(); }
+  RecursionGuard(const RecursionGuard&) = delete;
+  RecursionGuard& operator=(const RecursionGuard&) = delete;
+};
 
 }  // namespace pj::py
 

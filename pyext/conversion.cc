@@ -41,8 +41,10 @@ struct Walk {
                   << " + inhomogeneous part.";
 }
 
-// First pass: shape and dtype category, checking that the nesting is rectangular.
+// First pass: shape and dtype category, checking that the nesting is rectangular. Each level
+// counts against Python's recursion limit (a self-referencing list raises RecursionError).
 void walk(PyObject* o, int depth, Walk* w, bool* shape_fixed) {
+  RecursionGuard guard(" while converting nested data to a Tensor");
   if (is_tensor(o)) {
     const Tensor& t = unwrap(o);
     Shape s = t.shape();
@@ -102,22 +104,39 @@ void walk(PyObject* o, int depth, Walk* w, bool* shape_fixed) {
                  << Py_TYPE(o)->tp_name << "'";
 }
 
-// Second pass: write every leaf, in row-major order, into `out` at *pos.
-void fill(PyObject* o, const Tensor& out, int64_t* pos) {
+[[noreturn]] void changed_while_converting() {
+  PJ_THROW(Runtime) << "the data changed size or nesting while it was converted to a Tensor";
+}
+
+// Second pass: write every leaf, in row-major order, into `out` at *pos. A leaf's __index__,
+// __float__ or __bool__ is user code that may mutate the lists being read: each item is held
+// while it is converted, and sizes and nesting are checked against the first pass's shape again,
+// so nothing is written outside `out` or read from a freed item array.
+void fill(PyObject* o, const Tensor& out, int64_t* pos, size_t depth) {
+  const Shape& shape = out.shape();
   if (is_tensor(o)) {
     const Tensor& t = unwrap(o);
     require_data(t, "Tensor(tensor)");
+    if (depth + t.ndim() != shape.size() || !std::equal(t.shape().begin(), t.shape().end(), shape.begin() + depth) ||
+        *pos + t.numel() > out.numel())
+      changed_while_converting();
     Tensor dst = out.as_strided(t.shape(), contiguous_strides(t.shape()), out.offset() + *pos);
     copy_into(dst, t);
     *pos += t.numel();
     return;
   }
   if (is_sequence(o)) {
-    Py_ssize_t n = PySequence_Fast_GET_SIZE(o);
-    PyObject** items = PySequence_Fast_ITEMS(o);
-    for (Py_ssize_t i = 0; i < n; ++i) fill(items[i], out, pos);
+    if (depth >= shape.size()) changed_while_converting();
+    const Py_ssize_t n = shape[depth];
+    for (Py_ssize_t i = 0; i < n; ++i) {
+      if (PySequence_Fast_GET_SIZE(o) != n) changed_while_converting();
+      Ref item(PySequence_Fast_GET_ITEM(o, i));
+      Py_INCREF(item.get());
+      fill(item.get(), out, pos, depth + 1);
+    }
     return;
   }
+  if (depth != shape.size() || *pos >= out.numel()) changed_while_converting();
   int64_t i = (*pos)++;
   PJ_DISPATCH_ALL(out.dtype(), [&] {
     scalar_t* p = out.data<scalar_t>() + i;
@@ -217,12 +236,12 @@ DType parse_dtype(PyObject* o) {
   if (o == reinterpret_cast<PyObject*>(&PyBool_Type)) return DType::Bool;
   std::string name;
   if (PyUnicode_Check(o)) {
-    name = PyUnicode_AsUTF8(o);
+    name = text(o);
   } else {
     // numpy dtypes and scalar types: str(np.dtype('float32')) == 'float32', np.float32.__name__.
     Ref attr(PyObject_GetAttrString(o, PyType_Check(o) ? "__name__" : "name"));
     if (!attr) PyErr_Clear();
-    if (attr && PyUnicode_Check(attr.get())) name = PyUnicode_AsUTF8(attr.get());
+    if (attr && PyUnicode_Check(attr.get())) name = text(attr.get());
   }
   for (auto& c : name) c = static_cast<char>(std::tolower(c));
   if (name == "float32" || name == "float") return DType::Float32;
@@ -231,7 +250,7 @@ DType parse_dtype(PyObject* o) {
   if (name == "int64" || name == "int") return DType::Int64;
   if (name == "bool" || name == "bool_") return DType::Bool;
   Ref r(PyObject_Repr(o));
-  PJ_THROW(Type) << "data type " << (r ? PyUnicode_AsUTF8(r.get()) : "?")
+  PJ_THROW(Type) << "data type " << (r ? text(r.get()) : "?")
                  << " not understood; pijit supports float32, float64, int32, int64 and bool";
 }
 
@@ -266,7 +285,8 @@ Tensor tensor_from_py(PyObject* data, std::optional<DType> dtype) {
   }
   Tensor out = Tensor::empty(w.shape, dt);
   int64_t pos = 0;
-  fill(data, out, &pos);
+  fill(data, out, &pos, 0);
+  if (pos != out.numel()) changed_while_converting();
   return out;
 }
 

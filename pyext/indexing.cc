@@ -15,12 +15,25 @@ namespace {
                      "tensors are valid indices";
 }
 
+// An integer index (already through __index__) as int64; past int64 the IndexError Python's own
+// sequences raise, never a wrapped value with an OverflowError left pending.
+int64_t index_value(PyObject* idx) {
+  long long x = PyLong_AsLongLong(idx);
+  if (x == -1 && PyErr_Occurred()) {
+    if (!PyErr_ExceptionMatches(PyExc_OverflowError)) throw PythonErrorAlreadySet();
+    PyErr_Clear();
+    PJ_THROW(Index) << "cannot fit 'int' into an index-sized integer";
+  }
+  return x;
+}
+
 std::optional<int64_t> slice_field(PyObject* v) {
   if (v == Py_None) return std::nullopt;
   if (!PyIndex_Check(v)) PJ_THROW(Type) << "slice indices must be integers or None";
   Ref idx(PyNumber_Index(v));
   if (!idx) throw PythonErrorAlreadySet();
-  long long x = PyLong_AsLongLong(idx.get());
+  // Slice bounds past int64 clamp, as Python's slices do (x[0:2**64] is all of x).
+  Py_ssize_t x = PyNumber_AsSsize_t(idx.get(), nullptr);
   if (x == -1 && PyErr_Occurred()) throw PythonErrorAlreadySet();
   return x;
 }
@@ -55,7 +68,7 @@ IndexItem parse_item(PyObject* o) {
   if (PyIndex_Check(o)) {  // numpy integers and other __index__ objects
     Ref idx(PyNumber_Index(o));
     if (!idx) throw PythonErrorAlreadySet();
-    return IndexItem::integer(PyLong_AsLongLong(idx.get()));
+    return IndexItem::integer(index_value(idx.get()));
   }
   invalid_index();
 }

@@ -54,8 +54,10 @@ PyObject* tensor_new(PyTypeObject* type, PyObject* args, PyObject* kwargs) {
         s.push_back(0);
         continue;
       }
-      long long d = PyLong_AsLongLong(item);
+      int overflow = 0;
+      long long d = PyLong_AsLongLongAndOverflow(item, &overflow);
       if (d == -1 && PyErr_Occurred()) return nullptr;
+      if (overflow) return fail(PyExc_ValueError, "Tensor(): a dim of shape does not fit in a 64-bit integer");
       s.push_back(d);
     }
     t = Tensor::zeros(s, dt.value_or(DType::Float32));

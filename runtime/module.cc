@@ -32,35 +32,41 @@ void register_codegen_functions(PyObject* module);  // codegen/codegen_module.cc
 
 namespace {
 
+// An int attribute (an int, or anything with __index__) as int64; ValueError naming the attribute
+// when it does not fit (a dim of 2**64 must not wrap to a small or negative one).
+int64_t int_attr(PyObject* key, PyObject* v) {
+  Ref idx(PyNumber_Index(v));
+  if (!idx) throw PythonErrorAlreadySet();
+  int overflow = 0;
+  long long x = PyLong_AsLongLongAndOverflow(idx.get(), &overflow);
+  if (x == -1 && PyErr_Occurred()) throw PythonErrorAlreadySet();
+  if (overflow) {
+    Ref r(PyObject_Repr(idx.get()));
+    PJ_THROW(Value) << "'" << text(key) << "': " << (r ? text(r.get()) : std::string("the integer"))
+                    << " does not fit in a 64-bit integer";
+  }
+  return static_cast<int64_t>(x);
+}
+
 AttrValue attr_from_py(PyObject* key, PyObject* v) {
   if (v == Py_None) return std::monostate{};
   if (PyBool_Check(v)) return static_cast<bool>(v == Py_True);
-  if (PyLong_Check(v)) {
-    long long x = PyLong_AsLongLong(v);
-    if (x == -1 && PyErr_Occurred()) throw PythonErrorAlreadySet();
-    return static_cast<int64_t>(x);
-  }
+  if (PyLong_Check(v)) return int_attr(key, v);
   if (PyFloat_Check(v)) return PyFloat_AS_DOUBLE(v);
-  if (PyUnicode_Check(v)) return std::string(PyUnicode_AsUTF8(v));
+  if (PyUnicode_Check(v)) return text(v);
   if (PyList_Check(v) || PyTuple_Check(v)) {
     IntList out;
     Py_ssize_t n = PySequence_Fast_GET_SIZE(v);
     for (Py_ssize_t i = 0; i < n; ++i) {
       PyObject* e = PySequence_Fast_GET_ITEM(v, i);
       if (!PyIndex_Check(e) || PyBool_Check(e))
-        PJ_THROW(Type) << "'" << PyUnicode_AsUTF8(key) << "' must be an int or a tuple of ints, got an element of type '"
+        PJ_THROW(Type) << "'" << text(key) << "' must be an int or a tuple of ints, got an element of type '"
                        << Py_TYPE(e)->tp_name << "'";
-      Ref idx(PyNumber_Index(e));
-      if (!idx) throw PythonErrorAlreadySet();
-      out.push_back(PyLong_AsLongLong(idx.get()));
+      out.push_back(int_attr(key, e));
     }
     return out;
   }
-  if (PyIndex_Check(v)) {  // numpy ints, 0-d integer tensors
-    Ref idx(PyNumber_Index(v));
-    if (!idx) throw PythonErrorAlreadySet();
-    return static_cast<int64_t>(PyLong_AsLongLong(idx.get()));
-  }
+  if (PyIndex_Check(v)) return int_attr(key, v);  // numpy ints, 0-d integer tensors
   return parse_dtype(v);  // raises TypeError naming the value if it is not a dtype either
 }
 
@@ -88,7 +94,10 @@ PyObject* py_op(PyObject*, PyObject* args) {
     if (!PyDict_Check(attrs)) return fail(PyExc_TypeError, "op attrs must be a dict");
     PyObject *k, *v;
     Py_ssize_t pos = 0;
-    while (PyDict_Next(attrs, &pos, &k, &v)) at.set(PyUnicode_AsUTF8(k), attr_from_py(k, v));
+    while (PyDict_Next(attrs, &pos, &k, &v)) {
+      if (!PyUnicode_Check(k)) return fail(PyExc_TypeError, std::string("op attrs: names must be str, not ") + Py_TYPE(k)->tp_name);
+      at.set(text(k), attr_from_py(k, v));
+    }
   }
   Tensors out = call_op(*op, ts, at);
   if (out.size() == 1) return wrap(out[0]);
