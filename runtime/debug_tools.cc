@@ -40,7 +40,16 @@ const DebugSwitches& debug_switches() {
     if (const char* e = std::getenv("PIJIT_DUMP_DIR")) d->dump_dir = e;
     d->no_cache = env_on("PIJIT_DEBUG_NO_CACHE");
     d->no_direct = env_on("PIJIT_DEBUG_NO_DIRECT");
-    if (const char* e = std::getenv("PIJIT_TEST_FAULT")) d->fault = e;
+    if (const char* e = std::getenv(kWrongResultsVar)) d->fault = e;
+    if (!d->fault.empty()) {
+      // Loud on purpose: this switch makes results wrong. Said once, when pijit first reads it.
+      std::fprintf(stderr,
+                   "pijit: WARNING: %s=%s is set: the graphs of the functions it names return "
+                   "DELIBERATELY WRONG results (test-only fault injection for pijit's own bisect tests). "
+                   "Unset it unless you are testing pijit.\n",
+                   kWrongResultsVar, d->fault.c_str());
+      std::fflush(stderr);
+    }
     return d;
   }();
   return *s;

@@ -8,8 +8,10 @@
 //   PIJIT_DEBUG_NO_CACHE=1     guards are never trusted: every call captures again
 //   PIJIT_DEBUG_NO_DIRECT=1    graph entries run their rewritten bytecode, never a direct call
 //   PIJIT_DEBUG_EAGER_GRAPH=1  graphs run node by node as eager ops (graph/plan.h)
-//   PIJIT_TEST_FAULT=mod:name  test only: the graph of a matching code object adds 1 to its first
-//                              floating output (how bisect's tests plant a wrong capture)
+//   PIJIT_TEST_ONLY_WRONG_RESULTS=mod:name
+//                              test only: the graph of a matching code object adds 1 to its first
+//                              floating output (how bisect's tests plant a wrong capture); named so
+//                              nobody sets it by accident, and warns on stderr once when read
 #pragma once
 
 #include "py/pyport.h"  // first (Python.h)
@@ -26,11 +28,13 @@ struct DebugSwitches {
   std::string dump_dir;  // empty: no dumps
   bool no_cache = false;
   bool no_direct = false;
-  std::string fault;     // PIJIT_TEST_FAULT's pattern, "module:name"
+  std::string fault;     // PIJIT_TEST_ONLY_WRONG_RESULTS's pattern, "module:name"
 };
+// The fault-injection switch's name (its value: "module:name", fnmatch patterns).
+inline constexpr const char* kWrongResultsVar = "PIJIT_TEST_ONLY_WRONG_RESULTS";
 const DebugSwitches& debug_switches();
 
-// Whether PIJIT_TEST_FAULT names this code object (module from its frame's globals).
+// Whether PIJIT_TEST_ONLY_WRONG_RESULTS names this code object (module from its frame's globals).
 bool test_fault(const std::string& module, PyCodeObject* co);
 
 // The dump folder of `st`'s code object, created on first use; empty when dumps are off or the

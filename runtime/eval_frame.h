@@ -82,7 +82,7 @@ bool register_jit(PyObject* module);
 // A callable running the graph: runner(*inputs) -> tuple of outputs. New reference.
 // The graph goes through the pass pipeline (PIJIT_PASSES) into an execution plan (graph/plan.h).
 // `dump_prefix` (PIJIT_DUMP_DIR: "folder/entry0") names the files of its IR after each pass, its
-// Graphviz form and its kernels' assembly; `fault`: PIJIT_TEST_FAULT (runtime/debug_tools.h).
+// Graphviz form and its kernels' assembly; `fault`: PIJIT_TEST_ONLY_WRONG_RESULTS (runtime/debug_tools.h).
 struct GraphDebug {
   std::string dump_prefix;
   bool fault = false;

@@ -117,7 +117,7 @@ struct GraphRunner {
   std::shared_ptr<graph::ExecPlan> plan;  // of the optimised graph (graph/passes.h)
   std::string* name;
   std::shared_ptr<TapeBackward> backward;  // of the captured graph
-  bool fault;  // PIJIT_TEST_FAULT: its first floating output comes back off by one
+  bool fault;  // PIJIT_TEST_ONLY_WRONG_RESULTS: its first floating output comes back off by one
   std::shared_ptr<ShapePlans> shapes;  // dynamic shapes: plan and backward per concrete sizes
   std::vector<int8_t>* scalars;  // per input: the DType a Python number fed there becomes (lifted
                                  // scalars), -1 for a tensor input; null when no input is one
@@ -233,7 +233,7 @@ ShapePlanStats shape_plan_stats(const ShapePlans& s) { return s.stats; }
 
 namespace {
 
-// PIJIT_TEST_FAULT: a wrong capture planted on purpose (bisect's tests find it).
+// PIJIT_TEST_ONLY_WRONG_RESULTS: a wrong capture planted on purpose (bisect's tests find it).
 void plant_fault(Tensors& out) {
   for (Tensor& t : out)
     if (is_floating(t.dtype())) {
@@ -428,12 +428,25 @@ int jit_clear(PyObject* self) {
   return 0;
 }
 
-int read_int_option(PyObject* v, const char* name, int min, int* out) {
+// The most an int option of jit() / set_jit_config() takes: past it a limit is no limit, and every
+// value below fits the int the option is kept in (a larger one would wrap around).
+constexpr long long kMaxIntOption = 1LL << 30;
+
+// An int option of `who` (jit or set_jit_config): None keeps the default; a bool or a non-int is
+// a TypeError and a value outside [min, kMaxIntOption] a ValueError, both naming the option.
+int read_int_option(PyObject* v, const char* who, const char* name, int min, int* out) {
   if (!v || v == Py_None) return 0;
-  long x = PyLong_AsLong(v);
+  if (PyBool_Check(v) || !PyLong_Check(v)) {
+    PyErr_Format(PyExc_TypeError, "For '%s', the type of '%s' should be int, but got %s.", who, name,
+                 Py_TYPE(v)->tp_name);
+    return -1;
+  }
+  int overflow = 0;
+  const long long x = PyLong_AsLongLongAndOverflow(v, &overflow);
   if (x == -1 && PyErr_Occurred()) return -1;
-  if (x < min) {
-    PyErr_Format(PyExc_ValueError, "pijit.jit: %s must be >= %d, got %ld", name, min, x);
+  if (overflow || x < min || x > kMaxIntOption) {
+    PyErr_Format(PyExc_ValueError, "For '%s', the '%s' should be in [%d, %lld], but got %R.", who, name, min,
+                 kMaxIntOption, v);
     return -1;
   }
   *out = static_cast<int>(x);
@@ -474,8 +487,8 @@ PyObject* jit_new(PyTypeObject* type, PyObject* args, PyObject* kw) {
   opt->fullgraph = fullgraph;
   opt->dynamic = dyn;
   opt->signature_dims = std::move(signature_dims);
-  if (read_int_option(limit, "recompile_limit", 1, &opt->recompile_limit) < 0 ||
-      read_int_option(depth, "inline_depth", 0, &opt->capture.inline_depth) < 0) {
+  if (read_int_option(limit, "jit", "recompile_limit", 1, &opt->recompile_limit) < 0 ||
+      read_int_option(depth, "jit", "inline_depth", 0, &opt->capture.inline_depth) < 0) {
     delete opt;
     return nullptr;
   }
@@ -887,10 +900,10 @@ PyObject* py_set_jit_config(PyObject*, PyObject* args, PyObject* kw) {
                                    &budget, &loops))
     return nullptr;
   JitConfig& c = jit_config();
-  if (read_int_option(limit, "recompile_limit", 1, &c.defaults.recompile_limit) < 0 ||
-      read_int_option(depth, "inline_depth", 0, &c.defaults.capture.inline_depth) < 0 ||
-      read_int_option(budget, "instruction_budget", 1, &c.defaults.capture.instruction_budget) < 0 ||
-      read_int_option(loops, "loop_limit", 0, &c.defaults.capture.loop_limit) < 0)
+  if (read_int_option(limit, "set_jit_config", "recompile_limit", 1, &c.defaults.recompile_limit) < 0 ||
+      read_int_option(depth, "set_jit_config", "inline_depth", 0, &c.defaults.capture.inline_depth) < 0 ||
+      read_int_option(budget, "set_jit_config", "instruction_budget", 1, &c.defaults.capture.instruction_budget) < 0 ||
+      read_int_option(loops, "set_jit_config", "loop_limit", 0, &c.defaults.capture.loop_limit) < 0)
     return nullptr;
   if (log && log != Py_None) {
     if (!PyUnicode_Check(log)) return py::fail(PyExc_TypeError, "set_jit_config: log must be a str such as 'breaks,recompiles'");

@@ -20,7 +20,7 @@ from pijit.parameter import Parameter, ParameterTuple
 from pijit.mutable import mutable
 from pijit.signature import Symbol
 from pijit.context import (set_context, get_context, set_device, GRAPH_MODE, PYNATIVE_MODE,
-                           STRICT, COMPATIBLE, LAX)
+                           STRICT, COMPATIBLE, LAX, set_num_threads, MAX_NUM_THREADS)
 from pijit.jit import (jit, ms_function, jit_stats, set_stress, stress_stats, reset_stress_stats,
                        set_jit_config, CaptureError, jit_class, ms_class, lazy_inline)
 from pijit import dump as _dump  # PIJIT_DUMP_DIR / PIJIT_TRACE (after jit: its exit hook runs first)
@@ -32,7 +32,6 @@ from pijit.serialization import save_checkpoint, load_checkpoint, load_param_int
 
 __version__ = "0.1.0"
 
-set_num_threads = _C.set_num_threads
 get_num_threads = _C.get_num_threads
 cached_storage_bytes = _C.cached_storage_bytes
 release_cached_storage = _C.release_cached_storage

@@ -8,7 +8,11 @@ MindSpore's other context keys are accepted (an unchanged program sets them) and
 get_context returns them; those that tune MindSpore's own compiler or Ascend runtime change nothing
 in pijit, which says so in _NO_EFFECT. An unknown key raises ValueError, as in MindSpore.
 """
+import os
+import re
+
 from pijit._state import runtime_state
+from pijit._validate import check_int, check_str, check_type, type_error, value_error
 
 GRAPH_MODE = 0
 PYNATIVE_MODE = 1
@@ -16,25 +20,47 @@ PYNATIVE_MODE = 1
 _DEVICE_TARGETS = ("CPU", "GPU")
 _state = {"mode": PYNATIVE_MODE, "device_target": "CPU", "device_id": 0}
 
-# Keys MindSpore 2.x accepts that have no counterpart in pijit, with the type each must have.
+# Keys MindSpore 2.x accepts that have no counterpart in pijit, with the type each must have and,
+# where MindSpore bounds it, the values it may take: ("range", lo, hi) (hi None: no upper bound),
+# ("choices", values) or ("size",) (a memory size such as "4GB", MindSpore's format).
 _NO_EFFECT = {
-    "save_graphs": (bool, int), "save_graphs_path": str, "max_call_depth": int,
-    "pynative_synchronize": bool, "enable_graph_kernel": bool, "graph_kernel_flags": str,
-    "max_device_memory": str, "mempool_block_size": str, "variable_memory_max_size": str,
-    "runtime_num_threads": int, "inter_op_parallel_num": int, "deterministic": str,
-    "print_file_path": str, "enable_compile_cache": bool, "compile_cache_path": str,
-    "memory_optimize_level": str, "ascend_config": dict, "jit_syntax_level": int,
-    "jit_config": dict, "debug_level": int, "check_bprop": bool, "enable_reduce_precision": bool,
-    "precompile_only": bool, "reserve_class_name_in_scope": bool, "env_config_path": str,
-    "grad_for_scalar": bool, "support_binary": bool, "disable_format_transform": bool,
-    "op_timeout": int, "aoe_tune_mode": str, "aoe_config": dict, "gpu_config": dict,
-    "memory_offload": str, "enable_dump": bool, "save_dump_path": str,
+    "save_graphs": ((bool, int), ("range", 0, 3)), "save_graphs_path": (str, None),
+    "max_call_depth": (int, ("range", 1, None)), "pynative_synchronize": (bool, None),
+    "enable_graph_kernel": (bool, None), "graph_kernel_flags": (str, None),
+    "max_device_memory": (str, ("size",)), "mempool_block_size": (str, ("size",)),
+    "variable_memory_max_size": (str, ("size",)), "runtime_num_threads": (int, ("range", 0, None)),
+    "inter_op_parallel_num": (int, ("range", 0, None)), "deterministic": (str, ("choices", ("ON", "OFF"))),
+    "print_file_path": (str, None), "enable_compile_cache": (bool, None), "compile_cache_path": (str, None),
+    "memory_optimize_level": (str, ("choices", ("O0", "O1"))), "ascend_config": (dict, None),
+    "jit_syntax_level": (int, ("range", 0, 2)), "jit_config": (dict, None), "debug_level": (int, ("range", 0, 1)),
+    "check_bprop": (bool, None), "enable_reduce_precision": (bool, None), "precompile_only": (bool, None),
+    "reserve_class_name_in_scope": (bool, None), "env_config_path": (str, None), "grad_for_scalar": (bool, None),
+    "support_binary": (bool, None), "disable_format_transform": (bool, None), "op_timeout": (int, ("range", 0, None)),
+    "aoe_tune_mode": (str, ("choices", ("online", "offline"))), "aoe_config": (dict, None), "gpu_config": (dict, None),
+    "memory_offload": (str, ("choices", ("ON", "OFF"))), "enable_dump": (bool, None), "save_dump_path": (str, None),
 }
 # MindSpore's jit_syntax_level values (mindspore.STRICT / COMPATIBLE / LAX).
 STRICT, COMPATIBLE, LAX = 0, 1, 2
+# The most device ids MindSpore accepts (device_id in [0, 4095]).
+_MAX_DEVICE_ID = 4095
+_SIZE = re.compile(r"^([1-9][0-9]*(\.[0-9]+)?|0\.[0-9]*[1-9][0-9]*)GB$")
+
+
+# set_num_threads' bound: 1024 threads, or the CPU count where a machine has more. Past the CPU
+# count threads only oversubscribe, and each costs a stack and a place in every parallel region;
+# an absurd count (10**9) would otherwise fail inside the next kernel as a bare MemoryError.
+MAX_NUM_THREADS = max(1024, os.cpu_count() or 1)
+
+
+@runtime_state("changes the number of threads")
+def set_num_threads(num_threads):
+    """Threads used by pijit's kernels and oneDNN: an int in [1, MAX_NUM_THREADS]."""
+    from pijit import _C
+    _C.set_num_threads(check_int("set_num_threads", "num_threads", num_threads, 1, MAX_NUM_THREADS))
 
 
 def _check_device(value):
+    check_str("set_context", "device_target", value)
     if value == "Ascend":
         raise ValueError("device_target='Ascend': pijit runs on CPU (and GPU with a CUDA build); "
                          "Ascend NPUs are not supported")
@@ -52,24 +78,40 @@ def _check_device(value):
                            "(the GPU backend is in progress); use device_target='CPU'" % names)
 
 
+def _check_no_effect(key, value):
+    types, rule = _NO_EFFECT[key]
+    if types is int or isinstance(types, tuple) and int in types and bool not in types:
+        check_int("set_context", key, value)  # (a bool is no int here)
+    else:
+        check_type("set_context", key, value, types)
+    if rule is None:
+        return
+    if rule[0] == "range":
+        check_int("set_context", key, int(value), rule[1], rule[2])
+    elif rule[0] == "choices":
+        check_str("set_context", key, value, rule[1])
+    elif not _SIZE.match(value):
+        raise value_error("set_context", key, value, "a size in GB such as '4GB' or '0.5GB'")
+
+
 @runtime_state("changes the context")
 def set_context(**kwargs):
-    """set_context(mode=PYNATIVE_MODE, device_target="CPU", device_id=0, ...)."""
+    """set_context(mode=PYNATIVE_MODE, device_target="CPU", device_id=0, ...). Every key is
+    checked before any is set: a wrong type raises TypeError, a wrong value ValueError, naming
+    the key (MindSpore's types)."""
     for key, value in kwargs.items():
         if key == "mode":
+            if type(value) is not int:
+                raise type_error("set_context", "mode", value, "int (pijit.GRAPH_MODE or pijit.PYNATIVE_MODE)")
             if value not in (GRAPH_MODE, PYNATIVE_MODE):
                 raise ValueError("set_context: mode must be pijit.GRAPH_MODE (0) or "
                                  "pijit.PYNATIVE_MODE (1), got %r" % (value,))
         elif key == "device_target":
             _check_device(value)
         elif key == "device_id":
-            if isinstance(value, bool) or not isinstance(value, int) or value < 0:
-                raise ValueError("set_context: device_id must be a non-negative int")
+            check_int("set_context", "device_id", value, 0, _MAX_DEVICE_ID)
         elif key in _NO_EFFECT:
-            if not isinstance(value, _NO_EFFECT[key]) or isinstance(value, bool) and \
-                    _NO_EFFECT[key] is int:
-                raise TypeError("set_context: %s must be %s, got %r"
-                                % (key, _type_names(_NO_EFFECT[key]), value))
+            _check_no_effect(key, value)
         else:
             raise ValueError("set_context: unknown context key %r" % (key,))
     for key, value in kwargs.items():
@@ -77,10 +119,6 @@ def set_context(**kwargs):
         if key == "mode":
             from pijit import _C
             _C._set_context_mode(value)
-
-
-def _type_names(t):
-    return " or ".join(x.__name__ for x in (t if isinstance(t, tuple) else (t,)))
 
 
 @runtime_state("reads the context")

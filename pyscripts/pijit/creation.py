@@ -3,8 +3,10 @@ from pijit import _C
 from pijit import dtype as _dt
 from pijit._ops_common import op as _op, shape_arg as _shape_arg
 from pijit._state import runtime_state
+from pijit._validate import check_int
 
 _seed = [0]
+_MAX_SEED = 2 ** 64 - 1  # the generator's seed is a uint64 (kernels/random.h)
 
 
 def _dtype_or(dtype, default):
@@ -147,8 +149,7 @@ def eye(n, m=None, dtype=None):
 @runtime_state("reseeds the random generator")
 def set_seed(seed):
     """Seeds pijit's random generator (rand, randn, randint, dropout, initialisers)."""
-    if not isinstance(seed, int) or seed < 0:
-        raise ValueError("set_seed: seed must be a non-negative int, got %r" % (seed,))
+    check_int("set_seed", "seed", seed, 0, _MAX_SEED)
     _seed[0] = seed
     _C.set_seed(seed)
 

@@ -16,6 +16,7 @@ import os
 
 from pijit import _C
 from pijit._state import runtime_state
+from pijit._validate import check_bool, check_str, type_error
 from pijit.signature import compile_signature
 
 CaptureError = _C.CaptureError
@@ -34,6 +35,10 @@ if any(c.strip() in ("perf", "all") for c in os.environ.get("PIJIT_LOGS", "").sp
 
 _CAPTURE_MODES = ("ast", "bytecode", "trace")
 _JIT_LEVELS = ("O0", "O1", "O2")
+_BACKENDS = ("", "ms_backend", "GE")  # MindSpore's; recorded, they change nothing in pijit
+# MindSpore's JitConfig options jit() takes as keywords, with their values (recorded only).
+_OPTIONS = {"exc_mode": ("auto", "sink", "no_sink"), "infer_boost": ("on", "off"),
+            "debug_level": ("RELEASE", "DEBUG"), "jit_syntax_level": ("", "STRICT", "COMPATIBLE", "LAX")}
 
 
 def jit(function=None, mode="PIJit", input_signature=None, hash_args=None, jit_config=None,
@@ -68,11 +73,16 @@ def jit(function=None, mode="PIJit", input_signature=None, hash_args=None, jit_c
         raise ValueError("jit: jit_level must be one of %s, got %r" % (_JIT_LEVELS, jit_level))
     if dynamic is not None and (isinstance(dynamic, bool) or dynamic not in (0, 1)):
         raise ValueError("jit: dynamic must be None (automatic), 0 or 1, got %r" % (dynamic,))
-    if not isinstance(backend, str):
-        raise TypeError("jit: backend must be a str, got %s" % type(backend).__name__)
-    unknown = sorted(set(options) - {"exc_mode", "infer_boost", "debug_level", "jit_syntax_level"})
+    check_str("jit", "backend", backend, _BACKENDS)
+    if jit_config is not None and not isinstance(jit_config, dict) and not hasattr(jit_config, "jit_config_dict"):
+        raise type_error("jit", "jit_config", jit_config, "JitConfig, dict or None")
+    check_bool("jit", "compile_once", compile_once)
+    check_bool("jit", "fullgraph", fullgraph)
+    unknown = sorted(set(options) - set(_OPTIONS))
     if unknown:
         raise TypeError("jit() got unexpected keyword argument(s) %s" % ", ".join(map(repr, unknown)))
+    for key, value in options.items():
+        check_str("jit", key, value, _OPTIONS[key])
 
     def wrap(f):
         if not callable(f):

@@ -17,19 +17,73 @@ _LOADS = ("LOAD_FAST", "LOAD_GLOBAL", "LOAD_NAME", "LOAD_DEREF", "LOAD_CLOSURE",
 _STORES = ("STORE_FAST", "STORE_NAME", "STORE_GLOBAL", "STORE_DEREF")
 
 
+class _ConstText(str):
+    """A constant's shown text that still carries the constant itself, so an instruction that
+    needs the value (CALL_FUNCTION_KW's names) reads the object, never parses or evaluates text:
+    a code object's constants are whatever its maker put there."""
+    __slots__ = ("value",)
+
+
+# The constant types a compiler emits, whose builtin repr runs no Python code. Exact types only:
+# a subclass (which only a crafted code object holds) could define __repr__.
+_PLAIN = (int, float, complex, str, bytes, bool, type(None), type(Ellipsis))
+_CODE = type((lambda: 0).__code__)
+
+
+def _const_repr(v, depth=0):
+    t = type(v)
+    if t in _PLAIN:
+        return repr(v)
+    if t is _CODE:
+        return "<code %s>" % _text(v.co_name)
+    if t in (tuple, frozenset) and depth < 4:
+        items = [_const_repr(x, depth + 1) for x, _ in zip(v, range(16))]
+        more = ", ..." if len(v) > 16 else ""
+        if t is tuple:
+            return "(%s%s%s)" % (", ".join(items), "," if len(v) == 1 else "", more)
+        return "frozenset({%s%s})" % (", ".join(items), more)
+    return "<%s constant>" % t.__name__
+
+
 def _const(v):
-    if hasattr(v, "co_code"):
-        return "<code %s>" % v.co_name
-    text = repr(v)
-    return text if len(text) <= 60 else text[:57] + "..."
+    text = _const_repr(v)
+    out = _ConstText(text if len(text) <= 60 else text[:57] + "...")
+    out.value = v
+    return out
+
+
+def _text(s):
+    """A str field of a code object as plain text (str.__str__ copies a subclass without calling
+    its own __str__)."""
+    return str.__str__(s) if isinstance(s, str) else "<?>"
+
+
+def _placeholder_consts(code):
+    """`code` with its constants replaced by their indices: dis reprs every constant it decodes,
+    and a crafted constant's __repr__ is code of its maker's choosing."""
+    consts = tuple(range(len(code.co_consts)))
+    if hasattr(code, "replace"):
+        return code.replace(co_consts=consts)
+    return _CODE(code.co_argcount, code.co_kwonlyargcount, code.co_nlocals, code.co_stacksize,  # 3.7
+                 code.co_flags, code.co_code, consts, code.co_names, code.co_varnames,
+                 _text(code.co_filename), _text(code.co_name), code.co_firstlineno, code.co_lnotab,
+                 code.co_freevars, code.co_cellvars)
+
+
+def _kw_names(item):
+    """The keyword names of CALL_FUNCTION_KW: a constant tuple of str, read as the object."""
+    names = getattr(item, "value", None)
+    if type(names) is tuple and all(type(n) is str for n in names):
+        return list(names)
+    return []
 
 
 def pseudo_source(code):
     """The pseudo-source of `code` as a str (a `def` line, then one statement per line)."""
     args = list(code.co_varnames[:code.co_argcount + getattr(code, "co_kwonlyargcount", 0)])
-    out = ["def %s(%s):  # pseudo-source of %s:%d" % (code.co_name, ", ".join(args), code.co_filename,
-                                                     code.co_firstlineno)]
-    instrs = list(dis.get_instructions(code))
+    out = ["def %s(%s):  # pseudo-source of %s:%d" % (_text(code.co_name), ", ".join(args),
+                                                     _text(code.co_filename), code.co_firstlineno)]
+    instrs = list(dis.get_instructions(_placeholder_consts(code)))
     targets = {i.argval for i in instrs if i.opcode in dis.hasjabs or i.opcode in dis.hasjrel}
     stack = []
 
@@ -47,7 +101,7 @@ def pseudo_source(code):
         if op in _LOADS:
             stack.append(str(arg))
         elif op == "LOAD_CONST":
-            stack.append(_const(arg))
+            stack.append(_const(code.co_consts[ins.arg]))
         elif op in ("LOAD_ATTR", "LOAD_METHOD"):
             stack.append("%s.%s" % (pop()[0], arg))
         elif op in _STORES:
@@ -89,9 +143,8 @@ def pseudo_source(code):
         elif op == "CALL_FUNCTION_KW":
             names = pop()[0]
             a = pop(ins.arg)
-            try:
-                kw = list(eval(names))  # a tuple constant's repr
-            except Exception:  # noqa: BLE001 - unknown names: show them positionally
+            kw = _kw_names(names)  # unknown names: shown positionally
+            if len(kw) > len(a):
                 kw = []
             pos = a[:len(a) - len(kw)]
             kws = ["%s=%s" % (k, v) for k, v in zip(kw, a[len(a) - len(kw):])]

@@ -91,21 +91,125 @@ def save_checkpoint(save_obj, ckpt_file_name, integrated_save=True, async_save=F
     os.replace(tmp, ckpt_file_name)  # never leaves a half-written checkpoint behind
 
 
-def _read(ckpt_file_name):
-    if not os.path.exists(ckpt_file_name):
-        raise ValueError("load_checkpoint: no such file: %s" % ckpt_file_name)
-    with open(ckpt_file_name, "rb") as f:
-        blob = f.read()
-    if blob[:len(MAGIC)] != MAGIC:
-        raise ValueError("load_checkpoint: %s is not a pijit checkpoint (bad magic)" % ckpt_file_name)
-    (hlen,) = struct.unpack("<Q", blob[len(MAGIC):len(MAGIC) + 8])
-    start = len(MAGIC) + 8
+_ITEMSIZE = {name: struct.calcsize("<" + f) for name, f in _FORMATS.items()}
+_INT64_MAX = 2 ** 63 - 1
+
+
+class _Bad(Exception):
+    """What is wrong with a checkpoint file; load_checkpoint turns it into one ValueError."""
+
+
+def _int(v, what, lo=0):
+    if type(v) is not int or v < lo:
+        raise _Bad("%s must be an int >= %d, got %s" % (what, lo, _short(v)))
+    return v
+
+
+def _short(v):
+    """repr(v) cut short; never the whole of a huge JSON int or list (quick to show)."""
+    if type(v) is int and v.bit_length() > 200:
+        return "<an int of %d bits>" % v.bit_length()
+    if type(v) is list:
+        text = "[%s%s]" % (", ".join(_short(x) for x in v[:8]), ", ..." if len(v) > 8 else "")
+    else:
+        text = repr(v)
+    return text if len(text) <= 80 else text[:77] + "..."
+
+
+def _check_entry(i, e, data_len, seen):
+    """Validates the i-th tensor record of the header against the format (docs/checkpoint.md)
+    and the data section's length; returns (name, dtype, shape, offset, nbytes, requires_grad)."""
+    if type(e) is not dict:
+        raise _Bad("tensor record %d is a %s, not an object" % (i, type(e).__name__))
+    for key in ("name", "dtype", "shape", "offset", "nbytes"):
+        if key not in e:
+            raise _Bad("tensor record %d has no %r" % (i, key))
+    name = e["name"]
+    if type(name) is not str or not name:
+        raise _Bad("tensor record %d: name must be a non-empty string, got %s" % (i, _short(name)))
+    if name in seen:
+        raise _Bad("parameter %r appears twice" % name)
+    seen.add(name)
+    what = "parameter %r" % name
+    dtype = e["dtype"]
+    if type(dtype) is not str or dtype not in _ITEMSIZE:
+        raise _Bad("%s has unknown dtype %s (known: %s)" % (what, _short(dtype), ", ".join(sorted(_ITEMSIZE))))
+    shape = e["shape"]
+    if type(shape) is not list:
+        raise _Bad("%s: shape must be a list of ints, got %s" % (what, _short(shape)))
+    count, span = 1, _ITEMSIZE[dtype]
+    for d in shape:
+        _int(d, "%s: every size in shape %s" % (what, _short(shape)))
+        count *= d
+        span *= max(d, 1)  # the largest stride times its size: must fit the tensor's int64 strides
+        if span > _INT64_MAX:
+            raise _Bad("%s: shape %s is too large (its strides do not fit in 64 bits)" % (what, _short(shape)))
+    nbytes = _int(e["nbytes"], "%s: nbytes" % what)
+    offset = _int(e["offset"], "%s: offset" % what)
+    if nbytes != count * _ITEMSIZE[dtype]:
+        raise _Bad("%s: nbytes is %s but shape %s of %s needs %s" % (what, _short(nbytes), _short(shape), dtype,
+                                                                     _short(count * _ITEMSIZE[dtype])))
+    if offset + nbytes > data_len:
+        raise _Bad("%s: its data (%s bytes at offset %s) runs past the end of the data section (%d bytes): "
+                   "the file is truncated or its header is wrong" % (what, nbytes, _short(offset), data_len))
+    requires_grad = e.get("requires_grad", True)
+    if type(requires_grad) is not bool:
+        raise _Bad("%s: requires_grad must be true or false, got %s" % (what, _short(requires_grad)))
+    return name, dtype, tuple(shape), offset, nbytes, requires_grad
+
+
+def _parse(blob):
+    """The header's tensor records, checked, the append_dict and the data section of `blob`."""
+    fixed = len(MAGIC) + 8
+    head = blob[:len(MAGIC) - 1]
+    if head != MAGIC[:len(head)]:
+        raise _Bad("not a pijit checkpoint (bad magic)")
+    if len(blob) < fixed:
+        raise _Bad("truncated: %d bytes, shorter than the %d-byte preamble" % (len(blob), fixed))
+    if blob[len(MAGIC) - 1] != MAGIC[-1]:
+        raise _Bad("unsupported format version %d (this pijit reads version %d)"
+                   % (blob[len(MAGIC) - 1], MAGIC[-1]))
+    (hlen,) = struct.unpack("<Q", blob[len(MAGIC):fixed])
+    if hlen > len(blob) - fixed:
+        raise _Bad("truncated: the header says it is %d bytes but only %d follow"
+                   % (hlen, len(blob) - fixed))
+    import json  # here, not at import: `import pijit` stays quick (pijit run)
     try:
-        import json
-        header = json.loads(blob[start:start + hlen].decode("utf-8"))
-    except ValueError:
-        raise ValueError("load_checkpoint: %s has a corrupt header" % ckpt_file_name) from None
-    return header, memoryview(blob)[start + hlen:]
+        header = json.loads(blob[fixed:fixed + hlen].decode("utf-8"))
+    except (ValueError, RecursionError) as exc:  # (UnicodeDecodeError is a ValueError)
+        raise _Bad("corrupt header (%s)" % (str(exc)[:120],))
+    if type(header) is not dict or type(header.get("tensors")) is not list:
+        raise _Bad("corrupt header (no list of tensors)")
+    append = header.get("append_dict", {})
+    if type(append) is not dict:
+        raise _Bad("corrupt header (append_dict is a %s, not an object)" % type(append).__name__)
+    data = memoryview(blob)[fixed + hlen:]
+    seen = set()
+    entries = [_check_entry(i, e, len(data), seen) for i, e in enumerate(header["tensors"])]
+    return entries, append, data
+
+
+def _read(ckpt_file_name):
+    """(entries, append_dict, data) of a checkpoint file; any fault of the file is one ValueError
+    naming it and what is wrong."""
+    try:
+        path = os.fspath(ckpt_file_name)
+    except TypeError:
+        raise TypeError("For 'load_checkpoint', the type of 'ckpt_file_name' should be str, but got %s"
+                        % type(ckpt_file_name).__name__) from None
+    if not isinstance(path, str):
+        path = os.fsdecode(path)
+    if not os.path.exists(path):
+        raise ValueError("load_checkpoint: no such file: %s" % path)
+    try:
+        with open(path, "rb") as f:
+            blob = f.read()
+    except OSError as exc:
+        raise ValueError("load_checkpoint: cannot read %s: %s" % (path, exc.strerror or exc)) from None
+    try:
+        return _parse(blob)
+    except _Bad as exc:
+        raise ValueError("load_checkpoint: %s: %s" % (path, exc)) from None
 
 
 @runtime_state("reads a file")
@@ -119,35 +223,25 @@ def load_checkpoint(ckpt_file_name, net=None, strict_load=False, filter_prefix=N
     from pijit.tensor import Tensor
     _no_encryption("load_checkpoint", dec_key)
     _ckpt_format("load_checkpoint", format)
-    header, data = _read(ckpt_file_name)
+    entries, append, data = _read(ckpt_file_name)
     prefixes = (filter_prefix,) if isinstance(filter_prefix, str) else tuple(filter_prefix or ())
     keep = (specify_prefix,) if isinstance(specify_prefix, str) else tuple(specify_prefix or ())
     out = {}
-    for e in header["tensors"]:
-        name = e["name"]
+    for name, dtype_name, shape, offset, nbytes, requires_grad in entries:
         if any(name.startswith(p) for p in prefixes):
             continue
         if keep and not any(name.startswith(p) for p in keep):
             continue
         if choice_func is not None and not choice_func(name):
             continue
-        if e["dtype"] not in _FORMATS:
-            raise ValueError("load_checkpoint: %s has unknown dtype %r" % (name, e["dtype"]))
-        shape = tuple(e["shape"])
-        raw = data[e["offset"]:e["offset"] + e["nbytes"]]
-        if len(raw) != e["nbytes"]:
-            raise ValueError("load_checkpoint: %s is truncated (parameter %s)" % (ckpt_file_name, name))
-        dtype = _dt.as_dtype(e["dtype"])
-        n = 1
-        for d in shape:
-            n *= d
-        if n == 0:
+        dtype = _dt.as_dtype(dtype_name)
+        if nbytes == 0:
             import pijit as pj
             t = pj.zeros(shape, dtype=dtype)
         else:
-            t = Tensor(raw.cast(_FORMATS[e["dtype"]]), dtype).reshape(shape)
-        out[name] = Parameter(t, name=name, requires_grad=e.get("requires_grad", True))
-    for k, v in header.get("append_dict", {}).items():
+            t = Tensor(data[offset:offset + nbytes].cast(_FORMATS[dtype_name]), dtype).reshape(shape)
+        out[name] = Parameter(t, name=name, requires_grad=requires_grad)
+    for k, v in append.items():
         out.setdefault(k, v)
     if net is not None:
         load_param_into_net(net, out, strict_load=strict_load)

@@ -3,7 +3,7 @@
 Three layers: the search (halving, dd, ddmin) against a fake oracle, which proves the run counts;
 the command against a fake child that reads PIJIT_ONLY and writes run.json or the captured list
 as the runtime does, which proves the plumbing with any build; and the real runtime, where
-PIJIT_TEST_FAULT plants a wrong graph in one of 52 jitted functions and bisect must name it.
+PIJIT_TEST_ONLY_WRONG_RESULTS plants a wrong graph in one of 52 jitted functions and bisect must name it.
 """
 import itertools
 import json
@@ -210,7 +210,7 @@ FAKE_CHILD = textwrap.dedent('''
 def run_bisect(args, env=None, cwd=None):
     e = dict(os.environ)
     e.pop("PIJIT_STRESS", None)
-    for k in ("PIJIT_ONLY", "PIJIT_SKIP", "PIJIT_DUMP_DIR", "PIJIT_CAPTURED_LIST", "PIJIT_TEST_FAULT"):
+    for k in ("PIJIT_ONLY", "PIJIT_SKIP", "PIJIT_DUMP_DIR", "PIJIT_CAPTURED_LIST", "PIJIT_TEST_ONLY_WRONG_RESULTS"):
         e.pop(k, None)
     e["PYTHONPATH"] = os.path.join(ROOT, "pyscripts")
     e.update(env or {})
@@ -401,7 +401,7 @@ class TestBisectWithTheRuntime(unittest.TestCase):
         path = self.write()
         for culprit in ("f17", "f0", "f%d" % (N_FUNCS - 1)):
             p = run_bisect(["--out", os.path.join(self.dir, culprit), "--", sys.executable, path],
-                           {"PIJIT_TEST_FAULT": "__main__:" + culprit})
+                           {"PIJIT_TEST_ONLY_WRONG_RESULTS": "__main__:" + culprit})
             self.assertEqual(p.returncode, 0, p.stdout + p.stderr)
             self.assertEqual(p.stdout.strip().splitlines()[-1], "culprit: __main__:" + culprit, p.stdout)
             self.assertIn("%d functions captured" % N_FUNCS, p.stdout)
@@ -434,7 +434,7 @@ class TestBisectWithTheRuntime(unittest.TestCase):
                 sys.exit(0 if got == 8.0 + 9.0 else 1)
             """))
         p = run_bisect(["--out", os.path.join(self.dir, "out"), "--", sys.executable, path],
-                       {"PIJIT_TEST_FAULT": "__main__:inner"})
+                       {"PIJIT_TEST_ONLY_WRONG_RESULTS": "__main__:inner"})
         self.assertEqual(p.returncode, 0, p.stdout + p.stderr)
         self.assertIn("2 functions captured (from run.json)", p.stdout)
         self.assertIn("isolated __main__:outer.<locals>.inner (%s:10)" % path, p.stdout)  # the decorator's line

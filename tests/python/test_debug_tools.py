@@ -1,7 +1,8 @@
 """The debugging switches of issue 15, each in a subprocess as a user runs them: PIJIT_DUMP_DIR's
 folders and run.json, PIJIT_TRACE's trace-event JSON, the log categories recompiles_verbose,
-codegen, guard_perf and perf, PIJIT_DEBUG_NO_CACHE, PIJIT_DEBUG_EAGER_GRAPH, PIJIT_TEST_FAULT and
-PIJIT_CAPTURED_LIST; and pijit.pseudo's pseudo-source."""
+codegen, guard_perf and perf, PIJIT_DEBUG_NO_CACHE, PIJIT_DEBUG_EAGER_GRAPH,
+PIJIT_TEST_ONLY_WRONG_RESULTS (and its warning) and PIJIT_CAPTURED_LIST; and pijit.pseudo's
+pseudo-source."""
 import json
 import os
 import subprocess
@@ -240,12 +241,31 @@ class StageSwitches(unittest.TestCase):
     def test_fault_injection_changes_only_the_named_function(self):
         with tempfile.TemporaryDirectory() as tmp:
             plain = [l.split() for l in plain_output(tmp).splitlines()]
-            r = run_program(tmp, PIJIT_TEST_FAULT="__main__:other")
+            r = run_program(tmp, PIJIT_TEST_ONLY_WRONG_RESULTS="__main__:other")
             self.assertEqual(r.returncode, 0, r.stderr)
+            # it says so, loudly and once: results are wrong on purpose
+            warning = ("pijit: WARNING: PIJIT_TEST_ONLY_WRONG_RESULTS=__main__:other is set: the graphs of "
+                       "the functions it names return DELIBERATELY WRONG results")
+            self.assertEqual(r.stderr.count(warning), 1, r.stderr)
+            self.assertEqual(r.stderr.count("PIJIT_TEST_ONLY_WRONG_RESULTS"), 1, r.stderr)
             faulty = [l.split() for l in r.stdout.splitlines()]
             self.assertEqual([a[0] for a in faulty], [a[0] for a in plain])  # scale is right
             # other's graph adds 1 to each element: its sums are off by the size (2, 2, 3)
             self.assertEqual([float(a[1]) for a in faulty], [float(a[1]) + n for a, n in zip(plain, (2, 2, 3))])
+
+    def test_fault_injection_warns_even_where_it_names_nothing(self):
+        with tempfile.TemporaryDirectory() as tmp:
+            r = run_program(tmp, PIJIT_TEST_ONLY_WRONG_RESULTS="nomodule:nothing")
+            self.assertEqual(r.returncode, 0, r.stderr)
+            self.assertEqual(r.stdout, plain_output(tmp))
+            self.assertEqual(r.stderr.count("pijit: WARNING: PIJIT_TEST_ONLY_WRONG_RESULTS=nomodule:nothing is set"),
+                             1, r.stderr)
+            quiet = run_program(tmp)  # unset: not a word
+            self.assertEqual(quiet.returncode, 0, quiet.stderr)
+            self.assertNotIn("WRONG_RESULTS", quiet.stderr)
+            old = run_program(tmp, PIJIT_TEST_FAULT="__main__:other")  # the old name does nothing now
+            self.assertEqual(old.returncode, 0, old.stderr)
+            self.assertEqual(old.stdout, quiet.stdout)
 
     def test_captured_list(self):
         with tempfile.TemporaryDirectory() as tmp:

@@ -355,7 +355,7 @@ class Context(unittest.TestCase):
         self.assertIsNone(ms.get_context("print_file_path"))
         with self.assertRaisesRegex(ValueError, "unknown context key 'no_such_key'"):
             ms.set_context(no_such_key=1)
-        with self.assertRaisesRegex(TypeError, "max_call_depth must be int"):
+        with self.assertRaisesRegex(TypeError, "For 'set_context', the type of 'max_call_depth' should be int, but got str"):
             ms.set_context(max_call_depth="deep")
 
     def test_set_device(self):

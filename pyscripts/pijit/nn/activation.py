@@ -1,5 +1,6 @@
 """Activation cells: ReLU, ReLU6, LeakyReLU, GELU, SiLU, Sigmoid, Tanh, Softmax, LogSoftmax,
 HSwish, HSigmoid."""
+from pijit._validate import check_input
 from pijit.nn.cell import Cell
 from pijit.ops import functional as F
 from pijit.ops import nn_functional as NF
@@ -7,21 +8,25 @@ from pijit.ops import nn_functional as NF
 
 class ReLU(Cell):
     def construct(self, x):
+        check_input("ReLU", "x", x)
         return F.relu(x)
 
 
 class ReLU6(Cell):
     def construct(self, x):
+        check_input("ReLU6", "x", x)
         return NF.relu6(x)
 
 
 class HSwish(Cell):
     def construct(self, x):
+        check_input("HSwish", "x", x)
         return NF.hardswish(x)
 
 
 class HSigmoid(Cell):
     def construct(self, input_x):
+        check_input("HSigmoid", "input_x", input_x)
         return NF.hardsigmoid(input_x)
 
 
@@ -33,6 +38,7 @@ class LeakyReLU(Cell):
         self.alpha = float(alpha)
 
     def construct(self, x):
+        check_input("LeakyReLU", "x", x)
         return NF.leaky_relu(x, self.alpha)
 
     def extend_repr(self):
@@ -47,21 +53,25 @@ class GELU(Cell):
         self.approximate = bool(approximate)
 
     def construct(self, x):
+        check_input("GELU", "x", x)
         return F.gelu(x, approximate="tanh" if self.approximate else "none")
 
 
 class SiLU(Cell):
     def construct(self, x):
+        check_input("SiLU", "x", x)
         return F.silu(x)
 
 
 class Sigmoid(Cell):
     def construct(self, x):
+        check_input("Sigmoid", "x", x)
         return F.sigmoid(x)
 
 
 class Tanh(Cell):
     def construct(self, x):
+        check_input("Tanh", "x", x)
         return F.tanh(x)
 
 
@@ -71,6 +81,7 @@ class Softmax(Cell):
         self.axis = axis
 
     def construct(self, x):
+        check_input("Softmax", "x", x)
         return F.softmax(x, self.axis)
 
 
@@ -80,4 +91,5 @@ class LogSoftmax(Cell):
         self.axis = axis
 
     def construct(self, x):
+        check_input("LogSoftmax", "x", x)
         return F.log_softmax(x, self.axis)

@@ -2,6 +2,7 @@
 import math
 
 from pijit import dtype as _dt
+from pijit._validate import check_input
 from pijit.common.initializer import initializer, HeUniform, Uniform
 from pijit.nn.cell import Cell
 from pijit.ops import nn_functional as NF
@@ -52,10 +53,7 @@ class Dense(Cell):
         self.activation = _activation(activation)
 
     def construct(self, x):
-        if x._dims(-1) != (self.in_channels,):  # (the last size only: a dynamic batch stays dynamic)
-            raise ValueError("Dense: the input's last dimension must be in_channels=%d, but the "
-                             "input has shape %s (weight shape %s)"
-                             % (self.in_channels, x.shape, self.weight.shape))
+        check_input("Dense", "x", x, min_ndim=1, size=(-1, self.in_channels, "in_channels"))
         y = NF.dense(x, self.weight, self.bias)
         return self.activation(y) if self.activation is not None else y
 
@@ -73,6 +71,7 @@ class Flatten(Cell):
         self.start_dim, self.end_dim = start_dim, end_dim
 
     def construct(self, x):
+        check_input("Flatten", "x", x)
         return NF.flatten_cells(x, self.start_dim, self.end_dim)
 
 
@@ -100,6 +99,7 @@ class Dropout(Cell):
         self.p = float(p)
 
     def construct(self, x):
+        check_input("Dropout", "x", x)
         if not self.training or self.p == 0:
             return x
         return NF.dropout(x, self.p, training=True)
@@ -128,6 +128,7 @@ class Embedding(Cell):
             self.embedding_table[self.padding_idx] = 0.0
 
     def construct(self, ids):
+        check_input("Embedding", "ids", ids)
         return NF.embedding(ids, self.embedding_table, self.padding_idx)
 
     def extend_repr(self):

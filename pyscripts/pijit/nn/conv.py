@@ -2,6 +2,7 @@
 import math
 
 from pijit import dtype as _dt
+from pijit._validate import check_input
 from pijit.common.initializer import initializer, HeUniform, Uniform
 from pijit.nn.cell import Cell
 from pijit.ops import nn_functional as NF
@@ -59,13 +60,6 @@ class _Conv(Cell):
         else:
             self.bias = None
 
-    def _check_input(self, x):
-        if x.ndim != 4:
-            raise ValueError("%s: expected a 4-D NCHW input, got shape %s" % (self.who, x.shape))
-        if x._dims(1, 2)[0] != self.in_channels:  # (the channels only: a dynamic batch stays dynamic)
-            raise ValueError("%s: expected an input with %d channels (in_channels), got shape %s"
-                             % (self.who, self.in_channels, x.shape))
-
     def extend_repr(self):
         return ("input_channels=%d, output_channels=%d, kernel_size=%s, stride=%s, pad_mode=%s, "
                 "padding=%s, dilation=%s, group=%d, has_bias=%s, weight_init=%s, bias_init=%s, "
@@ -83,7 +77,7 @@ class Conv2d(_Conv):
                          transposed=False)
 
     def construct(self, x):
-        self._check_input(x)
+        check_input("Conv2d", "x", x, ndim=4, size=(1, self.in_channels, "in_channels"))  # NCHW
         return NF.conv2d(x, self.weight, self.bias, self.stride, self.pad_mode, self.padding,
                          self.dilation, self.group)
 
@@ -98,7 +92,7 @@ class Conv2dTranspose(_Conv):
         self.output_padding = output_padding
 
     def construct(self, x):
-        self._check_input(x)
+        check_input("Conv2dTranspose", "x", x, ndim=4, size=(1, self.in_channels, "in_channels"))  # NCHW
         kh, kw = self.kernel_size
         dh, dw = self.dilation
         if self.pad_mode == "same":

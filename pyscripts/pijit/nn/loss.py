@@ -1,8 +1,14 @@
 """Loss cells: SoftmaxCrossEntropyWithLogits, CrossEntropyLoss, MSELoss, L1Loss,
 BCEWithLogitsLoss, SmoothL1Loss, NLLLoss."""
+from pijit._validate import check_tensor
 from pijit.nn.cell import Cell
 from pijit.ops import functional as F
 from pijit.ops import nn_functional as NF
+
+
+def _check(who, logits, labels):
+    check_tensor(who, "logits", logits)
+    check_tensor(who, "labels", labels)
 
 
 class LossBase(Cell):
@@ -25,6 +31,7 @@ class SoftmaxCrossEntropyWithLogits(LossBase):
         self.sparse = bool(sparse)
 
     def construct(self, logits, labels):
+        _check("SoftmaxCrossEntropyWithLogits", logits, labels)
         if self.sparse:
             labels = labels.astype("int64")
         else:
@@ -41,6 +48,7 @@ class CrossEntropyLoss(LossBase):
         self.weight, self.ignore_index, self.label_smoothing = weight, ignore_index, label_smoothing
 
     def construct(self, logits, labels):
+        _check("CrossEntropyLoss", logits, labels)
         return NF.cross_entropy(logits, labels, self.weight, self.ignore_index, self.reduction,
                                 self.label_smoothing)
 
@@ -51,16 +59,19 @@ class NLLLoss(LossBase):
         self.weight, self.ignore_index = weight, ignore_index
 
     def construct(self, logits, labels):
+        _check("NLLLoss", logits, labels)
         return NF.nll_loss(logits, labels, self.weight, self.ignore_index, self.reduction)
 
 
 class MSELoss(LossBase):
     def construct(self, logits, labels):
+        _check("MSELoss", logits, labels)
         return NF.mse_loss(logits, labels, self.reduction)
 
 
 class L1Loss(LossBase):
     def construct(self, logits, labels):
+        _check("L1Loss", logits, labels)
         return NF.l1_loss(logits, labels, self.reduction)
 
 
@@ -70,6 +81,7 @@ class SmoothL1Loss(LossBase):
         self.beta = beta
 
     def construct(self, logits, labels):
+        _check("SmoothL1Loss", logits, labels)
         return NF.smooth_l1_loss(logits, labels, self.beta, self.reduction)
 
 
@@ -79,6 +91,7 @@ class BCEWithLogitsLoss(LossBase):
         self.weight, self.pos_weight = weight, pos_weight
 
     def construct(self, logits, labels):
+        _check("BCEWithLogitsLoss", logits, labels)
         return NF.binary_cross_entropy_with_logits(logits, labels, self.weight, self.pos_weight,
                                                    self.reduction)
 
@@ -89,4 +102,5 @@ class BCELoss(LossBase):
         self.weight = weight
 
     def construct(self, logits, labels):
+        _check("BCELoss", logits, labels)
         return NF.binary_cross_entropy(logits, labels, self.weight, self.reduction)

@@ -2,6 +2,7 @@
 moving = momentum * moving + (1 - momentum) * batch, momentum=0.9 by default)."""
 from pijit import dtype as _dt
 from pijit._ops_common import op as _op
+from pijit._validate import check_input
 from pijit.common.initializer import initializer
 from pijit.nn.cell import Cell
 from pijit.parameter import Parameter
@@ -27,12 +28,7 @@ class _BatchNorm(Cell):
                                          requires_grad=False)
 
     def construct(self, x):
-        if x.ndim not in self.ndims:
-            raise ValueError("%s: expected a %s-D input, got shape %s"
-                             % (self.who, " or ".join(map(str, self.ndims)), x.shape))
-        if x._dims(1, 2)[0] != self.num_features:  # (the channels only: a dynamic batch stays dynamic)
-            raise ValueError("%s: expected %d channels (num_features) at axis 1, got shape %s"
-                             % (self.who, self.num_features, x.shape))
+        check_input(self.who, "x", x, ndim=self.ndims, size=(1, self.num_features, "num_features"))
         training = self.training if self.use_batch_statistics is None else self.use_batch_statistics
         out = _op("batch_norm", (x, self.gamma, self.beta, self.moving_mean, self.moving_variance),
                   training=bool(training), momentum=self.momentum, eps=self.eps)
@@ -79,6 +75,7 @@ class LayerNorm(Cell):
         self.beta = Parameter(initializer(beta_init, self.normalized_shape, dtype), name="beta")
 
     def construct(self, x):
+        check_input("LayerNorm", "x", x, min_ndim=len(self.normalized_shape))
         axis = self.begin_norm_axis % x.ndim if x.ndim else 0
         if x._dims(axis) != self.normalized_shape:  # (the normalized sizes only)
             raise ValueError("LayerNorm: the input's shape %s from begin_norm_axis=%d must equal "
@@ -107,9 +104,7 @@ class GroupNorm(Cell):
                               requires_grad=affine)
 
     def construct(self, x):
-        if x.ndim < 2 or x._dims(1, 2)[0] != self.num_channels:
-            raise ValueError("GroupNorm: expected an input with %d channels at axis 1, got shape %s"
-                             % (self.num_channels, x.shape))
+        check_input("GroupNorm", "x", x, min_ndim=2, size=(1, self.num_channels, "num_channels"))
         out = _op("group_norm", (x, self.gamma, self.beta), num_groups=self.num_groups, eps=self.eps)
         return out[0] if isinstance(out, tuple) else out
 

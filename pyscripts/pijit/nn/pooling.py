@@ -1,4 +1,5 @@
 """MaxPool2d, AvgPool2d, AdaptiveAvgPool2d (MindSpore signatures, NCHW)."""
+from pijit._validate import check_input
 from pijit.nn.cell import Cell
 from pijit.ops import nn_functional as NF
 
@@ -28,8 +29,7 @@ class _Pool(Cell):
             raise ValueError("%s: padding must be 0 unless pad_mode='pad'" % who)
 
     def _pads(self, x):
-        if x.ndim not in (3, 4):
-            raise ValueError("%s: expected a 3-D or 4-D input, got shape %s" % (self.who, x.shape))
+        check_input(self.who, "x", x, ndim=(3, 4))
         if self.pad_mode == "same":
             t, b, l, r = NF.same_pads(x._dims(-2), self.kernel_size, self.stride, (1, 1))
             return (t, b, l, r)
@@ -94,6 +94,7 @@ class AdaptiveAvgPool2d(Cell):
         self.output_size = output_size
 
     def construct(self, x):
+        check_input("AdaptiveAvgPool2d", "x", x, ndim=(3, 4))
         return NF.adaptive_avg_pool2d(x, self.output_size)
 
     def extend_repr(self):
