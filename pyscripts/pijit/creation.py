@@ -3,7 +3,7 @@ from pijit import _C
 from pijit import dtype as _dt
 from pijit._ops_common import op as _op, shape_arg as _shape_arg
 from pijit._state import runtime_state
-from pijit._validate import check_int
+from pijit._validate import check_int, check_tensor
 
 _seed = [0]
 _MAX_SEED = 2 ** 64 - 1  # the generator's seed is a uint64 (kernels/random.h)
@@ -115,14 +115,17 @@ def _scalar(name, value):
 
 
 def ones_like(input, dtype=None):
+    check_tensor("ones_like", "input", input)
     return ones(input.shape, dtype=_dtype_or(dtype, input.dtype))
 
 
 def zeros_like(input, dtype=None):
+    check_tensor("zeros_like", "input", input)
     return zeros(input.shape, dtype=_dtype_or(dtype, input.dtype))
 
 
 def full_like(input, fill_value, dtype=None):
+    check_tensor("full_like", "input", input)
     return full(input.shape, fill_value, dtype=_dtype_or(dtype, input.dtype))
 
 

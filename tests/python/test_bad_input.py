@@ -389,6 +389,19 @@ class SetterArguments(unittest.TestCase):
         self.assertEqual(j(T([1.0])).tolist(), [2.0])
 
 
+class LikeArguments(unittest.TestCase):
+    def test_like_functions_name_their_input(self):
+        for name, call in (("zeros_like", lambda a: pj.ops.zeros_like(a)), ("ones_like", lambda a: pj.ones_like(a)),
+                           ("full_like", lambda a: pj.full_like(a, 2.0))):
+            for bad in (None, [1.0, 2.0], 3):
+                with self.assertRaises(TypeError) as cm:
+                    call(bad)
+                self.assertEqual(str(cm.exception), "For '%s', the type of 'input' should be Tensor, but got %s."
+                                 % (name, type(bad).__name__))
+            out = call(T([[1, 2]], dtype=pj.int32))
+            self.assertEqual((out.shape, out.dtype), ((1, 2), pj.int32))
+
+
 # ---- layer calls --------------------------------------------------------------------------------
 def _layers():
     """(layer, a good input, [(bad input, exception type, words of its message)])."""
