@@ -10,6 +10,7 @@
 #include "capture/sim_state.h"
 #include "graph/ops/nn_params.h"  // reduce_axes
 #include "graph/tape.h"
+#include "py/py_common.h"
 #include "pyext/tensor_object.h"
 
 #if PJ_PY_CAPTURE_SUPPORTED
@@ -187,7 +188,7 @@ void Simulator::specialise(uint64_t symbols, const std::string& why) {
 
 static std::string at_line(Simulator& sim) {
   PyCodeObject* co = sim.current_code();
-  return std::string(" at ") + (co ? PyUnicode_AsUTF8(co->co_filename) : "?") + ":" + std::to_string(sim.current_line());
+  return std::string(" at ") + (co ? py::text(co->co_filename) : "?") + ":" + std::to_string(sim.current_line());
 }
 
 void Simulator::sizes_read(const Tensor& t, int dim, const char* what) {
@@ -437,7 +438,7 @@ Tensor Simulator::scalar_input(PyObject* number, DType dtype) {
     r_.scalar_inputs.push_back(static_cast<int>(graph_.inputs().size()) - 1);
     PyObject* repr = own(PyObject_Repr(number));
     r_.dynamic_notes.push_back(tree_.path(node) + " is a graph input (a Python " + Py_TYPE(number)->tp_name + ", traced with " +
-                               (repr ? PyUnicode_AsUTF8(repr) : "?") + ", as " + dtype_name(dtype) + ")");
+                               (repr ? py::text(repr) : "?") + ", as " + dtype_name(dtype) + ")");
   }
   return Tensor::symbolic({}, dtype, it->second);
 }
@@ -485,7 +486,7 @@ void Simulator::compare_lifted(SimFrame& fr, const Instruction& ins, size_t from
     }
     PyObject* repr = own(PyObject_Repr(c));
     r_.dynamic_notes.push_back(tree_.path(liftable_.at(v)) + ": guarded " + (r ? "" : "not ") + tree_.path(liftable_.at(v)) +
-                               text[op] + (repr ? PyUnicode_AsUTF8(repr) : "?") + ", not its value (a comparison" +
+                               text[op] + (repr ? py::text(repr) : "?") + ", not its value (a comparison" +
                                at_line(*this) + ")");
     armed_.push_back(v);
     return;
@@ -512,7 +513,7 @@ void Simulator::note_specialised_scalar(PyObject* copy) {
   auto it = liftable_.find(copy);
   if (it == liftable_.end()) return;
   PyObject* repr = own(PyObject_Repr(copy));
-  r_.dynamic_notes.push_back(tree_.path(it->second) + " specialised to " + (repr ? PyUnicode_AsUTF8(repr) : "?") +
+  r_.dynamic_notes.push_back(tree_.path(it->second) + " specialised to " + (repr ? py::text(repr) : "?") +
                              ": used by Python (" + (using_op_ ? using_op_ : "?") + ")" + at_line(*this));
   liftable_.erase(it);
 }

@@ -9,6 +9,7 @@
 #include <cstring>
 
 #include "capture/sim_state.h"
+#include "py/py_common.h"
 #include "pyext/tensor_object.h"
 
 #if PJ_PY_CAPTURE_SUPPORTED
@@ -25,11 +26,8 @@ bool logging_output(PyObject* func) {
   PyFunctionObject* f = reinterpret_cast<PyFunctionObject*>(func);
   if (!f->func_module || !PyUnicode_Check(f->func_module) || PyUnicode_CompareWithASCIIString(f->func_module, "logging") != 0)
     return false;
-  const char* q = PyUnicode_AsUTF8(f->func_qualname);
-  if (!q) {
-    PyErr_Clear();
-    return false;
-  }
+  const std::string qualname = py::text(f->func_qualname);
+  const char* q = qualname.c_str();
   if (std::strncmp(q, "Logger.", 7) == 0 || std::strncmp(q, "LoggerAdapter.", 14) == 0) q = std::strchr(q, '.') + 1;
   return name_in(names, q);
 }
@@ -181,8 +179,8 @@ std::string Simulator::describe_output(PyObject* func) {
   if (PyCFunction_Check(func)) return std::string(reinterpret_cast<PyCFunctionObject*>(func)->m_ml->ml_name) + "()";
   if (!PyFunction_Check(func)) return std::string(Py_TYPE(func)->tp_name) + "()";
   PyFunctionObject* f = reinterpret_cast<PyFunctionObject*>(func);
-  std::string mod = f->func_module && PyUnicode_Check(f->func_module) ? PyUnicode_AsUTF8(f->func_module) : "?";
-  return mod + "." + PyUnicode_AsUTF8(f->func_qualname) + "()";
+  std::string mod = f->func_module && PyUnicode_Check(f->func_module) ? py::text(f->func_module) : "?";
+  return mod + "." + py::text(f->func_qualname) + "()";
 }
 
 // print(), logging, ops.Print: deferred (None is their result). nullptr: not an output call.
@@ -309,7 +307,7 @@ PyObject* Simulator::assign_call(PyObject* callable, const std::vector<PyObject*
 bool Simulator::stores_back(PyObject* owner, PyObject* name, PyObject* value) {
   const Value* t = values_.frame_tensor(value);
   const int node = node_of(owner);
-  if (!t || !t->real || node < 0 || attr_overlay_.count({owner, PyUnicode_AsUTF8(name)})) return false;
+  if (!t || !t->real || node < 0 || attr_overlay_.count({owner, py::name_key(name)})) return false;
   PyObject* descr = _PyType_Lookup(Py_TYPE(owner), name);
   if (descr && Py_TYPE(descr)->tp_descr_set) return false;
   PyObject** dict = _PyObject_GetDictPtr(owner);
@@ -337,7 +335,8 @@ bool Simulator::stores_back(PyObject* owner, PyObject* name, PyObject* value) {
 // instance __dict__ (no data descriptor of that name, no __setattr__ of its own), or a pijit Cell
 // storing a value that is neither a Parameter nor a Cell.
 void Simulator::store_attr(PyObject* owner, PyObject* name, PyObject* value) {
-  const char* cname = PyUnicode_AsUTF8(name);
+  const std::string name_text = py::text(name);
+  const char* cname = name_text.c_str();
   std::string what = std::string(value ? "assigns attribute '" : "deletes attribute '") + cname + "' of a " +
                      Py_TYPE(owner)->tp_name;
   Write kind = value ? Write::Attr : Write::DeleteAttr;
@@ -376,7 +375,7 @@ void Simulator::store_attr(PyObject* owner, PyObject* name, PyObject* value) {
   fx.name = py::Ref(name);
   if (!value || !plain) not_in_callee(what);  // (a deleted attribute may be missing)
   defer(std::move(fx), value, what, /*may_raise=*/!value || !plain);
-  attr_overlay_[{owner, cname}] = value ? value : null_slot();
+  attr_overlay_[{owner, py::name_key(name)}] = value ? value : null_slot();  // (one-to-one, unlike text)
   overlaid_.insert(owner);
 }
 
@@ -385,17 +384,16 @@ PyObject* Simulator::overlay_attr(PyObject* owner, PyObject* name) {
   if (PyModule_Check(owner) && !global_overlay_.empty() && PyModule_GetDict(owner) == frames_.front()->globals)
     return overlay_global(*frames_.front(), name);  // module.G after `global G; G = ...`
   if (!overlaid_.count(owner)) return nullptr;
-  const char* cname = PyUnicode_AsUTF8(name);
-  if (std::strcmp(cname, "__dict__") == 0)
+  if (py::text(name) == "__dict__")
     stop(Break::SideEffect, "reads the __dict__ of an object whose attributes it assigned");
-  auto it = attr_overlay_.find({owner, cname});
+  auto it = attr_overlay_.find({owner, py::name_key(name)});
   if (it != attr_overlay_.end() && it->second == null_slot())
-    stop(Break::SideEffect, std::string("reads attribute '") + cname + "' it deleted (the deletion is replayed later)");
+    stop(Break::SideEffect, "reads attribute '" + py::text(name) + "' it deleted (the deletion is replayed later)");
   return it == attr_overlay_.end() ? nullptr : it->second;
 }
 
 void Simulator::store_global(SimFrame& fr, PyObject* name, PyObject* value) {
-  std::string what = std::string(value ? "assigns global '" : "deletes global '") + PyUnicode_AsUTF8(name) + "'";
+  std::string what = std::string(value ? "assigns global '" : "deletes global '") + py::text(name) + "'";
   // The rewritten code stores into its own globals: a function inlined from another module's
   // would need that module's.
   if (fr.globals != frames_.front()->globals) write(fr.globals, Write::Global, what);
@@ -406,14 +404,14 @@ void Simulator::store_global(SimFrame& fr, PyObject* name, PyObject* value) {
   fx.name = py::Ref(name);
   if (!value) not_in_callee(what);
   defer(std::move(fx), value, what, /*may_raise=*/!value);
-  global_overlay_[PyUnicode_AsUTF8(name)] = value ? value : null_slot();
+  global_overlay_[py::name_key(name)] = value ? value : null_slot();  // (one-to-one, unlike text)
 }
 
 PyObject* Simulator::overlay_global(SimFrame& fr, PyObject* name) {
   if (global_overlay_.empty() || fr.globals != frames_.front()->globals) return nullptr;
-  auto it = global_overlay_.find(PyUnicode_AsUTF8(name));
+  auto it = global_overlay_.find(py::name_key(name));
   if (it != global_overlay_.end() && it->second == null_slot())
-    stop(Break::SideEffect, std::string("reads global '") + PyUnicode_AsUTF8(name) + "' it deleted (the deletion is replayed later)");
+    stop(Break::SideEffect, "reads global '" + py::text(name) + "' it deleted (the deletion is replayed later)");
   return it == global_overlay_.end() ? nullptr : it->second;
 }
 
@@ -447,7 +445,7 @@ bool Simulator::defers_method(PyObject* owner, PyObject* name) {
   const char* const* ok = PyList_CheckExact(owner) ? list_methods
                           : PyDict_CheckExact(owner) ? dict_methods
                           : Py_TYPE(owner) == &PySet_Type ? set_methods : nullptr;
-  return ok && name_in(ok, PyUnicode_AsUTF8(name)) && container_deferrable(owner);
+  return ok && name_in(ok, py::text(name).c_str()) && container_deferrable(owner);
 }
 
 PyObject* Simulator::deferred_method(PyObject* owner, PyObject* name) {
@@ -476,7 +474,7 @@ PyObject* Simulator::defer_method_call(PyObject* method, const std::vector<PyObj
   Py_INCREF(name);
   fx.name = py::Ref(name);
   defer(std::move(fx), nullptr,
-        std::string("calls .") + PyUnicode_AsUTF8(name) + "() on a " + Py_TYPE(owner)->tp_name + " the function did not create",
+        "calls ." + py::text(name) + "() on a " + Py_TYPE(owner)->tp_name + " the function did not create",
         may_raise);
   dirty_.insert(owner);
   return Py_None;

@@ -12,6 +12,7 @@
 #if PJ_PY_CAPTURE_SUPPORTED
 
 #include "capture/sim_state.h"
+#include "py/py_common.h"
 
 namespace pj::capture {
 
@@ -26,9 +27,8 @@ bool Simulator::plain_exception_class(PyTypeObject* t) {
     Py_ssize_t pos = 0;
     PyObject *k, *v;
     while (PyDict_Next(base->tp_dict, &pos, &k, &v)) {
-      const char* n = PyUnicode_Check(k) ? PyUnicode_AsUTF8(k) : "";
-      if (std::strcmp(n, "__module__") && std::strcmp(n, "__qualname__") && std::strcmp(n, "__doc__") &&
-          std::strcmp(n, "__dict__") && std::strcmp(n, "__weakref__"))
+      const std::string n = PyUnicode_Check(k) ? py::text(k) : "";
+      if (n != "__module__" && n != "__qualname__" && n != "__doc__" && n != "__dict__" && n != "__weakref__")
         return false;
     }
   }

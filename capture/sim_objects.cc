@@ -16,6 +16,7 @@
 
 #include "capture/jit_api.h"
 #include "capture/sim_state.h"
+#include "py/py_common.h"
 
 namespace pj::capture {
 
@@ -90,7 +91,8 @@ int Simulator::class_node(PyObject* obj) {
 // then the class's (functions bound to obj), as object.__getattribute__ looks.
 PyObject* Simulator::object_attr(PyObject* v, PyObject* name) {
   PyTypeObject* tp = Py_TYPE(v);
-  const char* cname = PyUnicode_AsUTF8(name);
+  const std::string name_text = py::text(name);
+  const char* cname = name_text.c_str();
   const int cnode = objects_.at(v);
   guard_class(cnode, tp, name, /*is_class=*/true);
   if (std::strcmp(cname, "__class__") == 0) return reinterpret_cast<PyObject*>(tp);
@@ -132,7 +134,8 @@ PyObject* Simulator::object_attr(PyObject* v, PyObject* name) {
 // itself, or the property's setter simulated.
 void Simulator::object_store(PyObject* owner, PyObject* name, PyObject* value, const std::string& what) {
   PyTypeObject* tp = Py_TYPE(owner);
-  const char* cname = PyUnicode_AsUTF8(name);
+  const std::string name_text = py::text(name);
+  const char* cname = name_text.c_str();
   if (escaped_.count(owner))
     stop(Break::SideEffect, what + " after a replayed write or output call was given it (that rebuilds it as it was)");
   guard_class(objects_.at(owner), tp, name, /*is_class=*/true);

@@ -113,7 +113,7 @@ std::string describe_callable(PyObject* c) {
   PyErr_Fetch(&t, &v, &tb);
   PyObject* name = PyObject_GetAttrString(c, "__qualname__");
   std::string s = std::string("a ") + Py_TYPE(c)->tp_name + " object";
-  if (name && PyUnicode_Check(name)) s = std::string(PyUnicode_AsUTF8(name)) + "()";
+  if (name && PyUnicode_Check(name)) s = py::text(name) + "()";
   Py_XDECREF(name);
   PyErr_Clear();
   PyErr_Restore(t, v, tb);
@@ -146,8 +146,7 @@ static bool from_outside_capture(PyObject* t) {
   PyTypeObject* tp = reinterpret_cast<PyTypeObject*>(t);
   if (!(tp->tp_flags & Py_TPFLAGS_HEAPTYPE)) return false;
   PyObject* mod = tp->tp_dict ? PyDict_GetItemString(tp->tp_dict, "__module__") : nullptr;
-  const char* m = mod && PyUnicode_Check(mod) ? PyUnicode_AsUTF8(mod) : "";
-  return std::strncmp(m, "pijit", 5) != 0;
+  return !(mod && PyUnicode_Check(mod)) || py::text(mod).compare(0, 5, "pijit") != 0;
 }
 
 void Simulator::python_error(const char* during) {
@@ -161,7 +160,7 @@ void Simulator::python_error(const char* during) {
   std::string msg;
   if (v) {
     PyObject* s = PyObject_Str(v);
-    if (s && PyUnicode_Check(s)) msg = PyUnicode_AsUTF8(s);
+    if (s && PyUnicode_Check(s)) msg = py::text(s);
     Py_XDECREF(s);
   }
   PyErr_Clear();
@@ -219,8 +218,8 @@ bool Simulator::is_library_type(PyTypeObject* t) {
   bool lib = t == &py::TensorBaseType || t == py::tape_type();
   if (!lib) {
     PyObject* mod = t->tp_dict ? PyDict_GetItemString(t->tp_dict, "__module__") : nullptr;
-    lib = mod && PyUnicode_Check(mod) &&
-          (std::strncmp(PyUnicode_AsUTF8(mod), "pijit.", 6) == 0 || std::strcmp(PyUnicode_AsUTF8(mod), "pijit") == 0);
+    const std::string m = mod && PyUnicode_Check(mod) ? py::text(mod) : "";
+    lib = m.compare(0, 6, "pijit.") == 0 || m == "pijit";
     const CellTypes& c = cell_types();
     if (lib && c.cell && PyType_IsSubtype(t, reinterpret_cast<PyTypeObject*>(c.cell))) lib = false;  // simulated
   }
@@ -231,8 +230,7 @@ bool Simulator::is_library_type(PyTypeObject* t) {
 bool Simulator::is_library_code(PyObject* func) {
   if (!PyFunction_Check(func) || library_dir().empty()) return false;
   PyCodeObject* co = reinterpret_cast<PyCodeObject*>(PyFunction_GET_CODE(func));
-  const char* file = PyUnicode_AsUTF8(co->co_filename);
-  return file && std::strncmp(file, library_dir().c_str(), library_dir().size()) == 0;
+  return py::text(co->co_filename).compare(0, library_dir().size(), library_dir()) == 0;  // both py::text
 }
 
 // C code run for real on these operands calls no dunder of a user class (an iterator is refused
@@ -320,7 +318,7 @@ bool Simulator::namedtuple_type(PyTypeObject* t) {
     PyObject *k, *v;
     while (PyDict_Next(t->tp_dict, &pos, &k, &v)) {
       if (!PyUnicode_Check(k)) return false;
-      if (name_in(kMade, PyUnicode_AsUTF8(k))) continue;
+      if (name_in(kMade, py::text(k).c_str())) continue;
       Py_ssize_t i = 0, n = PyTuple_GET_SIZE(fields);
       while (i < n && PyUnicode_Compare(PyTuple_GET_ITEM(fields, i), k) != 0) ++i;
       if (i == n || py::tuple_field_index(v) != i) return false;
@@ -352,7 +350,7 @@ bool Simulator::namedtuple_type(PyTypeObject* t) {
     static PyObject* tuple_new = PyObject_GetAttrString(reinterpret_cast<PyObject*>(&PyTuple_Type), "__new__");
     PyObject* gname = g ? PyDict_GetItemString(g, "__name__") : nullptr;
     return tn && tuple_new && PyObject_RichCompareBool(tn, tuple_new, Py_EQ) == 1 && gname && PyUnicode_Check(gname) &&
-           std::strncmp(PyUnicode_AsUTF8(gname), "namedtuple_", 11) == 0;
+           py::text(gname).compare(0, 11, "namedtuple_") == 0;
   }();
   if (PyErr_Occurred()) PyErr_Clear();
   namedtuple_types_[t] = ok;
@@ -404,10 +402,10 @@ PyObject* Simulator::make_namedtuple(PyTypeObject* t, PyObject* base, const std:
     Py_ssize_t i = 0;
     while (i < n && PyUnicode_Compare(PyTuple_GET_ITEM(fields, i), key) != 0) ++i;
     if (i == n) {
-      if (base) stop(Break::Raises, std::string("ValueError: Got unexpected field names: ['") + PyUnicode_AsUTF8(key) + "']");
-      stop(Break::Raises, "TypeError: " + fn + " got an unexpected keyword argument '" + PyUnicode_AsUTF8(key) + "'");
+      if (base) stop(Break::Raises, "ValueError: Got unexpected field names: ['" + py::text(key) + "']");
+      stop(Break::Raises, "TypeError: " + fn + " got an unexpected keyword argument '" + py::text(key) + "'");
     }
-    if (!base && items[i]) stop(Break::Raises, "TypeError: " + fn + " got multiple values for argument '" + PyUnicode_AsUTF8(key) + "'");
+    if (!base && items[i]) stop(Break::Raises, "TypeError: " + fn + " got multiple values for argument '" + py::text(key) + "'");
     items[i] = args[npos + k];
   }
   Py_ssize_t missing = 0;
@@ -428,7 +426,7 @@ PyObject* Simulator::make_namedtuple(PyTypeObject* t, PyObject* base, const std:
     for (Py_ssize_t i = 0; i < n; ++i) {
       if (items[i]) continue;
       if (i < n - nd)
-        stop(Break::Raises, "TypeError: " + fn + " missing required argument: '" + PyUnicode_AsUTF8(PyTuple_GET_ITEM(fields, i)) + "'");
+        stop(Break::Raises, "TypeError: " + fn + " missing required argument: '" + py::text(PyTuple_GET_ITEM(fields, i)) + "'");
       items[i] = given[i - (n - nd)];
     }
   }
@@ -727,7 +725,7 @@ PyObject* Simulator::cell_dict_item(PyObject* cell, PyObject* key) {
   PyObject** dict = _PyObject_GetDictPtr(cell);
   PyObject* cells = dict && *dict ? PyDict_GetItemString(*dict, "_cells") : nullptr;
   PyObject* item = cells && PyDict_Check(cells) ? PyDict_GetItem(cells, key) : nullptr;
-  if (!item) stop(Break::Raises, std::string("KeyError: '") + PyUnicode_AsUTF8(key) + "'");
+  if (!item) stop(Break::Raises, std::string("KeyError: '") + py::text(key) + "'");
   int cnode = tree_.child(node_of(cell), Access::DictAttr, own(PyUnicode_InternFromString("_cells")));
   return wrap(item, tree_.child(cnode, Access::Item, key));
 }
@@ -763,7 +761,7 @@ PyObject* Simulator::load_global(SimFrame& fr, PyObject* name) {
   if (v) return wrap(v, node);
   tree_.add_check(node, {CheckKind::Absent, nullptr, 0, {}});
   PyObject* b = PyDict_GetItem(py::frame_builtins(frames_.front()->real), name);
-  if (!b) stop(Break::Raises, std::string("NameError: name '") + PyUnicode_AsUTF8(name) + "' is not defined");
+  if (!b) stop(Break::Raises, std::string("NameError: name '") + py::text(name) + "' is not defined");
   return wrap(b, tree_.root(Access::Builtin, 0, name));
 }
 
@@ -830,7 +828,8 @@ void Simulator::guard_class(int node, PyTypeObject* tp, PyObject* name, bool is_
 
 PyObject* Simulator::load_attr(PyObject* v, PyObject* name) {
   int node = node_of(v);
-  const char* cname = PyUnicode_AsUTF8(name);
+  const std::string name_text = py::text(name);
+  const char* cname = name_text.c_str();
   auto real_getattr = [&](PyObject* o) {
     PyObject* r = PyObject_GetAttr(o, name);
     if (!r) python_error((std::string("reading .") + cname).c_str());
@@ -1042,9 +1041,9 @@ PyObject* Simulator::super_attr(PyObject* sup, PyObject* name) {
     if (PyFunction_Check(raw) || jit_target(raw)) return own(PyMethod_New(raw, obj));
     if (is_constant(raw)) return raw;
     if (made_object(obj) && raw == object_init()) return own(PyMethod_New(raw, obj));  // see call()
-    stop(Break::UnsupportedAttribute, std::string("super().") + PyUnicode_AsUTF8(name) + " is a " + Py_TYPE(raw)->tp_name);
+    stop(Break::UnsupportedAttribute, std::string("super().") + py::text(name) + " is a " + Py_TYPE(raw)->tp_name);
   }
-  stop(Break::Raises, std::string("AttributeError: 'super' object has no attribute '") + PyUnicode_AsUTF8(name) + "'");
+  stop(Break::Raises, std::string("AttributeError: 'super' object has no attribute '") + py::text(name) + "'");
 }
 
 bool Simulator::holds_tensor(PyObject* v) {
@@ -1068,8 +1067,9 @@ void Simulator::guard_tensor_classes() {
   std::vector<PyObject*> dicts;
   std::vector<uint64_t> versions;
   while (PyDict_Next(modules, &pos, &name, &mod)) {
-    const char* n = PyUnicode_Check(name) ? PyUnicode_AsUTF8(name) : nullptr;
-    if (!n || !PyModule_Check(mod) || (std::strcmp(n, "pijit") != 0 && std::strncmp(n, "pijit.", 6) != 0)) continue;
+    if (!PyUnicode_Check(name) || !PyModule_Check(mod)) continue;
+    const std::string n = py::text(name);
+    if (n != "pijit" && n.compare(0, 6, "pijit.") != 0) continue;
     dicts.push_back(PyModule_GetDict(mod));
     versions.push_back(py::dict_version(dicts.back()));
   }
@@ -1133,7 +1133,7 @@ void Simulator::refuse_duplicate_keywords(PyObject* so_far, PyObject* more) {
   while (PyDict_Next(more, &pos, &k, &v)) {
     if (!PyUnicode_Check(k)) stop(Break::Raises, "TypeError: keywords must be strings");
     if (PyDict_Contains(so_far, k) == 1)
-      stop(Break::Raises, std::string("TypeError: got multiple values for keyword argument '") + PyUnicode_AsUTF8(k) + "'");
+      stop(Break::Raises, std::string("TypeError: got multiple values for keyword argument '") + py::text(k) + "'");
   }
 }
 
@@ -1143,7 +1143,8 @@ void Simulator::refuse_duplicate_keywords(PyObject* so_far, PyObject* more) {
 // bound method of a classmethod is not identity-guarded (it is new on every call).
 PyObject* Simulator::class_attr(PyObject* cls, PyObject* name) {
   int node = node_of(cls);
-  const char* cname = PyUnicode_AsUTF8(name);
+  const std::string name_text = py::text(name);
+  const char* cname = name_text.c_str();
   auto real_getattr = [&]() {
     PyObject* r = PyObject_GetAttr(cls, name);
     if (!r) python_error((std::string("reading .") + cname).c_str());
@@ -1291,7 +1292,7 @@ PyObject* Simulator::call(PyObject* callable, const std::vector<PyObject*>& args
   if (callable == py::cell_load_function() && args.size() == 2 && !kwnames && PyCell_Check(args[0]) &&
       PyUnicode_Check(args[1])) {
     if (PyObject* v = PyCell_GET(args[0])) return v;
-    stop(Break::Raises, std::string("UnboundLocalError: local variable '") + PyUnicode_AsUTF8(args[1]) +
+    stop(Break::Raises, std::string("UnboundLocalError: local variable '") + py::text(args[1]) +
                             "' referenced before assignment");
   }
   if (PyType_Check(callable) && namedtuple_type(reinterpret_cast<PyTypeObject*>(callable)))
@@ -1583,13 +1584,13 @@ void Simulator::refuse_runtime_state(PyObject* callable) {
   PyObject* f = PyMethod_Check(callable) ? PyMethod_GET_FUNCTION(callable) : callable;
   if (PyType_Check(f)) {  // a class marked in its own body (Parameter)
     PyObject* what = PyDict_GetItemString(reinterpret_cast<PyTypeObject*>(f)->tp_dict, "__pijit_state__");
-    if (what && PyUnicode_Check(what)) stop(Break::SideEffect, describe_callable(f) + " " + PyUnicode_AsUTF8(what));
+    if (what && PyUnicode_Check(what)) stop(Break::SideEffect, describe_callable(f) + " " + py::text(what));
     return;
   }
   if (PyFunction_Check(f)) {
     PyObject* d = reinterpret_cast<PyFunctionObject*>(f)->func_dict;
     PyObject* what = d ? PyDict_GetItemString(d, "__pijit_state__") : nullptr;
-    if (what && PyUnicode_Check(what)) stop(Break::SideEffect, describe_callable(f) + " " + PyUnicode_AsUTF8(what));
+    if (what && PyUnicode_Check(what)) stop(Break::SideEffect, describe_callable(f) + " " + py::text(what));
     return;
   }
   if (!PyCFunction_Check(f)) {  // an instance of a library class: its __call__ may be marked (ops.Print)
@@ -1694,7 +1695,7 @@ PyObject* Simulator::trace_call_args(PyObject* callable, const std::vector<PyObj
 
 PyObject* Simulator::inline_call(PyObject* func, PyObject* self, const std::vector<PyObject*>& args, PyObject* kwnames) {
   PyCodeObject* co = reinterpret_cast<PyCodeObject*>(PyFunction_GET_CODE(func));
-  std::string fname = PyUnicode_AsUTF8(co->co_name);
+  std::string fname = py::text(co->co_name);
   if (co->co_flags & (CO_COROUTINE | CO_ASYNC_GENERATOR | CO_ITERABLE_COROUTINE))
     stop(Break::Generator, "calls coroutine function " + fname + "()");
   const bool generator = co->co_flags & CO_GENERATOR;  // bound now, run as it is consumed
@@ -1713,7 +1714,7 @@ PyObject* Simulator::inline_call(PyObject* func, PyObject* self, const std::vect
       if (!walks_data) stop(Break::Recursion, fname + "()");
       if (!f->self || f->self == self) {
         PyObject* qual = reinterpret_cast<PyFunctionObject*>(func)->func_qualname;
-        stop(Break::Recursion, (qual && PyUnicode_Check(qual) ? PyUnicode_AsUTF8(qual) : fname.c_str()) +
+        stop(Break::Recursion, (qual && PyUnicode_Check(qual) ? py::text(qual) : fname) +
                                    std::string("() again on the same ") + Py_TYPE(self)->tp_name + " object");
       }
     }
@@ -1764,16 +1765,16 @@ PyObject* Simulator::inline_call(PyObject* func, PyObject* self, const std::vect
     if (slot >= 0 && slot < posonly) {  // only a **kwargs parameter may take its name
       if (!kwdict)
         type_error(std::string("got some positional-only arguments passed as keyword arguments: '") +
-                   PyUnicode_AsUTF8(key) + "'");
+                   py::text(key) + "'");
       slot = -1;
     }
     if (slot >= 0) {
-      if (fr.locals[slot]) type_error(std::string("got multiple values for argument '") + PyUnicode_AsUTF8(key) + "'");
+      if (fr.locals[slot]) type_error(std::string("got multiple values for argument '") + py::text(key) + "'");
       fr.locals[slot] = val;
     } else if (kwdict) {
       PyDict_SetItem(kwdict, key, val);
     } else {
-      type_error(std::string("got an unexpected keyword argument '") + PyUnicode_AsUTF8(key) + "'");
+      type_error(std::string("got an unexpected keyword argument '") + py::text(key) + "'");
     }
   }
   // The function's body and the defaults it used are what the graph assumed of it, also when it
@@ -1792,7 +1793,7 @@ PyObject* Simulator::inline_call(PyObject* func, PyObject* self, const std::vect
   for (int i = 0; i < argc; ++i) {
     if (fr.locals[i]) continue;
     if (i < argc - ndef)
-      type_error(std::string("missing required argument '") + PyUnicode_AsUTF8(PyTuple_GET_ITEM(co->co_varnames, i)) + "'");
+      type_error(std::string("missing required argument '") + py::text(PyTuple_GET_ITEM(co->co_varnames, i)) + "'");
     Py_ssize_t k = i - (argc - ndef);
     PyObject* d = PyTuple_GET_ITEM(defaults, k);
     if (fnode >= 0) {  // f.__defaults__ reassigned, or a mutable default changed
@@ -1807,7 +1808,7 @@ PyObject* Simulator::inline_call(PyObject* func, PyObject* self, const std::vect
     if (fr.locals[i]) continue;
     PyObject* name = PyTuple_GET_ITEM(co->co_varnames, i);
     PyObject* d = kwdefaults ? PyDict_GetItem(kwdefaults, name) : nullptr;
-    if (!d) type_error(std::string("missing required keyword-only argument '") + PyUnicode_AsUTF8(name) + "'");
+    if (!d) type_error(std::string("missing required keyword-only argument '") + py::text(name) + "'");
     if (fnode >= 0) d = wrap(d, tree_.child(attr_node("__kwdefaults__"), Access::Item, name));
     fr.locals[i] = d;
   }

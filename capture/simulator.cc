@@ -37,7 +37,7 @@ std::optional<Tensor> lift_scalar(PyObject* number, DType dtype) {
 }
 
 PyObject* pop(SimFrame& fr) {
-  PJ_CHECK(!fr.stack.empty()) << "simulated stack underflow in " << PyUnicode_AsUTF8(fr.code->co_name);
+  PJ_CHECK(!fr.stack.empty()) << "simulated stack underflow in " << py::text(fr.code->co_name);
   PyObject* v = fr.stack.back();
   fr.stack.pop_back();
   return v;
@@ -115,8 +115,8 @@ std::string Simulator::inline_chain() const {
   for (const SimFrame* fr : frames_) {
     if (fr->library || fr->pc == 0) continue;
     ++user_frames;
-    const std::string file = PyUnicode_AsUTF8(fr->code->co_filename);
-    chain += (chain.empty() ? "" : " -> ") + std::string(PyUnicode_AsUTF8(fr->code->co_name)) + " (" + file + ":" +
+    const std::string file = py::text(fr->code->co_filename);
+    chain += (chain.empty() ? "" : " -> ") + py::text(fr->code->co_name) + " (" + file + ":" +
              std::to_string(fr->pc <= fr->ins->size() ? (*fr->ins)[fr->pc - 1].line : 0) + ")";
   }
   return user_frames > 1 ? chain : std::string();
@@ -174,7 +174,7 @@ void Simulator::load_code(SimFrame& fr, PyCodeObject* co) {
   auto it = decoded_.find(co);
   if (it == decoded_.end()) {
     DecodeResult d = decode_code(reinterpret_cast<PyObject*>(co));
-    if (!d.ok()) stop(Break::Internal, std::string("cannot decode ") + PyUnicode_AsUTF8(co->co_name) + ": " + d.error);
+    if (!d.ok()) stop(Break::Internal, std::string("cannot decode ") + py::text(co->co_name) + ": " + d.error);
     Decoded dec;
     dec.ins = std::move(d.instructions);
     for (size_t i = 0; i < dec.ins.size(); ++i) dec.at[dec.ins[i].start] = dec.at[dec.ins[i].offset] = static_cast<int>(i);
@@ -246,7 +246,7 @@ void Simulator::run_root(PyFrameObject* f) {
     result = run_frame(fr);
   } catch (const SimRaise& raised) {  // no simulated handler: the interpreter raises it, for real
     PyObject* text = PyObject_Str(raised.value);
-    std::string msg = text && PyUnicode_Check(text) ? PyUnicode_AsUTF8(text) : "";
+    std::string msg = text && PyUnicode_Check(text) ? py::text(text) : "";
     Py_XDECREF(text);
     PyErr_Clear();
     stop(Break::Raises, std::string(Py_TYPE(raised.value)->tp_name) + (msg.empty() ? "" : ": " + msg));
@@ -477,14 +477,14 @@ void Simulator::check_drop(SimFrame& fr, int i) {
   if (std::find(fr.stack.begin(), fr.stack.end(), old) != fr.stack.end()) return;
   for (int j = 0; j < static_cast<int>(fr.locals.size()); ++j)
     if (j != i && peek_local(fr, j) == old) return;
-  stop(Break::Finalizer, "drops " + std::string(PyUnicode_AsUTF8(PyTuple_GET_ITEM(fr.code->co_varnames, i))) +
+  stop(Break::Finalizer, "drops " + py::text(PyTuple_GET_ITEM(fr.code->co_varnames, i)) +
                                " (a " + Py_TYPE(old)->tp_name + " whose finalizer runs code)");
 }
 
 // LOAD_FAST / DELETE_FAST of a local that is not bound: CPython's UnboundLocalError.
 [[noreturn]] static void unbound_local(Simulator* s, SimFrame& fr, int i) {
   s->stop(Break::Raises, std::string("UnboundLocalError: local variable '") +
-                             PyUnicode_AsUTF8(PyTuple_GET_ITEM(fr.code->co_varnames, i)) + "' referenced before assignment");
+                             py::text(PyTuple_GET_ITEM(fr.code->co_varnames, i)) + "' referenced before assignment");
 }
 
 // One handler per opcode. Unlisted opcodes end capture with UnsupportedOpcode.
@@ -1171,8 +1171,8 @@ CaptureResult fresh_result(PyCodeObject* co) {
   CaptureResult r;
   r.guards = std::make_shared<guards::GuardTree>();
   r.graph = std::make_shared<graph::Graph>();
-  r.file = PyUnicode_AsUTF8(co->co_filename);
-  r.function = PyUnicode_AsUTF8(co->co_name);
+  r.file = py::text(co->co_filename);
+  r.function = py::text(co->co_name);
   r.line = co->co_firstlineno;
   // The context mode changes what Cells do (GRAPH_MODE insists on whole graphs): guard it.
   int ctx = r.guards->root(guards::Access::Context, 0, nullptr);
@@ -1197,8 +1197,8 @@ int simulate(PyFrameObject* f, const CaptureOptions& options, CaptureResult& r, 
     r.chain = s.chain;
     if (s.line > 0) r.line = s.line;
     if (s.code) {  // where it stopped, in the function it stopped in
-      r.file = PyUnicode_AsUTF8(s.code->co_filename);
-      r.function = PyUnicode_AsUTF8(s.code->co_name);
+      r.file = py::text(s.code->co_filename);
+      r.function = py::text(s.code->co_name);
     }
     if (!r.interrupted) {
       PyErr_Clear();  // what stopped capture is the reason; the interpreter meets it again itself

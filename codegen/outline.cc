@@ -37,7 +37,7 @@ struct Exit {
   std::vector<int> unbinds;                  // locals the driver unbinds
 };
 
-const char* local_name(PyCodeObject* co, int i) { return PyUnicode_AsUTF8(PyTuple_GET_ITEM(co->co_varnames, i)); }
+std::string local_name(PyCodeObject* co, int i) { return py::text(PyTuple_GET_ITEM(co->co_varnames, i)); }
 
 bool is_cellvar(PyCodeObject* co, int i) {
   for (Py_ssize_t c = 0; c < PyTuple_GET_SIZE(co->co_cellvars); ++c)
@@ -49,8 +49,8 @@ bool is_cellvar(PyCodeObject* co, int i) {
 bool frame_introspection(Opcode op, PyObject* name) {
   static const char* builtins[] = {"locals", "vars", "dir", "exec", "eval"};
   static const char* attrs[] = {"_getframe", "currentframe"};
-  const char* s = PyUnicode_AsUTF8(name);
-  if (!s) return true;
+  const std::string text = py::text(name);  // an odd name (a lone surrogate) is none of these
+  const char* s = text.c_str();
   if (op == Opcode::LOAD_GLOBAL || op == Opcode::LOAD_NAME) {
     for (const char* b : builtins)
       if (std::strcmp(s, b) == 0) return true;
@@ -182,7 +182,7 @@ class Outliner {
     PyObject *t, *v, *tb;
     PyErr_Fetch(&t, &v, &tb);
     Ref s(v ? PyObject_Str(v) : nullptr);
-    *why_ = std::string("emitting bytecode: ") + (s && PyUnicode_Check(s.get()) ? PyUnicode_AsUTF8(s.get()) : "?");
+    *why_ = std::string("emitting bytecode: ") + (s && PyUnicode_Check(s.get()) ? py::text(s.get()) : "?");
     Py_XDECREF(t);
     Py_XDECREF(v);
     Py_XDECREF(tb);

@@ -52,7 +52,7 @@ std::string repr_of(PyObject* o) {
   if (PyFunction_Check(o)) {  // the short name: a qualname inside a method would be cut off below
     char buf[64];
     snprintf(buf, sizeof buf, " at %p>", static_cast<void*>(o));
-    return std::string("<function ") + PyUnicode_AsUTF8(reinterpret_cast<PyFunctionObject*>(o)->func_name) + buf;
+    return "<function " + py::text(reinterpret_cast<PyFunctionObject*>(o)->func_name) + buf;
   }
   // Explaining a guard must run no user code (a __repr__ may change state): only builtin values
   // whose repr is builtin, all the way down, are shown by repr.
@@ -66,8 +66,7 @@ std::string repr_of(PyObject* o) {
     PyErr_Clear();
     return std::string("<") + Py_TYPE(o)->tp_name + " object>";
   }
-  const char* s = PyUnicode_AsUTF8(r);
-  std::string out = s ? s : "?";
+  std::string out = py::text(r);
   Py_DECREF(r);
   if (out.size() > 60) out = out.substr(0, 57) + "...";
   return out;
@@ -219,8 +218,8 @@ void explain_class_change(PyTypeObject* t, PyObject* seen, const std::string& pa
     PyObject* before = had ? held(PyTuple_GET_ITEM(was, 0)) : nullptr;
     PyObject* now = _PyType_Lookup(t, name);
     if (now == before && (had == (now != nullptr))) continue;
-    why->path = path + "." + PyUnicode_AsUTF8(name);
-    why->before = !had ? "undefined" : before ? repr_of(before) : PyUnicode_AsUTF8(PyTuple_GET_ITEM(was, 1));
+    why->path = path + "." + py::text(name);
+    why->before = !had ? "undefined" : before ? repr_of(before) : py::text(PyTuple_GET_ITEM(was, 1));
     why->after = now ? repr_of(now) : "undefined";
     return;
   }
@@ -253,7 +252,7 @@ bool run_check(const Check& c, PyObject* o, GuardFailure* why, const GuardTree& 
       for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(dicts); ++i)
         if (py::dict_version(PyTuple_GET_ITEM(dicts, i)) != versions[i]) {
           PyObject* name = PyDict_GetItemString(PyTuple_GET_ITEM(dicts, i), "__name__");
-          std::string mod = name && PyUnicode_Check(name) ? PyUnicode_AsUTF8(name) : "pijit.?";
+          std::string mod = name && PyUnicode_Check(name) ? py::text(name) : "pijit.?";
           return fail(mod.substr(5), "unmodified", "a name in it was rebound");  // the path is "pijit"
         }
       return true;
@@ -434,13 +433,9 @@ PyObject* held(PyObject* ref) {
 
 PyObject* function_field(PyObject* func, PyObject* name, bool* known) {
   auto* f = reinterpret_cast<PyFunctionObject*>(func);
-  const char* s = PyUnicode_AsUTF8(name);
+  const std::string text = py::text(name);  // (no name below has a backslash: an odd name is unknown)
+  const char* s = text.c_str();
   *known = true;
-  if (!s) {
-    PyErr_Clear();
-    *known = false;
-    return nullptr;
-  }
   if (!std::strcmp(s, "__code__")) return f->func_code;
   if (!std::strcmp(s, "__defaults__")) return f->func_defaults;
   if (!std::strcmp(s, "__kwdefaults__")) return f->func_kwdefaults;
@@ -757,7 +752,7 @@ bool GuardTree::check_all(PyFrameObject* f, std::vector<GuardFailure>* failures,
 std::string GuardTree::path(int i) const {
   const GuardNode& n = nodes_[i];
   auto key_text = [&]() -> std::string {
-    if (n.key && PyUnicode_Check(n.key)) return PyUnicode_AsUTF8(n.key);
+    if (n.key && PyUnicode_Check(n.key)) return py::text(n.key);
     return repr_of(n.key);
   };
   switch (n.access) {
@@ -769,7 +764,7 @@ std::string GuardTree::path(int i) const {
     case Access::Const: {
       PyObject* k = held(n.key);
       PyObject* mod = k && PyDict_Check(k) ? PyDict_GetItemString(k, "__name__") : nullptr;
-      if (mod && PyUnicode_Check(mod)) return std::string("globals(") + PyUnicode_AsUTF8(mod) + ")";
+      if (mod && PyUnicode_Check(mod)) return "globals(" + py::text(mod) + ")";
       return k ? "<" + type_name(k) + " constant>" : "<a constant that no longer exists>";
     }
     case Access::Attr:

@@ -56,11 +56,12 @@ constexpr const char* kUnsupportedPythonMessage =
 #endif
 
 // What CPython raises reading (or deleting) a function's own cell variable while it is unbound:
-// UnboundLocalError with this message ("%s" the name). A free variable raises NameError instead.
+// UnboundLocalError with this message (a PyErr_Format string: "%U" the name, a str object, which
+// may hold lone surrogates). A free variable raises NameError instead.
 #if PY_VERSION_HEX >= 0x030B0000
-constexpr const char* kUnboundCellMessage = "cannot access local variable '%s' where it is not associated with a value";
+constexpr const char* kUnboundCellMessage = "cannot access local variable '%U' where it is not associated with a value";
 #else
-constexpr const char* kUnboundCellMessage = "local variable '%s' referenced before assignment";
+constexpr const char* kUnboundCellMessage = "local variable '%U' referenced before assignment";
 #endif
 
 // Bytes per unit of a jump argument: 3.7-3.9 jump in bytes (3.10 counts 2-byte code units).

@@ -62,7 +62,7 @@ bool test_fault(const std::string& module, PyCodeObject* co) {
   std::string name = f.substr(colon + 1);
   if (name.rfind('.') != std::string::npos) name = name.substr(name.rfind('.') + 1);  // a 3.7/3.9 code knows its last part
   return fnmatch(f.substr(0, colon).c_str(), module.c_str(), 0) == 0 &&
-         fnmatch(name.c_str(), PyUnicode_AsUTF8(co->co_name), 0) == 0;
+         fnmatch(name.c_str(), py::text(co->co_name).c_str(), 0) == 0;
 }
 
 const std::string& dump_folder(CodeState* st) {
@@ -71,12 +71,12 @@ const std::string& dump_folder(CodeState* st) {
   if (dir.empty()) return none;
   if (st->dump_key.empty()) {
     PyCodeObject* co = st->code;
-    std::string file = PyUnicode_AsUTF8(co->co_filename);
+    std::string file = py::text(co->co_filename);
     file = file.substr(file.rfind('/') == std::string::npos ? 0 : file.rfind('/') + 1);
     if (file.size() > 3 && file.compare(file.size() - 3, 3, ".py") == 0) file.resize(file.size() - 3);
     char num[16];
     std::snprintf(num, sizeof num, "%03d", ++g_dump_folders);
-    st->dump_key = std::string(num) + "_" + sanitized(PyUnicode_AsUTF8(co->co_name)) + "_" + sanitized(file) + "_" +
+    st->dump_key = std::string(num) + "_" + sanitized(py::text(co->co_name)) + "_" + sanitized(file) + "_" +
                    std::to_string(co->co_firstlineno);
     st->dump_path = dir + "/" + st->dump_key;
     if (!make_dirs(st->dump_path)) {
@@ -147,8 +147,11 @@ void dump_entry_hook(const std::string& folder, int entry, PyCodeObject* co, PyO
   py::Ref rs(PyList_New(0)), gs(PyList_New(0));
   for (PyCodeObject* rc : resumes) PyList_Append(rs.get(), reinterpret_cast<PyObject*>(rc));
   for (const std::string& g : guards) PyList_Append(gs.get(), py::Ref(PyUnicode_FromString(g.c_str())).get());
-  py::Ref r(PyObject_CallFunction(g_dump_hook, "siOOOOs", folder.c_str(), entry, reinterpret_cast<PyObject*>(co),
-                                  rewritten ? rewritten : Py_None, rs.get(), gs.get(), reason.c_str()));
+  // (the folder is a file system path, from PIJIT_DUMP_DIR's bytes: they need not be UTF-8)
+  py::Ref path(PyUnicode_DecodeFSDefaultAndSize(folder.data(), static_cast<Py_ssize_t>(folder.size())));
+  py::Ref r(path ? PyObject_CallFunction(g_dump_hook, "OiOOOOs", path.get(), entry, reinterpret_cast<PyObject*>(co),
+                                         rewritten ? rewritten : Py_None, rs.get(), gs.get(), reason.c_str())
+                 : nullptr);
   if (!r) {
     PyErr_Print();  // a dump failing is said, and never changes the program
     PyErr_Clear();

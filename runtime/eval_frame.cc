@@ -115,7 +115,7 @@ void log_bytecode(PyCodeObject* co, PyObject* code) {
   py::Ref dis(PyImport_ImportModule("dis"));
   py::Ref text(dis ? PyObject_CallMethod(dis.get(), "Bytecode", "O", code) : nullptr);
   py::Ref s(text ? PyObject_CallMethod(text.get(), "dis", nullptr) : nullptr);
-  if (s && PyUnicode_Check(s.get())) log("bytecode", "rewritten " + where(co) + ":\n" + PyUnicode_AsUTF8(s.get()));
+  if (s && PyUnicode_Check(s.get())) log("bytecode", "rewritten " + where(co) + ":\n" + py::text(s.get()));
   PyErr_Clear();
   t_jit.busy = busy;
   PyErr_Restore(t, v, tb);
@@ -140,24 +140,21 @@ void report(int level, const std::string& msg) {
 constexpr int kLogWarning = 30;
 
 std::string where(PyCodeObject* co) {
-  return std::string(PyUnicode_AsUTF8(co->co_name)) + " (" + PyUnicode_AsUTF8(co->co_filename) + ":" +
+  return py::text(co->co_name) + " (" + py::text(co->co_filename) + ":" +
          std::to_string(co->co_firstlineno) + ")";
 }
 
+// (file names and the directories they are compared with are both py::text: a prefix stays a prefix)
 bool is_library_frame(PyCodeObject* co) {
-  const char* file = PyUnicode_AsUTF8(co->co_filename);
-  return !g_library_prefix.empty() && file && std::strncmp(file, g_library_prefix.c_str(), g_library_prefix.size()) == 0;
+  return !g_library_prefix.empty() && py::text(co->co_filename).compare(0, g_library_prefix.size(), g_library_prefix) == 0;
 }
 
 // `python -m pijit run`: the script's own code, not the standard library's nor pijit's.
 bool auto_candidate(PyCodeObject* co) {
-  const char* file = PyUnicode_AsUTF8(co->co_filename);
-  if (!file || is_library_frame(co)) {
-    PyErr_Clear();
-    return false;
-  }
+  if (!PyUnicode_Check(co->co_filename) || is_library_frame(co)) return false;
+  const std::string file = py::text(co->co_filename);
   for (const std::string& d : g_auto_dirs)
-    if (std::strncmp(file, d.c_str(), d.size()) == 0) return true;
+    if (file.compare(0, d.size(), d) == 0) return true;
   return false;
 }
 
@@ -354,7 +351,7 @@ bool outline_entry(PyCodeObject* co, CodeState* st, const JitOptions& opt, const
   out->code = slot.first;
   out->resumes.push_back(reinterpret_cast<PyCodeObject*>(slot.second));
   out->guards = std::make_shared<guards::GuardTree>();
-  out->loop_text = std::string(PyUnicode_AsUTF8(co->co_filename)) + ":" + std::to_string(loop.line);
+  out->loop_text = py::text(co->co_filename) + ":" + std::to_string(loop.line);
   log("breaks", "the loop at " + out->loop_text + " runs each iteration as a function (" + r.reason_text() + ")");
   return true;
 }
@@ -409,7 +406,7 @@ bool build_entry(PyFrameObject* f, CodeState* st, const JitOptions& opt, CacheEn
   if (st->module.empty()) {
     PyObject* g = py::frame_globals(f);
     PyObject* m = g && PyDict_Check(g) ? PyDict_GetItemString(g, "__name__") : nullptr;
-    st->module = m && PyUnicode_Check(m) ? PyUnicode_AsUTF8(m) : "?";
+    st->module = m && PyUnicode_Check(m) ? py::text(m) : "?";
   }
   const auto t0 = std::chrono::steady_clock::now();
   CaptureResult r;
@@ -481,7 +478,7 @@ bool build_entry(PyFrameObject* f, CodeState* st, const JitOptions& opt, CacheEn
       py::Ref s(v ? PyObject_Str(v) : nullptr);
       r.ok = false;
       r.reason = Break::Internal;
-      r.detail = std::string("emitting bytecode: ") + (s && PyUnicode_Check(s.get()) ? PyUnicode_AsUTF8(s.get()) : "?");
+      r.detail = std::string("emitting bytecode: ") + (s && PyUnicode_Check(s.get()) ? py::text(s.get()) : "?");
       Py_XDECREF(t);
       Py_XDECREF(v);
       Py_XDECREF(tb);
@@ -686,22 +683,22 @@ struct CodeFilter {
   static bool matches(const std::pair<std::string, std::string>& p, PyCodeObject* co, const char* module) {
     const std::string& a = p.first;
     const std::string& b = p.second;
-    const char* file = PyUnicode_AsUTF8(co->co_filename);
     if (!b.empty() && std::all_of(b.begin(), b.end(), [](char c) { return c >= '0' && c <= '9'; })) {
-      const std::string f = file ? file : "";
+      const std::string f = py::text(co->co_filename);
       // the def's line, or a decorator's, or any line of the signature: before the body's first
       const int line = std::atoi(b.c_str());
       return line >= co->co_firstlineno && line < std::max(co->co_firstlineno + 1, PyCode_Addr2Line(co, 0)) &&
              f.size() >= a.size() && f.compare(f.size() - a.size(), a.size(), a) == 0;
     }
     const std::string name = b.substr(b.rfind('.') == std::string::npos ? 0 : b.rfind('.') + 1);
-    return module && fnmatch(a.c_str(), module, 0) == 0 && fnmatch(name.c_str(), PyUnicode_AsUTF8(co->co_name), 0) == 0;
+    return module && fnmatch(a.c_str(), module, 0) == 0 && fnmatch(name.c_str(), py::text(co->co_name).c_str(), 0) == 0;
   }
 
   bool excludes(PyFrameObject* f, PyCodeObject* co) const {
     PyObject* g = py::frame_globals(f);
     PyObject* m = g && PyDict_Check(g) ? PyDict_GetItemString(g, "__name__") : nullptr;
-    const char* module = m && PyUnicode_Check(m) ? PyUnicode_AsUTF8(m) : nullptr;
+    const std::string module_text = m && PyUnicode_Check(m) ? py::text(m) : "";
+    const char* module = m && PyUnicode_Check(m) ? module_text.c_str() : nullptr;
     for (const auto& p : skip)
       if (matches(p, co, module)) return true;
     if (only.empty()) return false;

@@ -470,7 +470,7 @@ PyObject* jit_new(PyTypeObject* type, PyObject* args, PyObject* kw) {
     for (Py_ssize_t i = 0; i < PySequence_Fast_GET_SIZE(seq.get()); ++i) {
       PyObject* d = PySequence_Fast_GET_ITEM(seq.get(), i);
       if (!PyUnicode_Check(d)) return py::fail(PyExc_TypeError, "JitFunction: signature_dims must be a sequence of str");
-      signature_dims.push_back(PyUnicode_AsUTF8(d));
+      signature_dims.push_back(py::text(d));  // (compared with guard paths, which are py::text too)
     }
   }
   int dyn = -1;  // None: automatic
@@ -720,7 +720,7 @@ PyObject* py_set_auto_capture(PyObject*, PyObject* dirs) {
   for (Py_ssize_t i = 0; i < PySequence_Fast_GET_SIZE(seq.get()); ++i) {
     PyObject* d = PySequence_Fast_GET_ITEM(seq.get(), i);
     if (!PyUnicode_Check(d)) return py::fail(PyExc_TypeError, "set_auto_capture: directories must be str");
-    v.emplace_back(PyUnicode_AsUTF8(d));
+    v.emplace_back(py::text(d));  // compared with py::text(co_filename)
   }
   if (!py::kCaptureSupported) return py::fail(PyExc_NotImplementedError, py::kUnsupportedPythonMessage);
   if (!set_auto_capture(v)) return py::fail(PyExc_RuntimeError, "pijit: another PEP 523 frame evaluator is installed");
@@ -739,8 +739,10 @@ PyObject* py_capture_summary(PyObject*, PyObject*) {
     std::set<const CodeState*> seen;
     resume_totals(st, &resume_graphs, &resume_breaks, &seen);
     Ref d(PyDict_New());
-    set_item(d.get(), "function", PyUnicode_FromString(PyUnicode_AsUTF8(st->code->co_name)));
-    set_item(d.get(), "file", PyUnicode_FromString(PyUnicode_AsUTF8(st->code->co_filename)));
+    // as text (a lone surrogate reads \udcff), as every break, chain and log names them; the exact
+    // names are row["code"]'s
+    set_item(d.get(), "function", PyUnicode_FromString(py::text(st->code->co_name).c_str()));
+    set_item(d.get(), "file", PyUnicode_FromString(py::text(st->code->co_filename).c_str()));
     set_item(d.get(), "line", PyLong_FromLong(st->code->co_firstlineno));
     set_item(d.get(), "resume", PyBool_FromLong(st->is_resume));
     set_item(d.get(), "loop_body", PyBool_FromLong(st->is_loop_body));
@@ -837,8 +839,12 @@ PyObject* py_trace_start(PyObject*, PyObject*) {
 // trace_write(path) -> number of events written (PIJIT_TRACE, PIJIT_DUMP_DIR/trace.json).
 PyObject* py_trace_write(PyObject*, PyObject* path) {
   if (!PyUnicode_Check(path)) return py::fail(PyExc_TypeError, "trace_write expects a path (str)");
+  Ref bytes(PyUnicode_EncodeFSDefault(path));  // the file system's bytes: a path need not be UTF-8
+  if (!bytes) return nullptr;
+  const std::string file(PyBytes_AS_STRING(bytes.get()), static_cast<size_t>(PyBytes_GET_SIZE(bytes.get())));
+  if (file.find('\0') != std::string::npos) return py::fail(PyExc_ValueError, "trace_write: embedded null byte in the path");
   std::string error;
-  if (!trace::write(PyUnicode_AsUTF8(path), &error)) return py::fail(PyExc_OSError, "pijit trace: " + error);
+  if (!trace::write(file, &error)) return py::fail(PyExc_OSError, "pijit trace: " + error);
   return PyLong_FromSize_t(trace::event_count());
 }
 
@@ -907,7 +913,10 @@ PyObject* py_set_jit_config(PyObject*, PyObject* args, PyObject* kw) {
     return nullptr;
   if (log && log != Py_None) {
     if (!PyUnicode_Check(log)) return py::fail(PyExc_TypeError, "set_jit_config: log must be a str such as 'breaks,recompiles'");
-    set_log_categories(PyUnicode_AsUTF8(log));
+    const std::string categories = py::text(log);
+    if (categories != py::name_key(log))  // a lone surrogate: no category has one
+      return py::fail(PyExc_ValueError, "set_jit_config: log holds a character that is not valid text: '" + categories + "'");
+    set_log_categories(categories);
   }
   return Py_BuildValue("{s:i,s:i,s:s,s:i,s:i}", "recompile_limit", c.defaults.recompile_limit, "inline_depth",
                        c.defaults.capture.inline_depth, "log", c.log.c_str(), "instruction_budget",
@@ -923,8 +932,8 @@ PyObject* py_set_context_mode(PyObject*, PyObject* mode) {
 
 PyObject* py_set_library_dir(PyObject*, PyObject* dir) {
   if (!PyUnicode_Check(dir)) return py::fail(PyExc_TypeError, "_set_library_dir expects a str");
-  capture::set_library_dir(PyUnicode_AsUTF8(dir));
-  set_library_prefix(PyUnicode_AsUTF8(dir));
+  capture::set_library_dir(py::text(dir));  // compared with py::text(co_filename)
+  set_library_prefix(py::text(dir));
   Py_RETURN_NONE;
 }
 

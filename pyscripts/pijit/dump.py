@@ -38,7 +38,9 @@ def _say(msg):
 
 def _write(path, text):
     try:
-        with open(path, "w") as f:
+        # (a code object's file or name may hold a lone surrogate, from a file name that is not
+        # UTF-8: written as \udcff, as pijit's logs show it)
+        with open(path, "w", encoding="utf-8", errors="backslashreplace") as f:
             f.write(text)
     except OSError as e:
         _say("cannot write %s: %s" % (path, e))
@@ -98,6 +100,9 @@ def run_summary():
         fns.append({
             "key": key, "function": r["function"], "qualname": getattr(code, "co_qualname", r["function"]),
             "module": r["module"], "file": r["file"], "line": r["line"], "last_line": _last_line(code),
+            # "file" is pijit's text of the name (as breaks show it: a lone surrogate reads \udcff);
+            # "path" the file itself, to read the source from
+            "path": code.co_filename if isinstance(code.co_filename, str) else r["file"],
             "kind": "resume function" if r["resume"] else "loop body" if r["loop_body"] else "function",
             "compiles": r["compiles"], "cache_hits": r["cache_hits"], "graph_runs": r["graph_runs"],
             "graphs": r["graphs"], "ops_per_graph": list(r["ops_per_graph"]), "breaks": breaks,

@@ -94,6 +94,12 @@ def _source_lines(path):
     return lines[:-1] if lines and lines[-1] == "" else lines
 
 
+def _shown(path):
+    """A path as pijit's break texts name it: a lone surrogate (a file name byte that is not UTF-8)
+    as \udcff."""
+    return path.encode("utf-8", "backslashreplace").decode("utf-8")
+
+
 def _line_kinds(fns, path):
     """line -> (class, [break texts]); a break wins over a graph, a graph over the interpreter."""
     kinds, reasons = {}, {}
@@ -112,7 +118,7 @@ def _line_kinds(fns, path):
                 continue
             if b.get("line") is None:
                 refusals.append(b.get("text") or b.get("message") or "")
-            elif b.get("file") is None or os.path.normpath(b["file"]) == path:
+            elif b.get("file") is None or os.path.normpath(b["file"]) in (path, _shown(path)):
                 reasons.setdefault(b["line"], []).append(b.get("text") or b.get("message") or "")
         for n in f.get("break_lines") or []:  # a break line with no located reason: a run-time refusal
             if n not in reasons:
@@ -371,8 +377,8 @@ def build_report(dump_dir):
     cwd = run.get("cwd") or dump_dir
     by_file = {}
     for f in run["functions"]:
-        if f.get("file"):
-            f["file"] = os.path.normpath(os.path.join(cwd, f["file"]))  # absolute already: join keeps it
+        if f.get("path") or f.get("file"):  # the file itself (run.json's "file" is its text, as breaks name it)
+            f["file"] = os.path.normpath(os.path.join(cwd, f.get("path") or f["file"]))  # absolute already: join keeps it
             by_file.setdefault(f["file"], []).append(f)
     argv = run.get("argv") or []
     if argv and argv[0].endswith(".py"):  # the script itself, even when nothing in it was captured
@@ -408,7 +414,7 @@ def build_report(dump_dir):
 
 def write_report(dump_dir, out_path):
     page = build_report(dump_dir)
-    with io.open(out_path, "w", encoding="utf-8") as f:
+    with io.open(out_path, "w", encoding="utf-8", errors="backslashreplace") as f:  # (a path's lone surrogates)
         f.write(page)
     return out_path
 
