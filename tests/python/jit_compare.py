@@ -48,6 +48,24 @@ def no_stress():
         pj.set_stress(level)
 
 
+def eager(fn, *args, **kwargs):
+    """fn run plainly: the reference side of a comparison (under PIJIT_STRESS a plain call would be
+    captured too, and it shares its code's cache and counters with the jitted calls)."""
+    with no_stress():
+        return fn(*args, **kwargs)
+
+
+def assert_refused(test, fn, reason, detail=""):
+    """The outcome a test states where capture is meant to refuse: fn (jitted) holds no graph, and
+    its first break reason has the id `reason` ("B005") and holds `detail`. Returns its jit_stats."""
+    st = pj.jit_stats(fn)
+    test.assertEqual(st["graphs"], 0, st["break_reasons"])
+    test.assertTrue(st["break_reasons"], st)
+    test.assertTrue(st["break_reasons"][0].startswith(reason + " "), st["break_reasons"])
+    test.assertIn(detail, st["break_reasons"][0])
+    return st
+
+
 def same_calls(test, f, make_args, calls=3, view=lambda v: v):
     """Plain and jitted calls of f alternate, each on fresh arguments; the results (seen through
     `view`) are bit-identical, types included. Returns the jitted function and its jit_stats."""

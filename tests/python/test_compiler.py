@@ -13,6 +13,7 @@ import unittest
 
 import pijit as pj
 from pijit import ops
+from jit_compare import eager
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 PYSCRIPTS = os.path.join(os.path.dirname(os.path.dirname(HERE)), "pyscripts")
@@ -56,7 +57,7 @@ class FusedResults(unittest.TestCase):
         jf = pj.jit(fn, dynamic=0)
         before = self.counters(jf)
         for _ in range(2):  # the first call captures, the second runs the cached plan
-            want, got = fn(*args), jf(*args)
+            want, got = eager(fn, *args), jf(*args)
             want = want if isinstance(want, tuple) else (want,)
             got = got if isinstance(got, tuple) else (got,)
             for w, g in zip(want, got):
@@ -64,10 +65,7 @@ class FusedResults(unittest.TestCase):
                 self.assertEqual(bits(w), bits(g))
         # compiled once, no break, the second call a cache hit, the graph never failed
         delta = [a - b for a, b in zip(self.counters(jf), before)]
-        if os.environ.get("PIJIT_STRESS"):  # the eager calls are captured too: only breaks/failures are fixed
-            self.assertEqual((delta[1], delta[3]), (0, 0))
-        else:
-            self.assertEqual(delta, [1, 0, 1, 0])
+        self.assertEqual(delta, [1, 0, 1, 0])
         return stats(jf)
 
     def test_chain_with_transcendentals_is_one_kernel_and_bit_exact(self):
@@ -106,11 +104,11 @@ class FusedResults(unittest.TestCase):
         old = pj._C.set_fused_jit(False)
         try:
             interpreted = jf(x, b)
-            eager = activations(x, b)
+            eager_bits = bits(eager(activations, x, b))
         finally:
             pj._C.set_fused_jit(old)
         self.assertEqual(bits(machine), bits(interpreted))
-        self.assertEqual(bits(machine), bits(eager))
+        self.assertEqual(bits(machine), eager_bits)
 
     def test_backend_and_kernel_bytes(self):
         backend = pj._C.fused_backend()
@@ -221,9 +219,9 @@ class Plans(unittest.TestCase):
         b, bt, s2 = jf(x)
         self.assertEqual(bits(a), bits(b))
         ops.assign(a, pj.zeros((3, 4)))  # writing into one call's result ...
-        self.assertEqual(bits(b), bits(f(x)[0]))  # ... leaves the next call's alone
+        self.assertEqual(bits(b), bits(eager(f, x)[0]))  # ... leaves the next call's alone
         self.assertEqual(bits(at), bits(a.transpose()))  # and the view still views its base
-        self.assertEqual(bits(bt), bits(f(x)[1]))
+        self.assertEqual(bits(bt), bits(eager(f, x)[1]))
 
     def test_stats_show_the_compiled_graph_and_its_plan(self):
         def f(x):
@@ -333,7 +331,7 @@ class DenseRelu(unittest.TestCase):
         jf = pj.jit(run)
         x = values((5, 6), seed=12)  # NaN, inf, -0.0, denormals among them
         for _ in range(2):
-            self.assertEqual(bits(jf(x)), bits(net(x)))
+            self.assertEqual(bits(jf(x)), bits(eager(net, x)))
         compiled = stats(jf)["compiled"]
         self.assertEqual(compiled.count("relu=True"), 2, compiled)
         self.assertNotIn("= relu(", compiled)
@@ -348,7 +346,7 @@ class DenseRelu(unittest.TestCase):
         jf = pj.jit(f)
         x = values((3, 4), seed=13)
         for _ in range(2):
-            self.assertEqual([bits(t) for t in jf(x)], [bits(t) for t in f(x)])
+            self.assertEqual([bits(t) for t in jf(x)], [bits(t) for t in eager(f, x)])
         self.assertNotIn("relu=True", stats(jf)["compiled"])
 
 
@@ -378,7 +376,7 @@ class FoldingAndSimplification(unittest.TestCase):
         jf = pj.jit(f)
         x = values((4, 3), seed=5)
         for _ in range(2):
-            self.assertEqual(bits(jf(x)), bits(f(x)))
+            self.assertEqual(bits(jf(x)), bits(eager(f, x)))
         compiled = stats(jf)["compiled"]
         self.assertNotIn("exp", compiled)
         self.assertNotIn("cast(", compiled)
@@ -393,7 +391,7 @@ class FoldingAndSimplification(unittest.TestCase):
             return x + 0.0  # -0.0 + 0.0 is +0.0
         jf = pj.jit(f)
         x = pj.Tensor([-0.0, 1.0, -2.0])
-        self.assertEqual(bits(jf(x)), bits(f(x)))
+        self.assertEqual(bits(jf(x)), bits(eager(f, x)))
         self.assertEqual(bits(jf(x))[0], struct.pack("<f", 0.0))
 
 
@@ -430,12 +428,11 @@ class ConvBlocks(unittest.TestCase):
         keys = ("compiles", "breaks")
         before = [pj.jit_stats(jnet).get(k, 0) for k in keys]
         for _ in range(3):
-            self.assertEqual(bits(jnet(x)), bits(net(x)))
+            self.assertEqual(bits(jnet(x)), bits(eager(net, x)))
         st = pj.jit_stats(jnet)
         compiled = stats(jnet)["compiled"]
         self.assertEqual(compiled.count("conv2d_block"), blocks, compiled)
-        if not os.environ.get("PIJIT_STRESS"):  # (under stress the eager reference calls are captured too)
-            self.assertEqual([st.get(k, 0) - b for k, b in zip(keys, before)], [1, 0], st)
+        self.assertEqual([st.get(k, 0) - b for k, b in zip(keys, before)], [1, 0], st)
         if "batch_norm_coeffs" in compiled:  # the coefficients read only Parameters: computed once
             self.assertGreaterEqual(stats(jnet)["memo_reuses"], 2)
         return compiled
@@ -454,7 +451,7 @@ class ConvBlocks(unittest.TestCase):
         x[0, :, 5, 5] = float("nan")
         net = self.net(16, 16)
         self.check(net, x, 1)
-        out = net(x).tolist()
+        out = eager(net, x).tolist()
         for n in range(2):
             for c in range(16):
                 for i in range(5):
@@ -491,10 +488,9 @@ class ConvBlocks(unittest.TestCase):
         jnet = pj.jit(run)
         for n in (8, 5, 3, 12, 5):
             x = values((n, 3, 12, 12), seed=n)
-            self.assertEqual(bits(jnet(x)), bits(net(x)), n)
+            self.assertEqual(bits(jnet(x)), bits(eager(net, x)), n)
         st = pj.jit_stats(jnet)
-        if not os.environ.get("PIJIT_STRESS"):
-            self.assertEqual((st["compiles"], st["breaks"]), (2, 0), st)
+        self.assertEqual((st["compiles"], st["breaks"]), (2, 0), st)
         kept = 1 if "avx512" in pj._C.fused_backend() else 0
         self.assertEqual(st["entries"][0]["compiled"].count("blocked_in=True"), kept)
 
@@ -513,7 +509,7 @@ class ConvBlocks(unittest.TestCase):
             with self.subTest(f.__name__):
                 jf = pj.jit(f)
                 for _ in range(2):
-                    self.assertEqual([bits(t) for t in jf(x)], [bits(t) for t in f(x)])
+                    self.assertEqual([bits(t) for t in jf(x)], [bits(t) for t in eager(f, x)])
                 compiled = stats(jf)["compiled"]
                 self.assertEqual(compiled.count("conv2d_block"), 2 if f is returned_too else 3, compiled)
                 self.assertNotIn("blocked_", compiled)
@@ -531,7 +527,7 @@ class ConvBlocks(unittest.TestCase):
         x = values((2, 16, 16, 16), seed=6)
         jf = pj.jit(f)
         for _ in range(2):
-            self.assertEqual(bits(jf(x)), bits(f(x)))
+            self.assertEqual(bits(jf(x)), bits(eager(f, x)))
         self.assertNotIn("conv2d_block", stats(jf)["compiled"])
 
     def test_training_batch_norm_is_not_lowered(self):
@@ -563,19 +559,15 @@ class ParameterMemo(unittest.TestCase):
         return stats(jf)["memo_reuses"]
 
     def assert_reuses(self, jf, want):
-        # Under PIJIT_STRESS the eager reference calls of self.f run its cached graph too.
-        if os.environ.get("PIJIT_STRESS"):
-            self.assertGreaterEqual(self.reuses(jf), want)
-        else:
-            self.assertEqual(self.reuses(jf), want)
+        self.assertEqual(self.reuses(jf), want)
 
     def test_memoized_work_is_reused_and_refreshed_by_every_kind_of_write(self):
         jf = pj.jit(self.f)
-        self.same(jf(self.x), self.f(self.x))
+        self.same(jf(self.x), eager(self.f, self.x))
         self.assertIn("memoized", stats(jf)["plan"])
         before = self.reuses(jf)
         for _ in range(3):
-            self.same(jf(self.x), self.f(self.x))
+            self.same(jf(self.x), eager(self.f, self.x))
         self.assert_reuses(jf, before + 3)
         for write in (lambda: self.w.__setitem__(0, 3.0), lambda: self.w.set_data(pj.randn(8, 6)),
                       lambda: ops.assign(self.w, pj.ones((8, 6)))):
@@ -583,36 +575,35 @@ class ParameterMemo(unittest.TestCase):
             before = self.reuses(jf)
             got = jf(self.x)  # recomputed: the write moved the version
             self.assertEqual(self.reuses(jf), before)
-            self.same(got, self.f(self.x))
+            self.same(got, eager(self.f, self.x))
             before = self.reuses(jf)
             got = jf(self.x)  # then reused again
             self.assertEqual(self.reuses(jf), before + 1)
-            self.same(got, self.f(self.x))
+            self.same(got, eager(self.f, self.x))
         mv = memoryview(self.w).cast("B")  # an outside writer: the memo is not trusted while it lives
         jf(self.x)
         before = self.reuses(jf)
         mv[0:4] = struct.pack("<f", -2.0)
         got = jf(self.x)
         self.assertEqual(self.reuses(jf), before)
-        self.same(got, self.f(self.x))
+        self.same(got, eager(self.f, self.x))
         mv.release()
-        self.same(jf(self.x), self.f(self.x))
+        self.same(jf(self.x), eager(self.f, self.x))
         st = pj.jit_stats(jf)
-        if not os.environ.get("PIJIT_STRESS"):
-            self.assertEqual((st["compiles"], st["breaks"], st.get("recompiles", 0)), (1, 0, 0))
+        self.assertEqual((st["compiles"], st["breaks"], st.get("recompiles", 0)), (1, 0, 0))
 
     def test_a_returned_view_of_a_memo_is_the_callers_own(self):
         jf = pj.jit(self.f)
         jf(self.x)
         out = jf(self.x)[1]
         out[0] = 1000.0
-        self.same(jf(self.x), self.f(self.x))
+        self.same(jf(self.x), eager(self.f, self.x))
 
     def test_a_new_parameter_object_recomputes(self):
         jf = pj.jit(self.f)
         jf(self.x)
         self.w = pj.Parameter(pj.randn(8, 6), name="w")
-        self.same(jf(self.x), self.f(self.x))
+        self.same(jf(self.x), eager(self.f, self.x))
 
     def test_a_parameter_written_by_the_graph_is_not_memoized(self):
         from pijit import nn
@@ -647,10 +638,10 @@ class PreparedWeights(unittest.TestCase):
     def test_steady_state_reorders_nothing_and_matches_eager(self):
         jf = pj.jit(self.layer)
         for _ in range(2):
-            self.same(jf(self.x), self.layer(self.x))
+            self.same(jf(self.x), eager(self.layer, self.x))
         before = pj._C.weight_cache_info()
         for _ in range(5):
-            self.same(jf(self.x), self.layer(self.x))
+            self.same(jf(self.x), eager(self.layer, self.x))
         after = pj._C.weight_cache_info()
         self.assertEqual(after["reorders"], before["reorders"])
         self.assertGreaterEqual(after["hits"] - before["hits"], 10)
@@ -661,7 +652,7 @@ class PreparedWeights(unittest.TestCase):
         jf(self.x)
         before = pj._C.weight_cache_info()["reorders"]
         write()
-        got, want = jf(self.x), self.layer(self.x)
+        got, want = jf(self.x), eager(self.layer, self.x)
         self.same(got, want)
         self.assertNotEqual(bits(got), bits(old))
         self.assertGreater(pj._C.weight_cache_info()["reorders"], before)
@@ -692,7 +683,7 @@ class PreparedWeights(unittest.TestCase):
         mv = memoryview(self.w).cast("B")
         jf(self.x)
         mv[4:8] = struct.pack("<f", -3.0)
-        self.same(jf(self.x), self.layer(self.x))
+        self.same(jf(self.x), eager(self.layer, self.x))
         mv.release()
 
     def test_weights_computed_in_the_graph_are_never_stale(self):
@@ -705,7 +696,7 @@ class PreparedWeights(unittest.TestCase):
         for seed in range(4):
             pj.set_seed(10 + seed)
             w, s = pj.randn(64, 48), pj.randn(64, 48)
-            self.same(jf(self.x, w, s), f(self.x, w, s))
+            self.same(jf(self.x, w, s), eager(f, self.x, w, s))
 
     def test_a_new_parameter_at_the_same_place_is_not_confused(self):
         jf = pj.jit(self.layer)
@@ -713,7 +704,7 @@ class PreparedWeights(unittest.TestCase):
         for seed in range(3):
             pj.set_seed(seed)
             self.w = pj.Parameter(pj.randn(64, 48), name="w")
-            self.same(jf(self.x), self.layer(self.x))
+            self.same(jf(self.x), eager(self.layer, self.x))
 
 
 if __name__ == "__main__":
