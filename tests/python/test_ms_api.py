@@ -373,6 +373,11 @@ class Context(unittest.TestCase):
         self.assertEqual(jf(x).tolist(), [0.0])
         ms.set_context(device_id=3)
         self.assertEqual(jf(x).tolist(), [3.0])
+        # Refused (the context is read on every call, never folded into a graph)
+        st = ms.jit_stats(jf)
+        self.assertEqual(st["graphs"], 0, st)
+        self.assertTrue(st["break_reasons"][0].startswith("B005 "), st["break_reasons"])
+        self.assertIn("get_context() reads the context", st["break_reasons"][0])
 
 
 class JitSignatures(unittest.TestCase):

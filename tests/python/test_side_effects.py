@@ -418,7 +418,11 @@ class ReadsAroundTheReplay(unittest.TestCase):
             outer[0].append(3)
             b = len(repr(outer))
             return x + (b - a)
-        self.same(f, lambda: (T([1.0]), [[1, 2]]))
+        st = self.same(f, lambda: (T([1.0]), [[1, 2]]))
+        # Refused at the write into the argument's inner list (a replay would show the repr before it)
+        self.assertEqual(st["graphs"], 0, st)
+        self.assertTrue(st["break_reasons"][0].startswith("B005 "), st["break_reasons"])
+        self.assertIn("calls .append() on a list the function did not create", st["break_reasons"][0])
 
     def test_a_cell_with_its_own_setattr(self):
         class Doubling(nn.Cell):
@@ -428,7 +432,11 @@ class ReadsAroundTheReplay(unittest.TestCase):
         def f(x, net):
             net.scale = 3.0
             return x * net.scale
-        self.same(f, lambda: (T([1.0]), Doubling()))
+        st = self.same(f, lambda: (T([1.0]), Doubling()))
+        # Refused at the store: the cell's own __setattr__ is user code a replay would have to run
+        self.assertEqual(st["graphs"], 0, st)
+        self.assertTrue(st["break_reasons"][0].startswith("B005 "), st["break_reasons"])
+        self.assertIn("assigns attribute 'scale' of a Doubling", st["break_reasons"][0])
 
     def test_a_property_added_later_recompiles(self):
         class A:
