@@ -1,9 +1,13 @@
 #include "kernels/conv_block.h"
 
 
+#include <atomic>
+
 #include "kernels/blocked_layout.h"
+#include "kernels/copy.h"
 #include "kernels/dnnl_context.h"
 #include "kernels/fused_math.h"
+#include "kernels/nonfinite.h"
 #include "kernels/threading.h"
 
 namespace pj {
@@ -45,10 +49,13 @@ dnnl::primitive make_pool(const ConvBlockSpec& s, const dnnl::memory::desc& src,
 
 // y = relu?((y - m) * a + sh) over an nChw16c buffer, in place: lane l of a 16-wide block is
 // channel 16 * cb + l. The same operations, in the same order, as sub, mul, add and relu.
-void affine_relu_nchw16c(float* y, const ConvBlockSpec& s, const float* m, const float* a, const float* sh) {
+// Returns whether a result is not finite (NaN or an infinity), found as the values are written.
+bool affine_relu_nchw16c(float* y, const ConvBlockSpec& s, const float* m, const float* a, const float* sh) {
   const int64_t N = s.conv_out[0], CB = s.conv_out[1] / 16, HW = s.conv_out[2] * s.conv_out[3];
   const bool affine = s.affine, relu = s.relu;
+  std::atomic<bool> nonfinite{false};
   parallel_for(N * CB, std::max<int64_t>(1, kParallelGrain / std::max<int64_t>(HW * 16, 1)), [&](int64_t b, int64_t e) {
+    uint32_t mag[16] = {};  // per lane, the largest |result| as bits (kernels/nonfinite.h)
     for (int64_t r = b; r < e; ++r) {
       const int64_t cb = r % CB;
       float mv[16], av[16], sv[16];
@@ -65,10 +72,16 @@ void affine_relu_nchw16c(float* y, const ConvBlockSpec& s, const float* m, const
           if (affine) t = (t - mv[l]) * av[l] + sv[l];
           if (relu) t = fused_math::relu(t);
           v[l] = t;
+          const uint32_t bits = fused_math::bits(t) & 0x7fffffffu;
+          mag[l] = bits > mag[l] ? bits : mag[l];
         }
       }
     }
+    uint32_t top = 0;
+    for (uint32_t v : mag) top = v > top ? v : top;
+    if (top >= inf_bits<float>()) nonfinite.store(true, std::memory_order_relaxed);
   });
+  return nonfinite.load();
 }
 
 }  // namespace
@@ -107,13 +120,24 @@ void conv_block_run(const ConvBlockPlan& p, const Tensor& out, const Tensor& x, 
   const bool direct = !p.pool && !p.own_pool && p.out_md == p.conv_md;
   Tensor conv = direct ? out : Tensor::empty(s.conv_out, DType::Float32);
   conv2d_nchw16c_run(*p.conv, conv.data<float>(), x, w, bias, s.blocked_in);
+  bool nonfinite = false;
   if (s.affine || s.relu) {
     Tensor mc, ac, shc;
     if (s.affine) mc = m.contiguous(), ac = a.contiguous(), shc = sh.contiguous();
-    affine_relu_nchw16c(conv.data<float>(), s, s.affine ? mc.data<float>() : nullptr,
-                        s.affine ? ac.data<float>() : nullptr, s.affine ? shc.data<float>() : nullptr);
+    nonfinite = affine_relu_nchw16c(conv.data<float>(), s, s.affine ? mc.data<float>() : nullptr,
+                                    s.affine ? ac.data<float>() : nullptr, s.affine ? shc.data<float>() : nullptr);
+  } else if (p.pool) {
+    nonfinite = any_nonfinite(conv.data<float>(), conv.numel());
   }
   if (direct) return;
+  if (p.pool && nonfinite) {
+    // oneDNN's max pooling drops NaN and turns -inf windows into -FLT_MAX (kernels/nonfinite.h):
+    // such a result is pooled by max_pool2d itself, as the ops run one by one pool it.
+    Tensor pooled = Tensor::empty(s.out, DType::Float32);
+    max_pool2d_into(pooled, nchw16c_to_nchw(conv), *s.pool);
+    copy_into(out, s.blocked_out ? nchw_to_nchw16c(pooled) : pooled);
+    return;
+  }
   if (p.own_pool) {
     max_pool2d_tiles_nchw16c(conv.data<float>(), out.data<float>(), s.conv_out, s.out, *s.pool, s.blocked_out);
     return;

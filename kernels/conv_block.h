@@ -7,7 +7,8 @@
 // result is converted to NCHW. The values are those of the ops run one by one, bit for bit: the
 // same oneDNN conv plan (conv2d_dst_is_nchw16c), the same IEEE operations in the same order
 // (this file is compiled without multiply-add contraction), the max pooling max_pool2d runs (its own
-// tiled kernel, or oneDNN's). The graph compiler makes these from matching chains (graph/passes.h: fuse_conv).
+// tiled kernel, or oneDNN's, and max_pool2d itself when a value is NaN or infinite, since oneDNN's
+// pooling drops NaN: kernels/nonfinite.h). The graph compiler makes these from matching chains (graph/passes.h: fuse_conv).
 //
 // Between two blocks the activation may stay blocked (graph/passes.h: layout): the first leaves its
 // result in nChw16c (blocked_out), the next reads it as it is (blocked_in), and neither reorders.

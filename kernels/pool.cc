@@ -11,6 +11,7 @@
 #include "kernels/copy.h"
 #include "kernels/dnnl_context.h"
 #include "kernels/loops.h"
+#include "kernels/nonfinite.h"
 #include "kernels/threading.h"
 
 namespace pj {
@@ -77,28 +78,49 @@ void max_pool_tiled(const T* src, T* o, int64_t W, int64_t OH, int64_t OW, const
   }
 }
 
+// Output row oy (OW values at o) of a plane src of H x W.
+template <typename T>
+void max_pool_row(const T* src, T* o, int64_t H, int64_t W, int64_t OW, int64_t oy, const Pool2dParams& p) {
+  const int64_t h0 = oy * p.stride[0] - p.pad[0];
+  for (int64_t ox = 0; ox < OW; ++ox) {
+    const int64_t w0 = ox * p.stride[1] - p.pad[1];
+    T m = -std::numeric_limits<T>::infinity();
+    for (int64_t ky = 0; ky < p.kernel[0]; ++ky) {
+      const int64_t iy = h0 + ky * p.dilation[0];
+      if (iy < 0 || iy >= H) continue;
+      for (int64_t kx = 0; kx < p.kernel[1]; ++kx) {
+        const int64_t ix = w0 + kx * p.dilation[1];
+        if (ix < 0 || ix >= W) continue;
+        const T v = src[iy * W + ix];
+        if (v > m || std::isnan(v)) m = v;  // NaN propagates, as in PyTorch
+      }
+    }
+    o[ox] = m;
+  }
+}
+
 template <typename T>
 void max_pool_loop(const Tensor& out, const Tensor& x, const Pool2dParams& p) {
   const int64_t H = x.dim(2), W = x.dim(3), OW = out.dim(3);
   const T* X = x.data<T>();
   T* O = out.data<T>();
   for_rows(out, OW * p.kernel[0] * p.kernel[1], [&](int64_t plane, int64_t oy, int64_t o) {
-    const T* src = X + plane * H * W;
-    const int64_t h0 = oy * p.stride[0] - p.pad[0];
-    for (int64_t ox = 0; ox < OW; ++ox) {
-      const int64_t w0 = ox * p.stride[1] - p.pad[1];
-      T m = -std::numeric_limits<T>::infinity();
-      for (int64_t ky = 0; ky < p.kernel[0]; ++ky) {
-        const int64_t iy = h0 + ky * p.dilation[0];
-        if (iy < 0 || iy >= H) continue;
-        for (int64_t kx = 0; kx < p.kernel[1]; ++kx) {
-          const int64_t ix = w0 + kx * p.dilation[1];
-          if (ix < 0 || ix >= W) continue;
-          const T v = src[iy * W + ix];
-          if (v > m || std::isnan(v)) m = v;  // NaN propagates, as in PyTorch
-        }
-      }
-      O[o + ox] = m;
+    max_pool_row(X + plane * H * W, O + o, H, W, OW, oy, p);
+  });
+}
+
+// oneDNN's max pooling starts from -FLT_MAX and takes vmaxps, so it drops a NaN and turns a window
+// of -inf into -FLT_MAX: the planes holding a NaN or an infinity are pooled again by the loop,
+// which gives numpy's and PyTorch's values there and oneDNN's bits on finite planes.
+void redo_nonfinite_planes(const Tensor& out, const Tensor& x, const Pool2dParams& p) {
+  const int64_t H = x.dim(2), W = x.dim(3), OH = out.dim(2), OW = out.dim(3);
+  const float* X = x.data<float>();
+  float* O = out.data<float>();
+  parallel_for(out.dim(0) * out.dim(1), std::max<int64_t>(1, kParallelGrain / std::max<int64_t>(H * W, 1)),
+               [&](int64_t b, int64_t e) {
+    for (int64_t k = b; k < e; ++k) {
+      if (!any_nonfinite(X + k * H * W, H * W)) continue;
+      for (int64_t oy = 0; oy < OH; ++oy) max_pool_row(X + k * H * W, O + (k * OH + oy) * OW, H, W, OW, oy, p);
     }
   });
 }
@@ -238,8 +260,10 @@ void run(Kind kind, const Tensor& out, const Tensor& x, const Pool2dParams* p, b
     done = true;
   }
   if (!done && allow_dnnl && kind != Kind::adaptive && x.dtype() == DType::Float32 && x.numel() > 0) {
-    if (kind == Kind::max && p->dilation[0] == 1 && p->dilation[1] == 1)
+    if (kind == Kind::max && p->dilation[0] == 1 && p->dilation[1] == 1) {
       done = dnnl_pool(dst, src, *p, dnnl::algorithm::pooling_max);
+      if (done) redo_nonfinite_planes(dst, src, *p);
+    }
     else if (kind == Kind::avg && !p->divisor_override && !p->count_include_pad)
       done = dnnl_pool(dst, src, *p, dnnl::algorithm::pooling_avg_exclude_padding);
     else if (kind == Kind::avg && !p->divisor_override && windows_inside_padding(dst, src, *p))

@@ -7,6 +7,7 @@
 
 #include "kernels/copy.h"
 #include "kernels/dnnl_context.h"
+#include "kernels/nonfinite.h"
 #include "kernels/threading.h"
 
 namespace pj {
@@ -101,6 +102,16 @@ void softmax_loop(T* y, const T* x, int64_t outer, int64_t n, int64_t inner, boo
   });
 }
 
+// oneDNN's softmax takes its row maximum starting from -FLT_MAX with vmaxps, which drops a NaN
+// ([1, nan] gave [0, nan]); the rows holding a NaN or an infinity are computed again by the loop,
+// so every row is what the loop (and float64) gives: numpy's and PyTorch's values.
+void redo_nonfinite_rows(float* y, const float* x, int64_t outer, int64_t n) {
+  parallel_for(outer, std::max<int64_t>(1, kParallelGrain / std::max<int64_t>(n, 1)), [&](int64_t b, int64_t e) {
+    for (int64_t o = b; o < e; ++o)
+      if (any_nonfinite(x + o * n, n)) softmax_row(y + o * n, x + o * n, n, false);
+  });
+}
+
 }  // namespace
 
 void softmax_into(const Tensor& out, const Tensor& in, int axis, bool log) {
@@ -117,8 +128,12 @@ void softmax_into(const Tensor& out, const Tensor& in, int axis, bool log) {
     // ~100x slower than the loop, so only the innermost case goes to oneDNN.
     // log_softmax stays on the loop too: oneDNN 2.6's float32 log is ~50 ulp off (a cross-entropy
     // of two equal logits came out 24 ulp from ln 2), and losses are built on it.
-    if (inner == 1 && !log) dnnl_softmax(dst, src, outer, n, log);
-    else softmax_loop<float>(dst.data<float>(), src.data<float>(), outer, n, inner, log);
+    if (inner == 1 && !log) {
+      dnnl_softmax(dst, src, outer, n, log);
+      redo_nonfinite_rows(dst.data<float>(), src.data<float>(), outer, n);
+    } else {
+      softmax_loop<float>(dst.data<float>(), src.data<float>(), outer, n, inner, log);
+    }
   } else {
     softmax_loop<double>(dst.data<double>(), src.data<double>(), outer, n, inner, log);
   }

@@ -106,6 +106,66 @@ TEST(ConvBlock, TiledPoolsOfAnyShapeEqualMaxPool2dBitForBit) {
     }
 }
 
+// Pools whose windows overlap or pad run oneDNN's pooling in the block, whose maximum drops NaN and
+// gives -FLT_MAX for a window of -inf: a block whose pooled values hold NaN or an infinity is pooled
+// by max_pool2d instead, so it still gives the ops' bits, found by the affine/relu pass or, without
+// those, by a scan; into NCHW and nChw16c.
+TEST(ConvBlock, OneDnnPoolsGiveMaxPool2dsBitsWithNaNAndInfinities) {
+  const int64_t N = 2, C = 16, OC = 32, H = 10;
+  Tensor x = testing::random({N, C, H, H}, DType::Float32, 41);
+  Tensor w = testing::random({OC, C, 3, 3}, DType::Float32, 42), b = testing::random({OC}, DType::Float32, 43);
+  testing::set_item(b, 5, -INFINITY);  // channel 5: every value -inf, every window of it -inf
+  Tensor m = testing::random({OC, 1, 1}, DType::Float32, 44), a = testing::random({OC, 1, 1}, DType::Float32, 45);
+  Tensor sh = testing::random({OC, 1, 1}, DType::Float32, 46);
+  const Attrs conv_attrs{{"stride", int64_t{1}}, {"padding", int64_t{1}}};
+  const Attrs pool_attrs{{"kernel_size", int64_t{3}}, {"stride", int64_t{2}}, {"padding", int64_t{1}}};
+  Pool2dParams p;
+  p.kernel[0] = p.kernel[1] = 3;
+  p.stride[0] = p.stride[1] = 2;
+  p.pad[0] = p.pad[1] = 1;
+  for (bool with_nan : {false, true}) {
+    Tensor xs = x.contiguous();
+    if (with_nan) {
+      xs = Tensor::empty(x.shape(), DType::Float32);
+      copy_into(xs, x);
+      testing::set_item(xs, 3 * H * H + 4 * H + 4, NAN);
+      testing::set_item(xs, 9 * H * H + 1, INFINITY);
+    }
+    for (int steps = 0; steps < 4; ++steps) {
+      const bool affine = steps & 1, relu = steps & 2;
+      for (bool blocked_out : {false, true}) {
+        Tensor want = call_op1("conv2d", {xs, w, b}, conv_attrs);
+        ConvBlockSpec s = padded_conv_spec(xs, w, want.shape());
+        s.affine = affine;
+        s.relu = relu;
+        s.pool = p;
+        s.blocked_out = blocked_out;
+        if (affine) want = call_op1("add", {call_op1("mul", {call_op1("sub", {want, m}), a}), sh});
+        if (relu) want = call_op1("relu", {want});
+        want = call_op1("max_pool2d", {want}, pool_attrs);
+        s.out = want.shape();
+        if (!conv2d_dst_is_nchw16c(s.conv_out, s.x, s.w, s.conv, true))
+          GTEST_SKIP() << "oneDNN writes no nChw16c for this conv on this CPU: conv2d_block runs op by op here";
+        std::shared_ptr<const ConvBlockPlan> plan = conv_block_plan(s);
+        ASSERT_NE(plan, nullptr);
+        Tensor got = Tensor::empty(s.out, DType::Float32);
+        conv_block_run(*plan, got, xs, w, b, affine ? m : Tensor(), affine ? a : Tensor(), affine ? sh : Tensor());
+        const std::string ctx = std::string(with_nan ? "NaN input" : "finite input") + " affine " +
+                                std::to_string(affine) + " relu " + std::to_string(relu) + " blocked_out " +
+                                std::to_string(blocked_out);
+        int64_t nans = 0, neg_inf = 0;
+        for (int64_t i = 0; i < want.numel(); ++i) {
+          nans += std::isnan(want.item_double(i));
+          neg_inf += want.item_double(i) == -INFINITY;
+        }
+        if (with_nan) EXPECT_GT(nans, 0) << ctx << ": NaN reaches the pooled result";
+        if (!affine && !relu) EXPECT_GT(neg_inf, 0) << ctx << ": the -inf channel pools to -inf";
+        EXPECT_EQ(bit_patterns(got), bit_patterns(blocked_out ? nchw_to_nchw16c(want) : want)) << ctx;
+      }
+    }
+  }
+}
+
 // The blocked pool kernel on its own (no conv: every CPU runs it, where the tests above skip when
 // oneDNN keeps no nChw16c): from an nChw16c input, into nChw16c or NCHW, the bits of max_pool2d on
 // the NCHW input, for 2x2 and other tiles, NaN, ties and -0.0 included.

@@ -284,5 +284,49 @@ TEST(Elementwise, Float32BinaryIsOneIeeeOperationWithTheFirstOperandsNaN) {
   }
 }
 
+// NaN, +inf and -inf through each activation, clamp and maximum/minimum give numpy's (and
+// PyTorch's) values in float32 and float64, on a few elements and on enough for the vector bodies,
+// the threads and oneDNN's eltwise kernels (softplus): a NaN comes out NaN everywhere (max/min
+// propagate it, as numpy's maximum does), and the limits at the infinities are exact.
+TEST(Elementwise, NaNAndInfinitiesGiveNumpysValues) {
+  const double nan = NAN, inf = INFINITY;
+  struct Row {
+    const char* op;
+    double at_nan, at_inf, at_neg_inf;
+  };
+  const Row rows[] = {
+      {"relu", nan, inf, 0},       {"sigmoid", nan, 1, 0},    {"tanh", nan, 1, -1},     {"gelu", nan, inf, nan},
+      {"gelu_tanh", nan, inf, nan}, {"silu", nan, inf, nan},   {"softplus", nan, inf, 0}, {"exp", nan, inf, 0},
+      {"log", nan, inf, nan},       {"erf", nan, 1, -1},       {"sqrt", nan, inf, nan},  {"abs", nan, inf, inf},
+      {"sign", nan, 1, -1},         {"expm1", nan, inf, -1},   {"log1p", nan, inf, nan}, {"neg", nan, -inf, inf},
+  };
+  const double specials[] = {nan, inf, -inf};
+  for (DType t : {DType::Float32, DType::Float64})
+    for (int64_t n : {int64_t{3}, int64_t{3 * 40000}}) {
+      Tensor x = Tensor::empty({n}, t);
+      for (int64_t i = 0; i < n; ++i) testing::set_item(x, i, specials[i % 3]);
+      auto expect = [&](const Tensor& y, const std::string& what, const double (&want)[3]) {
+        for (int64_t i = 0; i < n; ++i) {
+          const double got = y.item_double(i), w = want[i % 3];
+          if (std::isnan(w)) ASSERT_TRUE(std::isnan(got)) << what << " " << dtype_name(t) << " n=" << n << " at " << i << ": " << got;
+          else ASSERT_EQ(got, w) << what << " " << dtype_name(t) << " n=" << n << " at " << i;
+        }
+      };
+      for (const Row& r : rows) expect(call_op1(r.op, {x}), r.op, {r.at_nan, r.at_inf, r.at_neg_inf});
+      expect(call_op1("clamp", {x}, Attrs{{"min", -1.0}, {"max", 1.0}}), "clamp", {nan, 1, -1});
+      expect(call_op1("clamp", {x}, Attrs{{"min", 0.0}, {"max", 6.0}}), "relu6", {nan, 6, 0});
+      const Tensor zero = Tensor::zeros({}, t), nan0 = testing::from_doubles({nan}, {}, t);
+      expect(call_op1("maximum", {x, zero}), "maximum(x, 0)", {nan, inf, 0});
+      expect(call_op1("maximum", {zero, x}), "maximum(0, x)", {nan, inf, 0});
+      expect(call_op1("minimum", {x, zero}), "minimum(x, 0)", {nan, 0, -inf});
+      expect(call_op1("minimum", {zero, x}), "minimum(0, x)", {nan, 0, -inf});
+      expect(call_op1("maximum", {nan0, x}), "maximum(nan, x)", {nan, nan, nan});
+      expect(call_op1("minimum", {x, nan0}), "minimum(x, nan)", {nan, nan, nan});
+      // leaky_relu as pijit.nn builds it: where(x >= 0, x, x * 0.2)
+      Tensor lk = call_op1("where", {call_op1("ge", {x, zero}), x, call_op1("mul", {x, testing::from_doubles({0.2}, {}, t)})});
+      expect(lk, "leaky_relu", {nan, inf, -inf});
+    }
+}
+
 }  // namespace
 }  // namespace pj

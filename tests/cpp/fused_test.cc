@@ -5,6 +5,7 @@
 
 #include <cstdlib>
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <limits>
@@ -297,6 +298,126 @@ TEST(FusedApprox, NanArgumentsPassThrough) {
       std::vector<float> got = run(p, {x}, {12}, jit);
       for (int i = 0; i < 12; ++i) EXPECT_EQ(bits(got[i]), nans[i % 4]) << op << (jit ? " machine code" : " interpreter");
     }
+  }
+}
+
+}  // namespace
+}  // namespace pj
+
+// ---- NaN and infinities against numpy's semantics ----------------------------------------------
+
+namespace pj {
+namespace {
+
+// numpy's value of each fused op in double (relu of -0.0 is +0, pijit's documented choice, which
+// == cannot tell apart anyway).
+double numpy_op(FusedOp op, double a, double b) {
+  auto nan_max = [](double x, double y) { return std::isnan(x) || std::isnan(y) ? NAN : (x > y ? x : y); };
+  auto nan_min = [](double x, double y) { return std::isnan(x) || std::isnan(y) ? NAN : (x < y ? x : y); };
+  auto sigmoid = [](double x) { return 1 / (1 + std::exp(-x)); };
+  switch (op) {
+    case FusedOp::add: return a + b;
+    case FusedOp::sub: return a - b;
+    case FusedOp::mul: return a * b;
+    case FusedOp::div: return a / b;
+    case FusedOp::maximum: return nan_max(a, b);
+    case FusedOp::minimum: return nan_min(a, b);
+    case FusedOp::neg: return -a;
+    case FusedOp::abs: return std::abs(a);
+    case FusedOp::square: return a * a;
+    case FusedOp::relu: return std::isnan(a) ? a : (a > 0 ? a : 0);
+    case FusedOp::sqrt: return std::sqrt(a);
+    case FusedOp::rsqrt: return 1 / std::sqrt(a);
+    case FusedOp::reciprocal: return 1 / a;
+    case FusedOp::floor: return std::floor(a);
+    case FusedOp::ceil: return std::ceil(a);
+    case FusedOp::round: return std::nearbyint(a);
+    case FusedOp::clamp: return std::isnan(a) ? a : std::min(2.0, std::max(-1.5, a));  // lo=-1.5, hi=2
+    case FusedOp::exp: return std::exp(a);
+    case FusedOp::log: return std::log(a);
+    case FusedOp::tanh: return std::tanh(a);
+    case FusedOp::sigmoid: return sigmoid(a);
+    case FusedOp::silu: return a * sigmoid(a);
+    case FusedOp::erf: return std::erf(a);
+    case FusedOp::gelu: return 0.5 * a * (1 + std::erf(a / std::sqrt(2.0)));
+    case FusedOp::gelu_tanh: return 0.5 * a * (1 + std::tanh(0.79788456080286535588 * (a + 0.044715 * a * a * a)));
+    case FusedOp::relu_grad: return b > 0 ? a : 0;
+  }
+  return NAN;
+}
+
+// Every op on every pair of NaN (both signs), +-inf, +-0, +-1 and +-FLT_MAX, as machine code (of the
+// ISA PIJIT_FUSED_ISA allows: tools/run_tests.sh runs this with avx2 too) and as the interpreter,
+// in both operand orders: NaN wherever numpy gives NaN (vmaxps/vminps return their second operand on
+// NaN, so max/min need the unordered blend on either side), the infinities and limits exactly
+// where numpy's are exact, and the approximations close elsewhere. The fused trailing max/min
+// reductions propagate NaN and keep the infinities the same way.
+TEST(Fused, NaNAndInfinitiesGiveNumpysValuesInEveryBackend) {
+  const float sv[] = {NAN, -NAN, INFINITY, -INFINITY, 0.f, -0.f, 1.f, -1.f, 3.4028235e38f, -3.4028235e38f};
+  const int ns = sizeof sv / sizeof sv[0];
+  // a and b hold every pair, at 3 offsets so the pairs land in vector lanes and the tail.
+  const int64_t n = ns * ns * 3 + 5;
+  Tensor a = Tensor::empty({n}, DType::Float32), b = Tensor::empty({n}, DType::Float32);
+  for (int64_t i = 0; i < n; ++i) {
+    a.data<float>()[i] = sv[(i / ns) % ns];
+    b.data<float>()[i] = sv[i % ns];
+  }
+  const FusedOp all[] = {
+#define PJ_X(name, k) FusedOp::name,
+      PJ_FUSED_OPS(PJ_X)
+#undef PJ_X
+  };
+  for (FusedOp op : all) {
+    const std::string name = fused_op_name(op);
+    const std::string text = fused_op_arity(op) == 2 ? "in=2; r2=" + name + "(r0,r1); out=(r2)"
+                             : op == FusedOp::clamp ? "in=2; r2=clamp(r0,lo=-1.5,hi=2); out=(r2)"
+                                                    : "in=2; r2=" + name + "(r0); out=(r2)";
+    const FusedProgram p = FusedProgram::parse(text);
+    for (bool jit : {true, false})
+      for (bool swapped : {false, true}) {
+        const Tensor& x = swapped ? b : a;
+        const Tensor& y = swapped ? a : b;
+        std::vector<float> got = run(p, {x, y}, {n}, jit);
+        for (int64_t i = 0; i < n; ++i) {
+          const float xa = x.data<float>()[i], xb = y.data<float>()[i];
+          const double want = numpy_op(op, xa, xb);
+          const float w = static_cast<float>(want);
+          const std::string ctx = text + (jit ? " machine code " : " interpreter ") + fused_compiler_name() + " at (" +
+                                  std::to_string(xa) + ", " + std::to_string(xb) + ")";
+          if (std::isnan(want)) {
+            ASSERT_TRUE(std::isnan(got[i])) << ctx << ": got " << got[i];
+          } else if (std::isinf(w) || w == 0 || std::abs(w) == 1) {  // the approximations' limits are exact
+            ASSERT_EQ(got[i], w) << ctx;
+          } else {
+            ASSERT_NEAR(got[i], w, 1e-6 * std::max(std::abs(w), 1.f)) << ctx;
+          }
+        }
+      }
+  }
+  // Fused trailing max/min: rows of (+inf, NaN, -inf, 1) patterns.
+  Tensor r = Tensor::empty({4, 4096}, DType::Float32);
+  for (int64_t i = 0; i < r.numel(); ++i) r.data<float>()[i] = static_cast<float>(i % 7) - 3;
+  r.data<float>()[0 * 4096 + 4000] = NAN;        // row 0: a NaN in the vector body's last lanes
+  r.data<float>()[1 * 4096 + 17] = INFINITY;     // row 1: +inf
+  r.data<float>()[2 * 4096 + 4095] = -INFINITY;  // row 2: -inf in the tail
+  r.data<float>()[3 * 4096 + 5] = INFINITY;      // row 3: both infinities and a NaN
+  r.data<float>()[3 * 4096 + 6] = -INFINITY;
+  r.data<float>()[3 * 4096 + 7] = NAN;
+  std::shared_ptr<const FusedKernel> k = fused_kernel("in=1; r1=add(r0,r0); out=(r1)");
+  for (bool jit : {true, false}) {
+    bool old = set_fused_jit(jit);
+    Tensor mx = Tensor::empty({4}, DType::Float32), mn = Tensor::empty({4}, DType::Float32);
+    ASSERT_TRUE(k->run_reduce({r}, {}, ReduceOp::max, 1, mx));
+    ASSERT_TRUE(k->run_reduce({r}, {}, ReduceOp::min, 1, mn));
+    set_fused_jit(old);
+    const float* M = mx.data<float>();
+    const float* m = mn.data<float>();
+    EXPECT_TRUE(std::isnan(M[0]) && std::isnan(m[0])) << jit;
+    EXPECT_EQ(M[1], INFINITY) << jit;
+    EXPECT_EQ(m[1], -6.f) << jit;
+    EXPECT_EQ(M[2], 6.f) << jit;
+    EXPECT_EQ(m[2], -INFINITY) << jit;
+    EXPECT_TRUE(std::isnan(M[3]) && std::isnan(m[3])) << jit;
   }
 }
 

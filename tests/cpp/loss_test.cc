@@ -206,6 +206,69 @@ TEST(CrossEntropy, KnownValuesAndEdgeCases) {
   EXPECT_NEAR(loss("cross_entropy", {big, testing::from_ints({1}, DType::Int32)}, {}).item_double(), 1000, 1e-3);
 }
 
+// Logits holding NaN or infinities give PyTorch's losses in float32 and float64 alike (its
+// log_softmax: a NaN or a +inf makes the sample's every log-probability NaN; a -inf logit has
+// log-probability -inf, so its loss is +inf when it is the target and it costs nothing otherwise),
+// and a NaN sample makes the mean and the sum NaN. nll_loss reads -inf log-probabilities as +inf.
+TEST(CrossEntropy, NonFiniteLogitsGivePyTorchsLosses) {
+  const double inf = INFINITY;
+  // rows x targets -> torch.nn.functional.cross_entropy(..., reduction="none")
+  const std::vector<double> logits = {1, kNaN, 2, 1, inf, 2, 1, -inf, 2, -inf, -inf, -inf, inf, inf, 1, 1, -inf, 2};
+  const std::vector<int64_t> targets = {0, 0, 1, 0, 2, 2};
+  const std::vector<double> want = {kNaN, kNaN, inf, kNaN, kNaN, 0.31326168751822286};
+  for (DType t : kFloats) {
+    for (int64_t copies : {1, 3000}) {  // one batch, and one large enough for the parallel paths
+      std::vector<double> x;
+      std::vector<int64_t> tg;
+      for (int64_t c = 0; c < copies; ++c) {
+        x.insert(x.end(), logits.begin(), logits.end());
+        tg.insert(tg.end(), targets.begin(), targets.end());
+      }
+      const int64_t n = 6 * copies;
+      Tensor xt = testing::from_doubles(x, {n, 3}, t), tt = testing::from_ints(tg, DType::Int64);
+      std::vector<double> y = values(loss("cross_entropy", {xt, tt}, {{"reduction", std::string("none")}}));
+      for (int64_t i = 0; i < n; ++i) {
+        const double w = want[i % 6];
+        if (std::isnan(w)) ASSERT_TRUE(std::isnan(y[i])) << dtype_name(t) << " sample " << i << ": " << y[i];
+        else if (std::isinf(w)) ASSERT_EQ(y[i], w) << dtype_name(t) << " sample " << i;
+        else ASSERT_NEAR(y[i], w, 1e-6 * (1 + std::abs(w))) << dtype_name(t) << " sample " << i;
+      }
+      EXPECT_TRUE(std::isnan(loss("cross_entropy", {xt, tt}, {}).item_double())) << dtype_name(t);
+      EXPECT_TRUE(std::isnan(loss("cross_entropy", {xt, tt}, {{"reduction", std::string("sum")}}).item_double()));
+      // Only the finite-loss samples: -inf at another class than the target costs nothing.
+      Tensor fine = testing::from_doubles({1, -inf, 2, 3, 1, -inf}, {2, 3}, t);
+      Tensor ft = testing::from_ints({2, 0}, DType::Int64);
+      std::vector<double> fy = values(loss("cross_entropy", {fine, ft}, {{"reduction", std::string("none")}}));
+      EXPECT_NEAR(fy[0], std::log(1 + std::exp(-1.0)), 1e-6) << dtype_name(t);
+      EXPECT_NEAR(fy[1], std::log(1 + std::exp(-2.0)), 1e-6) << dtype_name(t);
+      // Probability targets: a NaN or +inf sample is NaN whatever the target, and so is a -inf logit
+      // of probability 0 (PyTorch's sum of p * log_softmax: 0 * -inf).
+      Tensor probs = Tensor::zeros({n, 3}, t);
+      for (int64_t i = 0; i < n; ++i) testing::set_item(probs, i * 3 + tg[i], 1.0);
+      std::vector<double> py = values(loss("cross_entropy", {xt, probs}, {{"reduction", std::string("none")}}));
+      for (int64_t i = 0; i < n; i += 6) {
+        EXPECT_TRUE(std::isnan(py[i])) << dtype_name(t);
+        EXPECT_TRUE(std::isnan(py[i + 1])) << dtype_name(t);
+        EXPECT_TRUE(std::isnan(py[i + 5])) << dtype_name(t);
+      }
+      Tensor fp = testing::from_doubles({0, 0, 1, 1, 0, 0}, {2, 3}, t);
+      Tensor fine_p = testing::from_doubles({1, -inf, 2, 3, 1, 0}, {2, 3}, t);
+      std::vector<double> fpy = values(loss("cross_entropy", {fine_p, fp}, {{"reduction", std::string("none")}}));
+      EXPECT_TRUE(std::isnan(fpy[0])) << dtype_name(t);
+      EXPECT_NEAR(fpy[1], std::log(1 + std::exp(-2.0) + std::exp(-3.0)), 1e-6) << dtype_name(t);
+    }
+    // nll_loss of log-probabilities holding -inf and NaN.
+    Tensor lp = testing::from_doubles({-inf, -1, kNaN, -2, -0.5, -inf}, {3, 2}, t);
+    std::vector<double> ny = values(loss("nll_loss", {lp, testing::from_ints({0, 1, 0}, DType::Int64)},
+                                         {{"reduction", std::string("none")}}));
+    EXPECT_EQ(ny[0], inf) << dtype_name(t);
+    EXPECT_EQ(ny[1], 2) << dtype_name(t);
+    EXPECT_EQ(ny[2], 0.5) << dtype_name(t);
+    Tensor lp2 = testing::from_doubles({-inf, -1, kNaN, -2}, {2, 2}, t);
+    EXPECT_TRUE(std::isnan(loss("nll_loss", {lp2, testing::from_ints({1, 0}, DType::Int64)}, {}).item_double()));
+  }
+}
+
 TEST(CrossEntropy, Errors) {
   Tensor x = uniform({2, 5}, DType::Float32, -1, 1, 1);
   Tensor t = testing::from_ints({1, 4}, DType::Int64);

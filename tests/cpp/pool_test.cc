@@ -218,6 +218,62 @@ TEST(MaxPool2d, TilesGiveTheLoopPathsBitsWithNanPropagating) {
     }
 }
 
+// Overlapping or padded windows run oneDNN's pooling in float32, whose maximum starts at -FLT_MAX
+// with vmaxps: it dropped a NaN and gave -FLT_MAX for a window of -inf. The planes holding NaN or an
+// infinity are pooled again by the loop, so every geometry gives the loop path's bits, and float32
+// the float64 values (NaN where a window holds one, as in PyTorch; -inf for a window of -inf). The
+// average pools, on oneDNN's kernels as well, give float64's NaN and infinities.
+TEST(MaxPool2d, NonFinitePlanesGiveTheLoopPathsBitsOnEveryGeometry) {
+  for (const PoolCase& k : cases()) {
+    if (k.n == 0) continue;
+    Tensor x = testing::random({k.n, k.c, k.h, k.w}, DType::Float32, 13);
+    const int64_t hw = k.h * k.w;
+    for (int64_t pl = 0; pl < k.n * k.c; ++pl) {
+      switch (pl % 4) {
+        case 0: testing::set_item(x, pl * hw + (pl * 7) % hw, NAN); break;
+        case 1:
+          for (int64_t i = 0; i < hw; ++i) testing::set_item(x, pl * hw + i, -INFINITY);
+          break;
+        case 2:
+          testing::set_item(x, pl * hw + (pl * 5) % hw, INFINITY);
+          testing::set_item(x, pl * hw + (pl * 3 + 1) % hw, -INFINITY);
+          break;
+        default: break;  // finite: oneDNN's bits
+      }
+    }
+    const Tensor x64 = testing::from_doubles(testing::values(x), x.shape(), DType::Float64);
+    Tensor fast = call_op1("max_pool2d", {x}, pool_attrs(k, true));
+    Tensor loop = Tensor::empty(fast.shape(), DType::Float32);
+    max_pool2d_loop_into(loop, x, params_of(k));
+    EXPECT_EQ(std::memcmp(fast.raw_data(), loop.raw_data(), fast.nbytes()), 0) << describe(k);
+    Tensor wide = call_op1("max_pool2d", {x64}, pool_attrs(k, true));
+    int64_t nans = 0, neg_inf = 0;
+    for (int64_t i = 0; i < fast.numel(); ++i) {
+      const double got = fast.item_double(i), want = wide.item_double(i);
+      nans += std::isnan(want);
+      neg_inf += want == -INFINITY;
+      if (std::isnan(want)) EXPECT_TRUE(std::isnan(got)) << describe(k) << " element " << i;
+      else EXPECT_EQ(got, want) << describe(k) << " element " << i;
+    }
+    EXPECT_GT(nans, 0) << describe(k);
+    if (k.n * k.c > 1) EXPECT_GT(neg_inf, 0) << describe(k) << ": the -inf planes pool to -inf";
+    for (bool include_pad : {false, true}) {
+      Attrs a = pool_attrs(k, false);
+      a.set("count_include_pad", include_pad);
+      Tensor avg = call_op1("avg_pool2d", {x}, a), avg64 = call_op1("avg_pool2d", {x64}, a);
+      for (int64_t i = 0; i < avg.numel(); ++i) {
+        const double got = avg.item_double(i), want = avg64.item_double(i);
+        if (std::isnan(want) || std::isinf(want)) {
+          EXPECT_EQ(std::isnan(got), std::isnan(want)) << describe(k) << " avg element " << i << ": " << got;
+          if (std::isinf(want)) EXPECT_EQ(got, want) << describe(k) << " avg element " << i;
+        } else {
+          EXPECT_NEAR(got, want, 2e-6 * (std::abs(want) + 4)) << describe(k) << " avg element " << i;
+        }
+      }
+    }
+  }
+}
+
 // max_pool2d's gradient goes to each window's first maximum, or its first NaN (rows, then
 // columns), added into zeros in window order: the reference below, bit for bit, on data full of
 // ties and NaNs and on gradients with -0.0 and NaN. The windows that tile the plane (stride ==

@@ -4,6 +4,7 @@
 // messages, NaN and empty-input rules, and large inputs that take the blocked/parallel paths.
 #include <cmath>
 #include <cstdint>
+#include <cstring>
 #include <limits>
 #include <map>
 #include <string>
@@ -629,6 +630,100 @@ TEST(Softmax, LargeValuesDoNotOverflowAndPrimitivesAreCached) {
   call_op1("log_softmax", {x}, Attrs{{"axis", int64_t{0}}});
   EXPECT_EQ(PrimitiveCache::instance().hits(), hits + 1);
   EXPECT_EQ(PrimitiveCache::instance().misses(), misses);
+}
+
+// numpy's softmax of one row, in double: the maximum propagates NaN; x - max, exp, sum, divide (or
+// (x - max) - log(sum)), so a NaN or +inf makes the row NaN, -inf entries give 0 (log: -inf) and an
+// all -inf row is NaN. PyTorch gives the same values.
+std::vector<double> numpy_softmax(const std::vector<double>& x, bool log) {
+  double mx = -kInf;
+  for (double v : x) mx = (std::isnan(v) || v > mx) ? v : mx;
+  double sum = 0;
+  for (double v : x) sum += std::exp(v - mx);
+  std::vector<double> y;
+  for (double v : x) y.push_back(log ? (v - mx) - std::log(sum) : std::exp(v - mx) / sum);
+  return y;
+}
+
+// Rows holding NaN, +inf or -inf, among finite rows: float32 over the innermost axis (oneDNN's
+// softmax, whose maximum drops a NaN: [1, nan] gave [0, nan]), over another axis and log_softmax
+// (the loop), and float64 all give numpy's values; few rows and many (the parallel scan), and the
+// finite rows beside them are untouched.
+TEST(Softmax, NonFiniteRowsGiveNumpysValuesOnEveryPath) {
+  const std::vector<std::vector<double>> special = {
+      {1, kNaN, 2, 0}, {1, kInf, 2, 0},      {1, -kInf, 2, 0}, {-kInf, -kInf, -kInf, -kInf},
+      {kInf, kInf, 1, 0}, {kInf, -kInf, 0, 1}, {kNaN, kNaN, kNaN, kNaN}, {-kInf, 3, -kInf, 1}};
+  for (int64_t rows : {8, 3000}) {
+    for (int64_t n : {4, 4 * 37}) {  // n = 148: each special row tiled, so oneDNN's vector body sees it
+      std::vector<double> v;
+      std::vector<std::vector<double>> row_values;
+      for (int64_t r = 0; r < rows; ++r) {
+        std::vector<double> row;
+        for (int64_t i = 0; i < n; ++i)
+          row.push_back(r % 5 == 2 ? special[(r / 5) % special.size()][i % 4] : std::sin(double(r * n + i)) * 3);
+        row_values.push_back(row);
+        v.insert(v.end(), row.begin(), row.end());
+      }
+      for (DType t : {DType::Float32, DType::Float64}) {
+        Tensor x = testing::from_doubles(v, {rows, n}, t);
+        for (bool log : {false, true}) {
+          const char* op = log ? "log_softmax" : "softmax";
+          for (bool transposed : {false, true}) {
+            // transposed: the same rows as columns of an (n, rows) tensor, softmax over axis 0
+            Tensor in = transposed ? testing::permuted(x, {1, 0}).contiguous() : x;
+            Tensor y = call_op1(op, {in}, Attrs{{"axis", int64_t{transposed ? 0 : 1}}});
+            for (int64_t r = 0; r < rows; ++r) {
+              const std::vector<double> row_want = numpy_softmax(row_values[r], log);
+              for (int64_t i = 0; i < n; ++i) {
+                const double got = y.item_double(transposed ? i * rows + r : r * n + i), want = row_want[i];
+                const std::string ctx = std::string(op) + " " + dtype_name(t) + " " + std::to_string(rows) + "x" +
+                                        std::to_string(n) + (transposed ? " axis 0" : " axis 1") + " row " +
+                                        std::to_string(r) + " element " + std::to_string(i);
+                if (std::isnan(want) || std::isinf(want)) {
+                  ASSERT_EQ(std::isnan(got), std::isnan(want)) << ctx << ": got " << got;
+                  if (!std::isnan(want)) ASSERT_EQ(got, want) << ctx;
+                } else {
+                  const double tol = (t == DType::Float32 ? 3e-6 : 1e-13) * (1 + std::abs(want));
+                  ASSERT_NEAR(got, want, tol) << ctx;
+                  if (want == 0) ASSERT_EQ(got, 0.0) << ctx << ": exp(-inf) is exactly 0";
+                }
+              }
+            }
+          }
+        }
+      }
+    }
+  }
+  // The example, and its rows written out.
+  for (DType t : {DType::Float32, DType::Float64}) {
+    Tensor y = call_op1("softmax", {testing::from_doubles({1, kNaN}, {1, 2}, t)});
+    EXPECT_TRUE(std::isnan(y.item_double(0)) && std::isnan(y.item_double(1))) << dtype_name(t);
+    y = call_op1("softmax", {testing::from_doubles({1, kInf}, {1, 2}, t)});
+    EXPECT_TRUE(std::isnan(y.item_double(0)) && std::isnan(y.item_double(1))) << dtype_name(t);
+    y = call_op1("softmax", {testing::from_doubles({-kInf, -kInf}, {1, 2}, t)});
+    EXPECT_TRUE(std::isnan(y.item_double(0)) && std::isnan(y.item_double(1))) << dtype_name(t);
+    y = call_op1("softmax", {testing::from_doubles({0, -kInf}, {1, 2}, t)});
+    EXPECT_EQ(y.item_double(0), 1.0) << dtype_name(t);
+    EXPECT_EQ(y.item_double(1), 0.0) << dtype_name(t);
+    y = call_op1("log_softmax", {testing::from_doubles({0, -kInf}, {1, 2}, t)});
+    EXPECT_EQ(y.item_double(0), 0.0) << dtype_name(t);
+    EXPECT_EQ(y.item_double(1), -kInf) << dtype_name(t);
+  }
+}
+
+// float32 softmax over the innermost axis is oneDNN's on finite rows and the loop's on the rows
+// holding NaN or an infinity: a float32 row gives the same bits alone as inside a tensor whose other
+// rows are special.
+TEST(Softmax, FiniteRowsKeepTheirBitsBesideSpecialRows) {
+  Tensor finite = testing::random({64, 33}, DType::Float32, 5);
+  Tensor mixed = Tensor::empty(finite.shape(), DType::Float32);
+  copy_into(mixed, finite);
+  for (int64_t r = 0; r < 64; r += 3) testing::set_item(mixed, r * 33 + (r % 33), r % 2 ? kNaN : -kInf);
+  Tensor a = call_op1("softmax", {finite}), b = call_op1("softmax", {mixed});
+  for (int64_t r = 0; r < 64; ++r) {
+    if (r % 3 == 0) continue;
+    EXPECT_EQ(std::memcmp(a.data<float>() + r * 33, b.data<float>() + r * 33, 33 * sizeof(float)), 0) << "row " << r;
+  }
 }
 
 }  // namespace
