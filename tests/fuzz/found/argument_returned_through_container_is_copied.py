@@ -12,7 +12,7 @@ RC-1 (materialize copies containers; dict subclasses become dicts).
 import struct, sys, warnings
 import pijit as pj
 from pijit import nn, ops
-from _found import outcome, show, verdict
+from _found import captured, outcome, show, verdict
 
 
 from collections import OrderedDict
@@ -43,4 +43,4 @@ def run(wrap):
 plain = run(lambda f: f)
 jitted = run(pj.jit)
 
-verdict(plain, jitted)
+verdict(plain, jitted, [captured("f1", 1), captured("f2", 1), captured("f3", 1), captured("f4", 1)])

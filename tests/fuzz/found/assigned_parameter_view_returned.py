@@ -12,7 +12,7 @@ commit "Capture defect (fuzz 3001564)" (kept as a regression program).
 import struct, sys, warnings
 import pijit as pj
 from pijit import nn, ops
-from _found import outcome, show, verdict
+from _found import captured, outcome, show, verdict
 
 
 class Net(nn.Cell):
@@ -39,4 +39,4 @@ def run(jit):
 plain = run(False)
 jitted = run(True)
 
-verdict(plain, jitted)
+verdict(plain, jitted, [captured("f", 2)])

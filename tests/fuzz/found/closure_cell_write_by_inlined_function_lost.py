@@ -11,7 +11,7 @@ ac2e413 (kept as a regression program).
 import struct, sys, warnings
 import pijit as pj
 from pijit import nn, ops
-from _found import outcome, show, verdict
+from _found import captured, outcome, show, verdict
 
 
 def make(k):
@@ -35,4 +35,4 @@ def run(wrap):
 plain = run(lambda f: f)
 jitted = run(pj.jit)
 
-verdict(plain, jitted)
+verdict(plain, jitted, [captured("f", 1)])

@@ -12,7 +12,7 @@ c0339a0 (kept as a regression program).
 import struct, sys, warnings
 import pijit as pj
 from pijit import nn, ops
-from _found import outcome, show, verdict
+from _found import captured, outcome, show, verdict
 
 
 def f(x):
@@ -29,4 +29,4 @@ def run(fn):
 plain = run(f)
 jitted = run(pj.jit(f))
 
-verdict(plain, jitted)
+verdict(plain, jitted, [captured("f", 1)])

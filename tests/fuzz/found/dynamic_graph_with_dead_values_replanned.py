@@ -12,7 +12,7 @@ Status: crashed when the fuzzer found it; plain and jitted agree since the sessi
 import struct, sys, warnings
 import pijit as pj
 from pijit import nn, ops
-from _found import outcome, show, verdict
+from _found import captured, outcome, show, verdict
 
 
 def _mk(k):
@@ -39,4 +39,4 @@ def run(jit):
 
 plain = run(False)
 jitted = run(True)
-verdict(plain, jitted)
+verdict(plain, jitted, [captured("f", 2)])

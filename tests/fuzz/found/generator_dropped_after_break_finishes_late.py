@@ -24,7 +24,7 @@ on the value stack (a for loop), k the third.
     PYTHONPATH=pyscripts python tests/fuzz/found/generator_dropped_after_break_finishes_late.py     (exit 1: plain and jitted differ)
 """
 import pijit as pj
-from _found import show, verdict
+from _found import captured, show, verdict
 
 LOG = []
 
@@ -98,4 +98,4 @@ def run(fn):
 plain = run(f) + run(h) + run(k)
 jitted = run(pj.jit(f)) + run(pj.jit(h)) + run(pj.jit(k))
 
-verdict(plain, jitted)
+verdict(plain, jitted, [captured("f", 1), captured("h", 1), captured("k", 1)])

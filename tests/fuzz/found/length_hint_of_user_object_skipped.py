@@ -15,7 +15,7 @@ length and guards the number it read).
     PYTHONPATH=pyscripts python tests/fuzz/found/length_hint_of_user_object_skipped.py     (exit 1: plain and jitted differ)
 """
 import pijit as pj
-from _found import outcome, verdict
+from _found import captured, outcome, verdict
 
 CALLS = []
 
@@ -73,4 +73,4 @@ def run(fn, gn):
 plain = run(f, g)
 jitted = run(pj.jit(f), pj.jit(g))
 
-verdict(plain, jitted)
+verdict(plain, jitted, [captured("f", 3), captured("g", 1)])

@@ -15,7 +15,7 @@ they read (capture/sim_dunders.cc user_len, sim_values.cc truth).
     PYTHONPATH=pyscripts python tests/fuzz/found/negative_len_of_user_object_not_checked.py     (exit 1: plain and jitted differ)
 """
 import pijit as pj
-from _found import outcome, verdict
+from _found import captured, outcome, verdict
 
 
 class V(object):
@@ -42,4 +42,4 @@ def run(fn):
 plain = run(f)
 jitted = run(pj.jit(f))
 
-verdict(plain, jitted)
+verdict(plain, jitted, [captured("f", 2)])

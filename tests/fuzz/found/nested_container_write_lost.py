@@ -12,7 +12,7 @@ ac2e413 (kept as a regression program).
 import struct, sys, warnings
 import pijit as pj
 from pijit import nn, ops
-from _found import outcome, show, verdict
+from _found import outcome, refused, show, verdict
 
 
 def run(wrap):
@@ -33,4 +33,4 @@ def run(wrap):
 plain = run(lambda f: f)
 jitted = run(pj.jit)
 
-verdict(plain, jitted)
+verdict(plain, jitted, [refused("f", "B005")])

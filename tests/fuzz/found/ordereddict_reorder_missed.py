@@ -13,7 +13,7 @@ regression program).
 from collections import OrderedDict
 
 import pijit as pj
-from _found import outcome, verdict
+from _found import captured, outcome, verdict
 
 
 def run(wrap):
@@ -38,4 +38,4 @@ def run(wrap):
 plain = run(lambda f: f)
 jitted = run(pj.jit)
 
-verdict(plain, jitted)
+verdict(plain, jitted, [captured("f", 4)])

@@ -14,7 +14,7 @@ Status: differed on 3.7 when the fuzzer found it; plain and jitted agree since c
 import struct, sys, warnings
 import pijit as pj
 from pijit import nn, ops
-from _found import outcome, show, verdict
+from _found import captured, outcome, refused, show, verdict
 
 
 def g1(x):
@@ -51,4 +51,10 @@ x = pj.Tensor([1.0])
 plain = [outcome(g, x) for g in (g1, g2, g3, g4)]
 jitted = [outcome(pj.jit(g), x) for g in (g1, g2, g3, g4)]
 
-verdict(plain, jitted)
+if sys.version_info[:2] == (3, 7):
+    # 3.7 refuses continue through finally (g3), and g4 fails in pijit's bytecode emitter
+    # ("stack underflow at END_FINALLY", B019 Internal): a defect, stated so that its fix shows here
+    expect = [captured("g1", 1), captured("g2", 1), refused("g3", "B016"), refused("g4", "B019")]
+else:
+    expect = [captured("g1", 1), captured("g2", 1), captured("g3", 1), captured("g4", 1)]
+verdict(plain, jitted, expect)

@@ -19,7 +19,7 @@ import traceback
 
 import pijit as pj
 from pijit import nn
-from _found import show, verdict
+from _found import refused, show, verdict
 
 
 class Box(object):
@@ -75,4 +75,4 @@ model = Model()
 plain = run(model)
 jitted = run(pj.jit(model))
 
-verdict(plain, jitted)
+verdict(plain, jitted, [refused("Model", "B005")])

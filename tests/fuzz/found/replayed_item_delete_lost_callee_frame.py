@@ -18,7 +18,7 @@ runs for real.
 import traceback
 
 import pijit as pj
-from _found import show, verdict
+from _found import captured, show, verdict
 
 G_D = {'a': 1}
 G_L = [1.0, 2.0, 3.0]
@@ -71,4 +71,4 @@ def run(fn):
 plain = run(f)
 jitted = run(pj.jit(f))
 
-verdict(plain, jitted)
+verdict(plain, jitted, [captured("f", 2)])

@@ -11,7 +11,7 @@ Status: differed on 3.7 and 3.9 when the fuzzer found it; plain and jitted agree
 import struct, sys, warnings
 import pijit as pj
 from pijit import nn, ops
-from _found import outcome, show, verdict
+from _found import captured, outcome, show, verdict
 
 
 def f(x):
@@ -25,4 +25,4 @@ def run(fn):
 plain = run(f)
 jitted = run(pj.jit(f))
 
-verdict(plain, jitted)
+verdict(plain, jitted, [captured("f", 1)])

@@ -12,7 +12,7 @@ covers identity.
 import struct, sys, warnings
 import pijit as pj
 from pijit import nn, ops
-from _found import outcome, show, verdict
+from _found import captured, outcome, show, verdict
 
 
 def f(x, l):
@@ -32,4 +32,4 @@ def run(wrap):
 plain = run(lambda f: f)
 jitted = run(pj.jit)
 
-verdict(plain, jitted)
+verdict(plain, jitted, [captured("f", 1), captured("g", 1)])

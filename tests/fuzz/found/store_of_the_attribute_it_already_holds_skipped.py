@@ -11,7 +11,7 @@ Status: differed when the fuzzer found it; plain and jitted agree since the sess
 import struct, sys, warnings
 import pijit as pj
 from pijit import nn, ops
-from _found import outcome, show, verdict
+from _found import captured, outcome, show, verdict
 
 
 class Box(object):
@@ -36,4 +36,4 @@ def run(jit):
 
 plain = run(False)
 jitted = run(True)
-verdict(plain, jitted)
+verdict(plain, jitted, [captured("f", 3)])

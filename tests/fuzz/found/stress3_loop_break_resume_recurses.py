@@ -20,7 +20,7 @@ iteration may leave unbound) and resumed where it began, one frame deeper each t
     PYTHONPATH=pyscripts python tests/fuzz/found/stress3_loop_break_resume_recurses.py     (exit 1: plain and jitted differ)
 """
 import pijit as pj
-from _found import outcome, verdict
+from _found import broke, captured, outcome, verdict
 
 
 def f(x):
@@ -60,4 +60,4 @@ try:
 finally:
     pj.set_stress(0)
 
-verdict(plain, jitted)
+verdict(plain, jitted, [captured("run", 1), broke("f", "B002", 2), broke("g", "B003", 3)])

@@ -16,7 +16,7 @@ make_candidate (runtime/eval_frame.cc) now measures each code's own prologue.
     PYTHONPATH=pyscripts python tests/fuzz/found/stress3_subclass_recompile_resume_recurses.py     (exit 1: plain and jitted differ)
 """
 import pijit as pj
-from _found import outcome, verdict
+from _found import captured, outcome, verdict
 
 
 class MyT(pj.Tensor):
@@ -38,4 +38,4 @@ try:
 finally:
     pj.set_stress(0)
 
-verdict(plain, jitted)
+verdict(plain, jitted, [captured("run", 1), captured("f", 1)])

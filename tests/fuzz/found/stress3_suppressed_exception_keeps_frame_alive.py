@@ -18,7 +18,7 @@ function took it as an argument and kept it in that local, which the exception's
     PYTHONPATH=pyscripts python tests/fuzz/found/stress3_suppressed_exception_keeps_frame_alive.py     (exit 1: plain and jitted differ)
 """
 import pijit as pj
-from _found import outcome, verdict
+from _found import captured, outcome, refused, verdict
 
 LOG = []
 
@@ -74,4 +74,4 @@ try:
 finally:
     pj.set_stress(0)
 
-verdict(plain, jitted)
+verdict(plain, jitted, [captured("risky", 2), refused("f", "B005")])

@@ -15,7 +15,7 @@ frame's traceback entry is dropped (py::drop_resume_caller_entry, runtime/eval_f
 import traceback
 
 import pijit as pj
-from _found import verdict
+from _found import captured, verdict
 
 
 def risky(t, k):
@@ -48,4 +48,4 @@ def run(fn):
 plain = run(f)
 jitted = run(pj.jit(f))
 
-verdict(plain, jitted)
+verdict(plain, jitted, [captured("f", 1)])

@@ -15,7 +15,7 @@ other tuples are rebuilt on each call.
     PYTHONPATH=pyscripts python tests/fuzz/found/tuple_of_guarded_constants_is_one_object.py     (exit 1: plain and jitted differ)
 """
 import pijit as pj
-from _found import show, verdict
+from _found import captured, show, verdict
 
 LOG = []
 
@@ -39,4 +39,4 @@ def run(fn):
 plain = run(f)
 jitted = run(pj.jit(f))
 
-verdict(plain, jitted)
+verdict(plain, jitted, [captured("f", 1)])

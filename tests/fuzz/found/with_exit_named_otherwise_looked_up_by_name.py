@@ -13,7 +13,7 @@ agree since commit b990699 (kept as a regression program).
     PYTHONPATH=pyscripts python tests/fuzz/found/with_exit_named_otherwise_looked_up_by_name.py     (exit 1: plain and jitted differ)
 """
 import pijit as pj
-from _found import outcome, show, verdict
+from _found import captured, outcome, show, verdict
 
 
 class Mgr(object):
@@ -45,4 +45,4 @@ def run(fn):
 plain = run(f)
 jitted = run(pj.jit(f))
 
-verdict(plain, jitted)
+verdict(plain, jitted, [captured("f", 1)])
