@@ -47,6 +47,21 @@ TEST(Elementwise, PromotionRules) {
   EXPECT_EQ(call_op1("abs", {i64}).dtype(), DType::Int64);
 }
 
+// The dtype a binary op gives for two operands of dtype t: comparisons and logical ops give Bool,
+// true division of integers Float32 (MindSpore's rule), the rest t.
+DType binary_result_dtype(const std::string& op, DType t) {
+  if (op == "eq" || op == "ne" || op == "lt" || op == "le" || op == "gt" || op == "ge" || op.rfind("logical_", 0) == 0)
+    return DType::Bool;
+  if (op == "div" && !is_floating(t)) return DType::Float32;
+  return t;
+}
+
+// How far a result of dtype t may be from the reference computed in double, relative to 1 + |want|:
+// a few float32 roundings, a few float64 roundings, integers and Bool exactly.
+double tolerance(DType t, double float32_tol, double float64_tol) {
+  return t == DType::Float32 ? float32_tol : t == DType::Float64 ? float64_tol : 0.0;
+}
+
 // Every binary op on every dtype, many shapes (with views), against a scalar reference.
 TEST(Elementwise, BinaryOpsMatchReference) {
   const char* ops[] = {"add", "sub", "mul", "div", "floor_div", "mod", "maximum", "minimum",
@@ -58,14 +73,16 @@ TEST(Elementwise, BinaryOpsMatchReference) {
         Tensor c = call_op1(op, {a, b});
         Shape s = broadcast_shapes(a.shape(), b.shape());
         ASSERT_EQ(c.shape(), s);
+        ASSERT_EQ(c.dtype(), binary_result_dtype(op, t)) << op << " of " << dtype_name(t);
+        const double tol = tolerance(c.dtype(), 1e-5, 1e-14);
         for (int64_t i = 0; i < c.numel(); ++i) {
           double x = testing::bcast_item(a, s, i), y = testing::bcast_item(b, s, i);
           double want = testing::ref_binary(op, x, y, t);
           double got = c.item_double(i);
           if (std::isnan(want)) EXPECT_TRUE(std::isnan(got)) << op;
           else if (std::isinf(want)) EXPECT_EQ(got, want) << op;
-          else EXPECT_NEAR(got, want, 1e-5 * (1 + std::abs(want))) << op << " " << x << " " << y
-                                                                   << " dtype " << dtype_name(t);
+          else EXPECT_NEAR(got, want, tol * (1 + std::abs(want))) << op << " " << x << " " << y
+                                                                  << " dtype " << dtype_name(t);
         }
       }
     }
@@ -84,12 +101,14 @@ TEST(Elementwise, UnaryOpsMatchReferenceOnViews) {
       for (const Tensor& a : inputs) {
         for (const char* op : ops) {
           Tensor c = call_op1(op, {a});
+          ASSERT_EQ(c.dtype(), t) << op;
+          const double tol = tolerance(t, 2e-6, 1e-13);
           for (int64_t i = 0; i < c.numel(); ++i) {
             double x = a.item_double(i);
             double want = testing::ref_unary(op, x);
             double got = c.item_double(i);
             if (std::isnan(want)) EXPECT_TRUE(std::isnan(got)) << op << " " << x;
-            else EXPECT_NEAR(got, want, 2e-6 * (1 + std::abs(want))) << op << " " << x;
+            else EXPECT_NEAR(got, want, tol * (1 + std::abs(want))) << op << " " << x << " dtype " << dtype_name(t);
           }
         }
       }
