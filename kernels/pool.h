@@ -10,9 +10,10 @@
 // PyTorch divides by the part of the window inside input + padding, oneDNN by the whole window).
 // Primitives are cached by descriptor in PrimitiveCache. Everything else (float64, dilation,
 // divisor_override, the cases above, geometries oneDNN refuses or runs on its reference kernel)
-// runs the loops here, in parallel over output rows. One deviation from PyTorch on the oneDNN
-// path (overlapping or padded max pooling in float32): a window holding NaN follows oneDNN
-// (vmaxps), not PyTorch's NaN propagation.
+// runs the loops here, in parallel over output rows. oneDNN's max pooling drops a NaN (vmaxps from
+// -FLT_MAX) and gives -FLT_MAX for a window of -inf, so after it the planes holding a NaN or an
+// infinity are pooled again by the loop (kernels/nonfinite.h): every path propagates NaN as
+// PyTorch does and gives the loop's bits.
 #pragma once
 
 #include <cstdint>
