@@ -325,6 +325,25 @@ class Elementwise(NonFiniteCase):
                         self.assertIn("fused_elementwise", compiled, compiled)
 
 
+class DenseRelu(NonFiniteCase):
+    def test_dense_relu_fused_into_the_dense(self):
+        """relu(dense(x)) jitted is one dense node applying the relu in place (graph/passes.h:
+        fuse_dense): NaN stays NaN through the relu, as eager and numpy's maximum keep it."""
+        w = [[0.5, -1.0, 0.25, 2.0], [1.0, 1.0, -0.5, 0.0], [-2.0, 0.5, 1.0, -1.0]]
+        b = [0.1, -0.2, 0.3]
+        dense = NF.dense
+
+        def f(x):
+            return ops.relu(dense(x, pj.Tensor(w, dtype=x.dtype), pj.Tensor(b, dtype=x.dtype)))
+        want = [[relu(sum(xv * wv for xv, wv in zip(r, wr)) + bv) for wr, bv in zip(w, b)] for r in ROWS]
+        self.check("relu(dense)", f, tensor(ROWS), want)
+        for dt in (pj.float32, pj.float64):
+            jf = pj.jit(fresh(f, "dense"))
+            jf(pj.Tensor(ROWS, dtype=dt))
+            compiled = pj.jit_stats(jf)["entries"][0]["compiled"]
+            self.assertIn("relu=True", compiled, compiled)
+
+
 class Losses(NonFiniteCase):
     def test_cross_entropy_and_nll(self):
         t = pj.Tensor(TARGETS, dtype=pj.int64)
