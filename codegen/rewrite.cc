@@ -45,7 +45,8 @@ PyObject* resume_call(PyObject*, PyObject* const* a, Py_ssize_t n) {
     PyErr_SetString(PyExc_SystemError, "pijit: resume(function, list) is called by pijit's rewritten code only");
     return nullptr;
   }
-  return py::call_moving_args(a[0], a[1]);
+  // One level with its function where the C stack has room for it (py::stack_room_for_levels).
+  return py::call_moving_args(a[0], a[1], py::stack_room_for_levels(PyThreadState_GET(), py::kRunStackExtra));
 }
 
 PyObject* resume_caller() {

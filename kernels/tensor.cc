@@ -175,6 +175,8 @@ namespace {
 
 // The product of the nonzero dims, checked; *empty: a dim is 0.
 int64_t nonzero_product(const Shape& s, bool* empty) {
+  if (s.size() > static_cast<size_t>(kMaxDims))
+    PJ_THROW(Value) << "maximum supported dimension for a tensor is " << kMaxDims << ", found " << s.size();
   int64_t n = 1;
   *empty = false;
   for (auto d : s) {

@@ -158,6 +158,9 @@ struct TensorMeta {
 // negative dim or an element or byte count that does not fit in int64 raises ValueError naming the
 // shape, as numpy's "array is too big" does. Zero dims are skipped while checking, as numpy does:
 // (2**31, 0) is an empty shape, (2**62, 2**62, 0) is still too big.
+// A tensor has at most kMaxDims dims (numpy 2's limit): code that walks dims recursively (the
+// printer, index plans) then has a bounded depth.
+constexpr int kMaxDims = 64;
 int64_t shape_numel(const Shape& s);
 int64_t shape_nbytes(const Shape& s, DType dtype);
 // a * b, or ValueError naming `what` when it does not fit in int64 (dims and counts are >= 0).

@@ -2,6 +2,10 @@
 
 #include "py/py_common.h"
 
+#include <algorithm>
+
+#include "common/stack.h"
+
 namespace pj::py {
 
 PyObject* g_capture_break = nullptr;
@@ -60,6 +64,18 @@ std::string str_bytes(PyObject* o, const char* errors) {
 
 std::string text(PyObject* o) { return str_bytes(o, "backslashreplace"); }
 std::string name_key(PyObject* o) { return str_bytes(o, "surrogatepass"); }
+
+bool stack_room_for_levels(PyThreadState* ts, size_t extra) {
+  const int levels = Py_GetRecursionLimit() - recursion_depth(ts);
+  const size_t plain = levels > 0 ? static_cast<size_t>(levels) * kPlainLevelStack : 0;
+  return stack_room() >= std::min(plain, stack_size() / 4 * 3) + extra;
+}
+
+PyObject* raise_stack_exhausted() {
+  PyErr_SetString(PyExc_RecursionError,
+                  "maximum recursion depth exceeded (the C stack is nearly exhausted: less than 256 KiB left)");
+  return nullptr;
+}
 
 bool add_functions(PyObject* module, PyMethodDef* defs) {
   Ref modname(PyModule_GetNameObject(module));

@@ -193,6 +193,17 @@ struct OdictLayout {
 inline const OdictNode* odict_first(PyObject* od) { return reinterpret_cast<OdictLayout*>(od)->first; }
 bool odict_layout_known();
 
+// This thread's Python recursion depth (the levels RecursionError counts).
+inline int recursion_depth(PyThreadState* ts) {
+#if PY_VERSION_HEX < 0x030B0000
+  return ts->recursion_depth;
+#elif PY_VERSION_HEX < 0x030C0000
+  return ts->recursion_limit - ts->recursion_remaining;
+#else
+  return ts->py_recursion_limit - ts->py_recursion_remaining;
+#endif
+}
+
 // Calling a C type's tp_call (pijit's JitFunction wrapper) counts one recursion level that calling
 // the plain Python function does not. The wrapper gives that level back for the duration of the
 // call, so recursion through a jitted function reaches the depth plain Python reaches.
@@ -279,7 +290,10 @@ inline void give_back_locals(PyFrameObject* f, PyFrameObject* shadow) {
 // them: a value the callee drops dies there, as it would in the one frame of plain Python (a
 // generator's `finally`, a file's close). A call by the tuple (CALL_FUNCTION_EX) keeps the tuple,
 // and every value in it, alive until the callee returns.
-inline PyObject* call_moving_args(PyObject* fn, PyObject* args) {
+// same_level: the resume function continues its caller's Python level (plain Python has one
+// frame there), so it runs at the caller's recursion depth: the level CPython counted for calling
+// pijit's `resume` builtin (3.7-3.10 count C function calls) and the new frame's are given back.
+inline PyObject* call_moving_args(PyObject* fn, PyObject* args, bool same_level) {
   auto* co = reinterpret_cast<PyCodeObject*>(PyFunction_GET_CODE(fn));
   const Py_ssize_t n = PyList_GET_SIZE(args);
   const int kinds = CO_VARARGS | CO_VARKEYWORDS | CO_GENERATOR | CO_COROUTINE | CO_ASYNC_GENERATOR | CO_ITERABLE_COROUTINE;
@@ -305,7 +319,10 @@ inline PyObject* call_moving_args(PyObject* fn, PyObject* args) {
     Py_INCREF(cell);
     f->f_localsplus[co->co_nlocals + i] = cell;
   }
+  const int credit = same_level ? 2 : 0;
+  ts->recursion_depth -= credit;
   PyObject* r = PyEval_EvalFrameEx(f, 0);
+  ts->recursion_depth += credit;
   // Released as CPython releases a call's frame: a finalizer run by it counts one level deeper.
   ++ts->recursion_depth;
   Py_DECREF(f);
@@ -403,7 +420,7 @@ inline bool frame_is_resumable(PyFrameObject*) { frame_unsupported(); }
 inline bool finalizer_runs_code(PyObject*) { frame_unsupported(); }
 inline bool frame_started(PyFrameObject*) { frame_unsupported(); }
 inline void drop_resume_caller_entry(PyFrameObject*) { frame_unsupported(); }
-inline PyObject* call_moving_args(PyObject*, PyObject*) { frame_unsupported(); }
+inline PyObject* call_moving_args(PyObject*, PyObject*, bool) { frame_unsupported(); }
 #endif
 
 // ---- code bytes ---------------------------------------------------------------------------------

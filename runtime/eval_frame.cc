@@ -15,6 +15,7 @@
 #include "absl/container/flat_hash_set.h"
 
 #include "codegen/outline.h"
+#include "common/stack.h"
 #include "common/trace.h"
 #include "codegen/rewrite.h"
 #include "runtime/debug_tools.h"
@@ -171,16 +172,22 @@ PyObject* run_in_shadow(PyThreadState* ts, PyFrameObject* f, PyObject* code, boo
   return r;
 }
 
-PyObject* run_default(PyThreadState* ts, PyFrameObject* f, CodeState* st, const std::string& why) {
+__attribute__((noinline)) void count_default(CodeState* st, const std::string& why) {
   if (st) ++st->frames_default;
   ++g_stats.frames_default;
   if (!why.empty()) ++g_stats.fallback_reasons[why];
   ++g_stats.default_reasons[why.empty() ? "not a candidate" : why];
-  if (trace::on()) {
-    trace::Span span("eager", where(py::frame_code(f)));
-    span.set_args("\"why\": " + trace::quote(why.empty() ? "not a candidate" : why));
-    return py::eval_frame_default(ts, f, 0);
-  }
+}
+
+__attribute__((noinline, cold)) PyObject* run_default_traced(PyThreadState* ts, PyFrameObject* f, const std::string& why) {
+  trace::Span span("eager", where(py::frame_code(f)));
+  span.set_args("\"why\": " + trace::quote(why.empty() ? "not a candidate" : why));
+  return py::eval_frame_default(ts, f, 0);
+}
+
+PyObject* run_default(PyThreadState* ts, PyFrameObject* f, CodeState* st, const std::string& why) {
+  count_default(st, why);
+  if (trace::on()) return run_default_traced(ts, f, why);
   return py::eval_frame_default(ts, f, 0);
 }
 
@@ -201,6 +208,14 @@ PyObject* run_refused(PyThreadState* ts, PyFrameObject* f, CodeState* st, const 
   return run_in_shadow(ts, f, st->reassembled);
 }
 
+__attribute__((noinline, cold)) PyObject* rerun_after_graph_failure(PyThreadState* ts, PyFrameObject* f, CodeState* st) {
+  t_graph_failure = GraphFailure::None;
+  PyErr_Clear();
+  ++st->graph_failures;
+  log("breaks", "graph of " + where(py::frame_code(f)) + " raised; the call runs eagerly");
+  return run_default(ts, f, st, "");
+}
+
 PyObject* run_entry(PyThreadState* ts, PyFrameObject* f, CodeState* st, CacheEntry& e) {
   ++e.hits;
   if (e.code) {
@@ -212,13 +227,7 @@ PyObject* run_entry(PyThreadState* ts, PyFrameObject* f, CodeState* st, CacheEnt
     // The rewritten code does nothing observable before its graph call (it reads guarded paths),
     // and the original frame has its locals back (run_in_shadow): running it now is exactly the
     // eager call.
-    if (!r && e.graph && t_graph_failure == GraphFailure::Rerunnable) {
-      t_graph_failure = GraphFailure::None;
-      PyErr_Clear();
-      ++st->graph_failures;
-      log("breaks", "graph of " + where(py::frame_code(f)) + " raised; the call runs eagerly");
-      return run_default(ts, f, st, "");
-    }
+    if (!r && e.graph && t_graph_failure == GraphFailure::Rerunnable) return rerun_after_graph_failure(ts, f, st);
     t_graph_failure = GraphFailure::None;
     return r;
   }
@@ -542,26 +551,39 @@ bool tape_safe(const CacheEntry& e) {
   return !tape_active() || !e.graph || !e.graph->has_impure_op();
 }
 
-PyObject* run_captured(PyThreadState* ts, PyFrameObject* f, const JitOptions& opt) {
+// Recursion through jitted code nests the hook between interpreter frames, so the hook's frames
+// are C stack every jitted level pays on top of plain Python's (runtime/stack_room.h). The cache
+// hit path below keeps only what that call needs live across the nested evaluation; everything
+// else (the guard lookup with its buffers, recompiles, building, messages) is in functions of
+// their own, returned from before the frame runs.
+#define PJ_COLD __attribute__((noinline, cold))
+
+PJ_COLD PyObject* run_skipped(PyThreadState* ts, PyFrameObject* f, CodeState* st, const JitOptions& opt) {
+  if (opt.fullgraph) {
+    PyErr_Format(g_capture_error, "pijit cannot capture %s as one graph (fullgraph=True or GRAPH_MODE): it runs "
+                 "eagerly for good (%s)", where(py::frame_code(f)).c_str(), st->skip_reason.c_str());
+    return nullptr;
+  }
+  return run_refused(ts, f, st, st->skip_reason);
+}
+
+PJ_COLD PyObject* run_tape_unsafe(PyThreadState* ts, PyFrameObject* f, CodeState* st) {
+  return run_default(ts, f, st, "a gradient tape records and the graph is impure");
+}
+
+enum class Lookup { Miss, Hit, Done };
+
+// The reason a frame deep in a recursion runs as plain Python (py::stack_room_for_levels).
+const std::string kLowStack = "C stack kept for the recursion limit's remaining levels";
+
+// The guard checks over st's entries. Hit: st->entries.front() is the entry to run with
+// run_entry. Done: *result is the call's result (a direct call ran, or an error was raised).
+__attribute__((noinline)) Lookup lookup_entry(PyThreadState* ts, PyFrameObject* f, CodeState* st,
+                                              const JitOptions& opt, PyObject** result) {
   PyCodeObject* co = py::frame_code(f);
-  CodeState* st = code_state(co, true);
-  if (!st) return nullptr;
-  if (st->mode == CodeState::Skip) {
-    if (opt.fullgraph) {
-      PyErr_Format(g_capture_error, "pijit cannot capture %s as one graph (fullgraph=True or GRAPH_MODE): it runs "
-                   "eagerly for good (%s)", where(co).c_str(), st->skip_reason.c_str());
-      return nullptr;
-    }
-    return run_refused(ts, f, st, st->skip_reason);
-  }
-  if (st->mode == CodeState::Building) return run_default(ts, f, st, "re-entered while capturing");
-  if (debug_switches().no_cache && st->mode == CodeState::Compiled) {  // PIJIT_DEBUG_NO_CACHE: capture every call
-    for (CacheEntry& e : st->entries) Py_XDECREF(e.code);  // a frame running it holds its own reference
-    st->entries.clear();
-  }
   const int64_t g0 = trace::on() ? trace::now_ns() : -1;  // the lookup's span (guard checks)
-  auto lookup_done = [&](const char* result) {
-    if (g0 >= 0) trace::complete("guards", where(co), g0, trace::now_ns(), std::string("\"result\": \"") + result + "\"");
+  auto lookup_done = [&](const char* what) {
+    if (g0 >= 0) trace::complete("guards", where(co), g0, trace::now_ns(), std::string("\"result\": \"") + what + "\"");
   };
   constexpr size_t kDirectObjs = 32;
   PyObject* direct_small[kDirectObjs];
@@ -586,7 +608,8 @@ PyObject* run_captured(PyThreadState* ts, PyFrameObject* f, const JitOptions& op
       drop_objs();
       PyErr_Format(g_capture_error, "pijit cannot capture %s as one graph (fullgraph=True or GRAPH_MODE): %s",
                    where(co).c_str(), (it->graph ? it->break_text : it->reason_text).c_str());
-      return nullptr;
+      *result = nullptr;
+      return Lookup::Done;
     }
     ++st->cache_hits;
     st->misses_in_a_row = 0;
@@ -594,12 +617,20 @@ PyObject* run_captured(PyThreadState* ts, PyFrameObject* f, const JitOptions& op
     lookup_done("hit");
     if (!tape_safe(st->entries.front())) {
       drop_objs();
-      return run_default(ts, f, st, "a gradient tape records and the graph is impure");
+      *result = run_tape_unsafe(ts, f, st);
+      return Lookup::Done;
     }
-    if (direct) return run_direct(ts, f, st, st->entries.front(), objs);
-    return run_entry(ts, f, st, st->entries.front());
+    if (!direct) return Lookup::Hit;
+    *result = run_direct(ts, f, st, st->entries.front(), objs);
+    return Lookup::Done;
   }
   lookup_done("miss");
+  return Lookup::Miss;
+}
+
+// A cache miss: the recompile's bookkeeping (or giving up on the code), then capture.
+PJ_COLD PyObject* run_miss(PyThreadState* ts, PyFrameObject* f, CodeState* st, const JitOptions& opt) {
+  PyCodeObject* co = py::frame_code(f);
   ++st->cache_misses;
   if (!st->entries.empty()) {
     guards::GuardFailure why;
@@ -646,11 +677,35 @@ PyObject* run_captured(PyThreadState* ts, PyFrameObject* f, const JitOptions& op
       st->entries.pop_back();
     }
   }
-  CacheEntry e;
-  if (!build_entry(f, st, opt, &e)) return nullptr;
-  st->entries.push_front(std::move(e));
-  if (!tape_safe(st->entries.front())) return run_default(ts, f, st, "a gradient tape records and the graph is impure");
+  {
+    CacheEntry e;
+    if (!build_entry(f, st, opt, &e)) return nullptr;
+    st->entries.push_front(std::move(e));
+  }
+  if (!tape_safe(st->entries.front())) return run_tape_unsafe(ts, f, st);
   return run_entry(ts, f, st, st->entries.front());
+}
+
+PJ_COLD void drop_entries_for_no_cache(CodeState* st) {
+  for (CacheEntry& e : st->entries) Py_XDECREF(e.code);  // a frame running it holds its own reference
+  st->entries.clear();
+}
+
+PyObject* run_captured(PyThreadState* ts, PyFrameObject* f, const JitOptions& opt) {
+  CodeState* st = code_state(py::frame_code(f), true);
+  if (!st) return nullptr;
+  if (st->mode == CodeState::Skip) return run_skipped(ts, f, st, opt);
+  if (st->mode == CodeState::Building) return run_default(ts, f, st, "re-entered while capturing");
+  if (debug_switches().no_cache && st->mode == CodeState::Compiled) drop_entries_for_no_cache(st);  // PIJIT_DEBUG_NO_CACHE
+  PyObject* result = nullptr;
+  switch (lookup_entry(ts, f, st, opt, &result)) {
+    case Lookup::Hit: return run_entry(ts, f, st, st->entries.front());
+    case Lookup::Done: return result;
+    case Lookup::Miss: break;
+  }
+  // (captured by a later call with more room: the miss is not counted)
+  if (!py::stack_room_for_levels(ts, py::kCaptureStackExtra)) return run_default(ts, f, st, kLowStack);
+  return run_miss(ts, f, st, opt);
 }
 
 // PIJIT_SKIP and PIJIT_ONLY: comma-separated patterns naming code objects capture leaves alone, or
@@ -723,6 +778,7 @@ bool filtered_out(PyFrameObject* f, PyCodeObject* co) {
 }
 
 PyObject* pijit_eval_frame(PyThreadState* ts, PyFrameObject* f, int throw_flag) {
+  if (stack_room() < py::kStackFloor) return py::raise_stack_exhausted();
   PyCodeObject* co = py::frame_code(f);
   const JitOptions* opt = nullptr;
   if (co == t_jit.expect) {
@@ -761,6 +817,7 @@ PyObject* pijit_eval_frame(PyThreadState* ts, PyFrameObject* f, int throw_flag) 
     }
     return py::eval_frame_default(ts, f, throw_flag);
   }
+  if (!py::stack_room_for_levels(ts, py::kRunStackExtra)) return run_default(ts, f, nullptr, kLowStack);
   return run_captured(ts, f, *opt);
 }
 

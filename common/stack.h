@@ -1,0 +1,22 @@
+// How much C stack this thread has left.
+//
+// pijit's hook sits between interpreter frames: a jitted call nests the hook's own frames (and,
+// after a graph break, a resume function's frame) between the caller's and the callee's, so a
+// jitted recursion level uses more C stack than the plain Python level it stands for. CPython
+// 3.7-3.11 counts levels, not bytes; what it survives with a given recursion limit, pijit must
+// survive too. The hook asks stack_room() before it runs a frame its way and, where the room left
+// would not hold the levels still allowed at plain Python's cost, runs the frame as plain Python
+// does (runtime/eval_frame.cc). This header imports nothing from the project.
+#pragma once
+
+#include <cstddef>
+
+namespace pj {
+
+// Bytes between the current stack pointer and the lowest address of this thread's stack (its
+// guard page excluded); SIZE_MAX/2 where the bounds cannot be read (then nothing is refused).
+size_t stack_room();
+// The size of this thread's stack in bytes (same caveat).
+size_t stack_size();
+
+}  // namespace pj
