@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The whole test matrix: GoogleTest suites, the Python suites on pyenv 3.7 and 3.9 (plain and under
-# PIJIT_STRESS), CPython's regression tests stock vs PIJIT_STRESS, and the numpy oracle suite on the
-# system python3 (skipped, and said so, without numpy). Ends with one line "N passed, N failed" and exits non-zero when anything failed.
+# PIJIT_STRESS), CPython's regression tests stock vs PIJIT_STRESS, and the numpy and torch oracle
+# suites on the system python3 (numpy is installed by tools/deps.sh; the torch suites skip, and say
+# so, where python3-torch is not installed). Ends with one line "N passed, N failed" and exits non-zero when anything failed.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 source tools/find_python.sh
@@ -16,15 +17,16 @@ tally() {  # parses the "N passed, N failed" line a suite printed
   echo "== $2: $line"
 }
 log=$(mktemp -d)
-./build/tests/cpp/pijit_cpp_tests --gtest_brief=1 > "$log/gtest.txt" 2>&1
+# (the JSON report names the tests that skipped: only tools/gtest_summary.py's allowed skips pass)
+./build/tests/cpp/pijit_cpp_tests --gtest_brief=1 --gtest_output="json:$log/gtest.json" > "$log/gtest.txt" 2>&1
 tail -n 30 "$log/gtest.txt"
-python3 tools/gtest_summary.py "$log/gtest.txt" >> "$log/gtest.txt"
+python3 tools/gtest_summary.py "$log/gtest.txt" "$log/gtest.json" >> "$log/gtest.txt"
 tally "$log/gtest.txt" "GoogleTest"
 # On a CPU with AVX-512 the fused loops are AVX-512 code: run their tests on the AVX2 code too.
 if grep -q " avx512f" /proc/cpuinfo 2>/dev/null; then
   PIJIT_FUSED_ISA=avx2 ./build/tests/cpp/pijit_cpp_tests --gtest_brief=1 --gtest_filter='Fused*:Passes.Fuse*' \
-    > "$log/gtest_avx2.txt" 2>&1
-  python3 tools/gtest_summary.py "$log/gtest_avx2.txt" >> "$log/gtest_avx2.txt"
+    --gtest_output="json:$log/gtest_avx2.json" > "$log/gtest_avx2.txt" 2>&1
+  python3 tools/gtest_summary.py "$log/gtest_avx2.txt" "$log/gtest_avx2.json" >> "$log/gtest_avx2.txt"
   tally "$log/gtest_avx2.txt" "GoogleTest fused kernels on AVX2 (PIJIT_FUSED_ISA=avx2)"
 fi
 for v in 3.7 3.9; do
@@ -43,7 +45,14 @@ for v in 3.7 3.9; do
   tally "$log/cpython$v.txt" "CPython $v regression tests under PIJIT_STRESS"
 done
 if [ -x /usr/bin/python3 ]; then
-  PYTHONPATH=pyscripts /usr/bin/python3 tests/python/run.py --oracle > "$log/oracle.txt" 2>&1
+  # PyTorch is optional (PIJIT_EXTRA_PKGS="python3-torch"): without the package its oracle suites
+  # skip, and say so here; with it, a torch that does not import fails them.
+  no_torch=""
+  if ! dpkg-query -W -f='${Status}' python3-torch 2>/dev/null | grep -q "install ok installed"; then
+    no_torch=1
+    echo "pijit: python3-torch is not installed: the torch oracle suites are skipped (PIJIT_ALLOW_NO_TORCH=1)"
+  fi
+  PIJIT_ALLOW_NO_TORCH=$no_torch PYTHONPATH=pyscripts /usr/bin/python3 tests/python/run.py --oracle > "$log/oracle.txt" 2>&1
   tail -n 20 "$log/oracle.txt"
   tally "$log/oracle.txt" "oracle (system python3)"
 fi

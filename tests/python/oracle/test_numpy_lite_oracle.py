@@ -1,5 +1,5 @@
 """pijit's numpy stand-in (pijit.numpy_lite) against the real numpy, side by side in one process
-(system python3 with Debian's numpy 1.24; skipped, and said so, where numpy is absent).
+(system python3 with Debian's numpy 1.24; each test fails where numpy is absent: requires.py).
 
 Randomised but seeded: thousands of arrays of every supported dtype are printed (str and repr,
 also under other print options), combined with every operator (arrays, 0-d arrays, numpy and
@@ -14,6 +14,7 @@ import unittest
 import warnings
 
 import numpy_libm  # noqa: F401  (before numpy: glibc's transcendental functions)
+from requires import require_numpy
 
 try:
     import numpy as np
@@ -55,9 +56,9 @@ def outcome(fn):
         return "error", type(e).__name__
 
 
-@unittest.skipIf(np is None, "numpy is not installed for this Python: oracle suite skipped")
 class StandInCase(unittest.TestCase):
     def setUp(self):
+        require_numpy(self, np)
         self.rng = random.Random(self.id())
 
     def values(self, dt, n, special=True):

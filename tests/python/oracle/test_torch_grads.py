@@ -1,10 +1,11 @@
 """Gradients against PyTorch's autograd (Debian's python3-torch on the system Python): every
 differentiable op pijit has a rule for, on the same float32 inputs, with the same output
-sensitivity, must give torch's gradients within float32 tolerance. Skipped, and said so, where
-torch is absent."""
+sensitivity, must give torch's gradients within float32 tolerance. Where torch is absent each test fails, or
+skips under PIJIT_ALLOW_NO_TORCH=1 (requires.py)."""
 import unittest
 
 import numpy_libm  # noqa: F401  (before numpy: glibc's transcendental functions)
+from requires import require_torch
 
 try:
     import numpy as np
@@ -22,9 +23,9 @@ def rand(shape, seed, lo=-2.0, hi=2.0):
     return np.random.RandomState(seed).uniform(lo, hi, size=shape).astype("float32")
 
 
-@unittest.skipIf(torch is None, "PyTorch is not installed for this Python: gradient oracle skipped")
 class GradientsMatchTorch(unittest.TestCase):
     def setUp(self):
+        require_torch(self, torch)
         torch.set_num_threads(1)
 
     def check(self, pfn, tfn, *arrays, rtol=2e-4, atol=2e-5, name=""):
@@ -35,7 +36,13 @@ class GradientsMatchTorch(unittest.TestCase):
         tout.backward(torch.from_numpy(sens))
         pin = [pj.Tensor(a) for a in arrays]
         got = ops.GradOperation(get_all=True, sens_param=True)(pfn)(*pin, pj.Tensor(sens))
+        got = got if isinstance(got, (tuple, list)) else (got,)
+        # one gradient per input, each present: zip alone would pass over a missing one
+        self.assertEqual(len(got), len(ts), "%s: %d gradients for %d inputs" % (name, len(got), len(ts)))
         for k, (g, t) in enumerate(zip(got, ts)):
+            self.assertIsNotNone(g, "%s: input %d has no gradient" % (name, k))
+            self.assertIsNotNone(t.grad, "%s: torch gave input %d no gradient" % (name, k))
+            self.assertEqual(tuple(np.asarray(g).shape), tuple(t.grad.shape), "%s: input %d" % (name, k))
             np.testing.assert_allclose(np.asarray(g), t.grad.numpy(), rtol=rtol, atol=atol,
                                        err_msg="%s: input %d" % (name, k))
 

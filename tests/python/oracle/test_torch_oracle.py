@@ -1,9 +1,10 @@
 """pijit layers against PyTorch (Debian's python3-torch on the system Python): the same weights are
-copied into torch and each layer's output, and a small CNN's, must agree. Skipped, and said so,
-where torch is absent."""
+copied into torch and each layer's output, and a small CNN's, must agree. Where torch is absent each
+test fails, or skips under PIJIT_ALLOW_NO_TORCH=1 (requires.py)."""
 import unittest
 
 import numpy_libm  # noqa: F401  (before numpy: glibc's transcendental functions)
+from requires import require_torch
 
 try:
     import numpy as np
@@ -24,9 +25,9 @@ def rand(*shape, seed=0):
     return np.random.RandomState(seed).uniform(-2, 2, size=shape).astype("float32")
 
 
-@unittest.skipIf(torch is None, "PyTorch is not installed for this Python: torch oracle skipped")
 class TorchCase(unittest.TestCase):
     def setUp(self):
+        require_torch(self, torch)
         torch.set_num_threads(1)
 
     def check(self, got, want, rtol=1e-4, atol=1e-5, msg=""):

@@ -2,10 +2,12 @@
 from the same weights (copied into torch) and train 20 steps on a seeded synthetic data set with
 SGD-with-momentum and with Adam; the loss curves and the final weights must agree within float32
 tolerance (jitted steps equal eager ones bit for bit: tests/python/test_training.py, on the
-Pythons pijit captures). Skipped, and said so, where torch is absent."""
+Pythons pijit captures). Where torch is absent each test fails, or skips under
+PIJIT_ALLOW_NO_TORCH=1 (requires.py)."""
 import unittest
 
 import numpy_libm  # noqa: F401  (before numpy: glibc's transcendental functions)
+from requires import require_torch
 
 try:
     import numpy as np
@@ -83,9 +85,9 @@ def data(shape, classes, steps, seed):
     return [batches[i % 2] for i in range(steps)]
 
 
-@unittest.skipIf(torch is None, "PyTorch is not installed for this Python: training oracle skipped")
 class TrainingMatchesTorch(unittest.TestCase):
     def setUp(self):
+        require_torch(self, torch)
         torch.set_num_threads(1)
         pj.set_num_threads(1)
 
