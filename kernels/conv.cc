@@ -256,7 +256,7 @@ struct DnnlPlan {
 };
 
 PlanCache<DnnlPlan>& plans() {
-  static auto* c = new PlanCache<DnnlPlan>();
+  static auto* c = new PlanCache<DnnlPlan>("convolution plans", "PIJIT_PLAN_CACHE", kDefaultPlanCache);
   return *c;
 }
 

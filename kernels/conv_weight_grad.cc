@@ -142,7 +142,7 @@ std::shared_ptr<Plan> make_plan(const std::string& key, const Geometry& g, const
 }
 
 std::shared_ptr<Plan> get_plan(const Geometry& g, const Conv2dParams& p) {
-  static auto* plans = new PlanCache<Plan>();
+  static auto* plans = new PlanCache<Plan>("convolution weight-gradient plans", "PIJIT_PLAN_CACHE", kDefaultPlanCache);
   const std::string key = plan_key(g, p);
   return plans->get(key, [&] { return make_plan(key, g, p); });
 }

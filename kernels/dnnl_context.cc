@@ -9,7 +9,13 @@
 namespace pj {
 
 dnnl::engine& dnnl_engine() {
-  static dnnl::engine* e = new dnnl::engine(dnnl::engine::kind::cpu, 0);
+  static dnnl::engine* e = [] {
+    // oneDNN keeps a cache of its own (1024 primitives by default): bounded like pijit's, so
+    // primitives pijit's cache dropped are not all kept alive there.
+    if (!std::getenv("DNNL_PRIMITIVE_CACHE_CAPACITY"))
+      dnnl::set_primitive_cache_capacity(static_cast<int>(PrimitiveCache::instance().capacity()));
+    return new dnnl::engine(dnnl::engine::kind::cpu, 0);
+  }();
   return *e;
 }
 
@@ -110,32 +116,6 @@ void BoundArgs::execute(const dnnl::primitive& prim, std::initializer_list<std::
 PrimitiveCache& PrimitiveCache::instance() {
   static PrimitiveCache* c = new PrimitiveCache();
   return *c;
-}
-
-dnnl::primitive PrimitiveCache::get(const std::string& key, const std::function<dnnl::primitive()>& make) {
-  {
-    std::lock_guard<std::mutex> lock(mu_);
-    auto it = map_.find(key);
-    if (it != map_.end()) {
-      ++hits_;
-      return it->second;
-    }
-  }
-  dnnl::primitive p = make();
-  std::lock_guard<std::mutex> lock(mu_);
-  ++misses_;
-  map_.emplace(key, p);
-  return p;
-}
-
-size_t PrimitiveCache::size() const {
-  std::lock_guard<std::mutex> lock(mu_);
-  return map_.size();
-}
-
-void PrimitiveCache::clear() {
-  std::lock_guard<std::mutex> lock(mu_);
-  map_.clear();
 }
 
 dnnl::memory::dims to_dnnl_dims(const int64_t* shape, int n) {

@@ -21,6 +21,7 @@
 #include <vector>
 
 #include "absl/container/flat_hash_map.h"
+#include "kernels/bounded_cache.h"
 #include "oneapi/dnnl/dnnl.hpp"
 
 namespace pj {
@@ -69,45 +70,31 @@ class BoundArgs {
 };
 
 // Plans of one kind (everything about a geometry but the data) by their descriptor key, made with
-// `make` on first use. Bounded: cleared when it grows past kMaxPlans (plans in use live on through
-// their shared_ptr). conv2d / conv_transpose2d and conv2d_weight_grad keep theirs in one each.
+// `make` on first use; bounded, least recently used out first (kernels/bounded_cache.h; plans in
+// use live on through their shared_ptr). conv2d / conv_transpose2d, conv2d_weight_grad and dense
+// keep theirs in one each, sized by PIJIT_PLAN_CACHE.
 template <typename Plan>
-class PlanCache {
- public:
-  static constexpr size_t kMaxPlans = 256;
-  template <typename Make>
-  std::shared_ptr<Plan> get(const std::string& key, Make&& make) {
-    {
-      std::lock_guard<std::mutex> lock(mu_);
-      auto it = map_.find(key);
-      if (it != map_.end()) return it->second;
-    }
-    std::shared_ptr<Plan> plan = make();  // (outside the lock: making one JIT-compiles kernels)
-    std::lock_guard<std::mutex> lock(mu_);
-    if (map_.size() >= kMaxPlans) map_.clear();
-    map_.emplace(key, plan);
-    return plan;
-  }
+using PlanCache = BoundedCache<std::shared_ptr<Plan>>;
+constexpr size_t kDefaultPlanCache = 256;
 
- private:
-  std::mutex mu_;
-  absl::flat_hash_map<std::string, std::shared_ptr<Plan>> map_;
-};
-
+// oneDNN primitives by descriptor key, sized by PIJIT_PRIMITIVE_CACHE (oneDNN's own primitive
+// cache gets the same capacity unless DNNL_PRIMITIVE_CACHE_CAPACITY sets it).
 class PrimitiveCache {
  public:
+  static constexpr size_t kDefaultCapacity = 512;
   static PrimitiveCache& instance();
   // The primitive for `key`, created with `make` on first use.
-  dnnl::primitive get(const std::string& key, const std::function<dnnl::primitive()>& make);
-  int64_t hits() const { return hits_; }
-  int64_t misses() const { return misses_; }
-  size_t size() const;
-  void clear();
+  dnnl::primitive get(const std::string& key, const std::function<dnnl::primitive()>& make) {
+    return cache_.get(key, make);
+  }
+  int64_t hits() { return cache_.hits(); }
+  int64_t misses() { return cache_.misses(); }
+  size_t size() { return cache_.size(); }
+  size_t capacity() const { return cache_.capacity(); }
+  void clear() { cache_.clear(); }
 
  private:
-  mutable std::mutex mu_;
-  absl::flat_hash_map<std::string, dnnl::primitive> map_;
-  int64_t hits_ = 0, misses_ = 0;
+  BoundedCache<dnnl::primitive> cache_{"oneDNN primitives", "PIJIT_PRIMITIVE_CACHE", kDefaultCapacity};
 };
 
 // dnnl::memory::dims from a pijit shape; a 0-d shape becomes {1}.

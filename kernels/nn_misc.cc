@@ -169,14 +169,15 @@ struct DensePlan {
   }
 };
 
+std::shared_ptr<const DensePlan> make_dense_plan(int64_t M, int64_t K, int64_t N, bool bias);
+
 std::shared_ptr<const DensePlan> dense_plan(int64_t M, int64_t K, int64_t N, bool bias) {
-  static std::mutex mu;
-  static auto* plans = new absl::flat_hash_map<std::string, std::shared_ptr<const DensePlan>>();
+  static auto* plans = new PlanCache<const DensePlan>("dense plans", "PIJIT_PLAN_CACHE", kDefaultPlanCache);
   const std::string key = std::to_string(M) + "x" + std::to_string(K) + "x" + std::to_string(N) + (bias ? "+b" : "");
-  {
-    std::lock_guard<std::mutex> lock(mu);
-    if (auto it = plans->find(key); it != plans->end()) return it->second;
-  }
+  return plans->get(key, [&] { return make_dense_plan(M, K, N, bias); });
+}
+
+std::shared_ptr<const DensePlan> make_dense_plan(int64_t M, int64_t K, int64_t N, bool bias) {
   using dt = dnnl::memory::data_type;
   using tag = dnnl::memory::format_tag;
   auto p = std::make_shared<DensePlan>();
@@ -194,9 +195,6 @@ std::shared_ptr<const DensePlan> dense_plan(int64_t M, int64_t K, int64_t N, boo
   } catch (const dnnl::error&) {
     p = nullptr;
   }
-  std::lock_guard<std::mutex> lock(mu);
-  if (plans->size() >= 4096) plans->clear();
-  plans->emplace(key, p);
   return p;
 }
 

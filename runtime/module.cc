@@ -206,6 +206,19 @@ PyObject* py_primitive_cache_info(PyObject*, PyObject*) {
                        "size", (Py_ssize_t)c.size());
 }
 
+// Every bounded cache (kernels/bounded_cache.h): name -> {size, capacity, hits, misses, evictions, env}.
+PyObject* py_kernel_cache_stats(PyObject*, PyObject*) {
+  Ref d(PyDict_New());
+  if (!d) return nullptr;
+  for (const CacheInfo& c : cache_infos()) {
+    Ref v(Py_BuildValue("{s:n,s:n,s:L,s:L,s:L,s:s}", "size", (Py_ssize_t)c.size, "capacity", (Py_ssize_t)c.capacity,
+                        "hits", (long long)c.hits, "misses", (long long)c.misses, "evictions", (long long)c.evictions,
+                        "env", c.env.c_str()));
+    if (!v || PyDict_SetItemString(d.get(), c.name.c_str(), v.get()) < 0) return nullptr;
+  }
+  return d.release();
+}
+
 PyObject* py_weight_cache_info(PyObject*, PyObject*) {
   WeightCacheStats s = weight_cache_stats();
   return Py_BuildValue("{s:L,s:L,s:L,s:L}", "hits", (long long)s.hits, "reorders", (long long)s.reorders, "entries",
@@ -321,6 +334,7 @@ PyMethodDef module_methods[] = {
     {"get_num_threads", py_get_num_threads, METH_NOARGS, "threads used by pijit's kernels"},
     {"registered_ops", py_registered_ops, METH_NOARGS, "names of every op in the registry"},
     {"primitive_cache_info", py_primitive_cache_info, METH_NOARGS, "oneDNN primitive cache counters"},
+    {"kernel_cache_stats", py_kernel_cache_stats, METH_NOARGS, "every bounded kernel cache: size, capacity, counters"},
     {"weight_cache_info", py_weight_cache_info, METH_NOARGS,
      "counters of the reordered-weights cache: hits, reorders, entries, bytes"},
     {"set_seed", py_set_seed, METH_O, "seed of the random generator (rand, randn, randint, ...)"},

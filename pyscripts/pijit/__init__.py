@@ -34,4 +34,7 @@ __version__ = "0.1.0"
 
 get_num_threads = _C.get_num_threads
 cached_storage_bytes = _C.cached_storage_bytes
+# Every bounded cache keyed by geometry (oneDNN primitives, convolution and dense plans): name ->
+# {size, capacity, hits, misses, evictions, env}; each sized by the environment variable named.
+kernel_cache_stats = _C.kernel_cache_stats
 release_cached_storage = _C.release_cached_storage

@@ -161,6 +161,10 @@ def _sysinfo(args):
     print("CPU: %s, %d threads for kernels; vector extensions: %s" % (model, _C.get_num_threads(),
                                                                       " ".join(vector) or "none found"))
     print("fused elementwise kernels: %s" % _C.fused_backend())
+    for name, c in sorted(_C.kernel_cache_stats().items()):
+        print("cache of %s: %d of %d entries (%s), %d hits, %d misses, %d evicted"
+              % (name, c["size"], c["capacity"], c["env"], c["hits"], c["misses"], c["evictions"]))
+    print("freed tensor storage kept for reuse: %.1f MiB (PIJIT_STORAGE_CACHE_MB)" % (_C.cached_storage_bytes() / 2.0 ** 20))
     gpu = _C.gpu_info()
     if not gpu["built"]:
         print("GPU backend: not built (%s)" % gpu["why"])

@@ -254,5 +254,50 @@ class Depth(unittest.TestCase):
         self.assertTrue("RecursionError" in out or "4002.0" in out, out)
 
 
+class BoundedCaches(unittest.TestCase):
+    """Caches keyed by geometry are bounded (LRU), counted and sized by environment variables."""
+
+    SRC = """
+        import random, pijit as pj
+        from pijit import ops
+        def rss():
+            with open("/proc/self/statm") as f:
+                return int(f.read().split()[1]) * 4096 / 2.0 ** 20
+        def f(x, w):
+            return ops.softmax(x @ w, -1) * 2 + 1
+        if %r:
+            f = pj.jit(f)
+        order = list(range(3000)); random.Random(0).shuffle(order)
+        marks = {}
+        for n, i in enumerate(order, 1):
+            r, c = 1 + i %% 60, 16 + i // 60
+            y = f(ops.ones((r, c), pj.float32), ops.ones((c, 8), pj.float32))
+            if n in (1500, 3000):
+                marks[n] = rss()
+        st = pj.kernel_cache_stats()["oneDNN primitives"]
+        print(st["size"], st["capacity"], st["evictions"], st["env"], marks[3000] - marks[1500])
+    """
+
+    def test_distinct_shapes_stay_bounded(self):
+        for jit in (False, True):
+            with self.subTest(jit=jit):
+                rc, out, err = run_child(self.SRC % jit, env_extra={"PIJIT_PRIMITIVE_CACHE": "32",
+                                                                     "PIJIT_STORAGE_CACHE_MB": "0"})
+                self.assertEqual(rc, 0, err[-2000:])
+                size, cap, evictions, env, growth = out.split()
+                self.assertEqual((int(size), int(cap), env), (32, 32, "PIJIT_PRIMITIVE_CACHE"))
+                self.assertGreater(int(evictions), 2000)
+                # the second 1500 new shapes: a few MiB at most (84 KiB a shape, 120 MiB, before)
+                self.assertLess(float(growth), 12.0, out)
+
+    def test_bad_capacity_is_refused_with_a_warning(self):
+        rc, out, err = run_child("import pijit as pj; from pijit import ops; ops.softmax(ops.ones((2, 8)), -1);"
+                                 "print(pj.kernel_cache_stats()['oneDNN primitives']['capacity'])",
+                                 env_extra={"PIJIT_PRIMITIVE_CACHE": "lots"})
+        self.assertEqual(rc, 0, err)
+        self.assertEqual(out.strip(), "512")
+        self.assertIn("PIJIT_PRIMITIVE_CACHE=lots is not a whole number", err)
+
+
 if __name__ == "__main__":
     unittest.main()
