@@ -54,8 +54,13 @@ PyObject* tensor_new(PyTypeObject* type, PyObject* args, PyObject* kwargs) {
         s.push_back(0);
         continue;
       }
+      if (PyBool_Check(item) || !PyIndex_Check(item))  // (a float would be truncated by __int__)
+        return PyErr_Format(PyExc_TypeError, "Tensor(): shape must be a tuple or list of ints, got an element of "
+                            "type '%.200s'", Py_TYPE(item)->tp_name);
+      Ref idx(PyNumber_Index(item));
+      if (!idx) return nullptr;
       int overflow = 0;
-      long long d = PyLong_AsLongLongAndOverflow(item, &overflow);
+      long long d = PyLong_AsLongLongAndOverflow(idx.get(), &overflow);
       if (d == -1 && PyErr_Occurred()) return nullptr;
       if (overflow) return fail(PyExc_ValueError, "Tensor(): a dim of shape does not fit in a 64-bit integer");
       s.push_back(d);

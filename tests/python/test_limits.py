@@ -99,6 +99,9 @@ class SizesThatOverflow(unittest.TestCase):
             pj.Tensor(shape=(2 ** 64,), dtype=pj.float32)
         with self.assertRaises(ValueError):
             pj.Tensor(shape=(-1, 2), dtype=pj.float32)
+        for bad in (2.5, True, "2"):
+            with self.assertRaisesRegex(TypeError, "shape must be a tuple or list of ints"):
+                pj.Tensor(shape=(bad, 2), dtype=pj.float32)
 
 
 class Nesting(unittest.TestCase):
