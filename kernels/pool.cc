@@ -109,22 +109,6 @@ void max_pool_loop(const Tensor& out, const Tensor& x, const Pool2dParams& p) {
   });
 }
 
-// oneDNN's max pooling starts from -FLT_MAX and takes vmaxps, so it drops a NaN and turns a window
-// of -inf into -FLT_MAX: the planes holding a NaN or an infinity are pooled again by the loop,
-// which gives numpy's and PyTorch's values there and oneDNN's bits on finite planes.
-void redo_nonfinite_planes(const Tensor& out, const Tensor& x, const Pool2dParams& p) {
-  const int64_t H = x.dim(2), W = x.dim(3), OH = out.dim(2), OW = out.dim(3);
-  const float* X = x.data<float>();
-  float* O = out.data<float>();
-  parallel_for(out.dim(0) * out.dim(1), std::max<int64_t>(1, kParallelGrain / std::max<int64_t>(H * W, 1)),
-               [&](int64_t b, int64_t e) {
-    for (int64_t k = b; k < e; ++k) {
-      if (!any_nonfinite(X + k * H * W, H * W)) continue;
-      for (int64_t oy = 0; oy < OH; ++oy) max_pool_row(X + k * H * W, O + (k * OH + oy) * OW, H, W, OW, oy, p);
-    }
-  });
-}
-
 // Average pooling's window for output (oy, ox), clipped to the input (rows [h0, h1), columns
 // [w0, w1)), and the divisor PyTorch uses: the override, the window within input + padding, or
 // the elements inside the input.
@@ -197,21 +181,24 @@ void pool_dnnl_pads(const Shape& x, const Shape& out, const Pool2dParams& p, dnn
 
 namespace {
 
-// False when oneDNN has no fast kernel for this geometry; x and out contiguous.
-bool dnnl_pool(const Tensor& out, const Tensor& x, const Pool2dParams& p, dnnl::algorithm alg) {
-  using dims = dnnl::memory::dims;
-  const dims src{x.dim(0), x.dim(1), x.dim(2), x.dim(3)}, dst{out.dim(0), out.dim(1), out.dim(2), out.dim(3)};
-  dims pad_l, pad_r;
-  pool_dnnl_pads(x.shape(), out.shape(), p, &pad_l, &pad_r);
+dnnl::memory::desc nchw_desc(const Shape& s) {
+  return dnnl::memory::desc(dnnl::memory::dims(s.begin(), s.end()), dnnl::memory::data_type::f32,
+                            dnnl::memory::format_tag::nchw);
+}
+
+// oneDNN's pooling primitive from NCHW `src` to NCHW `dst` (dims), or an empty one when oneDNN has
+// no fast kernel for this geometry (then the loops run).
+dnnl::primitive pool_primitive(const Shape& src, const Shape& dst, const Pool2dParams& p, dnnl::algorithm alg) {
+  dnnl::memory::dims pad_l, pad_r;
+  pool_dnnl_pads(src, dst, p, &pad_l, &pad_r);
   std::string key = "pool2d:" + std::to_string(static_cast<int>(alg));
   for (int64_t v : {src[0], src[1], src[2], src[3], dst[2], dst[3], p.kernel[0], p.kernel[1], p.stride[0], p.stride[1],
                     pad_l[0], pad_l[1], pad_r[0], pad_r[1]})
     key += "," + std::to_string(v);
-  const dnnl::memory::desc smd(src, dnnl::memory::data_type::f32, dnnl::memory::format_tag::nchw);
-  const dnnl::memory::desc dmd(dst, dnnl::memory::data_type::f32, dnnl::memory::format_tag::nchw);
   // An empty primitive records "no fast kernel" so the check is not repeated.
-  dnnl::primitive prim = PrimitiveCache::instance().get(key, [&]() -> dnnl::primitive {
+  return PrimitiveCache::instance().get(key, [&]() -> dnnl::primitive {
     try {
+      const dnnl::memory::desc smd(nchw_desc(src)), dmd(nchw_desc(dst));
       dnnl::pooling_forward::desc d(dnnl::prop_kind::forward_inference, alg, smd, dmd, {p.stride[0], p.stride[1]},
                                     {p.kernel[0], p.kernel[1]}, pad_l, pad_r);
       dnnl::pooling_forward::primitive_desc pd(d, scratchpad_attr(), dnnl_engine());
@@ -221,10 +208,55 @@ bool dnnl_pool(const Tensor& out, const Tensor& x, const Pool2dParams& p, dnnl::
       return dnnl::primitive();
     }
   });
-  if (!prim) return false;
-  dnnl::memory sm(smd, dnnl_engine(), x.raw_data()), dm(dmd, dnnl_engine(), out.raw_data());
+}
+
+void run_pool(const dnnl::primitive& prim, const Shape& src, const Shape& dst, const float* x, float* y) {
+  const dnnl::memory::desc smd(nchw_desc(src)), dmd(nchw_desc(dst));
+  dnnl::memory sm(smd, dnnl_engine(), const_cast<float*>(x)), dm(dmd, dnnl_engine(), y);
   execute(prim, {{DNNL_ARG_SRC, sm}, {DNNL_ARG_DST, dm}});
+}
+
+// False when oneDNN has no fast kernel for this geometry; x and out contiguous.
+bool dnnl_pool(const Tensor& out, const Tensor& x, const Pool2dParams& p, dnnl::algorithm alg) {
+  dnnl::primitive prim = pool_primitive(x.shape(), out.shape(), p, alg);
+  if (!prim) return false;
+  run_pool(prim, x.shape(), out.shape(), x.data<float>(), out.data<float>());
   return true;
+}
+
+// Input elements per oneDNN max pooling call (512 KiB): each chunk of planes is scanned for NaN and
+// infinities just before oneDNN reads it, so the scan brings it into L2 rather than adding a pass
+// over memory.
+constexpr int64_t kDnnlChunk = 131072;
+
+// Float32 max pooling by oneDNN, x and out contiguous. oneDNN's maximum starts from -FLT_MAX and
+// takes vmaxps, so it drops a NaN and turns a window of -inf into -FLT_MAX: the planes holding a NaN
+// or an infinity are pooled again by the loop, which gives numpy's and PyTorch's values there and
+// oneDNN's bits on finite planes. Each thread runs oneDNN on its planes chunk by chunk, as (1, planes,
+// H, W) (inside the parallel region oneDNN runs on the calling thread); a plane's maxima do not
+// depend on the chunk it is in. Where oneDNN has no fast kernel for a chunk, the loop pools it.
+void dnnl_max_pool(const Tensor& out, const Tensor& x, const Pool2dParams& p) {
+  const int64_t H = x.dim(2), W = x.dim(3), OH = out.dim(2), OW = out.dim(3), HW = std::max<int64_t>(H * W, 1);
+  const int64_t per = std::max<int64_t>(1, kDnnlChunk / HW);
+  const float* X = x.data<float>();
+  float* O = out.data<float>();
+  parallel_for(out.dim(0) * out.dim(1), std::max<int64_t>(1, kParallelGrain / HW), [&](int64_t b, int64_t e) {
+    for (int64_t k0 = b; k0 < e; k0 += per) {
+      const int64_t np = std::min(per, e - k0);
+      const float* xs = X + k0 * H * W;
+      float* ys = O + k0 * OH * OW;
+      const bool special = any_nonfinite(xs, np * H * W);
+      const Shape src{1, np, H, W}, dst{1, np, OH, OW};
+      dnnl::primitive prim = pool_primitive(src, dst, p, dnnl::algorithm::pooling_max);
+      if (prim) run_pool(prim, src, dst, xs, ys);
+      if (prim && !special) continue;
+      for (int64_t k = 0; k < np; ++k) {
+        const float* plane = xs + k * H * W;
+        if (prim && !any_nonfinite(plane, H * W)) continue;
+        for (int64_t oy = 0; oy < OH; ++oy) max_pool_row(plane, ys + (k * OH + oy) * OW, H, W, OW, oy, p);
+      }
+    }
+  });
 }
 
 // PyTorch's include-padding divisor is the window clipped to input + padding; oneDNN's is the
@@ -261,10 +293,9 @@ void run(Kind kind, const Tensor& out, const Tensor& x, const Pool2dParams* p, b
   }
   if (!done && allow_dnnl && kind != Kind::adaptive && x.dtype() == DType::Float32 && x.numel() > 0) {
     if (kind == Kind::max && p->dilation[0] == 1 && p->dilation[1] == 1) {
-      done = dnnl_pool(dst, src, *p, dnnl::algorithm::pooling_max);
-      if (done) redo_nonfinite_planes(dst, src, *p);
-    }
-    else if (kind == Kind::avg && !p->divisor_override && !p->count_include_pad)
+      dnnl_max_pool(dst, src, *p);
+      done = true;
+    } else if (kind == Kind::avg && !p->divisor_override && !p->count_include_pad)
       done = dnnl_pool(dst, src, *p, dnnl::algorithm::pooling_avg_exclude_padding);
     else if (kind == Kind::avg && !p->divisor_override && windows_inside_padding(dst, src, *p))
       done = dnnl_pool(dst, src, *p, dnnl::algorithm::pooling_avg_include_padding);

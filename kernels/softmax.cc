@@ -16,21 +16,20 @@ namespace {
 
 constexpr int64_t kTile = 256;  // columns handled together when the axis is not innermost
 
-// Contiguous [outer, n] with softmax over n (the innermost axis: oneDNN's jit kernels need that).
-void dnnl_softmax(const Tensor& out, const Tensor& in, int64_t outer, int64_t n, bool log) {
-  dnnl::memory::desc md({outer, n}, dnnl::memory::data_type::f32, dnnl::memory::format_tag::ab);
-  std::string key = std::string(log ? "logsoftmax:" : "softmax:") + std::to_string(outer) + "x" +
-                    std::to_string(n);
+// Elements of input per oneDNN call (256 KiB): each chunk is scanned for NaN and infinities just
+// before oneDNN reads it, so the scan brings it into L2 rather than adding a pass over memory.
+constexpr int64_t kDnnlChunk = 65536;
+
+// oneDNN's softmax of `rows` contiguous rows of n (the innermost axis: its jit kernels need that).
+void dnnl_softmax_rows(float* y, const float* x, int64_t rows, int64_t n) {
+  dnnl::memory::desc md({rows, n}, dnnl::memory::data_type::f32, dnnl::memory::format_tag::ab);
+  std::string key = "softmax:" + std::to_string(rows) + "x" + std::to_string(n);
   dnnl::primitive prim = PrimitiveCache::instance().get(key, [&]() -> dnnl::primitive {
-    if (log) {
-      dnnl::logsoftmax_forward::desc d(dnnl::prop_kind::forward_inference, md, 1);
-      return dnnl::logsoftmax_forward(dnnl::logsoftmax_forward::primitive_desc(d, scratchpad_attr(), dnnl_engine()));
-    }
     dnnl::softmax_forward::desc d(dnnl::prop_kind::forward_inference, md, 1);
     return dnnl::softmax_forward(dnnl::softmax_forward::primitive_desc(d, scratchpad_attr(), dnnl_engine()));
   });
-  dnnl::memory src(md, dnnl_engine(), in.raw_data());
-  dnnl::memory dst(md, dnnl_engine(), out.raw_data());
+  dnnl::memory src(md, dnnl_engine(), const_cast<float*>(x));
+  dnnl::memory dst(md, dnnl_engine(), y);
   execute(prim, {{DNNL_ARG_SRC, src}, {DNNL_ARG_DST, dst}});
 }
 
@@ -102,13 +101,24 @@ void softmax_loop(T* y, const T* x, int64_t outer, int64_t n, int64_t inner, boo
   });
 }
 
-// oneDNN's softmax takes its row maximum starting from -FLT_MAX with vmaxps, which drops a NaN
-// ([1, nan] gave [0, nan]); the rows holding a NaN or an infinity are computed again by the loop,
-// so every row is what the loop (and float64) gives: numpy's and PyTorch's values.
-void redo_nonfinite_rows(float* y, const float* x, int64_t outer, int64_t n) {
-  parallel_for(outer, std::max<int64_t>(1, kParallelGrain / std::max<int64_t>(n, 1)), [&](int64_t b, int64_t e) {
-    for (int64_t o = b; o < e; ++o)
-      if (any_nonfinite(x + o * n, n)) softmax_row(y + o * n, x + o * n, n, false);
+// Contiguous [outer, n] with softmax over n, by oneDNN. Its row maximum starts from -FLT_MAX and
+// takes vmaxps, which drops a NaN ([1, nan] gave [0, nan]): the rows holding a NaN or an infinity
+// are computed again by the loop, so every row is what the loop (and float64) gives, numpy's and
+// PyTorch's values. Each thread runs oneDNN on its rows chunk by chunk (inside the parallel region
+// oneDNN runs on the calling thread); a row's result does not depend on the chunk it is in.
+void dnnl_softmax(float* y, const float* x, int64_t outer, int64_t n) {
+  const int64_t per = std::max<int64_t>(1, kDnnlChunk / n);
+  parallel_for(outer, std::max<int64_t>(1, kParallelGrain / n), [&](int64_t b, int64_t e) {
+    for (int64_t r0 = b; r0 < e; r0 += per) {
+      const int64_t rows = std::min(per, e - r0);
+      const float* xs = x + r0 * n;
+      float* ys = y + r0 * n;
+      const bool special = any_nonfinite(xs, rows * n);
+      dnnl_softmax_rows(ys, xs, rows, n);
+      if (!special) continue;
+      for (int64_t r = 0; r < rows; ++r)
+        if (any_nonfinite(xs + r * n, n)) softmax_row(ys + r * n, xs + r * n, n, false);
+    }
   });
 }
 
@@ -129,8 +139,7 @@ void softmax_into(const Tensor& out, const Tensor& in, int axis, bool log) {
     // log_softmax stays on the loop too: oneDNN 2.6's float32 log is ~50 ulp off (a cross-entropy
     // of two equal logits came out 24 ulp from ln 2), and losses are built on it.
     if (inner == 1 && !log) {
-      dnnl_softmax(dst, src, outer, n, log);
-      redo_nonfinite_rows(dst.data<float>(), src.data<float>(), outer, n);
+      dnnl_softmax(dst.data<float>(), src.data<float>(), outer, n);
     } else {
       softmax_loop<float>(dst.data<float>(), src.data<float>(), outer, n, inner, log);
     }

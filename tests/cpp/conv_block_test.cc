@@ -158,8 +158,12 @@ TEST(ConvBlock, OneDnnPoolsGiveMaxPool2dsBitsWithNaNAndInfinities) {
           nans += std::isnan(want.item_double(i));
           neg_inf += want.item_double(i) == -INFINITY;
         }
-        if (with_nan) EXPECT_GT(nans, 0) << ctx << ": NaN reaches the pooled result";
-        if (!affine && !relu) EXPECT_GT(neg_inf, 0) << ctx << ": the -inf channel pools to -inf";
+        if (with_nan) {
+          EXPECT_GT(nans, 0) << ctx << ": NaN reaches the pooled result";
+        }
+        if (!affine && !relu) {
+          EXPECT_GT(neg_inf, 0) << ctx << ": the -inf channel pools to -inf";
+        }
         EXPECT_EQ(bit_patterns(got), bit_patterns(blocked_out ? nchw_to_nchw16c(want) : want)) << ctx;
       }
     }

@@ -681,11 +681,15 @@ TEST(Softmax, NonFiniteRowsGiveNumpysValuesOnEveryPath) {
                                         std::to_string(r) + " element " + std::to_string(i);
                 if (std::isnan(want) || std::isinf(want)) {
                   ASSERT_EQ(std::isnan(got), std::isnan(want)) << ctx << ": got " << got;
-                  if (!std::isnan(want)) ASSERT_EQ(got, want) << ctx;
+                  if (!std::isnan(want)) {
+                    ASSERT_EQ(got, want) << ctx;
+                  }
                 } else {
                   const double tol = (t == DType::Float32 ? 3e-6 : 1e-13) * (1 + std::abs(want));
                   ASSERT_NEAR(got, want, tol) << ctx;
-                  if (want == 0) ASSERT_EQ(got, 0.0) << ctx << ": exp(-inf) is exactly 0";
+                  if (want == 0) {
+                    ASSERT_EQ(got, 0.0) << ctx << ": exp(-inf) is exactly 0";
+                  }
                 }
               }
             }
@@ -713,7 +717,7 @@ TEST(Softmax, NonFiniteRowsGiveNumpysValuesOnEveryPath) {
 
 // float32 softmax over the innermost axis is oneDNN's on finite rows and the loop's on the rows
 // holding NaN or an infinity: a float32 row gives the same bits alone as inside a tensor whose other
-// rows are special.
+// rows are special, or inside a large tensor that oneDNN takes in chunks.
 TEST(Softmax, FiniteRowsKeepTheirBitsBesideSpecialRows) {
   Tensor finite = testing::random({64, 33}, DType::Float32, 5);
   Tensor mixed = Tensor::empty(finite.shape(), DType::Float32);
@@ -723,6 +727,13 @@ TEST(Softmax, FiniteRowsKeepTheirBitsBesideSpecialRows) {
   for (int64_t r = 0; r < 64; ++r) {
     if (r % 3 == 0) continue;
     EXPECT_EQ(std::memcmp(a.data<float>() + r * 33, b.data<float>() + r * 33, 33 * sizeof(float)), 0) << "row " << r;
+  }
+  // oneDNN takes a large tensor in chunks of rows, per thread: a row gives the bits it gives alone.
+  Tensor big = testing::random({3000, 100}, DType::Float32, 6);
+  Tensor all = call_op1("softmax", {big});
+  for (int64_t r : {0, 1, 654, 655, 1500, 2999}) {  // (655 rows to a chunk)
+    Tensor one = call_op1("softmax", {big.as_strided({1, 100}, {100, 1}, big.offset() + r * 100)});
+    EXPECT_EQ(std::memcmp(all.data<float>() + r * 100, one.data<float>(), 100 * sizeof(float)), 0) << "row " << r;
   }
 }
 
