@@ -1,18 +1,166 @@
 #include "common/files.h"
 
+#include <fcntl.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
+#include <atomic>
 #include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <functional>
+#include <mutex>
+#include <set>
+#include <thread>
+
+#include "common/sha256.h"
 
 namespace pj {
 
-bool make_dirs(const std::string& path) {
+namespace {
+
+constexpr char kMagic[] = "pijit-cache 1\n";
+// A cache entry larger than this is not read (nothing pijit caches comes near it).
+constexpr off_t kMaxEntry = off_t(1) << 30;
+
+std::string errno_text(int e) { return std::strerror(e); }
+
+// Writes all of [data, data+size) to fd, through short writes and EINTR.
+bool write_all(int fd, const char* data, size_t size) {
+  while (size) {
+    const ssize_t n = ::write(fd, data, size);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) return false;
+    data += n, size -= size_t(n);
+  }
+  return true;
+}
+
+// The whole of fd (a regular file of at most kMaxEntry bytes) into *out.
+bool read_all(int fd, std::string* out) {
+  struct stat st;
+  if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || st.st_uid != geteuid() || st.st_size > kMaxEntry)
+    return false;
+  out->clear();
+  out->reserve(size_t(st.st_size));
+  char buf[65536];
+  for (;;) {
+    const ssize_t n = ::read(fd, buf, sizeof buf);
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) return false;
+    if (n == 0) return true;
+    out->append(buf, size_t(n));
+    if (out->size() > size_t(kMaxEntry)) return false;
+  }
+}
+
+}  // namespace
+
+bool make_dirs(const std::string& path, unsigned mode) {
   for (size_t i = 1; i <= path.size(); ++i)
     if (i == path.size() || path[i] == '/') {
       const std::string part = path.substr(0, i);
-      if (mkdir(part.c_str(), 0777) != 0 && errno != EEXIST) return false;
+      if (mkdir(part.c_str(), mode_t(mode)) != 0 && errno != EEXIST) return false;
     }
   return true;
+}
+
+std::string private_dir_problem(const std::string& path) {
+  struct stat st;
+  if (lstat(path.c_str(), &st) != 0) return "cannot be read (" + errno_text(errno) + ")";
+  if (S_ISLNK(st.st_mode)) return "is a symbolic link";
+  if (!S_ISDIR(st.st_mode)) return "is not a directory";
+  if (st.st_uid != geteuid())
+    return "is owned by uid " + std::to_string(st.st_uid) + ", not by this user (uid " + std::to_string(geteuid()) + ")";
+  if (st.st_mode & (S_IWGRP | S_IWOTH)) {
+    char mode[8];
+    std::snprintf(mode, sizeof mode, "%04o", unsigned(st.st_mode & 07777));
+    return std::string("is group- or world-writable (mode ") + mode + ")";
+  }
+  return "";
+}
+
+std::string prepare_private_dir(const std::string& root_in, const std::string& sub) {
+  std::string root = root_in;
+  while (root.size() > 1 && root.back() == '/') root.pop_back();
+  if (root.empty()) return "no folder given";
+  // The root and every level below it are pijit's: each is checked before anything is made inside
+  // it (a symbolic link is not followed into). The root's parents, such as /tmp or ~/.cache,
+  // belong to the user or the system and are only made when missing, never judged.
+  std::string level = root;
+  if (!make_dirs(level, 0700)) return level + " cannot be created (" + errno_text(errno) + ")";
+  for (size_t i = 0;; ++i) {
+    if (std::string why = private_dir_problem(level); !why.empty()) return level + " " + why;
+    if (i >= sub.size()) return "";
+    const size_t slash = sub.find('/', i);
+    const size_t end = slash == std::string::npos ? sub.size() : slash;
+    if (end == i) continue;
+    level += "/" + sub.substr(i, end - i);
+    i = end;
+    if (mkdir(level.c_str(), 0700) != 0 && errno != EEXIST)
+      return level + " cannot be created (" + errno_text(errno) + ")";
+  }
+}
+
+bool private_dir(const std::string& root, const std::string& sub, const char* what) {
+  const std::string why = prepare_private_dir(root, sub);
+  if (why.empty()) return true;
+  static std::mutex mu;
+  static std::set<std::string> warned;
+  std::lock_guard<std::mutex> lock(mu);
+  if (warned.insert(root + "\n" + sub).second)
+    std::fprintf(stderr, "pijit: warning: not using %s in %s%s%s: %s; running without it\n", what, root.c_str(),
+                 sub.empty() ? "" : "/", sub.c_str(), why.c_str());
+  return false;
+}
+
+bool read_cache_entry(const std::string& path, const std::string& key, std::string* body) {
+  const int fd = ::open(path.c_str(), O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+  if (fd < 0) return false;
+  std::string text;
+  const bool read = read_all(fd, &text);
+  ::close(fd);
+  if (!read) return false;
+  const std::string head = std::string(kMagic) + "key " + sha256_hex(key) + "\nbody ";
+  if (text.compare(0, head.size(), head) != 0) return false;
+  // The size: decimal digits, no leading zero, then one space.
+  size_t pos = head.size(), size = 0;
+  const size_t digits_at = pos;
+  for (; pos < text.size() && text[pos] >= '0' && text[pos] <= '9'; ++pos) {
+    if (pos - digits_at >= 12) return false;
+    size = size * 10 + size_t(text[pos] - '0');
+  }
+  if (pos == digits_at || (text[digits_at] == '0' && pos - digits_at > 1)) return false;
+  if (pos >= text.size() || text[pos] != ' ') return false;
+  const size_t hash_at = pos + 1, body_at = hash_at + 65;
+  if (body_at > text.size() || text[body_at - 1] != '\n' || text.size() - body_at != size) return false;
+  const std::string_view rest(text.data() + body_at, size);
+  if (text.compare(hash_at, 64, sha256_hex(rest)) != 0) return false;
+  body->assign(rest);
+  return true;
+}
+
+bool write_cache_entry(const std::string& path, const std::string& key, const std::string& body) {
+  static std::atomic<unsigned long> counter{0};
+  const std::string text = std::string(kMagic) + "key " + sha256_hex(key) + "\nbody " + std::to_string(body.size()) +
+                           " " + sha256_hex(body) + "\n" + body;
+  // A name no other writer (thread or process) uses: pid, thread, a counter; O_EXCL makes sure.
+  std::string tmp;
+  int fd = -1;
+  for (int attempt = 0; fd < 0 && attempt < 16; ++attempt) {
+    tmp = path + ".tmp." + std::to_string(::getpid()) + "." +
+          std::to_string(std::hash<std::thread::id>()(std::this_thread::get_id()) & 0xffffff) + "." +
+          std::to_string(counter.fetch_add(1));
+    fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+    if (fd < 0 && errno != EEXIST) return false;
+  }
+  if (fd < 0) return false;
+  bool ok = write_all(fd, text.data(), text.size());
+  ok = ::fsync(fd) == 0 && ok;
+  ok = ::close(fd) == 0 && ok;
+  if (ok && ::rename(tmp.c_str(), path.c_str()) == 0) return true;
+  ::unlink(tmp.c_str());
+  return false;
 }
 
 }  // namespace pj

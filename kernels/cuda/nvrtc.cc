@@ -1,14 +1,12 @@
 #include "kernels/cuda/nvrtc.h"
 
-#include <cstdio>
 #include <cstdlib>
-#include <fstream>
 #include <mutex>
-#include <sstream>
 #include <unordered_map>
 
 #include "common/check.h"
 #include "common/files.h"
+#include "common/sha256.h"
 #include "kernels/cuda/backend.h"
 
 namespace pj::cuda {
@@ -58,30 +56,23 @@ const Nvrtc& nvrtc() {
   return n;
 }
 
-uint64_t fnv1a(const std::string& s, uint64_t h = 1469598103934665603ull) {
-  for (unsigned char c : s) h = (h ^ c) * 1099511628211ull;
-  return h;
-}
-
 std::mutex g_mu;
 std::unordered_map<std::string, std::string> g_memory;  // key -> PTX
 CompileStats g_stats;
 
-std::string read_file(const std::string& path) {
-  std::ifstream f(path, std::ios::binary);
-  if (!f) return "";
-  std::ostringstream ss;
-  ss << f.rdbuf();
-  return ss.str();
+// The folder of pijit's disk caches ("" for none); the PTX lives in its cuda/ folder.
+std::string cache_root() {
+  if (const char* d = std::getenv("PIJIT_CACHE_DIR")) return d;
+  if (const char* x = std::getenv("XDG_CACHE_HOME"); x && *x) return std::string(x) + "/pijit";
+  if (const char* home = std::getenv("HOME"); home && *home) return std::string(home) + "/.cache/pijit";
+  return "";
 }
 
 }  // namespace
 
 std::string disk_cache_dir() {
-  if (const char* d = std::getenv("PIJIT_CACHE_DIR")) return *d ? std::string(d) + "/cuda" : "";
-  if (const char* x = std::getenv("XDG_CACHE_HOME"); x && *x) return std::string(x) + "/pijit/cuda";
-  if (const char* home = std::getenv("HOME"); home && *home) return std::string(home) + "/.cache/pijit/cuda";
-  return "";
+  const std::string root = cache_root();
+  return root.empty() ? "" : root + "/cuda";
 }
 
 std::string compile_ptx(const std::string& source, int arch, const std::vector<std::string>& options) {
@@ -99,18 +90,15 @@ std::string compile_ptx(const std::string& source, int arch, const std::vector<s
       return it->second;
     }
   }
-  char name[32];
-  std::snprintf(name, sizeof name, "%016llx", static_cast<unsigned long long>(fnv1a(key)));
-  const std::string dir = disk_cache_dir(), path = dir.empty() ? "" : dir + "/" + name + ".ptx";
-  // A cached file starts with the key it was made for: a hash collision is a miss, not wrong code.
-  const std::string header = "// " + std::to_string(key.size()) + " " + std::to_string(fnv1a(key, 7)) + "\n";
-  if (!path.empty()) {
-    const std::string text = read_file(path);
-    if (text.compare(0, header.size(), header) == 0) {
-      std::lock_guard<std::mutex> lock(g_mu);
-      ++g_stats.disk_hits;
-      return g_memory[key] = text.substr(header.size());
-    }
+  // The disk cache is used only in a private folder, and an entry only when its header names this
+  // key's SHA-256 and its body matches its own (common/files.h): otherwise NVRTC compiles again.
+  const std::string root = cache_root();
+  const bool disk = !root.empty() && private_dir(root, "cuda", "the GPU kernel cache");
+  const std::string path = disk ? root + "/cuda/" + sha256_hex(key) + ".ptx" : "";
+  if (std::string ptx; !path.empty() && read_cache_entry(path, key, &ptx)) {
+    std::lock_guard<std::mutex> lock(g_mu);
+    ++g_stats.disk_hits;
+    return g_memory[key] = ptx;
   }
   Program prog = nullptr;
   int rc = n.create(&prog, source.c_str(), "pijit_fused.cu", 0, nullptr, nullptr);
@@ -131,13 +119,9 @@ std::string compile_ptx(const std::string& source, int arch, const std::vector<s
   n.ptx(prog, &ptx[0]);
   n.destroy(&prog);
   if (!ptx.empty() && ptx.back() == '\0') ptx.pop_back();
-  // Written whole, then renamed: a concurrent reader never sees half a file. (An unwritable
-  // folder just means no disk cache.)
-  if (!path.empty() && make_dirs(dir)) {
-    const std::string tmp = path + ".tmp" + std::to_string(reinterpret_cast<uintptr_t>(&ptx));
-    std::ofstream(tmp, std::ios::binary) << header << ptx;
-    std::rename(tmp.c_str(), path.c_str());
-  }
+  // Atomic: a concurrent reader sees the old entry or this one. A failed write only costs a
+  // recompile next run.
+  if (!path.empty()) write_cache_entry(path, key, ptx);
   std::lock_guard<std::mutex> lock(g_mu);
   ++g_stats.compiled;
   return g_memory[key] = ptx;

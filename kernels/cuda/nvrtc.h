@@ -14,7 +14,8 @@ namespace pj::cuda {
 std::string compile_ptx(const std::string& source, int arch, const std::vector<std::string>& options);
 
 // Where compiled PTX is kept between runs: $PIJIT_CACHE_DIR, else $XDG_CACHE_HOME/pijit, else
-// ~/.cache/pijit (its cuda/ folder); "" disables the disk cache (PIJIT_CACHE_DIR="").
+// ~/.cache/pijit (its cuda/ folder); "" disables the disk cache (PIJIT_CACHE_DIR=""). The folder
+// must be private and each entry is verified (common/files.h); a refused folder means no disk cache.
 std::string disk_cache_dir();
 
 struct CompileStats {
