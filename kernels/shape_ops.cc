@@ -375,7 +375,7 @@ Shape tile_shape(const Shape& in, const Ints& reps) {
   for (size_t j = 0; j < n; ++j) {
     int64_t d = j < n - in.size() ? 1 : in[j - (n - in.size())];
     int64_t r = j < n - reps.size() ? 1 : reps[j - (n - reps.size())];
-    out[j] = d * r;
+    out[j] = checked_mul(d, r, "tile: the output size");
   }
   return out;
 }

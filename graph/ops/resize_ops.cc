@@ -113,11 +113,15 @@ PadArgs pad_args(const TensorMeta& x, const Attrs& a, Shape* out) {
   for (size_t i = 0; i < r.pads.size() / 2; ++i) {
     const int d = nd - 1 - static_cast<int>(i);
     const int64_t lo = r.pads[2 * i], hi = r.pads[2 * i + 1], in = x.shape[d];
-    if (in + lo + hi < 0)
+    const __int128 size = static_cast<__int128>(in) + lo + hi;  // (exact: paddings may be near +-2**63)
+    if (size < 0)
       PJ_THROW(Value) << op << ": the input size " << in << ", plus negative padding " << lo << " and " << hi
                       << " resulted in a negative output size, which is invalid. Check dimension " << d
                       << " of your input.";
-    (*out)[d] = in + lo + hi;
+    if (size > INT64_MAX)
+      PJ_THROW(Value) << op << ": the input size " << in << " plus padding " << lo << " and " << hi
+                      << " does not fit in 64 bits (dimension " << d << ")";
+    (*out)[d] = static_cast<int64_t>(size);
     if (r.mode == PadMode::reflect && (lo >= in || hi >= in) && (lo > 0 || hi > 0))
       PJ_THROW(Value) << op << ": padding size should be less than the corresponding input dimension, but got "
                       << "padding " << pair_str(lo, hi) << " at dimension " << d << " of input "

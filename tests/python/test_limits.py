@@ -60,6 +60,12 @@ class SizesThatOverflow(unittest.TestCase):
          "4.00 TiB (4398046511104 bytes) for a tensor with shape (1099511627776,) and data type float32"),
         ("65 dims", lambda x: x.reshape(*([1] * 65)), "ValueError", "maximum supported dimension"),
         ("an index of 2**64", lambda x: x[2 ** 64], "IndexError", "index-sized integer"),
+        ("tile by 2**62 + 1", lambda x: ops.tile(x.reshape(1).broadcast_to((4,)) * 1, (2 ** 62 + 1,)), "ValueError",
+         "4 * 4611686018427387905 does not fit"),
+        ("pad by 2**63 - 1 twice", lambda x: ops.pad(x.reshape(1, 1) * 1, (2 ** 63 - 1, 2 ** 63 - 1)), "ValueError",
+         "does not fit in 64 bits"),
+        ("pad by -2**63 twice", lambda x: ops.pad(x.reshape(1, 1) * 1, (-2 ** 63, -2 ** 63)), "ValueError",
+         "negative output size"),
     ]
 
     def check(self, fn):
