@@ -235,8 +235,11 @@ Shape contiguous_strides(const Shape& shape) {
   return st;
 }
 
-Tensor Tensor::view_of(std::shared_ptr<Storage> storage, const Shape& shape, const Shape& strides,
-                       int64_t offset, DType dtype) {
+namespace {
+
+// A tensor over `storage` whose checked byte count (shape_nbytes) the caller has.
+Tensor make_tensor(std::shared_ptr<Storage> storage, const Shape& shape, const Shape& strides, int64_t offset,
+                   DType dtype, int64_t nbytes) {
   PJ_CHECK(shape.size() == strides.size());
   auto impl = std::make_shared<TensorImpl>();
   impl->storage = std::move(storage);
@@ -244,9 +247,16 @@ Tensor Tensor::view_of(std::shared_ptr<Storage> storage, const Shape& shape, con
   impl->strides = strides;
   impl->offset = offset;
   impl->dtype = dtype;
-  // A view's geometry must be addressable too (numpy's "array is too big"): one checked pass.
-  impl->numel = shape_nbytes(shape, dtype) / itemsize(dtype);
+  impl->numel = nbytes / itemsize(dtype);
   return Tensor(std::move(impl));
+}
+
+}  // namespace
+
+Tensor Tensor::view_of(std::shared_ptr<Storage> storage, const Shape& shape, const Shape& strides,
+                       int64_t offset, DType dtype) {
+  // A view's geometry must be addressable too (numpy's "array is too big"): one checked pass.
+  return make_tensor(std::move(storage), shape, strides, offset, dtype, shape_nbytes(shape, dtype));
 }
 
 Tensor Tensor::symbolic(const Shape& shape, DType dtype, int64_t sym) {
@@ -266,7 +276,7 @@ Tensor Tensor::empty(const Shape& shape, DType dtype) {
   if (!storage)
     PJ_THROW(Memory) << "Unable to allocate " << bytes_str(nbytes) << " (" << nbytes << " bytes) for a tensor with shape "
                      << shape_str(shape) << " and data type " << dtype_numpy_name(dtype);
-  return view_of(std::move(storage), shape, contiguous_strides(shape), 0, dtype);
+  return make_tensor(std::move(storage), shape, contiguous_strides(shape), 0, dtype, nbytes);  // (checked above)
 }
 
 Tensor Tensor::zeros(const Shape& shape, DType dtype) {

@@ -3,6 +3,7 @@
 #include "py/py_common.h"
 
 #include <algorithm>
+#include <cstring>
 
 #include "common/stack.h"
 
@@ -63,6 +64,14 @@ std::string str_bytes(PyObject* o, const char* errors) {
 }  // namespace
 
 std::string text(PyObject* o) { return str_bytes(o, "backslashreplace"); }
+
+bool text_starts_with(PyObject* o, const std::string& prefix) {
+  if (o && PyUnicode_Check(o) && PyUnicode_IS_READY(o) && PyUnicode_IS_ASCII(o)) {
+    const size_t n = static_cast<size_t>(PyUnicode_GET_LENGTH(o));
+    return n >= prefix.size() && std::memcmp(PyUnicode_DATA(o), prefix.data(), prefix.size()) == 0;
+  }
+  return text(o).compare(0, prefix.size(), prefix) == 0;
+}
 std::string name_key(PyObject* o) { return str_bytes(o, "surrogatepass"); }
 
 bool stack_room_for_levels(PyThreadState* ts, size_t extra) {

@@ -36,6 +36,9 @@ PyObject* fail(PyObject* type, const std::string& msg);
 // nullptr) reads "<non-str TYPE>". Not one-to-one ('\udcff' and '\\udcff' read alike): a map
 // keyed by name uses name_key.
 std::string text(PyObject* o);
+// Whether text(o) starts with `prefix`, without building the text for an ASCII str (the hook asks
+// it of a code object's file name on every frame under stress).
+bool text_starts_with(PyObject* o, const std::string& prefix);
 // A str's exact identity as bytes (UTF-8, lone surrogates as "surrogatepass" writes them, which is
 // not valid UTF-8): one-to-one, the same as text for a str that is valid UTF-8. For keys of maps
 // keyed by name, never shown. A non-str reads as text does.

@@ -41,10 +41,9 @@ struct Walk {
                   << " + inhomogeneous part.";
 }
 
-// First pass: shape and dtype category, checking that the nesting is rectangular. Each level
+// First pass: shape and dtype category, checking that the nesting is rectangular. Each list level
 // counts against Python's recursion limit (a self-referencing list raises RecursionError).
 void walk(PyObject* o, int depth, Walk* w, bool* shape_fixed) {
-  RecursionGuard guard(" while converting nested data to a Tensor");
   if (is_tensor(o)) {
     const Tensor& t = unwrap(o);
     Shape s = t.shape();
@@ -81,6 +80,7 @@ void walk(PyObject* o, int depth, Walk* w, bool* shape_fixed) {
     } else if (static_cast<int>(w->shape.size()) <= depth || w->shape[depth] != n) {
       ragged(depth, w->shape);
     }
+    RecursionGuard guard(" while converting nested data to a Tensor");  // (a level per list, not per leaf)
     PyObject** items = PySequence_Fast_ITEMS(o);
     for (Py_ssize_t i = 0; i < n; ++i) walk(items[i], depth + 1, w, shape_fixed);
     return;

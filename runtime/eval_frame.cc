@@ -147,7 +147,7 @@ std::string where(PyCodeObject* co) {
 
 // (file names and the directories they are compared with are both py::text: a prefix stays a prefix)
 bool is_library_frame(PyCodeObject* co) {
-  return !g_library_prefix.empty() && py::text(co->co_filename).compare(0, g_library_prefix.size(), g_library_prefix) == 0;
+  return !g_library_prefix.empty() && py::text_starts_with(co->co_filename, g_library_prefix);
 }
 
 // `python -m pijit run`: the script's own code, not the standard library's nor pijit's.
