@@ -137,12 +137,11 @@ class Tensor(_C.TensorBase):
     reshape.__pijit_shape_args__ = True
 
     def view(self, *shape):
-        """A view with a new shape; raises if the data cannot be viewed without a copy."""
-        out = _op("reshape", (self,), shape=_shape_arg(shape))
-        if out._storage_ptr() != self._storage_ptr() and self.size:
-            raise RuntimeError("view size is not compatible with input tensor's size and stride; "
-                               "use .reshape(...) instead")
-        return out
+        """MindSpore's Tensor.view: the same as reshape (a non-contiguous tensor is copied, not
+        refused as PyTorch's view refuses it)."""
+        return _op("reshape", (self,), shape=_shape_arg(shape))
+
+    view.__pijit_shape_args__ = True
 
     def transpose(self, *axes):
         """numpy/MindSpore style: transpose() reverses, transpose(perm) permutes; with two axes on
