@@ -11,3 +11,5 @@ from pijit.nn.loss import (LossBase, SoftmaxCrossEntropyWithLogits, CrossEntropy
                            MSELoss, L1Loss, SmoothL1Loss, BCEWithLogitsLoss, BCELoss)
 from pijit.nn.optim import Optimizer, SGD, Momentum, Adam
 from pijit.nn.wrap import WithLossCell, TrainOneStepCell
+from pijit.nn.rnn import RNN, GRU, LSTM, RNNCell, GRUCell, LSTMCell
+from pijit.nn.basic import Pad, ClipByNorm
