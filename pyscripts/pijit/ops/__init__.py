@@ -6,6 +6,7 @@ from pijit.ops.nn_functional import *  # noqa: F401,F403
 from pijit.ops.misc import *  # noqa: F401,F403
 from pijit.ops.primitives import *  # noqa: F401,F403
 from pijit.ops.primitives import Primitive  # noqa: F401
+from pijit.ops.primitives2 import *  # noqa: F401,F403  (the functional forms it pairs with its classes)
 from pijit.ops.composite import MultitypeFuncGraph  # noqa: F401
 from pijit.ops import composite, operations  # noqa: F401
 from pijit.autodiff import GradOperation, grad, value_and_grad, stop_gradient  # noqa: F401

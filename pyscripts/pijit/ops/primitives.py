@@ -7,6 +7,7 @@ Instances print as MindSpore prints them ("Prim[Add]", "Prim[MatMul]<transpose_a
 import functools
 import sys
 
+from pijit import _C
 from pijit import creation as _creation
 from pijit import dtype as _dt
 from pijit._state import output, runtime_state
@@ -206,11 +207,47 @@ class Argmax(Primitive):
 
 
 class OneHot(Primitive):
+    """OneHot(axis=-1)(indices, depth, on_value, off_value): on_value where the index is the
+    position along the new `axis`, off_value elsewhere. With Tensor on/off values (MindSpore's
+    form) the output takes on_value's dtype and the values stay tensors: a jitted step whose
+    label smoothing computes them is one graph, never a float() of a graph value."""
+
     def __init__(self, axis=-1):
+        if not isinstance(axis, int) or isinstance(axis, bool):
+            raise TypeError("For 'OneHot', the 'axis' must be an int, but got %r" % (axis,))
         super().__init__(axis=axis)
 
     def __call__(self, indices, depth, on_value, off_value):
-        return F.one_hot(indices, depth, float(on_value), float(off_value), self.attrs["axis"])
+        if not isinstance(indices, _C.TensorBase):
+            raise TypeError("For 'OneHot', the 'indices' must be a Tensor, but got %s"
+                            % type(indices).__name__)
+        if indices.dtype not in (_dt.int32, _dt.int64):
+            raise TypeError("For 'OneHot', the dtype of 'indices' must be int32 or int64, but "
+                            "got %s" % indices.dtype)
+        if isinstance(depth, _C.TensorBase) and depth.ndim == 0:
+            depth = int(depth)  # (MindSpore accepts a 0-d Tensor depth; it fixes the shape)
+        if not isinstance(depth, int) or isinstance(depth, bool):
+            raise TypeError("For 'OneHot', the 'depth' must be an int, but got %r" % (depth,))
+        if depth < 0:
+            raise ValueError("For 'OneHot', the 'depth' must be non-negative, but got %d" % depth)
+        axis = self.attrs["axis"]
+        if not -1 <= axis <= indices.ndim:
+            raise ValueError("For 'OneHot', the 'axis' must be in [-1, %d], but got %d"
+                             % (indices.ndim, axis))
+        tensors = isinstance(on_value, _C.TensorBase) or isinstance(off_value, _C.TensorBase)
+        if not tensors:
+            return F.one_hot(indices, depth, float(on_value), float(off_value), axis)
+        if not (isinstance(on_value, _C.TensorBase) and isinstance(off_value, _C.TensorBase)):
+            raise TypeError("For 'OneHot', 'on_value' and 'off_value' must both be Tensors, but "
+                            "got %s and %s" % (type(on_value).__name__, type(off_value).__name__))
+        if on_value.dtype is not off_value.dtype:
+            raise TypeError("For 'OneHot', 'off_value' must have the dtype of 'on_value' (%s), "
+                            "but got %s" % (on_value.dtype, off_value.dtype))
+        if on_value.dtype is _dt.bool_ or getattr(on_value.dtype, "is_complex", False):
+            raise TypeError("For 'OneHot', the dtype of 'on_value' must be an int or float type, "
+                            "but got %s" % on_value.dtype)
+        hot = F.one_hot(indices, depth, 1.0, 0.0, axis)
+        return F.where(F.cast(hot, _dt.bool_), on_value, off_value)
 
 
 class Gather(Primitive):
@@ -359,6 +396,9 @@ class BiasAdd(Primitive):
         shape = (1, -1) + (1,) * (x.ndim - 2)
         return x + bias.reshape(shape)
 
+
+# the second half of the primitives (StridedSlice, Split, ArgMaxWithValue, LayerNorm, ...)
+from pijit.ops.primitives2 import *  # noqa: E402,F401,F403
 
 __all__ = sorted(n for n, v in globals().items()
                  if isinstance(v, type) and issubclass(v, Primitive) and v is not Primitive)
