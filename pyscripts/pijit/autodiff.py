@@ -9,6 +9,7 @@ Only floating tensors have gradients: an integer or boolean input's gradient is 
 dtype, as is the gradient of an input the outputs do not depend on.
 """
 from pijit import _C
+from pijit import parameter as _param
 
 _ALL = "all"
 
@@ -26,30 +27,51 @@ def _zeros_like(t):
     return _C.op("full_like", (t,), {"value": 0, "dtype": t.dtype})
 
 
+def _leaves(who, out, where, acc):
+    """The Tensors of a (nested) tuple, list or dict output, in order (a dict by its values)."""
+    if isinstance(out, _C.TensorBase):
+        acc.append(out)
+    elif isinstance(out, (tuple, list)):
+        for k, o in enumerate(out):
+            _leaves(who, o, "%s%s%d" % (where, "." if where else "", k), acc)
+    elif isinstance(out, dict):
+        for k, o in out.items():
+            _leaves(who, o, "%s%s%s" % (where, "." if where else "", k), acc)
+    else:
+        raise TypeError("%s: the function's output %s is a %s; only Tensor outputs can be "
+                        "differentiated" % (who, where or "0", type(out).__name__))
+    return acc
+
+
 def _as_outputs(who, out):
-    outs = out if isinstance(out, tuple) else (out,)
-    for k, o in enumerate(outs):
-        if not isinstance(o, _C.TensorBase):
-            raise TypeError("%s: the function's output %d is a %s; only Tensor outputs can be "
-                            "differentiated" % (who, k, type(o).__name__))
-    return outs
+    """The Tensors to differentiate: every Tensor of a tuple, list or dict output (MindSpore's
+    default sensitivity is ones for each, so their gradients add up)."""
+    if isinstance(out, _C.TensorBase):
+        return (out,)
+    return tuple(_leaves(who, out, "", []))
 
 
 def _seeds(who, outs, sens):
     if sens is None:
         return tuple(_full_like(o, 1) for o in outs)
-    if isinstance(sens, float):  # TrainOneStepCell's sens
+    if isinstance(sens, (int, float)) and not isinstance(sens, bool):  # TrainOneStepCell's sens
         return tuple(_full_like(o, sens) for o in outs)
-    seeds = sens if isinstance(sens, (tuple, list)) else (sens,)
+    seeds = tuple(_leaves(who, sens, "", [])) if isinstance(sens, (tuple, list, dict)) else (sens,)
     if len(seeds) != len(outs):
         raise ValueError("%s: %d sensitivities (sens) for %d outputs" % (who, len(seeds), len(outs)))
+    out = []
     for k, (s, o) in enumerate(zip(seeds, outs)):
         if not isinstance(s, _C.TensorBase):
             raise TypeError("%s: sens %d must be a Tensor, got %s" % (who, k, type(s).__name__))
         if tuple(s.shape) != tuple(o.shape):
-            raise ValueError("%s: sens %d has shape %s, but output %d has shape %s"
-                             % (who, k, tuple(s.shape), k, tuple(o.shape)))
-    return tuple(seeds)
+            # MindSpore takes a sens of the output's size in another shape (a (1,) sens for a
+            # scalar loss: TrainOneStepCell subclasses fill it from a loss's shape).
+            if s.size != o.size:
+                raise ValueError("%s: sens %d has shape %s, but output %d has shape %s"
+                                 % (who, k, tuple(s.shape), k, tuple(o.shape)))
+            s = s.reshape(tuple(o.shape))
+        out.append(s)
+    return tuple(out)
 
 
 def _positions(who, args, positions):
@@ -72,14 +94,22 @@ def _differentiate(who, fn, args, kwargs, positions, weights, sens, has_aux):
     wrt = [args[p] for p in positions] + list(weights)
     leaves = [tape.watch(t) for t in wrt]
     out = _C.tape_run(tape, fn, tuple(args), kwargs)
-    outs = _as_outputs(who, out)
     if has_aux:
-        if len(outs) < 2:
+        if not isinstance(out, (tuple, list)) or len(out) < 2:
             raise ValueError("%s: has_aux=True needs a function that returns more than one output"
                              % who)
-        outs = outs[:1]
-    grads = tape.gradient(outs, _seeds(who, outs, sens), leaves, [_zeros_like(t) for t in wrt])
-    return out, list(grads[:len(positions)]), list(grads[len(positions):])
+        outs = _as_outputs(who, out[0])  # the other outputs are returned as they are
+    else:
+        outs = _as_outputs(who, out)
+    grads = list(tape.gradient(outs, _seeds(who, outs, sens), leaves, [_zeros_like(t) for t in wrt]))
+    if _param.hooks_registered[0]:  # Parameter.register_hook: each hook sees (and may replace) it
+        for k, t in enumerate(wrt):
+            hooks = t._grad_hooks if isinstance(t, _param.Parameter) else None
+            for hook in (list(hooks.values()) if hooks else ()):
+                new = hook(grads[k])
+                if new is not None:
+                    grads[k] = new
+    return out, grads[:len(positions)], grads[len(positions):]
 
 
 def _check_bool(who, name, v):
@@ -158,23 +188,38 @@ def _grad_position(who, grad_position, weights):
         return None
     if _is_int(grad_position):
         return grad_position
-    if isinstance(grad_position, tuple) and grad_position and all(_is_int(p) for p in grad_position):
-        return grad_position
+    if isinstance(grad_position, tuple) and all(isinstance(p, int) for p in grad_position):
+        gp = tuple(int(p) for p in grad_position)  # (MindSpore takes a bool as its int)
+        if len(set(gp)) != len(gp):
+            raise ValueError("%s: there are duplicate positions in grad_position %r" % (who, gp))
+        return gp
     raise TypeError("%s: grad_position must be None, an int or a non-empty tuple of ints, got %r"
                     % (who, grad_position))
 
 
-def _grad_fn(who, fn, grad_position, weights, has_aux, with_value):
+def _with_ids(ids, grads):
+    return tuple((i, g) for i, g in zip(ids, grads))
+
+
+def _grad_fn(who, fn, grad_position, weights, has_aux, with_value, return_ids):
     if not callable(fn):
         raise TypeError("%s: expected a function or a Cell, got %s" % (who, type(fn).__name__))
     _check_bool(who, "has_aux", has_aux)
+    _check_bool(who, "return_ids", return_ids)
     gp = _grad_position(who, grad_position, weights)
     ws, one_weight = _weights_tuple(who, weights)
     positions = [] if gp is None else ([gp] if _is_int(gp) else list(gp))
 
     # A closure, not an object: captured code that makes and calls it is simulated whole.
     def grad_fn(*args, **kwargs):
+        if gp == ():
+            # (MindSpore raises this RuntimeError when the gradient function is called)
+            raise RuntimeError("%s: grad_position should not be empty when grad by position; "
+                               "pass grad_position=None for the weights' gradients only" % who)
         out, dx, dw = _differentiate(who, fn, args, kwargs or None, positions, ws, None, has_aux)
+        if return_ids:  # each gradient as (input position, gradient) or (parameter name, gradient)
+            dx = _with_ids([p % len(args) for p in positions], dx)
+            dw = _with_ids([w.name for w in ws], dw)
         gx = dx[0] if _is_int(gp) else tuple(dx)
         gw = dw[0] if one_weight else tuple(dw)
         grads = gw if gp is None else (gx if not ws else (gx, gw))
@@ -186,17 +231,48 @@ def _grad_fn(who, fn, grad_position, weights, has_aux, with_value):
     return grad_fn
 
 
-def grad(fn, grad_position=0, weights=None, has_aux=False):
-    """ops.grad(fn, grad_position=0, weights=None, has_aux=False): a function returning the
-    gradient of fn's output with respect to input `grad_position` (an int: one Tensor; a tuple: a
-    tuple), to `weights` (grad_position=None), or both as (inputs' grads, weights' grads). With
-    has_aux, only the first output is differentiated and (gradient, (other outputs...)) returned."""
-    return _grad_fn("grad", fn, grad_position, weights, has_aux, False)
+def grad(fn, grad_position=0, weights=None, has_aux=False, return_ids=False):
+    """ops.grad(fn, grad_position=0, weights=None, has_aux=False, return_ids=False): a function
+    returning the gradient of fn's output with respect to input `grad_position` (an int: one
+    Tensor; a tuple: a tuple), to `weights` (grad_position=None), or both as (inputs' grads,
+    weights' grads). Every Tensor of a tuple, list or dict output is differentiated (their
+    gradients add up). With has_aux, only the first output is differentiated and (gradient,
+    (other outputs...)) returned. With return_ids, each gradient is (its input's position, it) or
+    (its Parameter's name, it) in the same structure (pijit.get_grad finds one)."""
+    return _grad_fn("grad", fn, grad_position, weights, has_aux, False, return_ids)
 
 
-def value_and_grad(fn, grad_position=0, weights=None, has_aux=False):
-    """ops.value_and_grad: like grad, returning (fn's output, gradient)."""
-    return _grad_fn("value_and_grad", fn, grad_position, weights, has_aux, True)
+def value_and_grad(fn, grad_position=0, weights=None, has_aux=False, return_ids=False):
+    """ops.value_and_grad: like grad, returning (fn's whole output, gradient)."""
+    return _grad_fn("value_and_grad", fn, grad_position, weights, has_aux, True, return_ids)
+
+
+def get_grad(gradients, identifier):
+    """mindspore.get_grad: the gradient paired with `identifier` (an input position, or a
+    Parameter: by its name) in what grad(..., return_ids=True) returned."""
+    from pijit.parameter import Parameter
+    if isinstance(identifier, Parameter):
+        key = identifier.name
+    elif _is_int(identifier):
+        key = identifier
+    else:
+        raise TypeError("get_grad: identifier must be an int position or a Parameter, got %s"
+                        % type(identifier).__name__)
+
+    def find(g):
+        if isinstance(g, tuple):
+            if len(g) == 2 and isinstance(g[1], _C.TensorBase) and not isinstance(g[0], (tuple, _C.TensorBase)):
+                return g[1] if (g[0] == key and type(g[0]) is type(key)) else None
+            for item in g:
+                r = find(item)
+                if r is not None:
+                    return r
+        return None
+    found = find(gradients) if isinstance(gradients, tuple) else None
+    if found is None:
+        raise RuntimeError("get_grad: no gradient for %r in the gradients given (were they "
+                           "returned with return_ids=True?)" % (key,))
+    return found
 
 
 def stop_gradient(value):
@@ -219,4 +295,4 @@ def call_cell(cell, args, kwargs):
     return _C.call_with_bprop(cell.construct, cell.bprop, tuple(args), type(cell).__name__)
 
 
-__all__ = ["GradOperation", "grad", "value_and_grad", "stop_gradient"]
+__all__ = ["GradOperation", "grad", "value_and_grad", "get_grad", "stop_gradient"]

@@ -3,6 +3,25 @@ from pijit import _C
 from pijit.tensor import Tensor
 
 
+# How many Parameters hold gradient hooks (a list: read as a global by the gradient code, which
+# looks for hooks only while one exists).
+hooks_registered = [0]
+
+
+class _HookHandle(object):
+    """What register_hook returns: remove() takes the hook off again."""
+
+    def __init__(self, param, key):
+        self._param, self._key = param, key
+
+    def remove(self):
+        hooks = self._param._grad_hooks
+        if hooks and self._key in hooks:
+            del hooks[self._key]
+            if not hooks:
+                hooks_registered[0] -= 1
+
+
 class Parameter(Tensor):
     """Parameter(default_input, name=None, requires_grad=True).
 
@@ -27,6 +46,29 @@ class Parameter(Tensor):
             raise TypeError("Parameter name must be a str, got %s" % type(name).__name__)
         self.name = name if name is not None else "Parameter"
         self.requires_grad = bool(requires_grad)
+
+    _grad_hooks = None  # {key: hook} once register_hook is called
+
+    def register_hook(self, hook_fn):
+        """MindSpore's Tensor.register_hook on a Parameter: hook_fn(grad) is called with the
+        Parameter's gradient whenever one is taken (grad, value_and_grad, GradOperation,
+        TrainOneStepCell) and may return a Tensor that replaces it (None keeps it). Hooks run in
+        the order they were registered; the handle's remove() takes one off."""
+        if not callable(hook_fn):
+            raise TypeError("Parameter %s: register_hook expects a function, got %s"
+                            % (self.name, type(hook_fn).__name__))
+        from collections import OrderedDict
+        if not self._grad_hooks:
+            if self._grad_hooks is None:
+                self._grad_hooks = OrderedDict()
+            hooks_registered[0] += 1
+        key = object()
+        self._grad_hooks[key] = hook_fn
+        return _HookHandle(self, key)
+
+    def value(self):
+        """The Parameter's values as a Tensor (a view of them: gradients flow to the Parameter)."""
+        return _C.op("reshape", (self,), {"shape": tuple(self.shape)})
 
     def __repr__(self):
         return "Parameter (name=%s, shape=%s, dtype=%s, requires_grad=%s)" % (

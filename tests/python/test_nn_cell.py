@@ -85,10 +85,17 @@ class TestCell(unittest.TestCase):
         with self.assertRaises(TypeError):
             c.insert_param_to_cell("t", pj.ones(1))
 
-    def test_replacing_a_parameter_with_a_tensor_is_refused(self):
+    def test_assigning_a_tensor_to_a_parameter_writes_its_values(self):
+        # MindSpore's Cell.__setattr__: a Tensor assigned to a Parameter's name is set_data on it
         net = Inner()
-        with self.assertRaises(TypeError):
-            net.w = pj.ones(2, 2)
+        w = net.w
+        net.w = pj.full((2, 2), 3.0)
+        self.assertIs(net.w, w)
+        self.assertEqual(w.tolist(), [[3.0, 3.0], [3.0, 3.0]])
+        with self.assertRaisesRegex(TypeError, "parameter 'w' already exists; cannot assign a list"):
+            net.w = [1.0, 2.0]
+        with self.assertRaisesRegex(ValueError, "set_data with shape"):
+            net.w = pj.ones(3)
 
     def test_construct_missing(self):
         with self.assertRaises(NotImplementedError):

@@ -31,8 +31,17 @@ class Cell(object):
         object.__setattr__(self, "_cells", OrderedDict())
         object.__setattr__(self, "_params", OrderedDict())
         object.__setattr__(self, "training", False)
+        object.__setattr__(self, "requires_grad", False)
         object.__setattr__(self, "_auto_prefix", auto_prefix)
         object.__setattr__(self, "_cell_name", type(self).__name__)
+        object.__setattr__(self, "_phase", "train")
+        object.__setattr__(self, "_param_prefix", "")
+        object.__setattr__(self, "_scope", None)
+        object.__setattr__(self, "_bprop_debug", False)
+        object.__setattr__(self, "cell_type", None)
+        object.__setattr__(self, "_mindspore_flags", {})
+        if flags:
+            self.add_flags(**flags)
 
     # ---- registration ------------------------------------------------------------------------
     def _check_init(self, what):
@@ -42,26 +51,43 @@ class Cell(object):
                                  % (what, type(self).__name__))
 
     def __setattr__(self, name, value):
+        # MindSpore's rules: a Parameter or Cell replaces a plain attribute of that name (the
+        # registry is read only where the instance dict has no entry); a Tensor assigned to a
+        # registered Parameter's name writes its values; None leaves the name registered as empty.
+        d = self.__dict__
         if isinstance(value, Parameter):
             self._check_init("parameter '%s'" % name)
+            if name in d["_cells"]:
+                raise KeyError("%s: '%s' is a child cell; cannot assign a Parameter to it (delete "
+                               "it first)" % (type(self).__name__, name))
+            d.pop(name, None)
             self.insert_param_to_cell(name, value)
         elif isinstance(value, Cell):
             self._check_init("cell '%s'" % name)
+            if name in d["_params"]:
+                raise KeyError("%s: '%s' is a parameter; cannot assign a Cell to it (delete it "
+                               "first)" % (type(self).__name__, name))
+            d.pop(name, None)
             self.insert_child_to_cell(name, value)
         else:
-            cells, params = self.__dict__.get("_cells"), self.__dict__.get("_params")
-            if cells is not None and name in cells:
+            cells, params = d.get("_cells"), d.get("_params")
+            if params is not None and name in params:
+                if value is None:
+                    params[name] = None
+                elif isinstance(value, _C.TensorBase) and params[name] is not None:
+                    params[name].set_data(value)
+                else:
+                    raise TypeError("%s: parameter '%s' already exists; cannot assign a %s to it "
+                                    "(assign a Tensor to write its values, or None)"
+                                    % (type(self).__name__, name, type(value).__name__))
+            elif cells is not None and name in cells:
                 if value is not None:
-                    raise TypeError("cannot replace child cell '%s' with a %s"
-                                    % (name, type(value).__name__))
-                del cells[name]
-            elif params is not None and name in params:
-                if value is not None:
-                    raise TypeError("cannot replace parameter '%s' with a %s; use "
-                                    "Parameter.set_data() to change its values"
-                                    % (name, type(value).__name__))
-                del params[name]
-            object.__setattr__(self, name, value)
+                    raise TypeError("%s: child cell '%s' already exists; cannot assign a %s to it "
+                                    "(assign a Cell, or None)"
+                                    % (type(self).__name__, name, type(value).__name__))
+                cells[name] = None
+            else:
+                object.__setattr__(self, name, value)
 
     def __getattr__(self, name):
         d = self.__dict__
@@ -107,6 +133,94 @@ class Cell(object):
             if not p.name.startswith(prefix):
                 p.name = prefix + p.name
 
+    # ---- MindSpore's plain attributes ---------------------------------------------------------
+    @property
+    def cls_name(self):
+        return type(self).__name__
+
+    @property
+    def phase(self):
+        return self._phase
+
+    @phase.setter
+    def phase(self, value):
+        if not isinstance(value, str):
+            raise TypeError("For 'Cell', the property 'phase' must be a str, got %s" % type(value).__name__)
+        object.__setattr__(self, "_phase", value)
+
+    @property
+    def param_prefix(self):
+        """The path of this cell from the root that update_cell_prefix() was called on."""
+        return self._param_prefix
+
+    @property
+    def bprop_debug(self):
+        return self._bprop_debug
+
+    @bprop_debug.setter
+    def bprop_debug(self, value):
+        if not isinstance(value, bool):
+            raise TypeError("For 'Cell', the property 'bprop_debug' must be a bool, got %s" % type(value).__name__)
+        object.__setattr__(self, "_bprop_debug", value)
+
+    @property
+    def _dynamic_shape_inputs(self):
+        """What set_inputs() was given (None before): MindSpore's helpers read it by this name."""
+        return self.__dict__.get("_input_signature")
+
+    def update_cell_prefix(self):
+        for name, cell in self.cells_and_names():
+            object.__setattr__(cell, "_param_prefix", name)
+
+    def update_cell_type(self, cell_type):
+        object.__setattr__(self, "cell_type", cell_type)
+
+    def add_flags(self, **flags):
+        self.__dict__.setdefault("_mindspore_flags", {}).update(flags)
+        for k, v in flags.items():  # MindSpore reads them back as attributes too
+            object.__setattr__(self, k, v)
+        return self
+
+    def add_flags_recursive(self, **flags):
+        for _, cell in self.cells_and_names():
+            cell.add_flags(**flags)
+        return self
+
+    def get_flags(self):
+        return self.__dict__.setdefault("_mindspore_flags", {})
+
+    def get_scope(self):
+        return self._scope
+
+    def generate_scope(self):
+        for name, cell in self.cells_and_names(name_prefix="Default"):
+            if cell is not self and cell._scope is None:
+                object.__setattr__(cell, "_scope", name.replace(".", "/"))
+
+    def apply(self, fn):
+        """Calls fn on every cell below this one, then on this one; returns self."""
+        for cell in self.cells():
+            cell.apply(fn)
+        fn(self)
+        return self
+
+    def recompute(self, **kwargs):
+        """Accepted and ignored: recomputation trades memory for time on a device; eager and
+        captured runs here keep every forward value the backward reads."""
+        return None
+
+    def check_names(self):
+        names = set()
+        for path, p in self.parameters_and_names():
+            if p.name in names:
+                raise ValueError("The value of %s is %r, its name '%s' already exists. Please set "
+                                 "a unique name for the parameter." % (path, p, p.name))
+            names.add(p.name)
+
+    def parameters_broadcast_dict(self, recurse=True):
+        d = self.parameters_dict(recurse)
+        return d or None
+
     # ---- calling -------------------------------------------------------------------------------
     def set_inputs(self, *inputs):
         """MindSpore's set_inputs: placeholders (Tensor(shape=[None, 4], dtype=...)) for
@@ -149,10 +263,16 @@ class Cell(object):
                 yield item
 
     def cells(self):
-        return [c for c in self._cells.values() if c is not None]
+        return self.name_cells().values()
 
     def name_cells(self):
-        return OrderedDict((n, c) for n, c in self._cells.items() if c is not None)
+        """The direct children by name; a cell held under two names is listed once."""
+        seen, out = set(), OrderedDict()
+        for n, c in self._cells.items():
+            if c is not None and id(c) not in seen:
+                seen.add(id(c))
+                out[n] = c
+        return out
 
     def parameters_and_names(self, name_prefix="", expand=True):
         seen = set()

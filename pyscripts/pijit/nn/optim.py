@@ -33,30 +33,73 @@ def _check_number(who, name, v, lo=None, hi=None, lo_open=False):
     return float(v)
 
 
+_GROUP_KEYS = ("params", "lr", "weight_decay", "grad_centralization", "order_params")
+
+
 def _parameters(who, parameters):
-    """(ParameterTuple, {id(p): group dict}) from a list of Parameters or of group dicts."""
+    """(ParameterTuple, [group dict of each parameter, or None], whether grouped) from a list of
+    Parameters or of group dicts (MindSpore's keys; an {'order_params': [...]} entry gives the
+    order the parameters and their gradients follow, else the groups' order)."""
     if isinstance(parameters, Parameter):
         raise TypeError("%s: parameters must be a list of Parameters (net.trainable_params()), "
                         "got one Parameter" % who)
+    if parameters is None:
+        raise ValueError("%s: the parameter list cannot be None" % who)
     items = list(parameters)
     if not items:
         raise ValueError("%s: the parameter list is empty" % who)
-    params, groups = [], {}
+    grouped = isinstance(items[0], dict)
     for i, it in enumerate(items):
-        if isinstance(it, dict):
-            if "params" not in it:
-                raise ValueError("%s: parameter group %d has no 'params'" % (who, i))
-            for p in it["params"]:
-                if not isinstance(p, Parameter):
-                    raise TypeError("%s: group %d holds a %s, not a Parameter" % (who, i, type(p).__name__))
-                params.append(p)
-                groups[id(p)] = it
-        elif isinstance(it, Parameter):
-            params.append(it)
-        else:
+        if not isinstance(it, (dict, Parameter)):
             raise TypeError("%s: parameters[%d] is a %s, not a Parameter or a group dict"
                             % (who, i, type(it).__name__))
-    return ParameterTuple(params), groups
+        if isinstance(it, dict) != grouped:
+            raise TypeError("%s: all elements of parameters must be Parameters or all group dicts; "
+                            "parameters[%d] is a %s" % (who, i, type(it).__name__))
+    if not grouped:
+        return ParameterTuple(items), [None] * len(items), False
+    params, groups, order, names = [], [], None, set()
+    for i, g in enumerate(items):
+        bad = [k for k in g if k not in _GROUP_KEYS]
+        if bad:
+            raise KeyError("%s: the keys of a parameter group must be among %s, got %s"
+                           % (who, list(_GROUP_KEYS), bad))
+        if "order_params" in g:
+            if len(g) > 1:
+                raise ValueError("%s: the order_params group must hold only the 'order_params' "
+                                 "key, got %s" % (who, sorted(g)))
+            order = list(g["order_params"])
+            continue
+        if "params" not in g:
+            raise ValueError("%s: parameter group %d has no 'params'" % (who, i))
+        members = list(g["params"]) if not isinstance(g["params"], Parameter) else None
+        if not members:
+            raise ValueError("%s: the 'params' of group %d must be a non-empty list of Parameters"
+                             % (who, i))
+        if "grad_centralization" in g and not isinstance(g["grad_centralization"], bool):
+            raise TypeError("%s: grad_centralization of group %d must be a bool, got %r"
+                            % (who, i, g["grad_centralization"]))
+        for p in members:
+            if not isinstance(p, Parameter):
+                raise TypeError("%s: group %d holds a %s, not a Parameter" % (who, i, type(p).__name__))
+            if p.name in names:
+                raise RuntimeError("%s: the parameter %s is in more than one group (or twice in "
+                                   "one)" % (who, p.name))
+            names.add(p.name)
+            params.append(p)
+            groups.append(g)
+    if order is not None:
+        if len(order) != len(params):
+            raise ValueError("%s: order_params has %d parameters, the groups hold %d"
+                             % (who, len(order), len(params)))
+        by_name = {p.name: (p, g) for p, g in zip(params, groups)}
+        for p in order:
+            if not isinstance(p, Parameter) or p.name not in by_name:
+                raise ValueError("%s: order_params holds %r, which is in no group"
+                                 % (who, getattr(p, "name", p)))
+        params = [by_name[p.name][0] for p in order]
+        groups = [by_name[p.name][1] for p in order]
+    return ParameterTuple(params), groups, True
 
 
 class _LearningRate(object):
@@ -95,7 +138,7 @@ class Optimizer(Cell):
     def __init__(self, learning_rate, parameters, weight_decay=0.0, loss_scale=1.0):
         super().__init__(auto_prefix=False)
         who = type(self).__name__
-        self.parameters, self._groups = _parameters(who, parameters)
+        self.parameters, groups, self.is_group = _parameters(who, parameters)
         # A plain tuple for the updates: capture reads its items along guarded paths (as the
         # Parameters the network reads), so a jitted step writes the same graph inputs.
         self._param_list = tuple(self.parameters)
@@ -103,12 +146,20 @@ class Optimizer(Cell):
         self.weight_decay = _check_number(who, "weight_decay", weight_decay, 0)
         self.loss_scale = _check_number(who, "loss_scale", loss_scale, 0, lo_open=True)
         self.global_step = Parameter(Tensor([0], _dt.int32), name="global_step", requires_grad=False)
-        self._group_lr = [(_LearningRate(who, self._groups[id(p)]["lr"])
-                           if id(p) in self._groups and "lr" in self._groups[id(p)] else None)
-                          for p in self.parameters]
-        self._group_wd = [(_check_number(who, "weight_decay", self._groups[id(p)]["weight_decay"], 0)
-                           if id(p) in self._groups and "weight_decay" in self._groups[id(p)]
-                           else self.weight_decay) for p in self.parameters]
+        self._group_lr = [(_LearningRate(who, g["lr"]) if g is not None and "lr" in g else None)
+                          for g in groups]
+        self.is_group_lr = any(lr is not None for lr in self._group_lr)
+        self.is_group_params_ordered = self.is_group and any(
+            isinstance(it, dict) and "order_params" in it for it in parameters)
+        if self.is_group:  # a group's weight decay applies to every parameter in it
+            self._group_wd = [_check_number(who, "weight_decay", g["weight_decay"], 0)
+                              if "weight_decay" in g else self.weight_decay for g in groups]
+        else:  # MindSpore's default filter: no decay for parameters named beta or gamma (norms)
+            self._group_wd = [0.0 if ("beta" in p.name or "gamma" in p.name) else self.weight_decay
+                              for p in self.parameters]
+        self.decay_flags = tuple(wd > 0 for wd in self._group_wd)
+        self.grad_centralization_flags = tuple(bool(g.get("grad_centralization", False)) if g else False
+                                               for g in groups)
 
     @property
     def learning_rate(self):
@@ -126,27 +177,71 @@ class Optimizer(Cell):
         """The learning rate of the coming step (a float or a 0-d Tensor)."""
         return self._lr.at(self._step())
 
-    def _prepared(self, grads):
-        """The gradients checked, unscaled and with weight decay added."""
+    def _checked(self, grads):
         who = type(self).__name__
         grads = tuple(grads) if isinstance(grads, (tuple, list)) else None
         if grads is None:
             raise TypeError("%s: expected a tuple of gradients, one per parameter" % who)
         if len(grads) != len(self.parameters):
             raise ValueError("%s: %d gradients for %d parameters" % (who, len(grads), len(self.parameters)))
-        out = []
-        for p, g, wd in zip(self._param_list, grads, self._group_wd):
+        for p, g in zip(self._param_list, grads):
             if not isinstance(g, _C.TensorBase):
                 raise TypeError("%s: the gradient of %s is a %s, not a Tensor" % (who, p.name, type(g).__name__))
             if tuple(g.shape) != tuple(p.shape):
                 raise ValueError("%s: the gradient of %s has shape %s, but the parameter has shape %s"
                                  % (who, p.name, tuple(g.shape), tuple(p.shape)))
-            if self.loss_scale != 1.0:
-                g = g / self.loss_scale
-            if wd:
-                g = g + p * wd
+        return grads
+
+    def scale_grad(self, gradients):
+        """The gradients divided by loss_scale (MindSpore's Optimizer.scale_grad)."""
+        if self.loss_scale == 1.0:
+            return tuple(gradients)
+        return tuple(g / self.loss_scale for g in gradients)
+
+    def decay_weight(self, gradients):
+        """weight_decay * parameter added to each gradient whose decay flag is set (a group's
+        own weight_decay, or the optimizer's for parameters not named beta or gamma)."""
+        return tuple(g + p * wd if wd else g
+                     for p, g, wd in zip(self._param_list, gradients, self._group_wd))
+
+    def gradients_centralization(self, gradients):
+        """For the groups with grad_centralization: a gradient of 2 or more dims whose dim 1 is a
+        multiple of 16 (a convolution's) less its mean over every dim but the first."""
+        out = []
+        for g, gc in zip(gradients, self.grad_centralization_flags):
+            if gc and g.ndim >= 2 and g.shape[1] % 16 == 0:
+                g = g - F.mean(g, tuple(range(1, g.ndim)), True)
             out.append(g)
-        return out
+        return tuple(out)
+
+    def get_weight_decay(self):
+        return tuple(self._group_wd) if self.is_group else self.weight_decay
+
+    def get_lr_parameter(self, param):
+        """The learning rate of a Parameter (or a list of them): a float, or the schedule."""
+        one = isinstance(param, Parameter)
+        ps = [param] if one else param
+        if not isinstance(ps, list):
+            raise TypeError("get_lr_parameter: param must be a Parameter or a list, got %s"
+                            % type(param).__name__)
+        ids = [id(p) for p in self._param_list]
+        out = []
+        for p in ps:
+            if id(p) not in ids:
+                raise ValueError("get_lr_parameter: the parameter %s is not in the optimizer"
+                                 % getattr(p, "name", p))
+            own = self._group_lr[ids.index(id(p))] or self._lr
+            out.append(own.value if own.value is not None else (own.table if own.table is not None
+                                                                 else own.schedule))
+        return out[0] if one else out
+
+    def _prepared(self, grads):
+        """The gradients checked, unscaled, with weight decay added and centralised."""
+        # (MindSpore decays before unscaling with a decay times loss_scale: the same sum)
+        grads = self.decay_weight(self.scale_grad(self._checked(grads)))
+        if any(self.grad_centralization_flags):
+            grads = self.gradients_centralization(grads)
+        return list(grads)
 
     def construct(self, grads):
         grads = self._prepared(grads)
