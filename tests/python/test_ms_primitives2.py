@@ -445,6 +445,60 @@ class NNPrimitives(unittest.TestCase):
             ops.einsum("ij,jk", a)
 
 
+class MorePrimitives(unittest.TestCase):
+    def test_math(self):
+        self.assertEqual(ops.LogicalXor()(T([True, False]), T([True, True])).tolist(), [False, True])
+        self.assertEqual(ops.Expm1()(T([0.0])).tolist(), [0.0])
+        self.assertAlmostEqual(ops.Tan()(T([0.5])).tolist()[0], math.tan(0.5), places=6)
+        self.assertAlmostEqual(ops.Sinh()(T([1.0])).tolist()[0], math.sinh(1), places=6)
+        self.assertAlmostEqual(ops.Cosh()(T([1.0])).tolist()[0], math.cosh(1), places=6)
+        self.assertEqual(ops.Xlogy()(T([0.0, 2.0]), T([0.0, 1.0])).tolist(), [0.0, 0.0])  # 0 * log 0 = 0
+        self.assertEqual(ops.PReLU()(T([[-1.0, 2.0], [-2.0, -4.0]]), T([0.5, 0.25])).tolist(),
+                         [[-0.5, 2.0], [-1.0, -1.0]])
+        with self.assertRaisesRegex(ValueError, "'weight' must be 1-D with 1 or C"):
+            ops.PReLU()(ms.ones((2, 3)), ms.ones(2))
+        self.assertEqual(ops.Roll(1, 0)(T([1, 2, 3])).tolist(), [3, 1, 2])
+        self.assertEqual(ops.Roll((-1, 1), (0, 1))(T([[1, 2], [3, 4]])).tolist(), [[4, 3], [2, 1]])
+        a, b = ops.SquareSumAll()(T([1.0, 2.0]), T([3.0]))
+        self.assertEqual((a.tolist(), b.tolist()), (5.0, 9.0))
+        std, mean = ops.ReduceStd(0)(T([1.0, 2.0, 3.0, 4.0]))  # sample variance 5/3
+        self.assertAlmostEqual(std.tolist(), math.sqrt(5.0 / 3), places=6)
+        self.assertEqual(mean.tolist(), 2.5)
+
+    def test_scatter_updates(self):
+        x = T([[1.0, 2.0], [3.0, 4.0]])
+        self.assertEqual(ops.TensorScatterUpdate()(x, T([[0, 1], [1, 0]]), T([9.0, 8.0])).tolist(),
+                         [[1.0, 9.0], [8.0, 4.0]])
+        self.assertEqual(ops.TensorScatterAdd()(T([1, 2, 3]), T([[0], [0]]), T([5, 5])).tolist(), [11, 2, 3])
+        p = ms.Parameter(T([1.0, 2.0, 3.0]), name="p")
+        self.assertIs(ops.ScatterNdUpdate()(p, T([[2]]), T([7.0])), p)
+        self.assertEqual(p.tolist(), [1.0, 2.0, 7.0])
+        with self.assertRaisesRegex(TypeError, "'updates' must have the dtype of 'input_x'"):
+            ops.TensorScatterUpdate()(x, T([[0, 0]]), T([1]))
+
+    def test_losses(self):
+        lp = ops.log_softmax(T([[1.0, 2.0], [0.0, 0.0]]), -1)
+        # weighted: (2 * (log(1 + e) - 1) + 1 * log 2) / (2 + 1)
+        l0, l1 = math.log(1 + math.e) - 1, math.log(2)
+        loss, total = ops.NLLLoss()(lp, T([1, 0]), T([1.0, 2.0]))
+        self.assertAlmostEqual(loss.tolist(), (2 * l0 + l1) / 3, places=6)
+        self.assertEqual(total.tolist(), 3.0)
+        loss, total = ops.NLLLoss("sum", 0)(lp, T([1, 0]), T([1.0, 2.0]))  # label 0 ignored
+        self.assertAlmostEqual(loss.tolist(), 2 * l0, places=6)
+        self.assertEqual(total.tolist(), 2.0)
+        # 0.5 * (log 0.5 - (-1)); the 0 label contributes 0
+        self.assertAlmostEqual(ops.KLDivLoss("sum")(T([-1.0, -2.0]), T([0.5, 0.0])).tolist(),
+                               0.5 * (math.log(0.5) + 1), places=6)
+        with self.assertRaisesRegex(ValueError, "'reduction' must be 'none', 'mean', 'sum' or 'batchmean'"):
+            ops.KLDivLoss("avg")
+
+    def test_random(self):
+        self.assertEqual(ops.UniformReal(1, 2)((2, 2)).tolist(), ops.UniformReal(1, 2)((2, 2)).tolist())
+        u = ops.UniformReal()((50,)).tolist()
+        self.assertTrue(all(0.0 <= v < 1.0 for v in u))
+        self.assertEqual(values(ops.StandardNormal(3)((3,)))[:2], (ms.float32, (3,)))
+
+
 class UnderJit(unittest.TestCase):
     """Each primitive inside @jit: one graph, no break, the eager result."""
     CASES = [
@@ -495,6 +549,15 @@ class UnderJit(unittest.TestCase):
         ("Einsum", lambda x: ops.Einsum("ij,kj->ik")((x, x))),
         ("einsum_trace", lambda x: ops.einsum("ij,ij->", x, x)),
         ("Meshgrid", lambda x: ops.Meshgrid()((x[0], x[1, :2]))),
+        ("Sinh_Cosh", lambda x: ops.Sinh()(x / 4) + ops.Cosh()(x / 4)),
+        ("Xlogy", lambda x: ops.Xlogy()(x - 1.0, x)),
+        ("PReLU", lambda x: ops.PReLU()(x - 3.0, ms.Tensor([0.5, 0.25]).reshape(2, 1)[:, 0][:1])),
+        ("Roll", lambda x: ops.Roll((1, -1), (0, 1))(x)),
+        ("ReduceStd", lambda x: ops.ReduceStd(1, keep_dims=True)(x)),
+        ("TensorScatterUpdate", lambda x: ops.TensorScatterUpdate()(x, ms.Tensor([[0, 1]]), x[1, :1])),
+        ("NLLLoss", lambda x: ops.NLLLoss()(ops.log_softmax(x, -1), ms.Tensor([2, 0]), ms.ones(3))),
+        ("KLDivLoss", lambda x: ops.KLDivLoss("batchmean")(ops.log_softmax(x, -1), ops.softmax(x * 2, -1))),
+        ("UniformReal_seeded", lambda x: x + ops.UniformReal(4, 5)((2, 3))),
     ]
 
     def test_each_primitive_captures_into_one_graph(self):

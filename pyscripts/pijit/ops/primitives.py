@@ -58,10 +58,10 @@ _BINARY = {"Add": F.add, "Sub": F.sub, "Mul": F.mul, "Div": F.div, "RealDiv": F.
            "FloorDiv": F.floor_div, "FloorMod": F.mod, "Mod": F.mod, "Pow": F.pow,
            "Maximum": F.maximum, "Minimum": F.minimum, "Equal": F.eq, "NotEqual": F.ne,
            "Less": F.lt, "LessEqual": F.le, "Greater": F.gt, "GreaterEqual": F.ge,
-           "LogicalAnd": F.logical_and, "LogicalOr": F.logical_or}
+           "LogicalAnd": F.logical_and, "LogicalOr": F.logical_or, "LogicalXor": F.logical_xor}
 _UNARY = {"Neg": F.neg, "Abs": F.abs, "Sign": F.sign, "Square": F.square, "ReLU": F.relu,
           "Floor": F.floor, "Ceil": F.ceil, "Round": F.round, "Exp": F.exp, "Log": F.log,
-          "Log1p": F.log1p, "Sqrt": F.sqrt, "Rsqrt": F.rsqrt, "Reciprocal": F.reciprocal,
+          "Log1p": F.log1p, "Expm1": F.expm1, "Tan": F.tan, "Sqrt": F.sqrt, "Rsqrt": F.rsqrt, "Reciprocal": F.reciprocal,
           "Sin": F.sin, "Cos": F.cos, "Tanh": F.tanh, "Sigmoid": F.sigmoid, "Erf": F.erf,
           "Softplus": F.softplus, "LogicalNot": F.logical_not, "ReLU6": NF.relu6,
           "SiLU": F.silu, "HSwish": NF.hardswish, "HSigmoid": NF.hardsigmoid}

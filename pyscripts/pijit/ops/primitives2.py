@@ -1497,6 +1497,216 @@ class LinSpace(Primitive):
         return _creation.linspace(start, stop, num, dtype=_dt.float32)
 
 
+class Sinh(Primitive):
+    """Sinh()(input_x): (exp(x) - exp(-x)) / 2 (composed)."""
+
+    def __call__(self, input_x):
+        x = _floating("Sinh", "input_x", _tensor("Sinh", "input_x", input_x))
+        return (F.exp(x) - F.exp(F.neg(x))) / 2
+
+
+class Cosh(Primitive):
+    """Cosh()(input_x): (exp(x) + exp(-x)) / 2 (composed)."""
+
+    def __call__(self, input_x):
+        x = _floating("Cosh", "input_x", _tensor("Cosh", "input_x", input_x))
+        return (F.exp(x) + F.exp(F.neg(x))) / 2
+
+
+class Xlogy(Primitive):
+    """Xlogy()(x, y): x * log(y), and 0 where x is 0 (even where y is 0)."""
+
+    def __call__(self, x, y):
+        x, y = F.mul(x, 1.0), F.mul(y, 1.0)  # (as tensors, promoted to floating)
+        return F.where(F.eq(x, 0), F.mul(x, 0.0), x * F.log(y))
+
+
+class PReLU(Primitive):
+    """PReLU()(x, weight): x where x > 0, weight * x elsewhere; weight has one value per
+    channel (dim 1) or a single one."""
+
+    def __call__(self, x, weight):
+        x = _floating("PReLU", "x", _tensor("PReLU", "x", x))
+        w = _tensor("PReLU", "weight", weight)
+        if w.ndim != 1 or (w.shape[0] != 1 and (x.ndim < 2 or w.shape[0] != x.shape[1])):
+            raise ValueError("For 'PReLU', the 'weight' must be 1-D with 1 or C (dim 1 of x) "
+                             "elements, but got shape %r for x of shape %r" % (w.shape, x.shape))
+        if x.ndim >= 2:
+            w = F.reshape(w, (1, -1) + (1,) * (x.ndim - 2))
+        return F.where(x > 0, x, x * w)
+
+
+class Roll(Primitive):
+    """Roll(shift, axis)(input_x): elements shifted along each axis, wrapping around."""
+
+    def __init__(self, shift, axis):
+        shift = (shift,) if _is_int(shift) else _ints("Roll", "shift", shift)
+        axis = (axis,) if _is_int(axis) else _ints("Roll", "axis", axis)
+        if len(shift) != len(axis):
+            raise ValueError("For 'Roll', 'shift' and 'axis' must have the same length, but got "
+                             "%d and %d" % (len(shift), len(axis)))
+        super().__init__(shift=shift, axis=axis)
+
+    def __call__(self, input_x):
+        x = _tensor("Roll", "input_x", input_x)
+        for s, a in zip(self.attrs["shift"], self.attrs["axis"]):
+            a = _axis("Roll", "axis", a, x.ndim)
+            n = x.shape[a]
+            s = s % n if n else 0
+            if s:
+                pre = (slice(None),) * a
+                x = F.concat((x[pre + (slice(n - s, None),)], x[pre + (slice(0, n - s),)]), a)
+        return x
+
+
+class SquareSumAll(Primitive):
+    """SquareSumAll()(x, y) -> (sum(x ** 2), sum(y ** 2))."""
+
+    def __call__(self, x, y):
+        x, y = _tensor("SquareSumAll", "x", x), _tensor("SquareSumAll", "y", y)
+        return F.sum(F.square(x)), F.sum(F.square(y))
+
+
+class ReduceStd(Primitive):
+    """ReduceStd(axis=(), unbiased=True, keep_dims=False)(input_x) -> (std, mean); axis () is
+    every axis."""
+
+    def __init__(self, axis=(), unbiased=True, keep_dims=False):
+        axis = (axis,) if _is_int(axis) else _ints("ReduceStd", "axis", axis)
+        super().__init__(axis=axis, unbiased=_bool("ReduceStd", "unbiased", unbiased),
+                         keep_dims=_bool("ReduceStd", "keep_dims", keep_dims))
+
+    def __call__(self, input_x):
+        x = _floating("ReduceStd", "input_x", _tensor("ReduceStd", "input_x", input_x))
+        a = self.attrs
+        axes = tuple(_axis("ReduceStd", "axis", v, x.ndim) for v in a["axis"]) or None
+        std = F.std(x, axes, 1 if a["unbiased"] else 0, a["keep_dims"])
+        return std, F.mean(x, axes, a["keep_dims"])
+
+
+def _scatter_into(who, input_x, indices, updates, add):
+    x = _tensor(who, "input_x", input_x)
+    updates = _tensor(who, "updates", updates)
+    if updates.dtype is not x.dtype:
+        raise TypeError("For '%s', 'updates' must have the dtype of 'input_x' (%s), but got %s"
+                        % (who, x.dtype, updates.dtype))
+    scattered = ScatterNd()(indices, updates, tuple(x.shape))
+    if add:
+        return x + scattered
+    ones = _creation.ones(tuple(updates.shape), dtype=_dt.float32)
+    hit = ScatterNd()(indices, ones, tuple(x.shape)) > 0
+    return F.where(hit, scattered, x)
+
+
+class TensorScatterUpdate(Primitive):
+    """TensorScatterUpdate()(input_x, indices, updates): a copy of input_x with the positions
+    `indices` (as ScatterNd's) set to updates (positions should be distinct)."""
+
+    def __call__(self, input_x, indices, updates):
+        return _scatter_into("TensorScatterUpdate", input_x, indices, updates, False)
+
+
+class TensorScatterAdd(Primitive):
+    """TensorScatterAdd()(input_x, indices, updates): a copy of input_x with updates added at
+    `indices` (repeated positions add up)."""
+
+    def __call__(self, input_x, indices, updates):
+        return _scatter_into("TensorScatterAdd", input_x, indices, updates, True)
+
+
+class ScatterNdUpdate(Primitive):
+    """ScatterNdUpdate(use_locking=True)(input_x, indices, updates): writes updates into the
+    Parameter input_x at `indices` in place and returns it (a graph break under jit, as
+    Assign())."""
+
+    def __init__(self, use_locking=True):
+        super().__init__(use_locking=_bool("ScatterNdUpdate", "use_locking", use_locking))
+
+    @runtime_state("writes a Parameter in place")
+    def __call__(self, input_x, indices, updates):
+        new = _scatter_into("ScatterNdUpdate", input_x, indices, updates, False)
+        input_x[...] = new
+        return input_x
+
+
+class NLLLoss(Primitive):
+    """NLLLoss(reduction='mean', ignore_index=-100)(logits, labels, weight) -> (loss,
+    total_weight): logits are log-probabilities (N, C); total_weight sums weight[label] over the
+    samples not ignored."""
+
+    def __init__(self, reduction="mean", ignore_index=-100):
+        super().__init__(reduction=_reduction("NLLLoss", reduction),
+                         ignore_index=_int("NLLLoss", "ignore_index", ignore_index))
+
+    def __call__(self, logits, labels, weight):
+        logits, labels = _sparse_labels("NLLLoss", logits, labels)
+        weight = _tensor("NLLLoss", "weight", weight)
+        a = self.attrs
+        loss = NF.nll_loss(logits, labels, weight, a["ignore_index"], a["reduction"])
+        keep = F.ne(labels, a["ignore_index"])
+        safe = F.where(keep, labels, F.mul(labels, 0))
+        total = F.sum(F.where(keep, F.gather(weight, safe, 0), F.mul(F.gather(weight, safe, 0), 0.0)))
+        return loss, total
+
+
+class KLDivLoss(Primitive):
+    """KLDivLoss(reduction='mean')(logits, labels): labels * (log(labels) - logits), 0 where
+    labels is 0; 'mean' over every element, 'batchmean' over dim 0, 'sum' or 'none'."""
+
+    def __init__(self, reduction="mean"):
+        if reduction not in ("none", "mean", "sum", "batchmean"):
+            raise ValueError("For 'KLDivLoss', the 'reduction' must be 'none', 'mean', 'sum' or "
+                             "'batchmean', but got %r" % (reduction,))
+        super().__init__(reduction=reduction)
+
+    def __call__(self, logits, labels):
+        x = _floating("KLDivLoss", "logits", _tensor("KLDivLoss", "logits", logits))
+        y = _tensor("KLDivLoss", "labels", labels)
+        pos = y > 0
+        safe = F.where(pos, y, F.mul(y, 0.0) + 1.0)
+        out = F.where(pos, y * (F.log(safe) - x), F.mul(x, 0.0))
+        r = self.attrs["reduction"]
+        if r == "none":
+            return out
+        if r == "sum":
+            return F.sum(out)
+        if r == "mean":
+            return F.mean(out)
+        return F.sum(out) / (x.shape[0] if x.ndim else 1)
+
+
+class _Random(Primitive):
+    def __init__(self, seed=0, seed2=0):
+        _int(type(self).__name__, "seed", seed)
+        _int(type(self).__name__, "seed2", seed2)
+        if seed < 0 or seed2 < 0:
+            raise ValueError("For '%s', 'seed' and 'seed2' must be non-negative"
+                             % type(self).__name__)
+        super().__init__(seed=seed, seed2=seed2)
+
+    def _seed(self):
+        a = self.attrs
+        return (a["seed"] * 1000003 + a["seed2"]) if (a["seed"] or a["seed2"]) else None
+
+    def _shape(self, shape):
+        return _ints(self.name, "shape", shape)
+
+
+class UniformReal(_Random):
+    """UniformReal(seed=0, seed2=0)(shape): float32 samples from [0, 1); a non-zero seed pair
+    makes them repeatable."""
+
+    def __call__(self, shape):
+        return _creation.rand(self._shape(shape), seed=self._seed())
+
+
+class StandardNormal(_Random):
+    """StandardNormal(seed=0, seed2=0)(shape): float32 samples from N(0, 1)."""
+
+    def __call__(self, shape):
+        return _creation.randn(self._shape(shape), seed=self._seed())
+
+
 _FUNCTIONAL = ["strided_slice", "assign_add", "assign_sub", "inplace_add", "inplace_sub",
                "inplace_update", "gather_d", "gather_elements", "scatter_nd", "tuple_to_array",
                "scalar_to_tensor", "einsum"]
