@@ -29,6 +29,9 @@ from pijit import hal, device_context
 from pijit.common import dtype as mstype
 from pijit import nn
 from pijit.serialization import save_checkpoint, load_checkpoint, load_param_into_net
+from pijit.common.dtype import dtype_to_nptype, dtype_to_pytype, pytype_to_dtype
+from pijit.context import ParallelMode
+from pijit import _import_paths  # noqa: F401  (mindspore.nn.optim.momentum, ... ; after nn)
 
 __version__ = "0.1.0"
 

@@ -138,3 +138,14 @@ def set_device(device_target, device_id=None):
     if device_id is not None:
         kwargs["device_id"] = device_id
     set_context(**kwargs)
+
+
+class ParallelMode(object):
+    """MindSpore's parallel modes (the values of set_auto_parallel_context(parallel_mode=...)).
+    pijit runs one process, which is STAND_ALONE."""
+    STAND_ALONE = "stand_alone"
+    DATA_PARALLEL = "data_parallel"
+    HYBRID_PARALLEL = "hybrid_parallel"
+    SEMI_AUTO_PARALLEL = "semi_auto_parallel"
+    AUTO_PARALLEL = "auto_parallel"
+    MODE_LIST = [STAND_ALONE, DATA_PARALLEL, HYBRID_PARALLEL, SEMI_AUTO_PARALLEL, AUTO_PARALLEL]

@@ -1,7 +1,7 @@
 """`mindspore.ops.composite` (imported as C): functions built from other functions.
 HyperMap, MultitypeFuncGraph and GradOperation (pijit/autodiff.py)."""
 from pijit import _C
-from pijit.ops.primitives import HyperMap
+from pijit.ops.primitives import HyperMap, Partial  # noqa: F401
 from pijit.autodiff import GradOperation  # noqa: F401
 
 # Type names MultitypeFuncGraph.register accepts, each with its test and how specific it is
@@ -78,4 +78,40 @@ def _type_name(v):
     return "Tensor" if isinstance(v, _C.TensorBase) else type(v).__name__
 
 
-__all__ = ["HyperMap", "MultitypeFuncGraph", "GradOperation"]
+class Map(object):
+    """Map(ops=None, reverse=False): applies a function to the elements of tuples or lists of the
+    same length, one level deep (HyperMap recurses into nested sequences; Map does not):
+    Map()(fn, (a, b), (c, d)) is (fn(a, c), fn(b, d)). With `ops` given, call it as map(*inputs).
+    `reverse` applies the function from the last element to the first (the order of side
+    effects); the result keeps the input order."""
+
+    def __init__(self, ops=None, reverse=False):
+        self.ops = ops
+        self.reverse = bool(reverse)
+
+    def __call__(self, *args):
+        fn, seqs = (self.ops, args) if self.ops is not None else (args[0] if args else None, args[1:])
+        if not callable(fn):
+            raise TypeError("Map: the function to map must be callable, got %s" % type(fn).__name__)
+        if not seqs:
+            raise TypeError("Map: no inputs to map over")
+        kind = type(seqs[0])
+        for s in seqs:
+            if not isinstance(s, (tuple, list)) or type(s) is not kind:
+                raise TypeError("Map: inputs must all be tuples or all lists, got %s"
+                                % ", ".join([type(v).__name__ for v in seqs]))
+            if len(s) != len(seqs[0]):
+                raise ValueError("Map: inputs must have the same length, got %s"
+                                 % ", ".join([str(len(v)) for v in seqs]))
+        n = len(seqs[0])
+        order = range(n - 1, -1, -1) if self.reverse else range(n)
+        out = {}
+        for i in order:
+            out[i] = fn(*[s[i] for s in seqs])
+        return kind([out[i] for i in range(n)])
+
+    def __repr__(self):
+        return "Map(reverse=%s)" % self.reverse
+
+
+__all__ = ["HyperMap", "Map", "MultitypeFuncGraph", "GradOperation", "Partial"]

@@ -483,3 +483,4 @@ def topk(input, k, dim=None, largest=True, sorted=True):
 # MindSpore's `ops.functional` (imported as F) also carries the graph utilities and queries:
 # F.depend, F.assign, F.shape, ... (defined in misc, which builds on the functions above).
 from pijit.ops.misc import *  # noqa: E402,F401,F403
+from pijit.autodiff import grad, value_and_grad  # noqa: E402,F401  (F.grad, as MindSpore's F has it)
