@@ -61,14 +61,10 @@ def _step(mode, gi, state, w_hh, b_hh):
     return _op("tanh" if mode == "RNN_TANH" else "relu", (gi + gh,))
 
 
-def _zeros(shape, dtype):
-    return _op("full", (), shape=tuple(shape), value=0, dtype=dtype)
-
-
 def _check_state(who, arg, h, shape, dtype):
     if not _is_tensor(h):
         raise type_error(who, arg, h, "Tensor")
-    if tuple(h.shape) != tuple(shape):
+    if h._dims(0) != tuple(shape):  # (_dims: a dynamic batch size stays dynamic under capture)
         raise ValueError("For '%s', the shape of '%s' should be %s, but got %s."
                          % (who, arg, tuple(shape), tuple(h.shape)))
     if h.dtype != dtype:
@@ -123,14 +119,15 @@ class _RNNBase(Cell):
             (lists[0][k], lists[1][k], lists[2][k] if has_bias else None, lists[3][k] if has_bias else None)
             for k in range(num_layers * self.num_directions))
 
-    def _direction(self, x, state, weights, reverse, seq_length):
-        """One direction of one layer over x (T, B, in): (outputs (T, B, H), final state)."""
+    def _direction(self, x, steps, state, weights, reverse, seq_length):
+        """One direction of one layer over x (steps, B, in): (outputs (steps, B, H), final state).
+        (steps is read from the layer's input once: a size read from a stacked layer output would
+        count as a read of the batch size too, and specialise it under capture.)"""
         w_ih, w_hh, b_ih, b_hh = weights
         if w_ih.dtype != x.dtype:  # (MindSpore computes in the input's dtype)
             w_ih, w_hh = w_ih.astype(x.dtype), w_hh.astype(x.dtype)
             if b_ih is not None:
                 b_ih, b_hh = b_ih.astype(x.dtype), b_hh.astype(x.dtype)
-        steps = x.shape[0]
         # the input projection of every step at once, (T, B, G*H), cut into T views; split, not
         # gi_all[t]: the gradient of a split is one concat, of T indexings T full-size scatters
         gi_all = NF.dense(x, w_ih, b_ih)
@@ -138,7 +135,13 @@ class _RNNBase(Cell):
         outputs = []
         for s in range(steps):
             t = steps - 1 - s if reverse else s
-            new = _step(self.mode, _op("squeeze", (gi[t],), axis=(0,)), state, w_hh, b_hh)
+            gi_t = _op("squeeze", (gi[t],), axis=(0,))
+            if state is None:  # zeros shaped from the data: the batch size is never read in Python
+                zero = _op("full_like", (gi_t if _GATES[self.mode] == 1 else
+                                         _op("split", (gi_t,), axis=1, sections=_GATES[self.mode])[0],),
+                           value=0, dtype=gi_t.dtype)
+                state = (zero, zero) if self.is_lstm else zero
+            new = _step(self.mode, gi_t, state, w_hh, b_hh)
             h = new[0] if self.is_lstm else new
             if seq_length is None:
                 state = new
@@ -149,7 +152,7 @@ class _RNNBase(Cell):
                     state = (_op("where", (valid, new[0], state[0])), _op("where", (valid, new[1], state[1])))
                 else:
                     state = _op("where", (valid, new, state))
-                outputs.append(_op("where", (valid, h, _op("full_like", (h,), value=0))))
+                outputs.append(_op("where", (valid, h, _op("full_like", (h,), value=0, dtype=h.dtype))))
         if reverse:
             outputs = outputs[::-1]
         return _op("stack", tuple(outputs), axis=0), state
@@ -161,19 +164,19 @@ class _RNNBase(Cell):
         if x.ndim != 3:
             raise ValueError("For '%s', the dimension of 'x' should be 3, but got %d (shape %s)."
                              % (who, x.ndim, x.shape))
-        if x.shape[2] != self.input_size:
+        if x._dims(2, 3)[0] != self.input_size:
             raise ValueError("For '%s', the size of 'x' at axis 2 should be input_size=%d, but got shape %s."
                              % (who, self.input_size, x.shape))
         if not x.dtype.is_floating_point:
             raise TypeError("For '%s', the dtype of 'x' should be floating, but got %s." % (who, x.dtype))
         if self.batch_first:
             x = _op("transpose", (x,), perm=(1, 0, 2))
-        batch = x._dims(1, 2)[0]
-        state_shape = (self.num_layers * self.num_directions, batch, self.hidden_size)
-        if hx is None:
-            h0 = _zeros(state_shape, x.dtype)
-            c0 = _zeros(state_shape, x.dtype) if self.is_lstm else None
-        elif self.is_lstm:
+        # the batch size is read (and so specialised under capture) only to check hx and
+        # seq_length against it: without them a jitted layer keeps a dynamic batch size
+        h0 = c0 = None
+        if hx is not None:
+            state_shape = (self.num_layers * self.num_directions, x._dims(1, 2)[0], self.hidden_size)
+        if hx is not None and self.is_lstm:
             if not isinstance(hx, (tuple, list)):
                 raise type_error(who, "hx", hx, "tuple")
             if len(hx) != 2:
@@ -181,8 +184,8 @@ class _RNNBase(Cell):
             h0, c0 = hx
             _check_state(who, "hx[0]", h0, state_shape, x.dtype)
             _check_state(who, "hx[1]", c0, state_shape, x.dtype)
-        else:
-            h0, c0 = hx, None
+        elif hx is not None:
+            h0 = hx
             _check_state(who, "hx", h0, state_shape, x.dtype)
         if seq_length is not None:
             if not _is_tensor(seq_length):
@@ -190,17 +193,18 @@ class _RNNBase(Cell):
             if seq_length.dtype not in (_dt.int32, _dt.int64):
                 raise TypeError("For '%s', the dtype of 'seq_length' should be int32 or int64, but got %s."
                                 % (who, seq_length.dtype))
-            if tuple(seq_length.shape) != (batch,):
+            if seq_length._dims(0) != x._dims(1, 2):
                 raise ValueError("For '%s' batch size of x and seq_length must be equal, but got %d of x "
-                                 "and shape %s of seq_length." % (who, batch, tuple(seq_length.shape)))
+                                 "and shape %s of seq_length." % (who, x.shape[1], tuple(seq_length.shape)))
         layer_in = x
+        steps = x._dims(0, 1)[0]
         h_n, c_n = [], []
         for layer in range(self.num_layers):
             outs = []
             for direction in range(self.num_directions):
                 k = layer * self.num_directions + direction
-                state = (h0[k], c0[k]) if self.is_lstm else h0[k]
-                out, state = self._direction(layer_in, state, self._weights[k], direction == 1, seq_length)
+                state = None if h0 is None else (h0[k], c0[k]) if self.is_lstm else h0[k]
+                out, state = self._direction(layer_in, steps, state, self._weights[k], direction == 1, seq_length)
                 outs.append(out)
                 if self.is_lstm:
                     h_n.append(state[0])
@@ -278,7 +282,7 @@ class _RNNCellBase(Cell):
         who = type(self).__name__
         if not _is_tensor(x):
             raise type_error(who, "x", x, "Tensor")
-        if x.ndim != 2 or x.shape[1] != self.input_size:
+        if x.ndim != 2 or x._dims(1, 2)[0] != self.input_size:
             raise ValueError("For '%s', the shape of 'x' should be (batch_size, %d), but got %s."
                              % (who, self.input_size, x.shape))
         shape = (x._dims(0, 1)[0], self.hidden_size)
