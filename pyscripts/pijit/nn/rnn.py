@@ -4,7 +4,8 @@ seq_length) and the single-step cells RNNCell, GRUCell, LSTMCell.
 They are written out of pijit's ordinary ops (dense, split, sigmoid, tanh, where, stack), so
 one definition serves eager mode, capture and autodiff. The time loop is a Python loop over the
 timesteps: under pijit.jit it unrolls into the forward's graph (the sequence length is part of
-the guards; the batch size stays dynamic). The input projection of a whole layer is one dense
+the guards; the batch size stays dynamic unless hx or seq_length is given, whose batch size is
+checked against x's). The input projection of a whole layer is one dense
 over all timesteps (T*B rows), so a step costs one (B, H) x (H, G) matmul plus elementwise ops.
 
 What follows MindSpore 2.5 (mindspore/nn/layer/rnns.py, rnn_cells.py):
@@ -64,7 +65,7 @@ def _step(mode, gi, state, w_hh, b_hh):
 def _check_state(who, arg, h, shape, dtype):
     if not _is_tensor(h):
         raise type_error(who, arg, h, "Tensor")
-    if h._dims(0) != tuple(shape):  # (_dims: a dynamic batch size stays dynamic under capture)
+    if h._dims(0) != tuple(shape):  # (this reads, and under capture specialises, the batch size)
         raise ValueError("For '%s', the shape of '%s' should be %s, but got %s."
                          % (who, arg, tuple(shape), tuple(h.shape)))
     if h.dtype != dtype:
