@@ -511,6 +511,7 @@ class UnderJit(unittest.TestCase):
     """One call of each inside @jit: one graph, no break, the eager result (twice)."""
 
     W = T([[[[0.5, -1.0], [0.25, 1.0]]], [[[1.0, 0.0], [0.0, -1.0]]]])
+    INDEX = T([[2, 0], [1, 1]])
 
     CASES = [
         ("add_sub", lambda x: (mint.add(x, 1, alpha=2), mint.sub(x, x, alpha=0.5))),
@@ -527,7 +528,7 @@ class UnderJit(unittest.TestCase):
                                        mint.chunk(x, 3, 1))),
         ("creation", lambda x: x + mint.zeros(2, 3) + mint.ones((2, 3)) + mint.full((2, 3), 2.0)
          + mint.arange(3) + mint.zeros_like(x)),
-        ("gather_index", lambda x: (mint.gather(x, 1, mint.tensor_index), mint.index_select(x, 1, T([2, 0])),
+        ("gather_index", lambda x: (mint.gather(x, 1, UnderJit.INDEX), mint.index_select(x, 1, T([2, 0])),
                                     mint.narrow(x, 1, 1, 2))),
         ("shapes", lambda x: (mint.flatten(x), mint.permute(x, (1, 0)), mint.squeeze(mint.unsqueeze(x, 0)),
                               mint.flip(x, (1,)), mint.roll(x, 1, 1), mint.tile(x, (1, 2)),
@@ -552,18 +553,14 @@ class UnderJit(unittest.TestCase):
 
     def test_each_name_captures_into_one_graph(self):
         x = T([[1.0, 5.0, 3.0], [4.0, 2.0, 6.0]])
-        mint.tensor_index = T([[2, 0], [1, 1]])
-        try:
-            for name, fn in self.CASES:
-                with self.subTest(name=name):
-                    want = values(fn(x))
-                    jf = ms.jit(fn)
-                    self.assertEqual(values(jf(x)), want)
-                    self.assertEqual(values(jf(x)), want)
-                    st = ms.jit_stats(jf)
-                    self.assertEqual((st["compiles"], st["graphs"], st["break_reasons"]), (1, 1, []))
-        finally:
-            del mint.tensor_index
+        for name, fn in self.CASES:
+            with self.subTest(name=name):
+                want = values(fn(x))
+                jf = ms.jit(fn)
+                self.assertEqual(values(jf(x)), want)
+                self.assertEqual(values(jf(x)), want)
+                st = ms.jit_stats(jf)
+                self.assertEqual((st["compiles"], st["graphs"], st["break_reasons"]), (1, 1, []))
 
     def run_steps(self, opt_kind, jit, steps=4):
         ms.set_seed(5)
