@@ -210,8 +210,9 @@ void dense_run(const DensePlan& p, const Tensor& out, const Tensor& x, const Ten
   auto& eng = dnnl_engine();
   const Tensor xc = x.contiguous();
   // Trained weights are read where they are; others in the primitive's layout, reordered once
-  // per version.
-  const DensePrimitive* plain_prim = memo && memo->trained(weight) ? p.plain_primitive() : nullptr;
+  // per version. An eager call has no memo: the weight cache tracks its weights' writes.
+  const bool trained = memo ? memo->trained(weight) : written_each_use(weight);
+  const DensePrimitive* plain_prim = trained ? p.plain_primitive() : nullptr;
   const bool plain = plain_prim != nullptr;
   const DensePrimitive& prim = plain ? *plain_prim : p.best;
   Tensor wc;

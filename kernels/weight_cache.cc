@@ -56,6 +56,33 @@ class Cache {
     return it->second.entry;
   }
 
+  // The buffer of `stale` (found under `key` and no longer valid) when the cache holds the only
+  // reference to it: the entry leaves the cache and its buffer is reordered into again.
+  dnnl::memory take_buffer(const std::string& key, const Entry* stale) {
+    std::lock_guard<std::mutex> lock(mu_);
+    auto it = map_.find(key);
+    if (it == map_.end() || it->second.entry.get() != stale || it->second.entry.use_count() != 1) return dnnl::memory();
+    dnnl::memory m = stale->reordered;
+    bytes_ -= it->second.entry->bytes;
+    map_.erase(it);
+    ++recycled_;
+    return m;
+  }
+
+  // Drops every entry of `owner` (weights the caller will read in their own layout from now on).
+  void drop(const Storage* owner) {
+    std::lock_guard<std::mutex> lock(mu_);
+    for (auto i = map_.begin(); i != map_.end();) {
+      std::shared_ptr<Storage> o = i->second.entry->owner.lock();
+      if (!o || o.get() == owner) {
+        bytes_ -= i->second.entry->bytes;
+        map_.erase(i++);
+      } else {
+        ++i;
+      }
+    }
+  }
+
   void put(const std::string& key, std::shared_ptr<const Entry> e) {
     std::lock_guard<std::mutex> lock(mu_);
     ++reorders_;
@@ -90,7 +117,7 @@ class Cache {
 
   WeightCacheStats stats() {
     std::lock_guard<std::mutex> lock(mu_);
-    return {hits_.load(), reorders_, static_cast<int64_t>(map_.size()), bytes_};
+    return {hits_.load(), reorders_, static_cast<int64_t>(map_.size()), bytes_, recycled_};
   }
 
   void clear() {
@@ -110,7 +137,7 @@ class Cache {
   absl::flat_hash_map<std::string, Slot> map_;
   uint64_t clock_ = 0;
   std::atomic<int64_t> hits_{0};
-  int64_t bytes_ = 0, reorders_ = 0;
+  int64_t bytes_ = 0, reorders_ = 0, recycled_ = 0;
 };
 
 // memcmp of two equally sized buffers, in parallel chunks when large.
@@ -154,15 +181,21 @@ CachedWeights reordered_weights(const Tensor& w, const dnnl::memory::desc& user,
   if (user == want) return {dnnl::memory(user, eng, wc.raw_data()), wc.storage()};
   Cache& cache = Cache::instance();
   const std::string key = key_of(w, user, want);
-  if (std::shared_ptr<const Entry> e = cache.find(key); e && still_valid(*e, w, wc, versioned)) {
-    cache.hit();
-    return {e->reordered, e};
+  dnnl::memory buffer;
+  if (std::shared_ptr<const Entry> e = cache.find(key)) {
+    if (still_valid(*e, w, wc, versioned)) {
+      cache.hit();
+      return {e->reordered, e};
+    }
+    const Entry* stale = e.get();
+    e.reset();  // our reference would keep the buffer from being taken
+    buffer = cache.take_buffer(key, stale);
   }
   auto ne = std::make_shared<Entry>();
   ne->owner = w.storage();
   ne->version = version;
   if (!versioned) ne->plain = wc.same_storage(w) ? wc.clone() : wc;
-  ne->reordered = dnnl::memory(want, eng);
+  ne->reordered = buffer ? buffer : dnnl::memory(want, eng);
   ne->bytes = static_cast<int64_t>(want.get_size()) + (ne->plain.defined() ? ne->plain.nbytes() : 0);
   const Tensor& src = ne->plain.defined() ? ne->plain : wc;
   dnnl::memory um(user, eng, src.raw_data());
@@ -182,6 +215,11 @@ CachedWeights WeightMemo::get(const Tensor& w, const dnnl::memory::desc& user, c
       Cache::instance().hit();
       return last_;
     }
+  }
+  {
+    // A new version: the last copy is stale, and held here it could not be reordered into.
+    std::lock_guard<std::mutex> lock(mu_);
+    if (st == raw_ && w.offset() == offset_) last_ = CachedWeights();
   }
   CachedWeights c = reordered_weights(w, user, want, reorder);
   if (versioned) {
@@ -203,6 +241,80 @@ bool WeightMemo::trained(const Tensor& w) {
   seen_ = st;
   seen_version_ = version;
   return changes_ >= 2 && st->versioned();
+}
+
+namespace {
+
+// written_each_use's record of each weight view's recent uses.
+class WriteTracker {
+ public:
+  static WriteTracker& instance() {
+    static auto* t = new WriteTracker();
+    return *t;
+  }
+
+  // True when trained; *first is set on the use that found it so.
+  bool use(const Tensor& w, bool* first) {
+    const std::shared_ptr<Storage>& st = w.storage();
+    const uint64_t version = st->version();
+    std::lock_guard<std::mutex> lock(mu_);
+    const Key key{st.get(), w.offset()};
+    auto it = map_.find(key);
+    if (it != map_.end() && it->second.owner.expired()) {  // a new storage at a dead one's address
+      map_.erase(it);
+      it = map_.end();
+    }
+    if (it == map_.end()) {
+      if (map_.size() >= kMaxViews) prune();
+      map_.emplace(key, State{st, version, 1, 0, false});
+      return false;
+    }
+    State& s = it->second;
+    if (version != s.version) {
+      s.steps = s.uses <= kUsesPerVersion ? s.steps + 1 : 1;
+      s.version = version;
+      s.uses = 1;
+    } else {
+      ++s.uses;
+    }
+    const bool trained = st->versioned() && s.steps >= 2 && s.uses <= kUsesPerVersion;
+    *first = trained && !s.trained;
+    s.trained = trained;
+    return trained;
+  }
+
+ private:
+  static constexpr int kUsesPerVersion = 4;  // a layer applied up to 4 times a step
+  static constexpr size_t kMaxViews = 4096;
+  using Key = std::pair<const Storage*, int64_t>;
+  struct State {
+    std::weak_ptr<Storage> owner;
+    uint64_t version;
+    int uses;       // at this version
+    int steps;      // consecutive new versions, each after at most kUsesPerVersion uses
+    bool trained;   // what the last use answered
+  };
+
+  // Forgets dead storages, then (a heuristic's state only) everything when still full.
+  void prune() {
+    for (auto i = map_.begin(); i != map_.end();) {
+      if (i->second.owner.expired()) map_.erase(i++);
+      else ++i;
+    }
+    if (map_.size() >= kMaxViews) map_.clear();
+  }
+
+  std::mutex mu_;
+  absl::flat_hash_map<Key, State> map_;
+};
+
+}  // namespace
+
+bool written_each_use(const Tensor& w) {
+  bool first = false;
+  const bool trained = WriteTracker::instance().use(w, &first);
+  if (first) Cache::instance().drop(w.storage().get());
+  return trained;
 }
 
 WeightCacheStats weight_cache_stats() { return Cache::instance().stats(); }
