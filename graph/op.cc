@@ -11,6 +11,7 @@
 #include <sstream>
 
 #include "absl/container/flat_hash_map.h"
+#include "kernels/copy.h"
 
 namespace pj {
 
@@ -157,6 +158,7 @@ OpRegistrar& OpRegistrar::prepare(PrepareFn f, Device device) {
   return *this;
 }
 OpRegistrar& OpRegistrar::elementwise() { def_->elementwise = true; return *this; }
+OpRegistrar& OpRegistrar::storage_dtypes() { def_->storage_dtypes = true; return *this; }
 OpRegistrar& OpRegistrar::run(RunFn f) { def_->run = std::move(f); return *this; }
 OpRegistrar& OpRegistrar::view() { def_->is_view = true; return *this; }
 OpRegistrar& OpRegistrar::data_dependent() { def_->data_dependent = true; return *this; }
@@ -211,19 +213,87 @@ Tensors call_op(const OpDef& op, const Tensors& in, const Attrs& attrs) {
   return out;
 }
 
+namespace {
+bool any_storage_only(const Metas& ms) {
+  for (auto& m : ms)
+    if (!is_compute_dtype(m.dtype)) return true;
+  return false;
+}
+Metas metas_of(const Tensors& ts) {
+  Metas ms;
+  ms.reserve(ts.size());
+  for (auto& t : ts) ms.push_back(meta_of(t));
+  return ms;
+}
+Tensor widened(const Tensor& t) { return is_compute_dtype(t.dtype()) ? t : cast(t, compute_dtype(t.dtype())); }
+
+// A `run` op (data-dependent shapes) on storage-only inputs: run on widened inputs, then round
+// each output to the dtype inference gives for the real inputs (or, without inference, an output
+// in the first input's compute dtype back to that input's dtype).
+Tensors run_fn_widened(const OpDef& op, const Tensors& in, const Attrs& attrs) {
+  Tensors win;
+  for (auto& t : in) win.push_back(widened(t));
+  Tensors r = op.run(win, attrs);
+  if (op.impure)
+    for (size_t k = 0; k < in.size(); ++k)
+      if (!win[k].same_storage(in[k])) copy_into(in[k], win[k]);
+  if (op.infer) {
+    Metas want = op.infer(metas_of(in), attrs);
+    for (size_t k = 0; k < r.size() && k < want.size(); ++k)
+      if (r[k].dtype() != want[k].dtype) r[k] = cast(r[k], want[k].dtype);
+  } else if (!in.empty() && !is_compute_dtype(in[0].dtype())) {
+    for (auto& t : r)
+      if (t.dtype() == compute_dtype(in[0].dtype())) t = cast(t, in[0].dtype());
+  }
+  return r;
+}
+}  // namespace
+
+bool needs_widening(const OpDef& op, const Metas& in, const Metas& out) {
+  if (op.storage_dtypes || op.is_view) return false;
+  return any_storage_only(in) || any_storage_only(out);
+}
+
+Metas widened_metas(const Metas& ms) {
+  Metas r = ms;
+  for (auto& m : r) m.dtype = compute_dtype(m.dtype);
+  return r;
+}
+
+void run_widened(const OpDef& op, const TensorsKernel& kernel, const Tensors& in, const Tensors& out) {
+  Tensors win, wout;
+  win.reserve(in.size());
+  wout.reserve(out.size());
+  for (auto& t : in) win.push_back(widened(t));
+  for (auto& t : out)
+    wout.push_back(is_compute_dtype(t.dtype()) ? t : Tensor::empty(t.shape(), compute_dtype(t.dtype())));
+  kernel(win, wout);
+  for (size_t k = 0; k < out.size(); ++k)
+    if (!wout[k].same_storage(out[k])) copy_into(out[k], wout[k]);
+  if (op.impure)  // an in-place update (batch_norm's running statistics) went to the widened copy
+    for (size_t k = 0; k < in.size(); ++k)
+      if (!win[k].same_storage(in[k])) copy_into(in[k], win[k]);
+}
+
 Tensors run_op(const OpDef& op, const Tensors& in, const Attrs& attrs) {
   for (auto& t : in)
     PJ_CHECK(!t.is_symbolic()) << op.name << ": symbolic tensor reached a kernel outside capture";
-  if (op.run) return op.run(in, attrs);
+  if (op.run) {
+    if (!op.storage_dtypes && !op.is_view)
+      for (auto& t : in)
+        if (!is_compute_dtype(t.dtype())) return run_fn_widened(op, in, attrs);
+    return op.run(in, attrs);
+  }
   PJ_CHECK(op.infer && op.kernel) << "op '" << op.name << "' has neither run nor infer+kernel";
-  Metas ms;
-  ms.reserve(in.size());
-  for (auto& t : in) ms.push_back(meta_of(t));
+  Metas ms = metas_of(in);
   Metas outs = op.infer(ms, attrs);
   Tensors out;
   out.reserve(outs.size());
   for (auto& m : outs) out.push_back(Tensor::empty(m.shape, m.dtype));
-  op.kernel(in, attrs, out);
+  if (needs_widening(op, ms, outs))
+    run_widened(op, [&](const Tensors& a, const Tensors& b) { op.kernel(a, attrs, b); }, in, out);
+  else
+    op.kernel(in, attrs, out);
   return out;
 }
 

@@ -79,6 +79,8 @@ struct OpDef {
   bool total = false;               // cannot raise once infer accepted its inputs' metadata: the
                                     // only ops dead-code elimination may drop (eager Python would
                                     // have run the others, and they might have raised)
+  bool storage_dtypes = false;      // the kernel handles every storage dtype (float16, int8, ...):
+                                    // casts and copies. Other ops run those in compute dtypes.
 };
 
 // Declares an op; fields are filled by the chained setters at static-initialisation time.
@@ -98,6 +100,7 @@ class OpRegistrar {
   OpRegistrar& total();
   OpRegistrar& prepare(PrepareFn f, Device device = Device::CPU);
   OpRegistrar& elementwise();
+  OpRegistrar& storage_dtypes();
 
  private:
   OpDef* def_;
@@ -120,6 +123,15 @@ std::vector<std::string> registered_ops();
 using OpRecorder = Tensors (*)(const OpDef& op, const Tensors& in, const Attrs& attrs);
 OpRecorder set_op_recorder(OpRecorder r);
 OpRecorder op_recorder();
+
+// Storage-only dtypes (kernels/dtype.h, "compute dtypes"): an op whose kernel is written for the
+// compute dtypes runs on float16/bfloat16/int8/... inputs or outputs by casting its inputs up,
+// running in compute dtypes and rounding each output once into its real dtype. In-place ops get
+// their widened inputs written back. Views and storage_dtypes ops run as they are.
+bool needs_widening(const OpDef& op, const Metas& in, const Metas& out);
+Metas widened_metas(const Metas& ms);
+using TensorsKernel = std::function<void(const Tensors& in, const Tensors& out)>;
+void run_widened(const OpDef& op, const TensorsKernel& kernel, const Tensors& in, const Tensors& out);
 
 // Runs one op on concrete tensors, ignoring any recorder (the graph executor uses this).
 Tensors run_op(const OpDef& op, const Tensors& in, const Attrs& attrs);

@@ -178,6 +178,11 @@ ExecPlan::ExecPlan(std::shared_ptr<const Graph> g) : graph_(std::move(g)), eager
       Metas in, out;
       for (int v : n.inputs) in.push_back(G.values()[v].meta);
       for (int o : n.outputs) out.push_back(G.values()[o].meta);
+      const bool widen = needs_widening(*n.op, in, out);  // float16 & co. run in compute dtypes
+      if (widen) {
+        in = widened_metas(in);
+        out = widened_metas(out);
+      }
       if (const PrepareFn& p = n.op->prepare[static_cast<int>(Device::CPU)]) {
         s.kernel = p(in, n.attrs, out);
       } else {
@@ -185,6 +190,10 @@ ExecPlan::ExecPlan(std::shared_ptr<const Graph> g) : graph_(std::move(g)), eager
         const Attrs* attrs = &n.attrs;
         s.kernel = [op, attrs](const Tensors& a, const Tensors& b) { op->kernel(a, *attrs, b); };
       }
+      if (widen)
+        s.kernel = [op = n.op, k = std::move(s.kernel)](const Tensors& a, const Tensors& b) {
+          run_widened(*op, k, a, b);
+        };
     }
     for (int v : n.inputs)
       if (slot_[v] == Slot::Dynamic && last[v] == static_cast<int>(i)) s.frees.push_back(v);
@@ -376,7 +385,7 @@ Tensors ExecPlan::run_steps(const Tensors& inputs) const {
       // derived from its bytes (reordered weights, kernels/weight_cache.h) outlives a write.
       if (arena->storage) arena->storage->note_write();
     } else {
-      Tensors r = n.op->run(in, n.attrs);
+      Tensors r = run_op(*n.op, in, n.attrs);  // (widens storage-only dtypes as eager does)
       PJ_CHECK(r.size() == n.outputs.size())
           << n.op->name << " returned " << r.size() << " outputs, graph has " << n.outputs.size();
       for (size_t k = 0; k < r.size(); ++k) env[n.outputs[k]] = std::move(r[k]);

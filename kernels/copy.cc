@@ -6,14 +6,6 @@
 
 namespace pj {
 
-namespace {
-template <typename O, typename I>
-inline O convert(I v) {
-  if constexpr (std::is_same_v<O, bool>) return v != I(0);
-  else return static_cast<O>(v);
-}
-}  // namespace
-
 void copy_into(const Tensor& dst, const Tensor& src) {
   if (dst.numel() == 0) return;
   if (dst.dtype() == src.dtype() && dst.is_contiguous() && src.is_contiguous() &&
@@ -21,11 +13,11 @@ void copy_into(const Tensor& dst, const Tensor& src) {
     std::memmove(dst.raw_data(), src.raw_data(), dst.nbytes());
     return;
   }
-  PJ_DISPATCH_ALL(dst.dtype(), [&] {
+  PJ_DISPATCH_STORAGE(dst.dtype(), [&] {
     using O = scalar_t;
-    PJ_DISPATCH_ALL(src.dtype(), [&] {
+    PJ_DISPATCH_STORAGE(src.dtype(), [&] {
       using I = scalar_t;
-      unary_kernel<O, I>(dst, src, [](I v) { return convert<O, I>(v); });
+      unary_kernel<O, I>(dst, src, [](I v) { return convert_scalar<O, I>(v); });
     });
   });
 }

@@ -9,6 +9,8 @@
 // as Dragon4); the one place they part is handled in fix_extended.
 #include "kernels/format.h"
 
+#include "kernels/copy.h"
+
 #include <algorithm>
 #include <charconv>
 #include <cmath>
@@ -41,10 +43,33 @@ SciDigits parse_sci(const char* p, const char* end) {
   return r;
 }
 
+// float16/bfloat16 print from their (exact) float32 values, but "shortest" must round-trip in
+// the 16-bit type: numpy prints float16(0.1) as 0.1, not as float32's 0.09998.
+thread_local DType t_shortest_in = DType::Float32;
+
+float round_to(DType t, float v) {
+  return t == DType::Float16 ? half_bits_to_float(float_to_half_bits(v))
+                             : bfloat16_bits_to_float(float_to_bfloat16_bits(v));
+}
+
 // Shortest digits that read back as `a` in T (float32 values use float32's neighbours).
 template <typename T>
 SciDigits shortest_digits(T a) {
   char buf[64];
+  if constexpr (std::is_same_v<T, float>) {
+    if (t_shortest_in != DType::Float32) {
+      for (int frac = 0;; ++frac) {  // terminates by frac 8: float32's digits always round-trip
+        auto r = std::to_chars(buf, buf + sizeof buf, a, std::chars_format::scientific, frac);
+        float back = 0;
+        std::from_chars(buf, r.ptr, back, std::chars_format::scientific);
+        if (round_to(t_shortest_in, back) == a || frac >= 8) {
+          SciDigits d = parse_sci(buf, r.ptr);
+          while (d.digits.size() > 1 && d.digits.back() == '0') d.digits.pop_back();
+          return d;
+        }
+      }
+    }
+  }
   auto r = std::to_chars(buf, buf + sizeof buf, a, std::chars_format::scientific);
   return parse_sci(buf, r.ptr);
 }
@@ -62,6 +87,8 @@ template <typename T>
 bool reads_back_as(const std::string& s, T a) {
   T back{};
   std::from_chars(s.data(), s.data() + s.size(), back);
+  if constexpr (std::is_same_v<T, float>)
+    if (t_shortest_in != DType::Float32) return round_to(t_shortest_in, back) == a;
   return back == a;
 }
 
@@ -453,6 +480,84 @@ std::string print_typed(const Tensor& t, const PrintOptions& o) {
   }
 }
 
+// numpy's ComplexFloatingFormat: real and imaginary parts formatted as two float columns, the
+// imaginary one always signed, then "j".
+template <typename R>
+class ComplexFormat {
+ public:
+  ComplexFormat(const std::vector<std::complex<R>>& data, const PrintOptions& o)
+      : re_(parts(data, false), o), im_(parts(data, true), o) {}
+  std::string operator()(std::complex<R> x) const {
+    std::string i = im_(std::fabs(x.imag()));
+    size_t lead = i.find_first_not_of(' ');
+    i.insert(lead == std::string::npos ? 0 : lead, std::signbit(x.imag()) ? "-" : "+");
+    if (lead != std::string::npos && lead > 0) i.erase(0, 1);
+    return re_(x.real()) + i + "j";
+  }
+
+ private:
+  static std::vector<R> parts(const std::vector<std::complex<R>>& d, bool imag) {
+    std::vector<R> r;
+    for (auto& v : d) r.push_back(imag ? std::fabs(v.imag()) : v.real());
+    return r;
+  }
+  FloatFormat<R> re_, im_;
+};
+
+// float16/bfloat16 print as float32 values with 16-bit shortest digits (t_shortest_in).
+struct ShortestIn {
+  explicit ShortestIn(DType t) : saved(t_shortest_in) { t_shortest_in = t; }
+  ~ShortestIn() { t_shortest_in = saved; }
+  DType saved;
+};
+
+std::string print_scalar(const Tensor& t);
+
+template <typename T>
+std::string print_complex(const Tensor& t, const PrintOptions& o) {
+  using R = typename T::value_type;
+  if (t.ndim() == 0) {  // numpy's complex scalar str: "(1+2j)", "2j", "(nan+infj)"
+    T v = Element<T>::read(t.raw_data(), 0);
+    auto part = [](R x) {
+      std::string s = scalar_float_str(x);
+      if (s.size() > 2 && s.compare(s.size() - 2, 2, ".0") == 0) s.resize(s.size() - 2);
+      return s;
+    };
+    if (v.real() == 0 && !std::signbit(v.real())) return part(v.imag()) + "j";
+    return "(" + part(v.real()) + (std::signbit(v.imag()) || std::isnan(v.imag()) ? "" : "+") +
+           part(v.imag()) + "j)";
+  }
+  const bool summarise = t.numel() > o.threshold;
+  std::vector<T> data;
+  gather_edges(t, 0, 0, summarise, o.edgeitems, &data);
+  ComplexFormat<R> fmt(data, o);
+  return ArrayPrinter<T, ComplexFormat<R>>(t, fmt, o, summarise).print(o.linewidth);
+}
+
+std::string print_storage(const Tensor& t, const PrintOptions& o) {
+  switch (t.dtype()) {
+    case DType::Float16:
+    case DType::BFloat16: {
+      Tensor f = Tensor::empty(t.shape(), DType::Float32);
+      copy_into(f, t);
+      ShortestIn scope(t.dtype());
+      return t.ndim() == 0 ? print_scalar(f) : print_typed<float>(f, o);
+    }
+    case DType::Complex64: return print_complex<complex64>(t, o);
+    case DType::Complex128: return print_complex<complex128>(t, o);
+    case DType::Int8: return t.ndim() == 0 ? std::to_string(t.item_int()) : print_typed<int8_t>(t, o);
+    case DType::Int16: return t.ndim() == 0 ? std::to_string(t.item_int()) : print_typed<int16_t>(t, o);
+    case DType::UInt8: return t.ndim() == 0 ? std::to_string(t.item_int()) : print_typed<uint8_t>(t, o);
+    case DType::UInt16: return t.ndim() == 0 ? std::to_string(t.item_int()) : print_typed<uint16_t>(t, o);
+    case DType::UInt32: return t.ndim() == 0 ? std::to_string(t.item_int()) : print_typed<uint32_t>(t, o);
+    case DType::UInt64:
+      return t.ndim() == 0 ? std::to_string(*static_cast<const uint64_t*>(t.raw_data()))
+                           : print_typed<uint64_t>(t, o);
+    default: PJ_CHECK(false) << "print_storage: " << dtype_name(t.dtype()) << " is a compute dtype";
+  }
+  return "";
+}
+
 // str() of a 0-d array is str() of its scalar.
 std::string print_scalar(const Tensor& t) {
   return PJ_DISPATCH_ALL(t.dtype(), [&]() -> std::string {
@@ -488,6 +593,7 @@ std::string format_str(const Tensor& t, const PrintOptions& options) {
   if (t.numel() == 0) return "[]";
   if (t.device() != Device::CPU)
     PJ_THROW(Value) << "cannot print a GPU tensor; copy it to the CPU first";
+  if (!is_compute_dtype(t.dtype()) || is_complex(t.dtype())) return print_storage(t, options);
   if (t.ndim() == 0) return print_scalar(t);
   return PJ_DISPATCH_ALL(t.dtype(), [&] { return print_typed<scalar_t>(t, options); });
 }

@@ -287,13 +287,13 @@ Tensor Tensor::zeros(const Shape& shape, DType dtype) {
 
 Tensor Tensor::scalar(double v, DType dtype) {
   Tensor t = empty({}, dtype);
-  PJ_DISPATCH_ALL(dtype, [&] { *t.data<scalar_t>() = static_cast<scalar_t>(v); });
+  PJ_DISPATCH_STORAGE(dtype, [&] { *t.data<scalar_t>() = convert_scalar<scalar_t>(v); });
   return t;
 }
 
 Tensor Tensor::scalar_int(int64_t v, DType dtype) {
   Tensor t = empty({}, dtype);
-  PJ_DISPATCH_ALL(dtype, [&] { *t.data<scalar_t>() = static_cast<scalar_t>(v); });
+  PJ_DISPATCH_STORAGE(dtype, [&] { *t.data<scalar_t>() = convert_scalar<scalar_t>(v); });
   return t;
 }
 
@@ -331,15 +331,15 @@ int64_t Tensor::element_offset(int64_t i) const {
 
 double Tensor::item_double(int64_t i) const {
   int64_t off = element_offset(i);
-  return PJ_DISPATCH_ALL(dtype(), [&]() -> double {
-    return static_cast<double>(static_cast<const scalar_t*>(raw_data())[off]);
+  return PJ_DISPATCH_STORAGE(dtype(), [&]() -> double {
+    return convert_scalar<double>(static_cast<const scalar_t*>(raw_data())[off]);
   });
 }
 
 int64_t Tensor::item_int(int64_t i) const {
   int64_t off = element_offset(i);
-  return PJ_DISPATCH_ALL(dtype(), [&]() -> int64_t {
-    return static_cast<int64_t>(static_cast<const scalar_t*>(raw_data())[off]);
+  return PJ_DISPATCH_STORAGE(dtype(), [&]() -> int64_t {
+    return convert_scalar<int64_t>(static_cast<const scalar_t*>(raw_data())[off]);
   });
 }
 

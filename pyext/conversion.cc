@@ -3,6 +3,7 @@
 #include "py/pyport.h"  // first (Python.h); fresh_int
 
 #include <cmath>
+#include <limits>
 #include <cstring>
 #include <unordered_set>
 
@@ -21,6 +22,7 @@ std::optional<Category> scalar_category(PyObject* o) {
   if (PyBool_Check(o)) return Category::Bool;
   if (PyLong_Check(o)) return Category::Integer;
   if (PyFloat_Check(o)) return Category::Floating;
+  if (PyComplex_Check(o)) return Category::Complex;
   return std::nullopt;
 }
 
@@ -104,6 +106,61 @@ void walk(PyObject* o, int depth, Walk* w, bool* shape_fixed) {
                  << Py_TYPE(o)->tp_name << "'";
 }
 
+// A Python int as integer type T, or ValueError when it does not fit (numpy's "out of bounds").
+template <typename T>
+T int_in_range(PyObject* idx, DType dt) {
+  int overflow = 0;
+  long long v = PyLong_AsLongLongAndOverflow(idx, &overflow);
+  if (v == -1 && PyErr_Occurred()) throw PythonErrorAlreadySet();
+  if constexpr (std::is_same_v<T, uint64_t>) {
+    if (overflow > 0) {
+      unsigned long long u = PyLong_AsUnsignedLongLong(idx);
+      if (u == static_cast<unsigned long long>(-1) && PyErr_Occurred()) {
+        PyErr_Clear();
+        PJ_THROW(Value) << "Python integer out of bounds for " << dtype_numpy_name(dt);
+      }
+      return static_cast<T>(u);
+    }
+  }
+  if (overflow || v < static_cast<long long>(std::numeric_limits<T>::min()) ||
+      (v > 0 && static_cast<unsigned long long>(v) > static_cast<unsigned long long>(std::numeric_limits<T>::max())))
+    PJ_THROW(Value) << "Python integer " << (overflow ? std::string("") : std::to_string(v) + " ")
+                    << "out of bounds for " << dtype_numpy_name(dt);
+  return static_cast<T>(v);
+}
+
+// One leaf of nested data written into *p (type T of dtype dt).
+template <typename scalar_t>
+void write_leaf(PyObject* o, scalar_t* p, DType dt) {
+  if constexpr (std::is_same_v<scalar_t, bool>) {
+    int r = PyObject_IsTrue(o);
+    if (r < 0) throw PythonErrorAlreadySet();
+    *p = r;
+  } else if constexpr (std::is_integral_v<scalar_t>) {
+    if (PyComplex_Check(o)) PJ_THROW(Type) << "cannot convert a complex number to " << dtype_numpy_name(dt);
+    if (PyFloat_Check(o) || !PyIndex_Check(o)) {
+      double d = PyFloat_AsDouble(o);
+      if (d == -1.0 && PyErr_Occurred()) throw PythonErrorAlreadySet();
+      if (!std::isfinite(d)) PJ_THROW(Value) << "cannot convert float " << d << " to integer";
+      *p = convert_scalar<scalar_t>(d);
+    } else {
+      Ref idx(PyNumber_Index(o));
+      if (!idx) throw PythonErrorAlreadySet();
+      *p = int_in_range<scalar_t>(idx.get(), dt);
+    }
+  } else if constexpr (is_complex_t<scalar_t>::value) {
+    Py_complex c = PyComplex_AsCComplex(o);
+    if (c.real == -1.0 && PyErr_Occurred()) throw PythonErrorAlreadySet();
+    *p = scalar_t(static_cast<typename scalar_t::value_type>(c.real),
+                  static_cast<typename scalar_t::value_type>(c.imag));
+  } else {
+    if (PyComplex_Check(o)) PJ_THROW(Type) << "cannot convert a complex number to " << dtype_numpy_name(dt);
+    double d = PyFloat_AsDouble(o);
+    if (d == -1.0 && PyErr_Occurred()) throw PythonErrorAlreadySet();
+    *p = convert_scalar<scalar_t>(d);
+  }
+}
+
 [[noreturn]] void changed_while_converting() {
   PJ_THROW(Runtime) << "the data changed size or nesting while it was converted to a Tensor";
 }
@@ -138,34 +195,7 @@ void fill(PyObject* o, const Tensor& out, int64_t* pos, size_t depth) {
   }
   if (depth != shape.size() || *pos >= out.numel()) changed_while_converting();
   int64_t i = (*pos)++;
-  PJ_DISPATCH_ALL(out.dtype(), [&] {
-    scalar_t* p = out.data<scalar_t>() + i;
-    if constexpr (std::is_same_v<scalar_t, bool>) {
-      int r = PyObject_IsTrue(o);
-      if (r < 0) throw PythonErrorAlreadySet();
-      *p = r;
-    } else if constexpr (std::is_integral_v<scalar_t>) {
-      if (PyFloat_Check(o) || !PyIndex_Check(o)) {
-        double d = PyFloat_AsDouble(o);
-        if (d == -1.0 && PyErr_Occurred()) throw PythonErrorAlreadySet();
-        if (!std::isfinite(d)) PJ_THROW(Value) << "cannot convert float " << d << " to integer";
-        *p = static_cast<scalar_t>(d);
-      } else {
-        int overflow = 0;
-        Ref idx(PyNumber_Index(o));
-        if (!idx) throw PythonErrorAlreadySet();
-        long long v = PyLong_AsLongLongAndOverflow(idx.get(), &overflow);
-        if (overflow || (sizeof(scalar_t) == 4 && (v > INT32_MAX || v < INT32_MIN)))
-          PJ_THROW(Value) << "Python integer out of bounds for " << dtype_numpy_name(out.dtype());
-        if (v == -1 && PyErr_Occurred()) throw PythonErrorAlreadySet();
-        *p = static_cast<scalar_t>(v);
-      }
-    } else {
-      double d = PyFloat_AsDouble(o);
-      if (d == -1.0 && PyErr_Occurred()) throw PythonErrorAlreadySet();
-      *p = static_cast<scalar_t>(d);
-    }
-  });
+  PJ_DISPATCH_STORAGE(out.dtype(), [&] { write_leaf(o, out.data<scalar_t>() + i, out.dtype()); });
 }
 
 // Copies a buffer-protocol object into a new contiguous tensor.
@@ -178,11 +208,10 @@ Tensor from_buffer(PyObject* data) {
   } release{&view};
   DType dt;
   std::string fmt = view.format ? view.format : "B";
-  if (fmt == "B" || fmt == "<B" || fmt == "=B") {
-    dt = DType::Int32;  // uint8 bytes widen losslessly
-  } else if (!dtype_from_format(fmt, static_cast<int>(view.itemsize), &dt)) {
+  if (!dtype_from_format(fmt, static_cast<int>(view.itemsize), &dt)) {
     PJ_THROW(Type) << "cannot create a Tensor from a buffer with format '" << fmt << "' (itemsize "
-                   << view.itemsize << "); supported: bool, int32, int64, float32, float64";
+                   << view.itemsize << "); supported: bool, (u)int8/16/32/64, float16/32/64, "
+                      "complex64/128, little-endian";
   }
   Shape shape, strides;
   for (int i = 0; i < view.ndim; ++i) {
@@ -192,19 +221,6 @@ Tensor from_buffer(PyObject* data) {
     strides.push_back(st / view.itemsize);
   }
   if (!view.strides) strides = contiguous_strides(shape);
-  if (fmt == "B" || fmt == "<B" || fmt == "=B") {
-    Tensor out = Tensor::empty(shape, DType::Int32);
-    const unsigned char* src = static_cast<const unsigned char*>(view.buf);
-    for (int64_t i = 0; i < out.numel(); ++i) {
-      int64_t off = 0, r = i;
-      for (int d = view.ndim - 1; d >= 0; --d) {
-        off += (r % shape[d]) * strides[d];
-        r /= shape[d];
-      }
-      out.data<int32_t>()[i] = src[off];
-    }
-    return out;
-  }
   // Borrow the memory for the duration of the copy only.
   Tensor src = Tensor::view_of(Storage::borrow(view.buf, view.len, nullptr), shape, strides, 0, dt);
   return src.clone();
@@ -244,14 +260,18 @@ DType parse_dtype(PyObject* o) {
     if (attr && PyUnicode_Check(attr.get())) name = text(attr.get());
   }
   for (auto& c : name) c = static_cast<char>(std::tolower(c));
-  if (name == "float32" || name == "float") return DType::Float32;
-  if (name == "float64" || name == "double") return DType::Float64;
-  if (name == "int32") return DType::Int32;
-  if (name == "int64" || name == "int") return DType::Int64;
-  if (name == "bool" || name == "bool_") return DType::Bool;
+  if (name == "float" || name == "single") return DType::Float32;
+  if (name == "double") return DType::Float64;
+  if (name == "int") return DType::Int64;
+  if (name == "bool_") return DType::Bool;
+  if (name == "half") return DType::Float16;
+  if (name == "complex") return DType::Complex128;
+  for (int i = 0; i < kNumDTypes; ++i)
+    if (name == dtype_numpy_name(static_cast<DType>(i))) return static_cast<DType>(i);
   Ref r(PyObject_Repr(o));
   PJ_THROW(Type) << "data type " << (r ? text(r.get()) : "?")
-                 << " not understood; pijit supports float32, float64, int32, int64 and bool";
+                 << " not understood; pijit supports bool, int8/16/32/64, uint8/16/32/64, "
+                    "float16/32/64, bfloat16, complex64 and complex128";
 }
 
 std::optional<DType> parse_optional_dtype(PyObject* o) {
@@ -357,18 +377,34 @@ std::optional<Tensor> operand(PyObject* o, DType other) {
       if (std::optional<Tensor> lifted = g_scalar_lifter(o, dt)) return lifted;
     return number_operand(o, dt);
   }
+  if (PyComplex_Check(o)) {
+    const DType dt = promote_with_scalar(other, Category::Complex);
+    Py_complex c = PyComplex_AsCComplex(o);
+    Tensor t = Tensor::empty({}, DType::Complex128);
+    *t.data<complex128>() = complex128(c.real, c.imag);
+    return cast(t, dt);
+  }
   if (is_sequence(o) || has_buffer(o)) return tensor_from_py(o, std::nullopt);
   return std::nullopt;
 }
 
 PyObject* element_to_py(const Tensor& t, int64_t i) {
   if (refuse_symbolic(t, "item()")) return nullptr;
-  int64_t off = t.element_offset(i);
-  return PJ_DISPATCH_ALL(t.dtype(), [&]() -> PyObject* {
-    scalar_t v = static_cast<const scalar_t*>(t.raw_data())[off];
-    if constexpr (std::is_same_v<scalar_t, bool>) return PyBool_FromLong(v);
-    else if constexpr (std::is_integral_v<scalar_t>) return PyLong_FromLongLong(v);
-    else return PyFloat_FromDouble(v);
+  return stored_element_to_py(t, t.element_offset(i));
+}
+
+template <typename T>
+PyObject* scalar_to_py(T v) {
+  if constexpr (std::is_same_v<T, bool>) return PyBool_FromLong(v);
+  else if constexpr (std::is_same_v<T, uint64_t>) return PyLong_FromUnsignedLongLong(v);
+  else if constexpr (std::is_integral_v<T>) return PyLong_FromLongLong(v);
+  else if constexpr (is_complex_t<T>::value) return PyComplex_FromDoubles(v.real(), v.imag());
+  else return PyFloat_FromDouble(convert_scalar<double>(v));
+}
+
+PyObject* stored_element_to_py(const Tensor& t, int64_t off) {
+  return PJ_DISPATCH_STORAGE(t.dtype(), [&]() -> PyObject* {
+    return scalar_to_py(static_cast<const scalar_t*>(t.raw_data())[off]);
   });
 }
 

@@ -309,20 +309,14 @@ Py_ssize_t mp_length(PyObject* a) {
 PyMappingMethods mapping_methods = {mp_length, tensor_getitem, tensor_setitem};
 
 // ---- buffer protocol --------------------------------------------------------------------------------
-const char* format_string(DType t) {
-  switch (t) {
-    case DType::Bool: return "?";
-    case DType::Int32: return "i";
-    case DType::Int64: return "q";
-    case DType::Float32: return "f";
-    case DType::Float64: return "d";
-  }
-  return "B";
-}
-
 int getbuffer(PyObject* self, Py_buffer* view, int flags) {
   const Tensor& t = unwrap(self);
   if (refuse_symbolic(t, "the buffer protocol (memoryview, numpy)")) return -1;
+  if (!*dtype_format(t.dtype())) {
+    PyErr_Format(PyExc_TypeError, "a %s tensor has no buffer format (numpy has no %s); cast it to "
+                 "float32 first", dtype_name(t.dtype()), dtype_numpy_name(t.dtype()));
+    return -1;
+  }
   int nd = t.ndim();
   // shape and strides live in one block owned by the view.
   Py_ssize_t* dims = static_cast<Py_ssize_t*>(PyMem_Malloc(sizeof(Py_ssize_t) * 2 * (nd + 1)));
@@ -343,7 +337,7 @@ int getbuffer(PyObject* self, Py_buffer* view, int flags) {
   view->len = t.numel() * item;
   view->readonly = 0;
   view->itemsize = item;
-  view->format = (flags & PyBUF_FORMAT) ? const_cast<char*>(format_string(t.dtype())) : nullptr;
+  view->format = (flags & PyBUF_FORMAT) ? const_cast<char*>(dtype_format(t.dtype())) : nullptr;
   view->ndim = nd;
   view->shape = dims;
   view->strides = dims + nd;
@@ -449,12 +443,7 @@ PyObject* m_item(PyObject* self, PyObject* args) {
 
 PyObject* tolist_rec(const Tensor& t, int dim, int64_t offset) {
   if (dim == t.ndim()) {
-    return PJ_DISPATCH_ALL(t.dtype(), [&]() -> PyObject* {
-      scalar_t v = static_cast<const scalar_t*>(t.raw_data())[offset];
-      if constexpr (std::is_same_v<scalar_t, bool>) return PyBool_FromLong(v);
-      else if constexpr (std::is_integral_v<scalar_t>) return PyLong_FromLongLong(v);
-      else return PyFloat_FromDouble(v);
-    });
+    return stored_element_to_py(t, offset);
   }
   PyObject* list = PyList_New(t.dim(dim));
   if (!list) return nullptr;

@@ -45,6 +45,8 @@ Tensor tensor_from_py(PyObject* data, std::optional<DType> dtype);
 std::optional<Tensor> operand(PyObject* o, DType other);
 // Python scalar for element i of t.
 PyObject* element_to_py(const Tensor& t, int64_t i);
+// Element at storage offset `off` (from raw_data) as a Python bool/int/float/complex.
+PyObject* stored_element_to_py(const Tensor& t, int64_t off);
 
 // Throws CaptureBreak when t is symbolic (capture is tracing and `what` needs its data), or when
 // `what` mutates a tensor while capture is tracing.

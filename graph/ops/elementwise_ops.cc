@@ -101,6 +101,7 @@ PJ_REGISTER_OP("where")
     });
 
 PJ_REGISTER_OP("cast")
+    .storage_dtypes()
     .total()
     .inputs(1)
     .attrs({"dtype"})
@@ -109,6 +110,7 @@ PJ_REGISTER_OP("cast")
 
 // A contiguous copy (Tensor.copy(), contiguous() of a view).
 PJ_REGISTER_OP("copy")
+    .storage_dtypes()
     .total()
     .inputs(1)
     .infer(same_as_input)
@@ -117,6 +119,7 @@ PJ_REGISTER_OP("copy")
 // contiguous() of a graph value whose layout is known only when the graph runs (a view): the
 // value itself when contiguous (still aliasing what it views, as in eager), else a copy.
 PJ_REGISTER_OP("contiguous")
+    .storage_dtypes()
     .total()
     .inputs(1)
     .view()

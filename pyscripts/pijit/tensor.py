@@ -77,6 +77,9 @@ class Tensor(_C.TensorBase):
             raise ImportError("Tensor.asnumpy() needs numpy, which is not installed for this "
                               "Python; use Tensor.tolist(), or memoryview(tensor) for zero-copy "
                               "access") from None
+        if self.dtype is _dt.bfloat16:  # numpy has no bfloat16 (MindSpore refuses the same way)
+            raise TypeError("Tensor.asnumpy(): numpy has no bfloat16; convert the tensor with "
+                            ".astype(mindspore.float32) first")
         return numpy.array(self, copy=True)
 
     def numpy(self):
@@ -107,8 +110,10 @@ class Tensor(_C.TensorBase):
         return self.astype(_dt.bool_)
 
     def half(self):
-        raise TypeError("Tensor.half(): pijit has no float16 (its float dtypes are float32 and "
-                        "float64); use .float()")
+        return self.astype(_dt.float16)
+
+    def bfloat16(self):
+        return self.astype(_dt.bfloat16)
 
     def copy(self):
         return _op("copy", (self,))
