@@ -499,6 +499,68 @@ class MorePrimitives(unittest.TestCase):
         self.assertEqual(values(ops.StandardNormal(3)((3,)))[:2], (ms.float32, (3,)))
 
 
+class Gradients(unittest.TestCase):
+    """The composed primitives differentiate (eagerly and jitted alike); values by hand."""
+
+    def grad(self, fn, x):
+        g = ms.grad(fn)(x)
+        self.assertEqual(ms.jit(ms.grad(fn))(x).tolist(), g.tolist())
+        return g.tolist()
+
+    def test_gradients(self):
+        x = T([[1.0, 5.0, 3.0], [4.0, 2.0, 6.0]])
+        # x[0:2, 1]: ones in column 1
+        self.assertEqual(self.grad(lambda x: ops.StridedSlice(1, 0, 0, 0, 2)(x, (0, 1), (2, 2), (1, 1)).sum(), x),
+                         [[0.0, 1.0, 0.0], [0.0, 1.0, 0.0]])
+        # row 0 reads column 0 twice (weights 1, 2); row 1 reads columns 2 (3) and 1 (4)
+        w = T([[1.0, 2.0], [3.0, 4.0]])
+        self.assertEqual(self.grad(lambda x: (ops.GatherD()(x, 1, T([[0, 0], [2, 1]])) * w).sum(), x),
+                         [[3.0, 0.0, 0.0], [0.0, 4.0, 3.0]])
+        # both rows land in row 1 of the output, whose weights are 3, 4, 5
+        m = ms.arange(9.0).reshape(3, 3)
+        self.assertEqual(self.grad(lambda x: (ops.ScatterNd()(T([[1], [1]]), x, (3, 3)) * m).sum(), x),
+                         [[3.0, 4.0, 5.0], [3.0, 4.0, 5.0]])
+        # out0 = x0, out1 = x1 + 2 x0 + 2 x1 = 2 x0 + 3 x1 = [14, 16, 24]; L = sum(out ** 2):
+        # dx0 = 2 out0 + 4 out1, dx1 = 6 out1
+        self.assertEqual(self.grad(lambda x: (ops.InplaceAdd((1, 1))(x, x * 2) ** 2).sum(), x),
+                         [[58.0, 74.0, 102.0], [84.0, 96.0, 144.0]])
+        # out = x with row 0 replaced by 3 x0: L = 9 |x0|^2 + |x1|^2 -> 18 x0 and 2 x1
+        self.assertEqual(self.grad(lambda x: (ops.InplaceUpdate((0,))(x, x[:1] * 3) ** 2).sum(), x),
+                         [[18.0, 90.0, 54.0], [8.0, 4.0, 12.0]])
+        # sum_ik (x x^T)_ik = |sum of rows|^2: gradient 2 * (x0 + x1) in every row
+        self.assertEqual(self.grad(lambda x: ops.einsum("ij,kj->", x, x), x),
+                         [[10.0, 14.0, 18.0], [10.0, 14.0, 18.0]])
+        # only the window maxima (5 and 6) get gradient
+        self.assertEqual(self.grad(lambda x: ops.MaxPool(2, 2, "same")(x.reshape(1, 1, 2, 3)).sum(), x),
+                         [[0.0, 1.0, 0.0], [0.0, 0.0, 1.0]])
+        # AvgPool 'same' 2x2/2 on 2x3: a window of 4 (weights 1/4) and one of 2 (1/2)
+        self.assertEqual(self.grad(lambda x: ops.AvgPool(2, 2, "same")(x.reshape(1, 1, 2, 3)).sum(), x),
+                         [[0.25, 0.25, 0.5], [0.25, 0.25, 0.5]])
+
+
+class NewDtypes(unittest.TestCase):
+    """The small integer and 16-bit float dtypes pass through (issue 42's dtypes)."""
+
+    def test_invert_on_every_integer_dtype(self):
+        for dt, top in ((ms.int8, None), (ms.int16, None), (ms.uint8, 2 ** 8), (ms.uint16, 2 ** 16),
+                        (ms.uint32, 2 ** 32), (ms.uint64, 2 ** 64)):
+            out = ops.Invert()(T([0, 1, 5], dt))
+            want = [-1, -2, -6] if top is None else [top - 1, top - 2, top - 6]
+            self.assertEqual(values(out), (dt, (3,), want), dt)
+        with self.assertRaisesRegex(TypeError, "must be an integer type, but got Complex64"):
+            ops.Invert()(T([1 + 2j], ms.complex64))
+
+    def test_half_precision(self):
+        self.assertEqual(ops.FloatStatus()(T([1.0, float("inf")], ms.float16)).tolist(), [1.0])
+        self.assertEqual(ops.FloatStatus()(T([1.0], ms.bfloat16)).tolist(), [0.0])
+        out = ops.OneHot()(T([0, 1]), 2, T(0.5, ms.float16), T(0.25, ms.float16))
+        self.assertEqual(values(out), (ms.float16, (2, 2), [[0.5, 0.25], [0.25, 0.5]]))
+        p = ms.Parameter(T([1.0, 2.0], ms.float16), name="p")
+        ops.AssignAdd()(p, T([0.5, 0.5]))
+        self.assertEqual(values(p), (ms.float16, (2,), [1.5, 2.5]))
+        self.assertEqual(values(ops.ScatterNd()(T([[0], [0]]), T([1, 2], ms.uint8), (2,))), (ms.uint8, (2,), [3, 0]))
+
+
 class UnderJit(unittest.TestCase):
     """Each primitive inside @jit: one graph, no break, the eager result."""
     CASES = [

@@ -243,7 +243,7 @@ class OneHot(Primitive):
         if on_value.dtype is not off_value.dtype:
             raise TypeError("For 'OneHot', 'off_value' must have the dtype of 'on_value' (%s), "
                             "but got %s" % (on_value.dtype, off_value.dtype))
-        if on_value.dtype is _dt.bool_ or getattr(on_value.dtype, "is_complex", False):
+        if on_value.dtype is _dt.bool_ or str(on_value.dtype).lower().startswith("complex"):
             raise TypeError("For 'OneHot', the dtype of 'on_value' must be an int or float type, "
                             "but got %s" % on_value.dtype)
         hot = F.one_hot(indices, depth, 1.0, 0.0, axis)

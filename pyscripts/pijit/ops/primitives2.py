@@ -70,8 +70,12 @@ def _floating(who, name, x):
     return x
 
 
+def _is_complex(dtype):
+    return str(dtype).lower().startswith("complex")
+
+
 def _integral(who, name, x):
-    if x.dtype.is_floating_point or x.dtype is _dt.bool_ or getattr(x.dtype, "is_complex", False):
+    if x.dtype.is_floating_point or x.dtype is _dt.bool_ or _is_complex(x.dtype):
         raise TypeError("For '%s', the dtype of '%s' must be an integer type, but got %s"
                         % (who, name, x.dtype))
     return x
