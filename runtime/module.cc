@@ -4,6 +4,7 @@
 #include <asmjit/core/api-config.h>
 
 #include <cstdio>
+#include <cstring>
 
 #include "graph/op.h"
 #include "oneapi/dnnl/dnnl.h"
@@ -231,6 +232,52 @@ PyObject* py_dtype_code(PyObject*, PyObject* arg) {
   PJ_PY_END(nullptr)
 }
 
+// A tensor's elements as little-endian bytes in row-major order, whatever its dtype (bfloat16
+// has no buffer format): what checkpoints store.
+PyObject* py_tensor_to_bytes(PyObject*, PyObject* arg) {
+  PJ_PY_BEGIN
+  if (!is_tensor(arg)) PJ_THROW(Type) << "tensor_to_bytes: expected a Tensor";
+  const Tensor& t = unwrap(arg);
+  if (refuse_symbolic(t, "tensor_to_bytes()")) return nullptr;
+  Tensor c = t.contiguous();
+  return PyBytes_FromStringAndSize(static_cast<const char*>(c.raw_data()), c.nbytes());
+  PJ_PY_END(nullptr)
+}
+
+// tensor_from_bytes(buffer, dtype, shape): a new tensor holding a copy of the buffer's bytes.
+PyObject* py_tensor_from_bytes(PyObject*, PyObject* args) {
+  PJ_PY_BEGIN
+  PyObject *data, *dtype, *shape_obj;
+  if (!PyArg_ParseTuple(args, "OOO:tensor_from_bytes", &data, &dtype, &shape_obj)) return nullptr;
+  DType dt = parse_dtype(dtype);
+  Shape shape;
+  Ref seq(PySequence_Fast(shape_obj, "tensor_from_bytes: shape must be a sequence of ints"));
+  if (!seq) return nullptr;
+  for (Py_ssize_t i = 0; i < PySequence_Fast_GET_SIZE(seq.get()); ++i) {
+    long long d = PyLong_AsLongLong(PySequence_Fast_GET_ITEM(seq.get(), i));
+    if (d == -1 && PyErr_Occurred()) return nullptr;
+    shape.push_back(d);
+  }
+  Py_buffer view;
+  if (PyObject_GetBuffer(data, &view, PyBUF_SIMPLE) != 0) return nullptr;
+  Tensor t;
+  try {
+    t = Tensor::empty(shape, dt);
+    if (view.len != t.nbytes()) {
+      PyBuffer_Release(&view);
+      PJ_THROW(Value) << "tensor_from_bytes: " << view.len << " bytes given, shape " << shape_str(shape)
+                      << " of " << dtype_numpy_name(dt) << " needs " << t.nbytes();
+    }
+    if (t.nbytes()) std::memcpy(t.raw_data(), view.buf, t.nbytes());
+  } catch (...) {
+    if (view.obj) PyBuffer_Release(&view);
+    throw;
+  }
+  PyBuffer_Release(&view);
+  return wrap(t);
+  PJ_PY_END(nullptr)
+}
+
 PyObject* py_set_seed(PyObject*, PyObject* arg) {
   unsigned long long s = PyLong_AsUnsignedLongLong(arg);
   if (s == static_cast<unsigned long long>(-1) && PyErr_Occurred()) return nullptr;
@@ -347,6 +394,8 @@ PyMethodDef module_methods[] = {
     {"probe_machine", py_probe_machine, METH_O,
      "probe_machine(threads): measured float32 FMA peak (GFLOP/s) and copy bandwidth (GB/s)"},
     {"dtype_code", py_dtype_code, METH_O, "the DType code of a dtype-like object (TypeError if none)"},
+    {"tensor_to_bytes", py_tensor_to_bytes, METH_O, "a tensor's elements as row-major little-endian bytes"},
+    {"tensor_from_bytes", py_tensor_from_bytes, METH_VARARGS, "tensor_from_bytes(buffer, dtype, shape): a copy"},
     {nullptr, nullptr, 0, nullptr}};
 
 PyModuleDef module_def = {PyModuleDef_HEAD_INIT, "pijit._C", "pijit native core", -1, module_methods};

@@ -16,7 +16,7 @@ from pijit import dtype as _dt
 from pijit._state import runtime_state
 
 MAGIC = b"PIJITCKPT\x01"
-_FORMATS = {"bool": "?", "int32": "i", "int64": "q", "float32": "f", "float64": "d"}
+_ITEMSIZE = {t.name: t.itemsize for t in _dt._ALL}  # every dtype, by numpy's name
 
 
 def _entries(save_obj):
@@ -70,7 +70,7 @@ def save_checkpoint(save_obj, ckpt_file_name, integrated_save=True, async_save=F
             raise TypeError("save_checkpoint: parameter names must be str, got %r" % (name,))
         if not isinstance(t, _C.TensorBase):
             t = Tensor(t)
-        data = bytes(memoryview(t.contiguous()).cast("B")) if t.size else b""
+        data = _C.tensor_to_bytes(t) if t.size else b""
         tensors.append({"name": name, "dtype": t.dtype.name, "shape": list(t.shape),
                         "offset": offset, "nbytes": len(data),
                         "requires_grad": bool(getattr(t, "requires_grad", True))})
@@ -91,7 +91,6 @@ def save_checkpoint(save_obj, ckpt_file_name, integrated_save=True, async_save=F
     os.replace(tmp, ckpt_file_name)  # never leaves a half-written checkpoint behind
 
 
-_ITEMSIZE = {name: struct.calcsize("<" + f) for name, f in _FORMATS.items()}
 _INT64_MAX = 2 ** 63 - 1
 
 
@@ -239,7 +238,7 @@ def load_checkpoint(ckpt_file_name, net=None, strict_load=False, filter_prefix=N
             import pijit as pj
             t = pj.zeros(shape, dtype=dtype)
         else:
-            t = Tensor(data[offset:offset + nbytes].cast(_FORMATS[dtype_name]), dtype).reshape(shape)
+            t = _C.tensor_from_bytes(data[offset:offset + nbytes], dtype, shape)
         out[name] = Parameter(t, name=name, requires_grad=requires_grad)
     for k, v in append.items():
         out.setdefault(k, v)
