@@ -189,8 +189,21 @@ PJ_REGISTER_GRAD("cross_entropy", [](GradContext& c, const GradArgs& g) -> Grads
     out[0] = c.reduce_to(c.op("sub", {dlp, c.op("mul", {c.op("exp", {lp}), total})}), m);
   }
   if (g.needs[1] && is_floating(g.in_meta(c, 1).dtype)) {
-    // probabilities: d/dp_c = -(1 - e) w_c lp_c dout_i
-    PJ_THROW(Type) << "cannot differentiate cross_entropy with respect to its class probabilities";
+    // class probabilities (a label-smoothed one-hot built from tensors lands here):
+    // loss_i = -sum_c w_c lp_c (p_c (1 - e) + e / C), so d/dp_c = -(1 - e) w_c lp_c dout_i
+    const bool one_d = m.shape.size() == 1;
+    const int64_t C = m.shape[one_d ? 0 : 1], N = one_d ? 1 : m.shape[0];
+    const int64_t S = one_d ? 1 : numel(m.shape) / std::max<int64_t>(N * C, 1);
+    const double e = g.attrs->is_none("label_smoothing") ? 0.0 : g.attrs->f("label_smoothing");
+    const std::string r = reduction(g);
+    int d = reshape(c, g.dout[0], r == "none" ? Shape{N, 1, S} : Shape{1, 1, 1});
+    if (r == "mean") d = c.op("div", {d, scalar(c, static_cast<double>(N * S), d)});
+    int k = c.op("mul", {reshape(c, lp, {N, C, S}), scalar(c, -(1 - e), lp)});
+    if (g.in.size() == 3) k = c.op("mul", {k, reshape(c, as_out_dtype(c, g.in[2], g), {1, C, 1})});
+    int dp = reshape(c, c.op("mul", {k, d}), m.shape);
+    const DType td = g.in_meta(c, 1).dtype;
+    if (c.meta(dp).dtype != td) dp = c.op("cast", {dp}, Attrs{{"dtype", td}});
+    out[1] = c.reduce_to(dp, g.in_meta(c, 1));
   }
   return out;
 });
