@@ -13,7 +13,7 @@ from pijit.tensor import Tensor
 from pijit.creation import (tensor, ones, zeros, full, fill, ones_like, zeros_like, full_like, empty,
                             arange, linspace, eye, rand, randn, randint, set_seed, get_seed)
 from pijit import ops
-from pijit.autodiff import grad, value_and_grad
+from pijit.autodiff import grad, value_and_grad, get_grad
 from pijit.vmap import vmap
 from pijit.explain import explain, cache_entries, reset, set_logs
 from pijit.parameter import Parameter, ParameterTuple

@@ -10,6 +10,6 @@ from pijit.nn.container import SequentialCell, CellList, CellDict
 from pijit.nn.loss import (LossBase, SoftmaxCrossEntropyWithLogits, CrossEntropyLoss, NLLLoss,
                            MSELoss, L1Loss, SmoothL1Loss, BCEWithLogitsLoss, BCELoss)
 from pijit.nn.optim import Optimizer, SGD, Momentum, Adam
-from pijit.nn.wrap import WithLossCell, TrainOneStepCell
+from pijit.nn.wrap import WithLossCell, TrainOneStepCell, ForwardValueAndGrad
 from pijit.nn.rnn import RNN, GRU, LSTM, RNNCell, GRUCell, LSTMCell
 from pijit.nn.basic import Pad, ClipByNorm

@@ -9,7 +9,7 @@ from pijit.ops.primitives import Primitive  # noqa: F401
 from pijit.ops.primitives2 import *  # noqa: F401,F403  (the functional forms it pairs with its classes)
 from pijit.ops.composite import MultitypeFuncGraph  # noqa: F401
 from pijit.ops import composite, operations  # noqa: F401
-from pijit.autodiff import GradOperation, grad, value_and_grad, stop_gradient  # noqa: F401
+from pijit.autodiff import GradOperation, grad, value_and_grad, get_grad, stop_gradient  # noqa: F401
 from pijit.vmap import vmap  # noqa: F401
 from pijit.creation import (ones, zeros, full, fill, ones_like, zeros_like, full_like, arange,  # noqa: F401
                             linspace, eye, rand, randn, randint)
