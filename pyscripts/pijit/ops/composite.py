@@ -3,6 +3,7 @@ HyperMap, MultitypeFuncGraph and GradOperation (pijit/autodiff.py)."""
 from pijit import _C
 from pijit.ops.primitives import HyperMap, Partial  # noqa: F401
 from pijit.autodiff import GradOperation  # noqa: F401
+from pijit.ops.misc import clip_by_value  # noqa: F401  (C.clip_by_value, as MindSpore's composite has it)
 
 # Type names MultitypeFuncGraph.register accepts, each with its test and how specific it is
 # (the most specific registration wins: "Int" over "Number").
@@ -114,4 +115,4 @@ class Map(object):
         return "Map(reverse=%s)" % self.reverse
 
 
-__all__ = ["HyperMap", "Map", "MultitypeFuncGraph", "GradOperation", "Partial"]
+__all__ = ["HyperMap", "Map", "MultitypeFuncGraph", "GradOperation", "Partial", "clip_by_value"]
