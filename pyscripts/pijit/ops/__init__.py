@@ -13,3 +13,17 @@ from pijit.autodiff import GradOperation, grad, value_and_grad, get_grad, stop_g
 from pijit.vmap import vmap  # noqa: F401
 from pijit.creation import (ones, zeros, full, fill, ones_like, zeros_like, full_like, arange,  # noqa: F401
                             linspace, eye, rand, randn, randint)
+
+# MindSpore's ops.functional (imported as F) holds the functional forms too: model-zoo code calls
+# F.tuple_to_array, F.zeros_like, F.fill, F.stop_gradient, ... Each public function of ops that
+# functional lacks is bound there under the same name (one object, so capture sees the same call).
+def _fill_functional():
+    import types
+    for name, value in list(globals().items()):
+        if (not name.startswith("_") and not hasattr(functional, name)
+                and isinstance(value, (types.FunctionType, types.BuiltinFunctionType))):
+            setattr(functional, name, value)
+
+
+_fill_functional()
+del _fill_functional

@@ -484,8 +484,15 @@ def topk(input, k, dim=None, largest=True, sorted=True):
 # F.depend, F.assign, F.shape, ... (defined in misc, which builds on the functions above).
 from pijit.ops.misc import *  # noqa: E402,F401,F403
 from pijit.autodiff import grad, value_and_grad  # noqa: E402,F401  (F.grad, as MindSpore's F has it)
-from pijit.ops.primitives import Partial as _Partial  # noqa: E402
 
-# F.partial(fn, *args): MindSpore's functional module holds a Partial instance under this name
-# (model-zoo code maps F.partial(clip_grad, type, value) over the gradients with a HyperMap)
-partial = _Partial()
+
+def partial(fn, *args):
+    """F.partial(fn, *args): fn with its first arguments bound, as MindSpore's functional partial
+    (model-zoo code maps F.partial(clip_grad, type, value) over the gradients with a HyperMap).
+    A closure rather than functools.partial, so that capture follows the call through it."""
+    if not callable(fn):
+        raise TypeError("partial: the first input must be callable, got %s" % type(fn).__name__)
+
+    def bound(*more, **kwargs):
+        return fn(*(args + more), **kwargs)
+    return bound
