@@ -496,3 +496,15 @@ def partial(fn, *args):
     def bound(*more, **kwargs):
         return fn(*(args + more), **kwargs)
     return bound
+
+
+def make_range(start, limit=None, delta=1):
+    """F.make_range(limit) or F.make_range(start, limit, delta=1): the tuple of Python ints
+    range(...) gives, as MindSpore's graph-time make_range (BERT's masked-LM head builds its flat
+    offsets from it); the arguments must be ints."""
+    for name, v in (("start", start), ("limit", limit), ("delta", delta)):
+        if v is not None and (isinstance(v, bool) or not isinstance(v, int)):
+            raise TypeError("make_range: %s must be an int, got %s" % (name, type(v).__name__))
+    if delta == 0:
+        raise ValueError("make_range: delta must not be 0")
+    return tuple(range(start)) if limit is None else tuple(range(start, limit, delta))
