@@ -231,6 +231,7 @@ void unary_into(UnaryOp op, const Tensor& out, const Tensor& in) {
     case DType::Int32: return unary_int_loop<int32_t>(op, out, in);
     case DType::Int64: return unary_int_loop<int64_t>(op, out, in);
     case DType::Bool: return unary_bool_loop(op, out, in);
+    default: throw_no_kernel(in.dtype(), __FILE__);
   }
 }
 

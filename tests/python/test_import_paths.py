@@ -11,7 +11,6 @@ import pijit
 from pijit import alias
 
 alias.install_mindspore_alias()
-alias.install_numpy_lite()  # (as `python -m pijit run`: numpy's stand-in where numpy is absent)
 
 import mindspore as ms  # noqa: E402
 from mindspore import nn, ops  # noqa: E402
@@ -338,7 +337,18 @@ class DtypesAndModes(unittest.TestCase):
             ms.dtype_to_nptype("float32")
 
     def test_dtype_to_nptype(self):
-        import numpy as np
+        # numpy, or its stand-in where numpy is absent (as under `python -m pijit run`); the
+        # stand-in's finder is removed again so `import numpy` is not served to other suites.
+        import sys
+        installed = alias.install_numpy_lite()
+        try:
+            import numpy as np
+        finally:
+            if installed:
+                sys.meta_path[:] = [f for f in sys.meta_path if not isinstance(f, alias.NumpyLiteFinder)]
+        for name in [n for n, m in sys.modules.items() if (n == "numpy" or n.startswith("numpy."))
+                     and getattr(m, "__name__", "").startswith("pijit.numpy_lite")]:
+            self.addCleanup(sys.modules.pop, name, None)
         self.assertIs(ms.dtype_to_nptype(ms.float32), np.float32)
         self.assertIs(ms.dtype_to_nptype(ms.int32), np.int32)
         self.assertIs(ms.dtype_to_nptype(ms.bool_), np.bool_)
