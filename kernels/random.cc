@@ -1,7 +1,9 @@
 #include "kernels/random.h"
 
+#include <algorithm>
 #include <atomic>
 #include <cmath>
+#include <cstring>
 #include <mutex>
 
 #ifdef __AVX2__
@@ -222,6 +224,313 @@ void randint_into(const Tensor& out, int64_t low, int64_t high, std::optional<ui
         o[at + j] = static_cast<T>(static_cast<uint64_t>(low) + r);
       }
     });
+  });
+}
+
+// ---- initialiser fills -------------------------------------------------------------------------
+
+namespace {
+
+// Like for_blocks, a group of kLanes blocks at a time, so the callback's loops over lanes
+// vectorise: per_group(w, first element of the group). The global offset moves past
+// max(blocks, reserve) counters: a call whose elements may retry from counters of their own
+// (first + element index, attempt << 32) reserves one per element.
+template <typename F>
+void for_groups(int64_t n, int per, uint64_t reserve, std::optional<uint64_t> seed, uint64_t* key, uint64_t* first,
+                F&& per_group) {
+  const uint64_t nblocks = static_cast<uint64_t>((n + per - 1) / per);
+  *key = 0;
+  *first = 0;
+  if (seed) *key = *seed;
+  else *first = take_blocks(std::max(nblocks, reserve), key);
+  const int64_t groups = static_cast<int64_t>((nblocks + kLanes - 1) / kLanes);
+  const uint64_t k = *key, f0 = *first;
+  parallel_for(groups, std::max<int64_t>(1, kParallelGrain / (per * kLanes)), [&](int64_t b, int64_t e) {
+    uint32_t w[4][kLanes];
+    for (int64_t g = b; g < e; ++g) {
+      philox_lanes(k, f0 + static_cast<uint64_t>(g) * kLanes, w);
+      per_group(w, g * kLanes * per);
+    }
+  });
+}
+
+// Writes a group's values v[j][lane] to o, up to n: word j of the group's blocks fills the j-th
+// run of kLanes elements (contiguous stores).
+template <typename T, typename V, int kPer>
+inline void store_group(T* o, int64_t n, int64_t at, const V (&v)[kPer][kLanes]) {
+  if (at + kLanes * kPer <= n) {
+    for (int j = 0; j < kPer; ++j)
+      for (int l = 0; l < kLanes; ++l) o[at + j * kLanes + l] = static_cast<T>(v[j][l]);
+    return;
+  }
+  for (int j = 0; j < kPer; ++j)
+    for (int l = 0; l < kLanes; ++l)
+      if (at + j * kLanes + l < n) o[at + j * kLanes + l] = static_cast<T>(v[j][l]);
+}
+
+// Float32 Box-Muller pieces, without branches or selects (bit operations instead), so that the
+// loops over lanes vectorise. 24-bit uniforms: k = word >> 8.
+
+inline uint32_t float_bits(float x) {
+  uint32_t b;
+  std::memcpy(&b, &x, sizeof b);
+  return b;
+}
+
+inline float bits_float(uint32_t b) {
+  float x;
+  std::memcpy(&x, &b, sizeof x);
+  return x;
+}
+
+// -2 ln(u) for u = (k + 1) 2^-24 in (0, 1]: ln of the float k + 1 (exact) as exponent * ln 2
+// plus ln of a mantissa in [sqrt(1/2), sqrt(2)) by the atanh series (error < 1e-9 there).
+inline float minus2_log_u24(uint32_t k) {
+  const uint32_t bits = float_bits(static_cast<float>(static_cast<int32_t>(k + 1)));
+  uint32_t mbits = (bits & 0x7fffffu) | 0x3f800000u;  // the mantissa as a float in [1, 2)
+  const uint32_t big = mbits > 0x3fb504f3u ? 1u : 0u;   // above sqrt(2): halve it
+  mbits -= big << 23;
+  const int32_t e = static_cast<int32_t>(bits >> 23) - 127 + static_cast<int32_t>(big);
+  const float m = bits_float(mbits);
+  const float s = (m - 1.0f) / (m + 1.0f), s2 = s * s;
+  const float ln_m = 2.0f * s * (1.0f + s2 * (1.0f / 3 + s2 * (1.0f / 5 + s2 * (1.0f / 7 + s2 * (1.0f / 9)))));
+  return -2.0f * (static_cast<float>(e - 24) * 0.693147180559945f + ln_m);
+}
+
+// sin and cos of 2 pi k 2^-24: the quadrant is k's top two bits (exact), the angle within it is
+// below pi/2, where Taylor polynomials to degree 13 and 12 are within 1e-8.
+inline void sincos_2pi_u24(uint32_t k, float* sn, float* cs) {
+  const uint32_t q = k >> 22;
+  const float t = static_cast<float>(static_cast<int32_t>(k & 0x3fffffu)) * (1.57079632679489662f / 4194304.0f);
+  const float t2 = t * t;
+  const float s = t * (1.0f + t2 * (-1.0f / 6 + t2 * (1.0f / 120 + t2 * (-1.0f / 5040 + t2 * (1.0f / 362880 +
+                  t2 * (-1.0f / 39916800 + t2 * (1.0f / 6227020800.0f)))))));
+  const float c = 1.0f + t2 * (-0.5f + t2 * (1.0f / 24 + t2 * (-1.0f / 720 + t2 * (1.0f / 40320 +
+                  t2 * (-1.0f / 3628800 + t2 * (1.0f / 479001600))))));
+  // Quadrant q: (sin, cos) = (s, c), (c, -s), (-s, -c), (-c, s).
+  const uint32_t swap = 0u - (q & 1u), sb = float_bits(s), cb = float_bits(c);
+  const uint32_t so = (sb & ~swap) | (cb & swap), co = (cb & ~swap) | (sb & swap);
+  *sn = bits_float(so ^ ((q & 2u) << 30));
+  *cs = bits_float(co ^ (((q + 1u) & 2u) << 30));
+}
+
+// sqrt(x) for x in [0, 34]: x / sqrt(x) from the bit-level estimate of 1 / sqrt(x) and three
+// Newton steps (relative error 3e-11 before rounding). std::sqrt is a call that may set errno
+// unless the file is built with -fno-math-errno, which keeps GCC from vectorising the loop.
+inline float sqrt_small(float x) {
+  float y = bits_float(0x5f3759dfu - (float_bits(x) >> 1));
+  const float h = 0.5f * x;
+  y = y * (1.5f - h * y * y);
+  y = y * (1.5f - h * y * y);
+  y = y * (1.5f - h * y * y);
+  return x * y;  // 0 at x = 0: y stays finite
+}
+
+// Two standard normals from two words.
+inline void normal_pair_f32(uint32_t a, uint32_t b, float* z0, float* z1) {
+  const float r = sqrt_small(minus2_log_u24(a >> 8));
+  float sn, cs;
+  sincos_2pi_u24(b >> 8, &sn, &cs);
+  *z0 = r * cs;
+  *z1 = r * sn;
+}
+
+// Two standard normals from four words, in double (53-bit uniforms).
+inline void normal_pair_f64(uint32_t a, uint32_t b, uint32_t c, uint32_t d, double* z0, double* z1) {
+  const double r = std::sqrt(-2.0 * std::log(1.0 - u53(a, b)));  // (0, 1]: log is finite
+  double sn, cs;
+  sincos(2.0 * M_PI * u53(c, d), &sn, &cs);
+  *z0 = r * cs;
+  *z1 = r * sn;
+}
+
+constexpr uint32_t kMaxAttempts = 1000;  // each attempt succeeds with probability > 0.3
+
+// A normal N(mean, sigma^2) in [lo, hi] for element counter `ctr` from its own counters, when the
+// group's draw fell outside. Compared after rounding to T, so the bounds hold for T's values.
+template <typename T>
+T normal_retry(uint64_t key, uint64_t ctr, T mean, T sigma, T lo, T hi) {
+  for (uint32_t attempt = 1; attempt <= kMaxAttempts; ++attempt) {
+    const std::array<uint32_t, 4> w = philox4x32(key, ctr, static_cast<uint64_t>(attempt) << 32);
+    T z[4];
+    int nz = 0;
+    if constexpr (std::is_same_v<T, double>) {
+      normal_pair_f64(w[0], w[1], w[2], w[3], &z[0], &z[1]);
+      nz = 2;
+    } else {
+      normal_pair_f32(w[0], w[1], &z[0], &z[1]);
+      normal_pair_f32(w[2], w[3], &z[2], &z[3]);
+      nz = 4;
+    }
+    for (int j = 0; j < nz; ++j) {
+      const T x = mean + sigma * z[j];
+      if (x >= lo && x <= hi) return x;
+    }
+  }
+  return std::min(std::max(mean, lo), hi);
+}
+
+// A standard normal conditioned on [lo, hi] (standardised) for element counter `ctr`, where the
+// normal itself is a poor proposal: [lo, hi] narrow, or off to one side of 0. Robert (1995):
+// a uniform proposal on a narrow interval, an exponential one of rate lambda on a tail.
+double truncated_standard(uint64_t key, uint64_t ctr, double lo, double hi) {
+  const bool flip = hi <= 0;  // sample the mirror image on the right
+  if (flip) {
+    const double t = lo;
+    lo = -hi;
+    hi = -t;
+  }
+  const bool straddle = lo < 0;
+  const double lambda = straddle ? 0 : 0.5 * (lo + std::sqrt(lo * lo + 4));
+  const bool uniform = straddle || lambda * (hi - lo) <= 1;
+  for (uint32_t attempt = 1; attempt <= kMaxAttempts; ++attempt) {
+    const std::array<uint32_t, 4> w = philox4x32(key, ctr, static_cast<uint64_t>(attempt) << 32);
+    const double u = u53(w[0], w[1]), v = u53(w[2], w[3]);
+    double x, accept;
+    if (uniform) {
+      x = lo + (hi - lo) * u;
+      accept = straddle ? std::exp(-0.5 * x * x) : std::exp(0.5 * (lo - x) * (lo + x));
+    } else {
+      x = lo - std::log1p(-u) / lambda;
+      if (x > hi) continue;
+      accept = std::exp(-0.5 * (x - lambda) * (x - lambda));
+    }
+    if (v < accept) return flip ? -x : x;
+  }
+  return flip ? -lo : lo;
+}
+
+}  // namespace
+
+void uniform_range_into(const Tensor& out, double low, double high, std::optional<uint64_t> seed) {
+  PJ_CHECK(out.is_contiguous());
+  const int64_t n = out.numel();
+  PJ_DISPATCH_FLOATING(out.dtype(), "uniform initializer", [&] {
+    using T = scalar_t;
+    T* o = out.data<T>();
+    uint64_t key, first;
+    if constexpr (std::is_same_v<T, double>) {
+      const double span = high - low;
+      for_groups(n, 2, 0, seed, &key, &first, [&](const uint32_t (&w)[4][kLanes], int64_t at) {
+        double v[2][kLanes];
+        for (int l = 0; l < kLanes; ++l) {
+          v[0][l] = low + span * u53(w[0][l], w[1][l]);
+          v[1][l] = low + span * u53(w[2][l], w[3][l]);
+        }
+        store_group(o, n, at, v);
+      });
+    } else {
+      const float lo = static_cast<float>(low), span = static_cast<float>(high - low);
+      for_groups(n, 4, 0, seed, &key, &first, [&](const uint32_t (&w)[4][kLanes], int64_t at) {
+        float v[4][kLanes];
+        for (int j = 0; j < 4; ++j)
+          for (int l = 0; l < kLanes; ++l) v[j][l] = lo + span * (static_cast<float>(w[j][l] >> 8) * 0x1.0p-24f);
+        store_group(o, n, at, v);
+      });
+    }
+  });
+}
+
+void normal_scaled_into(const Tensor& out, double mean, double sigma, std::optional<uint64_t> seed) {
+  PJ_CHECK(out.is_contiguous());
+  if (!(sigma >= 0)) PJ_THROW(Value) << "normal initializer: sigma must be >= 0, got " << sigma;
+  const int64_t n = out.numel();
+  PJ_DISPATCH_FLOATING(out.dtype(), "normal initializer", [&] {
+    using T = scalar_t;
+    T* o = out.data<T>();
+    uint64_t key, first;
+    if constexpr (std::is_same_v<T, double>) {
+      for_groups(n, 2, 0, seed, &key, &first, [&](const uint32_t (&w)[4][kLanes], int64_t at) {
+        double v[2][kLanes];
+        for (int l = 0; l < kLanes; ++l) {
+          normal_pair_f64(w[0][l], w[1][l], w[2][l], w[3][l], &v[0][l], &v[1][l]);
+          v[0][l] = mean + sigma * v[0][l];
+          v[1][l] = mean + sigma * v[1][l];
+        }
+        store_group(o, n, at, v);
+      });
+    } else {
+      const float m = static_cast<float>(mean), sd = static_cast<float>(sigma);
+      for_groups(n, 4, 0, seed, &key, &first, [&](const uint32_t (&w)[4][kLanes], int64_t at) {
+        float v[4][kLanes];
+        for (int l = 0; l < kLanes; ++l) {
+          normal_pair_f32(w[0][l], w[1][l], &v[0][l], &v[1][l]);
+          normal_pair_f32(w[2][l], w[3][l], &v[2][l], &v[3][l]);
+        }
+        for (int j = 0; j < 4; ++j)
+          for (int l = 0; l < kLanes; ++l) v[j][l] = m + sd * v[j][l];
+        store_group(o, n, at, v);
+      });
+    }
+  });
+}
+
+void truncated_normal_into(const Tensor& out, double mean, double sigma, double a, double b,
+                           std::optional<uint64_t> seed) {
+  PJ_CHECK(out.is_contiguous());
+  if (!(sigma > 0)) PJ_THROW(Value) << "truncated normal initializer: sigma must be > 0, got " << sigma;
+  if (!(a < b)) PJ_THROW(Value) << "truncated normal initializer: a must be less than b, got a = " << a << ", b = " << b;
+  const int64_t n = out.numel();
+  const double lo = (a - mean) / sigma, hi = (b - mean) / sigma;
+  // The normal is the proposal when [lo, hi] holds 0 and is wide: at least half its draws land.
+  const bool by_normal = lo <= 0 && hi >= 0 && hi - lo >= 2.5;
+  PJ_DISPATCH_FLOATING(out.dtype(), "truncated normal initializer", [&] {
+    using T = scalar_t;
+    T* o = out.data<T>();
+    uint64_t key, first;
+    if (!by_normal) {
+      // Every element from its own counters; the bounds clamp only rounding of mean + sigma * z.
+      if (seed) key = *seed, first = 0;
+      else first = take_blocks(static_cast<uint64_t>(n), &key);
+      parallel_for(n, 256, [&](int64_t s, int64_t e) {
+        for (int64_t i = s; i < e; ++i) {
+          const double x = mean + sigma * truncated_standard(key, first + static_cast<uint64_t>(i), lo, hi);
+          o[i] = static_cast<T>(std::min(std::max(x, a), b));
+        }
+      });
+      return;
+    }
+    if constexpr (std::is_same_v<T, double>) {
+      for_groups(n, 2, static_cast<uint64_t>(n), seed, &key, &first, [&](const uint32_t (&w)[4][kLanes], int64_t at) {
+        double v[2][kLanes];
+        for (int l = 0; l < kLanes; ++l) {
+          normal_pair_f64(w[0][l], w[1][l], w[2][l], w[3][l], &v[0][l], &v[1][l]);
+          v[0][l] = mean + sigma * v[0][l];
+          v[1][l] = mean + sigma * v[1][l];
+        }
+        for (int j = 0; j < 2; ++j)
+          for (int l = 0; l < kLanes; ++l) {
+            const int64_t i = at + j * kLanes + l;
+            if (i < n && !(v[j][l] >= a && v[j][l] <= b))
+              v[j][l] = normal_retry<double>(key, first + static_cast<uint64_t>(i), mean, sigma, a, b);
+          }
+        store_group(o, n, at, v);
+      });
+    } else {
+      const float m = static_cast<float>(mean), sd = static_cast<float>(sigma);
+      const float af = static_cast<float>(a), bf = static_cast<float>(b);
+      for_groups(n, 4, static_cast<uint64_t>(n), seed, &key, &first, [&](const uint32_t (&w)[4][kLanes], int64_t at) {
+        float v[4][kLanes];
+        for (int l = 0; l < kLanes; ++l) {
+          normal_pair_f32(w[0][l], w[1][l], &v[0][l], &v[1][l]);
+          normal_pair_f32(w[2][l], w[3][l], &v[2][l], &v[3][l]);
+        }
+        bool all_in = true;
+        for (int j = 0; j < 4; ++j)
+          for (int l = 0; l < kLanes; ++l) {
+            v[j][l] = m + sd * v[j][l];
+            all_in &= v[j][l] >= af && v[j][l] <= bf;
+          }
+        if (!all_in)
+          for (int j = 0; j < 4; ++j)
+            for (int l = 0; l < kLanes; ++l) {
+              const int64_t i = at + j * kLanes + l;
+              if (i < n && !(v[j][l] >= af && v[j][l] <= bf))
+                v[j][l] = normal_retry<float>(key, first + static_cast<uint64_t>(i), m, sd, af, bf);
+            }
+        store_group(o, n, at, v);
+      });
+    }
   });
 }
 

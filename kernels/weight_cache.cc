@@ -233,16 +233,6 @@ CachedWeights WeightMemo::get(const Tensor& w, const dnnl::memory::desc& user, c
   return c;
 }
 
-bool WeightMemo::trained(const Tensor& w) {
-  const Storage* st = w.storage().get();
-  const uint64_t version = st->version();
-  std::lock_guard<std::mutex> lock(mu_);
-  changes_ = st == seen_ && version != seen_version_ ? changes_ + 1 : 0;
-  seen_ = st;
-  seen_version_ = version;
-  return changes_ >= 2 && st->versioned();
-}
-
 namespace {
 
 // written_each_use's record of each weight view's recent uses.
@@ -316,6 +306,8 @@ bool written_each_use(const Tensor& w) {
   if (first) Cache::instance().drop(w.storage().get());
   return trained;
 }
+
+bool WeightMemo::trained(const Tensor& w) { return written_each_use(w); }
 
 WeightCacheStats weight_cache_stats() { return Cache::instance().stats(); }
 void weight_cache_clear() { Cache::instance().clear(); }

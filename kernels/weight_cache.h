@@ -46,10 +46,11 @@ class WeightMemo {
  public:
   CachedWeights get(const Tensor& w, const dnnl::memory::desc& user, const dnnl::memory::desc& want,
                     const dnnl::reorder& reorder);
-  // Called once per launch: true when `w` (the same storage as the last two launches) was written
-  // before each of them, as a training loop's update does. A copy made for one use costs a full
-  // pass over the weights per step (50 us for 784x256 here, as long as the matmul it feeds), so
-  // such a caller reads the weights in their own layout instead.
+  // Called once per launch: written_each_use(w). A copy made for one use costs a full pass over
+  // the weights per step (50 us for 784x256 here, as long as the matmul it feeds), so such a
+  // caller reads the weights in their own layout instead. Tracked per weight, not per memo: a
+  // compiled graph, and so its memo, serves every layer of its shape (two Dense layers of one
+  // shape alternating reset a per-memo count at every launch).
   bool trained(const Tensor& w);
 
  private:
@@ -59,9 +60,6 @@ class WeightMemo {
   int64_t offset_ = -1;
   uint64_t version_ = 0;
   CachedWeights last_;
-  const Storage* seen_ = nullptr;  // trained(): the storage and version of the last launch
-  uint64_t seen_version_ = 0;
-  int changes_ = 0;                // consecutive launches that found a new version
 };
 
 // For a caller without a memo of its own (an eager launch; call it once per launch): true when
