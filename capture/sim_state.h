@@ -237,6 +237,14 @@ class Simulator {
                                         " the function did not create");
   }
   PyObject* load_attr(PyObject* v, PyObject* name);
+  // ---- mixed precision: Cell.to_float (sim_values.cc; mirrors pijit/nn/cell.py's _MixedPrecision) ----
+  // The dtype floating trainable Parameters read through a Cell attribute are cast to (Py_None: none).
+  PyObject* mixed_precision_dtype();
+  PyObject* mixed_precision_param(PyObject* param, PyObject* value, int node);
+  PyObject* cast_floating(PyObject* v, PyObject* dst);  // v.astype(dst) for a floating tensor v of another dtype
+  PyObject* call_converted_cell(PyObject* construct, PyObject* dst, const std::vector<PyObject*>& args, PyObject* kwnames);
+  PyObject* amp_inlined_ = nullptr;  // while an inlined converted cell runs: its dst_type (guarded)
+  PyObject* amp_outer_ = nullptr;    // the thread's dtype where capture began, once read (guarded)
   // ---- side effects deferred to after the graph (sim_effects.cc) ----
   PyObject* output_call(PyObject* callable, const std::vector<PyObject*>& args, PyObject* kwnames);
   void store_attr(PyObject* owner, PyObject* name, PyObject* value);

@@ -32,6 +32,7 @@ struct CellTypes {
   PyObject* call = nullptr;
   PyObject* getattr = nullptr;
   PyObject* containers = nullptr;  // (SequentialCell, CellList, CellDict)
+  PyObject* mixed_precision = nullptr;  // the per-thread state Cell.to_float's calls set (its .dtype)
 };
 const CellTypes& cell_types() {
   static CellTypes t = [] {
@@ -42,6 +43,7 @@ const CellTypes& cell_types() {
       c.cell = PyObject_GetAttrString(mod, "Cell");
       c.call = c.cell ? PyObject_GetAttrString(c.cell, "__call__") : nullptr;
       c.getattr = c.cell ? PyObject_GetAttrString(c.cell, "__getattr__") : nullptr;
+      c.mixed_precision = PyObject_GetAttrString(mod, "_mixed_precision");
       c.containers = Py_BuildValue("(NNN)", PyObject_GetAttrString(cont, "SequentialCell"),
                                    PyObject_GetAttrString(cont, "CellList"), PyObject_GetAttrString(cont, "CellDict"));
     }
@@ -982,6 +984,7 @@ PyObject* Simulator::load_attr(PyObject* v, PyObject* name) {
       PyObject* d = PyDict_GetItemString(*dict, store);
       PyObject* r = d && PyDict_Check(d) ? PyDict_GetItem(d, name) : nullptr;
       int item = tree_.child(tree_.child(node, Access::DictAttr, own(PyUnicode_InternFromString(store))), Access::Item, name);
+      if (r && store[1] == 'p' && is_parameter(r)) return mixed_precision_param(r, wrap(r, item), item);
       if (r) return wrap(r, item);
       tree_.add_check(item, {CheckKind::Absent, nullptr, 0, {}});
     }
@@ -989,6 +992,61 @@ PyObject* Simulator::load_attr(PyObject* v, PyObject* name) {
     stop(Break::UnsupportedAttribute, std::string(tp->tp_name) + " defines __getattr__");
   }
   stop(Break::Raises, std::string("AttributeError: '") + tp->tp_name + "' object has no attribute '" + cname + "'");
+}
+
+// ---- mixed precision (Cell.to_float) ----
+// As pijit/nn/cell.py does eagerly: a converted cell's call casts its floating tensor inputs and
+// runs construct with its dst_type as the mixed-precision dtype; a floating trainable Parameter read
+// through Cell.__getattr__ meanwhile is read cast to it. Outside every inlined converted cell the
+// dtype is the one the thread had when capture began (a root frame that is the construct of a
+// converted cell, entered through its real Cell.__call__): read once and guarded, so the graph
+// runs only where the thread holds that dtype again.
+PyObject* Simulator::mixed_precision_dtype() {
+  if (amp_inlined_) return amp_inlined_;
+  if (!amp_outer_) {
+    PyObject* state = cell_types().mixed_precision;
+    if (!state) return Py_None;
+    static PyObject* dtype_name = PyUnicode_InternFromString("dtype");
+    PyObject* v = PyObject_GetAttr(state, dtype_name);
+    if (!v) python_error("reading the mixed-precision dtype");
+    own(v);
+    amp_outer_ = wrap(v, tree_.child(tree_.root(Access::Const, 0, state), Access::Attr, dtype_name));
+  }
+  return amp_outer_;
+}
+
+PyObject* Simulator::cast_floating(PyObject* v, PyObject* dst) {
+  if (!py::is_tensor(v)) return v;
+  PyObject* dt = own(PyObject_GetAttrString(v, "dtype"));
+  if (dt == dst || own(PyObject_GetAttrString(dt, "is_floating_point")) != Py_True) return v;
+  return trace_call(own(PyObject_GetAttrString(v, "astype")), {dst}, nullptr);
+}
+
+// `value`: the Parameter as wrap() made it (its graph input); `node`: the path it was read along.
+PyObject* Simulator::mixed_precision_param(PyObject* param, PyObject* value, int node) {
+  PyObject* dst = mixed_precision_dtype();
+  if (dst == Py_None) return value;
+  // Parameter.requires_grad is an instance attribute: not a trainable one (moving statistics an
+  // op writes in place) is handed out as it is.
+  static PyObject* rg_name = PyUnicode_InternFromString("requires_grad");
+  PyObject** d = _PyObject_GetDictPtr(param);
+  PyObject* rg = d && *d ? PyDict_GetItem(*d, rg_name) : nullptr;
+  if (!rg || !PyBool_Check(rg)) stop(Break::UnsupportedAttribute, "a Parameter whose requires_grad is not a bool, read under to_float()");
+  wrap(rg, tree_.child(node, Access::DictAttr, rg_name));
+  return rg == Py_True ? cast_floating(value, dst) : value;
+}
+
+PyObject* Simulator::call_converted_cell(PyObject* construct, PyObject* dst, const std::vector<PyObject*>& args,
+                                         PyObject* kwnames) {
+  std::vector<PyObject*> cast_args(args);
+  for (PyObject*& a : cast_args) a = cast_floating(a, dst);
+  struct Restore {
+    PyObject*& slot;
+    PyObject* outer;
+    ~Restore() { slot = outer; }
+  } restore{amp_inlined_, amp_inlined_};
+  amp_inlined_ = dst;
+  return call(construct, cast_args, kwnames);
 }
 
 // super() (from the frame's first argument and its __class__ cell, as CPython does) and
@@ -1352,10 +1410,10 @@ PyObject* Simulator::call(PyObject* callable, const std::vector<PyObject*>& args
     PyObject** dict = _PyObject_GetDictPtr(callable);
     PyObject* key = own(PyUnicode_InternFromString("_cast_inputs_to"));
     PyObject* cast = dict && *dict ? PyDict_GetItem(*dict, key) : nullptr;
-    if (cast && cast != Py_None) stop(Break::UnsupportedCall, "a Cell converted with to_float()");
-    if (cast) wrap(cast, tree_.child(node, Access::DictAttr, key));
+    if (cast) cast = wrap(cast, tree_.child(node, Access::DictAttr, key));
     else tree_.add_check(tree_.child(node, Access::DictAttr, key), {CheckKind::Absent, nullptr, 0, {}});
     PyObject* construct = load_attr(callable, own(PyUnicode_InternFromString("construct")));
+    if (cast && cast != Py_None) return call_converted_cell(construct, cast, args, kwnames);
     return call(construct, args, kwnames);
   }
   if (plain_instance(callable) && class_node(callable) >= 0) {

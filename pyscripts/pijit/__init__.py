@@ -32,6 +32,8 @@ from pijit.serialization import save_checkpoint, load_checkpoint, load_param_int
 from pijit.common.dtype import dtype_to_nptype, dtype_to_pytype, pytype_to_dtype
 from pijit.context import ParallelMode
 from pijit import _import_paths  # noqa: F401  (mindspore.nn.optim.momentum, ... ; after nn)
+from pijit import amp  # (after nn)
+from pijit.amp import LossScaleManager, FixedLossScaleManager, DynamicLossScaleManager, build_train_network
 
 __version__ = "0.1.0"
 

@@ -13,3 +13,4 @@ from pijit.nn.optim import Optimizer, SGD, Momentum, Adam
 from pijit.nn.wrap import WithLossCell, TrainOneStepCell, ForwardValueAndGrad
 from pijit.nn.rnn import RNN, GRU, LSTM, RNNCell, GRUCell, LSTMCell
 from pijit.nn.basic import Pad, ClipByNorm
+from pijit.nn.wrap import TrainOneStepWithLossScaleCell, DynamicLossScaleUpdateCell, FixedLossScaleUpdateCell

@@ -5,11 +5,26 @@ order), which is what parameters_and_names(), cells_and_names(), set_train() and
 A Parameter's name is its attribute path ("fc.weight"): a Cell names its own parameters by
 attribute, and prefixes a child's names when the child is assigned to it.
 """
+import threading
 from collections import OrderedDict
 
 from pijit import _C
 from pijit.parameter import Parameter
 from pijit import context as _context
+
+
+class _MixedPrecision(threading.local):
+    """Mixed precision (Cell.to_float): while a converted cell's construct runs, `dtype` is its
+    dst_type, and the floating trainable Parameters construct reads through a Cell attribute are
+    handed out cast to it (MindSpore casts every floating op input inside the cell; here the cell's
+    inputs and its weights are cast, so the ops on them compute in dst_type). A child with a
+    to_float of its own sets its own; one without inherits the running cell's. None: no cast.
+    Capture does the same when it inlines a cell, and guards this object's dtype where it reads it
+    (capture/sim_values.cc); keep the two in step."""
+    dtype = None
+
+
+_mixed_precision = _MixedPrecision()
 
 
 def _graph_call(cell, args, kwargs):
@@ -92,7 +107,13 @@ class Cell(object):
     def __getattr__(self, name):
         d = self.__dict__
         if "_params" in d and name in d["_params"]:
-            return d["_params"][name]
+            p = d["_params"][name]
+            dst = _mixed_precision.dtype
+            if dst is not None and p is not None and p.requires_grad and p.dtype is not dst and \
+                    p.dtype.is_floating_point:
+                # (not a non-trainable one: BatchNorm's moving statistics are written in place)
+                return p.astype(dst)
+            return p
         if "_cells" in d and name in d["_cells"]:
             return d["_cells"][name]
         raise AttributeError("'%s' object has no attribute '%s'" % (type(self).__name__, name))
@@ -239,11 +260,11 @@ class Cell(object):
         raise NotImplementedError("%s must define construct()" % type(self).__name__)
 
     def __call__(self, *args, **kwargs):
-        if _context._state["mode"] == _context.GRAPH_MODE:
-            return _graph_call(self, args, kwargs)
         dst = self.__dict__.get("_cast_inputs_to")
         if dst is not None:
-            args = _cast_floating_inputs(args, dst)
+            return _mixed_precision_call(self, dst, args, kwargs)
+        if _context._state["mode"] == _context.GRAPH_MODE:
+            return _graph_call(self, args, kwargs)
         if _C.tape_active():  # under a gradient: a Cell with bprop is differentiated by it
             from pijit.autodiff import call_cell
             return call_cell(self, args, kwargs)
@@ -311,14 +332,26 @@ class Cell(object):
         return self
 
     def to_float(self, dst_type):
-        """Casts the cell's floating inputs to dst_type before construct (MindSpore's mixed
-        precision switch); parameters keep their dtype."""
+        """MindSpore's mixed precision switch, for this cell and every cell below it: a call casts
+        the floating Tensor inputs to dst_type, and while construct runs the floating trainable
+        Parameters it reads through a Cell attribute are read cast to dst_type (their values stay
+        in their own dtype; gradients reach them in it), so the cell computes in, and returns,
+        dst_type. A child converted again afterwards (child.to_float(float32), as MindSpore's O2
+        does for BatchNorm) keeps its own. dst_type: float16, bfloat16 or float32 (float64 too,
+        which MindSpore refuses). Not cast (MindSpore would cast them at each op): float tensors
+        construct makes itself, and non-trainable Parameters (moving statistics that ops write)."""
         from pijit import dtype as _dt
-        dst = _dt.as_dtype(dst_type)
-        if dst not in (_dt.float32, _dt.float64):
-            raise ValueError("to_float: dst_type must be a floating dtype, got %s" % dst)
+        try:
+            dst = None if isinstance(dst_type, str) else _dt.as_dtype(dst_type)
+        except (TypeError, ValueError):
+            dst = None
+        if dst not in (_dt.float16, _dt.bfloat16, _dt.float32, _dt.float64):
+            raise ValueError("For 'to_float', the argument 'dst_type' should be mstype.float32, "
+                             "mstype.float16 or mstype.bfloat16, but got %r" % (dst_type,))
+        flags = {"fp16": dst is _dt.float16, "fp32": dst is _dt.float32, "bf16": dst is _dt.bfloat16}
         for _, cell in self.cells_and_names():
             object.__setattr__(cell, "_cast_inputs_to", dst)
+            cell.add_flags(**flags)
         return self
 
     # ---- printing ------------------------------------------------------------------------------
@@ -336,6 +369,26 @@ class Cell(object):
             lines.append("  (%s): %s" % (name, body))
         lines.append("  >")
         return "\n".join(lines)
+
+
+def _mixed_precision_call(cell, dst, args, kwargs):
+    """Cell.__call__ of a cell converted with to_float(dst): inputs cast, construct run with dst
+    as the mixed-precision dtype (the outer one restored after)."""
+    args = _cast_floating_inputs(args, dst)
+    if kwargs:
+        kwargs = dict(zip(kwargs, _cast_floating_inputs(tuple(kwargs.values()), dst)))
+    state = _mixed_precision
+    outer = state.dtype
+    state.dtype = dst
+    try:
+        if _context._state["mode"] == _context.GRAPH_MODE:
+            return _graph_call(cell, args, kwargs)
+        if _C.tape_active():
+            from pijit.autodiff import call_cell
+            return call_cell(cell, args, kwargs)
+        return cell.construct(*args, **kwargs)
+    finally:
+        state.dtype = outer
 
 
 def _cast_floating_inputs(args, dst):
