@@ -14,7 +14,29 @@
 
 namespace pj {
 
+namespace {
+// The ops with complex loops (numpy's meaning; abs, which returns a real, and the ordering
+// ones are not among them).
+bool complex_unary(UnaryOp op) {
+  switch (op) {
+    case UnaryOp::neg: case UnaryOp::square: case UnaryOp::exp: case UnaryOp::log:
+    case UnaryOp::sqrt: case UnaryOp::reciprocal: case UnaryOp::sin: case UnaryOp::cos:
+    case UnaryOp::tan: case UnaryOp::tanh: return true;
+    default: return false;
+  }
+}
+bool complex_binary(BinaryOp op) {
+  switch (op) {
+    case BinaryOp::add: case BinaryOp::sub: case BinaryOp::mul: case BinaryOp::div:
+    case BinaryOp::pow: case BinaryOp::eq: case BinaryOp::ne: return true;
+    default: return false;
+  }
+}
+}  // namespace
+
 void check_unary_dtype(UnaryOp op, DType t) {
+  if (is_complex(t) && !complex_unary(op))
+    PJ_THROW(Type) << unary_op_name(op) << " does not support dtype " << dtype_name(t);
   if (t != DType::Bool) return;
   switch (op) {
     case UnaryOp::abs:
@@ -27,6 +49,8 @@ void check_unary_dtype(UnaryOp op, DType t) {
 }
 
 void check_binary_dtype(BinaryOp op, DType t) {
+  if (is_complex(t) && !complex_binary(op))
+    PJ_THROW(Type) << binary_op_name(op) << " does not support dtype " << dtype_name(t);
   if (t != DType::Bool) return;
   switch (op) {
     case BinaryOp::sub:
@@ -209,10 +233,63 @@ void run_one_op(const FusedKernel& k, const std::vector<Tensor>& in, const Tenso
 
 }  // namespace
 
+namespace {
+template <typename C>
+void unary_complex_loop(UnaryOp op, const Tensor& out, const Tensor& in) {
+  auto run = [&](auto f) { unary_kernel<C, C>(out, in, f); };
+  switch (op) {
+    case UnaryOp::neg: return run([](C x) { return -x; });
+    case UnaryOp::square: return run([](C x) { return x * x; });
+    case UnaryOp::exp: return run([](C x) { return std::exp(x); });
+    case UnaryOp::log: return run([](C x) { return std::log(x); });
+    case UnaryOp::sqrt: return run([](C x) { return std::sqrt(x); });
+    case UnaryOp::reciprocal: return run([](C x) { return C(1) / x; });
+    case UnaryOp::sin: return run([](C x) { return std::sin(x); });
+    case UnaryOp::cos: return run([](C x) { return std::cos(x); });
+    case UnaryOp::tan: return run([](C x) { return std::tan(x); });
+    case UnaryOp::tanh: return run([](C x) { return std::tanh(x); });
+    default: check_unary_dtype(op, dtype_of<C>::value);
+  }
+}
+
+template <typename C>
+void binary_complex_loop(BinaryOp op, const Tensor& out, const Tensor& a, const Tensor& b) {
+  auto arith = [&](auto f) { binary_kernel<C, C, C>(out, a, b, f); };
+  auto cmp = [&](auto f) { binary_kernel<bool, C, C>(out, a, b, f); };
+  switch (op) {
+    case BinaryOp::add: return arith([](C x, C y) { return x + y; });
+    case BinaryOp::sub: return arith([](C x, C y) { return x - y; });
+    case BinaryOp::mul: return arith([](C x, C y) { return x * y; });
+    case BinaryOp::div: return arith([](C x, C y) { return x / y; });
+    case BinaryOp::pow: return arith([](C x, C y) { return std::pow(x, y); });
+    case BinaryOp::eq: return cmp([](C x, C y) { return x == y; });
+    case BinaryOp::ne: return cmp([](C x, C y) { return x != y; });
+    default: check_binary_dtype(op, dtype_of<C>::value);
+  }
+}
+}  // namespace
+
+void complex_part_into(ComplexPart part, const Tensor& out, const Tensor& in) {
+  auto run = [&](auto c0) {
+    using C = decltype(c0);
+    using R = typename C::value_type;
+    switch (part) {
+      case ComplexPart::real: return unary_kernel<R, C>(out, in, [](C c) { return c.real(); });
+      case ComplexPart::imag: return unary_kernel<R, C>(out, in, [](C c) { return c.imag(); });
+      case ComplexPart::abs: return unary_kernel<R, C>(out, in, [](C c) { return std::abs(c); });
+    }
+  };
+  PJ_CHECK(is_complex(in.dtype()) && out.dtype() == real_dtype(in.dtype())) << "complex_part_into";
+  if (in.dtype() == DType::Complex64) run(complex64());
+  else run(complex128());
+}
+
 void unary_into(UnaryOp op, const Tensor& out, const Tensor& in) {
   PJ_CHECK(out.dtype() == in.dtype()) << "unary_into expects the compute dtype on both sides";
   if (out.numel() == 0) return;
   switch (in.dtype()) {
+    case DType::Complex64: return unary_complex_loop<complex64>(op, out, in);
+    case DType::Complex128: return unary_complex_loop<complex128>(op, out, in);
     case DType::Float32: {
       if (const FusedKernel* k = one_op_kernel<UnaryOp, kUnaryOps>(op, unary_op_name, 1))
         return run_one_op(*k, {in}, out);
@@ -359,6 +436,8 @@ void binary_into(BinaryOp op, const Tensor& out, const Tensor& a, const Tensor& 
     if (const FusedKernel* k = one_op_kernel<BinaryOp, kBinaryOps>(op, binary_op_name, 2))
       return run_one_op(*k, {a, b}, out);
   }
+  if (a.dtype() == DType::Complex64) return binary_complex_loop<complex64>(op, out, a, b);
+  if (a.dtype() == DType::Complex128) return binary_complex_loop<complex128>(op, out, a, b);
   PJ_DISPATCH_ALL(a.dtype(), [&] { binary_loop<scalar_t>(op, out, a, b); });
 }
 

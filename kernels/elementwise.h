@@ -75,6 +75,10 @@ enum class BinaryOp {
 const char* unary_op_name(UnaryOp op);
 const char* binary_op_name(BinaryOp op);
 
+// out = real part / imaginary part / magnitude of complex `in` (out has its real dtype).
+enum class ComplexPart { real, imag, abs };
+void complex_part_into(ComplexPart part, const Tensor& out, const Tensor& in);
+
 // out = op(in); in has the compute dtype (== out dtype).
 void unary_into(UnaryOp op, const Tensor& out, const Tensor& in);
 // The TypeError the kernel raises for a dtype it refuses (several ops refuse Bool), thrown from

@@ -488,11 +488,13 @@ class ComplexFormat {
   ComplexFormat(const std::vector<std::complex<R>>& data, const PrintOptions& o)
       : re_(parts(data, false), o), im_(parts(data, true), o) {}
   std::string operator()(std::complex<R> x) const {
+    // |imag| formatted, its sign put before the digits (numpy's sign='+' column, one wider),
+    // and "j" before any padding on the right.
     std::string i = im_(std::fabs(x.imag()));
     size_t lead = i.find_first_not_of(' ');
     i.insert(lead == std::string::npos ? 0 : lead, std::signbit(x.imag()) ? "-" : "+");
-    if (lead != std::string::npos && lead > 0) i.erase(0, 1);
-    return re_(x.real()) + i + "j";
+    i.insert(i.find_last_not_of(' ') + 1, "j");
+    return re_(x.real()) + i;
   }
 
  private:

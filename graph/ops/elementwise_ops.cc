@@ -13,11 +13,13 @@ void register_unary(const char* name, UnaryOp op, char kind) {
       .elementwise()
       .inputs(1)
       .infer([kind, op](const Metas& in, const Attrs&) {
+        if (op == UnaryOp::abs && is_complex(in[0].dtype)) return one(in[0].shape, real_dtype(in[0].dtype));
         DType t = unary_out_dtype(kind, in[0].dtype);
         check_unary_dtype(op, t);  // the kernel computes in the output dtype
         return one(in[0].shape, t);
       })
       .kernel([op](const Tensors& in, const Attrs&, const Tensors& out) {
+        if (op == UnaryOp::abs && is_complex(in[0].dtype())) return complex_part_into(ComplexPart::abs, out[0], in[0]);
         unary_into(op, out[0], as_dtype(in[0], out[0].dtype()));
       });
 }
@@ -38,7 +40,7 @@ void register_binary(const char* name, BinaryOp op, char kind) {
       .infer([op, kind](const Metas& in, const Attrs&) {
         Shape s = broadcast_shapes(in[0].shape, in[1].shape);
         DType c = binary_compute_dtype(kind, op, in[0].dtype, in[1].dtype);
-        if (kind == 'A') check_binary_dtype(op, c);
+        if (kind == 'A' || is_complex(c)) check_binary_dtype(op, c);
         return one(std::move(s), kind == 'A' ? c : DType::Bool);
       })
       .kernel([op, kind](const Tensors& in, const Attrs&, const Tensors& out) {

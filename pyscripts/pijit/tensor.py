@@ -172,6 +172,20 @@ class Tensor(_C.TensorBase):
         return _op("transpose", (self,), perm=tuple(reversed(range(self.ndim))))
 
     @property
+    def real(self):
+        return _op("real", (self,))
+
+    @property
+    def imag(self):
+        return _op("imag", (self,))
+
+    def conj(self):
+        return _op("conj", (self,))
+
+    def is_complex(self):
+        return self.dtype in (_dt.complex64, _dt.complex128)
+
+    @property
     def mT(self):
         if self.ndim < 2:
             raise _NotAMatrixError("Tensor.mT swaps the last two dims and needs at least 2, got a "

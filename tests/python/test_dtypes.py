@@ -90,6 +90,8 @@ class Printing(unittest.TestCase):
 
     def test_complex(self):
         self.assertEqual(str(T([1 + 2j, 3 - 1j])), "[1.+2.j 3.-1.j]")
+        self.assertEqual(str(T([-3 + 4j, -7 - 24j])), "[-3. +4.j -7.-24.j]")
+        self.assertEqual(str(T([1.5, -2.25j, 3], ms.complex128)), "[ 1.5+0.j   -0. -2.25j  3. +0.j  ]")
         self.assertEqual(str(T(1 + 2j)), "(1+2j)")
         self.assertEqual(str(T(2j)), "2j")
 
@@ -178,9 +180,31 @@ class ComputeDtypes(unittest.TestCase):
         self.assertEqual(T([3.0]).astype(ms.complex128).tolist(), [3 + 0j])
         self.assertEqual(T([70000.0]).astype(ms.float16).astype(ms.float32).tolist(), [float("inf")])
 
-    def test_complex_kernels_refuse_clearly(self):
-        with self.assertRaisesRegex(TypeError, "dtype Complex64 is not supported by this operation"):
-            ops.exp(T([1j]))
+    def test_complex_arithmetic_and_parts(self):
+        c = T([1 + 2j, 3 - 4j])
+        self.assertEqual((c * c).tolist(), [-3 + 4j, -7 - 24j])
+        self.assertEqual((c + 1).tolist(), [2 + 2j, 4 - 4j])
+        self.assertEqual((c / 2).tolist(), [0.5 + 1j, 1.5 - 2j])
+        self.assertEqual((c == T([1 + 2j, 3 + 4j])).tolist(), [True, False])
+        self.assertEqual(abs(T([3 + 4j])).tolist(), [5.0])
+        self.assertIs(abs(c).dtype, ms.float32)
+        self.assertEqual((c.real.tolist(), c.imag.tolist()), ([1.0, 3.0], [2.0, -4.0]))
+        self.assertEqual(c.conj().tolist(), [1 - 2j, 3 + 4j])
+        self.assertEqual(ops.complex(T([1.0]), T([2.0])).tolist(), [1 + 2j])
+        self.assertIs((T([1.0], ms.float64) * 1j).dtype, ms.complex128)
+        self.assertEqual(ops.imag(T([1.0, 2.0])).tolist(), [0.0, 0.0])
+        e = ops.exp(T([1j * 3.141592653589793], ms.complex128)).tolist()[0]
+        self.assertAlmostEqual(e.real, -1.0, places=12)
+        jf = ms.jit(lambda x: x * x + 1)
+        self.assertEqual(jf(c).tolist(), [-2 + 4j, -6 - 24j])
+
+    def test_complex_refusals_name_the_op(self):
+        with self.assertRaisesRegex(TypeError, "lt does not support dtype Complex64"):
+            T([1j]) < T([2j])
+        with self.assertRaisesRegex(TypeError, "relu does not support dtype Complex64"):
+            ops.relu(T([1j]))
+        with self.assertRaisesRegex(TypeError, "complex: real and imag must both be float32 or both float64"):
+            ops.complex(T([1.0]), T([1.0], ms.float64))
 
 
 class Buffers(unittest.TestCase):

@@ -27,3 +27,4 @@ def _fill_functional():
 
 _fill_functional()
 del _fill_functional
+from pijit.ops.complex_fns import real, imag, conj, complex, is_complex  # noqa: F401,E402
