@@ -30,6 +30,9 @@ from pijit.common import dtype as mstype
 from pijit import nn
 from pijit.serialization import save_checkpoint, load_checkpoint, load_param_into_net
 from pijit.common.dtype import dtype_to_nptype, dtype_to_pytype, pytype_to_dtype
+from pijit.common import (Type, byte, ubyte, short, ushort, intc, uintc, intp, uintp, single,  # noqa: F401
+                          get_py_obj_dtype)
+from pijit.ops.primitive import constexpr  # noqa: F401
 from pijit.context import ParallelMode
 from pijit import _import_paths  # noqa: F401  (mindspore.nn.optim.momentum, ... ; after nn)
 from pijit import amp  # (after nn)

@@ -7,6 +7,7 @@ from pijit.ops.misc import *  # noqa: F401,F403
 from pijit.ops.primitives import *  # noqa: F401,F403
 from pijit.ops.primitives import Primitive  # noqa: F401
 from pijit.ops.primitives2 import *  # noqa: F401,F403  (the functional forms it pairs with its classes)
+from pijit.ops.functional2 import *  # noqa: F401,F403  (flip, roll, tril, bmm, isnan, norm, ...)
 from pijit.ops.composite import MultitypeFuncGraph  # noqa: F401
 from pijit.ops import composite, operations  # noqa: F401
 from pijit.autodiff import GradOperation, grad, value_and_grad, get_grad, stop_gradient  # noqa: F401
@@ -18,9 +19,11 @@ from pijit.creation import (ones, zeros, full, fill, ones_like, zeros_like, full
 # F.tuple_to_array, F.zeros_like, F.fill, F.stop_gradient, ... Each public function of ops that
 # functional lacks is bound there under the same name (one object, so capture sees the same call).
 def _fill_functional():
+    import builtins
     import types
     for name, value in list(globals().items()):
         if (not name.startswith("_") and not hasattr(functional, name)
+                and not hasattr(builtins, name)  # (ops.range, ops.slice: functional calls range())
                 and isinstance(value, (types.FunctionType, types.BuiltinFunctionType))):
             setattr(functional, name, value)
 
