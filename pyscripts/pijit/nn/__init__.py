@@ -14,3 +14,8 @@ from pijit.nn.wrap import WithLossCell, TrainOneStepCell, ForwardValueAndGrad
 from pijit.nn.rnn import RNN, GRU, LSTM, RNNCell, GRUCell, LSTMCell
 from pijit.nn.basic import Pad, ClipByNorm
 from pijit.nn.wrap import TrainOneStepWithLossScaleCell, DynamicLossScaleUpdateCell, FixedLossScaleUpdateCell
+from pijit.nn.optim import AdamWeightDecay, RMSProp, Adagrad, Lamb, LARS, FTRL
+from pijit.nn.lr import (piecewise_constant_lr, exponential_decay_lr, natural_exp_decay_lr, inverse_decay_lr, cosine_decay_lr, polynomial_decay_lr, warmup_lr, LearningRateSchedule, ExponentialDecayLR, NaturalExpDecayLR, InverseDecayLR, CosineDecayLR, PolynomialDecayLR, WarmUpLR)
+from pijit.nn.layers2 import (Conv1d, Conv1dTranspose, MaxPool1d, AvgPool1d, AdaptiveAvgPool1d, AdaptiveMaxPool1d, AdaptiveMaxPool2d, Dropout1d, Dropout2d, Dropout3d, InstanceNorm1d, InstanceNorm2d, InstanceNorm3d, ELU, PReLU, Softmin, LogSigmoid, Mish, SeLU, CELU, Softsign, Hardtanh, HShrink, SoftShrink, Tanhshrink, GLU, FastGelu, OneHot, Norm, Tril, Triu, EmbeddingLookup, WithEvalCell)
+from pijit.nn.transformer import (MultiheadAttention, TransformerEncoderLayer, TransformerDecoderLayer, TransformerEncoder, TransformerDecoder, Transformer)
+from pijit.nn.metrics import (Metric, Accuracy, Loss, TopKCategoricalAccuracy, Top1CategoricalAccuracy, Top5CategoricalAccuracy, MAE, MSE, Precision, Recall, Fbeta, F1, get_metric_fn, names, rearrange_inputs, auc)

@@ -344,3 +344,266 @@ class Adam(Optimizer):
 
 
 __all__ = ["Optimizer", "SGD", "Momentum", "Adam"]
+
+
+# ---- AdamWeightDecay, RMSProp, Adagrad, Lamb, LARS, FTRL (MindSpore 2.5's update rules) --------
+
+def _check_float(who, name, v, lo=None, hi=None, lo_open=False, hi_open=False):
+    """MindSpore's hyper-parameter checks: a Python float (an int is a TypeError), in range."""
+    if isinstance(v, bool) or not isinstance(v, float):
+        raise TypeError("For '%s', the type of '%s' must be float, but got %s."
+                        % (who, name, type(v).__name__))
+    if lo is not None and (v < lo or (lo_open and v == lo)):
+        raise ValueError("For '%s', the '%s' must be %s %s, but got %r."
+                         % (who, name, ">" if lo_open else ">=", lo, v))
+    if hi is not None and (v > hi or (hi_open and v == hi)):
+        raise ValueError("For '%s', the '%s' must be %s %s, but got %r."
+                         % (who, name, "<" if hi_open else "<=", hi, v))
+    return v
+
+
+def _check_bool(who, name, v):
+    if not isinstance(v, bool):
+        raise TypeError("For '%s', the type of '%s' must be bool, but got %s."
+                        % (who, name, type(v).__name__))
+    return v
+
+
+def _filled(opt, prefix, value):
+    """One Parameter per parameter of opt, filled with value (RMSProp's ones, Adagrad's accum)."""
+    return tuple(Parameter(_C.op("full", (), {"shape": tuple(p.shape), "value": float(value),
+                                                  "dtype": p.dtype}),
+                           name=prefix + "." + p.name, requires_grad=False)
+                 for p in opt.parameters)
+
+
+def _norm(x):
+    return F.sqrt(F.sum(F.square(x)))
+
+
+def _trust_ratio(w_norm, u_norm):
+    """||w|| / ||u|| where both are positive, else 1 (Lamb's layer-wise ratio)."""
+    ok = F.logical_and(F.greater(w_norm, 0.0), F.greater(u_norm, 0.0))
+    return F.where(ok, w_norm / F.where(ok, u_norm, 1.0), 1.0)
+
+
+class _DecoupledDecay(Optimizer):
+    """Optimizers whose weight decay enters the update itself (AdamWeightDecay, Lamb), not the
+    gradient: decay_weight leaves the gradients as they are."""
+
+    def decay_weight(self, gradients):
+        return tuple(gradients)
+
+
+class AdamWeightDecay(_DecoupledDecay):
+    """nn.AdamWeightDecay(params, learning_rate=1e-3, beta1=0.9, beta2=0.999, eps=1e-6,
+    weight_decay=0.0): m = b1 m + (1 - b1) g, v = b2 v + (1 - b2) g^2 (no bias correction),
+    u = m / (sqrt(v) + eps) + weight_decay * p (for parameters with a decay flag), p -= lr u."""
+
+    def __init__(self, params, learning_rate=1e-3, beta1=0.9, beta2=0.999, eps=1e-6, weight_decay=0.0):
+        super().__init__(learning_rate, params, weight_decay)
+        who = "AdamWeightDecay"
+        self.beta1 = _check_float(who, "beta1", beta1, 0.0, 1.0, True, True)
+        self.beta2 = _check_float(who, "beta2", beta2, 0.0, 1.0, True, True)
+        self.eps = _check_float(who, "eps", eps, 0.0, lo_open=True)
+        self.moments1 = self._state("adam_m")
+        self.moments2 = self._state("adam_v")
+
+    def _update(self, i, p, g, lr, step):
+        m, v = self.moments1[i], self.moments2[i]
+        new_m = m * self.beta1 + g * (1.0 - self.beta1)
+        new_v = v * self.beta2 + F.square(g) * (1.0 - self.beta2)
+        assign(m, new_m)
+        assign(v, new_v)
+        u = new_m / (F.sqrt(new_v) + self.eps)
+        wd = self._group_wd[i]
+        if wd:
+            u = u + p * wd
+        assign(p, p - u * lr)
+
+
+class RMSProp(Optimizer):
+    """nn.RMSProp(params, learning_rate=0.1, decay=0.9, momentum=0.0, epsilon=1e-10,
+    use_locking=False, centered=False, loss_scale=1.0, weight_decay=0.0):
+    s = decay s + (1 - decay) g^2 (s starts at ones, as MindSpore's mean_square),
+    m = momentum m + lr g / sqrt(s + eps), p -= m; centered also keeps the mean gradient
+    a = decay a + (1 - decay) g and divides by sqrt(s - a^2 + eps)."""
+
+    def __init__(self, params, learning_rate=0.1, decay=0.9, momentum=0.0, epsilon=1e-10,
+                 use_locking=False, centered=False, loss_scale=1.0, weight_decay=0.0):
+        super().__init__(learning_rate, params, weight_decay, loss_scale)
+        who = "RMSProp"
+        self.decay = _check_float(who, "decay", decay, 0.0)
+        self.momentum = _check_float(who, "momentum", momentum, 0.0)
+        self.epsilon = _check_float(who, "epsilon", epsilon, 0.0, lo_open=True)
+        _check_bool(who, "use_locking", use_locking)
+        self.centered = _check_bool(who, "centered", centered)
+        self.mg = self._state("mean_grad") if centered else None
+        self.ms = _filled(self, "mean_square", 1.0)
+        self.moment = self._state("moment")
+
+    def _update(self, i, p, g, lr, step):
+        ms, mom = self.ms[i], self.moment[i]
+        new_ms = ms * self.decay + F.square(g) * (1.0 - self.decay)
+        assign(ms, new_ms)
+        if self.centered:
+            mg = self.mg[i]
+            new_mg = mg * self.decay + g * (1.0 - self.decay)
+            assign(mg, new_mg)
+            denom = F.sqrt(new_ms - F.square(new_mg) + self.epsilon)
+        else:
+            denom = F.sqrt(new_ms + self.epsilon)
+        new_mom = mom * self.momentum + g * lr / denom
+        assign(mom, new_mom)
+        assign(p, p - new_mom)
+
+
+class Adagrad(Optimizer):
+    """nn.Adagrad(params, accum=0.1, learning_rate=0.001, update_slots=True, loss_scale=1.0,
+    weight_decay=0.0): a += g^2 (a starts at accum; kept when update_slots is False),
+    p -= lr g / sqrt(a)."""
+
+    def __init__(self, params, accum=0.1, learning_rate=0.001, update_slots=True, loss_scale=1.0,
+                 weight_decay=0.0):
+        super().__init__(learning_rate, params, weight_decay, loss_scale)
+        self.init_accum = _check_float("Adagrad", "accum", accum, 0.0)
+        self.update_slots = _check_bool("Adagrad", "update_slots", update_slots)
+        self.accum = _filled(self, "accum", accum)
+
+    def _update(self, i, p, g, lr, step):
+        a = self.accum[i]
+        if self.update_slots:
+            a_new = a + F.square(g)
+            assign(a, a_new)
+        else:
+            a_new = a
+        assign(p, p - g * lr / F.sqrt(a_new))
+
+
+class Lamb(_DecoupledDecay):
+    """nn.Lamb(params, learning_rate, beta1=0.9, beta2=0.999, eps=1e-6, weight_decay=0.0):
+    Adam's bias-corrected moments at step t (from 1), u = m^ / (sqrt(v^) + eps) + weight_decay p
+    (decay-flagged parameters), then p -= lr (||p|| / ||u||) u, the ratio 1 where either norm
+    is 0."""
+
+    def __init__(self, params, learning_rate, beta1=0.9, beta2=0.999, eps=1e-6, weight_decay=0.0):
+        super().__init__(learning_rate, params, weight_decay)
+        who = "Lamb"
+        self.beta1 = _check_float(who, "beta1", beta1, 0.0, 1.0, True, True)
+        self.beta2 = _check_float(who, "beta2", beta2, 0.0, 1.0, True, True)
+        self.eps = _check_float(who, "eps", eps, 0.0, lo_open=True)
+        self.moments1 = self._state("lamb_m")
+        self.moments2 = self._state("lamb_v")
+
+    def _update(self, i, p, g, lr, step):
+        m, v = self.moments1[i], self.moments2[i]
+        new_m = m * self.beta1 + g * (1.0 - self.beta1)
+        new_v = v * self.beta2 + F.square(g) * (1.0 - self.beta2)
+        assign(m, new_m)
+        assign(v, new_v)
+        t = (step + 1).astype(_dt.float32)
+        mh = new_m / (1.0 - F.pow(self.beta1, t))
+        vh = new_v / (1.0 - F.pow(self.beta2, t))
+        u = mh / (F.sqrt(vh) + self.eps)
+        wd = self._group_wd[i]
+        if wd:
+            u = u + p * wd
+        ratio = _trust_ratio(_norm(p), _norm(u))
+        assign(p, p - u * (ratio * lr))
+
+
+class LARS(Optimizer):
+    """nn.LARS(optimizer, epsilon=1e-05, coefficient=0.001, use_clip=False,
+    lars_filter=lambda x: 'LayerNorm' not in x.name and 'bias' not in x.name): rescales each
+    filtered gradient before the wrapped optimizer runs: with w = ||p||, n = ||g||,
+    r = coefficient w / (n + wd w + epsilon) (1 where w or n is 0; with use_clip min(r / lr, 1)),
+    g = r (g + wd p). The weight decay and loss scale move from the wrapped optimizer to LARS."""
+
+    def __init__(self, optimizer, epsilon=1e-05, coefficient=0.001, use_clip=False,
+                 lars_filter=lambda x: "LayerNorm" not in x.name and "bias" not in x.name):
+        Cell.__init__(self, auto_prefix=False)
+        who = "LARS"
+        if not isinstance(optimizer, Optimizer):
+            raise TypeError("For '%s', the type of 'optimizer' must be Optimizer, but got %s."
+                            % (who, type(optimizer).__name__))
+        self.epsilon = _check_float(who, "epsilon", epsilon)
+        self.coefficient = _check_float(who, "coefficient", coefficient)
+        self.use_clip = _check_bool(who, "use_clip", use_clip)
+        self.opt = optimizer
+        self.parameters = optimizer.parameters
+        self._param_list = optimizer._param_list
+        self.is_group = optimizer.is_group
+        self.is_group_lr = optimizer.is_group_lr
+        self.lars_flag = tuple(bool(lars_filter(p)) for p in self._param_list)
+        self.decay_flags = optimizer.decay_flags
+        self.loss_scale = optimizer.loss_scale
+        # LARS takes over the decay and the unscaling; the wrapped optimizer sees neither
+        self._lars_wd = [wd if flag else 0.0 for wd, flag in zip(optimizer._group_wd, self.decay_flags)]
+        optimizer._group_wd = [0.0] * len(optimizer._group_wd)
+        optimizer.decay_flags = tuple(False for _ in self.decay_flags)
+        optimizer.weight_decay = 0.0
+        optimizer.loss_scale = 1.0
+        self.global_step = optimizer.global_step
+
+    def construct(self, gradients):
+        opt = self.opt
+        grads = tuple(gradients)
+        if self.loss_scale != 1.0:
+            grads = tuple(g / self.loss_scale for g in grads)
+        step = opt._step()
+        out = []
+        for i, (p, g) in enumerate(zip(self._param_list, grads)):
+            if not self.lars_flag[i]:
+                out.append(g)
+                continue
+            wd = self._lars_wd[i]
+            w_norm, g_norm = _norm(p), _norm(g)
+            ratio = w_norm * self.coefficient / (g_norm + w_norm * wd + self.epsilon)
+            ok = F.logical_and(F.greater(w_norm, 0.0), F.greater(g_norm, 0.0))
+            ratio = F.where(ok, ratio, 1.0)
+            if self.use_clip:
+                own = opt._group_lr[i] or opt._lr
+                ratio = F.minimum(ratio / own.at(step), 1.0)
+            out.append((g + p * wd) * ratio if wd else g * ratio)
+        return opt(tuple(out))
+
+
+class FTRL(Optimizer):
+    """nn.FTRL(params, initial_accum=0.1, learning_rate=0.001, lr_power=-0.5, l1=0.0, l2=0.0,
+    use_locking=False, loss_scale=1.0, weight_decay=0.0): per element, a' = a + g^2,
+    z += g - (a'^-lr_power - a^-lr_power) / lr * p, p = (sign(z) l1 - z) / (a'^-lr_power / lr
+    + 2 l2) where |z| > l1, else 0. learning_rate is a fixed float, as in MindSpore."""
+
+    def __init__(self, params, initial_accum=0.1, learning_rate=0.001, lr_power=-0.5, l1=0.0, l2=0.0,
+                 use_locking=False, loss_scale=1.0, weight_decay=0.0):
+        who = "FTRL"
+        if isinstance(learning_rate, bool) or not isinstance(learning_rate, (int, float)):
+            raise TypeError("For '%s', the 'learning_rate' must be a float (a fixed learning rate), "
+                            "but got %s." % (who, type(learning_rate).__name__))
+        super().__init__(learning_rate, params, weight_decay, loss_scale)
+        if self.is_group_lr:
+            raise RuntimeError("For 'FTRL', the learning rate is fixed; a group's 'lr' is not "
+                               "supported.")
+        self.initial_accum = _check_float(who, "initial_accum", initial_accum, 0.0)
+        _check_number(who, "learning_rate", learning_rate, 0, lo_open=True)
+        self.lr_power = _check_float(who, "lr_power", lr_power, hi=0.0)
+        self.l1 = _check_float(who, "l1", l1, 0.0)
+        self.l2 = _check_float(who, "l2", l2, 0.0)
+        _check_bool(who, "use_locking", use_locking)
+        self.moments = _filled(self, "moments", initial_accum)
+        self.linear = self._state("linear")
+
+    def _update(self, i, p, g, lr, step):
+        a, z = self.moments[i], self.linear[i]
+        a_new = a + F.square(g)
+        ka, kn = F.pow(a, -self.lr_power), F.pow(a_new, -self.lr_power)
+        z_new = z + g - (kn - ka) / lr * p
+        quad = kn / lr + 2.0 * self.l2
+        p_new = F.where(F.greater(F.abs(z_new), self.l1), (F.sign(z_new) * self.l1 - z_new) / quad,
+                        F.zeros_like(p))
+        assign(a, a_new)
+        assign(z, z_new)
+        assign(p, p_new)
+
+
+__all__ += ["AdamWeightDecay", "RMSProp", "Adagrad", "Lamb", "LARS", "FTRL"]
