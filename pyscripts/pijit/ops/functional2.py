@@ -1905,23 +1905,12 @@ def unsorted_segment_sum(input_x, segment_ids, num_segments):
     return out if out.dtype is x.dtype else F.cast(out, x.dtype)
 
 
-def _scatter_elements_items(idx, axis):
-    items = []
-    for d in _b.range(idx.ndim):
-        if d == axis:
-            items.append(idx)
-        else:
-            shape = [1] * idx.ndim
-            shape[d] = idx.shape[d]
-            items.append(F.reshape(_creation.arange(idx.shape[d]), tuple(shape)))
-    return tuple(items)
-
-
 @_export
 def tensor_scatter_elements(input_x, indices, updates, axis=0, reduction="none"):
     """ops.tensor_scatter_elements(input_x, indices, updates, axis=0, reduction='none'): a copy
     of input_x with out[..., indices[i][j], ...] = updates[i][j] along `axis` ('add': added,
-    repeated positions adding up). Negative indices count from the end."""
+    repeated positions adding up). Negative indices count from the end; indices may be smaller
+    than input_x on the other dims. Integers go through float64 (exact below 2**53)."""
     who = "tensor_scatter_elements"
     x = _tensor(who, "input_x", input_x)
     idx = P2._integral(who, "indices", _tensor(who, "indices", indices))
@@ -1938,17 +1927,31 @@ def tensor_scatter_elements(input_x, indices, updates, axis=0, reduction="none")
     a = _axis(who, "axis", axis, x.ndim)
     idx = F.cast(idx, _dt.int64)
     idx = F.where(F.lt(idx, 0), idx + x.shape[a], idx)
+    if _b.any(idx.shape[d] > x.shape[d] for d in _b.range(x.ndim) if d != a):
+        raise ValueError("For '%s', 'indices' %r must not be larger than 'input_x' %r on a dim "
+                         "other than 'axis' (%d)" % (who, idx.shape, x.shape, a))
+    w = _work(x)
+    src, hits = F.cast(upd, w.dtype), _creation.ones(tuple(idx.shape), dtype=w.dtype)
+    # scatter_add wants index and src as large as input_x on the other dims: pad them with
+    # index 0 and value 0, which add nothing
+    for d in _b.range(x.ndim):
+        extra = x.shape[d] - idx.shape[d]
+        if d != a and extra:
+            pad = list(idx.shape)
+            pad[d] = extra
+            idx = F.concat((idx, _creation.zeros(tuple(pad), dtype=idx.dtype)), d)
+            src = F.concat((src, _creation.zeros(tuple(pad), dtype=w.dtype)), d)
+            hits = F.concat((hits, _creation.zeros(tuple(pad), dtype=w.dtype)), d)
+    added = _op("scatter_add", (_creation.zeros_like(w), idx, src), axis=a)
     if reduction == "add":
-        if _b.any(idx.shape[d] != x.shape[d] for d in _b.range(x.ndim) if d != a):
-            raise ValueError("For '%s', reduction 'add' needs 'indices' of the shape of 'input_x' "
-                             "on every dim but 'axis' (%d), but got %r and %r"
-                             % (who, a, idx.shape, x.shape))
-        w = _work(x)
-        out = w + _op("scatter_add", (_creation.zeros_like(w), idx, F.cast(upd, w.dtype)), axis=a)
-        return out if out.dtype is x.dtype else F.cast(out, x.dtype)
-    out = x.copy()
-    out[_scatter_elements_items(idx, a)] = upd
-    return out
+        out = w + added
+    else:
+        # each position written once takes its update exactly (sum / 1); MindSpore leaves
+        # repeated positions undefined, here they take the mean of their updates
+        count = _op("scatter_add", (_creation.zeros_like(w), idx, hits), axis=a)
+        hit = F.gt(count, 0)
+        out = F.where(hit, added / F.where(hit, count, _creation.ones_like(count)), w)
+    return out if out.dtype is x.dtype else F.cast(out, x.dtype)
 
 
 _alias("scatter", tensor_scatter_elements)
