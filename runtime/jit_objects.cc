@@ -42,22 +42,48 @@ struct TapeBackward {
   std::shared_ptr<graph::ExecPlan> train, backward;
   std::string error;     // differentiate() refused: raised if a gradient has to flow through,
   ErrorKind error_kind = ErrorKind::Type;  // as the eager tape raises it (a gradient rule's ValueError stays one)
+  // Inputs whose gradient has no rule on some path (a OneHot's on/off values): refused only when
+  // the tape needs their gradient, so they do not take the other inputs' gradients down too.
+  std::vector<int> refused;
+  bool built = false;
 
   void build() {
-    if (train || !error.empty()) return;
+    if (built) return;
+    built = true;
     const graph::Graph& f = *fwd;
     for (size_t k = 0; k < f.inputs().size(); ++k)
       if (f.value(f.inputs()[k]).meta.dtype != DType::Bool) wrt.push_back(static_cast<int>(k));
     graph::Graph d;
-    try {
-      d = graph::differentiate(f, wrt, /*integers=*/true);
-    } catch (const Error& e) {
+    auto note = [&](const Error& e) {
       // the eager tape's words and kind: it names the op, not a line of the graph
       error = e.what();
       error_kind = e.kind();
       const size_t at = error.find(" (line ");
       if (at != std::string::npos) error.erase(at, error.find(')', at) + 1 - at);
-      return;
+    };
+    try {
+      d = graph::differentiate(f, wrt, /*integers=*/true);
+    } catch (const Error& e) {
+      note(e);
+      std::vector<int> ok;  // (compile time only, once per graph)
+      for (int k : wrt) {
+        try {
+          graph::differentiate(f, {k}, /*integers=*/true);
+          ok.push_back(k);
+        } catch (const Error&) {
+          refused.push_back(k);
+        }
+      }
+      wrt = ok;
+      if (wrt.empty()) return;
+      try {
+        d = graph::differentiate(f, wrt, /*integers=*/true);
+      } catch (const Error& e2) {
+        note(e2);
+        refused.insert(refused.end(), wrt.begin(), wrt.end());
+        wrt.clear();
+        return;
+      }
     }
     const int nf = static_cast<int>(f.values().size());
     const size_t nodes = f.nodes().size(), nout = f.outputs().size();
@@ -322,6 +348,8 @@ PyObject* run_graph(PyObject* self, PyObject* const* args, Py_ssize_t n) {
       }
     tape_record_custom(in, out, [bw, saved, saved_input](GradContext& c, const GradArgs& a) {
       if (!bw->train) throw Error(bw->error_kind, bw->error);
+      for (int k : bw->refused)
+        if (a.needs[k]) throw Error(bw->error_kind, bw->error);
       auto& ec = dynamic_cast<EagerGradContext&>(c);
       Tensors args = saved;
       for (size_t j = 0; j < args.size(); ++j)

@@ -419,6 +419,22 @@ class Correctness(Close):
 
 
 class Jitted(Close):
+    def test_an_input_without_a_gradient_rule_refuses_only_its_own_gradient(self):
+        # reflect padding has no gradient rule: a captured graph reading it still gives the other
+        # inputs' gradients, and names the op when its own gradient is asked for (as eager does)
+        def f(x, y):
+            return (x * 2).sum() + ops.pad(y, (1, 1), mode="reflect").sum()
+
+        x, y = pj.Tensor([1.0, 2.0]), pj.Tensor([1.0, 2.0, 3.0])
+        jf = pj.jit(f)
+        self.assertEqual(pj.grad(jf, 0)(x, y).tolist(), [2.0, 2.0])
+        self.assertEqual(pj.grad(jf, 0)(x, y).tolist(), pj.grad(f, 0)(x, y).tolist())
+        with self.assertRaisesRegex(TypeError, "cannot differentiate through 'pad' with mode 'reflect'"):
+            pj.grad(jf, 1)(x, y)
+        with self.assertRaisesRegex(TypeError, "cannot differentiate through 'pad' with mode 'reflect'"):
+            pj.grad(f, 1)(x, y)
+        self.assertEqual(pj.jit_stats(jf)["graphs"], 1)
+
     """A grad call inside a jitted function is one forward+backward graph, equal to eager."""
 
     def test_one_graph_equal_to_eager(self):
