@@ -552,5 +552,27 @@ class Metrics(unittest.TestCase):
         self.assertEqual(nn.auc([0.0, 1.0, 2.0], [0.0, 1.0, 0.0]), 1.0)
 
 
+class ImportPaths(unittest.TestCase):
+    # model-zoo imports (BERT: mindspore.nn.learning_rate_schedule; optimizers by module)
+    PATHS = {
+        "pijit.nn.learning_rate_schedule": ["LearningRateSchedule", "PolynomialDecayLR", "WarmUpLR",
+                                            "CosineDecayLR", "ExponentialDecayLR"],
+        "pijit.nn.dynamic_lr": ["cosine_decay_lr", "piecewise_constant_lr", "warmup_lr"],
+        "pijit.nn.optim.lamb": ["Lamb"], "pijit.nn.optim.rmsprop": ["RMSProp"],
+        "pijit.nn.optim.ada_grad": ["Adagrad"], "pijit.nn.optim.lars": ["LARS"],
+        "pijit.nn.optim.ftrl": ["FTRL"], "pijit.nn.optim.adam": ["AdamWeightDecay"],
+        "pijit.nn.layer.transformer": ["MultiheadAttention", "Transformer"],
+        "pijit.nn.metrics": ["Accuracy", "Metric", "Loss"],
+    }
+
+    def test_paths_hold_the_same_objects(self):
+        import importlib
+        for path, names in sorted(self.PATHS.items()):
+            mod = importlib.import_module(path)
+            for name in names:
+                with self.subTest(path=path, name=name):
+                    self.assertIs(getattr(mod, name), getattr(nn, name))
+
+
 if __name__ == "__main__":
     unittest.main()
