@@ -46,15 +46,8 @@ constexpr int kLanes = 8;  // blocks computed together: the rounds' loops vector
 
 // Philox4x32-10 of counters (first + l, carry) for l < kLanes, into w[word][lane]. The high
 // counter word is 1 for a counter that wrapped past 2^64, so counters never repeat.
-inline void philox_lanes(uint64_t key, uint64_t first, uint32_t w[4][kLanes]) {
-  uint32_t c0[kLanes], c1[kLanes], c2[kLanes], c3[kLanes];
-  for (int l = 0; l < kLanes; ++l) {
-    uint64_t c = first + static_cast<uint64_t>(l);
-    c0[l] = static_cast<uint32_t>(c);
-    c1[l] = static_cast<uint32_t>(c >> 32);
-    c2[l] = c < first ? 1 : 0;
-    c3[l] = 0;
-  }
+inline void philox_rounds(uint64_t key, uint32_t (&c0)[kLanes], uint32_t (&c1)[kLanes], uint32_t (&c2)[kLanes],
+                          uint32_t (&c3)[kLanes], uint32_t w[4][kLanes]) {
   uint32_t k0 = static_cast<uint32_t>(key), k1 = static_cast<uint32_t>(key >> 32);
 #ifdef __AVX2__
   // GCC does not vectorise the 32x32->64 high halves; _mm256_mul_epu32 does 4 lanes at a time.
@@ -104,6 +97,30 @@ inline void philox_lanes(uint64_t key, uint64_t first, uint32_t w[4][kLanes]) {
     w[3][l] = c3[l];
   }
 #endif
+}
+
+inline void philox_lanes(uint64_t key, uint64_t first, uint32_t w[4][kLanes]) {
+  uint32_t c0[kLanes], c1[kLanes], c2[kLanes], c3[kLanes];
+  for (int l = 0; l < kLanes; ++l) {
+    uint64_t c = first + static_cast<uint64_t>(l);
+    c0[l] = static_cast<uint32_t>(c);
+    c1[l] = static_cast<uint32_t>(c >> 32);
+    c2[l] = c < first ? 1 : 0;
+    c3[l] = 0;
+  }
+  philox_rounds(key, c0, c1, c2, c3, w);
+}
+
+// The same for counters (lo[l], hi): an element's retries, lo its own counter, hi the attempt.
+inline void philox_lanes_at(uint64_t key, const uint64_t (&lo)[kLanes], uint64_t hi, uint32_t w[4][kLanes]) {
+  uint32_t c0[kLanes], c1[kLanes], c2[kLanes], c3[kLanes];
+  for (int l = 0; l < kLanes; ++l) {
+    c0[l] = static_cast<uint32_t>(lo[l]);
+    c1[l] = static_cast<uint32_t>(lo[l] >> 32);
+    c2[l] = static_cast<uint32_t>(hi);
+    c3[l] = static_cast<uint32_t>(hi >> 32);
+  }
+  philox_rounds(key, c0, c1, c2, c3, w);
 }
 
 // Calls per_block(block_words, first_element, count) for every block of a call producing n
@@ -335,6 +352,16 @@ inline void normal_pair_f32(uint32_t a, uint32_t b, float* z0, float* z1) {
   *z1 = r * sn;
 }
 
+// mean + sigma * N(0, 1) for a group: v[j][l] from the words of block l (pairs (w0, w1), (w2, w3)).
+inline void normal_group_f32(const uint32_t (&w)[4][kLanes], float mean, float sigma, float (&v)[4][kLanes]) {
+  for (int l = 0; l < kLanes; ++l) {
+    normal_pair_f32(w[0][l], w[1][l], &v[0][l], &v[1][l]);
+    normal_pair_f32(w[2][l], w[3][l], &v[2][l], &v[3][l]);
+  }
+  for (int j = 0; j < 4; ++j)
+    for (int l = 0; l < kLanes; ++l) v[j][l] = mean + sigma * v[j][l];
+}
+
 // Two standard normals from four words, in double (53-bit uniforms).
 inline void normal_pair_f64(uint32_t a, uint32_t b, uint32_t c, uint32_t d, double* z0, double* z1) {
   const double r = std::sqrt(-2.0 * std::log(1.0 - u53(a, b)));  // (0, 1]: log is finite
@@ -347,27 +374,58 @@ inline void normal_pair_f64(uint32_t a, uint32_t b, uint32_t c, uint32_t d, doub
 constexpr uint32_t kMaxAttempts = 1000;  // each attempt succeeds with probability > 0.3
 
 // A normal N(mean, sigma^2) in [lo, hi] for element counter `ctr` from its own counters, when the
-// group's draw fell outside. Compared after rounding to T, so the bounds hold for T's values.
-template <typename T>
-T normal_retry(uint64_t key, uint64_t ctr, T mean, T sigma, T lo, T hi) {
+// group's draw fell outside.
+double normal_retry_f64(uint64_t key, uint64_t ctr, double mean, double sigma, double lo, double hi) {
   for (uint32_t attempt = 1; attempt <= kMaxAttempts; ++attempt) {
     const std::array<uint32_t, 4> w = philox4x32(key, ctr, static_cast<uint64_t>(attempt) << 32);
-    T z[4];
-    int nz = 0;
-    if constexpr (std::is_same_v<T, double>) {
-      normal_pair_f64(w[0], w[1], w[2], w[3], &z[0], &z[1]);
-      nz = 2;
-    } else {
-      normal_pair_f32(w[0], w[1], &z[0], &z[1]);
-      normal_pair_f32(w[2], w[3], &z[2], &z[3]);
-      nz = 4;
-    }
-    for (int j = 0; j < nz; ++j) {
-      const T x = mean + sigma * z[j];
+    double z[2];
+    normal_pair_f64(w[0], w[1], w[2], w[3], &z[0], &z[1]);
+    for (double x : z) {
+      x = mean + sigma * x;
       if (x >= lo && x <= hi) return x;
     }
   }
   return std::min(std::max(mean, lo), hi);
+}
+
+// Redraws the values of a float32 group that fell outside [lo, hi], kLanes elements at a time:
+// element i's attempt t draws four normals from counters (ctr0 + i, t << 32) and takes the first
+// inside. Lanes are independent, so the values do not depend on which elements share a batch.
+void normal_retry_group_f32(uint64_t key, uint64_t ctr0, int64_t at, int64_t n, float mean, float sigma, float lo,
+                            float hi, float (&v)[4][kLanes]) {
+  int pending[4 * kLanes];  // positions j * kLanes + l still outside
+  int np = 0;
+  for (int j = 0; j < 4; ++j)
+    for (int l = 0; l < kLanes; ++l)
+      if (at + j * kLanes + l < n && !(v[j][l] >= lo && v[j][l] <= hi)) pending[np++] = j * kLanes + l;
+  for (int b = 0; b < np; b += kLanes) {
+    const int nb = std::min(kLanes, np - b);
+    uint64_t ctr[kLanes];
+    bool done[kLanes];
+    for (int k = 0; k < kLanes; ++k) {
+      ctr[k] = ctr0 + static_cast<uint64_t>(at + pending[b + std::min(k, nb - 1)]);
+      done[k] = k >= nb;
+    }
+    int left = nb;
+    for (uint32_t attempt = 1; attempt <= kMaxAttempts && left > 0; ++attempt) {
+      uint32_t w[4][kLanes];
+      float z[4][kLanes];
+      philox_lanes_at(key, ctr, static_cast<uint64_t>(attempt) << 32, w);
+      normal_group_f32(w, mean, sigma, z);
+      for (int k = 0; k < nb; ++k) {
+        if (done[k]) continue;
+        for (int j = 0; j < 4; ++j)
+          if (z[j][k] >= lo && z[j][k] <= hi) {
+            v[pending[b + k] / kLanes][pending[b + k] % kLanes] = z[j][k];
+            done[k] = true;
+            --left;
+            break;
+          }
+      }
+    }
+    for (int k = 0; k < nb; ++k)
+      if (!done[k]) v[pending[b + k] / kLanes][pending[b + k] % kLanes] = std::min(std::max(mean, lo), hi);
+  }
 }
 
 // A standard normal conditioned on [lo, hi] (standardised) for element counter `ctr`, where the
@@ -453,12 +511,7 @@ void normal_scaled_into(const Tensor& out, double mean, double sigma, std::optio
       const float m = static_cast<float>(mean), sd = static_cast<float>(sigma);
       for_groups(n, 4, 0, seed, &key, &first, [&](const uint32_t (&w)[4][kLanes], int64_t at) {
         float v[4][kLanes];
-        for (int l = 0; l < kLanes; ++l) {
-          normal_pair_f32(w[0][l], w[1][l], &v[0][l], &v[1][l]);
-          normal_pair_f32(w[2][l], w[3][l], &v[2][l], &v[3][l]);
-        }
-        for (int j = 0; j < 4; ++j)
-          for (int l = 0; l < kLanes; ++l) v[j][l] = m + sd * v[j][l];
+        normal_group_f32(w, m, sd, v);
         store_group(o, n, at, v);
       });
     }
@@ -502,7 +555,7 @@ void truncated_normal_into(const Tensor& out, double mean, double sigma, double 
           for (int l = 0; l < kLanes; ++l) {
             const int64_t i = at + j * kLanes + l;
             if (i < n && !(v[j][l] >= a && v[j][l] <= b))
-              v[j][l] = normal_retry<double>(key, first + static_cast<uint64_t>(i), mean, sigma, a, b);
+              v[j][l] = normal_retry_f64(key, first + static_cast<uint64_t>(i), mean, sigma, a, b);
           }
         store_group(o, n, at, v);
       });
@@ -511,23 +564,11 @@ void truncated_normal_into(const Tensor& out, double mean, double sigma, double 
       const float af = static_cast<float>(a), bf = static_cast<float>(b);
       for_groups(n, 4, static_cast<uint64_t>(n), seed, &key, &first, [&](const uint32_t (&w)[4][kLanes], int64_t at) {
         float v[4][kLanes];
-        for (int l = 0; l < kLanes; ++l) {
-          normal_pair_f32(w[0][l], w[1][l], &v[0][l], &v[1][l]);
-          normal_pair_f32(w[2][l], w[3][l], &v[2][l], &v[3][l]);
-        }
-        bool all_in = true;
+        normal_group_f32(w, m, sd, v);
+        uint32_t out = 0;
         for (int j = 0; j < 4; ++j)
-          for (int l = 0; l < kLanes; ++l) {
-            v[j][l] = m + sd * v[j][l];
-            all_in &= v[j][l] >= af && v[j][l] <= bf;
-          }
-        if (!all_in)
-          for (int j = 0; j < 4; ++j)
-            for (int l = 0; l < kLanes; ++l) {
-              const int64_t i = at + j * kLanes + l;
-              if (i < n && !(v[j][l] >= af && v[j][l] <= bf))
-                v[j][l] = normal_retry<float>(key, first + static_cast<uint64_t>(i), m, sd, af, bf);
-            }
+          for (int l = 0; l < kLanes; ++l) out |= static_cast<uint32_t>(!(v[j][l] >= af)) | static_cast<uint32_t>(!(v[j][l] <= bf));
+        if (out) normal_retry_group_f32(key, first, at, n, m, sd, af, bf, v);
         store_group(o, n, at, v);
       });
     }

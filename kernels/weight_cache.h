@@ -63,8 +63,8 @@ class WeightMemo {
 };
 
 // For a caller without a memo of its own (an eager launch; call it once per launch): true when
-// `w`'s storage got a new version before each of its last two uses, with at most a few uses per
-// version (a layer applied more than once per step), as an optimizer's in-place update does.
+// `w`'s storage got a new version before each of its last two uses, with at most two uses per
+// version (a layer applied twice per step), as an optimizer's in-place update does.
 // Tracked per storage and view offset; the reordered copy of weights found so is dropped (it is
 // stale every step and would double their memory).
 bool written_each_use(const Tensor& w);
