@@ -417,6 +417,41 @@ class MoreLayers(unittest.TestCase):
         loss, out, label = cell(T([[1.0, 2.0]]), T([[1.0]]))
         self.assertEqual((loss.item(), out.tolist(), label.tolist()), (4.0, [[3.0]], [[1.0]]))
 
+    def test_padding_layers(self):
+        x = T([[[1.0, 2.0, 3.0]]])
+        self.assertEqual(captured(self, nn.ReflectionPad1d((2, 1)), x).tolist(), [[[3.0, 2.0, 1.0, 2.0, 3.0, 2.0]]])
+        self.assertEqual(captured(self, nn.ReplicationPad1d(2), x).tolist(), [[[1.0, 1.0, 1.0, 2.0, 3.0, 3.0, 3.0]]])
+        self.assertEqual(nn.ConstantPad1d((1, 0), 9.0)(x).tolist(), [[[9.0, 1.0, 2.0, 3.0]]])
+        # (left, right, top, bottom)
+        self.assertEqual(nn.ZeroPad2d((1, 0, 0, 1))(x).tolist(), [[[0.0, 1.0, 2.0, 3.0], [0.0, 0.0, 0.0, 0.0]]])
+        self.assertEqual(nn.ReflectionPad2d(1)(T([[[1.0, 2.0], [3.0, 4.0]]])).tolist(),
+                         [[[4.0, 3.0, 4.0, 3.0], [2.0, 1.0, 2.0, 1.0], [4.0, 3.0, 4.0, 3.0], [2.0, 1.0, 2.0, 1.0]]])
+        with self.assertRaises(ValueError):
+            nn.ReflectionPad1d(3)(x)  # reflection needs padding < size
+        # the gathered padding differentiates: d/dx sum(pad(x)) counts each source element
+        g = ops.grad(lambda a: nn.ReflectionPad1d((2, 1))(a).sum())(x)
+        self.assertEqual(g.tolist(), [[[1.0, 3.0, 2.0]]])
+
+    def test_shuffles_roll_moments_and_more(self):
+        y = ms.arange(16).astype(ms.float32).reshape(1, 4, 2, 2)  # channel c holds 4 c .. 4 c + 3
+        z = captured(self, nn.PixelShuffle(2), y)
+        self.assertEqual(z.tolist(), [[[[0.0, 4.0, 1.0, 5.0], [8.0, 12.0, 9.0, 13.0],
+                                        [2.0, 6.0, 3.0, 7.0], [10.0, 14.0, 11.0, 15.0]]]])
+        self.assertEqual(nn.PixelUnshuffle(2)(z).tolist(), y.tolist())
+        self.assertEqual(captured(self, nn.Roll(1, 0), T([1, 2, 3, 4])).tolist(), [4, 1, 2, 3])
+        self.assertEqual(nn.Roll((1, -1), (0, 1))(T([[1, 2], [3, 4]])).tolist(), [[4, 3], [2, 1]])
+        mean, var = nn.Moments()(T([1.0, 2.0, 3.0, 4.0]))
+        self.assertEqual((mean.item(), var.item()), (2.5, 1.25))
+        mean, var = nn.Moments(1, True)(T([[1.0, 3.0], [2.0, 2.0]]))
+        self.assertEqual((mean.tolist(), var.tolist()), ([[2.0], [2.0]], [[1.0], [0.0]]))
+        self.assertEqual(nn.Threshold(0.5, -1.0)(T([0.2, 0.7])).tolist(), [-1.0, f32(0.7)])
+        self.assertEqual(nn.Softmax2d()(ms.ones((2, 1, 1))).tolist(), [[[0.5]], [[0.5]]])
+        self.assertEqual(nn.Unflatten(1, (2, 2))(ms.ones((3, 4))).shape, (3, 2, 2))
+        self.assertIsInstance(nn.get_activation("relu"), nn.ReLU)
+        self.assertIsNone(nn.get_activation(None))
+        with self.assertRaises(KeyError):
+            nn.get_activation("nope")
+
 
 class Attention(unittest.TestCase):
     def test_multihead_attention_hand_worked(self):

@@ -680,3 +680,218 @@ class WithEvalCell(Cell):
             outputs = F.cast(outputs, _dt.float32)
         loss = self._loss_fn(outputs, label)
         return loss, outputs, label
+
+
+# ---- padding, reshaping and a few more activations ---------------------------------------------
+
+def _pad_indices(n, lo, hi, mode):
+    """The source index of every output position of a dim of size n padded by (lo, hi):
+    'reflect' mirrors about the edge element, 'replicate' repeats it. Gathering by these indices
+    (index_select) keeps a gradient, which pijit's reflect pad kernel lacks."""
+    if mode == "reflect":
+        if lo >= n or hi >= n:
+            raise ValueError("reflection padding must be less than the dim's size %d, got (%d, %d)"
+                             % (n, lo, hi))
+        return [lo - k for k in range(lo)] + list(range(n)) + [n - 2 - k for k in range(hi)]
+    return [0] * lo + list(range(n)) + [n - 1] * hi
+
+
+class _PadNd(Cell):
+    """padding: an int for every side, or (left, right[, top, bottom[, front, back]]) from the
+    last dim backwards (PyTorch's order, which MindSpore's padding layers follow)."""
+    dims = 2
+
+    def __init__(self, padding, mode, value=0.0):
+        super().__init__()
+        who = type(self).__name__
+        n = 2 * self.dims
+        if isinstance(padding, int) and not isinstance(padding, bool):
+            padding = (padding,) * n
+        if not (isinstance(padding, (tuple, list)) and len(padding) in range(2, n + 1, 2) and all(
+                isinstance(p, int) and not isinstance(p, bool) for p in padding)):
+            raise TypeError("For '%s', the padding must be an int or a tuple of up to %d ints, but "
+                            "got %r." % (who, n, padding))
+        if mode != "constant" and min(padding) < 0:
+            raise ValueError("For '%s', the padding must be >= 0, got %r." % (who, padding))
+        self.padding, self.mode, self.value = tuple(padding), mode, _float(who, "value", value)
+
+    def construct(self, x):
+        who = type(self).__name__
+        check_input(who, "x", x, min_ndim=len(self.padding) // 2)
+        if self.mode == "constant":
+            return _op("pad", (x,), pads=self.padding, mode="constant", value=self.value)
+        for i in range(len(self.padding) // 2):
+            d = x.ndim - 1 - i
+            idx = _pad_indices(x.shape[d], self.padding[2 * i], self.padding[2 * i + 1], self.mode)
+            x = F.index_select(x, d, Tensor(idx, _dt.int32))
+        return x
+
+    def extend_repr(self):
+        return "padding=%s" % (self.padding,)
+
+
+def _pad_class(name, dims, mode, doc):
+    if mode == "constant" and name != "ZeroPad2d":
+        def __init__(self, padding, value):
+            _PadNd.__init__(self, padding, mode, value)
+    else:
+        def __init__(self, padding):
+            _PadNd.__init__(self, padding, mode)
+    return type(name, (_PadNd,), {"dims": dims, "__init__": __init__, "__doc__": doc})
+
+
+ConstantPad1d = _pad_class("ConstantPad1d", 1, "constant", "ConstantPad1d(padding, value): pads the last dim with value.")
+ConstantPad2d = _pad_class("ConstantPad2d", 2, "constant", "ConstantPad2d(padding, value): pads the last 2 dims with value.")
+ConstantPad3d = _pad_class("ConstantPad3d", 3, "constant", "ConstantPad3d(padding, value): pads the last 3 dims with value.")
+ZeroPad2d = _pad_class("ZeroPad2d", 2, "constant", "ZeroPad2d(padding): pads the last 2 dims with zeros.")
+ReflectionPad1d = _pad_class("ReflectionPad1d", 1, "reflect", "ReflectionPad1d(padding): mirrors the last dim about its edge elements.")
+ReflectionPad2d = _pad_class("ReflectionPad2d", 2, "reflect", "ReflectionPad2d(padding): mirrors the last 2 dims.")
+ReflectionPad3d = _pad_class("ReflectionPad3d", 3, "reflect", "ReflectionPad3d(padding): mirrors the last 3 dims.")
+ReplicationPad1d = _pad_class("ReplicationPad1d", 1, "replicate", "ReplicationPad1d(padding): repeats the edge elements of the last dim.")
+ReplicationPad2d = _pad_class("ReplicationPad2d", 2, "replicate", "ReplicationPad2d(padding): repeats the edges of the last 2 dims.")
+ReplicationPad3d = _pad_class("ReplicationPad3d", 3, "replicate", "ReplicationPad3d(padding): repeats the edges of the last 3 dims.")
+
+
+class PixelShuffle(Cell):
+    """PixelShuffle(upscale_factor): (*, C r^2, H, W) -> (*, C, H r, W r)."""
+
+    def __init__(self, upscale_factor):
+        super().__init__()
+        self.upscale_factor = _int("PixelShuffle", "upscale_factor", upscale_factor)
+
+    def construct(self, input):  # noqa: A002
+        check_input("PixelShuffle", "input", input, min_ndim=3)
+        r = self.upscale_factor
+        lead, (c, h, w) = input.shape[:-3], input.shape[-3:]
+        if c % (r * r):
+            raise ValueError("For 'PixelShuffle', the channels %d must be divisible by "
+                             "upscale_factor ** 2 = %d." % (c, r * r))
+        k = len(lead)
+        x = input.reshape(lead + (c // (r * r), r, r, h, w))
+        x = x.transpose(tuple(range(k)) + (k, k + 3, k + 1, k + 4, k + 2))
+        return x.reshape(lead + (c // (r * r), h * r, w * r))
+
+
+class PixelUnshuffle(Cell):
+    """PixelUnshuffle(downscale_factor): (*, C, H r, W r) -> (*, C r^2, H, W)."""
+
+    def __init__(self, downscale_factor):
+        super().__init__()
+        self.downscale_factor = _int("PixelUnshuffle", "downscale_factor", downscale_factor)
+
+    def construct(self, input):  # noqa: A002
+        check_input("PixelUnshuffle", "input", input, min_ndim=3)
+        r = self.downscale_factor
+        lead, (c, h, w) = input.shape[:-3], input.shape[-3:]
+        if h % r or w % r:
+            raise ValueError("For 'PixelUnshuffle', the height %d and width %d must be divisible "
+                             "by downscale_factor %d." % (h, w, r))
+        k = len(lead)
+        x = input.reshape(lead + (c, h // r, r, w // r, r))
+        x = x.transpose(tuple(range(k)) + (k, k + 2, k + 4, k + 1, k + 3))
+        return x.reshape(lead + (c * r * r, h // r, w // r))
+
+
+class Unflatten(Cell):
+    """Unflatten(axis, unflattened_size): dim axis reshaped to unflattened_size."""
+
+    def __init__(self, axis, unflattened_size):
+        super().__init__()
+        self.axis = _int("Unflatten", "axis", axis, -(1 << 30))
+        if not isinstance(unflattened_size, (tuple, list)):
+            raise TypeError("For 'Unflatten', unflattened_size must be a tuple or list, got %s."
+                            % type(unflattened_size).__name__)
+        self.unflattened_size = tuple(unflattened_size)
+
+    def construct(self, input):  # noqa: A002
+        check_input("Unflatten", "input", input)
+        a = self.axis % input.ndim
+        return input.reshape(input.shape[:a] + self.unflattened_size + input.shape[a + 1:])
+
+
+class Roll(Cell):
+    """Roll(shift, axis): elements shifted along axis (each of several axes), wrapping around."""
+
+    def __init__(self, shift, axis):
+        super().__init__()
+        shift = (shift,) if isinstance(shift, int) else tuple(shift)
+        axis = (axis,) if isinstance(axis, int) else tuple(axis)
+        if len(shift) != len(axis):
+            raise ValueError("For 'Roll', shift and axis must have the same length, got %d and %d."
+                             % (len(shift), len(axis)))
+        self.shift, self.axis = shift, axis
+
+    def construct(self, input_x):
+        check_input("Roll", "input_x", input_x)
+        x = input_x
+        for s, a in zip(self.shift, self.axis):
+            a = a % x.ndim
+            n = x.shape[a]
+            s = s % n if n else 0
+            if s:
+                head = [slice(None)] * x.ndim
+                tail = [slice(None)] * x.ndim
+                head[a], tail[a] = slice(n - s, n), slice(0, n - s)
+                x = F.concat((x[tuple(head)], x[tuple(tail)]), a)
+        return x
+
+
+class Moments(Cell):
+    """Moments(axis=None, keep_dims=None): (mean, biased variance) over axis (every dim when
+    None)."""
+
+    def __init__(self, axis=None, keep_dims=None):
+        super().__init__()
+        self.axis = (axis,) if isinstance(axis, int) else (None if axis is None else tuple(axis))
+        self.keep_dims = bool(keep_dims) if keep_dims is not None else False
+
+    def construct(self, x):
+        check_input("Moments", "x", x)
+        axis = self.axis if self.axis is not None else tuple(range(x.ndim))
+        mean = F.mean(x, axis, True)
+        var = F.mean(F.square(x - mean), axis, self.keep_dims)
+        return (mean if self.keep_dims else F.mean(x, axis, False)), var
+
+
+class Threshold(Cell):
+    """Threshold(threshold, value): x where x > threshold, else value."""
+
+    def __init__(self, threshold, value):
+        super().__init__()
+        self.threshold = _float("Threshold", "threshold", threshold)
+        self.value = _float("Threshold", "value", value)
+
+    def construct(self, input_x):
+        check_input("Threshold", "input_x", input_x)
+        return F.where(input_x > self.threshold, input_x, input_x * 0.0 + self.value)
+
+
+class Softmax2d(Cell):
+    """Softmax2d(): softmax over the channel dim of (C, H, W) or (N, C, H, W) inputs."""
+
+    def construct(self, x):
+        check_input("Softmax2d", "x", x, ndim=(3, 4))
+        return F.softmax(x, -3)
+
+
+def _activations():
+    from pijit.nn import activation as A
+    return {
+        "softmin": Softmin, "softmax": A.Softmax, "softmax2d": Softmax2d, "logsoftmax": A.LogSoftmax,
+        "relu": A.ReLU, "relu6": A.ReLU6, "tanh": A.Tanh, "tanhshrink": Tanhshrink,
+        "hardtanh": Hardtanh, "gelu": A.GELU, "fast_gelu": FastGelu, "elu": ELU, "sigmoid": A.Sigmoid,
+        "prelu": PReLU, "leakyrelu": A.LeakyReLU, "hswish": A.HSwish, "hsigmoid": A.HSigmoid,
+        "logsigmoid": LogSigmoid, "softshrink": SoftShrink, "hshrink": HShrink, "threshold": Threshold,
+        "mish": Mish, "selu": SeLU, "silu": A.SiLU, "softsign": Softsign, "celu": CELU, "glu": GLU,
+    }
+
+
+def get_activation(name, prim_name=None):
+    """A new activation Cell by MindSpore's name ('relu', 'gelu', 'sigmoid', ...); None for None."""
+    if name is None:
+        return None
+    table = _activations()
+    if name not in table:
+        raise KeyError("For '%s', the activation name %r is not supported; choose one of %s."
+                       % (prim_name or "get_activation", name, ", ".join(sorted(table))))
+    return table[name]()
