@@ -241,6 +241,22 @@ class Optimizers(unittest.TestCase):
             return ps
         want = [lars(W0, [g[0] for g in GRADS], True), lars(B0, [g[1] for g in GRADS], False)]
         self.check(lambda ps: nn.LARS(nn.Momentum(ps, 0.1, 0.9, weight_decay=0.01)), want)
+        lars = nn.LARS(nn.Momentum(params(), 0.1, 0.9, weight_decay=0.01))
+        self.assertEqual((lars.get_lr(), lars.get_weight_decay(), lars.opt.weight_decay), (0.1, 0.01, 0.0))
+
+    def test_lars_trains_jitted_as_eager(self):
+        def make():
+            ms.set_seed(1)
+            net = nn.Dense(4, 3)
+            opt = nn.LARS(nn.Momentum(net.trainable_params(), 0.1, 0.9, weight_decay=0.01))
+            return nn.TrainOneStepCell(nn.WithLossCell(net, nn.MSELoss()), opt), net
+        (eager, net_e), (jitted, net_j) = make(), make()
+        step = ms.jit(jitted)
+        x, y = ops.randn((5, 4)), ops.randn((5, 3))
+        for _ in range(3):
+            self.assertEqual(step(x, y).tolist(), eager(x, y).tolist())
+        self.assertEqual(net_j.weight.tolist(), net_e.weight.tolist())
+        self.assertEqual(ms.jit_stats(step)["break_reasons"], [])
 
     def test_ftrl(self):
         def upd(p, g, st, lr, t, l1=0.001, l2=0.002):

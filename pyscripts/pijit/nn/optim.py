@@ -539,11 +539,17 @@ class LARS(Optimizer):
         self.loss_scale = optimizer.loss_scale
         # LARS takes over the decay and the unscaling; the wrapped optimizer sees neither
         self._lars_wd = [wd if flag else 0.0 for wd, flag in zip(optimizer._group_wd, self.decay_flags)]
+        self.weight_decay = optimizer.weight_decay
         optimizer._group_wd = [0.0] * len(optimizer._group_wd)
         optimizer.decay_flags = tuple(False for _ in self.decay_flags)
         optimizer.weight_decay = 0.0
         optimizer.loss_scale = 1.0
         self.global_step = optimizer.global_step
+        # the Optimizer attributes readers expect (get_lr, get_weight_decay, TrainOneStepCell)
+        self._lr, self._group_lr = optimizer._lr, optimizer._group_lr
+        self._group_wd = list(self._lars_wd)
+        self.is_group_params_ordered = optimizer.is_group_params_ordered
+        self.grad_centralization_flags = optimizer.grad_centralization_flags
 
     def construct(self, gradients):
         opt = self.opt
