@@ -141,8 +141,10 @@ class TestInitializers(unittest.TestCase):
     def test_bounds(self):
         w = initializer(HeUniform(), (64, 16))  # bound = sqrt(2) * sqrt(3 / 16)
         self.assertLessEqual(w.abs().max().item(), (2 ** 0.5) * (3 / 16) ** 0.5 + 1e-6)
-        t = initializer(TruncatedNormal(0.1), (1000,))
+        # MindSpore's a and b are absolute bounds (default [-2, 2]); two sigmas are asked for.
+        t = initializer(TruncatedNormal(0.1, 0.0, -0.2, 0.2), (1000,))
         self.assertLessEqual(t.abs().max().item(), 0.2 + 1e-6)
+        self.assertLessEqual(initializer(TruncatedNormal(1.0), (1000,)).abs().max().item(), 2.0)
         self.assertEqual(initializer("zeros", (2,)).tolist(), [0.0, 0.0])
         self.assertEqual(initializer(2.5, (1,)).tolist(), [2.5])
         self.assertIs(initializer("ones", (1,), pj.float64).dtype, pj.float64)

@@ -1,39 +1,119 @@
-"""Weight initialisers with MindSpore's names, seeded through pijit.set_seed.
+"""Weight initialisers with MindSpore's names, parameters and formulas (mindspore.common.initializer,
+2.5): fans, gains and bounds as MindSpore computes them, TruncatedNormal's a and b absolute bounds.
 
     initializer("he_uniform", (4, 3)), initializer(Normal(0.02), shape, pj.float32)
-All draw from pijit's global Philox stream, so a given seed and construction order give the same
-weights on every run and thread count.
+
+Values are generated in C++ in one vectorised pass at the result's dtype (the init_* ops of
+graph/ops/init_ops.cc, ~1-3 ns an element; the numpy-style float64 draw, arithmetic and cast they
+replace cost ~40-190). Seeding differs from MindSpore's, which takes a seed for each initialiser
+from numpy's global generator: pijit's draw from pijit's global Philox stream, which
+pijit.set_seed (mindspore.set_seed under the alias) resets, so a given seed and construction order
+give the same weights on every run and thread count, and numpy's generator is neither read nor
+advanced. The values themselves are not MindSpore's (a different generator), their
+distribution is.
+
+A subclass written for MindSpore, overriding _initialize(arr) to fill a float32 numpy array, is
+run that way (numpy, or pijit's stand-in when numpy is absent).
 """
 import math
+import numbers
+import operator
 
 from pijit import dtype as _dt
 
 
-def _fans(shape):
-    if len(shape) < 2:
-        n = shape[0] if shape else 1
-        return n, n
+def _calculate_fan_in_and_fan_out(shape):
+    """(fan_in, fan_out) as MindSpore computes them: a 2-D (out, in) weight gives (in, out); more
+    dims multiply both by the receptive field (the product of dims from the third on)."""
+    dims = len(shape)
+    if dims < 2:
+        raise ValueError("'fan_in' and 'fan_out' cannot be computed for a tensor of fewer than 2 "
+                         "dimensions, got %d dimension(s) (shape %s)" % (dims, tuple(shape)))
     receptive = 1
     for d in shape[2:]:
         receptive *= d
     return shape[1] * receptive, shape[0] * receptive
 
 
-def _gain(nonlinearity, param=None):
-    if nonlinearity in ("linear", "conv2d", "sigmoid", "conv1d", "conv3d"):
-        return 1.0
+def _calculate_correct_fan(shape, mode):
+    m = mode.lower() if isinstance(mode, str) else mode
+    if m not in ("fan_in", "fan_out"):
+        raise ValueError("'mode' %r is not supported, use one of ['fan_in', 'fan_out']" % (mode,))
+    fan_in, fan_out = _calculate_fan_in_and_fan_out(shape)
+    return fan_in if m == "fan_in" else fan_out
+
+
+_LINEAR = ("linear", "conv1d", "conv2d", "conv3d", "conv_transpose1d", "conv_transpose2d",
+           "conv_transpose3d", "sigmoid")
+
+
+def _calculate_gain(nonlinearity, param=None):
+    """The recommended gain of a nonlinearity: 1 for linear ones and sigmoid, 5/3 for tanh,
+    sqrt(2) for relu, sqrt(2 / (1 + slope^2)) for leaky_relu (slope `param`, 0.01 when None)."""
+    if nonlinearity in _LINEAR:
+        return 1
     if nonlinearity == "tanh":
         return 5.0 / 3
     if nonlinearity == "relu":
         return math.sqrt(2.0)
     if nonlinearity == "leaky_relu":
-        slope = 0.01 if param is None else param
+        if param is None:
+            slope = 0.01
+        elif isinstance(param, (int, float)) and not isinstance(param, bool):
+            slope = param
+        else:
+            raise ValueError("negative_slope %r is not a valid number: with nonlinearity "
+                             "'leaky_relu' it must be an int or a float, got %s"
+                             % (param, type(param).__name__))
         return math.sqrt(2.0 / (1 + slope ** 2))
-    raise ValueError("unsupported nonlinearity %r" % (nonlinearity,))
+    raise ValueError("nonlinearity must be one of %s, 'tanh', 'relu' or 'leaky_relu', got %r"
+                     % (", ".join(repr(n) for n in _LINEAR), nonlinearity))
+
+
+def _op(name, shape, dtype, **attrs):
+    """A fill by the C++ op `name` at `dtype` (floating dtypes without a kernel of their own get
+    float32 values, cast)."""
+    from pijit import _C
+    direct = dtype in (_dt.float32, _dt.float64)
+    out = _C.op(name, (), dict(attrs, shape=tuple(shape), dtype=dtype if direct else _dt.float32,
+                               seed=None))
+    return out if direct else out.astype(dtype)
+
+
+def _uniform(shape, dtype, low, high):
+    return _op("init_uniform", shape, dtype, low=float(low), high=float(high))
+
+
+def _normal(shape, dtype, mean, sigma):
+    if sigma < 0:
+        raise ValueError("sigma < 0: the standard deviation must be >= 0, got %r" % (sigma,))
+    return _op("init_normal", shape, dtype, mean=float(mean), sigma=float(sigma))
+
+
+def _numpy():
+    try:
+        import numpy
+        return numpy
+    except ImportError:
+        from pijit import numpy_lite
+        return numpy_lite
+
+
+_INITIALIZER_ALIAS = {}
+
+
+def _register(*aliases):
+    def register(cls):
+        for name in (cls.__name__.lower(),) + aliases:
+            _INITIALIZER_ALIAS.setdefault(name, cls)
+        return cls
+    return register
 
 
 class Initializer(object):
-    """Base: init_data() returns the tensor once shape and dtype are bound by initializer()."""
+    """Base: initializer(init, shape, dtype) binds shape and dtype, init_data() makes the tensor.
+    Subclasses override _generate(shape, dtype) (pijit's) or _initialize(arr) (MindSpore's, on a
+    float32 numpy array filled in place)."""
 
     def __init__(self, **kwargs):
         self._kwargs = kwargs
@@ -41,7 +121,23 @@ class Initializer(object):
         self.dtype = _dt.float32
 
     def _generate(self, shape, dtype):
-        raise NotImplementedError(type(self).__name__ + " must implement _generate")
+        if type(self)._initialize is Initializer._initialize:
+            raise NotImplementedError(type(self).__name__ + " must implement _initialize(arr)")
+        np = _numpy()
+        arr = np.zeros(shape, dtype=np.float32)
+        self._initialize(arr)
+        from pijit.tensor import Tensor
+        return Tensor(arr, dtype)
+
+    def _initialize(self, arr):
+        """Fills the numpy array `arr` in place (MindSpore's interface)."""
+        if type(self)._generate is Initializer._generate:
+            raise NotImplementedError(type(self).__name__ + " must implement _initialize(arr)")
+        data = self._generate(tuple(arr.shape), _dt.float32).asnumpy()
+        arr[...] = data
+
+    def __call__(self, arr):
+        return self._initialize(arr)
 
     def init_data(self):
         if self.shape is None:
@@ -54,22 +150,14 @@ class Initializer(object):
         return "%s(%s)" % (type(self).__name__, args)
 
 
-def _uniform(shape, dtype, low, high):
-    import pijit as pj
-    return (pj.rand(*shape, dtype=_dt.float64) * (high - low) + low).astype(dtype)
-
-
-def _normal(shape, dtype, mean, sigma):
-    import pijit as pj
-    return (pj.randn(*shape, dtype=_dt.float64) * sigma + mean).astype(dtype)
-
-
+@_register("zeros")
 class Zero(Initializer):
     def _generate(self, shape, dtype):
         import pijit as pj
         return pj.zeros(shape, dtype=dtype)
 
 
+@_register("ones")
 class One(Initializer):
     def _generate(self, shape, dtype):
         import pijit as pj
@@ -86,7 +174,10 @@ class Constant(Initializer):
         return pj.full(shape, self.value, dtype=dtype)
 
 
+@_register()
 class Normal(Initializer):
+    """N(mean, sigma^2)."""
+
     def __init__(self, sigma=0.01, mean=0.0):
         super().__init__(sigma=sigma, mean=mean)
         self.sigma, self.mean = sigma, mean
@@ -95,6 +186,7 @@ class Normal(Initializer):
         return _normal(shape, dtype, self.mean, self.sigma)
 
 
+@_register()
 class Uniform(Initializer):
     """U(-scale, scale)."""
 
@@ -106,108 +198,132 @@ class Uniform(Initializer):
         return _uniform(shape, dtype, -self.scale, self.scale)
 
 
+@_register("truncated_normal")
 class TruncatedNormal(Initializer):
-    """Normal(mean, sigma) restricted to [a, b] (default mean +- 2 sigma) by resampling."""
+    """N(mean, sigma^2) conditioned on [a, b]. a and b are absolute bounds, as in MindSpore's
+    sampler (and torch's trunc_normal_): the defaults (-2, 2) leave N(0, 0.01^2) all but untouched;
+    two sigmas either side of the mean is TruncatedNormal(s, m, m - 2 s, m + 2 s)."""
 
     def __init__(self, sigma=0.01, mean=0.0, a=-2.0, b=2.0):
         super().__init__(sigma=sigma, mean=mean, a=a, b=b)
         self.sigma, self.mean, self.a, self.b = sigma, mean, a, b
 
     def _generate(self, shape, dtype):
-        import pijit as pj
-        from pijit import ops
-        x = pj.randn(*shape, dtype=_dt.float64)
-        lo, hi = self.a, self.b  # in units of sigma, as MindSpore's and PyTorch's defaults
-        for _ in range(100):
-            bad = (x < lo) | (x > hi)
-            if not bool(bad.any()):
-                break
-            x = ops.where(bad, pj.randn(*shape, dtype=_dt.float64), x)
-        return (ops.clamp(x, lo, hi) * self.sigma + self.mean).astype(dtype)
+        if self.sigma < 0:
+            raise ValueError("sigma < 0: the standard deviation must be >= 0, got %r"
+                             % (self.sigma,))
+        return _op("init_truncated_normal", shape, dtype, mean=float(self.mean),
+                   sigma=float(self.sigma), a=float(self.a), b=float(self.b))
 
 
+@_register("xavier_uniform")
 class XavierUniform(Initializer):
+    """U(-bound, bound), bound = gain * sqrt(6 / (fan_in + fan_out))."""
+
     def __init__(self, gain=1):
         super().__init__(gain=gain)
         self.gain = gain
 
     def _generate(self, shape, dtype):
-        fan_in, fan_out = _fans(shape)
+        fan_in, fan_out = _calculate_fan_in_and_fan_out(shape)
         bound = self.gain * math.sqrt(6.0 / (fan_in + fan_out))
         return _uniform(shape, dtype, -bound, bound)
 
 
+@_register("xavier_normal")
 class XavierNormal(Initializer):
+    """N(0, sigma^2), sigma = gain * sqrt(2 / (fan_in + fan_out))."""
+
     def __init__(self, gain=1):
         super().__init__(gain=gain)
         self.gain = gain
 
     def _generate(self, shape, dtype):
-        fan_in, fan_out = _fans(shape)
-        return _normal(shape, dtype, 0.0, self.gain * math.sqrt(2.0 / (fan_in + fan_out)))
+        fan_in, fan_out = _calculate_fan_in_and_fan_out(shape)
+        return _normal(shape, dtype, 0.0, self.gain * math.sqrt(2.0 / float(fan_in + fan_out)))
 
 
 class _Kaiming(Initializer):
-    """He/Kaiming initialisers: the scale is gain(nonlinearity) over sqrt(fan_in or fan_out)."""
+    """He (Kaiming) initialisers: std = gain(nonlinearity, negative_slope) / sqrt(fan), fan_in or
+    fan_out by `mode` (either case); both are checked when the values are made."""
 
     def __init__(self, negative_slope=0, mode="fan_in", nonlinearity="leaky_relu"):
-        if mode not in ("fan_in", "fan_out"):
-            raise ValueError("%s: mode must be 'fan_in' or 'fan_out', got %r"
-                             % (type(self).__name__, mode))
         super().__init__(negative_slope=negative_slope, mode=mode, nonlinearity=nonlinearity)
         self.negative_slope, self.mode, self.nonlinearity = negative_slope, mode, nonlinearity
 
     def _std(self, shape):
-        fan_in, fan_out = _fans(shape)
-        fan = fan_in if self.mode == "fan_in" else fan_out
-        return _gain(self.nonlinearity, self.negative_slope) / math.sqrt(fan)
+        fan = _calculate_correct_fan(shape, self.mode)
+        return _calculate_gain(self.nonlinearity, self.negative_slope) / math.sqrt(fan)
 
 
+@_register("he_uniform")
 class HeUniform(_Kaiming):
-    """Kaiming uniform: bound = gain * sqrt(3 / fan)."""
+    """U(-bound, bound), bound = sqrt(3) * std."""
 
     def _generate(self, shape, dtype):
-        bound = self._std(shape) * math.sqrt(3.0)
+        bound = math.sqrt(3.0) * self._std(shape)
         return _uniform(shape, dtype, -bound, bound)
 
 
+@_register("he_normal")
 class HeNormal(_Kaiming):
+    """N(0, std^2)."""
+
     def _generate(self, shape, dtype):
         return _normal(shape, dtype, 0.0, self._std(shape))
 
 
-_ALIASES = {
-    "zeros": Zero, "zero": Zero, "ones": One, "one": One, "normal": Normal, "uniform": Uniform,
-    "truncatednormal": TruncatedNormal, "truncated_normal": TruncatedNormal,
-    "xavier_uniform": XavierUniform, "xavieruniform": XavierUniform,
-    "xavier_normal": XavierNormal, "xaviernormal": XavierNormal,
-    "he_uniform": HeUniform, "heuniform": HeUniform, "he_normal": HeNormal, "henormal": HeNormal,
-}
+def _check_shape(shape):
+    if isinstance(shape, list):
+        shape = tuple(shape)
+    elif isinstance(shape, numbers.Number):
+        shape = (shape,)
+    if not isinstance(shape, tuple):
+        raise TypeError("initializer: shape must be a tuple, a list or an int, got %s"
+                        % type(shape).__name__)
+    dims = []
+    for d in shape:
+        try:
+            d = operator.index(d) if not isinstance(d, bool) else 0
+        except TypeError:
+            d = 0
+        if d <= 0:
+            raise ValueError("initializer: every dimension of shape must be a positive int, got %r"
+                             % (shape,))
+        dims.append(d)
+    return tuple(dims)
 
 
 def initializer(init, shape=None, dtype=_dt.float32):
-    """A tensor of `shape` filled by `init` (a name, an Initializer, a number or a Tensor)."""
+    """A tensor of `shape` filled by `init`: an Initializer, the name of one (see
+    _INITIALIZER_ALIAS, any case), a number (Constant) or a Tensor (returned as a copy at `dtype`;
+    its shape must be `shape` when one is given)."""
     from pijit import _C
     from pijit.tensor import Tensor
-    if shape is not None:
-        shape = (shape,) if isinstance(shape, int) else tuple(shape)
     if isinstance(init, _C.TensorBase):
-        if shape is not None and tuple(init.shape) != shape:
-            raise ValueError("initializer: the tensor has shape %s but shape %s was asked for"
-                             % (init.shape, shape))
+        if shape is not None:
+            want = (shape,) if isinstance(shape, int) else tuple(shape)
+            if tuple(init.shape) != want:
+                raise ValueError("initializer: the tensor has shape %s but shape %s was asked for"
+                                 % (tuple(init.shape), want))
         return Tensor(init, dtype)
-    if isinstance(init, bool) or not isinstance(init, (int, float, str, Initializer)):
-        raise TypeError("initializer: init must be a str, an Initializer, a number or a Tensor, "
+    if not isinstance(init, (numbers.Number, str, Initializer)):
+        raise TypeError("initializer: init must be a Tensor, a number, a str or an Initializer, "
                         "got %s" % type(init).__name__)
     if shape is None:
         raise ValueError("initializer: shape is required unless init is a Tensor")
-    if isinstance(init, (int, float)):
-        init = Constant(init)
-    elif isinstance(init, str):
-        cls = _ALIASES.get(init.lower())
+    shape = _check_shape(shape)
+    if isinstance(init, str):
+        cls = _INITIALIZER_ALIAS.get(init.lower())
         if cls is None:
             raise ValueError("initializer: unknown initializer %r; known: %s"
-                             % (init, ", ".join(sorted(_ALIASES))))
+                             % (init, ", ".join(sorted(_INITIALIZER_ALIAS))))
         init = cls()
+    elif isinstance(init, numbers.Number):
+        init = Constant(init)
     init.shape, init.dtype = shape, _dt.as_dtype(dtype)
     return init.init_data()
+
+
+__all__ = ["Initializer", "initializer", "TruncatedNormal", "Normal", "Uniform", "HeUniform",
+           "HeNormal", "XavierUniform", "XavierNormal", "One", "Zero", "Constant"]
