@@ -80,6 +80,7 @@ struct SimFrame {
   bool library = false;             // pijit's own code (a library Cell.construct)
   PyObject* self = nullptr;         // the object a method call bound (root: its first argument); borrowed
   size_t ops_at_entry = 0;          // graph nodes recorded before the frame started
+  int backedges_at_entry = 0;       // Simulator::backedges_ when the frame started (or resumed)
   // A generator function's frame (sim_generators.cc): it runs as it is consumed, up to each
   // YIELD_VALUE, and keeps its state in between.
   std::vector<PyObject*> handling;  // exceptions whose except blocks run (innermost last)
@@ -508,6 +509,11 @@ class Simulator {
   bool breakable(const BreakPoint& b);
   bool planning_break_ = false;  // plan_return for a graph break's live values
   int backedges_ = 0;  // loop iterations simulated (CaptureOptions::loop_limit)
+  // The loop limit was reached in a loop of the root's callee, which alone ran most of it: the root's
+  // own loop is not worth running per iteration (each iteration would run past the limit again);
+  // the callee is captured on its own when the interpreter calls it (StopCapture::callee).
+  PyCodeObject* long_loop_callee_ = nullptr;
+  void note_long_loop(const SimFrame& fr, std::string* detail);
 
   // Walks over nested containers (materialize, identity, trust, return plans) stop at this depth:
   // deeper than any model's data, and what a self-referential container reaches.

@@ -129,6 +129,7 @@ PyCodeObject* Simulator::current_code() const {
 }
 
 PyCodeObject* Simulator::stopped_callee() const {
+  if (long_loop_callee_) return long_loop_callee_;  // (pijit's own code too: nn.LSTM's time loop)
   for (size_t k = 1; k < frames_.size(); ++k)
     if (!frames_[k]->library) return graph_.nodes().size() > frames_[k]->ops_at_entry ? frames_[k]->code : nullptr;
   return nullptr;
@@ -386,6 +387,7 @@ PyObject* Simulator::with_method(PyObject* mgr, const char* name) {
 
 PyObject* Simulator::run_frame(SimFrame& fr) {
   fr.ops_at_entry = graph_.nodes().size();
+  fr.backedges_at_entry = backedges_;
   frames_.push_back(&fr);
   struct Pop {
     std::vector<SimFrame*>& v;
@@ -442,11 +444,32 @@ PyObject* Simulator::run_frame(SimFrame& fr) {
     }
     if (fr.pc <= at && ++backedges_ > opt_.loop_limit) {
       if (fr.root && (*fr.in_loop)[at]) loop_offset_ = (*fr.ins)[at].offset;  // (stop() sees the head)
-      stop(Break::InstructionBudget, "loops run more than " + std::to_string(opt_.loop_limit) +
-                                         " iterations (unrolled, the graph grows with each)");
+      std::string detail = "loops run more than " + std::to_string(opt_.loop_limit) + " iterations (unrolled, the graph grows with each)";
+      if (!fr.root) note_long_loop(fr, &detail);
+      stop(Break::InstructionBudget, std::move(detail));
     }
   }
   return fr.result;
+}
+
+// The loop limit reached in `fr`, a frame the root called (perhaps through others): when one call
+// of the root's callee ran more than half the limit itself, the long loop is the callee's, and
+// running a loop of the root per iteration would not help (an iteration holds that call). The
+// capture breaks at the root's call instead (inside a loop of the root it cannot: the root runs as
+// it is), and the callee, captured on its own when the interpreter calls it, runs its loop per
+// iteration there (a root's loop; runtime outline_entry). A callee that calls another with the
+// long loop does the same in its own capture, one level at a time.
+void Simulator::note_long_loop(const SimFrame& fr, std::string* detail) {
+  if (frames_.size() < 2) return;
+  const SimFrame& callee = *frames_[1];
+  if (callee.generator || callee.code == frames_root_code_ || graph_.nodes().size() <= callee.ops_at_entry ||
+      backedges_ - callee.backedges_at_entry <= opt_.loop_limit / 2)
+    return;
+  long_loop_callee_ = callee.code;
+  const Instruction& head = (*fr.ins)[fr.pc];  // where the backward jump went
+  *detail += "; the loop at " + py::text(fr.code->co_filename) + ":" + std::to_string(head.line) + " in " +
+             py::text(fr.code->co_name) + "() runs long: " + py::text(callee.code->co_name) +
+             "() is captured on its own when the interpreter calls it, where that loop can run each iteration as a function";
 }
 
 PyObject* Simulator::load_fast(SimFrame& fr, int i) {
@@ -1203,7 +1226,8 @@ int simulate(PyFrameObject* f, const CaptureOptions& options, CaptureResult& r, 
     if (!r.interrupted) {
       PyErr_Clear();  // what stopped capture is the reason; the interpreter meets it again itself
       bool loop_ok = options.allow_breaks && s.reason != Break::Interrupted && s.reason != Break::Internal;
-      r.loop_offset = loop_ok ? sim.loop_offset_ : -1;
+      // (a loop of the root around a call whose own loop ran long is not run per iteration)
+      r.loop_offset = loop_ok && !sim.long_loop_callee_ ? sim.loop_offset_ : -1;
       // A loop too long to unroll: its body as a function pays a call and a guard check per
       // iteration (~1.5 us), worth it only for a few ops per iteration.
       if (s.reason == Break::InstructionBudget && r.graph->nodes().size() < 4 * static_cast<size_t>(sim.backedges_ + 1))

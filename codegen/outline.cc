@@ -361,8 +361,17 @@ class Outliner {
     return true;
   }
 
-  static PyObject* marker() {  // "not written by this iteration" (never visible: see classify)
-    static PyObject* m = PyObject_CallObject(reinterpret_cast<PyObject*>(&PyBaseObject_Type), nullptr);
+  // "Not written by this iteration" (never visible: see classify). An instance of a class of
+  // pijit's own, not a bare object(): a body that hands a local it did not write back unread
+  // passes the marker through under an identity guard, which needs a weak reference to it.
+  static PyObject* marker() {
+    static PyObject* m = [] {
+      PyObject* cls = PyObject_CallFunction(reinterpret_cast<PyObject*>(&PyType_Type), "s(O){s:s}", "Unwritten",
+                                            reinterpret_cast<PyObject*>(&PyBaseObject_Type), "__module__", "pijit.outline");
+      PyObject* obj = cls ? PyObject_CallObject(cls, nullptr) : nullptr;
+      Py_XDECREF(cls);  // (the instance holds its class)
+      return obj;
+    }();
     return m;
   }
 
