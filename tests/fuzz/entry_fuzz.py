@@ -556,9 +556,21 @@ def _any_op(g):
     args = [arg() for _ in range(g.pick([0, 1, 1, 2, 2, 3, 4]))]
     if isinstance(fn, type):
         ctor = [g.pick([g.axis(), g.value(), True, 1])] if g.r.random() < 0.4 else []
-        return "ops.%s()" % name, lambda: fn(*ctor)(*args), name != "Dropout"
+        return "ops.%s()" % name, _restoring(g.pj, args, lambda: fn(*ctor)(*args)), name != "Dropout"
     random = name.startswith("rand") or name in ("dropout", "Dropout")  # (a new draw per call)
-    return "ops." + name, lambda: fn(*args), not random
+    return "ops." + name, _restoring(g.pj, args, lambda: fn(*args)), not random
+
+
+def _restoring(pj, args, thunk):
+    """thunk with a `reset` that puts the argument tensors' first values back: an op that writes
+    into an argument (assign_add, scatter_add) must meet the same inputs eagerly and jitted."""
+    saved = [(a, a.copy()) for a in args if isinstance(a, pj.Tensor)]
+
+    def reset():
+        for a, v in saved:
+            a[...] = v
+    thunk.reset = reset
+    return thunk
 
 
 FAMILIES = [_any_op, _any_op, _any_op, _exact_sizes, _creation, _tensor_ctor, _unary_ops, _unary_ops, _binary_ops, _binary_ops, _indexing, _methods, _layers,
@@ -691,8 +703,10 @@ def run_case(pj, seed, index):
     entry, thunk, compare = make_case(seed, index, pj)
     # the eager side is the reference: plain even under PIJIT_STRESS (the jitted side is not)
     level = pj.stress_stats()["level"]
+    reset = getattr(thunk, "reset", lambda: None)
     pj.set_stress(0)
     try:
+        reset()
         kind, res = run_call(pj, thunk)
     finally:
         pj.set_stress(level)
@@ -703,6 +717,7 @@ def run_case(pj, seed, index):
     if compare:
         jitted = pj.jit(lambda: thunk())
         for attempt in range(2):  # capture, then the cached graph
+            reset()
             jkind, jres = run_call(pj, jitted)
             check_result(pj, jkind, jres)
             if MemoryError in (outcome[1], type(jres)):

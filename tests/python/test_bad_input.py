@@ -203,7 +203,7 @@ class CheckpointFaults(unittest.TestCase):
     def test_malformed_records(self):
         data = b"\0" * 64
         cases = [
-            ([_rec(dtype="float16")], "unknown dtype 'float16'"),
+            ([_rec(dtype="float8")], "unknown dtype 'float8'"),
             ([_rec(dtype="complex64")], "unknown dtype"),
             ([_rec(dtype=5)], "unknown dtype 5"),
             ([_rec(dtype=None)], "unknown dtype None"),
