@@ -388,44 +388,37 @@ double normal_retry_f64(uint64_t key, uint64_t ctr, double mean, double sigma, d
   return std::min(std::max(mean, lo), hi);
 }
 
-// Redraws the values of a float32 group that fell outside [lo, hi], kLanes elements at a time:
-// element i's attempt t draws four normals from counters (ctr0 + i, t << 32) and takes the first
-// inside. Lanes are independent, so the values do not depend on which elements share a batch.
-void normal_retry_group_f32(uint64_t key, uint64_t ctr0, int64_t at, int64_t n, float mean, float sigma, float lo,
-                            float hi, float (&v)[4][kLanes]) {
-  int pending[4 * kLanes];  // positions j * kLanes + l still outside
-  int np = 0;
-  for (int j = 0; j < 4; ++j)
-    for (int l = 0; l < kLanes; ++l)
-      if (at + j * kLanes + l < n && !(v[j][l] >= lo && v[j][l] <= hi)) pending[np++] = j * kLanes + l;
-  for (int b = 0; b < np; b += kLanes) {
-    const int nb = std::min(kLanes, np - b);
-    uint64_t ctr[kLanes];
-    bool done[kLanes];
-    for (int k = 0; k < kLanes; ++k) {
-      ctr[k] = ctr0 + static_cast<uint64_t>(at + pending[b + std::min(k, nb - 1)]);
-      done[k] = k >= nb;
-    }
-    int left = nb;
-    for (uint32_t attempt = 1; attempt <= kMaxAttempts && left > 0; ++attempt) {
-      uint32_t w[4][kLanes];
-      float z[4][kLanes];
-      philox_lanes_at(key, ctr, static_cast<uint64_t>(attempt) << 32, w);
-      normal_group_f32(w, mean, sigma, z);
-      for (int k = 0; k < nb; ++k) {
-        if (done[k]) continue;
-        for (int j = 0; j < 4; ++j)
-          if (z[j][k] >= lo && z[j][k] <= hi) {
-            v[pending[b + k] / kLanes][pending[b + k] % kLanes] = z[j][k];
-            done[k] = true;
-            --left;
-            break;
-          }
-      }
-    }
-    for (int k = 0; k < nb; ++k)
-      if (!done[k]) v[pending[b + k] / kLanes][pending[b + k] % kLanes] = std::min(std::max(mean, lo), hi);
+// Redraws float32 elements that fell outside [lo, hi], kLanes at a time: element i's attempt t
+// draws four normals from counters (ctr0 + i, t << 32) and takes the first inside. Lanes are
+// independent, so a value does not depend on which elements share a batch. Writes o[idx[k]].
+template <typename T>
+void normal_retry_batch_f32(uint64_t key, uint64_t ctr0, const int64_t* idx, int count, float mean, float sigma,
+                            float lo, float hi, T* o) {
+  uint64_t ctr[kLanes];
+  bool done[kLanes];
+  for (int k = 0; k < kLanes; ++k) {
+    ctr[k] = ctr0 + static_cast<uint64_t>(idx[std::min(k, count - 1)]);
+    done[k] = k >= count;
   }
+  int left = count;
+  for (uint32_t attempt = 1; attempt <= kMaxAttempts && left > 0; ++attempt) {
+    uint32_t w[4][kLanes];
+    float z[4][kLanes];
+    philox_lanes_at(key, ctr, static_cast<uint64_t>(attempt) << 32, w);
+    normal_group_f32(w, mean, sigma, z);
+    for (int k = 0; k < count; ++k) {
+      if (done[k]) continue;
+      for (int j = 0; j < 4; ++j)
+        if (z[j][k] >= lo && z[j][k] <= hi) {
+          o[idx[k]] = static_cast<T>(z[j][k]);
+          done[k] = true;
+          --left;
+          break;
+        }
+    }
+  }
+  for (int k = 0; k < count; ++k)
+    if (!done[k]) o[idx[k]] = static_cast<T>(std::min(std::max(mean, lo), hi));
 }
 
 // A standard normal conditioned on [lo, hi] (standardised) for element counter `ctr`, where the
@@ -562,14 +555,34 @@ void truncated_normal_into(const Tensor& out, double mean, double sigma, double 
     } else {
       const float m = static_cast<float>(mean), sd = static_cast<float>(sigma);
       const float af = static_cast<float>(a), bf = static_cast<float>(b);
-      for_groups(n, 4, static_cast<uint64_t>(n), seed, &key, &first, [&](const uint32_t (&w)[4][kLanes], int64_t at) {
+      // Groups as for_groups makes them; the elements outside gather per thread and are redrawn
+      // a full batch of lanes at a time (a group has ~1.5 of them at two sigmas).
+      const uint64_t nblocks = static_cast<uint64_t>((n + 3) / 4);
+      if (seed) key = *seed, first = 0;
+      else first = take_blocks(std::max(nblocks, static_cast<uint64_t>(n)), &key);
+      const int64_t groups = static_cast<int64_t>((nblocks + kLanes - 1) / kLanes);
+      parallel_for(groups, std::max<int64_t>(1, kParallelGrain / (4 * kLanes)), [&](int64_t gb, int64_t ge) {
+        uint32_t w[4][kLanes];
         float v[4][kLanes];
-        normal_group_f32(w, m, sd, v);
-        uint32_t out = 0;
-        for (int j = 0; j < 4; ++j)
-          for (int l = 0; l < kLanes; ++l) out |= static_cast<uint32_t>(!(v[j][l] >= af)) | static_cast<uint32_t>(!(v[j][l] <= bf));
-        if (out) normal_retry_group_f32(key, first, at, n, m, sd, af, bf, v);
-        store_group(o, n, at, v);
+        int64_t pending[5 * kLanes];
+        int np = 0;
+        for (int64_t g = gb; g < ge; ++g) {
+          const int64_t at = g * kLanes * 4;
+          philox_lanes(key, first + static_cast<uint64_t>(g) * kLanes, w);
+          normal_group_f32(w, m, sd, v);
+          uint32_t out = 0;
+          for (int j = 0; j < 4; ++j)
+            for (int l = 0; l < kLanes; ++l)
+              out |= static_cast<uint32_t>(!(v[j][l] >= af)) | static_cast<uint32_t>(!(v[j][l] <= bf));
+          store_group(o, n, at, v);
+          if (!out) continue;
+          for (int j = 0; j < 4; ++j)
+            for (int l = 0; l < kLanes; ++l)
+              if (at + j * kLanes + l < n && !(v[j][l] >= af && v[j][l] <= bf)) pending[np++] = at + j * kLanes + l;
+          for (; np >= kLanes; np -= kLanes)
+            normal_retry_batch_f32(key, first, pending + np - kLanes, kLanes, m, sd, af, bf, o);
+        }
+        if (np) normal_retry_batch_f32(key, first, pending, np, m, sd, af, bf, o);
       });
     }
   });
