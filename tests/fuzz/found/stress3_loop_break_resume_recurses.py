@@ -60,4 +60,6 @@ try:
 finally:
     pj.set_stress(0)
 
-verdict(plain, jitted, [captured("run", 1), broke("f", "B002", 2), broke("g", "B003", 3)])
+# (one resume graph fewer each since the loop body's "not written" marker is capturable
+# (codegen/outline.cc): stress 3 no longer breaks again on it)
+verdict(plain, jitted, [captured("run", 1), broke("f", "B002", 1), broke("g", "B003", 2)])
