@@ -31,6 +31,7 @@ from pijit import dtype as _dt
 from pijit._ops_common import op as _op
 from pijit._validate import check_bool, check_int, check_str, check_type, type_error, _is_tensor
 from pijit.common.initializer import initializer, Uniform
+from pijit.creation import arange
 from pijit.nn.cell import Cell
 from pijit.ops import nn_functional as NF
 from pijit.parameter import Parameter, ParameterTuple
@@ -133,10 +134,21 @@ class _RNNBase(Cell):
         # gi_all[t]: the gradient of a split is one concat, of T indexings T full-size scatters
         gi_all = NF.dense(x, w_ih, b_ih)
         gi = _op("split", (gi_all,), axis=0, sections=steps) if steps > 1 else (gi_all,)
+        # each step's validity under seq_length, (1, B) per step, cut the same way
+        masks = (None,) * steps
+        if seq_length is not None:
+            valid_all = _op("reshape", (seq_length,), shape=(1, -1)) > \
+                _op("reshape", (arange(steps),), shape=(-1, 1))  # (T, B)
+            masks = _op("split", (valid_all,), axis=0, sections=steps) if steps > 1 else (valid_all,)
+        # The loop walks the steps' tensors, not an index: a loop too long to unroll runs each
+        # iteration as a function (capture), whose graph then serves every step (an index would
+        # be a different constant, so a different graph, at every step).
+        pairs = list(zip(gi, masks))
+        if reverse:
+            pairs.reverse()
         outputs = []
-        for s in range(steps):
-            t = steps - 1 - s if reverse else s
-            gi_t = _op("squeeze", (gi[t],), axis=(0,))
+        for g, m in pairs:
+            gi_t = _op("squeeze", (g,), axis=(0,))
             if state is None:  # zeros shaped from the data: the batch size is never read in Python
                 zero = _op("full_like", (gi_t if _GATES[self.mode] == 1 else
                                          _op("split", (gi_t,), axis=1, sections=_GATES[self.mode])[0],),
@@ -148,7 +160,7 @@ class _RNNBase(Cell):
                 state = new
                 outputs.append(h)
             else:
-                valid = _op("reshape", (seq_length > t,), shape=(-1, 1))  # (B, 1)
+                valid = _op("reshape", (m,), shape=(-1, 1))  # (B, 1)
                 if self.is_lstm:
                     state = (_op("where", (valid, new[0], state[0])), _op("where", (valid, new[1], state[1])))
                 else:
