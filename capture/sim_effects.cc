@@ -286,16 +286,26 @@ bool Simulator::views_written_back(int64_t id) const {
   return viewing.count(id) && !written_back_.count(id);
 }
 
-// ops.assign(variable, value): pijit/ops/misc.py says what is written (assign.__pijit_inplace__,
-// traced: the checks and conversions eager assign makes); the write itself is write_tensor's.
+// ops.assign(variable, value), Tensor.add_(other), ...: pijit's Python says what is written (the
+// function's __pijit_inplace__, traced: the checks and conversions the eager write makes); the
+// write itself is write_tensor's. The target is the first positional argument (a method's self).
 PyObject* Simulator::assign_call(PyObject* callable, const std::vector<PyObject*>& args, PyObject* kwnames) {
+  std::vector<PyObject*> bound;
+  const std::vector<PyObject*>* all = &args;
+  if (PyMethod_Check(callable)) {  // t.add_ read as an attribute: its function, self first
+    bound.push_back(PyMethod_GET_SELF(callable));
+    bound.insert(bound.end(), args.begin(), args.end());
+    all = &bound;
+    callable = PyMethod_GET_FUNCTION(callable);
+  }
   if (!PyFunction_Check(callable) || !is_library_code(callable)) return nullptr;
   PyObject* d = reinterpret_cast<PyFunctionObject*>(callable)->func_dict;
   PyObject* value_of = d ? PyDict_GetItemString(d, "__pijit_inplace__") : nullptr;
   if (!value_of) return nullptr;
-  if (kwnames || args.size() != 2) stop(Break::UnsupportedCall, describe_output(callable) + " with keyword arguments");
-  PyObject* target = args[0];
-  PyObject* value = trace_call(value_of, args, nullptr);
+  const size_t keywords = kwnames ? static_cast<size_t>(PyTuple_GET_SIZE(kwnames)) : 0;
+  if (all->size() <= keywords) stop(Break::UnsupportedCall, describe_output(callable) + " with its target as a keyword argument");
+  PyObject* target = (*all)[0];
+  PyObject* value = trace_call(value_of, *all, kwnames);
   if (!py::is_tensor(target) || !py::is_tensor(value)) stop(Break::Internal, "ops.assign's value is not a tensor");
   write_tensor(target, value, "assigns a tensor in place: " + describe_output(callable));
   return target;
@@ -330,6 +340,40 @@ bool Simulator::stores_back(PyObject* owner, PyObject* name, PyObject* value) {
   return true;
 }
 
+// `cell.p = t` where p names a registered Parameter and t is a Tensor (not a Parameter): pijit's
+// Cell.__setattr__ writes t's values into p, as Parameter.set_data (t of p's shape; a dtype p holds
+// without losing precision, cast to p's). MindSpore's `self.p += v` is this store of `self.p + v`
+// (pyext/augassign.h). False: not such a store (a subclass's own __setattr__, no such Parameter).
+bool Simulator::store_parameter_values(PyObject* owner, int node, PyObject* name, PyObject* value) {
+  PyTypeObject* tp = Py_TYPE(owner);
+  static PyObject* setattr_name = PyUnicode_InternFromString("__setattr__");
+  static PyObject* params_name = PyUnicode_InternFromString("_params");
+  PyObject* setter = _PyType_Lookup(tp, setattr_name);
+  if (!setter || !PyFunction_Check(setter) || !is_library_code(setter)) return false;
+  PyObject** dict = _PyObject_GetDictPtr(owner);
+  PyObject* params = dict && *dict ? PyDict_GetItem(*dict, params_name) : nullptr;
+  PyObject* held = params && PyDict_Check(params) ? PyDict_GetItem(params, name) : nullptr;
+  if (!held || !is_parameter(held)) return false;
+  const Value* v = values_.frame_tensor(value);
+  if (is_parameter(v && v->real ? v->real : value)) return false;  // a Parameter replaces p
+  guard_class(node, tp, name);  // a property or __setattr__ given to the class later recompiles
+  PyObject* p = wrap(held, tree_.child(tree_.child(node, guards::Access::DictAttr, params_name), guards::Access::Item, name));
+  const std::string what = "assigns Parameter '" + py::text(name) + "' of a " + tp->tp_name;
+  const Tensor& pt = py::unwrap(p);
+  const Tensor& vt = py::unwrap(value);
+  if (vt.shape() != pt.shape()) stop(Break::Raises, "ValueError: " + what + " a tensor of another shape (set_data)");
+  if (vt.dtype() != pt.dtype()) {
+    if (static_cast<int>(vt.dtype()) > static_cast<int>(pt.dtype()))  // Parameter.set_data's rule
+      stop(Break::Raises, "TypeError: " + what + " a tensor of a dtype it cannot hold (set_data)");
+    PyObject* dtype = own(PyObject_GetAttrString(p, "dtype"));
+    PyObject* cast = PyObject_CallMethod(value, "astype", "O", dtype);
+    if (!cast) python_error("astype");
+    value = own(cast);
+  }
+  write_tensor(p, value, what);
+  return true;
+}
+
 // obj.name = value on an object that existed before the frame: deferred, and read back through
 // the overlay. Only where reading the attribute back is known to give the value stored: a plain
 // instance __dict__ (no data descriptor of that name, no __setattr__ of its own), or a pijit Cell
@@ -343,6 +387,9 @@ void Simulator::store_attr(PyObject* owner, PyObject* name, PyObject* value) {
   if (made_object(owner)) return object_store(owner, name, value, what);
   if (value && stores_back(owner, name, value)) return;
   int node = node_of(owner);
+  if (value && node >= 0 && py::is_tensor(value) && is_cell(owner) && values_.preexisting(owner) &&
+      store_parameter_values(owner, node, name, value))
+    return;
   // (a module's attributes are its globals, read by LOAD_GLOBAL around the overlay)
   if (!values_.preexisting(owner) || node < 0 || py::is_tensor(owner) || PyType_Check(owner) || PyModule_Check(owner))
     write(owner, kind, what);

@@ -267,6 +267,7 @@ class Simulator {
   PyObject* assign_call(PyObject* callable, const std::vector<PyObject*>& args, PyObject* kwnames);
   void write_tensor(PyObject* target, PyObject* value, const std::string& what);
   bool stores_back(PyObject* owner, PyObject* name, PyObject* value);
+  bool store_parameter_values(PyObject* owner, int node, PyObject* name, PyObject* value);  // cell.p = t
   PyObject* inplace_tensor(py::Opcode op, PyObject* a, PyObject* b);
   PyObject* with_method(PyObject* mgr, const char* name);
   // bound __enter__/__exit__ SETUP_WITH made -> the special method's name (mgr.<name> again: the

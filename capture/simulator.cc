@@ -11,6 +11,7 @@
 #include "py/py_common.h"
 #include "graph/tape.h"
 #include "pyext/tensor_object.h"
+#include "pyext/augassign.h"
 
 #if PJ_PY_CAPTURE_SUPPORTED
 
@@ -719,7 +720,10 @@ void Simulator::step(SimFrame& fr, const Instruction& ins) {
       if (!trusted(a) || !trusted(b))
         stop(Break::UserObjectOperator, std::string(op_name(ins.op)) + " on " + Py_TYPE(trusted(a) ? b : a)->tp_name);
       bool inplace = op_name(ins.op)[0] == 'I';
-      if (inplace && py::is_tensor(a) && py::unwrap(a).is_symbolic() && ins.op != Opcode::INPLACE_POWER) {
+      // MindSpore's `t += v` is `t = t + v` (the tensor's slot gives the plain operator) unless its
+      // switch makes it write into t (pyext/augassign.h). Read here: the switch is set through a
+      // pijit module, and every graph guards those modules' versions, so flipping it recompiles.
+      if (inplace && py::is_tensor(a) && py::unwrap(a).is_symbolic() && py::augassign_writes(ins.op)) {
         push(fr, inplace_tensor(ins.op, a, b));
         return;
       }

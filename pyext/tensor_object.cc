@@ -3,6 +3,8 @@
 
 #include <cstring>
 
+#include "pyext/augassign.h"  // what `x += y` means
+
 #include "graph/op.h"
 #include "graph/tape.h"
 #include "kernels/copy.h"
@@ -171,10 +173,13 @@ PyObject* inplace(const char* name, PyObject* a, PyObject* b) {
   PJ_PY_END(nullptr)
 }
 
+// MindSpore's augmented assignment (pyext/augassign.h): the plain operator unless the switch is on.
+bool g_augassign_inplace = false;
+
 #define PJ_BINARY_SLOT(fn, op) \
   PyObject* fn(PyObject* a, PyObject* b) { return binary(op, a, b); }
 #define PJ_INPLACE_SLOT(fn, op) \
-  PyObject* fn(PyObject* a, PyObject* b) { return inplace(op, a, b); }
+  PyObject* fn(PyObject* a, PyObject* b) { return g_augassign_inplace ? inplace(op, a, b) : binary(op, a, b); }
 PJ_BINARY_SLOT(nb_add, "add")
 PJ_BINARY_SLOT(nb_sub, "sub")
 PJ_BINARY_SLOT(nb_mul, "mul")
@@ -190,14 +195,13 @@ PJ_INPLACE_SLOT(nb_isub, "sub")
 PJ_INPLACE_SLOT(nb_imul, "mul")
 PJ_INPLACE_SLOT(nb_itruediv, "div")
 PJ_INPLACE_SLOT(nb_ifloordiv, "floor_div")
-PJ_INPLACE_SLOT(nb_imod, "mod")
-PJ_INPLACE_SLOT(nb_imatmul, "matmul")
+// %=, @= and **= are the plain operators in both modes (MindSpore's __imod__, __imatmul__; no
+// __ipow__): their slots are nb_mod, nb_matmul and nb_pow.
 
 PyObject* nb_pow(PyObject* a, PyObject* b, PyObject* mod) {
   if (mod != Py_None) return fail(PyExc_TypeError, "pow() with a modulus is not supported for tensors");
   return binary("pow", a, b);
 }
-PyObject* nb_ipow(PyObject* a, PyObject* b, PyObject* mod) { return inplace("pow", a, b); }
 
 PyObject* unary(const char* name, PyObject* a) {
   PJ_PY_BEGIN
@@ -278,15 +282,15 @@ PyNumberMethods number_methods = [] {
   m.nb_inplace_add = nb_iadd;
   m.nb_inplace_subtract = nb_isub;
   m.nb_inplace_multiply = nb_imul;
-  m.nb_inplace_remainder = nb_imod;
-  m.nb_inplace_power = nb_ipow;
+  m.nb_inplace_remainder = nb_mod;
+  m.nb_inplace_power = nb_pow;
   m.nb_floor_divide = nb_floordiv;
   m.nb_true_divide = nb_truediv;
   m.nb_inplace_floor_divide = nb_ifloordiv;
   m.nb_inplace_true_divide = nb_itruediv;
   m.nb_index = nb_index;
   m.nb_matrix_multiply = nb_matmul;
-  m.nb_inplace_matrix_multiply = nb_imatmul;
+  m.nb_inplace_matrix_multiply = nb_matmul;
   return m;
 }();
 
@@ -562,9 +566,42 @@ PyTypeObject TensorBaseType = [] {
   return t;
 }();
 
+bool augassign_inplace() { return g_augassign_inplace; }
+void set_augassign_inplace(bool on) { g_augassign_inplace = on; }
+
+bool augassign_writes(Opcode op) {
+  if (!g_augassign_inplace) return false;
+  switch (op) {
+    case Opcode::INPLACE_ADD:
+    case Opcode::INPLACE_SUBTRACT:
+    case Opcode::INPLACE_MULTIPLY:
+    case Opcode::INPLACE_TRUE_DIVIDE:
+    case Opcode::INPLACE_FLOOR_DIVIDE: return true;
+    default: return false;
+  }
+}
+
+namespace {
+PyObject* py_set_augassign_inplace(PyObject*, PyObject* on) {
+  int b = PyObject_IsTrue(on);
+  if (b < 0) return nullptr;
+  g_augassign_inplace = b != 0;
+  Py_RETURN_NONE;
+}
+PyObject* py_augassign_inplace(PyObject*, PyObject*) { return PyBool_FromLong(g_augassign_inplace); }
+
+PyMethodDef augassign_functions[] = {
+    {"_set_augassign_inplace", py_set_augassign_inplace, METH_O,
+     "MindSpore's JIT_ENABLE_AUGASSIGN_INPLACE: whether += -= *= /= //= write into a tensor (set it through "
+     "pijit._extends.parse.compile_config, whose change recompiles)"},
+    {"_augassign_inplace", py_augassign_inplace, METH_NOARGS, "the switch _set_augassign_inplace set"},
+    {nullptr, nullptr, 0, nullptr}};
+}  // namespace
+
 bool init_tensor_type(PyObject* module) {
   if (PyType_Ready(&TensorBaseType) < 0) return false;
   Py_INCREF(&TensorBaseType);
+  if (PyModule_AddFunctions(module, augassign_functions) < 0) return false;
   return PyModule_AddObject(module, "TensorBase", reinterpret_cast<PyObject*>(&TensorBaseType)) == 0;
 }
 

@@ -5,6 +5,7 @@
     print(x @ x + 1)
 """
 from pijit import _C
+from pijit._extends.parse import compile_config as _compile_config  # noqa: F401  (MS_JIT's switch for `x += y`)
 from pijit import dtype
 from pijit.dtype import (bool_, int32, int64, float32, float64, float_, double, int_,
                          as_dtype, float16, half, bfloat16, int8, int16, uint8, uint16, uint32,

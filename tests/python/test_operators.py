@@ -106,6 +106,15 @@ class TestComparisons(unittest.TestCase):
 
 
 class TestInPlace(unittest.TestCase):
+    """`+=` and friends under MindSpore's JIT_ENABLE_AUGASSIGN_INPLACE = '1' (PyTorch's meaning);
+    by default they are the plain operators (test_tensor_iadd.py)."""
+
+    def setUp(self):
+        from pijit._extends.parse import compile_config
+        saved = compile_config.JIT_ENABLE_AUGASSIGN_INPLACE
+        compile_config.JIT_ENABLE_AUGASSIGN_INPLACE = '1'
+        self.addCleanup(setattr, compile_config, "JIT_ENABLE_AUGASSIGN_INPLACE", saved)
+
     def test_in_place_writes_storage(self):
         a = pj.Tensor([1.0, 2.0])
         ptr = a._data_ptr()

@@ -3,6 +3,7 @@ stores to attributes, globals and enclosing functions' variables, are recorded w
 made after the graph runs, in program order, so the whole function stays one graph. Each test runs
 the function plainly and jitted and compares results, printed output and the final state of
 everything the function touched, and asserts the graph, break and recompile counts."""
+import contextlib
 import io
 import logging
 import sys
@@ -11,6 +12,18 @@ import unittest
 import pijit as pj
 from pijit import nn, ops
 from jit_compare import no_stress, run, say, show
+from pijit._extends.parse import compile_config
+
+
+@contextlib.contextmanager
+def augassign_inplace(value):
+    """MindSpore's JIT_ENABLE_AUGASSIGN_INPLACE for a block: '1' makes `t += v` write into t."""
+    saved = compile_config.JIT_ENABLE_AUGASSIGN_INPLACE
+    compile_config.JIT_ENABLE_AUGASSIGN_INPLACE = value
+    try:
+        yield
+    finally:
+        compile_config.JIT_ENABLE_AUGASSIGN_INPLACE = saved
 
 SUPPORTED = sys.version_info[:2] in ((3, 7), (3, 9))
 T = pj.Tensor
@@ -510,19 +523,24 @@ class InPlaceTensorWrites(unittest.TestCase):
         self.assertIn("returns a view of a Parameter assigned in this graph", st["break_reasons"][0])
 
     def test_parameter_updates_match_eager_and_keep_one_graph(self):
-        eager, jitted = self.make(), self.make()
-        jf = pj.jit(jitted)
-        for _ in range(3):
-            x = pj.Tensor([1.0, -1.0])
-            self.assertEqual(show(run(jf, x)), show(run(eager, x)))
-            self.assertEqual((jitted.w.tolist(), jitted.steps.tolist()), (eager.w.tolist(), eager.steps.tolist()))
-        st = pj.jit_stats(jf)
-        if not pj.stress_stats()["level"]:
-            self.assertEqual((st["graphs"], st["breaks"]), (1, 0), st["break_reasons"])
-        effects = st["entries"][0]["effects"]
-        self.assertEqual([e.split(" (line")[0] for e in effects],
-                         ["assigns a tensor in place: pijit.ops.misc.assign()",
-                          "updates a tensor in place: INPLACE_ADD"])
+        # MindSpore's `self.steps += 1.0` is `self.steps = self.steps + 1.0`, which Cell.__setattr__
+        # writes into the Parameter (set_data); with its JIT_ENABLE_AUGASSIGN_INPLACE switch the
+        # operator itself writes in place (tests/python/test_tensor_iadd.py).
+        for switch, steps_effect in (('0', "assigns Parameter 'steps' of a Net"),
+                                     ('1', "updates a tensor in place: INPLACE_ADD")):
+            with augassign_inplace(switch):
+                eager, jitted = self.make(), self.make()
+                jf = pj.jit(jitted)
+                for _ in range(3):
+                    x = pj.Tensor([1.0, -1.0])
+                    self.assertEqual(show(run(jf, x)), show(run(eager, x)))
+                    self.assertEqual((jitted.w.tolist(), jitted.steps.tolist()), (eager.w.tolist(), eager.steps.tolist()))
+                st = pj.jit_stats(jf)
+                if not pj.stress_stats()["level"]:
+                    self.assertEqual((st["graphs"], st["breaks"]), (1, 0), st["break_reasons"])
+                effects = st["entries"][-1]["effects"]
+                self.assertEqual([e.split(" (line")[0] for e in effects],
+                                 ["assigns a tensor in place: pijit.ops.misc.assign()", steps_effect])
 
     def test_updates_in_a_training_loop(self):
         w = pj.Parameter(pj.Tensor([0.5, -0.5]), name="w")
@@ -547,16 +565,24 @@ class InPlaceTensorWrites(unittest.TestCase):
             ops.assign(t, v * 2.0)
             return t + 1.0
 
+        # (`p += v` writes into p under MindSpore's JIT_ENABLE_AUGASSIGN_INPLACE switch only; by
+        # default it is `p = p + v`, a plain op: test_tensor_iadd.py)
         def after_a_view(p):  # the view would see the write
             first = p[0]
-            p += 1.0
+            p.add_(1.0)
             return first * 1.0
 
         def int_plus_float(p):  # numpy's same_kind rule: TypeError, as eager
-            p += 1.5
+            with augassign_inplace('1'):
+                p += 1.5
             return p
         p = pj.Parameter(pj.Tensor([1.0, 2.0]), name="p")
         ip = pj.Parameter(pj.Tensor([1, 2]), name="ip")
+        # `p += v` writes into p only under MindSpore's JIT_ENABLE_AUGASSIGN_INPLACE switch (by
+        # default it is `p = p + v`, a plain op: test_tensor_iadd.py); these cases are that meaning.
+        switch = augassign_inplace('1')
+        switch.__enter__()
+        self.addCleanup(switch.__exit__, None, None, None)
         for fn, args, reason in ((to_argument, lambda: (pj.Tensor([1.0]), pj.Tensor([3.0])), "B004"),
                                  (after_a_view, lambda: (p,), "B004"),
                                  (int_plus_float, lambda: (ip,), "B007")):
