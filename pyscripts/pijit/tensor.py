@@ -271,6 +271,51 @@ class Tensor(_C.TensorBase):
         perm[a], perm[b] = perm[b], perm[a]
         return _op("transpose", (self,), perm=tuple(perm))
 
+    # ---- in place ------------------------------------------------------------------------------
+    # MindSpore's methods ending in `_` write into the tensor (every name of it sees the change)
+    # and return it, whatever JIT_ENABLE_AUGASSIGN_INPLACE says (that decides only `x += y`,
+    # pijit/_extends/parse/compile_config.py). Each eager method writes what its `__pijit_inplace__`
+    # twin computes; capture traces the twin and makes the write (capture/sim_effects.cc).
+    def add_(self, other, *, alpha=1):
+        """self = self + alpha * other, written in place; returns self."""
+        self[...] = _add_value(self, other, alpha=alpha)
+        return self
+
+    def sub_(self, other, *, alpha=1):
+        """self = self - alpha * other, written in place; returns self."""
+        self[...] = _sub_value(self, other, alpha=alpha)
+        return self
+
+    def mul_(self, other):
+        """self = self * other, written in place; returns self."""
+        self[...] = _mul_value(self, other)
+        return self
+
+    def div_(self, other, *, rounding_mode=None):
+        """self = ops.div(self, other, rounding_mode=...), written in place; returns self."""
+        self[...] = _div_value(self, other, rounding_mode=rounding_mode)
+        return self
+
+    def floor_divide_(self, other):
+        """self = self // other, written in place; returns self."""
+        self[...] = _floor_divide_value(self, other)
+        return self
+
+    def copy_(self, src, non_blocking=False):
+        """Writes src (broadcast to self's shape, cast to its dtype) into self; returns self."""
+        self[...] = _copy_value(self, src, non_blocking)
+        return self
+
+    def fill_(self, value):
+        """Writes value (a number or a 0-d Tensor) into every element; returns self."""
+        self[...] = _fill_value(self, value)
+        return self
+
+    def zero_(self):
+        """Writes zeros into every element; returns self."""
+        self[...] = _zero_value(self)
+        return self
+
     # ---- math ----------------------------------------------------------------------------------
     def abs(self):
         return _op("abs", (self,))
@@ -415,6 +460,87 @@ class Tensor(_C.TensorBase):
         from pijit.ops import functional as F
         dim = F._either("Tensor.topk", "dim", dim, "axis", axis, -1)
         return _op("topk", (self,), k=k, axis=dim, largest=largest, sorted=sorted)
+
+
+def _kind(dtype):
+    """numpy's dtype categories, ordered as its same_kind casting reads them."""
+    if dtype is _dt.bool_:
+        return 0
+    if dtype.is_floating_point:
+        return 2
+    return 3 if dtype.name.startswith("complex") else 1
+
+
+def _written(x, r, who):
+    """r as x's in-place result: of x's shape, cast to x's dtype where numpy's same_kind rule
+    allows (the TypeError and ValueError numpy's in-place ufuncs raise otherwise)."""
+    if r.dtype is not x.dtype:
+        if _kind(r.dtype) > _kind(x.dtype):
+            raise TypeError("Cannot cast ufunc '%s' output from dtype('%s') to dtype('%s') with "
+                            "casting rule 'same_kind'" % (who, r.dtype.name, x.dtype.name))
+        r = r.astype(x.dtype)
+    if tuple(r.shape) != tuple(x.shape):
+        raise ValueError("non-broadcastable output operand with shape %s doesn't match the "
+                         "broadcast shape %s" % (tuple(x.shape), tuple(r.shape)))
+    return r
+
+
+def _scaled(other, alpha):
+    return other if alpha == 1 else other * alpha
+
+
+def _add_value(x, other, *, alpha=1):
+    return _written(x, x + _scaled(other, alpha), "add")
+
+
+def _sub_value(x, other, *, alpha=1):
+    return _written(x, x - _scaled(other, alpha), "subtract")
+
+
+def _mul_value(x, other):
+    return _written(x, x * other, "multiply")
+
+
+def _div_value(x, other, *, rounding_mode=None):
+    from pijit.ops import functional as F
+    return _written(x, F.div(x, other, rounding_mode=rounding_mode), "divide")
+
+
+def _floor_divide_value(x, other):
+    return _written(x, x // other, "floor_divide")
+
+
+def _copy_value(x, src, non_blocking=False):
+    from pijit.ops import functional as F
+    if not isinstance(src, _C.TensorBase):
+        raise TypeError("Tensor.copy_: src must be a Tensor, got %s" % type(src).__name__)
+    if src.dtype is not x.dtype:
+        src = src.astype(x.dtype)
+    if tuple(src.shape) != tuple(x.shape):
+        src = F.broadcast_to(src, tuple(x.shape))
+    return src.copy()  # (a view of src would change with it)
+
+
+def _fill_value(x, value):
+    from pijit.ops import functional as F
+    if isinstance(value, _C.TensorBase):
+        if value.ndim != 0:
+            raise RuntimeError("Tensor.fill_: value must be a number or a 0-d Tensor, got a Tensor "
+                               "of shape %s" % (tuple(value.shape),))
+        return F.broadcast_to(value.astype(x.dtype), tuple(x.shape)).copy()
+    if not isinstance(value, (int, float, complex)):  # (bools are ints)
+        raise TypeError("Tensor.fill_: value must be a number or a 0-d Tensor, got %s"
+                        % type(value).__name__)
+    return F.broadcast_to(Tensor(value, x.dtype), tuple(x.shape)).copy()
+
+
+def _zero_value(x):
+    return _fill_value(x, 0)
+
+
+for _name in ("add_", "sub_", "mul_", "div_", "floor_divide_", "copy_", "fill_", "zero_"):
+    getattr(Tensor, _name).__pijit_inplace__ = globals()["_%s_value" % _name[:-1]]
+del _name
 
 
 def _kd(keep_dims, keepdims):
