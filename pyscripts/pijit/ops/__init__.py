@@ -8,6 +8,9 @@ from pijit.ops.primitives import *  # noqa: F401,F403
 from pijit.ops.primitives import Primitive  # noqa: F401
 from pijit.ops.primitives2 import *  # noqa: F401,F403  (the functional forms it pairs with its classes)
 from pijit.ops.functional2 import *  # noqa: F401,F403  (flip, roll, tril, bmm, isnan, norm, ...)
+from pijit.ops.primitives3 import *  # noqa: F401,F403  (scatter_mul, unfold, searchsorted, ...)
+from pijit.ops.linalg import *  # noqa: F401,F403  (inverse, det, svd, qr, cholesky, matrix_solve, ...)
+from pijit.ops.math2 import *  # noqa: F401,F403  (asin, atan2, lgamma, erfinv, bitwise_and, gcd, ...)
 from pijit.ops.composite import MultitypeFuncGraph  # noqa: F401
 from pijit.ops import composite, operations  # noqa: F401
 from pijit.autodiff import GradOperation, grad, value_and_grad, get_grad, stop_gradient  # noqa: F401

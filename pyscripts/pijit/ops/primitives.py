@@ -399,6 +399,13 @@ class BiasAdd(Primitive):
 
 # the second half of the primitives (StridedSlice, Split, ArgMaxWithValue, LayerNorm, ...)
 from pijit.ops.primitives2 import *  # noqa: E402,F401,F403
+# the linear-algebra primitives (MatrixInverse, Svd, Qr, Cholesky, ...) with their functions
+from pijit.ops.linalg import *  # noqa: E402,F401,F403
+
+# the third part (scatters on Parameters, segments, Apply* updates, ...: primitives3.py)
+from pijit.ops.primitives3 import *  # noqa: E402,F401,F403
+# the elementwise maths with kernels of their own (Asin, Atan2, Lgamma, BitwiseAnd, Gcd, ...)
+from pijit.ops.math2 import *  # noqa: E402,F401,F403
 
 __all__ = sorted(n for n, v in globals().items()
                  if isinstance(v, type) and issubclass(v, Primitive) and v is not Primitive)

@@ -1,0 +1,55 @@
+// Dense linear algebra on the CPU, in pijit's own code (no LAPACK): LU with partial pivoting
+// (inverse, determinant, solve), Cholesky, triangular solves, Householder QR, one-sided Jacobi SVD,
+// cyclic Jacobi for symmetric eigenproblems, and the Padé matrix exponential.
+//
+// Every function takes contiguous float32 or float64 tensors shaped [..., rows, cols] (one batch
+// of matrices, batch dims already equal) and writes into contiguous outputs the caller allocated
+// (graph/ops/linalg_ops.cc owns shapes and user errors). Each matrix is loaded into a double
+// buffer, computed in double and rounded once into the output's dtype, so float32 results are
+// float32-rounded double results. Batches run in parallel (kernels/threading.h); a single large
+// matrix parallelises inside its row updates or over right-hand-side columns instead.
+//
+// Singular inputs follow LAPACK: a zero pivot is not eliminated, the determinant is 0 and solving
+// with it gives inf/nan. The functions that report a failure return the first failing batch
+// index (-1: none), so the op can raise MindSpore's error.
+#pragma once
+
+#include <cstdint>
+
+#include "kernels/tensor.h"
+
+namespace pj {
+
+// out = inverse(a) (of a^T when adjoint: real matrices only).
+void linalg_inverse(const Tensor& a, const Tensor& out, bool adjoint);
+// out[...] = det(a).
+void linalg_det(const Tensor& a, const Tensor& out);
+// sign[...] in {-1, 0, 1} and logabs[...] = log|det(a)| (-inf for a singular matrix).
+void linalg_slogdet(const Tensor& a, const Tensor& sign, const Tensor& logabs);
+// out [..., n, k] solves a x = b (a^T x = b when adjoint). Returns the first batch index whose
+// matrix has an exactly zero pivot (its result is not written), or -1.
+int64_t linalg_solve(const Tensor& a, const Tensor& b, const Tensor& out, bool adjoint);
+// out = L with L L^T = a from a's lower triangle (upper: U with U^T U = a, from the upper
+// triangle). Returns the first batch index that is not positive definite, or -1.
+int64_t linalg_cholesky(const Tensor& a, const Tensor& out, bool upper);
+// out solves (L L^T) x = b, L the lower factor (upper: the factor U, A = U^T U).
+void linalg_cholesky_solve(const Tensor& b, const Tensor& factor, const Tensor& out, bool upper);
+// out solves T x = b, T the lower (or upper) triangle of a, transposed when adjoint; the other
+// triangle is not read. unit_diagonal: T's diagonal is taken as ones.
+void linalg_triangular_solve(const Tensor& a, const Tensor& b, const Tensor& out, bool lower, bool adjoint,
+                             bool unit_diagonal);
+// a [m, n] = q [m, p] r [p, n], p = m (full) or min(m, n). Householder reflections with LAPACK's
+// sign convention (r's diagonal may be negative, as numpy's and torch's).
+void linalg_qr(const Tensor& a, const Tensor& q, const Tensor& r, bool full);
+// a [m, n] = u diag(s) v^T, s [k] descending (k = min(m, n)), u [m, k or m], v [n, k or n].
+// u and v may be undefined tensors (compute_uv=False).
+void linalg_svd(const Tensor& a, const Tensor& s, const Tensor& u, const Tensor& v, bool full);
+// Symmetric a (its lower triangle, or upper) = v diag(w) v^T, w ascending. v may be undefined.
+void linalg_eigh(const Tensor& a, const Tensor& w, const Tensor& v, bool lower);
+// out = exp(a): scaling and squaring with the degree-13 Padé approximant.
+void linalg_matrix_exp(const Tensor& a, const Tensor& out);
+// out = a with the elements outside the band lower >= i - j, j - i <= upper zeroed (negative: no
+// limit on that side). Any numeric dtype.
+void linalg_band_part(const Tensor& a, const Tensor& out, int64_t lower, int64_t upper);
+
+}  // namespace pj
