@@ -940,17 +940,31 @@ class WritesAreNeverLost(unittest.TestCase):
             t += 1.0       # ...so updating t in the graph would leave box.t the old value
             return t
 
-        jf = pj.jit(f)
-        for _ in range(3):
-            x = pj.Tensor([1.0, 2.0])
-            pb, jb = Box(), Box()
-            pr, jr = f(x, pb), jf(x, jb)
-            self.assertEqual(exact(jr), exact(pr))
-            self.assertEqual(exact(jb.t), exact(pb.t))
-            self.assertIs(jb.t, jr)
-        st = pj.jit_stats(jf)
-        self.assertEqual(st["breaks"], 1, st["break_reasons"])
-        self.assertIn("after a replayed write was given the tensor", st["break_reasons"][0])
+        # `t += 1.0` writes into t under MindSpore's JIT_ENABLE_AUGASSIGN_INPLACE switch only; by
+        # default it is `t = t + 1.0` and box.t keeps the tensor it was given (one graph).
+        from pijit._extends.parse import compile_config
+        saved = compile_config.JIT_ENABLE_AUGASSIGN_INPLACE
+        self.addCleanup(setattr, compile_config, "JIT_ENABLE_AUGASSIGN_INPLACE", saved)
+        for switch in ('1', '0'):
+            compile_config.JIT_ENABLE_AUGASSIGN_INPLACE = switch
+            pj.reset(f)
+            jf = pj.jit(f)
+            for _ in range(3):
+                x = pj.Tensor([1.0, 2.0])
+                pb, jb = Box(), Box()
+                pr, jr = f(x, pb), jf(x, jb)
+                self.assertEqual(exact(jr), exact(pr))
+                self.assertEqual(exact(jb.t), exact(pb.t))
+                if switch == '1':
+                    self.assertIs(jb.t, jr)
+                else:
+                    self.assertEqual(exact(jb.t), exact(x * 2.0))
+            st = pj.jit_stats(jf)
+            if switch == '1':
+                self.assertEqual(st["breaks"], 1, st["break_reasons"])
+                self.assertIn("after a replayed write was given the tensor", st["break_reasons"][0])
+            else:
+                self.assertEqual((st["graphs"], st["breaks"]), (1, 0), st["break_reasons"])
 
     def test_each_kind_of_write_to_a_frame_object(self):
         def method(x, l):
