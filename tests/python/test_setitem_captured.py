@@ -59,9 +59,20 @@ class SetItem(unittest.TestCase):
             return z
 
         for f, text in ((view_read_after, "a view of a tensor written in place since"),
-                        (argument, "of a tensor argument"), (through_a_view, "INPLACE_ADD of a view")):
+                        (argument, "of a tensor argument")):
             st = self.same(f, lambda: (x3(),))
             self.assertTrue(any(text in r for r in st["break_reasons"]), (text, st["break_reasons"]))
+        # `z[:, 0] += v` writes into the view only under MindSpore's JIT_ENABLE_AUGASSIGN_INPLACE;
+        # by default it is `z[:, 0] = z[:, 0] + v`, an index_put in the graph.
+        from pijit._extends.parse import compile_config
+        saved = compile_config.JIT_ENABLE_AUGASSIGN_INPLACE
+        self.addCleanup(setattr, compile_config, "JIT_ENABLE_AUGASSIGN_INPLACE", saved)
+        st = self.same(through_a_view, lambda: (x3(),))
+        self.assertEqual((st["graphs"], st["breaks"]), (1, 0), st["break_reasons"])
+        compile_config.JIT_ENABLE_AUGASSIGN_INPLACE = '1'
+        pj.reset(through_a_view)
+        st = self.same(through_a_view, lambda: (x3(),))
+        self.assertTrue(any("INPLACE_ADD of a view" in r for r in st["break_reasons"]), st["break_reasons"])
 
     def test_errors_are_eager_s(self):
         def out_of_range(x):
