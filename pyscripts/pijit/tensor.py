@@ -21,6 +21,11 @@ class Tensor(_C.TensorBase):
     input_data may be a number, a nested list/tuple, another Tensor or any object with the buffer
     protocol (numpy arrays, array.array, memoryview); the data is copied. Python floats become
     float32 and ints int64 unless dtype says otherwise.
+
+    `x += y` (and -=, *=, /=, //=, %=, **=, @=) is MindSpore's `x = x + y`: a new tensor, other
+    names of x keep the old one. MindSpore's switch JIT_ENABLE_AUGASSIGN_INPLACE (in
+    pijit._extends.parse.compile_config, or MS_JIT=JIT_ENABLE_AUGASSIGN_INPLACE:1) makes += -= *=
+    /= //= write into x; add_(), sub_(), mul_(), div_(), copy_(), fill_(), zero_() always do.
     """
 
     __array_priority__ = 1000  # numpy defers mixed operators to us
