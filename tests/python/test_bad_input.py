@@ -204,7 +204,7 @@ class CheckpointFaults(unittest.TestCase):
         data = b"\0" * 64
         cases = [
             ([_rec(dtype="float8")], "unknown dtype 'float8'"),
-            ([_rec(dtype="complex64")], "unknown dtype"),
+            ([_rec(dtype="complex32")], "unknown dtype 'complex32'"),
             ([_rec(dtype=5)], "unknown dtype 5"),
             ([_rec(dtype=None)], "unknown dtype None"),
             ([_rec(nbytes=4)], "nbytes is 4 but shape [2] of float32 needs 8"),
