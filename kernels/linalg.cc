@@ -36,35 +36,63 @@ namespace {
 // In place P a = L U for a row-major n x n matrix: L (unit diagonal) below the diagonal, U on and
 // above it; piv[k] is the row swapped with row k at step k. Returns the permutation's sign. A zero
 // pivot column is left as it is (LAPACK's getrf with info > 0), so U has a zero on its diagonal.
+// Blocked right-looking: a panel of kBlock columns is factored on its own, then the rows to its
+// right are solved and the trailing matrix updated in one pass (the only parallel step: a fork
+// per panel, not per column, so a busy machine does not stall on barriers).
 int lu_factor(double* a, int64_t n, int64_t* piv) {
+  constexpr int64_t kBlock = 48;
   int sign = 1;
-  for (int64_t k = 0; k < n; ++k) {
-    int64_t p = k;
-    double best = std::fabs(a[k * n + k]);
-    for (int64_t i = k + 1; i < n; ++i) {
-      const double v = std::fabs(a[i * n + k]);
-      if (v > best || std::isnan(v)) {
-        best = v;
-        p = i;
-        if (std::isnan(v)) break;
+  for (int64_t kb = 0; kb < n; kb += kBlock) {
+    const int64_t pe = std::min(n, kb + kBlock);  // panel columns [kb, pe)
+    for (int64_t k = kb; k < pe; ++k) {
+      int64_t p = k;
+      double best = std::fabs(a[k * n + k]);
+      for (int64_t i = k + 1; i < n; ++i) {
+        const double v = std::fabs(a[i * n + k]);
+        if (v > best || std::isnan(v)) {
+          best = v;
+          p = i;
+          if (std::isnan(v)) break;
+        }
       }
-    }
-    piv[k] = p;
-    if (p != k) {
-      std::swap_ranges(a + k * n, a + (k + 1) * n, a + p * n);
-      sign = -sign;
-    }
-    const double d = a[k * n + k];
-    if (d == 0) continue;
-    const double* rk = a + k * n;
-    const int64_t rest = n - k - 1;
-    rows_parallel(rest, 2 * rest, [&](int64_t b, int64_t e) {
-      for (int64_t i = k + 1 + b; i < k + 1 + e; ++i) {
+      piv[k] = p;
+      if (p != k) {
+        std::swap_ranges(a + k * n, a + (k + 1) * n, a + p * n);
+        sign = -sign;
+      }
+      const double d = a[k * n + k];
+      if (d == 0) continue;  // the column below is all zero: nothing to eliminate
+      const double* rk = a + k * n;
+      for (int64_t i = k + 1; i < n; ++i) {
         double* ri = a + i * n;
         const double l = ri[k] / d;
         ri[k] = l;
         if (l == 0) continue;
-        for (int64_t j = k + 1; j < n; ++j) ri[j] -= l * rk[j];
+        for (int64_t j = k + 1; j < pe; ++j) ri[j] -= l * rk[j];
+      }
+    }
+    if (pe == n) break;
+    // U12 = L11^-1 A12 (rows of the panel, columns right of it)
+    for (int64_t r = kb; r < pe; ++r) {
+      double* rr = a + r * n;
+      for (int64_t q = kb; q < r; ++q) {
+        const double l = rr[q];
+        if (l == 0) continue;
+        const double* rq = a + q * n;
+        for (int64_t j = pe; j < n; ++j) rr[j] -= l * rq[j];
+      }
+    }
+    // A22 -= L21 U12
+    const int64_t rest = n - pe;
+    rows_parallel(rest, 2 * (pe - kb) * rest, [&](int64_t b, int64_t e) {
+      for (int64_t i = pe + b; i < pe + e; ++i) {
+        double* ri = a + i * n;
+        for (int64_t q = kb; q < pe; ++q) {
+          const double l = ri[q];
+          if (l == 0) continue;
+          const double* rq = a + q * n;
+          for (int64_t j = pe; j < n; ++j) ri[j] -= l * rq[j];
+        }
       }
     });
   }
@@ -189,20 +217,14 @@ namespace {
 bool cholesky_lower(double* a, int64_t n) {
   for (int64_t j = 0; j < n; ++j) {
     double* rj = a + j * n;
-    double s = rj[j];
-    for (int64_t p = 0; p < j; ++p) s -= rj[p] * rj[p];
+    const double s = rj[j] - dot(rj, rj, j);
     if (!(s > 0)) return false;
     const double d = std::sqrt(s);
     rj[j] = d;
-    const int64_t rest = n - j - 1;
-    rows_parallel(rest, 2 * j + 1, [&](int64_t b, int64_t e) {
-      for (int64_t i = j + 1 + b; i < j + 1 + e; ++i) {
-        double* ri = a + i * n;
-        double v = ri[j];
-        for (int64_t p = 0; p < j; ++p) v -= ri[p] * rj[p];
-        ri[j] = v / d;
-      }
-    });
+    for (int64_t i = j + 1; i < n; ++i) {  // (one thread: a fork per column stalls a busy machine)
+      double* ri = a + i * n;
+      ri[j] = (ri[j] - dot(ri, rj, j)) / d;
+    }
   }
   for (int64_t i = 0; i < n; ++i) std::fill(a + i * n + i + 1, a + (i + 1) * n, 0.0);
   return true;

@@ -2,6 +2,7 @@
 // methods are slower than LAPACK's bidiagonal/tridiagonal routes but simple and accurate to the
 // last few ulps in double (singular values to high relative accuracy). See linalg.h.
 #include <cmath>
+#include <limits>
 #include <numeric>
 
 #include "kernels/linalg.h"
@@ -33,25 +34,24 @@ double make_reflector(double* a, int64_t m, int64_t n, int64_t k) {
 void apply_reflector(const double* h, int64_t m, int64_t hn, int64_t k, double tau, double* x, int64_t xn, int64_t c0,
                      int64_t c1) {
   if (tau == 0 || c0 >= c1) return;
-  const int64_t w = c1 - c0;
-  rows_parallel(w, 4 * (m - k), [&](int64_t b, int64_t e) {
-    Buf acc(e - b);
-    const double* xk = x + k * xn + c0 + b;
-    for (int64_t j = 0; j < e - b; ++j) acc[j] = xk[j];
-    for (int64_t i = k + 1; i < m; ++i) {
-      const double vi = h[i * hn + k];
-      const double* xi = x + i * xn + c0 + b;
-      for (int64_t j = 0; j < e - b; ++j) acc[j] += vi * xi[j];
-    }
-    for (int64_t j = 0; j < e - b; ++j) acc[j] *= tau;
-    double* xkw = x + k * xn + c0 + b;
-    for (int64_t j = 0; j < e - b; ++j) xkw[j] -= acc[j];
-    for (int64_t i = k + 1; i < m; ++i) {
-      const double vi = h[i * hn + k];
-      double* xi = x + i * xn + c0 + b;
-      for (int64_t j = 0; j < e - b; ++j) xi[j] -= vi * acc[j];
-    }
-  });
+  // columns [c0 + b, c0 + e): one pass accumulates w = v^T x, a second subtracts tau v w^T
+  const int64_t b = 0, e = c1 - c0;
+  Buf acc(e - b);
+  const double* xk = x + k * xn + c0 + b;
+  for (int64_t j = 0; j < e - b; ++j) acc[j] = xk[j];
+  for (int64_t i = k + 1; i < m; ++i) {
+    const double vi = h[i * hn + k];
+    const double* xi = x + i * xn + c0 + b;
+    for (int64_t j = 0; j < e - b; ++j) acc[j] += vi * xi[j];
+  }
+  for (int64_t j = 0; j < e - b; ++j) acc[j] *= tau;
+  double* xkw = x + k * xn + c0 + b;
+  for (int64_t j = 0; j < e - b; ++j) xkw[j] -= acc[j];
+  for (int64_t i = k + 1; i < m; ++i) {
+    const double vi = h[i * hn + k];
+    double* xi = x + i * xn + c0 + b;
+    for (int64_t j = 0; j < e - b; ++j) xi[j] -= vi * acc[j];
+  }
 }
 
 }  // namespace
@@ -79,12 +79,6 @@ void linalg_qr(const Tensor& a, const Tensor& q, const Tensor& r, bool full) {
 
 namespace {
 
-double dot(const double* x, const double* y, int64_t n) {
-  double s = 0;
-  for (int64_t i = 0; i < n; ++i) s += x[i] * y[i];
-  return s;
-}
-
 // Extends the first `have` orthonormal rows of q [rows, len] to `rows` orthonormal rows, trying
 // the unit vectors in turn (each orthogonalised twice against the rows so far).
 void complete_basis(double* q, int64_t have, int64_t rows, int64_t len) {
@@ -105,17 +99,15 @@ void complete_basis(double* q, int64_t have, int64_t rows, int64_t len) {
 }
 
 // Rotates rows i and j of w [*, len] (and of vt [*, vlen]) until they are orthogonal (Hestenes).
-// Returns whether a rotation was needed.
-bool jacobi_pair(double* w, int64_t len, double* vt, int64_t vlen, int64_t i, int64_t j) {
+// norm2 holds the rows' squared norms, updated with the rotation. Rows count as orthogonal when
+// |w_i . w_j| <= tol |w_i| |w_j| (tol: a few ulps per element, what rounding leaves of a zero
+// dot product). Returns whether a rotation was needed.
+bool jacobi_pair(double* w, int64_t len, double* vt, int64_t vlen, double* norm2, int64_t i, int64_t j, double tol) {
   double* wi = w + i * len;
   double* wj = w + j * len;
-  double alpha = 0, beta = 0, gamma = 0;
-  for (int64_t k = 0; k < len; ++k) {
-    alpha += wi[k] * wi[k];
-    beta += wj[k] * wj[k];
-    gamma += wi[k] * wj[k];
-  }
-  if (gamma == 0 || std::fabs(gamma) <= 1e-15 * std::sqrt(alpha * beta)) return false;
+  const double alpha = norm2[i], beta = norm2[j];
+  const double gamma = dot(wi, wj, len);
+  if (gamma == 0 || std::fabs(gamma) <= tol * std::sqrt(alpha * beta)) return false;
   const double zeta = (beta - alpha) / (2 * gamma);
   const double t = std::copysign(1.0, zeta) / (std::fabs(zeta) + std::sqrt(1 + zeta * zeta));
   const double c = 1 / std::sqrt(1 + t * t), s = c * t;
@@ -124,6 +116,10 @@ bool jacobi_pair(double* w, int64_t len, double* vt, int64_t vlen, int64_t i, in
     wi[k] = c * x - s * y;
     wj[k] = s * x + c * y;
   }
+  // the updated norms, recomputed (not alpha - t gamma): cheap and keeps them exact for the
+  // tiny columns of rank-deficient inputs
+  norm2[i] = dot(wi, wi, len);
+  norm2[j] = dot(wj, wj, len);
   if (vt) {
     double* vi = vt + i * vlen;
     double* vj = vt + j * vlen;
@@ -138,25 +134,29 @@ bool jacobi_pair(double* w, int64_t len, double* vt, int64_t vlen, int64_t i, in
 
 // One-sided Jacobi on the p rows of w [p, len]: afterwards they are mutually orthogonal and
 // vt [p, p] (identity on entry) holds the rotations. Pairs are visited in a round-robin
-// tournament, so the p/2 pairs of a round are disjoint and run in parallel.
+// tournament (the p/2 pairs of a round are disjoint).
 void jacobi_orthogonalise(double* w, int64_t p, int64_t len, double* vt) {
   if (p < 2) return;
+  const double tol = 4 * std::sqrt(static_cast<double>(len)) * std::numeric_limits<double>::epsilon();
+  Buf norm2(p);
+  for (int64_t r = 0; r < p; ++r) norm2[r] = dot(w + r * len, w + r * len, len);
   const int64_t slots = p + (p & 1);  // a bye slot when p is odd
   std::vector<int64_t> order(slots);
   std::iota(order.begin(), order.end(), 0);
-  for (int sweep = 0; sweep < 80; ++sweep) {
+  const int64_t pairs = slots / 2;
+  std::vector<char> hit(pairs, 0);
+  for (int sweep = 0; sweep < 60; ++sweep) {
     int64_t rotated = 0;
     for (int64_t round = 0; round < slots - 1; ++round) {
-      const int64_t pairs = slots / 2;
-      std::vector<char> hit(pairs, 0);
-      rows_parallel(pairs, 6 * (len + p), [&](int64_t b, int64_t e) {
-        for (int64_t q = b; q < e; ++q) {
-          int64_t x = order[q], y = order[slots - 1 - q];
-          if (x >= p || y >= p) continue;
-          if (x > y) std::swap(x, y);
-          hit[q] = jacobi_pair(w, len, vt, p, x, y);
-        }
-      });
+      // (one thread: a fork per round costs more than the round once the machine is busy; the
+      // batch is what runs in parallel)
+      for (int64_t q = 0; q < pairs; ++q) {
+        int64_t x = order[q], y = order[slots - 1 - q];
+        hit[q] = 0;
+        if (x >= p || y >= p) continue;
+        if (x > y) std::swap(x, y);
+        hit[q] = jacobi_pair(w, len, vt, p, norm2.data(), x, y, tol);
+      }
       for (char h : hit) rotated += h;
       // rotate every slot but the first by one place
       std::rotate(order.begin() + 1, order.end() - 1, order.end());
