@@ -673,7 +673,8 @@ def unique(input, sorted=True, return_inverse=False, return_counts=False, dim=No
     return values, _op("reshape", (_op("cast", (inverse,), dtype=_dt.int64),), shape=tuple(x.shape))
 
 
-from pijit.mint import nn, optim  # noqa: E402
+from pijit.mint import nn, optim, linalg  # noqa: E402
+from pijit.ops.linalg import inverse  # noqa: E402,F401
 from pijit.mint.nn import functional  # noqa: E402,F401
 
 __all__ = ["zeros", "ones", "empty", "full", "zeros_like", "ones_like", "empty_like", "full_like",
@@ -691,4 +692,4 @@ __all__ = ["zeros", "ones", "empty", "full", "zeros_like", "ones_like", "empty_l
            "argsort", "cat", "concat", "stack", "split", "chunk", "narrow", "index_select",
            "gather", "scatter_add", "flatten", "reshape", "permute", "transpose", "swapaxes",
            "squeeze", "unsqueeze", "flip", "roll", "tile", "broadcast_to", "repeat_interleave",
-           "tril", "triu", "nonzero", "masked_select", "unique"]
+           "tril", "triu", "nonzero", "masked_select", "unique", "inverse"]
