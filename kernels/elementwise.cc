@@ -11,6 +11,7 @@
 #include "kernels/fused.h"
 #include "kernels/fused_math.h"
 #include "kernels/loops.h"
+#include "kernels/special_math.h"
 
 namespace pj {
 
@@ -35,6 +36,13 @@ bool complex_binary(BinaryOp op) {
 }  // namespace
 
 void check_unary_dtype(UnaryOp op, DType t) {
+  if (unary_op_kind(op) == 'I' && !is_integral(t, true))
+    PJ_THROW(Type) << unary_op_name(op) << " does not support dtype " << dtype_name(t)
+                   << ": it takes integers or bool";
+  if (unary_op_kind(op) == 'I' || unary_op_kind(op) == 'B') {
+    if (is_complex(t)) PJ_THROW(Type) << unary_op_name(op) << " does not support dtype " << dtype_name(t);
+    return;
+  }
   if (is_complex(t) && !complex_unary(op))
     PJ_THROW(Type) << unary_op_name(op) << " does not support dtype " << dtype_name(t);
   if (t != DType::Bool) return;
@@ -49,6 +57,13 @@ void check_unary_dtype(UnaryOp op, DType t) {
 }
 
 void check_binary_dtype(BinaryOp op, DType t) {
+  if (binary_op_kind(op) == 'I') {
+    const bool bitwise = op == BinaryOp::bitwise_and || op == BinaryOp::bitwise_or || op == BinaryOp::bitwise_xor;
+    if (!is_integral(t, bitwise))
+      PJ_THROW(Type) << binary_op_name(op) << " does not support dtype " << dtype_name(t)
+                     << (bitwise ? ": it takes integers or bool" : ": it takes integers");
+    return;
+  }
   if (is_complex(t) && !complex_binary(op))
     PJ_THROW(Type) << binary_op_name(op) << " does not support dtype " << dtype_name(t);
   if (t != DType::Bool) return;
@@ -79,6 +94,24 @@ const char* binary_op_name(BinaryOp op) {
 #undef PJ_X
   }
   return "?";
+}
+
+char unary_op_kind(UnaryOp op) {
+  switch (op) {
+#define PJ_X(name, kind) case UnaryOp::name: return #kind[0];
+    PJ_UNARY_OPS(PJ_X)
+#undef PJ_X
+  }
+  return '?';
+}
+
+char binary_op_kind(BinaryOp op) {
+  switch (op) {
+#define PJ_X(name, kind) case BinaryOp::name: return #kind[0];
+    PJ_BINARY_OPS(PJ_X)
+#undef PJ_X
+  }
+  return '?';
 }
 
 namespace {
@@ -133,6 +166,16 @@ inline T sigmoid_fn(T x) {
 template <typename T>
 inline T softplus_fn(T x) { return std::max(x, T(0)) + std::log1p(std::exp(-std::abs(x))); }
 
+// glibc's lgamma writes the global signgam: the reentrant forms, as the loops run on many threads.
+inline float lgamma_fn(float x) {
+  int sign;
+  return static_cast<float>(::lgamma_r(static_cast<double>(x), &sign));  // rounded once from double
+}
+inline double lgamma_fn(double x) {
+  int sign;
+  return ::lgamma_r(x, &sign);
+}
+
 template <typename T>
 void unary_float_loop(UnaryOp op, const Tensor& out, const Tensor& in) {
   auto run = [&](auto f) { unary_kernel<T, T>(out, in, f); };
@@ -163,7 +206,55 @@ void unary_float_loop(UnaryOp op, const Tensor& out, const Tensor& in) {
     case UnaryOp::silu: return run([](T x) { return x * sigmoid_fn(x); });
     case UnaryOp::softplus: return run([](T x) { return softplus_fn(x); });
     case UnaryOp::erf: return run([](T x) { return std::erf(x); });
+    case UnaryOp::asin: return run([](T x) { return std::asin(x); });
+    case UnaryOp::acos: return run([](T x) { return std::acos(x); });
+    case UnaryOp::atan: return run([](T x) { return std::atan(x); });
+    case UnaryOp::asinh: return run([](T x) { return std::asinh(x); });
+    case UnaryOp::acosh: return run([](T x) { return std::acosh(x); });
+    case UnaryOp::atanh: return run([](T x) { return std::atanh(x); });
+    case UnaryOp::lgamma: return run([](T x) { return lgamma_fn(x); });
+    // special_math.h computes in double; float results are rounded once from it.
+    case UnaryOp::digamma: return run([](T x) { return static_cast<T>(special::digamma(x)); });
+    case UnaryOp::trigamma: return run([](T x) { return static_cast<T>(special::trigamma(x)); });
+    case UnaryOp::erfinv: return run([](T x) { return static_cast<T>(special::erfinv(x)); });
+    case UnaryOp::bessel_i0: return run([](T x) { return static_cast<T>(special::bessel_i0(x)); });
+    case UnaryOp::bessel_i0e: return run([](T x) { return static_cast<T>(special::bessel_i0e(x)); });
+    case UnaryOp::bessel_i1: return run([](T x) { return static_cast<T>(special::bessel_i1(x)); });
+    case UnaryOp::bessel_i1e: return run([](T x) { return static_cast<T>(special::bessel_i1e(x)); });
+    case UnaryOp::bitwise_not:
+    case UnaryOp::signbit: PJ_CHECK(false) << unary_op_name(op) << " runs in unary_storage_loop";
   }
+}
+
+// I and B ops on every storage dtype as it is: bitwise_not (integers, bool) and signbit.
+// (templates, so that `if constexpr` discards what a dtype cannot compile; complex is refused
+// before these run)
+template <typename T>
+void unary_storage_loop(UnaryOp op, const Tensor& out, const Tensor& in) {
+  if constexpr (std::is_same_v<T, complex64> || std::is_same_v<T, complex128>) {
+    return check_unary_dtype(op, dtype_of<T>::value);
+  } else if (op == UnaryOp::signbit) {
+    return unary_kernel<bool, T>(out, in, [](T x) {
+      if constexpr (std::is_integral_v<T>) {
+        if constexpr (std::is_signed_v<T>) return x < 0;
+        else return false;
+      } else {
+        // the top bit, NaN's too (and no float conversion: gcc 12 fails to compile one vectorised here)
+        if constexpr (std::is_same_v<T, float16> || std::is_same_v<T, bfloat16>) {
+          return (x.bits >> 15) != 0;
+        } else {
+          using Bits = std::conditional_t<sizeof(T) == 8, uint64_t, uint32_t>;
+          Bits u;
+          std::memcpy(&u, &x, sizeof u);
+          return (u >> (sizeof(T) * 8 - 1)) != 0;
+        }
+      }
+    });
+  }
+  PJ_CHECK(op == UnaryOp::bitwise_not) << unary_op_name(op);
+  if constexpr (std::is_same_v<T, bool>) return unary_kernel<bool, bool>(out, in, [](bool x) { return !x; });
+  else if constexpr (std::is_integral_v<T>) return unary_kernel<T, T>(out, in, [](T x) { return static_cast<T>(~x); });
+  else check_unary_dtype(op, dtype_of<T>::value);
 }
 
 template <typename T>
@@ -285,6 +376,14 @@ void complex_part_into(ComplexPart part, const Tensor& out, const Tensor& in) {
 }
 
 void unary_into(UnaryOp op, const Tensor& out, const Tensor& in) {
+  const char kind = unary_op_kind(op);
+  if (kind == 'I' || kind == 'B') {
+    check_unary_dtype(op, in.dtype());
+    PJ_CHECK(out.dtype() == (kind == 'B' ? DType::Bool : in.dtype())) << unary_op_name(op) << ": output dtype";
+    if (out.numel() == 0) return;
+    if (is_complex(in.dtype())) return;  // (refused above)
+    return PJ_DISPATCH_STORAGE(in.dtype(), [&] { unary_storage_loop<scalar_t>(op, out, in); });
+  }
   PJ_CHECK(out.dtype() == in.dtype()) << "unary_into expects the compute dtype on both sides";
   if (out.numel() == 0) return;
   switch (in.dtype()) {
@@ -417,6 +516,90 @@ void binary_loop(BinaryOp op, const Tensor& out, const Tensor& a, const Tensor& 
     case BinaryOp::logical_and: return cmp([](T x, T y) { return (x != T(0)) && (y != T(0)); });
     case BinaryOp::logical_or: return cmp([](T x, T y) { return (x != T(0)) || (y != T(0)); });
     case BinaryOp::logical_xor: return cmp([](T x, T y) { return (x != T(0)) != (y != T(0)); });
+    case BinaryOp::atan2:
+    case BinaryOp::hypot:
+    case BinaryOp::nextafter:
+      if constexpr (kFloat) {
+        if (op == BinaryOp::atan2) return arith([](T y, T x) { return std::atan2(y, x); });
+        if (op == BinaryOp::hypot) return arith([](T x, T y) { return std::hypot(x, y); });
+        return arith([](T x, T y) { return std::nextafter(x, y); });
+      }
+      PJ_CHECK(false) << binary_op_name(op) << " is computed in floating point";
+      return;
+    default: PJ_CHECK(false) << binary_op_name(op) << " runs in binary_int_loop";
+  }
+}
+
+// |x| as its unsigned type (the most negative value too).
+template <typename T>
+inline std::make_unsigned_t<T> unsigned_abs(T x) {
+  using U = std::make_unsigned_t<T>;
+  if constexpr (std::is_signed_v<T>) return x < 0 ? static_cast<U>(U(0) - static_cast<U>(x)) : static_cast<U>(x);
+  else return x;
+}
+
+template <typename U>
+inline U unsigned_gcd(U x, U y) {
+  while (y != 0) {
+    U t = static_cast<U>(x % y);
+    x = y;
+    y = t;
+  }
+  return x;
+}
+
+// The I ops on integers of any width and sign (and bool for and/or/xor), numpy's results.
+template <typename T>
+void binary_int_loop(BinaryOp op, const Tensor& out, const Tensor& a, const Tensor& b) {
+  auto arith = [&](auto f) { binary_kernel<T, T, T>(out, a, b, f); };
+  if constexpr (std::is_same_v<T, bool>) {
+    switch (op) {
+      case BinaryOp::bitwise_and: return arith([](bool x, bool y) { return x && y; });
+      case BinaryOp::bitwise_or: return arith([](bool x, bool y) { return x || y; });
+      case BinaryOp::bitwise_xor: return arith([](bool x, bool y) { return x != y; });
+      default: return check_binary_dtype(op, DType::Bool);
+    }
+  } else if constexpr (std::is_integral_v<T>) {
+    using U = std::make_unsigned_t<T>;
+    constexpr int kBits = static_cast<int>(sizeof(T) * 8);
+    switch (op) {
+      case BinaryOp::bitwise_and: return arith([](T x, T y) { return static_cast<T>(x & y); });
+      case BinaryOp::bitwise_or: return arith([](T x, T y) { return static_cast<T>(x | y); });
+      case BinaryOp::bitwise_xor: return arith([](T x, T y) { return static_cast<T>(x ^ y); });
+      // A count outside [0, width) is no C++ shift (undefined); numpy reads it as unsigned, so a
+      // negative one is "too far" as well.
+      case BinaryOp::bitwise_left_shift:
+        return arith([](T x, T y) {
+          return static_cast<U>(y) < static_cast<U>(kBits) ? static_cast<T>(static_cast<U>(x) << y) : T(0);
+        });
+      case BinaryOp::bitwise_right_shift:
+        return arith([](T x, T y) {
+          if (static_cast<U>(y) < static_cast<U>(kBits)) return static_cast<T>(x >> y);
+          if constexpr (std::is_signed_v<T>) return x < 0 ? T(-1) : T(0);
+          else return T(0);
+        });
+      case BinaryOp::gcd:
+        return arith([](T x, T y) { return static_cast<T>(unsigned_gcd(unsigned_abs(x), unsigned_abs(y))); });
+      case BinaryOp::lcm:
+        return arith([](T x, T y) {
+          const U ux = unsigned_abs(x), uy = unsigned_abs(y);
+          if (ux == 0 || uy == 0) return T(0);
+          return static_cast<T>(static_cast<U>(ux / unsigned_gcd(ux, uy) * uy));  // wraps like numpy
+        });
+      default: PJ_CHECK(false) << binary_op_name(op) << " is not an integer op";
+    }
+  } else {
+    check_binary_dtype(op, dtype_of<T>::value);  // (refused before: floating and complex)
+  }
+}
+
+template <typename T>
+void population_count_loop(const Tensor& out, const Tensor& in) {
+  if constexpr (std::is_integral_v<T> && !std::is_same_v<T, bool>) {
+    using U = std::make_unsigned_t<T>;
+    unary_kernel<uint8_t, T>(out, in, [](T x) {
+      return static_cast<uint8_t>(__builtin_popcountll(static_cast<unsigned long long>(static_cast<U>(x))));
+    });
   }
 }
 
@@ -431,6 +614,11 @@ void check_integer_pow(const Tensor& exponent) {
 
 void binary_into(BinaryOp op, const Tensor& out, const Tensor& a, const Tensor& b) {
   PJ_CHECK(a.dtype() == b.dtype()) << "binary_into expects one compute dtype";
+  if (binary_op_kind(op) == 'I') {
+    check_binary_dtype(op, a.dtype());
+    if (out.numel() == 0) return;
+    return PJ_DISPATCH_STORAGE(a.dtype(), [&] { binary_int_loop<scalar_t>(op, out, a, b); });
+  }
   if (out.numel() == 0) return;
   if (a.dtype() == DType::Float32 && out.dtype() == DType::Float32) {
     if (const FusedKernel* k = one_op_kernel<BinaryOp, kBinaryOps>(op, binary_op_name, 2))
@@ -455,6 +643,14 @@ void clamp_into(const Tensor& out, const Tensor& in, double lo, double hi, bool 
       return x;
     });
   });
+}
+
+void population_count_into(const Tensor& out, const Tensor& in) {
+  if (!is_integral(in.dtype(), false))
+    PJ_THROW(Type) << "population_count does not support dtype " << dtype_name(in.dtype()) << ": it takes integers";
+  PJ_CHECK(out.dtype() == DType::UInt8) << "population_count_into: uint8 output";
+  if (out.numel() == 0) return;
+  PJ_DISPATCH_STORAGE(in.dtype(), [&] { population_count_loop<scalar_t>(out, in); });
 }
 
 void where_into(const Tensor& out, const Tensor& cond, const Tensor& a, const Tensor& b) {

@@ -187,9 +187,12 @@ PJ_BINARY_SLOT(nb_truediv, "div")
 PJ_BINARY_SLOT(nb_floordiv, "floor_div")
 PJ_BINARY_SLOT(nb_mod, "mod")
 PJ_BINARY_SLOT(nb_matmul, "matmul")
-PJ_BINARY_SLOT(nb_and, "logical_and")
-PJ_BINARY_SLOT(nb_or, "logical_or")
-PJ_BINARY_SLOT(nb_xor, "logical_xor")
+// numpy's and MindSpore's &, |, ^, <<, >>: bitwise on integers, logical on bool, TypeError on floats.
+PJ_BINARY_SLOT(nb_and, "bitwise_and")
+PJ_BINARY_SLOT(nb_or, "bitwise_or")
+PJ_BINARY_SLOT(nb_xor, "bitwise_xor")
+PJ_BINARY_SLOT(nb_lshift, "bitwise_left_shift")
+PJ_BINARY_SLOT(nb_rshift, "bitwise_right_shift")
 PJ_INPLACE_SLOT(nb_iadd, "add")
 PJ_INPLACE_SLOT(nb_isub, "sub")
 PJ_INPLACE_SLOT(nb_imul, "mul")
@@ -216,11 +219,8 @@ PyObject* nb_neg(PyObject* a) {
 }
 PyObject* nb_pos(PyObject* a) { return unary("copy", a); }
 PyObject* nb_abs(PyObject* a) { return unary("abs", a); }
-PyObject* nb_invert(PyObject* a) {
-  if (unwrap(a).dtype() != DType::Bool)
-    return fail(PyExc_TypeError, "~ (invert) is only supported for bool tensors in pijit");
-  return unary("logical_not", a);
-}
+// ~: logical NOT of bool, bitwise NOT of integers (TypeError on floats, from the op).
+PyObject* nb_invert(PyObject* a) { return unary(unwrap(a).dtype() == DType::Bool ? "logical_not" : "bitwise_not", a); }
 
 // ---- conversions ---------------------------------------------------------------------------------
 int nb_bool(PyObject* a) {
@@ -277,6 +277,8 @@ PyNumberMethods number_methods = [] {
   m.nb_and = nb_and;
   m.nb_xor = nb_xor;
   m.nb_or = nb_or;
+  m.nb_lshift = nb_lshift;
+  m.nb_rshift = nb_rshift;
   m.nb_int = nb_int;
   m.nb_float = nb_float;
   m.nb_inplace_add = nb_iadd;

@@ -149,6 +149,75 @@ PJ_REGISTER_GRAD("cos", [](GradContext& c, const GradArgs& g) {
 PJ_REGISTER_GRAD("tan", [](GradContext& c, const GradArgs& g) {
   return unary(c, g, [&](int, int y) { return c.op("add", {k(c, 1, y), c.op("mul", {y, y})}); });
 });
+// Inverse trigonometric and hyperbolic functions: 1/sqrt(1 - x^2), ..., written from x.
+int one_minus_square(GradContext& c, int x) { return c.op("sub", {k(c, 1, x), c.op("mul", {x, x})}); }
+PJ_REGISTER_GRAD("asin", [](GradContext& c, const GradArgs& g) {
+  return unary(c, g, [&](int x, int) { return c.op("rsqrt", {one_minus_square(c, x)}); });
+});
+PJ_REGISTER_GRAD("acos", [](GradContext& c, const GradArgs& g) {
+  return unary(c, g, [&](int x, int) { return c.op("neg", {c.op("rsqrt", {one_minus_square(c, x)})}); });
+});
+PJ_REGISTER_GRAD("atan", [](GradContext& c, const GradArgs& g) {
+  return unary(c, g, [&](int x, int) { return c.op("reciprocal", {c.op("add", {k(c, 1, x), c.op("mul", {x, x})})}); });
+});
+PJ_REGISTER_GRAD("asinh", [](GradContext& c, const GradArgs& g) {
+  return unary(c, g, [&](int x, int) { return c.op("rsqrt", {c.op("add", {c.op("mul", {x, x}), k(c, 1, x)})}); });
+});
+PJ_REGISTER_GRAD("acosh", [](GradContext& c, const GradArgs& g) {
+  return unary(c, g, [&](int x, int) { return c.op("rsqrt", {c.op("sub", {c.op("mul", {x, x}), k(c, 1, x)})}); });
+});
+PJ_REGISTER_GRAD("atanh", [](GradContext& c, const GradArgs& g) {
+  return unary(c, g, [&](int x, int) { return c.op("reciprocal", {one_minus_square(c, x)}); });
+});
+// log|Gamma|' = psi, psi' = psi_1 (trigamma, whose own derivative pijit does not provide).
+PJ_REGISTER_GRAD("lgamma", [](GradContext& c, const GradArgs& g) {
+  return unary(c, g, [&](int x, int) { return c.op("digamma", {x}); });
+});
+PJ_REGISTER_GRAD("digamma", [](GradContext& c, const GradArgs& g) {
+  return unary(c, g, [&](int x, int) { return c.op("trigamma", {x}); });
+});
+// erfinv' = sqrt(pi)/2 e^{y^2}, y = erfinv(x)
+PJ_REGISTER_GRAD("erfinv", [](GradContext& c, const GradArgs& g) {
+  return unary(c, g, [&](int, int y) { return c.op("mul", {k(c, std::sqrt(M_PI) / 2, y), c.op("exp", {c.op("mul", {y, y})})}); });
+});
+// I0' = I1; I1' = I0 - I1/x (1/2 at 0); the scaled forms e^-|x| I add -sign(x) times themselves.
+int bessel_i1_deriv(GradContext& c, int x, const char* i0, const char* i1) {
+  int zero = c.op("eq", {x, k(c, 0, x)});
+  int safe_x = c.op("where", {zero, k(c, 1, x), x});
+  int d = c.op("sub", {c.op(i0, {x}), c.op("div", {c.op(i1, {x}), safe_x})});
+  return c.op("where", {zero, k(c, 0.5, x), d});
+}
+PJ_REGISTER_GRAD("bessel_i0", [](GradContext& c, const GradArgs& g) {
+  return unary(c, g, [&](int x, int) { return c.op("bessel_i1", {x}); });
+});
+PJ_REGISTER_GRAD("bessel_i0e", [](GradContext& c, const GradArgs& g) {
+  return unary(c, g, [&](int x, int y) { return c.op("sub", {c.op("bessel_i1e", {x}), c.op("mul", {c.op("sign", {x}), y})}); });
+});
+PJ_REGISTER_GRAD("bessel_i1", [](GradContext& c, const GradArgs& g) {
+  return unary(c, g, [&](int x, int) { return bessel_i1_deriv(c, x, "bessel_i0", "bessel_i1"); });
+});
+PJ_REGISTER_GRAD("bessel_i1e", [](GradContext& c, const GradArgs& g) {
+  return unary(c, g, [&](int x, int y) {
+    return c.op("sub", {bessel_i1_deriv(c, x, "bessel_i0e", "bessel_i1e"), c.op("mul", {c.op("sign", {x}), y})});
+  });
+});
+// atan2(a, b)' = (b, -a) / (a^2 + b^2); hypot(a, b)' = (a, b) / hypot(a, b).
+PJ_REGISTER_GRAD("atan2", [](GradContext& c, const GradArgs& g) -> Grads {
+  const int d = g.dout[0], a = g.in[0], b = g.in[1];
+  int scale = c.op("div", {d, c.op("add", {c.op("mul", {a, a}), c.op("mul", {b, b})})});
+  return binary(c, g, g.needs[0] ? c.op("mul", {scale, b}) : kNoGrad,
+                g.needs[1] ? c.op("neg", {c.op("mul", {scale, a})}) : kNoGrad);
+});
+PJ_REGISTER_GRAD("hypot", [](GradContext& c, const GradArgs& g) -> Grads {
+  const int scale = c.op("div", {g.dout[0], g.out[0]});
+  return binary(c, g, g.needs[0] ? c.op("mul", {scale, g.in[0]}) : kNoGrad,
+                g.needs[1] ? c.op("mul", {scale, g.in[1]}) : kNoGrad);
+});
+// nextafter moves by one ulp: piecewise constant, as PyTorch's rule says (no gradient to either).
+PJ_REGISTER_GRAD("nextafter", [](GradContext& c, const GradArgs& g) -> Grads {
+  return {g.needs[0] ? c.zeros(g.in_meta(c, 0)) : kNoGrad, g.needs[1] ? c.zeros(g.in_meta(c, 1)) : kNoGrad};
+});
+
 PJ_REGISTER_GRAD("relu", [](GradContext& c, const GradArgs& g) -> Grads {
   const int x = g.in[0], y = g.out[0], d = g.dout[0];
   // x > 0 ? d : 0 in one op (fusable, no boolean mask) where the two agree in shape and dtype,

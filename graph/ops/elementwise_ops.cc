@@ -5,21 +5,27 @@
 namespace pj {
 namespace {
 
-DType unary_out_dtype(char kind, DType in) { return kind == 'F' ? to_floating(in) : in; }
+DType unary_out_dtype(char kind, DType in) {
+  return kind == 'F' ? to_floating(in) : kind == 'B' ? DType::Bool : in;
+}
 
 void register_unary(const char* name, UnaryOp op, char kind) {
-  OpRegistrar(name)
-      .total()
+  OpRegistrar r(name);
+  // Bit patterns are dtype-specific (uint64 computed as int64 would shift its sign bit in).
+  if (kind == 'I' || kind == 'B') r.storage_dtypes();
+  r.total()
       .elementwise()
       .inputs(1)
       .infer([kind, op](const Metas& in, const Attrs&) {
         if (op == UnaryOp::abs && is_complex(in[0].dtype)) return one(in[0].shape, real_dtype(in[0].dtype));
         DType t = unary_out_dtype(kind, in[0].dtype);
-        check_unary_dtype(op, t);  // the kernel computes in the output dtype
+        // the kernel computes in the output dtype (I and B: in the input's own)
+        check_unary_dtype(op, kind == 'B' ? in[0].dtype : t);
         return one(in[0].shape, t);
       })
-      .kernel([op](const Tensors& in, const Attrs&, const Tensors& out) {
+      .kernel([op, kind](const Tensors& in, const Attrs&, const Tensors& out) {
         if (op == UnaryOp::abs && is_complex(in[0].dtype())) return complex_part_into(ComplexPart::abs, out[0], in[0]);
+        if (kind == 'B') return unary_into(op, out[0], in[0]);
         unary_into(op, out[0], as_dtype(in[0], out[0].dtype()));
       });
 }
@@ -27,7 +33,7 @@ void register_unary(const char* name, UnaryOp op, char kind) {
 // The dtype binary op `kind` computes in, and its result dtype.
 DType binary_compute_dtype(char kind, BinaryOp op, DType a, DType b) {
   DType t = promote(a, b);
-  if (op == BinaryOp::div) return to_floating(t);
+  if (op == BinaryOp::div || kind == 'F') return to_floating(t);
   return t;
 }
 
@@ -35,13 +41,14 @@ void register_binary(const char* name, BinaryOp op, char kind) {
   OpRegistrar r(name);
   // An integer pow raises on a negative exponent's value (check_integer_pow): unused, it still runs.
   if (op != BinaryOp::pow) r.total();
+  if (kind == 'I') r.storage_dtypes();  // every integer width as it is (numpy's wrap-around and shifts)
   r.elementwise()
       .inputs(2)
       .infer([op, kind](const Metas& in, const Attrs&) {
         Shape s = broadcast_shapes(in[0].shape, in[1].shape);
         DType c = binary_compute_dtype(kind, op, in[0].dtype, in[1].dtype);
-        if (kind == 'A' || is_complex(c)) check_binary_dtype(op, c);
-        return one(std::move(s), kind == 'A' ? c : DType::Bool);
+        if (kind == 'A' || kind == 'F' || kind == 'I' || is_complex(c)) check_binary_dtype(op, c);
+        return one(std::move(s), kind == 'C' || kind == 'L' ? DType::Bool : c);
       })
       .kernel([op, kind](const Tensors& in, const Attrs&, const Tensors& out) {
         DType c = binary_compute_dtype(kind, op, in[0].dtype(), in[1].dtype());
@@ -61,6 +68,20 @@ struct Registrations {
 } registrations;
 
 Metas same_as_input(const Metas& in, const Attrs&) { return one(in[0].shape, in[0].dtype); }
+
+// population_count(x): set bits of each integer in its own width, as uint8 (MindSpore's
+// PopulationCount).
+PJ_REGISTER_OP("population_count")
+    .storage_dtypes()
+    .total()
+    .elementwise()
+    .inputs(1)
+    .infer([](const Metas& in, const Attrs&) {
+      if (!is_integral(in[0].dtype, false))
+        PJ_THROW(Type) << "population_count does not support dtype " << dtype_name(in[0].dtype) << ": it takes integers";
+      return one(in[0].shape, DType::UInt8);
+    })
+    .kernel([](const Tensors& in, const Attrs&, const Tensors& out) { population_count_into(out[0], in[0]); });
 
 PJ_REGISTER_OP("logical_not")
     .total()
