@@ -1,6 +1,7 @@
 // Orthogonal decompositions: Householder QR, one-sided Jacobi SVD and cyclic Jacobi eigh. Jacobi
 // methods are slower than LAPACK's bidiagonal/tridiagonal routes but simple and accurate to the
 // last few ulps in double (singular values to high relative accuracy). See linalg.h.
+#include <algorithm>
 #include <cmath>
 #include <limits>
 #include <numeric>
@@ -79,11 +80,15 @@ void linalg_qr(const Tensor& a, const Tensor& q, const Tensor& r, bool full) {
 
 namespace {
 
-// Extends the first `have` orthonormal rows of q [rows, len] to `rows` orthonormal rows, trying
-// the unit vectors in turn (each orthogonalised twice against the rows so far).
+// Extends the first `have` orthonormal rows of q [rows, len] to `rows` orthonormal rows. Each new
+// row starts from the unit vector the rows so far cover least (covered[t] = sum_r q[r][t]^2, so
+// its residual has norm^2 1 - covered[t] >= 1 - have / len), orthogonalised twice.
 void complete_basis(double* q, int64_t have, int64_t rows, int64_t len) {
-  Buf v(len);
-  for (int64_t t = 0; t < len && have < rows; ++t) {
+  Buf v(len), covered(len, 0.0);
+  for (int64_t r = 0; r < have; ++r)
+    for (int64_t t = 0; t < len; ++t) covered[t] += q[r * len + t] * q[r * len + t];
+  while (have < rows) {
+    const int64_t t = std::min_element(covered.begin(), covered.end()) - covered.begin();
     std::fill(v.begin(), v.end(), 0.0);
     v[t] = 1;
     for (int pass = 0; pass < 2; ++pass)
@@ -92,8 +97,11 @@ void complete_basis(double* q, int64_t have, int64_t rows, int64_t len) {
         for (int64_t j = 0; j < len; ++j) v[j] -= c * q[r * len + j];
       }
     const double nv = std::sqrt(dot(v.data(), v.data(), len));
-    if (nv < 0.5) continue;  // t's direction is (nearly) spanned already
-    for (int64_t j = 0; j < len; ++j) q[have * len + j] = v[j] / nv;
+    for (int64_t j = 0; j < len; ++j) {
+      q[have * len + j] = v[j] / nv;
+      covered[j] += q[have * len + j] * q[have * len + j];
+    }
+    covered[t] = std::max(covered[t], 2.0);  // never picked twice
     ++have;
   }
 }
