@@ -42,6 +42,11 @@ void linalg_triangular_solve(const Tensor& a, const Tensor& b, const Tensor& out
 // a [m, n] = q [m, p] r [p, n], p = m (full) or min(m, n). Householder reflections with LAPACK's
 // sign convention (r's diagonal may be negative, as numpy's and torch's).
 void linalg_qr(const Tensor& a, const Tensor& q, const Tensor& r, bool full);
+// LAPACK's geqrf: y holds R on and above the diagonal and the reflectors' vectors below it (v[0] =
+// 1 implied), tau [min(m, n)] their scales. orgqr: q [m, n] (n <= m), the first n columns of
+// H_0 ... H_{k-1} from such a y and tau [k] (k <= n).
+void linalg_geqrf(const Tensor& a, const Tensor& y, const Tensor& tau);
+void linalg_orgqr(const Tensor& h, const Tensor& tau, const Tensor& q);
 // a [m, n] = u diag(s) v^T, s [k] descending (k = min(m, n)), u [m, k or m], v [n, k or n].
 // u and v may be undefined tensors (compute_uv=False).
 void linalg_svd(const Tensor& a, const Tensor& s, const Tensor& u, const Tensor& v, bool full);

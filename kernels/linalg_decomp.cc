@@ -78,6 +78,32 @@ void linalg_qr(const Tensor& a, const Tensor& q, const Tensor& r, bool full) {
   });
 }
 
+void linalg_geqrf(const Tensor& a, const Tensor& y, const Tensor& tau) {
+  const int64_t m = a.dim(a.ndim() - 2), n = a.dim(a.ndim() - 1), kmin = std::min(m, n);
+  each_matrix(batch_of(a), 2.0 * m * n * kmin, [&](int64_t i) {
+    Buf h(m * n);
+    load(a, i, m, n, false, h.data());
+    for (int64_t k = 0; k < kmin; ++k) {
+      const double t = make_reflector(h.data(), m, n, k);
+      apply_reflector(h.data(), m, n, k, t, h.data(), n, k + 1, n);
+      store_value(tau, i * kmin + k, t);
+    }
+    store(y, i, m, n, false, h.data());
+  });
+}
+
+void linalg_orgqr(const Tensor& h, const Tensor& tau, const Tensor& q) {
+  const int64_t m = h.dim(h.ndim() - 2), n = h.dim(h.ndim() - 1), k = tau.dim(tau.ndim() - 1);
+  each_matrix(batch_of(h), 2.0 * m * n * k, [&](int64_t i) {
+    Buf hv(m * n), tv(k), qm(m * n, 0.0);
+    load(h, i, m, n, false, hv.data());
+    load(tau, i, 1, k, false, tv.data());
+    for (int64_t d = 0; d < n; ++d) qm[d * n + d] = 1;
+    for (int64_t r = k - 1; r >= 0; --r) apply_reflector(hv.data(), m, n, r, tv[r], qm.data(), n, r, n);
+    store(q, i, m, n, false, qm.data());
+  });
+}
+
 namespace {
 
 // Extends the first `have` orthonormal rows of q [rows, len] to `rows` orthonormal rows. Each new

@@ -12,6 +12,8 @@
 //   cholesky_solve(rhs [..., n, k], factor [..., n, n]; upper=False)
 //   matrix_triangular_solve(matrix, rhs; lower=True, adjoint=False, unit_diagonal=False)
 //   qr(x [..., m, n]; full_matrices=False) -> (q [..., m, p], r [..., p, n]), p = m or min(m, n)
+//   geqrf(x [..., m, n]) -> (y [..., m, n], tau [..., min(m, n)])   LAPACK's packed Householder QR
+//   orgqr(x [..., m, n], tau [..., k]) -> q [..., m, n]               m >= n >= k
 //   svd(x [..., m, n]; full_matrices=False, compute_uv=True) -> (s, u, v) or (s,)
 //                                     x = u diag(s) v^T (MindSpore returns v, not v^T)
 //   eigh(x [..., n, n]; lower=True, compute_v=True) -> (w ascending, v) or (w,)
@@ -199,6 +201,45 @@ PJ_REGISTER_OP("qr")
     .kernel([](const Tensors& in, const Attrs& a, const Tensors& out) {
       with_dense_outs(out, [&](const Tensors& o) {
         linalg_qr(dense_in(in[0], o[0].dtype()), o[0], o[1], a.b("full_matrices"));
+      });
+    });
+
+PJ_REGISTER_OP("geqrf")
+    .inputs(1)
+    .total()
+    .infer([](const Metas& in, const Attrs&) {
+      require_matrix("Geqrf", "x", in[0]);
+      const Shape& s = in[0].shape;
+      Shape t = batch_of(s);
+      t.push_back(std::min(s[s.size() - 2], s.back()));
+      return Metas{in[0], TensorMeta{t, in[0].dtype}};
+    })
+    .kernel([](const Tensors& in, const Attrs&, const Tensors& out) {
+      with_dense_outs(out, [&](const Tensors& o) { linalg_geqrf(dense_in(in[0], o[0].dtype()), o[0], o[1]); });
+    });
+
+PJ_REGISTER_OP("orgqr")
+    .inputs(2)
+    .total()
+    .infer([](const Metas& in, const Attrs&) {
+      require_matrix("Orgqr", "x", in[0]);
+      require_float("Orgqr", "tau", in[1].dtype);
+      const Shape& s = in[0].shape;
+      const int64_t m = s[s.size() - 2], n = s.back();
+      Shape want = batch_of(s);
+      if (n > m)
+        PJ_THROW(Value) << "For 'Orgqr', the 'x' must have at least as many rows as columns [..., M, N], M >= N, but got shape "
+                        << shape_str(s);
+      const Shape& t = in[1].shape;
+      if (t.size() != s.size() - 1 || Shape(t.begin(), t.end() - 1) != want || t.back() > n)
+        PJ_THROW(Value) << "For 'Orgqr', the 'tau' must have shape [..., K] with the batch dims of 'x' " << shape_str(s)
+                        << " and K <= " << n << ", but got " << shape_str(in[1].shape);
+      return one(s, promote(in[0].dtype, in[1].dtype));
+    })
+    .kernel([](const Tensors& in, const Attrs&, const Tensors& out) {
+      with_dense_outs(out, [&](const Tensors& o) {
+        const DType t = o[0].dtype();
+        linalg_orgqr(dense_in(in[0], t), dense_in(in[1], t), o[0]);
       });
     });
 

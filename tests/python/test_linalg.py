@@ -158,6 +158,25 @@ class ExactSmall(Case):
         self.assertEqual((q.shape, r.shape), ((2, 2), (2, 1)))
         self.close(r, [[-5.0], [0.0]], 1e-15)
 
+    def test_geqrf_orgqr_lstsq_by_hand(self):
+        # the reflector of [3, 4]: beta = -5, v = [1, 4 / (3 + 5)], tau = (beta - alpha) / beta = 1.6;
+        # the last column's one-element reflector is the identity (tau 0)
+        y, tau = P.Geqrf()(T([[3.0, 0.0], [4.0, 5.0]], F64))
+        self.close(y, [[-5.0, -4.0], [0.5, 3.0]], 1e-14)
+        self.close(tau, [1.6, 0.0], 1e-15)
+        self.close(ops.orgqr(y, tau), [[-0.6, -0.8], [-0.8, 0.6]], 1e-15)
+        self.close(P.Orgqr()(y, tau), [[-0.6, -0.8], [-0.8, 0.6]], 1e-15)
+        # min |[1, 1]^T x - [1, 3]|: the mean, 2; with l2 = 2: (2 + 2) x = 4
+        a, b = T([[1.0], [1.0]], F64), T([[1.0], [3.0]], F64)
+        self.close(P.Lstsq()(a, b), [[2.0]], 1e-15)
+        self.close(P.Lstsq(l2_regularizer=2.0)(a, b), [[1.0]], 1e-15)
+        # wide: the minimum-norm solution of x0 + x1 = 2 is [1, 1]
+        self.close(P.Lstsq()(T([[1.0, 1.0]], F64), T([2.0], F64)), [1.0, 1.0], 1e-15)
+        with self.assertRaisesRegex(ValueError, r"Orgqr.*M >= N.*\(2, 3\)"):
+            ops.orgqr(ms.ones((2, 3)), ms.ones((2,)))
+        with self.assertRaisesRegex(ValueError, r"Orgqr.*'tau'.*\(3,\)"):
+            ops.orgqr(ms.ones((3, 2)), ms.ones((3,)))
+
     def test_svd_by_hand(self):
         s, u, v = ops.svd(T([[3.0, 0.0], [0.0, -4.0]], F64))
         self.close(s, [4.0, 3.0], 1e-15)  # descending
@@ -406,10 +425,12 @@ class Captured(Case):
             q, r = ops.qr(a)
             s, u, v = ops.svd(a)
             l = ops.cholesky(ops.matmul(a, mT(a)))
+            y, tau = ops.geqrf(a)
             e = ops.matrix_exp(a * 0.1)
             p = ops.matrix_power(a, 3)
             return (inv.sum() + x.sum() + (sign * logabs).sum() + ops.det(a).sum() + r.sum() + s.sum()
-                    + l.sum() + e.sum() + p.sum() + ops.pinv(a).sum())
+                    + l.sum() + e.sum() + p.sum() + ops.pinv(a).sum() + ops.orgqr(y, tau).sum()
+                    + P.Lstsq()(a, b).sum())
 
         want = f(a, b).item()
         jf = ms.jit(f)

@@ -2,7 +2,9 @@
 slogdet/logdet, matrix_solve, cholesky and its inverse/solve, triangular solves, qr, svd, pinv,
 matrix_power, matrix_exp, matrix_band_part, adjoint, eigh; and the primitive classes
 (MatrixInverse, MatrixDeterminant, LogMatrixDeterminant, MatrixSolve, Cholesky, CholeskyInverse,
-CholeskySolve, MatrixTriangularSolve, Qr, Svd, MatrixExp, MatrixPower, MatrixBandPart).
+CholeskySolve, MatrixTriangularSolve, Qr, Svd, MatrixExp, MatrixPower, MatrixBandPart, Geqrf,
+Orgqr, Lstsq). Not here: Eig (general eigenproblems, complex results), LuSolve/LuUnpack (no LU
+factor op exposed), MatrixLogarithm (complex only).
 
 The kernels are pijit's own (kernels/linalg.h: LU with partial pivoting, Householder QR,
 one-sided Jacobi SVD, Padé exponential), computed in double for float32 too, in parallel over
@@ -33,10 +35,10 @@ _Tensor = _C.TensorBase
 __all__ = ["inverse", "det", "matrix_determinant", "slogdet", "log_matrix_determinant", "logdet",
            "matrix_solve", "cholesky", "cholesky_inverse", "cholesky_solve",
            "solve_triangular", "qr", "svd", "pinv", "matrix_power", "matrix_exp",
-           "matrix_band_part", "adjoint", "eigh",
+           "matrix_band_part", "adjoint", "eigh", "geqrf", "orgqr",
            "MatrixInverse", "MatrixDeterminant", "LogMatrixDeterminant", "MatrixSolve",
            "Cholesky", "CholeskyInverse", "CholeskySolve", "MatrixTriangularSolve", "Qr", "Svd",
-           "MatrixExp", "MatrixPower", "MatrixBandPart"]
+           "MatrixExp", "MatrixPower", "MatrixBandPart", "Geqrf", "Orgqr", "Lstsq"]
 
 
 def _tensor(who, name, x):
@@ -287,6 +289,46 @@ def eigh(a, lower=True, eigvals_only=False):
     return w, v
 
 
+def geqrf(input):
+    """LAPACK's packed QR: (y, tau), y holding R on and above the diagonal and the Householder
+    vectors below it, tau [..., min(M, N)] their scales (Q = H_0 ... H_{k-1}, H = I - tau v v^T)."""
+    y, tau = _op("geqrf", (_tensor("Geqrf", "x", input),))
+    return y, tau
+
+
+def orgqr(input, input2):
+    """The first N columns of Q from geqrf's (y [..., M, N], tau [..., K]), M >= N >= K."""
+    return _op("orgqr", (_tensor("Orgqr", "x", input), _tensor("Orgqr", "tau", input2)))
+
+
+def _lstsq(matrix, rhs, l2_regularizer):
+    """min |A x - B|^2 + l2 |x|^2 through the regularised normal equations (MindSpore's fast
+    path): tall or square A: (A^T A + l2 I) x = A^T B; wide: x = A^T (A A^T + l2 I)^-1 B."""
+    _tensor("Lstsq", "matrix", matrix)
+    _tensor("Lstsq", "rhs", rhs)
+    if matrix.ndim < 2 or rhs.ndim < 1:
+        raise ValueError("For 'Lstsq', the 'matrix' must have at least 2 dimensions, but got shape %s"
+                         % (tuple(matrix.shape),))
+    vector = rhs.ndim == matrix.ndim - 1
+    b = F.expand_dims(rhs, -1) if vector else rhs
+    if b.shape[-2] != matrix.shape[-2]:
+        raise ValueError("For 'Lstsq', the rows of 'matrix' %s and 'rhs' %s must agree"
+                         % (tuple(matrix.shape), tuple(rhs.shape)))
+    m, n = matrix.shape[-2], matrix.shape[-1]
+    at = _mT(matrix)
+    if m >= n:
+        gram = F.matmul(at, matrix)
+        if l2_regularizer:
+            gram = gram + _creation.eye(n, n, gram.dtype) * l2_regularizer
+        x = matrix_solve(gram, F.matmul(at, b))
+    else:
+        gram = F.matmul(matrix, at)
+        if l2_regularizer:
+            gram = gram + _creation.eye(m, m, gram.dtype) * l2_regularizer
+        x = F.matmul(at, matrix_solve(gram, b))
+    return F.squeeze(x, -1) if vector else x
+
+
 # ---- primitives ----------------------------------------------------------------------------------
 
 class MatrixInverse(Primitive):
@@ -394,6 +436,33 @@ class MatrixPower(Primitive):
 class MatrixBandPart(Primitive):
     def __call__(self, x, lower, upper):
         return matrix_band_part(x, lower, upper)
+
+
+class Geqrf(Primitive):
+    """Geqrf()(x) -> (y, tau): LAPACK's packed Householder QR."""
+
+    def __call__(self, x):
+        return geqrf(x)
+
+
+class Orgqr(Primitive):
+    def __call__(self, x, tau):
+        return orgqr(x, tau)
+
+
+class Lstsq(Primitive):
+    """Lstsq(fast=True, l2_regularizer=0.0)(matrix, rhs): the least-squares solution, through the
+    regularised normal equations (for either value of fast: pijit has one method; full-rank
+    inputs give the same solution)."""
+
+    def __init__(self, fast=True, l2_regularizer=0.0):
+        _bool("Lstsq", "fast", fast)
+        if isinstance(l2_regularizer, bool) or not isinstance(l2_regularizer, (int, float)):
+            raise TypeError("For 'Lstsq', the 'l2_regularizer' must be a float, but got %r" % (l2_regularizer,))
+        super().__init__(fast=fast, l2_regularizer=float(l2_regularizer))
+
+    def __call__(self, matrix, rhs):
+        return _lstsq(matrix, rhs, self.attrs["l2_regularizer"])
 
 
 # ---- Tensor methods (MindSpore's Tensor has these; they live beside the functions they call) ----

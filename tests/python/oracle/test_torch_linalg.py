@@ -102,6 +102,20 @@ class Values(Case):
                     self.check(q, tq, dtype, msg + " " + mode, scale=10)
                     self.check(r, tr, dtype, msg + " " + mode, scale=10)
 
+    def test_geqrf_orgqr_lstsq(self):
+        for dtype in ("float32", "float64"):
+            for a, msg in self.mats(dtype, square=False):
+                ta, pa = torch.from_numpy(a), pj.Tensor(a)
+                y, tau = ops.geqrf(pa)
+                ty, ttau = torch.geqrf(ta)
+                self.check(y, ty, dtype, msg, scale=10)
+                self.check(tau, ttau, dtype, msg, scale=10)
+                if a.shape[-2] >= a.shape[-1]:
+                    self.check(ops.orgqr(y, tau), torch.linalg.householder_product(ty, ttau), dtype, msg, scale=10)
+                    b = self.rs.uniform(-1, 1, size=a.shape[:-1] + (2,)).astype(dtype)
+                    want = torch.linalg.lstsq(ta.double(), torch.from_numpy(b).double()).solution
+                    self.check(ops.Lstsq()(pa, pj.Tensor(b)), want, dtype, msg, scale=100)
+
     def test_svd_pinv_eigh(self):
         for dtype in ("float32", "float64"):
             for a, msg in self.mats(dtype, square=False):
