@@ -33,6 +33,26 @@ void gemm(const double* a, const double* b, double* c, int64_t n, int64_t k, int
 
 namespace {
 
+// r_t[j] -= sum_{q in [q0, q1)} c_t[q] * src[q * stride + j] for four rows r_0..r_3 and j in
+// [j0, j1): each source row is read once for all four (the inner kernel of a matrix product).
+// The source rows are never the destination rows.
+void sub_products4(double* __restrict__ r0, double* __restrict__ r1, double* __restrict__ r2, double* __restrict__ r3,
+                   const double* c0, const double* c1, const double* c2, const double* c3, const double* src,
+                   int64_t stride, int64_t q0, int64_t q1, int64_t j0, int64_t j1) {
+  for (int64_t q = q0; q < q1; ++q) {
+    const double l0 = c0[q], l1 = c1[q], l2 = c2[q], l3 = c3[q];
+    if (l0 == 0 && l1 == 0 && l2 == 0 && l3 == 0) continue;
+    const double* __restrict__ u = src + q * stride;
+    for (int64_t j = j0; j < j1; ++j) {
+      const double v = u[j];
+      r0[j] -= l0 * v;
+      r1[j] -= l1 * v;
+      r2[j] -= l2 * v;
+      r3[j] -= l3 * v;
+    }
+  }
+}
+
 // In place P a = L U for a row-major n x n matrix: L (unit diagonal) below the diagonal, U on and
 // above it; piv[k] is the row swapped with row k at step k. Returns the permutation's sign. A zero
 // pivot column is left as it is (LAPACK's getrf with info > 0), so U has a zero on its diagonal.
@@ -85,7 +105,12 @@ int lu_factor(double* a, int64_t n, int64_t* piv) {
     // A22 -= L21 U12
     const int64_t rest = n - pe;
     rows_parallel(rest, 2 * (pe - kb) * rest, [&](int64_t b, int64_t e) {
-      for (int64_t i = pe + b; i < pe + e; ++i) {
+      int64_t i = pe + b;
+      for (; i + 4 <= pe + e; i += 4) {
+        double *r0 = a + i * n, *r1 = r0 + n, *r2 = r1 + n, *r3 = r2 + n;
+        sub_products4(r0, r1, r2, r3, r0, r1, r2, r3, a, n, kb, pe, pe, n);
+      }
+      for (; i < pe + e; ++i) {
         double* ri = a + i * n;
         for (int64_t q = kb; q < pe; ++q) {
           const double l = ri[q];
@@ -104,10 +129,9 @@ int lu_factor(double* a, int64_t n, int64_t* piv) {
 // parallel.
 void tri_solve(const double* t, int64_t n, bool lower, bool unit, double* b, int64_t k) {
   parallel_for(k, std::max<int64_t>(1, kParallelGrain / std::max<int64_t>(n * n, 1)), [&](int64_t c0, int64_t c1) {
-    for (int64_t s = 0; s < n; ++s) {
-      const int64_t i = lower ? s : n - 1 - s;
+    // one row: subtract the solved rows [j0, j1), then divide by the diagonal
+    auto finish_row = [&](int64_t i, int64_t j0, int64_t j1) {
       double* bi = b + i * k;
-      const int64_t j0 = lower ? 0 : i + 1, j1 = lower ? i : n;
       for (int64_t j = j0; j < j1; ++j) {
         const double tij = t[i * n + j];
         if (tij == 0) continue;
@@ -117,6 +141,32 @@ void tri_solve(const double* t, int64_t n, bool lower, bool unit, double* b, int
       if (!unit) {
         const double d = t[i * n + i];
         for (int64_t c = c0; c < c1; ++c) bi[c] /= d;
+      }
+    };
+    // groups of four rows: what the rows solved before the group contribute is subtracted from
+    // all four at once, then the group's own small triangle is solved row by row
+    for (int64_t s = 0; s < n; s += 4) {
+      const int64_t g = std::min<int64_t>(4, n - s);
+      if (lower) {
+        const int64_t i = s;
+        if (g == 4) {
+          double* r0 = b + i * k;
+          sub_products4(r0, r0 + k, r0 + 2 * k, r0 + 3 * k, t + i * n, t + (i + 1) * n, t + (i + 2) * n,
+                        t + (i + 3) * n, b, k, 0, i, c0, c1);
+          for (int64_t r = 0; r < 4; ++r) finish_row(i + r, i, i + r);
+        } else {
+          for (int64_t r = 0; r < g; ++r) finish_row(i + r, 0, i + r);
+        }
+      } else {
+        const int64_t top = n - s - g;  // rows [top, top + g), solved bottom up
+        if (g == 4) {
+          double* r0 = b + top * k;
+          sub_products4(r0, r0 + k, r0 + 2 * k, r0 + 3 * k, t + top * n, t + (top + 1) * n, t + (top + 2) * n,
+                        t + (top + 3) * n, b, k, top + 4, n, c0, c1);
+          for (int64_t r = 3; r >= 0; --r) finish_row(top + r, top + r + 1, top + 4);
+        } else {
+          for (int64_t r = g - 1; r >= 0; --r) finish_row(top + r, top + r + 1, n);
+        }
       }
     }
   });
