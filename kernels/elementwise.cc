@@ -519,9 +519,14 @@ void binary_loop(BinaryOp op, const Tensor& out, const Tensor& a, const Tensor& 
     case BinaryOp::atan2:
     case BinaryOp::hypot:
     case BinaryOp::nextafter:
+    case BinaryOp::igamma:
+    case BinaryOp::igammac:
       if constexpr (kFloat) {
         if (op == BinaryOp::atan2) return arith([](T y, T x) { return std::atan2(y, x); });
         if (op == BinaryOp::hypot) return arith([](T x, T y) { return std::hypot(x, y); });
+        // (in double, rounded once for float32)
+        if (op == BinaryOp::igamma) return arith([](T a, T x) { return static_cast<T>(special::igamma(a, x)); });
+        if (op == BinaryOp::igammac) return arith([](T a, T x) { return static_cast<T>(special::igammac(a, x)); });
         return arith([](T x, T y) { return std::nextafter(x, y); });
       }
       PJ_CHECK(false) << binary_op_name(op) << " is computed in floating point";

@@ -91,6 +91,8 @@ enum class UnaryOp {
   X(atan2, F)                \
   X(hypot, F)                \
   X(nextafter, F)            \
+  X(igamma, F)               \
+  X(igammac, F)              \
   X(bitwise_and, I)          \
   X(bitwise_or, I)           \
   X(bitwise_xor, I)          \

@@ -213,6 +213,18 @@ PJ_REGISTER_GRAD("hypot", [](GradContext& c, const GradArgs& g) -> Grads {
   return binary(c, g, g.needs[0] ? c.op("mul", {scale, g.in[0]}) : kNoGrad,
                 g.needs[1] ? c.op("mul", {scale, g.in[1]}) : kNoGrad);
 });
+// d/dx P(a, x) = x^(a-1) e^-x / Gamma(a) = -d/dx Q(a, x), computed as exp((a-1) log x - x - lgamma(a)).
+// The derivative in a has no closed form; pijit refuses it rather than give a wrong zero.
+Grads igamma_grad(GradContext& c, const GradArgs& g, bool upper) {
+  if (g.needs[0])
+    PJ_THROW(Type) << (upper ? "igammac" : "igamma") << " is not differentiable with respect to its first input (a) in pijit";
+  const int a = g.in[0], x = g.in[1];
+  int logd = c.op("sub", {c.op("sub", {c.op("mul", {c.op("sub", {a, k(c, 1, a)}), c.op("log", {x})}), x}), c.op("lgamma", {a})});
+  int d = c.op("mul", {g.dout[0], c.op("exp", {logd})});
+  return binary(c, g, kNoGrad, upper ? c.op("neg", {d}) : d);
+}
+PJ_REGISTER_GRAD("igamma", [](GradContext& c, const GradArgs& g) { return igamma_grad(c, g, false); });
+PJ_REGISTER_GRAD("igammac", [](GradContext& c, const GradArgs& g) { return igamma_grad(c, g, true); });
 // nextafter moves by one ulp: piecewise constant, as PyTorch's rule says (no gradient to either).
 PJ_REGISTER_GRAD("nextafter", [](GradContext& c, const GradArgs& g) -> Grads {
   return {g.needs[0] ? c.zeros(g.in_meta(c, 0)) : kNoGrad, g.needs[1] ? c.zeros(g.in_meta(c, 1)) : kNoGrad};

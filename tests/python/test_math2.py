@@ -1,6 +1,7 @@
 """Elementwise maths with kernels of their own (issue 42; pijit/ops/math2.py, kernels/elementwise.h,
 kernels/special_math.h): asin/acos/atan and the inverse hyperbolics, lgamma, digamma (trigamma,
-internal), erfinv, the Bessel functions I0/I1 and their scaled forms, atan2, hypot, nextafter,
+internal), erfinv, the Bessel functions I0/I1 and their scaled forms, igamma/igammac, atan2,
+hypot, nextafter,
 signbit, and the integer ops (bitwise and/or/xor/not, shifts, gcd, lcm, population count) with
 the Tensor operators &, |, ^, <<, >>, ~ that use them.
 
@@ -202,6 +203,33 @@ class Values(unittest.TestCase):
         with self.assertRaises(TypeError):
             ops.hypot(1.0, 2.0)
 
+    def test_igamma_igammac(self):
+        xs = [1e-3, 0.3, 1.0, 2.5, 7.0, 30.0]
+        for x in xs:
+            # P(1, x) = 1 - e^-x; P(1/2, x) = erf(sqrt x); P(n, x) = 1 - e^-x sum_{k<n} x^k / k!
+            p4 = 1 - math.exp(-x) * math.fsum(x ** k / math.factorial(k) for k in range(4))
+            q4 = math.exp(-x) * math.fsum(x ** k / math.factorial(k) for k in range(4))
+            got = ops.igamma(T([1.0, 0.5, 4.0], F64), T([x] * 3, F64)).tolist()
+            self.close(got, [-math.expm1(-x), math.erf(math.sqrt(x)), p4], 1e-14, 1e-16, msg="igamma(%r)" % x)
+            got = ops.igammac(T([1.0, 0.5, 4.0], F64), T([x] * 3, F64)).tolist()
+            self.close(got, [math.exp(-x), math.erfc(math.sqrt(x)), q4], 1e-13, msg="igammac(%r)" % x)
+        # each side computed directly: Q(1, 30) = e^-30 keeps its relative precision (not 1 - P)
+        self.close(ops.igammac(T([1.0], F64), T([700.0], F64)).tolist(), [math.exp(-700)], 1e-13)
+        self.close(ops.igamma(T([30.0], F64), T([1.0], F64)).tolist(),
+                   [math.exp(-1) * math.fsum(1 / math.factorial(k) for k in range(30, 60))], 1e-13)
+        # PyTorch's edges: NaN for a < 0, x < 0, a = x = 0, a = x = inf
+        a = [0.0, 0.0, 1.0, 1.0, -1.0, 2.0, INF, INF]
+        x = [0.0, 1.0, 0.0, -1.0, 1.0, INF, 1.0, INF]
+        got = ops.igamma(T(a, F64), T(x, F64)).tolist()
+        want = [NAN, 1.0, 0.0, NAN, NAN, 1.0, 0.0, NAN]
+        self.assertTrue(all(same(g, w) for g, w in zip(got, want)), got)
+        got = ops.igammac(T(a, F64), T(x, F64)).tolist()
+        want = [NAN, 0.0, 1.0, NAN, NAN, 0.0, 1.0, NAN]
+        self.assertTrue(all(same(g, w) for g, w in zip(got, want)), got)
+        self.assertEqual(ops.igamma(T([2], ms.int32), T([1], ms.int32)).dtype, ms.float32)
+        self.assertEqual(P.Igamma()(T([1.0]), T([1.0])).tolist(), ops.igamma(T([1.0]), T([1.0])).tolist())
+        self.assertEqual(P.Igammac()(T([1.0]), T([1.0])).tolist(), ops.igammac(T([1.0]), T([1.0])).tolist())
+
     def test_signbit(self):
         neg_nan = struct.unpack("<d", struct.pack("<Q", 0xFFF8000000000000))[0]
         got = ops.signbit(T([-0.0, 0.0, -1.5, 2.0, -INF, INF, neg_nan, NAN], F64)).tolist()
@@ -366,6 +394,8 @@ class Gradients(unittest.TestCase):
         ("atan2", ops.atan2, [[1.0, -2.0, 0.5], [3.0, 1.5, -4.0]]),
         ("hypot", ops.hypot, [[1.0, -2.0, 0.5], [3.0, 1.5, -4.0]]),
     ]
+    # (a, x) pairs: the gradient in x only
+    IGAMMA = [("igamma", ops.igamma), ("igammac", ops.igammac)]
 
     def test_against_central_differences(self):
         for name, fn, xs in self.CASES:
@@ -378,6 +408,16 @@ class Gradients(unittest.TestCase):
                     want = numeric_grad(fn, xs, k)
                     for a, b in zip(gs[k].tolist(), want):
                         self.assertAlmostEqual(a, b, delta=1e-6 * max(1.0, abs(b)), msg=name)
+
+    def test_igamma_gradient_in_x_and_refused_in_a(self):
+        a, x = [0.5, 2.0, 7.5], [0.3, 2.5, 6.0]
+        for name, fn in self.IGAMMA:
+            with self.subTest(op=name):
+                g = ms.grad(lambda u, v: fn(u, v).sum(), grad_position=1)(T(a, F64), T(x, F64))
+                for got, want in zip(g.tolist(), numeric_grad(fn, [a, x], 1)):
+                    self.assertAlmostEqual(got, want, delta=1e-7)
+                with self.assertRaisesRegex(TypeError, "%s is not differentiable with respect to its first input" % name):
+                    ms.grad(lambda u, v: fn(u, v).sum(), grad_position=0)(T(a, F64), T(x, F64))
 
     def test_bessel_i1_gradient_at_zero_is_one_half(self):
         for fn in (ops.bessel_i1, ops.bessel_i1e):
@@ -400,7 +440,8 @@ class Jitted(unittest.TestCase):
     FLOAT = [ops.asin, ops.acos, ops.atan, ops.asinh, ops.acosh, ops.atanh, ops.lgamma, ops.digamma,
              ops.erfinv, ops.i0, ops.bessel_i0e, ops.bessel_i1, ops.bessel_i1e, ops.signbit,
              lambda x: ops.atan2(x, 0.5), lambda x: ops.hypot(x, x * 2), lambda x: ops.nextafter(x, 0.0),
-             lambda x: P.Asin()(x) + P.Erfinv()(x) * P.Lgamma()(x + 2), lambda x: P.Rint()(x * 3)]
+             lambda x: P.Asin()(x) + P.Erfinv()(x) * P.Lgamma()(x + 2), lambda x: P.Rint()(x * 3),
+             lambda x: ops.igamma(2.0, ops.abs(x)) + ops.igammac(ops.abs(x) + 1, 0.5)]
     INT = [ops.invert, ops.population_count, lambda x: ops.bitwise_and(x, 6), lambda x: ops.bitwise_or(x, x * 3),
            lambda x: ops.bitwise_xor(x, 5), lambda x: ops.bitwise_left_shift(x, 2),
            lambda x: ops.bitwise_right_shift(x, 1), lambda x: ops.gcd(x, 12), lambda x: ops.lcm(x, 4),

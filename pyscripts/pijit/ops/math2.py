@@ -1,6 +1,7 @@
 """Elementwise maths with kernels of their own (kernels/elementwise.h): the inverse trigonometric
 and hyperbolic functions, lgamma/digamma, erfinv, the modified Bessel functions I0/I1 (plain and
-exponentially scaled), atan2, hypot, nextafter, signbit, and the integer ops (bitwise and/or/xor/
+exponentially scaled), the regularized incomplete gamma functions (igamma, igammac), atan2,
+hypot, nextafter, signbit, and the integer ops (bitwise and/or/xor/
 not, shifts, gcd, lcm, population count), as MindSpore's functional forms (ops.asin, ...) and its
 primitive classes (ops.Asin(), P.Atan2(), ...).
 
@@ -10,7 +11,7 @@ in float32; the integer ops keep the promoted integer dtype at its own width (ui
 shifts past the width give 0 (or -1 for a negative number shifted right), gcd/lcm are
 non-negative, and bool tensors take and/or/xor/not as logical. Gradients where MindSpore defines
 them: asin, acos, atan, asinh, acosh, atanh, atan2, hypot, lgamma (digamma), digamma (trigamma,
-an internal op), erfinv and the Bessel functions.
+an internal op), erfinv, the Bessel functions, and igamma/igammac in x (not in a: it raises).
 """
 from pijit import _C
 from pijit._ops_common import operands as _operands
@@ -91,6 +92,8 @@ _binary("bitwise_xor", "bitwise_xor", doc="bitwise XOR of integers, logical XOR 
 _binary("bitwise_left_shift", "bitwise_left_shift", doc="input << other (0 past the width)")
 _binary("bitwise_right_shift", "bitwise_right_shift",
         doc="input >> other, arithmetic for signed integers (0 or -1 past the width)")
+_binary("igamma", "igamma", doc="the regularized lower incomplete gamma function P(input, other)")
+_binary("igammac", "igammac", doc="the regularized upper incomplete gamma function Q(input, other) = 1 - P")
 _binary("gcd", "gcd", doc="the greatest common divisor of integers, >= 0 (gcd(0, 0) = 0)")
 _binary("lcm", "lcm", doc="the least common multiple of integers, >= 0 (0 if either is 0)")
 
@@ -135,7 +138,8 @@ for _cls, _fn, _args in (("Atan2", "atan2", ("x", "y")), ("NextAfter", "nextafte
                          ("BitwiseXor", "bitwise_xor", ("x1", "x2")),
                          ("LeftShift", "bitwise_left_shift", ("x1", "x2")),
                          ("RightShift", "bitwise_right_shift", ("input_x", "input_y")),
-                         ("Gcd", "gcd", ("x1", "x2")), ("Lcm", "lcm", ("x1", "x2"))):
+                         ("Gcd", "gcd", ("x1", "x2")), ("Lcm", "lcm", ("x1", "x2")),
+                         ("Igamma", "igamma", ("a", "x")), ("Igammac", "igammac", ("a", "x"))):
     _binary_class(_cls, globals()[_fn], _args)
 
 

@@ -1,5 +1,6 @@
 """pijit/ops/math2.py (issue 42) against PyTorch and numpy: the inverse trigonometric and hyperbolic
-functions, lgamma, digamma, erfinv, the Bessel functions I0/I1 (plain and scaled), atan2, hypot,
+functions, lgamma, digamma, erfinv, the Bessel functions I0/I1 (plain and scaled), igamma/igammac,
+atan2, hypot,
 nextafter, signbit, and the integer ops (bitwise and/or/xor/not, shifts, gcd, lcm, population
 count), at seeded random inputs of random sizes and at edge values (0, -0, +-inf, NaN, the poles
 of lgamma/digamma, +-1 for erfinv), in float32 and float64, integers of every width.
@@ -130,6 +131,15 @@ class Binary(Case):
         a = self.rs.uniform(-2, 2, (3, 1))
         b = self.rs.randint(-3, 3, (4,)).astype("int32")
         self.check(ops.atan2(pj.Tensor(a), pj.Tensor(b)), torch.atan2(torch.from_numpy(a), torch.from_numpy(b)), 1e-15)
+
+    def test_igamma_igammac_against_torch(self):
+        for dt, rtol in (("float64", 1e-11), ("float32", 2e-5)):
+            a = np.concatenate([self.rs.uniform(0.05, 20, 40), [0.0, 0.0, 1.0, 2.0, INF, 3.0, NAN, 1.0]]).astype(dt)
+            x = np.concatenate([self.rs.uniform(0.0, 40, 40), [0.0, 1.0, 0.0, INF, 1.0, 0.0, 1.0, NAN]]).astype(dt)
+            for name, tfn in (("igamma", torch.igamma), ("igammac", torch.igammac)):
+                with self.subTest(op=name, dtype=dt):
+                    got = getattr(ops, name)(pj.Tensor(a), pj.Tensor(x))
+                    self.check(got, tfn(torch.from_numpy(a), torch.from_numpy(x)), rtol, 1e-14 if dt == "float64" else 1e-7, name)
 
     def test_bitwise_gcd_lcm_against_numpy_and_torch(self):
         for dt in ("int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64"):
