@@ -9,6 +9,7 @@
 //                                 triangle, diagonal halved; the symmetric part, as PyTorch's)
 //   qr (square or tall, reduced): M = R dR^T - dQ^T Q, dA = (dQ + Q copyltu(M)) R^-T
 //   svd (reduced u, v):           Townsend's formula; singular values only: dA = U diag(dS) V^T
+//   eigh A = V diag(w) V^T:       dA = V (diag(dw) + F o (V^T dV)) V^T, symmetrised
 //   matrix_band_part:             the same band of the output gradient
 #include "graph/autodiff.h"
 
@@ -175,6 +176,35 @@ PJ_REGISTER_GRAD("svd", [](GradContext& c, const GradArgs& g) -> Grads {
     da = add(da, mm(c, u, mT(c, c.op("sub", {vs, mm(c, v, mm(c, mT(c, v), vs))}))));
   }
   return {da};
+});
+
+PJ_REGISTER_GRAD("eigh", [](GradContext& c, const GradArgs& g) -> Grads {
+  // A = V diag(w) V^T: dA = V (diag(dw) + F o (V^T dV)) V^T, F_ij = 1 / (w_j - w_i) off the
+  // diagonal (0 where eigenvalues repeat), symmetrised as the input is read as symmetric
+  const bool has_v = g.out.size() == 2;
+  const int dv = has_v ? g.dout[1] : kNoGrad;
+  const int w = g.out[0];
+  const int v = has_v ? g.out[1]
+                      : c.emit(get_op("eigh"), {g.in[0]}, Attrs{{"lower", g.attrs->b("lower", true)}, {"compute_v", true}})[1];
+  Shape row = c.meta(w).shape, col = row;
+  row.insert(row.end() - 1, 1);
+  col.push_back(1);
+  const int64_t n = row.back();
+  Shape nn = row;
+  nn[nn.size() - 2] = n;
+  int inner = kNoGrad;
+  if (g.dout[0] != kNoGrad)
+    inner = band(c, c.op("broadcast_to", {reshape(c, g.dout[0], row)}, Attrs{{"shape", dims_of(nn)}}), 0, 0);
+  if (dv != kNoGrad) {
+    const int diff = c.op("sub", {reshape(c, w, row), reshape(c, w, col)});
+    const int zero = c.scalar_like(0, diff);
+    const int f = c.op("where", {c.op("eq", {diff, zero}), zero, c.op("div", {c.scalar_like(1, diff), diff})});
+    const int t = c.op("mul", {f, mm(c, mT(c, v), dv)});
+    inner = inner == kNoGrad ? t : c.op("add", {inner, t});
+  }
+  const int da = mm(c, mm(c, v, inner), mT(c, v));
+  const int s = c.op("add", {da, mT(c, da)});
+  return {c.op("mul", {s, c.scalar_like(0.5, s)})};
 });
 
 PJ_REGISTER_GRAD("matrix_band_part", [](GradContext& c, const GradArgs& g) -> Grads {

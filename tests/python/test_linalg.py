@@ -411,6 +411,12 @@ class Gradients(Case):
         self.check(lambda t: ops.matmul(ops.svd(t)[1], mT(ops.svd(t)[2])), T(rand_lists(self.rng, (3, 3)), F64))
         self.check(ops.pinv, tall)
 
+    def test_eigh(self):
+        b = T(rand_lists(self.rng, (2, 4, 4)), F64)
+        sym = lambda t: (t + mT(t)) * 0.5
+        self.check(lambda t: ops.eigh(sym(t), eigvals_only=True), b)
+        self.check(lambda t: ops.eigh(sym(t))[1] * ops.eigh(sym(t))[1], b)  # sign-free
+
 
 class Captured(Case):
     def test_one_graph_equals_eager(self):
@@ -436,6 +442,17 @@ class Captured(Case):
         jf = ms.jit(f)
         self.assertEqual(jf(a, b).item(), want)
         self.assertEqual(jf(a, b).item(), want)
+        st = ms.jit_stats(jf)
+        self.assertEqual((st["compiles"], st["graphs"], st["break_reasons"]), (1, 1, []))
+
+    def test_tensor_methods_capture(self):
+        a = T([[4.0, 7.0], [2.0, 6.0]], F64)
+
+        def f(a):
+            return a.inverse() + a.det() + a.matrix_power(2) + a.slogdet()[1] + a.logdet()
+
+        jf = ms.jit(f)
+        self.assertEqual(jf(a).tolist(), f(a).tolist())
         st = ms.jit_stats(jf)
         self.assertEqual((st["compiles"], st["graphs"], st["break_reasons"]), (1, 1, []))
 

@@ -13,7 +13,7 @@ them). Inputs must be float32 or float64 (TypeError). Errors as MindSpore raises
 for a non-square matrix (naming the shape), for an exactly singular matrix in matrix_solve and a
 matrix that is not positive definite in cholesky; inverse/det of a singular matrix give inf/0 as
 MindSpore's CPU kernels do. Gradients: inverse, det, slogdet, solve, triangular solve, cholesky,
-qr (square or tall), svd (graph/grads/linalg_grads.cc).
+qr (square or tall), svd, eigh (graph/grads/linalg_grads.cc).
 
 Accuracy (float64, random well-conditioned n <= 64): inverse/solve residuals ~1e-15 relative
 to cond(A); svd singular values to a few ulps relative; qr and svd factors orthogonal to ~1e-15;

@@ -198,6 +198,7 @@ class Grads(Case):
                        a, msg)
         for a, msg in self.mats("float64", spd=True):
             self.grads(ops.cholesky, torch.linalg.cholesky, a, msg, tol=1e-7)
+            self.grads(lambda t: ops.eigh(t, eigvals_only=True), torch.linalg.eigvalsh, a, msg)
         for a, msg in self.mats("float64", square=False):
             m, n = a.shape[-2:]
             self.grads(lambda t: ops.svd(t, compute_uv=False), torch.linalg.svdvals, a, msg)
