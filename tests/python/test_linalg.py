@@ -185,8 +185,16 @@ class ExactSmall(Case):
         # [[1, 1], [1, 1]] = 2 * ([1, 1] / sqrt 2)([1, 1] / sqrt 2)^T: rank one
         s = ops.svd(T([[1.0, 1.0], [1.0, 1.0]], F64), compute_uv=False)
         self.close(s, [2.0, 0.0], 1e-15)
-        s, u, v = P.Svd(compute_uv=False)(T([[3.0, 0.0], [0.0, -4.0]], F64))
-        self.assertEqual((s.tolist(), u.shape, v.shape), ([4.0, 3.0], (0,), (0,)))
+        # MindSpore's Svd primitive returns zeros of u's and v's shapes without compute_uv
+        s, u, v = P.Svd(compute_uv=False)(T([[3.0, 0.0, 1.0], [0.0, -4.0, 0.0]], F64))
+        self.assertEqual((u.tolist(), v.tolist()), ([[0.0, 0.0]] * 2, [[0.0, 0.0]] * 3))
+        s, u, v = P.Svd(full_matrices=True, compute_uv=False)(T([[3.0, 0.0, 1.0], [0.0, -4.0, 0.0]], F64))
+        self.assertEqual((u.shape, v.shape), ((2, 2), (3, 3)))
+        w, v = P.Eigh()(T([[2.0, 1.0], [1.0, 2.0]], F64))
+        self.close(w, [1.0, 3.0], 1e-15)
+        w, v = P.Eigh(compute_eigenvectors=False, lower=False)(T([[2.0, 1.0], [99.0, 2.0]], F64))
+        self.close(w, [1.0, 3.0], 1e-15)  # the upper triangle was read
+        self.assertEqual(v.tolist(), [[0.0, 0.0], [0.0, 0.0]])
 
     def test_matrix_exp_power_pinv_eigh_band(self):
         self.close(ops.matrix_exp(T([[0.0, 1.0], [0.0, 0.0]], F64)), [[1.0, 1.0], [0.0, 1.0]], 1e-15)
@@ -210,6 +218,14 @@ class ExactSmall(Case):
         self.assertEqual(P.MatrixBandPart()(x, -1, 0).tolist(), [[1, 0, 0], [4, 5, 0], [7, 8, 9]])
         self.assertEqual(ops.matrix_band_part(x.astype(ms.int32), 1, -1).tolist(), [[1, 2, 3], [4, 5, 6], [0, 8, 9]])
         self.assertEqual(ops.adjoint(T([[1.0, 2.0]])).tolist(), [[1.0], [2.0]])
+
+    def test_import_paths(self):
+        from pijit.ops.operations import linalg_ops, math_ops
+        self.assertIs(linalg_ops.Svd, ops.Svd)
+        self.assertIs(linalg_ops.Eigh, ops.Eigh)
+        self.assertIs(linalg_ops.Geqrf, P.Geqrf)
+        for name in ("MatrixInverse", "MatrixSolve", "Cholesky", "CholeskySolve", "MatrixExp", "Qr", "Orgqr"):
+            self.assertIs(getattr(math_ops, name), getattr(P, name))
 
     def test_mint_linalg(self):
         self.close(mint.linalg.inv(self.A2), [[0.6, -0.7], [-0.2, 0.4]], 1e-15)

@@ -38,7 +38,7 @@ __all__ = ["inverse", "det", "matrix_determinant", "slogdet", "log_matrix_determ
            "matrix_band_part", "adjoint", "eigh", "geqrf", "orgqr",
            "MatrixInverse", "MatrixDeterminant", "LogMatrixDeterminant", "MatrixSolve",
            "Cholesky", "CholeskyInverse", "CholeskySolve", "MatrixTriangularSolve", "Qr", "Svd",
-           "MatrixExp", "MatrixPower", "MatrixBandPart", "Geqrf", "Orgqr", "Lstsq"]
+           "MatrixExp", "MatrixPower", "MatrixBandPart", "Geqrf", "Orgqr", "Lstsq", "Eigh"]
 
 
 def _tensor(who, name, x):
@@ -406,18 +406,38 @@ class Qr(Primitive):
 
 class Svd(Primitive):
     """Svd(full_matrices=False, compute_uv=True)(a) -> (s, u, v); without compute_uv, u and v are
-    empty tensors, as MindSpore returns them."""
+    zeros of their usual shapes, as MindSpore returns them."""
 
     def __init__(self, full_matrices=False, compute_uv=True):
         super().__init__(full_matrices=_bool("Svd", "full_matrices", full_matrices),
                          compute_uv=_bool("Svd", "compute_uv", compute_uv))
 
     def __call__(self, a):
+        full = self.attrs["full_matrices"]
         if self.attrs["compute_uv"]:
-            return svd(a, self.attrs["full_matrices"], True)
-        s = svd(a, self.attrs["full_matrices"], False)
-        empty = _creation.zeros((0,), dtype=a.dtype)
-        return s, empty, empty
+            return svd(a, full, True)
+        s = svd(a, full, False)
+        m, n = a.shape[-2], a.shape[-1]
+        k = _b.min(m, n)
+        batch = tuple(a.shape[:-2])
+        u = _creation.zeros(batch + (m, m if full else k), dtype=a.dtype)
+        v = _creation.zeros(batch + (n, n if full else k), dtype=a.dtype)
+        return s, u, v
+
+
+class Eigh(Primitive):
+    """Eigh(compute_eigenvectors=True, lower=True)(a) -> (w, v) of a symmetric matrix (w
+    ascending); without eigenvectors v is zeros of a's shape."""
+
+    def __init__(self, compute_eigenvectors=True, lower=True):
+        super().__init__(compute_eigenvectors=_bool("Eigh", "compute_eigenvectors", compute_eigenvectors),
+                         lower=_bool("Eigh", "lower", lower))
+
+    def __call__(self, a):
+        if self.attrs["compute_eigenvectors"]:
+            return eigh(a, self.attrs["lower"])
+        w = eigh(a, self.attrs["lower"], eigvals_only=True)
+        return w, _creation.zeros(tuple(a.shape), dtype=a.dtype)
 
 
 class MatrixExp(Primitive):

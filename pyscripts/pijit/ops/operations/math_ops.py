@@ -15,4 +15,8 @@ reexport(__name__, ("pijit.ops",), [
     "ReduceMax", "ReduceMean", "ReduceMin", "ReduceProd", "ReduceStd", "ReduceSum", "Round",
     "Rsqrt", "Sign", "Sin", "Sinh", "Sqrt", "Square", "SquaredDifference", "SquareSumAll", "Sub",
     "Tan", "TensorAdd", "TruncateDiv", "TruncateMod", "Xdivy", "Xlogy",
+    # linear algebra (pijit/ops/linalg.py)
+    "Cholesky", "CholeskyInverse", "CholeskySolve", "LogMatrixDeterminant", "Lstsq",
+    "MatrixDeterminant", "MatrixExp", "MatrixPower", "MatrixSolve", "MatrixTriangularSolve", "Orgqr",
+    "Qr",
 ])
