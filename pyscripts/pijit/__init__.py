@@ -34,7 +34,13 @@ from pijit.common.dtype import dtype_to_nptype, dtype_to_pytype, pytype_to_dtype
 from pijit.common import (Type, byte, ubyte, short, ushort, intc, uintc, intp, uintp, single,  # noqa: F401
                           get_py_obj_dtype)
 from pijit.ops.primitive import constexpr  # noqa: F401
-from pijit.context import ParallelMode
+from pijit.context import (ParallelMode, set_auto_parallel_context, get_auto_parallel_context,  # noqa: F401
+                           reset_auto_parallel_context)
+from pijit.jit import JitConfig  # noqa: F401
+from pijit.nn.metrics import (Accuracy, F1, Fbeta, Loss, MAE, MSE, Metric, Precision, Recall,  # noqa: F401
+                              Top1CategoricalAccuracy, Top5CategoricalAccuracy,
+                              TopKCategoricalAccuracy, auc, get_metric_fn, names, rearrange_inputs)
+from pijit.ops import vjp  # noqa: F401
 from pijit import _import_paths  # noqa: F401  (mindspore.nn.optim.momentum, ... ; after nn)
 from pijit import amp  # (after nn)
 from pijit.amp import LossScaleManager, FixedLossScaleManager, DynamicLossScaleManager, build_train_network

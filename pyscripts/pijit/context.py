@@ -149,3 +149,51 @@ class ParallelMode(object):
     SEMI_AUTO_PARALLEL = "semi_auto_parallel"
     AUTO_PARALLEL = "auto_parallel"
     MODE_LIST = [STAND_ALONE, DATA_PARALLEL, HYBRID_PARALLEL, SEMI_AUTO_PARALLEL, AUTO_PARALLEL]
+
+
+# set_auto_parallel_context's keys and MindSpore 2.5's defaults. pijit runs one process: the
+# values are kept and read back (programs set them before building their networks), and
+# nothing else changes; data parallelism across processes is issue 48's.
+_AUTO_PARALLEL_DEFAULTS = {
+    "device_num": 1, "global_rank": 0, "gradients_mean": False, "gradient_fp32_sync": True,
+    "loss_repeated_mean": True, "parallel_mode": ParallelMode.STAND_ALONE,
+    "search_mode": "recursive_programming", "auto_parallel_search_mode": "recursive_programming",
+    "parameter_broadcast": False, "strategy_ckpt_load_file": "", "strategy_ckpt_save_file": "",
+    "full_batch": False, "dataset_strategy": "data_parallel", "enable_parallel_optimizer": False,
+    "enable_alltoall": False, "all_reduce_fusion_config": [], "pipeline_stages": 1,
+    "pipeline_result_broadcast": False, "grad_accumulation_step": 1, "parallel_optimizer_config": {},
+    "comm_fusion": {}, "strategy_ckpt_config": {}, "auto_pipeline": False, "group_ckpt_save_file": "",
+}
+_auto_parallel = dict(_AUTO_PARALLEL_DEFAULTS)
+
+
+def set_auto_parallel_context(**kwargs):
+    """MindSpore's set_auto_parallel_context: keeps each known setting (ValueError for an unknown
+    key or parallel mode, TypeError for a wrongly typed count), read back by
+    get_auto_parallel_context. One process: the settings describe, they do not distribute."""
+    for key, value in kwargs.items():
+        if key not in _AUTO_PARALLEL_DEFAULTS:
+            raise ValueError("For 'set_auto_parallel_context', the key %r is not supported; supported: %s"
+                             % (key, ", ".join(sorted(_AUTO_PARALLEL_DEFAULTS))))
+        if key == "parallel_mode" and value not in ParallelMode.MODE_LIST:
+            raise ValueError("For 'set_auto_parallel_context', 'parallel_mode' must be one of %s, got %r"
+                             % (ParallelMode.MODE_LIST, value))
+        if key in ("device_num", "global_rank", "pipeline_stages", "grad_accumulation_step"):
+            if isinstance(value, bool) or not isinstance(value, int):
+                raise TypeError("For 'set_auto_parallel_context', '%s' must be an int, got %s"
+                                % (key, type(value).__name__))
+            if value < (0 if key == "global_rank" else 1):
+                raise ValueError("For 'set_auto_parallel_context', '%s' must be >= %d, got %d"
+                                 % (key, 0 if key == "global_rank" else 1, value))
+    _auto_parallel.update(kwargs)
+
+
+def get_auto_parallel_context(attr_key):
+    if attr_key not in _auto_parallel:
+        raise ValueError("For 'get_auto_parallel_context', the key %r is not supported" % (attr_key,))
+    return _auto_parallel[attr_key]
+
+
+def reset_auto_parallel_context():
+    _auto_parallel.clear()
+    _auto_parallel.update(_AUTO_PARALLEL_DEFAULTS)

@@ -107,6 +107,25 @@ def jit(function=None, mode="PIJit", input_signature=None, hash_args=None, jit_c
     return wrap if function is None else wrap(function)
 
 
+class JitConfig(object):
+    """MindSpore's JitConfig(jit_level="", exc_mode="auto", jit_syntax_level="", debug_level="RELEASE",
+    infer_boost="off", **kwargs): compile options for jit(jit_config=...) and Cell.set_jit_config.
+    Validated as MindSpore validates them; pijit records them (they select Ascend/GE passes in
+    MindSpore and change nothing in pijit's CPU compiler)."""
+
+    def __init__(self, jit_level="", exc_mode="auto", jit_syntax_level="", debug_level="RELEASE",
+                 infer_boost="off", **kwargs):
+        check_str("JitConfig", "jit_level", jit_level, ("",) + _JIT_LEVELS)
+        values = {"exc_mode": exc_mode, "jit_syntax_level": jit_syntax_level,
+                  "debug_level": debug_level, "infer_boost": infer_boost}
+        for key, value in values.items():
+            check_str("JitConfig", key, value, _OPTIONS[key])
+        self.jit_config_dict = dict(kwargs, jit_level=jit_level, **values)
+
+    def __repr__(self):
+        return "JitConfig(%s)" % ", ".join("%s=%r" % kv for kv in sorted(self.jit_config_dict.items()))
+
+
 def ms_function(fn=None, input_signature=None, hash_args=None, jit_config=None):
     """MindSpore 1.x name of jit: ms_function(fn=None, input_signature=None, hash_args=None,
     jit_config=None)."""
