@@ -86,6 +86,8 @@ inline double erfinv(double y) {
     const double t = f / fp;
     if (!std::isfinite(t) || t == 0) break;
     x -= t / (1 + x * t);
+    // Halley converges cubically: after a step below 1e-7 relative, the error is ~1e-20
+    if (std::fabs(t) < 1e-7 * x) break;
   }
   return std::copysign(x, y);
 }
