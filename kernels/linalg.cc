@@ -198,6 +198,79 @@ void linalg_inverse(const Tensor& a, const Tensor& out, bool adjoint) {
 }
 
 namespace {
+int64_t pivot_at(const Tensor& piv, int64_t i) {
+  return piv.dtype() == DType::Int32 ? piv.data<int32_t>()[i] : piv.data<int64_t>()[i];
+}
+// Matrix i's pivots, 0-based; false when one is outside [1, n].
+bool load_pivots(const Tensor& piv, int64_t i, int64_t n, std::vector<int64_t>& out) {
+  out.resize(n);
+  for (int64_t k = 0; k < n; ++k) {
+    const int64_t p = pivot_at(piv, i * n + k);
+    if (p < 1 || p > n) return false;
+    out[k] = p - 1;
+  }
+  return true;
+}
+int64_t first_failed(const std::vector<char>& failed) {
+  for (size_t i = 0; i < failed.size(); ++i)
+    if (failed[i]) return static_cast<int64_t>(i);
+  return -1;
+}
+}  // namespace
+
+void linalg_lu_factor(const Tensor& a, const Tensor& lu, const Tensor& piv) {
+  const int64_t n = a.dim(a.ndim() - 1);
+  each_matrix(batch_of(a), lu_cost(n), [&](int64_t i) {
+    Buf m(n * n);
+    std::vector<int64_t> p(n);
+    load(a, i, n, n, false, m.data());
+    lu_factor(m.data(), n, p.data());
+    store(lu, i, n, n, false, m.data());
+    for (int64_t k = 0; k < n; ++k) {
+      if (piv.dtype() == DType::Int32) piv.data<int32_t>()[i * n + k] = static_cast<int32_t>(p[k] + 1);
+      else piv.data<int64_t>()[i * n + k] = p[k] + 1;
+    }
+  });
+}
+
+int64_t linalg_lu_solve(const Tensor& lu, const Tensor& piv, const Tensor& b, const Tensor& out) {
+  const int64_t n = lu.dim(lu.ndim() - 1), k = b.dim(b.ndim() - 1), batch = batch_of(lu);
+  std::vector<char> failed(batch, 0);
+  each_matrix(batch, 2.0 * n * n * k, [&](int64_t i) {
+    Buf m(n * n), x(n * k);
+    std::vector<int64_t> p;
+    if (!load_pivots(piv, i, n, p)) {
+      failed[i] = 1;
+      return;
+    }
+    load(lu, i, n, n, false, m.data());
+    load(b, i, n, k, false, x.data());
+    lu_solve(m.data(), p.data(), n, x.data(), k);
+    store(out, i, n, k, false, x.data());
+  });
+  return first_failed(failed);
+}
+
+int64_t linalg_lu_permutation(const Tensor& piv, const Tensor& p) {
+  const int64_t n = p.dim(p.ndim() - 1), batch = batch_of(p);
+  std::vector<char> failed(batch, 0);
+  each_matrix(batch, static_cast<double>(n) * n, [&](int64_t i) {
+    std::vector<int64_t> pv, perm(n);
+    if (!load_pivots(piv, i, n, pv)) {
+      failed[i] = 1;
+      return;
+    }
+    // the swaps in order applied to the identity's rows give Q (Q a = L U); P = Q^T
+    for (int64_t k = 0; k < n; ++k) perm[k] = k;
+    for (int64_t k = 0; k < n; ++k) std::swap(perm[k], perm[pv[k]]);
+    Buf m(n * n, 0.0);
+    for (int64_t k = 0; k < n; ++k) m[perm[k] * n + k] = 1;
+    store(p, i, n, n, false, m.data());
+  });
+  return first_failed(failed);
+}
+
+namespace {
 // sign and log|det| of matrix i (sign 0, log -inf when singular).
 std::pair<double, double> slogdet_one(const Tensor& a, int64_t i, int64_t n) {
   Buf m(n * n);

@@ -23,6 +23,14 @@ namespace pj {
 
 // out = inverse(a) (of a^T when adjoint: real matrices only).
 void linalg_inverse(const Tensor& a, const Tensor& out, bool adjoint);
+// LAPACK's getrf for square a: lu holds L (unit diagonal, below) and U; piv [..., n] (Int32 or
+// Int64) the 1-based row swapped with row i at step i (a = P L U, P from the swaps in order).
+void linalg_lu_factor(const Tensor& a, const Tensor& lu, const Tensor& piv);
+// out solves a x = b from lu_factor's lu and 1-based piv. Returns the first batch whose pivots
+// are out of range [1, n], or -1.
+int64_t linalg_lu_solve(const Tensor& lu, const Tensor& piv, const Tensor& b, const Tensor& out);
+// p [..., n, n] (p's dtype) with a = p l u for lu_factor's 1-based piv. Returns as lu_solve.
+int64_t linalg_lu_permutation(const Tensor& piv, const Tensor& p);
 // out[...] = det(a).
 void linalg_det(const Tensor& a, const Tensor& out);
 // sign[...] in {-1, 0, 1} and logabs[...] = log|det(a)| (-inf for a singular matrix).

@@ -8,6 +8,9 @@
 //   log_matrix_determinant(x) -> (sign [...], log|det| [...])
 //   matrix_solve(matrix [..., n, n], rhs [..., n, k]; adjoint=False)
 //                                     an exactly singular matrix: ValueError (MindSpore's CPU kernel)
+//   lu_factor(a [..., n, n]) -> (lu, pivots Int32 [..., n], 1-based: torch.linalg.lu_factor's)
+//   lu_solve(b [..., n, k], lu, pivots)     pivots outside [1, n]: ValueError
+//   lu_permutation(lu, pivots) -> p with a = p l u (LuUnpack's first output)
 //   cholesky(x [..., n, n]; upper=False)   not positive definite: ValueError
 //   cholesky_solve(rhs [..., n, k], factor [..., n, n]; upper=False)
 //   matrix_triangular_solve(matrix, rhs; lower=True, adjoint=False, unit_diagonal=False)
@@ -137,6 +140,64 @@ PJ_REGISTER_OP("matrix_solve")
         const int64_t bad = linalg_solve(dense_in(in[0], t), dense_in(in[1], t), o[0], a.b("adjoint"));
         if (bad >= 0)
           PJ_THROW(Value) << "For 'MatrixSolve', the input 'matrix' is not invertible"
+                          << batch_index(batch_of(in[0].shape()), bad) << ".";
+      });
+    });
+
+void require_pivots(const char* prim, const TensorMeta& piv, const Shape& lu) {
+  if (piv.dtype != DType::Int32 && piv.dtype != DType::Int64)
+    PJ_THROW(Type) << "For '" << prim << "', the dtype of 'LU_pivots' must be int32 or int64, but got " << dtype_name(piv.dtype);
+  Shape want = batch_of(lu);
+  want.push_back(lu.back());
+  if (piv.shape != want)
+    PJ_THROW(Value) << "For '" << prim << "', the 'LU_pivots' must have shape " << shape_str(want) << " for 'LU_data' "
+                    << shape_str(lu) << ", but got " << shape_str(piv.shape);
+}
+
+PJ_REGISTER_OP("lu_factor")
+    .inputs(1)
+    .total()
+    .infer([](const Metas& in, const Attrs&) {
+      require_square("LuFactor", "A", in[0]);
+      Shape p = batch_of(in[0].shape);
+      p.push_back(in[0].shape.back());
+      return Metas{in[0], TensorMeta{p, DType::Int32}};
+    })
+    .kernel([](const Tensors& in, const Attrs&, const Tensors& out) {
+      with_dense_outs(out, [&](const Tensors& o) { linalg_lu_factor(dense_in(in[0], o[0].dtype()), o[0], o[1]); });
+    });
+
+PJ_REGISTER_OP("lu_solve")
+    .inputs(3)
+    .raises_on_values()
+    .infer([](const Metas& in, const Attrs&) {
+      const DType t = check_system("LuSolve", "lu_data", in[1], "x", in[0]);
+      require_pivots("LuSolve", in[2], in[1].shape);
+      return one(in[0].shape, t);
+    })
+    .kernel([](const Tensors& in, const Attrs&, const Tensors& out) {
+      with_dense_outs(out, [&](const Tensors& o) {
+        const DType t = o[0].dtype();
+        const int64_t bad = linalg_lu_solve(dense_in(in[1], t), in[2].contiguous(), dense_in(in[0], t), o[0]);
+        if (bad >= 0)
+          PJ_THROW(Value) << "For 'LuSolve', the 'lu_pivots' must lie in [1, " << in[1].shape().back() << "]"
+                          << batch_index(batch_of(in[1].shape()), bad) << ".";
+      });
+    });
+
+PJ_REGISTER_OP("lu_permutation")
+    .inputs(2)
+    .raises_on_values()
+    .infer([](const Metas& in, const Attrs&) {
+      require_square("LuUnpack", "LU_data", in[0]);
+      require_pivots("LuUnpack", in[1], in[0].shape);
+      return one(in[0].shape, in[0].dtype);
+    })
+    .kernel([](const Tensors& in, const Attrs&, const Tensors& out) {
+      with_dense_outs(out, [&](const Tensors& o) {
+        const int64_t bad = linalg_lu_permutation(in[1].contiguous(), o[0]);
+        if (bad >= 0)
+          PJ_THROW(Value) << "For 'LuUnpack', the 'LU_pivots' must lie in [1, " << in[0].shape().back() << "]"
                           << batch_index(batch_of(in[0].shape()), bad) << ".";
       });
     });

@@ -1,5 +1,5 @@
 // The linear-algebra kernels (kernels/linalg.h) and ops (graph/ops/linalg_ops.cc): LU inverse and
-// solve across the 48-column panel boundary and batched, det against a plain elimination, zero
+// solve across the 48-column panel boundary and batched, LU factors (P L U = A), det against a plain elimination, zero
 // pivots (det 0, solve's failing batch index), Cholesky and its failure, QR and SVD identities
 // (orthogonality, reconstruction, sorted singular values, rank deficiency, full matrices), eigh,
 // the Padé exponential, band masks, non-contiguous op inputs, and the ops' error messages.
@@ -144,6 +144,31 @@ TEST(Linalg, SingularSolveReportsTheBatchAndNotPositiveDefiniteCholeskyToo) {
                      "For 'MatrixSolve', the input 'matrix' is not invertible (batch element (1,))."));
   EXPECT_TRUE(raises([&] { call_op(get_op("cholesky"), {spd}); }, ErrorKind::Value,
                      "For 'Cholesky', the input matrix is not symmetric positive definite (batch element (1,))."));
+}
+
+TEST(Linalg, LuFactorUnpacksToTheInputAndSolves) {
+  const int64_t n = 50;  // past one 48-column panel
+  Tensor a = random({n, n}, DType::Float64, 17), lu = Tensor::empty({n, n}, DType::Float64),
+         piv = Tensor::empty({n}, DType::Int32), p = Tensor::empty({n, n}, DType::Float64);
+  linalg_lu_factor(a, lu, piv);
+  ASSERT_EQ(linalg_lu_permutation(piv, p), -1);
+  std::vector<double> luv = values(lu), l(n * n, 0.0), u(n * n, 0.0);
+  for (int64_t i = 0; i < n; ++i)
+    for (int64_t j = 0; j < n; ++j) (j < i ? l : u)[i * n + j] = luv[i * n + j];
+  for (int64_t i = 0; i < n; ++i) l[i * n + i] = 1;
+  std::vector<double> lu_prod(n * n);
+  for (int64_t i = 0; i < n; ++i)
+    for (int64_t j = 0; j < n; ++j) {
+      double s = 0;
+      for (int64_t q = 0; q < n; ++q) s += l[i * n + q] * u[q * n + j];
+      lu_prod[i * n + j] = s;
+    }
+  EXPECT_LT(product_error(values(p), lu_prod, values(a), n, n, n), 1e-12);
+  Tensor b = random({n, 2}, DType::Float64, 3), x = Tensor::empty({n, 2}, DType::Float64);
+  ASSERT_EQ(linalg_lu_solve(lu, piv, b, x), -1);
+  EXPECT_LT(product_error(values(a), values(x), values(b), n, n, 2), 1e-11);
+  testing::set_item(piv, 3, 0.0);  // a pivot outside [1, n]
+  EXPECT_EQ(linalg_lu_solve(lu, piv, b, x), 0);
 }
 
 TEST(Linalg, CholeskyAndTriangularSolves) {

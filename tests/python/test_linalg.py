@@ -177,6 +177,24 @@ class ExactSmall(Case):
         with self.assertRaisesRegex(ValueError, r"Orgqr.*'tau'.*\(3,\)"):
             ops.orgqr(ms.ones((3, 2)), ms.ones((3,)))
 
+    def test_lu_by_hand(self):
+        # [[1, 2], [3, 4]]: row 2 pivots (|3| > |1|), l = 1/3, u22 = 2 - 4/3
+        lu, piv = ops.lu_factor(T([[1.0, 2.0], [3.0, 4.0]], F64))
+        self.close(lu, [[3.0, 4.0], [1 / 3, 2 / 3]], 1e-15)
+        self.assertEqual((piv.dtype, piv.tolist()), (ms.int32, [2, 2]))
+        p, l, u = P.LuUnpack()(lu, piv)
+        self.assertEqual(p.tolist(), [[0.0, 1.0], [1.0, 0.0]])
+        self.close(l, [[1.0, 0.0], [1 / 3, 1.0]], 1e-15)
+        self.close(u, [[3.0, 4.0], [0.0, 2 / 3]], 1e-15)
+        # [[1, 2], [3, 4]] x = [5, 11]: x = [1, 2]
+        self.close(P.LuSolve()(T([[5.0], [11.0]], F64), lu, piv), [[1.0], [2.0]], 1e-15)
+        p, l, u = ops.lu_unpack(lu, piv, unpack_data=False)
+        self.assertEqual((l.shape, u.shape), ((0,), (0,)))
+        with self.assertRaisesRegex(ValueError, r"For 'LuSolve', the 'lu_pivots' must lie in \[1, 2\]"):
+            ops.lu_solve(T([[5.0], [11.0]], F64), lu, T([3, 2], ms.int32))
+        with self.assertRaisesRegex(TypeError, "'LU_pivots' must be int32 or int64"):
+            ops.lu_unpack(lu, T([2.0, 2.0], F64))
+
     def test_svd_by_hand(self):
         s, u, v = ops.svd(T([[3.0, 0.0], [0.0, -4.0]], F64))
         self.close(s, [4.0, 3.0], 1e-15)  # descending
@@ -448,11 +466,14 @@ class Captured(Case):
             s, u, v = ops.svd(a)
             l = ops.cholesky(ops.matmul(a, mT(a)))
             y, tau = ops.geqrf(a)
+            lu, piv = ops.lu_factor(a)
+            pm, lm, um = ops.lu_unpack(lu, piv)
             e = ops.matrix_exp(a * 0.1)
             p = ops.matrix_power(a, 3)
             return (inv.sum() + x.sum() + (sign * logabs).sum() + ops.det(a).sum() + r.sum() + s.sum()
                     + l.sum() + e.sum() + p.sum() + ops.pinv(a).sum() + ops.orgqr(y, tau).sum()
-                    + P.Lstsq()(a, b).sum())
+                    + P.Lstsq()(a, b).sum() + ops.lu_solve(b, lu, piv).sum() + ops.matmul(pm, lm).sum()
+                    + um.sum())
 
         want = f(a, b).item()
         jf = ms.jit(f)

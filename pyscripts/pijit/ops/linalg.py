@@ -3,8 +3,8 @@ slogdet/logdet, matrix_solve, cholesky and its inverse/solve, triangular solves,
 matrix_power, matrix_exp, matrix_band_part, adjoint, eigh; and the primitive classes
 (MatrixInverse, MatrixDeterminant, LogMatrixDeterminant, MatrixSolve, Cholesky, CholeskyInverse,
 CholeskySolve, MatrixTriangularSolve, Qr, Svd, MatrixExp, MatrixPower, MatrixBandPart, Geqrf,
-Orgqr, Lstsq). Not here: Eig (general eigenproblems, complex results), LuSolve/LuUnpack (no LU
-factor op exposed), MatrixLogarithm (complex only).
+Orgqr, Lstsq, Eigh, LuSolve, LuUnpack) with lu_factor/lu_solve/lu_unpack. Not here: Eig (general
+eigenproblems, complex results) and MatrixLogarithm (complex only).
 
 The kernels are pijit's own (kernels/linalg.h: LU with partial pivoting, Householder QR,
 one-sided Jacobi SVD, Padé exponential), computed in double for float32 too, in parallel over
@@ -35,10 +35,12 @@ _Tensor = _C.TensorBase
 __all__ = ["inverse", "det", "matrix_determinant", "slogdet", "log_matrix_determinant", "logdet",
            "matrix_solve", "cholesky", "cholesky_inverse", "cholesky_solve",
            "solve_triangular", "qr", "svd", "pinv", "matrix_power", "matrix_exp",
-           "matrix_band_part", "adjoint", "eigh", "geqrf", "orgqr",
+           "matrix_band_part", "adjoint", "eigh", "geqrf", "orgqr", "lu_factor", "lu_solve",
+           "lu_unpack",
            "MatrixInverse", "MatrixDeterminant", "LogMatrixDeterminant", "MatrixSolve",
            "Cholesky", "CholeskyInverse", "CholeskySolve", "MatrixTriangularSolve", "Qr", "Svd",
-           "MatrixExp", "MatrixPower", "MatrixBandPart", "Geqrf", "Orgqr", "Lstsq", "Eigh"]
+           "MatrixExp", "MatrixPower", "MatrixBandPart", "Geqrf", "Orgqr", "Lstsq", "Eigh",
+           "LuSolve", "LuUnpack"]
 
 
 def _tensor(who, name, x):
@@ -301,6 +303,45 @@ def orgqr(input, input2):
     return _op("orgqr", (_tensor("Orgqr", "x", input), _tensor("Orgqr", "tau", input2)))
 
 
+def lu_factor(A):
+    """(LU, pivots) with A = P L U (partial pivoting, as torch.linalg.lu_factor): L (unit diagonal)
+    below LU's diagonal, U on and above it; pivots int32 [..., n], 1-based: row i was swapped with
+    row pivots[i] at step i."""
+    lu, piv = _op("lu_factor", (_square("lu_factor", "A", A),))
+    return lu, piv
+
+
+def lu_solve(b, LU_data, LU_pivots):
+    """x with A x = b from lu_factor's (LU_data, LU_pivots); batch dims broadcast."""
+    _tensor("LuSolve", "b", b)
+    _square("LuSolve", "LU_data", LU_data)
+    _tensor("LuSolve", "LU_pivots", LU_pivots)
+    LU_data, b = _broadcast_batch("LuSolve", LU_data, b)
+    want = tuple(LU_data.shape[:-1])
+    if tuple(LU_pivots.shape) != want and LU_pivots.ndim >= 1:
+        LU_pivots = F.broadcast_to(LU_pivots, want)
+    return _op("lu_solve", (b, LU_data, LU_pivots))
+
+
+def lu_unpack(LU_data, LU_pivots, unpack_data=True, unpack_pivots=True):
+    """(P, L, U) with A = P @ L @ U from lu_factor's output; a part not unpacked is an empty
+    tensor (as torch.lu_unpack)."""
+    _square("LuUnpack", "LU_data", LU_data)
+    _tensor("LuUnpack", "LU_pivots", LU_pivots)
+    _bool("LuUnpack", "unpack_data", unpack_data)
+    _bool("LuUnpack", "unpack_pivots", unpack_pivots)
+    empty = _creation.zeros((0,), dtype=LU_data.dtype)
+    p = _op("lu_permutation", (LU_data, LU_pivots)) if unpack_pivots else empty
+    if not unpack_data:
+        return p, empty, empty
+    n = LU_data.shape[-1]
+    strict = _op("matrix_band_part", (LU_data,), lower=-1, upper=0) - \
+        _op("matrix_band_part", (LU_data,), lower=0, upper=0)
+    l = strict + _creation.eye(n, n, LU_data.dtype)
+    u = _op("matrix_band_part", (LU_data,), lower=0, upper=-1)
+    return p, l, u
+
+
 def _lstsq(matrix, rhs, l2_regularizer):
     """min |A x - B|^2 + l2 |x|^2 through the regularised normal equations (MindSpore's fast
     path): tall or square A: (A^T A + l2 I) x = A^T B; wide: x = A^T (A A^T + l2 I)^-1 B."""
@@ -483,6 +524,24 @@ class Lstsq(Primitive):
 
     def __call__(self, matrix, rhs):
         return _lstsq(matrix, rhs, self.attrs["l2_regularizer"])
+
+
+class LuSolve(Primitive):
+    """LuSolve()(x, lu_data, lu_pivots): solves A y = x from A's LU factors (1-based pivots)."""
+
+    def __call__(self, x, lu_data, lu_pivots):
+        return lu_solve(x, lu_data, lu_pivots)
+
+
+class LuUnpack(Primitive):
+    """LuUnpack(unpack_data=True, unpack_pivots=True)(LU_data, LU_pivots) -> (P, L, U)."""
+
+    def __init__(self, unpack_data=True, unpack_pivots=True):
+        super().__init__(unpack_data=_bool("LuUnpack", "unpack_data", unpack_data),
+                         unpack_pivots=_bool("LuUnpack", "unpack_pivots", unpack_pivots))
+
+    def __call__(self, LU_data, LU_pivots):
+        return lu_unpack(LU_data, LU_pivots, self.attrs["unpack_data"], self.attrs["unpack_pivots"])
 
 
 # ---- Tensor methods (MindSpore's Tensor has these; they live beside the functions they call) ----

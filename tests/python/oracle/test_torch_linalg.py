@@ -116,6 +116,20 @@ class Values(Case):
                     want = torch.linalg.lstsq(ta.double(), torch.from_numpy(b).double()).solution
                     self.check(ops.Lstsq()(pa, pj.Tensor(b)), want, dtype, msg, scale=100)
 
+    def test_lu_factor_unpack_solve(self):
+        for dtype in ("float32", "float64"):
+            for a, msg in self.mats(dtype, well=False):
+                ta, pa = torch.from_numpy(a), pj.Tensor(a)
+                lu, piv = ops.lu_factor(pa)
+                tlu, tpiv = torch.linalg.lu_factor(ta)
+                self.check(lu, tlu, dtype, msg, scale=100)
+                np.testing.assert_array_equal(piv.asnumpy(), tpiv.numpy(), err_msg=msg)
+                for got, want in zip(ops.lu_unpack(lu, piv), torch.lu_unpack(tlu, tpiv)):
+                    self.check(got, want, dtype, msg, scale=100)
+                b = self.rs.uniform(-1, 1, size=a.shape[:-1] + (2,)).astype(dtype)
+                self.check(ops.lu_solve(pj.Tensor(b), lu, piv), torch.linalg.lu_solve(tlu, tpiv, torch.from_numpy(b)),
+                           dtype, msg, scale=1000)
+
     def test_svd_pinv_eigh(self):
         for dtype in ("float32", "float64"):
             for a, msg in self.mats(dtype, square=False):
