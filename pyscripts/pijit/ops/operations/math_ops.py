@@ -16,7 +16,7 @@ reexport(__name__, ("pijit.ops",), [
     "Rsqrt", "Sign", "Sin", "Sinh", "Sqrt", "Square", "SquaredDifference", "SquareSumAll", "Sub",
     "Tan", "TensorAdd", "TruncateDiv", "TruncateMod", "Xdivy", "Xlogy",
     # linear algebra (pijit/ops/linalg.py)
-    "Cholesky", "CholeskyInverse", "CholeskySolve", "LogMatrixDeterminant", "Lstsq", "LuSolve", "LuUnpack",
-    "MatrixDeterminant", "MatrixExp", "MatrixPower", "MatrixSolve", "MatrixTriangularSolve", "Orgqr",
-    "Qr",
+    "Cholesky", "CholeskyInverse", "CholeskySolve", "LogMatrixDeterminant", "Lstsq", "LuSolve",
+    "LuUnpack", "MatrixDeterminant", "MatrixExp", "MatrixPower", "MatrixSolve",
+    "MatrixTriangularSolve", "Orgqr", "Qr",
 ])
