@@ -663,10 +663,19 @@ class PreparedWeights(unittest.TestCase):
         self.check_write_is_seen(write)
 
     def test_inplace_operator_is_seen(self):
-        def write():
-            w = self.w
-            w *= 0.5
-        self.check_write_is_seen(write)
+        # `w *= 0.5` writes in place under MindSpore's JIT_ENABLE_AUGASSIGN_INPLACE (by default it
+        # rebinds w, as MindSpore's does on the CPU); mul_ writes in place always
+        from pijit._extends.parse import compile_config
+        saved = compile_config.JIT_ENABLE_AUGASSIGN_INPLACE
+        compile_config.JIT_ENABLE_AUGASSIGN_INPLACE = "1"
+        try:
+            def write():
+                w = self.w
+                w *= 0.5
+            self.check_write_is_seen(write)
+        finally:
+            compile_config.JIT_ENABLE_AUGASSIGN_INPLACE = saved
+        self.check_write_is_seen(lambda: self.w.mul_(0.5))
 
     def test_set_data_and_assign_are_seen(self):
         self.check_write_is_seen(lambda: self.w.set_data(pj.randn(64, 48)))
