@@ -57,8 +57,8 @@ void sub_products4(double* __restrict__ r0, double* __restrict__ r1, double* __r
 // above it; piv[k] is the row swapped with row k at step k. Returns the permutation's sign. A zero
 // pivot column is left as it is (LAPACK's getrf with info > 0), so U has a zero on its diagonal.
 // Blocked right-looking: a panel of kBlock columns is factored on its own, then the rows to its
-// right are solved and the trailing matrix updated in one pass (the only parallel step: a fork
-// per panel, not per column, so a busy machine does not stall on barriers).
+// right are solved and the trailing matrix updated in one pass (the only parallel step, for large
+// matrices: a fork per panel, not per column, so a busy machine does not stall on barriers).
 int lu_factor(double* a, int64_t n, int64_t* piv) {
   constexpr int64_t kBlock = 48;
   int sign = 1;
@@ -102,9 +102,12 @@ int lu_factor(double* a, int64_t n, int64_t* piv) {
         for (int64_t j = pe; j < n; ++j) rr[j] -= l * rq[j];
       }
     }
-    // A22 -= L21 U12
+    // A22 -= L21 U12; in parallel only from ~64M flops a panel (n >~ 600): below that a fork that
+    // meets a busy core costs more than the update (512x512: 5 ms on one thread, 80 ms when the
+    // other core was taken)
     const int64_t rest = n - pe;
-    rows_parallel(rest, 2 * (pe - kb) * rest, [&](int64_t b, int64_t e) {
+    const double flops = 2.0 * (pe - kb) * rest * rest;
+    auto update = [&](int64_t b, int64_t e) {
       int64_t i = pe + b;
       for (; i + 4 <= pe + e; i += 4) {
         double *r0 = a + i * n, *r1 = r0 + n, *r2 = r1 + n, *r3 = r2 + n;
@@ -119,7 +122,9 @@ int lu_factor(double* a, int64_t n, int64_t* piv) {
           for (int64_t j = pe; j < n; ++j) ri[j] -= l * rq[j];
         }
       }
-    });
+    };
+    if (flops < 6.4e7) update(0, rest);
+    else parallel_for(rest, 8, update);
   }
   return sign;
 }

@@ -7,8 +7,8 @@
 // (graph/ops/linalg_ops.cc owns shapes and user errors). Each matrix is loaded into a double
 // buffer, computed in double and rounded once into the output's dtype, so float32 results are
 // float32-rounded double results. Batches run in parallel (kernels/threading.h); a single large
-// matrix parallelises only where one fork buys a lot of work (LU's trailing update per panel,
-// right-hand-side columns, products): a fork per column stalls on a busy machine.
+// matrix parallelises only where one fork buys a lot of work (LU's trailing update per panel
+// past n ~ 600, right-hand-side columns, products): a fork per column stalls on a busy machine.
 //
 // Singular inputs follow LAPACK: a zero pivot is not eliminated, the determinant is 0 and solving
 // with it gives inf/nan. The functions that report a failure return the first failing batch
