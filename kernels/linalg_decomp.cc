@@ -150,10 +150,11 @@ bool jacobi_pair(double* w, int64_t len, double* vt, int64_t vlen, double* norm2
     wi[k] = c * x - s * y;
     wj[k] = s * x + c * y;
   }
-  // the updated norms, recomputed (not alpha - t gamma): cheap and keeps them exact for the
-  // tiny columns of rank-deficient inputs
-  norm2[i] = dot(wi, wi, len);
-  norm2[j] = dot(wj, wj, len);
+  // the rotated norms follow from the old ones (alpha - t gamma, beta + t gamma), which saves two
+  // passes over the rows; one that shrank a lot is recomputed, as the update lost its digits
+  const double ni = alpha - t * gamma, nj = beta + t * gamma;
+  norm2[i] = ni > 1e-4 * alpha ? ni : dot(wi, wi, len);
+  norm2[j] = nj > 1e-4 * beta ? nj : dot(wj, wj, len);
   if (vt) {
     double* vi = vt + i * vlen;
     double* vj = vt + j * vlen;

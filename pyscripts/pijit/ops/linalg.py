@@ -15,10 +15,13 @@ matrix that is not positive definite in cholesky; inverse/det of a singular matr
 MindSpore's CPU kernels do. Gradients: inverse, det, slogdet, solve, triangular solve, cholesky,
 qr (square or tall), svd, eigh (graph/grads/linalg_grads.cc).
 
-Accuracy (float64, random well-conditioned n <= 64): inverse/solve residuals ~1e-15 relative
-to cond(A); svd singular values to a few ulps relative; qr and svd factors orthogonal to ~1e-15;
-matrix_exp within ~1e-14 relative of scipy's expm. float32 results are the double results
-rounded once.
+Accuracy (float64, measured against numpy/torch): inverse and solve residuals |A X - I| ~1e-15
+times cond(A); det and slogdet within a few ulps of a pivoted elimination; qr's Q orthogonal to
+~1e-15 and R equal to LAPACK's (signs included); svd: singular values within ~1e-14 of s_max,
+U and V orthogonal to ~sqrt(n) * 1e-15 (Jacobi's stopping rule: 2e-14 at n = 512); eigh as svd;
+matrix_exp within ~1e-14 relative of torch.matrix_exp. float32 results are the double results
+rounded once. Speed (512 x 512 float64, 2 shared cores): det 6.6 ms (numpy/OpenBLAS 7.7),
+solve 27 ms (20), inverse 48 ms (19), svd 0.6 s (0.15 s): the Jacobi SVD is the slow one.
 """
 import builtins as _b
 
