@@ -1309,6 +1309,13 @@ PyObject* Simulator::tape_run(const std::vector<PyObject*>& args, PyObject* kwna
       if (!was) t->stop();
     }
   } restore{tape, tape->recording()};
+  // A tensor made while capturing (a literal) is a constant to the graph: the tape could not
+  // follow it from the leaf it watched into the ops (its gradient came out zero, its value a
+  // dead reference). Such a grad call runs as Python runs it.
+  if (PyTuple_CheckExact(args[2]) || PyList_CheckExact(args[2]))
+    for (PyObject* a : unpacked(args[2]))
+      if (py::is_tensor(a) && !py::unwrap(a).is_symbolic() && !values_.frame_tensor(a))
+        stop(Break::UnsupportedCall, "differentiates with respect to a tensor made inside the captured code");
   tape->start();
   PyObject* kwargs = args.size() == 4 && args[3] != Py_None ? args[3] : nullptr;
   return call_ex(args[1], args[2], kwargs);

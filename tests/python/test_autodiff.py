@@ -419,6 +419,19 @@ class Correctness(Close):
 
 
 class Jitted(Close):
+    def test_grad_with_respect_to_a_tensor_made_in_the_captured_code(self):
+        # a literal is a constant to the graph, which the tape cannot follow: the grad call runs
+        # as Python runs it (it came out zero, then raised on a dead reference)
+        def h():
+            return pj.grad(lambda x: ops.sin(x).sum())(pj.Tensor([0.0, 1.0]))
+
+        jh = pj.jit(h)
+        for _ in range(2):
+            self.assertEqual(jh().tolist(), h().tolist())
+        self.assertAlmostEqual(jh().tolist()[1], math.cos(1.0), places=6)
+        self.assertIn("differentiates with respect to a tensor made inside the captured code",
+                      pj.jit_stats(jh)["break_reasons"][0])
+
     def test_an_input_without_a_gradient_rule_refuses_only_its_own_gradient(self):
         # reflect padding has no gradient rule: a captured graph reading it still gives the other
         # inputs' gradients, and names the op when its own gradient is asked for (as eager does)
