@@ -7,6 +7,7 @@
 //   triangular solve: as solve, the matrix gradient kept to the triangle that was read
 //   cholesky A = L L^T:           S = L^-T Phi(L^T dL) L^-1, dA = (S + S^T) / 2 (Phi: lower
 //                                 triangle, diagonal halved; the symmetric part, as PyTorch's)
+//   cholesky_solve X = (L L^T)^-1 B: dB = (L L^T)^-1 dX, dL = S L, S = -(dB X^T + X dB^T)
 //   qr (square or tall, reduced): M = R dR^T - dQ^T Q, dA = (dQ + Q copyltu(M)) R^-T
 //   svd (reduced u, v):           Townsend's formula; singular values only: dA = U diag(dS) V^T
 //   eigh A = V diag(w) V^T:       dA = V (diag(dw) + F o (V^T dV)) V^T, symmetrised
@@ -99,6 +100,20 @@ PJ_REGISTER_GRAD("cholesky", [](GradContext& c, const GradArgs& g) -> Grads {
   const int st = tri_solve(c, l, mT(c, z), true, true);   // (Z L^-1)^T = L^-T Z^T
   const int s = c.op("add", {st, mT(c, st)});
   return {c.op("mul", {s, c.scalar_like(0.5, s)})};
+});
+
+PJ_REGISTER_GRAD("cholesky_solve", [](GradContext& c, const GradArgs& g) -> Grads {
+  // X = A^-1 B, A = L L^T (U^T U): dB = A^-1 dX; dA = -dB X^T, whose symmetric part S gives
+  // dL = S L (dU = U S), kept to the triangle the kernel reads
+  const bool upper = g.attrs->b("upper");
+  const int db = c.op("cholesky_solve", {g.dout[0], g.in[1]}, Attrs{{"upper", upper}});
+  Grads out{g.needs[0] ? db : kNoGrad, kNoGrad};
+  if (g.needs[1]) {
+    const int da = c.op("neg", {mm(c, db, mT(c, g.out[0]))});
+    const int sym = c.op("add", {da, mT(c, da)});
+    out[1] = upper ? band(c, mm(c, g.in[1], sym), 0, -1) : band(c, mm(c, sym, g.in[1]), -1, 0);
+  }
+  return out;
 });
 
 PJ_REGISTER_GRAD("qr", [](GradContext& c, const GradArgs& g) -> Grads {

@@ -427,6 +427,12 @@ class Gradients(Case):
         sym = lambda t: (t + mT(t)) * 0.5  # perturb symmetrically, as the gradient is symmetric
         self.check(lambda t: ops.cholesky(sym(t)), a)
         self.check(lambda t: ops.cholesky(sym(t), upper=True), a)
+        l = ops.cholesky(a)
+        rhs = T(rand_lists(self.rng, (3, 2)), F64)
+        self.check(lambda t: ops.cholesky_solve(t, l), rhs)
+        self.check(lambda t: ops.cholesky_solve(rhs, ops.matrix_band_part(t, -1, 0)), l)
+        self.check(lambda t: ops.cholesky_solve(rhs, ops.matrix_band_part(t, 0, -1), upper=True), mT(l))
+        self.check(lambda t: ops.cholesky_inverse(ops.matrix_band_part(t, -1, 0)), l)
 
     def test_qr(self):
         self.check(lambda t: ops.qr(t)[0], T(rand_lists(self.rng, (4, 3)), F64))

@@ -13,7 +13,7 @@ them). Inputs must be float32 or float64 (TypeError). Errors as MindSpore raises
 for a non-square matrix (naming the shape), for an exactly singular matrix in matrix_solve and a
 matrix that is not positive definite in cholesky; inverse/det of a singular matrix give inf/0 as
 MindSpore's CPU kernels do. Gradients: inverse, det, slogdet, solve, triangular solve, cholesky,
-qr (square or tall), svd, eigh (graph/grads/linalg_grads.cc).
+qr (square or tall), svd, eigh, cholesky_solve (so cholesky_inverse) (graph/grads/linalg_grads.cc).
 
 Accuracy (float64, measured against numpy/torch): inverse and solve residuals |A X - I| ~1e-15
 times cond(A); det and slogdet within a few ulps of a pivoted elimination; qr's Q orthogonal to

@@ -213,6 +213,10 @@ class Grads(Case):
         for a, msg in self.mats("float64", spd=True):
             self.grads(ops.cholesky, torch.linalg.cholesky, a, msg, tol=1e-7)
             self.grads(lambda t: ops.eigh(t, eigvals_only=True), torch.linalg.eigvalsh, a, msg)
+            l = np.linalg.cholesky(a)
+            b = self.rs.uniform(-1, 1, size=a.shape[:-1] + (2,))
+            self.grads(lambda t: ops.cholesky_solve(pj.Tensor(b), ops.matrix_band_part(t, -1, 0)),
+                       lambda t: torch.cholesky_solve(torch.from_numpy(b), t.tril()), l, msg)
         for a, msg in self.mats("float64", square=False):
             m, n = a.shape[-2:]
             self.grads(lambda t: ops.svd(t, compute_uv=False), torch.linalg.svdvals, a, msg)
