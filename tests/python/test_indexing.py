@@ -34,7 +34,7 @@ class TestBasic(unittest.TestCase):
         g = grid()
         v = g[1:, ::2]
         self.assertEqual(v._storage_ptr(), g._storage_ptr())
-        v += 100
+        v.add_(100)  # (an in-place write; `v += 100` rebinds v, as MindSpore's += does)
         self.assertEqual(g.tolist(), [[0, 1, 2, 3], [104, 5, 106, 7], [108, 9, 110, 11]])
 
     def test_errors(self):

@@ -102,8 +102,11 @@ class TestBuffers(unittest.TestCase):
         self.assertEqual(m.shape, (2, 2))
         self.assertEqual(m.strides, (8, 4))
         self.assertEqual(m.tolist(), [[1.0, 2.0], [3.0, 4.0]])
-        t += 1  # in place: the memoryview sees it
+        t.add_(1)  # in place: the memoryview sees it
         self.assertEqual(m.tolist(), [[2.0, 3.0], [4.0, 5.0]])
+        t += 1  # MindSpore's +=: a new tensor for t, the exported one unchanged
+        self.assertEqual(m.tolist(), [[2.0, 3.0], [4.0, 5.0]])
+        self.assertEqual(t.tolist(), [[3.0, 4.0], [5.0, 6.0]])
 
     def test_round_trip_every_dtype(self):
         for dt in (pj.bool_, pj.int32, pj.int64, pj.float32, pj.float64):
