@@ -240,6 +240,17 @@ def child(module, out_path, stress):
         pijit.set_stress(stress)
     import doctest
     from test import support
+    # Doctest examples are the module's own code: their functions die with the example's globals
+    # (cleared after each example) and, once the garbage collector runs, their capture records
+    # with them, before stress_stats counts them. The globals' values are kept alive to the end
+    # (in both runs alike); when the collector ran first was a matter of heap size, not of stress.
+    kept_globs = []
+    clear_globs = doctest.DocTestCase.tearDown
+
+    def keep_then_clear(case):
+        kept_globs.append(dict(case._dt_test.globs))
+        clear_globs(case)
+    doctest.DocTestCase.tearDown = keep_then_clear
     support.verbose = 0          # as regrtest sets them: quiet, no optional resources
     support.use_resources = []
     with open(out_path, "w") as out:
