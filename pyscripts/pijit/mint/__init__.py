@@ -693,3 +693,14 @@ __all__ = ["zeros", "ones", "empty", "full", "zeros_like", "ones_like", "empty_l
            "gather", "scatter_add", "flatten", "reshape", "permute", "transpose", "swapaxes",
            "squeeze", "unsqueeze", "flip", "roll", "tile", "broadcast_to", "repeat_interleave",
            "tril", "triu", "nonzero", "masked_select", "unique", "inverse"]
+
+# Elementwise functions whose mint form is the ops form (input first, no dim argument): the same
+# objects, so capture and gradients are the kernels' (ops/math2.py).
+from pijit import ops as _ops  # noqa: E402
+_SAME_AS_OPS = ("acos", "acosh", "arccos", "arccosh", "arcsin", "arcsinh", "arctan", "arctan2", "arctanh",
+                "asin", "asinh", "atan", "atan2", "atanh", "bitwise_and", "bitwise_not", "bitwise_or",
+                "bitwise_xor", "cosh", "sinh", "erfc", "erfinv", "frac", "gcd", "sinc", "xlogy",
+                "logaddexp", "isneginf", "lerp", "float_power", "nan_to_num")
+for _n in _SAME_AS_OPS:
+    globals()[_n] = getattr(_ops, _n)
+__all__ = __all__ + list(_SAME_AS_OPS)

@@ -35,3 +35,14 @@ __all__ = sorted(set(
     [n for n in _array_ops_all] + [n for n in _creations_all] +
     [n for n in _math_all if n not in ("divmod_", "sum_", "around")] + list(_logic_all) +
     ["divmod", "sum", "mod", "fabs", "abs", "max", "min"] + numeric_types))
+
+# numpy names whose meaning is the ops function's, element by element (the kernels of
+# ops/math2.py and ops/linalg.py): the same objects.
+from pijit import ops as _ops  # noqa: E402
+_SAME_AS_OPS = {"arccos": "acos", "arcsin": "asin", "arctan": "atan", "arctan2": "atan2",
+                "bitwise_and": "bitwise_and", "bitwise_or": "bitwise_or", "bitwise_xor": "bitwise_xor",
+                "invert": "bitwise_not", "gcd": "gcd", "lcm": "lcm", "signbit": "signbit",
+                "copysign": "copysign", "matrix_power": "matrix_power"}
+for _n, _o in _SAME_AS_OPS.items():
+    globals()[_n] = getattr(_ops, _o)
+__all__ = sorted(set(__all__) | set(_SAME_AS_OPS))
