@@ -1,6 +1,6 @@
 """More of mindspore.ops' functional names (MindSpore 2.5 signatures): shapes and joins (flip,
 roll, tril, swapaxes, unstack, meshgrid, tensor_split, diagonal, ...), products (bmm, mm, outer,
-batch_dot, tensor_dot, addmm, ...), elementwise math (isnan, isclose, fmod, logaddexp, atanh,
+batch_dot, tensor_dot, addmm, ...), elementwise math (isnan, isclose, fmod, logaddexp,
 ...), reductions (norm, count_nonzero, median, cummax, cumprod, ...), activations and losses
 (elu, selu, mish, kl_div, huber_loss, ...), segment and scatter ops, random draws, and a few
 queries (is_tensor, numel, dyn_shape).
@@ -20,6 +20,7 @@ matrix norms.
 import builtins as _b
 import math as _math
 
+from pijit.ops import math2 as _M2  # (kernels: math2 imports nothing of this module)
 from pijit import _C
 from pijit import creation as _creation
 from pijit import dtype as _dt
@@ -893,10 +894,9 @@ _unary("log2", lambda x: F.log(x) * (1.0 / _LN2))
 _unary("log10", lambda x: F.log(x) * (1.0 / _LN10))
 _unary("sinh", lambda x: P2.Sinh()(x))
 _unary("cosh", lambda x: P2.Cosh()(x))
-# asinh via |x|: log(|x| + sqrt(x^2 + 1)) cancels nothing for x > 0; the sign is put back.
-_unary("asinh", lambda x: F.sign(x) * F.log(F.abs(x) + F.sqrt(F.square(x) + 1.0)))
-_unary("acosh", lambda x: F.log(x + F.sqrt(F.square(x) - 1.0)))
-_unary("atanh", lambda x: (F.log1p(x) - F.log1p(F.neg(x))) * 0.5)
+# asinh, acosh, atanh, signbit, hypot: the kernels of ops/math2.py (ops.X is the same object)
+for _name in ("asinh", "acosh", "atanh", "signbit", "hypot"):
+    _alias(_name, getattr(_M2, _name))
 _unary("erfc", lambda x: P2.Erfc()(x))
 _unary("sinc", lambda x: F.where(F.eq(x, 0), _creation.ones_like(x),
                                  F.sin(x * _math.pi) / (x * _math.pi)))
@@ -949,16 +949,6 @@ def sgn(input):
 
 
 @_export
-def signbit(input):
-    """ops.signbit(input): True where the sign bit is set (negative numbers and -0.0)."""
-    x = _tensor("signbit", "input", input)
-    if not x.dtype.is_floating_point:
-        return F.lt(x, 0)
-    # -0.0 is the only value that compares equal to 0 whose reciprocal is -inf
-    return F.logical_or(F.lt(x, 0), F.logical_and(F.eq(x, 0), F.lt(F.reciprocal(x), 0)))
-
-
-@_export
 def copysign(x, other):
     """ops.copysign(x, other): |x| with the sign bit of other."""
     x = _float(_tensor("copysign", "x", x))
@@ -1005,18 +995,6 @@ def xdivy(x, y):
     a, b = _operands(x, y)
     q = F.div(a, b)
     return F.where(F.eq(a, 0), _creation.zeros_like(q), q)
-
-
-@_export
-def hypot(input, other):
-    """ops.hypot(input, other): sqrt(input^2 + other^2), scaled by the larger magnitude so that
-    it overflows only where the result does."""
-    a, b = _operands(input, other)
-    a, b = _float(a), _float(b)
-    m = F.maximum(F.abs(a), F.abs(b))
-    safe = F.where(F.eq(m, 0), _creation.ones_like(m), m)
-    r = m * F.sqrt(F.square(a / safe) + F.square(b / safe))
-    return F.where(F.eq(m, float("inf")), m, r)
 
 
 @_export

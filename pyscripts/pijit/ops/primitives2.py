@@ -452,12 +452,11 @@ class TensorAdd(Add):
 
 
 class Invert(Primitive):
-    """Invert()(x): bitwise NOT of an integer tensor (two's complement: ~x == -x - 1, composed:
-    pijit has no bitwise kernel)."""
+    """Invert()(x): bitwise NOT of an integer tensor (the bitwise_not kernel, ops/math2.py)."""
 
     def __call__(self, x):
-        x = _integral("Invert", "x", _tensor("Invert", "x", x))
-        return F.neg(x) - 1
+        from pijit.ops.math2 import bitwise_not
+        return bitwise_not(_integral("Invert", "x", _tensor("Invert", "x", x)))
 
 
 def _nonfinite(x):
