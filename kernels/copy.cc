@@ -49,8 +49,10 @@ void bf16_to_f32(const uint16_t* s, float* d, int64_t n) {
 
 // True when it did the copy: both dense, same shape, one of the four 16-bit float conversions.
 bool convert_dense_16bit(const Tensor& dst, const Tensor& src) {
-  if (!(dst.is_contiguous() && src.is_contiguous() && dst.shape() == src.shape())) return false;
   const DType d = dst.dtype(), s = src.dtype();
+  if (d != DType::Float16 && d != DType::BFloat16 && s != DType::Float16 && s != DType::BFloat16)
+    return false;  // (every copy asks: the dtype test first, the geometry walk only for 16-bit ones)
+  if (!(dst.is_contiguous() && src.is_contiguous() && dst.shape() == src.shape())) return false;
   using Fn = void (*)(const void*, void*, int64_t);
   Fn fn = nullptr;
   if (s == DType::Float32 && d == DType::Float16)
