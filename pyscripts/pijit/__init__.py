@@ -45,6 +45,9 @@ from pijit import _import_paths  # noqa: F401  (mindspore.nn.optim.momentum, ...
 from pijit import amp  # (after nn)
 from pijit.amp import LossScaleManager, FixedLossScaleManager, DynamicLossScaleManager, build_train_network
 
+from pijit.train import *  # noqa: F401,F403,E402  (MindSpore exports train.__all__: Model, callbacks)
+from pijit._toplevel2 import *  # noqa: F401,F403,E402
+
 __version__ = "0.1.0"
 
 get_num_threads = _C.get_num_threads

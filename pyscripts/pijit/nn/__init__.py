@@ -20,3 +20,7 @@ from pijit.nn.layers2 import (Conv1d, Conv1dTranspose, MaxPool1d, AvgPool1d, Ada
 from pijit.nn.transformer import (MultiheadAttention, TransformerEncoderLayer, TransformerDecoderLayer, TransformerEncoder, TransformerDecoder, Transformer)
 from pijit.nn.metrics import (Metric, Accuracy, Loss, TopKCategoricalAccuracy, Top1CategoricalAccuracy, Top5CategoricalAccuracy, MAE, MSE, Precision, Recall, Fbeta, F1, get_metric_fn, names, rearrange_inputs, auc)
 from pijit.nn.layers2 import (ConstantPad1d, ConstantPad2d, ConstantPad3d, ZeroPad2d, ReflectionPad1d, ReflectionPad2d, ReflectionPad3d, ReplicationPad1d, ReplicationPad2d, ReplicationPad3d, PixelShuffle, PixelUnshuffle, Unflatten, Roll, Moments, Threshold, Softmax2d, get_activation)
+from pijit.nn.layers3 import *  # noqa: F401,F403,E402  (Conv3d, MaxPool3d, BatchNorm3d, ...)
+from pijit.nn.layers4 import *  # noqa: F401,F403,E402  (BiDense, LRN, LPPool2d, ...)
+from pijit.nn.loss2 import *  # noqa: F401,F403,E402  (CTCLoss, HuberLoss, FocalLoss, ...)
+from pijit.nn.optim2 import *  # noqa: F401,F403,E402  (Adadelta, AdaMax, Rprop, ...)

@@ -34,3 +34,8 @@ def _fill_functional():
 _fill_functional()
 del _fill_functional
 from pijit.ops.complex_fns import real, imag, conj, complex, is_complex  # noqa: F401,E402
+from pijit.ops.ops3d import *  # noqa: F401,F403,E402  (Conv3D, MaxPool3D, conv3d, ...)
+from pijit.ops.losses2 import *  # noqa: F401,F403,E402  (CTCLoss, multi_margin_loss, ...)
+from pijit.ops.detection import *  # noqa: F401,F403,E402  (NMSWithMask, ROIAlign, iou, ...)
+from pijit.ops.special2 import *  # noqa: F401,F403,E402  (bessel_j0, zeta, jvp, gamma, ...)
+from pijit.ops.sparse import *  # noqa: F401,F403,E402  (coo_*/csr_* functions)

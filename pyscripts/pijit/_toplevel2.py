@@ -1,0 +1,2 @@
+"""mindspore's remaining top-level names (dtype aliases, logging, sparse tensor classes, ...)."""
+__all__ = []

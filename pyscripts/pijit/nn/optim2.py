@@ -1,0 +1,2 @@
+"""Optimizers beyond nn.optim's first set."""
+__all__ = []

@@ -1,0 +1,2 @@
+"""Sparse tensors (COO, CSR) and their functions."""
+__all__ = []
