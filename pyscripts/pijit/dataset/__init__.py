@@ -1,0 +1,1 @@
+"""mindspore.dataset: data pipelines (issue 43)."""

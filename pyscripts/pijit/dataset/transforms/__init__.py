@@ -1,0 +1,2 @@
+"""mindspore.dataset.transforms: generic transforms (issue 43)."""
+__all__ = []

@@ -1,0 +1,2 @@
+"""mindspore.dataset.vision: image transforms (issue 43)."""
+__all__ = []

@@ -1,0 +1,2 @@
+"""Metrics beyond nn.metrics first set (ConfusionMatrix, ROC, Dice, ...)."""
+__all__ = []
