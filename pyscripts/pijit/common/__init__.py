@@ -26,3 +26,8 @@ def get_py_obj_dtype(obj):
     if not isinstance(obj, type) and type(obj) in (bool, int, float, complex):
         obj = type(obj)
     return pytype_to_dtype(obj)
+
+
+from pijit._toplevel2 import (Int, uint, number, string, list_, tuple_, type_none,  # noqa: F401,E402
+                              tensor_type, QuantDtype, set_dump, ms_memory_recycle)
+from pijit.jit import JitConfig  # noqa: F401,E402

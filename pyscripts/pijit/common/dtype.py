@@ -48,3 +48,7 @@ def pytype_to_dtype(obj):
         except KeyError:
             pass
     raise TypeError("pytype_to_dtype: %r has no MindSpore dtype in pijit" % (obj,))
+
+
+from pijit._toplevel2 import (Int, uint, number, string, list_, tuple_, type_none,  # noqa: F401,E402
+                              tensor_type, QuantDtype)
