@@ -327,3 +327,150 @@ def initializer(init, shape=None, dtype=_dt.float32):
 
 __all__ = ["Initializer", "initializer", "TruncatedNormal", "Normal", "Uniform", "HeUniform",
            "HeNormal", "XavierUniform", "XavierNormal", "One", "Zero", "Constant"]
+
+
+# ---- Identity, Sparse, Dirac, Orthogonal, VarianceScaling (MindSpore's formulas and checks) -----
+
+def _eye(shape, dtype):
+    import pijit as pj
+    return pj.ops.eye(shape[0], shape[1], dtype)
+
+
+@_register()
+class Identity(Initializer):
+    """The 2-D identity matrix (ones on the main diagonal of a rectangular one)."""
+
+    def _generate(self, shape, dtype):
+        if len(shape) != 2:
+            raise ValueError("For Identity initializer, the dimension of the initialized tensor "
+                             "should be 2, but got %d." % len(shape))
+        return _eye(shape, dtype)
+
+
+@_register()
+class Sparse(Initializer):
+    """A 2-D N(0, sigma^2) matrix with ceil(sparsity * rows) zeros in each column, at random
+    rows."""
+
+    def __init__(self, sparsity, sigma=0.01):
+        super().__init__(sparsity=sparsity, sigma=sigma)
+        self.sparsity, self.sigma = sparsity, sigma
+
+    def _generate(self, shape, dtype):
+        if len(shape) != 2:
+            raise ValueError("For Sparse initializer, the dimension of the initialized tensor "
+                             "should be 2, but got %d." % len(shape))
+        from pijit import ops
+        rows, cols = shape
+        zeros = min(rows, int(math.ceil(self.sparsity * rows)))
+        data = _normal(shape, _dt.float32, 0.0, self.sigma)
+        if zeros > 0:
+            # a random permutation of the rows of each column: its first `zeros` ranks are zeroed
+            keys = _uniform(shape, _dt.float32, 0.0, 1.0)
+            rank = ops.argsort(ops.argsort(keys, 0), 0)
+            data = ops.where(ops.lt(rank, zeros), ops.zeros_like(data), data)
+        return data if dtype is _dt.float32 else data.astype(dtype)
+
+
+@_register()
+class Dirac(Initializer):
+    """The Dirac delta of a convolution weight (3, 4 or 5 dims): within each of `groups` groups,
+    out channel d of the group gets a 1 at in channel d, the kernel centre; so the convolution
+    passes its input through."""
+
+    def __init__(self, groups=1):
+        super().__init__(groups=groups)
+        self.groups = groups
+
+    def _generate(self, shape, dtype):
+        dims = len(shape)
+        if dims not in (3, 4, 5):
+            raise ValueError("For Dirac initializer, only support to initialize tensor with "
+                             "dimension of 3, 4 or 5, but got %d." % dims)
+        if shape[0] % self.groups != 0:
+            raise ValueError("For Dirac initializer, the first dimension of the initialized "
+                             "tensor must be divisible by groups, but got first dimension %d, "
+                             "groups %d." % (shape[0], self.groups))
+        from pijit.tensor import Tensor
+        per = shape[0] // self.groups
+        centre = tuple(s // 2 for s in shape[2:])
+        strides, acc = [], 1
+        for s in reversed(shape):
+            strides.append(acc)
+            acc *= s
+        strides = strides[::-1]
+        flat = [0.0] * acc
+        for g in range(self.groups):
+            for d in range(min(per, shape[1])):
+                pos = (g * per + d, d) + centre
+                flat[sum(p * st for p, st in zip(pos, strides))] = 1.0
+        return Tensor(flat, dtype).reshape(tuple(shape))
+
+
+@_register()
+class Orthogonal(Initializer):
+    """A (semi-)orthogonal matrix times gain: the rows (or the columns, whichever are fewer) of
+    the Q of the QR of an N(0, 1) matrix (its sign fixed by R's diagonal); dims after the first
+    are flattened."""
+
+    def __init__(self, gain=1.):
+        super().__init__(gain=gain)
+        self.gain = gain
+
+    def _generate(self, shape, dtype):
+        if len(shape) < 2:
+            raise ValueError("For Orthogonal initializer, the dimension of the initialized tensor "
+                             "should be no less than 2, but got %d." % len(shape))
+        from pijit import ops
+        rows = shape[0]
+        cols = 1
+        for d in shape[1:]:
+            cols *= d
+        data = _normal((rows, cols), _dt.float32, 0.0, 1.0)
+        if rows < cols:
+            data = data.T
+        q, r = ops.qr(data)
+        d = ops.diagonal(r)
+        q = q * ops.sign(d)
+        if rows < cols:
+            q = q.T
+        out = (q * float(self.gain)).reshape(tuple(shape))
+        return out if dtype is _dt.float32 else out.astype(dtype)
+
+
+@_register()
+class VarianceScaling(Initializer):
+    """Samples whose variance is scale / n, n the fan_in, the fan_out or their mean (mode):
+    'truncated_normal' within two standard deviations (the std divided by 0.8796..., the std of
+    a unit normal truncated there, so the result has the asked variance), 'untruncated_normal',
+    or 'uniform' in [-sqrt(3 scale / n), sqrt(3 scale / n)]."""
+
+    def __init__(self, scale=1.0, mode="fan_in", distribution="truncated_normal"):
+        super().__init__(scale=scale, mode=mode, distribution=distribution)
+        if scale <= 0.:
+            raise ValueError("For VarianceScaling initializer, the argument 'scale' must be "
+                             "greater than 0, but got %s." % (scale,))
+        if mode not in ("fan_in", "fan_out", "fan_avg"):
+            raise ValueError("For VarianceScaling initializer, the argument 'mode' must be "
+                             "fan_in, fan_out or fan_avg, but got %s." % (mode,))
+        if distribution not in ("uniform", "truncated_normal", "untruncated_normal"):
+            raise ValueError("For VarianceScaling initializer, the argument 'distribution' must "
+                             "be uniform, truncated_normal or untruncated_normal, but got %s."
+                             % (distribution,))
+        self.scale, self.mode, self.distribution = scale, mode, distribution
+
+    def _generate(self, shape, dtype):
+        fan_in, fan_out = _calculate_fan_in_and_fan_out(shape)
+        n = {"fan_in": fan_in, "fan_out": fan_out, "fan_avg": (fan_in + fan_out) / 2.0}[self.mode]
+        scale = self.scale / max(1.0, n)
+        if self.distribution == "truncated_normal":
+            std = math.sqrt(scale) / 0.87962566103423978
+            return _op("init_truncated_normal", shape, dtype, mean=0.0, sigma=std, a=-2.0 * std,
+                       b=2.0 * std)
+        if self.distribution == "untruncated_normal":
+            return _normal(shape, dtype, 0.0, math.sqrt(scale))
+        limit = math.sqrt(3.0 * scale)
+        return _uniform(shape, dtype, -limit, limit)
+
+
+__all__ += ["Identity", "Sparse", "Dirac", "Orthogonal", "VarianceScaling"]

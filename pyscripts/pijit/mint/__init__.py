@@ -704,3 +704,306 @@ _SAME_AS_OPS = ("acos", "acosh", "arccos", "arccosh", "arcsin", "arcsinh", "arct
 for _n in _SAME_AS_OPS:
     globals()[_n] = getattr(_ops, _n)
 __all__ = __all__ + list(_SAME_AS_OPS)
+
+
+# ---- the rest of mint's top level (torch's names and arguments as mint documents them) ----------
+# One definition each: where ops has the function under mint's name and arguments, mint holds the
+# same object; where only the argument names or defaults differ, a thin wrapper calls ops.
+from pijit.ops import functional2 as _F2  # noqa: E402
+
+_SAME_AS_OPS2 = ("addmv", "bincount", "cross", "cumprod", "einsum", "histc", "ravel",
+                 "searchsorted", "t", "trace", "unbind")
+for _n in _SAME_AS_OPS2:
+    globals()[_n] = getattr(_ops, _n)
+
+
+def allclose(input, other, rtol=1e-05, atol=1e-08, equal_nan=False):
+    """True when |input - other| <= atol + rtol |other| everywhere (a Python bool)."""
+    return _builtins.bool(all(isclose(input, other, rtol, atol, equal_nan)).item())
+
+
+def _channel_axes(who, x):
+    if x.ndim < 2:
+        raise ValueError("For '%s', the input must have at least 2 dims (N, C, ...), but got %d"
+                         % (who, x.ndim))
+    return (0,) + tuple(range(2, x.ndim))
+
+
+def _per_channel(v, ndim):
+    """A (C,) vector shaped to broadcast against (N, C, ...)."""
+    return _op("reshape", (_t(v),), shape=(1, -1) + (1,) * (ndim - 2))
+
+
+def batch_norm_stats(input, eps):
+    """(mean, invstd) of each channel (dim 1) over the batch and spatial dims: invstd is
+    1 / sqrt(biased variance + eps)."""
+    x = _float(_t(input))
+    axes = _channel_axes("batch_norm_stats", x)
+    m = _op("mean", (x,), axis=axes, keepdims=False)
+    v = _op("var", (x,), axis=axes, keepdims=False, ddof=0)
+    return m, _op("rsqrt", (v + eps,))
+
+
+def batch_norm_elemt(input, weight, bias, mean, invstd, eps):
+    """(input - mean) * invstd * weight + bias per channel (weight and bias may be None)."""
+    x = _float(_t(input))
+    _channel_axes("batch_norm_elemt", x)
+    y = (x - _per_channel(mean, x.ndim)) * _per_channel(invstd, x.ndim)
+    if weight is not None:
+        y = y * _per_channel(weight, x.ndim)
+    if bias is not None:
+        y = y + _per_channel(bias, x.ndim)
+    return y
+
+
+def batch_norm_gather_stats_with_counts(input, mean, invstd, running_mean=None, running_var=None,
+                                        momentum=0.1, eps=1e-05, counts=None):
+    """The global (mean, invstd) from per-replica statistics: mean and invstd (R, C), counts (R,)
+    elements each replica saw. running_mean / running_var, when given, are updated in place with
+    momentum (the variance unbiased by the total count)."""
+    who = "batch_norm_gather_stats_with_counts"
+    m, inv = _float(_t(mean)), _float(_t(invstd))
+    if counts is None:
+        raise TypeError("For '%s', 'counts' must be a Tensor, but got None" % who)
+    c = _op("reshape", (_cast(_t(counts), m.dtype),), shape=(-1, 1))
+    if m.ndim != 2 or tuple(inv.shape) != tuple(m.shape) or c.shape[0] != m.shape[0]:
+        raise ValueError("For '%s', 'mean' and 'invstd' must be (R, C) and 'counts' (R,), but "
+                         "got %s, %s and %s" % (who, tuple(m.shape), tuple(inv.shape),
+                                                tuple(_t(counts).shape)))
+    n = _op("sum", (c,), axis=None, keepdims=False)
+    gmean = _op("sum", (m * c,), axis=(0,), keepdims=False) / n
+    var_r = _op("reciprocal", (_op("square", (inv,)),)) - eps
+    gvar = _op("sum", ((var_r + _op("square", (m - gmean,))) * c,), axis=(0,), keepdims=False) / n
+    from pijit.ops.misc import assign
+    if running_mean is not None:
+        assign(running_mean, running_mean * (1 - momentum) + gmean * momentum)
+    if running_var is not None:
+        unbiased = gvar * n / (n - 1)
+        assign(running_var, running_var * (1 - momentum) + unbiased * momentum)
+    return gmean, _op("rsqrt", (gvar + eps,))
+
+
+def bernoulli(input, *, generator=None):
+    """1 with probability input[i] (each in [0, 1]), else 0, in input's dtype."""
+    x = _t(input)
+    return _F2.bernoulli(x, x)
+
+
+def cdist(x1, x2, p=2.0, compute_mode="use_mm_for_euclid_dist_if_necessary"):
+    """The p-norm distance between each row of x1 (.., P, M) and of x2 (.., R, M). compute_mode
+    only chooses how torch computes p = 2; the exact difference form is used here."""
+    if compute_mode not in ("use_mm_for_euclid_dist_if_necessary", "use_mm_for_euclid_dist",
+                            "donot_use_mm_for_euclid_dist"):
+        raise ValueError("For 'cdist', 'compute_mode' %r is not supported" % (compute_mode,))
+    return _ops.cdist(x1, x2, p)
+
+
+def conv2d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
+    """torch's conv2d: padding an int, a pair, 'valid' or 'same' (stride 1)."""
+    if isinstance(padding, str):
+        if padding not in ("same", "valid"):
+            raise ValueError("For 'conv2d', 'padding' must be 'same', 'valid', an int or a tuple, "
+                             "but got %r" % (padding,))
+        if padding == "same" and stride not in (1, (1, 1), [1, 1]):
+            raise ValueError("For 'conv2d', padding='same' needs stride 1, but got %r" % (stride,))
+        return _F.conv2d(input, weight, bias, stride, padding, 0, dilation, groups)
+    return _F.conv2d(input, weight, bias, stride, "pad", padding, dilation, groups)
+
+
+def count_nonzero(input, dim=None):
+    """The number of non-zero elements over dim (None: all), int64."""
+    return _ops.count_nonzero(input, () if dim is None else dim, False, _dt.int64)
+
+
+def cummax(input, dim):
+    """(values, int64 indices) of the running maximum along dim."""
+    return _ops.cummax(input, dim)
+
+
+def cummin(input, dim):
+    return _ops.cummin(input, dim)
+
+
+def diff(input, n=1, dim=-1, prepend=None, append=None):
+    """The n-th forward difference along dim (prepend / append joined first)."""
+    return _ops.diff(input, n, dim, prepend, append)
+
+
+def dstack(tensors):
+    """The tensors joined along the third dim (1-D and 2-D ones viewed as (1, N, 1), (M, N, 1))."""
+    from pijit.numpy.array_ops import dstack as _dstack
+    return _dstack(tensors)
+
+
+def median(input, dim=None, keepdim=False):
+    """median(input): the lower median of every element; median(input, dim, keepdim=False):
+    (values, int64 indices) of the lower median along dim."""
+    x = _t(input)
+    if dim is None:
+        return _ops.median(_op("reshape", (x,), shape=(-1,)), 0, False)[0]
+    return _ops.median(x, dim, keepdim)
+
+
+def meshgrid(*tensors, indexing=None):
+    """Coordinate grids of 0-D/1-D tensors; indexing 'ij' (the default) or 'xy'."""
+    if len(tensors) == 1 and isinstance(tensors[0], (tuple, list)):
+        tensors = tuple(tensors[0])
+    if indexing is None:
+        indexing = "ij"
+    if indexing not in ("ij", "xy"):
+        raise ValueError("For 'meshgrid', 'indexing' must be 'xy' or 'ij', but got %r" % (indexing,))
+    return tuple(_ops.meshgrid(*[_op("reshape", (_t(x),), shape=(-1,)) for x in tensors],
+                               indexing=indexing))
+
+
+def multinomial(input, num_samples, replacement=False, *, generator=None):
+    """int64 category indices drawn from each row's (unnormalised) weights."""
+    return _ops.multinomial(input, num_samples, replacement)
+
+
+def mv(input, vec):
+    """The matrix-vector product of (N, M) input and (M,) vec."""
+    return _ops.mv(input, vec)
+
+
+def nansum(input, dim=None, keepdim=False, *, dtype=None):
+    """The sum over dim treating NaN as zero."""
+    x = _cast(_t(input), dtype)
+    if x.dtype.is_floating_point:
+        x = _op("where", (_op("ne", (x, x)), _C.as_operand(0, x), x))
+    return _F.sum(x, dim, keepdim)
+
+
+def norm(input, p="fro", dim=None, keepdim=False, *, dtype=None):
+    """torch.norm: 'fro' (the 2-norm of the elements over dim, all by default), 'nuc' (the sum of
+    singular values of a matrix), or a number p: the vector p-norm over dim (inf: max |x|, -inf:
+    min |x|, 0: the count of non-zeros)."""
+    x = _float(_cast(_t(input), dtype))
+    dims = _dims(dim)
+    if p == "nuc":
+        return _ops.norm(x, "nuc", dims or (-2, -1), keepdim)
+    if p == "fro" or p == 2:
+        return _op("sqrt", (_op("sum", (_op("square", (x,)),), axis=dims, keepdims=bool(keepdim)),))
+    if isinstance(p, bool) or not isinstance(p, (int, float)):
+        raise ValueError("For 'norm', 'p' must be 'fro', 'nuc' or a number, but got %r" % (p,))
+    a = _op("abs", (x,))
+    if p == float("inf"):
+        return _op("max", (a,), axis=dims, keepdims=bool(keepdim))
+    if p == float("-inf"):
+        return _op("min", (a,), axis=dims, keepdims=bool(keepdim))
+    if p == 0:
+        return _op("sum", (_cast(_op("ne", (a, _C.as_operand(0, a))), x.dtype),), axis=dims,
+                   keepdims=bool(keepdim))
+    if p == 1:
+        return _op("sum", (a,), axis=dims, keepdims=bool(keepdim))
+    s = _op("sum", (_op("pow", (a, _C.as_operand(float(p), a))),), axis=dims, keepdims=bool(keepdim))
+    return _op("pow", (s, _C.as_operand(1.0 / p, s)))
+
+
+def normal(mean, std=1.0, size=None, *, generator=None):
+    """N(mean, std^2) samples: of the broadcast shape of mean and std when either is a Tensor,
+    else of `size` (required then)."""
+    tm, ts = isinstance(mean, _C.TensorBase), isinstance(std, _C.TensorBase)
+    for name, v, is_t in (("mean", mean, tm), ("std", std, ts)):
+        if not is_t and (isinstance(v, bool) or not isinstance(v, (int, float))):
+            raise TypeError("For 'normal', '%s' must be a float or a Tensor, but got %s"
+                            % (name, type(v).__name__))
+    if not ts and std < 0:
+        raise ValueError("For 'normal', 'std' must be >= 0, but got %r" % (std,))
+    if tm or ts:
+        if size is not None:
+            raise TypeError("For 'normal', 'size' is only taken when mean and std are numbers")
+        m = _float(mean) if tm else None
+        s = _float(std) if ts else None
+        ref = m if m is not None else s
+        m = m if m is not None else _C.as_operand(float(mean), s)
+        s = s if s is not None else _C.as_operand(float(std), ref)
+        shape = tuple((m * 0 + s * 0).shape)
+        return _creation.randn(shape, dtype=ref.dtype) * s + m
+    if size is None:
+        raise TypeError("For 'normal', 'size' is required when mean and std are numbers")
+    return _creation.randn(_size("normal", (size,)), dtype=_dt.float32) * float(std) + float(mean)
+
+
+def polar(abs, angle):  # noqa: A002
+    """The complex tensor abs * (cos(angle) + i sin(angle)) (complex64 from float32 parts)."""
+    r, a = _t(abs), _t(angle)
+    if not (r.dtype.is_floating_point and a.dtype is r.dtype):
+        raise TypeError("For 'polar', 'abs' and 'angle' must be float tensors of one dtype, but "
+                        "got %s and %s" % (r.dtype, a.dtype))
+    return _ops.complex(r * _op("cos", (a,)), r * _op("sin", (a,)))
+
+
+def randint_like(input, *args, generator=None, dtype=None):
+    """randint_like(input, high) or randint_like(input, low, high): integers in [low, high) of
+    input's shape (int64 unless dtype says otherwise)."""
+    if len(args) == 1:
+        low, high = 0, args[0]
+    elif len(args) == 2:
+        low, high = args
+    else:
+        raise TypeError("randint_like() takes (input, high) or (input, low, high)")
+    return _ops.randint_like(input, low, high, dtype=_dt.int64 if dtype is None else dtype)
+
+
+def randperm(n, *, generator=None, dtype=_dt.int64):
+    """A random permutation of 0 .. n-1."""
+    return _ops.randperm(n, dtype=dtype)
+
+
+def scatter(input, dim, index, src=None, *, value=None, reduce=None):
+    """A copy of input with out[index[i][j]][j] = src[i][j] along dim (dim 0 shown): src a Tensor
+    (only its index-shaped corner is read) or a number (also as value=); reduce 'add' adds
+    instead of writing."""
+    x, idx = _t(input), _t(index)
+    if src is None:
+        src = value
+    if src is None:
+        raise TypeError("For 'scatter', one of 'src' and 'value' is required")
+    if isinstance(src, _C.TensorBase):
+        if src.ndim != idx.ndim or _builtins.any(s < i for s, i in zip(src.shape, idx.shape)):
+            raise ValueError("For 'scatter', 'src' %s must be at least as large as 'index' %s on "
+                             "every dim" % (tuple(src.shape), tuple(idx.shape)))
+        upd = src[tuple(slice(0, i) for i in idx.shape)]
+        upd = _cast(upd, x.dtype)
+    else:
+        upd = _op("full", (), shape=tuple(idx.shape), value=src, dtype=x.dtype)
+    if reduce not in (None, "add"):
+        raise ValueError("For 'scatter', 'reduce' must be None or 'add', but got %r" % (reduce,))
+    return _ops.tensor_scatter_elements(x, idx, upd, dim, "add" if reduce == "add" else "none")
+
+
+def select(input, dim, index):
+    """The slice of input at `index` along dim (that dim removed)."""
+    x = _t(input)
+    d = _F._check_dim("select", "dim", dim, x.ndim) % _builtins.max(x.ndim, 1)
+    n = x.shape[d]
+    if not _is_int(index) or not -n <= index < n:
+        raise IndexError("For 'select', 'index' %r is out of range for dim %d of size %d"
+                         % (index, dim, n))
+    return x[(slice(None),) * d + (index,)]
+
+
+def std_mean(input, dim=None, *, correction=1, keepdim=False):
+    """(std, mean) over dim, the std with Bessel's correction by default."""
+    return std(input, dim, correction=correction, keepdim=keepdim), \
+        mean(_float(_t(input)), dim, keepdim)
+
+
+def var_mean(input, dim=None, *, correction=1, keepdim=False):
+    """(var, mean) over dim."""
+    return var(input, dim, correction=correction, keepdim=keepdim), \
+        mean(_float(_t(input)), dim, keepdim)
+
+
+def unique_consecutive(input, return_inverse=False, return_counts=False, dim=None):
+    """Runs of equal consecutive elements reduced to one: the output alone, or a tuple with the
+    inverse (each element's run) and the counts as asked."""
+    return _ops.unique_consecutive(input, return_inverse, return_counts, dim)
+
+
+__all__ = __all__ + list(_SAME_AS_OPS2) + [
+    "allclose", "batch_norm_stats", "batch_norm_elemt", "batch_norm_gather_stats_with_counts",
+    "bernoulli", "cdist", "conv2d", "count_nonzero", "cummax", "cummin", "diff", "dstack",
+    "median", "meshgrid", "multinomial", "mv", "nansum", "norm", "normal", "polar",
+    "randint_like", "randperm", "scatter", "select", "std_mean", "var_mean", "unique_consecutive"]

@@ -20,6 +20,8 @@ from pijit.numpy.math_ops import __all__ as _math_all
 from pijit.numpy.math_ops import divmod_ as divmod, sum_ as sum  # noqa: A001
 from pijit.numpy.logic_ops import *  # noqa: F401,F403
 from pijit.numpy.logic_ops import __all__ as _logic_all
+from pijit.numpy.stats_ops import *  # noqa: F401,F403
+from pijit.numpy.stats_ops import __all__ as _stats_all
 
 # numpy's other spellings, as MindSpore's numpy defines them
 mod = remainder  # noqa: F405
@@ -34,6 +36,7 @@ min = amin  # noqa: A001,F405
 __all__ = sorted(set(
     [n for n in _array_ops_all] + [n for n in _creations_all] +
     [n for n in _math_all if n not in ("divmod_", "sum_", "around")] + list(_logic_all) +
+    list(_stats_all) +
     ["divmod", "sum", "mod", "fabs", "abs", "max", "min"] + numeric_types))
 
 # numpy names whose meaning is the ops function's, element by element (the kernels of
