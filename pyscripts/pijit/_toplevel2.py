@@ -1,16 +1,18 @@
 """mindspore's remaining top-level names: the generic type objects of mindspore.common.dtype
 (Int, uint, number, string, list_, tuple_, type_none, tensor_type, QuantDtype), logging
 (get_level, get_log_config), set_dump, the offload context, run_check, ms_memory_recycle and
-merge_sliced_parameter."""
+merge_sliced_parameter; and the sparse tensor classes."""
 import enum
 import os
 import sys
 
 from pijit import dtype as _d
+from pijit.common.sparse_tensor import COOTensor, CSRTensor, RowTensor, SparseTensor  # noqa: F401
 
 __all__ = ["Int", "uint", "number", "string", "list_", "tuple_", "type_none", "tensor_type",
            "QuantDtype", "get_level", "get_log_config", "set_dump", "set_offload_context",
-           "get_offload_context", "run_check", "ms_memory_recycle", "merge_sliced_parameter"]
+           "get_offload_context", "run_check", "ms_memory_recycle", "merge_sliced_parameter",
+           "COOTensor", "CSRTensor", "RowTensor", "SparseTensor"]
 
 
 # ---- generic types -------------------------------------------------------------------------------

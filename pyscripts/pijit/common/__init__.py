@@ -31,3 +31,4 @@ def get_py_obj_dtype(obj):
 from pijit._toplevel2 import (Int, uint, number, string, list_, tuple_, type_none,  # noqa: F401,E402
                               tensor_type, QuantDtype, set_dump, ms_memory_recycle)
 from pijit.jit import JitConfig  # noqa: F401,E402
+from pijit.common.sparse_tensor import COOTensor, CSRTensor, RowTensor, SparseTensor  # noqa: F401,E402
