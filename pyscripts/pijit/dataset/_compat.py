@@ -39,8 +39,8 @@ def to_array(x, where):
         return x
     if isinstance(x, (bytes, bytearray)):
         return frombuffer(bytearray(x), np.uint8, (len(x),))
-    if isinstance(x, _tensor_type()):
-        return x.asnumpy()
+    if isinstance(x, _tensor_type()):  # (the stand-in takes a Tensor; asnumpy needs real numpy)
+        return np.array(x) if LITE else x.asnumpy()
     if isinstance(x, dict):
         raise TypeError("%s is expected to be int, float, str, bytes, numpy.ndarray, Tensor or "
                         "list/tuple of them, but got dict." % where)

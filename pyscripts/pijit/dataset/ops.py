@@ -558,7 +558,7 @@ def split(ds, sizes, randomize):
     n = ds.get_dataset_size()
     absolute = _absolute_sizes(sizes, n)
     seed = config.run_seed()  # one draw for all splits: they must partition the same order
-    if hasattr(ds, "_split_source"):  # a random-access source: split its row indices
+    if getattr(ds, "random_access", False):  # a random-access source: split its row indices
         order = list(range(n))
         if randomize:
             random.Random(seed).shuffle(order)

@@ -29,6 +29,7 @@ class MappableSource(Dataset):
     """A source of n addressable rows read in the order its sampler gives."""
 
     _dataset_name = "Dataset"
+    random_access = True
 
     def __init__(self, num_samples, num_parallel_workers, shuffle, sampler, num_shards, shard_id,
                  python_multiprocessing=False):
