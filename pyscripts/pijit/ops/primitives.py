@@ -55,7 +55,7 @@ def _unary_primitive(name, fn):
 
 
 _BINARY = {"Add": F.add, "Sub": F.sub, "Mul": F.mul, "Div": F.div, "RealDiv": F.div,
-           "FloorDiv": F.floor_div, "FloorMod": F.mod, "Mod": F.mod, "Pow": F.pow,
+           "FloorDiv": F.floor_div, "FloorMod": F.mod, "Pow": F.pow,
            "Maximum": F.maximum, "Minimum": F.minimum, "Equal": F.eq, "NotEqual": F.ne,
            "Less": F.lt, "LessEqual": F.le, "Greater": F.gt, "GreaterEqual": F.ge,
            "LogicalAnd": F.logical_and, "LogicalOr": F.logical_or, "LogicalXor": F.logical_xor}
@@ -65,6 +65,16 @@ _UNARY = {"Neg": F.neg, "Abs": F.abs, "Sign": F.sign, "Square": F.square, "ReLU"
           "Sin": F.sin, "Cos": F.cos, "Tanh": F.tanh, "Sigmoid": F.sigmoid, "Erf": F.erf,
           "Softplus": F.softplus, "LogicalNot": F.logical_not, "ReLU6": NF.relu6,
           "SiLU": F.silu, "HSwish": NF.hardswish, "HSigmoid": NF.hardsigmoid}
+
+
+
+def _c_mod(x, y):
+    """ops.Mod: the remainder with the dividend's sign (C's %, fmod): Mod()(-4, 3) is -1."""
+    from pijit.ops.functional2 import fmod
+    return fmod(x, y)
+
+
+_BINARY["Mod"] = _c_mod
 
 _module = sys.modules[__name__]
 for _name, _fn in _BINARY.items():
