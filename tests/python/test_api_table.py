@@ -49,7 +49,7 @@ class ApiTable(unittest.TestCase):
                                                          now.get(name, "(not listed)")))
         stale = [os.path.relpath(p, ROOT) for p, _, _ in G.stale(self.table)]
         self.assertEqual(stale, [], "the committed API table is stale; run `%s` and commit "
-                         "docs/mindspore_api.md and tools/mindspore_api/status.json. What changed:\n  %s"
+                         "docs/mindspore_api.md, tools/mindspore_api/status.json and untested.txt. What changed:\n  %s"
                          % (G.REGENERATE, "\n  ".join(changes) or "(the rendering only)"))
 
     def test_names_file_is_sorted_and_unique(self):
