@@ -12,12 +12,42 @@ def _check(who, logits, labels):
 
 
 class LossBase(Cell):
-    def __init__(self, reduction="mean"):
+    """The base of loss cells. Subclasses written for MindSpore compute an elementwise loss and
+    finish with self.get_loss(x, weights): weighted, reduced by `reduction` over every axis, in
+    `dtype` (float32) and cast back; self.average / self.reduce say which reduction."""
+
+    def __init__(self, reduction="mean", dtype=None):
         super().__init__()
         if reduction not in ("none", "mean", "sum"):
-            raise ValueError("%s: reduction must be 'none', 'mean' or 'sum', got %r"
+            raise ValueError("For '%s', the 'reduction' must be in ['mean', 'sum', 'none'], but got %s."
                              % (type(self).__name__, reduction))
+        from pijit import dtype as _dt
         self.reduction = reduction
+        self.average = reduction != "sum"
+        self.reduce = reduction != "none"
+        self.dtype = _dt.float32 if dtype is None else dtype
+
+    def get_axis(self, x):
+        """Every axis of x, as a tuple (0, 1, ..., ndim - 1)."""
+        return tuple(range(len(x.shape)))
+
+    def get_loss(self, x, weights=1.0):
+        """weights * x in self.dtype, reduced as `reduction` says, in x's dtype."""
+        input_dtype = x.dtype
+        x = F.cast(x, self.dtype)
+        if isinstance(weights, (int, float)):
+            x = x * float(weights)
+        else:
+            x = F.mul(F.cast(weights, self.dtype), x)
+        if self.reduce and self.average:
+            x = F.mean(x, self.get_axis(x))
+        elif self.reduce:
+            x = F.sum(x, self.get_axis(x))
+        return F.cast(x, input_dtype)
+
+    def construct(self, logits, labels):
+        raise NotImplementedError("%s.construct: a loss cell defines construct(logits, labels)"
+                                  % type(self).__name__)
 
     def extend_repr(self):
         return "reduction=%s" % self.reduction
