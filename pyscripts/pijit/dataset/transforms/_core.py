@@ -1,0 +1,89 @@
+"""What every transform shares: the base classes, the random generator, the array helpers.
+
+A transform is a callable taking a map's column values as positional arrays (real numpy where it
+is installed, pijit.numpy_lite otherwise; the pipeline's `np` from pijit.dataset._compat) and
+returning an array or a tuple of arrays; it also runs eagerly on one value, as MindSpore's do.
+
+Randomness (MindSpore's GetSeed): every random transform owns a generator, seeded on first use
+with mindspore.dataset.config's seed when set_seed was called, from the OS otherwise; a later
+set_seed reseeds it, so `set_seed(s)` followed by the same calls repeats the same draws.
+"""
+import os
+import random as _random
+
+from pijit.dataset import _validators as _v
+from pijit.dataset import config as _config
+from pijit.dataset._compat import np
+
+__all__ = []
+
+
+def _seed_state():
+    st = getattr(_config, "_state", None) or {}
+    return (st.get("seed_set", False), st.get("seed", _config.get_seed()))
+
+
+class TensorOperation:
+    """Base of the transforms: callable on column values (MindSpore's TensorOperation)."""
+    random = False
+
+    def __call__(self, *args):
+        raise NotImplementedError("%s has no implementation" % type(self).__name__)
+
+    def __repr__(self):
+        return "%s()" % type(self).__name__
+
+
+class RandomMixin:
+    """A generator of its own, (re)seeded from the dataset config (see the module docstring)."""
+    random = True
+    _rng = None
+    _rng_key = None
+
+    def _random(self):
+        key = _seed_state()
+        if self._rng is None or key != self._rng_key:
+            seed = key[1] if key[0] else int.from_bytes(os.urandom(8), "little")
+            self._rng = _random.Random(seed)
+            self._rng_key = key
+        return self._rng
+
+
+def is_array(x):
+    return isinstance(x, np.ndarray)
+
+
+def to_array(x, op):
+    """A column value as an array (numbers and lists become arrays as MindSpore converts them)."""
+    if isinstance(x, np.ndarray):
+        return x
+    if isinstance(x, (bool, int, float, list, tuple)) or type(x).__module__ == "numpy":
+        return np.array(x)
+    from pijit.tensor import Tensor
+    if isinstance(x, Tensor):
+        return x.asnumpy()
+    raise TypeError("%s: input should be a NumPy array, got %s." % (op, type(x)))
+
+
+def np_dtype(data_type, name):
+    """A numpy dtype from a mindspore dtype (mstype.float32) or a numpy dtype/type/string."""
+    from pijit import dtype as _pdt
+    if isinstance(data_type, _pdt.Type):
+        nm = data_type.name
+        if nm == "bool":
+            nm = "bool_"
+        try:
+            return np.dtype(getattr(np, nm))
+        except (AttributeError, TypeError, NotImplementedError):
+            raise TypeError("%s: numpy has no dtype for %s" % (name, data_type)) from None
+    try:
+        return np.dtype(data_type)
+    except (TypeError, NotImplementedError, AttributeError):
+        raise TypeError("Argument data_type with value %s is not of type [<class "
+                        "'mindspore._c_expression.typing.Type'>, <class 'numpy.dtype'>], but got %s."
+                        % (data_type, type(data_type))) from None
+
+
+check_type = _v.type_check
+check_value = _v.check_value
+INT32_MAX = _v.INT32_MAX
