@@ -321,14 +321,13 @@ class MaxPool2d(Cell):
     def __init__(self, kernel_size, stride=None, padding=0, dilation=1, return_indices=False,
                  ceil_mode=False):
         super().__init__()
-        if return_indices:
-            raise NotImplementedError("MaxPool2d: return_indices=True is not supported in pijit")
         self.kernel_size, self.stride, self.padding = kernel_size, stride, padding
         self.dilation, self.ceil_mode = dilation, bool(ceil_mode)
+        self.return_indices = bool(return_indices)
 
     def construct(self, input):
         return F.max_pool2d(input, self.kernel_size, self.stride, self.padding, self.dilation,
-                            ceil_mode=self.ceil_mode)
+                            ceil_mode=self.ceil_mode, return_indices=self.return_indices)
 
 
 class AvgPool2d(Cell):
@@ -477,10 +476,341 @@ class BCEWithLogitsLoss(_Loss):
                                                   self.pos_weight)
 
 
+
+# ---- layers over the 1-D / 3-D functions (mint.nn.functional) -------------------------------------
+
+def _ntuple(v, n, name, who):
+    return F._tuple_n(v, n, name, who)
+
+
+class _ConvNd(Cell):
+    """Conv1d / Conv3d / ConvTranspose2d: torch's arguments; weight Kaiming-uniform(sqrt(5)),
+    bias uniform(1 / sqrt(fan_in)) as MindSpore's mint layers."""
+
+    def __init__(self, who, nd, in_channels, out_channels, kernel_size, stride, padding, dilation,
+                 groups, bias, padding_mode, dtype, transposed=False, output_padding=0):
+        super().__init__()
+        self.who, self.nd = who, nd
+        self.in_channels = _positive(who, "in_channels", in_channels)
+        self.out_channels = _positive(who, "out_channels", out_channels)
+        self.groups = _positive(who, "groups", groups)
+        if in_channels % groups or out_channels % groups:
+            raise ValueError("%s: in_channels and out_channels must be divisible by groups" % who)
+        self.kernel_size = _ntuple(kernel_size, nd, "kernel_size", who)
+        self.stride = _ntuple(stride, nd, "stride", who)
+        self.dilation = _ntuple(dilation, nd, "dilation", who)
+        self.padding = padding if isinstance(padding, str) else _ntuple(padding, nd, "padding", who)
+        self.output_padding = _ntuple(output_padding, nd, "output_padding", who)
+        if padding_mode not in ("zeros", "reflect", "replicate", "circular"):
+            raise ValueError("%s: padding_mode must be 'zeros', 'reflect', 'replicate' or "
+                             "'circular', got %r" % (who, padding_mode))
+        if padding_mode != "zeros" and (transposed or isinstance(padding, str)):
+            raise ValueError("%s: padding_mode %r needs int padding (and no transposition)"
+                             % (who, padding_mode))
+        self.padding_mode = padding_mode
+        dtype = _dt.float32 if dtype is None else _dt.as_dtype(dtype)
+        if transposed:
+            shape = (in_channels, out_channels // groups) + self.kernel_size
+        else:
+            shape = (out_channels, in_channels // groups) + self.kernel_size
+        fan_in = shape[1]
+        for k in self.kernel_size:
+            fan_in *= k
+        self.weight = _Parameter(_init(_HeUniform(math.sqrt(5)), shape, dtype), name="weight")
+        self.bias = _Parameter(_init(_Uniform(1.0 / math.sqrt(fan_in)), (out_channels,), dtype),
+                               name="bias") if bias else None
+
+    def _padded(self, input):
+        """input padded by padding_mode (the convolution then runs unpadded), or None."""
+        if self.padding_mode == "zeros":
+            return None
+        pads = ()
+        for p in reversed(self.padding):
+            pads += (p, p)
+        return F.pad(input, pads, mode=self.padding_mode)
+
+    def extend_repr(self):
+        return "%d, %d, kernel_size=%s, stride=%s, padding=%s" % (
+            self.in_channels, self.out_channels, self.kernel_size, self.stride, self.padding)
+
+
+class Conv1d(_ConvNd):
+    """Conv1d(in_channels, out_channels, kernel_size, stride=1, padding=0, dilation=1, groups=1,
+    bias=True, padding_mode='zeros', dtype=None)."""
+
+    def __init__(self, in_channels, out_channels, kernel_size, stride=1, padding=0, dilation=1,
+                 groups=1, bias=True, padding_mode="zeros", dtype=None):
+        super().__init__("Conv1d", 1, in_channels, out_channels, kernel_size, stride, padding,
+                         dilation, groups, bias, padding_mode, dtype)
+
+    def construct(self, input):
+        x = self._padded(input)
+        if x is not None:
+            return F.conv1d(x, self.weight, self.bias, self.stride, 0, self.dilation, self.groups)
+        return F.conv1d(input, self.weight, self.bias, self.stride, self.padding, self.dilation,
+                        self.groups)
+
+
+class Conv3d(_ConvNd):
+    """Conv3d(in_channels, out_channels, kernel_size, stride=1, padding=0, dilation=1, groups=1,
+    bias=True, padding_mode='zeros', dtype=None)."""
+
+    def __init__(self, in_channels, out_channels, kernel_size, stride=1, padding=0, dilation=1,
+                 groups=1, bias=True, padding_mode="zeros", dtype=None):
+        super().__init__("Conv3d", 3, in_channels, out_channels, kernel_size, stride, padding,
+                         dilation, groups, bias, padding_mode, dtype)
+
+    def construct(self, input):
+        x = self._padded(input)
+        if x is not None:
+            return F.conv3d(x, self.weight, self.bias, self.stride, 0, self.dilation, self.groups)
+        return F.conv3d(input, self.weight, self.bias, self.stride, self.padding, self.dilation,
+                        self.groups)
+
+
+class ConvTranspose2d(_ConvNd):
+    """ConvTranspose2d(in_channels, out_channels, kernel_size, stride=1, padding=0,
+    output_padding=0, groups=1, bias=True, dilation=1, padding_mode='zeros', dtype=None):
+    weight (in_channels, out_channels / groups, kH, kW)."""
+
+    def __init__(self, in_channels, out_channels, kernel_size, stride=1, padding=0,
+                 output_padding=0, groups=1, bias=True, dilation=1, padding_mode="zeros",
+                 dtype=None):
+        super().__init__("ConvTranspose2d", 2, in_channels, out_channels, kernel_size, stride,
+                         padding, dilation, groups, bias, padding_mode, dtype, transposed=True,
+                         output_padding=output_padding)
+
+    def construct(self, input, output_size=None):
+        op = self.output_padding
+        if output_size is not None:
+            # torch: the output_padding that reaches output_size's last two
+            size = tuple(output_size)[-2:]
+            op = tuple(s - ((n - 1) * st - 2 * p + d * (k - 1) + 1) for s, n, st, p, d, k in zip(
+                size, input.shape[-2:], self.stride, self.padding, self.dilation,
+                self.kernel_size))
+        return F.conv_transpose2d(input, self.weight, self.bias, self.stride, self.padding, op,
+                                  self.groups, self.dilation)
+
+
+def _pool_cell(name, fn, names, defaults, doc):
+    """A Cell whose construct calls fn(input, *its arguments)."""
+    def __init__(self, *args, **kwargs):
+        Cell.__init__(self)
+        if len(args) > len(names):
+            raise TypeError("%s() takes at most %d arguments" % (name, len(names)))
+        values = dict(defaults)
+        values.update(zip(names, args))
+        for k, v in kwargs.items():
+            if k not in names:
+                raise TypeError("%s() got an unexpected keyword argument %r" % (name, k))
+            values[k] = v
+        missing = [k for k in names if k not in values]
+        if missing:
+            raise TypeError("%s() missing required argument %r" % (name, missing[0]))
+        for k in names:
+            object.__setattr__(self, k, values[k])
+
+    def construct(self, input):
+        return fn(input, *[getattr(self, k) for k in names])
+
+    def extend_repr(self):
+        return ", ".join("%s=%r" % (k, getattr(self, k)) for k in names)
+
+    return type(name, (Cell,), {"__init__": __init__, "construct": construct,
+                                "extend_repr": extend_repr, "__doc__": doc, "__module__": __name__})
+
+
+AdaptiveAvgPool1d = _pool_cell("AdaptiveAvgPool1d", F.adaptive_avg_pool1d, ("output_size",), {},
+                               "AdaptiveAvgPool1d(output_size).")
+AdaptiveAvgPool3d = _pool_cell("AdaptiveAvgPool3d", F.adaptive_avg_pool3d, ("output_size",), {},
+                               "AdaptiveAvgPool3d(output_size): None keeps that dim.")
+AdaptiveMaxPool1d = _pool_cell("AdaptiveMaxPool1d", F.adaptive_max_pool1d,
+                               ("output_size", "return_indices"), {"return_indices": False},
+                               "AdaptiveMaxPool1d(output_size, return_indices=False).")
+AdaptiveMaxPool2d = _pool_cell("AdaptiveMaxPool2d", F.adaptive_max_pool2d,
+                               ("output_size", "return_indices"), {"return_indices": False},
+                               "AdaptiveMaxPool2d(output_size, return_indices=False).")
+AvgPool1d = _pool_cell("AvgPool1d", F.avg_pool1d,
+                       ("kernel_size", "stride", "padding", "ceil_mode", "count_include_pad"),
+                       {"stride": None, "padding": 0, "ceil_mode": False,
+                        "count_include_pad": True},
+                       "AvgPool1d(kernel_size, stride=None, padding=0, ceil_mode=False, "
+                       "count_include_pad=True).")
+AvgPool3d = _pool_cell("AvgPool3d", F.avg_pool3d,
+                       ("kernel_size", "stride", "padding", "ceil_mode", "count_include_pad",
+                        "divisor_override"),
+                       {"stride": None, "padding": 0, "ceil_mode": False,
+                        "count_include_pad": True, "divisor_override": None},
+                       "AvgPool3d(kernel_size, stride=None, padding=0, ceil_mode=False, "
+                       "count_include_pad=True, divisor_override=None).")
+Fold = _pool_cell("Fold", F.fold, ("output_size", "kernel_size", "dilation", "padding", "stride"),
+                  {"dilation": 1, "padding": 0, "stride": 1},
+                  "Fold(output_size, kernel_size, dilation=1, padding=0, stride=1).")
+Unfold = _pool_cell("Unfold", F.unfold, ("kernel_size", "dilation", "padding", "stride"),
+                    {"dilation": 1, "padding": 0, "stride": 1},
+                    "Unfold(kernel_size, dilation=1, padding=0, stride=1).")
+PixelShuffle = _pool_cell("PixelShuffle", F.pixel_shuffle, ("upscale_factor",), {},
+                          "PixelShuffle(upscale_factor).")
+Hardshrink = _activation("Hardshrink", lambda x, lambd: F.hardshrink(x, lambd),
+                         "x where |x| > lambd, else 0.", lambd=0.5)
+SELU = _activation("SELU", lambda x, inplace: F.selu(x), "scale * elu(x, alpha).", inplace=False)
+Threshold = _pool_cell("Threshold", F.threshold, ("threshold", "value", "inplace"),
+                       {"inplace": False}, "Threshold(threshold, value, inplace=False).")
+
+
+class MaxUnpool2d(Cell):
+    """MaxUnpool2d(kernel_size, stride=None, padding=0)(input, indices, output_size=None)."""
+
+    def __init__(self, kernel_size, stride=None, padding=0):
+        super().__init__()
+        self.kernel_size, self.stride, self.padding = kernel_size, stride, padding
+
+    def construct(self, input, indices, output_size=None):
+        return F.max_unpool2d(input, indices, self.kernel_size, self.stride, self.padding,
+                              output_size)
+
+
+class PReLU(Cell):
+    """PReLU(num_parameters=1, init=0.25, dtype=None): weight (num_parameters,)."""
+
+    def __init__(self, num_parameters=1, init=0.25, dtype=None):
+        super().__init__()
+        self.num_parameters = _positive("PReLU", "num_parameters", num_parameters)
+        dtype = _dt.float32 if dtype is None else _dt.as_dtype(dtype)
+        from pijit.common.initializer import Constant
+        self.weight = _Parameter(_init(Constant(float(init)), (num_parameters,), dtype),
+                                 name="weight")
+
+    def construct(self, input):
+        return F.prelu(input, self.weight)
+
+    def extend_repr(self):
+        return "num_parameters=%d" % self.num_parameters
+
+
+class BatchNorm3d(_BatchNorm):
+    """BatchNorm3d(num_features, eps=1e-5, momentum=0.1, affine=True, track_running_stats=True,
+    dtype=None): over (N, C, D, H, W)."""
+
+    def __init__(self, num_features, eps=1e-5, momentum=0.1, affine=True,
+                 track_running_stats=True, dtype=None):
+        super().__init__("BatchNorm3d", (5,), num_features, eps, momentum, affine,
+                         track_running_stats, dtype)
+
+
+class SyncBatchNorm(_BatchNorm):
+    """SyncBatchNorm(num_features, eps=1e-5, momentum=0.1, affine=True, track_running_stats=True,
+    process_group=None, dtype=None). pijit runs one process, so the statistics synchronised over
+    the group are this process's: BatchNorm over (N, C, ...) inputs of 2 or more dims."""
+
+    def __init__(self, num_features, eps=1e-5, momentum=0.1, affine=True,
+                 track_running_stats=True, process_group=None, dtype=None):
+        super().__init__("SyncBatchNorm", (2, 3, 4, 5, 6, 7, 8), num_features, eps, momentum,
+                         affine, track_running_stats, dtype)
+        self.process_group = process_group
+
+
+class _PadNd(Cell):
+    def __init__(self, nd, padding, mode, value=0.0):
+        super().__init__()
+        if isinstance(padding, int) and not isinstance(padding, bool):
+            padding = (padding,) * (2 * nd)
+        if not (isinstance(padding, (tuple, list)) and len(padding) == 2 * nd):
+            raise ValueError("%s: padding must be an int or a tuple of %d ints, got %r"
+                             % (type(self).__name__, 2 * nd, padding))
+        self.nd, self.padding, self.mode, self.value = nd, tuple(padding), mode, value
+
+    def construct(self, input):
+        return F.pad(input, self.padding, self.mode, self.value if self.mode == "constant" else None)
+
+
+def _pad_class(name, nd, mode):
+    if mode == "constant_value":
+        def __init__(self, padding, value):
+            _PadNd.__init__(self, nd, padding, "constant", value)
+    else:
+        def __init__(self, padding):
+            _PadNd.__init__(self, nd, padding, mode, 0.0)
+    doc = "%s(padding%s): torch's %s (pads from the last dim backwards)." % (
+        name, ", value" if mode == "constant_value" else "", name)
+    return type(name, (_PadNd,), {"__init__": __init__, "__doc__": doc, "__module__": __name__})
+
+
+ConstantPad1d = _pad_class("ConstantPad1d", 1, "constant_value")
+ConstantPad3d = _pad_class("ConstantPad3d", 3, "constant_value")
+ZeroPad1d = _pad_class("ZeroPad1d", 1, "constant")
+ZeroPad3d = _pad_class("ZeroPad3d", 3, "constant")
+ReflectionPad1d = _pad_class("ReflectionPad1d", 1, "reflect")
+ReflectionPad3d = _pad_class("ReflectionPad3d", 3, "reflect")
+ReplicationPad1d = _pad_class("ReplicationPad1d", 1, "replicate")
+ReplicationPad3d = _pad_class("ReplicationPad3d", 3, "replicate")
+
+
+class UpsamplingNearest2d(Cell):
+    """UpsamplingNearest2d(size=None, scale_factor=None): interpolate 'nearest'."""
+
+    def __init__(self, size=None, scale_factor=None):
+        super().__init__()
+        self.size, self.scale_factor = size, scale_factor
+
+    def construct(self, input):
+        return F.interpolate(input, self.size, self.scale_factor, "nearest")
+
+
+class UpsamplingBilinear2d(Cell):
+    """UpsamplingBilinear2d(size=None, scale_factor=None): interpolate 'bilinear' with
+    align_corners=True."""
+
+    def __init__(self, size=None, scale_factor=None):
+        super().__init__()
+        self.size, self.scale_factor = size, scale_factor
+
+    def construct(self, input):
+        return F.interpolate(input, self.size, self.scale_factor, "bilinear", True)
+
+
+class KLDivLoss(_Loss):
+    """KLDivLoss(reduction='mean', log_target=False): reduction also 'batchmean'."""
+
+    def __init__(self, reduction="mean", log_target=False):
+        Cell.__init__(self)
+        if reduction not in ("none", "mean", "sum", "batchmean"):
+            raise ValueError("KLDivLoss: reduction must be 'none', 'mean', 'sum' or 'batchmean', "
+                             "got %r" % (reduction,))
+        self.reduction, self.log_target = reduction, bool(log_target)
+
+    def construct(self, input, target):
+        return F.kl_div(input, target, self.reduction, self.log_target)
+
+
+class SoftMarginLoss(_Loss):
+    def __init__(self, reduction="mean"):
+        super().__init__(reduction)
+
+    def construct(self, input, target):
+        return F.soft_margin_loss(input, target, self.reduction)
+
+
+class CosineEmbeddingLoss(_Loss):
+    """CosineEmbeddingLoss(margin=0.0, reduction='mean')(input1, input2, target)."""
+
+    def __init__(self, margin=0.0, reduction="mean"):
+        super().__init__(reduction)
+        self.margin = float(margin)
+
+    def construct(self, input1, input2, target):
+        return F.cosine_embedding_loss(input1, input2, target, self.margin, self.reduction)
+
 __all__ = ["Linear", "Conv2d", "ReLU", "ReLU6", "GELU", "SiLU", "Sigmoid", "Tanh", "Softmax",
            "LogSoftmax", "LeakyReLU", "ELU", "Hardswish", "Hardsigmoid", "Hardtanh", "Mish",
            "Softplus", "LogSigmoid", "Identity", "Flatten", "Dropout", "Embedding", "LayerNorm",
            "GroupNorm", "BatchNorm1d", "BatchNorm2d", "MaxPool2d", "AvgPool2d",
            "AdaptiveAvgPool2d", "Upsample", "ZeroPad2d", "ConstantPad2d", "ReflectionPad2d",
            "ReplicationPad2d", "CrossEntropyLoss", "NLLLoss", "MSELoss", "L1Loss", "SmoothL1Loss",
-           "BCELoss", "BCEWithLogitsLoss"]
+           "BCELoss", "BCEWithLogitsLoss", "Conv1d", "Conv3d", "ConvTranspose2d",
+           "AdaptiveAvgPool1d", "AdaptiveAvgPool3d", "AdaptiveMaxPool1d", "AdaptiveMaxPool2d",
+           "AvgPool1d", "AvgPool3d", "Fold", "Unfold", "PixelShuffle", "Hardshrink", "SELU",
+           "Threshold", "MaxUnpool2d", "PReLU", "BatchNorm3d", "SyncBatchNorm", "ConstantPad1d",
+           "ConstantPad3d", "ZeroPad1d", "ZeroPad3d", "ReflectionPad1d", "ReflectionPad3d",
+           "ReplicationPad1d", "ReplicationPad3d", "UpsamplingNearest2d", "UpsamplingBilinear2d",
+           "KLDivLoss", "SoftMarginLoss", "CosineEmbeddingLoss"]
