@@ -1,7 +1,7 @@
 """Layers beyond layers3: misc nn cells with MindSpore's arguments and checks (BiDense,
 ChannelShuffle, LRN, LPPool1d/2d, MaxUnpool1d/2d/3d, Upsample, ResizeBilinear, Unfold,
 TimeDistributed, MatrixDiag/MatrixDiagPart/MatrixSetDiag, Linear, DropoutExt, Dropout2dExt,
-L1Regularizer, RReLU, MultiFieldEmbeddingLookup, ParameterUpdate, Vjp, DistributedGradReducer).
+L1Regularizer, RReLU, MultiFieldEmbeddingLookup, ParameterUpdate, Vjp, Jvp, DistributedGradReducer).
 
 Each cell calls the ops function of the same meaning (one definition each); the cells that
 MindSpore's mint also has (Linear, Upsample, Dropout) are mint.nn's classes under nn's name."""
@@ -188,6 +188,9 @@ def _max_unpool(who, nd, x, indices, kernel_size, stride, padding, output_size):
     if x.ndim not in (nd + 1, nd + 2):
         raise ValueError("For '%s', the input must be %d-D or %d-D, but got %d-D"
                          % (who, nd + 1, nd + 2, x.ndim))
+    if tuple(indices.shape) != tuple(x.shape):
+        raise ValueError("For '%s', 'indices' must have the shape of 'x' %s, but got %s"
+                         % (who, tuple(x.shape), tuple(indices.shape)))
     ks = _tuple(who, "kernel_size", kernel_size, nd)
     st = ks if stride is None else _tuple(who, "stride", stride, nd)
     pd = _tuple(who, "padding", padding, nd)
@@ -596,8 +599,27 @@ class Vjp(Cell):
         return out, grads if isinstance(grads, tuple) else (grads,)
 
 
+class Jvp(Cell):
+    """Jvp(fn)(*inputs, v) -> (fn(*inputs), the Jacobian of fn at inputs times v): v a Tensor
+    for one input, a tuple of them for several (ops.jvp)."""
+
+    def __init__(self, fn):
+        super().__init__()
+        if not callable(fn):
+            raise TypeError("For 'Jvp', 'fn' must be a Cell or a function, but got %s."
+                            % type(fn).__name__)
+        self.fn = fn
+
+    def construct(self, *args):
+        if len(args) < 2:
+            raise ValueError("For 'Jvp', give the inputs of fn and then v, but got %d arguments"
+                             % len(args))
+        inputs, v = args[:-1], args[-1]
+        return ops.jvp(self.fn, inputs[0] if len(inputs) == 1 else inputs, v)
+
+
 __all__ = ["BiDense", "ChannelShuffle", "LRN", "LPPool1d", "LPPool2d", "MaxUnpool1d",
            "MaxUnpool2d", "MaxUnpool3d", "Upsample", "ResizeBilinear", "Unfold", "TimeDistributed",
            "MatrixDiag", "MatrixDiagPart", "MatrixSetDiag", "Linear", "DropoutExt", "Dropout2dExt",
-           "L1Regularizer", "RReLU", "MultiFieldEmbeddingLookup", "ParameterUpdate", "Vjp",
+           "L1Regularizer", "RReLU", "MultiFieldEmbeddingLookup", "ParameterUpdate", "Vjp", "Jvp",
            "DistributedGradReducer"]
