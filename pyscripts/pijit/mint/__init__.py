@@ -900,6 +900,16 @@ def norm(input, p="fro", dim=None, keepdim=False, *, dtype=None):
     return _op("pow", (s, _C.as_operand(1.0 / p, s)))
 
 
+def _broadcast_shape(a, b):
+    a, b = tuple(a), tuple(b)
+    n = _builtins.max(len(a), len(b))
+    a, b = (1,) * (n - len(a)) + a, (1,) * (n - len(b)) + b
+    if _builtins.any(x != y and 1 not in (x, y) for x, y in zip(a, b)):
+        raise ValueError("For 'normal', the shapes of 'mean' %s and 'std' %s do not broadcast"
+                         % (a, b))
+    return tuple(_builtins.max(x, y) if 0 not in (x, y) else 0 for x, y in zip(a, b))
+
+
 def normal(mean, std=1.0, size=None, *, generator=None):
     """N(mean, std^2) samples: of the broadcast shape of mean and std when either is a Tensor,
     else of `size` (required then)."""
@@ -918,8 +928,7 @@ def normal(mean, std=1.0, size=None, *, generator=None):
         ref = m if m is not None else s
         m = m if m is not None else _C.as_operand(float(mean), s)
         s = s if s is not None else _C.as_operand(float(std), ref)
-        shape = tuple((m * 0 + s * 0).shape)
-        return _creation.randn(shape, dtype=ref.dtype) * s + m
+        return _creation.randn(_broadcast_shape(m.shape, s.shape), dtype=ref.dtype) * s + m
     if size is None:
         raise TypeError("For 'normal', 'size' is required when mean and std are numbers")
     return _creation.randn(_size("normal", (size,)), dtype=_dt.float32) * float(std) + float(mean)
