@@ -540,6 +540,12 @@ def grid_sample(input, grid, mode="bilinear", padding_mode="zeros", align_corner
     grid (N, Ho, Wo, 2) = normalised (x, y) in [-1, 1]; mode 'bilinear' or 'nearest' (half to
     even); padding_mode 'zeros', 'border' or 'reflection'. Differentiable in input and grid
     (bilinear)."""
+    try:  # the registry kernel (pijit.ops.detection) where it exists: 5-D inputs too
+        from pijit.ops.detection import grid_sample as _kernel
+    except ImportError:
+        _kernel = None
+    if _kernel is not None:
+        return _kernel(input, grid, mode, padding_mode, align_corners)
     from pijit.ops.primitives2 import gather_elements as _gather_elements
     who = "grid_sample"
     x, g = _t(input), _t(grid)
@@ -613,6 +619,8 @@ def _inplace(input, value):
     return input
 
 
+# Each in-place form's __pijit_inplace__ says what it writes: capture traces that and makes the
+# write (capture/sim_effects.cc), where a plain `input[...] = value` would break the graph.
 def relu_(input):
     return _inplace(input, relu(input))
 
@@ -629,6 +637,13 @@ def hardtanh_(input, min_val=-1.0, max_val=1.0):
     return _inplace(input, hardtanh(input, min_val, max_val))
 
 
+relu_.__pijit_inplace__ = lambda input: relu(input)
+sigmoid_.__pijit_inplace__ = lambda input: sigmoid(input)
+elu_.__pijit_inplace__ = lambda input, alpha=1.0: elu(input, alpha)
+hardtanh_.__pijit_inplace__ = lambda input, min_val=-1.0, max_val=1.0: hardtanh(input, min_val,
+                                                                                max_val)
+
+
 def _threshold(input, thr, value):
     x = _t(input)
     return _op("where", (x > thr, x, _C.as_operand(value, x)))
@@ -642,6 +657,9 @@ def threshold(input, threshold, value, inplace=False):
 
 def threshold_(input, threshold, value):
     return _inplace(input, _threshold(input, threshold, value))
+
+
+threshold_.__pijit_inplace__ = _threshold
 
 
 def glu(input, dim=-1):
