@@ -50,6 +50,18 @@ class Names(unittest.TestCase):
             "RunContext", "LearningRateScheduler", "SummaryLandscape", "History", "LambdaCallback",
             "ReduceLROnPlateau", "EarlyStopping", "OnRequestExit", "BackupAndRestore"]))
 
+    def test_checkpoint_functions(self):
+        d = tempfile.mkdtemp(prefix="pijit_async_")
+        try:
+            net = nn.Dense(2, 2)
+            pj.save_checkpoint(net, os.path.join(d, "a.ckpt"), async_save=True)
+            self.assertIs(train.async_ckpt_thread_status(), False)  # written before save_checkpoint returned
+            self.assertEqual(sorted(pj.load_checkpoint(os.path.join(d, "a.ckpt"))), ["bias", "weight"])
+        finally:
+            shutil.rmtree(d, ignore_errors=True)
+        self.assertIs(train.merge_sliced_parameter, pj.merge_sliced_parameter)
+        self.assertIs(train.serialization.load_checkpoint, pj.load_checkpoint)
+
     def test_metric_strings(self):
         from pijit.train.model import get_metrics
         got = get_metrics({"acc", "accuracy", "loss", "mae", "F1", "top_1_accuracy"})
@@ -139,6 +151,34 @@ class BaseClasses(unittest.TestCase):
         h.epoch_end(RunContext({"cur_epoch_num": 2, "net_outputs": (pj.Tensor(4.0), pj.Tensor(True))}))
         self.assertEqual(h.epoch, {"epoch": [1, 2]})
         self.assertEqual(h.history, {"net_output": [2.0, 4.0], "acc": [0.5]})
+
+
+class UnderCapture(unittest.TestCase):
+    """User code that capture takes (pj.jit, `pijit run`) sees the run's live state and runs each
+    training it asks for: the state-reading and step-running library calls are not traced once."""
+
+    def test_callback_body_captured_reads_each_step(self):
+        def body(rc):
+            return rc.original_args().cur_step_num, rc.get_stop_requested()
+
+        jitted = pj.jit(body)
+        seen = []
+        net, model = small_model()
+        model.train(2, small_data(), callbacks=LambdaCallback(on_train_step_end=lambda rc: seen.append(jitted(rc))))
+        self.assertEqual(seen, [(1, False), (2, False), (3, False), (4, False)])
+
+    def test_train_called_from_captured_code_runs_every_call(self):
+        net, model = small_model()
+        data = small_data()
+
+        def go():
+            model.train(1, data)
+            return 1
+
+        jitted = pj.jit(go)
+        jitted()
+        jitted()
+        self.assertEqual(int(model.train_network.optimizer.global_step.reshape(()).item()), 4)
 
 
 class CheckpointConfigs(unittest.TestCase):

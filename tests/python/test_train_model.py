@@ -22,7 +22,9 @@ from pijit import nn
 from pijit import dtype as mstype
 from pijit.train import (Model, Callback, LossMonitor, ModelCheckpoint, CheckpointConfig, History,
                          EarlyStopping, LambdaCallback, LearningRateScheduler, TimeMonitor)
-from pijit.train.model import _jit_enabled  # noqa: F401  (the switch the eager runs use)
+
+# The Pythons capture supports (elsewhere jit runs the function eagerly, with the same results).
+CAPTURES = sys.version_info[:2] in ((3, 7), (3, 9))
 
 
 class RowsDataset(object):
@@ -176,8 +178,11 @@ class TrainLoop(Base):
         model.train(2, self.data)
         after = pj.jit_stats(model._train_step.jitted)
         self.assertEqual(after["break_reasons"], [])
-        self.assertEqual(after["compiles"] - before["compiles"], 1)
-        self.assertEqual(after["cache_hits"] - before["cache_hits"], 11)
+        if CAPTURES:
+            self.assertEqual(after["compiles"] - before["compiles"], 1)
+            self.assertEqual(after["cache_hits"] - before["cache_hits"], 11)
+        else:  # an interpreter capture does not support yet runs the same steps eagerly
+            self.assertEqual(after["compiles"] - before["compiles"], 0)
 
     def test_eager_switch_runs_no_jit(self):
         with env(PIJIT_MODEL_JIT="0"):

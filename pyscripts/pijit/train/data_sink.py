@@ -1,4 +1,5 @@
 """mindspore.train.data_sink: run a step function over a dataset, sink_size steps per call."""
+from pijit._state import runtime_state
 from pijit.train.dataset_helper import DatasetHelper
 
 __all__ = ["data_sink"]
@@ -24,6 +25,7 @@ def data_sink(fn, dataset, sink_size=1, jit_config=None, input_signature=None):
     helper = DatasetHelper(dataset, dataset_sink_mode=True, sink_size=sink_size)
     rows = helper._cycling()
 
+    @runtime_state("runs steps over the dataset")
     def sink_fun():
         out = None
         ran = False

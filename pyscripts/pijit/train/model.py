@@ -21,6 +21,7 @@ MindSpore does on a CPU); with a sink_size an epoch is sink_size steps (pijit/tr
 import os
 
 from pijit import _C
+from pijit._state import runtime_state
 from pijit.train.callback._callback import (Callback, RunContext, _CallbackManager, _InternalCallbackParam,
                                             logger)
 from pijit.train.dataset_helper import DatasetHelper, _dataset_size
@@ -313,6 +314,7 @@ class Model(object):
         return sink_size
 
     # ---- training ------------------------------------------------------------------------------
+    @runtime_state("runs training steps")
     def train(self, epoch, train_dataset, callbacks=None, dataset_sink_mode=False, sink_size=-1, initial_epoch=0):
         """Trains for epochs initial_epoch+1 .. epoch over train_dataset (rows (data, label) when
         the Model has a loss_fn, else the network's inputs), running the callbacks' hooks;
@@ -324,6 +326,7 @@ class Model(object):
             self._check_methods_for_custom_callbacks(callbacks, "train")
         self._train(epoch, train_dataset, callbacks, dataset_sink_mode, sink_size, initial_epoch)
 
+    @runtime_state("runs training steps")
     def fit(self, epoch, train_dataset, valid_dataset=None, valid_frequency=1, callbacks=None,
             dataset_sink_mode=False, valid_dataset_sink_mode=False, sink_size=-1, initial_epoch=0):
         """train, with an evaluation on valid_dataset after every valid_frequency-th epoch (an
@@ -438,6 +441,7 @@ class Model(object):
         self._set_mode(True)
 
     # ---- evaluation ----------------------------------------------------------------------------
+    @runtime_state("runs evaluation steps")
     def eval(self, valid_dataset, callbacks=None, dataset_sink_mode=False):
         """Runs the evaluation network over valid_dataset and returns {metric name: value}."""
         _check_bool("Model.eval", "dataset_sink_mode", dataset_sink_mode)
@@ -494,6 +498,7 @@ class Model(object):
         return metrics
 
     # ---- prediction ----------------------------------------------------------------------------
+    @runtime_state("runs the network")
     def predict(self, *predict_data, backend=None, config=None):
         """The prediction network's output for the inputs (Tensors, numbers, strings or None)."""
         for v in predict_data:
@@ -503,6 +508,7 @@ class Model(object):
         self._set_mode(False)
         return self._predict_step(*predict_data)
 
+    @runtime_state("reads the model's state")
     def build(self, train_dataset=None, valid_dataset=None, sink_size=-1, epoch=1):
         """MindSpore compiles the graphs ahead here (GRAPH_MODE on Ascend only); pijit compiles a
         step at its first call, so this checks the arguments and does nothing else."""

@@ -8,6 +8,7 @@ do: a callback written against either API runs under Model.train, Model.eval and
 import logging
 
 from pijit import _C
+from pijit._state import runtime_state
 
 logger = logging.getLogger("pijit.train")
 
@@ -169,14 +170,17 @@ class RunContext(object):
         self._original_args = original_args
         self._stop_requested = False
 
+    @runtime_state("reads the run's state, which changes every step")
     def original_args(self):
         """The dict of the run's state (cb_params)."""
         return self._original_args
 
+    @runtime_state("changes the run's state")
     def request_stop(self):
         """Stops training (or evaluation) after the current step."""
         self._stop_requested = True
 
+    @runtime_state("reads the run's state")
     def get_stop_requested(self):
         """Whether request_stop() was called."""
         return self._stop_requested

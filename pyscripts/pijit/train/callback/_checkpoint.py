@@ -10,6 +10,7 @@ import signal
 import stat
 import time
 
+from pijit._state import runtime_state
 from pijit._validate import check_bool, check_int, check_type
 from pijit.train.callback._callback import Callback, logger
 
@@ -289,6 +290,7 @@ class ModelCheckpoint(Callback):
         self._latest_ckpt_file_name = path
 
     @property
+    @runtime_state("reads the checkpoint written last")
     def latest_ckpt_file_name(self):
         """The path of the last checkpoint written ("" before the first)."""
         return self._latest_ckpt_file_name
