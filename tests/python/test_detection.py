@@ -350,6 +350,68 @@ class ArrayOps(Close):
         self.assertEqual(ops.RandomChoiceWithMask(6, 1, 2)(x)[0].tolist(), idx.tolist())  # seeded
 
 
+class WindowsAndSampling(Close):
+    def test_dilation2d_by_hand(self):
+        x = T([[[[1.0, 2, 3], [4, 5, 6], [7, 8, 9]]]])
+        f = T([[[0.0, 1], [1, 0]]])
+        # window (0, 0): max(1 + 0, 2 + 1, 4 + 1, 5 + 0) = 5
+        self.close(ops.Dilation2D(1, 1, "VALID")(x, f), [[[[5, 6], [8, 9]]]])
+        # SAME pads one row/column after: the corner window holds x[2, 2] + 0 only
+        self.close(ops.Dilation2D((1, 1, 1, 1), 1, "same")(x, f), [[[[5, 6, 7], [8, 9, 10], [9, 10, 9]]]])
+        # dilation 2: the taps (0, 0), (0, 2), (2, 0), (2, 2) of the one window: 1, 3 + 1, 7 + 1, 9
+        self.close(ops.Dilation2D(1, 2, "VALID")(x, f), [[[[9]]]])
+        self.close(ops.Dilation2D(1, 2, "VALID")(x, T([[[0.0, 1], [3, -5]]])), [[[[10]]]])
+        with self.assertRaisesRegex(ValueError, "the first two elements of 'stride' must be 1"):
+            ops.Dilation2D((2, 1, 1, 1), 1)
+
+    def test_extract_volume_patches_channel_innermost(self):
+        # x[0, c, 0, h, w] = 10 c + 2 h + w; one 1x2x2 window: (kh, kw, c) with c fastest
+        x = T([[[[[10.0 * c + 2 * h + w for w in range(2)] for h in range(2)]] for c in range(2)]])
+        got = ops.ExtractVolumePatches((1, 2, 2), 1, "VALID")(x)
+        self.assertEqual(got.shape, (1, 8, 1, 1, 1))
+        self.close([v[0][0][0] for v in got.tolist()[0]], [0, 10, 1, 11, 2, 12, 3, 13])
+        same = ops.ExtractVolumePatches((1, 1, 1, 2, 2), (1, 1, 1, 1, 1), "SAME")(x)
+        self.assertEqual(same.shape, (1, 8, 1, 2, 2))
+        # the window at (h, w) = (1, 1) sees x[1, 1] then zero padding
+        self.close([v[0][1][1] for v in same.tolist()[0]], [3, 13, 0, 0, 0, 0, 0, 0])
+
+    def test_scale_and_translate_by_hand(self):
+        im = T([[[[1.0], [2.0], [3.0], [4.0]]]])
+        # triangle kernel, x2 along x: output o samples (o + 0.5) / 2; the first sees only pixel 0
+        got = ops.ScaleAndTranslate("triangle", False)(im, (1, 8), T([1.0, 2.0]), T([0.0, 0.0]))
+        self.assertEqual(got.dtype, F32)
+        self.close(got, [[[[1.0], [1.25], [1.75], [2.25], [2.75], [3.25], [3.75], [4.0]]]])
+        # box kernel halving with antialias: pairs averaged
+        self.close(ops.ScaleAndTranslate("box")(im, (1, 2), T([1.0, 0.5]), T([0.0, 0.0])), [[[[1.5], [3.5]]]])
+        # translation by one output pixel shifts the samples by one input pixel
+        self.close(ops.ScaleAndTranslate("triangle")(im, (1, 4), T([1.0, 1.0]), T([0.0, 1.0])),
+                   [[[[0.0], [1.0], [2.0], [3.0]]]])
+
+    def test_edit_distance_tensorflow_example(self):
+        i64 = ms.int64
+        hyp_i = T([[0, 0, 0], [1, 0, 0]], i64)
+        truth_i = T([[0, 1, 0], [1, 0, 0], [1, 0, 1], [1, 1, 0]], i64)
+        args = (hyp_i, T([1.0, 2.0]), T([2, 1, 1], i64), truth_i, T([1.0, 2.0, 3.0, 1.0]), T([2, 2, 2], i64))
+        # (0, 0): "a" vs nothing: inf; (0, 1): nothing vs "a": 1; (1, 0): "b" vs "bc": 1/2;
+        # (1, 1): nothing vs "a": 1
+        self.close(ops.EditDistance()(*args), [[float("inf"), 1.0], [0.5, 1.0]])
+        self.close(ops.EditDistance(False)(*args), [[1.0, 1.0], [1.0, 1.0]])
+
+    def test_sample_distorted_bounding_box(self):
+        op = ops.SampleDistortedBoundingBoxV2(seed=1, seed2=2, area_range=(0.1, 0.5))
+        begin, size, box = op(T([480, 640, 3], I32), T([[0.1, 0.1, 0.6, 0.6]], F32), T(0.3, F32))
+        (y, x, z), (h, w, c) = begin.tolist(), size.tolist()
+        self.assertEqual((z, c, begin.dtype), (0, -1, I32))
+        self.assertTrue(0 <= y and y + h <= 480 and 0 <= x and x + w <= 640)
+        self.assertTrue(0.1 * 480 * 640 * 0.9 <= h * w <= 0.5 * 480 * 640 * 1.1)
+        # it covers at least 30% of the box (48..288 x 64..384)
+        inter = max(0, min(y + h, 288) - max(y, 48)) * max(0, min(x + w, 384) - max(x, 64))
+        self.assertGreaterEqual(inter / (240 * 320), 0.3)
+        self.close(box, [[[y / 480, x / 640, (y + h) / 480, (x + w) / 640]]])
+        with self.assertRaisesRegex(ValueError, "no bounding boxes provided"):
+            op(T([480, 640, 3], I32), ms.ops.zeros((0, 4)), T(0.3, F32))
+
+
 class Captured(Close):
     def one_graph(self, name, f):
         want = f()

@@ -1654,3 +1654,351 @@ class RandomChoiceWithMask(Primitive):
     def __call__(self, input_x):
         a = self.attrs
         return choice_with_mask(input_x, a["count"], a["seed"], a["seed2"])
+
+
+# ---- windows: Dilation2D, ExtractVolumePatches ------------------------------------------------------
+
+def _window_arg(who, name, v, n):
+    """An int, n ints, or n + 2 ints whose first two are 1 (MindSpore's NCHW-style forms)."""
+    if isinstance(v, int) and not isinstance(v, bool):
+        v = (v,) * n
+    if not isinstance(v, (tuple, list)) or not all(isinstance(e, int) and not isinstance(e, bool) for e in v):
+        raise TypeError("For '%s', '%s' must be an int or a tuple of ints, but got %r" % (who, name, v))
+    v = tuple(v)
+    if len(v) == n + 2:
+        if v[:2] != (1, 1):
+            raise ValueError("For '%s', the first two elements of '%s' must be 1, but got %r" % (who, name, v))
+        v = v[2:]
+    if len(v) != n or any(e < 1 for e in v):
+        raise ValueError("For '%s', '%s' must be %d (or %d) positive ints, but got %r" % (who, name, n, n + 2, v))
+    return v
+
+
+def _same_pads(size, k, s, d=1):
+    eff = (k - 1) * d + 1
+    out = -(-size // s)
+    total = max((out - 1) * s + eff - size, 0)
+    return out, total // 2, total - total // 2
+
+
+def _strided(x, starts, steps, counts):
+    """x[..., start + step * i for i in range(count)] over the last len(starts) dims."""
+    lead = (slice(None),) * (x.ndim - len(starts))
+    return x[lead + tuple(slice(a, a + s * (c - 1) + 1, s) for a, s, c in zip(starts, steps, counts))]
+
+
+@_export
+class Dilation2D(Primitive):
+    """Dilation2D(stride, dilation, pad_mode='SAME', data_format='NCHW')(x (N, C, H, W),
+    filter (C, kh, kw)): the greyscale morphological dilation out[n, c, y, x] = max over the
+    window of x[...] + filter[c, i, j] (positions outside the input do not take part)."""
+
+    def __init__(self, stride, dilation, pad_mode="SAME", data_format="NCHW"):
+        who = "Dilation2D"
+        stride = _window_arg(who, "stride", stride, 2)
+        dilation = _window_arg(who, "dilation", dilation, 2)
+        _type(who, "pad_mode", pad_mode, (str,), "str")
+        pad_mode = pad_mode.upper()
+        _str_in(who, "pad_mode", pad_mode, ("SAME", "VALID"))
+        _str_in(who, "data_format", data_format, ("NCHW",))
+        super().__init__(stride=stride, dilation=dilation, pad_mode=pad_mode, data_format=data_format)
+
+    def __call__(self, x, filter):
+        who = self.name
+        _tensor(who, "x", x)
+        _tensor(who, "filter", filter)
+        if x.ndim != 4 or filter.ndim != 3 or filter.shape[0] != x.shape[1]:
+            raise ValueError("For '%s', 'x' must be (N, C, H, W) and 'filter' (C, kh, kw) with x's C, but got %s and %s"
+                             % (who, x.shape, filter.shape))
+        if x.dtype != filter.dtype:
+            raise TypeError("For '%s', 'x' and 'filter' must have one dtype, but got %s and %s"
+                            % (who, x.dtype, filter.dtype))
+        (sh, sw), (dh, dw) = self.attrs["stride"], self.attrs["dilation"]
+        _, C, H, W = x.shape
+        kh, kw = filter.shape[1:]
+        if self.attrs["pad_mode"] == "SAME":
+            oh, t, b = _same_pads(H, kh, sh, dh)
+            ow, l, r = _same_pads(W, kw, sw, dw)
+        else:
+            oh, ow = (H - (kh - 1) * dh - 1) // sh + 1, (W - (kw - 1) * dw - 1) // sw + 1
+            t = b = l = r = 0
+        if oh <= 0 or ow <= 0:
+            raise ValueError("For '%s', the dilated filter %s does not fit the input %s" % (who, (kh, kw), (H, W)))
+        floating = x.dtype in _FLOATS
+        low = -float("inf") if floating else -2 ** 31
+        c = x
+        if t or b or l or r:
+            c = F.concat((F.full(c.shape[:2] + (t, W), low, dtype=c.dtype), c,
+                          F.full(c.shape[:2] + (b, W), low, dtype=c.dtype)), 2) if t or b else c
+            c = F.concat((F.full(c.shape[:3] + (l,), low, dtype=c.dtype), c,
+                          F.full(c.shape[:3] + (r,), low, dtype=c.dtype)), 3) if l or r else c
+        out = None
+        for i in range(kh):
+            for j in range(kw):
+                v = _strided(c, (i * dh, j * dw), (sh, sw), (oh, ow)) + F.reshape(filter[:, i, j], (1, C, 1, 1))
+                out = v if out is None else F.maximum(out, v)
+        return out
+
+
+@_export
+class ExtractVolumePatches(Primitive):
+    """ExtractVolumePatches(kernel_size, strides, padding)(input_x (N, C, D, H, W)) -> (N,
+    C * kd * kh * kw, Do, Ho, Wo): each output position's window flattened with the channel
+    innermost (TensorFlow's extract_volume_patches order), zero padding under 'SAME'."""
+
+    def __init__(self, kernel_size, strides, padding):
+        who = "ExtractVolumePatches"
+        kernel_size = _window_arg(who, "kernel_size", kernel_size, 3)
+        strides = _window_arg(who, "strides", strides, 3)
+        _str_in(who, "padding", padding, ("SAME", "VALID"))
+        super().__init__(kernel_size=kernel_size, strides=strides, padding=padding)
+
+    def __call__(self, input_x):
+        who = self.name
+        _tensor(who, "input_x", input_x)
+        if input_x.ndim != 5:
+            raise ValueError("For '%s', the dimension of 'input_x' must be 5, but got %d" % (who, input_x.ndim))
+        ks, ss = self.attrs["kernel_size"], self.attrs["strides"]
+        sp = input_x.shape[2:]
+        pads, outs = [], []
+        for n, k, s in zip(sp, ks, ss):
+            if self.attrs["padding"] == "SAME":
+                o, lo, hi = _same_pads(n, k, s)
+            else:
+                o, lo, hi = (n - k) // s + 1, 0, 0
+            if o <= 0:
+                raise ValueError("For '%s', the kernel %r does not fit the input %r" % (who, ks, sp))
+            outs.append(o)
+            pads.append((lo, hi))
+        x = input_x
+        if any(lo or hi for lo, hi in pads):
+            from pijit.ops import nn_functional as NF
+            flat = []
+            for lo, hi in reversed(pads):
+                flat.extend((lo, hi))
+            x = NF.pad(x, tuple(flat))
+        patches = []
+        for a in range(ks[0]):
+            for b in range(ks[1]):
+                for c in range(ks[2]):
+                    patches.append(_strided(x, (a, b, c), ss, outs))
+        N, C = input_x.shape[:2]
+        return F.reshape(F.stack(patches, 1), (N, len(patches) * C) + tuple(outs))
+
+
+# ---- ScaleAndTranslate ----------------------------------------------------------------------------
+
+def _sinc_pi(x):
+    return 1.0 if abs(x) < 1e-9 else _math.sin(_math.pi * x) / (_math.pi * x)
+
+
+def _box_kernel(x):
+    return 1.0 if x < 0.5 else 0.5 if x == 0.5 else 0.0
+
+
+_SCALE_KERNELS = {
+    "lanczos1": (1.0, lambda x: _sinc_pi(x) * _sinc_pi(x) if x < 1 else 0.0),
+    "lanczos3": (3.0, lambda x: _sinc_pi(x) * _sinc_pi(x / 3.0) if x < 3 else 0.0),
+    "lanczos5": (5.0, lambda x: _sinc_pi(x) * _sinc_pi(x / 5.0) if x < 5 else 0.0),
+    "gaussian": (1.5, lambda x: _math.exp(-x * x / (2 * 0.5 * 0.5)) if x < 1.5 else 0.0),
+    "box": (1.0, _box_kernel),
+    "triangle": (1.0, lambda x: max(0.0, 1.0 - x)),
+    "keyscubic": (2.0, lambda x: 0.0 if x >= 2 else ((-0.5 * x + 2.5) * x - 4.0) * x + 2.0 if x >= 1
+                  else (1.5 * x - 2.5) * x * x + 1.0),
+    "mitchellcubic": (2.0, lambda x: 0.0 if x >= 2 else (((-7.0 / 18.0) * x + 2.0) * x - 10.0 / 3.0) * x + 16.0 / 9.0
+                      if x >= 1 else ((7.0 / 6.0) * x - 2.0) * x * x + 8.0 / 9.0),
+}
+
+
+def _scale_weights(n_in, n_out, scale, translate, kernel, antialias):
+    radius, fn = _SCALE_KERNELS[kernel]
+    inv_scale = 1.0 / scale
+    kscale = max(inv_scale, 1.0) if antialias else 1.0
+    rows = []
+    for o in range(n_out):
+        row = [0.0] * n_in
+        sample = (o + 0.5) * inv_scale - inv_scale * translate
+        if 0 <= sample <= n_in:
+            lo = min(max(int(_math.ceil(sample - radius * kscale - 0.5)), 0), n_in - 1)
+            hi = min(max(int(_math.floor(sample + radius * kscale - 0.5)), 0), n_in - 1) + 1
+            ws = [fn(abs((s + 0.5 - sample) / kscale)) for s in range(lo, hi)]
+            tot = sum(ws)
+            if abs(tot) >= 1000 * 1.1754943508222875e-38:
+                for s, w in zip(range(lo, hi), ws):
+                    row[s] = w / tot
+        rows.append(row)
+    return rows
+
+
+@_export
+class ScaleAndTranslate(Primitive):
+    """ScaleAndTranslate(kernel_type='lanczos3', antialias=True)(images (N, H, W, C), size
+    (new_h, new_w), scale (sy, sx), translation (ty, tx)) -> float32 (N, new_h, new_w, C):
+    TensorFlow's scale_and_translate (separable kernel weights, widened by 1 / scale when
+    antialiasing a downscale, normalised per output pixel)."""
+
+    def __init__(self, kernel_type="lanczos3", antialias=True):
+        _str_in("ScaleAndTranslate", "kernel_type", kernel_type, tuple(sorted(_SCALE_KERNELS)))
+        _type("ScaleAndTranslate", "antialias", antialias, (bool,), "bool")
+        super().__init__(kernel_type=kernel_type, antialias=antialias)
+
+    def __call__(self, images, size, scale, translation):
+        who = self.name
+        _tensor(who, "images", images)
+        if images.ndim != 4:
+            raise ValueError("For '%s', the dimension of 'images' must be 4, but got %d" % (who, images.ndim))
+        oh, ow = _size_pair(who, size)
+        sc = scale.tolist() if isinstance(scale, _Tensor) else list(scale)
+        tr = translation.tolist() if isinstance(translation, _Tensor) else list(translation)
+        if len(sc) != 2 or len(tr) != 2:
+            raise ValueError("For '%s', 'scale' and 'translation' must have 2 elements, but got %r and %r"
+                             % (who, sc, tr))
+        if sc[0] <= 0 or sc[1] <= 0:
+            raise ValueError("For '%s', the values of 'scale' must be positive, but got %r" % (who, sc))
+        a = self.attrs
+        _, H, W, _ = images.shape
+        wy = _scale_weights(H, oh, float(sc[0]), float(tr[0]), a["kernel_type"], a["antialias"])
+        wx = _scale_weights(W, ow, float(sc[1]), float(tr[1]), a["kernel_type"], a["antialias"])
+        x = F.transpose(F.cast(images, _dt.float64), (0, 3, 1, 2))
+        return F.cast(F.transpose(_resample(x, wy, wx, _dt.float64), (0, 2, 3, 1)), _dt.float32)
+
+
+# ---- EditDistance, SampleDistortedBoundingBoxV2 -----------------------------------------------------
+
+def _levenshtein(a, b):
+    prev = list(range(len(b) + 1))
+    for i, x in enumerate(a, 1):
+        cur = [i]
+        for j, y in enumerate(b, 1):
+            cur.append(min(prev[j] + 1, cur[j - 1] + 1, prev[j - 1] + (x != y)))
+        prev = cur
+    return prev[-1]
+
+
+@_export
+class EditDistance(Primitive):
+    """EditDistance(normalize=True)(hypothesis_indices, hypothesis_values, hypothesis_shape,
+    truth_indices, truth_values, truth_shape) -> float32 of shape max(hypothesis_shape,
+    truth_shape)[:-1]: the Levenshtein distance of each pair of sparse sequences (grouped by all
+    but the last index), divided by the truth's length when normalize (an empty truth gives inf,
+    or 0 for an empty hypothesis too)."""
+
+    def __init__(self, normalize=True):
+        _type("EditDistance", "normalize", normalize, (bool,), "bool")
+        super().__init__(normalize=normalize)
+
+    def __call__(self, hypothesis_indices, hypothesis_values, hypothesis_shape, truth_indices, truth_values,
+                 truth_shape):
+        who = self.name
+        args = (("hypothesis_indices", hypothesis_indices), ("hypothesis_values", hypothesis_values),
+                ("hypothesis_shape", hypothesis_shape), ("truth_indices", truth_indices),
+                ("truth_values", truth_values), ("truth_shape", truth_shape))
+        for name, t in args:
+            _tensor(who, name, t)
+        hs, ts = hypothesis_shape.tolist(), truth_shape.tolist()
+        if len(hs) != len(ts) or len(hs) < 1:
+            raise ValueError("For '%s', 'hypothesis_shape' and 'truth_shape' must have one length, but got %r and %r"
+                             % (who, hs, ts))
+        rank = len(hs)
+        for (iname, idx), (vname, val) in (((args[0]), args[1]), ((args[3]), args[4])):
+            if idx.ndim != 2 or idx.shape[1] != rank or val.ndim != 1 or val.shape[0] != idx.shape[0]:
+                raise ValueError("For '%s', '%s' must be (n, %d) and '%s' (n,), but got %s and %s"
+                                 % (who, iname, rank, vname, idx.shape, val.shape))
+        out_shape = [max(a, b) for a, b in zip(hs[:-1], ts[:-1])]
+
+        def groups(idx, val):
+            g = {}
+            for i, v in sorted(zip(map(tuple, idx.tolist()), val.tolist())):
+                g.setdefault(i[:-1], []).append(v)
+            return g
+        hyp, truth = groups(hypothesis_indices, hypothesis_values), groups(truth_indices, truth_values)
+        norm = self.attrs["normalize"]
+        total = 1
+        for v in out_shape:
+            total *= v
+        flat = [0.0] * total
+        for key in set(hyp) | set(truth):
+            h, t = hyp.get(key, []), truth.get(key, [])
+            d = float(_levenshtein(h, t))
+            if norm:
+                d = d / len(t) if t else (float("inf") if h else 0.0)
+            pos = 0
+            for k, n in zip(key, out_shape):
+                pos = pos * n + k
+            flat[pos] = d
+        return F.reshape(_new(flat, _dt.float32), tuple(out_shape))
+
+
+@_export
+class SampleDistortedBoundingBoxV2(Primitive):
+    """SampleDistortedBoundingBoxV2(seed=0, seed2=0, aspect_ratio_range=(0.75, 1.33),
+    area_range=(0.05, 1.0), max_attempts=100, use_image_if_no_bounding_boxes=False)(image_size
+    (h, w, c), bounding_boxes (N, 4) normalised y1 x1 y2 x2, min_object_covered) -> (begin (3,),
+    size (3,), bboxes (1, 1, 4) float32): a random crop whose area fraction and aspect ratio lie in
+    the ranges and that covers at least min_object_covered of some box (TensorFlow's rules; the
+    whole image after max_attempts failures)."""
+
+    def __init__(self, seed=0, seed2=0, aspect_ratio_range=(0.75, 1.33), area_range=(0.05, 1.0), max_attempts=100,
+                 use_image_if_no_bounding_boxes=False):
+        who = "SampleDistortedBoundingBoxV2"
+        _type(who, "seed", seed, (int,), "int")
+        _type(who, "seed2", seed2, (int,), "int")
+        for name, r in (("aspect_ratio_range", aspect_ratio_range), ("area_range", area_range)):
+            if not isinstance(r, (tuple, list)) or len(r) != 2 or not all(isinstance(v, (int, float)) for v in r):
+                raise TypeError("For '%s', '%s' must be a tuple of two floats, but got %r" % (who, name, r))
+            if r[0] <= 0 or r[0] > r[1]:
+                raise ValueError("For '%s', '%s' must be positive and ordered, but got %r" % (who, name, r))
+        if area_range[1] > 1:
+            raise ValueError("For '%s', 'area_range' must be in (0, 1], but got %r" % (who, area_range))
+        _type(who, "max_attempts", max_attempts, (int,), "int")
+        if max_attempts <= 0:
+            raise ValueError("For '%s', 'max_attempts' must be positive, but got %d" % (who, max_attempts))
+        _type(who, "use_image_if_no_bounding_boxes", use_image_if_no_bounding_boxes, (bool,), "bool")
+        super().__init__(seed=seed, seed2=seed2, aspect_ratio_range=tuple(aspect_ratio_range),
+                         area_range=tuple(area_range), max_attempts=max_attempts,
+                         use_image_if_no_bounding_boxes=use_image_if_no_bounding_boxes)
+        self._rng = _random.Random(hash((seed, seed2))) if (seed, seed2) != (0, 0) else _random.Random()
+
+    def __call__(self, image_size, bounding_boxes, min_object_covered):
+        who = self.name
+        _tensor(who, "image_size", image_size)
+        _tensor(who, "bounding_boxes", bounding_boxes)
+        size = image_size.tolist()
+        if len(size) != 3 or any(v <= 0 for v in size[:2]):
+            raise ValueError("For '%s', 'image_size' must be 3 values with positive height and width, but got %r"
+                             % (who, size))
+        H, W, C = size
+        boxes = bounding_boxes.tolist() if bounding_boxes.size else []
+        if bounding_boxes.ndim != 2 or (bounding_boxes.size and bounding_boxes.shape[1] != 4):
+            raise ValueError("For '%s', 'bounding_boxes' must have shape (N, 4), but got %s" % (who, bounding_boxes.shape))
+        a = self.attrs
+        if not boxes:
+            if not a["use_image_if_no_bounding_boxes"]:
+                raise ValueError("For '%s', no bounding boxes provided as input. One must enable "
+                                 "use_image_if_no_bounding_boxes if you wish to not provide any bounding boxes." % who)
+            boxes = [[0.0, 0.0, 1.0, 1.0]]
+        cover = float(_scalar_value(who, "min_object_covered", min_object_covered))
+        rects = [(b[1] * W, b[0] * H, b[3] * W, b[2] * H) for b in boxes]  # x0, y0, x1, y1 in pixels
+        rng, area = self._rng, float(H * W)
+        found = None
+        for _ in range(a["max_attempts"]):
+            ratio = rng.uniform(*a["aspect_ratio_range"])
+            target = rng.uniform(*a["area_range"]) * area
+            h = int(round(_math.sqrt(target / ratio)))
+            w = int(round(h * ratio))
+            if not (0 < h <= H and 0 < w <= W):
+                continue
+            y0, x0 = rng.randint(0, H - h), rng.randint(0, W - w)
+            for rx0, ry0, rx1, ry1 in rects:
+                iw = max(0.0, min(x0 + w, rx1) - max(x0, rx0))
+                ih = max(0.0, min(y0 + h, ry1) - max(y0, ry0))
+                barea = (rx1 - rx0) * (ry1 - ry0)
+                if barea > 0 and iw * ih / barea >= cover or barea <= 0 and cover <= 0:
+                    found = (y0, x0, h, w)
+                    break
+            if found:
+                break
+        y0, x0, h, w = found or (0, 0, H, W)
+        dt = image_size.dtype
+        return (_new([y0, x0, 0], dt), _new([h, w, -1], dt),
+                _new([[[y0 / H, x0 / W, (y0 + h) / H, (x0 + w) / W]]], _dt.float32))
