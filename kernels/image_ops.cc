@@ -176,8 +176,10 @@ void cubic_coeffs(float x, float* c) {
 }
 
 // The tables cv::resize builds for linear, cubic and (upscaling) area: scale = in / out as
-// OpenCV computes it (1 / (out / in) in double), source position in float.
-Axis interp_axis(int64_t in, int64_t out, ImageInterp mode) {
+// OpenCV computes it (1 / (out / in) in double), source position in float. Outside the image
+// the x axis reads the edge pixel with weight 1; the y axis keeps its weights and reads the
+// edge row twice (OpenCV clamps only the row index), which rounds differently for uint8.
+Axis interp_axis(int64_t in, int64_t out, ImageInterp mode, bool is_x) {
   Axis a;
   a.taps = mode == ImageInterp::cubic ? 4 : 2;
   a.idx.resize(out * a.taps);
@@ -196,7 +198,7 @@ Axis interp_axis(int64_t in, int64_t out, ImageInterp mode) {
       s = static_cast<int64_t>(std::floor(f));
       f -= static_cast<float>(s);
     }
-    if (mode != ImageInterp::cubic) {
+    if (mode != ImageInterp::cubic && is_x) {
       if (s < 0) f = 0, s = 0;
       if (s >= in - 1) f = 0, s = in - 1;
     }
@@ -208,8 +210,8 @@ Axis interp_axis(int64_t in, int64_t out, ImageInterp mode) {
     } else {
       w[0] = 1.f - f;
       w[1] = f;
-      ix[0] = s;
-      ix[1] = std::min(s + 1, in - 1);
+      ix[0] = std::min(std::max<int64_t>(s, 0), in - 1);
+      ix[1] = std::min(std::max<int64_t>(s + 1, 0), in - 1);
     }
   }
   return a;
@@ -254,12 +256,17 @@ void resize_sep_u8(const Tensor& out, const Tensor& x, const Axis& ax, const Axi
         const int32_t v = (((b[0] * (r0[i] >> 4)) >> 16) + ((b[1] * (r1[i] >> 4)) >> 16) + 2) >> 2;
         dst[i] = static_cast<uint8_t>(std::min(std::max(v, 0), 255));
       }
-    } else {
+    } else {  // cubic: OpenCV's vector path sums in float, innermost tap first, rounds to even
+      const float sc = 1.f / static_cast<float>(kCoefScale * kCoefScale);
+      float bf[4];
+      for (int t = 0; t < 4; ++t) bf[t] = static_cast<float>(b[t]) * sc;
+      const int32_t *r0 = rows.data(), *r1 = r0 + n, *r2 = r1 + n, *r3 = r2 + n;
       for (int64_t i = 0; i < n; ++i) {
-        int64_t s = 0;
-        for (int t = 0; t < ay.taps; ++t) s += static_cast<int64_t>(b[t]) * rows[t * n + i];
-        const int64_t v = (s + (int64_t(1) << (2 * kCoefBits - 1))) >> (2 * kCoefBits);
-        dst[i] = static_cast<uint8_t>(std::min<int64_t>(std::max<int64_t>(v, 0), 255));
+        float v = static_cast<float>(r3[i]) * bf[3];
+        v = static_cast<float>(r2[i]) * bf[2] + v;
+        v = static_cast<float>(r1[i]) * bf[1] + v;
+        v = static_cast<float>(r0[i]) * bf[0] + v;
+        dst[i] = static_cast<uint8_t>(std::min(std::max(std::lrint(v), 0L), 255L));
       }
     }
   });
@@ -432,7 +439,7 @@ void image_resize_into(const Tensor& out, const Tensor& x, ImageInterp mode) {
     using T = decltype(tag);
     if (mode == ImageInterp::nearest) return resize_nearest<T>(out, x);
     if (mode == ImageInterp::area && OW <= W && OH <= H) return resize_area_down<T>(out, x);
-    const Axis ax = interp_axis(W, OW, mode), ay = interp_axis(H, OH, mode);
+    const Axis ax = interp_axis(W, OW, mode, true), ay = interp_axis(H, OH, mode, false);
     if constexpr (std::is_same_v<T, uint8_t>) resize_sep_u8(out, x, ax, ay, mode != ImageInterp::cubic);
     else resize_sep_float<T>(out, x, ax, ay);
   };

@@ -186,6 +186,112 @@ class TestValues(unittest.TestCase):
         self.assertEqual(str(out.dtype), "uint8")
 
 
+# cv2.resize (OpenCV 4.6, which MindSpore's Resize calls) of golden_image(h, w, c), uint8, as hex
+CV_RESIZE = [
+    ((5, 7, 3), (9, 4), 'NEAREST',
+     '0049920b549d216ab33780c90049920b549d216ab33780c9256eb7438cd57fc811bb044d256eb7438cd5'
+     '7fc811bb044d4a93dc7bc40ddd266fba034c4a93dc7bc40ddd266fba034c6fb801b3fc45b6ff48b9024b'
+     '6fb801b3fc45b6ff48b9024b94dd26eb347d145da63d86cf'),
+    ((5, 7, 3), (9, 4), 'LINEAR',
+     '044d961760a92a73bc3e87d0135ca5317ab84f988c6e61aa2b74bd5ca5d28dd63bbe236c448dab87c296'
+     '97d129d31b645ca58eb2db4494bd26d9226b75be4ed49266c8865adf27718dcc1fe7507ded5683ce337c'
+     'a6af38bf2867d8418061559eb49e46a8115acc357e2069b2'),
+    ((5, 7, 3), (9, 4), 'CUBIC',
+     '0048911059a51f66cb3095dc0e57a52c77c24d9e8e6c5fad2770bf5aa5e28fea35c2136c4189b88cda9c'
+     '97f90de4005c58a18eb5e1478fcd21dd156f6fcc41e89664cc905df51a6b8bdc12f13986fb528ece3179'
+     'a9b931c21768e93783555aa2bc9d4e9e0650d82a760075be'),
+    ((5, 7, 3), (9, 4), 'AREA',
+     '054e97145da62972bb3d86cf0e57a0236cb53e879d5a6fb9327bc45da6ef94dd26cc155e448daa79c2a5'
+     '99c52bd019625fa883a5ee37a1a133d61f687ac346d09662cb895ddc256e8cd51eed5b7fe77979e02972'
+     'b0a142cc1c5eb64882495ea7b9954bc40d56aa3c85236cb5'),
+    ((6, 6, 1), (3, 3), 'NEAREST',
+     '00162c4aac8994bde6'),
+    ((6, 6, 1), (3, 3), 'LINEAR',
+     '1d466f7acebe97726e'),
+    ((6, 6, 1), (3, 3), 'CUBIC',
+     '173d7373e9c0a05f6b'),
+    ((6, 6, 1), (3, 3), 'AREA',
+     '1d466f7acebe97726e'),
+    ((4, 9, 3), (7, 13), 'NEAREST',
+     '0049920049920b549d165fa8165fa8216ab32c75be2c75be3780c9428bd4428bd44d96df58a1ea004992'
+     '0049920b549d165fa8165fa8216ab32c75be2c75be3780c9428bd4428bd44d96df58a1ea256eb7256eb7'
+     '438cd561aaf361aaf37fc8119de62f9de62fbb044dd9226bd9226b72bb0490d922256eb7256eb7438cd5'
+     '61aaf361aaf37fc8119de62f9de62fbb044dd9226bd9226b72bb0490d9224a93dc4a93dc7bc40dacf53e'
+     'acf53edd266f89d21b89d21bba034ceb347deb347d97e029c8115a4a93dc4a93dc7bc40dacf53eacf53e'
+     'dd266f89d21b89d21bba034ceb347deb347d97e029c8115a6fb8016fb801b3fc45f74089f74089b6ff48'
+     'fa438cfa438cb9024bfd468ffd468fbc054e004992'),
+    ((4, 9, 3), (7, 13), 'LINEAR',
+     '004992064f980d569f155ea71d66af246db62c75be347cc63b84cd438cd54a93dc529be458a1ea0d569f'
+     '1760a9236cb52f78c13b859548917f549d8b606a976d5ba3756aac61959862ab996cb5a2226bb4327bc4'
+     '458ed759a2eb6db66d81ca2595de39a94d4dbc1861c7346b8597297cc6218cd5303881ca4d969a68b17a'
+     '83cc959f9962a6963893dc25ae4640ca135cdb376d9aa82c97a429ac753e4c96cc68b1678acf1dade63f'
+     'ca7a5cc3625691c823ad3f3fcd165fe64178adac3fa87a43ba155e62ab4f83cc3fadd03fd78869cd9e5f'
+     'c89f5ad27664c12653d11a63f14183bf4f517f455d47357e6fb80193dd26c2d055f24e84cfb561cbc55d'
+     'fa438ccd165fd31c65f8418acb145d65246d004992'),
+    ((4, 9, 3), (7, 13), 'CUBIC',
+     '00458e0049920851990e579e145db61b63c9216acc2782d22d94d83596e04492f05096fb539cff09529a'
+     '125bac1f68c62971d0348895439d73549d8e5f69996e50a9736aae5c91975cb59769c3a41f68b02e77c6'
+     '458eec569fff69bb6881df0597e038aa464bc80068cb316b80962171d8128ce22d347deb4990a06abd71'
+     '82ea9bae8f61b2911b93f40db2432ce3005dea2e6495c91297c606c96c294a93e264af5e8fdc00aff633'
+     'db6469ca4c5e8ec921a43e36d70069ea437caaca3aa3893cc200645fa85180da32b8dc2fe08761d69b62'
+     'caa55ed27364ba194cd30c65f74588cd544e7a41593f26886db60092f718d1d665fe3090cac95cc5f057'
+     'ff3597cb005dcf1c61ff4590e5005a59126b00569d'),
+    ((4, 9, 3), (7, 13), 'AREA',
+     '004992064f980c559e165fa81d66af236cb52c75be357ec73b84cd428bd44c95de529be458a1ea09529b'
+     '125ba41b64ad2972bb337c9a3c858e48919a546ca65d66af6871ba589aaa5da6af66afb8256eb7367fc8'
+     '468fd861aaf375be5c86cf189de62fb43646c50e57d9226b7daa0f7fc81190d9223881ca4d969863ac75'
+     '87d099a1945da88d3a93dc25b23344c8115ae22b748fbb2196a628ac753e4a93dc65ae6980c912acf53e'
+     'cd6b5fca4c5c89d21baf3141ca135ceb347da0cd32ad843fc8115a66af3889d237ace03ee46d76ccaa5e'
+     'c6b358de6770c11853ce1760f9428bba3c4c793b61323b846fb80195de27bbe74df74089ccbf5ec5d557'
+     'fa438cc71059d01962fd468fc30c5568236c004992'),
+    ((7, 5, 3), (3, 4), 'NEAREST',
+     '0049920b549d165fa8216ab34a93dc7bc40dacf53edd266f94dd26eb347dbd064f145da6'),
+    ((7, 5, 3), (3, 4), 'LINEAR',
+     '1b65ad3982cb57a07e74bd5c78c10acdb65fceb760f25b84b31c652e77c07f5da65d91da'),
+    ((7, 5, 3), (3, 4), 'CUBIC',
+     '1760ac347bf34cab7978c45975c107d7b369cac25cf25984b70467008fd599519a529de6'),
+    ((7, 5, 3), (3, 4), 'AREA',
+     '1f68aa3d86aa5a8d8669aa687db749bf9351ac806ac76f68ae406c4f73bc6c65ae6a80c9'),
+    ((8, 8, 3), (4, 4), 'NEAREST',
+     '004992165fa82c75be428bd44a93dcacf53e89d21beb347d94dd26bd064fe62f780f58a1de2770539ce5'
+     '438cd5337cc5'),
+    ((8, 8, 3), (4, 4), 'LINEAR',
+     '1d66af468f986f78817780897ac34cce9760be4750cf5861976069723b846e77c0464f98535ca53780c9'
+     '3a83cc3d86cf'),
+    ((8, 8, 3), (4, 4), 'CUBIC',
+     '1760b53d949b717883767f8873d639e99661ba3942e15e679b566d6421766f86cd354a935760a93289d2'
+     '3a81ca4089d2'),
+    ((8, 8, 3), (4, 4), 'AREA',
+     '1d66af468f986f78817780897ac34cce9760be4750cf5861976069723b846e77c0464f98535ca53780c9'
+     '3a83cc3d86cf'),
+    ((3, 10, 1), (5, 6), 'NEAREST',
+     '000b21374258000b2137425825437fbbd99025437fbbd9904a7bddbaebc8'),
+    ((3, 10, 1), (5, 6), 'LINEAR',
+     '0316283a4d5f153453725c7b2f6193c572a4498e9ec888cd5aaca5ca97e9'),
+    ((3, 10, 1), (5, 6), 'CUBIC',
+     '000f1e2d4959102e507459762d6192ce72a64994a3dc8bd65bb3a2d49bf3'),
+    ((3, 10, 1), (5, 6), 'AREA',
+     '0414283b4b5f132b4b6a5f75315b91c787a24f8aa2cb9dcf5ea2abcea8e5'),
+]
+
+
+def golden_image(h, w, c):
+    vals = [[[(y * 37 + x * 11 + k * 73 + ((y * x) % 7) * 19) % 256 for k in range(c)]
+             for x in range(w)] for y in range(h)]
+    if c == 1:
+        vals = [[px[0] for px in row] for row in vals]
+    return np.array(vals, dtype=np.uint8)
+
+
+class TestResizeAgainstOpenCV(unittest.TestCase):
+    def test_recorded_cv2_outputs_bit_for_bit(self):
+        for (h, w, c), (oh, ow), mode, hexed in CV_RESIZE:
+            out = vision.Resize((oh, ow), getattr(Inter, mode))(golden_image(h, w, c))
+            want = list(bytes.fromhex(hexed))
+            self.assertEqual(flat(out), want, "%s %s -> %s" % (mode, (h, w, c), (oh, ow)))
+            self.assertEqual(tuple(out.shape), (oh, ow, c) if c > 1 else (oh, ow))
+
+
 class TestFusion(unittest.TestCase):
     def chain(self):
         return [vision.RandomCrop(8, padding=2), vision.RandomHorizontalFlip(),
