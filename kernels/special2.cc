@@ -625,7 +625,7 @@ Tensor matrix_log(const Tensor& a_in) {
       for (int i = 0; i + d < n; ++i) {
         const int j = i + d;
         C s = 0;
-        for (int k = i + 1; k < j; ++k) s += F(i, k) * T(k, j) - T(i, k) * F(k, j);
+        for (int k = i + 1; k < j; ++k) s += T(i, k) * F(k, j) - F(i, k) * T(k, j);  // from F T = T F
         const C den = T(j, j) - T(i, i);
         const double scale = std::max(std::abs(T(i, i)), std::abs(T(j, j)));
         if (std::abs(den) > 1e-8 * scale) F(i, j) = (T(i, j) * (F(j, j) - F(i, i)) + s) / den;

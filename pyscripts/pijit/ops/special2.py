@@ -822,6 +822,7 @@ class HookBackward(Primitive):
         super().__init__(cell_id=cell_id)
         self.hook_fn = hook_fn
 
+    @runtime_state("reads the gradient tape: its hook runs in the backward")
     def __call__(self, *inputs):
         if not inputs:
             raise ValueError("For 'HookBackward', at least one input is needed")
@@ -844,6 +845,7 @@ class InsertGradientOf(Primitive):
         super().__init__()
         self.f = f
 
+    @runtime_state("reads the gradient tape: f runs in the backward")
     def __call__(self, input_x):
         return _identity_with_backward((input_x,), lambda douts: (self.f(douts[0]),), "InsertGradientOf")
 
@@ -903,6 +905,7 @@ def _check_floating(who, name, ts):
 
 
 @_export
+@runtime_state("takes a gradient of a gradient (capture gives those no graph)")
 def jvp(fn, inputs, v, has_aux=False):
     """ops.jvp(fn, inputs, v, has_aux=False) -> (outputs, jvp_result) (and aux with has_aux):
     the Jacobian of fn at inputs times v (v shaped like inputs; a Tensor for one input, a tuple
@@ -929,14 +932,56 @@ def jvp(fn, inputs, v, has_aux=False):
         f = fn
     out, vjp = _vjp_all(f, ins)
     outs = _as_tuple(out)
-    zeros = tuple(F.zeros_like(o) for o in outs)
-
-    def lin(*u):  # u -> J^T u, linear in u
-        return vjp(u)
-    _, vjp2 = _vjp_all(lin, zeros)
-    res = vjp2(tuple(vs))
+    res = _forward_columns(outs, vjp, [tuple(vs)])[0]
+    if not _consistent(outs, ins, vjp, [res], [tuple(vs)]):
+        res = _tangents_by_rows(outs, vjp, tuple(vs))
     res = res if isinstance(out, tuple) else res[0]
     return (out, res, aux) if has_aux else (out, res)
+
+
+def _forward_columns(outs, vjp, tangent_sets):
+    """J t for each tuple t of input tangents: the vjp of u -> J^T u (linear in u) taken at t."""
+    zeros = tuple(F.zeros_like(o) for o in outs)
+    _, vjp2 = _vjp_all(lambda *u: vjp(u), zeros)
+    return [vjp2(t) for t in tangent_sets]
+
+
+def _probe(t):
+    """A fixed vector with no zero or repeated pattern, shaped like t."""
+    n = _b.max(t.size, 1)
+    return F.reshape(F.cos(F.cast(_creation.arange(n), t.dtype) * 0.7548776662 + 0.5), tuple(t.shape))
+
+
+def _flat_dot(a, b):
+    return F.sum(F.reshape(F.cast(a, _dt.float64), (-1,)) * F.reshape(F.cast(b, _dt.float64), (-1,)))
+
+
+def _consistent(outs, ins, vjp, results, tangent_sets):
+    """<u, J t> == <J^T u, t> for a probe u: second-order reverse mode through some callables
+    (a jitted function's graph under nested tapes) gives zeros; then the caller uses rows."""
+    u = tuple(_probe(o) for o in outs)
+    back = vjp(u)
+    for res, ts in zip(results, tangent_sets):
+        lhs = float(sum(_flat_dot(a, b) for a, b in zip(u, res)))
+        rhs = float(sum(_flat_dot(a, b) for a, b in zip(back, ts)))
+        if abs(lhs - rhs) > 1e-3 * (abs(lhs) + abs(rhs)) + 1e-6:
+            return False
+    return True
+
+
+def _rows(outs, vjp):
+    """rows[o][k] = e_k^T J for output o's element k (a gradient per input)."""
+    return [[vjp(tuple(_basis(z, k) if m == o else F.zeros_like(z) for m, z in enumerate(outs)))
+             for k in range(y.size)] for o, y in enumerate(outs)]
+
+
+def _tangents_by_rows(outs, vjp, ts):
+    rows = _rows(outs, vjp)
+    res = []
+    for o, y in enumerate(outs):
+        vals = [float(sum(_flat_dot(g, t) for g, t in zip(r, ts))) for r in rows[o]]
+        res.append(F.reshape(_creation.tensor(vals, y.dtype) if vals else F.zeros_like(y), tuple(y.shape)))
+    return tuple(res)
 
 
 def _positions(who, grad_position, n):
@@ -956,6 +1001,7 @@ def _positions(who, grad_position, n):
 def _jacobian(who, fn, grad_position, has_aux, forward):
     _bool(who, "has_aux", has_aux)
 
+    @runtime_state("takes gradients of the function, one per Jacobian row or column")
     def jac_fn(*args):
         pos, single_in = _positions(who, grad_position, len(args))
         aux = None
@@ -973,18 +1019,31 @@ def _jacobian(who, fn, grad_position, has_aux, forward):
             return r[0] if has_aux else r
         sel = tuple(args[p] for p in pos)
         _check_floating(who, "inputs", sel)
+        by_columns = forward
         out, vjp = _vjp_all(f, sel)
         outs = _as_tuple(out)
         # J[o][i] has shape out_o.shape + in_i.shape
         jac = [[None] * len(sel) for _ in outs]
-        if forward:  # column by column: J e_j through jvp
-            zeros = tuple(F.zeros_like(o) for o in outs)
-            _, vjp2 = _vjp_all(lambda *u: vjp(u), zeros)
+        if by_columns:  # column by column: J e_j through jvp
+            columns = []
             for i, x in enumerate(sel):
-                cols = []
-                for j in range(x.size):
-                    e = tuple(_basis(s, j) if k == i else F.zeros_like(s) for k, s in enumerate(sel))
-                    cols.append(vjp2(e))
+                columns.append(_forward_columns(outs, vjp, [
+                    tuple(_basis(s, j) if k == i else F.zeros_like(s) for k, s in enumerate(sel))
+                    for j in range(x.size)]))
+            probe = tuple(_probe(s) for s in sel)
+            jp = []  # J probe, from the columns
+            for o in range(len(outs)):
+                acc = F.zeros_like(outs[o])
+                for i in range(len(sel)):
+                    pv = probe[i].reshape((-1,)).tolist()
+                    for j, c in enumerate(columns[i]):
+                        acc = acc + c[o] * pv[j]
+                jp.append(acc)
+            ok = _consistent(outs, sel, vjp, [tuple(jp)], [probe])
+            by_columns = ok
+        if by_columns:
+            for i, x in enumerate(sel):
+                cols = columns[i]
                 for o, y in enumerate(outs):
                     if x.size == 0:
                         jac[o][i] = F.zeros(tuple(y.shape) + tuple(x.shape), y.dtype)
@@ -992,10 +1051,9 @@ def _jacobian(who, fn, grad_position, has_aux, forward):
                     st = F.stack([F.reshape(c[o], (-1,)) for c in cols], -1)
                     jac[o][i] = F.reshape(st, tuple(y.shape) + tuple(x.shape))
         else:  # row by row: e_k^T J through vjp
+            all_rows = _rows(outs, vjp)
             for o, y in enumerate(outs):
-                rows = []
-                for k in range(y.size):
-                    rows.append(vjp(tuple(_basis(z, k) if m == o else F.zeros_like(z) for m, z in enumerate(outs))))
+                rows = all_rows[o]
                 for i, x in enumerate(sel):
                     if y.size == 0:
                         jac[o][i] = F.zeros(tuple(y.shape) + tuple(x.shape), x.dtype)
