@@ -397,6 +397,22 @@ class WindowsAndSampling(Close):
         self.close(ops.EditDistance()(*args), [[float("inf"), 1.0], [0.5, 1.0]])
         self.close(ops.EditDistance(False)(*args), [[1.0, 1.0], [1.0, 1.0]])
 
+    def test_extract_glimpse(self):
+        x = T([[[[float(10 * r + c)] for c in range(4)] for r in range(4)]], F32)  # (1, 4, 4, 1)
+        # centred, normalised offset (0, 0): the window's centre at (2, 2), its top-left (1, 1)
+        got = ops.ExtractGlimpse()(x, (2, 2), T([[0.0, 0.0]], F32))
+        self.close(got, [[[[11], [12]], [[21], [22]]]])
+        # pixel offsets from the corner: top-left (3 - 1, 3 - 1); the window hangs over the edge,
+        # zero noise fills the outside
+        op = ops.ExtractGlimpse(False, False, False, "zero")
+        self.close(op(x, T([2, 2], I32), T([[3.0, 3.0]], F32)), [[[[22], [23]], [[32], [33]]]])
+        # top-left (4 - 1.5, 0.5 - 1) truncates toward zero to (2, 0); row 4 is outside
+        self.close(op(x, (3, 2), T([[4.0, 0.5]], F32)), [[[[20], [21]], [[30], [31]], [[0], [0]]]])
+        noisy = ops.ExtractGlimpse(False, False)(x, (1, 2), T([[-3.0, 0.0]], F32)).tolist()[0][0]
+        self.assertTrue(all(0.0 <= v[0] < 1.0 for v in noisy))
+        with self.assertRaisesRegex(ValueError, "the value of 'noise' must be uniform when uniform_noise is True"):
+            ops.ExtractGlimpse(noise="zero")
+
     def test_sample_distorted_bounding_box(self):
         op = ops.SampleDistortedBoundingBoxV2(seed=1, seed2=2, area_range=(0.1, 0.5))
         begin, size, box = op(T([480, 640, 3], I32), T([[0.1, 0.1, 0.6, 0.6]], F32), T(0.3, F32))
@@ -410,6 +426,30 @@ class WindowsAndSampling(Close):
         self.close(box, [[[y / 480, x / 640, (y + h) / 480, (x + w) / 640]]])
         with self.assertRaisesRegex(ValueError, "no bounding boxes provided"):
             op(T([480, 640, 3], I32), ms.ops.zeros((0, 4)), T(0.3, F32))
+
+
+class Deformable(Close):
+    def test_zero_offsets_and_unit_masks_give_the_plain_convolution(self):
+        x = T([[[[float((3 * r + 5 * c + 7 * ch) % 11) for c in range(6)] for r in range(5)] for ch in range(2)]])
+        w = T([[[[1.0, -1.0, 2.0], [0.5, 0.0, 1.0]], [[0.0, 1.0, 0.0], [-2.0, 1.0, 1.0]]]] * 3)
+        ho, wo = (5 + 1 - 1 - 1) // 1 + 1, (6 + 2 - 4 - 1) // 2 + 1
+        offsets = ops.concat((ops.zeros((1, 12, ho, wo)), ops.ones((1, 6, ho, wo))), 1)
+        got = ops.deformable_conv2d(x, w, offsets, (2, 3), (1, 1, 1, 2), (1, 0, 1, 1), T([1.0, 2.0, 3.0]),
+                                    (1, 1, 1, 2))
+        from pijit.ops import nn_functional as NF
+        padded = ops.pad(x, (1, 1, 1, 0))
+        want = NF.conv2d(padded, w, None, (1, 2), "valid", 0, (1, 2)) + T([1.0, 2.0, 3.0]).reshape((1, 3, 1, 1))
+        self.close(got, want.tolist(), 1e-6)
+        # an offset of +1 along x on every tap reads the next column: as if the left padding were
+        # one column narrower and the right one wider
+        shift = ops.concat((ops.ones((1, 6, ho, wo)), ops.zeros((1, 6, ho, wo)), ops.ones((1, 6, ho, wo))), 1)
+        moved = ops.deformable_conv2d(x, w, shift, (2, 3), (1, 1, 1, 2), (1, 0, 1, 1), None, (1, 1, 1, 2))
+        want = NF.conv2d(ops.pad(x, (0, 2, 1, 0)), w, None, (1, 2), "valid", 0, (1, 2))
+        self.close(moved, want.tolist(), 1e-6)
+        with self.assertRaisesRegex(ValueError, "the shape of 'offsets' must be"):
+            ops.deformable_conv2d(x, w, offsets[:, :9], (2, 3), (1, 1, 1, 2), (1, 0, 1, 1), None, (1, 1, 1, 2))
+        with self.assertRaisesRegex(ValueError, "only modulated=True"):
+            ops.deformable_conv2d(x, w, offsets, (2, 3), (1, 1, 1, 2), (1, 0, 1, 1), modulated=False)
 
 
 class Captured(Close):
@@ -441,6 +481,8 @@ class Captured(Close):
             "hsv": lambda: ops.AdjustHue()(x.reshape((1, 1, 3, 3)) / 10, T(0.3, F32)),
             "diag": lambda: ops.matrix_set_diag(x[0, 0], ops.matrix_diag_part(x[0, 0], (-1, 1)) * 2, (-1, 1)),
             "crop": lambda: ops.crop_and_resize(x.reshape((1, 3, 3, 1)), T([[0.0, 0, 1, 1]]), T([0], I32), (2, 2)),
+            "deform": lambda: ops.deformable_conv2d(x, ops.ones((2, 1, 2, 2)), ops.full((1, 12, 2, 2), 0.25), (2, 2),
+                                                    (1, 1, 1, 1), (0, 0, 0, 0)),
         }
         for name, f in cases.items():
             with self.subTest(case=name):

@@ -2002,3 +2002,138 @@ class SampleDistortedBoundingBoxV2(Primitive):
         dt = image_size.dtype
         return (_new([y0, x0, 0], dt), _new([h, w, -1], dt),
                 _new([[[y0 / H, x0 / W, (y0 + h) / H, (x0 + w) / W]]], _dt.float32))
+
+
+@_export
+class ExtractGlimpse(Primitive):
+    """ExtractGlimpse(centered=True, normalized=True, uniform_noise=True, noise='uniform')(x
+    (B, H, W, C) float32, size (gh, gw), offsets (B, 2) float32) -> float32 (B, gh, gw, C): the
+    window whose top-left is offsets (scaled by H, W when normalized; relative to the centre when
+    centered) minus half the window, truncated to whole pixels; positions outside the image hold
+    noise: uniform in [0, 1), max(0, N(0, 1)) ('gaussian') or 0 ('zero')."""
+
+    def __init__(self, centered=True, normalized=True, uniform_noise=True, noise="uniform"):
+        who = "ExtractGlimpse"
+        _type(who, "centered", centered, (bool,), "bool")
+        _type(who, "normalized", normalized, (bool,), "bool")
+        _type(who, "uniform_noise", uniform_noise, (bool,), "bool")
+        _str_in(who, "noise", noise, ("uniform", "gaussian", "zero"))
+        if uniform_noise and noise != "uniform":
+            raise ValueError("For '%s', the value of 'noise' must be uniform when uniform_noise is True, but got %s."
+                             % (who, noise))
+        super().__init__(centered=centered, normalized=normalized, uniform_noise=uniform_noise, noise=noise)
+
+    def __call__(self, x, size, offsets):
+        who = self.name
+        _tensor(who, "x", x)
+        _tensor(who, "offsets", offsets)
+        _dtypes(who, "x", x, (_dt.float32,))
+        if x.ndim != 4:
+            raise ValueError("For '%s', the dimension of 'x' must be 4, but got %d" % (who, x.ndim))
+        gh, gw = _size_pair(who, size)
+        B, H, W, C = x.shape
+        if offsets.shape != (B, 2):
+            raise ValueError("For '%s', the shape of 'offsets' must be (%d, 2), but got %s" % (who, B, offsets.shape))
+        a = self.attrs
+        idx, inside = [], []
+        for b, (oy, ox) in enumerate(offsets.tolist()):
+            if a["normalized"]:
+                oy, ox = oy * H, ox * W
+            if a["centered"]:
+                oy, ox = oy / 2.0 + H / 2.0, ox / 2.0 + W / 2.0
+            r0, c0 = int(oy - gh / 2.0), int(ox - gw / 2.0)  # (truncated toward zero, as the kernel does)
+            for j in range(gh):
+                for k in range(gw):
+                    r, c = r0 + j, c0 + k
+                    ok = 0 <= r < H and 0 <= c < W
+                    inside.append(ok)
+                    idx.append((b * H + r) * W + c if ok else 0)
+        got = F.gather(F.reshape(x, (B * H * W, C)), _new(idx, _dt.int64), 0)
+        if all(inside):
+            return F.reshape(got, (B, gh, gw, C))
+        n = len(idx) * C
+        if a["noise"] == "zero" and not a["uniform_noise"]:
+            noise = F.zeros((len(idx), C), dtype=_dt.float32)
+        elif a["noise"] == "gaussian" and not a["uniform_noise"]:
+            noise = F.reshape(_new([max(0.0, _random.gauss(0.0, 1.0)) for _ in range(n)], _dt.float32), (-1, C))
+        else:
+            noise = F.reshape(_new([_random.random() for _ in range(n)], _dt.float32), (-1, C))
+        mask = F.reshape(_new(inside, _dt.bool_), (-1, 1))
+        return F.reshape(F.select(F.broadcast_to(mask, got.shape), got, noise), (B, gh, gw, C))
+
+
+# ---- deformable convolution -------------------------------------------------------------------------
+
+def _four_ones(who, name, v):
+    if not isinstance(v, (tuple, list)) or len(v) != 4 or tuple(v[:2]) != (1, 1) \
+            or not all(isinstance(e, int) and e >= 1 for e in v):
+        raise ValueError("For '%s', '%s' must be a tuple of 4 positive ints whose N and C values are 1, but got %r"
+                         % (who, name, v))
+    return int(v[2]), int(v[3])
+
+
+@_export
+def deformable_conv2d(x, weight, offsets, kernel_size, strides, padding, bias=None, dilations=(1, 1, 1, 1), groups=1,
+                      deformable_groups=1, modulated=True):
+    """ops.deformable_conv2d(x (N, C, H, W), weight (Co, C / groups, kh, kw), offsets (N, 3 * dg *
+    kh * kw, Ho, Wo): x offsets, y offsets, masks, kernel_size, strides (1, 1, sh, sw), padding
+    (top, bottom, left, right), bias=None, dilations=(1, 1, dh, dw), groups=1,
+    deformable_groups=1, modulated=True): deformable convolution v2 — each tap reads x bilinearly
+    (zero outside) at its grid position plus its offset, times its mask, then the weights apply.
+    Differentiable in x, weight, offsets and bias (built on grid_sample and conv2d)."""
+    who = "deformable_conv2d"
+    for name, t in (("x", x), ("weight", weight), ("offsets", offsets)):
+        _tensor(who, name, t)
+        _dtypes(who, name, t, _FLOATS)
+    if not modulated:
+        raise ValueError("For '%s', only modulated=True (deformable convolution v2) is supported, as in MindSpore"
+                         % who)
+    if not isinstance(kernel_size, (tuple, list)) or len(kernel_size) != 2:
+        raise TypeError("For '%s', 'kernel_size' must be a tuple of two ints, but got %r" % (who, kernel_size))
+    kh, kw = (int(k) for k in kernel_size)
+    sh, sw = _four_ones(who, "strides", strides)
+    dh, dw = _four_ones(who, "dilations", dilations)
+    if not isinstance(padding, (tuple, list)) or len(padding) != 4 or any(p < 0 for p in padding):
+        raise ValueError("For '%s', 'padding' must be 4 non-negative ints (top, bottom, left, right), but got %r"
+                         % (who, padding))
+    pt, pb, pl, pr = (int(p) for p in padding)
+    if x.ndim != 4 or weight.ndim != 4 or offsets.ndim != 4:
+        raise ValueError("For '%s', 'x', 'weight' and 'offsets' must be 4-D, but got %s, %s and %s"
+                         % (who, x.shape, weight.shape, offsets.shape))
+    N, C, H, W = x.shape
+    dg = deformable_groups
+    if C % dg or C % groups or weight.shape[0] % groups or weight.shape[1] * groups != C \
+            or tuple(weight.shape[2:]) != (kh, kw):
+        raise ValueError("For '%s', the channels of 'x' (%d) and 'weight' %s do not fit kernel_size %r, groups %d and "
+                         "deformable_groups %d" % (who, C, weight.shape, (kh, kw), groups, dg))
+    ho = (H + pt + pb - (kh - 1) * dh - 1) // sh + 1
+    wo = (W + pl + pr - (kw - 1) * dw - 1) // sw + 1
+    if offsets.shape != (N, 3 * dg * kh * kw, ho, wo):
+        raise ValueError("For '%s', the shape of 'offsets' must be %s, but got %s"
+                         % (who, (N, 3 * dg * kh * kw, ho, wo), offsets.shape))
+    dt = x.dtype
+    off = F.reshape(offsets, (N, 3, dg, kh, kw, ho, wo))
+    # base sampling positions of every tap: row o*sh - pt + i*dh, column o*sw - pl + j*dw
+    base_y = _new([[[[float(a * sh - pt + i * dh)] * wo for a in range(ho)] for _ in range(kw)] for i in range(kh)], dt)
+    base_x = _new([[[[float(b * sw - pl + j * dw) for b in range(wo)]] * ho for j in range(kw)] for _ in range(kh)], dt)
+    cols = []
+    for g in range(dg):
+        px = base_x + off[:, 0, g]  # (N, kh, kw, ho, wo)
+        py = base_y + off[:, 1, g]
+        # pixel coordinates to grid_sample's align_corners=False units: (2p + 1) / size - 1
+        gx = (px * 2.0 + 1.0) / W - 1.0
+        gy = (py * 2.0 + 1.0) / H - 1.0
+        # tap (i, j) of output (a, b) lands at row a*kh + i, column b*kw + j of a (ho*kh, wo*kw) plane
+        grid = F.stack([F.transpose(gx, (0, 3, 1, 4, 2)), F.transpose(gy, (0, 3, 1, 4, 2))], -1)
+        grid = F.reshape(grid, (N, ho * kh, wo * kw, 2))
+        xg = x[:, g * (C // dg):(g + 1) * (C // dg)]
+        sampled = grid_sample(xg, grid, "bilinear", "zeros", False)
+        mask = F.reshape(F.transpose(off[:, 2, g], (0, 3, 1, 4, 2)), (N, 1, ho * kh, wo * kw))
+        cols.append(sampled * mask)
+    cols = cols[0] if dg == 1 else F.concat(tuple(cols), 1)
+    from pijit.ops import nn_functional as NF
+    out = NF.conv2d(cols, weight, None, (kh, kw), "valid", 0, 1, groups)
+    if bias is not None:
+        _tensor(who, "bias", bias)
+        out = out + F.reshape(bias, (1, -1, 1, 1))
+    return out

@@ -426,5 +426,73 @@ class Diagonals(Case):
         self.close(ops.EuclideanNorm(True)(T(x), (0, 2)), np.sqrt((x * x).sum((0, 2), keepdims=True)), 1e-12, 0)
 
 
+def deform_ref(x, w, off, k, s, pad, dil, groups, dg, bias):
+    N, C, H, W = x.shape
+    kh, kw = k
+    (sh, sw), (dh, dw), (pt, pb, pl, pr) = s, dil, pad
+    ho = (H + pt + pb - (kh - 1) * dh - 1) // sh + 1
+    wo = (W + pl + pr - (kw - 1) * dw - 1) // sw + 1
+    o = off.reshape(N, 3, dg, kh, kw, ho, wo)
+
+    def bil(img, y, xx):
+        y0, x0 = int(np.floor(y)), int(np.floor(xx))
+        acc = 0.0
+        for yy, wy in ((y0, 1 - (y - y0)), (y0 + 1, y - y0)):
+            for xc, wx in ((x0, 1 - (xx - x0)), (x0 + 1, xx - x0)):
+                if 0 <= yy < H and 0 <= xc < W:
+                    acc = acc + wy * wx * img[..., yy, xc]
+        return acc
+    cols = np.zeros((N, C, kh, kw, ho, wo))
+    cg = C // dg
+    for n in range(N):
+        for g in range(dg):
+            for i in range(kh):
+                for j in range(kw):
+                    for a in range(ho):
+                        for b in range(wo):
+                            y = a * sh - pt + i * dh + o[n, 1, g, i, j, a, b]
+                            xx = b * sw - pl + j * dw + o[n, 0, g, i, j, a, b]
+                            cols[n, g * cg:(g + 1) * cg, i, j, a, b] = (bil(x[n, g * cg:(g + 1) * cg], y, xx)
+                                                                        * o[n, 2, g, i, j, a, b])
+    Co = w.shape[0]
+    out = np.zeros((N, Co, ho, wo))
+    cpg, opg = C // groups, Co // groups
+    for co in range(Co):
+        gi = co // opg
+        out[:, co] = np.einsum("ncijab,cij->nab", cols[:, gi * cpg:(gi + 1) * cpg], w[co])
+    return out + (0 if bias is None else bias[None, :, None, None])
+
+
+class Deformable(Case):
+    def test_deformable_conv2d_matches_loop_reference(self):
+        for groups, dg, s, pad, dil in ((1, 1, (1, 1), (0, 0, 0, 0), (1, 1)), (2, 2, (2, 1), (1, 0, 2, 1), (1, 2))):
+            with self.subTest(groups=groups, deformable_groups=dg, strides=s, padding=pad, dilations=dil):
+                x = self.rs.randn(2, 4, 6, 7)
+                w = self.rs.randn(4, 4 // groups, 2, 3)
+                bias = self.rs.randn(4)
+                ho = (6 + pad[0] + pad[1] - dil[0] - 1) // s[0] + 1
+                wo = (7 + pad[2] + pad[3] - 2 * dil[1] - 1) // s[1] + 1
+                off = self.rs.randn(2, 3 * dg * 6, ho, wo) * 1.5
+                want = deform_ref(x, w, off, (2, 3), s, pad, dil, groups, dg, bias)
+                args = ((2, 3), (1, 1) + s, pad, T(bias), (1, 1) + dil, groups, dg)
+                got = ops.deformable_conv2d(T(x), T(w), T(off), *args)
+                self.close(got, want, 1e-10, 1e-10)
+                # gradients against central differences of the reference, at a few coordinates
+                gw = self.rs.randn(*want.shape)
+                gx, gwt, goff = ms.grad(lambda a, b, c: (ops.deformable_conv2d(a, b, c, *args) * T(gw)).sum(),
+                                        grad_position=(0, 1, 2))(T(x), T(w), T(off))
+                for arr, g in ((x, gx), (w, gwt), (off, goff)):
+                    g = g.asnumpy()
+                    for _ in range(4):
+                        idx = tuple(self.rs.randint(0, d) for d in arr.shape)
+                        e = 1e-6
+                        arr[idx] += e
+                        up = (deform_ref(x, w, off, (2, 3), s, pad, dil, groups, dg, bias) * gw).sum()
+                        arr[idx] -= 2 * e
+                        down = (deform_ref(x, w, off, (2, 3), s, pad, dil, groups, dg, bias) * gw).sum()
+                        arr[idx] += e
+                        self.assertAlmostEqual(g[idx], (up - down) / (2 * e), delta=1e-5 * max(1, abs(g[idx])))
+
+
 if __name__ == "__main__":
     unittest.main()
