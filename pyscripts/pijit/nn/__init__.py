@@ -25,3 +25,4 @@ from pijit.nn.layers4 import *  # noqa: F401,F403,E402  (BiDense, LRN, LPPool2d,
 from pijit.nn.loss2 import *  # noqa: F401,F403,E402  (CTCLoss, HuberLoss, FocalLoss, ...)
 from pijit.nn.optim2 import *  # noqa: F401,F403,E402  (Adadelta, AdaMax, Rprop, ...)
 from pijit.nn.metrics2 import *  # noqa: F401,F403,E402  (ConfusionMatrix, ROC, Dice, ...)
+from pijit.nn.layers5 import *  # noqa: F401,F403,E402

@@ -39,3 +39,4 @@ from pijit.ops.losses2 import *  # noqa: F401,F403,E402  (CTCLoss, multi_margin_
 from pijit.ops.detection import *  # noqa: F401,F403,E402  (NMSWithMask, ROIAlign, iou, ...)
 from pijit.ops.special2 import *  # noqa: F401,F403,E402  (bessel_j0, zeta, jvp, gamma, ...)
 from pijit.ops.sparse import *  # noqa: F401,F403,E402  (coo_*/csr_* functions)
+from pijit.ops.ops_rest import *  # noqa: F401,F403,E402
