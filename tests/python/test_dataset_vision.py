@@ -377,6 +377,30 @@ class TestTransforms(unittest.TestCase):
         self.assertEqual(transforms.RandomApply([lambda x: x * 10], prob=1.0)(a).tolist(), [10, 20])
 
 
+class TestDecode(unittest.TestCase):
+    def test_decode_through_pillow_or_a_clear_error(self):
+        try:
+            from PIL import Image as PILImage
+        except ImportError:
+            PILImage = None
+        vals, img = image(3, 5)
+        if PILImage is None:
+            data = np.array([137, 80, 78, 71, 13, 10, 26, 10], dtype=np.uint8)
+            with self.assertRaisesRegex(NotImplementedError, "Decode: decoding JPEG/PNG/BMP needs an "
+                                                             "image codec"):
+                vision.Decode()(data)
+            return
+        import io
+        buf = io.BytesIO()
+        PILImage.frombytes("RGB", (5, 3), bytes(flat(vals))).save(buf, format="PNG")
+        data = np.frombuffer(buf.getvalue(), dtype=np.uint8)
+        out = vision.Decode()(data)
+        self.assertEqual(str(out.dtype), "uint8")
+        self.assertEqual(out.tolist(), vals)
+        with self.assertRaisesRegex(RuntimeError, "Decode: image decode failed"):
+            vision.Decode()(np.array([1, 2, 3], dtype=np.uint8))
+
+
 class TestErrors(unittest.TestCase):
     def test_argument_errors(self):
         with self.assertRaisesRegex(ValueError, "Length of mean and std must be equal."):

@@ -6,7 +6,9 @@ returning an array or a tuple of arrays; it also runs eagerly on one value, as M
 
 Randomness (MindSpore's GetSeed): every random transform owns a generator, seeded on first use
 with mindspore.dataset.config's seed when set_seed was called, from the OS otherwise; a later
-set_seed reseeds it, so `set_seed(s)` followed by the same calls repeats the same draws.
+set_seed reseeds it, so `set_seed(s)` followed by the same calls repeats the same draws. A forked
+worker process derives a stream of its own (from the seed and its pid) instead of
+repeating its siblings' draws; those streams are not reproducible between runs.
 """
 import os
 import random as _random
@@ -16,6 +18,9 @@ from pijit.dataset import config as _config
 from pijit.dataset._compat import np
 
 __all__ = []
+
+
+_IMPORT_PID = os.getpid()
 
 
 def _seed_state():
@@ -41,9 +46,13 @@ class RandomMixin:
     _rng_key = None
 
     def _random(self):
-        key = _seed_state()
+        key = _seed_state() + (os.getpid(),)
         if self._rng is None or key != self._rng_key:
             seed = key[1] if key[0] else int.from_bytes(os.urandom(8), "little")
+            if key[2] != _IMPORT_PID:
+                # A forked worker (python_multiprocessing): the parent's seed would repeat the
+                # sibling workers' draws; each worker takes a stream of its own.
+                seed = "%d/%d" % (seed, key[2])
             self._rng = _random.Random(seed)
             self._rng_key = key
         return self._rng
