@@ -6,7 +6,8 @@ returning an array or a tuple of arrays; it also runs eagerly on one value, as M
 
 Randomness (MindSpore's GetSeed): every random transform owns a generator, seeded on first use
 with mindspore.dataset.config's seed when set_seed was called, from the OS otherwise; a later
-set_seed reseeds it, so `set_seed(s)` followed by the same calls repeats the same draws. A forked
+set_seed of another value reseeds it (so does the same value again where the config counts
+set_seed calls in _state["seed_generation"]). A forked
 worker process derives a stream of its own (from the seed and its pid) instead of
 repeating its siblings' draws; those streams are not reproducible between runs.
 """
@@ -25,7 +26,10 @@ _IMPORT_PID = os.getpid()
 
 def _seed_state():
     st = getattr(_config, "_state", None) or {}
-    return (st.get("seed_set", False), st.get("seed", _config.get_seed()))
+    # ("seed_generation": a count of set_seed calls, where the config keeps one, so that setting
+    # the same seed again restarts the draws too)
+    return (st.get("seed_set", False), st.get("seed", _config.get_seed()),
+            st.get("seed_generation", 0))
 
 
 class TensorOperation:
@@ -47,12 +51,13 @@ class RandomMixin:
 
     def _random(self):
         key = _seed_state() + (os.getpid(),)
+        pid = key[-1]
         if self._rng is None or key != self._rng_key:
             seed = key[1] if key[0] else int.from_bytes(os.urandom(8), "little")
-            if key[2] != _IMPORT_PID:
+            if pid != _IMPORT_PID:
                 # A forked worker (python_multiprocessing): the parent's seed would repeat the
                 # sibling workers' draws; each worker takes a stream of its own.
-                seed = "%d/%d" % (seed, key[2])
+                seed = "%d/%d" % (seed, pid)
             self._rng = _random.Random(seed)
             self._rng_key = key
         return self._rng
