@@ -1,6 +1,7 @@
 #include "kernels/conv3d.h"
 
 #include <algorithm>
+#include <memory>
 #include <string>
 #include <unordered_map>
 
@@ -188,8 +189,44 @@ std::string key_of(const char* kind, const Geo& g, const DnnlGeom& dg, bool bias
   return k;
 }
 
-// Runs the float32 oneDNN convolution of `kind` ("fwd": x -> out, "deconv": x -> out, "bwd_w":
-// x, dout -> dw); false when oneDNN has no kernel for the geometry (the caller runs the loop).
+// A float32 primitive for one geometry with the layouts oneDNN chose (format_tag::any: blocked
+// nCdhw16c / 8c activations and blocked weights run its jit kernels, several times faster than
+// its gemm kernel on plain ncdhw), and the reorders between those and the plain tensors (empty
+// where a layout is already plain). No primitive: oneDNN refused the geometry (the loop runs it).
+struct Plan {
+  dnnl::primitive prim;
+  dnnl::memory::desc user_src, user_wei, user_dst, bias;  // plain layouts
+  dnnl::memory::desc src, wei, dst;                        // the primitive's
+  dnnl::reorder src_r, wei_r, dst_r;  // plain -> src, plain -> wei (weight grad: wei -> plain), dst -> plain
+};
+
+PlanCache<Plan>& plans() {
+  static auto* c = new PlanCache<Plan>("3-D convolution plans", "PIJIT_PLAN_CACHE", kDefaultPlanCache);
+  return *c;
+}
+
+dnnl::reorder reorder_between(const dnnl::memory::desc& from, const dnnl::memory::desc& to) {
+  if (from == to) return dnnl::reorder();
+  dnnl::engine& eng = dnnl_engine();
+  return dnnl::reorder(dnnl::reorder::primitive_desc(eng, from, eng, to, scratchpad_attr()));
+}
+
+dnnl::memory::desc any_like(const dnnl::memory::desc& d) {
+  return dnnl::memory::desc(d.dims(), dnnl::memory::data_type::f32, tag::any);
+}
+
+// `t`'s data as a memory of layout `want`: the tensor itself, or a reordered copy.
+dnnl::memory as_layout(const Tensor& t, const dnnl::memory::desc& user, const dnnl::memory::desc& want,
+                       const dnnl::reorder& r) {
+  dnnl::memory plain(user, dnnl_engine(), t.raw_data());
+  if (!r) return plain;
+  dnnl::memory m(want, dnnl_engine());
+  execute_reorder(r, plain, m);
+  return m;
+}
+
+// Runs the float32 oneDNN convolution (transpose: deconvolution) of x into out; false when oneDNN
+// has no kernel for the geometry (the caller runs the loop). x, w, out contiguous.
 bool dnnl_fwd(const Tensor& out, const Tensor& x, const Tensor& w, const Tensor& bias, const Conv3dParams& p,
               bool transpose) {
   // conv: input side x, output side out; deconv: input side out, output side x
@@ -197,33 +234,47 @@ bool dnnl_fwd(const Tensor& out, const Tensor& x, const Tensor& w, const Tensor&
                           : geo(x.shape(), out.shape(), w.shape(), p.groups);
   DnnlGeom dg;
   if (!dnnl_geom(g, p, &dg)) return false;
-  const dnnl::memory::desc src = md(shape_dims(x.shape()), tag::ncdhw), dst = md(shape_dims(out.shape()), tag::ncdhw);
-  const dnnl::memory::desc wmd = weights_md(g, transpose);
-  const dnnl::memory::desc bmd = bias.defined() ? md({out.dim(1)}, tag::a) : dnnl::memory::desc();
   const std::string key = key_of(transpose ? "conv3d_t" : "conv3d", g, dg, bias.defined());
-  dnnl::primitive prim = PrimitiveCache::instance().get(key, [&]() -> dnnl::primitive {
+  std::shared_ptr<Plan> plan = plans().get(key, [&] {
+    auto pl = std::make_shared<Plan>();
+    pl->user_src = md(shape_dims(x.shape()), tag::ncdhw);
+    pl->user_dst = md(shape_dims(out.shape()), tag::ncdhw);
+    pl->user_wei = weights_md(g, transpose);
+    if (bias.defined()) pl->bias = md({out.dim(1)}, tag::a);
     try {
+      const dnnl::memory::desc s = any_like(pl->user_src), wd = any_like(pl->user_wei), d = any_like(pl->user_dst);
       if (transpose) {
-        dnnl::deconvolution_forward::desc d(dnnl::prop_kind::forward_training, dnnl::algorithm::deconvolution_direct,
-                                            src, wmd, bmd, dst, dg.strides, dg.dil, dg.pad_l, dg.pad_r);
-        return dnnl::deconvolution_forward(
-            dnnl::deconvolution_forward::primitive_desc(d, scratchpad_attr(), dnnl_engine()));
+        dnnl::deconvolution_forward::desc dd(dnnl::prop_kind::forward_training, dnnl::algorithm::deconvolution_direct,
+                                             s, wd, pl->bias, d, dg.strides, dg.dil, dg.pad_l, dg.pad_r);
+        dnnl::deconvolution_forward::primitive_desc pd(dd, scratchpad_attr(), dnnl_engine());
+        pl->src = pd.src_desc(), pl->wei = pd.weights_desc(), pl->dst = pd.dst_desc();
+        pl->prim = dnnl::deconvolution_forward(pd);
+      } else {
+        dnnl::convolution_forward::desc dd(dnnl::prop_kind::forward_training, dnnl::algorithm::convolution_direct, s,
+                                           wd, pl->bias, d, dg.strides, dg.dil, dg.pad_l, dg.pad_r);
+        dnnl::convolution_forward::primitive_desc pd(dd, scratchpad_attr(), dnnl_engine());
+        pl->src = pd.src_desc(), pl->wei = pd.weights_desc(), pl->dst = pd.dst_desc();
+        pl->prim = dnnl::convolution_forward(pd);
       }
-      dnnl::convolution_forward::desc d(dnnl::prop_kind::forward_training, dnnl::algorithm::convolution_direct, src,
-                                        wmd, bmd, dst, dg.strides, dg.dil, dg.pad_l, dg.pad_r);
-      return dnnl::convolution_forward(dnnl::convolution_forward::primitive_desc(d, scratchpad_attr(), dnnl_engine()));
+      pl->src_r = reorder_between(pl->user_src, pl->src);
+      pl->wei_r = reorder_between(pl->user_wei, pl->wei);
+      pl->dst_r = reorder_between(pl->dst, pl->user_dst);
     } catch (const dnnl::error&) {
-      return dnnl::primitive();  // remembered: the loop runs this geometry
+      pl->prim = dnnl::primitive();  // remembered: the loop runs this geometry
     }
+    return pl;
   });
-  if (!prim) return false;
+  if (!plan->prim) return false;
   dnnl::engine& eng = dnnl_engine();
-  std::unordered_map<int, dnnl::memory> args{{DNNL_ARG_SRC, dnnl::memory(src, eng, x.raw_data())},
-                                             {DNNL_ARG_WEIGHTS, dnnl::memory(wmd, eng, w.raw_data())},
-                                             {DNNL_ARG_DST, dnnl::memory(dst, eng, out.raw_data())}};
+  dnnl::memory user_dst(plan->user_dst, eng, out.raw_data());
+  dnnl::memory dst = plan->dst_r ? dnnl::memory(plan->dst, eng) : user_dst;
+  std::unordered_map<int, dnnl::memory> args{{DNNL_ARG_SRC, as_layout(x, plan->user_src, plan->src, plan->src_r)},
+                                             {DNNL_ARG_WEIGHTS, as_layout(w, plan->user_wei, plan->wei, plan->wei_r)},
+                                             {DNNL_ARG_DST, dst}};
   Tensor b = bias.defined() ? bias.contiguous() : Tensor();
-  if (b.defined()) args.emplace(DNNL_ARG_BIAS, dnnl::memory(bmd, eng, b.raw_data()));
-  execute(prim, std::move(args));
+  if (b.defined()) args.emplace(DNNL_ARG_BIAS, dnnl::memory(plan->bias, eng, b.raw_data()));
+  execute(plan->prim, std::move(args));
+  if (plan->dst_r) execute_reorder(plan->dst_r, dst, user_dst);
   return true;
 }
 
@@ -231,27 +282,38 @@ bool dnnl_bwd_weights(const Tensor& dw, const Tensor& x, const Tensor& dout, con
   const Geo g = geo(x.shape(), dout.shape(), dw.shape(), p.groups);
   DnnlGeom dg;
   if (!dnnl_geom(g, p, &dg)) return false;
-  const dnnl::memory::desc src = md(shape_dims(x.shape()), tag::ncdhw), dst = md(shape_dims(dout.shape()), tag::ncdhw);
-  const dnnl::memory::desc wmd = weights_md(g, false);
   const std::string key = key_of("conv3d_bwd_w", g, dg, false);
-  dnnl::primitive prim = PrimitiveCache::instance().get(key, [&]() -> dnnl::primitive {
+  std::shared_ptr<Plan> plan = plans().get(key, [&] {
+    auto pl = std::make_shared<Plan>();
+    pl->user_src = md(shape_dims(x.shape()), tag::ncdhw);
+    pl->user_dst = md(shape_dims(dout.shape()), tag::ncdhw);
+    pl->user_wei = weights_md(g, false);
     try {
-      dnnl::convolution_forward::desc fd(dnnl::prop_kind::forward_training, dnnl::algorithm::convolution_direct, src,
-                                         wmd, dst, dg.strides, dg.dil, dg.pad_l, dg.pad_r);
+      const dnnl::memory::desc s = any_like(pl->user_src), wd = any_like(pl->user_wei), d = any_like(pl->user_dst);
+      dnnl::convolution_forward::desc fd(dnnl::prop_kind::forward_training, dnnl::algorithm::convolution_direct, s, wd,
+                                         d, dg.strides, dg.dil, dg.pad_l, dg.pad_r);
       dnnl::convolution_forward::primitive_desc fpd(fd, scratchpad_attr(), dnnl_engine());
-      dnnl::convolution_backward_weights::desc d(dnnl::algorithm::convolution_direct, src, wmd, dst, dg.strides,
-                                                 dg.dil, dg.pad_l, dg.pad_r);
-      return dnnl::convolution_backward_weights(
-          dnnl::convolution_backward_weights::primitive_desc(d, scratchpad_attr(), dnnl_engine(), fpd));
+      dnnl::convolution_backward_weights::desc bd(dnnl::algorithm::convolution_direct, s, wd, d, dg.strides, dg.dil,
+                                                  dg.pad_l, dg.pad_r);
+      dnnl::convolution_backward_weights::primitive_desc pd(bd, scratchpad_attr(), dnnl_engine(), fpd);
+      pl->src = pd.src_desc(), pl->wei = pd.diff_weights_desc(), pl->dst = pd.diff_dst_desc();
+      pl->prim = dnnl::convolution_backward_weights(pd);
+      pl->src_r = reorder_between(pl->user_src, pl->src);
+      pl->dst_r = reorder_between(pl->user_dst, pl->dst);  // here: plain dout -> the primitive's
+      pl->wei_r = reorder_between(pl->wei, pl->user_wei);  // here: the primitive's dw -> plain
     } catch (const dnnl::error&) {
-      return dnnl::primitive();
+      pl->prim = dnnl::primitive();
     }
+    return pl;
   });
-  if (!prim) return false;
+  if (!plan->prim) return false;
   dnnl::engine& eng = dnnl_engine();
-  execute(prim, {{DNNL_ARG_SRC, dnnl::memory(src, eng, x.raw_data())},
-                 {DNNL_ARG_DIFF_DST, dnnl::memory(dst, eng, dout.raw_data())},
-                 {DNNL_ARG_DIFF_WEIGHTS, dnnl::memory(wmd, eng, dw.raw_data())}});
+  dnnl::memory user_w(plan->user_wei, eng, dw.raw_data());
+  dnnl::memory wmem = plan->wei_r ? dnnl::memory(plan->wei, eng) : user_w;
+  execute(plan->prim, {{DNNL_ARG_SRC, as_layout(x, plan->user_src, plan->src, plan->src_r)},
+                       {DNNL_ARG_DIFF_DST, as_layout(dout, plan->user_dst, plan->dst, plan->dst_r)},
+                       {DNNL_ARG_DIFF_WEIGHTS, wmem}});
+  if (plan->wei_r) execute_reorder(plan->wei_r, wmem, user_w);
   return true;
 }
 
