@@ -506,6 +506,14 @@ class FixedKsizeHand(unittest.TestCase):
         self.assertEqual(y.tolist(), [[[[11.0, 13.0, 16.0], [31.0, 33.0, 36.0], [61.0, 63.0, 66.0]]]])
         self.assertEqual(idx.tolist(), [[[[8, 10, 13], [22, 24, 27], [43, 45, 48]]]])
 
+    def test_float16(self):
+        x = T([[[[float(i * 10 + j) for j in range(7)] for i in range(7)]]])
+        s = T([[[0.0, 0.0]]])
+        y, idx = ops.FractionalMaxPoolWithFixedKsize(2, (3, 3))(x.astype(ms.float16), s.astype(ms.float16))
+        self.assertEqual(y.dtype, ms.float16)
+        self.assertEqual(y.astype(ms.float32).tolist(), [[[[11.0, 13.0, 16.0], [31.0, 33.0, 36.0], [61.0, 63.0, 66.0]]]])
+        self.assertEqual(idx.tolist(), [[[[8, 10, 13], [22, 24, 27], [43, 45, 48]]]])
+
     def test_hand_intervals_3d(self):
         # depth 4, window 2, 2 outputs: alpha = 2, samples 0.5: starts floor(0.5 * 2) - floor(0.5 * 2) = 0, then 2
         x = T([[[[[float(d * 100 + i * 10 + j) for j in range(4)] for i in range(4)] for d in range(4)]]])

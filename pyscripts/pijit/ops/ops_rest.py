@@ -969,6 +969,9 @@ def _fixed_pool(who, x, samples, ksize, out_size):
                          % (who, (N, C, nd), tuple(samples.shape)))
     if samples.dtype != x.dtype:
         samples = samples.astype(x.dtype) if x.dtype in (_dt.float16, _dt.float32, _dt.float64) else samples
+    if x.dtype == _dt.float16:  # the max is exact in float32; index_ops' gather takes 4- and 8-byte items
+        y, idx = _fixed_pool(who, x.astype(_dt.float32), samples.astype(_dt.float32), ksize, out_size)
+        return y.astype(_dt.float16), idx
     sdtype = samples.dtype
     # torch's sample order: the last spatial dim takes sample 0 in 2-D (W, H); T, H, W in 3-D
     order = (1, 0) if nd == 2 else (0, 1, 2)
