@@ -244,6 +244,82 @@ void crop_and_resize(const Tensor& out, const Tensor& img, const Tensor& bx, con
   });
 }
 
+// The adjoint of crop_and_resize (bilinear; nearest has none, as in MindSpore: zeros), and the
+// gradient in the boxes through the sample positions (TensorFlow's CropAndResizeGradBoxes).
+void crop_and_resize_grad(const Tensor& dimage, const Tensor& dboxes, const Tensor& dout, const Tensor& img,
+                          const Tensor& bx, const Tensor& bi, CropMethod method) {
+  const Tensor image = img.contiguous(), boxes = bx.contiguous(), index = bi.contiguous(), dy = dout.contiguous();
+  const int64_t B = image.dim(0), H = image.dim(1), W = image.dim(2), C = image.dim(3);
+  const int64_t R = boxes.dim(0), CH = dy.dim(1), CW = dy.dim(2);
+  const float* I = image.data<float>();
+  const float* BX = boxes.data<float>();
+  const int32_t* BI = index.data<int32_t>();
+  const float* G = dy.data<float>();
+  float* DI = dimage.data<float>();
+  float* DB = dboxes.data<float>();
+  std::fill(DI, DI + dimage.numel(), 0.f);
+  std::fill(DB, DB + dboxes.numel(), 0.f);
+  if (method != CropMethod::bilinear) return;
+  for (int64_t r = 0; r < R; ++r)
+    if (BI[r] < 0 || BI[r] >= B)
+      PJ_THROW(Value) << "For 'CropAndResize', the values of 'box_index' must be in [0, " << B << "), but got "
+                      << BI[r] << " at position " << r;
+  const float hr = CH > 1 ? static_cast<float>(H - 1) / static_cast<float>(CH - 1) : 0.f;
+  const float wr = CW > 1 ? static_cast<float>(W - 1) / static_cast<float>(CW - 1) : 0.f;
+  for (int64_t r = 0; r < R; ++r) {
+    const float* box = BX + r * 4;
+    const float y1 = box[0], x1 = box[1], y2 = box[2], x2 = box[3];
+    const int64_t b = BI[r];
+    const float* im = I + b * H * W * C;
+    float* di = DI + b * H * W * C;
+    const float hs = CH > 1 ? (y2 - y1) * static_cast<float>(H - 1) / static_cast<float>(CH - 1) : 0.f;
+    const float ws = CW > 1 ? (x2 - x1) * static_cast<float>(W - 1) / static_cast<float>(CW - 1) : 0.f;
+    float d[4] = {0, 0, 0, 0};
+    for (int64_t y = 0; y < CH; ++y) {
+      const float in_y = CH > 1 ? y1 * static_cast<float>(H - 1) + static_cast<float>(y) * hs
+                                : 0.5f * (y1 + y2) * static_cast<float>(H - 1);
+      if (in_y < 0 || in_y > static_cast<float>(H - 1)) continue;
+      const int64_t ty = static_cast<int64_t>(std::floor(in_y)), by = static_cast<int64_t>(std::ceil(in_y));
+      const float ly = in_y - static_cast<float>(ty);
+      for (int64_t x = 0; x < CW; ++x) {
+        const float in_x = CW > 1 ? x1 * static_cast<float>(W - 1) + static_cast<float>(x) * ws
+                                  : 0.5f * (x1 + x2) * static_cast<float>(W - 1);
+        if (in_x < 0 || in_x > static_cast<float>(W - 1)) continue;
+        const int64_t lx = static_cast<int64_t>(std::floor(in_x)), rx = static_cast<int64_t>(std::ceil(in_x));
+        const float fx = in_x - static_cast<float>(lx);
+        const float* g = G + ((r * CH + y) * CW + x) * C;
+        float gy = 0, gx = 0;
+        for (int64_t c = 0; c < C; ++c) {
+          const float tl = im[(ty * W + lx) * C + c], tr = im[(ty * W + rx) * C + c];
+          const float bl = im[(by * W + lx) * C + c], br = im[(by * W + rx) * C + c];
+          gy += g[c] * ((1 - fx) * (bl - tl) + fx * (br - tr));
+          gx += g[c] * ((1 - ly) * (tr - tl) + ly * (br - bl));
+          di[(ty * W + lx) * C + c] += (1 - ly) * (1 - fx) * g[c];
+          di[(ty * W + rx) * C + c] += (1 - ly) * fx * g[c];
+          di[(by * W + lx) * C + c] += ly * (1 - fx) * g[c];
+          di[(by * W + rx) * C + c] += ly * fx * g[c];
+        }
+        // d in_y / d y1 = (H - 1) - y * hr, d in_y / d y2 = y * hr (both (H - 1) / 2 for one row)
+        if (CH > 1) {
+          d[0] += gy * (static_cast<float>(H - 1) - static_cast<float>(y) * hr);
+          d[2] += gy * (static_cast<float>(y) * hr);
+        } else {
+          d[0] += gy * 0.5f * static_cast<float>(H - 1);
+          d[2] += gy * 0.5f * static_cast<float>(H - 1);
+        }
+        if (CW > 1) {
+          d[1] += gx * (static_cast<float>(W - 1) - static_cast<float>(x) * wr);
+          d[3] += gx * (static_cast<float>(x) * wr);
+        } else {
+          d[1] += gx * 0.5f * static_cast<float>(W - 1);
+          d[3] += gx * 0.5f * static_cast<float>(W - 1);
+        }
+      }
+    }
+    std::copy(d, d + 4, DB + r * 4);
+  }
+}
+
 // ---- grid sampling -------------------------------------------------------------------------------
 
 // Source coordinate of a normalised grid value along a dim of `size`, and d(source)/d(grid).
@@ -442,6 +518,14 @@ void crop_and_resize_into(const Tensor& out, const Tensor& image, const Tensor& 
            boxes.dtype() == DType::Float32 && box_index.dtype() == DType::Int32)
       << "crop_and_resize_into: float32 image and boxes, int32 box_index, contiguous float32 out";
   crop_and_resize(out, image, boxes, box_index, method, static_cast<float>(extrapolation_value));
+}
+
+void crop_and_resize_grad_into(const Tensor& dimage, const Tensor& dboxes, const Tensor& dout, const Tensor& image,
+                               const Tensor& boxes, const Tensor& box_index, CropMethod method) {
+  PJ_CHECK(dimage.dtype() == DType::Float32 && dboxes.dtype() == DType::Float32 && dout.dtype() == DType::Float32 &&
+           image.dtype() == DType::Float32 && boxes.dtype() == DType::Float32 && box_index.dtype() == DType::Int32)
+      << "crop_and_resize_grad_into: float32 tensors, int32 box_index";
+  crop_and_resize_grad(dimage, dboxes, dout, image, boxes, box_index, method);
 }
 
 void grid_sample_into(const Tensor& out, const Tensor& x, const Tensor& grid, GridMode mode, GridPad pad,

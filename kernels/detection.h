@@ -42,6 +42,12 @@ enum class CropMethod : uint8_t { bilinear, nearest };
 void crop_and_resize_into(const Tensor& out, const Tensor& image, const Tensor& boxes, const Tensor& box_index,
                           CropMethod method, double extrapolation_value);
 
+// dimage (B, H, W, C) and dboxes (R, 4), float32, from dout (R, crop_h, crop_w, C): the image's
+// gradient (the adjoint of the bilinear sampling) and the boxes' (through the sample positions).
+// Zeros for 'nearest' (MindSpore differentiates bilinear only).
+void crop_and_resize_grad_into(const Tensor& dimage, const Tensor& dboxes, const Tensor& dout, const Tensor& image,
+                               const Tensor& boxes, const Tensor& box_index, CropMethod method);
+
 enum class GridMode : uint8_t { bilinear, nearest };
 enum class GridPad : uint8_t { zeros, border, reflection };
 // x (N, C, *S) with S two or three spatial dims, grid (N, *O, len(S)) holding (x, y[, z]) in

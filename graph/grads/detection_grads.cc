@@ -1,5 +1,6 @@
 // Gradient rules of the detection ops: ROIAlign (features only: the rois are coordinates MindSpore
-// does not differentiate) and grid sampling (input and grid), each through its backward op.
+// does not differentiate), CropAndResize (image and boxes) and grid sampling (input and grid), each
+// through its backward op.
 #include "graph/autodiff.h"
 
 namespace pj {
@@ -14,6 +15,16 @@ PJ_REGISTER_GRAD("roi_align", [](GradContext& c, const GradArgs& g) -> Grads {
   const Shape xs = g.in_meta(c, 0).shape;
   a.set("xdiff_shape", IntList(xs.begin(), xs.end()));
   out[0] = c.op("roi_align_grad", {g.dout[0], g.in[1]}, a);
+  return out;
+});
+
+// The image and the boxes (MindSpore's CropAndResizeGradImage / GradBoxes); box_index has none.
+PJ_REGISTER_GRAD("crop_and_resize", [](GradContext& c, const GradArgs& g) -> Grads {
+  Grads out(3, kNoGrad);
+  if ((!g.needs[0] && !g.needs[1]) || g.dout[0] == kNoGrad) return out;
+  const std::vector<int> r = c.emit(get_op("crop_and_resize_grad"), {g.dout[0], g.in[0], g.in[1], g.in[2]}, *g.attrs);
+  if (g.needs[0]) out[0] = r[0];
+  if (g.needs[1]) out[1] = r[1];
   return out;
 });
 

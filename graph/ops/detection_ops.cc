@@ -11,6 +11,7 @@
 //   crop_and_resize(image float32 (B, H, W, C), boxes float32 (R, 4), box_index int32 (R,))
 //     -> float32 (R, crop_height, crop_width, C); method 'bilinear' or 'nearest',
 //     extrapolation_value float. Raises on a box index outside [0, B).
+//   crop_and_resize_grad(dout, image, boxes, box_index) -> (dimage, dboxes), float32, same attributes.
 //   grid_sample(x (N, C, H, W) | (N, C, D, H, W), grid (N, Ho, Wo, 2) | (N, Do, Ho, Wo, 3))
 //     mode 'bilinear' | 'nearest', padding_mode 'zeros' | 'border' | 'reflection', align_corners.
 //   grid_sample_grad(dout, x, grid) -> (dx, dgrid), same attributes.
@@ -146,6 +147,24 @@ PJ_REGISTER_OP("crop_and_resize")
       const CropMethod m = crop_method(a);
       const double ev = a.is_none("extrapolation_value") ? 0.0 : a.f("extrapolation_value");
       with_contiguous_out(out[0], [&](const Tensor& o) { crop_and_resize_into(o, in[0], in[1], in[2], m, ev); });
+    })
+    .raises_on_values();
+
+PJ_REGISTER_OP("crop_and_resize_grad")
+    .inputs(4)
+    .attrs({"crop_height", "crop_width", "method", "extrapolation_value"})
+    .infer([](const Metas& in, const Attrs& a) {
+      const Metas fwd = get_op("crop_and_resize").infer({in[1], in[2], in[3]}, a);
+      if (in[0].shape != fwd[0].shape || in[0].dtype != DType::Float32)
+        PJ_THROW(Value) << "crop_and_resize_grad: 'dout' must be float32 of shape " << shape_str(fwd[0].shape)
+                        << ", but got " << shape_str(in[0].shape);
+      return Metas{{in[1].shape, DType::Float32}, {in[2].shape, DType::Float32}};
+    })
+    .kernel([](const Tensors& in, const Attrs& a, const Tensors& out) {
+      const CropMethod m = crop_method(a);
+      with_contiguous_outs(out, [&](const Tensors& o) {
+        crop_and_resize_grad_into(o[0], o[1], in[0], in[1], in[2], in[3], m);
+      });
     })
     .raises_on_values();
 

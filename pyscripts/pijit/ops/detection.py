@@ -3,8 +3,8 @@ primitives and functional forms, with MindSpore's semantics on the CPU.
 
 Registry ops with C++ kernels (kernels/detection.cc), captured by jit as graph nodes:
   NMSWithMask (nms_with_mask), ROIAlign (roi_align, gradient for the features), CropAndResize
-  (crop_and_resize), GridSampler2D/GridSampler3D/grid_sample (grid_sample, gradients for the input
-  and the grid).
+  (crop_and_resize, gradients for the image and the boxes under 'bilinear'), GridSampler2D/
+  GridSampler3D/grid_sample (grid_sample, gradients for the input and the grid).
 Composed from other ops (differentiable where their parts are): IOU/iou, BoundingBoxEncode/Decode,
 CheckValid, AffineGrid/affine_grid, RGBToHSV, HSVToRGB, AdjustHue, AdjustSaturation, ResizeArea,
 ResizeBicubic, the MatrixDiag*V3 family (index maps built from shapes, then one gather),
