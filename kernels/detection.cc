@@ -104,39 +104,69 @@ bool roi_bilinear(int64_t H, int64_t W, T y, T x, int64_t* yl, int64_t* xl, int6
   return true;
 }
 
+// One roi's samples, computed once and shared by every channel: for each bin, its samples' four
+// neighbour offsets (within a plane) and weights. Samples that read 0 are left out (they still count).
+template <typename T>
+struct RoiTaps {
+  std::vector<int64_t> start;  // per bin: first tap; start[bins] = taps
+  std::vector<int64_t> off;    // 4 per tap
+  std::vector<T> w;            // 4 per tap
+  T count;
+};
+
+template <typename T>
+void roi_taps(RoiTaps<T>* t, const RoiBox<T>& b, const RoiAlignParams& p, int64_t H, int64_t W) {
+  t->start.clear(), t->off.clear(), t->w.clear();
+  t->count = static_cast<T>(b.grid_h * b.grid_w);
+  for (int64_t ph = 0; ph < p.pooled_h; ++ph)
+    for (int64_t pw = 0; pw < p.pooled_w; ++pw) {
+      t->start.push_back(static_cast<int64_t>(t->off.size() / 4));
+      for (int64_t iy = 0; iy < b.grid_h; ++iy) {
+        const T y = b.start_h + static_cast<T>(ph) * b.bin_h +
+                    (static_cast<T>(iy) + T(0.5)) * b.bin_h / static_cast<T>(b.grid_h);
+        for (int64_t ix = 0; ix < b.grid_w; ++ix) {
+          const T x = b.start_w + static_cast<T>(pw) * b.bin_w +
+                      (static_cast<T>(ix) + T(0.5)) * b.bin_w / static_cast<T>(b.grid_w);
+          int64_t yl, xl, yh, xh;
+          T w[4];
+          if (!roi_bilinear(H, W, y, x, &yl, &xl, &yh, &xh, w)) continue;
+          const int64_t o[4] = {yl * W + xl, yl * W + xh, yh * W + xl, yh * W + xh};
+          t->off.insert(t->off.end(), o, o + 4);
+          t->w.insert(t->w.end(), w, w + 4);
+        }
+      }
+    }
+  t->start.push_back(static_cast<int64_t>(t->off.size() / 4));
+}
+
 template <typename T>
 void roi_align(const Tensor& out, const Tensor& xin, const Tensor& rin, const RoiAlignParams& p) {
   const Tensor x = xin.contiguous(), rois = rin.contiguous();
   const int64_t N = x.dim(0), C = x.dim(1), H = x.dim(2), W = x.dim(3), R = rois.dim(0);
-  const int64_t PH = p.pooled_h, PW = p.pooled_w;
+  const int64_t bins = p.pooled_h * p.pooled_w;
   const T* X = x.data<T>();
   const T* RO = rois.data<T>();
   std::vector<RoiBox<T>> boxes(R);
   for (int64_t r = 0; r < R; ++r) boxes[r] = roi_box(RO + r * 5, p, N);
   T* O = out.data<T>();
-  parallel_for(R * C, std::max<int64_t>(1, kParallelGrain / std::max<int64_t>(PH * PW * 4, 1)), [&](int64_t s, int64_t e) {
-    for (int64_t rc = s; rc < e; ++rc) {
-      const RoiBox<T>& b = boxes[rc / C];
-      const T* plane = X + (b.batch * C + rc % C) * H * W;
-      const T count = static_cast<T>(b.grid_h * b.grid_w);
-      for (int64_t ph = 0; ph < PH; ++ph)
-        for (int64_t pw = 0; pw < PW; ++pw) {
+  parallel_for(R, 1, [&](int64_t s, int64_t e) {
+    RoiTaps<T> t;
+    for (int64_t r = s; r < e; ++r) {
+      const RoiBox<T>& b = boxes[r];
+      roi_taps(&t, b, p, H, W);
+      for (int64_t c = 0; c < C; ++c) {
+        const T* plane = X + (b.batch * C + c) * H * W;
+        T* o = O + (r * C + c) * bins;
+        for (int64_t k = 0; k < bins; ++k) {
           T acc = 0;
-          for (int64_t iy = 0; iy < b.grid_h; ++iy) {
-            const T y = b.start_h + static_cast<T>(ph) * b.bin_h +
-                        (static_cast<T>(iy) + T(0.5)) * b.bin_h / static_cast<T>(b.grid_h);
-            for (int64_t ix = 0; ix < b.grid_w; ++ix) {
-              const T xx = b.start_w + static_cast<T>(pw) * b.bin_w +
-                           (static_cast<T>(ix) + T(0.5)) * b.bin_w / static_cast<T>(b.grid_w);
-              int64_t yl, xl, yh, xh;
-              T w[4];
-              if (!roi_bilinear(H, W, y, xx, &yl, &xl, &yh, &xh, w)) continue;
-              acc += w[0] * plane[yl * W + xl] + w[1] * plane[yl * W + xh] + w[2] * plane[yh * W + xl] +
-                     w[3] * plane[yh * W + xh];
-            }
+          for (int64_t i = t.start[k]; i < t.start[k + 1]; ++i) {
+            const int64_t* of = &t.off[4 * i];
+            const T* w = &t.w[4 * i];
+            acc += w[0] * plane[of[0]] + w[1] * plane[of[1]] + w[2] * plane[of[2]] + w[3] * plane[of[3]];
           }
-          O[(rc * PH + ph) * PW + pw] = count > 0 ? acc / count : T(0);
+          o[k] = t.count > 0 ? acc / t.count : T(0);
         }
+      }
     }
   });
 }
@@ -145,40 +175,30 @@ template <typename T>
 void roi_align_grad(const Tensor& dx, const Tensor& din, const Tensor& rin, const RoiAlignParams& p) {
   const Tensor dy = din.contiguous(), rois = rin.contiguous();
   const int64_t N = dx.dim(0), C = dx.dim(1), H = dx.dim(2), W = dx.dim(3), R = rois.dim(0);
-  const int64_t PH = p.pooled_h, PW = p.pooled_w;
+  const int64_t bins = p.pooled_h * p.pooled_w;
   const T* DY = dy.data<T>();
   const T* RO = rois.data<T>();
   std::vector<RoiBox<T>> boxes(R);
-  for (int64_t r = 0; r < R; ++r) boxes[r] = roi_box(RO + r * 5, p, N);
+  std::vector<RoiTaps<T>> taps(R);
+  for (int64_t r = 0; r < R; ++r) {
+    boxes[r] = roi_box(RO + r * 5, p, N);
+    roi_taps(&taps[r], boxes[r], p, H, W);
+  }
   T* DX = dx.data<T>();
   std::fill(DX, DX + dx.numel(), T(0));
   // One channel per task: every write of a task lands in that channel's planes.
   parallel_for(C, 1, [&](int64_t s, int64_t e) {
     for (int64_t c = s; c < e; ++c)
       for (int64_t r = 0; r < R; ++r) {
-        const RoiBox<T>& b = boxes[r];
-        T* plane = DX + (b.batch * C + c) * H * W;
-        const T count = static_cast<T>(b.grid_h * b.grid_w);
-        if (!(count > 0)) continue;
-        for (int64_t ph = 0; ph < PH; ++ph)
-          for (int64_t pw = 0; pw < PW; ++pw) {
-            const T g = DY[((r * C + c) * PH + ph) * PW + pw] / count;
-            for (int64_t iy = 0; iy < b.grid_h; ++iy) {
-              const T y = b.start_h + static_cast<T>(ph) * b.bin_h +
-                          (static_cast<T>(iy) + T(0.5)) * b.bin_h / static_cast<T>(b.grid_h);
-              for (int64_t ix = 0; ix < b.grid_w; ++ix) {
-                const T xx = b.start_w + static_cast<T>(pw) * b.bin_w +
-                             (static_cast<T>(ix) + T(0.5)) * b.bin_w / static_cast<T>(b.grid_w);
-                int64_t yl, xl, yh, xh;
-                T w[4];
-                if (!roi_bilinear(H, W, y, xx, &yl, &xl, &yh, &xh, w)) continue;
-                plane[yl * W + xl] += g * w[0];
-                plane[yl * W + xh] += g * w[1];
-                plane[yh * W + xl] += g * w[2];
-                plane[yh * W + xh] += g * w[3];
-              }
-            }
-          }
+        const RoiTaps<T>& t = taps[r];
+        if (!(t.count > 0)) continue;
+        T* plane = DX + (boxes[r].batch * C + c) * H * W;
+        const T* g = DY + (r * C + c) * bins;
+        for (int64_t k = 0; k < bins; ++k) {
+          const T gk = g[k] / t.count;
+          for (int64_t i = t.start[k]; i < t.start[k + 1]; ++i)
+            for (int j = 0; j < 4; ++j) plane[t.off[4 * i + j]] += gk * t.w[4 * i + j];
+        }
       }
   });
 }
