@@ -22,6 +22,9 @@ __all__ = []
 
 
 _IMPORT_PID = os.getpid()
+_PID = [_IMPORT_PID]  # this process's pid, kept current across forks without a system call
+if hasattr(os, "register_at_fork"):
+    os.register_at_fork(after_in_child=lambda: _PID.__setitem__(0, os.getpid()))
 
 
 def _seed_state():
@@ -50,7 +53,7 @@ class RandomMixin:
     _rng_key = None
 
     def _random(self):
-        key = _seed_state() + (os.getpid(),)
+        key = _seed_state() + (_PID[0],)
         pid = key[-1]
         if self._rng is None or key != self._rng_key:
             seed = key[1] if key[0] else int.from_bytes(os.urandom(8), "little")

@@ -42,6 +42,18 @@ def _lite_modules():
     return _la, _ld
 
 
+_NP_NAMES = {}  # numpy dtype -> its name (numpy's dtype.name is slow: it is computed each time)
+
+
+def _np_name(dt):
+    name = _NP_NAMES.get(dt)
+    if name is None:
+        if dt.kind not in "biuf":
+            return None
+        name = _NP_NAMES[dt] = dt.name
+    return name
+
+
 class Image:
     """An input image: its pijit tensor (storage), where it came from, its numpy dtype name."""
     __slots__ = ("src", "t", "lite", "dtype")
@@ -49,12 +61,13 @@ class Image:
     def __init__(self, src, op):
         self.src = src
         if _REAL_NP is not None and isinstance(src, _REAL_NP.ndarray):
-            if src.dtype.kind not in "biuf":
+            name = _np_name(src.dtype)
+            if name is None:
                 raise RuntimeError("%s: unsupported image dtype %s, expected an integer, bool or "
                                    "float array." % (op, src.dtype))
             self.t = _TB(src)
             self.lite = False
-            self.dtype = src.dtype.name
+            self.dtype = name
             return
         if isinstance(src, _TB) and type(src).__name__ == "ndarray":
             la, _ = _lite_modules()
@@ -116,27 +129,27 @@ class Plan:
     """One pending image_map call (see the module docstring). h, w, c, rank: the shape the steps
     so far produce; stage: 0 geometry may still change, 1 values started, 2 layout fixed."""
 
+    # What a fresh plan holds; steps set instance attributes over these class defaults.
+    top = left = 0
+    cropped = hflip = vflip = False
+    border = "constant"
+    fill = ()
+    to_float = False
+    rescale = None           # (scale, shift)
+    norm = None              # (means, stds)
+    pad_channel = False
+    out_dtype = "float32"
+    chw = in_chw = False
+    stage = 0
+    reshape_to = None        # ToTensor on a 2-D image gives (1, H, W)
+
     def __init__(self, img, op):
         self.img = img if isinstance(img, Image) else Image(img, op)
-        shape = self.img.shape
-        self.rank = len(shape)
-        self.in_h = self.h = shape[0] if self.rank >= 1 else 0
-        self.in_w = self.w = shape[1] if self.rank >= 2 else 0
-        self.c = shape[2] if self.rank == 3 else 1
-        self.top = self.left = 0
-        self.cropped = False
-        self.hflip = self.vflip = False
-        self.border = "constant"
-        self.fill = ()
-        self.to_float = False
-        self.rescale = None           # (scale, shift)
-        self.norm = None              # (means, stds)
-        self.pad_channel = False
-        self.out_dtype = "float32"
-        self.chw = False
-        self.in_chw = False
-        self.stage = 0
-        self.reshape_to = None        # ToTensor on a 2-D image gives (1, H, W)
+        shape = _tb_shape(self.img.t)
+        self.rank = rank = len(shape)
+        self.h = shape[0] if rank >= 1 else 0
+        self.w = shape[1] if rank >= 2 else 0
+        self.c = shape[2] if rank == 3 else 1
 
     @property
     def dtype(self):
@@ -156,9 +169,10 @@ class Plan:
         if self.identity():
             return img.src
         t = img.t
-        back16 = storage_name(t) == "Float16"
-        if back16 or storage_name(t) not in _SUPPORTED_STORAGE:
-            if storage_name(t) not in _SUPPORTED_STORAGE + ("Float16", "BFloat16"):
+        st = storage_name(t)
+        back16 = st == "Float16"
+        if back16 or st not in _SUPPORTED_STORAGE:
+            if st not in _SUPPORTED_STORAGE + ("Float16", "BFloat16"):
                 raise RuntimeError("image transforms do not support dtype %s" % img.dtype)
             t = cast(t, _pdt.float32)
         attrs = {}
