@@ -389,6 +389,8 @@ class TestDecode(unittest.TestCase):
             with self.assertRaisesRegex(NotImplementedError, "Decode: decoding JPEG/PNG/BMP needs an "
                                                              "image codec"):
                 vision.Decode()(data)
+            with self.assertRaisesRegex(NotImplementedError, "Pillow is not installed"):
+                vision.RandomCropDecodeResize(4)(data)
             return
         import io
         buf = io.BytesIO()
@@ -399,6 +401,9 @@ class TestDecode(unittest.TestCase):
         self.assertEqual(out.tolist(), vals)
         with self.assertRaisesRegex(RuntimeError, "Decode: image decode failed"):
             vision.Decode()(np.array([1, 2, 3], dtype=np.uint8))
+        ds.config.set_seed(2)
+        crop = vision.RandomCropDecodeResize((4, 6), scale=(1.0, 1.0), ratio=(5 / 3, 5 / 3))(data)
+        self.assertEqual(crop.tolist(), vision.Resize((4, 6))(out).tolist())  # the whole image
 
 
 class TestErrors(unittest.TestCase):

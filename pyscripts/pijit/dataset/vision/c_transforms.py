@@ -4,10 +4,10 @@ from pijit.dataset.vision.utils import Inter, Border, ImageBatchFormat  # noqa: 
 from pijit.dataset.vision.transforms import (  # noqa: F401
     Rescale, Normalize, NormalizePad, HWC2CHW, Resize, RandomResizedCrop, Crop, CenterCrop,
     RandomCrop, Pad, RandomHorizontalFlip, RandomVerticalFlip, HorizontalFlip, VerticalFlip,
-    Decode)
+    Decode, RandomCropDecodeResize)
 from pijit.dataset.transforms.transforms import TypeCast
 
 __all__ = ["Inter", "Border", "ImageBatchFormat", "Rescale", "Normalize", "NormalizePad",
            "HWC2CHW", "Resize", "RandomResizedCrop", "Crop", "CenterCrop", "RandomCrop", "Pad",
            "RandomHorizontalFlip", "RandomVerticalFlip", "HorizontalFlip", "VerticalFlip",
-           "Decode", "TypeCast"]
+           "Decode", "RandomCropDecodeResize", "TypeCast"]

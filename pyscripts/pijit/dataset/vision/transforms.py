@@ -26,7 +26,7 @@ from pijit.dataset.vision.utils import Inter, Border
 __all__ = ["ImageTensorOperation", "Rescale", "Normalize", "NormalizePad", "HWC2CHW", "ToTensor",
            "ToType", "Resize", "RandomResizedCrop", "Crop", "CenterCrop", "RandomCrop", "Pad",
            "RandomHorizontalFlip", "RandomVerticalFlip", "HorizontalFlip", "VerticalFlip",
-           "Decode"]
+           "Decode", "RandomCropDecodeResize"]
 
 MAX_SIZE = 16777216  # MindSpore's FLOAT_MAX_INTEGER bound on image sizes
 
@@ -652,3 +652,17 @@ class Decode(ImageTensorOperation):
         raw = im.tobytes()
         from pijit.dataset._compat import frombuffer
         return frombuffer(bytearray(raw), np.uint8, (h, w, 3))
+
+
+class RandomCropDecodeResize(RandomResizedCrop):
+    """Decode, then RandomResizedCrop (MindSpore's fused ImageNet first step; same arguments)."""
+
+    def __init__(self, size, scale=(0.08, 1.0), ratio=(3. / 4., 4. / 3.),
+                 interpolation=Inter.BILINEAR, max_attempts=10):
+        super().__init__(size, scale, ratio, interpolation, max_attempts)
+        self._decode = Decode()
+
+    def __call__(self, *imgs):
+        if len(imgs) != 1:
+            return tuple(self(i) for i in imgs)
+        return super().__call__(self._decode(imgs[0]))
