@@ -340,17 +340,20 @@ struct AreaTab {
 };
 AreaTab area_tab(int64_t in, int64_t out, double scale) {
   AreaTab t;
+  auto add = [&](int64_t d, int64_t s, double alpha) {
+    t.di.push_back(d);
+    t.si.push_back(s);
+    t.alpha.push_back(static_cast<float>(alpha));
+  };
   for (int64_t d = 0; d < out; ++d) {
     const double f1 = d * scale, f2 = f1 + scale;
     const double cell = std::min(scale, static_cast<double>(in) - f1);
     int64_t s1 = static_cast<int64_t>(std::ceil(f1)), s2 = static_cast<int64_t>(std::floor(f2));
     s2 = std::min(s2, in - 1);
     s1 = std::min(s1, s2);
-    if (s1 - f1 > 1e-3) t.di.push_back(d), t.si.push_back(s1 - 1), t.alpha.push_back(static_cast<float>((s1 - f1) / cell));
-    for (int64_t s = s1; s < s2; ++s) t.di.push_back(d), t.si.push_back(s), t.alpha.push_back(static_cast<float>(1.0 / cell));
-    if (f2 - s2 > 1e-3)
-      t.di.push_back(d), t.si.push_back(s2),
-          t.alpha.push_back(static_cast<float>(std::min(std::min(f2 - s2, 1.0), cell) / cell));
+    if (s1 - f1 > 1e-3) add(d, s1 - 1, (s1 - f1) / cell);
+    for (int64_t s = s1; s < s2; ++s) add(d, s, 1.0 / cell);
+    if (f2 - s2 > 1e-3) add(d, s2, std::min(std::min(f2 - s2, 1.0), cell) / cell);
   }
   return t;
 }
