@@ -10,8 +10,9 @@
               written in torch ops (/usr/bin/python3; num_workers 0 (inline, as pijit's 1 worker)
               and 2)
   train       a small ResNet (stem + 3 residual stages, 16/32/64 channels, batch 128, 3x32x32),
-              one jitted SGD step: steps/s on pre-made tensors vs fed by the loader (2 workers):
-              the loader keeps up when the two rates match
+              one jitted SGD step: steps/s on pre-made tensors vs fed by the loader (2 workers),
+              and the share of the fed run spent waiting for the next batch (the loader keeps up
+              when that is near 0; what remains is the loader's threads sharing the cores)
 
     PYTHONPATH=pyscripts $(pyenv prefix 3.9)/bin/python pyscripts/bench/bench_loader.py [--threads N]
     PYTHONPATH=pyscripts /usr/bin/python3 pyscripts/bench/bench_loader.py   # with real numpy
@@ -32,7 +33,7 @@ from pijit.dataset._compat import np, LITE
 
 MEAN = [0.4914, 0.4822, 0.4465]
 STD = [0.2023, 0.1994, 0.2010]
-N_IMAGES = 2560
+N_IMAGES = 10240
 BATCH = 128
 
 
@@ -224,14 +225,22 @@ def bench_train(steps):
     x, y = next(it)
     step(x, y)
     t = time.perf_counter()
-    done = 0
-    for x, y in it:
+    done, waited = 0, 0.0
+    while True:
+        w = time.perf_counter()
+        try:
+            x, y = next(it)
+        except StopIteration:
+            break
+        waited += time.perf_counter() - w
         step(x, y)
         done += 1
-    fed = done / (time.perf_counter() - t)
+    total = time.perf_counter() - t
+    fed = done / total
     print("train: small ResNet, batch %d, one jitted SGD step (%d steps)" % (BATCH, steps))
     print("  pre-made tensors %.2f steps/s (%.0f images/s); fed by the loader (2 workers, operations "
-          "list) %.2f steps/s: %.2fx the pre-made rate" % (premade, premade * BATCH, fed, fed / premade))
+          "list) %.2f steps/s: %.2fx the pre-made rate; the step waited for data %.1f%% of the time"
+          % (premade, premade * BATCH, fed, fed / premade, 100 * waited / total))
 
 
 def main():
