@@ -31,8 +31,8 @@ def _seed_state():
     st = getattr(_config, "_state", None) or {}
     # ("seed_generation": a count of set_seed calls, where the config keeps one, so that setting
     # the same seed again restarts the draws too)
-    return (st.get("seed_set", False), st.get("seed", _config.get_seed()),
-            st.get("seed_generation", 0))
+    seed = st["seed"] if "seed" in st else _config.get_seed()
+    return (st.get("seed_set", False), seed, st.get("seed_generation", 0))
 
 
 class TensorOperation:
