@@ -8,11 +8,13 @@ import sys
 
 from pijit import dtype as _d
 from pijit.common.sparse_tensor import COOTensor, CSRTensor, RowTensor, SparseTensor  # noqa: F401
+from pijit.export import export, load, save_mindir, load_mindir  # noqa: F401,E402
 
 __all__ = ["Int", "uint", "number", "string", "list_", "tuple_", "type_none", "tensor_type",
            "QuantDtype", "get_level", "get_log_config", "set_dump", "set_offload_context",
            "get_offload_context", "run_check", "ms_memory_recycle", "merge_sliced_parameter",
-           "COOTensor", "CSRTensor", "RowTensor", "SparseTensor"]
+           "COOTensor", "CSRTensor", "RowTensor", "SparseTensor",
+           "export", "load", "save_mindir", "load_mindir"]
 
 
 # ---- generic types -------------------------------------------------------------------------------

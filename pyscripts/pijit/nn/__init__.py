@@ -26,3 +26,4 @@ from pijit.nn.loss2 import *  # noqa: F401,F403,E402  (CTCLoss, HuberLoss, Focal
 from pijit.nn.optim2 import *  # noqa: F401,F403,E402  (Adadelta, AdaMax, Rprop, ...)
 from pijit.nn.metrics2 import *  # noqa: F401,F403,E402  (ConfusionMatrix, ROC, Dice, ...)
 from pijit.nn.layers5 import *  # noqa: F401,F403,E402
+from pijit.nn.graph_cell import GraphCell  # noqa: E402

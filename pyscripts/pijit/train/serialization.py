@@ -1,9 +1,10 @@
 """mindspore.train.serialization: checkpoints (pijit's format, docs/checkpoint.md)."""
 from pijit.serialization import save_checkpoint, load_checkpoint, load_param_into_net  # noqa: F401
 from pijit._toplevel2 import merge_sliced_parameter  # noqa: F401
+from pijit.export import export, load  # noqa: F401
 
 __all__ = ["save_checkpoint", "load_checkpoint", "load_param_into_net", "merge_sliced_parameter",
-           "async_ckpt_thread_status"]
+           "async_ckpt_thread_status", "export", "load"]
 
 
 def async_ckpt_thread_status():
