@@ -55,6 +55,10 @@ MapShape map_shape(const Metas& in, const Attrs& a, ImageMapPlan* p) {
   p->out_h = a.i("out_h", m.H);
   p->out_w = a.i("out_w", m.W);
   if (p->out_h < 0 || p->out_w < 0) PJ_THROW(Value) << op << ": negative output size";
+  // (sizes whose element count could overflow are refused before any allocation)
+  if (p->out_h > (int64_t(1) << 31) || p->out_w > (int64_t(1) << 31) ||
+      static_cast<double>(p->out_h) * static_cast<double>(p->out_w) * static_cast<double>(m.C + 1) > 1e12)
+    PJ_THROW(Value) << op << ": output size " << p->out_h << " x " << p->out_w << " is too large";
   p->top = a.i("top", 0);
   p->left = a.i("left", 0);
   p->hflip = a.b("hflip", false);
@@ -88,6 +92,8 @@ MapShape map_shape(const Metas& in, const Attrs& a, ImageMapPlan* p) {
 void read_params(const Tensor* params, const Attrs& a, const MapShape& m, ImageMapPlan* p) {
   const std::string op = op_name(a, "image_map");
   const int64_t nfill = a.i("nfill", 0), nmean = a.i("nmean", 0);
+  if (nfill < 0 || nmean < 0) PJ_THROW(Value) << op << ": negative parameter counts";
+  if (p->normalize && nmean == 0) PJ_THROW(Value) << op << ": normalize needs nmean >= 1 means and stds";
   const int64_t need = nfill + 2 * nmean;
   if (need == 0) return;
   if (!params || params->dtype() != DType::Float64 || params->ndim() != 1 || params->dim(0) != need)

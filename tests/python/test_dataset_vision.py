@@ -448,6 +448,19 @@ class TestErrors(unittest.TestCase):
         with self.assertRaisesRegex(TypeError, "not supported with NumPy input"):
             vision.Resize(2, Inter.ANTIALIAS)(img)
 
+    def test_kernel_refuses_inconsistent_calls(self):
+        from pijit import _C
+        _, img = image(4, 4)
+        t = img if isinstance(img, _C.TensorBase) else _C.TensorBase(img)  # numpy_lite / numpy
+        with self.assertRaisesRegex(ValueError, "normalize needs nmean >= 1"):
+            _C.op("image_map", (t,), {"to_float": True, "normalize": True})
+        with self.assertRaisesRegex(ValueError, "is too large"):
+            _C.op("image_map", (t,), {"out_h": 2 ** 40, "out_w": 2 ** 40})
+        with self.assertRaisesRegex(ValueError, "expected a float64 parameter vector of 3 values"):
+            _C.op("image_map", (t,), {"nfill": 3})
+        with self.assertRaisesRegex(RuntimeError, "Resize: the input value of 'resize' is invalid"):
+            _C.op("image_resize", (t,), {"out_h": 0, "out_w": 3, "op": "Resize"})
+
     def test_legacy_paths(self):
         self.assertIs(c_vision.RandomCrop, vision.RandomCrop)
         self.assertIs(c_trans.OneHot, transforms.OneHot)
