@@ -10,9 +10,10 @@
               written in torch ops (/usr/bin/python3; num_workers 0 (inline, as pijit's 1 worker)
               and 2)
   train       a small ResNet (stem + 3 residual stages, 16/32/64 channels, batch 128, 3x32x32),
-              one jitted SGD step: steps/s on pre-made tensors vs fed by the loader (2 workers),
-              and the share of the fed run spent waiting for the next batch (the loader keeps up
-              when that is near 0; what remains is the loader's threads sharing the cores)
+              one jitted SGD step: steps/s on pre-made tensors vs fed by the loader (2 workers;
+              the operations list and the Compose), and the share of each fed run spent waiting
+              for the next batch (the loader keeps up when that is near 0; what remains of the
+              gap is the loader's threads sharing the cores with the step)
 
     PYTHONPATH=pyscripts $(pyenv prefix 3.9)/bin/python pyscripts/bench/bench_loader.py [--threads N]
     PYTHONPATH=pyscripts /usr/bin/python3 pyscripts/bench/bench_loader.py   # with real numpy
@@ -220,27 +221,28 @@ def bench_train(steps):
     for i in range(steps):
         step(*batches[i % 4])
     premade = steps / (time.perf_counter() - t)
-    d = pipeline(2, False, n=BATCH * (steps + 1))
-    it = d.create_tuple_iterator(num_epochs=1)
-    x, y = next(it)
-    step(x, y)
-    t = time.perf_counter()
-    done, waited = 0, 0.0
-    while True:
-        w = time.perf_counter()
-        try:
-            x, y = next(it)
-        except StopIteration:
-            break
-        waited += time.perf_counter() - w
-        step(x, y)
-        done += 1
-    total = time.perf_counter() - t
-    fed = done / total
     print("train: small ResNet, batch %d, one jitted SGD step (%d steps)" % (BATCH, steps))
-    print("  pre-made tensors %.2f steps/s (%.0f images/s); fed by the loader (2 workers, operations "
-          "list) %.2f steps/s: %.2fx the pre-made rate; the step waited for data %.1f%% of the time"
-          % (premade, premade * BATCH, fed, fed / premade, 100 * waited / total))
+    print("  pre-made tensors %.2f steps/s (%.0f images/s)" % (premade, premade * BATCH))
+    for fused in (False, True):
+        it = pipeline(2, fused, n=BATCH * (steps + 1)).create_tuple_iterator(num_epochs=1)
+        x, y = next(it)
+        step(x, y)
+        t = time.perf_counter()
+        done, waited = 0, 0.0
+        while True:
+            w = time.perf_counter()
+            try:
+                x, y = next(it)
+            except StopIteration:
+                break
+            waited += time.perf_counter() - w
+            step(x, y)
+            done += 1
+        total = time.perf_counter() - t
+        fed = done / total
+        print("  fed by the loader (2 workers, %s) %.2f steps/s: %.2fx the pre-made rate; the step "
+              "waited for data %.1f%% of the time" % ("Compose" if fused else "operations list", fed,
+                                                      fed / premade, 100 * waited / total))
 
 
 def main():
