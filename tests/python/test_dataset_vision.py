@@ -366,6 +366,20 @@ class TestTransforms(unittest.TestCase):
         self.assertEqual(transforms.PadEnd([5], 0)(a).tolist(), [1, 2, 3, 0, 0])
         self.assertEqual(transforms.PadEnd([2])(a).tolist(), [1, 2])
 
+    def test_mask_unique_order(self):
+        a = np.array([3, 1, 3, 2], dtype=np.int32)
+        self.assertEqual(transforms.Mask(transforms.Relational.GE, 2)(a).tolist(),
+                         [True, False, True, True])
+        self.assertEqual(str(transforms.Mask(transforms.Relational.EQ, 3, np.int32)(a).dtype), "int32")
+        u, idx, cnt = transforms.Unique()(a)
+        self.assertEqual((u.tolist(), idx.tolist(), cnt.tolist()), ([3, 1, 2], [0, 1, 0, 2], [2, 1, 1]))
+        ds.config.set_seed(9)
+        ro = transforms.RandomOrder([lambda x: x * 2, lambda x: x + 1])
+        self.assertEqual({str(ro(a).tolist()) for _ in range(30)},
+                         {"[7, 3, 7, 5]", "[8, 4, 8, 6]"})
+        m = np.array([[1, 2, 3], [4, 5, 6]], dtype=np.int32)
+        self.assertEqual(transforms.Slice(Ellipsis, [0, 2])(m).tolist(), [[1, 3], [4, 6]])
+
     def test_random_apply_choice(self):
         ds.config.set_seed(5)
         a = np.array([1, 2], dtype=np.int32)
