@@ -208,7 +208,9 @@ def capture(net, inputs):
     result = fn(net, *inputs)
     entries = jit_stats(fn)["entries"]
     if not entries or not entries[0].get("graph"):
-        reason = entries[0].get("reason") if entries else "nothing was captured"
+        import sys
+        reason = entries[0].get("reason") if entries else (
+            "pijit's capture did not run for this call on Python %d.%d" % sys.version_info[:2])
         raise NotImplementedError("export: the network did not capture as one graph (%s)" % (reason,))
     text = entries[0]["graph"]
     reset(fn)
