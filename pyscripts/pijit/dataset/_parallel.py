@@ -9,6 +9,7 @@ process that dies breaks the pool (concurrent.futures reports it) instead of lea
 unresolved.
 """
 import concurrent.futures as cf
+from concurrent.futures.process import BrokenProcessPool  # (3.7 loads the submodule lazily)
 import multiprocessing
 import queue
 import threading
@@ -77,6 +78,17 @@ class Pump:
         self._stop.set()
         self._done = True
 
+    def drain(self):
+        """What the producer had queued and nobody will take (after close)."""
+        out = []
+        while True:
+            try:
+                kind, value = self._q.get_nowait()
+            except queue.Empty:
+                return out
+            if kind == _ITEM:
+                out.append(value)
+
     def __del__(self):
         self._stop.set()
 
@@ -119,7 +131,10 @@ class Workers:
         return self.pool.submit(self.fn, *args)
 
     def close(self):
-        self.pool.shutdown(wait=False)
+        # Processes: wait (only cancelled or finishing work is left); 3.7's pool, shut down
+        # without waiting, races its own manager thread. Threads: a stuck user function must not
+        # hold up the consumer.
+        self.pool.shutdown(wait=self.processes)
         if self.processes:
             _REGISTRY.pop(self.key, None)
 
@@ -132,9 +147,11 @@ def ordered_map(workers, items, prefetch, name, describe):
         for fut in futures:
             try:
                 yield fut.result()
-            except cf.process.BrokenProcessPool as e:
+            except BrokenProcessPool as e:
                 raise RuntimeError(describe(e, died=True)) from e
             except Exception as e:
                 raise RuntimeError(describe(e, died=False)) from e
     finally:
         futures.close()
+        for f in futures.drain():
+            f.cancel()

@@ -7,6 +7,7 @@ As in MindSpore, a seed the user never set means a fresh random seed for every p
 import os
 import random as _random
 
+from pijit._state import runtime_state
 from pijit.dataset import _validators as _v
 
 __all__ = ["set_seed", "get_seed", "set_num_parallel_workers", "get_num_parallel_workers",
@@ -18,6 +19,7 @@ _state = {"seed": _DEFAULT_SEED, "seed_set": False, "workers": 8, "workers_set":
           "prefetch": 16, "mp_interval": 300}
 
 
+@runtime_state("changes the dataset configuration")
 def set_seed(seed):
     """Seeds the pipeline's random draws (shuffle, samplers, split, random transforms), and
     Python's `random` and numpy.random, as MindSpore does."""
@@ -30,10 +32,12 @@ def set_seed(seed):
     np.random.seed(seed)
 
 
+@runtime_state("reads the dataset configuration")
 def get_seed():
     return _state["seed"]
 
 
+@runtime_state("changes the dataset configuration")
 def set_num_parallel_workers(num):
     _v.type_check(num, (int,), "num_parallel_workers")
     if num <= 0 or num > _v.INT32_MAX:
@@ -43,6 +47,7 @@ def set_num_parallel_workers(num):
     _state["workers_set"] = True
 
 
+@runtime_state("reads the dataset configuration")
 def get_num_parallel_workers():
     return _state["workers"]
 
@@ -54,6 +59,7 @@ def default_workers():
     return _state["workers"] if _state["workers_set"] else 1
 
 
+@runtime_state("changes the dataset configuration")
 def set_prefetch_size(size):
     _v.type_check(size, (int,), "size")
     if size <= 0 or size > _v.INT32_MAX:
@@ -62,10 +68,12 @@ def set_prefetch_size(size):
     _state["prefetch"] = size
 
 
+@runtime_state("reads the dataset configuration")
 def get_prefetch_size():
     return _state["prefetch"]
 
 
+@runtime_state("changes the dataset configuration")
 def set_multiprocessing_timeout_interval(interval):
     _v.type_check(interval, (int,), "interval")
     if interval <= 0 or interval > _v.INT32_MAX:
@@ -74,10 +82,12 @@ def set_multiprocessing_timeout_interval(interval):
     _state["mp_interval"] = interval
 
 
+@runtime_state("reads the dataset configuration")
 def get_multiprocessing_timeout_interval():
     return _state["mp_interval"]
 
 
+@runtime_state("changes the dataset configuration")
 def load(file):
     """Reads settings from a JSON file (keys: seed, numParallelWorkers, prefetchSize)."""
     import json

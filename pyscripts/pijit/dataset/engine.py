@@ -13,6 +13,12 @@ from pijit.dataset import _validators as _v
 from pijit.dataset import config
 from pijit.dataset._compat import np, to_tensor
 from pijit.dataset import _parallel
+from pijit._state import runtime_state
+
+# Capture must never trace the pipeline: it reads files and the seed, keeps caches and runs
+# threads, so running it once on symbolic values would freeze or leak them. These entry points
+# stop capture; the pipeline runs eagerly and hands the captured code its tensors.
+_RUNS = "runs the data pipeline"
 
 __all__ = ["Dataset", "TupleIterator", "DictIterator"]
 
@@ -82,6 +88,7 @@ class Dataset:
         return None
 
     # ---- sizes and shapes ----
+    @runtime_state(_RUNS)
     def get_dataset_size(self):
         if self._size_cache is None:
             n = self._size()
@@ -102,9 +109,11 @@ class Dataset:
         raise RuntimeError("The dataset is empty: no row to read the output shapes and types "
                            "from.")
 
+    @runtime_state(_RUNS)
     def output_shapes(self, estimate=False):
         return [list(a.shape) for a in self._first_row()]
 
+    @runtime_state(_RUNS)
     def output_types(self):
         return [a.dtype for a in self._first_row()]
 
@@ -115,13 +124,16 @@ class Dataset:
         return any(c.is_sharded() for c in self.children)
 
     # ---- iteration ----
+    @runtime_state(_RUNS)
     def create_tuple_iterator(self, columns=None, num_epochs=-1, output_numpy=False,
                               do_copy=True):
         return TupleIterator(self, columns, num_epochs, output_numpy, do_copy)
 
+    @runtime_state(_RUNS)
     def create_dict_iterator(self, num_epochs=-1, output_numpy=False, do_copy=True):
         return DictIterator(self, None, num_epochs, output_numpy, do_copy)
 
+    @runtime_state(_RUNS)
     def __iter__(self):
         return iter(self.create_tuple_iterator())
 
@@ -224,6 +236,7 @@ class _Iterator:
             rows = _parallel.Pump(rows, self._run.prefetch, "iterator")
         return rows
 
+    @runtime_state(_RUNS)  # (capture inlines __next__ as a special method; this call it refuses)
     def _next_row(self):
         if self._run is None:
             raise StopIteration
@@ -268,10 +281,16 @@ class _Iterator:
 
 
 class TupleIterator(_Iterator):
+    __pijit_state__ = _RUNS
+
+    @runtime_state(_RUNS)
     def __next__(self):
         return self._out(self._next_row())
 
 
 class DictIterator(_Iterator):
+    __pijit_state__ = _RUNS
+
+    @runtime_state(_RUNS)
     def __next__(self):
         return dict(zip(self._names, self._out(self._next_row())))

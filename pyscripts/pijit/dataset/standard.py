@@ -13,6 +13,7 @@ import os
 import struct
 import threading
 
+from pijit._state import runtime_state
 from pijit.dataset import _validators as _v
 from pijit.dataset._compat import np, frombuffer, label_dtype
 from pijit.dataset.sources import MappableSource
@@ -57,6 +58,7 @@ class _FileSource(MappableSource):
     def get_col_names(self):
         return ["image", "label"]
 
+    @runtime_state("reads a dataset file")
     def _loaded(self):
         with self._lock:
             if self._data is None:
