@@ -27,6 +27,8 @@ def set_seed(seed):
     _v.check_value(seed, [0, _v.UINT32_MAX], "seed")
     _state["seed"] = seed
     _state["seed_set"] = True
+    # counted, so random transforms restart their draws on a set_seed of the same value
+    _state["seed_generation"] = _state.get("seed_generation", 0) + 1
     _random.seed(seed)
     from pijit.dataset._compat import np
     np.random.seed(seed)
