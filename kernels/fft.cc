@@ -34,7 +34,16 @@ inline Cx<T> mul_mi(Cx<T> a) { return {a.im, -a.re}; }  // a * (-i)
 
 template <typename T>
 Cx<T> unit(double num, double den) {  // e^{-2 pi i num/den}, computed in double
-  double a = -2.0 * M_PI * num / den;
+  // Quarter turns exactly (a Nyquist bin of a real signal stays real), others by sin/cos of the
+  // angle reduced to (-pi, pi].
+  double r = std::fmod(num, den);
+  if (std::fmod(4 * r, den) == 0) {
+    static const T q[4][2] = {{1, 0}, {0, -1}, {-1, 0}, {0, 1}};
+    int k = static_cast<int>(4 * r / den) & 3;
+    return {q[k][0], q[k][1]};
+  }
+  if (2 * r > den) r -= den;
+  double a = -2.0 * M_PI * r / den;
   return {static_cast<T>(std::cos(a)), static_cast<T>(std::sin(a))};
 }
 
