@@ -102,38 +102,104 @@ def _parameters(who, parameters):
     return ParameterTuple(params), groups, True
 
 
-class _LearningRate(object):
-    """The learning rate at a step: a constant, a per-step table, or a schedule."""
+class _IteratorLearningRate(Cell):
+    """A per-step learning-rate table (a list or 1-D Tensor lr): the Parameter `learning_rate`
+    (MindSpore's name, so checkpoints carry it) read at the step; the last value holds after the
+    table ends."""
 
-    def __init__(self, who, lr):
-        self.table = self.schedule = None
-        self.value = None
-        if _is_number(lr):
-            self.value = _check_number(who, "learning_rate", lr, 0)
-        elif isinstance(lr, _C.TensorBase) and lr.ndim == 0:
-            self.value = float(lr.item())
-        elif isinstance(lr, (list, tuple)) or (isinstance(lr, _C.TensorBase) and lr.ndim == 1):
-            values = [float(v) for v in (lr.tolist() if isinstance(lr, _C.TensorBase) else lr)]
-            if not values:
-                raise ValueError("%s: the learning-rate list is empty" % who)
-            self.table = Tensor(values, _dt.float32)
-        elif callable(lr):
-            self.schedule = lr
-        else:
-            raise TypeError("%s: learning_rate must be a number, a Tensor, a list of numbers or a "
-                            "schedule, got %s" % (who, type(lr).__name__))
+    def __init__(self, values, name):
+        super().__init__(auto_prefix=False)
+        self.learning_rate = Parameter(Tensor(values, _dt.float32), name=name, requires_grad=False)
 
-    def at(self, step):
-        if self.value is not None:
-            return self.value
-        if self.table is not None:
-            last = self.table.shape[0] - 1
-            return F.gather(self.table, F.minimum(step, last), 0)
-        return self.schedule(step)
+    def construct(self, global_step):
+        last = self.learning_rate.shape[0] - 1
+        return F.gather(self.learning_rate, F.minimum(global_step, last), 0)
+
+
+class _ConvertToCell(Cell):
+    """A constant group learning rate among dynamic ones: construct(step) returns the Parameter."""
+
+    def __init__(self, learning_rate):
+        super().__init__(auto_prefix=False)
+        self.learning_rate = learning_rate
+
+    def construct(self, global_step):
+        return self.learning_rate
+
+
+def _preprocess_lr(who, lr):
+    """(value, dynamic): a float, a 0-d float32 Tensor, a list of floats (a table) or a schedule."""
+    if _is_number(lr):
+        return _check_number(who, "learning_rate", lr, 0), False
+    if isinstance(lr, _C.TensorBase) and lr.ndim == 0:
+        return Tensor(float(lr.item()), _dt.float32), False
+    if isinstance(lr, (list, tuple)) or (isinstance(lr, _C.TensorBase) and lr.ndim == 1):
+        values = [float(v) for v in (lr.tolist() if isinstance(lr, _C.TensorBase) else lr)]
+        if not values:
+            raise ValueError("%s: the learning-rate list is empty" % who)
+        return values, True
+    if isinstance(lr, _C.TensorBase):
+        raise ValueError("For 'Optimizer', if 'learning_rate' is Tensor type, then the dimension of "
+                         "it should be 0 or 1, but got %d." % lr.ndim)
+    if callable(lr):
+        return lr, True
+    raise TypeError("%s: learning_rate must be a number, a Tensor, a list of numbers or a "
+                    "schedule, got %s" % (who, type(lr).__name__))
+
+
+def _build_lr(lr, name):
+    """The learning rate as the optimizer holds it: a Parameter `name` (a constant), an
+    _IteratorLearningRate (a table) or the schedule itself."""
+    if isinstance(lr, float):
+        return Parameter(Tensor(lr, _dt.float32), name=name, requires_grad=False)
+    if isinstance(lr, _C.TensorBase):
+        return Parameter(lr, name=name, requires_grad=False)
+    if isinstance(lr, list):
+        return _IteratorLearningRate(lr, name)
+    return lr
+
+
+def _lr_value(lr, step, dynamic):
+    """The learning rate of the step: the Parameter itself, or the table or schedule at step.
+    (`dynamic` is decided when the optimizer is built: under jit a Parameter read is a Tensor.)"""
+    return lr(step) if dynamic else lr
+
+
+class _LrHolder(object):
+    """What Optimizer._lr gives: `.value`, the constant learning rate as a float (None when it is
+    dynamic or grouped); setting it writes the learning_rate Parameter (for callers written
+    against the former holder object, as train/callback/_monitors.py's _set_lr)."""
+
+    def __init__(self, opt):
+        self._opt = opt
+
+    @property
+    def value(self):
+        lr = self._opt.learning_rate
+        if self._opt.is_group_lr or not isinstance(lr, Parameter):
+            return None
+        return float(lr.item())
+
+    @value.setter
+    def value(self, v):
+        lr = self._opt.learning_rate
+        if self._opt.is_group_lr or not isinstance(lr, Parameter):
+            raise ValueError("the learning rate is dynamic or grouped: it has no single value")
+        lr.set_data(Tensor(float(v), _dt.float32))
 
 
 class Optimizer(Cell):
-    """The base: learning rate, parameters, weight decay, loss scale and the step count."""
+    """The base: learning rate, parameters, weight decay, loss scale and the step count.
+
+    The state is Parameters under MindSpore's names, registered in the optimizer as MindSpore's
+    Cell registers a ParameterTuple's items, so parameters_dict(), save_checkpoint and
+    load_param_into_net see them: 'global_step' (Int32, shape (1,)), 'learning_rate' (a 0-d
+    float32 Parameter for a constant rate, 'learning_rate_group_<i>' for a group's; a table is
+    an _IteratorLearningRate holding a 1-D 'learning_rate'; a schedule Cell is a child), and each
+    subclass's per-parameter state ('moments.<name>', 'moment1.<name>', 'accum.<name>', ...).
+    A jitted step reads the learning rate as a graph input: `opt.learning_rate.set_data(...)`,
+    `ops.assign(opt.learning_rate, ...)` or `opt.learning_rate = Tensor(...)` between steps takes
+    effect at the next step without a recompile."""
 
     def __init__(self, learning_rate, parameters, weight_decay=0.0, loss_scale=1.0):
         super().__init__(auto_prefix=False)
@@ -142,13 +208,10 @@ class Optimizer(Cell):
         # A plain tuple for the updates: capture reads its items along guarded paths (as the
         # Parameters the network reads), so a jitted step writes the same graph inputs.
         self._param_list = tuple(self.parameters)
-        self._lr = _LearningRate(who, learning_rate)
         self.weight_decay = _check_number(who, "weight_decay", weight_decay, 0)
         self.loss_scale = _check_number(who, "loss_scale", loss_scale, 0, lo_open=True)
         self.global_step = Parameter(Tensor([0], _dt.int32), name="global_step", requires_grad=False)
-        self._group_lr = [(_LearningRate(who, g["lr"]) if g is not None and "lr" in g else None)
-                          for g in groups]
-        self.is_group_lr = any(lr is not None for lr in self._group_lr)
+        self._init_lr(who, learning_rate, parameters, groups)
         self.is_group_params_ordered = self.is_group and any(
             isinstance(it, dict) and "order_params" in it for it in parameters)
         if self.is_group:  # a group's weight decay applies to every parameter in it
@@ -161,21 +224,85 @@ class Optimizer(Cell):
         self.grad_centralization_flags = tuple(bool(g.get("grad_centralization", False)) if g else False
                                                for g in groups)
 
+    def _init_lr(self, who, learning_rate, items, groups):
+        """learning_rate (and its Parameters registered); _lrs: each parameter's rate, as
+        _lr_value reads it."""
+        lr, self.dynamic_lr = _preprocess_lr(who, learning_rate)
+        self.is_group_lr = any(g is not None and "lr" in g for g in groups)
+        if not self.is_group_lr:
+            self.learning_rate = _build_lr(lr, "learning_rate")
+            self._lrs = (self.learning_rate,) * len(self._param_list)
+            return
+        items = list(items)
+        default = _build_lr(lr, "learning_rate")
+        built = {}
+        for g in groups:
+            if "lr" in g and id(g) not in built:
+                glr, dyn = _preprocess_lr(who, g["lr"])
+                self.dynamic_lr = self.dynamic_lr or dyn
+                num = next(k for k, it in enumerate(items) if it is g)  # MindSpore's group number
+                built[id(g)] = _build_lr(glr, "learning_rate_group_%d" % num)
+        per = [built.get(id(g), default) for g in groups]
+        if self.dynamic_lr:  # one kind for all: constants become cells returning their Parameter
+            cells = {}
+            per = [cells.setdefault(id(x), _ConvertToCell(x)) if isinstance(x, Parameter) else x
+                   for x in per]
+            for x in per:  # (not children: a container would prefix their Parameters' names)
+                if isinstance(x, Cell):
+                    for p in x.get_parameters():
+                        self._register_state(p)
+            holder = tuple(per)
+        else:
+            holder = ParameterTuple(per)
+            for p in holder:
+                self._register_state(p)
+        # a plain attribute over the registry (the default rate is registered as 'learning_rate')
+        object.__setattr__(self, "learning_rate", holder)
+        self._lrs = tuple(per)
+
+    def __setattr__(self, name, value):
+        # MindSpore's Cell registers the items of a ParameterTuple attribute: so the optimizer's
+        # state tuples (moments, accum, ...) are in parameters_dict() and in checkpoints
+        if isinstance(value, tuple) and value and "_params" in self.__dict__ and \
+                all(isinstance(p, Parameter) for p in value):
+            for p in value:
+                self._register_state(p)
+        Cell.__setattr__(self, name, value)
+
+    def _register_state(self, p):
+        key, n = p.name, 0
+        while self._params.get(key, p) is not p:  # two objects of one name: both kept
+            n += 1
+            key = "%s$%d" % (p.name, n)
+        self._params[key] = p
+
     @property
-    def learning_rate(self):
-        return self._lr.value if self._lr.value is not None else self._lr
+    def _lr(self):
+        return _LrHolder(self)
+
+    @_lr.setter
+    def _lr(self, holder):
+        if holder.value is not None and isinstance(holder, _LrHolder) and holder._opt is not self:
+            _LrHolder(self).value = holder.value
 
     def _state(self, prefix):
-        """One zero-initialised Parameter per parameter (momenta, moments)."""
-        return tuple(self.parameters.clone(prefix=prefix, init="zeros"))
+        """One zero-initialised Parameter per parameter (momenta, moments), named prefix.name."""
+        return tuple(Parameter(_C.op("full", (), {"shape": tuple(p.shape), "value": 0, "dtype": p.dtype}),
+                               name=prefix + "." + p.name, requires_grad=False)
+                     for p in self.parameters)
 
     def _step(self):
         """The step count as a 0-d Int32 Tensor (a copy: the count is written in place later)."""
         return self.global_step.copy().reshape(())
 
     def get_lr(self):
-        """The learning rate of the coming step (a float or a 0-d Tensor)."""
-        return self._lr.at(self._step())
+        """The learning rate of the coming step: the learning_rate Parameter (a constant), or a
+        0-d Tensor (a table or schedule at the step); a tuple of them, one per parameter, with
+        group learning rates."""
+        step = self._step()
+        if self.is_group_lr:
+            return tuple(_lr_value(lr, step, self.dynamic_lr) for lr in self._lrs)
+        return _lr_value(self.learning_rate, step, self.dynamic_lr)
 
     def _checked(self, grads):
         who = type(self).__name__
@@ -218,21 +345,22 @@ class Optimizer(Cell):
         return tuple(self._group_wd) if self.is_group else self.weight_decay
 
     def get_lr_parameter(self, param):
-        """The learning rate of a Parameter (or a list of them): a float, or the schedule."""
+        """The learning rate of a Parameter (or a list of them): its learning-rate Parameter
+        ('learning_rate' or 'learning_rate_group_<i>'; a table's 1-D one), or its schedule."""
         one = isinstance(param, Parameter)
         ps = [param] if one else param
         if not isinstance(ps, list):
-            raise TypeError("get_lr_parameter: param must be a Parameter or a list, got %s"
-                            % type(param).__name__)
+            raise TypeError("For 'get_lr_parameter', the 'param' must be 'Parameter' or 'list' type, "
+                            "but got %s." % type(param).__name__)
         ids = [id(p) for p in self._param_list]
         out = []
         for p in ps:
             if id(p) not in ids:
-                raise ValueError("get_lr_parameter: the parameter %s is not in the optimizer"
+                raise ValueError("For 'get_lr_parameter', the parameter %s is not in optimizer, "
+                                 "please check whether the argument 'param' is correct."
                                  % getattr(p, "name", p))
-            own = self._group_lr[ids.index(id(p))] or self._lr
-            out.append(own.value if own.value is not None else (own.table if own.table is not None
-                                                                 else own.schedule))
+            own = self._lrs[ids.index(id(p))]
+            out.append(own.learning_rate if isinstance(own, (_ConvertToCell, _IteratorLearningRate)) else own)
         return out[0] if one else out
 
     def _prepared(self, grads):
@@ -246,10 +374,12 @@ class Optimizer(Cell):
     def construct(self, grads):
         grads = self._prepared(grads)
         step = self._step()
-        lr = self._lr.at(step)
+        lr = None if self.is_group_lr else _lr_value(self.learning_rate, step, self.dynamic_lr)
         for i, (p, g) in enumerate(zip(self._param_list, grads)):
-            own = self._group_lr[i]
-            self._update(i, p, g, own.at(step) if own is not None else lr, step)
+            cur = _lr_value(self._lrs[i], step, self.dynamic_lr) if self.is_group_lr else lr
+            if cur.dtype != p.dtype:  # (a float16 parameter stays float16)
+                cur = cur.astype(p.dtype)
+            self._update(i, p, g, cur, step)
         assign(self.global_step, self.global_step + 1)
         return True
 
@@ -272,19 +402,21 @@ class SGD(Optimizer):
         if nesterov and (self.momentum <= 0 or self.dampening != 0):
             raise ValueError("SGD: nesterov needs momentum > 0 and dampening = 0")
         self.nesterov = nesterov
-        self.accum = self._state("accum") if self.momentum > 0 else None
+        # MindSpore's state: the momentum buffers and 'stat', 1 until a parameter's first update
+        self.accum = self._state("accum")
+        self.stat = _filled(self, "stat", 1.0)
 
     def _update(self, i, p, g, lr, step):
-        if self.accum is None:
+        if self.momentum <= 0:
             assign(p, p - g * lr)
             return
-        buf = self.accum[i]
-        # buf = g on the first step: the coefficients are 0-d, so the update stays one fused loop
-        first = F.equal(step, 0).astype(g.dtype)
-        keep = (1.0 - first) * self.momentum
-        take = first + (1.0 - first) * (1.0 - self.dampening)
+        buf, stat = self.accum[i], self.stat[i]
+        # buf = g on the first step (stat 1): elementwise coefficients, one fused loop
+        keep = (1.0 - stat) * self.momentum
+        take = stat + (1.0 - stat) * (1.0 - self.dampening)
         new_buf = buf * keep + g * take
         assign(buf, new_buf)
+        assign(stat, stat * 0.0)
         d = g + new_buf * self.momentum if self.nesterov else new_buf
         assign(p, p - d * lr)
 
@@ -325,8 +457,17 @@ class Adam(Optimizer):
         if self.beta1 >= 1 or self.beta2 >= 1:
             raise ValueError("Adam: beta1 and beta2 must be in [0, 1)")
         self.use_nesterov = bool(use_nesterov)
+        # MindSpore's state: beta1^t and beta2^t (shape (1,)), and the two moments
+        self.beta1_power = Parameter(Tensor([1.0], _dt.float32), name="beta1_power", requires_grad=False)
+        self.beta2_power = Parameter(Tensor([1.0], _dt.float32), name="beta2_power", requires_grad=False)
         self.moment1 = self._state("moment1")
         self.moment2 = self._state("moment2")
+
+    def construct(self, grads):
+        # the powers advance once a step, before the updates read them (as MindSpore's Adam)
+        assign(self.beta1_power, self.beta1_power * self.beta1)
+        assign(self.beta2_power, self.beta2_power * self.beta2)
+        return Optimizer.construct(self, grads)
 
     def _update(self, i, p, g, lr, step):
         m, v = self.moment1[i], self.moment2[i]
@@ -334,8 +475,8 @@ class Adam(Optimizer):
         new_v = v * self.beta2 + F.square(g) * (1.0 - self.beta2)
         assign(m, new_m)
         assign(v, new_v)
-        t = (step + 1).astype(_dt.float32)
-        corr = F.sqrt(1.0 - F.pow(self.beta2, t)) / (1.0 - F.pow(self.beta1, t))
+        b1p, b2p = self.beta1_power.reshape(()), self.beta2_power.reshape(())
+        corr = F.sqrt(1.0 - b2p) / (1.0 - b1p)
         if self.use_nesterov:
             num = new_m * self.beta1 + g * (1.0 - self.beta1)
         else:
@@ -546,7 +687,9 @@ class LARS(Optimizer):
         optimizer.loss_scale = 1.0
         self.global_step = optimizer.global_step
         # the Optimizer attributes readers expect (get_lr, get_weight_decay, TrainOneStepCell)
-        self._lr, self._group_lr = optimizer._lr, optimizer._group_lr
+        self.dynamic_lr = optimizer.dynamic_lr
+        self.learning_rate = optimizer.learning_rate
+        self._lrs = optimizer._lrs
         self._group_wd = list(self._lars_wd)
         self.is_group_params_ordered = optimizer.is_group_params_ordered
         self.grad_centralization_flags = optimizer.grad_centralization_flags
@@ -568,8 +711,7 @@ class LARS(Optimizer):
             ok = F.logical_and(F.greater(w_norm, 0.0), F.greater(g_norm, 0.0))
             ratio = F.where(ok, ratio, 1.0)
             if self.use_clip:
-                own = opt._group_lr[i] or opt._lr
-                ratio = F.minimum(ratio / own.at(step), 1.0)
+                ratio = F.minimum(ratio / _lr_value(opt._lrs[i], step, opt.dynamic_lr), 1.0)
             out.append((g + p * wd) * ratio if wd else g * ratio)
         return opt(tuple(out))
 
