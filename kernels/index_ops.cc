@@ -162,11 +162,20 @@ void run_rows(const RowPlan& plan, char* data, W* dense) {
   }
 }
 
+// complex128's element: moved as one 16-byte word.
+struct Word16 {
+  uint64_t lo, hi;
+};
+
+// Every itemsize a dtype has (dtype.h): bool/int8/uint8, float16/bfloat16/int16/uint16, 4, 8, and
+// complex128's 16.
 template <bool kScatter>
 void dispatch_rows(const RowPlan& plan, const Tensor& dense) {
   char* data = static_cast<char*>(plan.src.storage()->data());
   switch (itemsize(plan.src.dtype())) {
     case 1: return run_rows<uint8_t, kScatter>(plan, data, static_cast<uint8_t*>(dense.raw_data()));
+    case 2: return run_rows<uint16_t, kScatter>(plan, data, static_cast<uint16_t*>(dense.raw_data()));
+    case 16: return run_rows<Word16, kScatter>(plan, data, static_cast<Word16*>(dense.raw_data()));
     case 4: return run_rows<uint32_t, kScatter>(plan, data, static_cast<uint32_t*>(dense.raw_data()));
     case 8: return run_rows<uint64_t, kScatter>(plan, data, static_cast<uint64_t*>(dense.raw_data()));
   }

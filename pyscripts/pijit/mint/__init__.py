@@ -881,7 +881,7 @@ def norm(input, p="fro", dim=None, keepdim=False, *, dtype=None):
     x = _float(_cast(_t(input), dtype))
     dims = _dims(dim)
     if p == "nuc":
-        return _ops.norm(x, "nuc", dims or (-2, -1), keepdim)
+        return _nuclear_norm(x, dims or (-2, -1), keepdim)
     if p == "fro" or p == 2:
         return _op("sqrt", (_op("sum", (_op("square", (x,)),), axis=dims, keepdims=bool(keepdim)),))
     if isinstance(p, bool) or not isinstance(p, (int, float)):
@@ -898,6 +898,24 @@ def norm(input, p="fro", dim=None, keepdim=False, *, dtype=None):
         return _op("sum", (a,), axis=dims, keepdims=bool(keepdim))
     s = _op("sum", (_op("pow", (a, _C.as_operand(float(p), a))),), axis=dims, keepdims=bool(keepdim))
     return _op("pow", (s, _C.as_operand(1.0 / p, s)))
+
+
+def _nuclear_norm(x, dims, keepdim):
+    """The sum of the singular values of the matrices over the two dims (ops.svd)."""
+    from pijit.ops.linalg import svd
+    if len(dims) != 2:
+        raise RuntimeError("For 'norm', the nuclear norm takes 2 dims, but got %r" % (dims,))
+    nd = x.ndim
+    d0, d1 = (d % nd if nd else d for d in dims)
+    if nd < 2 or d0 == d1 or not (0 <= d0 < nd and 0 <= d1 < nd):
+        raise RuntimeError("For 'norm', the nuclear norm needs 2 distinct dims of a tensor of 2 or "
+                           "more dims, but got dims %r of shape %r" % (dims, tuple(x.shape)))
+    rest = [i for i in range(nd) if i not in (d0, d1)]
+    m = _op("transpose", (x,), perm=tuple(rest) + (d0, d1)) if (d0, d1) != (nd - 2, nd - 1) else x
+    out = _op("sum", (svd(m, compute_uv=False),), axis=(-1,), keepdims=False)
+    if keepdim:
+        out = _op("reshape", (out,), shape=tuple(1 if i in (d0, d1) else x.shape[i] for i in range(nd)))
+    return out
 
 
 def _broadcast_shape(a, b):

@@ -437,24 +437,42 @@ class F1(Fbeta):
         super().__init__(1.0)
 
 
-_METRICS = {
-    "accuracy": Accuracy, "loss": Loss, "mae": MAE, "mse": MSE, "precision": Precision,
-    "recall": Recall, "f1": F1, "top_1_accuracy": Top1CategoricalAccuracy,
-    "top_5_accuracy": Top5CategoricalAccuracy, "top_k_accuracy": TopKCategoricalAccuracy,
-    "fbeta": Fbeta,
-}
+def _factory():
+    """MindSpore's table of metric names (mindspore.train.metrics' __factory__); built on first
+    use, as nn.metrics2 (ConfusionMatrix, ROC, ...) imports this module."""
+    global _METRICS
+    if _METRICS is None:
+        from pijit.nn import metrics2 as m2
+        _METRICS = {
+            "accuracy": Accuracy, "acc": Accuracy, "precision": Precision, "recall": Recall,
+            "F1": F1, "dice": m2.Dice, "roc": m2.ROC, "auc": auc, "bleu_score": m2.BleuScore,
+            "cosine_similarity": m2.CosineSimilarity,
+            "occlusion_sensitivity": m2.OcclusionSensitivity, "topk": TopKCategoricalAccuracy,
+            "hausdorff_distance": m2.HausdorffDistance, "top_1_accuracy": Top1CategoricalAccuracy,
+            "top_5_accuracy": Top5CategoricalAccuracy, "mae": MAE, "mse": MSE, "loss": Loss,
+            "mean_surface_distance": m2.MeanSurfaceDistance,
+            "root_mean_square_distance": m2.RootMeanSquareDistance, "perplexity": m2.Perplexity,
+            "confusion_matrix": m2.ConfusionMatrix, "confusion_matrix_metric": m2.ConfusionMatrixMetric,
+        }
+    return _METRICS
+
+
+_METRICS = None
 
 
 def names():
-    """The names get_metric_fn knows, sorted."""
-    return sorted(_METRICS)
+    """The names get_metric_fn knows, sorted (MindSpore's list)."""
+    return sorted(_factory())
 
 
 def get_metric_fn(name, *args, **kwargs):
-    """A new metric object by name ('accuracy', 'loss', 'mae', ...), built with args/kwargs."""
-    if name not in _METRICS:
-        raise KeyError("Unknown Metric: %r; known: %s" % (name, ", ".join(names())))
-    return _METRICS[name](*args, **kwargs)
+    """A new metric object by name ('accuracy', 'acc', 'F1', 'topk', 'mae', ...; names()),
+    built with args/kwargs ('auc' is the function, called with them)."""
+    table = _factory()
+    if not isinstance(name, str) or name not in table:
+        raise KeyError("For 'get_metric_fn', unsupported metric %s, please refer to official website "
+                       "for more details about supported metrics." % (name,))
+    return table[name](*args, **kwargs)
 
 
 def auc(x, y, reorder=False):

@@ -471,6 +471,15 @@ class _Sampler(Primitive):
         return out, tries
 
 
+def _expected_count(p, num_sampled, tries):
+    """How often a class of probability p is expected among the candidates: p * num_sampled when
+    every draw was kept (always without unique), else the chance it turned up in the tries,
+    1 - (1 - p)^tries."""
+    if tries == num_sampled:
+        return p * num_sampled
+    return -_math.expm1(tries * _math.log1p(-p)) if p < 1 else 1.0
+
+
 @_export
 class UniformCandidateSampler(_Sampler):
     """UniformCandidateSampler(num_true, num_sampled, unique, range_max, seed=0,
@@ -498,9 +507,8 @@ class UniformCandidateSampler(_Sampler):
         rng = self._rng()
         rmax = a["range_max"]
         sampled, tries = self._draw(lambda: rng.randrange(rmax), avoid)
-        p = 1.0 / rmax
         n = a["num_sampled"]
-        e = p * n if tries == n else -_math.expm1(tries * _math.log1p(-p))
+        e = _expected_count(1.0 / rmax, n, tries)
         true_e = _creation.full(tuple(t.shape), e, dtype=_dt.float32)
         return (_creation.tensor(sampled, t.dtype), true_e,
                 _creation.full((n,), e, dtype=_dt.float32))
@@ -519,8 +527,8 @@ class LogUniformCandidateSampler(_Sampler):
     """LogUniformCandidateSampler(num_true=1, num_sampled=5, unique=True, range_max=5, seed=0)
     (true_classes [batch, num_true]) -> (sampled_candidates [num_sampled] of true_classes' dtype,
     true_expected_count, sampled_expected_count (float32)): class k drawn with probability
-    P(k) = log((k + 2) / (k + 1)) / log(range_max + 1); expected count of k: 1 - (1 - P(k))^tries
-    with unique, num_sampled * P(k) without."""
+    P(k) = log((k + 2) / (k + 1)) / log(range_max + 1); expected count of k: num_sampled * P(k)
+    when every draw was kept (always without unique), else 1 - (1 - P(k))^tries."""
 
     def __init__(self, num_true=1, num_sampled=5, unique=True, range_max=5, seed=0):
         self._check_attrs("LogUniformCandidateSampler", num_true, num_sampled, unique, range_max, seed)
@@ -540,7 +548,7 @@ class LogUniformCandidateSampler(_Sampler):
 
         def expected(k):
             pk = (_math.log(k + 2.0) - _math.log(k + 1.0)) / log_range
-            return -_math.expm1(tries * _math.log1p(-pk)) if a["unique"] else n * pk
+            return _expected_count(pk, n, tries)
         true_e = [[expected(k) for k in row] for row in _rows(t)]
         return (_creation.tensor(sampled, t.dtype), _creation.tensor(true_e, _dt.float32),
                 _creation.tensor([expected(k) for k in sampled], _dt.float32))

@@ -79,11 +79,13 @@ def conv_transpose2d(input, weight, bias=None, stride=1, padding=0, output_paddi
 def max_pool2d(x, kernel_size, stride=None, padding=0, dilation=1, return_indices=False,
                ceil_mode=False):
     """MindSpore's ops.max_pool2d: stride None is kernel_size; padding an int or (pH, pW), at most
-    half the effective kernel. return_indices=True raises NotImplementedError: no pijit op
-    returns a max-pool's argmax."""
+    half the effective kernel. return_indices=True returns (output, argmax): argmax the int64
+    flat position h * W + w of each maximum in its input plane (mint's max_pool2d, through the
+    3-D max pool over planes of depth 1)."""
     if return_indices:
-        raise NotImplementedError("max_pool2d: return_indices=True is not supported (pijit has no "
-                                  "max-pool op that returns the argmax indices)")
+        from pijit.mint.nn import functional as _mint_f
+        return _mint_f.max_pool2d(x, kernel_size, stride, padding, dilation, ceil_mode=bool(ceil_mode),
+                                  return_indices=True)
     k = _pair(kernel_size, "kernel_size")
     s = k if stride is None else _pair(stride, "stride")
     return _op("max_pool2d", (_t(x),), kernel_size=k, stride=s, padding=_pair(padding, "padding"),

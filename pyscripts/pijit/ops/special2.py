@@ -398,112 +398,12 @@ class NonDeterministicInts(Primitive):
         return _creation.randint(-2 ** 63, 2 ** 63 - 1, s, dtype=_dt.int64)
 
 
-def _candidates(who, true_classes, num_true, num_sampled, unique, range_max, seed, remove_accidental_hits,
-                log_uniform):
-    tc = _tensor(who, "true_classes", true_classes)
-    for n, v in (("num_true", num_true), ("num_sampled", num_sampled), ("range_max", range_max), ("seed", seed)):
-        _int(who, n, v)
-    _bool(who, "unique", unique)
-    _bool(who, "remove_accidental_hits", remove_accidental_hits)
-    if range_max < 1:
-        raise ValueError("For '%s', the 'range_max' must be positive, but got %d" % (who, range_max))
-    if num_sampled < 1 or num_true < 1:
-        raise ValueError("For '%s', 'num_sampled' and 'num_true' must be positive" % who)
-    if unique and num_sampled > range_max:
-        raise ValueError("For '%s', with unique=True 'num_sampled' (%d) must be <= 'range_max' (%d)"
-                         % (who, num_sampled, range_max))
-    if tc.ndim != 2 or tc.shape[1] != num_true:
-        raise ValueError("For '%s', the 'true_classes' must have shape (batch_size, %d), but got %r"
-                         % (who, num_true, tc.shape))
-    if seed < 0:
-        raise ValueError("For '%s', the 'seed' must be non-negative, but got %d" % (who, seed))
-    log_range = _math.log(range_max + 1.0)
-
-    def prob(k):
-        return (_math.log((k + 2.0) / (k + 1.0)) / log_range) if log_uniform else 1.0 / range_max
-
-    excluded = set(int(v) for v in tc.reshape((-1,)).tolist()) if remove_accidental_hits else set()
-    u = _creation.rand((64 * num_sampled + 64,), dtype=_dt.float64, seed=seed or None).tolist()
-    draws, tries, picked, seen, i = [], 0, [], set(), 0
-    while len(picked) < num_sampled:
-        if i == len(u):
-            u = _creation.rand((64 * num_sampled + 64,), dtype=_dt.float64,
-                               seed=(seed + len(draws)) if seed else None).tolist()
-            i = 0
-        if log_uniform:  # inverse CDF of P(k) = log((k+2)/(k+1)) / log(range_max+1)
-            k = _b.min(int(_math.exp(u[i] * log_range)) - 1, range_max - 1)
-        else:
-            k = _b.min(int(u[i] * range_max), range_max - 1)
-        i += 1
-        tries += 1
-        draws.append(k)
-        if k in excluded or (unique and k in seen):
-            if len(excluded | seen) >= range_max:
-                raise ValueError("For '%s', no class is left to sample" % who)
-            continue
-        seen.add(k)
-        picked.append(k)
-
-    def expected(k):
-        p = prob(k)
-        if unique:  # P(k drawn at least once in `tries` draws)
-            return -_math.expm1(tries * _math.log1p(-p)) if p < 1 else 1.0
-        return p * num_sampled
-
-    true_exp = [[expected(int(v)) for v in row] for row in tc.tolist()]
-    return (F.cast(_t(picked), _dt.int64), F.cast(_t(true_exp), _dt.float32),
-            F.cast(_t([expected(k) for k in picked]), _dt.float32))
-
-
-@_export
-def uniform_candidate_sampler(true_classes, num_true, num_sampled, unique, range_max, seed=0,
-                              remove_accidental_hits=False):
-    """ops.uniform_candidate_sampler(true_classes, num_true, num_sampled, unique, range_max,
-    seed=0, remove_accidental_hits=False) -> (sampled_candidates int64 (num_sampled,),
-    true_expected_count float32 (batch, num_true), sampled_expected_count float32
-    (num_sampled,)): classes drawn uniformly from [0, range_max) (without repeats when unique;
-    skipping the true classes with remove_accidental_hits); expected counts num_sampled * p, or
-    with unique the chance a class turns up in the draws taken, 1 - (1 - p)^tries."""
-    return _candidates("uniform_candidate_sampler", true_classes, num_true, num_sampled, unique, range_max,
-                       seed, remove_accidental_hits, False)
-
-
-@_export
-def log_uniform_candidate_sampler(true_classes, num_true=1, num_sampled=5, unique=True, range_max=5, seed=0):
-    """ops.log_uniform_candidate_sampler(true_classes, num_true=1, num_sampled=5, unique=True,
-    range_max=5, seed=0): as uniform_candidate_sampler with Zipf's P(k) = log((k+2)/(k+1)) /
-    log(range_max+1)."""
-    return _candidates("log_uniform_candidate_sampler", true_classes, num_true, num_sampled, unique, range_max,
-                       seed, False, True)
-
-
-@_export
-class UniformCandidateSampler(Primitive):
-    """UniformCandidateSampler(num_true, num_sampled, unique, range_max, seed=0,
-    remove_accidental_hits=False)(true_classes): ops.uniform_candidate_sampler's."""
-
-    def __init__(self, num_true, num_sampled, unique, range_max, seed=0, remove_accidental_hits=False):
-        super().__init__(num_true=num_true, num_sampled=num_sampled, unique=unique, range_max=range_max,
-                         seed=seed, remove_accidental_hits=remove_accidental_hits)
-
-    def __call__(self, true_classes):
-        a = self.attrs
-        return _candidates("UniformCandidateSampler", true_classes, a["num_true"], a["num_sampled"], a["unique"],
-                           a["range_max"], a["seed"], a["remove_accidental_hits"], False)
-
-
-@_export
-class LogUniformCandidateSampler(Primitive):
-    """LogUniformCandidateSampler(num_true=1, num_sampled=5, unique=True, range_max=5, seed=0)
-    (true_classes): ops.log_uniform_candidate_sampler's."""
-
-    def __init__(self, num_true=1, num_sampled=5, unique=True, range_max=5, seed=0):
-        super().__init__(num_true=num_true, num_sampled=num_sampled, unique=unique, range_max=range_max, seed=seed)
-
-    def __call__(self, true_classes):
-        a = self.attrs
-        return _candidates("LogUniformCandidateSampler", true_classes, a["num_true"], a["num_sampled"],
-                           a["unique"], a["range_max"], a["seed"], False, True)
+# The candidate samplers (UniformCandidateSampler, LogUniformCandidateSampler and their functions)
+# have one definition, in ops.losses2: the same objects under this module's names.
+from pijit.ops.losses2 import (UniformCandidateSampler, LogUniformCandidateSampler,  # noqa: F401,E402
+                               uniform_candidate_sampler, log_uniform_candidate_sampler)
+__all__ += ["UniformCandidateSampler", "LogUniformCandidateSampler", "uniform_candidate_sampler",
+            "log_uniform_candidate_sampler"]
 
 
 # ----- optimizer updates -------------------------------------------------------------------

@@ -31,8 +31,6 @@ __all__ = ["Model"]
 
 _OLD_HOOKS = {"begin", "end", "epoch_begin", "epoch_end", "step_begin", "step_end"}
 _KWARGS = ("loss_scale_manager", "keep_batchnorm_fp32", "boost_config_dict", "acc_level")
-# The metric names MindSpore's get_metric_fn knows under another spelling than pijit.nn.metrics'.
-_METRIC_ALIASES = {"acc": "accuracy", "F1": "f1", "topk": "top_k_accuracy"}
 
 
 def _jit_enabled():
@@ -95,15 +93,13 @@ def _check_bool(who, name, value):
 
 def get_metrics(metrics):
     """{name: Metric} of Model's `metrics`: a set of names, or a dict of name -> Metric or name."""
-    from pijit.nn.metrics import Metric, get_metric_fn, names
+    from pijit.nn.metrics import Metric, get_metric_fn
     if metrics is None:
         return None
 
     def by_name(name):
         if not isinstance(name, str):
             raise TypeError("For 'Model', the metric names must be str, but got %s." % type(name).__name__)
-        if name not in names() and name in _METRIC_ALIASES:
-            name = _METRIC_ALIASES[name]
         return get_metric_fn(name)
 
     if isinstance(metrics, dict):
