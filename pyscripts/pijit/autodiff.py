@@ -27,17 +27,19 @@ def _zeros_like(t):
     return _C.op("full_like", (t,), {"value": 0, "dtype": t.dtype})
 
 
-def _leaves(who, out, where, acc):
-    """The Tensors of a (nested) tuple, list or dict output, in order (a dict by its values)."""
+def _leaves(who, out, where, acc, constants=False):
+    """The Tensors of a (nested) tuple, list or dict output, in order (a dict by its values). With
+    constants, other leaves (numbers, dtypes, None, strings) are skipped: MindSpore treats a
+    non-Tensor output as a constant, which contributes no gradient."""
     if isinstance(out, _C.TensorBase):
         acc.append(out)
     elif isinstance(out, (tuple, list)):
         for k, o in enumerate(out):
-            _leaves(who, o, "%s%s%d" % (where, "." if where else "", k), acc)
+            _leaves(who, o, "%s%s%d" % (where, "." if where else "", k), acc, constants)
     elif isinstance(out, dict):
         for k, o in out.items():
-            _leaves(who, o, "%s%s%s" % (where, "." if where else "", k), acc)
-    else:
+            _leaves(who, o, "%s%s%s" % (where, "." if where else "", k), acc, constants)
+    elif not constants:
         raise TypeError("%s: the function's output %s is a %s; only Tensor outputs can be "
                         "differentiated" % (who, where or "0", type(out).__name__))
     return acc
@@ -48,7 +50,7 @@ def _as_outputs(who, out):
     default sensitivity is ones for each, so their gradients add up)."""
     if isinstance(out, _C.TensorBase):
         return (out,)
-    return tuple(_leaves(who, out, "", []))
+    return tuple(_leaves(who, out, "", [], constants=True))
 
 
 def _seeds(who, outs, sens):
@@ -101,7 +103,10 @@ def _differentiate(who, fn, args, kwargs, positions, weights, sens, has_aux):
         outs = _as_outputs(who, out[0])  # the other outputs are returned as they are
     else:
         outs = _as_outputs(who, out)
-    grads = list(tape.gradient(outs, _seeds(who, outs, sens), leaves, [_zeros_like(t) for t in wrt]))
+    if not outs:  # a constant output (a number, a dtype): every gradient is zero
+        grads = [_zeros_like(t) for t in wrt]
+    else:
+        grads = list(tape.gradient(outs, _seeds(who, outs, sens), leaves, [_zeros_like(t) for t in wrt]))
     if _param.hooks_registered[0]:  # Parameter.register_hook: each hook sees (and may replace) it
         for k, t in enumerate(wrt):
             hooks = t._grad_hooks if isinstance(t, _param.Parameter) else None
@@ -167,8 +172,8 @@ class GradOperation(object):
                 if not args:
                     raise TypeError("GradOperation(sens_param=True): the last argument must be sens")
                 args, sens = args[:-1], args[-1]
-            if not get_all and not get_by_list and not args:
-                raise TypeError("GradOperation: the function has no inputs to differentiate")
+            if not get_all and not get_by_list and (not args or not isinstance(args[0], _C.TensorBase)):
+                return ()  # no Tensor first input: MindSpore's gradient is the empty tuple
             positions = _ALL if get_all else ([0] if not get_by_list else [])
             _, dx, dw = _differentiate("GradOperation", fn, args, kwargs or None, positions, ws, sens, False)
             if get_all and get_by_list:
@@ -216,6 +221,9 @@ def _grad_fn(who, fn, grad_position, weights, has_aux, with_value, return_ids):
             # (MindSpore raises this RuntimeError when the gradient function is called)
             raise RuntimeError("%s: grad_position should not be empty when grad by position; "
                                "pass grad_position=None for the weights' gradients only" % who)
+        if _is_int(gp) and -len(args) <= gp < len(args) and not isinstance(args[gp], _C.TensorBase) and not ws:
+            # the gradient with respect to a number: MindSpore returns the empty tuple
+            return (fn(*args, **kwargs), ()) if with_value else ()
         out, dx, dw = _differentiate(who, fn, args, kwargs or None, positions, ws, None, has_aux)
         if return_ids:  # each gradient as (input position, gradient) or (parameter name, gradient)
             dx = _with_ids([p % len(args) for p in positions], dx)

@@ -195,9 +195,7 @@ class Conventions(Close):
         with self.assertRaisesRegex(IndexError, "grad_position 2 is out of range for 2 inputs"):
             pj.grad(self.f, 2)(self.x, self.y)
         with self.assertRaisesRegex(TypeError, "input 1 is a float; only Tensor inputs have gradients"):
-            pj.grad(lambda x, s: (x * s).sum(), 1)(self.x, 2.0)
-        with self.assertRaisesRegex(TypeError, "output 0 is a float; only Tensor outputs"):
-            pj.grad(lambda x: 1.0)(self.x)
+            pj.grad(lambda x, s: (x * s).sum(), (0, 1))(self.x, 2.0)
         with self.assertRaisesRegex(TypeError, "weights must be a Parameter"):
             pj.grad(self.f, 0, self.x)
         with self.assertRaisesRegex(TypeError, "weights\\[0\\] is a Tensor, not a Parameter"):

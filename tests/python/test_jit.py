@@ -572,16 +572,25 @@ class TestFallback(JitCase):
         class Good(nn.Cell):
             def construct(self, x):
                 return ops.relu(x) * 3
+        class Worse(nn.Cell):  # an import statement: refused by MindSpore's graph mode too
+            def construct(self, x):
+                import os  # noqa: F401
+                return x + 1
         good = Good()
         pj.set_context(mode=pj.GRAPH_MODE)
         try:
             self.assertEqual(good(T([-1.0, 2.0])).tolist(), [0.0, 6.0])
             self.assertEqual(pj.jit_stats(good)["graphs"], 1)
             with self.assertRaises(pj.CaptureError) as cm:
-                Bad()(T([1.0]))
+                Worse()(T([1.0]))
+            # a branch on a tensor is control flow MindSpore's graph mode compiles: it runs, with a break
+            bad = Bad()
+            self.assertEqual(bad(T([1.0])).tolist(), [1.0])
+            self.assertEqual(bad(T([-1.0])).tolist(), [-2.0])
         finally:
             pj.set_context(mode=pj.PYNATIVE_MODE)
-        self.assertIn("B003 BranchOnTensor", str(cm.exception))
+        self.assertIn("B018 Import", str(cm.exception))
+        self.assertIn("B003 BranchOnTensor", pj.jit_stats(bad)["break_reasons"][0])
 
     def test_side_effects_fall_back(self):
         state = []

@@ -27,18 +27,41 @@ class _MixedPrecision(threading.local):
 _mixed_precision = _MixedPrecision()
 
 
+# Refusals MindSpore's graph mode has no counterpart for: it compiles tensor-dependent branches and
+# loops into control-flow graphs, reads tensor values (bool(), print) inside the graph and runs long
+# loops, so a construct with them is a valid graph-mode program. pijit runs such a construct with
+# graph breaks (the same values, Python's meaning) instead of raising; any other refusal raises.
+_GRAPH_MODE_BREAKABLE = ("B002 ", "B003 ", "B006 ", "B013 ", "B017 ")
+
+
 def _graph_call(cell, args, kwargs):
-    """GRAPH_MODE: the whole construct as one graph, or CaptureError."""
+    """GRAPH_MODE: the whole construct as one graph; with graph breaks where MindSpore's graph mode
+    would compile control flow on tensor values; CaptureError for the other refusals."""
     jitted = cell.__dict__.get("_graph_mode_jit")
     if jitted is None:
-        check_args, dims = None, None
-        sig = cell.__dict__.get("_input_signature")
-        if sig is not None:
-            from pijit.signature import compile_signature
-            check_args, dims = compile_signature(cell, sig, "%s (set_inputs)" % type(cell).__name__)
-        jitted = _C.JitFunction(cell.construct, fullgraph=True, check_args=check_args, signature_dims=dims)
-        object.__setattr__(cell, "_graph_mode_jit", jitted)
-    return jitted(*args, **kwargs)
+        jitted = _graph_mode_jit(cell, True)
+    try:
+        return jitted(*args, **kwargs)
+    except _C.CaptureError as e:
+        text = str(e)
+        co = getattr(cell.construct, "__code__", None)
+        # Only a refusal of this construct itself, raised before any of it ran (capture and the
+        # guard lookup both refuse before the frame executes), may be retried with breaks.
+        if not jitted.fullgraph or co is None or not any(r in text for r in _GRAPH_MODE_BREAKABLE) \
+                or ("capture %s (%s:%d)" % (co.co_name, co.co_filename, co.co_firstlineno)) not in text:
+            raise
+    return _graph_mode_jit(cell, False)(*args, **kwargs)
+
+
+def _graph_mode_jit(cell, fullgraph):
+    check_args, dims = None, None
+    sig = cell.__dict__.get("_input_signature")
+    if sig is not None:
+        from pijit.signature import compile_signature
+        check_args, dims = compile_signature(cell, sig, "%s (set_inputs)" % type(cell).__name__)
+    jitted = _C.JitFunction(cell.construct, fullgraph=fullgraph, check_args=check_args, signature_dims=dims)
+    object.__setattr__(cell, "_graph_mode_jit", jitted)
+    return jitted
 
 
 class Cell(object):

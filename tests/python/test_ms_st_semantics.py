@@ -1,0 +1,137 @@
+"""MindSpore behaviours that its own PIJit system tests rely on (measured with
+tools/ms_st/run_ms_st.py): GRAPH_MODE Cells with control flow on tensor values run (with graph
+breaks) instead of raising, and gradients of constant outputs / numeric inputs are what MindSpore
+returns (zeros, the empty tuple) instead of errors."""
+import unittest
+
+import pijit as pj
+from pijit import nn, ops
+
+T = pj.Tensor
+
+
+class _GraphMode(object):
+    def setUp(self):
+        pj.set_context(mode=pj.GRAPH_MODE)
+
+    def tearDown(self):
+        pj.set_context(mode=pj.PYNATIVE_MODE)
+
+
+class GraphModeControlFlow(_GraphMode, unittest.TestCase):
+    def test_loop_with_tensor_condition_equals_eager(self):
+        class Net(nn.Cell):
+            def construct(self, x):
+                out = x
+                for _ in range(3):
+                    x = x - 1
+                    if x < 5:
+                        continue
+                    out = out + x
+                while x > 1:
+                    out = out + x
+                    x = x - 1
+                return out
+        net = Net()
+        for start, want in ((7, 7 + 6 + 5 + 4 + 3 + 2), (3, 3), (1, 1)):
+            self.assertEqual(net(T([start], pj.int32)).tolist(), [want])
+            self.assertEqual(net.construct(T([start], pj.int32)).tolist(), [want])
+        st = pj.jit_stats(net)
+        self.assertTrue(any("B003 BranchOnTensor" in r for r in st["break_reasons"]), st["break_reasons"])
+        self.assertGreaterEqual(st["graphs"] + st["resume_graphs"], 1)
+
+    def test_side_effects_before_the_branch_happen_once(self):
+        seen = []
+
+        class Net(nn.Cell):
+            def construct(self, x):
+                seen.append(1)
+                y = x * 2
+                if y.sum() > 0:
+                    return y
+                return -y
+        net = Net()
+        self.assertEqual(net(T([1.0, 2.0])).tolist(), [2.0, 4.0])
+        self.assertEqual(len(seen), 1)
+        self.assertEqual(net(T([-1.0, -2.0])).tolist(), [2.0, 4.0])
+        self.assertEqual(len(seen), 2)
+        # another instance of the same class (the code's cache holds the broken entry) also runs
+        self.assertEqual(Net()(T([3.0])).tolist(), [6.0])
+        self.assertEqual(len(seen), 3)
+
+    def test_print_of_a_tensor_value_runs(self):
+        import io
+        import contextlib
+
+        class Net(nn.Cell):
+            def construct(self, x):
+                y = x + 1
+                print(float(y.sum()))
+                return y * 2
+        buf = io.StringIO()
+        with contextlib.redirect_stdout(buf):
+            out = Net()(T([1.0, 2.0]))
+        self.assertEqual(out.tolist(), [4.0, 6.0])
+        self.assertEqual(buf.getvalue(), "5.0\n")
+
+    def test_other_refusals_still_raise(self):
+        class Net(nn.Cell):
+            def construct(self, x):
+                import os  # noqa: F401
+                return x + 1
+        with self.assertRaises(pj.CaptureError) as cm:
+            Net()(T([1.0]))
+        self.assertIn("B018 Import", str(cm.exception))
+
+    def test_fullgraph_jit_still_raises_on_a_tensor_branch(self):
+        def f(x):
+            if x.sum() > 0:
+                return x
+            return -x
+        with self.assertRaises(pj.CaptureError) as cm:
+            pj.jit(f, fullgraph=True)(T([1.0]))
+        self.assertIn("B003 BranchOnTensor", str(cm.exception))
+
+
+class ConstantGradients(unittest.TestCase):
+    def setUp(self):
+        self.x = T([1.0, 2.0])
+
+    def test_constant_output_has_zero_gradient(self):
+        g = pj.grad(lambda x: 1.0)(self.x)
+        self.assertEqual(g.tolist(), [0.0, 0.0])
+        self.assertEqual(g.dtype, pj.float32)
+        g = ops.GradOperation()(lambda x: x.dtype)(self.x)
+        self.assertEqual(g.tolist(), [0.0, 0.0])
+
+    def test_constant_leaves_of_a_tuple_output_add_nothing(self):
+        g = pj.grad(lambda x: (x * 3, 7, None))(self.x)
+        self.assertEqual(g.tolist(), [3.0, 3.0])
+
+    def test_number_inputs_give_the_empty_tuple(self):
+        self.assertEqual(pj.grad(lambda a, b: a + b)(1, 2), ())
+        value, g = pj.value_and_grad(lambda a, b: a * b)(3, 4)
+        self.assertEqual((value, g), (12, ()))
+        self.assertEqual(ops.GradOperation()(lambda: 3)(), ())
+        self.assertEqual(ops.GradOperation()(lambda a: a * 2)(5), ())
+
+    def test_positions_with_a_number_still_raise(self):
+        with self.assertRaisesRegex(TypeError, "input 1 is a float; only Tensor inputs have gradients"):
+            pj.grad(lambda x, s: (x * s).sum(), (0, 1))(self.x, 2.0)
+
+    def test_get_all_with_constant_output(self):
+        class Net(nn.Cell):
+            def construct(self):
+                return 3
+        self.assertEqual(ops.GradOperation(get_all=True)(Net())(), ())
+
+    def test_jitted_equals_eager(self):
+        def step(x):
+            return pj.grad(lambda v: (v * v, 2))(x)
+        eager = step(self.x).tolist()
+        self.assertEqual(pj.jit(step)(self.x).tolist(), eager)
+        self.assertEqual(eager, [2.0, 4.0])
+
+
+if __name__ == "__main__":
+    unittest.main()
