@@ -135,3 +135,39 @@ class ConstantGradients(unittest.TestCase):
 
 if __name__ == "__main__":
     unittest.main()
+
+
+class CellAttrRegister(unittest.TestCase):
+    def test_records_init_arguments_and_keeps_bprop(self):
+        from pijit._extends import cell_attr_register  # mindspore._extends under the alias
+
+        class Scale(nn.Cell):
+            @cell_attr_register
+            def __init__(self, k, bias=0.0):
+                super().__init__()
+                self.k = k
+                self.bias = bias
+
+            def construct(self, x):
+                return x * self.k + self.bias
+
+            def bprop(self, x, out, dout):
+                return (dout * 10,)
+
+        class Named(nn.Cell):
+            @cell_attr_register(attrs=["k"])
+            def __init__(self, k):
+                super().__init__()
+                self.k = k
+
+            def construct(self, x):
+                return x * self.k
+
+        s = Scale(3, bias=1.0)
+        self.assertEqual(s.cell_init_args, "Scale(3, bias=1.0)")
+        self.assertEqual(Named(2).cell_init_args, "Named(k=2)")
+        x = T([1.0, 2.0])
+        self.assertEqual(s(x).tolist(), [4.0, 7.0])
+        self.assertEqual(ops.GradOperation(get_all=True)(s)(x)[0].tolist(), [10.0, 10.0])
+        with self.assertRaisesRegex(TypeError, "attrs must be a list or tuple"):
+            cell_attr_register(attrs="k")

@@ -669,6 +669,8 @@ def main(argv=None):
     ap.add_argument("--files", action="append", help="only files whose path contains this")
     ap.add_argument("--json", help="write every result here")
     ap.add_argument("-j", type=int, default=1, help="files run at once")
+    ap.add_argument("--pyscripts", default=os.path.join(REPO, "pyscripts"),
+                    help="the folder holding the pijit package (default: this checkout's)")
     ap.add_argument("--child", help=argparse.SUPPRESS)
     ap.add_argument("--done", action="append", help=argparse.SUPPRESS)
     ap.add_argument("-v", action="store_true", help="print every non-passing test's reason")
@@ -685,7 +687,7 @@ def main(argv=None):
                     files.append(p)
     files.sort()
     env = dict(os.environ)
-    env["PYTHONPATH"] = os.path.join(REPO, "pyscripts") + (os.pathsep + env["PYTHONPATH"] if env.get("PYTHONPATH") else "")
+    env["PYTHONPATH"] = os.path.abspath(args.pyscripts) + (os.pathsep + env["PYTHONPATH"] if env.get("PYTHONPATH") else "")
     env["PYTHONDONTWRITEBYTECODE"] = "1"
     pythons = args.python or ["3.9", "3.7"]
     report = {}
