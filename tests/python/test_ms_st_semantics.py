@@ -74,6 +74,22 @@ class GraphModeControlFlow(_GraphMode, unittest.TestCase):
         self.assertEqual(out.tolist(), [4.0, 6.0])
         self.assertEqual(buf.getvalue(), "5.0\n")
 
+    def test_recompiles_past_the_limit_keep_running(self):
+        class Net(nn.Cell):
+            def __init__(self, a, b):
+                super().__init__()
+                self.a, self.b = a, b
+                self.less = ops.Less()  # a new primitive per cell: each new cell recompiles
+
+            def construct(self):
+                return self.less(self.a, self.b)
+        for i in range(60):
+            a = ops.ones((i % 5 + 1, 2), pj.float32) * (i % 4)
+            out = Net(a, 2)()
+            self.assertEqual(out.shape, a.shape)
+            self.assertEqual(bool(out.all()), i % 4 < 2)
+        self.assertTrue(any("recompile_limit" in r for r in pj.jit_stats(Net(a, 2))["break_reasons"]))
+
     def test_other_refusals_still_raise(self):
         class Net(nn.Cell):
             def construct(self, x):
