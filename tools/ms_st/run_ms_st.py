@@ -218,7 +218,10 @@ def _code_record(fn):
         return None
     if not s.get("compiles") and not s.get("cache_hits"):
         return None
-    code = _Record(call_count_=s.get("frames_rewritten", 0) + s.get("frames_direct", 0),
+    # MindSpore's call_count_ is that of the code the last call used: the most recently used cache
+    # entry (pijit keeps it first; its hits count the call that compiled it)
+    entries = [e for e in s.get("entries", []) if not e.get("loop_body")]
+    code = _Record(call_count_=entries[0].get("hits", 0) if entries else 0,
                    phase_=("graph" if s.get("graphs") else ""))
     return _Record(stat="GRAPH_CALLABLE" if s.get("graphs") or s.get("compiles") else "NEVER_COMPILE",
                    break_count_=s.get("breaks", 0), compile_count_=s.get("compiles", 0),
