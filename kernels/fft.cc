@@ -47,12 +47,6 @@ Cx<T> unit(double num, double den) {  // e^{-2 pi i num/den}, computed in double
   return {static_cast<T>(std::cos(a)), static_cast<T>(std::sin(a))};
 }
 
-bool smooth235(int64_t m) {
-  for (int p : {2, 3, 5})
-    while (m % p == 0) m /= p;
-  return m == 1;
-}
-
 std::vector<int> factorize(int64_t n) {  // radix 4 first (fewest passes), then 2, 3, 5, primes
   std::vector<int> f;
   while (n % 4 == 0) f.push_back(4), n /= 4;
@@ -78,94 +72,158 @@ struct Plan {
   int64_t m = 0;
   std::vector<Cx<T>> chirp, bspec;
   std::shared_ptr<const Plan<T>> sub;
+  // Four-step for one long signal (v == 1): n = n1 * n2 as an [n2][n1] matrix; n1 DFTs of length
+  // n2 down the columns, twiddles w_n^{j1 k2}, n2 DFTs of length n1 along the rows, written
+  // transposed. Each pass works on 16 lines at a time that fit in cache, where Stockham's
+  // stages would stream the whole array (at power-of-two strides) log n times.
+  bool four_step = false;
+  int64_t n1 = 0, n2 = 0;
+  std::shared_ptr<const Plan<T>> p1, p2;
+  std::vector<Cx<T>> tw4;  // [k2 * n1 + j1]
 
   // Cx<T> elements of scratch `run` needs next to the data and a second buffer of n * v.
   int64_t scratch(int64_t v) const { return bluestein ? 2 * m * v : 0; }
   // Forward transform of v interleaved signals (element j of signal c at a[j * v + c]); a and b
   // hold n * v each; returns the buffer holding the result.
   Cx<T>* run(Cx<T>* a, Cx<T>* b, int64_t v, Cx<T>* scratch) const;
+  Cx<T>* run_four_step(Cx<T>* a, Cx<T>* b) const;
 };
+
+constexpr int64_t kBlock = 16;  // lines transformed together, interleaved
+constexpr int64_t kFourStepFrom = int64_t(1) << 15;
+
+// Per-thread work memory kept between calls (a fresh large block page-faults on every touch).
+// Slot 0: the batch loops' line buffers; slot 1: the four-step passes run inside them.
+template <typename T>
+Cx<T>* tls_buffer(int slot, int64_t count) {
+  thread_local std::vector<Cx<T>> bufs[2];
+  std::vector<Cx<T>>& b = bufs[slot];
+  if (static_cast<int64_t>(b.size()) < count) {
+    std::vector<Cx<T>>().swap(b);
+    b.resize(count);
+  }
+  return b.data();
+}
 
 template <typename T>
 std::shared_ptr<const Plan<T>> get_plan(int64_t n);
+
+// The butterflies of one stage for one j1, over t in [tb, te): inputs in[q * rv + t] times
+// w[q - 1] (Tw false: j1 == 0, all twiddles 1), outputs o[j2 * step + t]. Branch-free bodies with
+// restrict pointers so the t loops vectorise.
+template <typename T, bool Tw>
+void radix2(const Cx<T>* __restrict in, Cx<T>* __restrict o, int64_t rv, int64_t step, const Cx<T>* w,
+            int64_t tb, int64_t te) {
+  const Cx<T> w1 = w[0];
+  for (int64_t t = tb; t < te; ++t) {
+    Cx<T> a0 = in[t], a1 = in[rv + t];
+    if constexpr (Tw) a1 = a1 * w1;
+    o[t] = a0 + a1;
+    o[step + t] = a0 - a1;
+  }
+}
+
+template <typename T, bool Tw>
+void radix4(const Cx<T>* __restrict in, Cx<T>* __restrict o, int64_t rv, int64_t step, const Cx<T>* w,
+            int64_t tb, int64_t te) {
+  const Cx<T> w1 = w[0], w2 = w[1], w3 = w[2];
+  for (int64_t t = tb; t < te; ++t) {
+    Cx<T> a0 = in[t], a1 = in[rv + t], a2 = in[2 * rv + t], a3 = in[3 * rv + t];
+    if constexpr (Tw) {
+      a1 = a1 * w1;
+      a2 = a2 * w2;
+      a3 = a3 * w3;
+    }
+    Cx<T> b0 = a0 + a2, b1 = a0 - a2, b2 = a1 + a3, b3 = mul_mi(a1 - a3);
+    o[t] = b0 + b2;
+    o[step + t] = b1 + b3;
+    o[2 * step + t] = b0 - b2;
+    o[3 * step + t] = b1 - b3;
+  }
+}
+
+template <typename T, bool Tw>
+void radix3(const Cx<T>* __restrict in, Cx<T>* __restrict o, int64_t rv, int64_t step, const Cx<T>* w,
+            int64_t tb, int64_t te) {
+  const T h = static_cast<T>(0.86602540378443864676);  // sin(2 pi / 3)
+  const Cx<T> w1 = w[0], w2 = w[1];
+  for (int64_t t = tb; t < te; ++t) {
+    Cx<T> a0 = in[t], a1 = in[rv + t], a2 = in[2 * rv + t];
+    if constexpr (Tw) {
+      a1 = a1 * w1;
+      a2 = a2 * w2;
+    }
+    Cx<T> s12 = a1 + a2, d = a1 - a2;
+    Cx<T> m = a0 - scal(s12, T(0.5));
+    Cx<T> u = scal(mul_mi(d), h);
+    o[t] = a0 + s12;
+    o[step + t] = m + u;
+    o[2 * step + t] = m - u;
+  }
+}
+
+template <typename T, bool Tw>
+void radix5(const Cx<T>* __restrict in, Cx<T>* __restrict o, int64_t rv, int64_t step, const Cx<T>* w,
+            int64_t tb, int64_t te) {
+  const T c1 = static_cast<T>(0.30901699437494742410), c2 = static_cast<T>(-0.80901699437494742410);
+  const T s1 = static_cast<T>(0.95105651629515357212), s2 = static_cast<T>(0.58778525229247312917);
+  const Cx<T> w1 = w[0], w2 = w[1], w3 = w[2], w4 = w[3];
+  for (int64_t t = tb; t < te; ++t) {
+    Cx<T> a0 = in[t], a1 = in[rv + t], a2 = in[2 * rv + t], a3 = in[3 * rv + t], a4 = in[4 * rv + t];
+    if constexpr (Tw) {
+      a1 = a1 * w1;
+      a2 = a2 * w2;
+      a3 = a3 * w3;
+      a4 = a4 * w4;
+    }
+    Cx<T> s14 = a1 + a4, d14 = a1 - a4, s23 = a2 + a3, d23 = a2 - a3;
+    Cx<T> t1 = a0 + scal(s14, c1) + scal(s23, c2), t2 = a0 + scal(s14, c2) + scal(s23, c1);
+    Cx<T> u1 = mul_mi(scal(d14, s1) + scal(d23, s2)), u2 = mul_mi(scal(d14, s2) - scal(d23, s1));
+    o[t] = a0 + s14 + s23;
+    o[step + t] = t1 + u1;
+    o[4 * step + t] = t1 - u1;
+    o[2 * step + t] = t2 + u2;
+    o[3 * step + t] = t2 - u2;
+  }
+}
+
+template <typename T>
+void radix_generic(const Cx<T>* in, Cx<T>* o, int64_t rv, int64_t step, const Cx<T>* w, const Cx<T>* wp, int p,
+                   bool plain, int64_t tb, int64_t te) {
+  Cx<T> a[kFftMaxRadix];
+  for (int64_t t = tb; t < te; ++t) {
+    a[0] = in[t];
+    for (int q = 1; q < p; ++q) a[q] = plain ? in[q * rv + t] : in[q * rv + t] * w[q - 1];
+    for (int j2 = 0; j2 < p; ++j2) {
+      Cx<T> acc = a[0];
+      int k = 0;
+      for (int q = 1; q < p; ++q) {
+        k += j2;
+        if (k >= p) k -= p;
+        acc = acc + a[q] * wp[k];
+      }
+      o[j2 * step + t] = acc;
+    }
+  }
+}
 
 template <typename T>
 void stage_range(const typename Plan<T>::Stage& s, const Cx<T>* x, Cx<T>* y, int64_t rv, int64_t j1b,
                  int64_t j1e, int64_t tb, int64_t te) {
   const int p = s.p;
-  const int64_t ls = s.ls, step = ls * rv;  // output distance between j2 and j2 + 1
+  const int64_t step = s.ls * rv;  // output distance between j2 and j2 + 1
+  static const Cx<T> ones[4] = {{1, 0}, {1, 0}, {1, 0}, {1, 0}};
   for (int64_t j1 = j1b; j1 < j1e; ++j1) {
-    const Cx<T>* w = s.tw.data() + j1 * (p - 1);
+    const bool plain = j1 == 0;
+    const Cx<T>* w = plain && p <= 5 ? ones : s.tw.data() + j1 * (p - 1);
     const Cx<T>* in = x + j1 * p * rv;
     Cx<T>* o = y + j1 * rv;
-    const bool plain = j1 == 0;  // all twiddles 1
     switch (p) {
-      case 2:
-        for (int64_t t = tb; t < te; ++t) {
-          Cx<T> a0 = in[t], a1 = plain ? in[rv + t] : in[rv + t] * w[0];
-          o[t] = a0 + a1;
-          o[step + t] = a0 - a1;
-        }
-        break;
-      case 4:
-        for (int64_t t = tb; t < te; ++t) {
-          Cx<T> a0 = in[t], a1 = in[rv + t], a2 = in[2 * rv + t], a3 = in[3 * rv + t];
-          if (!plain) a1 = a1 * w[0], a2 = a2 * w[1], a3 = a3 * w[2];
-          Cx<T> b0 = a0 + a2, b1 = a0 - a2, b2 = a1 + a3, b3 = mul_mi(a1 - a3);
-          o[t] = b0 + b2;
-          o[step + t] = b1 + b3;
-          o[2 * step + t] = b0 - b2;
-          o[3 * step + t] = b1 - b3;
-        }
-        break;
-      case 3: {
-        const T h = static_cast<T>(0.86602540378443864676);  // sin(2 pi / 3)
-        for (int64_t t = tb; t < te; ++t) {
-          Cx<T> a0 = in[t], a1 = in[rv + t], a2 = in[2 * rv + t];
-          if (!plain) a1 = a1 * w[0], a2 = a2 * w[1];
-          Cx<T> s12 = a1 + a2, d = a1 - a2;
-          Cx<T> m = a0 - scal(s12, T(0.5));
-          Cx<T> u = scal(mul_mi(d), h);
-          o[t] = a0 + s12;
-          o[step + t] = m + u;
-          o[2 * step + t] = m - u;
-        }
-        break;
-      }
-      case 5: {
-        const T c1 = static_cast<T>(0.30901699437494742410), c2 = static_cast<T>(-0.80901699437494742410);
-        const T s1 = static_cast<T>(0.95105651629515357212), s2 = static_cast<T>(0.58778525229247312917);
-        for (int64_t t = tb; t < te; ++t) {
-          Cx<T> a0 = in[t], a1 = in[rv + t], a2 = in[2 * rv + t], a3 = in[3 * rv + t], a4 = in[4 * rv + t];
-          if (!plain) a1 = a1 * w[0], a2 = a2 * w[1], a3 = a3 * w[2], a4 = a4 * w[3];
-          Cx<T> s14 = a1 + a4, d14 = a1 - a4, s23 = a2 + a3, d23 = a2 - a3;
-          Cx<T> t1 = a0 + scal(s14, c1) + scal(s23, c2), t2 = a0 + scal(s14, c2) + scal(s23, c1);
-          Cx<T> u1 = mul_mi(scal(d14, s1) + scal(d23, s2)), u2 = mul_mi(scal(d14, s2) - scal(d23, s1));
-          o[t] = a0 + s14 + s23;
-          o[step + t] = t1 + u1;
-          o[4 * step + t] = t1 - u1;
-          o[2 * step + t] = t2 + u2;
-          o[3 * step + t] = t2 - u2;
-        }
-        break;
-      }
-      default: {
-        Cx<T> a[kFftMaxRadix];
-        for (int64_t t = tb; t < te; ++t) {
-          a[0] = in[t];
-          for (int q = 1; q < p; ++q) a[q] = plain ? in[q * rv + t] : in[q * rv + t] * w[q - 1];
-          for (int j2 = 0; j2 < p; ++j2) {
-            Cx<T> acc = a[0];
-            int k = 0;
-            for (int q = 1; q < p; ++q) {
-              k += j2;
-              if (k >= p) k -= p;
-              acc = acc + a[q] * s.wp[k];
-            }
-            o[j2 * step + t] = acc;
-          }
-        }
-      }
+      case 2: plain ? radix2<T, false>(in, o, rv, step, w, tb, te) : radix2<T, true>(in, o, rv, step, w, tb, te); break;
+      case 3: plain ? radix3<T, false>(in, o, rv, step, w, tb, te) : radix3<T, true>(in, o, rv, step, w, tb, te); break;
+      case 4: plain ? radix4<T, false>(in, o, rv, step, w, tb, te) : radix4<T, true>(in, o, rv, step, w, tb, te); break;
+      case 5: plain ? radix5<T, false>(in, o, rv, step, w, tb, te) : radix5<T, true>(in, o, rv, step, w, tb, te); break;
+      default: radix_generic<T>(in, o, rv, step, w, s.wp.data(), p, plain, tb, te);
     }
   }
 }
@@ -187,6 +245,7 @@ void run_stage(const typename Plan<T>::Stage& s, const Cx<T>* x, Cx<T>* y, int64
 
 template <typename T>
 Cx<T>* Plan<T>::run(Cx<T>* a, Cx<T>* b, int64_t v, Cx<T>* scr) const {
+  if (four_step && v == 1) return run_four_step(a, b);
   if (!bluestein) {
     for (const Stage& s : stages) {
       run_stage<T>(s, a, b, s.r * v);
@@ -218,6 +277,34 @@ Cx<T>* Plan<T>::run(Cx<T>* a, Cx<T>* b, int64_t v, Cx<T>* scr) const {
 }
 
 template <typename T>
+Cx<T>* Plan<T>::run_four_step(Cx<T>* a, Cx<T>* b) const {
+  const int64_t cb = (n1 + kBlock - 1) / kBlock, rb = (n2 + kBlock - 1) / kBlock;
+  parallel_for(cb, 1, [&](int64_t b0, int64_t e0) {
+    Cx<T>* t = tls_buffer<T>(1, 2 * n2 * kBlock + p2->scratch(kBlock));
+    for (int64_t blk = b0; blk < e0; ++blk) {
+      const int64_t c0 = blk * kBlock, w = std::min(kBlock, n1 - c0);
+      for (int64_t j2 = 0; j2 < n2; ++j2)
+        for (int64_t c = 0; c < w; ++c) t[j2 * w + c] = a[j2 * n1 + c0 + c];
+      const Cx<T>* r = p2->run(t, t + n2 * w, w, t + 2 * n2 * w);
+      for (int64_t k2 = 0; k2 < n2; ++k2)
+        for (int64_t c = 0; c < w; ++c) b[k2 * n1 + c0 + c] = r[k2 * w + c] * tw4[k2 * n1 + c0 + c];
+    }
+  });
+  parallel_for(rb, 1, [&](int64_t b0, int64_t e0) {
+    Cx<T>* t = tls_buffer<T>(1, 2 * n1 * kBlock + p1->scratch(kBlock));
+    for (int64_t blk = b0; blk < e0; ++blk) {
+      const int64_t r0 = blk * kBlock, w = std::min(kBlock, n2 - r0);
+      for (int64_t c = 0; c < w; ++c)
+        for (int64_t j1 = 0; j1 < n1; ++j1) t[j1 * w + c] = b[(r0 + c) * n1 + j1];
+      const Cx<T>* r = p1->run(t, t + n1 * w, w, t + 2 * n1 * w);
+      for (int64_t k1 = 0; k1 < n1; ++k1)
+        for (int64_t c = 0; c < w; ++c) a[r0 + c + n2 * k1] = r[k1 * w + c];
+    }
+  });
+  return a;
+}
+
+template <typename T>
 std::shared_ptr<Plan<T>> build_plan(int64_t n) {
   auto plan = std::make_shared<Plan<T>>();
   plan->n = n;
@@ -241,11 +328,43 @@ std::shared_ptr<Plan<T>> build_plan(int64_t n) {
       plan->stages.push_back(std::move(s));
       ls *= p;
     }
+    if (n >= kFourStepFrom) {
+      int64_t n1 = 1;
+      for (int p : f)
+        if (n1 * n1 < n) n1 *= p;
+      const int64_t n2 = n / n1;
+      if (n1 >= kBlock && n2 >= kBlock) {
+        plan->four_step = true;
+        plan->n1 = n1;
+        plan->n2 = n2;
+        plan->p1 = get_plan<T>(n1);
+        plan->p2 = get_plan<T>(n2);
+        plan->tw4.resize(n);
+        for (int64_t k2 = 0; k2 < n2; ++k2)
+          for (int64_t j1 = 0; j1 < n1; ++j1)
+            plan->tw4[k2 * n1 + j1] = unit<T>(static_cast<double>((j1 * k2) % n), static_cast<double>(n));
+      }
+    }
     return plan;
   }
   plan->bluestein = true;
-  int64_t m = 2 * n - 1;
-  while (!smooth235(m)) ++m;
+  // The convolution length: the cheapest of the next power of two and the next 2/3- and
+  // 2/3/5-smooth lengths >= 2n - 1 (radix 3 and 5 stages cost more per point than radix 4).
+  int64_t m = 0;
+  double best = 0;
+  for (int kind = 0; kind < 3; ++kind) {
+    int64_t c = 2 * n - 1;
+    auto fits = [&](int64_t v) {
+      for (int p : {2, 3, 5})
+        if (p <= (kind == 0 ? 2 : kind == 1 ? 3 : 5))
+          while (v % p == 0) v /= p;
+      return v == 1;
+    };
+    while (!fits(c)) ++c;
+    const double weight = kind == 0 ? 1.0 : kind == 1 ? 1.15 : 1.3;
+    const double cost = static_cast<double>(c) * std::log2(static_cast<double>(c)) * weight;
+    if (m == 0 || cost < best) m = c, best = cost;
+  }
   plan->m = m;
   plan->sub = get_plan<T>(m);
   plan->chirp.resize(n);
@@ -317,18 +436,38 @@ Geom geom(const Shape& shape, int ax) {
   return g;
 }
 
-// Runs f(o, c0, width, scratch...) for every block of lines; blocks spread over threads.
-constexpr int64_t kBlock = 16;
+// Lines of an [outer, len, inner] array, kBlock at a time: neighbours in memory share a block
+// (consecutive inner positions, or consecutive rows when inner == 1 and the rows are short).
+// f(block, x, y, scratch) gets two n * v buffers and the plan's scratch.
+struct Block {
+  int64_t v;                   // lines in the block
+  int64_t in_off[kBlock];      // offset of each line's element 0 in the input
+  int64_t out_off[kBlock];     // and in the output; a line's elements are `inner` apart
+};
+
 template <typename T, typename F>
-void for_blocks(int64_t outer, int64_t inner, int64_t n, int64_t extra, F&& f) {
-  const int64_t v = std::min(inner, kBlock), nb = (inner + v - 1) / v, units = outer * nb;
-  const auto plan_scr = get_plan<T>(n)->scratch(v);
+void for_blocks(int64_t outer, int64_t inner, int64_t lin, int64_t lout, const Plan<T>& plan, F&& f) {
+  const int64_t n = plan.n;
+  const bool rows = inner == 1;
+  const int64_t v = rows ? (n <= 16384 ? std::min(kBlock, outer) : 1) : std::min(kBlock, inner);
+  const int64_t per = rows ? 1 : (inner + v - 1) / v;
+  const int64_t units = rows ? (outer + v - 1) / v : outer * per;
+  const int64_t scr = plan.scratch(v);
   parallel_for(units, std::max<int64_t>(1, kParallelGrain / (n * v)), [&](int64_t b, int64_t e) {
-    std::vector<Cx<T>> buf(2 * n * v + plan_scr + extra);
+    Cx<T>* buf = tls_buffer<T>(0, 2 * n * v + scr);
+    Block blk;
     for (int64_t u = b; u < e; ++u) {
-      int64_t o = u / nb, c0 = (u % nb) * v;
-      f(o, c0, std::min(v, inner - c0), buf.data(), buf.data() + n * v, buf.data() + 2 * n * v,
-        buf.data() + 2 * n * v + plan_scr);
+      if (rows) {
+        const int64_t o0 = u * v;
+        blk.v = std::min(v, outer - o0);
+        for (int64_t c = 0; c < blk.v; ++c) blk.in_off[c] = (o0 + c) * lin, blk.out_off[c] = (o0 + c) * lout;
+      } else {
+        const int64_t o = u / per, i0 = (u % per) * v;
+        blk.v = std::min(v, inner - i0);
+        for (int64_t c = 0; c < blk.v; ++c)
+          blk.in_off[c] = o * lin * inner + i0 + c, blk.out_off[c] = o * lout * inner + i0 + c;
+      }
+      f(blk, buf, buf + n * blk.v, buf + 2 * n * blk.v);
     }
   });
 }
@@ -336,20 +475,23 @@ void for_blocks(int64_t outer, int64_t inner, int64_t n, int64_t extra, F&& f) {
 // One complex pass: in [outer, lin, inner] -> out [outer, lout, inner].
 template <typename T>
 void c2c_pass(const Cx<T>* in, Cx<T>* out, const Geom& g, int64_t lin, const FftAxis& a, bool inverse, T scale) {
-  const int64_t n = a.n, lout = a.out, inner = g.inner;
+  const int64_t n = a.n, lout = a.out, inner = g.inner, keep = std::min(lin, n), kept = std::min(lout, n);
   auto plan = get_plan<T>(n);
-  for_blocks<T>(g.outer, inner, n, 0, [&](int64_t o, int64_t c0, int64_t v, Cx<T>* x, Cx<T>* y, Cx<T>* scr, Cx<T>*) {
-    const int64_t keep = std::min(lin, n);
-    for (int64_t j = 0; j < n; ++j) {
-      const Cx<T>* src = in + (o * lin + j) * inner + c0;
-      for (int64_t c = 0; c < v; ++c)
-        x[j * v + c] = j < keep ? (inverse ? cj(src[c]) : src[c]) : Cx<T>{0, 0};
+  for_blocks<T>(g.outer, inner, lin, lout, *plan, [&](const Block& bk, Cx<T>* x, Cx<T>* y, Cx<T>* scr) {
+    const int64_t v = bk.v;
+    for (int64_t c = 0; c < v; ++c) {
+      const Cx<T>* src = in + bk.in_off[c];
+      for (int64_t j = 0; j < keep; ++j) x[j * v + c] = inverse ? cj(src[j * inner]) : src[j * inner];
+      for (int64_t j = keep; j < n; ++j) x[j * v + c] = {0, 0};
     }
-    Cx<T>* r = plan->run(x, y, v, scr);
-    for (int64_t j = 0; j < lout; ++j) {
-      Cx<T>* dst = out + (o * lout + j) * inner + c0;
-      for (int64_t c = 0; c < v; ++c)
-        dst[c] = j < n ? (inverse ? cj(scal(r[j * v + c], scale)) : scal(r[j * v + c], scale)) : Cx<T>{0, 0};
+    const Cx<T>* r = plan->run(x, y, v, scr);
+    for (int64_t c = 0; c < v; ++c) {
+      Cx<T>* dst = out + bk.out_off[c];
+      for (int64_t j = 0; j < kept; ++j) {
+        Cx<T> z = scal(r[j * v + c], scale);
+        dst[j * inner] = inverse ? cj(z) : z;
+      }
+      for (int64_t j = kept; j < lout; ++j) dst[j * inner] = {0, 0};
     }
   });
 }
@@ -362,39 +504,48 @@ void r2c_pass(const T* in, Cx<T>* out, const Geom& g, int64_t lin, const FftAxis
               bool adjoint) {
   const int64_t n = a.n, lout = a.out, inner = g.inner, keep = std::min(lin, n), nb = std::min(lout, n / 2 + 1);
   auto weight = [&](int64_t k) { return adjoint && mirrored(k, n) ? scale * T(2) : scale; };
+  auto emit = [&](Cx<T>* dst, int64_t k, Cx<T> X) {  // a real signal's e^{+} transform is the conjugate
+    X = scal(X, weight(k));
+    dst[k * inner] = inverse ? cj(X) : X;
+  };
   if (inner == 1 && n % 2 == 0 && n >= 2) {
+    // Even n: z_j = x_2j + i x_2j+1 through an n/2-point FFT, then split into the even and odd
+    // samples' spectra: X_k = E_k + w_n^k O_k.
     const int64_t h = n / 2;
     auto plan = get_plan<T>(h);
     auto tw = real_twiddles<T>(n);
-    for_blocks<T>(g.outer, 1, h, 0, [&](int64_t o, int64_t, int64_t, Cx<T>* x, Cx<T>* y, Cx<T>* scr, Cx<T>*) {
-      T* xr = reinterpret_cast<T*>(x);
-      const T* src = in + o * lin;
-      for (int64_t j = 0; j < n; ++j) xr[j] = j < keep ? src[j] : T(0);
-      const Cx<T>* z = plan->run(x, y, 1, scr);
-      Cx<T>* dst = out + o * lout;
-      for (int64_t k = 0; k < nb; ++k) {
-        Cx<T> zk = z[k % h], zc = cj(z[(h - k) % h]);
-        Cx<T> e = scal(zk + zc, T(0.5)), od = scal(mul_mi(zk - zc), T(0.5));
-        Cx<T> X = scal(e + (*tw)[k] * od, weight(k));
-        dst[k] = inverse ? cj(X) : X;  // a real signal's e^{+} transform is the conjugate
+    for_blocks<T>(g.outer, 1, lin, lout, *plan, [&](const Block& bk, Cx<T>* x, Cx<T>* y, Cx<T>* scr) {
+      const int64_t v = bk.v;
+      for (int64_t c = 0; c < v; ++c) {
+        const T* src = in + bk.in_off[c];
+        for (int64_t j = 0; j < h; ++j)
+          x[j * v + c] = {2 * j < keep ? src[2 * j] : T(0), 2 * j + 1 < keep ? src[2 * j + 1] : T(0)};
       }
-      for (int64_t k = nb; k < lout; ++k) dst[k] = {0, 0};
+      const Cx<T>* z = plan->run(x, y, v, scr);
+      for (int64_t c = 0; c < v; ++c) {
+        Cx<T>* dst = out + bk.out_off[c];
+        for (int64_t k = 0; k < nb; ++k) {
+          Cx<T> zk = z[(k % h) * v + c], zc = cj(z[((h - k) % h) * v + c]);
+          Cx<T> e = scal(zk + zc, T(0.5)), od = scal(mul_mi(zk - zc), T(0.5));
+          emit(dst, k, e + (*tw)[k] * od);
+        }
+        for (int64_t k = nb; k < lout; ++k) dst[k] = {0, 0};
+      }
     });
     return;
   }
   auto plan = get_plan<T>(n);
-  for_blocks<T>(g.outer, inner, n, 0, [&](int64_t o, int64_t c0, int64_t v, Cx<T>* x, Cx<T>* y, Cx<T>* scr, Cx<T>*) {
-    for (int64_t j = 0; j < n; ++j) {
-      const T* src = in + (o * lin + j) * inner + c0;
-      for (int64_t c = 0; c < v; ++c) x[j * v + c] = {j < keep ? src[c] : T(0), T(0)};
+  for_blocks<T>(g.outer, inner, lin, lout, *plan, [&](const Block& bk, Cx<T>* x, Cx<T>* y, Cx<T>* scr) {
+    const int64_t v = bk.v;
+    for (int64_t c = 0; c < v; ++c) {
+      const T* src = in + bk.in_off[c];
+      for (int64_t j = 0; j < n; ++j) x[j * v + c] = {j < keep ? src[j * inner] : T(0), T(0)};
     }
     const Cx<T>* r = plan->run(x, y, v, scr);
-    for (int64_t k = 0; k < lout; ++k) {
-      Cx<T>* dst = out + (o * lout + k) * inner + c0;
-      for (int64_t c = 0; c < v; ++c) {
-        Cx<T> X = k < nb ? scal(r[k * v + c], weight(k)) : Cx<T>{0, 0};
-        dst[c] = inverse ? cj(X) : X;
-      }
+    for (int64_t c = 0; c < v; ++c) {
+      Cx<T>* dst = out + bk.out_off[c];
+      for (int64_t k = 0; k < nb; ++k) emit(dst, k, r[k * v + c]);
+      for (int64_t k = nb; k < lout; ++k) dst[k * inner] = {0, 0};
     }
   });
 }
@@ -418,29 +569,35 @@ void c2r_pass(const Cx<T>* in, T* out, const Geom& g, int64_t lin, const FftAxis
     const int64_t h = n / 2;
     auto plan = get_plan<T>(h);
     auto tw = real_twiddles<T>(n);
-    for_blocks<T>(g.outer, 1, h, 0, [&](int64_t o, int64_t, int64_t, Cx<T>* x, Cx<T>* y, Cx<T>* scr, Cx<T>*) {
-      const Cx<T>* src = in + o * lin;
-      // Z_k = (X_k + conj X_{h-k}) + i (X_k - conj X_{h-k}) e^{+2 pi i k/n}; conj-FFT-conj inverts.
-      for (int64_t k = 0; k < h; ++k) {
-        Cx<T> xk = bin(src, k), xc = cj(bin(src, h - k));
-        Cx<T> e = xk + xc, d = (xk - xc) * cj((*tw)[k]);
-        Cx<T> z = {e.re - d.im, e.im + d.re};
-        x[k] = cj(z);
+    for_blocks<T>(g.outer, 1, lin, lout, *plan, [&](const Block& bk, Cx<T>* x, Cx<T>* y, Cx<T>* scr) {
+      const int64_t v = bk.v;
+      // Z_k = (X_k + conj X_{h-k}) + i (X_k - conj X_{h-k}) e^{+2 pi i k/n}: the spectrum of
+      // z_j = x_2j + i x_2j+1; conj-FFT-conj inverts it.
+      for (int64_t c = 0; c < v; ++c) {
+        const Cx<T>* src = in + bk.in_off[c];
+        for (int64_t k = 0; k < h; ++k) {
+          Cx<T> xk = bin(src, k), xc = cj(bin(src, h - k));
+          Cx<T> e = xk + xc, d = (xk - xc) * cj((*tw)[k]);
+          x[k * v + c] = cj(Cx<T>{e.re - d.im, e.im + d.re});
+        }
       }
-      const Cx<T>* r = plan->run(x, y, 1, scr);
-      T* dst = out + o * lout;
-      for (int64_t j = 0; j < h; ++j) {
-        if (2 * j < keep) dst[2 * j] = r[j].re * scale;
-        if (2 * j + 1 < keep) dst[2 * j + 1] = -r[j].im * scale;
+      const Cx<T>* r = plan->run(x, y, v, scr);
+      for (int64_t c = 0; c < v; ++c) {
+        T* dst = out + bk.out_off[c];
+        for (int64_t j = 0; j < h; ++j) {
+          if (2 * j < keep) dst[2 * j] = r[j * v + c].re * scale;
+          if (2 * j + 1 < keep) dst[2 * j + 1] = -r[j * v + c].im * scale;
+        }
+        for (int64_t j = keep; j < lout; ++j) dst[j] = T(0);
       }
-      for (int64_t j = keep; j < lout; ++j) dst[j] = T(0);
     });
     return;
   }
   auto plan = get_plan<T>(n);
-  for_blocks<T>(g.outer, inner, n, 0, [&](int64_t o, int64_t c0, int64_t v, Cx<T>* x, Cx<T>* y, Cx<T>* scr, Cx<T>*) {
+  for_blocks<T>(g.outer, inner, lin, lout, *plan, [&](const Block& bk, Cx<T>* x, Cx<T>* y, Cx<T>* scr) {
+    const int64_t v = bk.v;
     for (int64_t c = 0; c < v; ++c) {
-      const Cx<T>* src = in + o * lin * inner + c0 + c;
+      const Cx<T>* src = in + bk.in_off[c];
       for (int64_t k = 0; k < n; ++k) {
         // Hermitian extension, conjugated for the forward-FFT inverse (the real part survives).
         Cx<T> X = 2 * k <= n ? bin(src, k) : cj(bin(src, n - k));
@@ -448,9 +605,9 @@ void c2r_pass(const Cx<T>* in, T* out, const Geom& g, int64_t lin, const FftAxis
       }
     }
     const Cx<T>* r = plan->run(x, y, v, scr);
-    for (int64_t j = 0; j < lout; ++j) {
-      T* dst = out + (o * lout + j) * inner + c0;
-      for (int64_t c = 0; c < v; ++c) dst[c] = j < keep ? r[j * v + c].re * scale : T(0);
+    for (int64_t c = 0; c < v; ++c) {
+      T* dst = out + bk.out_off[c];
+      for (int64_t j = 0; j < lout; ++j) dst[j * inner] = j < keep ? r[j * v + c].re * scale : T(0);
     }
   });
 }
@@ -495,7 +652,8 @@ void r2c_impl(const Tensor& in_t, const Tensor& out, const std::vector<FftAxis>&
     return;
   }
   Tensor mid = Tensor::zeros(shape, out.dtype());
-  if (mid.numel()) r2c_pass<T>(in.data<T>(), reinterpret_cast<Cx<T>*>(mid.raw_data()), g, lin, ra, inverse, T(1), adjoint);
+  if (mid.numel())
+    r2c_pass<T>(in.data<T>(), reinterpret_cast<Cx<T>*>(mid.raw_data()), g, lin, ra, inverse, T(1), adjoint);
   std::vector<FftAxis> rest(axes.begin(), axes.end() - 1);
   c2c_impl<T>(mid, out, rest, inverse, scale);
 }
@@ -557,7 +715,9 @@ std::string fft_plan_summary(int64_t n) {
   if (p->bluestein) return "bluestein(" + std::to_string(p->m) + ")";
   std::string s;
   for (const auto& st : p->stages) s += (s.empty() ? "" : "x") + std::to_string(st.p);
-  return s.empty() ? "1" : s;
+  if (s.empty()) s = "1";
+  if (p->four_step) s += " four-step(" + std::to_string(p->n1) + "x" + std::to_string(p->n2) + ")";
+  return s;
 }
 
 int64_t fft_cached_plans() {

@@ -2,12 +2,14 @@
 //
 // Complex transforms of length n run as a self-sorting Stockham FFT over the factors of n
 // (radix 4, 2, 3, 5 butterflies, and an O(p^2) butterfly for other primes up to kFftMaxRadix);
-// a length with a larger prime factor runs Bluestein's chirp-z convolution over a 2/3/5-smooth
-// length >= 2n - 1. Plans (factorisation, twiddles, Bluestein's chirp and its spectrum) are
-// built once per length and dtype and cached. A multi-axis transform is one 1-D pass per axis:
-// each pass gathers lines (a block of up to 16 neighbouring columns when the axis is not the
-// last, so the butterflies run over contiguous memory), transforms them and scatters them back;
-// lines are spread over pijit's threads, and a single long line splits each stage instead.
+// a length with a larger prime factor runs Bluestein's chirp-z convolution over the cheapest of
+// the power-of-two and 2/3/5-smooth lengths >= 2n - 1. One long signal (n >= 2^15) runs as a
+// four-step FFT (n = n1 n2: column FFTs, twiddles, row FFTs written transposed) so every pass
+// works in cache. Plans (factors, twiddles, Bluestein's chirp and its spectrum) are built once
+// per length and dtype and cached. A multi-axis transform is one 1-D pass per axis: each pass
+// gathers 16 lines at a time interleaved (neighbouring columns, or rows when the axis is the
+// last), so the butterflies' inner loops run over contiguous memory and vectorise; blocks are
+// spread over pijit's threads, and a single long line splits its passes instead.
 // Real transforms along the last axis with an even length use the half-length complex trick
 // (n/2 complex points, then one twiddle pass); other real ones go through the complex path.
 //
@@ -49,7 +51,8 @@ void fft_r2c(const Tensor& in, const Tensor& out, const std::vector<FftAxis>& ax
 void fft_c2r(const Tensor& in, const Tensor& out, const std::vector<FftAxis>& axes, bool inverse,
              double scale, bool adjoint);
 
-// How a length is planned, for tests: "4x4x2" (Stockham factors) or "bluestein(m)".
+// How a length is planned, for tests: "4x4x2" (Stockham factors, then " four-step(n1xn2)" when a
+// single signal runs in four steps) or "bluestein(m)".
 std::string fft_plan_summary(int64_t n);
 // Plans cached now (both precisions).
 int64_t fft_cached_plans();

@@ -113,7 +113,8 @@ class TorchFFTTest(unittest.TestCase):
             tx = torch.from_numpy(x)
             w = np.hanning(128).astype(dt)
             tw = torch.from_numpy(w)
-            for hop, win, center, mode, normalized in ((32, 128, True, "reflect", False), (50, 100, True, "constant", True),
+            for hop, win, center, mode, normalized in ((32, 128, True, "reflect", False),
+                                                       (50, 100, True, "constant", True),
                                                        (40, 128, False, "reflect", False)):
                 ww = w[:win] if win == 128 else np.hanning(win).astype(dt)
                 got = ops.stft(ms.Tensor(x), 128, hop, win, ms.Tensor(ww), center, mode.upper(), normalized,
