@@ -663,6 +663,33 @@ def run_file(py, path, root, timeout, k, env):
             return results
 
 
+# Causes of a non-passing test, first match wins (what the reason text says, not where it came from).
+CLASSES = [
+    ("numpy stand-in lacks it", r"numpy stand-in|module 'numpy' has no attribute|'complex' and 'ndarray'"),
+    ("timeout / process died", r"^timeout after|^process died|child exited"),
+    ("pijit captures where MindSpore breaks", r"break_count expect: (\d+), actual: (?!\1)\d+"),
+    ("GRAPH_MODE/fullgraph refusal (CaptureError)", r"CaptureError"),
+    ("capture refused where MindSpore captures", r"no graph was captured|was never captured"),
+    ("guard / recompile count", r"call_count expect|compile_count expect"),
+    ("missing API name", r"cannot import name|has no attribute|No module named|not supported by pijit"),
+    ("exception type or text", r"DID NOT RAISE|Regex pattern"),
+    ("gradient semantics", r"GradOperation|grad:|sens"),
+]
+
+
+def classify(result):
+    import re
+    text = result.get("reason", "")
+    for name, pattern in CLASSES:
+        m = re.search(pattern, text)
+        if m and (name != "pijit captures where MindSpore breaks" or int(m.group(1)) > int(
+                re.search(r"actual: (\d+)", text).group(1))):
+            return name
+    if result.get("outcome") == "failed":
+        return "wrong value or other assertion"
+    return "other exception"
+
+
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("root", nargs="?", help="the test tree (e.g. /work/ms_st/tests/st/pi_jit)")
@@ -730,6 +757,17 @@ def main(argv=None):
             fc = folders[folder]
             print("%-28s %4d passed %4d failed %4d errored %4d n/a" % (folder, fc["passed"], fc["failed"],
                                                                       fc["errored"], fc["not_applicable"]))
+    classes = {}
+    for per in report.values():
+        for res in per.values():
+            for r in res:
+                if r["outcome"] in ("failed", "errored"):
+                    r["class"] = classify(r)
+                    classes[r["class"]] = classes.get(r["class"], 0) + 1
+    if classes:
+        print("-- failure classes (all Pythons)")
+        for name, n in sorted(classes.items(), key=lambda kv: -kv[1]):
+            print("%5d  %s" % (n, name))
     if args.json:
         with open(args.json, "w") as fh:
             json.dump(report, fh, indent=1)
