@@ -871,11 +871,14 @@ PyObject* Simulator::load_attr(PyObject* v, PyObject* name) {
   }
   if (PyType_Check(v)) return class_attr(v, name);
   if (node >= 0 && is_library_type(Py_TYPE(v)) && !py::is_tensor(v)) {
-    // A user function or Cell a library object holds (grad(net), HyperMap(fn)): the object
-    // itself, along its guarded path, so that it is simulated as the frame's (not a copy).
+    // What a library object holds in its __dict__ is read along its guarded path, as a user
+    // object's is: a user function or Cell it holds (grad(net), HyperMap(fn)) is then simulated as
+    // the frame's (not a copy), and state it keeps (a RunContext's arguments, a counter) is guarded
+    // rather than folded in as it was at capture. (Under the generic lookup, where no class
+    // attribute of the name could come first.)
     PyObject** dict = _PyObject_GetDictPtr(v);
     PyObject* held = dict && *dict ? PyDict_GetItem(*dict, name) : nullptr;
-    if (held && user_callable(held) && !_PyType_Lookup(Py_TYPE(v), name))
+    if (held && !_PyType_Lookup(Py_TYPE(v), name) && Py_TYPE(v)->tp_getattro == PyObject_GenericGetAttr)
       return wrap(held, tree_.child(node, Access::DictAttr, name));
   }
   if (named_tuple(v)) {

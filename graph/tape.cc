@@ -161,6 +161,7 @@ Tensors Tape::gradient(const Tensors& outputs, const Tensors& seeds, const std::
 }
 
 bool tape_active() { return !t_tapes.empty(); }
+int tape_depth() { return static_cast<int>(t_tapes.size()); }
 
 void tape_record_op(const OpDef& op, const Tensors& in, const Attrs& attrs, const Tensors& out) {
   for (Tape* t : std::vector<Tape*>(t_tapes)) {

@@ -77,6 +77,8 @@ class Tape {
 
 // Whether any tape of this thread records (one thread-local load: the eager hot path asks).
 bool tape_active();
+// How many tapes of this thread record (2 and more: a gradient of a gradient is being taken).
+int tape_depth();
 // Hooks of the eager op call (graph/op.cc) and of writers of tensor data.
 void tape_record_op(const OpDef& op, const Tensors& in, const Attrs& attrs, const Tensors& out);
 // A call whose backward is `custom` (a Cell's bprop), recorded on each recording tape that tracks

@@ -318,6 +318,14 @@ PyObject* run_graph(PyObject* self, PyObject* const* args, Py_ssize_t n) {
       return py::wrap_all(out);
     }
     if (!tape_active()) return py::wrap_all(plan->run(in));
+    if (tape_depth() > 1) {
+      // A gradient of a gradient: the node's backward would run as one compiled plan, which the
+      // outer tape cannot differentiate (its gradient would come out zero). Nothing ran yet: the
+      // call runs eagerly, each op recorded on every tape.
+      note_graph_failure(true);
+      PJ_THROW(Value) << "a captured graph under nested gradient tapes runs eagerly (the graph's "
+                         "backward is not differentiable again)";
+    }
     // One node on the tape: the forward that keeps what the backward reads, then the node.
     bw->build();
     Tensors out, saved;

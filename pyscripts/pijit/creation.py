@@ -151,10 +151,18 @@ def eye(n, m=None, dtype=None):
 
 @runtime_state("reseeds the random generator")
 def set_seed(seed):
-    """Seeds pijit's random generator (rand, randn, randint, dropout, initialisers)."""
+    """Seeds pijit's random generator (rand, randn, randint, dropout) and, as MindSpore's
+    set_seed does, numpy's global generator (where initialisers take their seeds) and the dataset
+    pipeline. numpy and the pipeline take 32-bit seeds: a larger one reaches them modulo 2**32."""
     check_int("set_seed", "seed", seed, 0, _MAX_SEED)
     _seed[0] = seed
     _C.set_seed(seed)
+    from pijit.common.initializer import _numpy
+    _numpy().random.seed(seed % (1 << 32))
+    import sys
+    config = sys.modules.get("pijit.dataset.config")
+    if config is not None:  # (not imported yet: it reads pijit's seed when it is)
+        config.set_seed(seed % (1 << 32))
 
 
 @runtime_state("reads the random seed")

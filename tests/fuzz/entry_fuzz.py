@@ -17,6 +17,7 @@ import random
 import subprocess
 import sys
 import tempfile
+import types
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
@@ -653,6 +654,8 @@ def _canon(pj, x):
         return (type(x).__name__,) + tuple(_canon(pj, v) for v in x)
     if isinstance(x, float) and x != x:
         return "nan"
+    if isinstance(x, types.FunctionType):  # a function an entry point builds (jacfwd(f), constexpr(f)): a new one per call
+        return ("function", x.__qualname__)
     return x
 
 

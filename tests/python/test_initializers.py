@@ -195,6 +195,45 @@ class TestDeterminism(unittest.TestCase):
             self.assertEqual(pa.tolist(), pb.tolist(), na)
 
 
+class TestNumpySeeding(unittest.TestCase):
+    """MindSpore's initialisers take one seed each from numpy's global generator: numpy.random.seed
+    (or mindspore.set_seed, which seeds numpy) makes them reproducible, and each advances numpy's
+    stream by exactly one randint(1, 2**63) draw."""
+
+    def np(self):
+        from pijit.common.initializer import _numpy
+        return _numpy()
+
+    def test_numpy_seed_reproduces_the_weights(self):
+        np = self.np()
+        np.random.seed(11)
+        a = initializer(Normal(), (4, 5)).tolist()
+        np.random.seed(11)
+        self.assertEqual(initializer(Normal(), (4, 5)).tolist(), a)
+        pj.set_seed(11)  # seeds numpy too
+        self.assertEqual(initializer(Normal(), (4, 5)).tolist(), a)
+
+    def test_each_initialiser_takes_one_numpy_draw(self):
+        np = self.np()
+        np.random.seed(3)
+        np.random.randint(low=1, high=(1 << 63), dtype=np.int64)
+        np.random.randint(low=1, high=(1 << 63), dtype=np.int64)
+        want = float(np.random.rand())
+        np.random.seed(3)
+        initializer(Uniform(), (3, 3))
+        initializer(HeNormal(), (3, 3))
+        self.assertEqual(float(np.random.rand()), want)
+
+    def test_set_seed_reseeds_numpy(self):
+        np = self.np()
+        pj.set_seed(5)
+        a = float(np.random.rand())
+        pj.set_seed(5)
+        self.assertEqual(float(np.random.rand()), a)
+        pj.set_seed(2 ** 40 + 5)  # beyond numpy's 32 bits: numpy takes it modulo 2**32
+        self.assertEqual(float(np.random.rand()), a)
+
+
 class TestDtypesAndAliases(unittest.TestCase):
     def test_result_dtypes(self):
         self.assertIs(initializer(Normal(), (4, 5)).dtype, pj.float32)

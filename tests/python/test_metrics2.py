@@ -23,6 +23,18 @@ def i64(v):
     return Tensor(np.array(v, dtype=np.int64))
 
 
+class Exports(unittest.TestCase):
+    NAMES = ["ConfusionMatrix", "ConfusionMatrixMetric", "CosineSimilarity", "Dice", "Perplexity",
+             "ROC", "BleuScore", "OcclusionSensitivity", "HausdorffDistance", "MeanSurfaceDistance",
+             "RootMeanSquareDistance"]
+
+    def test_one_object_under_every_path(self):
+        import pijit.train
+        for name in self.NAMES:
+            self.assertIs(getattr(nn, name), getattr(ms, name), name)
+            self.assertIs(getattr(nn, name), getattr(pijit.train, name), name)
+
+
 class ConfusionMatrices(unittest.TestCase):
     def test_documented_example(self):
         m = nn.ConfusionMatrix(num_classes=2, normalize="no_norm", threshold=0.5)

@@ -584,7 +584,7 @@ class Metrics(unittest.TestCase):
         self.assertEqual(nn.Top5CategoricalAccuracy().k, 5)
         self.assertEqual(nn.Fbeta(2.0)(self.X, self.Y), [5 * 1 / (4 * 1 + 2), 5 * 1 / (4 * 2 + 1)])
         self.assertIsInstance(nn.get_metric_fn("accuracy"), nn.Accuracy)
-        self.assertIn("f1", nn.names())
+        self.assertIn("F1", nn.names())  # (MindSpore's spelling)
 
     def test_set_indexes_and_errors(self):
         m = nn.Accuracy().set_indexes([1, 0])

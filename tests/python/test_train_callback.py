@@ -282,7 +282,7 @@ class LearningRates(unittest.TestCase):
             for epoch, loss in enumerate([1.0, 1.0, 1.0, 1.0, 1.0, 0.5], 1):
                 cb.on_train_epoch_end(RunContext(Params(optimizer=opt, net_outputs=pj.Tensor(loss),
                                                         cur_epoch_num=epoch)))
-                lrs.append(opt.learning_rate)
+                lrs.append(round(opt.learning_rate.item(), 6))  # (a float32 Parameter, as MindSpore's)
         # epoch 1 sets the best; 2 reduces (0.05) and starts a cooldown of 1, which epoch 3 spends
         # before its own check (MindSpore's and Keras' order), so 3 reduces again, to the floor
         # (not 0.025); from then on the rate is at min_lr and stays
@@ -310,7 +310,8 @@ class LearningRates(unittest.TestCase):
             return lr * 0.5
 
         model.train(2, small_data(), callbacks=LearningRateScheduler(fn))
-        self.assertEqual(seen, [(0.1, 1), (0.05, 2), (0.025, 3), (0.0125, 4)])
+        # (the rate reaches the function as the float32 Parameter's value, as in MindSpore)
+        self.assertEqual([(round(lr, 6), step) for lr, step in seen], [(0.1, 1), (0.05, 2), (0.025, 3), (0.0125, 4)])
 
 
 class Restore(unittest.TestCase):
@@ -325,10 +326,13 @@ class Restore(unittest.TestCase):
         cb = BackupAndRestore(self.dir, delete_checkpoint=False)
         model.train(1, small_data(), callbacks=cb)
         self.assertTrue(os.path.exists(cb.backup_file))
-        trained = values(net)
-        net2, model2 = small_model(lr=0.0)  # lr 0: what it ends with is what it restored
+        model.train(1, small_data())  # a second epoch, the same model going on
+        continued = values(net)
+        # a fresh model restores weights, learning rate and momentum (its own rate 0 is replaced),
+        # so its epoch is exactly that second epoch
+        net2, model2 = small_model(lr=0.0)
         model2.train(1, small_data(), callbacks=BackupAndRestore(self.dir))
-        self.assertEqual(values(net2), trained)
+        self.assertEqual(values(net2), continued)
         self.assertFalse(os.path.exists(cb.backup_file))  # deleted at the end by default
         with self.assertRaises(ValueError):
             BackupAndRestore(self.dir, save_freq=0)

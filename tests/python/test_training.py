@@ -181,7 +181,9 @@ class JittedTraining(unittest.TestCase):
                 eager, _, le = self.run_steps(make, kind, shape, classes, False)
                 jitted, step, lj = self.run_steps(make, kind, shape, classes, True, steps=4)
                 st = pj.jit_stats(step)
-                added = [st[k] - before[k] for k in ("graphs", "breaks", "cache_hits")]
+                # ("compiles" counts every capture; "graphs" counts live entries, which stays put
+                # once earlier suites' step cells fill the code's cache and an entry is evicted)
+                added = [st[k] - before[k] for k in ("compiles", "breaks", "cache_hits")]
                 self.assertEqual(added, [1, 0, 3], st["break_reasons"])  # one capture, three hits
                 if make is lenet:  # the weight gradients and pool gradients are the graph's own kernels
                     # (LeNet's entry: its conv and ReLU may run as one conv2d_block, the ReLU's
@@ -201,7 +203,7 @@ class JittedTraining(unittest.TestCase):
             jitted, step, lj = self.run_steps(blocked_cnn, kind, (2, 3, 8, 8), 10, True, steps=6)
             st = pj.jit_stats(step)
             # (one code object for every step cell: a new cell's graph counts as its recompile)
-            self.assertEqual([st[k] - before[k] for k in ("graphs", "breaks", "cache_hits")], [1, 0, 5],
+            self.assertEqual([st[k] - before[k] for k in ("compiles", "breaks", "cache_hits")], [1, 0, 5],
                              st["break_reasons"])
             self.assertEqual(le, lj, kind)
             for a, b in zip(eager.get_parameters(), jitted.get_parameters()):

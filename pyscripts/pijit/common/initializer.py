@@ -5,12 +5,13 @@
 
 Values are generated in C++ in one vectorised pass at the result's dtype (the init_* ops of
 graph/ops/init_ops.cc, ~1-3 ns an element; the numpy-style float64 draw, arithmetic and cast they
-replace cost ~40-190). Seeding differs from MindSpore's, which takes a seed for each initialiser
-from numpy's global generator: pijit's draw from pijit's global Philox stream, which
-pijit.set_seed (mindspore.set_seed under the alias) resets, so a given seed and construction order
-give the same weights on every run and thread count, and numpy's generator is neither read nor
-advanced. The values themselves are not MindSpore's (a different generator), their
-distribution is.
+replace cost ~40-190). Seeding is MindSpore's: each draw takes its seed from numpy's global
+generator (numpy.random.randint(1, 2**63, dtype=int64): real numpy, or pijit's stand-in, which
+reproduces numpy's stream), so numpy.random.seed or mindspore.set_seed (which seeds numpy) makes
+the weights reproducible, without either they differ from run to run, and building a network
+advances numpy's stream by one draw per initialiser as MindSpore's does. The values for a seed
+are pijit's generator's (MindSpore's C++ sampler is not reproduced), their distribution is
+MindSpore's.
 
 A subclass written for MindSpore, overriding _initialize(arr) to fill a float32 numpy array, is
 run that way (numpy, or pijit's stand-in when numpy is absent).
@@ -70,13 +71,19 @@ def _calculate_gain(nonlinearity, param=None):
                      % (", ".join(repr(n) for n in _LINEAR), nonlinearity))
 
 
+def _numpy_seed():
+    """One seed from numpy's global generator, as MindSpore's initialisers take theirs."""
+    np = _numpy()
+    return int(np.random.randint(low=1, high=(1 << 63), dtype=np.int64))
+
+
 def _op(name, shape, dtype, **attrs):
     """A fill by the C++ op `name` at `dtype` (floating dtypes without a kernel of their own get
-    float32 values, cast)."""
+    float32 values, cast), seeded from numpy's global generator."""
     from pijit import _C
     direct = dtype in (_dt.float32, _dt.float64)
     out = _C.op(name, (), dict(attrs, shape=tuple(shape), dtype=dtype if direct else _dt.float32,
-                               seed=None))
+                               seed=_numpy_seed()))
     return out if direct else out.astype(dtype)
 
 

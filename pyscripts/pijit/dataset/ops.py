@@ -256,8 +256,18 @@ class MapDataset(Dataset):
         return list(self._names)
 
     def _apply(self, args):
-        for op in self.ops:
-            args = as_output(op(*args), "the map operation's output")
+        ops, i = self.ops, 0
+        while i < len(ops):
+            j = i
+            while j < len(ops) and getattr(ops[j], "fusable", False):
+                j += 1
+            if j - i > 1 and len(args) == 1:  # a run of image transforms: one fused kernel pass
+                from pijit.dataset.vision._image import run_chain
+                args = as_output(run_chain(ops[i:j], tuple(args)), "the map operation's output")
+                i = j
+                continue
+            args = as_output(ops[i](*args), "the map operation's output")
+            i += 1
         if len(args) != len(self.out_cols):
             raise ValueError("Invalid columns, the number of columns returned by the operations "
                              "(%d) should match the number of output_columns %s."

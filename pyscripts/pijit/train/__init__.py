@@ -4,7 +4,7 @@ from pijit.amp import LossScaleManager, FixedLossScaleManager, DynamicLossScaleM
 from pijit.amp import build_train_network  # noqa: F401
 from pijit.serialization import save_checkpoint, load_checkpoint, load_param_into_net  # noqa: F401
 from pijit.train import loss_scale_manager, serialization  # noqa: F401
-from pijit.train.serialization import merge_sliced_parameter, async_ckpt_thread_status  # noqa: F401
+from pijit.train.serialization import merge_sliced_parameter, async_ckpt_thread_status, export, load  # noqa: F401
 from pijit.train import callback, summary  # noqa: F401
 from pijit.train.callback import *  # noqa: F401,F403
 from pijit.train.summary import SummaryRecord  # noqa: F401
@@ -28,6 +28,7 @@ for _name in getattr(_metrics2, "__all__", []):
 
 __all__ = ["Model", "DatasetHelper", "connect_network_with_dataset", "build_train_network", "LossScaleManager",
            "FixedLossScaleManager", "DynamicLossScaleManager", "save_checkpoint", "load_checkpoint",
-           "load_param_into_net", "merge_sliced_parameter", "async_ckpt_thread_status", "data_sink", "SummaryRecord"]
+           "load_param_into_net", "merge_sliced_parameter", "async_ckpt_thread_status", "data_sink", "SummaryRecord",
+           "export", "load"]
 __all__.extend(callback.__all__)
 __all__.extend(_METRIC_NAMES)

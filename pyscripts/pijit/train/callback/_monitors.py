@@ -148,18 +148,25 @@ class LambdaCallback(Callback):
 
 
 def _set_lr(who, optimizer, value):
-    """Writes a new constant learning rate into an optimizer. MindSpore assigns its learning-rate
-    Parameter; pijit's optimizers keep a constant rate as a float in a small holder object. The
-    holder is replaced, not written: a jitted step guards the holder's identity but (today) not
-    the float it reads from it, so only a new holder makes the next step recompile with the new
-    rate (tests/python/test_train_model.py checks the steps against a loop by hand)."""
-    import copy
-    lr = getattr(optimizer, "_lr", None)
-    if lr is None or getattr(lr, "value", None) is None or getattr(optimizer, "is_group_lr", False):
+    """Assigns a new constant learning rate to the optimizer's 'learning_rate' Parameter, as
+    MindSpore does (a jitted step reads the Parameter: no recompile)."""
+    lr = getattr(optimizer, "learning_rate", None)
+    if not _is_tensor(lr) or lr.size != 1 or getattr(optimizer, "is_group_lr", False):
         raise ValueError("%s does not support dynamic learning rate and group learning rate now." % who)
-    holder = copy.copy(lr)
-    holder.value = float(value)
-    optimizer._lr = holder
+    from pijit import Tensor, float32
+    lr.set_data(Tensor(float(value), float32).reshape(lr.shape))
+
+
+def _f32_text(v):
+    """v as numpy prints a float32 (the shortest digits that read back to the same float32):
+    MindSpore's callbacks print numpy float32 rates, 0.05 not 0.05000000074505806."""
+    import struct
+    f = struct.unpack("f", struct.pack("f", v))[0]
+    for digits in range(1, 10):
+        text = "%.*g" % (digits, f)
+        if struct.unpack("f", struct.pack("f", float(text)))[0] == f:
+            return text if ("e" in text or "." in text) else text + ".0"
+    return repr(f)
 
 
 def _get_lr(who, optimizer):
@@ -354,7 +361,7 @@ class ReduceLROnPlateau(_Plateau):
                     _set_lr("ReduceLROnPlateau", cb_params.optimizer, new_lr)
                     if self.verbose:
                         print("Epoch %05d: ReduceLROnPlateau reducing learning rate to %s."
-                              % (cb_params.cur_epoch_num, new_lr))
+                              % (cb_params.cur_epoch_num, _f32_text(new_lr)))
                 self.cooldown_counter = self.cooldown
                 self.wait = 0
 

@@ -1,0 +1,45 @@
+"""State a pijit object keeps in its __dict__ is read along a guarded path inside captured code,
+as a user object's is, not folded in as it was at capture: a RunContext's arguments, a
+primitive's attributes, a loss-scale manager's scale. (Library code still runs for real at
+capture; what it reads from the frame's objects is what the guards must see.)"""
+import unittest
+
+import pijit as pj
+from pijit import Tensor, ops
+from pijit.train.callback import RunContext
+
+
+class LibraryObjectState(unittest.TestCase):
+    def test_run_context_arguments_follow_the_run(self):
+        args = {}
+        rc = RunContext(args)
+        f = pj.jit(lambda rc: rc._original_args["n"])
+        got = []
+        for i in range(1, 5):
+            args["n"] = i
+            got.append(f(rc))
+        self.assertEqual(got, [1, 2, 3, 4])
+
+    def test_a_primitive_attribute_rebound_between_calls(self):
+        p = ops.ReduceSum(keep_dims=False)
+        f = pj.jit(lambda x: x * p.attrs["keep_dims"])
+        self.assertEqual(f(Tensor([2.0])).tolist(), [0.0])
+        p.attrs["keep_dims"] = True  # (what add_prim_attr changes)
+        self.assertEqual(f(Tensor([2.0])).tolist(), [2.0])
+        p.name = "Other"
+        self.assertEqual(pj.jit(lambda: p.name)(), "Other")
+
+    def test_an_int_kept_by_a_library_object_becomes_a_graph_input(self):
+        from pijit.amp import FixedLossScaleManager
+        m = FixedLossScaleManager(loss_scale=2.0)
+        f = pj.jit(lambda x: x * m._loss_scale)
+        out = []
+        for s in (2.0, 4.0, 8.0, 16.0):
+            m._loss_scale = s
+            out.append(f(Tensor([1.0])).item())
+        self.assertEqual(out, [2.0, 4.0, 8.0, 16.0])
+        self.assertLessEqual(pj.jit_stats(f)["compiles"], 2)  # (a float attribute: one recompile, then dynamic)
+
+
+if __name__ == "__main__":
+    unittest.main()
