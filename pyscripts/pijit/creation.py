@@ -6,6 +6,7 @@ from pijit._state import runtime_state
 from pijit._validate import check_int, check_tensor
 
 _seed = [0]
+_seed_set = [False]  # whether the program called set_seed (the dataset pipeline, imported later, takes it)
 _MAX_SEED = 2 ** 64 - 1  # the generator's seed is a uint64 (kernels/random.h)
 
 
@@ -156,6 +157,7 @@ def set_seed(seed):
     pipeline. numpy and the pipeline take 32-bit seeds: a larger one reaches them modulo 2**32."""
     check_int("set_seed", "seed", seed, 0, _MAX_SEED)
     _seed[0] = seed
+    _seed_set[0] = True
     _C.set_seed(seed)
     from pijit.common.initializer import _numpy
     _numpy().random.seed(seed % (1 << 32))

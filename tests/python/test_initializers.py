@@ -233,6 +233,17 @@ class TestNumpySeeding(unittest.TestCase):
         pj.set_seed(2 ** 40 + 5)  # beyond numpy's 32 bits: numpy takes it modulo 2**32
         self.assertEqual(float(np.random.rand()), a)
 
+    def test_the_dataset_pipeline_imported_later_takes_the_seed(self):
+        import os
+        import subprocess
+        import sys
+        code = ("import pijit as ms\nms.set_seed(9)\nimport pijit.dataset as ds\n"
+                "print(ds.config.get_seed())\nms.set_seed(12)\nprint(ds.config.get_seed())\n")
+        env = dict(os.environ, PYTHONPATH=os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(
+            os.path.abspath(__file__)))), "pyscripts"))
+        out = subprocess.run([sys.executable, "-c", code], stdout=subprocess.PIPE, env=env, check=True)
+        self.assertEqual(out.stdout.decode().split(), ["9", "12"])
+
 
 class TestDtypesAndAliases(unittest.TestCase):
     def test_result_dtypes(self):

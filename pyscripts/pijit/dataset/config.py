@@ -108,3 +108,15 @@ def run_seed():
     if _state["seed_set"]:
         return _state["seed"]
     return int.from_bytes(os.urandom(4), "little")
+
+
+def _take_global_seed():
+    # mindspore.set_seed seeds the pipeline too: a program that called it before the pipeline
+    # was imported has its seed here (numpy and `random` were seeded by set_seed itself)
+    from pijit import creation
+    if creation._seed_set[0]:
+        _state["seed"] = creation._seed[0] % (1 << 32)
+        _state["seed_set"] = True
+
+
+_take_global_seed()
