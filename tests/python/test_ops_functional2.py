@@ -350,8 +350,11 @@ class Reductions(Close):
         self.assertEqual([a.item(), b.item()], [3.0, 4.0])
 
     def test_errors(self):
-        with self.assertRaisesRegex(ValueError, "needs singular values"):
-            ops.norm(X, 2)
+        # the singular-value norms (ops.svd): of [[3, 0], [0, -4]] the values are 4 and 3
+        A = T([[3.0, 0.0], [0.0, -4.0]])
+        self.assertEqual([ops.norm(A, 2).item(), ops.norm(A, -2).item(), ops.norm(A, "nuc").item()], [4.0, 3.0, 7.0])
+        self.close([ops.norm(T([[[1.0, 2.0], [3.0, 4.0]]]), "nuc", dim=(1, 2), keepdim=True).item()],
+                   [5.830951894845301], 1e-5)  # s1 + s2 of [[1, 2], [3, 4]] = sqrt(30 + 2 * 2)
         with self.assertRaisesRegex(TypeError, "vector norm takes a number 'ord'"):
             ops.norm(V, "fro", 0)
         with self.assertRaisesRegex(ValueError, "must be 1-D or 2-D when 'dim' is None"):

@@ -902,20 +902,8 @@ def norm(input, p="fro", dim=None, keepdim=False, *, dtype=None):
 
 def _nuclear_norm(x, dims, keepdim):
     """The sum of the singular values of the matrices over the two dims (ops.svd)."""
-    from pijit.ops.linalg import svd
-    if len(dims) != 2:
-        raise RuntimeError("For 'norm', the nuclear norm takes 2 dims, but got %r" % (dims,))
-    nd = x.ndim
-    d0, d1 = (d % nd if nd else d for d in dims)
-    if nd < 2 or d0 == d1 or not (0 <= d0 < nd and 0 <= d1 < nd):
-        raise RuntimeError("For 'norm', the nuclear norm needs 2 distinct dims of a tensor of 2 or "
-                           "more dims, but got dims %r of shape %r" % (dims, tuple(x.shape)))
-    rest = [i for i in range(nd) if i not in (d0, d1)]
-    m = _op("transpose", (x,), perm=tuple(rest) + (d0, d1)) if (d0, d1) != (nd - 2, nd - 1) else x
-    out = _op("sum", (svd(m, compute_uv=False),), axis=(-1,), keepdims=False)
-    if keepdim:
-        out = _op("reshape", (out,), shape=tuple(1 if i in (d0, d1) else x.shape[i] for i in range(nd)))
-    return out
+    from pijit.ops.linalg import _singular_value_norm
+    return _singular_value_norm(x, dims, "nuc", keepdim)
 
 
 def _broadcast_shape(a, b):

@@ -1384,8 +1384,8 @@ def norm(A, ord=None, dim=None, keepdim=False, *, dtype=None):
     if ord is None or ord == "fro":
         return _pnorm(x, 2, (d0, d1), keepdim)
     if ord in (2, -2, "nuc"):
-        raise ValueError("For 'norm', the matrix norm ord=%r needs singular values, which pijit "
-                         "cannot compute (no SVD kernel)" % (ord,))
+        from pijit.ops.linalg import _singular_value_norm
+        return _singular_value_norm(_float(x), (d0, d1), ord, keepdim)
     if ord not in (1, -1, float("inf"), float("-inf")):
         raise ValueError("For 'norm', a matrix norm takes ord None, 'fro', 'nuc', inf, -inf, 1, "
                          "-1, 2 or -2, but got %r" % (ord,))

@@ -571,3 +571,23 @@ def _install_tensor_methods():
 
 _install_tensor_methods()
 del _install_tensor_methods
+
+
+def _singular_value_norm(x, dims, ord, keepdim, who="norm"):
+    """The matrix norm ord 2 (largest singular value), -2 (smallest) or 'nuc' (their sum) of the
+    matrices over the two dims of x."""
+    if len(dims) != 2:
+        raise RuntimeError("For '%s', a matrix norm takes 2 dims, but got %r" % (who, dims))
+    nd = x.ndim
+    d0, d1 = (d % nd if nd else d for d in dims)
+    if nd < 2 or d0 == d1 or not (0 <= d0 < nd and 0 <= d1 < nd):
+        raise RuntimeError("For '%s', the matrix norm needs 2 distinct dims of a tensor of 2 or more "
+                           "dims, but got dims %r of shape %r" % (who, dims, tuple(x.shape)))
+    rest = [i for i in range(nd) if i not in (d0, d1)]
+    m = _op("transpose", (x,), perm=tuple(rest) + (d0, d1)) if (d0, d1) != (nd - 2, nd - 1) else x
+    s = svd(m, compute_uv=False)
+    reduce = {"nuc": "sum", 2: "max", -2: "min"}[ord]
+    out = _op(reduce, (s,), axis=(-1,), keepdims=False)
+    if keepdim:
+        out = _op("reshape", (out,), shape=tuple(1 if i in (d0, d1) else x.shape[i] for i in range(nd)))
+    return out
