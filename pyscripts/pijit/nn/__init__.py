@@ -4,7 +4,7 @@ from pijit.nn.activation import (ReLU, ReLU6, LeakyReLU, GELU, SiLU, Sigmoid, Ta
                                  LogSoftmax, HSwish, HSigmoid)
 from pijit.nn.basic import Dense, Flatten, Identity, Dropout, Embedding
 from pijit.nn.conv import Conv2d, Conv2dTranspose
-from pijit.nn.normalization import BatchNorm1d, BatchNorm2d, LayerNorm, GroupNorm
+from pijit.nn.normalization import BatchNorm1d, BatchNorm2d, LayerNorm, GroupNorm, SyncBatchNorm
 from pijit.nn.pooling import MaxPool2d, AvgPool2d, AdaptiveAvgPool2d
 from pijit.nn.container import SequentialCell, CellList, CellDict
 from pijit.nn.loss import (LossBase, SoftmaxCrossEntropyWithLogits, CrossEntropyLoss, NLLLoss,

@@ -58,6 +58,28 @@ class BatchNorm2d(_BatchNorm):
                          beta_init, moving_mean_init, moving_var_init, use_batch_statistics)
 
 
+class SyncBatchNorm(_BatchNorm):
+    """MindSpore's nn.SyncBatchNorm(num_features, eps, momentum, affine, gamma_init, beta_init,
+    moving_mean_init, moving_var_init, use_batch_statistics, process_groups, dtype) over (N, C) or
+    (N, C, H, W) inputs. The batch statistics are synchronised over the process groups; pijit runs
+    one process (issue 48 brings data-parallel training), so they are this process's: BatchNorm
+    exactly, with process_groups checked as MindSpore checks them (a list of lists of ranks)."""
+
+    def __init__(self, num_features, eps=1e-5, momentum=0.9, affine=True, gamma_init="ones",
+                 beta_init="zeros", moving_mean_init="zeros", moving_var_init="ones",
+                 use_batch_statistics=None, process_groups=None, dtype=None):
+        if process_groups is not None:
+            ok = isinstance(process_groups, list) and all(
+                isinstance(g, list) and all(isinstance(r, int) and not isinstance(r, bool) and r >= 0
+                                            for r in g) for g in process_groups)
+            if not ok:
+                raise TypeError("For 'SyncBatchNorm', the 'process_groups' must be a list of lists of "
+                                "non-negative ints, but got %r." % (process_groups,))
+        super().__init__("SyncBatchNorm", (2, 4), num_features, eps, momentum, affine, gamma_init,
+                         beta_init, moving_mean_init, moving_var_init, use_batch_statistics)
+        self.process_groups = process_groups
+
+
 class LayerNorm(Cell):
     """LayerNorm(normalized_shape, begin_norm_axis=-1, begin_params_axis=-1, gamma_init='ones',
     beta_init='zeros', epsilon=1e-7)."""
