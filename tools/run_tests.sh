@@ -32,8 +32,8 @@ fi
 for v in 3.7 3.9; do
   py=$(find_python "$v")
   if [ ! -x "$py" ]; then echo "pijit: python $v missing"; failed=$((failed + 1)); continue; fi
-  PYTHONPATH=pyscripts "$py" tests/python/run.py > "$log/py$v.txt" 2>&1
-  tail -n 40 "$log/py$v.txt"
+  PYTHONPATH=pyscripts "$py" tests/python/run.py --durations 12 > "$log/py$v.txt" 2>&1
+  tail -n 55 "$log/py$v.txt"
   tally "$log/py$v.txt" "Python $v"
   # The same suites with every frame a capture candidate (capture must never change a result).
   PIJIT_STRESS=2 PYTHONPATH=pyscripts "$py" -W ignore tests/python/run.py > "$log/stress$v.txt" 2>&1

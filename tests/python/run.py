@@ -11,6 +11,7 @@ import argparse
 import fnmatch
 import os
 import sys
+import time
 import unittest
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -84,10 +85,20 @@ class CountingResult(unittest.TextTestResult):
     def __init__(self, *a, **k):
         super().__init__(*a, **k)
         self.passed = 0
+        self.seconds = {}  # test module -> seconds its tests took (--durations)
 
     def addSuccess(self, test):
         super().addSuccess(test)
         self.passed += 1
+
+    def startTest(self, test):
+        self._started = time.perf_counter()
+        super().startTest(test)
+
+    def stopTest(self, test):
+        super().stopTest(test)
+        module = test.id().split(".")[0]
+        self.seconds[module] = self.seconds.get(module, 0.0) + time.perf_counter() - self._started
 
 
 def main():
@@ -95,6 +106,8 @@ def main():
     ap.add_argument("--oracle", action="store_true", help="run the oracle suites instead")
     ap.add_argument("-k", default=None, help="only test modules whose name contains this")
     ap.add_argument("-v", action="store_true")
+    ap.add_argument("--durations", type=int, default=0, metavar="N",
+                    help="print the N test modules that took longest (the matrix's time budget)")
     args = ap.parse_args()
     start = os.path.join(HERE, "oracle") if args.oracle else HERE
     sys.path.insert(0, HERE)
@@ -109,6 +122,11 @@ def main():
                                      stream=sys.stdout)
     print("pijit Python suites on Python %s" % sys.version.split()[0])
     result = runner.run(suite)
+    if args.durations:
+        total = sum(result.seconds.values())
+        print("slowest test modules (of %.1f s):" % total)
+        for module, sec in sorted(result.seconds.items(), key=lambda kv: -kv[1])[:args.durations]:
+            print("  %7.1f s  %s" % (sec, module))
     bad_skips = 0
     for test, reason in result.skipped:
         allowed = skip_allowed(test.id())
