@@ -157,10 +157,8 @@ class GradOperation(object):
         if not callable(fn):
             raise TypeError("GradOperation: expected a function or a Cell, got %s" % type(fn).__name__)
         if self.get_by_list:
-            if weights is None:
-                raise ValueError("GradOperation(get_by_list=True) needs the weights: "
-                                 "grad_op(net, ParameterTuple(net.trainable_params()))")
-            ws, _ = _weights_tuple("GradOperation", weights)
+            # weights None: no Parameters to differentiate, their gradients are () (as MindSpore)
+            ws = () if weights is None else _weights_tuple("GradOperation", weights)[0]
         else:
             ws = ()
         get_all, get_by_list, sens_param = self.get_all, self.get_by_list, self.sens_param

@@ -202,8 +202,6 @@ class Conventions(Close):
             pj.grad(self.f, 0, [self.x])
         with self.assertRaisesRegex(ValueError, "has_aux=True needs a function that returns more than one output"):
             pj.grad(self.f, has_aux=True)(self.x, self.y)
-        with self.assertRaisesRegex(ValueError, "get_by_list=True\\) needs the weights"):
-            ops.GradOperation(get_by_list=True)(self.f)
         with self.assertRaisesRegex(TypeError, "get_all must be a bool"):
             ops.GradOperation(get_all=1)
         with self.assertRaisesRegex(TypeError, "cannot differentiate through 'interpolate': it has no gradient rule"):

@@ -141,6 +141,13 @@ class ConstantGradients(unittest.TestCase):
                 return 3
         self.assertEqual(ops.GradOperation(get_all=True)(Net())(), ())
 
+    def test_get_by_list_without_weights_gives_empty_weight_gradients(self):
+        f = lambda x: (x * 3).sum()  # noqa: E731
+        gx, gw = ops.GradOperation(get_all=True, get_by_list=True)(f, None)(self.x)
+        self.assertEqual([g.tolist() for g in gx], [[3.0, 3.0]])
+        self.assertEqual(gw, ())
+        self.assertEqual(ops.GradOperation(get_by_list=True)(f)(self.x), ())
+
     def test_jitted_equals_eager(self):
         def step(x):
             return pj.grad(lambda v: (v * v, 2))(x)
