@@ -151,6 +151,43 @@ def load_params(path):
     return {k: v.tolist() for k, v in pijit.load_checkpoint(path).items()}
 
 
+class TestModelTrainEpochs(unittest.TestCase):
+    """Model.train reads one iterator of `epoch` epochs, as MindSpore's DatasetHelper does: each
+    epoch of a shuffled dataset comes in a new order (an iterator per epoch replayed the first)."""
+
+    def test_each_epoch_reshuffles(self):
+        import pijit.dataset as ds
+        from pijit import nn
+        from pijit.train import Model, Callback
+        from pijit.dataset._compat import np
+
+        class Rows:
+            def __getitem__(self, i):
+                return np.array([float(i)], dtype=np.float32), np.array(i % 2, dtype=np.int32)
+
+            def __len__(self):
+                return 16
+
+        class Record(Callback):
+            def __init__(self):
+                super().__init__()
+                self.seen = []
+
+            def on_train_step_end(self, run_context):
+                x = run_context.original_args().train_dataset_element[0]
+                self.seen.append([int(v[0]) for v in x.tolist()])
+
+        pijit.set_seed(3)
+        data = ds.GeneratorDataset(Rows(), ["x", "y"], shuffle=True).batch(16)
+        net = nn.Dense(1, 2)
+        rec = Record()
+        Model(net, nn.CrossEntropyLoss(), nn.SGD(net.trainable_params(), 0.01)).train(4, data, callbacks=[rec])
+        self.assertEqual(len(rec.seen), 4)
+        for order in rec.seen:
+            self.assertEqual(sorted(order), list(range(16)))
+        self.assertEqual(len(set(map(tuple, rec.seen))), 4, rec.seen)
+
+
 class TestQuickStart(_Tmp):
     @classmethod
     def setUpClass(cls):

@@ -34,6 +34,16 @@ def _epoch_iterator(dataset):
         yield _as_tuple(item)
 
 
+def _is_pipeline(dataset):
+    from pijit.dataset.engine import Dataset
+    return isinstance(dataset, Dataset)
+
+
+def _one_pass(iterator):
+    for item in iterator:
+        yield _as_tuple(item)
+
+
 class DatasetHelper(object):
     """DatasetHelper(dataset, dataset_sink_mode=True, sink_size=-1, epoch_num=1): iterating it
     gives one epoch of the dataset's rows as tuples of Tensors; in sink mode with sink_size > 0
@@ -58,6 +68,7 @@ class DatasetHelper(object):
         self._sink_size = sink_size
         self.epoch_num = epoch_num
         self._cycle = None  # the continuing iterator of sink mode with a sink_size
+        self._epochs = None  # the one iterator all epochs read, as MindSpore's DatasetHelper keeps
 
     def sink_size(self):
         """The steps of one epoch: sink_size in sink mode when given, else the dataset's size."""
@@ -85,7 +96,14 @@ class DatasetHelper(object):
             if self._cycle is None:
                 self._cycle = self._cycling()
             return _take(self._cycle, self._sink_size)
-        return _epoch_iterator(self.dataset)
+        if not _is_pipeline(self.dataset):  # a duck-typed source: a fresh iterator per epoch
+            return _epoch_iterator(self.dataset)
+        make = self.dataset.create_tuple_iterator
+        # One iterator of epoch_num epochs, one pass of it per epoch: each epoch reshuffles and
+        # draws its augmentation anew (an iterator per epoch would replay the first epoch's order).
+        if self._epochs is None or getattr(self._epochs, "_run", True) is None:  # none yet, or spent
+            self._epochs = make(num_epochs=self.epoch_num)
+        return _one_pass(self._epochs)
 
     def __len__(self):
         return self.sink_size()
@@ -98,6 +116,9 @@ class DatasetHelper(object):
 
     def release(self):
         self._cycle = None
+        epochs, self._epochs = self._epochs, None
+        if epochs is not None and hasattr(epochs, "stop"):
+            epochs.stop()
 
     def get_data_info(self):
         """(dtypes, shapes) of the next row, as types_shapes()."""
