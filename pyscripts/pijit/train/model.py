@@ -364,9 +364,12 @@ class Model(object):
         cb_params.loss_scale_mananger = self._loss_scale_manager  # (MindSpore's spelling)
         cb_params.dataset_sink_mode = dataset_sink_mode
         helper = DatasetHelper(train_dataset, dataset_sink_mode, sink_size, epoch - initial_epoch)
-        with _CallbackManager(cbs) as list_callback:
-            self._train_process(epoch, helper, list_callback, cb_params, initial_epoch,
-                                valid_infos or (None, 1, False))
+        try:
+            with _CallbackManager(cbs) as list_callback:
+                self._train_process(epoch, helper, list_callback, cb_params, initial_epoch,
+                                    valid_infos or (None, 1, False))
+        finally:
+            helper.release()  # a run stopped early ends its iterator's workers now
 
     def _train_process(self, epoch, helper, list_callback, cb_params, initial_epoch, valid_infos):
         cb_params.cur_step_num = 0
