@@ -19,7 +19,7 @@ int GradContext::reduce_to(int g, TensorMeta m) {
     IntList axes;
     for (int d = 0; d < static_cast<int>(gs.size()); ++d)
       if (d < lead || (m.shape[d - lead] == 1 && gs[d] != 1)) axes.push_back(d);
-    if (!axes.empty()) g = op("sum", {g}, Attrs{{"axis", axes}, {"keepdims", true}});
+    if (!axes.empty()) g = sum(g, axes, true);
     g = op("reshape", {g}, Attrs{{"shape", IntList(m.shape.begin(), m.shape.end())}});
   }
   if (meta(g).dtype != m.dtype) g = op("cast", {g}, Attrs{{"dtype", m.dtype}});
@@ -32,25 +32,42 @@ int GradContext::zeros(TensorMeta m) {
 
 int GradContext::masked(int mask, int g) { return op("where", {mask, g, scalar_like(0, g)}); }
 
+int GradContext::conj(int v) { return is_complex(meta(v).dtype) ? op("conj", {v}) : v; }
+
+int GradContext::sum(int v, const IntList& axes, bool keepdims) {
+  const Attrs a{{"axis", axes}, {"keepdims", keepdims}};
+  if (!is_complex(meta(v).dtype)) return op("sum", {v}, a);
+  return op("complex", {op("sum", {op("real", {v})}, a), op("sum", {op("imag", {v})}, a)});
+}
+
 namespace {
-std::unordered_map<std::string, GradFn>& rules() {
-  static auto* r = new std::unordered_map<std::string, GradFn>;
+struct Rule {
+  GradFn fn;
+  bool complex;  // right on complex values too
+};
+std::unordered_map<std::string, Rule>& rules() {
+  static auto* r = new std::unordered_map<std::string, Rule>;
   return *r;
 }
 }  // namespace
 
-GradRegistrar::GradRegistrar(const char* name, GradFn fn) {
-  PJ_CHECK(rules().emplace(name, fn).second) << "two gradient rules for " << name;
+GradRegistrar::GradRegistrar(const char* name, GradFn fn, bool complex) {
+  PJ_CHECK(rules().emplace(name, Rule{fn, complex}).second) << "two gradient rules for " << name;
 }
 
 GradFn grad_rule(const OpDef& op) {
   auto it = rules().find(op.name);
-  return it == rules().end() ? nullptr : it->second;
+  return it == rules().end() ? nullptr : it->second.fn;
+}
+
+bool grad_rule_complex(const OpDef& op) {
+  auto it = rules().find(op.name);
+  return it != rules().end() && it->second.complex;
 }
 
 std::vector<std::string> grad_rule_names() {
   std::vector<std::string> names;
-  for (const auto& [name, fn] : rules()) names.push_back(name);
+  for (const auto& [name, rule] : rules()) names.push_back(name);
   std::sort(names.begin(), names.end());
   return names;
 }
@@ -93,9 +110,18 @@ void reverse_sweep(GradContext& c, const std::vector<SweepNode>& nodes, std::vec
       din = (*n.custom)(c, a);
     } else {
       GradFn rule = grad_rule(*n.op);
-      if (!rule)
-        PJ_THROW(Type) << "cannot differentiate through '" << name << "'"
-                       << (n.line ? " (line " + std::to_string(n.line) + ")" : std::string()) << ": it has no gradient rule";
+      const std::string at = n.line ? " (line " + std::to_string(n.line) + ")" : std::string();
+      if (!rule) PJ_THROW(Type) << "cannot differentiate through '" << name << "'" << at << ": it has no gradient rule";
+      if (!grad_rule_complex(*n.op)) {
+        // A real rule run on complex values would drop or misplace the imaginary parts silently.
+        bool complex = false;
+        for (size_t k = 0; k < n.in.size(); ++k) complex = complex || (a.needs[k] && is_complex(c.meta(n.in[k]).dtype));
+        for (size_t k = 0; k < n.out.size(); ++k)
+          complex = complex || (a.dout[k] != kNoGrad && is_complex(c.meta(n.out[k]).dtype));
+        if (complex)
+          PJ_THROW(Type) << "cannot differentiate through '" << name << "'" << at
+                         << " on complex values: its gradient rule is for real values only";
+      }
       din = rule(c, a);
     }
     if (n.custom && din.size() != n.in.size())
@@ -265,7 +291,7 @@ Graph differentiate(const Graph& fwd, const std::vector<int>& wrt, bool integers
     const Value& v = fwd.value(fwd.inputs()[pos]);
     if (!differentiable(v.meta.dtype) && !(integers && v.meta.dtype != DType::Bool))
       PJ_THROW(Type) << "cannot differentiate with respect to " << v.name << ": it is " << dtype_name(v.meta.dtype)
-                     << " (only floating tensors have gradients)";
+                     << " (only floating and complex tensors have gradients)";
     active[fwd.inputs()[pos]] = true;
   }
   std::vector<SweepNode> nodes(num_fwd_nodes);

@@ -7,6 +7,10 @@
 //   - EagerGradContext runs them at once on tensors (what an eager tape's backward does).
 // Values are handles (ints) the context owns: graph value ids, or slots of tensors. kNoGrad stands
 // for a gradient that is zero (an output nothing depends on, an input that needs none).
+// Complex values carry gradients as PyTorch defines them: for a real loss L, the gradient of z is
+// dL/dRe(z) + i dL/dIm(z), so a holomorphic f's rule is conj(f'(z)) * dout. Only rules registered
+// with PJ_REGISTER_COMPLEX_GRAD are written for that; the sweep refuses (TypeError naming the op)
+// to run any other rule on complex values, rather than give a wrong gradient.
 #pragma once
 
 #include <functional>
@@ -41,6 +45,10 @@ class GradContext {
   int zeros(TensorMeta m);
   // g where `mask`, else 0.
   int masked(int mask, int g);
+  // conj(v) for a complex v; v itself otherwise (so a rule's real graph is unchanged).
+  int conj(int v);
+  // sum over `axes` (complex values as two real sums: the reduction kernels are real-only).
+  int sum(int v, const IntList& axes, bool keepdims);
 };
 
 // What a rule sees: the node's inputs, outputs and attributes, the gradient of each output
@@ -56,19 +64,24 @@ struct GradArgs {
 using GradFn = std::vector<int> (*)(GradContext& c, const GradArgs& g);
 
 // Registers a rule by op name (static initialisation: the ops may not be registered yet).
+// `complex`: the rule is also right where the op's inputs or outputs are complex.
 struct GradRegistrar {
-  GradRegistrar(const char* op, GradFn fn);
+  GradRegistrar(const char* op, GradFn fn, bool complex = false);
 };
 #define PJ_REGISTER_GRAD(name, ...) \
   static ::pj::GradRegistrar PJ_OP_CONCAT(pj_grad_reg_, __COUNTER__)(name, __VA_ARGS__)
+#define PJ_REGISTER_COMPLEX_GRAD(name, ...) \
+  static ::pj::GradRegistrar PJ_OP_CONCAT(pj_grad_reg_, __COUNTER__)(name, __VA_ARGS__, true)
 
 // The rule of `op`, or nullptr when it is not differentiable.
 GradFn grad_rule(const OpDef& op);
 // Every registered rule's op name (tests check each names a registered op).
 std::vector<std::string> grad_rule_names();
+// Whether op's rule was registered as right on complex values.
+bool grad_rule_complex(const OpDef& op);
 
-// Whether values of this dtype carry gradients (floating ones only).
-inline bool differentiable(DType t) { return is_floating(t); }
+// Whether values of this dtype carry gradients (floating and complex ones).
+inline bool differentiable(DType t) { return is_floating(t) || is_complex(t); }
 
 // A backward written by the user (a Cell's bprop): what a rule returns, for one recorded call.
 using CustomGradFn = std::function<std::vector<int>(GradContext& c, const GradArgs& g)>;
@@ -167,7 +180,7 @@ Graph with_input_metas(const Graph& g, const Metas& inputs, const std::vector<Sw
 // for each input position in `wrt` the gradient of sum_k <seed_k, output_k> with respect to that
 // input (zeros where it does not reach the outputs). Raises pj::Error (TypeError) naming the op
 // when the outputs depend on an input in `wrt` through an op without a gradient rule, and
-// (TypeError) when an input in `wrt` is not floating. With `integers`, integer inputs in `wrt`
+// (TypeError) when an input in `wrt` is neither floating nor complex. With `integers`, integer inputs in `wrt`
 // are differentiated too, through ops with rules (the eager tape's rule, graph/tape.h).
 Graph differentiate(const Graph& fwd, const std::vector<int>& wrt, bool integers = false);
 

@@ -2,6 +2,8 @@
 // to its shape and dtype (GradContext::reduce_to). Where an op is not differentiable at a point
 // (relu at 0, abs at 0, max/min at ties) the rules follow PyTorch: relu'(0) = 0, abs'(0) = 0,
 // ties split the gradient in half.
+// On complex values (rules registered with PJ_REGISTER_COMPLEX_GRAD) a holomorphic f's gradient is
+// dout * conj(f'(z)), PyTorch's convention; GradContext::conj is a no-op on real values.
 #include <cmath>
 
 #include "graph/autodiff.h"
@@ -11,10 +13,10 @@ namespace {
 
 using Grads = std::vector<int>;
 
-// dy * f'(x) for a unary op, f' built by `deriv` (from x and y = f(x)).
+// dy * conj(f'(x)) for a unary op, f' built by `deriv` (from x and y = f(x)).
 template <class D>
 Grads unary(GradContext& c, const GradArgs& g, D deriv) {
-  return {c.reduce_to(c.op("mul", {g.dout[0], deriv(g.in[0], g.out[0])}), g.in_meta(c, 0))};
+  return {c.reduce_to(c.op("mul", {g.dout[0], c.conj(deriv(g.in[0], g.out[0]))}), g.in_meta(c, 0))};
 }
 
 // Gradients of a binary op given the local ones (kNoGrad when not needed).
@@ -25,28 +27,29 @@ Grads binary(GradContext& c, const GradArgs& g, int da, int db) {
 
 int k(GradContext& c, double v, int like) { return c.scalar_like(v, like); }
 
-PJ_REGISTER_GRAD("add", [](GradContext& c, const GradArgs& g) -> Grads {
+PJ_REGISTER_COMPLEX_GRAD("add", [](GradContext& c, const GradArgs& g) -> Grads {
   return binary(c, g, g.needs[0] ? g.dout[0] : kNoGrad, g.needs[1] ? g.dout[0] : kNoGrad);
 });
-PJ_REGISTER_GRAD("sub", [](GradContext& c, const GradArgs& g) -> Grads {
+PJ_REGISTER_COMPLEX_GRAD("sub", [](GradContext& c, const GradArgs& g) -> Grads {
   return binary(c, g, g.needs[0] ? g.dout[0] : kNoGrad, g.needs[1] ? c.op("neg", {g.dout[0]}) : kNoGrad);
 });
-PJ_REGISTER_GRAD("mul", [](GradContext& c, const GradArgs& g) -> Grads {
+PJ_REGISTER_COMPLEX_GRAD("mul", [](GradContext& c, const GradArgs& g) -> Grads {
   const int d = g.dout[0];
-  return binary(c, g, g.needs[0] ? c.op("mul", {d, g.in[1]}) : kNoGrad, g.needs[1] ? c.op("mul", {d, g.in[0]}) : kNoGrad);
+  return binary(c, g, g.needs[0] ? c.op("mul", {d, c.conj(g.in[1])}) : kNoGrad,
+                g.needs[1] ? c.op("mul", {d, c.conj(g.in[0])}) : kNoGrad);
 });
-PJ_REGISTER_GRAD("div", [](GradContext& c, const GradArgs& g) -> Grads {
-  const int d = g.dout[0], b = g.in[1];
+PJ_REGISTER_COMPLEX_GRAD("div", [](GradContext& c, const GradArgs& g) -> Grads {
+  const int d = g.dout[0], b = c.conj(g.in[1]);
   int da = g.needs[0] ? c.op("div", {d, b}) : kNoGrad;
   // d(a/b)/db = -(a/b)/b
-  int db = g.needs[1] ? c.op("neg", {c.op("div", {c.op("mul", {d, g.out[0]}), b})}) : kNoGrad;
+  int db = g.needs[1] ? c.op("neg", {c.op("div", {c.op("mul", {d, c.conj(g.out[0])}), b})}) : kNoGrad;
   return binary(c, g, da, db);
 });
-PJ_REGISTER_GRAD("pow", [](GradContext& c, const GradArgs& g) -> Grads {
+PJ_REGISTER_COMPLEX_GRAD("pow", [](GradContext& c, const GradArgs& g) -> Grads {
   const int d = g.dout[0], a = g.in[0], b = g.in[1];
   // d/da = b a^(b-1); d/db = a^b log a
-  int da = g.needs[0] ? c.op("mul", {d, c.op("mul", {b, c.op("pow", {a, c.op("sub", {b, k(c, 1, b)})})})}) : kNoGrad;
-  int db = g.needs[1] ? c.op("mul", {d, c.op("mul", {g.out[0], c.op("log", {a})})}) : kNoGrad;
+  int da = g.needs[0] ? c.op("mul", {d, c.conj(c.op("mul", {b, c.op("pow", {a, c.op("sub", {b, k(c, 1, b)})})}))}) : kNoGrad;
+  int db = g.needs[1] ? c.op("mul", {d, c.conj(c.op("mul", {g.out[0], c.op("log", {a})}))}) : kNoGrad;
   return binary(c, g, da, db);
 });
 
@@ -69,33 +72,33 @@ Grads extremum_grad(GradContext& c, const GradArgs& g, const char* wins) {
 PJ_REGISTER_GRAD("maximum", [](GradContext& c, const GradArgs& g) { return extremum_grad(c, g, "gt"); });
 PJ_REGISTER_GRAD("minimum", [](GradContext& c, const GradArgs& g) { return extremum_grad(c, g, "lt"); });
 
-PJ_REGISTER_GRAD("neg", [](GradContext& c, const GradArgs& g) -> Grads { return {c.op("neg", {g.dout[0]})}; });
-PJ_REGISTER_GRAD("exp", [](GradContext& c, const GradArgs& g) { return unary(c, g, [](int, int y) { return y; }); });
+PJ_REGISTER_COMPLEX_GRAD("neg", [](GradContext& c, const GradArgs& g) -> Grads { return {c.op("neg", {g.dout[0]})}; });
+PJ_REGISTER_COMPLEX_GRAD("exp", [](GradContext& c, const GradArgs& g) { return unary(c, g, [](int, int y) { return y; }); });
 PJ_REGISTER_GRAD("expm1", [](GradContext& c, const GradArgs& g) {
   return unary(c, g, [&](int, int y) { return c.op("add", {y, k(c, 1, y)}); });
 });
-PJ_REGISTER_GRAD("log", [](GradContext& c, const GradArgs& g) -> Grads {
-  return {c.reduce_to(c.op("div", {g.dout[0], g.in[0]}), g.in_meta(c, 0))};
+PJ_REGISTER_COMPLEX_GRAD("log", [](GradContext& c, const GradArgs& g) -> Grads {
+  return {c.reduce_to(c.op("div", {g.dout[0], c.conj(g.in[0])}), g.in_meta(c, 0))};
 });
 PJ_REGISTER_GRAD("log1p", [](GradContext& c, const GradArgs& g) -> Grads {
   const int x = g.in[0];
   return {c.reduce_to(c.op("div", {g.dout[0], c.op("add", {x, k(c, 1, x)})}), g.in_meta(c, 0))};
 });
-PJ_REGISTER_GRAD("square", [](GradContext& c, const GradArgs& g) {
+PJ_REGISTER_COMPLEX_GRAD("square", [](GradContext& c, const GradArgs& g) {
   return unary(c, g, [&](int x, int) { return c.op("mul", {x, k(c, 2, x)}); });
 });
-PJ_REGISTER_GRAD("sqrt", [](GradContext& c, const GradArgs& g) -> Grads {
-  const int y = g.out[0];
+PJ_REGISTER_COMPLEX_GRAD("sqrt", [](GradContext& c, const GradArgs& g) -> Grads {
+  const int y = c.conj(g.out[0]);
   return {c.op("div", {g.dout[0], c.op("mul", {y, k(c, 2, y)})})};
 });
 PJ_REGISTER_GRAD("rsqrt", [](GradContext& c, const GradArgs& g) {
   // y = x^-1/2: y' = -y / (2x)
   return unary(c, g, [&](int x, int y) { return c.op("div", {c.op("mul", {y, k(c, -0.5, y)}), x}); });
 });
-PJ_REGISTER_GRAD("reciprocal", [](GradContext& c, const GradArgs& g) {
+PJ_REGISTER_COMPLEX_GRAD("reciprocal", [](GradContext& c, const GradArgs& g) {
   return unary(c, g, [&](int, int y) { return c.op("neg", {c.op("mul", {y, y})}); });
 });
-PJ_REGISTER_GRAD("tanh", [](GradContext& c, const GradArgs& g) {
+PJ_REGISTER_COMPLEX_GRAD("tanh", [](GradContext& c, const GradArgs& g) {
   return unary(c, g, [&](int, int y) { return c.op("sub", {k(c, 1, y), c.op("mul", {y, y})}); });
 });
 PJ_REGISTER_GRAD("sigmoid", [](GradContext& c, const GradArgs& g) {
@@ -140,13 +143,13 @@ PJ_REGISTER_GRAD("gelu_tanh", [](GradContext& c, const GradArgs& g) {
     return c.op("add", {left, right});
   });
 });
-PJ_REGISTER_GRAD("sin", [](GradContext& c, const GradArgs& g) {
+PJ_REGISTER_COMPLEX_GRAD("sin", [](GradContext& c, const GradArgs& g) {
   return unary(c, g, [&](int x, int) { return c.op("cos", {x}); });
 });
-PJ_REGISTER_GRAD("cos", [](GradContext& c, const GradArgs& g) {
+PJ_REGISTER_COMPLEX_GRAD("cos", [](GradContext& c, const GradArgs& g) {
   return unary(c, g, [&](int x, int) { return c.op("neg", {c.op("sin", {x})}); });
 });
-PJ_REGISTER_GRAD("tan", [](GradContext& c, const GradArgs& g) {
+PJ_REGISTER_COMPLEX_GRAD("tan", [](GradContext& c, const GradArgs& g) {
   return unary(c, g, [&](int, int y) { return c.op("add", {k(c, 1, y), c.op("mul", {y, y})}); });
 });
 // Inverse trigonometric and hyperbolic functions: 1/sqrt(1 - x^2), ..., written from x.
@@ -242,8 +245,13 @@ PJ_REGISTER_GRAD("relu", [](GradContext& c, const GradArgs& g) -> Grads {
 PJ_REGISTER_GRAD("relu_grad", [](GradContext& c, const GradArgs& g) -> Grads {
   return binary(c, g, g.needs[0] ? c.op("relu_grad", {g.dout[0], g.in[1]}) : kNoGrad, kNoGrad);
 });
-PJ_REGISTER_GRAD("abs", [](GradContext& c, const GradArgs& g) {
-  return unary(c, g, [&](int x, int) { return c.op("sign", {x}); });
+// abs of a complex z: dout z/|z| (0 at 0, PyTorch's sgn); z / 1 is already 0 where |z| is.
+PJ_REGISTER_COMPLEX_GRAD("abs", [](GradContext& c, const GradArgs& g) -> Grads {
+  const int x = g.in[0];
+  if (!is_complex(c.meta(x).dtype)) return unary(c, g, [&](int v, int) { return c.op("sign", {v}); });
+  const int y = g.out[0];
+  int safe = c.op("where", {c.op("eq", {y, k(c, 0, y)}), k(c, 1, y), y});
+  return {c.op("mul", {g.dout[0], c.op("div", {x, safe})})};
 });
 // Piecewise constant: zero almost everywhere.
 Grads zero_grad(GradContext& c, const GradArgs& g) { return {c.zeros(g.in_meta(c, 0))}; }
@@ -265,9 +273,11 @@ PJ_REGISTER_GRAD("where", [](GradContext& c, const GradArgs& g) -> Grads {
   int dy = g.needs[2] ? c.reduce_to(c.masked(c.op("logical_not", {cond}), d), g.in_meta(c, 2)) : kNoGrad;
   return {kNoGrad, dx, dy};
 });
-PJ_REGISTER_GRAD("cast", [](GradContext& c, const GradArgs& g) -> Grads { return {c.reduce_to(g.dout[0], g.in_meta(c, 0))}; });
-PJ_REGISTER_GRAD("copy", [](GradContext&, const GradArgs& g) -> Grads { return {g.dout[0]}; });
-PJ_REGISTER_GRAD("contiguous", [](GradContext&, const GradArgs& g) -> Grads { return {g.dout[0]}; });
+// (complex -> real through reduce_to's cast keeps the real part: PyTorch's gradient of a real
+// value made complex; real -> complex gives the real gradient a zero imaginary part)
+PJ_REGISTER_COMPLEX_GRAD("cast", [](GradContext& c, const GradArgs& g) -> Grads { return {c.reduce_to(g.dout[0], g.in_meta(c, 0))}; });
+PJ_REGISTER_COMPLEX_GRAD("copy", [](GradContext&, const GradArgs& g) -> Grads { return {g.dout[0]}; });
+PJ_REGISTER_COMPLEX_GRAD("contiguous", [](GradContext&, const GradArgs& g) -> Grads { return {g.dout[0]}; });
 
 }  // namespace
 }  // namespace pj

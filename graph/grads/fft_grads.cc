@@ -25,17 +25,17 @@ Attrs adjoint_attrs(GradContext& c, const GradArgs& g, bool real_pair) {
   return r;
 }
 
-PJ_REGISTER_GRAD("fft_c2c", [](GradContext& c, const GradArgs& g) -> Grads {
+PJ_REGISTER_COMPLEX_GRAD("fft_c2c", [](GradContext& c, const GradArgs& g) -> Grads {
   if (!g.needs[0] || g.dout[0] == kNoGrad) return {kNoGrad};
   return {c.op("fft_c2c", {g.dout[0]}, adjoint_attrs(c, g, false))};
 });
 
-PJ_REGISTER_GRAD("fft_r2c", [](GradContext& c, const GradArgs& g) -> Grads {
+PJ_REGISTER_COMPLEX_GRAD("fft_r2c", [](GradContext& c, const GradArgs& g) -> Grads {
   if (!g.needs[0] || g.dout[0] == kNoGrad) return {kNoGrad};
   return {c.op("fft_c2r", {g.dout[0]}, adjoint_attrs(c, g, true))};
 });
 
-PJ_REGISTER_GRAD("fft_c2r", [](GradContext& c, const GradArgs& g) -> Grads {
+PJ_REGISTER_COMPLEX_GRAD("fft_c2r", [](GradContext& c, const GradArgs& g) -> Grads {
   if (!g.needs[0] || g.dout[0] == kNoGrad) return {kNoGrad};
   return {c.op("fft_r2c", {g.dout[0]}, adjoint_attrs(c, g, true))};
 });

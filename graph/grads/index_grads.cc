@@ -1,4 +1,6 @@
-// Gradient rules of indexing, joining and splitting, and stop_gradient.
+// Gradient rules of indexing, joining and splitting, and stop_gradient. Those that only move or
+// add values are right on complex values too; index_select/gather/sort/topk scatter with kernels
+// that are real-only and refuse them.
 #include "graph/autodiff.h"
 #include "kernels/index_ops.h"
 
@@ -7,12 +9,12 @@ namespace {
 
 using Grads = std::vector<int>;
 
-PJ_REGISTER_GRAD("stop_gradient", [](GradContext&, const GradArgs&) -> Grads { return {kNoGrad}; });
+PJ_REGISTER_COMPLEX_GRAD("stop_gradient", [](GradContext&, const GradArgs&) -> Grads { return {kNoGrad}; });
 // (its input gives only the shape)
-PJ_REGISTER_GRAD("full_like", [](GradContext&, const GradArgs&) -> Grads { return {kNoGrad}; });
+PJ_REGISTER_COMPLEX_GRAD("full_like", [](GradContext&, const GradArgs&) -> Grads { return {kNoGrad}; });
 
 // x[items] with constant items (a view): the gradient lands in those positions of zeros.
-PJ_REGISTER_GRAD("basic_index", [](GradContext& c, const GradArgs& g) -> Grads {
+PJ_REGISTER_COMPLEX_GRAD("basic_index", [](GradContext& c, const GradArgs& g) -> Grads {
   const TensorMeta m = g.in_meta(c, 0);
   int z = c.zeros(m);
   return {c.op("index_put", {z, g.dout[0]}, *g.attrs)};
@@ -20,19 +22,29 @@ PJ_REGISTER_GRAD("basic_index", [](GradContext& c, const GradArgs& g) -> Grads {
 
 // x[items] with index arrays: each element read gets its output gradient added back, repeated
 // positions adding up.
-PJ_REGISTER_GRAD("index", [](GradContext& c, const GradArgs& g) -> Grads {
+PJ_REGISTER_COMPLEX_GRAD("index", [](GradContext& c, const GradArgs& g) -> Grads {
   Grads out(g.in.size(), kNoGrad);
-  std::vector<int> in{c.zeros(g.in_meta(c, 0)), g.dout[0]};
-  in.insert(in.end(), g.in.begin() + 1, g.in.end());
   Attrs a = *g.attrs;
   a.set("accumulate", true);
-  out[0] = c.op("index_put", in, a);
+  auto put = [&](TensorMeta m, int d) {
+    std::vector<int> in{c.zeros(m), d};
+    in.insert(in.end(), g.in.begin() + 1, g.in.end());
+    return c.op("index_put", in, a);
+  };
+  TensorMeta m = g.in_meta(c, 0);
+  const int d = g.dout[0];
+  if (!is_complex(m.dtype)) {
+    out[0] = put(m, d);
+  } else {  // (accumulating index_put is real-only: the two parts one at a time)
+    m.dtype = real_dtype(m.dtype);
+    out[0] = c.op("complex", {put(m, c.op("real", {d})), put(m, c.op("imag", {d}))});
+  }
   return out;
 });
 
 // index_put(x, value, *arrays; items): x's gradient is dout with the written positions zeroed; the
 // value's is dout at those positions, summed back to its (broadcast) shape.
-PJ_REGISTER_GRAD("index_put", [](GradContext& c, const GradArgs& g) -> Grads {
+PJ_REGISTER_COMPLEX_GRAD("index_put", [](GradContext& c, const GradArgs& g) -> Grads {
   Grads out(g.in.size(), kNoGrad);
   std::vector<int> arrays(g.in.begin() + 2, g.in.end());
   if (g.needs[0]) {
@@ -88,7 +100,7 @@ PJ_REGISTER_GRAD("topk", [](GradContext& c, const GradArgs& g) -> Grads {
 
 // pad with a constant: the gradient is dout with the padding taken off (pad by the negated
 // amounts, which also gives zeros where the forward cropped).
-PJ_REGISTER_GRAD("pad", [](GradContext& c, const GradArgs& g) -> Grads {
+PJ_REGISTER_COMPLEX_GRAD("pad", [](GradContext& c, const GradArgs& g) -> Grads {
   const std::string mode = g.attrs->is_none("mode") ? "constant" : g.attrs->s("mode");
   if (mode != "constant") PJ_THROW(Type) << "cannot differentiate through 'pad' with mode '" << mode << "'";
   IntList neg;
@@ -109,7 +121,7 @@ int slice_axis(GradContext& c, int v, int axis, int64_t start, int64_t n) {
   return c.op("basic_index", {v}, Attrs{{"items", encode_index_items(items)}});
 }
 
-PJ_REGISTER_GRAD("concat", [](GradContext& c, const GradArgs& g) -> Grads {
+PJ_REGISTER_COMPLEX_GRAD("concat", [](GradContext& c, const GradArgs& g) -> Grads {
   const int axis = axis_of(g, static_cast<int>(c.meta(g.out[0]).shape.size()));
   Grads out;
   int64_t at = 0;
@@ -122,7 +134,7 @@ PJ_REGISTER_GRAD("concat", [](GradContext& c, const GradArgs& g) -> Grads {
   return out;
 });
 
-PJ_REGISTER_GRAD("stack", [](GradContext& c, const GradArgs& g) -> Grads {
+PJ_REGISTER_COMPLEX_GRAD("stack", [](GradContext& c, const GradArgs& g) -> Grads {
   const int axis = axis_of(g, static_cast<int>(c.meta(g.out[0]).shape.size()));
   Grads out;
   for (size_t k = 0; k < g.in.size(); ++k) {
@@ -140,7 +152,7 @@ PJ_REGISTER_GRAD("stack", [](GradContext& c, const GradArgs& g) -> Grads {
 });
 
 // split: the pieces' gradients joined again (zeros for pieces nothing used).
-PJ_REGISTER_GRAD("split", [](GradContext& c, const GradArgs& g) -> Grads {
+PJ_REGISTER_COMPLEX_GRAD("split", [](GradContext& c, const GradArgs& g) -> Grads {
   const TensorMeta m = g.in_meta(c, 0);
   const int axis = axis_of(g, static_cast<int>(m.shape.size()));
   std::vector<int> parts;
@@ -150,7 +162,7 @@ PJ_REGISTER_GRAD("split", [](GradContext& c, const GradArgs& g) -> Grads {
   return {c.op("concat", parts, Attrs{{"axis", int64_t{axis}}})};
 });
 
-PJ_REGISTER_GRAD("tile", [](GradContext& c, const GradArgs& g) -> Grads {
+PJ_REGISTER_COMPLEX_GRAD("tile", [](GradContext& c, const GradArgs& g) -> Grads {
   // out viewed as [r0, s0, r1, s1, ...] (reps over the input's dims, leading reps for new dims):
   // the gradient sums the rep axes.
   const TensorMeta m = g.in_meta(c, 0);
@@ -166,7 +178,7 @@ PJ_REGISTER_GRAD("tile", [](GradContext& c, const GradArgs& g) -> Grads {
     split_shape.push_back(s);
   }
   int v = c.op("reshape", {g.dout[0]}, Attrs{{"shape", split_shape}});
-  v = c.op("sum", {v}, Attrs{{"axis", rep_axes}, {"keepdims", false}});
+  v = c.sum(v, rep_axes, false);
   return {c.op("reshape", {v}, Attrs{{"shape", dims_of(m.shape)}})};
 });
 

@@ -1,4 +1,5 @@
-// Gradient rules of reductions, shape ops, matmul/dense and softmax-like ops.
+// Gradient rules of reductions, shape ops, matmul/dense and softmax-like ops. The linear ones and
+// matmul (with the other factor conjugated) are right on complex values too.
 #include "graph/autodiff.h"
 #include "graph/ops/nn_params.h"
 
@@ -27,12 +28,12 @@ int64_t reduced_count(const Shape& in, const std::vector<int>& axes) {
 
 int broadcast(GradContext& c, int v, const Shape& s) { return c.op("broadcast_to", {v}, Attrs{{"shape", dims_of(s)}}); }
 
-PJ_REGISTER_GRAD("sum", [](GradContext& c, const GradArgs& g) -> Grads {
+PJ_REGISTER_COMPLEX_GRAD("sum", [](GradContext& c, const GradArgs& g) -> Grads {
   const TensorMeta m = g.in_meta(c, 0);
   std::vector<int> axes = reduce_axes(*g.attrs, static_cast<int>(m.shape.size()));
   return {c.reduce_to(broadcast(c, kept(c, g.dout[0], m.shape, axes), m.shape), m)};
 });
-PJ_REGISTER_GRAD("mean", [](GradContext& c, const GradArgs& g) -> Grads {
+PJ_REGISTER_COMPLEX_GRAD("mean", [](GradContext& c, const GradArgs& g) -> Grads {
   const TensorMeta m = g.in_meta(c, 0);
   std::vector<int> axes = reduce_axes(*g.attrs, static_cast<int>(m.shape.size()));
   const int d = g.dout[0];
@@ -126,12 +127,12 @@ PJ_REGISTER_GRAD("log_softmax", [](GradContext& c, const GradArgs& g) -> Grads {
 
 // Ops that only rearrange: the gradient takes the input's shape back.
 Grads reshape_grad(GradContext& c, const GradArgs& g) { return {reshape(c, g.dout[0], g.in_meta(c, 0).shape)}; }
-PJ_REGISTER_GRAD("reshape", reshape_grad);
-PJ_REGISTER_GRAD("flatten", reshape_grad);
-PJ_REGISTER_GRAD("squeeze", reshape_grad);
-PJ_REGISTER_GRAD("unsqueeze", reshape_grad);
-PJ_REGISTER_GRAD("expand_dims", reshape_grad);
-PJ_REGISTER_GRAD("broadcast_to", [](GradContext& c, const GradArgs& g) -> Grads {
+PJ_REGISTER_COMPLEX_GRAD("reshape", reshape_grad);
+PJ_REGISTER_COMPLEX_GRAD("flatten", reshape_grad);
+PJ_REGISTER_COMPLEX_GRAD("squeeze", reshape_grad);
+PJ_REGISTER_COMPLEX_GRAD("unsqueeze", reshape_grad);
+PJ_REGISTER_COMPLEX_GRAD("expand_dims", reshape_grad);
+PJ_REGISTER_COMPLEX_GRAD("broadcast_to", [](GradContext& c, const GradArgs& g) -> Grads {
   return {c.reduce_to(g.dout[0], g.in_meta(c, 0))};
 });
 
@@ -148,8 +149,8 @@ Grads permute_grad(GradContext& c, const GradArgs& g) {
   for (int d = 0; d < nd; ++d) inv[perm[d] < 0 ? perm[d] + nd : perm[d]] = d;
   return {c.op("transpose", {g.dout[0]}, Attrs{{"perm", inv}})};
 }
-PJ_REGISTER_GRAD("transpose", permute_grad);
-PJ_REGISTER_GRAD("permute", permute_grad);
+PJ_REGISTER_COMPLEX_GRAD("transpose", permute_grad);
+PJ_REGISTER_COMPLEX_GRAD("permute", permute_grad);
 
 // The last two dims swapped.
 int swap_last(GradContext& c, int v) {
@@ -160,7 +161,7 @@ int swap_last(GradContext& c, int v) {
   return c.op("transpose", {v}, Attrs{{"perm", perm}});
 }
 
-PJ_REGISTER_GRAD("matmul", [](GradContext& c, const GradArgs& g) -> Grads {
+PJ_REGISTER_COMPLEX_GRAD("matmul", [](GradContext& c, const GradArgs& g) -> Grads {
   // A 1-d operand is a row (left) or a column (right) matrix, as in the product itself.
   const TensorMeta ma = g.in_meta(c, 0), mb = g.in_meta(c, 1);
   int a = g.in[0], b = g.in[1];
@@ -177,11 +178,11 @@ PJ_REGISTER_GRAD("matmul", [](GradContext& c, const GradArgs& g) -> Grads {
   };
   int da = kNoGrad, db = kNoGrad;
   if (g.needs[0]) {
-    da = c.op("matmul", {d, swap_last(c, b)});
+    da = c.op("matmul", {d, swap_last(c, c.conj(b))});
     da = c.reduce_to(ma.shape.size() == 1 ? drop(da, -2) : da, ma);
   }
   if (g.needs[1]) {
-    db = c.op("matmul", {swap_last(c, a), d});
+    db = c.op("matmul", {swap_last(c, c.conj(a)), d});
     db = c.reduce_to(mb.shape.size() == 1 ? drop(db, -1) : db, mb);
   }
   return {da, db};

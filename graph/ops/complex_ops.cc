@@ -1,6 +1,8 @@
-// Complex-number ops (MindSpore's ops.real, imag, conj, complex; abs of a complex tensor is the
+// Complex-number ops (MindSpore's ops.real, imag, conj, complex, angle; abs of a complex tensor is the
 // abs op's, graph/ops/elementwise_ops.cc).
 // On real inputs real/conj are copies and imag is zeros, as in numpy and MindSpore.
+#include <cmath>
+
 #include "graph/ops/op_helpers.h"
 #include "kernels/elementwise.h"
 #include "kernels/loops.h"
@@ -40,6 +42,31 @@ PJ_REGISTER_OP("conj")
         unary_kernel<complex128, complex128>(out[0], in[0], [](complex128 c) { return std::conj(c); });
       else
         copy_into(out[0], in[0]);
+    });
+
+// angle(z): the argument atan2(imag, real) in the real dtype; of a real tensor, pi where it is
+// negative and 0 elsewhere (NaN stays NaN), as torch.angle (its gradient rule is
+// graph/grads/complex_grads.cc: 0 at z = 0, where atan2's own would be NaN).
+PJ_REGISTER_OP("angle")
+    .total()
+    .inputs(1)
+    .infer([](const Metas& in, const Attrs&) {
+      if (!is_complex(in[0].dtype)) require_floating("angle", "input", in[0].dtype);
+      return one(in[0].shape, real_dtype(in[0].dtype));
+    })
+    .kernel([](const Tensors& in, const Attrs&, const Tensors& out) {
+      switch (in[0].dtype()) {
+        case DType::Complex64:
+          return unary_kernel<float, complex64>(out[0], in[0], [](complex64 c) { return std::arg(c); });
+        case DType::Complex128:
+          return unary_kernel<double, complex128>(out[0], in[0], [](complex128 c) { return std::arg(c); });
+        case DType::Float32:
+          return unary_kernel<float, float>(out[0], in[0], [](float x) { return x < 0 ? float(M_PI) : x == x ? 0.f : x; });
+        case DType::Float64:
+          return unary_kernel<double, double>(out[0], in[0], [](double x) { return x < 0 ? M_PI : x == x ? 0.0 : x; });
+        default:
+          PJ_THROW(Type) << "angle does not support dtype " << dtype_name(in[0].dtype());
+      }
     });
 
 // complex(real, imag): float32 parts make complex64, float64 parts complex128 (MindSpore's
