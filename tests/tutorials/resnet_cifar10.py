@@ -89,7 +89,7 @@ def main():
     ap.add_argument("--epochs", type=int, default=2 if SMALL else 5)
     ap.add_argument("--batch-size", type=int, default=16 if SMALL else 128)
     ap.add_argument("--lr", type=float, default=0.1)
-    ap.add_argument("--workers", type=int, default=2)
+    ap.add_argument("--workers", type=int, default=min(2, os.cpu_count() or 1))
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--print-every", type=int, default=1 if SMALL else 10)
     args = ap.parse_args()

@@ -133,7 +133,7 @@ def parse_args():
     parser.add_argument("--data_path", default="./data/train.csv")
     parser.add_argument("--ckpt_path", default="./ckpt")
     parser.add_argument("--epoch_size", type=int, default=config["epoch_size"])
-    parser.add_argument("--num_workers", type=int, default=2)
+    parser.add_argument("--num_workers", type=int, default=min(2, os.cpu_count() or 1))
     parser.add_argument("--columns", default="data,label", help="the source's column names, comma-separated")
     return parser.parse_args()
 

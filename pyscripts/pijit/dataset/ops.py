@@ -8,6 +8,7 @@ from pijit.dataset import _validators as _v
 from pijit.dataset import config
 from pijit.dataset._compat import np, as_output, shape_str
 from pijit.dataset import _parallel
+from pijit.dataset.transforms._core import row_random
 from pijit.dataset.engine import Dataset
 
 
@@ -274,14 +275,21 @@ class MapDataset(Dataset):
                              % (len(args), self.out_cols))
         return args
 
+    def _apply_seeded(self, args, seed):
+        with row_random(seed):
+            return self._apply(args)
+
     def _workers_spec(self):
         n = self.num_parallel_workers or config.default_workers()
-        return (self._apply, n, self.python_multiprocessing) if n > 1 else None
+        if n <= 1:
+            return None
+        seeded = any(getattr(op, "random", False) for op in self.ops)
+        return (self._apply_seeded if seeded else self._apply, n, self.python_multiprocessing)
 
     def _iter(self, run, epoch):
         rows = self.children[0]._iter(run, epoch)
         pool = run.pool(self)
-        if pool is None:
+        if pool is None:  # one worker: the transforms draw from their own streams, in row order
             for row in rows:
                 try:
                     out = self._apply([row[i] for i in self.in_idx])
@@ -290,11 +298,16 @@ class MapDataset(Dataset):
                 yield self._assemble(row, out)
         else:
             kept = collections.deque()  # input rows, in order, until their results return
+            # Several workers: random transforms draw from a generator per row (see
+            # transforms._core.row_random), so the draws do not depend on which worker runs first.
+            seeded = any(getattr(op, "random", False) for op in self.ops)
+            base = run.rng(self, epoch).getrandbits(64) << 32 if seeded else None
 
             def work():
-                for row in rows:
+                for n, row in enumerate(rows):
                     kept.append(row)
-                    yield ([row[i] for i in self.in_idx],)
+                    args = [row[i] for i in self.in_idx]
+                    yield (args,) if base is None else (args, base | n)
             for out in _parallel.ordered_map(pool, work(), run.prefetch, "map",
                                              lambda e, died: _user_error(self._what, e, died)):
                 yield self._assemble(kept.popleft(), out)

@@ -13,6 +13,7 @@ repeating its siblings' draws; those streams are not reproducible between runs.
 """
 import os
 import random as _random
+import threading
 
 from pijit.dataset import _validators as _v
 from pijit.dataset import config as _config
@@ -25,6 +26,29 @@ _IMPORT_PID = os.getpid()
 _PID = [_IMPORT_PID]  # this process's pid, kept current across forks without a system call
 if hasattr(os, "register_at_fork"):
     os.register_at_fork(after_in_child=lambda: _PID.__setitem__(0, os.getpid()))
+
+
+# A map run by several workers hands each row a generator of its own, seeded from the run's seed,
+# the epoch and the row's position, so which worker takes which row cannot change the draws.
+_ROW = threading.local()
+
+
+def row_random(seed):
+    """The context of one row's transforms in a parallel map: their draws come from Random(seed)."""
+    return _RowRandom(seed)
+
+
+class _RowRandom(object):
+    __slots__ = ("seed",)
+
+    def __init__(self, seed):
+        self.seed = seed
+
+    def __enter__(self):
+        _ROW.rng = _random.Random(self.seed)
+
+    def __exit__(self, *exc):
+        _ROW.rng = None
 
 
 def _seed_state():
@@ -53,6 +77,9 @@ class RandomMixin:
     _rng_key = None
 
     def _random(self):
+        rng = getattr(_ROW, "rng", None)
+        if rng is not None:  # a map with workers: the row's own generator
+            return rng
         key = _seed_state() + (_PID[0],)
         pid = key[-1]
         if self._rng is None or key != self._rng_key:
