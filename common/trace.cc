@@ -10,6 +10,7 @@
 namespace pj::trace {
 
 std::atomic<bool> g_on{false};
+std::atomic<bool> g_ops{false};
 
 namespace {
 
@@ -25,6 +26,7 @@ struct Event {
 std::mutex g_mu;
 std::vector<Event>* g_events = new std::vector<Event>;  // never destroyed: written at exit
 int64_t g_dropped = 0;
+bool g_started = false;  // start() was called (PIJIT_TRACE, PIJIT_DUMP_DIR): recording outlives a Profiler
 const auto g_epoch = std::chrono::steady_clock::now();
 
 int thread_id() {
@@ -35,7 +37,20 @@ int thread_id() {
 
 }  // namespace
 
-void start() { g_on.store(true, std::memory_order_relaxed); }
+void start() {
+  {
+    std::lock_guard<std::mutex> lock(g_mu);
+    g_started = true;
+  }
+  g_on.store(true, std::memory_order_relaxed);
+}
+
+int64_t profile_ops(bool on) {
+  std::lock_guard<std::mutex> lock(g_mu);
+  g_ops.store(on, std::memory_order_relaxed);
+  if (on || !g_started) g_on.store(on, std::memory_order_relaxed);
+  return now_ns();
+}
 
 int64_t now_ns() {
   return std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() - g_epoch).count();

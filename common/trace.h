@@ -5,6 +5,8 @@
 //   guards    a cache lookup (guard checks)             graph    one graph launch
 //   kernel    one step of a launch (an op's kernel)     eager    a frame the interpreter ran
 //
+//   op        one eager registry op call (only while pijit.Profiler runs: profile_ops)
+//
 // Off by default: every recording site costs one relaxed load and a branch. Events are kept in
 // memory (at most kMaxEvents; later ones are counted as dropped) and written at exit.
 #pragma once
@@ -19,6 +21,13 @@ extern std::atomic<bool> g_on;
 inline bool on() { return g_on.load(std::memory_order_relaxed); }
 void start();  // from now on, events are recorded
 int64_t now_ns();
+
+// Eager op spans have their own switch: PIJIT_TRACE alone keeps its timeline's size, and a
+// Profiler's stop ends recording only when the Profiler was what started it.
+extern std::atomic<bool> g_ops;
+inline bool ops_on() { return g_ops.load(std::memory_order_relaxed); }
+// Turns op spans on (recording too) or off; returns now_ns(), the window's edge.
+int64_t profile_ops(bool on);
 
 // One span [t0, t1) (now_ns clock); `args` a JSON object's members ("\"k\": 1") or empty.
 void complete(const char* cat, const std::string& name, int64_t t0, int64_t t1, const std::string& args = {});

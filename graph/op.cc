@@ -11,6 +11,7 @@
 #include <sstream>
 
 #include "absl/container/flat_hash_map.h"
+#include "common/trace.h"  // eager op spans for pijit.Profiler
 #include "kernels/copy.h"
 
 namespace pj {
@@ -194,6 +195,56 @@ OpRecorder set_op_recorder(OpRecorder r) {
 }
 OpRecorder op_recorder() { return t_recorder; }
 
+namespace {
+thread_local int t_op_depth = 0;  // eager op calls on this thread's stack (a composite's inner ops are > 0)
+
+void describe(const Tensors& ts, std::string* out) {
+  for (size_t k = 0; k < ts.size(); ++k) {
+    if (k) *out += ";";
+    *out += dtype_name(ts[k].dtype());
+    *out += "[";
+    const Shape& s = ts[k].shape();
+    for (size_t d = 0; d < s.size(); ++d) {
+      if (d) *out += ",";
+      *out += std::to_string(s[d]);
+    }
+    *out += "]";
+  }
+}
+
+// run_op as one "op" trace span (pijit.Profiler): name, input/output dtypes and shapes, the
+// bytes of storage the outputs newly hold (views and in-place results hold none) and the
+// nesting depth, so summaries count each op once. Kept out of line: call_op's off path is one
+// relaxed load and a branch.
+__attribute__((noinline)) Tensors run_op_profiled(const OpDef& op, const Tensors& in, const Attrs& attrs) {
+  const int depth = t_op_depth++;
+  const int64_t t0 = trace::now_ns();
+  Tensors out;
+  try {
+    out = run_op(op, in, attrs);
+  } catch (...) {
+    --t_op_depth;
+    throw;
+  }
+  const int64_t t1 = trace::now_ns();
+  --t_op_depth;
+  int64_t bytes = 0;
+  if (!op.is_view)
+    for (auto& o : out) {
+      bool shared = !o.storage();
+      for (auto& i : in) shared = shared || o.same_storage(i);
+      if (!shared) bytes += o.nbytes();
+    }
+  std::string args = "\"inputs\": \"";
+  describe(in, &args);
+  args += "\", \"outputs\": \"";
+  describe(out, &args);
+  args += "\", \"bytes\": " + std::to_string(bytes) + ", \"depth\": " + std::to_string(depth);
+  trace::complete("op", op.name, t0, t1, args);
+  return out;
+}
+}  // namespace
+
 Tensors call_op(const OpDef& op, const Tensors& in, const Attrs& attrs) {
   if (op.num_inputs >= 0 && static_cast<int>(in.size()) != op.num_inputs)
     PJ_THROW(Type) << op.name << "() takes " << op.num_inputs << " tensor inputs but "
@@ -208,7 +259,9 @@ Tensors call_op(const OpDef& op, const Tensors& in, const Attrs& attrs) {
       if (!known) PJ_THROW(Type) << op.name << "() got an unexpected attribute '" << kv.first << "'";
     }
   }
-  Tensors out = t_recorder ? t_recorder(op, in, attrs) : run_op(op, in, attrs);
+  Tensors out = t_recorder        ? t_recorder(op, in, attrs)
+                : trace::ops_on() ? run_op_profiled(op, in, attrs)
+                                  : run_op(op, in, attrs);
   if (tape_active()) tape_record_op(op, in, attrs, out);
   return out;
 }

@@ -884,6 +884,13 @@ PyObject* py_trace_write(PyObject*, PyObject* path) {
   return PyLong_FromSize_t(trace::event_count());
 }
 
+// profile_ops(on) -> now in ns (the trace clock): pijit.Profiler's start/stop of eager op spans.
+PyObject* py_profile_ops(PyObject*, PyObject* on) {
+  int v = PyObject_IsTrue(on);
+  if (v < 0) return nullptr;
+  return PyLong_FromLongLong(static_cast<long long>(trace::profile_ops(v != 0)));
+}
+
 PyObject* py_set_graph_timing(PyObject*, PyObject* on) {
   int v = PyObject_IsTrue(on);
   if (v < 0) return nullptr;
@@ -985,6 +992,7 @@ PyMethodDef jit_methods[] = {
     {"guard_profile", py_guard_profile, METH_NOARGS, "per guard: runs, ns, misses (PIJIT_LOGS=guard_perf)"},
     {"trace_start", py_trace_start, METH_NOARGS, "record trace events from now on (PIJIT_TRACE)"},
     {"trace_write", py_trace_write, METH_O, "trace_write(path): the trace-event JSON; returns the event count"},
+    {"profile_ops", py_profile_ops, METH_O, "profile_ops(on): eager op spans in the trace (pijit.Profiler); returns the trace clock in ns"},
     {"set_dump_hook", py_set_dump_hook, METH_O, "set_dump_hook(fn): pijit.dump's writer of each new cache entry"},
     {"set_graph_timing", py_set_graph_timing, METH_O, "time every graph launch (pijit.explain turns it on)"},
     {"reset_capture", py_reset_capture, METH_VARARGS, "reset_capture(target=None): forget what capture decided (all, or one function)"},

@@ -41,3 +41,4 @@ from pijit.ops.special2 import *  # noqa: F401,F403,E402  (bessel_j0, zeta, jvp,
 from pijit.ops.sparse import *  # noqa: F401,F403,E402  (coo_*/csr_* functions)
 from pijit.ops.ops_rest import *  # noqa: F401,F403,E402
 from pijit.ops.fft import *  # noqa: F401,F403,E402
+from pijit.ops.taylor import *  # noqa: F401,F403,E402  (jet, derivative)

@@ -50,7 +50,12 @@ assign.__pijit_inplace__ = _assigned
 def print_(*input_x):
     """MindSpore's ops.print_: prints each input on its own line, tensors in their repr form
     ("Tensor(shape=[2], dtype=Float32, value=[...])"), strings as they are. Returns None (the
-    return value is meant to be ignored)."""
+    return value is meant to be ignored). With set_context(print_file_path=PATH) the inputs go
+    to PATH instead, as MindSpore's print records (pijit.parse_print reads them back)."""
+    from pijit import print_file
+    path = print_file.target()
+    if path is not None:
+        return print_file.append(path, input_x)
     for x in input_x:
         if isinstance(x, _C.TensorBase):
             builtins.print(repr(x))

@@ -11,6 +11,7 @@ from pijit.train.summary import SummaryRecord  # noqa: F401
 from pijit.train.model import Model  # noqa: F401
 from pijit.train.dataset_helper import DatasetHelper, connect_network_with_dataset  # noqa: F401
 from pijit.train.data_sink import data_sink  # noqa: F401
+from pijit.print_file import parse_print  # noqa: F401
 from pijit.nn import metrics as _metrics
 from pijit.nn.metrics import (Metric, Accuracy, Loss, MAE, MSE, Precision, Recall, Fbeta, F1,  # noqa: F401
                               TopKCategoricalAccuracy, Top1CategoricalAccuracy, Top5CategoricalAccuracy,
@@ -29,6 +30,6 @@ for _name in getattr(_metrics2, "__all__", []):
 __all__ = ["Model", "DatasetHelper", "connect_network_with_dataset", "build_train_network", "LossScaleManager",
            "FixedLossScaleManager", "DynamicLossScaleManager", "save_checkpoint", "load_checkpoint",
            "load_param_into_net", "merge_sliced_parameter", "async_ckpt_thread_status", "data_sink", "SummaryRecord",
-           "export", "load"]
+           "export", "load", "parse_print"]
 __all__.extend(callback.__all__)
 __all__.extend(_METRIC_NAMES)
