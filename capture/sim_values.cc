@@ -878,8 +878,17 @@ PyObject* Simulator::load_attr(PyObject* v, PyObject* name) {
     // attribute of the name could come first.)
     PyObject** dict = _PyObject_GetDictPtr(v);
     PyObject* held = dict && *dict ? PyDict_GetItem(*dict, name) : nullptr;
-    if (held && !_PyType_Lookup(Py_TYPE(v), name) && Py_TYPE(v)->tp_getattro == PyObject_GenericGetAttr)
-      return wrap(held, tree_.child(node, Access::DictAttr, name));
+    PyObject* descr = _PyType_Lookup(Py_TYPE(v), name);
+    if (Py_TYPE(v)->tp_getattro == PyObject_GenericGetAttr) {
+      if (held && !descr) return wrap(held, tree_.child(node, Access::DictAttr, name));
+      // A property of the object's pijit class (a Profiler's step_num): its getter is simulated,
+      // so what it reads from the object is guarded too (run at capture, it would be folded).
+      if (descr && PyObject_TypeCheck(descr, &PyProperty_Type)) {
+        guard_class(node, Py_TYPE(v), name);
+        PyObject* fget = own(PyObject_GetAttrString(descr, "fget"));
+        if (PyFunction_Check(fget)) return inline_call(fget, v, {}, nullptr);
+      }
+    }
   }
   if (named_tuple(v)) {
     // p.x is p[i] (the field's descriptor reads the item; the class guard keeps it that descriptor).

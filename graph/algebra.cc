@@ -12,9 +12,10 @@ namespace {
 // folding broadcast_to(scalar, huge) would only trade a cheap launch for resident memory.
 constexpr int64_t kFoldElements = 1 << 16;
 
-// Every element of constant `t` as a double (nullopt for tensors too big to look at).
+// Every element of constant `t` as a double (false for tensors too big to look at, or complex).
 bool const_values(const Tensor& t, std::vector<double>* out) {
-  if (t.numel() > 64) return false;
+  // (a complex constant is not its real part: x * (1-2j) is no x * 1)
+  if (t.numel() > 64 || is_complex(t.dtype())) return false;
   Tensor d = cast(t, DType::Float64).contiguous();
   out->assign(d.data<double>(), d.data<double>() + d.numel());
   return true;

@@ -8,6 +8,13 @@
 #include "kernels/threading.h"
 
 namespace pj {
+namespace {
+// A 16-byte element (complex128) moved as its bits.
+struct Bytes16 {
+  uint64_t lo, hi;
+};
+}  // namespace
+
 
 namespace {
 
@@ -206,8 +213,10 @@ void pad_into(const Tensor& out, const Tensor& x, const std::vector<int64_t>& pa
   with_contiguous_out(out, [&](const Tensor& dst) {
     switch (itemsize(x.dtype())) {
       case 1: pad_rows<uint8_t>(dst, x, maps, *static_cast<const uint8_t*>(v.raw_data())); break;
+      case 2: pad_rows<uint16_t>(dst, x, maps, *static_cast<const uint16_t*>(v.raw_data())); break;
       case 4: pad_rows<uint32_t>(dst, x, maps, *static_cast<const uint32_t*>(v.raw_data())); break;
       case 8: pad_rows<uint64_t>(dst, x, maps, *static_cast<const uint64_t*>(v.raw_data())); break;
+      case 16: pad_rows<Bytes16>(dst, x, maps, *static_cast<const Bytes16*>(v.raw_data())); break;  // complex128
       default: PJ_CHECK(false) << "pad_into: item size " << itemsize(x.dtype());
     }
   });

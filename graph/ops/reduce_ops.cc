@@ -144,7 +144,9 @@ void register_softmax(const char* name, bool log) {
   OpRegistrar(name)
       .inputs(1)
       .attrs({"axis"})
-      .infer([](const Metas& in, const Attrs& a) {
+      .infer([name](const Metas& in, const Attrs& a) {
+        if (is_complex(in[0].dtype))
+          PJ_THROW(Type) << name << ": the input must be a real tensor, but got " << dtype_name(in[0].dtype);
         normalize_axis(a.i("axis", -1), static_cast<int>(in[0].shape.size()));
         return one(in[0].shape, to_floating(in[0].dtype));
       })

@@ -5,8 +5,9 @@ the ops reading the inputs and weights asked for, then run the ops' gradient rul
 (graph/grads/: the rules jitted code differentiates graphs with). A Cell that defines
 `bprop(self, *inputs, out, dout)` is differentiated by it instead of by its construct.
 
-Only floating tensors have gradients: an integer or boolean input's gradient is zeros of its own
-dtype, as is the gradient of an input the outputs do not depend on.
+Floating and complex tensors have gradients (complex ones as torch.autograd defines them, the
+conjugate convention): an integer or boolean input's gradient is zeros of its own dtype, as is the
+gradient of an input the outputs do not depend on.
 """
 from pijit import _C
 from pijit import parameter as _param

@@ -40,6 +40,22 @@ class LibraryObjectState(unittest.TestCase):
         self.assertEqual(out, [2.0, 4.0, 8.0, 16.0])
         self.assertLessEqual(pj.jit_stats(f)["compiles"], 2)  # (a float attribute: one recompile, then dynamic)
 
+    def test_a_property_of_a_pijit_object_reads_its_state_now(self):
+        import tempfile
+        from pijit.profiler import Profiler
+        from pijit.profiler import schedule
+        prof = Profiler(output_path=tempfile.mkdtemp(prefix="pijit_prof_"),
+                        schedule=schedule(wait=0, active=1, repeat=2))
+        f = pj.jit(lambda p: p.step_num)
+        got = []
+        try:
+            for _ in range(3):
+                prof.step()
+                got.append(f(prof))
+        finally:
+            prof.stop()
+        self.assertEqual(got, [1, 2, 3])
+
 
 if __name__ == "__main__":
     unittest.main()

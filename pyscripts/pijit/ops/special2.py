@@ -183,7 +183,7 @@ def angle(input):
     x = _tensor("angle", "input", input)
     if not _is_complex(x):
         raise TypeError("For 'angle', the input must be complex64 or complex128, but got %s" % x.dtype)
-    return F.atan2(_op("imag", (x,)), _op("real", (x,)))
+    return _op("angle", (x,))  # (its own op: the gradient at 0 is 0, as torch's, where atan2's is NaN)
 
 
 @_export
