@@ -98,5 +98,19 @@ class Ops(unittest.TestCase):
         self.assertAlmostEqual(loss.item(), want, places=6)
 
 
+
+class ComplexInputs(unittest.TestCase):
+    def test_real_only_kernels_refuse_and_pad_copies(self):
+        z = ops.complex(Tensor([1.0, 2.0]), Tensor([0.5, -1.0]))
+        with self.assertRaisesRegex(TypeError, "softmax: the input must be a real tensor"):
+            ops.softmax(z)
+        z2 = ops.complex(Tensor([[1.0, 2.0]], ms.float64), Tensor([[0.5, -1.0]], ms.float64))
+        p = ops.pad(z2, (1, 0))
+        self.assertEqual(p.dtype, ms.complex128)
+        self.assertEqual([complex(v) for v in p.tolist()[0]], [0j, 1 + 0.5j, 2 - 1j])
+        h = ops.pad(Tensor([[1.0, 2.0]]).astype(ms.float16), (0, 1))
+        self.assertEqual(h.tolist(), [[1.0, 2.0, 0.0]])
+
+
 if __name__ == "__main__":
     unittest.main()
