@@ -9,6 +9,7 @@
 #include "pyext/tape_object.h"
 
 #include <memory>
+#include <vector>
 
 #include "graph/tape.h"
 #include "pyext/tensor_object.h"
@@ -126,12 +127,46 @@ PyObject* py_tape_run(PyObject*, PyObject* args) {
   return r;
 }
 
+// The tensors of a Cell's output, nested tuples and lists included, depth first (a bprop Cell may
+// return (y, (a, b))); other leaves carry no gradient.
+void flatten_output(PyObject* o, Tensors& out) {
+  if (is_tensor(o)) {
+    out.push_back(unwrap(o));
+  } else if (PyTuple_Check(o) || PyList_Check(o)) {
+    for (Py_ssize_t i = 0; i < PySequence_Fast_GET_SIZE(o); ++i) flatten_output(PySequence_Fast_GET_ITEM(o, i), out);
+  }
+}
+
+// `shape` with its tensor leaves replaced, in flatten_output's order, by leaves[next...].
+PyObject* rebuild_output(PyObject* shape, PyObject* leaves, Py_ssize_t& next) {
+  if (is_tensor(shape)) {
+    PyObject* t = PyTuple_GET_ITEM(leaves, next++);
+    Py_INCREF(t);
+    return t;
+  }
+  if (PyTuple_Check(shape) || PyList_Check(shape)) {
+    const Py_ssize_t n = PySequence_Fast_GET_SIZE(shape);
+    const bool tuple = PyTuple_Check(shape);
+    Ref r(tuple ? PyTuple_New(n) : PyList_New(n));
+    if (!r) throw PythonErrorAlreadySet();
+    for (Py_ssize_t i = 0; i < n; ++i) {
+      PyObject* item = rebuild_output(PySequence_Fast_GET_ITEM(shape, i), leaves, next);
+      if (tuple) PyTuple_SET_ITEM(r.get(), i, item);
+      else PyList_SET_ITEM(r.get(), i, item);
+    }
+    return r.release();
+  }
+  Py_INCREF(shape);
+  return shape;
+}
+
 // The backward of a call_with_bprop node: bprop(*args, out, dout) in Python, on tensors.
 struct PyBprop {
   PyObject* bprop;  // owned (shared by copies of the std::function through shared_ptr)
   Ref args;         // the call's positional arguments, as given
   bool single;      // the forward returned one tensor (dout is passed as a tensor, not a tuple)
   std::string name;
+  PyObject* shape = nullptr;  // the forward's output (nested tuples: out and dout are given that shape)
 
   std::vector<int> operator()(GradContext& c, const GradArgs& g) const {
     auto& ec = dynamic_cast<EagerGradContext&>(c);
@@ -140,6 +175,12 @@ struct PyBprop {
       PyTuple_SET_ITEM(outs.get(), k, wrap(ec.tensor(g.out[k])));
       int d = g.dout[k] != kNoGrad ? g.dout[k] : c.zeros(c.meta(g.out[k]));
       PyTuple_SET_ITEM(douts.get(), k, wrap(ec.tensor(d)));
+    }
+    if (!single && shape) {
+      Py_ssize_t next_out = 0, next_dout = 0;
+      Ref o(rebuild_output(shape, outs.get(), next_out)), d(rebuild_output(shape, douts.get(), next_dout));
+      outs = std::move(o);
+      douts = std::move(d);
     }
     Py_ssize_t n = PyTuple_GET_SIZE(args.get());
     Ref call(PyTuple_New(n + 2));
@@ -209,7 +250,7 @@ PyObject* py_call_with_bprop(PyObject*, PyObject* args) {
   Tensors outs = single ? Tensors{unwrap(out.get())} : Tensors{};
   if (!single) {
     if (!PyTuple_Check(out.get())) PJ_THROW(Type) << name << ": a Cell with bprop must return a Tensor or a tuple of Tensors";
-    outs = tensors_of(out.get(), "output");
+    flatten_output(out.get(), outs);
   }
   Py_INCREF(bprop);
   Py_INCREF(fargs);
@@ -223,10 +264,16 @@ PyObject* py_call_with_bprop(PyObject*, PyObject* args) {
     Py_DECREF(o);
     PyGILState_Release(s);
   });
+  Py_INCREF(out.get());
+  std::shared_ptr<PyObject> keep_shape(out.get(), [](PyObject* o) {
+    PyGILState_STATE s = PyGILState_Ensure();
+    Py_DECREF(o);
+    PyGILState_Release(s);
+  });
   std::string who = name;
-  CustomGradFn fn = [keep, keep_args, single, who](GradContext& c, const GradArgs& g) {
+  CustomGradFn fn = [keep, keep_args, keep_shape, single, who](GradContext& c, const GradArgs& g) {
     Py_INCREF(keep_args.get());
-    PyBprop b{keep.get(), Ref(keep_args.get()), single, who};
+    PyBprop b{keep.get(), Ref(keep_args.get()), single, who, keep_shape.get()};
     return b(c, g);
   };
   tape_record_custom(in, outs, fn, who + ".bprop");
@@ -236,11 +283,28 @@ PyObject* py_call_with_bprop(PyObject*, PyObject* args) {
 
 PyObject* py_tape_active(PyObject*, PyObject*) { return PyBool_FromLong(tape_active()); }
 
+// mindspore.common.api._no_grad: pauses nest, each resume ends the innermost pause of this thread
+// (a stack, so tapes started inside a pause are not lost when it ends).
+thread_local std::vector<std::unique_ptr<TapePause>> t_pauses;
+
+PyObject* py_tape_pause(PyObject*, PyObject*) {
+  t_pauses.push_back(std::make_unique<TapePause>());
+  return PyLong_FromSize_t(t_pauses.size());
+}
+
+PyObject* py_tape_resume(PyObject*, PyObject*) {
+  if (t_pauses.empty()) return fail(PyExc_RuntimeError, "tape_resume: no tape_pause is active on this thread");
+  t_pauses.pop_back();
+  return PyLong_FromSize_t(t_pauses.size());
+}
+
 PyMethodDef tape_functions[] = {
     {"tape_run", py_tape_run, METH_VARARGS, "tape_run(tape, fn, args, kwargs=None): fn(*args, **kwargs) recorded on tape"},
     {"call_with_bprop", py_call_with_bprop, METH_VARARGS,
      "call_with_bprop(forward, bprop, args, name): forward(*args), differentiated by bprop(*args, out, dout)"},
     {"tape_active", py_tape_active, METH_NOARGS, "whether a gradient tape records on this thread"},
+    {"tape_pause", py_tape_pause, METH_NOARGS, "no tape of this thread records until tape_resume (nests)"},
+    {"tape_resume", py_tape_resume, METH_NOARGS, "ends the innermost tape_pause of this thread"},
     {nullptr, nullptr, 0, nullptr}};
 
 }  // namespace

@@ -16,13 +16,15 @@ from pijit.export import export, load, save_mindir, load_mindir  # noqa: F401,E4
 from pijit.rewrite import SymbolTree, Node, NodeType, ScopedValue, TreeNodeHelper  # noqa: F401,E402
 from pijit.profiler import Profiler  # noqa: F401,E402
 from pijit.print_file import parse_print  # noqa: F401,E402
+from pijit.common.api import _no_grad  # noqa: F401,E402
 
 __all__ = ["Int", "uint", "number", "string", "list_", "tuple_", "type_none", "tensor_type",
            "QuantDtype", "get_level", "get_log_config", "set_dump", "set_offload_context",
            "get_offload_context", "run_check", "ms_memory_recycle", "merge_sliced_parameter",
            "COOTensor", "CSRTensor", "RowTensor", "SparseTensor",
            "export", "load", "save_mindir", "load_mindir", "jvp", "vjp", "jacfwd", "jacrev",
-           "SymbolTree", "Node", "NodeType", "ScopedValue", "TreeNodeHelper", "Profiler", "parse_print"]
+           "SymbolTree", "Node", "NodeType", "ScopedValue", "TreeNodeHelper", "Profiler", "parse_print",
+           "_no_grad"]
 
 
 # ---- generic types -------------------------------------------------------------------------------

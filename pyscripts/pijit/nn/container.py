@@ -84,6 +84,8 @@ class CellList(Cell):
         return iter(self._cells.values())
 
     def append(self, cell):
+        if isinstance(cell, CellDict):  # MindSpore keeps CellDicts out of CellLists
+            raise TypeError("For 'CellList', a CellDict can not be an element of a CellList.")
         self.insert_child_to_cell(str(len(self._cells)), _check_cell(cell, "CellList"))
         return self
 
@@ -104,16 +106,48 @@ class CellList(Cell):
 
 
 class CellDict(Cell):
+    """MindSpore's CellDict: Cells by string key, in insertion order. Keys are non-empty strings
+    without '.' that are not already attributes of the CellDict; values are Cells other than
+    containers (CellDict, CellList, SequentialCell)."""
+
     def __init__(self, *args):
         super().__init__()
-        if args:
+        if len(args) > 1:
+            raise TypeError("For 'CellDict', CellDict takes at most 1 positional argument, but got %d."
+                            % len(args))
+        if args and args[0] is not None:
             self.update(args[0])
+
+    def _validate_key(self, key):
+        if not isinstance(key, str):
+            raise TypeError("For 'CellDict', the type of key should be str, but got %s."
+                            % type(key).__name__)
+        if not key:
+            raise KeyError("For 'CellDict', the key can not be an empty string.")
+        if "." in key:
+            raise KeyError("For 'CellDict', the key can not contain '.', but got %r." % key)
+        if key not in self._cells and hasattr(self, key):
+            raise KeyError("For 'CellDict', the key %r already exists as an attribute of the "
+                           "CellDict." % key)
+
+    @staticmethod
+    def _validate_cell(cell):
+        if cell is None:
+            raise TypeError("For 'CellDict', the value can not be None.")
+        if not isinstance(cell, Cell):
+            raise TypeError("For 'CellDict', the type of value should be a subclass of Cell, but got %s."
+                            % type(cell).__name__)
+        if isinstance(cell, (CellDict, CellList, SequentialCell)):
+            raise TypeError("For 'CellDict', the value can not be a CellDict, CellList or "
+                            "SequentialCell, but got %s." % type(cell).__name__)
 
     def __getitem__(self, key):
         return self._cells[key]
 
     def __setitem__(self, key, cell):
-        self.insert_child_to_cell(key, _check_cell(cell, "CellDict"))
+        self._validate_key(key)
+        self._validate_cell(cell)
+        self.insert_child_to_cell(key, cell)
 
     def __delitem__(self, key):
         del self._cells[key]
@@ -136,10 +170,37 @@ class CellDict(Cell):
     def items(self):
         return self._cells.items()
 
+    def clear(self):
+        """Removes every Cell."""
+        self._cells.clear()
+
+    def pop(self, key):
+        """Removes the Cell at `key` and returns it (KeyError when absent)."""
+        cell = self[key]
+        del self[key]
+        return cell
+
     def update(self, cells):
-        items = cells.items() if isinstance(cells, dict) else cells
-        for k, v in items:
-            self[k] = v
+        """Adds or replaces Cells from a mapping (a dict, OrderedDict or CellDict) or from an
+        iterable of (key, Cell) pairs, in their order."""
+        if isinstance(cells, (dict, CellDict)):
+            for k, v in cells.items():
+                self[k] = v
+            return
+        try:
+            pairs = iter(cells)
+        except TypeError:
+            raise TypeError("For 'CellDict', the 'cells' must be an iterable object, but got %s."
+                            % type(cells).__name__) from None
+        for i, kv in enumerate(pairs):
+            if isinstance(kv, (str, bytes)) or not hasattr(kv, "__iter__"):
+                raise TypeError("For 'CellDict', element %d of 'cells' must be a (key, Cell) pair, "
+                                "but got %s." % (i, type(kv).__name__))
+            kv = tuple(kv)
+            if len(kv) != 2:
+                raise ValueError("For 'CellDict', element %d of 'cells' must have 2 items (key, Cell), "
+                                 "but got %d." % (i, len(kv)))
+            self[kv[0]] = kv[1]
 
     def construct(self, *inputs):
         raise TypeError("CellDict is a container; call its elements instead")

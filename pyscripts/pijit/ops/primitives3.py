@@ -2766,6 +2766,74 @@ def vjp(fn, *inputs, weights=None, has_aux=False):
     return (out, vjp_fn, aux[0] if aux and len(aux) == 1 else aux) if has_aux else (out, vjp_fn)
 
 
+# ---- Median, NanToNum ------------------------------------------------------------------------------
+
+def _type_name_check(who, name, v, types, type_text):
+    # MindSpore's validator wording: "the type of 'axis' should be 'int', but got type 'float'."
+    if not isinstance(v, types) or (types is int and isinstance(v, bool)):
+        raise TypeError("For '%s', the type of '%s' should be '%s', but got type '%s'."
+                        % (who, name, type_text, type(v).__name__))
+    return v
+
+
+class Median(Primitive):
+    """Median(global_median=False, axis=0, keep_dims=False, ignore_nan=False)(x) -> (y, indices):
+    the lower median along `axis` (the element at (n - 1) // 2 of the sorted slice) and its int64
+    index; global_median=True: the median of every element (a 0-d y; indices is a 0-d 0, as
+    MindSpore documents it as meaningless there). The gradient flows to the chosen elements."""
+
+    def __init__(self, global_median=False, axis=0, keep_dims=False, ignore_nan=False):
+        _type_name_check("Median", "global_median", global_median, bool, "bool")
+        _type_name_check("Median", "axis", axis, int, "int")
+        _type_name_check("Median", "keep_dims", keep_dims, bool, "bool")
+        _type_name_check("Median", "ignore_nan", ignore_nan, bool, "bool")
+        super().__init__(global_median=global_median, axis=axis, keep_dims=keep_dims,
+                         ignore_nan=ignore_nan)
+
+    def __call__(self, x):
+        x = _tensor("Median", "x", x)
+        if self.attrs["global_median"]:
+            flat = F.reshape(x, (-1,))
+            values, _ = F2.median(flat, 0, False)
+            return values, _creation.zeros((), dtype=_dt.int64)
+        axis, n = self.attrs["axis"], _b.max(x.ndim, 1)
+        if not -n <= axis < n:
+            raise ValueError("For primitive[Median], the axis must be in [%d,%d), but got %d."
+                             % (-n, n, axis))
+        if self.attrs["ignore_nan"]:
+            raise NotImplementedError("For 'Median', ignore_nan=True is not supported by pijit")
+        keep = self.attrs["keep_dims"]
+        if x.dtype.is_floating_point or x.ndim == 0:
+            return F2.median(x, axis, keep)
+        # Integers: sort's gradient scatters, which integer tensors cannot; the chosen element is
+        # picked by a one-hot mask instead, so the gradient (the mask) flows as for floats.
+        axis %= x.ndim
+        # (the order is taken on float64, exact for int8..int32 and int64 below 2**53: the
+        # gradient of sort's indices on an integer tensor fails inside the tape today)
+        _, idx = F2.median(F.stop_gradient(F.cast(x, _dt.float64)), axis, True)
+        pos = F.reshape(_creation.arange(x.shape[axis], dtype=idx.dtype),
+                        tuple(x.shape[axis] if d == axis else 1 for d in range(x.ndim)))
+        values = F.cast((x * F.cast(F.eq(pos, idx), x.dtype)).sum(axis=axis, keepdims=keep), x.dtype)
+        return values, (idx if keep else F.squeeze(idx, axis))
+
+
+class NanToNum(Primitive):
+    """NanToNum(nan=0.0, posinf=None, neginf=None)(x): NaN, +inf and -inf of x replaced (posinf /
+    neginf None: the dtype's largest / lowest finite value), as ops.nan_to_num."""
+
+    def __init__(self, nan=0.0, posinf=None, neginf=None):
+        _type_name_check("NanToNum", "nan", nan, (int, float), "float")
+        if posinf is not None:
+            _type_name_check("NanToNum", "posinf", posinf, (int, float), "float")
+        if neginf is not None:
+            _type_name_check("NanToNum", "neginf", neginf, (int, float), "float")
+        super().__init__(nan=float(nan), posinf=posinf, neginf=neginf)
+
+    def __call__(self, x):
+        x = _tensor("NanToNum", "x", x)
+        return F2.nan_to_num(x, self.attrs["nan"], self.attrs["posinf"], self.attrs["neginf"])
+
+
 _ALL_CLASSES = sorted(n for n, v in globals().items()
                       if isinstance(v, type) and issubclass(v, Primitive) and v is not Primitive
                       and not n.startswith("_"))

@@ -14,7 +14,7 @@ reexport(__name__, ("pijit.ops",), [
     "MulNoNan", "Neg", "NotEqual", "Pow", "RealDiv", "Reciprocal", "ReduceAll", "ReduceAny",
     "ReduceMax", "ReduceMean", "ReduceMin", "ReduceProd", "ReduceStd", "ReduceSum", "Round",
     "Rsqrt", "Sign", "Sin", "Sinh", "Sqrt", "Square", "SquaredDifference", "SquareSumAll", "Sub",
-    "Tan", "TensorAdd", "TruncateDiv", "TruncateMod", "Xdivy", "Xlogy",
+    "Tan", "TensorAdd", "TruncateDiv", "TruncateMod", "Xdivy", "Xlogy", "Median", "NanToNum",
     # linear algebra (pijit/ops/linalg.py)
     "Cholesky", "CholeskyInverse", "CholeskySolve", "LogMatrixDeterminant", "Lstsq", "LuSolve",
     "LuUnpack", "MatrixDeterminant", "MatrixExp", "MatrixPower", "MatrixSolve",
