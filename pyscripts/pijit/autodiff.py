@@ -110,7 +110,7 @@ def _differentiate(who, fn, args, kwargs, positions, weights, sens, has_aux):
         grads = list(tape.gradient(outs, _seeds(who, outs, sens), leaves, [_zeros_like(t) for t in wrt]))
     if _param.hooks_registered[0]:  # Parameter.register_hook: each hook sees (and may replace) it
         for k, t in enumerate(wrt):
-            hooks = t._grad_hooks if isinstance(t, _param.Parameter) else None
+            hooks = getattr(t, "_grad_hooks", None)  # Parameter.register_hook, Tensor.register_hook
             for hook in (list(hooks.values()) if hooks else ()):
                 new = hook(grads[k])
                 if new is not None:

@@ -424,6 +424,44 @@ class Tensor(_C.TensorBase):
         """MindSpore's Tensor.min; as Tensor.max."""
         return _max_min(self, "min", axis, keepdims, initial, where, return_indices)
 
+    def amax(self, axis=None, keepdims=False, *, initial=None, where=None):
+        """MindSpore's Tensor.amax: the maximum over `axis` (None: every axis, an int or a tuple);
+        initial and where as Tensor.max."""
+        return _max_min(self, "max", axis, keepdims, initial, True if where is None else where, False)
+
+    def amin(self, axis=None, keepdims=False, *, initial=None, where=None):
+        """MindSpore's Tensor.amin; as Tensor.amax."""
+        return _max_min(self, "min", axis, keepdims, initial, True if where is None else where, False)
+
+    def maximum(self, other):
+        """MindSpore's Tensor.maximum: the elementwise larger of self and other (broadcast)."""
+        from pijit.ops import functional as F
+        return F.maximum(self, other)
+
+    def minimum(self, other):
+        """MindSpore's Tensor.minimum: the elementwise smaller of self and other (broadcast)."""
+        from pijit.ops import functional as F
+        return F.minimum(self, other)
+
+    def register_hook(self, hook_fn):
+        """MindSpore's Tensor.register_hook: hook_fn(grad) is called with the gradient taken with
+        respect to this tensor (it being an input of grad, value_and_grad or GradOperation) and
+        may return a Tensor that replaces it (None keeps it). Hooks run in registration order; the
+        returned handle's remove() takes one off. (Hooks on intermediate results are not run.)"""
+        from pijit import parameter as _param
+        if not callable(hook_fn):
+            raise TypeError("Tensor.register_hook: the 'hook_fn' must be a function, but got %s"
+                            % type(hook_fn).__name__)
+        hooks = self.__dict__.get("_grad_hooks")
+        if not hooks:
+            if hooks is None:
+                from collections import OrderedDict
+                hooks = self._grad_hooks = OrderedDict()
+            _param.hooks_registered[0] += 1
+        key = object()
+        hooks[key] = hook_fn
+        return _param._HookHandle(self, key)
+
     def argmax(self, axis=None, keepdims=False):
         return _op("argmax", (self,), axis=axis, keepdims=keepdims)
 

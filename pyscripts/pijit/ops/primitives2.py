@@ -660,6 +660,11 @@ def _assign_op(who, variable, value, sign):
         raise TypeError("For '%s', the 'value' must be a Tensor or a number, but got %s"
                         % (who, type(value).__name__))
     shape = tuple(value.shape) if isinstance(value, _Tensor) else ()
+    extra = len(shape) - variable.ndim
+    if extra > 0 and _b.all(d == 1 for d in shape[:extra]):
+        # MindSpore broadcasts leading 1s away too: a (1,) value adds into a () Parameter
+        value = F.reshape(value, shape[extra:])
+        shape = shape[extra:]
     fits = len(shape) <= variable.ndim and _b.all(
         v in (1, w) for v, w in zip(reversed(shape), reversed(tuple(variable.shape))))
     new = (variable + value if sign > 0 else variable - value) if fits else None
