@@ -80,9 +80,9 @@ class TestDtypes(unittest.TestCase):
     def test_unknown_and_unsupported_dtypes(self):
         with self.assertRaisesRegex(TypeError, "data type 'foo' not understood"):
             np.dtype("foo")
-        with self.assertRaisesRegex(NotImplementedError, "dtype 'complex64'.*pijit's numpy "
+        with self.assertRaisesRegex(NotImplementedError, "dtype 'complex256'.*pijit's numpy "
                                     "stand-in.*numpy is not installed"):
-            np.dtype("complex64")
+            np.dtype("complex256")
         with self.assertRaisesRegex(TypeError, "Cannot interpret"):
             np.zeros(2, dtype=pijit.float32)  # numpy knows no MindSpore dtypes either
 
@@ -314,8 +314,8 @@ class TestReductions(unittest.TestCase):
         self.assertEqual(repr(np.any([[0, 0], [0, 1]], axis=1)), "array([False,  True])")
         self.assertEqual(repr(np.arange(6).reshape(2, 3).sum(axis=0, keepdims=True)),
                          "array([[3, 5, 7]])")
-        with self.assertRaisesRegex(NotImplementedError, "uint64"):
-            np.sum(np.array([1, 2], np.uint8))
+        s = np.sum(np.array([1, 2], np.uint8))  # unsigned sums are uint64
+        self.assertEqual((repr(s), s.dtype), ("3", np.dtype("uint64")))
 
 
 class TestFunctions(unittest.TestCase):
@@ -440,8 +440,9 @@ class TestMissingNames(unittest.TestCase):
             np.sum(np.ones(2), out=np.zeros(()))
         with self.assertRaisesRegex(NotImplementedError, "arrays of strings.*stand-in"):
             np.array(["a"])
-        with self.assertRaisesRegex(NotImplementedError, "uint16.*stand-in"):
-            np.array([1], np.uint8) * 300
+        with self.assertRaisesRegex(NotImplementedError, "ordering comparisons of complex.*"
+                                    "stand-in"):
+            np.array([1j]) < 1
 
 
 class TestImportHook(unittest.TestCase):

@@ -75,6 +75,9 @@ def result(t, d, *inputs):
 
 # ---- casts -------------------------------------------------------------------------------------
 
+_PART = {_d.COMPLEX64: _d.FLOAT32, _d.COMPLEX128: _d.FLOAT64}
+
+
 def _const(v, storage):
     return tensor(v, storage)
 
@@ -173,19 +176,33 @@ def _plain(obj):
     return obj
 
 
-def _plain_ints(obj):
+def _plain_ints(obj, limit=1 << 63):
     """Nested lists with every float made an int as numpy stores a Python number into an integer
     array: through Python's int() (so 1e10 into int32 keeps its low 32 bits, NaN raises)."""
     if isinstance(obj, (list, tuple, range)):
-        return [_plain_ints(x) for x in obj]
+        return [_plain_ints(x, limit) for x in obj]
     if isinstance(obj, _s.generic):
         obj = obj._value()
     if isinstance(obj, float):
         obj = int(obj)
     if isinstance(obj, int) and not isinstance(obj, bool) and \
-            not -(1 << 63) <= obj < (1 << 63):
+            not -(1 << 63) <= obj < limit:
         raise OverflowError("Python int too large to convert to C long")
     return obj
+
+
+def _wrap_nested(obj, d):
+    if isinstance(obj, list):
+        return [_wrap_nested(x, d) for x in obj]
+    return _d.wrap_int(obj, d) if isinstance(obj, int) else obj
+
+
+def _to_real(obj, conv):
+    if isinstance(obj, list):
+        for x in obj:
+            _to_real(x, conv)
+    elif isinstance(obj, complex):
+        conv(obj)
 
 
 def from_data(obj, d=None):
@@ -200,10 +217,16 @@ def from_data(obj, d=None):
     if natural is None:  # only empty sequences
         natural = _d.FLOAT64
     if d is not None and d.kind in "iu" and natural.kind == "f" and not _has_arrays(obj):
-        obj, natural = _plain_ints(obj), _d.INT64
+        if d is _d.UINT64:
+            obj, natural = _plain_ints(obj, 1 << 64), _d.UINT64
+            obj = _wrap_nested(obj, d)
+        else:
+            obj, natural = _plain_ints(obj), _d.INT64
         data = obj
     else:
         data = _plain(obj)
+    if natural.kind == "c" and d is not None and d.kind != "c" and not _has_arrays(obj):
+        _to_real(data, float if d.kind in "fb" else int)  # raises Python's TypeError, as numpy
     build = natural._storage  # holds the values exactly (int8 data is built as int32, etc.)
     t = tensor(data, build)  # numpy scalars of an emulated dtype hold in-range values
     t.__class__ = ndarray
@@ -233,7 +256,7 @@ def array(object, dtype=None, copy=True, order="K", subok=False, ndmin=0, like=N
         r = wrap(t, src, object)
         if d is not None and d is not src:
             r = wrap(cast_storage(r, d), d, r)
-    elif isinstance(object, (list, tuple, range, bool, int, float, _s.generic)):
+    elif isinstance(object, (list, tuple, range, bool, int, float, complex, _s.generic)):
         r = from_data(object, d)
     elif isinstance(object, (str, bytes)):
         raise _d.unsupported("arrays of strings (numpy.str_/bytes_ dtypes)")
@@ -256,7 +279,8 @@ def _readable(t):
 
 _BUFFER_DTYPES = {"?": _d.BOOL, "b": _d.INT8, "h": _d.INT16, "i": _d.INT32, "l": _d.INT64,
                   "q": _d.INT64, "B": _d.UINT8, "e": _d.FLOAT16, "f": _d.FLOAT32,
-                  "d": _d.FLOAT64}
+                  "d": _d.FLOAT64, "H": _d.UINT16, "I": _d.UINT32, "L": _d.UINT64,
+                  "Q": _d.UINT64, "Zf": _d.COMPLEX64, "Zd": _d.COMPLEX128}
 
 
 def _from_other(obj, d):
@@ -428,14 +452,33 @@ class ndarray(_TB):
 
     @property
     def real(self):
-        return self
+        d = ldtype(self)
+        if d.kind != "c":
+            return self
+        return wrap(op("real", (self,)), _PART[d], self)
+
+    @property
+    def imag(self):
+        d = ldtype(self)
+        if d.kind != "c":
+            return wrap(op("full", (), shape=_tb_shape(self), value=0, dtype=d._storage), d)
+        return wrap(op("imag", (self,)), _PART[d], self)
+
+    def conj(self):
+        d = ldtype(self)
+        if d.kind != "c":
+            return self.copy()
+        return wrap(op("conj", (self,)), d, self)
+
+    conjugate = conj
 
     @property
     def __array_interface__(self):
         """Describes the memory as it is (an emulated dtype shows its storage)."""
         st = _tb_dtype(self)
         typestr = {"bool": "|b1", "int32": "<i4", "int64": "<i8", "float32": "<f4",
-                   "float64": "<f8"}[st.name]
+                   "float64": "<f8", "uint16": "<u2", "uint32": "<u4", "uint64": "<u8",
+                   "complex64": "<c8", "complex128": "<c16"}[st.name]
         return {"shape": self.shape, "typestr": typestr, "data": (self._data_ptr(), False),
                 "strides": None if _TB.is_contiguous(self) else _tb_strides(self), "version": 3}
 
@@ -450,6 +493,9 @@ class ndarray(_TB):
                             % (ldtype(self), d, casting))
         if d is ldtype(self):
             return self.copy() if copy else self
+        if ldtype(self).kind == "c" and d.kind != "c":
+            warnings.warn("Casting complex values to real discards the imaginary part",
+                          _s.ComplexWarning, stacklevel=2)
         return wrap(cast_storage(self, d), d, self)
 
     def copy(self, order="C"):
@@ -567,7 +613,7 @@ class ndarray(_TB):
 
     def __setitem__(self, key, value):
         d = ldtype(self)
-        if isinstance(value, (bool, int, float, _s.generic)):
+        if isinstance(value, (bool, int, float, complex, _s.generic)):
             v = value._value() if isinstance(value, _s.generic) else value
             if d.kind in "iu" and isinstance(v, float):
                 v = int(v)  # raises for nan, as numpy does
@@ -603,7 +649,9 @@ class ndarray(_TB):
         return float(_tb_item(self))
 
     def __complex__(self):
-        return complex(self.__float__())
+        if _tb_size(self) != 1:
+            raise TypeError("only size-1 arrays can be converted to Python scalars")
+        return complex(_tb_item(self))
 
     def __index__(self):
         if _tb_ndim(self) != 0 or ldtype(self).kind not in "iu":

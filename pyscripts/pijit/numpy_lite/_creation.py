@@ -29,6 +29,9 @@ def full(shape, fill_value, dtype=None, order="C", like=None):
         t = op("broadcast_to", (cast_storage(f, d),), shape=shape)
         return wrap(op("copy", (t,)), d)
     v = fill.item() if isinstance(fill, (ndarray, _s.generic)) else fill
+    if d.kind == "c":  # the full op takes no complex value: broadcast a 0-d tensor of it
+        t = op("broadcast_to", (tensor(_fill_value(v, d), d._storage),), shape=shape)
+        return wrap(op("copy", (t,)), d)
     return wrap(op("full", (), shape=shape, value=_fill_value(v, d), dtype=d._storage), d)
 
 

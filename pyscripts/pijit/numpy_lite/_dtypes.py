@@ -29,7 +29,7 @@ def unsupported(what):
 # ---- dtype objects ---------------------------------------------------------------------------
 
 class dtype(object):
-    """numpy.dtype for the stand-in's nine types; dtype(x) accepts what numpy accepts for them
+    """numpy.dtype for the stand-in's types; dtype(x) accepts what numpy accepts for them
     (names, type codes, scalar types, Python types, dtypes, None for float64)."""
     __slots__ = ("name", "kind", "char", "itemsize", "type", "str", "_storage", "_emulated",
                  "_bits")
@@ -112,11 +112,18 @@ UINT8 = _make_dtype("uint8", "u", "B", 1, _pdt.int32, True)
 FLOAT16 = _make_dtype("float16", "f", "e", 2, _pdt.float32, True)
 FLOAT32 = _make_dtype("float32", "f", "f", 4, _pdt.float32, False)
 FLOAT64 = _make_dtype("float64", "f", "d", 8, _pdt.float64, False)
-ALL = (BOOL, INT8, INT16, INT32, INT64, UINT8, FLOAT16, FLOAT32, FLOAT64)
+UINT16 = _make_dtype("uint16", "u", "H", 2, _pdt.uint16, False)
+UINT32 = _make_dtype("uint32", "u", "I", 4, _pdt.uint32, False)
+UINT64 = _make_dtype("uint64", "u", "L", 8, _pdt.uint64, False)
+COMPLEX64 = _make_dtype("complex64", "c", "F", 8, _pdt.complex64, False)
+COMPLEX128 = _make_dtype("complex128", "c", "D", 16, _pdt.complex128, False)
+ALL = (BOOL, INT8, INT16, INT32, INT64, UINT8, FLOAT16, FLOAT32, FLOAT64, UINT16, UINT32, UINT64,
+       COMPLEX64, COMPLEX128)
 
 # The dtype a pijit storage dtype holds when no emulated dtype is attached.
 NATIVE = {_pdt.bool_: BOOL, _pdt.int32: INT32, _pdt.int64: INT64, _pdt.float32: FLOAT32,
-          _pdt.float64: FLOAT64}
+          _pdt.float64: FLOAT64, _pdt.uint16: UINT16, _pdt.uint32: UINT32, _pdt.uint64: UINT64,
+          _pdt.complex64: COMPLEX64, _pdt.complex128: COMPLEX128}
 
 _BY_NAME = {}
 for _d in ALL:
@@ -129,20 +136,21 @@ for _d in ALL:
 _BY_NAME.update({"bool_": BOOL, "bool8": BOOL, "b1": BOOL, "byte": INT8, "short": INT16,
                  "intc": INT32, "int": INT64, "int_": INT64, "long": INT64, "longlong": INT64,
                  "q": INT64, "ubyte": UINT8, "half": FLOAT16, "single": FLOAT32, "float": FLOAT64,
-                 "double": FLOAT64, "float_": FLOAT64, "p": INT64})
+                 "double": FLOAT64, "float_": FLOAT64, "p": INT64, "ushort": UINT16,
+                 "uintc": UINT32, "uint": UINT64, "ulonglong": UINT64, "Q": UINT64, "P": UINT64,
+                 "uintp": UINT64, "complex": COMPLEX128, "cfloat": COMPLEX128,
+                 "cdouble": COMPLEX128, "complex_": COMPLEX128, "csingle": COMPLEX64,
+                 "singlecomplex": COMPLEX64})
 
 # Real numpy's other types: named so that asking for one says it is missing rather than unknown.
-_KNOWN_ELSEWHERE = ("uint16", "uint32", "uint64", "uint", "uintc", "ulonglong", "ushort",
-                    "float128", "longdouble", "longfloat", "complex", "complex64", "complex128",
-                    "complex256", "cfloat", "cdouble", "clongdouble", "csingle", "object",
+_KNOWN_ELSEWHERE = ("float128", "longdouble", "longfloat", "complex256", "clongdouble", "object",
                     "object_", "str", "str_", "unicode", "bytes", "bytes_", "string_", "void",
-                    "datetime64", "timedelta64", "u2", "u4", "u8", "H", "I", "L", "Q", "g", "F",
-                    "D", "G", "O", "S", "U", "V", "M", "m", "c8", "c16", "f16", "<u2", "<u4",
-                    "<u8", "<c8", "<c16")
+                    "datetime64", "timedelta64", "g", "G", "O", "S", "U", "V", "M", "m", "f16",
+                    "c32")
 
 
 def as_dtype(obj):
-    """The stand-in dtype for anything numpy accepts as one of its nine types."""
+    """The stand-in dtype for anything numpy accepts as one of the stand-in's types."""
     if isinstance(obj, dtype):
         return obj
     if obj is None:
@@ -156,6 +164,8 @@ def as_dtype(obj):
         return INT64
     if obj is bool:
         return BOOL
+    if obj is complex:
+        return COMPLEX128
     if isinstance(obj, str):
         d = _BY_NAME.get(obj)
         if d is not None:
@@ -163,7 +173,7 @@ def as_dtype(obj):
         if obj in _KNOWN_ELSEWHERE or obj.rstrip("0123456789") in ("U", "S", "<U", "|S", "V"):
             raise unsupported("dtype %r" % obj)
         raise TypeError("data type %r not understood" % obj)
-    if obj in (complex, bytes, object) or (isinstance(obj, type) and obj.__name__ in
+    if obj in (bytes, object) or (isinstance(obj, type) and obj.__name__ in
                                            _KNOWN_ELSEWHERE):
         raise unsupported("dtype %s" % getattr(obj, "__name__", obj))
     # numpy has no idea of pijit's (MindSpore's) dtypes either.
@@ -223,6 +233,11 @@ def to_value(x, d):
                 return wrap_int(-(1 << 31), d)
             x = int(x)
         return wrap_int(int(x), d)
+    if d.kind == "c":
+        x = complex(x)
+        if d is COMPLEX64:
+            return complex(round_f32(x.real), round_f32(x.imag))
+        return x
     x = float(x)
     if d is FLOAT32:
         return round_f32(x)
@@ -237,12 +252,14 @@ def python_dtype(x):
         return BOOL
     if isinstance(x, int):
         if not -(1 << 63) <= x < (1 << 63):
-            raise unsupported("integers outside int64 (uint64 and object arrays)")
+            if 0 <= x < (1 << 64):
+                return UINT64
+            raise unsupported("integers outside int64/uint64 (object arrays)")
         return INT64
     if isinstance(x, float):
         return FLOAT64
     if isinstance(x, complex):
-        raise unsupported("complex numbers")
+        return COMPLEX128
     return None
 
 
@@ -254,7 +271,7 @@ def _kb(d):
     return (d.kind, d._bits)
 
 
-_KIND_RANK = {"b": 0, "u": 1, "i": 1, "f": 2}
+_KIND_RANK = {"b": 0, "u": 1, "i": 1, "f": 2, "c": 2}  # numpy ranks complex with float here
 
 
 def _promote_kb(a, b):
@@ -267,6 +284,11 @@ def _promote_kb(a, b):
         return a
     if ka == kb:
         return (ka, max(ba, bb))
+    if ka == "c" or kb == "c":
+        # complex(2n) holds float(n): promote the other side with the component float type
+        c, other = (a, b) if ka == "c" else (b, a)
+        f = _promote_kb(("f", c[1] // 2), other)
+        return ("c", max(64, f[1] * 2))
     if ka == "f" or kb == "f":
         f, other = (a, b) if ka == "f" else (b, a)
         return ("f", max(f[1], {8: 16, 16: 32, 32: 64, 64: 64}[other[1]]))
@@ -292,6 +314,10 @@ def _min_scalar(kb, value):
             if v < 0 and v >= -(1 << (b - 1)):
                 return ("i", b), False
         return kb, False
+    if kind == "c":
+        z = complex(value)
+        ok = all(not math.isfinite(p) or -3.4e38 < p < 3.4e38 for p in (z.real, z.imag))
+        return (("c", 64) if ok else kb), False
     x = float(value)
     if not math.isfinite(x) or -65000.0 < x < 65000.0:
         return ("f", 16), False
@@ -340,6 +366,7 @@ def _can_cast_safe(a, b):
 INT_LOOPS = [("i", 8), ("u", 8), ("i", 16), ("u", 16), ("i", 32), ("u", 32), ("i", 64),
              ("u", 64)]
 FLOAT_LOOPS = [("f", 16), ("f", 32), ("f", 64)]
+COMPLEX_LOOPS = [("c", 64), ("c", 128)]
 BOOL_LOOP = [("b", 8)]
 
 
@@ -368,7 +395,7 @@ _BY_KB = {_kb(d): d for d in ALL}
 def from_kb(kb):
     d = _BY_KB.get(kb)
     if d is None:
-        name = {"u": "uint", "i": "int", "f": "float"}[kb[0]] + str(kb[1])
+        name = {"u": "uint", "i": "int", "f": "float", "c": "complex"}[kb[0]] + str(kb[1])
         raise unsupported("the result dtype %s" % name)
     return d
 
@@ -377,7 +404,7 @@ def promote_types(a, b):
     return from_kb(_promote_kb(_kb(as_dtype(a)), _kb(as_dtype(b))))
 
 
-_CAST_RANK = {"b": 0, "u": 1, "i": 2, "f": 3}
+_CAST_RANK = {"b": 0, "u": 1, "i": 2, "f": 3, "c": 4}
 
 
 def can_cast_same_kind(src, dst):

@@ -38,11 +38,11 @@ def _check_ufunc_kwargs(kwargs):
 
 def _float_loop(d):
     """The dtype numpy's float-only ufuncs (sqrt, exp, ...) compute in for an input dtype."""
-    if d.kind == "f":
+    if d.kind in "fc":
         return d
     if d in (_d.BOOL, _d.INT8, _d.UINT8):
         return _d.FLOAT16
-    if d is _d.INT16:
+    if d in (_d.INT16, _d.UINT16):
         return _d.FLOAT32
     return _d.FLOAT64
 
@@ -152,7 +152,7 @@ def sign(x, **kwargs):
 def _isfloat_op(x, fn_float, fn_other):
     x = x if isinstance(x, (ndarray, _s.generic)) else asarray(x)
     t = storage_of(x, x.dtype)
-    if x.dtype.kind == "f":
+    if x.dtype.kind in "fc":
         return result(fn_float(t), _d.BOOL, t)
     return result(op("full", (), shape=_tb_shape(t), value=fn_other, dtype=_pdt.bool_),
                   _d.BOOL)
@@ -163,16 +163,27 @@ def isnan(x, **kwargs):
     return _isfloat_op(x, lambda t: op("ne", (t, t)), False)
 
 
+def _parts(fn, join):
+    """fn over a real tensor; for a complex one, fn of both parts joined by a logical op."""
+    def f(t):
+        if _storage(t) in (_pdt.complex64, _pdt.complex128):
+            return op(join, (fn(op("real", (t,))), fn(op("imag", (t,)))))
+        return fn(t)
+    return f
+
+
 def isinf(x, **kwargs):
     _check_ufunc_kwargs(kwargs)
-    return _isfloat_op(x, lambda t: op("eq", (op("abs", (t,)), tensor(math.inf, _storage(t)))),
-                       False)
+    return _isfloat_op(x, _parts(lambda t: op("eq", (op("abs", (t,)),
+                                                       tensor(math.inf, _storage(t)))),
+                                 "logical_or"), False)
 
 
 def isfinite(x, **kwargs):
     _check_ufunc_kwargs(kwargs)
-    return _isfloat_op(x, lambda t: op("lt", (op("abs", (t,)), tensor(math.inf, _storage(t)))),
-                       True)
+    return _isfloat_op(x, _parts(lambda t: op("lt", (op("abs", (t,)),
+                                                       tensor(math.inf, _storage(t)))),
+                                 "logical_and"), True)
 
 
 def _storage(t):

@@ -26,7 +26,7 @@ def _operand(x):
         return None, None  # a pijit Tensor: numpy defers to its __array_priority__
     if isinstance(x, _s.generic):
         return (x.dtype, 0, x._value()), x
-    d = _d.python_dtype(x) if isinstance(x, (bool, int, float)) else None
+    d = _d.python_dtype(x) if isinstance(x, (bool, int, float, complex)) else None
     if d is not None:
         return (d, 0, x), x
     if isinstance(x, (list, tuple)):
@@ -51,8 +51,9 @@ _PY_INT_OPS = {"and": operator.and_, "or": operator.or_, "xor": operator.xor,
                "lshift": operator.lshift, "rshift": operator.rshift}
 
 
-_LOOPS = {"div": _d.FLOAT_LOOPS, "floor_div": _d.INT_LOOPS + _d.FLOAT_LOOPS,
-          "mod": _d.INT_LOOPS + _d.FLOAT_LOOPS, "pow": _d.INT_LOOPS + _d.FLOAT_LOOPS,
+_LOOPS = {"div": _d.FLOAT_LOOPS + _d.COMPLEX_LOOPS, "floor_div": _d.INT_LOOPS + _d.FLOAT_LOOPS,
+          "mod": _d.INT_LOOPS + _d.FLOAT_LOOPS,
+          "pow": _d.INT_LOOPS + _d.FLOAT_LOOPS + _d.COMPLEX_LOOPS,
           "and": _d.BOOL_LOOP + _d.INT_LOOPS, "or": _d.BOOL_LOOP + _d.INT_LOOPS,
           "xor": _d.BOOL_LOOP + _d.INT_LOOPS, "lshift": _d.INT_LOOPS, "rshift": _d.INT_LOOPS}
 
@@ -101,9 +102,15 @@ def binary(name, a, b):
         t = op(_BOOL_AS[name], (x, y))
         return result(t, _d.BOOL, a, b)
     if name in _COMPARE:
+        if loop.kind == "c" and name not in ("eq", "ne"):
+            raise _d.unsupported("ordering comparisons of complex arrays")
         return result(op(name, (x, y)), _d.BOOL, a, b)
     if name in _PY_INT_OPS:
         t = _python_elementwise(_PY_INT_OPS[name], x, y, loop)
+    elif name == "div" and loop.kind == "c":
+        t = _complex_div(x, y)
+    elif name == "mul" and loop.kind == "c":
+        t = _complex_mul(x, y)
     else:
         t = op(name, (x, y))
     return result(normalize(t, loop), loop, a, b)
@@ -212,6 +219,51 @@ def _python_elementwise(fn, x, y, d):
     return op("reshape", (tensor(vals, d._storage),), shape=shape)
 
 
+def _abs_c64(x):
+    """|z| for complex64 as numpy's loop computes it (hypotf, without AVX-512; the oracle's
+    reference): the float64 hypot rounded once to float32."""
+    return op("cast", (op("abs", (op("cast", (x,), dtype=_pdt.complex128),)),),
+              dtype=_pdt.float32)
+
+
+def _complex_mul(x, y):
+    """numpy's complex product, each part rounded as written (no fused multiply-add)."""
+    ar, ai = op("real", (x,)), op("imag", (x,))
+    br, bi = op("real", (y,)), op("imag", (y,))
+    re = op("sub", (op("mul", (ar, br)), op("mul", (ai, bi))))
+    im = op("add", (op("mul", (ar, bi)), op("mul", (ai, br))))
+    return op("complex", (re, im))
+
+
+def _complex_div(x, y):
+    """numpy's complex division (Smith's method) in the parts' own precision."""
+    ar, ai = op("real", (x,)), op("imag", (x,))
+    br, bi = op("real", (y,)), op("imag", (y,))
+    st = _tb_dtype(ar)
+    shape = _broadcast_shapes(_tb_shape(x), _tb_shape(y))
+    ar, ai, br, bi = [op("broadcast_to", (v,), shape=shape) for v in (ar, ai, br, bi)]
+    abr, abi = op("abs", (br,)), op("abs", (bi,))
+    one = tensor(1.0, st)
+    # |br| >= |bi|
+    rat1 = op("div", (bi, br))
+    scl1 = op("div", (one, op("add", (br, op("mul", (bi, rat1))))))
+    r1 = op("mul", (op("add", (ar, op("mul", (ai, rat1)))), scl1))
+    i1 = op("mul", (op("sub", (ai, op("mul", (ar, rat1)))), scl1))
+    # both zero: a / |br|
+    r0, i0 = op("div", (ar, abr)), op("div", (ai, abr))
+    # |br| < |bi|
+    rat2 = op("div", (br, bi))
+    scl2 = op("div", (one, op("add", (bi, op("mul", (br, rat2))))))
+    r2 = op("mul", (op("add", (op("mul", (ar, rat2)), ai)), scl2))
+    i2 = op("mul", (op("sub", (op("mul", (ai, rat2)), ar)), scl2))
+    first = op("ge", (abr, abi))
+    zero = tensor(0.0, st)
+    both0 = op("logical_and", (op("eq", (abr, zero)), op("eq", (abi, zero))))
+    re = op("where", (first, op("where", (both0, r0, r1)), r2))
+    im = op("where", (first, op("where", (both0, i0, i1)), i2))
+    return op("complex", (re, im))
+
+
 def unary(name, a):
     """-a, +a, abs(a), ~a."""
     if not isinstance(a, (ndarray, _s.generic)):
@@ -231,10 +283,15 @@ def unary(name, a):
         t = op("copy", (x,))
     elif name == "abs":
         t = op("copy", (x,)) if d is _d.BOOL else op("abs", (x,))
+        if d is _d.COMPLEX64:
+            t = _abs_c64(x)
+            d = _d.FLOAT32
+        elif d is _d.COMPLEX128:
+            d = _d.FLOAT64
     else:  # invert
         if d is _d.BOOL:
             t = op("logical_not", (x,))
-        elif d.kind == "f":
+        elif d.kind in "fc":
             raise TypeError(_NOT_SUPPORTED_TYPES % "invert")
         else:
             t = op("sub", (op("neg", (x,)), _const(1, d._storage)))

@@ -221,7 +221,33 @@ def scalar_str(value, d):
         return "True" if value else "False"
     if d.kind in "iu":
         return str(value)
+    if d.kind == "c":
+        return scalar_complex_str(complex(value), d._bits // 2)
     return scalar_float_str(value, d._bits)
+
+
+def _float_either(x, bits, sign):
+    """numpy's scalar float formatting with trailing zeros and point trimmed ('1', '1.5',
+    '1e+20'), as its complex scalars print their parts."""
+    if math.isnan(x):
+        return ("+" if sign else "") + "nan"
+    if math.isinf(x):
+        return "-inf" if x < 0 else ("+inf" if sign else "inf")
+    a = abs(x)
+    if a == 0 or (1e-4 <= a < 1e16):
+        s = format_positional(x, bits, -1, -1, "-")
+    else:
+        s = format_scientific(x, bits, -1, -1, "-")
+    if sign and math.copysign(1.0, x) > 0:
+        s = "+" + s
+    return s
+
+
+def scalar_complex_str(z, bits):
+    """str() of a numpy complex scalar: '2j' for a +0 real part, else '(1+2j)'."""
+    if z.real == 0 and math.copysign(1.0, z.real) > 0:
+        return _float_either(z.imag, bits, False) + "j"
+    return "(%s%sj)" % (_float_either(z.real, bits, False), _float_either(z.imag, bits, True))
 
 
 # ---- element formatters ------------------------------------------------------------------------
@@ -229,8 +255,9 @@ def scalar_str(value, d):
 class FloatFormat(object):
     """numpy's FloatingFormat (floatmode 'maxprec', sign '-')."""
 
-    def __init__(self, data, bits, is_0d=False):
+    def __init__(self, data, bits, is_0d=False, sign="-"):
         self.bits = bits
+        self.sign = sign
         self.precision = _options["precision"]
         self.exp_format = False
         self.min_digits = -1
@@ -255,7 +282,8 @@ class FloatFormat(object):
                 fp = digits[1:].rstrip("0")
                 max_frac = max(max_frac, len(fp))
                 max_exp = max(max_exp, len(_exponent_str(exp10, -1)) - 2)
-                max_int = max(max_int, 1 + (1 if math.copysign(1.0, v) < 0 else 0))
+                max_int = max(max_int, 1 + (1 if math.copysign(1.0, v) < 0 or sign == "+"
+                                            else 0))
             self.precision = self.min_digits = max_frac
             self.exp_size = max_exp
             self.pad_left = max_int
@@ -266,25 +294,56 @@ class FloatFormat(object):
                 ip, fp = pos_digits(abs(v), self.precision, 0, bits)
                 fp = fp.rstrip("0")
                 max_frac = max(max_frac, len(fp))
-                max_int = max(max_int, len(ip) + (1 if math.copysign(1.0, v) < 0 else 0))
+                max_int = max(max_int, len(ip) + (1 if math.copysign(1.0, v) < 0 or sign == "+"
+                                                  else 0))
             self.pad_left = max_int
             self.pad_right = max_frac
         if len(finite) != len(data):
-            neginf = any(math.isinf(v) and v < 0 for v in data)
+            neginf = sign != "-" or any(math.isinf(v) and v < 0 for v in data)
             offset = self.pad_right + 1
             self.pad_left = max(self.pad_left, len(_options["nanstr"]) - offset,
                                 len(_options["infstr"]) + neginf - offset)
 
     def __call__(self, x):
+        plus = self.sign == "+"
         if not math.isfinite(x):
-            s = _options["nanstr"] if math.isnan(x) else \
-                ("-" if x < 0 else "") + _options["infstr"]
+            s = ("+" if plus else "") + _options["nanstr"] if math.isnan(x) else \
+                ("-" if x < 0 else "+" if plus else "") + _options["infstr"]
             return " " * (self.pad_left + self.pad_right + 1 - len(s)) + s
+        if plus:
+            s = self._plain(x)
+            if math.copysign(1.0, x) > 0:
+                s = "+" + s
+            dot = s.find(".")
+            int_len = dot if dot >= 0 else len(s.split("e")[0])
+            return " " * (self.pad_left - int_len) + s
         if self.exp_format:
             return format_scientific(x, self.bits, self.precision, self.min_digits, "k",
                                      self.pad_left, self.exp_size)
         return format_positional(x, self.bits, self.precision, 0, ".", self.pad_left,
                                  self.pad_right)
+
+    def _plain(self, x):
+        """x formatted with no left padding (the sign is added by the caller)."""
+        if self.exp_format:
+            return format_scientific(x, self.bits, self.precision, self.min_digits, "k", -1,
+                                     self.exp_size)
+        return format_positional(x, self.bits, self.precision, 0, ".", -1, self.pad_right)
+
+
+class ComplexFormat(object):
+    """numpy's ComplexFloatingFormat: the real parts and the imaginary parts (signed) are each
+    formatted as a float column; 'j' goes before the imaginary part's padding."""
+
+    def __init__(self, data, bits, is_0d=False):
+        self.real_format = FloatFormat([z.real for z in data], bits // 2, is_0d)
+        self.imag_format = FloatFormat([z.imag for z in data], bits // 2, is_0d, sign="+")
+
+    def __call__(self, z):
+        r = self.real_format(z.real)
+        i = self.imag_format(z.imag)
+        sp = len(i.rstrip())
+        return r + i[:sp] + "j" + i[sp:]
 
 
 class IntFormat(object):
@@ -308,6 +367,8 @@ def _formatter(data, d, is_0d):
         return BoolFormat(is_0d)
     if d.kind in "iu":
         return IntFormat(data)
+    if d.kind == "c":
+        return ComplexFormat(data, d._bits, is_0d)
     return FloatFormat(data, d._bits, is_0d)
 
 
@@ -408,7 +469,7 @@ def array_repr(values, shape, d):
     size = 1
     for s in shape:
         size *= s
-    skip_dtype = d in (_d.FLOAT64, _d.INT64, _d.BOOL) and size > 0
+    skip_dtype = d in (_d.FLOAT64, _d.INT64, _d.BOOL, _d.COMPLEX128) and size > 0
     prefix = "array("
     suffix = ")" if skip_dtype else ","
     if size > 0 or shape == (0,):

@@ -194,8 +194,8 @@ def sum_dtype(d):
     """The dtype numpy's sum returns for an input dtype (small integers widen to int64)."""
     if d.kind == "b" or (d.kind == "i" and d._bits < 64):
         return _d.INT64
-    if d.kind == "u":
-        raise _d.unsupported("sum of unsigned integers (numpy returns uint64)")
+    if d.kind == "u":  # summed in int64: the same bits as numpy's wrapping uint64 sum
+        return _d.UINT64
     return d
 
 

@@ -29,6 +29,8 @@ def _scalar_value(x, d):
         x = float(x) if d.kind == "f" else int(x)
     if d is _d.BOOL:
         return bool(x)
+    if d.kind == "c":
+        return _d.to_value(complex(x), d)
     if d.kind in "iu":
         if isinstance(x, float):
             x = int(x)  # raises for nan and inf, as numpy does
@@ -272,6 +274,21 @@ class uint8(unsignedinteger):
     _np_dtype = _d.UINT8
 
 
+class uint16(unsignedinteger):
+    __slots__ = ("_v",)
+    _np_dtype = _d.UINT16
+
+
+class uint32(unsignedinteger):
+    __slots__ = ("_v",)
+    _np_dtype = _d.UINT32
+
+
+class uint64(unsignedinteger):
+    __slots__ = ("_v",)
+    _np_dtype = _d.UINT64
+
+
 class float16(floating):
     __slots__ = ("_v",)
     _np_dtype = _d.FLOAT16
@@ -311,10 +328,75 @@ class float64(floating, float):
         return float64._make(0.0)
 
 
-_TYPES = (bool_, int8, int16, int32, int64, uint8, float16, float32, float64)
+class complexfloating(inexact):
+    __slots__ = ()
+
+    @property
+    def real(self):
+        return _FLOAT_OF[type(self)]._make(self._value().real)
+
+    @property
+    def imag(self):
+        return _FLOAT_OF[type(self)]._make(self._value().imag)
+
+    def conjugate(self):
+        return type(self)._make(self._value().conjugate())
+
+    def __float__(self):
+        import warnings
+        warnings.warn("Casting complex values to real discards the imaginary part",
+                      ComplexWarning, stacklevel=2)
+        return float(self._value().real)
+
+    def __int__(self):
+        return int(self.__float__())
+
+
+class ComplexWarning(RuntimeWarning):
+    """numpy.ComplexWarning: a complex value cast to a real type."""
+
+
+class complex64(complexfloating):
+    __slots__ = ("_v",)
+    _np_dtype = _d.COMPLEX64
+
+
+class complex128(complexfloating, complex):
+    """Also a Python complex, as numpy's complex128 is."""
+    __slots__ = ()
+    _np_dtype = _d.COMPLEX128
+
+    def __new__(cls, value=0j):
+        return generic.__new__(cls, value)
+
+    @classmethod
+    def _make(cls, value):
+        return complex.__new__(cls, value)
+
+    def _value(self):
+        return complex(self.real_, self.imag_)
+
+    @property
+    def real_(self):
+        return complex.real.__get__(self)
+
+    @property
+    def imag_(self):
+        return complex.imag.__get__(self)
+
+    @property
+    def _v(self):
+        return self._value()
+
+
+_FLOAT_OF = {complex64: float32, complex128: float64}
+
+_TYPES = (bool_, int8, int16, int32, int64, uint8, float16, float32, float64, uint16, uint32,
+          uint64, complex64, complex128)
 for _t in _TYPES:
     _t._np_dtype.type = _t
-for _t in (generic, number, integer, signedinteger, unsignedinteger, inexact, floating) + _TYPES:
+for _t in (generic, number, integer, signedinteger, unsignedinteger, inexact, floating,
+           complexfloating, ComplexWarning) + _TYPES:
     _t.__module__ = "numpy"
 
 
