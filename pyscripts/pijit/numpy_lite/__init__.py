@@ -39,6 +39,8 @@ from pijit.numpy_lite._funcs import (
     concatenate, stack, vstack, hstack, matmul, dot, outer, result_type, issubdtype, isscalar,
     can_cast, finfo, iinfo, ufunc, make_ufuncs)
 from pijit.numpy_lite._setops import unique, broadcast_shapes
+from pijit.numpy_lite._complexfns import (real, imag, conj, conjugate, iscomplexobj, isrealobj,
+                                          iscomplex)
 from pijit.numpy_lite import random
 from pijit.numpy_lite import testing
 
