@@ -211,10 +211,70 @@ def sum(a, axis=None, dtype=None, out=None, keepdims=False, initial=None, where=
         if d is not _d.INT64:
             t = cast_storage(wrap(t, _d.INT64), d)
         return _finish(t, d, shape, axes, keepdims)
+    if d.kind == "c":
+        t = _complex_sum(wrap(op("copy", (cast_storage(a, d),)), d), axes, d)
+        return _finish(t, d, shape, axes, keepdims)
     compute = _d.FLOAT32 if d is _d.FLOAT16 else d
     rnd = (lambda x: normalize(x, _d.FLOAT16)) if d is _d.FLOAT16 else (lambda x: x)
     t = float_sum(cast_storage(a, compute), axes, rnd)
     return _finish(t, d, shape, axes, keepdims)
+
+
+def _cpairwise(vals, rnd):
+    """numpy's complex pairwise sum of a list of complex numbers (each part rounded by rnd):
+    under 4 elements in sequence from -0.0, up to 64 with 4 running sums, else halves."""
+    n = len(vals)
+    if n < 4:
+        rr = ri = -0.0
+        for z in vals:
+            rr, ri = rnd(rr + z.real), rnd(ri + z.imag)
+        return rr, ri
+    if n <= 64:
+        r = [[z.real, z.imag] for z in vals[:4]]
+        i = 4
+        while i + 4 <= n:
+            for j in range(4):
+                r[j][0] = rnd(r[j][0] + vals[i + j].real)
+                r[j][1] = rnd(r[j][1] + vals[i + j].imag)
+            i += 4
+        rr = rnd(rnd(r[0][0] + r[1][0]) + rnd(r[2][0] + r[3][0]))
+        ri = rnd(rnd(r[0][1] + r[1][1]) + rnd(r[2][1] + r[3][1]))
+        for z in vals[i:]:
+            rr, ri = rnd(rr + z.real), rnd(ri + z.imag)
+        return rr, ri
+    n2 = (n - n % 8) // 2  # numpy halves the count of floats, 8-aligned
+    a, b = _cpairwise(vals[:n2], rnd), _cpairwise(vals[n2:], rnd)
+    return rnd(a[0] + b[0]), rnd(a[1] + b[1])
+
+
+def _complex_sum(c, axes, d):
+    """sum of a contiguous complex array over axes in numpy's order: 0 plus the pairwise sum of
+    the elements when the reduced axes are the trailing ones (contiguous), else 0 plus each
+    element in turn."""
+    rnd = _d.round_f32 if d is _d.COMPLEX64 else (lambda x: x)
+    nd = c.ndim
+    keep = [i for i in range(nd) if i not in axes]
+    trailing = list(axes) == list(range(nd - len(axes), nd))
+    t = c.transpose(keep + list(axes)) if keep or axes else c
+    outer = 1
+    for i in keep:
+        outer *= c.shape[i]
+    flat = t.reshape(outer, -1).tolist() if nd else [[c.item()]]
+    out = []
+    for row in flat:
+        if not row:
+            out.append(0j)
+            continue
+        if trailing:
+            rr, ri = _cpairwise(row, rnd)
+            out.append(complex(0.0 + rr, 0.0 + ri))
+        else:
+            rr = ri = 0.0
+            for z in row:
+                rr, ri = rnd(rr + z.real), rnd(ri + z.imag)
+            out.append(complex(rr, ri))
+    res = tensor(out, d._storage)
+    return op("reshape", (res,), shape=tuple(c.shape[i] for i in keep))
 
 
 def _count(shape, axes):
@@ -240,7 +300,9 @@ def mean(a, axis=None, dtype=None, out=None, keepdims=False, where=True):
     if d.kind in "biu":
         raise _d.unsupported("mean with an integer dtype=")
     s = sum(a, axis, d, keepdims=keepdims)
-    if isinstance(s, ndarray):
+    if isinstance(s, ndarray) or (d.kind == "c" and n):  # complex: numpy's Smith division
+        if not isinstance(s, ndarray):
+            return _divide_into(s, n)
         r = _divide_into(s, n)
         return r.astype(src) if half else r
     v = s._value() / n if n else math.nan

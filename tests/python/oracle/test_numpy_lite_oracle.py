@@ -403,11 +403,15 @@ class TestNewDtypes(StandInCase):
                  lambda m, a: m.isclose(a, a * (1 + 1e-6)), lambda m, a: m.allclose(a, a + 1),
                  lambda m, a: a.sum(), lambda m, a: a[0], lambda m, a: a.tolist(),
                  lambda m, a: m.isfinite(a), lambda m, a: m.concatenate([a, a]),
-                 lambda m, a: m.zeros(a.shape, a.dtype), lambda m, a: m.ones(2, a.dtype)]
+                 lambda m, a: m.zeros(a.shape, a.dtype), lambda m, a: m.ones(2, a.dtype),
+                 lambda m, a: m.real(a), lambda m, a: m.imag(a), lambda m, a: m.conj(a),
+                 lambda m, a: m.iscomplexobj(a), lambda m, a: m.iscomplex(a),
+                 lambda m, a: m.conjugate(a[0]), lambda m, a: a.sum(axis=0),
+                 lambda m, a: m.mean(a, axis=-1), lambda m, a: m.sum(a.T, axis=1)]
         for _ in range(800):
             i = self.rng.randrange(len(funcs))
             dt = self.rng.choice(NEW_DTYPES)
-            a, b = self.npair(dt, self.rng.choice([(4,), (2, 3)]))
+            a, b = self.npair(dt, self.rng.choice([(4,), (2, 3), (130,), (3, 70), (2, 3, 5)]))
             f = funcs[i]
             self.compare((i, dt, a.tolist()), lambda: f(np, a), lambda: f(lnp, b))
 
