@@ -93,6 +93,14 @@ class TestUnsigned(unittest.TestCase):
         self.assertEqual(repr(s), "array([    4, 65537], dtype=uint64)")
         self.assertEqual(repr(np.sqrt(np.array([4], np.uint16))), "array([2.], dtype=float32)")
 
+    def test_uint64_comparisons_are_unsigned(self):
+        u = np.array([1, 2 ** 63, 2 ** 64 - 1], np.uint64)
+        v = np.array([2 ** 63, 1, 2 ** 64 - 2], np.uint64)
+        self.assertEqual((u < v).tolist(), [True, False, False])
+        self.assertEqual((u >= v).tolist(), [False, True, True])
+        self.assertEqual((u < 5).tolist(), [True, False, False])
+        self.assertEqual((u > np.uint64(2 ** 63)).tolist(), [False, False, True])
+
 
 def _msg(fn):
     try:

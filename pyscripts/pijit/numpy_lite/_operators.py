@@ -69,8 +69,8 @@ def loop_dtype(name, pa, pb):
             raise TypeError(_NOT_SUPPORTED_TYPES % _UFUNC[name])
         return _d.from_kb(kb)
     kb = _d.result_kb([pa, pb])
-    if name in _COMPARE and kb[0] == "u" and kb[1] > 8:
-        return _d.INT64  # uint16/32/64 hold no value here that int64 does not
+    if name in _COMPARE and kb[0] == "u" and 8 < kb[1] < 64:
+        return _d.INT64  # uint16/32 hold no value that int64 does not
     r = _d.from_kb(kb)
     if r is _d.BOOL and name == "sub":
         raise TypeError("numpy boolean subtract, the `-` operator, is not supported, use the "
@@ -104,6 +104,8 @@ def binary(name, a, b):
     if name in _COMPARE:
         if loop.kind == "c" and name not in ("eq", "ne"):
             raise _d.unsupported("ordering comparisons of complex arrays")
+        if loop is _d.UINT64 and name not in ("eq", "ne"):
+            x, y = _u64_ordered(x), _u64_ordered(y)
         return result(op(name, (x, y)), _d.BOOL, a, b)
     if name in _PY_INT_OPS:
         t = _python_elementwise(_PY_INT_OPS[name], x, y, loop)
@@ -224,6 +226,13 @@ def _abs_c64(x):
     reference): the float64 hypot rounded once to float32."""
     return op("cast", (op("abs", (op("cast", (x,), dtype=_pdt.complex128),)),),
               dtype=_pdt.float32)
+
+
+def _u64_ordered(t):
+    """uint64 values mapped onto int64 in the same order (v - 2**63, wrapping), so that the
+    comparison runs on signed integers (pijit's kernels compare 64-bit integers as signed)."""
+    i = op("cast", (t,), dtype=_pdt.int64)
+    return op("add", (i, tensor(-(1 << 63), _pdt.int64)))
 
 
 def _complex_mul(x, y):
