@@ -214,11 +214,15 @@ class Train(unittest.TestCase):
             if jitted:
                 fn = ms.jit(fn)
             x = T([[[0.1, 0.2, 0.3], [0.3, -0.1, 0.4]]] * 4)
+            # (value_and_grad's wrapper is one code object for every function it wraps: other
+            # suites' entries live there too, so count what this call adds)
+            before = ms.jit_stats(fn) if jitted else None
             v, g = fn(x)
             if jitted:  # one graph holding the CTC forward and its gradient op, no break
                 st = ms.jit_stats(fn)
-                self.assertEqual((st["graphs"], st["break_reasons"]), (1, []))
-                self.assertIn("ctc_loss_grad(", st["entries"][0]["graph"])
+                self.assertEqual((st["compiles"] - before["compiles"], st["breaks"] - before["breaks"]), (1, 0),
+                                 st["break_reasons"])
+                self.assertTrue(any("ctc_loss_grad(" in (e["graph"] or "") for e in st["entries"]))
             return v.item(), [gg.tolist() for gg in g]
         self.assertEqual(run(False), run(True))
 

@@ -221,8 +221,10 @@ class Pools(unittest.TestCase):
         self.assertEqual(ops.max_pool2d(grid(4), 2).tolist(), [[[[5.0, 7.0], [13.0, 15.0]]]])
         self.assertEqual(ops.max_pool2d(x=grid(4), kernel_size=3, stride=2, padding=0, dilation=1,
                                         return_indices=False, ceil_mode=True).shape, (1, 1, 2, 2))
-        with self.assertRaisesRegex(NotImplementedError, "return_indices=True is not supported"):
-            ops.max_pool2d(grid(4), 2, return_indices=True)
+        # the argmax of each window as a flat h * W + w index (int64): in grid(4) it is the value
+        out, idx = ops.max_pool2d(grid(4), 2, return_indices=True)
+        self.assertEqual(out.tolist(), [[[[5.0, 7.0], [13.0, 15.0]]]])
+        self.assertEqual((idx.tolist(), idx.dtype), ([[[[5, 7], [13, 15]]]], ms.int64))
 
 
 class Reductions(unittest.TestCase):
