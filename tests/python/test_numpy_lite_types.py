@@ -152,6 +152,20 @@ class TestTesting(unittest.TestCase):
             np.testing.assert_warns
 
 
+class TestUfuncDtype(unittest.TestCase):
+    def test_dtype_argument(self):
+        self.assertEqual(repr(np.absolute(-1.5, dtype=np.float16)), "1.5")
+        self.assertIs(np.absolute(-1.5, dtype=np.float16).dtype, np.dtype("float16"))
+        self.assertEqual(repr(np.add(np.array([1, 2]), 3, dtype=np.float32)),
+                         "array([4., 5.], dtype=float32)")
+        with self.assertRaisesRegex(TypeError, "Cannot cast ufunc 'add' input 0 from "
+                                    "dtype\\('float64'\\) to dtype\\('int64'\\) with casting "
+                                    "rule 'same_kind'"):
+            np.add(1.5, 2, dtype=int)
+        with self.assertRaisesRegex(TypeError, "No loop matching the specified signature"):
+            np.sqrt(np.array([4]), dtype=np.int64)
+
+
 class TestUnique(unittest.TestCase):
     def test_unique(self):
         u, i, inv, c = np.unique([3, 1, 2, 3, 1], return_index=True, return_inverse=True,

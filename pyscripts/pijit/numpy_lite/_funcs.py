@@ -627,6 +627,13 @@ class iinfo(object):
 
 # ---- ufunc objects -------------------------------------------------------------------------------
 
+class UFuncTypeError(TypeError):
+    """numpy's TypeError for a ufunc that has no loop for the asked types."""
+
+
+UFuncTypeError.__module__ = "numpy.core._exceptions"
+
+
 class ufunc(object):
     """A callable with numpy's ufunc name and the reduce/accumulate the stand-in has."""
 
@@ -639,7 +646,24 @@ class ufunc(object):
         self._accumulate = accumulate_fn
 
     def __call__(self, *args, **kwargs):
-        return self._fn(*args, **kwargs)
+        d = kwargs.pop("dtype", None)
+        if d is None:
+            return self._fn(*args, **kwargs)
+        # dtype= picks the loop: the inputs are cast to it ('same_kind'), the loop runs in it
+        d = _d.as_dtype(d)
+        ins = []
+        for i, x in enumerate(args[:self.nin]):
+            x = x if isinstance(x, (ndarray, _s.generic)) else asarray(x)
+            if not _d.can_cast_same_kind(x.dtype, d):
+                raise UFuncTypeError("Cannot cast ufunc '%s' input %d from %r to %r with casting "
+                                "rule 'same_kind'" % (self.__name__, i, x.dtype, d))
+            ins.append(x.astype(d))
+        r = self._fn(*(tuple(ins) + tuple(args[self.nin:])), **kwargs)
+        rd = getattr(r, "dtype", None)
+        if rd is not None and rd is not d:  # dtype= names the output: bool ones take no other
+            raise TypeError("No loop matching the specified signature and casting was found "
+                            "for ufunc %s" % self.__name__)
+        return r
 
     def reduce(self, array, axis=0, dtype=None, out=None, keepdims=False, **kwargs):
         if self._reduce is None or kwargs:
