@@ -294,12 +294,13 @@ def stop_gradient(value):
 
 def call_cell(cell, args, kwargs):
     """A Cell call while a tape records: a Cell with bprop is differentiated by it."""
+    from pijit.nn.cell import construct_of
     bprop = getattr(type(cell), "bprop", None)
     if bprop is None or not _C.tape_active():
-        return cell.construct(*args, **kwargs)
+        return construct_of(cell)(*args, **kwargs)
     if kwargs:
         raise TypeError("%s: a Cell with bprop takes positional inputs only" % type(cell).__name__)
-    return _C.call_with_bprop(cell.construct, cell.bprop, tuple(args), type(cell).__name__)
+    return _C.call_with_bprop(construct_of(cell), cell.bprop, tuple(args), type(cell).__name__)
 
 
 __all__ = ["GradOperation", "grad", "value_and_grad", "get_grad", "stop_gradient"]

@@ -258,5 +258,32 @@ class FunctionalJvp(unittest.TestCase):
             F.no_such_name  # noqa: B018
 
 
+
+class ConstructIsAJitOfTheCell(unittest.TestCase):
+    """MindSpore's tests write `net.construct = jit(net, ...)`: a call of net runs its class's
+    construct through the jit (no recursion), eagerly, under a gradient and jitted alike."""
+
+    def test_net_construct_assigned_its_own_jit(self):
+        import pijit as ms
+        from pijit import nn, ops, Tensor
+
+        class Affine(nn.Cell):
+            def __init__(self):
+                super().__init__()
+                self.dense = ops.Dense()
+
+            def construct(self, x, w, b):
+                return self.dense(x, w, b)
+
+        x, w, b = Tensor([[1.0, 2.0, 3.0]]), Tensor([[1.0, 0.0, 1.0], [0.0, 1.0, 0.0]]), Tensor([0.5, -0.5])
+        for mode in ("ast", "bytecode"):
+            net = Affine()
+            net.construct = ms.jit(net, capture_mode=mode)
+            self.assertEqual(net(x, w, b).tolist(), [[4.5, 1.5]], mode)
+            gx, gw = ms.grad(net, grad_position=(0, 1))(x, w, b)
+            self.assertEqual(gx.tolist(), [[1.0, 1.0, 1.0]], mode)
+            self.assertEqual(gw.tolist(), [[1.0, 2.0, 3.0], [1.0, 2.0, 3.0]], mode)
+
+
 if __name__ == "__main__":
     unittest.main()

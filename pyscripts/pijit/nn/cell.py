@@ -292,7 +292,7 @@ class Cell(object):
         if _C.tape_active():  # under a gradient: a Cell with bprop is differentiated by it
             from pijit.autodiff import call_cell
             return call_cell(self, args, kwargs)
-        return self.construct(*args, **kwargs)
+        return construct_of(self)(*args, **kwargs)
 
     # ---- traversal -----------------------------------------------------------------------------
     def cells_and_names(self, cells=None, name_prefix=""):
@@ -410,7 +410,7 @@ def _mixed_precision_call(cell, dst, args, kwargs):
         if _C.tape_active():
             from pijit.autodiff import call_cell
             return call_cell(cell, args, kwargs)
-        return cell.construct(*args, **kwargs)
+        return construct_of(cell)(*args, **kwargs)
     finally:
         state.dtype = outer
 
@@ -423,3 +423,28 @@ def _cast_floating_inputs(args, dst):
         out.append(a)
     return tuple(out)
 
+
+# MindSpore's tests write `net.construct = jit(net, ...)`: the instance's construct is a jit of the
+# cell itself, which calls the cell, whose call runs that construct again. Inside that jitted call
+# the cell's construct is its class's (what jit(net) compiles); outside, the instance's.
+_SELF_JIT_RUNNING = threading.local()
+
+
+def construct_of(cell):
+    """The construct a call of `cell` runs (see above)."""
+    own = cell.__dict__.get("construct")
+    if own is None or getattr(own, "__wrapped__", None) is not cell:
+        return cell.construct
+    running = getattr(_SELF_JIT_RUNNING, "ids", None)
+    if running is None:
+        running = _SELF_JIT_RUNNING.ids = set()
+    if id(cell) in running:
+        return type(cell).construct.__get__(cell, type(cell))
+
+    def through_jit(*args, **kwargs):
+        running.add(id(cell))
+        try:
+            return own(*args, **kwargs)
+        finally:
+            running.discard(id(cell))
+    return through_jit
