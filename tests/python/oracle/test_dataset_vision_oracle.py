@@ -3,6 +3,7 @@ installed; test_dataset_vision.py checks recorded cv2 outputs everywhere): seede
 of several shapes and dtypes, results compared bit for bit (float32 computed step by step as
 MindSpore's kernels do), and the fused CIFAR-10 augmentation against the same steps in numpy with
 the same random draws."""
+import numpy_libm  # noqa: F401  (before numpy: glibc's transcendental functions)
 import random
 import unittest
 

@@ -9,6 +9,7 @@
 - CumulativeLogsumexp against torch.logcumsumexp (values and gradient), TridiagonalMatMul against a
   dense matmul, EuclideanNorm against numpy.
 """
+import numpy_libm  # noqa: F401  (before numpy: glibc's transcendental functions)
 import math
 import unittest
 

@@ -7,6 +7,7 @@ its formula, ...), at seeded random inputs, float32 and float64.
 The TensorFlow-style ops.CTCLoss has no torch twin: it is checked against torch's ctc_loss over
 log_softmax(x) with blank C - 1 (the classic merge_repeated=True case) and its returned
 gradient against torch's gradient with respect to the logits."""
+import numpy_libm  # noqa: F401  (before numpy: glibc's transcendental functions)
 import unittest
 
 from requires import require_torch

@@ -4,6 +4,7 @@ nn.FractionalMaxPool2d/3d) with the same random samples as torch's fractional_ma
 values, indices and gradients, float32 and float64, batched and unbatched; and ops.LSTM (the
 flat-weight primitive) against torch.nn.LSTM with the weights packed in MindSpore's CPU layout:
 outputs, final states and gradients, stacked, bidirectional, without bias, with a projection."""
+import numpy_libm  # noqa: F401  (before numpy: glibc's transcendental functions)
 import unittest
 
 from requires import require_torch

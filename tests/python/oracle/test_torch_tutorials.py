@@ -10,6 +10,7 @@ batches, gives the same loss curve within 1e-4 relative:
                         pipeline from the same seed in a process of their own, as the script draws
                         them
 """
+import numpy_libm  # noqa: F401  (before numpy: glibc's transcendental functions)
 import math
 import os
 import shutil
