@@ -40,21 +40,6 @@ def _reduction(who, r):
     return r
 
 
-def _get_loss(x, reduction, weights=1.0):
-    """MindSpore's LossBase.get_loss: weights * x in float32, reduced over every dim, cast back."""
-    t = x.dtype
-    x = F.cast(x, _dt.float32)
-    if isinstance(weights, _Tensor):
-        x = F.cast(weights, _dt.float32) * x
-    elif weights != 1.0:
-        x = x * float(weights)
-    if reduction == "mean":
-        x = F.mean(x)
-    elif reduction == "sum":
-        x = F.sum(x)
-    return x if t == _dt.float32 else F.cast(x, t)
-
-
 class _Loss(LossBase):
     def __init__(self, reduction="mean"):
         _reduction(type(self).__name__, reduction)
@@ -123,7 +108,7 @@ class CosineEmbeddingLoss(_Loss):
         zeros = F.zeros_like(cos)
         pos = F.where(F.eq(labels, 1), 1.0 - cos, zeros)
         neg = F.where(F.eq(labels, -1), F.maximum(cos - self.margin, 0.0), zeros)
-        return _get_loss(pos + neg, self.reduction)
+        return self.get_loss(pos + neg)
 
 
 class DiceLoss(_Loss):
@@ -267,7 +252,7 @@ class FocalLoss(_Loss):
             loss = F.mean(F.neg(focal) * logp, 1)
         else:
             loss = F.mean(F.neg(focal) * F.cast(y, logp.dtype) * logp, -1)
-        return _get_loss(loss, self.reduction)
+        return self.get_loss(loss)
 
 
 class GaussianNLLLoss(_Loss):
@@ -413,7 +398,7 @@ class PoissonNLLLoss(_Loss):
             t = F.maximum(target, self.eps)
             stirling = (t + 0.5) * F.log(t) - t + 0.5 * _math.log(2 * _math.pi)
             loss = loss + F.where(F.gt(t, 1), stirling, F.zeros_like(stirling))
-        return _get_loss(loss, self.reduction)
+        return self.get_loss(loss)
 
 
 class RMSELoss(LossBase):
