@@ -6,66 +6,21 @@
 #include <vector>
 
 #include "kernels/copy.h"
+#include "kernels/loss_host.h"
 #include "kernels/threading.h"
 
 namespace pj {
 
 namespace {
 
-constexpr double kNegInf = -std::numeric_limits<double>::infinity();
 constexpr double kInf = std::numeric_limits<double>::infinity();
 
-double log_add(double a, double b) {
-  if (a == kNegInf) return b;
-  if (b == kNegInf) return a;
-  return a > b ? a + std::log1p(std::exp(b - a)) : b + std::log1p(std::exp(a - b));
-}
+using loss_host::doubles_of;
+using loss_host::ints_of;
+using loss_host::kNegInf;
+using loss_host::log_add;
 
-// An integer tensor's values in logical order.
-std::vector<int64_t> ints_of(const Tensor& t) {
-  const Tensor c = t.contiguous();
-  std::vector<int64_t> v(static_cast<size_t>(c.numel()));
-  if (c.dtype() == DType::Int64) {
-    const int64_t* p = c.data<int64_t>();
-    std::copy(p, p + c.numel(), v.begin());
-  } else if (c.dtype() == DType::Int32) {
-    const int32_t* p = c.data<int32_t>();
-    std::copy(p, p + c.numel(), v.begin());
-  } else {
-    for (int64_t i = 0; i < c.numel(); ++i) v[i] = c.item_int(i);
-  }
-  return v;
-}
-
-// A floating tensor's values as double, contiguous in logical order.
-std::vector<double> doubles_of(const Tensor& t) {
-  const Tensor c = t.contiguous();
-  std::vector<double> v(static_cast<size_t>(c.numel()));
-  if (c.dtype() == DType::Float32) {
-    const float* p = c.data<float>();
-    std::copy(p, p + c.numel(), v.begin());
-  } else if (c.dtype() == DType::Float64) {
-    const double* p = c.data<double>();
-    std::copy(p, p + c.numel(), v.begin());
-  } else {
-    for (int64_t i = 0; i < c.numel(); ++i) v[i] = c.item_double(i);
-  }
-  return v;
-}
-
-// Writes doubles into a float32/float64 tensor of the same numel (logical order).
-void store(const Tensor& out, const std::vector<double>& v) {
-  with_contiguous_out(out, [&](const Tensor& dst) {
-    if (dst.dtype() == DType::Float32) {
-      float* p = dst.data<float>();
-      for (size_t i = 0; i < v.size(); ++i) p[i] = static_cast<float>(v[i]);
-    } else {
-      PJ_CHECK(dst.dtype() == DType::Float64) << "ctc kernels write float32 or float64";
-      double* p = dst.data<double>();
-      std::copy(v.begin(), v.end(), p);
-    }
-  });
-}
+void store(const Tensor& out, const std::vector<double>& v) { loss_host::store(out, v, "ctc kernels"); }
 
 // One sample's lattice. lp(t, c) reads its log-probabilities; ext is l' (blank, l1, blank, ...).
 // merge: a path symbol repeated over frames is one label (classic CTC); without it every frame

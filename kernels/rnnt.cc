@@ -6,53 +6,19 @@
 #include <vector>
 
 #include "kernels/copy.h"
+#include "kernels/loss_host.h"
 #include "kernels/threading.h"
 
 namespace pj {
 
 namespace {
 
-constexpr double kNegInf = -std::numeric_limits<double>::infinity();
+using loss_host::doubles_of;
+using loss_host::ints_of;
+using loss_host::kNegInf;
+using loss_host::log_add;
 
-double log_add(double a, double b) {
-  if (a == kNegInf) return b;
-  if (b == kNegInf) return a;
-  return a > b ? a + std::log1p(std::exp(b - a)) : b + std::log1p(std::exp(a - b));
-}
-
-std::vector<int64_t> ints_of(const Tensor& t) {
-  const Tensor c = t.contiguous();
-  std::vector<int64_t> v(static_cast<size_t>(c.numel()));
-  for (int64_t i = 0; i < c.numel(); ++i) v[i] = c.item_int(i);
-  return v;
-}
-
-std::vector<double> doubles_of(const Tensor& t) {
-  const Tensor c = t.contiguous();
-  std::vector<double> v(static_cast<size_t>(c.numel()));
-  if (c.dtype() == DType::Float32) {
-    const float* p = c.data<float>();
-    std::copy(p, p + c.numel(), v.begin());
-  } else if (c.dtype() == DType::Float64) {
-    const double* p = c.data<double>();
-    std::copy(p, p + c.numel(), v.begin());
-  } else {
-    for (int64_t i = 0; i < c.numel(); ++i) v[i] = c.item_double(i);
-  }
-  return v;
-}
-
-void store(const Tensor& out, const std::vector<double>& v) {
-  with_contiguous_out(out, [&](const Tensor& dst) {
-    if (dst.dtype() == DType::Float32) {
-      float* p = dst.data<float>();
-      for (size_t i = 0; i < v.size(); ++i) p[i] = static_cast<float>(v[i]);
-    } else {
-      PJ_CHECK(dst.dtype() == DType::Float64) << "rnnt_loss writes float32 or float64";
-      std::copy(v.begin(), v.end(), dst.data<double>());
-    }
-  });
-}
+void store(const Tensor& out, const std::vector<double>& v) { loss_host::store(out, v, "rnnt_loss"); }
 
 }  // namespace
 
