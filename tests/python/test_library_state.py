@@ -19,6 +19,17 @@ class LibraryObjectState(unittest.TestCase):
             args["n"] = i
             got.append(f(rc))
         self.assertEqual(got, [1, 2, 3, 4])
+        # in tensor arithmetic too, with no break (each new int recompiles: a dict item is not
+        # lifted to a graph input as an attribute's int is; noted as left open)
+        g = pj.jit(lambda x, rc: x * rc._original_args["n"])
+        scaled = []
+        for i in range(1, 6):
+            args["n"] = i
+            scaled.append(g(Tensor([1.0]), rc).item())
+        self.assertEqual(scaled, [1.0, 2.0, 3.0, 4.0, 5.0])
+        st = pj.jit_stats(g)
+        self.assertEqual(st["breaks"], 0, st["break_reasons"])
+        self.assertEqual(len(st["recompile_reasons"]), st["compiles"] - 1)
 
     def test_a_primitive_attribute_rebound_between_calls(self):
         p = ops.ReduceSum(keep_dims=False)
