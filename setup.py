@@ -1,20 +1,22 @@
-"""Installs pijit into the running interpreter:
+"""The setuptools path to pijit, for tools that still run setup.py directly:
 
-    python -m pip install --no-build-isolation .
+    python setup.py build_ext --inplace      # or: python setup.py install
 
-Works offline with only setuptools (no `wheel`, no pyproject backend): pip falls back to a legacy
-`setup.py install`. The native part is built by CMake (which needs the Debian packages that
-tools/deps.sh installs) for exactly this interpreter, and copied into the package.
+`pip install --no-build-isolation .` does not come here: pyproject.toml names the in-tree backend
+tools/pep517/pijit_backend.py, which needs no `wheel` and no setuptools and so works offline. Both
+paths share that backend's name, version, file list rules and CMake flow (exactly this interpreter,
+in build/setup-pyXY; CMake needs the Debian packages that tools/deps.sh installs).
 """
 import os
 import shutil
-import subprocess
 import sys
 
 from setuptools import Extension, find_packages, setup
 from setuptools.command.build_ext import build_ext
 
 ROOT = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.join(ROOT, "tools", "pep517"))
+import pijit_backend  # noqa: E402  (the one definition of the build; see its docstring)
 
 
 class CMakeExtension(Extension):
@@ -24,27 +26,24 @@ class CMakeExtension(Extension):
 
 class CMakeBuild(build_ext):
     def build_extension(self, ext):
-        tag = "py%d%d" % sys.version_info[:2]
-        build_dir = os.path.join(ROOT, "build", "setup-" + tag)
-        subprocess.check_call([
-            "cmake", "-S", ROOT, "-B", build_dir, "-DCMAKE_BUILD_TYPE=Release",
-            "-DPIJIT_PYTHONS=" + sys.executable, "-DPIJIT_TESTS=OFF", "-DPIJIT_INPLACE=OFF"])
-        subprocess.check_call(["cmake", "--build", build_dir, "-j", os.environ.get("PIJIT_JOBS", "2"),
-                               "--target", "pijit_C_" + tag])
-        built = os.path.join(build_dir, tag, "pijit", os.path.basename(self.get_ext_filename(ext.name)))
+        built = pijit_backend.build_extension(os.environ.get("PIJIT_JOBS"))
         dest = self.get_ext_fullpath(ext.name)
         os.makedirs(os.path.dirname(dest), exist_ok=True)
         shutil.copyfile(built, dest)
 
 
 setup(
-    name="pijit",
-    version="0.1.0",
-    description="A bytecode-capturing JIT for CPython with a MindSpore-style tensor API",
+    name=pijit_backend.NAME,
+    version=pijit_backend.version(),
+    description=pijit_backend.SUMMARY,
     package_dir={"": "pyscripts"},
     packages=find_packages("pyscripts", include=["pijit", "pijit.*"]),
+    # pijit/_paths/<name>/ are folders without __init__.py that pijit adds to packages' __path__
+    # (pijit/_import_paths.py); find_packages does not see them.
+    package_data={"pijit": ["_paths/*/*.py"]},
     ext_modules=[CMakeExtension("pijit._C")],
     cmdclass={"build_ext": CMakeBuild},
-    python_requires=">=3.7",
+    entry_points={"console_scripts": ["pijit = pijit.cli:main"]},
+    python_requires=pijit_backend.REQUIRES_PYTHON,
     zip_safe=False,
 )
