@@ -125,10 +125,7 @@ bool Simulator::enter_handler(SimFrame& fr, PyObject* e) {
       continue;
     }
     fr.stack.resize(b.level);
-    bool handler = b.op == Opcode::SETUP_FINALLY;
-#if PJ_PY_OPCODES_37
-    handler = handler || b.op == Opcode::SETUP_EXCEPT;
-#endif
+    bool handler = b.op == Opcode::SETUP_FINALLY || b.op == Opcode::SETUP_EXCEPT;  // (SETUP_EXCEPT: 3.7)
     if (!handler) continue;
     fr.blocks.push_back({Opcode::POP_EXCEPT, -1, fr.stack.size(), /*reenterable=*/false});
     PyObject* before = fr.handling.empty() ? Py_None : fr.handling.back();
@@ -171,11 +168,11 @@ void Simulator::pop_except(SimFrame& fr) {
   if (fr.blocks.empty() || fr.blocks.back().op != Opcode::POP_EXCEPT) stop(Break::Internal, "POP_EXCEPT outside a handler");
   SimFrame::Block b = fr.blocks.back();
   fr.blocks.pop_back();
-#if PJ_PY_OPCODES_37
+#if PJ_PY_BLOCKS_37
   unwind_except_handler(fr, b);  // down to the three values of the state before, and those
   return;
 #else
-  // exactly the three values of the state before (3.9 returns from a handler with ROT_FOUR: the
+  // exactly the three values of the state before (3.8+ return from a handler with ROT_FOUR: the
   // return value waits under them)
   if (fr.stack.size() < b.level + 3) stop(Break::Internal, "POP_EXCEPT on a short stack");
   fr.stack.resize(fr.stack.size() - 3);
@@ -183,7 +180,7 @@ void Simulator::pop_except(SimFrame& fr) {
   fr.handling.pop_back();
 }
 
-// RERAISE (3.9) and END_FINALLY with an exception on top (3.7): the three values are the
+// RERAISE (3.9+) and END_FINALLY with an exception on top (3.7/3.8): the three values are the
 // exception being handled; it goes on unwinding.
 void Simulator::reraise(SimFrame& fr) {
   PyObject* type = fr.stack.back();
@@ -194,7 +191,7 @@ void Simulator::reraise(SimFrame& fr) {
   throw SimRaise{value};
 }
 
-#if PJ_PY_OPCODES_37
+#if PJ_PY_BLOCKS_37
 // 3.7's return inside a try/finally (or an `except ... as e`, whose cleanup is one): the blocks
 // unwind, a finally body runs with the value and a return marker on the stack, and END_FINALLY
 // takes the return up again (ceval's WHY_RETURN).

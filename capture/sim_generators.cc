@@ -58,7 +58,9 @@ PyObject* Simulator::generator_next(PyObject* g) {
     if (f == &fr) stop(Break::Raises, "ValueError: generator already executing");
   if (static_cast<int>(frames_.size()) > opt_.inline_depth)
     stop(Break::InlineDepth, "a generator resumed at depth " + std::to_string(frames_.size()));
-  if (fr.started) fr.stack.push_back(Py_None);  // what the paused yield expression evaluates to (send(None))
+  // What the paused yield expression evaluates to (send(None)); 3.10 pushes it for the first
+  // start too, for GEN_START to pop.
+  if (fr.started || py::kGenStartPops) fr.stack.push_back(Py_None);
   fr.started = true;
   try {
     run_frame(fr);

@@ -198,12 +198,24 @@ class Simulator {
   bool exception_matches(PyObject* raised, PyObject* pattern);
   void pop_except(SimFrame& fr);
   void reraise(SimFrame& fr);
-#if PJ_PY_OPCODES_37
+#if PJ_PY_BLOCKS_37
   void return_value(SimFrame& fr, PyObject* v);
   static PyObject* return_marker();
   static PyObject* silenced_marker();
+#endif
+#if PJ_PY_BLOCKS_37 || PJ_PY_FINALLY_38
   void with_cleanup_start(SimFrame& fr);
   void with_cleanup_finish(SimFrame& fr);
+#endif
+#if PJ_PY_FINALLY_38
+  // 3.8's finally bodies run as subroutines (sim_finally38.cc): BEGIN_FINALLY's NULL (this
+  // object) or CALL_FINALLY's return address (an int this set holds) on the stack says how to leave.
+  static PyObject* finally_null();
+  std::unordered_set<PyObject*> finally_addresses_;
+  bool finally_state_on_stack(const SimFrame& fr) const;
+  void call_finally(SimFrame& fr, const Instruction& ins);
+  void pop_finally(SimFrame& fr, int keep_top);
+  void end_finally(SimFrame& fr);
 #endif
   void refuse_traceback_reader(PyObject* exit);
   std::unordered_set<PyObject*> exceptions_;  // exception objects made by the simulation

@@ -405,6 +405,9 @@ PyObject* Simulator::run_frame(SimFrame& fr) {
       // Try blocks may be open (the resume function enters them again); loop and with blocks not.
       bool blocks_ok = true;
       for (const SimFrame::Block& b : fr.blocks) blocks_ok = blocks_ok && b.op != Opcode::SETUP_LOOP && b.reenterable;
+#if PJ_PY_FINALLY_38
+      blocks_ok = blocks_ok && !finally_state_on_stack(fr);  // inside a finally body (sim_finally38.cc)
+#endif
       point_current_ = blocks_ok && !(*fr.in_loop)[fr.pc] && static_cast<int>(fr.pc) >= opt_.first_break_index;
       if (point_current_) mark_point(fr);
     }
@@ -522,13 +525,17 @@ void Simulator::step(SimFrame& fr, const Instruction& ins) {
       fr.stack.insert(fr.stack.end() - 2, a);
       return;
     }
-#if PJ_PY_OPCODES_39
     case Opcode::ROT_FOUR: {
       PyObject* a = pop(fr);
       fr.stack.insert(fr.stack.end() - 3, a);
       return;
     }
-#endif
+    case Opcode::ROT_N: {  // 3.10: TOS down to position oparg (ROT_N 2 is ROT_TWO)
+      if (ins.arg < 1 || static_cast<size_t>(ins.arg) > fr.stack.size()) stop(Break::Internal, "ROT_N past the stack");
+      PyObject* a = pop(fr);
+      fr.stack.insert(fr.stack.end() - (ins.arg - 1), a);
+      return;
+    }
     case Opcode::DUP_TOP: push(fr, top(fr)); return;
     case Opcode::DUP_TOP_TWO: {
       PyObject* a = top(fr, 2);
@@ -797,7 +804,7 @@ void Simulator::step(SimFrame& fr, const Instruction& ins) {
       push(fr, own(r));
       return;
     }
-#if PJ_PY_OPCODES_39
+    // (opcodes of some versions only: ids the running interpreter lacks are never decoded)
     case Opcode::JUMP_IF_NOT_EXC_MATCH: {
       PyObject* pattern = pop(fr);
       if (!exception_matches(pop(fr), pattern)) jump(fr, ins);
@@ -853,8 +860,6 @@ void Simulator::step(SimFrame& fr, const Instruction& ins) {
       return;
     }
     case Opcode::LOAD_ASSERTION_ERROR: push(fr, PyExc_AssertionError); return;
-#endif
-#if PJ_PY_OPCODES_37
     case Opcode::BUILD_TUPLE_UNPACK:
     case Opcode::BUILD_TUPLE_UNPACK_WITH_CALL:
     case Opcode::BUILD_LIST_UNPACK: {
@@ -878,7 +883,6 @@ void Simulator::step(SimFrame& fr, const Instruction& ins) {
       push(fr, d);
       return;
     }
-#endif
     case Opcode::BUILD_TUPLE: {
       std::vector<PyObject*> items = pop_n(fr, ins.arg);
       PyObject* t = own(PyTuple_New(ins.arg));
@@ -966,13 +970,9 @@ void Simulator::step(SimFrame& fr, const Instruction& ins) {
       return;
     }
     case Opcode::MAP_ADD: {
-#if PJ_PY_OPCODES_39
-      PyObject* value = pop(fr);
+      PyObject* value = py::kMapAddValueOnTop ? pop(fr) : nullptr;
       PyObject* key = pop(fr);
-#else
-      PyObject* key = pop(fr);
-      PyObject* value = pop(fr);
-#endif
+      if (!py::kMapAddValueOnTop) value = pop(fr);
       build_into(top(fr, ins.arg), ins);
       if (PyDict_SetItem(top(fr, ins.arg), materialize(key), value) < 0) python_error("dict");
       return;
@@ -1040,16 +1040,13 @@ void Simulator::step(SimFrame& fr, const Instruction& ins) {
     // No exception is ever raised inside a capture (one ends it), so handlers are never entered;
     // blocks are tracked only for 3.7's BREAK_LOOP.
     case Opcode::SETUP_FINALLY:
-#if PJ_PY_OPCODES_37
     case Opcode::SETUP_EXCEPT:
     case Opcode::SETUP_LOOP:
-#endif
       fr.blocks.push_back({ins.op, ins.jump_target, fr.stack.size()});
       return;
     case Opcode::POP_BLOCK:
       if (!fr.blocks.empty()) fr.blocks.pop_back();
       return;
-#if PJ_PY_OPCODES_37
     case Opcode::CONTINUE_LOOP:  // unwinds to the innermost loop; a finally on the way would run
       while (!fr.blocks.empty() && fr.blocks.back().op != Opcode::SETUP_LOOP) {
         if (fr.blocks.back().op == Opcode::POP_EXCEPT) stop(Break::ExceptionHandling, "continue out of an except block");
@@ -1071,8 +1068,7 @@ void Simulator::step(SimFrame& fr, const Instruction& ins) {
       fr.pc = fr.at->at(b.target);
       return;
     }
-#endif
-#if PJ_PY_OPCODES_37
+#if PJ_PY_BLOCKS_37
     case Opcode::END_FINALLY:
       if (top(fr) == return_marker()) {  // a return goes on unwinding
         pop(fr);
@@ -1090,6 +1086,11 @@ void Simulator::step(SimFrame& fr, const Instruction& ins) {
       if (top(fr) != Py_None) stop(Break::ExceptionHandling, "finally block reached by an exception");
       pop(fr);
       return;
+#elif PJ_PY_FINALLY_38
+    case Opcode::BEGIN_FINALLY: push(fr, finally_null()); return;
+    case Opcode::CALL_FINALLY: call_finally(fr, ins); return;
+    case Opcode::POP_FINALLY: pop_finally(fr, ins.arg); return;
+    case Opcode::END_FINALLY: end_finally(fr); return;
 #endif
     case Opcode::CALL_FUNCTION: {
       std::vector<PyObject*> args = pop_n(fr, ins.arg);
@@ -1134,12 +1135,12 @@ void Simulator::step(SimFrame& fr, const Instruction& ins) {
       return;
     }
     case Opcode::RETURN_VALUE:
-#if PJ_PY_OPCODES_37
+#if PJ_PY_BLOCKS_37
       // 3.7 returns through try/finally by unwinding the block stack: the finally body runs, and
       // may replace the value (sim_exceptions.cc).
       return return_value(fr, pop(fr));
 #else
-      // (3.9 inlines a finally body before the return)
+      // (3.8 calls a finally body before the return, 3.9 inlines it)
       for (const SimFrame::Block& b : fr.blocks)
         if (b.op == Opcode::SETUP_FINALLY) stop(Break::ExceptionHandling, "return through a finally block");
       fr.result = pop(fr);
@@ -1160,7 +1161,7 @@ void Simulator::step(SimFrame& fr, const Instruction& ins) {
       push(fr, entered);
       return;
     }
-#if PJ_PY_OPCODES_37
+#if PJ_PY_BLOCKS_37 || PJ_PY_FINALLY_38
     case Opcode::WITH_CLEANUP_START: with_cleanup_start(fr); return;
     case Opcode::WITH_CLEANUP_FINISH: with_cleanup_finish(fr); return;
 #else
@@ -1188,6 +1189,7 @@ void Simulator::step(SimFrame& fr, const Instruction& ins) {
     case Opcode::GET_AWAITABLE:
     case Opcode::GET_AITER:
     case Opcode::GET_ANEXT: stop(Break::Generator, op_name(ins.op));
+    case Opcode::GEN_START: pop(fr); return;  // 3.10: the value the first send() brought (None)
     default: stop(Break::UnsupportedOpcode, op_name(ins.op));
   }
 }

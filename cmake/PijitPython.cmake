@@ -17,7 +17,7 @@ function(pijit_add_python_module PY)
   # the module is the runtime layer on top.
   set(_below ${PIJIT_CORE_WHOLE})
   foreach(_layer py pyext guards codegen capture)
-    file(GLOB _srcs CONFIGURE_DEPENDS ${CMAKE_SOURCE_DIR}/${_layer}/*.cc)
+    file(GLOB _srcs CONFIGURE_DEPENDS ${CMAKE_SOURCE_DIR}/${_layer}/*.cc ${CMAKE_SOURCE_DIR}/${_layer}/*.c)
     set(_lib pijit_${_layer}_py${_ver})
     add_library(${_lib} STATIC ${_srcs})
     target_include_directories(${_lib} PUBLIC ${_inc} ${CMAKE_SOURCE_DIR})

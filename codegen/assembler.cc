@@ -134,7 +134,8 @@ int stack_depths(const std::vector<AsmInstr>& code, std::vector<int>* depths, st
   const int n = static_cast<int>(code.size());
   // 3.7's normal exit from a try/finally or with-body falls into the handler with fewer values
   // than an exception brings (END_FINALLY tells both apart at run time). compile.c accepts a
-  // smaller depth there and only there; so does this.
+  // smaller depth there and only there; so does this. 3.8's CALL_FINALLY enters a finally body
+  // its SETUP_FINALLY reaches at a larger depth: compile.c does not follow that jump; nor does this.
   std::vector<char> is_handler(n, 0);
   for (const AsmInstr& in : code)
     if (has_flag(in.op, py::kSetup)) is_handler[in.target] = 1;
@@ -179,6 +180,8 @@ int stack_depths(const std::vector<AsmInstr>& code, std::vector<int>* depths, st
             *error = at(i, in.op) + ": continues a loop whose head is not reached at depth <= " + std::to_string(d);
             return -1;
           }
+        } else if (in.op == Opcode::CALL_FINALLY) {
+          // (END_FINALLY comes back to the next instruction at this depth: falls through below)
         } else if (!reach(in.target, taken, i)) {
           return -1;
         }
@@ -260,7 +263,7 @@ PyObject* assemble(const std::vector<AsmInstr>& code, const CodeSpec& spec) {
 
   PyObject* bytecode = PyBytes_FromStringAndSize(bytes.data(), static_cast<Py_ssize_t>(bytes.size()));
   if (!bytecode) return nullptr;
-  PyObject* line_table = py::encode_line_table(start, lines, spec.firstlineno);
+  PyObject* line_table = py::encode_line_table(start, lines, spec.firstlineno, static_cast<int>(bytes.size()));
   PyObject* co = line_table ? py::new_code(spec.argcount, spec.posonlyargcount, spec.kwonlyargcount,
                                            static_cast<int>(PyTuple_GET_SIZE(spec.varnames)), stacksize, spec.flags,
                                            bytecode, spec.consts, spec.names, spec.varnames, spec.freevars,

@@ -119,6 +119,9 @@ bool block_instruction(Opcode op) {
     case Opcode::SETUP_EXCEPT:
     case Opcode::POP_EXCEPT:
     case Opcode::END_FINALLY:
+    case Opcode::BEGIN_FINALLY:
+    case Opcode::CALL_FINALLY:
+    case Opcode::POP_FINALLY:
     case Opcode::WITH_CLEANUP_START:
     case Opcode::WITH_CLEANUP_FINISH:
     case Opcode::CONTINUE_LOOP:

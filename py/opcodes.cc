@@ -1,5 +1,5 @@
 // Tables built from py/opcodes.def. The only file that reads the version selector.
-#include "py/pyport.h"  // first (Python.h); PJ_PY_OPCODES_37/39: the numbering that runs here
+#include "py/pyport.h"  // first (Python.h); PJ_PY_VERSION_BIT: the table column that runs here
 
 #include "py/opcodes.h"
 
@@ -9,41 +9,52 @@
 #include "common/check.h"
 
 namespace pj::py {
-static_assert(!(PJ_PY_OPCODES_37 && PJ_PY_OPCODES_39), "pyport.h selects at most one opcode numbering");
 static_assert(kNumOpcodes < 0xFFFF, "Opcode ids fit in uint16_t");
 
 namespace {
 
-// Every id with its name and flags; the number is filled only for the running version's rows.
+// Every id with its name, flags and stack effects; numbers only for the running version's rows,
+// whose flags and effects also replace those of another version's row (PJ_OP_AGAIN).
+using EffectFn = int (*)(int oparg);
 struct Tables {
   std::array<OpInfo, kNumOpcodes> info{};
+  std::array<EffectFn, kNumOpcodes> fall{}, taken{};
   std::array<Opcode, 256> by_number{};
   int count = 0;                           // opcodes of the running interpreter
   std::array<Opcode, kNumOpcodes> order{};  // those opcodes in table order
 
   Tables() {
     by_number.fill(Opcode::kInvalid);
-    // Names and flags of every version: both blocks.
-#define PJ_OPS_37 1
-#define PJ_OPS_39 1
-#define PJ_OP(name, number, flags, effect, jump_effect) \
-  info[static_cast<int>(Opcode::name)] = OpInfo{#name, -1, static_cast<uint32_t>(flags)};
+    const uint32_t running = PJ_PY_VERSION_BIT;
+#define PJ_OP(name, versions, number, flags, effect, jump_effect)                                  \
+  row(Opcode::name, #name, (versions), number, flags, [](int oparg) { return (void)oparg, (effect); }, \
+      [](int oparg) { return (void)oparg, (jump_effect); }, running, /*first=*/true);
+#define PJ_OP_AGAIN(name, versions, number, flags, effect, jump_effect)                            \
+  row(Opcode::name, #name, (versions), number, flags, [](int oparg) { return (void)oparg, (effect); }, \
+      [](int oparg) { return (void)oparg, (jump_effect); }, running, /*first=*/false);
 #include "py/opcodes.def"
 #undef PJ_OP
-#undef PJ_OPS_37
-#undef PJ_OPS_39
-    // Numbers of the running version only.
-#define PJ_OPS_37 PJ_PY_OPCODES_37
-#define PJ_OPS_39 PJ_PY_OPCODES_39
-#define PJ_OP(name, number, flags, effect, jump_effect) add(Opcode::name, number);
-#include "py/opcodes.def"
-#undef PJ_OP
-#undef PJ_OPS_37
-#undef PJ_OPS_39
+#undef PJ_OP_AGAIN
+  }
+
+  void row(Opcode op, const char* name, uint32_t versions, int number, uint32_t flags, EffectFn f, EffectFn t,
+           uint32_t running, bool first) {
+    const int i = static_cast<int>(op);
+    if (first) {  // the id's defaults, whichever version runs
+      info[i] = OpInfo{name, -1, flags};
+      fall[i] = f;
+      taken[i] = t;
+    }
+    if (!(versions & running)) return;
+    info[i].flags = flags;
+    fall[i] = f;
+    taken[i] = t;
+    add(op, number);
   }
 
   void add(Opcode op, int number) {
     PJ_CHECK(by_number[number] == Opcode::kInvalid) << "opcode number " << number << " listed twice";
+    PJ_CHECK(info[static_cast<int>(op)].py_opcode < 0) << info[static_cast<int>(op)].name << ": two rows for one version";
     info[static_cast<int>(op)].py_opcode = number;
     by_number[number] = op;
     order[count++] = op;
@@ -72,22 +83,9 @@ int num_py_opcodes() { return tables().count; }
 Opcode py_opcode_at(int i) { return tables().order[i]; }
 
 int stack_effect(Opcode op, int oparg, int jump) {
-  int fall = 0, taken = 0;
-  switch (op) {
-#define PJ_OPS_37 1
-#define PJ_OPS_39 1
-#define PJ_OP(name, number, flags, effect, jump_effect) \
-  case Opcode::name:                                    \
-    fall = (effect);                                    \
-    taken = (jump_effect);                              \
-    break;
-#include "py/opcodes.def"
-#undef PJ_OP
-#undef PJ_OPS_37
-#undef PJ_OPS_39
-    default:
-      PJ_CHECK(false) << "invalid opcode id " << static_cast<int>(op);
-  }
+  PJ_CHECK(op < Opcode::kNumOpcodes) << "invalid opcode id " << static_cast<int>(op);
+  const Tables& t = tables();
+  const int fall = t.fall[static_cast<int>(op)](oparg), taken = t.taken[static_cast<int>(op)](oparg);
   return jump > 0 ? taken : jump == 0 ? fall : std::max(fall, taken);
 }
 

@@ -27,14 +27,20 @@ enum OpFlag : uint32_t {
   kCompare = 1u << 10,   // argument is a comparison kind
 };
 
+// The versions column of opcodes.def: one bit per CPython minor version with a table column.
+enum OpVersion : uint32_t {
+  V37 = 1u << 0,
+  V38 = 1u << 1,
+  V39 = 1u << 2,
+  V310 = 1u << 3,
+};
+
 enum class Opcode : uint16_t {
-#define PJ_OPS_37 1
-#define PJ_OPS_39 1
-#define PJ_OP(name, number, flags, effect, jump_effect) name,
+#define PJ_OP(name, versions, number, flags, effect, jump_effect) name,
+#define PJ_OP_AGAIN(name, versions, number, flags, effect, jump_effect)
 #include "py/opcodes.def"
 #undef PJ_OP
-#undef PJ_OPS_37
-#undef PJ_OPS_39
+#undef PJ_OP_AGAIN
   kNumOpcodes,
   kInvalid = kNumOpcodes,  // "no such opcode in the running interpreter"
 };

@@ -10,11 +10,11 @@
 //   (f) what a namedtuple's field descriptors are (tuple_field_index);
 //   (g) builtins whose calls into user code differ (kListSizesBeforeIterating).
 //
-// Supported: 3.7 and 3.9 (required), 3.8 shares their frame model but not their opcode set and is
-// not wired up yet. 3.10 changed line tables (PEP 626 co_linetable) and counts jumps in
-// instructions; 3.11 replaced frames by _PyInterpreterFrame and added exception tables. Both are
-// planned steps: on them this header still compiles (the extension builds for every interpreter
-// on the machine) but kCaptureSupported is false and the capture entry points refuse at runtime.
+// Supported: 3.7 to 3.10, one frame model (PyFrameObject with a block stack); 3.8 and 3.10 differ
+// from 3.9 in opcodes (py/opcodes.def's columns), 3.10 also in jump units and line tables (PEP 626
+// co_linetable). 3.11 replaced frames by _PyInterpreterFrame and added exception tables: planned.
+// There this header still compiles (the extension builds for every interpreter on the machine) but
+// kCaptureSupported is false and the capture entry points refuse at runtime.
 #pragma once
 
 #define PY_SSIZE_T_CLEAN
@@ -28,19 +28,39 @@
 #include <string>  // encode_line_table's buffer
 #include <vector>
 
-// (d) Opcode numbering selector, read by py/opcodes.def's #if blocks.
+// (d) Which column of py/opcodes.def runs here (PJ_PY_VERSION_BIT, an OpVersion bit), and the
+// block protocols the simulator models per version:
+//   PJ_PY_BLOCKS_37   3.7: loop blocks (SETUP_LOOP/BREAK_LOOP), returns unwind the block stack,
+//                     END_FINALLY reads WHY_* markers, POP_EXCEPT unwinds to its block's level.
+//   PJ_PY_FINALLY_38  3.8: a finally body is a subroutine (BEGIN_FINALLY/CALL_FINALLY/POP_FINALLY,
+//                     END_FINALLY jumps back to a return address).
+//   neither           3.9/3.10: handlers are entered only by exceptions (RERAISE); finally bodies
+//                     are inlined on the normal paths.
 #if PY_VERSION_HEX >= 0x03070000 && PY_VERSION_HEX < 0x03080000
-#define PJ_PY_OPCODES_37 1
-#define PJ_PY_OPCODES_39 0
+#define PJ_PY_VERSION_BIT (1u << 0)
+#define PJ_PY_BLOCKS_37 1
+#define PJ_PY_FINALLY_38 0
+#define PJ_PY_CAPTURE_SUPPORTED 1
+#elif PY_VERSION_HEX >= 0x03080000 && PY_VERSION_HEX < 0x03090000
+#define PJ_PY_VERSION_BIT (1u << 1)
+#define PJ_PY_BLOCKS_37 0
+#define PJ_PY_FINALLY_38 1
 #define PJ_PY_CAPTURE_SUPPORTED 1
 #elif PY_VERSION_HEX >= 0x03090000 && PY_VERSION_HEX < 0x030A0000
-#define PJ_PY_OPCODES_37 0
-#define PJ_PY_OPCODES_39 1
+#define PJ_PY_VERSION_BIT (1u << 2)
+#define PJ_PY_BLOCKS_37 0
+#define PJ_PY_FINALLY_38 0
+#define PJ_PY_CAPTURE_SUPPORTED 1
+#elif PY_VERSION_HEX >= 0x030A0000 && PY_VERSION_HEX < 0x030B0000
+#define PJ_PY_VERSION_BIT (1u << 3)
+#define PJ_PY_BLOCKS_37 0
+#define PJ_PY_FINALLY_38 0
 #define PJ_PY_CAPTURE_SUPPORTED 1
 #else
-// Neither numbering: the table holds no opcode of this interpreter, and capture refuses to run.
-#define PJ_PY_OPCODES_37 0
-#define PJ_PY_OPCODES_39 0
+// No column: the table holds no opcode of this interpreter, and capture refuses to run.
+#define PJ_PY_VERSION_BIT 0u
+#define PJ_PY_BLOCKS_37 0
+#define PJ_PY_FINALLY_38 0
 #define PJ_PY_CAPTURE_SUPPORTED 0
 #endif
 
@@ -48,12 +68,8 @@ namespace pj::py {
 
 constexpr bool kCaptureSupported = PJ_PY_CAPTURE_SUPPORTED;
 // Message of the NotImplementedError raised by capture entry points where kCaptureSupported is false.
-#if PY_VERSION_HEX >= 0x030B0000
-constexpr const char* kUnsupportedPythonMessage = "pijit capture supports Python 3.7-3.10; 3.11+ is planned";
-#else
 constexpr const char* kUnsupportedPythonMessage =
-    "pijit capture is built for Python 3.7 and 3.9 so far; 3.8 and 3.10 share their frame model and come next";
-#endif
+    "pijit captures on Python 3.7-3.10; on this Python functions run eagerly (3.11's frames are planned)";
 
 // What CPython raises reading (or deleting) a function's own cell variable while it is unbound:
 // UnboundLocalError with this message (a PyErr_Format string: "%U" the name, a str object, which
@@ -64,8 +80,14 @@ constexpr const char* kUnboundCellMessage = "cannot access local variable '%U' w
 constexpr const char* kUnboundCellMessage = "local variable '%U' referenced before assignment";
 #endif
 
-// Bytes per unit of a jump argument: 3.7-3.9 jump in bytes (3.10 counts 2-byte code units).
-constexpr int kJumpUnit = 1;
+// MAP_ADD (dict comprehensions) pops the value, then the key from 3.8 on (PEP 572's evaluation
+// order); 3.7 pops the key first.
+constexpr bool kMapAddValueOnTop = PY_VERSION_HEX >= 0x03080000;
+// 3.10's generator code starts with GEN_START, which pops the value the first send() pushed.
+constexpr bool kGenStartPops = PY_VERSION_HEX >= 0x030A0000 && PY_VERSION_HEX < 0x030B0000;
+
+// Bytes per unit of a jump argument: 3.7-3.9 jump in bytes, 3.10 counts 2-byte code units.
+constexpr int kJumpUnit = PY_VERSION_HEX >= 0x030A0000 ? 2 : 1;
 // Every instruction is one 2-byte code unit (opcode, arg) since 3.6.
 constexpr int kCodeUnit = 2;
 
@@ -80,15 +102,26 @@ inline EvalFrameFn g_installed_eval_frame = nullptr;
 inline PyObject* eval_frame_trampoline(PyFrameObject* f, int throw_flag) {
   return g_installed_eval_frame(PyThreadState_GET(), f, throw_flag);
 }
+using LegacyEvalFrame = PyObject* (*)(PyFrameObject*, int);
+#if PY_VERSION_HEX < 0x03080000
+inline LegacyEvalFrame interp_eval_frame() { return PyThreadState_GET()->interp->eval_frame; }
+inline void set_interp_eval_frame(LegacyEvalFrame f) { PyThreadState_GET()->interp->eval_frame = f; }
+#else
+// 3.8's PyInterpreterState is opaque outside the core: py/interp_state38.c reads and writes its
+// eval_frame through the internal header (a C file: that header is not C++).
+extern "C" LegacyEvalFrame pj_interp38_eval_frame(void);
+extern "C" void pj_interp38_set_eval_frame(LegacyEvalFrame f);
+inline LegacyEvalFrame interp_eval_frame() { return pj_interp38_eval_frame(); }
+inline void set_interp_eval_frame(LegacyEvalFrame f) { pj_interp38_set_eval_frame(f); }
+#endif
 #endif
 
 // Installs fn as the frame evaluator of the current interpreter; nullptr restores CPython's own.
 // Returns false (nothing changed) where this Python's hook is not supported yet.
 inline bool set_eval_frame(EvalFrameFn fn) {
 #if PY_VERSION_HEX >= 0x03070000 && PY_VERSION_HEX < 0x03090000
-  PyInterpreterState* interp = PyThreadState_GET()->interp;
   g_installed_eval_frame = fn;
-  interp->eval_frame = fn ? eval_frame_trampoline : _PyEval_EvalFrameDefault;
+  set_interp_eval_frame(fn ? eval_frame_trampoline : _PyEval_EvalFrameDefault);
   return true;
 #elif PY_VERSION_HEX >= 0x03090000 && PY_VERSION_HEX < 0x030B0000
   _PyInterpreterState_SetEvalFrameFunc(PyThreadState_GET()->interp, fn ? fn : _PyEval_EvalFrameDefault);
@@ -102,8 +135,7 @@ inline bool set_eval_frame(EvalFrameFn fn) {
 // The evaluator installed now, in pijit's signature; nullptr when it is CPython's default.
 inline EvalFrameFn get_eval_frame() {
 #if PY_VERSION_HEX >= 0x03070000 && PY_VERSION_HEX < 0x03090000
-  PyInterpreterState* interp = PyThreadState_GET()->interp;
-  return interp->eval_frame == eval_frame_trampoline ? g_installed_eval_frame : nullptr;
+  return interp_eval_frame() == eval_frame_trampoline ? g_installed_eval_frame : nullptr;
 #elif PY_VERSION_HEX >= 0x03090000 && PY_VERSION_HEX < 0x030B0000
   _PyFrameEvalFunction f = _PyInterpreterState_GetEvalFrameFunc(PyThreadState_GET()->interp);
   return f == _PyEval_EvalFrameDefault ? nullptr : f;
@@ -440,7 +472,7 @@ inline PyObject* code_bytes(PyCodeObject* co) {
 
 // Fills lines[i] with the source line of the code unit at byte offset i * kCodeUnit, the way
 // PyCode_Addr2Line and dis.findlinestarts read the table. Returns false where this Python's line
-// table format is not read yet (3.10: co_linetable, 3.11: co_positions; both planned).
+// table format is not read yet (3.11: co_linetable's new format and co_positions; planned).
 inline bool code_unit_lines(PyCodeObject* co, std::vector<int>& lines) {
 #if PY_VERSION_HEX >= 0x03070000 && PY_VERSION_HEX < 0x030A0000
   Py_ssize_t n_units = PyBytes_GET_SIZE(co->co_code) / kCodeUnit;
@@ -456,6 +488,24 @@ inline bool code_unit_lines(PyCodeObject* co, std::vector<int>& lines) {
     line += static_cast<signed char>(p[2 * k + 1]);
   }
   for (; unit < n_units; ++unit) lines[unit] = line;
+  return true;
+#elif PY_VERSION_HEX >= 0x030A0000 && PY_VERSION_HEX < 0x030B0000
+  // co_linetable (PEP 626): pairs (byte length of a range, unsigned; line delta, signed, -128 for
+  // "no line"), each range starting where the last ended. A unit of no line keeps the line
+  // before it (pijit's instructions always have one; dis shows no new line start there).
+  Py_ssize_t n_units = PyBytes_GET_SIZE(co->co_code) / kCodeUnit;
+  lines.assign(n_units, co->co_firstlineno);
+  const unsigned char* p = reinterpret_cast<const unsigned char*>(PyBytes_AS_STRING(co->co_linetable));
+  Py_ssize_t pairs = PyBytes_GET_SIZE(co->co_linetable) / 2;
+  int line = co->co_firstlineno, shown = co->co_firstlineno;
+  Py_ssize_t addr = 0, unit = 0;
+  for (Py_ssize_t k = 0; k < pairs; ++k) {
+    int delta = static_cast<signed char>(p[2 * k + 1]);
+    if (delta != -128) line += delta, shown = line;
+    addr += p[2 * k];
+    for (; unit < n_units && unit * kCodeUnit < addr; ++unit) lines[unit] = shown;
+  }
+  for (; unit < n_units; ++unit) lines[unit] = shown;
   return true;
 #else
   (void)co, (void)lines;
@@ -525,22 +575,27 @@ inline bool code_local_names(PyCodeObject* co, PyObject** varnames, PyObject** f
 }
 
 // The line table of new bytecode: offsets[k] is the byte offset where instruction k starts (its
-// first EXTENDED_ARG), lines[k] its source line, in code order. New bytes object, or nullptr with
-// a Python exception set.
+// first EXTENDED_ARG), lines[k] its source line, in code order; code_bytes the length of the code.
+// New bytes object, or nullptr with a Python exception set.
 //
 // 3.7-3.9: co_lnotab, pairs (byte increment 0..255, signed line increment -128..127) written at
 // each line change the way compile.c's assemble_lnotab writes them, so dis.findlinestarts reads
 // the same starts: a byte gap over 255 first as (255, 0) pairs, then a line jump outside a signed
 // byte as (gap, +127 or -128) and (0, +127 or -128) pairs, then the rest. CPython also writes
 // (gap, 0) pairs where a statement starts on the line already current; they change no line start,
-// so they are left out. 3.10+ (co_linetable, co_positions): not written yet.
-inline PyObject* encode_line_table(const std::vector<int>& offsets, const std::vector<int>& lines, int firstlineno) {
-#if PY_VERSION_HEX >= 0x03070000 && PY_VERSION_HEX < 0x030A0000
+// so they are left out.
+// 3.10: co_linetable, one range per run of instructions on one line, as compile.c's
+// assemble_line_range writes it: a line jump outside -127..127 first as (0, +-127) pairs, then the
+// range's bytes in pieces of at most 254, the first carrying the line delta.
+inline PyObject* encode_line_table(const std::vector<int>& offsets, const std::vector<int>& lines, int firstlineno,
+                                   int code_bytes) {
   std::string table;
   auto pair = [&table](int bytes, int line) {
     table.push_back(static_cast<char>(static_cast<unsigned char>(bytes)));
     table.push_back(static_cast<char>(static_cast<signed char>(line)));
   };
+#if PY_VERSION_HEX >= 0x03070000 && PY_VERSION_HEX < 0x030A0000
+  (void)code_bytes;
   int line = firstlineno, line_offset = 0;
   for (size_t k = 0; k < offsets.size(); ++k) {
     if (lines[k] == line) continue;
@@ -561,8 +616,23 @@ inline PyObject* encode_line_table(const std::vector<int>& offsets, const std::v
     line_offset = offsets[k];
   }
   return PyBytes_FromStringAndSize(table.data(), static_cast<Py_ssize_t>(table.size()));
+#elif PY_VERSION_HEX >= 0x030A0000 && PY_VERSION_HEX < 0x030B0000
+  int prev = firstlineno;
+  for (size_t k = 0; k < offsets.size();) {
+    size_t end = k + 1;
+    while (end < offsets.size() && lines[end] == lines[k]) ++end;
+    int d_bytes = (end < offsets.size() ? offsets[end] : code_bytes) - offsets[k];
+    int d_line = lines[k] - prev;
+    prev = lines[k];
+    for (; d_line > 127; d_line -= 127) pair(0, 127);
+    for (; d_line < -127; d_line += 127) pair(0, -127);
+    for (; d_bytes > 254; d_bytes -= 254, d_line = 0) pair(254, d_line);
+    pair(d_bytes, d_line);
+    k = end;
+  }
+  return PyBytes_FromStringAndSize(table.data(), static_cast<Py_ssize_t>(table.size()));
 #else
-  (void)offsets, (void)lines, (void)firstlineno;
+  (void)offsets, (void)lines, (void)firstlineno, (void)code_bytes, (void)pair;
   PyErr_SetString(PyExc_NotImplementedError, kUnsupportedPythonMessage);
   return nullptr;
 #endif
@@ -582,13 +652,14 @@ inline PyObject* new_code(int argcount, int posonlyargcount, int kwonlyargcount,
   return reinterpret_cast<PyObject*>(PyCode_New(argcount, kwonlyargcount, nlocals, stacksize, flags, bytecode,
                                                 consts, names, varnames, freevars, cellvars, filename, name,
                                                 firstlineno, line_table));
-#elif PY_VERSION_HEX >= 0x03080000 && PY_VERSION_HEX < 0x030A0000
+#elif PY_VERSION_HEX >= 0x03080000 && PY_VERSION_HEX < 0x030B0000
+  // (3.10: line_table is the co_linetable)
   return reinterpret_cast<PyObject*>(PyCode_NewWithPosOnlyArgs(argcount, posonlyargcount, kwonlyargcount, nlocals,
                                                                stacksize, flags, bytecode, consts, names, varnames,
                                                                freevars, cellvars, filename, name, firstlineno,
                                                                line_table));
 #else
-  // 3.10 needs a co_linetable, 3.11 also a qualname and an exception table: planned with capture.
+  // 3.11 needs a qualname and an exception table: planned with capture.
   (void)argcount, (void)posonlyargcount, (void)kwonlyargcount, (void)nlocals, (void)stacksize, (void)flags;
   (void)bytecode, (void)consts, (void)names, (void)varnames, (void)freevars, (void)cellvars, (void)filename;
   (void)name, (void)firstlineno, (void)line_table;

@@ -1,12 +1,12 @@
 #!/usr/bin/env bash
 # Configures and builds pijit in ./build: the core library, the GoogleTest suites, and pijit._C for
-# pyenv's 3.7 and 3.9 (plus the system python3 when it has numpy, for the oracle suite). The
+# pyenv's 3.7 to 3.10 (plus the system python3 when it has numpy, for the oracle suite). The
 # extensions are copied next to pyscripts/pijit so `PYTHONPATH=pyscripts python -m pijit` works.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 source tools/find_python.sh
 pythons=()
-for v in 3.7 3.9; do
+for v in 3.7 3.8 3.9 3.10; do
   p=$(find_python "$v")
   if [ -x "$p" ]; then pythons+=("$p"); else echo "pijit: warning: pyenv $v not found" >&2; fi
 done
