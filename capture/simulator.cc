@@ -1127,6 +1127,7 @@ void Simulator::step(SimFrame& fr, const Instruction& ins) {
       PyObject* kwdefaults = (ins.arg & 0x02) ? pop(fr) : nullptr;
       PyObject* defaults = (ins.arg & 0x01) ? pop(fr) : nullptr;
       PyObject* fn = own(PyFunction_NewWithQualName(code, fr.globals, qualname));
+      if (annotations) annotations = own(py::annotations_dict(annotations));
       if ((closure && PyFunction_SetClosure(fn, closure) < 0) || (annotations && PyFunction_SetAnnotations(fn, annotations) < 0) || (defaults && PyFunction_SetDefaults(fn, defaults) < 0) ||
           (kwdefaults && PyFunction_SetKwDefaults(fn, kwdefaults) < 0))
         python_error("making a function");
@@ -1189,7 +1190,20 @@ void Simulator::step(SimFrame& fr, const Instruction& ins) {
     case Opcode::GET_AWAITABLE:
     case Opcode::GET_AITER:
     case Opcode::GET_ANEXT: stop(Break::Generator, op_name(ins.op));
-    case Opcode::GEN_START: pop(fr); return;  // 3.10: the value the first send() brought (None)
+    case Opcode::GEN_START: pop(fr); return;
+    case Opcode::MATCH_SEQUENCE:
+    case Opcode::MATCH_MAPPING: {  // 3.10: whether the subject's class matches sequence/mapping patterns
+      PyTypeObject* t = Py_TYPE(top(fr));
+      // A builtin (static) type's flags never change; a class's may (collections.abc registration).
+      if (PyType_HasFeature(t, Py_TPFLAGS_HEAPTYPE)) stop(Break::UnsupportedOpcode, std::string(op_name(ins.op)) + " on a " + t->tp_name);
+      push(fr, PyType_HasFeature(t, py::match_pattern_flag(ins.op == Opcode::MATCH_SEQUENCE)) ? Py_True : Py_False);
+      return;
+    }
+    case Opcode::GET_LEN: {  // 3.10: len(subject) pushed over it, as the builtin len (guards included)
+      static PyObject* len = PyObject_GetAttrString(PyImport_AddModule("builtins"), "len");
+      push(fr, call(len, {top(fr)}, nullptr));
+      return;
+    }  // 3.10: the value the first send() brought (None)
     default: stop(Break::UnsupportedOpcode, op_name(ins.op));
   }
 }

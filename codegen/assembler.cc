@@ -109,7 +109,7 @@ std::vector<AsmInstr> from_decoded(const std::vector<py::Instruction>& ins) {
     AsmInstr& a = out[i];
     a.op = ins[i].op;
     a.arg = py::is_jump(ins[i].op) ? 0 : ins[i].arg;
-    a.line = ins[i].line;
+    a.line = ins[i].no_line ? kNoLine : ins[i].line;
     a.min_prefixes = (ins[i].offset - ins[i].start) / py::kCodeUnit;
     if (ins[i].jump_target >= 0) {
       size_t unit = ins[i].jump_target / py::kCodeUnit;
@@ -162,7 +162,8 @@ int stack_depths(const std::vector<AsmInstr>& code, std::vector<int>* depths, st
     return false;
   };
 
-  reach(0, 0, -1);
+  // (3.10: a generator starts with the value of its first send() on the stack, for GEN_START)
+  reach(0, n && code[0].op == Opcode::GEN_START ? 1 : 0, -1);
   while (!pending.empty()) {
     int i = pending.back();
     pending.pop_back();

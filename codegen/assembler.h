@@ -22,11 +22,14 @@
 
 namespace pj::codegen {
 
+constexpr int kNoLine = -1;
+
 struct AsmInstr {
   py::Opcode op = py::Opcode::NOP;
   int arg = 0;       // ignored for jumps (computed from target); 0 for opcodes without argument
   int target = -1;   // jumps and SETUP_*: index of the target instruction in the vector
-  int line = 0;      // source line (0 = same as the previous instruction; the first: firstlineno)
+  int line = 0;      // source line (0 = same as the previous instruction; the first: firstlineno;
+                     // kNoLine: none, an artificial instruction of 3.10's compiler)
   // At least this many EXTENDED_ARG prefixes, even where the argument needs fewer. CPython's
   // peephole pass leaves "EXTENDED_ARG 0" where a jump shrank after it removed NOPs; from_decoded
   // keeps the count so reassembled CPython code is byte-identical. 0 for new code.

@@ -32,7 +32,9 @@ class CodeBuilder {
   }
   void copy(const std::vector<AsmInstr>& code) { code_.insert(code_.end(), code.begin(), code.end()); }
   void replace(size_t at, const AsmInstr& in) { code_[at] = in; }
-  void line(int l) { line_ = l; }
+  void line(int l) {
+    if (l > 0) line_ = l;  // (kNoLine: new instructions keep the line they had)
+  }
   int const_index(PyObject* v) {
     Py_ssize_t n = PyList_GET_SIZE(consts_.get());
     for (Py_ssize_t i = 0; i < n; ++i)  // identity: 1 and True and 1.0 must stay distinct

@@ -46,6 +46,7 @@ DecodeResult decode(const uint8_t* code, size_t size, const int* unit_lines) {
     ins.op = op;
     ins.arg = has_flag(op, kArg) ? static_cast<int>(arg) : 0;  // CPython ignores a no-arg op's byte
     ins.line = unit_lines ? unit_lines[off / py::kCodeUnit] : 0;
+    if (ins.line < 0) ins.line = ~ins.line, ins.no_line = true;
     if (is_jump(op)) {
       size_t target = static_cast<size_t>(arg) * py::kJumpUnit;
       if (has_flag(op, kJumpRel)) target += off + py::kCodeUnit;

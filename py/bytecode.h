@@ -23,6 +23,8 @@ struct Instruction {
   Opcode op = Opcode::kInvalid;
   int arg = 0;           // full argument; 0 for opcodes that take none
   int line = 0;          // source line
+  bool no_line = false;  // 3.10: an artificial instruction the line table gives no line (`line`
+                         // is then the line before it)
   int jump_target = -1;  // byte offset a jump (or a SETUP_* handler) goes to; -1 if none
   bool is_jump_target = false;  // some jump lands on [start, offset]
 };
@@ -34,6 +36,7 @@ struct DecodeResult {
 };
 
 // Decodes raw bytecode of the running interpreter. unit_lines[i] is the line of the code unit at
+// (~line where the unit has no line of its own: pyport.h's code_unit_lines)
 // byte offset 2*i (nullptr: every line is 0).
 DecodeResult decode(const uint8_t* code, size_t size, const int* unit_lines);
 

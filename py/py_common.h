@@ -6,8 +6,7 @@
 // ...) and any other C++ exception into RuntimeError naming it. Nothing escapes into CPython.
 #pragma once
 
-#define PY_SSIZE_T_CLEAN
-#include <Python.h>
+#include "py/pyport.h"  // first (Python.h)
 
 #include <string>
 
@@ -103,8 +102,9 @@ struct PythonErrorAlreadySet {};
 // them), plus `extra` bytes of pijit's own: the hook runs a frame its way (a cache hit, a capture,
 // a resume function counted as its function's level) only then, so that a recursion plain Python
 // survives, pijit survives (common/stack.h). Measured on 3.9: a plain level 400-530 bytes, a level
-// through pj.jit's wrapper run as plain Python 656, a cache hit with a graph break ~1.9 KiB.
-constexpr size_t kPlainLevelStack = 768;
+// through pj.jit's wrapper run as plain Python 656, a cache hit with a graph break ~1.9 KiB; the
+// wrapped level differs per version (pyport.h).
+constexpr size_t kPlainLevelStack = kWrappedPlainLevelStack;
 // Past this, any frame entering the hook raises RecursionError rather than overflow the C stack
 // (a recursion deeper than the levels kept room for below, or a thread with a small stack).
 constexpr size_t kStackFloor = 256 << 10;

@@ -156,6 +156,11 @@ def _sysinfo(args):
                           "avx512_bf16", "avx512_vnni") if x in flags]
     print("Python %s (%s)" % (sys.version.split()[0], sys.executable))
     print("pijit %s (%s)" % (pijit.__version__, _C.__file__))
+    try:
+        _C._opcode_table()
+        print("capture: on (pijit captures on Python 3.7-3.10; pj.jit simulates this interpreter's bytecode)")
+    except NotImplementedError as e:
+        print("capture: off, functions given to pj.jit run eagerly (%s)" % e)
     print("oneDNN %s (built with %s), AsmJit %s, compiler %s" % (info["onednn"], info["onednn_built_with"],
                                                                  info["asmjit"], info["compiler"]))
     print("CPU: %s, %d threads for kernels; vector extensions: %s" % (model, _C.get_num_threads(),

@@ -2292,3 +2292,48 @@ def load_attr_user_property_with_side_effect(x, obj):
                            lambda c: (T([1.0]), Box(2.0))], "captured", compiles=2)
 def getattr_with_default(x, obj):
     return x * getattr(obj, "v", 0.0), getattr(obj, "w", "none"), hasattr(obj, "v")
+
+
+# =============================================================================================
+# 3.10's structural pattern matching (generated source: `match` does not parse before 3.10).
+# Sequence patterns are simulated (the subject's class flags, len); mapping and class patterns
+# refuse (B001) until MATCH_KEYS / MATCH_CLASS / COPY_DICT_WITHOUT_KEYS are simulated.
+# =============================================================================================
+
+if "MATCH_SEQUENCE" in OPCODES:
+    register(generated("def match_sequence(x, p):\n"
+                       "    match p:\n"
+                       "        case [a, b]:\n"
+                       "            return x * a + b\n"
+                       "        case (a, b, c):\n"
+                       "            return x * c\n"
+                       "        case _:\n"
+                       "            return x\n", "match_sequence"),
+             ("MATCH_SEQUENCE", "GET_LEN"),
+             [lambda c: (T([1.0, 2.0]), [2.0, 3.0]), lambda c: (T([1.0, 2.0]), (4.0, 5.0)),
+              lambda c: (T([1.0, 2.0]), [1.0, 2.0, 3.0]), lambda c: (T([1.0, 2.0]), 7.0),
+              lambda c: (T([1.0, 2.0]), "ab"), lambda c: (T([1.0, 2.0]), [2.0, 3.0])], "captured")
+    register(generated("def match_mapping(x, p):\n"
+                       "    match p:\n"
+                       "        case {'k': v, 'j': w}:\n"
+                       "            return x * v + w\n"
+                       "        case _:\n"
+                       "            return x\n", "match_mapping"),
+             ("MATCH_MAPPING", "MATCH_KEYS", "ROT_N"),
+             [lambda c: (T([1.0]), {"k": 2.0, "j": 3.0}), lambda c: (T([1.0]), {"k": 2.0})],
+             ("B001", "captured"))  # (a one-key dict fails the length test before MATCH_KEYS)
+    register(generated("def match_mapping_rest(x, p):\n"
+                       "    match p:\n"
+                       "        case {'k': v, **rest}:\n"
+                       "            return x * v, sorted(rest)\n"
+                       "        case _:\n"
+                       "            return x, []\n", "match_mapping_rest"),
+             ("COPY_DICT_WITHOUT_KEYS",),
+             [lambda c: (T([1.0]), {"k": 2.0, "j": 3.0}), lambda c: (T([1.0]), {"j": 2.0})], "B001")
+    register(generated("def match_class(x, p):\n"
+                       "    match p:\n"
+                       "        case Box(v=v):\n"
+                       "            return x * v\n"
+                       "        case _:\n"
+                       "            return x\n", "match_class"),
+             ("MATCH_CLASS",), [lambda c: (T([1.0]), Box(2.0)), lambda c: (T([1.0]), 3.0)], "B001")

@@ -79,7 +79,8 @@ def _reassembled(fn):
 JUMP_EFFECTS = {"FOR_ITER": (1, -1), "JUMP_IF_FALSE_OR_POP": (-1, 0), "JUMP_IF_TRUE_OR_POP": (-1, 0),
                 "POP_JUMP_IF_FALSE": (-1, -1), "POP_JUMP_IF_TRUE": (-1, -1), "JUMP_IF_NOT_EXC_MATCH": (-2, -2),
                 "JUMP_FORWARD": (0, 0), "JUMP_ABSOLUTE": (0, 0), "CONTINUE_LOOP": (0, 0), "SETUP_LOOP": (0, 0),
-                "SETUP_EXCEPT": (0, 6), "SETUP_FINALLY": (0, 6), "SETUP_WITH": (1, 6), "SETUP_ASYNC_WITH": (0, 5)}
+                "SETUP_EXCEPT": (0, 6), "SETUP_FINALLY": (0, 6), "SETUP_WITH": (1, 6), "SETUP_ASYNC_WITH": (0, 5),
+                "CALL_FINALLY": (0, 1)}
 ENDS_BLOCK = {"RETURN_VALUE", "RAISE_VARARGS", "RERAISE", "JUMP_FORWARD", "JUMP_ABSOLUTE", "CONTINUE_LOOP",
               "BREAK_LOOP"}
 SETUPS = {"SETUP_LOOP", "SETUP_EXCEPT", "SETUP_FINALLY", "SETUP_WITH", "SETUP_ASYNC_WITH"}
@@ -100,7 +101,8 @@ def _flow_depth(code):
         prefixes = []
         ins.append(i)
     handlers = {index[i.argval] for i in ins if i.opname in SETUPS}
-    depth, todo, top = {0: 0}, [0], 0
+    start = 1 if ins and ins[0].opname == "GEN_START" else 0  # 3.10: the first send()'s value
+    depth, todo, top = {0: start}, [0], start
     def reach(k, d):
         if k not in depth:
             depth[k] = d
@@ -113,7 +115,9 @@ def _flow_depth(code):
         if i.opname in JUMP_EFFECTS:
             fall, taken = (d + e for e in JUMP_EFFECTS[i.opname])
             top = max(top, fall, taken)
-            if i.opname != "CONTINUE_LOOP":
+            # (3.7's CONTINUE_LOOP unwinds to its loop; 3.8's CALL_FINALLY enters a finally body
+            # its SETUP_FINALLY reaches deeper: compile.c follows neither jump)
+            if i.opname not in ("CONTINUE_LOOP", "CALL_FINALLY"):
                 reach(index[i.argval], taken)
         elif i.opname == "NOP":  # 3.7's dis.stack_effect has no case for it
             fall = d
@@ -133,6 +137,17 @@ def _folded_tuple_len(code):
                 if i.opname == "LOAD_CONST" and isinstance(i.argval, (tuple, frozenset))), default=0)
 
 
+def _argless_zeroed(raw):
+    """The bytecode with the argument byte of every opcode that takes none set to 0: CPython never
+    reads it (nor does pijit's decoder keep it), but 3.10's optimizer leaves ROT_N 2's argument on
+    the ROT_TWO it turns it into."""
+    out = bytearray(raw)
+    for i in range(0, len(out), 2):
+        if out[i] < opcode.HAVE_ARGUMENT:
+            out[i + 1] = 0
+    return bytes(out)
+
+
 @unittest.skipIf(UNSUPPORTED, UNSUPPORTED)
 class TestReassembleStdlib(unittest.TestCase):
     def test_same_code_lines_and_fields(self):
@@ -140,7 +155,7 @@ class TestReassembleStdlib(unittest.TestCase):
         for code in _stdlib_codes():
             new = _C._reassemble(code)
             where = "%s (%s:%d)" % (code.co_name, code.co_filename, code.co_firstlineno)
-            self.assertEqual(new.co_code, code.co_code, where)
+            self.assertEqual(new.co_code, _argless_zeroed(code.co_code), where)
             self.assertEqual(list(dis.findlinestarts(new)), list(dis.findlinestarts(code)), where)
             for field in ("co_consts", "co_names", "co_varnames", "co_freevars", "co_cellvars", "co_filename",
                           "co_name", "co_firstlineno", "co_argcount", "co_kwonlyargcount", "co_nlocals",
@@ -423,13 +438,13 @@ class TestAssemble(unittest.TestCase, _RunsLike):
         cases = RUNS + [(_big_source(320), [(0,), (45,), (7,)])]
         for fn, argsets in cases:
             code = fn.__code__
-            for lead in (0, 1, 200):  # 200 NOPs push every target past 255 bytes
+            for lead in (0, 1, 300):  # 300 NOPs push every target past 255 (3.10 counts jumps in units)
                 new = _C._assemble(_with_nops(_rows(code), lead), code)
                 self.assertEqual(_without_nops(new), _rows(code), "%s lead=%d" % (fn.__name__, lead))
                 self.assertEqual(new.co_stacksize, _C._stack_depth(code))
-                if lead == 200 and any(r[2] is not None for r in _rows(code)):
+                if lead == 300 and any(r[2] is not None for r in _rows(code)):
                     ext = [i for i in dis.get_instructions(new) if i.opname == "EXTENDED_ARG"]
-                    self.assertTrue(ext, "%s: jumps past 400 bytes need prefixes" % fn.__name__)
+                    self.assertTrue(ext, "%s: jumps past 600 bytes need prefixes" % fn.__name__)
                 self.assertRunsLike(fn, types.FunctionType(new, fn.__globals__, fn.__name__, fn.__defaults__,
                                                            fn.__closure__), argsets)
 

@@ -89,6 +89,10 @@ class TestRun(unittest.TestCase):
         self.assertRegex(out, r"Python 3\.\d+\.\d+")
         self.assertRegex(out, r"oneDNN \d+\.\d+\.\d+ \(built with \d+\.\d+\), AsmJit \d+\.\d+\.\d+")
         self.assertIn("vector extensions:", out)
+        if (3, 7) <= sys.version_info[:2] <= (3, 10):
+            self.assertIn("capture: on (pijit captures on Python 3.7-3.10", out)
+        else:
+            self.assertIn("capture: off, functions given to pj.jit run eagerly (pijit captures on Python 3.7-3.10", out)
         self.assertRegex(out, r"fused elementwise kernels: (asmjit-avx512|asmjit-avx2|interpreter)")
         # the GPU backend: what it was built with and what it finds (a CPU machine: why no GPU)
         self.assertRegex(out, r"GPU backend: (not built \(.+\)|built with CUDA \d+\.\d+, cuDNN [\d.]+, cuBLAS [\d.]+; "
@@ -102,7 +106,7 @@ if __name__ == "__main__":
 
 
 class TestSeedMsFunction(unittest.TestCase):
-    @unittest.skipUnless(sys.version_info[:2] in ((3, 7), (3, 9)), "capture is built for 3.7 and 3.9")
+    @unittest.skipUnless((3, 7) <= sys.version_info[:2] <= (3, 10), "capture is built for Python 3.7-3.10")
     def test_ms_function_examples_print_what_python_prints(self):
         p = run_pijit("run", os.path.join(ROOT, "pyscripts", "examples", "ms_function.py"))
         self.assertEqual(p.returncode, 0, p.stderr)
@@ -151,7 +155,7 @@ class TestAutoCapture(unittest.TestCase):
         return subprocess.run([sys.executable, self.script, "a"], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                               universal_newlines=True, env=env)
 
-    @unittest.skipUnless(sys.version_info[:2] in ((3, 7), (3, 9)), "capture is built for Python 3.7 and 3.9")
+    @unittest.skipUnless((3, 7) <= sys.version_info[:2] <= (3, 10), "capture is built for Python 3.7-3.10")
     def test_functions_are_captured_and_output_is_unchanged(self):
         p = run_pijit("run", "--summary", self.script, "a", no_stress=True)
         self.assertEqual(p.returncode, 0, p.stderr)
@@ -163,7 +167,7 @@ class TestAutoCapture(unittest.TestCase):
         self.assertIn("B002 DataDependent at %s:15 in model" % self.script, p.stderr)
         self.assertNotIn("pure", p.stderr)  # no tensor work: runs as it is
 
-    @unittest.skipUnless(sys.version_info[:2] in ((3, 7), (3, 9)), "capture is built for Python 3.7 and 3.9")
+    @unittest.skipUnless((3, 7) <= sys.version_info[:2] <= (3, 10), "capture is built for Python 3.7-3.10")
     def test_a_loop_reading_a_value_each_step_runs_its_body_as_a_function(self):
         loop = os.path.join(self.dir, "loop.py")
         with open(loop, "w") as f:

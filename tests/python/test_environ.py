@@ -9,7 +9,7 @@ import unittest
 import pijit as pj
 from jit_compare import eager, same_bits
 
-SUPPORTED = sys.version_info[:2] in ((3, 7), (3, 9))
+SUPPORTED = (3, 7) <= sys.version_info[:2] <= (3, 10)
 T = pj.Tensor
 KEYS = ("PIJIT_TEST_SCALE", "PIJIT_TEST_FLAG", "PIJIT_TEST_MISSING", "PIJIT_TEST_OTHER")
 
@@ -25,7 +25,7 @@ def f(x):
     return x * s, v, os.getenv("PIJIT_TEST_OTHER", "d")
 
 
-@unittest.skipUnless(SUPPORTED, "capture is built for Python 3.7 and 3.9")
+@unittest.skipUnless(SUPPORTED, "capture is built for Python 3.7-3.10")
 class Environ(unittest.TestCase):
     def setUp(self):
         self.saved = {k: os.environ.pop(k) for k in KEYS if k in os.environ}

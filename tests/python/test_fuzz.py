@@ -18,7 +18,7 @@ sys.path.insert(0, os.path.join(HERE, "..", "fuzz"))
 
 import run_fuzz  # noqa: E402
 
-SUPPORTED = sys.version_info[:2] in ((3, 7), (3, 9))
+SUPPORTED = (3, 7) <= sys.version_info[:2] <= (3, 10)
 SEED = 1                 # programs 100000 .. 100000 + COUNT - 1
 COUNT = 500
 MAX_REPORTED = 40        # differing programs shown in full (the count covers all of them)
@@ -33,7 +33,7 @@ MIN_GRAPHS = 832
 FOUND = os.path.join(HERE, "..", "fuzz", "found")
 
 
-@unittest.skipUnless(SUPPORTED, "capture is built for Python 3.7 and 3.9")
+@unittest.skipUnless(SUPPORTED, "capture is built for Python 3.7-3.10")
 class FoundPrograms(unittest.TestCase):
     """Every program the fuzzer found (tests/fuzz/found/) agrees plain and jitted, and capture did
     what the program states (captured with N graphs, or refused with a given id: _found.verdict):
@@ -55,7 +55,7 @@ class FoundPrograms(unittest.TestCase):
                 self.assertIn("\ncapture: ", p.stdout)  # the outcome it states was checked
 
 
-@unittest.skipUnless(SUPPORTED, "capture is built for Python 3.7 and 3.9")
+@unittest.skipUnless(SUPPORTED, "capture is built for Python 3.7-3.10")
 class FuzzPlainVsJit(unittest.TestCase):
     def test_fixed_budget(self):
         ids = [run_fuzz.program_id(SEED, i) for i in range(COUNT)]

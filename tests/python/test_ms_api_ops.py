@@ -424,7 +424,7 @@ class TensorMembers(unittest.TestCase):
         self.assertEqual((t.dtype, t.tolist()), (ms.float32, [[0.0, 1.0, 2.0], [3.0, 4.0, 5.0]]))
 
 
-@unittest.skipUnless(sys.version_info[:2] in ((3, 7), (3, 9)), "capture is built for Python 3.7 "
+@unittest.skipUnless((3, 7) <= sys.version_info[:2] <= (3, 10), "capture is built for Python 3.7 "
                                                                "and 3.9")
 class UnderJit(unittest.TestCase):
     """One call of each name inside @jit: one graph, no break, the eager result (twice: the

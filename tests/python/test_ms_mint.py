@@ -507,7 +507,7 @@ class Module(unittest.TestCase):
         self.assertIs(mint.inverse, ms.ops.inverse)  # pijit's linear algebra (pijit/ops/linalg.py)
 
 
-@unittest.skipUnless(sys.version_info[:2] in ((3, 7), (3, 9)), "capture is built for Python 3.7 "
+@unittest.skipUnless((3, 7) <= sys.version_info[:2] <= (3, 10), "capture is built for Python 3.7 "
                                                                "and 3.9")
 class UnderJit(unittest.TestCase):
     """One call of each inside @jit: one graph, no break, the eager result (twice)."""

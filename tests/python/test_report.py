@@ -271,8 +271,8 @@ class Report(unittest.TestCase):
 
 class EndToEnd(unittest.TestCase):
     def test_run_then_report(self):
-        if sys.version_info[:2] not in ((3, 7), (3, 9)):
-            self.skipTest("pijit capture is built for Python 3.7 and 3.9")
+        if not (3, 7) <= sys.version_info[:2] <= (3, 10):
+            self.skipTest("pijit capture is built for Python 3.7-3.10")
         with tempfile.TemporaryDirectory() as d:
             dump, prog = run_with_dump(d)
             with open(os.path.join(dump, "run.json")) as fh:

@@ -14,7 +14,7 @@ import pijit as pj
 from pijit import nn, ops
 from jit_compare import no_stress, same_bits
 
-SUPPORTED = sys.version_info[:2] in ((3, 7), (3, 9))
+SUPPORTED = (3, 7) <= sys.version_info[:2] <= (3, 10)
 
 
 def in_place(jf):
@@ -44,7 +44,7 @@ def net_and_step(seed):
     return net, nn.TrainOneStepCell(nn.WithLossCell(net, nn.CrossEntropyLoss()), opt)
 
 
-@unittest.skipUnless(SUPPORTED, "capture is built for Python 3.7 and 3.9")
+@unittest.skipUnless(SUPPORTED, "capture is built for Python 3.7-3.10")
 class WriteBackInPlace(unittest.TestCase):
     def assertCaptured(self, jf, in_place_outputs, eager_calls=0):
         """One graph, no break or recompile; `eager_calls` calls whose graph failed ran eagerly;
