@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# The whole test matrix: GoogleTest suites, the Python suites on pyenv 3.7 and 3.9 (plain and under
-# PIJIT_STRESS), CPython's regression tests stock vs PIJIT_STRESS, and the numpy and torch oracle
+# The whole test matrix: GoogleTest suites, the Python suites on pyenv 3.7, 3.8, 3.9 and 3.10 (plain
+# and under PIJIT_STRESS), CPython's regression tests stock vs PIJIT_STRESS, and the numpy and torch oracle
 # suites on the system python3 (numpy is installed by tools/deps.sh; the torch suites skip, and say
 # so, where python3-torch is not installed). Ends with one line "N passed, N failed" and exits non-zero when anything failed.
 set -uo pipefail
@@ -29,19 +29,31 @@ if grep -q " avx512f" /proc/cpuinfo 2>/dev/null; then
   python3 tools/gtest_summary.py "$log/gtest_avx2.txt" "$log/gtest_avx2.json" >> "$log/gtest_avx2.txt"
   tally "$log/gtest_avx2.txt" "GoogleTest fused kernels on AVX2 (PIJIT_FUSED_ISA=avx2)"
 fi
-for v in 3.7 3.9; do
+# One Python version: its suites plain, under PIJIT_STRESS, and CPython's own regression tests
+# (stock vs every frame a capture candidate, test by test). Writes $log/{py,stress,cpython}$1.txt.
+run_version() {
+  local v=$1 py
   py=$(find_python "$v")
-  if [ ! -x "$py" ]; then echo "pijit: python $v missing"; failed=$((failed + 1)); continue; fi
+  if [ ! -x "$py" ]; then echo "pijit: python $v missing" > "$log/py$v.txt"; return; fi
   PYTHONPATH=pyscripts "$py" tests/python/run.py --durations 12 > "$log/py$v.txt" 2>&1
-  tail -n 55 "$log/py$v.txt"
-  tally "$log/py$v.txt" "Python $v"
   # The same suites with every frame a capture candidate (capture must never change a result).
   PIJIT_STRESS=2 PYTHONPATH=pyscripts "$py" -W ignore tests/python/run.py > "$log/stress$v.txt" 2>&1
-  tail -n 5 "$log/stress$v.txt"
+  "$py" tests/cpython/run_regrtest.py -j 1 > "$log/cpython$v.txt" 2>&1
+}
+# Every version pijit captures on, in two lanes at once (one core each: the suites are
+# single-threaded): 3.7 then 3.8, and 3.9 then 3.10.
+VERSIONS="3.7 3.8 3.9 3.10"
+(run_version 3.7; run_version 3.8) &
+lane_a=$!
+(run_version 3.9; run_version 3.10) &
+lane_b=$!
+wait "$lane_a" "$lane_b"
+for v in $VERSIONS; do
+  tail -n 55 "$log/py$v.txt"
+  tally "$log/py$v.txt" "Python $v"
+  tail -n 5 "$log/stress$v.txt" 2>/dev/null
   tally "$log/stress$v.txt" "Python $v under PIJIT_STRESS"
-  # CPython's own regression tests, stock vs every frame a capture candidate, test by test.
-  "$py" tests/cpython/run_regrtest.py -j "${PIJIT_JOBS:-2}" > "$log/cpython$v.txt" 2>&1
-  tail -n 8 "$log/cpython$v.txt"
+  tail -n 8 "$log/cpython$v.txt" 2>/dev/null
   tally "$log/cpython$v.txt" "CPython $v regression tests under PIJIT_STRESS"
 done
 if [ -x /usr/bin/python3 ]; then

@@ -1,12 +1,12 @@
 #!/usr/bin/env bash
-# Sets up a fresh Debian machine for pijit (apt packages, build for pyenv 3.7 and 3.9) and runs
+# Sets up a fresh Debian machine for pijit (apt packages, build for pyenv 3.7 to 3.10) and runs
 # pijit's main job: an unchanged MindSpore-style example under `python -m pijit run`.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 source tools/find_python.sh
-for v in 3.7 3.9; do
+for v in 3.7 3.8 3.9 3.10; do
   if [ ! -x "$(find_python "$v")" ]; then
-    echo "pijit: error: pyenv Python $v not found (pijit builds for 3.7 and 3.9; install it with" \
+    echo "pijit: error: pyenv Python $v not found (pijit builds for 3.7 to 3.10; install it with" \
          "'pyenv install $v')" >&2
     exit 1
   fi

@@ -436,7 +436,7 @@ FLOORS = {
     "test_weakref": (204189, 8.7), "test_with": (66, 10.6), "test_yield_from": (7, 10.0),
 }
 
-_INLINED = ("on 3.9 its test code is captured inlined into the frames that call it (unittest's "
+_INLINED = ("on 3.8-3.10 its test code is captured inlined into the frames that call it (unittest's "
             "TestCase._callTestMethod, doctest's examples): no frame of its own runs rewritten code")
 _DOCTEST_COMPREHENSIONS = ("doctests only: their examples are module-level code (refused: module body) "
                            "whose comprehensions consume iterators they did not create (B005)")
@@ -449,9 +449,9 @@ FLOOR_EXCEPTIONS = {  # module: (the versions it applies to, why)
                                      "captured) run from module-level examples"),
     "test_listcomps": (("3.7", "3.9"), _DOCTEST_COMPREHENSIONS),
     "test_setcomps": (("3.7", "3.9"), _DOCTEST_COMPREHENSIONS),
-    "test_dictcomps": (("3.9",), _DOCTEST_COMPREHENSIONS),
-    "test_baseexception": (("3.9",), _INLINED),
-    "test_exception_variations": (("3.9",), _INLINED),
+    "test_dictcomps": (("3.8", "3.9", "3.10"), _DOCTEST_COMPREHENSIONS),
+    "test_baseexception": (("3.8", "3.9", "3.10"), _INLINED),
+    "test_exception_variations": (("3.8", "3.9", "3.10"), _INLINED),
     "test_unpack": (("3.9",), _INLINED),
 }
 
