@@ -191,6 +191,24 @@ void Simulator::reraise(SimFrame& fr) {
   throw SimRaise{value};
 }
 
+#if PJ_PY_BLOCKS_37 || PJ_PY_FINALLY_38
+// WITH_CLEANUP_START reached by an exception (3.7/3.8): __exit__ waits under the three values of
+// the state before and the exception's own; CPython moves it out from under them (the except
+// block's level drops by one) and leaves NULL in its place. Returns __exit__.
+PyObject* Simulator::exit_from_under_exception(SimFrame& fr) {
+  if (fr.stack.size() < 7 || !made_exception(fr.stack[fr.stack.size() - 2]) || fr.blocks.empty() ||
+      fr.blocks.back().op != Opcode::POP_EXCEPT)
+    stop(Break::ExceptionHandling, "with-block left by an exception capture did not raise, or a break");
+  const size_t at = fr.stack.size() - 7;
+  PyObject* exit = fr.stack[at];
+  fr.stack.erase(fr.stack.begin() + static_cast<std::ptrdiff_t>(at));
+  fr.stack.insert(fr.stack.end() - 3, Py_None);  // (CPython leaves a NULL there)
+  fr.blocks.back().level--;
+  refuse_traceback_reader(exit);
+  return exit;
+}
+#endif
+
 #if PJ_PY_BLOCKS_37
 // 3.7's return inside a try/finally (or an `except ... as e`, whose cleanup is one): the blocks
 // unwind, a finally body runs with the value and a return marker on the stack, and END_FINALLY
@@ -244,15 +262,8 @@ void Simulator::with_cleanup_start(SimFrame& fr) {
     fr.stack.push_back(exc);
     exc = Py_None;
   } else {
+    exit = exit_from_under_exception(fr);  // (the exception's three values stay on top)
     value = fr.stack[fr.stack.size() - 2];
-    if (!made_exception(value) || fr.stack.size() < 7 || fr.blocks.empty() || fr.blocks.back().op != Opcode::POP_EXCEPT)
-      stop(Break::ExceptionHandling, "with-block left by an exception capture did not raise, or a break");
-    const size_t at = fr.stack.size() - 7;
-    exit = fr.stack[at];
-    fr.stack.erase(fr.stack.begin() + static_cast<std::ptrdiff_t>(at));
-    fr.stack.insert(fr.stack.end() - 3, Py_None);  // (CPython leaves a NULL there)
-    fr.blocks.back().level--;
-    refuse_traceback_reader(exit);
   }
   PyObject* res = call(exit, {exc, value, Py_None}, nullptr);
   fr.stack.push_back(exc);

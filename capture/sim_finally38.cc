@@ -100,16 +100,8 @@ void Simulator::with_cleanup_start(SimFrame& fr) {
     fr.stack.back() = finally_null();
     exc = Py_None;
   } else {
-    if (fr.stack.size() < 7 || !made_exception(fr.stack[fr.stack.size() - 2]) || fr.blocks.empty() ||
-        fr.blocks.back().op != Opcode::POP_EXCEPT)
-      stop(Break::ExceptionHandling, "with-block left by an exception capture did not raise");
+    exit = exit_from_under_exception(fr);  // (the exception's three values stay on top)
     value = fr.stack[fr.stack.size() - 2];
-    const size_t at = fr.stack.size() - 7;
-    exit = fr.stack[at];
-    fr.stack.erase(fr.stack.begin() + static_cast<std::ptrdiff_t>(at));
-    fr.stack.insert(fr.stack.end() - 3, Py_None);  // (CPython leaves a NULL there)
-    fr.blocks.back().level--;
-    refuse_traceback_reader(exit);
   }
   PyObject* res = call(exit, {exc, value, Py_None}, nullptr);
   fr.stack.push_back(exc);

@@ -204,6 +204,7 @@ class Simulator {
   static PyObject* silenced_marker();
 #endif
 #if PJ_PY_BLOCKS_37 || PJ_PY_FINALLY_38
+  PyObject* exit_from_under_exception(SimFrame& fr);
   void with_cleanup_start(SimFrame& fr);
   void with_cleanup_finish(SimFrame& fr);
 #endif
