@@ -742,8 +742,9 @@ inline Py_ssize_t tuple_field_index(PyObject* descr) {
 }
 
 // ---- (g) builtins whose calls into user code differ ---------------------------------------------
-// list(obj) asks len(obj) to preallocate before iter(obj) from 3.8 on (bpo-33234); both then ask it
-// again for a length hint. (A TypeError from that first __len__ is ignored, any other error raises.)
-constexpr bool kListSizesBeforeIterating = PY_VERSION_HEX >= 0x03080000;
+// list(obj) asks len(obj) to preallocate before iter(obj) on 3.8 and 3.9 (bpo-33234; 3.10's
+// vectorcall list() no longer does); every version then asks it again for a length hint. (A
+// TypeError from that first __len__ is ignored, any other error raises.)
+constexpr bool kListSizesBeforeIterating = PY_VERSION_HEX >= 0x03080000 && PY_VERSION_HEX < 0x030A0000;
 
 }  // namespace pj::py
