@@ -232,6 +232,12 @@ void Simulator::return_value(SimFrame& fr, PyObject* v) {
   fr.returned = true;
 }
 
+bool Simulator::finally_state_on_stack(const SimFrame& fr) const {
+  for (PyObject* v : fr.stack)
+    if (v == return_marker() || v == silenced_marker()) return true;
+  return false;
+}
+
 PyObject* Simulator::return_marker() {
   static PyObject* marker = PyLong_FromLong(8);  // WHY_RETURN, a fresh object: nothing else is it
   return marker;

@@ -204,6 +204,9 @@ class Simulator {
   static PyObject* silenced_marker();
 #endif
 #if PJ_PY_BLOCKS_37 || PJ_PY_FINALLY_38
+  // A finally body's own state (3.7's WHY markers, 3.8's NULL or return address) is on the
+  // simulated stack: no graph break there, a resume function could not rebuild it.
+  bool finally_state_on_stack(const SimFrame& fr) const;
   PyObject* exit_from_under_exception(SimFrame& fr);
   void with_cleanup_start(SimFrame& fr);
   void with_cleanup_finish(SimFrame& fr);
@@ -213,7 +216,6 @@ class Simulator {
   // object) or CALL_FINALLY's return address (an int this set holds) on the stack says how to leave.
   static PyObject* finally_null();
   std::unordered_set<PyObject*> finally_addresses_;
-  bool finally_state_on_stack(const SimFrame& fr) const;
   void call_finally(SimFrame& fr, const Instruction& ins);
   void pop_finally(SimFrame& fr, int keep_top);
   void end_finally(SimFrame& fr);

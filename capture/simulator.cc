@@ -405,8 +405,8 @@ PyObject* Simulator::run_frame(SimFrame& fr) {
       // Try blocks may be open (the resume function enters them again); loop and with blocks not.
       bool blocks_ok = true;
       for (const SimFrame::Block& b : fr.blocks) blocks_ok = blocks_ok && b.op != Opcode::SETUP_LOOP && b.reenterable;
-#if PJ_PY_FINALLY_38
-      blocks_ok = blocks_ok && !finally_state_on_stack(fr);  // inside a finally body (sim_finally38.cc)
+#if PJ_PY_BLOCKS_37 || PJ_PY_FINALLY_38
+      blocks_ok = blocks_ok && !finally_state_on_stack(fr);  // inside a finally body (its markers)
 #endif
       point_current_ = blocks_ok && !(*fr.in_loop)[fr.pc] && static_cast<int>(fr.pc) >= opt_.first_break_index;
       if (point_current_) mark_point(fr);

@@ -164,43 +164,61 @@ int stack_depths(const std::vector<AsmInstr>& code, std::vector<int>* depths, st
 
   // (3.10: a generator starts with the value of its first send() on the stack, for GEN_START)
   reach(0, n && code[0].op == Opcode::GEN_START ? 1 : 0, -1);
-  while (!pending.empty()) {
-    int i = pending.back();
-    pending.pop_back();
-    for (long long d = depth[i];; d = depth[++i]) {
-      const AsmInstr& in = code[i];
-      if (py::is_jump(in.op)) {
-        long long taken = d + py::stack_effect(in.op, 0, 1);  // no jump's effect depends on its argument
-        if (!in_bounds(i, taken, " where the jump is taken")) return -1;
-        max_depth = std::max(max_depth, taken);
-        if (in.op == Opcode::CONTINUE_LOOP) {
-          // 3.7: unwinds to the loop's depth at run time; compile.c requires the loop head to
-          // have been reached already, at no more than this depth.
-          int head = depth[in.target];
-          if (head == kUnset || head > d) {
-            *error = at(i, in.op) + ": continues a loop whose head is not reached at depth <= " + std::to_string(d);
+  std::vector<int> finally_calls;  // 3.8's CALL_FINALLYs reached, for the pass below
+  for (;;) {
+    while (!pending.empty()) {
+      int i = pending.back();
+      pending.pop_back();
+      for (long long d = depth[i];; d = depth[++i]) {
+        const AsmInstr& in = code[i];
+        if (py::is_jump(in.op)) {
+          long long taken = d + py::stack_effect(in.op, 0, 1);  // no jump's effect depends on its argument
+          if (!in_bounds(i, taken, " where the jump is taken")) return -1;
+          max_depth = std::max(max_depth, taken);
+          if (in.op == Opcode::CONTINUE_LOOP) {
+            // 3.7: unwinds to the loop's depth at run time; compile.c requires the loop head to
+            // have been reached already, at no more than this depth.
+            int head = depth[in.target];
+            if (head == kUnset || head > d) {
+              *error = at(i, in.op) + ": continues a loop whose head is not reached at depth <= " + std::to_string(d);
+              return -1;
+            }
+          } else if (in.op == Opcode::CALL_FINALLY) {
+            // (END_FINALLY comes back to the next instruction at this depth: falls through below)
+            finally_calls.push_back(i);
+          } else if (!reach(in.target, taken, i)) {
             return -1;
           }
-        } else if (in.op == Opcode::CALL_FINALLY) {
-          // (END_FINALLY comes back to the next instruction at this depth: falls through below)
-        } else if (!reach(in.target, taken, i)) {
+        }
+        long long next = d + py::stack_effect(in.op, py::is_jump(in.op) ? 0 : in.arg, 0);
+        if (!in_bounds(i, next, "")) return -1;
+        max_depth = std::max(max_depth, next);
+        if (has_flag(in.op, py::kEndsBlock)) break;
+        if (i + 1 == n) {
+          *error = at(i, in.op) + ": execution falls off the end of the code";
           return -1;
         }
+        if (depth[i + 1] != kUnset) {
+          if (!reach(i + 1, next, i)) return -1;
+          break;
+        }
+        depth[i + 1] = static_cast<int>(next);
       }
-      long long next = d + py::stack_effect(in.op, py::is_jump(in.op) ? 0 : in.arg, 0);
-      if (!in_bounds(i, next, "")) return -1;
-      max_depth = std::max(max_depth, next);
-      if (has_flag(in.op, py::kEndsBlock)) break;
-      if (i + 1 == n) {
-        *error = at(i, in.op) + ": execution falls off the end of the code";
-        return -1;
-      }
-      if (depth[i + 1] != kUnset) {
-        if (!reach(i + 1, next, i)) return -1;
-        break;
-      }
-      depth[i + 1] = static_cast<int>(next);
     }
+    // A finally body that only a CALL_FINALLY reaches: its SETUP_FINALLY is in code that never runs
+    // (a resume function entered after the try's POP_BLOCK, on the way to a return). It is entered
+    // as the handler would be, at the depth of the block's level + 6, which this depth + 6 bounds
+    // (the block's level is at most it): enough room, and END_FINALLY's -6 comes back to it.
+    bool more = false;
+    for (int k : finally_calls)
+      if (depth[code[k].target] == kUnset) {
+        if (!in_bounds(k, depth[k] + 6LL, " entering the finally body")) return -1;
+        max_depth = std::max(max_depth, depth[k] + 6LL);
+        reach(code[k].target, depth[k] + 6LL, k);
+        more = true;
+      }
+    finally_calls.clear();
+    if (!more) break;
   }
   for (int& d : depth)
     if (d == kUnset) d = -1;

@@ -44,7 +44,9 @@ class FoundPrograms(unittest.TestCase):
         import subprocess
         names = sorted(n for n in os.listdir(FOUND) if n.endswith(".py") and not n.startswith("_"))
         self.assertGreaterEqual(len(names), 13)
-        env = dict(os.environ, PYTHONPATH=os.pathsep.join(
+        # PYTHONMALLOC=debug: a write past a Python object (a frame whose stack is too small) aborts
+        # when the object is freed, instead of corrupting the heap silently.
+        env = dict(os.environ, PYTHONMALLOC="debug", PYTHONPATH=os.pathsep.join(
             [os.path.join(HERE, "..", "..", "pyscripts"), os.environ.get("PYTHONPATH", "")]))
         for name in names:
             with self.subTest(program=name):
