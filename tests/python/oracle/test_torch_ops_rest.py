@@ -7,7 +7,6 @@ outputs, final states and gradients, stacked, bidirectional, without bias, with 
 import numpy_libm  # noqa: F401  (before numpy: glibc's transcendental functions)
 import unittest
 
-from requires import require_torch
 
 try:
     import numpy as np
@@ -20,20 +19,11 @@ import pijit as pj
 from pijit import nn, ops
 
 
-def T(a, dtype=None):
-    return pj.Tensor(np.ascontiguousarray(a)) if dtype is None else pj.Tensor(np.ascontiguousarray(a).astype(dtype))
+from torch_case import T, TorchCase
 
 
-class Case(unittest.TestCase):
-    def setUp(self):
-        require_torch(self, torch)
-        torch.set_num_threads(1)
-        self.rs = np.random.RandomState(5)
-
-    def close(self, got, want, rtol=1e-5, atol=1e-6, msg=""):
-        got = got.asnumpy() if hasattr(got, "asnumpy") else np.asarray(got)
-        want = want.detach().numpy() if isinstance(want, torch.Tensor) else np.asarray(want)
-        np.testing.assert_allclose(got, want, rtol=rtol, atol=atol, err_msg=msg)
+class Case(TorchCase):
+    SEED = 5
 
 
 class FractionalMaxPool(Case):
