@@ -207,6 +207,43 @@ PyObject* Simulator::exit_from_under_exception(SimFrame& fr) {
   refuse_traceback_reader(exit);
   return exit;
 }
+
+// WITH_CLEANUP_START (3.7/3.8): __exit__ called on the way out of a with-block: normally (3.7's
+// None, 3.8's NULL on top, over __exit__), by a return (3.7: its marker over the value; 3.8 leaves
+// through BEGIN_FINALLY, a normal exit) or by an exception (exit_from_under_exception).
+void Simulator::with_cleanup_start(SimFrame& fr) {
+  PyObject* exc = fr.stack.back();
+  PyObject* exit = nullptr;
+  PyObject* value = Py_None;
+#if PJ_PY_BLOCKS_37
+  PyObject* const normal_exit = Py_None;
+#else
+  PyObject* const normal_exit = finally_null();
+#endif
+  if (exc == normal_exit) {
+    fr.stack.pop_back();
+    if (fr.stack.empty()) stop(Break::Internal, "WITH_CLEANUP_START without __exit__");
+    exit = fr.stack.back();
+    fr.stack.back() = normal_exit;
+    exc = Py_None;
+#if PJ_PY_BLOCKS_37
+  } else if (exc == return_marker()) {
+    fr.stack.pop_back();
+    PyObject* ret = fr.stack.back();
+    fr.stack.pop_back();
+    exit = fr.stack.back();
+    fr.stack.back() = ret;
+    fr.stack.push_back(exc);
+    exc = Py_None;
+#endif
+  } else {
+    exit = exit_from_under_exception(fr);  // (the exception's three values stay on top)
+    value = fr.stack[fr.stack.size() - 2];
+  }
+  PyObject* res = call(exit, {exc, value, Py_None}, nullptr);
+  fr.stack.push_back(exc);
+  fr.stack.push_back(res);
+}
 #endif
 
 #if PJ_PY_BLOCKS_37
@@ -246,34 +283,6 @@ PyObject* Simulator::return_marker() {
 PyObject* Simulator::silenced_marker() {
   static PyObject* marker = PyLong_FromLong(0x80);  // WHY_SILENCED, a fresh object
   return marker;
-}
-
-// WITH_CLEANUP_START: __exit__ called on the way out of a with-block, normally (None on top), by a
-// return (the return marker over the value) or by an exception (its three values over those of
-// the state before, under which __exit__ waits: CPython moves it out from under them).
-void Simulator::with_cleanup_start(SimFrame& fr) {
-  PyObject* exc = fr.stack.back();
-  PyObject* exit = nullptr;
-  PyObject* value = Py_None;
-  if (exc == Py_None) {
-    fr.stack.pop_back();
-    exit = fr.stack.back();
-    fr.stack.back() = Py_None;
-  } else if (exc == return_marker()) {
-    fr.stack.pop_back();
-    PyObject* ret = fr.stack.back();
-    fr.stack.pop_back();
-    exit = fr.stack.back();
-    fr.stack.back() = ret;
-    fr.stack.push_back(exc);
-    exc = Py_None;
-  } else {
-    exit = exit_from_under_exception(fr);  // (the exception's three values stay on top)
-    value = fr.stack[fr.stack.size() - 2];
-  }
-  PyObject* res = call(exit, {exc, value, Py_None}, nullptr);
-  fr.stack.push_back(exc);
-  fr.stack.push_back(res);
 }
 
 // WITH_CLEANUP_FINISH: an exception and a true __exit__ result: silenced (END_FINALLY then

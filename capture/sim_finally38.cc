@@ -3,7 +3,7 @@
 // (CALL_FINALLY) and jumps there, an exception enters it with its six values (sim_exceptions.cc's
 // enter_handler, as on 3.9). END_FINALLY then does nothing, jumps back, or re-raises; POP_FINALLY
 // leaves the body early (a return or break inside it). A with-block's exit is the same with
-// WITH_CLEANUP_START/FINISH around its __exit__ call.
+// WITH_CLEANUP_START (shared with 3.7: sim_exceptions.cc) and FINISH around its __exit__ call.
 //
 // Neither marker may reach real bytecode: a graph break is not placed while one is on the
 // simulated stack (a resume function would have to rebuild it; simulator.cc asks
@@ -84,28 +84,6 @@ void Simulator::pop_finally(SimFrame& fr, int keep_top) {
     pop_except(fr);
   }
   if (keep_top) fr.stack.push_back(kept);
-}
-
-// WITH_CLEANUP_START: __exit__ called on the way out of a with-block, normally (NULL on top, over
-// __exit__) or by an exception (its three values over those of the state before, under which
-// __exit__ waits: CPython moves it out from under them and leaves NULL in its place).
-void Simulator::with_cleanup_start(SimFrame& fr) {
-  PyObject* exc = fr.stack.back();
-  PyObject* exit = nullptr;
-  PyObject* value = Py_None;
-  if (exc == finally_null()) {
-    fr.stack.pop_back();
-    if (fr.stack.empty()) stop(Break::Internal, "WITH_CLEANUP_START without __exit__");
-    exit = fr.stack.back();
-    fr.stack.back() = finally_null();
-    exc = Py_None;
-  } else {
-    exit = exit_from_under_exception(fr);  // (the exception's three values stay on top)
-    value = fr.stack[fr.stack.size() - 2];
-  }
-  PyObject* res = call(exit, {exc, value, Py_None}, nullptr);
-  fr.stack.push_back(exc);
-  fr.stack.push_back(res);
 }
 
 // WITH_CLEANUP_FINISH: an exception and a true __exit__ result: silenced; the except block is
