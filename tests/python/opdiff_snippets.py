@@ -2313,6 +2313,16 @@ if "MATCH_SEQUENCE" in OPCODES:
              [lambda c: (T([1.0, 2.0]), [2.0, 3.0]), lambda c: (T([1.0, 2.0]), (4.0, 5.0)),
               lambda c: (T([1.0, 2.0]), [1.0, 2.0, 3.0]), lambda c: (T([1.0, 2.0]), 7.0),
               lambda c: (T([1.0, 2.0]), "ab"), lambda c: (T([1.0, 2.0]), [2.0, 3.0])], "captured")
+    class SeqOfMine(list):  # a class: its flags may change (collections.abc registration)
+        pass
+
+    register(generated("def match_sequence_of_a_class(x, p):\n"
+                       "    match p:\n"
+                       "        case [a, b]:\n"
+                       "            return x * a + b\n"
+                       "        case _:\n"
+                       "            return x\n", "match_sequence_of_a_class"),
+             ("MATCH_SEQUENCE",), [lambda c: (T([1.0]), SeqOfMine([2.0, 3.0]))] * 2, "B001")
     register(generated("def match_mapping(x, p):\n"
                        "    match p:\n"
                        "        case {'k': v, 'j': w}:\n"
