@@ -14,6 +14,7 @@
 
 #include "capture/simulator.h"
 #include "graph/plan.h"
+#include "runtime/break_record.h"
 
 namespace pj::runtime {
 
@@ -60,6 +61,7 @@ struct CodeState {
   std::vector<std::string> recompile_reasons;  // "x.shape[0]: 3 -> 4", one per recompile
   std::vector<std::string> break_reasons;      // reason_text() of each refused capture
   std::vector<std::string> break_chains;       // ... and the inline chain that led there ("" none)
+  std::vector<BreakRecord> break_records;      // ... and each as its fields (what explain and dumps read)
   // Dynamic shapes: tensor sizes a recompile found changing ("x#0": dim 0 at guard path x); the
   // next captures give them symbols.
   std::set<std::string> dynamic_dims;

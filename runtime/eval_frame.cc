@@ -501,6 +501,7 @@ bool build_entry(PyFrameObject* f, CodeState* st, const JitOptions& opt, CacheEn
         out->break_text = r.reason_text();
         st->break_reasons.push_back(out->break_text);
         st->break_chains.push_back(r.chain);
+        st->break_records.push_back(break_record(r, BreakRecord::GraphBreak));
         ++st->breaks;
         log("breaks", "graph break: " + out->break_text + (r.chain.empty() ? "" : "\n  inlined: " + r.chain));
       }
@@ -531,6 +532,7 @@ bool build_entry(PyFrameObject* f, CodeState* st, const JitOptions& opt, CacheEn
     out->reason_text = text;
     st->break_reasons.push_back(text);
     st->break_chains.push_back(r.chain);
+    st->break_records.push_back(break_record(r, BreakRecord::Refusal));
     log("breaks", text + (r.chain.empty() ? "" : "\n  inlined: " + r.chain));
     if (r.loop_offset >= 0 && !opt.fullgraph && (r.ops_seen > 0 || copt.break_without_graph))
       outline_entry(co, st, opt, r, out);
@@ -660,6 +662,7 @@ PJ_COLD PyObject* run_miss(PyThreadState* ts, PyFrameObject* f, CodeState* st, c
                         "); it runs eagerly from now on. Last guard failure: " + why.text() + remedy(why, opt);
       st->break_reasons.push_back(msg);
       st->break_chains.push_back("");
+      st->break_records.push_back(runtime_record(Break::RecompileLimit, msg));
       // Frames that are candidates only because of stress mode count it instead of warning (not
       // even at debug level: the program's own logging, which it may inspect, never sees them).
       if (!stress_only(opt)) report(kLogWarning, msg);
@@ -849,6 +852,7 @@ static void reset_code_state(CodeState* st, std::set<CodeState*>* done) {
   st->recompile_reasons.clear();
   st->break_reasons.clear();
   st->break_chains.clear();
+  st->break_records.clear();
   st->dynamic_dims.clear();
   st->dynamic_scalars.clear();
 }

@@ -668,6 +668,28 @@ int set_item(PyObject* d, const char* k, PyObject* v) {
   return rc;
 }
 
+// [{id, name, message, detail, file, line, function, chain, kind, text}] of each break and refusal:
+// what pijit.explain and the dump read instead of parsing `text` (STYLE.md 17). A run-time refusal
+// has no place: file, line and function are None.
+PyObject* break_record_list(const std::vector<BreakRecord>& records) {
+  auto str = [](const std::string& t) { return PyUnicode_DecodeUTF8(t.data(), t.size(), "replace"); };
+  Ref l(PyList_New(0));
+  for (const BreakRecord& b : records) {
+    Ref d(PyDict_New());
+    if (!d) return nullptr;
+    bool placed = b.kind != BreakRecord::Runtime;
+    if (set_item(d.get(), "id", str(b.id)) < 0 || set_item(d.get(), "name", str(b.name)) < 0 ||
+        set_item(d.get(), "message", str(b.message)) < 0 || set_item(d.get(), "detail", str(b.detail)) < 0 ||
+        set_item(d.get(), "file", placed ? str(b.file) : (Py_INCREF(Py_None), Py_None)) < 0 ||
+        set_item(d.get(), "line", placed ? PyLong_FromLong(b.line) : (Py_INCREF(Py_None), Py_None)) < 0 ||
+        set_item(d.get(), "function", placed ? str(b.function) : (Py_INCREF(Py_None), Py_None)) < 0 ||
+        set_item(d.get(), "chain", str(b.chain)) < 0 || set_item(d.get(), "text", str(b.text)) < 0 ||
+        set_item(d.get(), "kind", PyUnicode_FromString(b.kind_name())) < 0 || PyList_Append(l.get(), d.get()) < 0)
+      return nullptr;
+  }
+  return l.release();
+}
+
 // Graphs and breaks of the resume functions graph breaks of `st` made, and of theirs.
 // (A resume function shared by several entries counts once.)
 void resume_totals(const CodeState* st, int64_t* graphs, int64_t* breaks, std::set<const CodeState*>* seen) {
@@ -743,6 +765,7 @@ PyObject* py_jit_stats(PyObject*, PyObject* obj) {
   set_item(d.get(), "graph_failures", PyLong_FromLongLong(st ? st->graph_failures : 0));
   set_item(d.get(), "recompile_reasons", str_list(st ? st->recompile_reasons : std::vector<std::string>{}));
   set_item(d.get(), "break_reasons", str_list(st ? st->break_reasons : std::vector<std::string>{}));
+  set_item(d.get(), "break_records", break_record_list(st ? st->break_records : std::vector<BreakRecord>{}));
   Py_INCREF(entries.get());
   set_item(d.get(), "entries", entries.get());
   return d.release();
@@ -764,7 +787,7 @@ PyObject* py_set_auto_capture(PyObject*, PyObject* dirs) {
 }
 
 // capture_summary() -> [{function, file, line, resume, loop_body, loop_bodies, compiles, graphs, breaks, recompiles, effects,
-// break_reasons, skip_reason}] for every code pijit captured (what `pijit run --summary` prints).
+// break_reasons, break_records, skip_reason}] for every code pijit captured (what `pijit run --summary` prints).
 PyObject* py_capture_summary(PyObject*, PyObject*) {
   Ref out(PyList_New(0));
   for (PinnedState& pinned : pinned_code_states()) {
@@ -792,6 +815,7 @@ PyObject* py_capture_summary(PyObject*, PyObject*) {
     set_item(d.get(), "recompiles", PyLong_FromLongLong(st->recompiles));
     set_item(d.get(), "break_reasons", str_list(st->break_reasons));
     set_item(d.get(), "break_chains", str_list(st->break_chains));
+    set_item(d.get(), "break_records", break_record_list(st->break_records));
     set_item(d.get(), "skip_reason", PyUnicode_FromString(st->skip_reason.c_str()));
     // pijit.explain: the code object, its entries' guards and graphs, and where the time went
     Py_INCREF(st->code);

@@ -98,7 +98,7 @@ def main():
     net, x, jq = outputs(64, 8, 1000)
     st = pj.jit_stats(jq)
     print("  construct's cache: %d entries with a graph, %d of them with a break (%s)"
-          % (st["graphs"], st["breaks"], "; ".join(r.split(" at ")[0] for r in st["break_reasons"])))
+          % (st["graphs"], st["breaks"], "; ".join(b["id"] + " " + b["name"] for b in st["break_records"])))
     outputs(512, 64, 50)  # a logging call (~15 us) weighs less next to a larger graph
     jtrain, jquiet = pj.jit(train), pj.jit(train_quiet)
     assert jtrain(net, x) == train(net, x)

@@ -74,10 +74,10 @@ def _last_line(code):
     return max(lines + [code.co_firstlineno])
 
 
-def _break_dict(text, chain):
-    b = Break(text, chain)
-    return {"id": b.id, "name": b.name, "message": b.message, "file": b.file, "line": b.line,
-            "function": b.function, "text": text, "chain": b.chain}
+def _break_dict(record):
+    b = Break(record)  # the record's fields, as explain shows them (no text is parsed)
+    return {"id": b.id, "name": b.name, "message": b.message, "detail": b.detail, "file": b.file,
+            "line": b.line, "function": b.function, "text": b.text, "chain": b.chain, "kind": b.kind}
 
 
 def run_summary():
@@ -87,7 +87,7 @@ def run_summary():
     fns = []
     for r in rows:
         code = r["code"]
-        breaks = [_break_dict(t, c) for t, c in zip(r["break_reasons"], r["break_chains"])]
+        breaks = [_break_dict(b) for b in r["break_records"]]
         key = r["dump_key"]
         folder = os.path.join(_state["dir"], key) if _state["dir"] and key else None
         files = sorted(os.listdir(folder)) if folder and os.path.isdir(folder) else []

@@ -7,36 +7,32 @@
     report.graph_count, report.break_count, report.breaks, report.guards, report.recompiles,
     report.ops_per_graph, report.functions, report.outputs
 
-A break is (id, name, message, file, line, function), e.g. ("B006", "Print", "print()", "f.py",
-12, "f"). `python -m pijit explain script.py args...` prints the report of a whole script.
+A break is (id, name, message, file, line, function), e.g. ("B002", "DataDependent", "reads the data
+of a tensor (...): float() reads the data of a tensor being captured", "f.py", 12, "f"), read from the
+record capture made (jit_stats(f)["break_records"]), never parsed out of its text.
+`python -m pijit explain script.py args...` prints the report of a whole script.
 """
-import re
 import time
 
 from pijit import _C
 
 _START = time.time()
 
-_BREAK = re.compile(r"^(B\d+) (\w+) at (.*?):(\d+) in ([^:]+): (.*)$", re.S)
-
 
 class Break(object):
-    """One graph break or refusal: its reason id and name (capture/break_reasons.def), the message,
-    and the user's file, line and function."""
-    __slots__ = ("id", "name", "message", "file", "line", "function", "text", "chain")
+    """One graph break or refusal: its reason id and name (capture/break_reasons.def), the message
+    (what happened, then ": " and the specifics), the user's file, line and function, the inline
+    chain, and its kind: "break" (a graph ran, the interpreter runs the rest), "refusal" (the frame
+    runs eagerly) or "runtime" (refused at run time, e.g. the recompile limit: file, line and
+    function are None). Built from a record of jit_stats(f)["break_records"]."""
+    __slots__ = ("id", "name", "message", "detail", "file", "line", "function", "text", "chain", "kind")
 
-    def __init__(self, text, chain=""):
-        self.text = text
+    def __init__(self, record):
+        self.id, self.name, self.kind = record["id"] or None, record["name"] or None, record["kind"]
+        self.message, self.detail, self.text = record["message"], record["detail"], record["text"]
+        self.file, self.line, self.function = record["file"], record["line"], record["function"]
         # inside inlined code: the calls that led there, outermost first ("f (a.py:10)", ...)
-        self.chain = chain.split(" -> ") if chain else []
-        m = _BREAK.match(text)
-        if m:
-            self.id, self.name, self.file = m.group(1), m.group(2), m.group(3)
-            self.line, self.function, self.message = int(m.group(4)), m.group(5), m.group(6)
-        else:  # a run-time refusal (recompile limit): no place in the source
-            self.id = self.name = self.file = self.function = None
-            self.line = None
-            self.message = text
+        self.chain = record["chain"].split(" -> ") if record["chain"] else []
 
     def __repr__(self):
         return "Break(%r)" % self.text
@@ -53,7 +49,7 @@ class FunctionReport(object):
         self.function, self.file, self.line = row["function"], row["file"], row["line"]
         self.kind = "resume function" if row["resume"] else "loop body" if row["loop_body"] else "function"
         self.compiles, self.graphs, self.recompile_count = row["compiles"], row["graphs"], row["recompiles"]
-        self.breaks = [Break(t, c) for t, c in zip(row["break_reasons"], row["break_chains"])]
+        self.breaks = [Break(b) for b in row["break_records"]]
         # (the recompiles before the report's first call are another story: code the calls merely
         # ran, an audit hook, may have recompiled long before)
         self.recompiles = list(row["recompile_reasons"])[earlier_recompiles:]

@@ -137,7 +137,9 @@ def jit_stats(fn):
     """Counters, guards (as text) and graphs of a jitted function, method or Cell:
     compiles, graphs, cache_hits, cache_misses, recompiles, frames_rewritten (of which
     frames_direct: a direct call ran the graph without the rewritten code), frames_default,
-    recompile_reasons ("x.shape[0]: 3 -> 4"), break_reasons, entries (guards, graph, ops, hits, compiled, plan, memo_reuses)."""
+    recompile_reasons ("x.shape[0]: 3 -> 4"), break_reasons (as text), break_records (each as a dict:
+    id, name, message, detail, file, line, function, chain, kind, text; read these, not the text),
+    entries (guards, graph, ops, hits, compiled, plan, memo_reuses)."""
     return _C.jit_stats(fn)
 
 
