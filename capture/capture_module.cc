@@ -1,6 +1,7 @@
 // Test hooks of capture/ on pijit._C. Underscored: not API.
 #include "py/pyport.h"  // first (Python.h)
 
+#include "capture/op_table.h"
 #include "capture/simulator.h"
 #include "py/py_common.h"
 
@@ -15,7 +16,20 @@ PyObject* py_test_interrupt(PyObject*, PyObject* exc_type) {
   Py_RETURN_NONE;
 }
 
+// _C._simulated_opcodes() -> the names of the running interpreter's opcodes capture has a handler
+// for (capture/op_handlers.def); every other opcode refuses with B001.
+PyObject* py_simulated_opcodes(PyObject*, PyObject*) {
+  Ref out(PyList_New(0));
+  if (!out) return nullptr;
+  for (Opcode op : capture::simulated_opcodes()) {
+    Ref name(PyUnicode_FromString(op_name(op)));
+    if (!name || PyList_Append(out.get(), name.get()) < 0) return nullptr;
+  }
+  return out.release();
+}
+
 PyMethodDef capture_methods[] = {
+    {"_simulated_opcodes", py_simulated_opcodes, METH_NOARGS, "names of the opcodes capture simulates"},
     {"_test_interrupt_next_trace", py_test_interrupt, METH_O, "test hook: an exception pending at the next traced call"},
     {nullptr, nullptr, 0, nullptr}};
 

@@ -1,5 +1,5 @@
-// Internals of the simulator shared by its translation units (simulator.cc: the frame loop and one
-// handler per opcode; sim_values.cc: sources, guards, attributes, calls). Not an API.
+// Internals of the simulator shared by its translation units (simulator.cc: the frame loop;
+// op_*.cc: one handler per opcode; sim_values.cc: sources, guards, attributes, calls). Not an API.
 #pragma once
 
 #include "py/pyport.h"  // first (Python.h)
@@ -415,7 +415,29 @@ class Simulator {
   // ---- the frame loop (simulator.cc) ----
   void load_code(SimFrame& fr, PyCodeObject* co);
   PyObject* run_frame(SimFrame& fr);
-  void step(SimFrame& fr, const Instruction& ins);
+  void step(SimFrame& fr, const Instruction& ins);  // dispatches to the opcode's handler (op_table.cc)
+
+  // ---- one handler per opcode (op_handlers.def; capture/op_*.cc) ----
+#define PJ_HANDLER(opcode) void opcode(SimFrame& fr, const Instruction& ins);
+#define PJ_FAMILY(opcode, handler)
+#include "capture/op_handlers.def"
+#undef PJ_HANDLER
+#undef PJ_FAMILY
+  // Families: one handler, the opcode tells the operation.
+  void binary_operator(SimFrame& fr, const Instruction& ins);
+  void unary_operator(SimFrame& fr, const Instruction& ins);
+  void dict_update(SimFrame& fr, const Instruction& ins);
+  void build_unpack(SimFrame& fr, const Instruction& ins);
+  void build_map_unpack(SimFrame& fr, const Instruction& ins);
+  void jump_unconditional(SimFrame& fr, const Instruction& ins);
+  void pop_jump_if(SimFrame& fr, const Instruction& ins);
+  void jump_if_or_pop(SimFrame& fr, const Instruction& ins);
+  void setup_block(SimFrame& fr, const Instruction& ins);
+  void import_statement(SimFrame& fr, const Instruction& ins);
+  void async_opcode(SimFrame& fr, const Instruction& ins);
+  void match_class_flag(SimFrame& fr, const Instruction& ins);
+  // Every opcode op_handlers.def does not list: B001 UnsupportedOpcode.
+  void unsupported_opcode(SimFrame& fr, const Instruction& ins);
   int current_line() const;
   PyCodeObject* current_code() const;  // the innermost user frame's
   std::string inline_chain() const;    // StopCapture::chain

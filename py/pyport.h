@@ -97,6 +97,16 @@ inline unsigned long match_pattern_flag(bool sequence) {
 #endif
 }
 
+// ... and the flag of the builtin classes whose class pattern's one positional sub-pattern is the
+// subject itself (`case int(n)`); 0 before 3.10.
+inline unsigned long match_self_flag() {
+#if PY_VERSION_HEX >= 0x030A0000
+  return _Py_TPFLAGS_MATCH_SELF;
+#else
+  return 0;
+#endif
+}
+
 // MAKE_FUNCTION's annotations: 3.10 pushes a tuple of (name, value) pairs, flattened, which the
 // function keeps and turns into the dict on first read; PyFunction_SetAnnotations wants the dict.
 // New reference, or nullptr with a Python exception set.

@@ -2296,8 +2296,10 @@ def getattr_with_default(x, obj):
 
 # =============================================================================================
 # 3.10's structural pattern matching (generated source: `match` does not parse before 3.10).
-# Sequence patterns are simulated (the subject's class flags, len); mapping and class patterns
-# refuse (B001) until MATCH_KEYS / MATCH_CLASS / COPY_DICT_WITHOUT_KEYS are simulated.
+# Simulated: sequence patterns (the subject's class flags, len), mapping patterns on dicts (keys
+# guarded present or absent, **rest), class patterns (isinstance, __match_args__, attributes as
+# getattr reads them). A sequence or mapping pattern on an instance of a user class refuses (B001):
+# the class's pattern flags may change.
 # =============================================================================================
 
 if "MATCH_SEQUENCE" in OPCODES:
@@ -2330,8 +2332,9 @@ if "MATCH_SEQUENCE" in OPCODES:
                        "        case _:\n"
                        "            return x\n", "match_mapping"),
              ("MATCH_MAPPING", "MATCH_KEYS", "ROT_N"),
-             [lambda c: (T([1.0]), {"k": 2.0, "j": 3.0}), lambda c: (T([1.0]), {"k": 2.0})],
-             ("B001", "captured"))  # (a one-key dict fails the length test before MATCH_KEYS)
+             [lambda c: (T([1.0]), {"k": 2.0, "j": 3.0}), lambda c: (T([1.0]), {"k": 2.0}),
+              lambda c: (T([1.0]), {"k": 2.0, "i": 3.0}), lambda c: (T([1.0]), {"k": T([2.0]), "j": 3.0, "z": 0}),
+              lambda c: (T([1.0]), {"k": 2.0, "j": 3.0})], "captured", compiles=4)
     register(generated("def match_mapping_rest(x, p):\n"
                        "    match p:\n"
                        "        case {'k': v, **rest}:\n"
@@ -2339,11 +2342,71 @@ if "MATCH_SEQUENCE" in OPCODES:
                        "        case _:\n"
                        "            return x, []\n", "match_mapping_rest"),
              ("COPY_DICT_WITHOUT_KEYS",),
-             [lambda c: (T([1.0]), {"k": 2.0, "j": 3.0}), lambda c: (T([1.0]), {"j": 2.0})], "B001")
+             [lambda c: (T([1.0]), {"k": 2.0, "j": 3.0}), lambda c: (T([1.0]), {"j": 2.0}),
+              lambda c: (T([1.0]), {"k": T([3.0]), "a": 1, "b": [2]}), lambda c: (T([1.0]), {"k": 2.0, "j": 3.0})],
+             "captured")
+    class Keys(object):
+        A = "k"
+        B = "k"
+
+    register(generated("def match_mapping_duplicate_key(x, p):\n"
+                       "    match p:\n"
+                       "        case {Keys.A: v, Keys.B: w}:\n"
+                       "            return x * v\n"
+                       "    return x\n", "match_mapping_duplicate_key"),
+             ("MATCH_KEYS",), [lambda c: (T([1.0]), {"k": 2.0, "j": 1.0})] * 2, "B007")
+    class MapOfMine(dict):
+        def get(self, key, default=None):
+            return 10.0
+
+    register(generated("def match_mapping_of_a_class(x, p):\n"
+                       "    match p:\n"
+                       "        case {'k': v}:\n"
+                       "            return x * v\n"
+                       "    return x\n", "match_mapping_of_a_class"),
+             ("MATCH_KEYS",), [lambda c: (T([1.0]), MapOfMine(k=2.0))] * 2, "B001")
     register(generated("def match_class(x, p):\n"
                        "    match p:\n"
                        "        case Box(v=v):\n"
                        "            return x * v\n"
                        "        case _:\n"
                        "            return x\n", "match_class"),
-             ("MATCH_CLASS",), [lambda c: (T([1.0]), Box(2.0)), lambda c: (T([1.0]), 3.0)], "B001")
+             ("MATCH_CLASS",), [lambda c: (T([1.0]), Box(2.0)), lambda c: (T([1.0]), 3.0),
+                                lambda c: (T([1.0]), Box(T([2.0]))), lambda c: (T([1.0]), Slotted(3.0))],
+             "captured")
+
+    class Point(object):
+        __match_args__ = ("x", "y")
+
+        def __init__(self, x, y):
+            self.x, self.y = x, y
+
+    class Point3(Point):
+        __match_args__ = ("x", "y", "z")
+
+        def __init__(self, x, y, z=None):
+            Point.__init__(self, x, y)
+            if z is not None:
+                self.z = z
+
+    register(generated("def match_class_positional(x, p):\n"
+                       "    match p:\n"
+                       "        case Point3(a, b, c):\n"
+                       "            return x * a + b * c\n"
+                       "        case Point(a, y=b):\n"
+                       "            return x * a - b\n"
+                       "        case int(n) | float(n):\n"
+                       "            return x + n\n"
+                       "        case str() as s:\n"
+                       "            return x * len(s)\n"
+                       "    return x\n", "match_class_positional"),
+             ("MATCH_CLASS",), [lambda c: (T([1.0]), Point(2.0, 3.0)), lambda c: (T([1.0]), Point3(2.0, 3.0, 4.0)),
+                                lambda c: (T([1.0]), Point3(2.0, 3.0)), lambda c: (T([1.0]), 5),
+                                lambda c: (T([1.0]), 2.5), lambda c: (T([1.0]), "abc"), lambda c: (T([1.0]), None),
+                                lambda c: (T([1.0]), Point(T([2.0]), 3.0))], "captured")
+    register(generated("def match_class_too_many_positional(x, p):\n"
+                       "    match p:\n"
+                       "        case Point(a, b, c):\n"
+                       "            return x * a\n"
+                       "    return x\n", "match_class_too_many_positional"),
+             ("MATCH_CLASS",), [lambda c: (T([1.0]), Point(2.0, 3.0))] * 2, "B007")

@@ -1,0 +1,124 @@
+// Opcode handlers: raises, except handlers, finally bodies and with-blocks (op_handlers.def; the
+// protocols themselves: sim_exceptions.cc, sim_finally38.cc).
+#include "py/pyport.h"  // first (Python.h)
+
+#include "capture/sim_stack.h"
+#include "capture/sim_state.h"
+
+#if PJ_PY_CAPTURE_SUPPORTED
+
+namespace pj::capture {
+
+// A context manager's __enter__ / __exit__, looked up on its type as `with` does, bound to it.
+// Only Python functions (the user's, simulated; pijit's, traced): a builtin manager (a lock, a
+// file) would act at capture time.
+PyObject* Simulator::with_method(PyObject* mgr, const char* name) {
+  PyObject* key = own(PyUnicode_InternFromString(name));
+  PyObject* f = _PyType_Lookup(Py_TYPE(mgr), key);
+  if (!f) stop(Break::Raises, std::string("AttributeError: ") + name + " (a with-block on a " + Py_TYPE(mgr)->tp_name + ")");
+  if (!PyFunction_Check(f)) stop(Break::ExceptionHandling, std::string("with-block on a ") + Py_TYPE(mgr)->tp_name);
+  if (node_of(mgr) >= 0) guard_class(node_of(mgr), Py_TYPE(mgr), key);  // a method patched later recompiles
+  PyObject* bound = own(PyMethod_New(f, mgr));
+  with_exits_[bound] = name;
+  return bound;
+}
+
+// (opcodes of some versions only: ids the running interpreter lacks are never decoded)
+void Simulator::JUMP_IF_NOT_EXC_MATCH(SimFrame& fr, const Instruction& ins) {
+  PyObject* pattern = pop(fr);
+  if (!exception_matches(pop(fr), pattern)) jump(fr, ins);
+}
+
+void Simulator::RERAISE(SimFrame& fr, const Instruction& ins) {
+  reraise(fr);
+}
+
+#if PJ_PY_BLOCKS_37
+void Simulator::END_FINALLY(SimFrame& fr, const Instruction& ins) {
+  if (top(fr) == return_marker()) {  // a return goes on unwinding
+    pop(fr);
+    return return_value(fr, pop(fr));
+  }
+  if (top(fr) == silenced_marker()) {  // a with-block's __exit__ swallowed the exception
+    pop(fr);
+    if (fr.blocks.empty() || fr.blocks.back().op != Opcode::POP_EXCEPT) stop(Break::Internal, "silenced outside a handler");
+    SimFrame::Block b = fr.blocks.back();
+    fr.blocks.pop_back();
+    unwind_except_handler(fr, b);
+    return;
+  }
+  if (fr.stack.size() >= 3 && made_exception(top(fr, 2))) return reraise(fr);
+  if (top(fr) != Py_None) stop(Break::ExceptionHandling, "finally block reached by an exception");
+  pop(fr);
+}
+#endif
+
+#if PJ_PY_FINALLY_38
+void Simulator::BEGIN_FINALLY(SimFrame& fr, const Instruction& ins) {
+  push(fr, finally_null());
+}
+#endif
+
+#if PJ_PY_FINALLY_38
+void Simulator::CALL_FINALLY(SimFrame& fr, const Instruction& ins) {
+  call_finally(fr, ins);
+}
+#endif
+
+#if PJ_PY_FINALLY_38
+void Simulator::POP_FINALLY(SimFrame& fr, const Instruction& ins) {
+  pop_finally(fr, ins.arg);
+}
+#endif
+
+#if PJ_PY_FINALLY_38
+void Simulator::END_FINALLY(SimFrame& fr, const Instruction& ins) {
+  end_finally(fr);
+}
+#endif
+
+void Simulator::RAISE_VARARGS(SimFrame& fr, const Instruction& ins) {
+  raise_statement(fr, ins.arg);
+}
+
+void Simulator::POP_EXCEPT(SimFrame& fr, const Instruction& ins) {
+  pop_except(fr);
+}
+
+void Simulator::SETUP_WITH(SimFrame& fr, const Instruction& ins) {
+  // exit = type(mgr).__exit__ bound; enter's result pushed over a SETUP_FINALLY block whose
+  // handler calls exit with the exception (a simulated raise; sim_exceptions.cc).
+  PyObject* mgr = pop(fr);
+  PyObject* exit = with_method(mgr, "__exit__");
+  PyObject* enter = with_method(mgr, "__enter__");
+  push(fr, exit);
+  PyObject* entered = call(enter, {}, nullptr);
+  fr.blocks.push_back({Opcode::SETUP_FINALLY, ins.jump_target, fr.stack.size(), node_of(mgr) >= 0});
+  push(fr, entered);
+}
+
+#if PJ_PY_BLOCKS_37 || PJ_PY_FINALLY_38
+void Simulator::WITH_CLEANUP_START(SimFrame& fr, const Instruction& ins) {
+  with_cleanup_start(fr);
+}
+#endif
+
+#if PJ_PY_BLOCKS_37 || PJ_PY_FINALLY_38
+void Simulator::WITH_CLEANUP_FINISH(SimFrame& fr, const Instruction& ins) {
+  with_cleanup_finish(fr);
+}
+#endif
+
+#if !(PJ_PY_BLOCKS_37 || PJ_PY_FINALLY_38)
+// exit(type, value, traceback) under the exception's values
+void Simulator::WITH_EXCEPT_START(SimFrame& fr, const Instruction& ins) {
+  if (fr.stack.size() < 7 || !made_exception(top(fr, 2))) stop(Break::ExceptionHandling, "WITH_EXCEPT_START without an exception");
+  PyObject* exit = top(fr, 7);
+  refuse_traceback_reader(exit);
+  push(fr, call(exit, {top(fr), top(fr, 2), Py_None}, nullptr));
+}
+#endif
+
+}  // namespace pj::capture
+
+#endif  // PJ_PY_CAPTURE_SUPPORTED
