@@ -224,6 +224,15 @@ class Simulator {
   std::unordered_set<PyObject*> exceptions_;  // exception objects made by the simulation
   bool made_exception(PyObject* v) const { return !exceptions_.empty() && exceptions_.count(v) > 0; }
   void unwind_except_handler(SimFrame& fr, const SimFrame::Block& b);
+  // Where the simulated exception on its way out was raised (its innermost user frame, before the
+  // frames it leaves are popped): a refusal for an exception no simulated handler catches names
+  // that line, not the root's.
+  struct RaiseOrigin {
+    PyObject* value = nullptr;
+    int line = 0;
+    PyCodeObject* code = nullptr;
+    std::string chain;
+  } raise_origin_;
   // materialize() for code that only moves references (iteration, list.append): made objects
   // held by the container pass as they are.
   bool passing_ = false;

@@ -195,7 +195,10 @@ void Simulator::run_root(PyFrameObject* f) {
     std::string msg = text && PyUnicode_Check(text) ? py::text(text) : "";
     Py_XDECREF(text);
     PyErr_Clear();
-    stop(Break::Raises, std::string(Py_TYPE(raised.value)->tp_name) + (msg.empty() ? "" : ": " + msg));
+    std::string detail = std::string(Py_TYPE(raised.value)->tp_name) + (msg.empty() ? "" : ": " + msg);
+    if (raise_origin_.value == raised.value)
+      throw StopCapture{Break::Raises, std::move(detail), raise_origin_.line, raise_origin_.code, nullptr, raise_origin_.chain};
+    stop(Break::Raises, std::move(detail));
   }
   if (generator_cleanup_pending())
     stop(Break::Generator, "a generator is left suspended inside a try or with block (closing it runs its cleanup)");
@@ -327,7 +330,9 @@ PyObject* Simulator::run_frame(SimFrame& fr) {
     } catch (const SimRaise& raised) {
       moving_ = was_moving;
       if (derive || !shape_armed_.empty()) stop(Break::ExceptionHandling, "an exception raised in the middle of a number's use");
+      if (raise_origin_.value != raised.value) raise_origin_ = {raised.value, current_line(), current_code(), inline_chain()};
       if (!enter_handler(fr, raised.value)) throw;
+      raise_origin_.value = nullptr;  // caught
       if (fr.root) {  // a jump to the handler
         after_jump_ = true;
         last_line_ = ins.line;

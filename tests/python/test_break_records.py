@@ -47,6 +47,17 @@ def outer(x):
     return middle(x)
 
 
+def checks(y):
+    if y.shape[0] > 1:
+        raise ValueError("too long: %d" % y.shape[0])  # no simulated handler catches it
+    return y
+
+
+def calls_checks(x):
+    y = ops.relu(x * 2)
+    return checks(y) + 1
+
+
 def adds(x, k):
     return x + k
 
@@ -144,6 +155,24 @@ class BreakRecords(unittest.TestCase):
         self.assertEqual(b.chain, chain)
         records = self.assertSameAsStats(outer)
         self.assertEqual(records[0]["chain"], " -> ".join(chain))
+
+    def test_an_exception_leaving_the_function_is_placed_where_it_was_raised(self):
+        pj.reset(calls_checks)
+        ex = pj.explain(calls_checks)
+        with self.assertRaisesRegex(ValueError, "too long: 2"):
+            ex(pj.Tensor([1.0, 2.0]))
+        report = ex(pj.Tensor([1.0]))
+        self.assertEqual(report.outputs[-1].tolist(), [3.0])
+        breaks = [f for f in report.functions if f.function == "calls_checks"][0].breaks
+        self.assertEqual(len(breaks), 1, str(report))
+        b = breaks[0]
+        here = __file__.replace(".pyc", ".py")
+        line = checks.__code__.co_firstlineno + 2  # the raise, not either def line
+        self.assertEqual((b.id, b.name, b.file, b.line, b.function), ("B007", "Raises", here, line, "checks"))
+        self.assertEqual(b.detail, "ValueError: too long: 2")
+        self.assertEqual(b.chain, ["calls_checks (%s:%d)" % (here, calls_checks.__code__.co_firstlineno + 2),
+                                   "checks (%s:%d)" % (here, line)])
+        self.assertSameAsStats(calls_checks)
 
     def test_the_recompile_limit_is_a_runtime_record_with_no_place(self):
         jf = pj.jit(adds, recompile_limit=2, dynamic=0)  # dynamic=0: each k a guarded constant
