@@ -19,6 +19,7 @@ PyObject* py_test_interrupt(PyObject*, PyObject* exc_type) {
 // _C._simulated_opcodes() -> the names of the running interpreter's opcodes capture has a handler
 // for (capture/op_handlers.def); every other opcode refuses with B001.
 PyObject* py_simulated_opcodes(PyObject*, PyObject*) {
+  if (!kCaptureSupported) return fail(PyExc_NotImplementedError, kUnsupportedPythonMessage);
   Ref out(PyList_New(0));
   if (!out) return nullptr;
   for (Opcode op : capture::simulated_opcodes()) {

@@ -47,10 +47,20 @@ DecodeResult decode(const uint8_t* code, size_t size, const int* unit_lines) {
     ins.arg = has_flag(op, kArg) ? static_cast<int>(arg) : 0;  // CPython ignores a no-arg op's byte
     ins.line = unit_lines ? unit_lines[off / py::kCodeUnit] : 0;
     if (ins.line < 0) ins.line = ~ins.line, ins.no_line = true;
+    const size_t caches = static_cast<size_t>(cache_units(op)) * py::kCodeUnit;
+    if (off + py::kCodeUnit + caches > size) {
+      r.error = at("truncated inline caches", off);
+      return r;
+    }
     if (is_jump(op)) {
-      size_t target = static_cast<size_t>(arg) * py::kJumpUnit;
-      if (has_flag(op, kJumpRel)) target += off + py::kCodeUnit;
-      if (target >= size || target % py::kCodeUnit != 0) {
+      // Relative jumps count from the next instruction, after the caches; 3.11's backward ones
+      // count back from there.
+      const size_t next = off + py::kCodeUnit + caches;
+      const size_t distance = static_cast<size_t>(arg) * py::kJumpUnit;
+      long long target = static_cast<long long>(distance);
+      if (has_flag(op, kJumpBack)) target = static_cast<long long>(next) - target;
+      else if (has_flag(op, kJumpRel)) target += static_cast<long long>(next);
+      if (target < 0 || target >= static_cast<long long>(size) || target % py::kCodeUnit != 0) {
         r.error = at(("jump target " + std::to_string(target) + " outside the code").c_str(), off);
         return r;
       }
@@ -59,6 +69,7 @@ DecodeResult decode(const uint8_t* code, size_t size, const int* unit_lines) {
     r.instructions.push_back(ins);
     ext = 0;
     prefixes = 0;
+    off += caches;  // the cache units hold no instruction
   }
   if (prefixes) {
     r.error = at("truncated EXTENDED_ARG (no instruction follows)", start);
@@ -69,14 +80,22 @@ DecodeResult decode(const uint8_t* code, size_t size, const int* unit_lines) {
   for (size_t i = 0; i < r.instructions.size(); ++i)
     for (int u = r.instructions[i].start; u <= r.instructions[i].offset; u += py::kCodeUnit)
       owner[u / py::kCodeUnit] = static_cast<int>(i);
-  for (const Instruction& ins : r.instructions)
-    if (ins.jump_target >= 0) r.instructions[owner[ins.jump_target / py::kCodeUnit]].is_jump_target = true;
+  for (const Instruction& ins : r.instructions) {
+    if (ins.jump_target < 0) continue;
+    const int target_owner = owner[ins.jump_target / py::kCodeUnit];
+    if (target_owner < 0) {
+      r.error = at(("jump target " + std::to_string(ins.jump_target) + " inside an instruction's caches").c_str(), ins.offset);
+      r.instructions.clear();
+      return r;
+    }
+    r.instructions[target_owner].is_jump_target = true;
+  }
   return r;
 }
 
 DecodeResult decode_code(_object* code) {
   DecodeResult r;
-  if (!py::kCaptureSupported) {
+  if (!py::kDecodeSupported) {
     r.error = py::kUnsupportedPythonMessage;
     return r;
   }

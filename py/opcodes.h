@@ -25,7 +25,11 @@ enum OpFlag : uint32_t {
   kLocal = 1u << 8,      // argument indexes co_varnames (fast locals)
   kFree = 1u << 9,       // argument indexes cell + free variables
   kCompare = 1u << 10,   // argument is a comparison kind
+  kJumpBack = 1u << 11,  // (with kJumpRel) the jump goes back from the next instruction (3.11)
 };
+// Bits 16-23 of the flags: how many inline cache units follow the instruction (3.11).
+constexpr uint32_t kCachesShift = 16;
+constexpr uint32_t kCaches(int units) { return static_cast<uint32_t>(units) << kCachesShift; }
 
 // The versions column of opcodes.def: one bit per CPython minor version with a table column.
 enum OpVersion : uint32_t {
@@ -33,6 +37,7 @@ enum OpVersion : uint32_t {
   V38 = 1u << 1,
   V39 = 1u << 2,
   V310 = 1u << 3,
+  V311 = 1u << 4,
 };
 
 enum class Opcode : uint16_t {
@@ -57,6 +62,8 @@ const OpInfo& op_info(Opcode op);
 inline const char* op_name(Opcode op) { return op_info(op).name; }
 inline bool has_flag(Opcode op, OpFlag f) { return (op_info(op).flags & f) != 0; }
 inline bool is_jump(Opcode op) { return has_flag(op, kJumpRel) || has_flag(op, kJumpAbs); }
+// Cache units (of kCodeUnit bytes) after the instruction: 0 before 3.11.
+inline int cache_units(Opcode op) { return static_cast<int>((op_info(op).flags >> kCachesShift) & 0xFF); }
 
 // The running interpreter's opcode number -> pijit id (Opcode::kInvalid if unknown) and back
 // (-1 if the running interpreter lacks it).

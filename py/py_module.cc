@@ -12,9 +12,9 @@ namespace {
 
 using py::Opcode;
 
-// On a Python whose capture is not built yet every hook raises, with the same message.
+// On a Python with no column in the opcode table every hook raises, with the same message.
 bool refuse_unsupported() {
-  if (kCaptureSupported) return false;
+  if (kDecodeSupported) return false;
   PyErr_SetString(PyExc_NotImplementedError, kUnsupportedPythonMessage);
   return true;
 }
@@ -34,11 +34,11 @@ PyObject* py_opcode_table(PyObject*, PyObject*) {
 
 // _C._opcode_flags() -> {"JUMP_REL": bit, ...}: the meaning of the flags column.
 PyObject* py_opcode_flags(PyObject*, PyObject*) {
-  return Py_BuildValue("{s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:I}", "ARG", py::kArg, "JUMP_REL",
+  return Py_BuildValue("{s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:I}", "ARG", py::kArg, "JUMP_REL",
                        py::kJumpRel, "JUMP_ABS", py::kJumpAbs, "COND_JUMP", py::kCondJump,
                        "SETUP", py::kSetup, "ENDS_BLOCK", py::kEndsBlock, "NAME", py::kName,
                        "CONST", py::kConst, "LOCAL", py::kLocal, "FREE", py::kFree, "COMPARE",
-                       py::kCompare);
+                       py::kCompare, "JUMP_BACK", py::kJumpBack, "CACHES_SHIFT", py::kCachesShift);
 }
 
 // _C._stack_effect(opcode_number, oparg, jump=None): pijit's table, jump None/True/False as in dis.

@@ -56,6 +56,13 @@
 #define PJ_PY_BLOCKS_37 0
 #define PJ_PY_FINALLY_38 0
 #define PJ_PY_CAPTURE_SUPPORTED 1
+#elif PY_VERSION_HEX >= 0x030B0000 && PY_VERSION_HEX < 0x030C0000
+// 3.11: the opcode table and the decoder (caches, backward jumps, the location table) run; the
+// frame model (_PyInterpreterFrame, exception tables) is not simulated yet.
+#define PJ_PY_VERSION_BIT (1u << 4)
+#define PJ_PY_BLOCKS_37 0
+#define PJ_PY_FINALLY_38 0
+#define PJ_PY_CAPTURE_SUPPORTED 0
 #else
 // No column: the table holds no opcode of this interpreter, and capture refuses to run.
 #define PJ_PY_VERSION_BIT 0u
@@ -67,6 +74,9 @@
 namespace pj::py {
 
 constexpr bool kCaptureSupported = PJ_PY_CAPTURE_SUPPORTED;
+// The opcode table has this interpreter's column and the decoder reads its bytecode (a step
+// before capture: 3.11).
+constexpr bool kDecodeSupported = PJ_PY_VERSION_BIT != 0u;
 // Message of the NotImplementedError raised by capture entry points where kCaptureSupported is false.
 constexpr const char* kUnsupportedPythonMessage =
     "pijit captures on Python 3.7-3.10; on this Python functions run eagerly (3.11's frames are planned)";
@@ -544,6 +554,35 @@ inline bool code_unit_lines(PyCodeObject* co, std::vector<int>& lines) {
     for (; unit < n_units && unit * kCodeUnit < addr; ++unit) lines[unit] = delta == -128 ? ~shown : shown;
   }
   for (; unit < n_units; ++unit) lines[unit] = ~shown;
+  return true;
+#elif PY_VERSION_HEX >= 0x030B0000 && PY_VERSION_HEX < 0x030C0000
+  // The location table (PEP 657) read through co_lines(): (start, end, line) ranges, line None
+  // for artificial instructions (which keep the line before, as dis shows them, as ~line).
+  PyObject* bytes = code_bytes(co);
+  if (!bytes) return PyErr_Clear(), false;
+  Py_ssize_t n_units = PyBytes_GET_SIZE(bytes) / kCodeUnit;
+  Py_DECREF(bytes);
+  lines.assign(n_units, co->co_firstlineno);
+  PyObject* ranges = PyObject_CallMethod(reinterpret_cast<PyObject*>(co), "co_lines", nullptr);
+  PyObject* it = ranges ? PyObject_GetIter(ranges) : nullptr;
+  Py_XDECREF(ranges);
+  if (!it) return PyErr_Clear(), false;
+  int shown = co->co_firstlineno;
+  while (PyObject* range = PyIter_Next(it)) {
+    long start = -1, end = -1;
+    PyObject* line = nullptr;
+    if (PyTuple_Check(range) && PyTuple_GET_SIZE(range) == 3) {
+      start = PyLong_AsLong(PyTuple_GET_ITEM(range, 0));
+      end = PyLong_AsLong(PyTuple_GET_ITEM(range, 1));
+      line = PyTuple_GET_ITEM(range, 2);
+    }
+    if (line && line != Py_None) shown = static_cast<int>(PyLong_AsLong(line));
+    const bool none = !line || line == Py_None;
+    Py_DECREF(range);
+    for (long u = start / kCodeUnit; start >= 0 && u < end / kCodeUnit && u < n_units; ++u) lines[u] = none ? ~shown : shown;
+  }
+  Py_DECREF(it);
+  if (PyErr_Occurred()) return PyErr_Clear(), false;
   return true;
 #else
   (void)co, (void)lines;

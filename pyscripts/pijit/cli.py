@@ -157,7 +157,7 @@ def _sysinfo(args):
     print("Python %s (%s)" % (sys.version.split()[0], sys.executable))
     print("pijit %s (%s)" % (pijit.__version__, _C.__file__))
     try:
-        _C._opcode_table()
+        _C._simulated_opcodes()
         print("capture: on (pijit captures on Python 3.7-3.10; pj.jit simulates this interpreter's bytecode)")
     except NotImplementedError as e:
         print("capture: off, functions given to pj.jit run eagerly (%s)" % e)
