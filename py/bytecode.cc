@@ -93,6 +93,43 @@ DecodeResult decode(const uint8_t* code, size_t size, const int* unit_lines) {
   return r;
 }
 
+void decode_exception_table(const uint8_t* table, size_t size, size_t code_size, DecodeResult& r) {
+  size_t i = 0;
+  auto varint = [&](bool first, long long* out) {
+    if (i >= size || ((table[i] & 0x80) != 0) != first) return false;
+    long long v = table[i] & 0x3F;
+    while (table[i++] & 0x40) {
+      if (i >= size || (table[i] & 0x80) || v > (1LL << 40)) return false;
+      v = (v << 6) | (table[i] & 0x3F);
+    }
+    *out = v;
+    return true;
+  };
+  std::vector<char> starts(code_size / py::kCodeUnit + 1, 0);
+  for (const Instruction& ins : r.instructions) starts[ins.start / py::kCodeUnit] = 1;
+  starts[code_size / py::kCodeUnit] = 1;  // (a range may end at the code's end)
+  while (i < size) {
+    long long start, length, target, depth_lasti;
+    if (!varint(true, &start) || !varint(false, &length) || !varint(false, &target) || !varint(false, &depth_lasti)) {
+      r.error = "malformed exception table at byte " + std::to_string(i);
+      return;
+    }
+    ExceptionEntry e;
+    const long long unit = py::kCodeUnit, end = (start + length) * unit;
+    if (length <= 0 || end > static_cast<long long>(code_size) || target * unit >= static_cast<long long>(code_size) ||
+        !starts[start] || !starts[end / unit] || !starts[target]) {
+      r.error = "exception table entry " + std::to_string(r.handlers.size()) + " does not fit the code";
+      return;
+    }
+    e.start = static_cast<int>(start * unit);
+    e.end = static_cast<int>(end);
+    e.target = static_cast<int>(target * unit);
+    e.depth = static_cast<int>(depth_lasti >> 1);
+    e.lasti = depth_lasti & 1;
+    r.handlers.push_back(e);
+  }
+}
+
 DecodeResult decode_code(_object* code) {
   DecodeResult r;
   if (!py::kDecodeSupported) {
@@ -116,7 +153,10 @@ DecodeResult decode_code(_object* code) {
     return r;
   }
   r = decode(reinterpret_cast<const uint8_t*>(PyBytes_AS_STRING(bytes)), PyBytes_GET_SIZE(bytes), lines.data());
+  const size_t code_size = static_cast<size_t>(PyBytes_GET_SIZE(bytes));
   Py_DECREF(bytes);
+  if (PyObject* table = r.ok() ? py::exception_table_bytes(co) : nullptr)
+    decode_exception_table(reinterpret_cast<const uint8_t*>(PyBytes_AS_STRING(table)), PyBytes_GET_SIZE(table), code_size, r);
   return r;
 }
 

@@ -29,8 +29,24 @@ struct Instruction {
   bool is_jump_target = false;  // some jump lands on [start, offset]
 };
 
+// One entry of 3.11's exception table (co_exceptiontable): an exception raised by an instruction
+// in [start, end) unwinds the value stack to `depth` items, pushes the offset of the raising
+// instruction when `lasti`, then the exception, and jumps to `target`. Byte offsets. Before 3.11
+// handlers are blocks (SETUP_*) and the table is empty.
+struct ExceptionEntry {
+  int start = 0;
+  int end = 0;
+  int target = 0;
+  int depth = 0;
+  bool lasti = false;
+  bool operator==(const ExceptionEntry& o) const {
+    return start == o.start && end == o.end && target == o.target && depth == o.depth && lasti == o.lasti;
+  }
+};
+
 struct DecodeResult {
   std::vector<Instruction> instructions;
+  std::vector<ExceptionEntry> handlers;  // 3.11: the exception table, in table order
   std::string error;  // empty on success, else why the bytecode is malformed
   bool ok() const { return error.empty(); }
 };
@@ -39,6 +55,12 @@ struct DecodeResult {
 // (~line where the unit has no line of its own: pyport.h's code_unit_lines)
 // byte offset 2*i (nullptr: every line is 0).
 DecodeResult decode(const uint8_t* code, size_t size, const int* unit_lines);
+
+// Reads an exception table (3.11's format: per entry, varints of 6-bit groups, bit 6 = more
+// groups follow, bit 7 marks an entry's first byte: start, length, target in code units, then
+// depth << 1 | lasti) into r.handlers, checking every range and target against r.instructions.
+// Malformed: r.error set.
+void decode_exception_table(const uint8_t* table, size_t size, size_t code_size, DecodeResult& r);
 
 // Decodes a code object (its bytecode and line table). Fails with a reason, never raises, on a
 // Python capture does not support (pyport.h: kCaptureSupported).

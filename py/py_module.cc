@@ -81,7 +81,27 @@ PyObject* py_decode(PyObject*, PyObject* code) {
   PJ_PY_END(nullptr)
 }
 
+// _C._exception_table(code) -> [(start, end, target, depth, lasti)] in bytes, as dis reads the
+// table (3.11); [] before 3.11. Malformed: ValueError.
+PyObject* py_exception_table(PyObject*, PyObject* code) {
+  if (refuse_unsupported()) return nullptr;
+  if (!PyCode_Check(code)) return fail(PyExc_TypeError, std::string("_exception_table expects a code object, got '") +
+                                                            Py_TYPE(code)->tp_name + "'");
+  PJ_PY_BEGIN
+  py::DecodeResult r = py::decode_code(code);
+  if (!r.ok()) return fail(PyExc_ValueError, "malformed bytecode: " + r.error);
+  Ref list(PyList_New(0));
+  if (!list) return nullptr;
+  for (const py::ExceptionEntry& e : r.handlers) {
+    Ref row(Py_BuildValue("(iiiiO)", e.start, e.end, e.target, e.depth, e.lasti ? Py_True : Py_False));
+    if (!row || PyList_Append(list.get(), row.get()) < 0) return nullptr;
+  }
+  return list.release();
+  PJ_PY_END(nullptr)
+}
+
 PyMethodDef py_methods[] = {
+    {"_exception_table", py_exception_table, METH_O, "_exception_table(code): pijit's reading of 3.11's exception table"},
     {"_opcode_table", py_opcode_table, METH_NOARGS, "[(name, number, flags)] of the running interpreter"},
     {"_opcode_flags", py_opcode_flags, METH_NOARGS, "names of the bits in _opcode_table's flags"},
     {"_stack_effect", py_stack_effect, METH_VARARGS, "_stack_effect(opcode, oparg, jump=None) from pijit's table"},

@@ -516,6 +516,17 @@ inline PyObject* code_bytes(PyCodeObject* co) {
 #endif
 }
 
+// The code object's exception table (borrowed): 3.11's co_exceptiontable; nullptr before 3.11,
+// whose handlers are blocks.
+inline PyObject* exception_table_bytes(PyCodeObject* co) {
+#if PY_VERSION_HEX >= 0x030B0000
+  return co->co_exceptiontable;
+#else
+  (void)co;
+  return nullptr;
+#endif
+}
+
 // ---- (b) line numbers ---------------------------------------------------------------------------
 
 // Fills lines[i] with the source line of the code unit at byte offset i * kCodeUnit, the way

@@ -274,6 +274,36 @@ class TestDecode(unittest.TestCase):
         self.assertNotIn("EXTENDED_ARG", [d[1] for d in decoded])
         self.assertIn(300 + 1, [d[2] for d in decoded if d[1] == "LOAD_CONST"])
 
+    def assertReadsHandlersLikeDis(self, code):
+        """3.11: the exception table as dis parses it; before, none (handlers are blocks)."""
+        got = _C._exception_table(code)
+        parse = getattr(dis, "_parse_exception_table", None)
+        want = [(e.start, e.end, e.target, e.depth, e.lasti) for e in parse(code)] if parse else []
+        self.assertEqual(got, want, "%s (%s:%d)" % (code.co_name, code.co_filename, code.co_firstlineno))
+        return len(got)
+
+    def test_exception_tables(self):
+        entries = 0
+        for name in self.MODULES:
+            top = importlib.import_module(name).__spec__.loader.get_code(name)
+            entries += sum(self.assertReadsHandlersLikeDis(code) for code in _all_codes(top))
+        entries += sum(self.assertReadsHandlersLikeDis(code)
+                       for code in _all_codes(compile(SYNTHETIC, "<synthetic>", "exec")))
+        if hasattr(dis, "_parse_exception_table"):
+            self.assertGreater(entries, 500)
+
+    def test_malformed_exception_table_is_a_value_error(self):
+        if not hasattr(dis, "_parse_exception_table"):
+            self.skipTest("no exception tables before 3.11")
+        code = [c for c in _all_codes(compile(SYNTHETIC, "<synthetic>", "exec")) if c.co_name == "blocks"][0]
+        table = code.co_exceptiontable
+        self.assertTrue(table)
+        for reason, bad in (("malformed exception table", table[:-1] + bytes([table[-1] | 0x40])),
+                            ("does not fit the code", bytes([0x80, 1, 0x7F, 0x3F, 0]))):
+            with self.assertRaises(ValueError) as cm:
+                _C._exception_table(code.replace(co_exceptiontable=bad))
+            self.assertIn(reason, str(cm.exception))
+
     def test_malformed_bytecode_is_a_value_error(self):
         base = compile("x = 1", "<m>", "exec")
         ea, load = opcode.opmap["EXTENDED_ARG"], opcode.opmap["LOAD_CONST"]
