@@ -55,6 +55,7 @@ CI_MODULES = [
     "test_contains", "test_augassign", "test_compare", "test_opcodes", "test_exception_variations",
     "test_baseexception", "test_finalization", "test_dynamicclassattribute", "test_subclassinit",
     "test_threading_local", "test_positional_only_arg", "test_named_expressions",
+    "test_patma",  # (3.10+: structural pattern matching; absent modules are left out)
 ]
 # --full adds slower or broader modules for hand runs.
 FULL_EXTRA = [
