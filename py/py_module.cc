@@ -58,15 +58,23 @@ PyObject* py_stack_effect(PyObject*, PyObject* args) {
   return PyLong_FromLong(py::stack_effect(op, oparg, j));
 }
 
+// The decoding of `code` for a test hook named `hook`; false with a Python exception set (a Python
+// with no table column, not a code object: TypeError, malformed bytecode: ValueError).
+bool decoded(PyObject* code, const char* hook, py::DecodeResult* r) {
+  if (refuse_unsupported()) return false;
+  if (!PyCode_Check(code))
+    return fail(PyExc_TypeError, std::string(hook) + " expects a code object, got '" + Py_TYPE(code)->tp_name + "'"), false;
+  *r = py::decode_code(code);
+  if (!r->ok()) return fail(PyExc_ValueError, "malformed bytecode: " + r->error), false;
+  return true;
+}
+
 // _C._decode(code) -> [(offset, opname, arg, line, jump_target, is_jump_target)]; arg and
 // jump_target are None where the opcode has none (as in dis). Malformed bytecode: ValueError.
 PyObject* py_decode(PyObject*, PyObject* code) {
-  if (refuse_unsupported()) return nullptr;
-  if (!PyCode_Check(code)) return fail(PyExc_TypeError, std::string("_decode expects a code object, got '") +
-                                                            Py_TYPE(code)->tp_name + "'");
   PJ_PY_BEGIN
-  py::DecodeResult r = py::decode_code(code);
-  if (!r.ok()) return fail(PyExc_ValueError, "malformed bytecode: " + r.error);
+  py::DecodeResult r;
+  if (!decoded(code, "_decode", &r)) return nullptr;
   Ref list(PyList_New(0));
   if (!list) return nullptr;
   for (const py::Instruction& ins : r.instructions) {
@@ -84,12 +92,9 @@ PyObject* py_decode(PyObject*, PyObject* code) {
 // _C._exception_table(code) -> [(start, end, target, depth, lasti)] in bytes, as dis reads the
 // table (3.11); [] before 3.11. Malformed: ValueError.
 PyObject* py_exception_table(PyObject*, PyObject* code) {
-  if (refuse_unsupported()) return nullptr;
-  if (!PyCode_Check(code)) return fail(PyExc_TypeError, std::string("_exception_table expects a code object, got '") +
-                                                            Py_TYPE(code)->tp_name + "'");
   PJ_PY_BEGIN
-  py::DecodeResult r = py::decode_code(code);
-  if (!r.ok()) return fail(PyExc_ValueError, "malformed bytecode: " + r.error);
+  py::DecodeResult r;
+  if (!decoded(code, "_exception_table", &r)) return nullptr;
   Ref list(PyList_New(0));
   if (!list) return nullptr;
   for (const py::ExceptionEntry& e : r.handlers) {

@@ -12,27 +12,17 @@ import unittest
 from pijit import _C
 
 
-def _unsupported_reason():
+def _unsupported_reason(hook):
     try:
-        _C._opcode_table()
+        hook()
     except NotImplementedError as e:
         return str(e)
     return None
 
 
-UNSUPPORTED = _unsupported_reason()
-
-
-def _capture_unsupported_reason():
-    try:
-        _C._simulated_opcodes()
-    except NotImplementedError as e:
-        return str(e)
-    return None
-
-
+UNSUPPORTED = _unsupported_reason(_C._opcode_table)
 # 3.11: the opcode table and the decoder run, the simulator not yet.
-CAPTURE_UNSUPPORTED = UNSUPPORTED or _capture_unsupported_reason()
+CAPTURE_UNSUPPORTED = UNSUPPORTED or _unsupported_reason(_C._simulated_opcodes)
 HAS_JUMP_ARG = sys.version_info >= (3, 8)  # dis.stack_effect(..., jump=) appeared in 3.8
 JUMP_OPS = set(opcode.hasjrel) | set(opcode.hasjabs)
 
