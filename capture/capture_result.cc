@@ -29,6 +29,13 @@ PyObject* jit_target(PyObject* o) { return g_jit_target ? g_jit_target(o) : null
 
 const BreakInfo& break_info(Break b) { return kBreaks[static_cast<int>(b)]; }
 
+std::string chain_text(const InlineChain& chain) {
+  std::string text;
+  for (const ChainFrame& f : chain)
+    text += (text.empty() ? "" : " -> ") + f.function + " (" + f.file + ":" + std::to_string(f.line) + ")";
+  return text;
+}
+
 std::string CaptureResult::reason_text() const {
   const BreakInfo& b = break_info(reason);
   std::ostringstream os;

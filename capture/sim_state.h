@@ -35,9 +35,9 @@ struct StopCapture {
   // The user function the root called (inlined) that it stopped inside, when that function had
   // recorded tensor work first: worth capturing on its own when the interpreter calls it.
   PyCodeObject* callee = nullptr;
-  // The inline chain that led there, outermost first: "f (a.py:10) -> g (b.py:3)"; empty when it
+  // The inline chain that led there, outermost first (f at a.py:10, then g at b.py:3); empty when it
   // stopped in the root frame itself.
-  std::string chain;
+  InlineChain chain;
 };
 
 // "f()" by the callable's qualified name, else "a T object" (a pending exception is left as it is).
@@ -231,7 +231,7 @@ class Simulator {
     PyObject* value = nullptr;
     int line = 0;
     PyCodeObject* code = nullptr;
-    std::string chain;
+    InlineChain chain;
   } raise_origin_;
   // materialize() for code that only moves references (iteration, list.append): made objects
   // held by the container pass as they are.
@@ -449,7 +449,7 @@ class Simulator {
   void unsupported_opcode(SimFrame& fr, const Instruction& ins);
   int current_line() const;
   PyCodeObject* current_code() const;  // the innermost user frame's
-  std::string inline_chain() const;    // StopCapture::chain
+  InlineChain inline_chain() const;    // StopCapture::chain
   PyCodeObject* stopped_callee() const;  // StopCapture::callee
 
   CaptureResult& r_;

@@ -54,17 +54,15 @@ int Simulator::current_line() const {
   return 0;
 }
 
-std::string Simulator::inline_chain() const {
-  std::string chain;
-  int user_frames = 0;
+InlineChain Simulator::inline_chain() const {
+  InlineChain chain;
   for (const SimFrame* fr : frames_) {
     if (fr->library || fr->pc == 0) continue;
-    ++user_frames;
-    const std::string file = py::text(fr->code->co_filename);
-    chain += (chain.empty() ? "" : " -> ") + py::text(fr->code->co_name) + " (" + file + ":" +
-             std::to_string(fr->pc <= fr->ins->size() ? (*fr->ins)[fr->pc - 1].line : 0) + ")";
+    chain.push_back({py::text(fr->code->co_name), py::text(fr->code->co_filename),
+                     fr->pc <= fr->ins->size() ? (*fr->ins)[fr->pc - 1].line : 0});
   }
-  return user_frames > 1 ? chain : std::string();
+  if (chain.size() < 2) chain.clear();  // the root frame alone: no chain
+  return chain;
 }
 
 PyCodeObject* Simulator::current_code() const {

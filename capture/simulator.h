@@ -74,6 +74,17 @@ struct CaptureOptions {
 
 using codegen::ReturnPlan;
 
+// One user frame of an inline chain: the function and where in it the call (or the stop) was.
+struct ChainFrame {
+  std::string function;
+  std::string file;
+  int line = 0;
+};
+using InlineChain = std::vector<ChainFrame>;  // outermost first; empty: the root frame itself
+
+// "f (a.py:10) -> g (b.py:3)": how logs and break_reasons show a chain.
+std::string chain_text(const InlineChain& chain);
+
 struct CaptureResult {
   bool ok = false;
   Break reason = Break::Internal;
@@ -81,7 +92,7 @@ struct CaptureResult {
   std::string file;
   int line = 0;        // user source line where capture stopped (or of the return)
   std::string function;
-  std::string chain;   // a stop inside inlined code: the calls that led there (StopCapture::chain)
+  InlineChain chain;   // a stop inside inlined code: the calls that led there (StopCapture::chain)
   std::shared_ptr<guards::GuardTree> guards;  // what the outcome (graph or refusal) depends on
   std::shared_ptr<graph::Graph> graph;
   codegen::FramePlan plan;       // for codegen, when ok

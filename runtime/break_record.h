@@ -20,6 +20,7 @@ struct BreakRecord {
   int line = 0;          // 0 for Runtime
   std::string function;
   std::string chain;     // inside inlined code: the calls that led there, " -> " between ("" none)
+  capture::InlineChain frames;  // ... as (function, file, line) each, outermost first
   std::string text;      // the same record as break_reasons shows it (CaptureResult::reason_text)
 
   const char* kind_name() const { return kind == GraphBreak ? "break" : kind == Refusal ? "refusal" : "runtime"; }
@@ -37,7 +38,8 @@ inline BreakRecord break_record(const capture::CaptureResult& r, BreakRecord::Ki
   rec.file = r.file;
   rec.line = r.line;
   rec.function = r.function;
-  rec.chain = r.chain;
+  rec.chain = capture::chain_text(r.chain);
+  rec.frames = r.chain;
   rec.text = r.reason_text();
   return rec;
 }

@@ -500,10 +500,10 @@ bool build_entry(PyFrameObject* f, CodeState* st, const JitOptions& opt, CacheEn
       if (r.broke) {
         out->break_text = r.reason_text();
         st->break_reasons.push_back(out->break_text);
-        st->break_chains.push_back(r.chain);
+        st->break_chains.push_back(capture::chain_text(r.chain));
         st->break_records.push_back(break_record(r, BreakRecord::GraphBreak));
         ++st->breaks;
-        log("breaks", "graph break: " + out->break_text + (r.chain.empty() ? "" : "\n  inlined: " + r.chain));
+        log("breaks", "graph break: " + out->break_text + (r.chain.empty() ? "" : "\n  inlined: " + capture::chain_text(r.chain)));
       }
       log("graph", "captured " + where(co) + ": " + std::to_string(r.graph->nodes().size()) + " ops\n" +
                         r.graph->to_string());
@@ -531,9 +531,9 @@ bool build_entry(PyFrameObject* f, CodeState* st, const JitOptions& opt, CacheEn
     out->reason = std::string(break_info(r.reason).id) + " " + break_info(r.reason).name;
     out->reason_text = text;
     st->break_reasons.push_back(text);
-    st->break_chains.push_back(r.chain);
+    st->break_chains.push_back(capture::chain_text(r.chain));
     st->break_records.push_back(break_record(r, BreakRecord::Refusal));
-    log("breaks", text + (r.chain.empty() ? "" : "\n  inlined: " + r.chain));
+    log("breaks", text + (r.chain.empty() ? "" : "\n  inlined: " + capture::chain_text(r.chain)));
     if (r.loop_offset >= 0 && !opt.fullgraph && (r.ops_seen > 0 || copt.break_without_graph))
       outline_entry(co, st, opt, r, out);
     if (opt.fullgraph) {

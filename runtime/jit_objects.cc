@@ -668,7 +668,8 @@ int set_item(PyObject* d, const char* k, PyObject* v) {
   return rc;
 }
 
-// [{id, name, message, detail, file, line, function, chain, kind, text}] of each break and refusal:
+// [{id, name, message, detail, file, line, function, chain, frames, kind, text}] of each break and refusal
+// (frames: the inline chain as [(function, file, line)], outermost first):
 // what pijit.explain and the dump read instead of parsing `text` (STYLE.md 17). A run-time refusal
 // has no place: file, line and function are None.
 PyObject* break_record_list(const std::vector<BreakRecord>& records) {
@@ -684,8 +685,15 @@ PyObject* break_record_list(const std::vector<BreakRecord>& records) {
         set_item(d.get(), "line", placed ? PyLong_FromLong(b.line) : (Py_INCREF(Py_None), Py_None)) < 0 ||
         set_item(d.get(), "function", placed ? str(b.function) : (Py_INCREF(Py_None), Py_None)) < 0 ||
         set_item(d.get(), "chain", str(b.chain)) < 0 || set_item(d.get(), "text", str(b.text)) < 0 ||
-        set_item(d.get(), "kind", PyUnicode_FromString(b.kind_name())) < 0 || PyList_Append(l.get(), d.get()) < 0)
+        set_item(d.get(), "kind", PyUnicode_FromString(b.kind_name())) < 0)
       return nullptr;
+    Ref frames(PyList_New(0));
+    if (!frames || set_item(d.get(), "frames", (Py_INCREF(frames.get()), frames.get())) < 0) return nullptr;
+    for (const capture::ChainFrame& f : b.frames) {
+      Ref t(Py_BuildValue("(NNi)", str(f.function), str(f.file), f.line));
+      if (!t || PyList_Append(frames.get(), t.get()) < 0) return nullptr;
+    }
+    if (PyList_Append(l.get(), d.get()) < 0) return nullptr;
   }
   return l.release();
 }

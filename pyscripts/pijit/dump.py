@@ -77,7 +77,8 @@ def _last_line(code):
 def _break_dict(record):
     b = Break(record)  # the record's fields, as explain shows them (no text is parsed)
     return {"id": b.id, "name": b.name, "message": b.message, "detail": b.detail, "file": b.file,
-            "line": b.line, "function": b.function, "text": b.text, "chain": b.chain, "kind": b.kind}
+            "line": b.line, "function": b.function, "text": b.text, "chain": b.chain,
+            "frames": [list(f) for f in b.frames], "kind": b.kind}
 
 
 def run_summary():

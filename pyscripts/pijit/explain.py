@@ -22,17 +22,19 @@ _START = time.time()
 class Break(object):
     """One graph break or refusal: its reason id and name (capture/break_reasons.def), the message
     (what happened, then ": " and the specifics), the user's file, line and function, the inline
-    chain, and its kind: "break" (a graph ran, the interpreter runs the rest), "refusal" (the frame
+    chain (frames: (function, file, line) each; chain: the same as text), and its kind: "break" (a graph ran, the interpreter runs the rest), "refusal" (the frame
     runs eagerly) or "runtime" (refused at run time, e.g. the recompile limit: file, line and
     function are None). Built from a record of jit_stats(f)["break_records"]."""
-    __slots__ = ("id", "name", "message", "detail", "file", "line", "function", "text", "chain", "kind")
+    __slots__ = ("id", "name", "message", "detail", "file", "line", "function", "text", "chain", "frames", "kind")
 
     def __init__(self, record):
         self.id, self.name, self.kind = record["id"] or None, record["name"] or None, record["kind"]
         self.message, self.detail, self.text = record["message"], record["detail"], record["text"]
         self.file, self.line, self.function = record["file"], record["line"], record["function"]
-        # inside inlined code: the calls that led there, outermost first ("f (a.py:10)", ...)
-        self.chain = record["chain"].split(" -> ") if record["chain"] else []
+        # inside inlined code: the calls that led there, outermost first, as (function, file, line)
+        # and as shown ("f (a.py:10)", ...)
+        self.frames = [tuple(f) for f in record["frames"]]
+        self.chain = ["%s (%s:%d)" % f for f in self.frames]
 
     def __repr__(self):
         return "Break(%r)" % self.text

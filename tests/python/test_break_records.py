@@ -94,7 +94,8 @@ class BreakRecords(unittest.TestCase):
         self.assertEqual([r["chain"] for r in row["break_records"]], row["break_chains"])
         for r in st["break_records"]:
             self.assertEqual(set(r), {"id", "name", "message", "detail", "file", "line", "function", "chain",
-                                      "kind", "text"})
+                                      "frames", "kind", "text"})
+            self.assertEqual(r["chain"], " -> ".join("%s (%s:%d)" % tuple(f) for f in r["frames"]))
         return st["break_records"]
 
     def test_a_message_and_a_file_name_with_colons_keep_their_fields(self):
@@ -116,7 +117,7 @@ class BreakRecords(unittest.TestCase):
         self.assertEqual((str(b), repr(b)), (b.text, "Break(%r)" % b.text))
         records = self.assertSameAsStats(fn)
         self.assertEqual(records, [{"id": "B005", "name": "SideEffect", "message": b.message, "detail": detail,
-                                    "file": path, "line": line, "function": "sets_attr", "chain": "",
+                                    "file": path, "line": line, "function": "sets_attr", "chain": "", "frames": [],
                                     "kind": "break", "text": b.text}])
 
     def test_an_exception_message_with_colons_keeps_its_fields(self):
@@ -153,6 +154,8 @@ class BreakRecords(unittest.TestCase):
                  "middle (%s:%d)" % (here, middle.__code__.co_firstlineno + 1),
                  "inner (%s:%d)" % (here, line)]
         self.assertEqual(b.chain, chain)
+        self.assertEqual(b.frames, [("outer", here, outer.__code__.co_firstlineno + 1),
+                                    ("middle", here, middle.__code__.co_firstlineno + 1), ("inner", here, line)])
         records = self.assertSameAsStats(outer)
         self.assertEqual(records[0]["chain"], " -> ".join(chain))
 
