@@ -26,6 +26,11 @@ struct BreakRecord {
   const char* kind_name() const { return kind == GraphBreak ? "break" : kind == Refusal ? "refusal" : "runtime"; }
 };
 
+// The record as pijit.explain, jit_stats and CaptureError show it: a new dict {id, name, message,
+// detail, file, line, function, chain, frames, kind, text}, or nullptr with a Python exception set
+// (runtime/jit_objects.cc).
+PyObject* break_record_dict(const BreakRecord& b);
+
 // The record of a capture that broke (kind GraphBreak) or refused (kind Refusal).
 inline BreakRecord break_record(const capture::CaptureResult& r, BreakRecord::Kind kind) {
   const capture::BreakInfo& b = capture::break_info(r.reason);

@@ -33,6 +33,7 @@ struct CacheEntry {
   std::string reason;        // why this entry runs eagerly (empty for graph entries)
   std::string reason_text;   // ... in full: "B006 Print at f.py:12 in f: print()"
   std::string break_text;    // a graph entry that breaks: why the interpreter runs the rest
+  BreakRecord record;        // ... the refusal or the break as a record (when reason or break_text is set)
   std::vector<std::string> effects;  // side effects its code replays after the graph
   std::vector<PyCodeObject*> resumes;  // its resume functions' and loop body's code (borrowed: `code` holds them)
   std::string loop_text;  // a refusal whose loop runs its body as a function: the loop's file:line
@@ -49,6 +50,7 @@ struct CodeState {
   PyCodeObject* code = nullptr;  // the owner (borrowed: the state dies with it, or at exit first)
   std::list<CacheEntry> entries;
   std::string skip_reason;
+  BreakRecord skip_record;  // ... as a record, when a break reason made it (the recompile limit)
   PyObject* reassembled = nullptr;  // stress mode: the original bytecode re-assembled (owned)
   int64_t compiles = 0, cache_hits = 0, cache_misses = 0, recompiles = 0;
   int64_t evictions = 0;        // entries dropped (least recently hit first) at recompile_limit

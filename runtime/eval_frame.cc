@@ -145,6 +145,22 @@ std::string where(PyCodeObject* co) {
          std::to_string(co->co_firstlineno) + ")";
 }
 
+// fullgraph=True (or GRAPH_MODE) met a refusal or a break: CaptureError, whose fields say which
+// code and why (`code`, `reason_id`, `record`: what jit_stats' break_records holds; None where the
+// reason has no record), so callers decide on fields, not on the message's text.
+void raise_capture_error(PyCodeObject* co, const std::string& why, const BreakRecord* rec) {
+  std::string message = "pijit cannot capture " + where(co) + " as one graph (fullgraph=True or GRAPH_MODE): " + why;
+  py::Ref text(PyUnicode_DecodeUTF8(message.data(), message.size(), "replace"));
+  py::Ref err(text ? PyObject_CallFunctionObjArgs(g_capture_error, text.get(), nullptr) : nullptr);
+  py::Ref record(rec ? break_record_dict(*rec) : (Py_INCREF(Py_None), Py_None));
+  py::Ref id(rec ? PyUnicode_FromString(rec->id.c_str()) : (Py_INCREF(Py_None), Py_None));
+  if (!err || !record || !id || PyObject_SetAttrString(err.get(), "code", reinterpret_cast<PyObject*>(co)) < 0 ||
+      PyObject_SetAttrString(err.get(), "reason_id", id.get()) < 0 ||
+      PyObject_SetAttrString(err.get(), "record", record.get()) < 0)
+    return;  // (that error is pending instead)
+  PyErr_SetObject(g_capture_error, err.get());
+}
+
 // (file names and the directories they are compared with are both py::text: a prefix stays a prefix)
 bool is_library_frame(PyCodeObject* co) {
   return !g_library_prefix.empty() && py::text_starts_with(co->co_filename, g_library_prefix);
@@ -502,6 +518,7 @@ bool build_entry(PyFrameObject* f, CodeState* st, const JitOptions& opt, CacheEn
         st->break_reasons.push_back(out->break_text);
         st->break_chains.push_back(capture::chain_text(r.chain));
         st->break_records.push_back(break_record(r, BreakRecord::GraphBreak));
+        out->record = st->break_records.back();
         ++st->breaks;
         log("breaks", "graph break: " + out->break_text + (r.chain.empty() ? "" : "\n  inlined: " + capture::chain_text(r.chain)));
       }
@@ -533,12 +550,12 @@ bool build_entry(PyFrameObject* f, CodeState* st, const JitOptions& opt, CacheEn
     st->break_reasons.push_back(text);
     st->break_chains.push_back(capture::chain_text(r.chain));
     st->break_records.push_back(break_record(r, BreakRecord::Refusal));
+    out->record = st->break_records.back();
     log("breaks", text + (r.chain.empty() ? "" : "\n  inlined: " + capture::chain_text(r.chain)));
     if (r.loop_offset >= 0 && !opt.fullgraph && (r.ops_seen > 0 || copt.break_without_graph))
       outline_entry(co, st, opt, r, out);
     if (opt.fullgraph) {
-      PyErr_Format(g_capture_error, "pijit cannot capture %s as one graph (fullgraph=True or GRAPH_MODE): %s",
-                   where(co).c_str(), text.c_str());
+      raise_capture_error(co, text, &out->record);
       return false;
     }
   }
@@ -562,8 +579,8 @@ bool tape_safe(const CacheEntry& e) {
 
 PJ_COLD PyObject* run_skipped(PyThreadState* ts, PyFrameObject* f, CodeState* st, const JitOptions& opt) {
   if (opt.fullgraph) {
-    PyErr_Format(g_capture_error, "pijit cannot capture %s as one graph (fullgraph=True or GRAPH_MODE): it runs "
-                 "eagerly for good (%s)", where(py::frame_code(f)).c_str(), st->skip_reason.c_str());
+    raise_capture_error(py::frame_code(f), "it runs eagerly for good (" + st->skip_reason + ")",
+                        st->skip_record.id.empty() ? nullptr : &st->skip_record);
     return nullptr;
   }
   return run_refused(ts, f, st, st->skip_reason);
@@ -608,8 +625,7 @@ __attribute__((noinline)) Lookup lookup_entry(PyThreadState* ts, PyFrameObject* 
     // mode) made for a refused capture runs eagerly, which fullgraph=True must not accept.
     if (opt.fullgraph && (!it->graph || !it->break_text.empty())) {
       drop_objs();
-      PyErr_Format(g_capture_error, "pijit cannot capture %s as one graph (fullgraph=True or GRAPH_MODE): %s",
-                   where(co).c_str(), (it->graph ? it->break_text : it->reason_text).c_str());
+      raise_capture_error(co, it->graph ? it->break_text : it->reason_text, it->record.id.empty() ? nullptr : &it->record);
       *result = nullptr;
       return Lookup::Done;
     }
@@ -663,6 +679,7 @@ PJ_COLD PyObject* run_miss(PyThreadState* ts, PyFrameObject* f, CodeState* st, c
       st->break_reasons.push_back(msg);
       st->break_chains.push_back("");
       st->break_records.push_back(runtime_record(Break::RecompileLimit, msg));
+      st->skip_record = st->break_records.back();
       // Frames that are candidates only because of stress mode count it instead of warning (not
       // even at debug level: the program's own logging, which it may inspect, never sees them).
       if (!stress_only(opt)) report(kLogWarning, msg);
@@ -846,6 +863,7 @@ static void reset_code_state(CodeState* st, std::set<CodeState*>* done) {
   st->entries.clear();
   st->mode = CodeState::Candidate;
   st->skip_reason.clear();
+  st->skip_record = BreakRecord();
   st->compiles = st->cache_hits = st->cache_misses = st->recompiles = st->evictions = st->breaks = 0;
   st->misses_in_a_row = st->frames_rewritten = st->frames_default = st->graph_failures = st->frames_direct = 0;
   st->capture_ns = st->compile_ns = 0;

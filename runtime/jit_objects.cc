@@ -673,9 +673,19 @@ int set_item(PyObject* d, const char* k, PyObject* v) {
 // what pijit.explain and the dump read instead of parsing `text` (STYLE.md 17). A run-time refusal
 // has no place: file, line and function are None.
 PyObject* break_record_list(const std::vector<BreakRecord>& records) {
-  auto str = [](const std::string& t) { return PyUnicode_DecodeUTF8(t.data(), t.size(), "replace"); };
   Ref l(PyList_New(0));
   for (const BreakRecord& b : records) {
+    Ref d(break_record_dict(b));
+    if (!d || PyList_Append(l.get(), d.get()) < 0) return nullptr;
+  }
+  return l.release();
+}
+
+}  // namespace
+
+PyObject* break_record_dict(const BreakRecord& b) {
+  auto str = [](const std::string& t) { return PyUnicode_DecodeUTF8(t.data(), t.size(), "replace"); };
+  {
     Ref d(PyDict_New());
     if (!d) return nullptr;
     bool placed = b.kind != BreakRecord::Runtime;
@@ -693,10 +703,11 @@ PyObject* break_record_list(const std::vector<BreakRecord>& records) {
       Ref t(Py_BuildValue("(NNi)", str(f.function), str(f.file), f.line));
       if (!t || PyList_Append(frames.get(), t.get()) < 0) return nullptr;
     }
-    if (PyList_Append(l.get(), d.get()) < 0) return nullptr;
+    return d.release();
   }
-  return l.release();
 }
+
+namespace {
 
 // Graphs and breaks of the resume functions graph breaks of `st` made, and of theirs.
 // (A resume function shared by several entries counts once.)

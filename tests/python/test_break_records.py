@@ -177,6 +177,25 @@ class BreakRecords(unittest.TestCase):
                                    "checks (%s:%d)" % (here, line)])
         self.assertSameAsStats(calls_checks)
 
+    def test_capture_error_carries_the_record(self):
+        def reads(x):
+            return x * float(x.sum())  # B002, before any op
+
+        jf = pj.jit(reads, fullgraph=True)
+        for attempt in range(2):  # the capture's refusal, then the cache's refused entry
+            with self.assertRaises(pj.CaptureError) as cm:
+                jf(pj.Tensor([1.0, 2.0]))
+            e = cm.exception
+            self.assertIs(e.code, reads.__code__)
+            self.assertEqual(e.reason_id, "B002")
+            here = __file__.replace(".pyc", ".py")
+            r = e.record
+            self.assertEqual((r["id"], r["name"], r["kind"], r["file"], r["line"], r["function"]),
+                             ("B002", "DataDependent", "refusal", here, reads.__code__.co_firstlineno + 1, "reads"))
+            self.assertIn(r["text"], str(e))
+            self.assertTrue(str(e).startswith("pijit cannot capture reads (%s:%d) as one graph"
+                                              % (here, reads.__code__.co_firstlineno)), str(e))
+
     def test_the_recompile_limit_is_a_runtime_record_with_no_place(self):
         jf = pj.jit(adds, recompile_limit=2, dynamic=0)  # dynamic=0: each k a guarded constant
         pj.reset(jf)

@@ -32,7 +32,7 @@ _mixed_precision = _MixedPrecision()
 # loops and compiles again for every new input shape, so a construct with them is a valid
 # graph-mode program. pijit runs such a construct with graph breaks (or eagerly, past the recompile
 # limit: the same values, Python's meaning) instead of raising; any other refusal raises.
-_GRAPH_MODE_BREAKABLE = ("B002 ", "B003 ", "B006 ", "B013 ", "B017 ", "B020 ")
+_GRAPH_MODE_BREAKABLE = ("B002", "B003", "B006", "B013", "B017", "B020")
 
 
 def _graph_call(cell, args, kwargs):
@@ -44,12 +44,11 @@ def _graph_call(cell, args, kwargs):
     try:
         return jitted(*args, **kwargs)
     except _C.CaptureError as e:
-        text = str(e)
         co = getattr(cell.construct, "__code__", None)
         # Only a refusal of this construct itself, raised before any of it ran (capture and the
         # guard lookup both refuse before the frame executes), may be retried with breaks.
-        if not jitted.fullgraph or co is None or not any(r in text for r in _GRAPH_MODE_BREAKABLE) \
-                or ("capture %s (%s:%d)" % (co.co_name, co.co_filename, co.co_firstlineno)) not in text:
+        if not jitted.fullgraph or co is None or getattr(e, "code", None) is not co \
+                or getattr(e, "reason_id", None) not in _GRAPH_MODE_BREAKABLE:
             raise
     return _graph_mode_jit(cell, False)(*args, **kwargs)
 
