@@ -23,7 +23,7 @@ PyObject* Simulator::with_method(PyObject* mgr, const char* name) {
   return bound;
 }
 
-// (opcodes of some versions only: ids the running interpreter lacks are never decoded)
+// 3.9-3.10's `except E:`: pops the exception and E, jumps past the handler when they do not match.
 void Simulator::JUMP_IF_NOT_EXC_MATCH(SimFrame& fr, const Instruction& ins) {
   PyObject* pattern = pop(fr);
   if (!exception_matches(pop(fr), pattern)) jump(fr, ins);

@@ -51,8 +51,8 @@ void Simulator::jump_if_or_pop(SimFrame& fr, const Instruction& ins) {
   else pop(fr);
 }
 
-// No exception is ever raised inside a capture (one ends it), so handlers are never entered;
-// blocks are tracked only for 3.7's BREAK_LOOP.
+// The block stack as CPython keeps it: a simulated raise unwinds to the innermost handler block
+// (sim_exceptions.cc), 3.7's BREAK_LOOP to its loop's end, a resume function re-enters try blocks.
 void Simulator::setup_block(SimFrame& fr, const Instruction& ins) {
   fr.blocks.push_back({ins.op, ins.jump_target, fr.stack.size()});
 }
