@@ -7,8 +7,10 @@
 On the first call the frame's bytecode is simulated (capture/), the tensor work becomes a graph,
 guards record what it assumed, and a rewritten code object calls the graph; later calls check the
 guards and run the cached code. What capture cannot prove safe runs eagerly, with the reason in
-jit_stats(f)["break_reasons"]; fullgraph=True (and Cells under GRAPH_MODE) raise CaptureError
-instead. PIJIT_LOGS=breaks,recompiles,graphs prints decisions to stderr as they happen.
+jit_stats(f)["break_reasons"] (as text) and jit_stats(f)["break_records"] (as fields: id, name,
+message, detail, file, line, function, frames, kind); fullgraph=True (and Cells under GRAPH_MODE)
+raise CaptureError instead, whose e.code, e.reason_id and e.record say which code and why.
+PIJIT_LOGS=breaks,recompiles,graphs prints decisions to stderr as they happen.
 """
 import functools
 import atexit
