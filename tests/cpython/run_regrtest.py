@@ -212,8 +212,10 @@ def stress_stats(pijit, module):
     methods, and its doctests' examples; not unittest's or the library's): module_rewritten and
     module_default frames."""
     st = pijit.stress_stats()
-    mod = sys.modules.get("test." + module)
-    codes = module_codes(mod) if mod else []
+    # (a test package, test_json: its own code is in its submodules, test.test_json.test_decode...)
+    own = [m for name, m in list(sys.modules.items())
+           if m is not None and (name == "test." + module or name.startswith("test.%s." % module))]
+    codes = [co for m in own for co in module_codes(m)]
     # doctest's names for the code of an example: <doctest test.test_x[3]>, <doctest test.test_x.f[0]>
     doctests = ("<doctest test.%s[" % module, "<doctest test.%s." % module)
     codes += [e["code"] for e in pijit._C.capture_summary() if e["file"].startswith(doctests)]
