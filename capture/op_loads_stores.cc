@@ -46,6 +46,19 @@ void Simulator::check_drop(SimFrame& fr, int i) {
                                " (a " + Py_TYPE(old)->tp_name + " whose finalizer runs code)");
 }
 
+// A frame dict's item under a constant key (BINARY_SUBSCR, MATCH_KEYS): the value along its guard
+// path, or nullptr (no error set) with the key guarded absent. An exact dict runs no user code.
+PyObject* Simulator::frame_dict_item(PyObject* d, int node, PyObject* key) {
+  PyObject* v = PyDict_GetItemWithError(d, key);
+  if (!v && PyErr_Occurred()) python_error("a dict lookup");
+  const int at = tree_.child(node, guards::Access::Item, key);
+  if (!v) {
+    tree_.add_check(at, {guards::CheckKind::Absent, nullptr, 0, {}});
+    return nullptr;
+  }
+  return wrap(v, at);
+}
+
 // LOAD_FAST / DELETE_FAST of a local that is not bound: CPython's UnboundLocalError.
 [[noreturn]] static void unbound_local(Simulator* s, SimFrame& fr, int i) {
   s->stop(Break::Raises, std::string("UnboundLocalError: local variable '") +
@@ -180,14 +193,15 @@ void Simulator::BINARY_SUBSCR(SimFrame& fr, const Instruction& ins) {
   }
   if (node >= 0 && is_constant(key) && !PySlice_Check(key) &&
       (tuple_like(obj) || PyList_CheckExact(obj) || PyDict_CheckExact(obj) || library_tuple)) {
+    if (PyDict_CheckExact(obj)) {
+      if (PyObject* item = frame_dict_item(obj, node, key)) return push(fr, item);
+      PyErr_SetObject(PyExc_KeyError, own(PyTuple_Pack(1, key)));  // KeyError(key), as dict raises it
+      raise_lookup_error("indexing");
+    }
     PyObject* item = PyObject_GetItem(obj, key);
-    if (!item) {  // what the raise depends on: the key absent, the sequence's length
-      if (PyDict_CheckExact(obj)) {
-        tree_.add_check(tree_.child(node, guards::Access::Item, key), {guards::CheckKind::Absent, nullptr, 0, {}});
-      } else {
-        Py_INCREF(Py_TYPE(obj));
-        tree_.add_check(node, {guards::CheckKind::Length, reinterpret_cast<PyObject*>(Py_TYPE(obj)), PyObject_Length(obj), {}});
-      }
+    if (!item) {  // what the raise depends on: the sequence's length
+      Py_INCREF(Py_TYPE(obj));
+      tree_.add_check(node, {guards::CheckKind::Length, reinterpret_cast<PyObject*>(Py_TYPE(obj)), PyObject_Length(obj), {}});
       raise_lookup_error("indexing");
     }
     own(item);

@@ -51,16 +51,8 @@ void Simulator::MATCH_KEYS(SimFrame& fr, const Instruction& ins) {
     int dup = PySet_Contains(seen, key);
     if (dup < 0 || PySet_Add(seen, key) < 0) python_error("a mapping pattern's key");
     if (dup) stop(Break::Raises, "ValueError: mapping pattern checks duplicate key (" + py::text(own(PyObject_Repr(key))) + ")");
-    PyObject* v = PyDict_GetItemWithError(subject, key);
+    PyObject* v = node >= 0 ? frame_dict_item(subject, node, key) : PyDict_GetItemWithError(subject, key);
     if (!v && PyErr_Occurred()) python_error("a mapping pattern's key");
-    if (node >= 0) {
-      int at = tree_.child(node, guards::Access::Item, key);
-      if (!v) {
-        tree_.add_check(at, {guards::CheckKind::Absent, nullptr, 0, {}});
-      } else {
-        v = wrap(v, at);
-      }
-    }
     if (!v) {
       push(fr, Py_None);
       push(fr, Py_False);

@@ -262,6 +262,7 @@ class Simulator {
                                         " the function did not create");
   }
   PyObject* load_attr(PyObject* v, PyObject* name);
+  PyObject* frame_dict_item(PyObject* d, int node, PyObject* key);  // op_loads_stores.cc
   // ---- mixed precision: Cell.to_float (sim_values.cc; mirrors pijit/nn/cell.py's _MixedPrecision) ----
   // The dtype floating trainable Parameters read through a Cell attribute are cast to (Py_None: none).
   PyObject* mixed_precision_dtype();

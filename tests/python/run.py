@@ -41,8 +41,6 @@ ALLOWED_SKIPS = [
     # 3.11 has the opcode table and the decoder (test_opcodes runs there), not the simulator yet
     ("test_opcodes.TestSimulatedOpcodes.*", lambda: sys.version_info[:2] == (3, 11), "capture is not simulated on 3.11 yet"),
     ("test_match_patterns.*", lambda: sys.version_info < (3, 10), "structural pattern matching is 3.10+"),
-    ("test_opcodes.TestDecode.test_malformed_exception_table_is_a_value_error", lambda: sys.version_info < (3, 11),
-     "exception tables are 3.11+"),
     ("test_assembler.TestReassembleStdlib.test_jump_effects_agree_with_dis", _py37, "dis.stack_effect(jump=) is 3.8+"),
     ("test_capture_soundness.CallsBindAsCPython.test_positional_only_by_keyword", _py37, "positional-only parameters are 3.8+"),
     ("test_capture_soundness.GuardsTellApartWhatPythonDoes.test_guards_raise_no_audit_events", _py37, "audit hooks are 3.8+"),
