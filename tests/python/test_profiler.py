@@ -211,6 +211,15 @@ class Schedule(ProfilerCase):
         for d in runs:
             self.assertEqual(int(by_type(os.path.join(self.dir, d))["exp"]["op_occurrences"]), 1)
 
+    def test_cycles_finishing_in_one_millisecond_keep_a_folder_each(self):
+        # CI once lost a cycle: two finished within one millisecond and shared a folder name.
+        real_time = msprof.time.time
+        msprof.time.time = lambda: 1700000000.25
+        try:
+            self.test_tensorboard_trace_handler_writes_each_cycle()
+        finally:
+            msprof.time.time = real_time
+
     def test_schedule_errors(self):
         with self.assertRaisesRegex(ValueError, "active must be >= 1"):
             schedule(wait=0, active=0)

@@ -118,8 +118,13 @@ def tensorboard_trace_handler(dir_name=None, worker_name=None, analyse_flag=True
     def handler(prof):
         if not analyse_flag:
             return
-        stamp = time.strftime("%Y%m%d%H%M%S") + "%03d" % (int(time.time() * 1000) % 1000)
-        prof._analyse_into(os.path.join(dir_name, "%s_%s_pijit_ms" % (worker, stamp)), prof._cycle_windows)
+        now = time.time()
+        stamp = time.strftime("%Y%m%d%H%M%S", time.localtime(now)) + "%03d" % (int(now * 1000) % 1000)
+        # Two cycles can finish within one millisecond: each still gets a folder of its own.
+        path, n = os.path.join(dir_name, "%s_%s_pijit_ms" % (worker, stamp)), 1
+        while os.path.exists(path):
+            path, n = os.path.join(dir_name, "%s_%s_%d_pijit_ms" % (worker, stamp, n)), n + 1
+        prof._analyse_into(path, prof._cycle_windows)
     return handler
 
 
