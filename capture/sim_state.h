@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "py/bytecode.h"
+#include "graph/trace_context.h"
 #include "capture/simulator.h"
 #include "capture/values.h"
 
@@ -90,17 +91,27 @@ struct SimFrame {
   PyObject* yielded = nullptr;
 };
 
-class Simulator {
+// The capture context: while run_root simulates a frame, the simulator is this thread's tracer
+// (graph/trace_context.h), so pijit's library code records into its graph and the tensor type
+// reports to it what Python observes of symbolic tensors.
+class Simulator : public TraceContext {
  public:
   Simulator(CaptureResult& r, const CaptureOptions& o);
-  ~Simulator();
+  ~Simulator() override;
   void run_root(PyFrameObject* f);
   // Operators and methods of the tensor classes were looked up once, at capture: a patched
   // pijit.Tensor (or Parameter) method must recompile.
   void guard_tensor_classes();
 
-  // The op recorder (graph/op.h) while this simulator traces library code.
-  Tensors record(const OpDef& op, const Tensors& in, const Attrs& attrs);
+  // ---- TraceContext: what the layers below report while this simulator traces library code ----
+  Tensors record(const OpDef& op, const Tensors& in, const Attrs& attrs) override;
+  void identity_observed(PyObject* sym) override;      // a tensor was hashed: guard input aliasing
+  int contiguity(PyObject* sym) override;              // is_contiguous() of a graph value; -1: unknown
+  void sizes_read(const Tensor& t, int dim, const char* what) override;  // sim_dynamic.cc
+  std::optional<Tensor> lift_scalar(PyObject* number, DType dtype) override;  // sim_dynamic.cc
+  // A tape's gradient() under capture: with symbolic sizes its sweep is kept as a SweepPlan (the
+  // backward is emitted again per size); what cannot be replayed specialises every symbol.
+  void sweep_observed(const SweepTrace* t) override;
 
   // ---- values (sim_values.cc) ----
   PyObject* own(PyObject* new_ref);  // keeps it alive for the capture; raises StopCapture on nullptr
@@ -247,8 +258,6 @@ class Simulator {
   void need_identity(PyObject* v);                     // guard that later calls see this very object
   void guard_identity(int node, PyObject* v);          // the Id check itself (weak; refuses if it cannot be)
   void is_identity(PyObject* a, PyObject* b);          // guards what `a is b` depended on
-  void identity_observed(PyObject* sym);               // a tensor was hashed: guard input aliasing
-  int contiguity(PyObject* sym);                       // is_contiguous() of a graph value; -1: unknown
   int node_of(PyObject* v) const;                      // -1 if not read from the frame
   // Read from the frame, or a stand-in capture made for such an object (a copy holding symbolic
   // tensors, a cell mirroring an enclosing function's): writing to it would change nothing real.
@@ -345,7 +354,6 @@ class Simulator {
   uint64_t dim_deps(int64_t value_id, int dim) const;  // dim -1: any of its sizes
   // Python observed sizes that depend on these symbols: the graph keeps their values (guarded).
   void specialise(uint64_t symbols, const std::string& why);
-  void sizes_read(const Tensor& t, int dim, const char* what);  // pyext's observer
   PyObject* shape_of(PyObject* sym);  // x.shape: its symbolic sizes fresh ints, tracked until used
   void sizes_used(PyObject* v, int depth = 0);  // an instruction consumed v (or what it holds)
   void sizes_used_by(SimFrame& fr, const Instruction& ins, int uses);
@@ -371,9 +379,6 @@ class Simulator {
   // `if x.shape[0] > 4` on a graph input's own symbolic size: guards the comparison's outcome as a
   // fact of the symbol instead of specialising it. True when it did (the operands are then used).
   bool compare_size(SimFrame& fr, const Instruction& ins);
-  // A tape's gradient() under capture: with symbolic sizes its sweep is kept as a SweepPlan (the
-  // backward is emitted again per size); what cannot be replayed specialises every symbol.
-  void sweep_observed(const SweepTrace* t);
   void check_sweeps();  // at the end: only the gradients are read after a sweep, or specialise
   std::vector<size_t> sweep_begins_;  // graph nodes when each open sweep began
   std::unordered_map<PyObject*, int> exact_sizes_;  // ints shape_of made that are a symbol itself
@@ -390,7 +395,6 @@ class Simulator {
   void arm_lifts(SimFrame& fr, const Instruction& ins, size_t from);  // the operands this one lifts
   // `lr > 0.5` with lr liftable and 0.5 a constant: guards the comparison's outcome, not lr's value.
   void compare_lifted(SimFrame& fr, const Instruction& ins, size_t from);
-  std::optional<Tensor> lift(PyObject* number, DType dtype);         // pyext's lifter
   void note_specialised_scalar(PyObject* copy);                      // a liftable copy was guarded
   bool reading_attribute() const;  // the innermost simulated instruction is a LOAD_ATTR
   std::unordered_set<PyObject*> attr_read_;  // liftable copies a LOAD_ATTR pushed unguarded

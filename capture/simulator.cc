@@ -17,27 +17,6 @@
 #if PJ_PY_CAPTURE_SUPPORTED
 
 namespace pj::capture {
-namespace {
-
-
-
-thread_local Simulator* t_sim = nullptr;
-
-Tensors record_op(const OpDef& op, const Tensors& in, const Attrs& attrs) { return t_sim->record(op, in, attrs); }
-void observe_identity(PyObject* tensor) {
-  if (t_sim) t_sim->identity_observed(tensor);
-}
-int query_layout(PyObject* tensor) { return t_sim ? t_sim->contiguity(tensor) : -1; }
-void observe_sizes(const Tensor& t, int dim, const char* what) {
-  if (t_sim) t_sim->sizes_read(t, dim, what);
-}
-void observe_sweep(const SweepTrace* trace) {
-  if (t_sim) t_sim->sweep_observed(trace);
-}
-std::optional<Tensor> lift_scalar(PyObject* number, DType dtype) {
-  return t_sim && !t_sim->armed_.empty() ? t_sim->lift(number, dtype) : std::nullopt;
-}
-}  // namespace
 
 Simulator::Simulator(CaptureResult& r, const CaptureOptions& o)
     : r_(r), opt_(o), tree_(*r.guards), graph_(*r.graph), budget_(o.instruction_budget) {}
@@ -162,29 +141,7 @@ void Simulator::run_root(PyFrameObject* f) {
     }
     fr.cells[i] = cell;
   }
-  Simulator* prev_sim = t_sim;
-  t_sim = this;
-  OpRecorder prev = set_op_recorder(record_op);
-  py::set_identity_observer(observe_identity);
-  py::set_layout_query(query_layout);
-  py::set_sizes_observer(observe_sizes);
-  py::set_scalar_lifter(lift_scalar);
-  set_sweep_observer(observe_sweep);
-  struct Restore {
-    Simulator* s;
-    OpRecorder r;
-    ~Restore() {
-      set_op_recorder(r);
-      t_sim = s;
-      if (!s) {
-        py::set_identity_observer(nullptr);
-        py::set_layout_query(nullptr);
-        py::set_sizes_observer(nullptr);
-        py::set_scalar_lifter(nullptr);
-        set_sweep_observer(nullptr);
-      }
-    }
-  } restore{prev_sim, prev};
+  TraceScope tracing(this);
   PyObject* result = nullptr;
   try {
     result = run_frame(fr);

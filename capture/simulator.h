@@ -4,8 +4,9 @@
 // Parameter reached through `self`) is replaced by a *symbolic* tensor of the same shape and dtype,
 // a graph input. Python work on constants runs for real (constant folding); pijit's own library
 // code (ops.*, Tensor methods, primitives) is *traced* by calling it for real on symbolic tensors,
-// which records graph nodes instead of running kernels (graph/op.h: set_op_recorder); user code,
-// and every Cell.construct, is *simulated* instruction by instruction, inlined into one graph.
+// which records graph nodes instead of running kernels (the simulator is the thread's tracer:
+// graph/trace_context.h); user code, and every Cell.construct, is *simulated* instruction by
+// instruction, inlined into one graph.
 // Every object read from the frame remembers its access path (a guard-tree node), and guards
 // record what the graph assumed about it. Anything the simulator cannot prove safe ends capture
 // with a reason from break_reasons.def; the caller then runs the frame eagerly.

@@ -132,7 +132,8 @@ void seed_gradient(GradContext& c, std::vector<int>& grad, int out, int seed, si
 
 // ---- a tape's sweep, replayed for other sizes (dynamic shapes) ----
 
-// What a tape's gradient() saw, handed to an observer when it ends (capture records it).
+// What a tape's gradient() saw, handed to this thread's tracer when it ends (graph/trace_context.h:
+// capture records it).
 struct SweepTrace {
   const Tensors& values;              // by tape handle
   const std::vector<SweepNode>& nodes;
@@ -143,10 +144,6 @@ struct SweepTrace {
   const Tensors& zeros_like;
   const Tensors& results;             // per leaf: what gradient() returned
 };
-// Called with nullptr when a sweep begins and with the trace when it ends (not when it raised).
-using SweepObserver = void (*)(const SweepTrace* trace);
-void set_sweep_observer(SweepObserver fn);
-SweepObserver sweep_observer();
 
 namespace graph {
 

@@ -1,5 +1,6 @@
 #include "graph/op.h"
 #include "graph/tape.h"
+#include "graph/trace_context.h"
 
 #include <cmath>
 #include <cstdio>
@@ -185,15 +186,12 @@ std::vector<std::string> registered_ops() {
 }
 
 namespace {
-thread_local OpRecorder t_recorder = nullptr;
+thread_local TraceContext* t_tracer = nullptr;
 }  // namespace
 
-OpRecorder set_op_recorder(OpRecorder r) {
-  OpRecorder prev = t_recorder;
-  t_recorder = r;
-  return prev;
-}
-OpRecorder op_recorder() { return t_recorder; }
+TraceContext* trace_context() { return t_tracer; }
+TraceScope::TraceScope(TraceContext* c) : prev_(t_tracer) { t_tracer = c; }
+TraceScope::~TraceScope() { t_tracer = prev_; }
 
 namespace {
 thread_local int t_op_depth = 0;  // eager op calls on this thread's stack (a composite's inner ops are > 0)
@@ -259,7 +257,7 @@ Tensors call_op(const OpDef& op, const Tensors& in, const Attrs& attrs) {
       if (!known) PJ_THROW(Type) << op.name << "() got an unexpected attribute '" << kv.first << "'";
     }
   }
-  Tensors out = t_recorder        ? t_recorder(op, in, attrs)
+  Tensors out = t_tracer          ? t_tracer->record(op, in, attrs)
                 : trace::ops_on() ? run_op_profiled(op, in, attrs)
                                   : run_op(op, in, attrs);
   if (tape_active()) tape_record_op(op, in, attrs, out);

@@ -117,12 +117,7 @@ const OpDef* find_op(const std::string& name);
 const OpDef& get_op(const std::string& name);
 std::vector<std::string> registered_ops();
 
-// While capture traces pijit's own library code, every op call is handed to a recorder (capture/)
-// instead of running: it adds a graph node and returns symbolic outputs. Per thread; returns the
-// previous recorder so captures can nest.
-using OpRecorder = Tensors (*)(const OpDef& op, const Tensors& in, const Attrs& attrs);
-OpRecorder set_op_recorder(OpRecorder r);
-OpRecorder op_recorder();
+// While a tracer is current (graph/trace_context.h), op calls are recorded instead of run.
 
 // Storage-only dtypes (kernels/dtype.h, "compute dtypes"): an op whose kernel is written for the
 // compute dtypes runs on float16/bfloat16/int8/... inputs or outputs by casting its inputs up,

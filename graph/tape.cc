@@ -3,17 +3,14 @@
 #include <algorithm>
 
 #include "common/check.h"
+#include "graph/trace_context.h"
 
 namespace pj {
 namespace {
 
 thread_local std::vector<Tape*> t_tapes;  // recording tapes of this thread, oldest first
-SweepObserver g_sweep_observer = nullptr;
 
 }  // namespace
-
-void set_sweep_observer(SweepObserver fn) { g_sweep_observer = fn; }
-SweepObserver sweep_observer() { return g_sweep_observer; }
 
 Tape::~Tape() { stop(); }
 
@@ -118,7 +115,7 @@ Tensors Tape::gradient(const Tensors& outputs, const Tensors& seeds, const std::
     }
   } pause{this, recording_};
   stop();
-  if (g_sweep_observer) g_sweep_observer(nullptr);
+  if (TraceContext* tc = trace_context()) tc->sweep_observed(nullptr);
 
   EagerGradContext c;
   for (size_t h = 0; h < values_.size(); ++h)
@@ -153,9 +150,9 @@ Tensors Tape::gradient(const Tensors& outputs, const Tensors& seeds, const std::
   Tensors out;
   for (size_t k = 0; k < leaves.size(); ++k)
     out.push_back(leaves[k] >= 0 && grad[leaves[k]] != kNoGrad ? c.tensor(grad[leaves[k]]) : zeros_like[k]);
-  if (g_sweep_observer) {
+  if (TraceContext* tc = trace_context()) {
     const SweepTrace trace{values_, nodes, carries_, out_handles, seeds, leaves, zeros_like, out};
-    g_sweep_observer(&trace);
+    tc->sweep_observed(&trace);
   }
   return out;
 }

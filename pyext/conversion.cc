@@ -8,6 +8,7 @@
 #include <unordered_set>
 
 #include "graph/op.h"
+#include "graph/trace_context.h"
 #include "kernels/copy.h"
 #include "pyext/tensor_object.h"
 
@@ -282,7 +283,7 @@ std::optional<DType> parse_optional_dtype(PyObject* o) {
 Tensor tensor_from_py(PyObject* data, std::optional<DType> dtype) {
   if (is_tensor(data)) {
     const Tensor& t = unwrap(data);
-    if (t.is_symbolic() || op_recorder())  // as ops, so capture records the copy
+    if (t.is_symbolic() || trace_context())  // as ops, so capture records the copy
       return dtype && *dtype != t.dtype() ? call_op1("cast", {t}, {{"dtype", *dtype}}) : call_op1("copy", {t});
     return dtype && *dtype != t.dtype() ? cast(t, *dtype) : t.clone();
   }
@@ -309,12 +310,6 @@ Tensor tensor_from_py(PyObject* data, std::optional<DType> dtype) {
   if (pos != out.numel()) changed_while_converting();
   return out;
 }
-
-namespace {
-ScalarLifter g_scalar_lifter = nullptr;
-}  // namespace
-
-void set_scalar_lifter(ScalarLifter fn) { g_scalar_lifter = fn; }
 
 namespace {
 // Numbers pijit.mutable() made, held so that an address names one object. Capture only needs the
@@ -373,8 +368,8 @@ std::optional<Tensor> operand(PyObject* o, DType other) {
   if (PyBool_Check(o)) return Tensor::scalar(o == Py_True, promote_with_scalar(other, Category::Bool));
   if (PyLong_Check(o) || PyFloat_Check(o)) {
     const DType dt = promote_with_scalar(other, PyFloat_Check(o) ? Category::Floating : Category::Integer);
-    if (g_scalar_lifter)
-      if (std::optional<Tensor> lifted = g_scalar_lifter(o, dt)) return lifted;
+    if (TraceContext* tc = trace_context())
+      if (std::optional<Tensor> lifted = tc->lift_scalar(o, dt)) return lifted;
     return number_operand(o, dt);
   }
   if (PyComplex_Check(o)) {

@@ -2,6 +2,7 @@
 // rules: ints, slices, None, Ellipsis, integer and boolean arrays, lists, tuples of these).
 #include "graph/op.h"
 #include "graph/tape.h"
+#include "graph/trace_context.h"
 #include "kernels/copy.h"
 #include "kernels/index_ops.h"
 #include "pyext/tensor_object.h"
@@ -101,7 +102,7 @@ Tensor getitem_op(const Tensor& t, PyObject* key) {
 PyObject* tensor_getitem(PyObject* self, PyObject* key) {
   PJ_PY_BEGIN
   const Tensor& t = unwrap(self);
-  if (t.is_symbolic() || op_recorder() || tape_active()) return wrap(getitem_op(t, key));
+  if (t.is_symbolic() || trace_context() || tape_active()) return wrap(getitem_op(t, key));
   // Fast path: x[i] on the first axis.
   if (PyLong_CheckExact(key) && t.ndim() > 0) {
     long long i = PyLong_AsLongLong(key);

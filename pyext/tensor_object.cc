@@ -7,6 +7,7 @@
 
 #include "graph/op.h"
 #include "graph/tape.h"
+#include "graph/trace_context.h"
 #include "kernels/copy.h"
 
 namespace pj::py {
@@ -95,15 +96,19 @@ void tensor_dealloc(PyObject* self) {
   Py_TYPE(self)->tp_free(self);
 }
 
-IdentityObserver g_identity_observer = nullptr;
-SizesObserver g_sizes_observer = nullptr;
 inline void sizes_read(const Tensor& t, int dim, const char* what) {
-  if (g_sizes_observer && t.is_symbolic()) g_sizes_observer(t, dim, what);
+  if (t.is_symbolic())
+    if (TraceContext* tc = trace_context()) tc->sizes_read(t, dim, what);
 }
-LayoutQuery g_layout_query = nullptr;
+// is_contiguous() of a symbolic tensor as the tracer knows it; -1: unknown.
+int traced_contiguity(PyObject* self) {
+  TraceContext* tc = trace_context();
+  return tc ? tc->contiguity(self) : -1;
+}
 
 Py_hash_t tensor_hash(PyObject* self) {
-  if (g_identity_observer && as_obj(self)->tensor.is_symbolic()) g_identity_observer(self);
+  if (as_obj(self)->tensor.is_symbolic())
+    if (TraceContext* tc = trace_context()) tc->identity_observed(self);
   return _Py_HashPointer(self);
 }
 
@@ -472,7 +477,7 @@ PyObject* m_tolist(PyObject* self, PyObject*) {
 // While capturing, every tensor's address is refused: a tensor capture made becomes a graph
 // constant, which each call returns as a fresh copy at another address.
 bool refuse_address(const char* what) {
-  if (!op_recorder()) return false;
+  if (!trace_context()) return false;
   PyErr_Format(g_capture_break, "data_dependent: %s reads a tensor's address, which differs on every call", what);
   return true;
 }
@@ -486,8 +491,8 @@ PyObject* m_storage_ptr(PyObject* self, PyObject*) {
   return PyLong_FromVoidPtr(unwrap(self).storage()->data());
 }
 PyObject* m_is_contiguous(PyObject* self, PyObject*) {
-  if (unwrap(self).is_symbolic() && g_layout_query) {
-    int c = g_layout_query(self);
+  if (unwrap(self).is_symbolic()) {
+    int c = traced_contiguity(self);
     if (c >= 0) return PyBool_FromLong(c);
   }
   if (unwrap(self).is_symbolic()) {
@@ -504,7 +509,7 @@ PyObject* m_is_contiguous(PyObject* self, PyObject*) {
 PyObject* m_contiguous(PyObject* self, PyObject*) {
   PJ_PY_BEGIN
   const Tensor& t = unwrap(self);
-  int c = !t.is_symbolic() ? t.is_contiguous() : g_layout_query ? g_layout_query(self) : -1;
+  int c = !t.is_symbolic() ? t.is_contiguous() : traced_contiguity(self);
   if (c == 1) {
     Py_INCREF(self);
     return self;
@@ -545,9 +550,6 @@ PyMethodDef methods[] = {
 
 }  // namespace
 
-void set_identity_observer(IdentityObserver fn) { g_identity_observer = fn; }
-void set_layout_query(LayoutQuery fn) { g_layout_query = fn; }
-void set_sizes_observer(SizesObserver fn) { g_sizes_observer = fn; }
 
 PyTypeObject TensorBaseType = [] {
   PyTypeObject t{PyVarObject_HEAD_INIT(nullptr, 0)};
@@ -618,7 +620,7 @@ void require_data(const Tensor& t, const char* what) {
 }
 
 void require_not_tracing(const char* what) {
-  if (op_recorder()) PJ_THROW(CaptureBreak) << "inplace_update: " << what << " updates a tensor in place";
+  if (trace_context()) PJ_THROW(CaptureBreak) << "inplace_update: " << what << " updates a tensor in place";
 }
 
 bool refuse_symbolic(const Tensor& t, const char* what) {

@@ -55,24 +55,6 @@ void require_not_tracing(const char* what);
 // The same for slots that return -1/nullptr with a Python error instead of throwing.
 bool refuse_symbolic(const Tensor& t, const char* what);
 
-// Capture's observer of identity-based operations on symbolic tensors (hashing: set and dict keys),
-// so that it can guard which graph inputs are one object; nullptr when nobody observes. It must
-// not raise: it runs inside CPython's hashing.
-using IdentityObserver = void (*)(PyObject* tensor);
-void set_identity_observer(IdentityObserver fn);
-// Capture's answer to is_contiguous() on a symbolic tensor: 1 or 0 (capture guards what it said),
-// -1 when the layout is not known at capture (then is_contiguous() is a capture break).
-using LayoutQuery = int (*)(PyObject* tensor);
-void set_layout_query(LayoutQuery fn);
-// Capture's observer of sizes Python reads off a symbolic tensor (.shape, len(), .size; dim -1:
-// any of them), so that a dynamic size Python saw is specialised (capture/sim_dynamic.cc).
-using SizesObserver = void (*)(const Tensor& t, int dim, const char* what);
-void set_sizes_observer(SizesObserver fn);
-// Capture's stand-in for a Python number that is a graph input rather than a constant (a lifted
-// scalar, capture/sim_dynamic.cc): called by operand() with the number and the dtype its weak
-// 0-d tensor gets; a symbolic 0-d tensor, or nullopt for a plain constant.
-using ScalarLifter = std::optional<Tensor> (*)(PyObject* number, DType dtype);
-void set_scalar_lifter(ScalarLifter fn);
 // The 0-d tensor of `dtype` that operand() makes of a Python int or float: a lifted scalar's value
 // at launch, converted exactly as the eager operator converts it.
 Tensor number_operand(PyObject* number, DType dtype);

@@ -11,12 +11,14 @@
 #include "graph/batching.h"
 #include "graph/passes.h"
 #include "graph/plan.h"
+#include "graph/trace_context.h"
 #include "pyext/tensor_object.h"
 
 namespace pj::py {
 namespace {
 
-struct Tracer {
+// Records the ops the traced function makes into a graph of one example.
+struct Tracer : TraceContext {
   graph::Graph g;
   std::unordered_map<const TensorImpl*, int> consts;  // concrete tensors the function used
   int line = 0;
@@ -27,32 +29,29 @@ struct Tracer {
     if (it == consts.end()) it = consts.emplace(t.impl(), g.add_const(t)).first;
     return it->second;
   }
+
+  Tensors record(const OpDef& op, const Tensors& in, const Attrs& attrs) override {
+    if (op.data_dependent || !op.infer)
+      PJ_THROW(CaptureBreak) << "data_dependent_shape: " << op.name << "'s output shape depends on tensor data";
+    std::vector<int> ids;
+    Metas metas;
+    for (const Tensor& t : in) {
+      metas.push_back(meta_of(t));
+      ids.push_back(value_of(t));
+    }
+    Metas outs;
+    try {
+      outs = op.infer(metas, attrs);
+    } catch (const Error& e) {
+      if (e.kind() != ErrorKind::NotImplemented) throw;
+      PJ_THROW(CaptureBreak) << "data_dependent_shape: " << op.name << ": " << e.what();
+    }
+    std::vector<int> vids = g.add_node(op, ids, attrs, outs, line);
+    Tensors r;
+    for (size_t k = 0; k < outs.size(); ++k) r.push_back(Tensor::symbolic(outs[k].shape, outs[k].dtype, vids[k]));
+    return r;
+  }
 };
-
-thread_local Tracer* t_tracer = nullptr;
-
-Tensors record(const OpDef& op, const Tensors& in, const Attrs& attrs) {
-  if (op.data_dependent || !op.infer)
-    PJ_THROW(CaptureBreak) << "data_dependent_shape: " << op.name << "'s output shape depends on tensor data";
-  Tracer& tr = *t_tracer;
-  std::vector<int> ids;
-  Metas metas;
-  for (const Tensor& t : in) {
-    metas.push_back(meta_of(t));
-    ids.push_back(tr.value_of(t));
-  }
-  Metas outs;
-  try {
-    outs = op.infer(metas, attrs);
-  } catch (const Error& e) {
-    if (e.kind() != ErrorKind::NotImplemented) throw;
-    PJ_THROW(CaptureBreak) << "data_dependent_shape: " << op.name << ": " << e.what();
-  }
-  std::vector<int> vids = tr.g.add_node(op, ids, attrs, outs, tr.line);
-  Tensors r;
-  for (size_t k = 0; k < outs.size(); ++k) r.push_back(Tensor::symbolic(outs[k].shape, outs[k].dtype, vids[k]));
-  return r;
-}
 
 PyObject* py_vmap_run(PyObject*, PyObject* args) {
   PyObject *call, *leaves, *batched;
@@ -79,12 +78,8 @@ PyObject* py_vmap_run(PyObject*, PyObject* args) {
   }
   Ref result;
   {
-    Tracer* prev_tracer = t_tracer;
-    t_tracer = &tr;
-    OpRecorder prev = set_op_recorder(record);
+    TraceScope scope(&tr);
     result = Ref(PyObject_Call(call, syms.get(), nullptr));
-    set_op_recorder(prev);
-    t_tracer = prev_tracer;
   }
   if (!result) return nullptr;
   Ref fast(PySequence_Fast(result.get(), "vmap: the traced function must return a sequence of tensors"));

@@ -21,6 +21,7 @@
 #include "runtime/debug_tools.h"
 #include "runtime/direct_call.h"
 #include "graph/tape.h"
+#include "graph/trace_context.h"
 #include "py/bytecode.h"
 #include "py/py_common.h"
 
@@ -819,18 +820,18 @@ PyObject* pijit_eval_frame(PyThreadState* ts, PyFrameObject* f, int throw_flag) 
   }
   // Module and class bodies (no CO_OPTIMIZED) keep their names in f_locals, a dict a shadow frame
   // would not share: they always run as they are.
-  // While an op recorder traces (vmap, pijit's own code under capture) tensors are symbolic:
+  // While a tracer is current (vmap, pijit's own code under capture) tensors are symbolic:
   // frames run as they are.
   if (opt && !g_released && !t_jit.busy && filtered_out(f, co)) opt = nullptr;  // PIJIT_SKIP / PIJIT_ONLY
   if (!opt || g_released || t_jit.busy || throw_flag || !(co->co_flags & CO_OPTIMIZED) || py::frame_is_resumable(f) ||
-      py::tracing_or_profiling(ts) || op_recorder()) {
+      py::tracing_or_profiling(ts) || trace_context()) {
     // Stress statistics count every candidate frame once: a generator resumed is not a new frame.
     if (opt && g_stress && !t_jit.busy && !(py::frame_is_resumable(f) && py::frame_started(f))) {
       ++g_stats.frames_default;
       const char* why = !(co->co_flags & CO_OPTIMIZED) ? "module or class body"
                         : py::frame_is_resumable(f)    ? "generator or coroutine frame"
                         : throw_flag                   ? "exception thrown into a frame"
-                        : op_recorder()                ? "an op recorder traces"
+                        : trace_context()              ? "an op recorder traces"
                                                        : "traced or profiled";
       ++g_stats.fallback_reasons[why];
       ++g_stats.default_reasons[why];
