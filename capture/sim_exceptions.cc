@@ -56,7 +56,7 @@ PyObject* Simulator::make_exception(PyTypeObject* t, const std::vector<PyObject*
   PyObject* e = PyObject_Call(cls, tuple, nullptr);  // BaseException's C constructor (OSError's too)
   if (!e) python_error("constructing an exception");
   own(e);
-  exceptions_.insert(e);
+  values_.created_exception(e);
   return e;
 }
 

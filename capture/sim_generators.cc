@@ -46,12 +46,12 @@ bool name_is(const char* n, std::initializer_list<const char*> names) {
 PyObject* Simulator::make_generator(std::unique_ptr<SimFrame> fr) {
   fr->generator = true;
   PyObject* g = own(PyCapsule_New(fr.get(), kCapsule, nullptr));
-  generators_[g] = std::move(fr);
+  values_.created_generator(g, std::move(fr));
   return g;
 }
 
 PyObject* Simulator::generator_next(PyObject* g) {
-  SimFrame& fr = *generators_.at(g);
+  SimFrame& fr = generator_frame(g);
   stop_value_ = nullptr;
   if (fr.returned) return nullptr;
   for (const SimFrame* f : frames_)
@@ -133,14 +133,15 @@ void Simulator::yield_from(SimFrame& fr) {
     return;
   }
   fr.stack.pop_back();
-  PyObject* ret = sim_generator(receiver) ? generators_.at(receiver)->result : nullptr;
+  PyObject* ret = sim_generator(receiver) ? generator_frame(receiver).result : nullptr;
   fr.stack.push_back(ret ? ret : Py_None);
 }
 
 bool Simulator::generator_cleanup_pending() const {
-  for (const auto& [g, fr] : generators_) {
-    if (!fr->started || fr->returned) continue;
-    for (const SimFrame::Block& b : fr->blocks)
+  for (PyObject* g : values_.generators()) {
+    const SimFrame& fr = *values_.find(g)->frame;
+    if (!fr.started || fr.returned) continue;
+    for (const SimFrame::Block& b : fr.blocks)
       if (b.op != Opcode::SETUP_LOOP) return true;
   }
   return false;

@@ -64,8 +64,7 @@ PyObject* Simulator::construct(PyTypeObject* t, const std::vector<PyObject*>& ar
   PyObject* obj = PyBaseObject_Type.tp_new(t, empty, nullptr);  // an abstract class raises as Python does
   if (!obj) python_error("object.__new__");
   own(obj);
-  values_.created_object(obj);
-  objects_[obj] = node;
+  values_.created_object(obj, node);
   PyObject* init = _PyType_Lookup(t, init_name);
   if (init == object_slot("__init__")) {
     if (!args.empty()) stop(Break::Raises, std::string("TypeError: ") + t->tp_name + "() takes no arguments");
@@ -83,8 +82,8 @@ PyObject* Simulator::object_init() {
 }
 
 int Simulator::class_node(PyObject* obj) {
-  auto it = objects_.find(obj);
-  return it != objects_.end() ? it->second : node_of(obj);
+  const Value* r = values_.find(obj);
+  return r && r->kind == Kind::Object ? r->class_node : node_of(obj);
 }
 
 // obj.name on a made object: data descriptors of the class, then the instance's own attributes,
@@ -93,7 +92,7 @@ PyObject* Simulator::object_attr(PyObject* v, PyObject* name) {
   PyTypeObject* tp = Py_TYPE(v);
   const std::string name_text = py::text(name);
   const char* cname = name_text.c_str();
-  const int cnode = objects_.at(v);
+  const int cnode = values_.at(v).class_node;
   guard_class(cnode, tp, name, /*is_class=*/true);
   if (std::strcmp(cname, "__class__") == 0) return reinterpret_cast<PyObject*>(tp);
   PyObject* descr = _PyType_Lookup(tp, name);
@@ -138,7 +137,7 @@ void Simulator::object_store(PyObject* owner, PyObject* name, PyObject* value, c
   const char* cname = name_text.c_str();
   if (escaped_.count(owner))
     stop(Break::SideEffect, what + " after a replayed write or output call was given it (that rebuilds it as it was)");
-  guard_class(objects_.at(owner), tp, name, /*is_class=*/true);
+  guard_class(values_.at(owner).class_node, tp, name, /*is_class=*/true);
   if (std::strcmp(cname, "__class__") == 0 || std::strcmp(cname, "__dict__") == 0)
     stop(Break::UnsupportedAttribute, what + " (capture keeps an object's class and dict as made)");
   PyObject* descr = _PyType_Lookup(tp, name);

@@ -150,14 +150,13 @@ class Simulator : public TraceContext {
   // itself, made by object.__new__ and filled by the simulated __init__; rebuilt where it escapes.
   std::string unmodelled_class(PyTypeObject* t);        // why instances of t are not simulated ("": they are)
   PyObject* construct(PyTypeObject* t, const std::vector<PyObject*>& args, PyObject* kwnames);
-  bool made_object(PyObject* v) const { return objects_.count(v) > 0; }
+  bool made_object(PyObject* v) const { return values_.created(v, Kind::Object); }
   PyObject* object_attr(PyObject* v, PyObject* name);
   void object_store(PyObject* owner, PyObject* name, PyObject* value, const std::string& what);
   // Its state as the rebuild sets it: __dict__ entries in order, then slots that are set.
   std::vector<std::pair<PyObject*, PyObject*>> object_state(PyObject* v);
   int class_node(PyObject* obj);  // the guard node of obj's class (frame objects: obj's own node)
   static PyObject* object_init();  // object.__init__ (borrowed)
-  std::unordered_map<PyObject*, int> objects_;  // made object -> its class's guard node
   static bool is_environ(PyObject* v);                    // os.environ itself
   PyObject* environ_lookup(PyObject* env, PyObject* key);  // its value of key (guarded); nullptr: unset
   // Special methods of user classes (sim_dunders.cc): an operator on an instance of a class
@@ -184,7 +183,8 @@ class Simulator : public TraceContext {
   PyObject* user_descriptor_get(PyObject* descr, PyObject* obj, PyObject* owner = nullptr);
   // Generators the simulated code made (sim_generators.cc): a capsule standing for each, its frame.
   PyObject* make_generator(std::unique_ptr<SimFrame> fr);
-  bool sim_generator(PyObject* v) const { return !generators_.empty() && generators_.count(v) > 0; }
+  bool sim_generator(PyObject* v) const { return values_.created(v, Kind::Generator); }
+  SimFrame& generator_frame(PyObject* g) { return *values_.at(g).frame; }
   PyObject* generator_next(PyObject* g);  // the next value; nullptr: exhausted
   PyObject* stop_value_ = nullptr;        // what the generator generator_next just finished returned
   void yield_value(SimFrame& fr);
@@ -199,7 +199,6 @@ class Simulator : public TraceContext {
   static bool is_partial(PyObject* v);
   PyObject* drain(PyObject* g);           // a list of every value left
   PyObject* call_on_generators(PyObject* callable, const std::vector<PyObject*>& args, PyObject* kwnames);
-  std::unordered_map<PyObject*, std::unique_ptr<SimFrame>> generators_;
   // Exceptions raised and caught in captured code (sim_exceptions.cc).
   bool plain_exception_class(PyTypeObject* t);
   PyObject* make_exception(PyTypeObject* t, const std::vector<PyObject*>& args, PyObject* kwnames);
@@ -232,8 +231,7 @@ class Simulator : public TraceContext {
   void end_finally(SimFrame& fr);
 #endif
   void refuse_traceback_reader(PyObject* exit);
-  std::unordered_set<PyObject*> exceptions_;  // exception objects made by the simulation
-  bool made_exception(PyObject* v) const { return !exceptions_.empty() && exceptions_.count(v) > 0; }
+  bool made_exception(PyObject* v) const { return values_.created(v, Kind::Exception); }
   void unwind_except_handler(SimFrame& fr, const SimFrame::Block& b);
   // Where the simulated exception on its way out was raised (its innermost user frame, before the
   // frames it leaves are popped): a refusal for an exception no simulated handler catches names

@@ -34,6 +34,17 @@ void ValueTable::mirror(PyObject* copy, int original_node, Kind k) {
   recs_[copy].node = original_node;
 }
 
+void ValueTable::created_object(PyObject* obj, int class_node) {
+  mark(obj, Origin::Created, Kind::Object);
+  recs_[obj].class_node = class_node;
+}
+
+void ValueTable::created_generator(PyObject* g, std::shared_ptr<SimFrame> frame) {
+  mark(g, Origin::Created, Kind::Generator);
+  recs_[g].frame = std::move(frame);
+  generators_.push_back(g);
+}
+
 void ValueTable::created_function(PyObject* fn, int globals_node) {
   mark(fn, Origin::Created, Kind::Function);
   recs_[fn].globals_node = globals_node;

@@ -5,11 +5,14 @@
 
 #include "py/pyport.h"  // first (Python.h)
 
+#include <memory>
 #include <string>
 #include <unordered_map>
 #include <vector>
 
 namespace pj::capture {
+
+struct SimFrame;  // sim_state.h: a generator's suspended frame
 
 // Where a value came from decides what capture may do with it.
 enum class Origin : uint8_t {
@@ -26,7 +29,12 @@ enum class Kind : uint8_t {
   Symbol,    // a graph input standing for the frame tensor `real`
   Cell,
   Function,  // made by MAKE_FUNCTION; `globals_node` is where its globals are read
-  Object,    // an instance of a user class the simulated code constructed (sim_objects.cc)
+  Object,    // an instance of a user class the simulated code constructed (sim_objects.cc);
+             // `class_node` is its class's guard node
+  Generator,  // a capsule standing for a generator the simulated code made (sim_generators.cc);
+              // `frame` is its frame, run as it is consumed
+  Exception,  // an exception object the simulated code made (sim_exceptions.cc): a plain class,
+              // constant arguments
 };
 
 // What a write does; the next step (issue 11) replays these after the graph, in program order.
@@ -48,6 +56,8 @@ struct Value {
   PyObject* copy = nullptr;    // a Frame container: the plain copy materialize made of it
   std::vector<int> const_nodes;  // Constant: every node it was read along
   int globals_node = -1;       // Function: node of its globals (-1: the root frame's)
+  int class_node = -1;         // Object: its class's guard node
+  std::shared_ptr<SimFrame> frame;  // Generator: its frame
   std::vector<PendingWrite> writes;  // the overlay: writes not yet made to the real object
 };
 
@@ -82,7 +92,11 @@ class ValueTable {
   void read_constant(PyObject* v, int node);
   void mirror(PyObject* copy, int original_node, Kind k = Kind::Other);
   void created_cell(PyObject* cell) { mark(cell, Origin::Created, Kind::Cell); }
-  void created_object(PyObject* obj) { mark(obj, Origin::Created, Kind::Object); }
+  void created_object(PyObject* obj, int class_node);
+  void created_generator(PyObject* g, std::shared_ptr<SimFrame> frame);
+  void created_exception(PyObject* e) { mark(e, Origin::Created, Kind::Exception); }
+  // The generators made so far, in the order they were made.
+  const std::vector<PyObject*>& generators() const { return generators_; }
   void created_function(PyObject* fn, int globals_node);
 
   // Graph inputs standing for frame tensors, in the order they were made.
@@ -101,6 +115,7 @@ class ValueTable {
   void mark(PyObject* v, Origin o, Kind k);
   std::unordered_map<PyObject*, Value> recs_;
   std::vector<PyObject*> symbols_;
+  std::vector<PyObject*> generators_;
   std::vector<PendingWrite> all_writes_;  // program order, across objects
 };
 

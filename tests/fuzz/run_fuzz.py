@@ -64,6 +64,7 @@ PROGRAM_FILE = "<fuzz program>"
 TRACEBACKS = True
 PROGRAMS_PER_SEED = 100000       # program ids of --seed S are S * 100000 + i
 DEFAULT_TIMEOUT = 30.0           # seconds one program may take (both sides) before it is a hang
+WORKER_MEMORY = 4 << 30         # address space of a worker process (RLIMIT_AS)
 
 
 def program_id(seed, i):
@@ -329,7 +330,11 @@ def worker_main():
     """Reads jobs (JSON lines: {id, source, modes}) on stdin; answers one JSON line each on the
     original stdout. Programs' own output goes to stderr."""
     import faulthandler
+    import resource
     faulthandler.enable()            # a crash leaves the Python stack in the report
+    # A program whose tensors grow without bound (x = outer(x, x) in a loop) meets MemoryError,
+    # plain and jitted alike, instead of the machine's OOM killer taking the worker.
+    resource.setrlimit(resource.RLIMIT_AS, (WORKER_MEMORY, WORKER_MEMORY))
     proto = os.fdopen(os.dup(1), "w")
     os.dup2(2, 1)
     sys.stdout = sys.stderr
@@ -581,6 +586,7 @@ class Verdict(object):
         self.stats = None
         self.time = 0.0
         self.invalid = False      # the program itself does not run (a generator bug)
+        self.out_of_memory = False  # it ran out of memory plainly: not compared
 
 
 def compare(pid, source, answers, stress):
@@ -601,6 +607,11 @@ def compare(pid, source, answers, stress):
     v.invalid = bool(first) and isinstance(first[0], list) and first[0][0] == "module raised"
     if "jit" in main:
         v.stats = main["jit"]["stats"]
+    # Where a plain run met MemoryError, how far each run got depends on what else held memory
+    # (a graph's buffers, the stress mode's caches): nothing to compare.
+    if "MemoryError" in json.dumps((answers.get("ref") or main)["plain"]["trace"]):
+        v.out_of_memory = True
+        return v
     if stress:
         ref = answers["ref"]["plain"]["trace"]
         pairs = [("plain (no stress)", ref, "plain under stress", main["plain"]["trace"]),
@@ -672,8 +683,10 @@ def summary_line(verdicts):
     k = sum(v.status == "differ" for v in verdicts)
     c = sum(v.status == "crash" for v in verdicts)
     bad = sum(v.invalid for v in verdicts)
-    return "%d programs, %d differ, %d crashed%s" % (
-        n, k, c, " (%d programs did not even run plainly: a generator bug)" % bad if bad else "")
+    oom = sum(v.out_of_memory for v in verdicts)
+    return "%d programs, %d differ, %d crashed%s%s" % (
+        n, k, c, " (%d programs did not even run plainly: a generator bug)" % bad if bad else "",
+        " (%d ran out of memory plainly: not compared)" % oom if oom else "")
 
 
 def capture_line(verdicts):
