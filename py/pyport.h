@@ -413,15 +413,17 @@ inline PyObject* call_moving_args(PyObject* fn, PyObject* args, bool same_level)
 // An exception leaving rewritten code through the resume function or loop body it called: the
 // pending traceback holds the rewritten frame at the line of the call, then that continuation's
 // frame at the line that raised, where plain Python has the function once. The first goes. A
-// continuation is a frame of the same function name and file called from the rewritten frame,
-// directly or through such frames that left no entry (a loop body run in a shadow frame of its
-// own that called its resume function).
+// continuation is a frame of the same function (name, file and first line: a continuation's code
+// keeps the original's) called from the rewritten frame, directly or through such frames that
+// left no entry (a loop body run in a shadow frame of its own that called its resume function).
+// The first line tells `super().__init__()` (another __init__ of the same file) from one.
 inline void drop_resume_caller_entry(PyFrameObject* shadow) {
   PyObject *t, *v, *tb;
   PyErr_Fetch(&t, &v, &tb);
   auto* head = tb && PyTraceBack_Check(tb) ? reinterpret_cast<PyTracebackObject*>(tb) : nullptr;
   auto same_function = [shadow](PyFrameObject* p) {
-    return PyUnicode_Compare(p->f_code->co_name, shadow->f_code->co_name) == 0 &&
+    return p->f_code->co_firstlineno == shadow->f_code->co_firstlineno &&
+           PyUnicode_Compare(p->f_code->co_name, shadow->f_code->co_name) == 0 &&
            PyUnicode_Compare(p->f_code->co_filename, shadow->f_code->co_filename) == 0;
   };
   bool continuation = false;
