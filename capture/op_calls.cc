@@ -32,7 +32,7 @@ void Simulator::CALL_METHOD(SimFrame& fr, const Instruction& ins) {
   std::vector<PyObject*> args = pop_n(fr, ins.arg);
   PyObject* meth = pop(fr);  // our LOAD_METHOD always pushes the bound attribute over an empty slot
   pop(fr);
-  push(fr, deferred_methods_.count(meth) ? defer_method_call(meth, args) : call(meth, args, nullptr));
+  push(fr, replayed_method(meth) ? defer_method_call(meth, args) : call(meth, args, nullptr));
 }
 
 void Simulator::MAKE_FUNCTION(SimFrame& fr, const Instruction& ins) {

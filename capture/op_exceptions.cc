@@ -19,7 +19,7 @@ PyObject* Simulator::with_method(PyObject* mgr, const char* name) {
   if (!PyFunction_Check(f)) stop(Break::ExceptionHandling, std::string("with-block on a ") + Py_TYPE(mgr)->tp_name);
   if (node_of(mgr) >= 0) guard_class(node_of(mgr), Py_TYPE(mgr), key);  // a method patched later recompiles
   PyObject* bound = own(PyMethod_New(f, mgr));
-  with_exits_[bound] = name;
+  values_.created_method(bound, mgr, key, /*replayed=*/false);
   return bound;
 }
 

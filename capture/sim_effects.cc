@@ -498,12 +498,14 @@ bool Simulator::defers_method(PyObject* owner, PyObject* name) {
 PyObject* Simulator::deferred_method(PyObject* owner, PyObject* name) {
   if (!defers_method(owner, name)) return nullptr;
   PyObject* bound = own(PyObject_GetAttr(owner, name));  // never called: a key for CALL_METHOD
-  deferred_methods_[bound] = {owner, name};
+  values_.created_method(bound, owner, name, /*replayed=*/true);
   return bound;
 }
 
 PyObject* Simulator::defer_method_call(PyObject* method, const std::vector<PyObject*>& args) {
-  auto [owner, name] = deferred_methods_.at(method);
+  const Value& m = *values_.method(method);
+  PyObject* const owner = m.owner;
+  PyObject* const name = m.name;
   // A list's methods here never raise; a dict's or set's hash what they are given.
   bool may_raise = !PyList_CheckExact(owner);
   if (may_raise) {
@@ -670,7 +672,7 @@ void Simulator::refuse_dirty_read(SimFrame& fr, const Instruction& ins) {
       if (defers_method(fr.stack.back(), PyTuple_GET_ITEM(fr.code->co_names, ins.arg))) return;
       break;
     case Opcode::CALL_METHOD:
-      if (fr.stack.size() > static_cast<size_t>(ins.arg) && deferred_methods_.count(fr.stack[fr.stack.size() - ins.arg - 1])) {
+      if (fr.stack.size() > static_cast<size_t>(ins.arg) && replayed_method(fr.stack[fr.stack.size() - ins.arg - 1])) {
         for (size_t k = fr.stack.size() - ins.arg; k < fr.stack.size(); ++k)
           if (dirty_.count(fr.stack[k])) stop(Break::SideEffect, "passes a container it changed (replayed later) as an argument");
         return;

@@ -285,6 +285,10 @@ class Simulator : public TraceContext {
   void store_nonlocal(SimFrame& fr, int i, PyObject* value);
   bool defers_method(PyObject* owner, PyObject* name);  // owner.name(...) is replayed, not simulated
   PyObject* deferred_method(PyObject* owner, PyObject* name);  // nullptr: not one
+  bool replayed_method(PyObject* v) const {  // deferred_method made it
+    const Value* r = values_.method(v);
+    return r && r->replayed;
+  }
   PyObject* defer_method_call(PyObject* method, const std::vector<PyObject*>& args);
   bool store_item(PyObject* container, PyObject* key, PyObject* value);
   void refuse_dirty_read(SimFrame& fr, const Instruction& ins);
@@ -302,9 +306,6 @@ class Simulator : public TraceContext {
   bool store_parameter_values(PyObject* owner, int node, PyObject* name, PyObject* value);  // cell.p = t
   PyObject* inplace_tensor(py::Opcode op, PyObject* a, PyObject* b);
   PyObject* with_method(PyObject* mgr, const char* name);
-  // bound __enter__/__exit__ SETUP_WITH made -> the special method's name (mgr.<name> again: the
-  // function's own __name__ may differ, a function assigned to the class under that name)
-  std::unordered_map<PyObject*, const char*> with_exits_;
   void escape(PyObject* v);
   ReturnPlan plan_callee(PyObject* callable);
   ReturnPlan plan_return_node(int node);
@@ -533,7 +534,6 @@ class Simulator : public TraceContext {
   // The caller's containers a deferred effect changes: the simulation can no longer read them.
   std::unordered_set<PyObject*> dirty_;
   std::unordered_set<PyObject*> iterated_;  // frame containers an iterator was made over
-  std::unordered_map<PyObject*, std::pair<PyObject*, PyObject*>> deferred_methods_;  // bound -> (owner, name)
   // Real closure cells met, and their one stand-in each: `node` is the cell's guard node; `root`:
   // one of the captured function's free variables (its stand-in cannot be shared under a guard).
   struct RealCell {

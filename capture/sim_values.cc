@@ -2013,11 +2013,12 @@ bool Simulator::holds_unguarded(PyObject* v, int depth) const {
 ReturnPlan Simulator::plan_return(PyObject* v) {
   Nesting nest(this);
   ReturnPlan p;
-  auto with_exit = with_exits_.find(v);
-  if (with_exit != with_exits_.end()) {  // a with-block's __exit__ on the stack at a break: mgr.__exit__ again
+  const Value* bound = values_.method(v);
+  if (bound && !bound->replayed) {  // a with-block's __exit__ on the stack at a break: mgr.__exit__ again
     p.kind = ReturnPlan::Method;
-    p.obj = PyUnicode_InternFromString(with_exit->second);
-    p.items.push_back(plan_return(PyMethod_GET_SELF(v)));
+    Py_INCREF(bound->name);
+    p.obj = bound->name;
+    p.items.push_back(plan_return(bound->owner));
     return p;
   }
   if (attr_read_.count(v)) guard_scalars(v);

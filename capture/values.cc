@@ -45,6 +45,14 @@ void ValueTable::created_generator(PyObject* g, std::shared_ptr<SimFrame> frame)
   generators_.push_back(g);
 }
 
+void ValueTable::created_method(PyObject* bound, PyObject* owner, PyObject* name, bool replayed) {
+  mark(bound, Origin::Created, Kind::Method);
+  Value& r = recs_[bound];
+  r.owner = owner;
+  r.name = name;
+  r.replayed = replayed;
+}
+
 void ValueTable::created_function(PyObject* fn, int globals_node) {
   mark(fn, Origin::Created, Kind::Function);
   recs_[fn].globals_node = globals_node;

@@ -35,6 +35,8 @@ enum class Kind : uint8_t {
               // `frame` is its frame, run as it is consumed
   Exception,  // an exception object the simulated code made (sim_exceptions.cc): a plain class,
               // constant arguments
+  Method,     // a method the simulation bound, standing for `owner.name`: a with-block's
+              // __enter__/__exit__, or a container method whose call is replayed after the graph
 };
 
 // What a write does; the next step (issue 11) replays these after the graph, in program order.
@@ -58,6 +60,10 @@ struct Value {
   int globals_node = -1;       // Function: node of its globals (-1: the root frame's)
   int class_node = -1;         // Object: its class's guard node
   std::shared_ptr<SimFrame> frame;  // Generator: its frame
+  PyObject* owner = nullptr;   // Method: the object it is bound to
+  PyObject* name = nullptr;    // Method: the attribute (an interned str; mgr.<name> again: the
+                               // function's own __name__ may differ)
+  bool replayed = false;       // Method: a call of it is a deferred effect, not run
   std::vector<PendingWrite> writes;  // the overlay: writes not yet made to the real object
 };
 
@@ -95,6 +101,12 @@ class ValueTable {
   void created_object(PyObject* obj, int class_node);
   void created_generator(PyObject* g, std::shared_ptr<SimFrame> frame);
   void created_exception(PyObject* e) { mark(e, Origin::Created, Kind::Exception); }
+  void created_method(PyObject* bound, PyObject* owner, PyObject* name, bool replayed);
+  // The record of a method the simulation bound; nullptr for anything else.
+  const Value* method(PyObject* v) const {
+    const Value* r = find(v);
+    return r && r->kind == Kind::Method ? r : nullptr;
+  }
   // The generators made so far, in the order they were made.
   const std::vector<PyObject*>& generators() const { return generators_; }
   void created_function(PyObject* fn, int globals_node);
