@@ -58,8 +58,7 @@ PyCodeObject* Simulator::stopped_callee() const {
 }
 
 Tensors Simulator::record(const OpDef& op, const Tensors& in, const Attrs& attrs) {
-  if (op.data_dependent || !op.infer)
-    PJ_THROW(CaptureBreak) << "data_dependent_shape: " << op.name << "'s output shape depends on tensor data";
+  refuse_untraceable(op);
   std::vector<int> ids;
   Metas metas;
   for (const Tensor& t : in) {
@@ -75,21 +74,12 @@ Tensors Simulator::record(const OpDef& op, const Tensors& in, const Attrs& attrs
     ids.push_back(it->second);
   }
   if (!shape_armed_.empty()) match_shape_ints(op, attrs);
-  Metas outs;
-  try {
-    outs = op.infer(metas, attrs);  // bad shapes raise here, as the eager call would
-  } catch (const Error& e) {
-    // infer says NotImplemented when only the data can tell the shape (a boolean mask).
-    if (e.kind() != ErrorKind::NotImplemented) throw;
-    PJ_THROW(CaptureBreak) << "data_dependent_shape: " << op.name << ": " << e.what();
-  }
+  Metas outs = infer_traced(op, metas, attrs);
   std::vector<int> vids = graph_.add_node(op, ids, attrs, outs, current_line());
   if (!pending_shape_.empty()) commit_shape_ints();
   if (!dim_deps_.empty() || !attr_bits_.empty()) propagate_dims(op, attrs, ids, vids, metas, outs);
   attr_bits_.clear();
-  Tensors result;
-  for (size_t k = 0; k < outs.size(); ++k) result.push_back(Tensor::symbolic(outs[k].shape, outs[k].dtype, vids[k]));
-  return result;
+  return symbolic_outputs(outs, vids);
 }
 
 // Decoded once per code object and capture: a function inlined in a loop is entered many times.

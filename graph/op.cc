@@ -190,6 +190,27 @@ thread_local TraceContext* t_tracer = nullptr;
 }  // namespace
 
 TraceContext* trace_context() { return t_tracer; }
+
+void refuse_untraceable(const OpDef& op) {
+  if (op.data_dependent || !op.infer)
+    PJ_THROW(CaptureBreak) << "data_dependent_shape: " << op.name << "'s output shape depends on tensor data";
+}
+
+Metas infer_traced(const OpDef& op, const Metas& in, const Attrs& attrs) {
+  try {
+    return op.infer(in, attrs);
+  } catch (const Error& e) {
+    // infer says NotImplemented when only the data can tell the shape (a boolean mask).
+    if (e.kind() != ErrorKind::NotImplemented) throw;
+    PJ_THROW(CaptureBreak) << "data_dependent_shape: " << op.name << ": " << e.what();
+  }
+}
+
+Tensors symbolic_outputs(const Metas& outs, const std::vector<int>& ids) {
+  Tensors r;
+  for (size_t k = 0; k < outs.size(); ++k) r.push_back(Tensor::symbolic(outs[k].shape, outs[k].dtype, ids[k]));
+  return r;
+}
 TraceScope::TraceScope(TraceContext* c) : prev_(t_tracer) { t_tracer = c; }
 TraceScope::~TraceScope() { t_tracer = prev_; }
 

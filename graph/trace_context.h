@@ -35,6 +35,15 @@ class TraceContext {
   virtual void sweep_observed(const SweepTrace* /*trace*/) {}
 };
 
+// What every tracer's record() does around its own bookkeeping:
+// - an op whose output shape depends on tensor data cannot be recorded: a capture break;
+void refuse_untraceable(const OpDef& op);
+// - the output metas of `op` on inputs `in` (bad shapes raise here, as the eager call would; where
+//   only the data can tell the shape, a boolean mask, a capture break);
+Metas infer_traced(const OpDef& op, const Metas& in, const Attrs& attrs);
+// - the symbolic outputs standing for graph values `ids`.
+Tensors symbolic_outputs(const Metas& outs, const std::vector<int>& ids);
+
 // This thread's tracer; nullptr when ops run.
 TraceContext* trace_context();
 

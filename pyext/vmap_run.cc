@@ -31,25 +31,15 @@ struct Tracer : TraceContext {
   }
 
   Tensors record(const OpDef& op, const Tensors& in, const Attrs& attrs) override {
-    if (op.data_dependent || !op.infer)
-      PJ_THROW(CaptureBreak) << "data_dependent_shape: " << op.name << "'s output shape depends on tensor data";
+    refuse_untraceable(op);
     std::vector<int> ids;
     Metas metas;
     for (const Tensor& t : in) {
       metas.push_back(meta_of(t));
       ids.push_back(value_of(t));
     }
-    Metas outs;
-    try {
-      outs = op.infer(metas, attrs);
-    } catch (const Error& e) {
-      if (e.kind() != ErrorKind::NotImplemented) throw;
-      PJ_THROW(CaptureBreak) << "data_dependent_shape: " << op.name << ": " << e.what();
-    }
-    std::vector<int> vids = g.add_node(op, ids, attrs, outs, line);
-    Tensors r;
-    for (size_t k = 0; k < outs.size(); ++k) r.push_back(Tensor::symbolic(outs[k].shape, outs[k].dtype, vids[k]));
-    return r;
+    Metas outs = infer_traced(op, metas, attrs);
+    return symbolic_outputs(outs, g.add_node(op, ids, attrs, outs, line));
   }
 };
 
