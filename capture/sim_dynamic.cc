@@ -494,7 +494,6 @@ void Simulator::compare_lifted(SimFrame& fr, const Instruction& ins, size_t from
 }
 
 std::optional<Tensor> Simulator::lift_scalar(PyObject* number, DType dtype) {
-  if (armed_.empty()) return std::nullopt;  // the common case: no number here may be lifted
   if (std::find(armed_.begin(), armed_.end(), number) == armed_.end()) return std::nullopt;
   if (!derived_.count(number)) return scalar_input(number, dtype);
   // computed in float64 as Python computed it, then converted as operand() converts a float

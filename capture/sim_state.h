@@ -183,7 +183,7 @@ class Simulator : public TraceContext {
   PyObject* user_descriptor_get(PyObject* descr, PyObject* obj, PyObject* owner = nullptr);
   // Generators the simulated code made (sim_generators.cc): a capsule standing for each, its frame.
   PyObject* make_generator(std::unique_ptr<SimFrame> fr);
-  bool sim_generator(PyObject* v) const { return values_.created(v, Kind::Generator); }
+  bool sim_generator(PyObject* v) const { return !values_.generators().empty() && values_.created(v, Kind::Generator); }
   SimFrame& generator_frame(PyObject* g) { return *values_.at(g).frame; }
   PyObject* generator_next(PyObject* g);  // the next value; nullptr: exhausted
   PyObject* stop_value_ = nullptr;        // what the generator generator_next just finished returned
