@@ -201,7 +201,7 @@ PyObject* Simulator::user_len(PyObject* obj) {
                                         " (converted by its __index__)");
   if (!PyLong_Check(r)) stop(Break::Raises, "TypeError: " + quoted_type(r) + " object cannot be interpreted as an integer");
   if (!unguarded_.empty()) guard_scalars(r);  // the value is read here (no instruction used it yet)
-  if (!derived_.empty()) guard_derived(r);
+  dynamic_.guard_derived(r);
   PyObject* value = materialize(r);
   if (_PyLong_Sign(value) < 0) stop(Break::Raises, "ValueError: __len__() should return >= 0");
   if (PyLong_AsSsize_t(value) == -1 && PyErr_Occurred()) {

@@ -7,6 +7,7 @@
 // graph value and size, the symbols it depends on, and *specialises* a symbol (the guard keeps its
 // exact size) as soon as Python observes a size depending on it: an int from x.shape used by an
 // instruction, pijit's library code reading .shape or len(), a size live where the graph breaks.
+#include "capture/sim_dynamic.h"
 #include "capture/sim_state.h"
 #include "graph/ops/nn_params.h"  // reduce_axes
 #include "graph/tape.h"
@@ -42,18 +43,18 @@ bool positional(const std::string& name) {
 
 }  // namespace
 
-void Simulator::make_symbols(PyObject* obj, int node, int value_id) {
-  if (!opt_.dynamic_all && (!opt_.dynamic_dims || opt_.dynamic_dims->empty())) return;
+void DynamicShapes::tensor_input(PyObject* obj, int node, int value_id) {
+  if (!s_.opt_.dynamic_all && (!s_.opt_.dynamic_dims || s_.opt_.dynamic_dims->empty())) return;
   if (is_parameter(obj)) return;  // weights keep their shapes: a new one is a new model
   const Tensor& t = py::unwrap(obj);
-  const guards::GuardNode& n = tree_.node(node);
+  const guards::GuardNode& n = s_.tree_.node(node);
   const bool frame_local = n.parent < 0 && n.access == Access::Local;
-  const std::string path = tree_.path(node);
+  const std::string path = s_.tree_.path(node);
   std::vector<uint64_t> deps(t.ndim(), 0);
   bool any = false;
   for (int d = 0; d < t.ndim(); ++d) {
-    const bool asked = (opt_.dynamic_all && frame_local) ||
-                       (opt_.dynamic_dims && opt_.dynamic_dims->count(path + "#" + std::to_string(d)));
+    const bool asked = (s_.opt_.dynamic_all && frame_local) ||
+                       (s_.opt_.dynamic_dims && s_.opt_.dynamic_dims->count(path + "#" + std::to_string(d)));
     // 0 and 1 stay exact: emptiness and broadcasting change what the program computes
     if (!asked || t.dim(d) < 2 || symbols_.size() >= 64) continue;
     symbols_.push_back({node, value_id, d, t.dim(d), false});
@@ -63,7 +64,7 @@ void Simulator::make_symbols(PyObject* obj, int node, int value_id) {
   if (any) dim_deps_[value_id] = std::move(deps);
 }
 
-uint64_t Simulator::dim_deps(int64_t value_id, int dim) const {
+uint64_t DynamicShapes::dim_deps(int64_t value_id, int dim) const {
   auto it = dim_deps_.find(value_id);
   if (it == dim_deps_.end()) return 0;
   uint64_t m = 0;
@@ -72,7 +73,7 @@ uint64_t Simulator::dim_deps(int64_t value_id, int dim) const {
   return m;
 }
 
-void Simulator::propagate_dims(const OpDef& op, const Attrs& attrs, const std::vector<int>& ins,
+void DynamicShapes::propagate_dims(const OpDef& op, const Attrs& attrs, const std::vector<int>& ins,
                                const std::vector<int>& outs, const Metas& in, const Metas& out) {
   std::vector<const std::vector<uint64_t>*> deps(ins.size(), nullptr);
   uint64_t all = 0, rest = 0;
@@ -170,37 +171,37 @@ void Simulator::propagate_dims(const OpDef& op, const Attrs& attrs, const std::v
   }
 }
 
-void Simulator::specialise(uint64_t symbols, const std::string& why) {
+void DynamicShapes::specialise(uint64_t symbols, const std::string& why) {
   for (size_t k = 0; k < symbols_.size() && symbols; ++k) {
     if (!(symbols >> k & 1) || symbols_[k].specialised) continue;
     Symbol& s = symbols_[k];
     s.specialised = true;
     if (s.scalar) {  // a Python int: its value is guarded after all
-      guard_scalars(s.scalar);
-      r_.dynamic_notes.push_back("s" + std::to_string(k) + " = " + tree_.path(s.node) + " specialised to " +
+      s_.guard_scalars(s.scalar);
+      s_.r_.dynamic_notes.push_back("s" + std::to_string(k) + " = " + s_.tree_.path(s.node) + " specialised to " +
                                  std::to_string(s.hint) + ": " + why);
       continue;
     }
-    r_.dynamic_notes.push_back("s" + std::to_string(k) + " = " + tree_.path(s.node) + ".shape[" +
+    s_.r_.dynamic_notes.push_back("s" + std::to_string(k) + " = " + s_.tree_.path(s.node) + ".shape[" +
                                std::to_string(s.dim) + "] specialised to " + std::to_string(s.hint) + ": " + why);
   }
 }
 
-static std::string at_line(Simulator& sim) {
-  PyCodeObject* co = sim.current_code();
-  return std::string(" at ") + (co ? py::text(co->co_filename) : "?") + ":" + std::to_string(sim.current_line());
+std::string DynamicShapes::at_line() const {
+  PyCodeObject* co = s_.current_code();
+  return std::string(" at ") + (co ? py::text(co->co_filename) : "?") + ":" + std::to_string(s_.current_line());
 }
 
-void Simulator::sizes_read(const Tensor& t, int dim, const char* what) {
+void DynamicShapes::sizes_read(const Tensor& t, int dim, const char* what) {
   if (!t.is_symbolic()) return;
-  if (uint64_t m = dim_deps(t.sym(), dim)) specialise(m, std::string(what) + " read by library code" + at_line(*this));
+  if (uint64_t m = dim_deps(t.sym(), dim)) specialise(m, std::string(what) + " read by library code" + at_line());
 }
 
-PyObject* Simulator::shape_of(PyObject* sym) {
+PyObject* DynamicShapes::shape_of(PyObject* sym) {
   const Tensor& t = py::unwrap(sym);
   auto it = dim_deps_.find(t.sym());
   if (it == dim_deps_.end()) return nullptr;
-  PyObject* tuple = own(PyTuple_New(t.ndim()));
+  PyObject* tuple = s_.own(PyTuple_New(t.ndim()));
   for (int d = 0; d < t.ndim(); ++d) {
     PyObject* v = PyLong_FromLongLong(t.dim(d));
     if (v && it->second[d]) {  // its own object (not the small-int cache's): tracked by identity
@@ -211,25 +212,25 @@ PyObject* Simulator::shape_of(PyObject* sym) {
       for (size_t k = 0; v && k < symbols_.size(); ++k)  // a graph input's size: the symbol itself
         if (symbols_[k].value == t.sym() && symbols_[k].dim == d) exact_sizes_[v] = static_cast<int>(k);
     }
-    if (!v) python_error("x.shape");
+    if (!v) s_.python_error("x.shape");
     PyTuple_SET_ITEM(tuple, d, v);
   }
   return tuple;
 }
 
-void Simulator::sizes_used(PyObject* v, int depth) {
+void DynamicShapes::sizes_used(PyObject* v, int depth) {
   if (depth > 4) return;
   if (PyLong_CheckExact(v)) {
     auto it = size_ints_.find(v);
     if (it != size_ints_.end())
-      specialise(it->second, std::string("a size used by Python (") + (using_op_ ? using_op_ : "?") + ")" + at_line(*this));
+      specialise(it->second, std::string("a size used by Python (") + (using_op_ ? using_op_ : "?") + ")" + at_line());
     return;
   }
   if (PyTuple_CheckExact(v) || PyList_CheckExact(v))
     for (Py_ssize_t i = 0; i < PySequence_Fast_GET_SIZE(v); ++i) sizes_used(PySequence_Fast_GET_ITEM(v, i), depth + 1);
 }
 
-bool Simulator::compare_size(SimFrame& fr, const Instruction& ins) {
+bool DynamicShapes::compare_size(SimFrame& fr, const Instruction& ins) {
   const size_t n = fr.stack.size();
   if (ins.op != Opcode::COMPARE_OP || ins.arg > 5 || n < 2 || exact_sizes_.empty()) return false;
   static const int swapped[] = {Py_GT, Py_GE, Py_EQ, Py_NE, Py_LT, Py_LE};
@@ -238,7 +239,7 @@ bool Simulator::compare_size(SimFrame& fr, const Instruction& ins) {
     PyObject* v = fr.stack[left ? n - 2 : n - 1];
     PyObject* c = fr.stack[left ? n - 1 : n - 2];
     auto it = exact_sizes_.find(v);
-    if (it == exact_sizes_.end() || !PyLong_CheckExact(c) || size_ints_.count(c) || unguarded_.count(c)) continue;
+    if (it == exact_sizes_.end() || !PyLong_CheckExact(c) || size_ints_.count(c) || s_.unguarded_.count(c)) continue;
     int overflow = 0;
     const long long value = PyLong_AsLongLongAndOverflow(c, &overflow);
     if (overflow || (value == -1 && PyErr_Occurred())) {
@@ -252,15 +253,15 @@ bool Simulator::compare_size(SimFrame& fr, const Instruction& ins) {
     const guards::SizeFact f{s.dim, holds ? op : negated[op], value};
     if (std::find(s.facts.begin(), s.facts.end(), f) == s.facts.end()) {
       s.facts.push_back(f);
-      r_.dynamic_notes.push_back(guards::fact_text(it->second, f) + " (" + tree_.path(s.node) + ".shape[" + std::to_string(s.dim) +
-                                 "], compared" + at_line(*this) + "): a guard, not a specialisation");
+      s_.r_.dynamic_notes.push_back(guards::fact_text(it->second, f) + " (" + s_.tree_.path(s.node) + ".shape[" + std::to_string(s.dim) +
+                                 "], compared" + at_line() + "): a guard, not a specialisation");
     }
     return true;
   }
   return false;
 }
 
-void Simulator::sizes_used_by(SimFrame& fr, const Instruction& ins, int uses) {
+void DynamicShapes::sizes_used_by(SimFrame& fr, const Instruction& ins, int uses) {
   if (ins.op == Opcode::RETURN_VALUE) uses = 1;  // the return plan would hold it as a constant
   using_op_ = op_name(ins.op);
   if (compare_size(fr, ins)) return;
@@ -278,13 +279,36 @@ void Simulator::sizes_used_by(SimFrame& fr, const Instruction& ins, int uses) {
   }
 }
 
+bool DynamicShapes::instruction_uses(SimFrame& fr, const Instruction& ins, int uses, bool moving) {
+  using_op_ = moving ? nullptr : op_name(ins.op);  // what a number specialised now was used by
+  const bool derive = !moving && (!s_.unguarded_.empty() || !derived_.empty()) && scalars_used(fr, ins, uses);
+  if (!size_ints_.empty() && (!moving || (fr.root && ins.op == Opcode::RETURN_VALUE))) sizes_used_by(fr, ins, uses);
+  return derive;
+}
+
+void DynamicShapes::instruction_done(SimFrame& fr, bool derive) {
+  if (derive) note_derived(fr);
+  if (!shape_armed_.empty()) shape_call_done();
+}
+
+bool DynamicShapes::shape_pending(PyObject* v) const {
+  return !shape_armed_.empty() && std::find(shape_armed_.begin(), shape_armed_.end(), v) != shape_armed_.end();
+}
+
+void DynamicShapes::after_node(const OpDef& op, const Attrs& attrs, const std::vector<int>& ins,
+                               const std::vector<int>& outs, const Metas& in, const Metas& out) {
+  if (!pending_shape_.empty()) commit_shape_ints();
+  if (!dim_deps_.empty() || !attr_bits_.empty()) propagate_dims(op, attrs, ins, outs, in, out);
+  attr_bits_.clear();
+}
+
 // ---- lifted scalars ----
 
-void Simulator::mark_liftable(PyObject* obj, PyObject* copy, int node) {
+void DynamicShapes::number_read(PyObject* obj, PyObject* copy, int node) {
   const bool marked = py::is_mutable_number(obj);
-  if (!marked && !(opt_.dynamic_scalars && opt_.dynamic_scalars->count(tree_.path(node)))) return;
+  if (!marked && !(s_.opt_.dynamic_scalars && s_.opt_.dynamic_scalars->count(s_.tree_.path(node)))) return;
   liftable_.emplace(copy, node);
-  if (marked) r_.mutable_paths.push_back(tree_.path(node));
+  if (marked) s_.r_.mutable_paths.push_back(s_.tree_.path(node));
 }
 
 namespace {
@@ -316,18 +340,18 @@ bool tensor_slot(PyObject* t, Opcode op) {
 
 }  // namespace
 
-void Simulator::arm_lifts(SimFrame& fr, const Instruction& ins, size_t from) {
+void DynamicShapes::arm_lifts(SimFrame& fr, const Instruction& ins, size_t from) {
   const size_t n = fr.stack.size();
   if (from + 2 != n) return;
   if (ins.op == Opcode::COMPARE_OP && ins.arg > 5) return;  // only <, <=, ==, !=, >, >=
   for (size_t i = from; i < n; ++i) {
     PyObject* v = fr.stack[i];
-    if (((liftable_.count(v) && unguarded_.count(v)) || derived_.count(v)) && tensor_slot(fr.stack[from + (n - 1 - i)], ins.op))
+    if (((liftable_.count(v) && s_.unguarded_.count(v)) || derived_.count(v)) && tensor_slot(fr.stack[from + (n - 1 - i)], ins.op))
       armed_.push_back(v);
   }
 }
 
-bool Simulator::scalars_used(SimFrame& fr, const Instruction& ins, int uses) {
+bool DynamicShapes::scalars_used(SimFrame& fr, const Instruction& ins, int uses) {
   const size_t n = fr.stack.size(), from = uses < 0 || static_cast<size_t>(uses) > n ? 0 : n - uses;
   using_op_ = op_name(ins.op);
   bool derive = false;
@@ -343,21 +367,21 @@ bool Simulator::scalars_used(SimFrame& fr, const Instruction& ins, int uses) {
     PyObject* v = fr.stack[i];
     if (!armed_.empty() && std::find(armed_.begin(), armed_.end(), v) != armed_.end()) continue;
     // a lifted or derived number handed to a user function it simulates: guarded where it is used
-    if (to_user && (derived_.count(v) || (liftable_.count(v) && unguarded_.count(v)))) continue;
-    guard_scalars(v);
-    if (!derived_.empty()) guard_derived(v);
+    if (to_user && (derived_.count(v) || (liftable_.count(v) && s_.unguarded_.count(v)))) continue;
+    s_.guard_scalars(v);
+    if (!derived_.empty()) guard_derived_now(v);
   }
   return false;
 }
 
-bool Simulator::calls_user_function(SimFrame& fr, const Instruction& ins, size_t from) {
+bool DynamicShapes::calls_user_function(SimFrame& fr, const Instruction& ins, size_t from) {
   if (ins.op != Opcode::CALL_FUNCTION && ins.op != Opcode::CALL_METHOD && ins.op != Opcode::CALL_FUNCTION_KW) return false;
   if (from >= fr.stack.size()) return false;
   // the callable: CALL_METHOD has a method and its self, or a null slot and the callable
   PyObject* f = fr.stack[from];
   if (ins.op == Opcode::CALL_METHOD && !PyFunction_Check(f) && from + 1 < fr.stack.size()) f = fr.stack[from + 1];
   if (PyMethod_Check(f)) f = PyMethod_GET_FUNCTION(f);
-  return PyFunction_Check(f) && !is_library_code(f);
+  return PyFunction_Check(f) && !s_.is_library_code(f);
 }
 
 namespace {
@@ -367,7 +391,7 @@ bool lifted_float(PyObject* v, const std::unordered_map<PyObject*, int>& liftabl
 }
 }  // namespace
 
-bool Simulator::derivable(SimFrame& fr, const Instruction& ins, size_t from) {
+bool DynamicShapes::derivable(SimFrame& fr, const Instruction& ins, size_t from) {
   const size_t n = fr.stack.size();
   const Opcode op = ins.op;
   const bool unary = op == Opcode::UNARY_NEGATIVE;
@@ -375,9 +399,9 @@ bool Simulator::derivable(SimFrame& fr, const Instruction& ins, size_t from) {
                       op == Opcode::BINARY_TRUE_DIVIDE || op == Opcode::INPLACE_ADD || op == Opcode::INPLACE_SUBTRACT ||
                       op == Opcode::INPLACE_MULTIPLY || op == Opcode::INPLACE_TRUE_DIVIDE;
   if (!(unary && from + 1 == n) && !(binary && from + 2 == n)) return false;
-  auto variable = [&](PyObject* v) { return derived_.count(v) > 0 || lifted_float(v, liftable_, unguarded_); };
+  auto variable = [&](PyObject* v) { return derived_.count(v) > 0 || lifted_float(v, liftable_, s_.unguarded_); };
   auto constant = [&](PyObject* v) {
-    return (PyFloat_CheckExact(v) || PyLong_CheckExact(v)) && !unguarded_.count(v) && !derived_.count(v) &&
+    return (PyFloat_CheckExact(v) || PyLong_CheckExact(v)) && !s_.unguarded_.count(v) && !derived_.count(v) &&
            !size_ints_.count(v);
   };
   PyObject* a = fr.stack[from];
@@ -403,7 +427,7 @@ bool Simulator::derivable(SimFrame& fr, const Instruction& ins, size_t from) {
   return true;
 }
 
-void Simulator::note_derived(SimFrame& fr) {
+void DynamicShapes::note_derived(SimFrame& fr) {
   PyObject* r = fr.stack.empty() ? nullptr : fr.stack.back();
   if (r && PyFloat_CheckExact(r) && r != pending_derived_.a && r != pending_derived_.b && !derived_.count(r)) {
     derived_.emplace(r, pending_derived_);
@@ -412,38 +436,38 @@ void Simulator::note_derived(SimFrame& fr) {
   // (not a fresh float: its operands are used as Python values after all)
   for (PyObject* v : {pending_derived_.a, pending_derived_.b}) {
     if (!v) continue;
-    guard_scalars(v);
-    guard_derived(v);
+    s_.guard_scalars(v);
+    guard_derived_now(v);
   }
 }
 
-void Simulator::guard_derived(PyObject* v) {
+void DynamicShapes::guard_derived_now(PyObject* v) {
   auto it = derived_.find(v);
   if (it == derived_.end()) return;
   const Derived d = it->second;
   derived_.erase(it);
   for (PyObject* s : {d.a, d.b}) {
     if (!s) continue;
-    guard_scalars(s);
-    guard_derived(s);
+    s_.guard_scalars(s);
+    guard_derived_now(s);
   }
 }
 
-Tensor Simulator::scalar_input(PyObject* number, DType dtype) {
+Tensor DynamicShapes::scalar_input(PyObject* number, DType dtype) {
   auto [it, added] = lifted_.try_emplace({number, static_cast<int>(dtype)}, -1);
   if (added) {
     const int node = liftable_.at(number);
-    it->second = graph_.add_input(TensorMeta{{}, dtype}, tree_.path(node), false);
-    r_.plan.input_nodes.push_back(node);
-    r_.scalar_inputs.push_back(static_cast<int>(graph_.inputs().size()) - 1);
-    PyObject* repr = own(PyObject_Repr(number));
-    r_.dynamic_notes.push_back(tree_.path(node) + " is a graph input (a Python " + Py_TYPE(number)->tp_name + ", traced with " +
+    it->second = s_.graph_.add_input(TensorMeta{{}, dtype}, s_.tree_.path(node), false);
+    s_.r_.plan.input_nodes.push_back(node);
+    s_.r_.scalar_inputs.push_back(static_cast<int>(s_.graph_.inputs().size()) - 1);
+    PyObject* repr = s_.own(PyObject_Repr(number));
+    s_.r_.dynamic_notes.push_back(s_.tree_.path(node) + " is a graph input (a Python " + Py_TYPE(number)->tp_name + ", traced with " +
                                (repr ? py::text(repr) : "?") + ", as " + dtype_name(dtype) + ")");
   }
   return Tensor::symbolic({}, dtype, it->second);
 }
 
-Tensor Simulator::value64(PyObject* v) {
+Tensor DynamicShapes::value64(PyObject* v) {
   if (liftable_.count(v)) return scalar_input(v, DType::Float64);
   auto it = derived_.find(v);
   if (it == derived_.end()) return Tensor::scalar(PyFloat_AsDouble(v), DType::Float64);  // a constant
@@ -462,38 +486,38 @@ Tensor Simulator::value64(PyObject* v) {
   PJ_CHECK(op) << "no op " << name;
   Tensors in{value64(d.a)};
   if (d.b) in.push_back(value64(d.b));
-  Tensor t = record(*op, in, {})[0];
+  Tensor t = s_.record(*op, in, {})[0];
   derived64_.emplace(v, t);
   return t;
 }
 
-void Simulator::compare_lifted(SimFrame& fr, const Instruction& ins, size_t from) {
+void DynamicShapes::compare_lifted(SimFrame& fr, const Instruction& ins, size_t from) {
   const size_t n = fr.stack.size();
   if (ins.op != Opcode::COMPARE_OP || ins.arg > 5 || from + 2 != n) return;
   static const int swapped[] = {Py_GT, Py_GE, Py_EQ, Py_NE, Py_LT, Py_LE};
   for (int left = 0; left < 2; ++left) {
     PyObject* v = fr.stack[left ? from : from + 1];
     PyObject* c = fr.stack[left ? from + 1 : from];
-    if (!liftable_.count(v) || !unguarded_.count(v) || unguarded_.count(c) || !(PyFloat_CheckExact(c) || PyLong_CheckExact(c)))
+    if (!liftable_.count(v) || !s_.unguarded_.count(v) || s_.unguarded_.count(c) || !(PyFloat_CheckExact(c) || PyLong_CheckExact(c)))
       continue;
     const int op = left ? ins.arg : swapped[ins.arg];  // as `v <op> c`
     const int r = PyObject_RichCompareBool(v, c, op);
-    if (r < 0) python_error("comparison");
+    if (r < 0) s_.python_error("comparison");
     static const char* const text[] = {" < ", " <= ", " == ", " != ", " > ", " >= "};
-    for (int node : scalar_nodes_.at(v)) {
+    for (int node : s_.scalar_nodes_.at(v)) {
       Py_INCREF(c);
-      tree_.add_check(node, {CheckKind::Compare, c, op | (r << 3), {}});
+      s_.tree_.add_check(node, {CheckKind::Compare, c, op | (r << 3), {}});
     }
-    PyObject* repr = own(PyObject_Repr(c));
-    r_.dynamic_notes.push_back(tree_.path(liftable_.at(v)) + ": guarded " + (r ? "" : "not ") + tree_.path(liftable_.at(v)) +
+    PyObject* repr = s_.own(PyObject_Repr(c));
+    s_.r_.dynamic_notes.push_back(s_.tree_.path(liftable_.at(v)) + ": guarded " + (r ? "" : "not ") + s_.tree_.path(liftable_.at(v)) +
                                text[op] + (repr ? py::text(repr) : "?") + ", not its value (a comparison" +
-                               at_line(*this) + ")");
+                               at_line() + ")");
     armed_.push_back(v);
     return;
   }
 }
 
-std::optional<Tensor> Simulator::lift_scalar(PyObject* number, DType dtype) {
+std::optional<Tensor> DynamicShapes::lift_scalar(PyObject* number, DType dtype) {
   if (std::find(armed_.begin(), armed_.end(), number) == armed_.end()) return std::nullopt;
   if (!derived_.count(number)) return scalar_input(number, dtype);
   // computed in float64 as Python computed it, then converted as operand() converts a float
@@ -501,39 +525,34 @@ std::optional<Tensor> Simulator::lift_scalar(PyObject* number, DType dtype) {
   if (dtype == DType::Float64) return t;
   const OpDef* cast = find_op("cast");
   PJ_CHECK(cast) << "no op cast";
-  return record(*cast, {t}, {{"dtype", dtype}})[0];
+  return s_.record(*cast, {t}, {{"dtype", dtype}})[0];
 }
 
-bool Simulator::reading_attribute() const {
-  const SimFrame* fr = frames_.empty() ? nullptr : frames_.back();
-  return fr && !fr->library && fr->pc > 0 && (*fr->ins)[fr->pc - 1].op == Opcode::LOAD_ATTR;
-}
-
-void Simulator::note_specialised_scalar(PyObject* copy) {
+void DynamicShapes::note_specialised_scalar(PyObject* copy) {
   auto it = liftable_.find(copy);
   if (it == liftable_.end()) return;
-  PyObject* repr = own(PyObject_Repr(copy));
-  r_.dynamic_notes.push_back(tree_.path(it->second) + " specialised to " + (repr ? py::text(repr) : "?") +
-                             ": used by Python (" + (using_op_ ? using_op_ : "?") + ")" + at_line(*this));
+  PyObject* repr = s_.own(PyObject_Repr(copy));
+  s_.r_.dynamic_notes.push_back(s_.tree_.path(it->second) + " specialised to " + (repr ? py::text(repr) : "?") +
+                             ": used by Python (" + (using_op_ ? using_op_ : "?") + ")" + at_line());
   liftable_.erase(it);
 }
 
-void Simulator::sweep_observed(const SweepTrace* t) {
+void DynamicShapes::sweep_observed(const SweepTrace* t) {
   if (!t) {
-    sweep_begins_.push_back(graph_.nodes().size());
+    sweep_begins_.push_back(s_.graph_.nodes().size());
     return;
   }
   if (sweep_begins_.empty()) return;
   graph::SweepPlan p;
   p.node_begin = sweep_begins_.back();
-  p.node_end = graph_.nodes().size();
+  p.node_end = s_.graph_.nodes().size();
   sweep_begins_.pop_back();
   if (symbols_.empty()) return;
   std::string why;
   auto value_of = [&](const Tensor& x) -> int {
     if (x.is_symbolic()) return static_cast<int>(x.sym());
-    auto it = const_ids_.find(x.impl());
-    return it == const_ids_.end() ? -1 : it->second;
+    auto it = s_.const_ids_.find(x.impl());
+    return it == s_.const_ids_.end() ? -1 : it->second;
   };
   // (an outer tape records this sweep: its own backward would be built for these sizes)
   if (!sweep_begins_.empty() || tape_active()) why = "a gradient of a gradient is taken inside the graph";
@@ -564,7 +583,7 @@ void Simulator::sweep_observed(const SweepTrace* t) {
       why = "a gradient capture cannot name";
   }
   if (!why.empty()) {
-    specialise(~uint64_t{0}, why + at_line(*this));
+    specialise(~uint64_t{0}, why + at_line());
     return;
   }
   // A gradient has its leaf's shape: its sizes depend on what the leaf's do (not on the sizes the
@@ -576,22 +595,22 @@ void Simulator::sweep_observed(const SweepTrace* t) {
     if (it != dim_deps_.end()) dim_deps_[p.result_values[k]] = it->second;
     else dim_deps_.erase(p.result_values[k]);
   }
-  r_.dynamic_notes.push_back("the gradient taken" + at_line(*this) + " is emitted again for each new size");
-  r_.sweeps.push_back(std::move(p));
+  s_.r_.dynamic_notes.push_back("the gradient taken" + at_line() + " is emitted again for each new size");
+  s_.r_.sweeps.push_back(std::move(p));
 }
 
-void Simulator::check_sweeps() {
-  for (const graph::SweepPlan& p : r_.sweeps) {
+void DynamicShapes::check_sweeps() {
+  for (const graph::SweepPlan& p : s_.r_.sweeps) {
     std::set<int> inside, results(p.result_values.begin(), p.result_values.end());
     for (size_t i = p.node_begin; i < p.node_end; ++i)
-      for (int o : graph_.nodes()[i].outputs) inside.insert(o);
+      for (int o : s_.graph_.nodes()[i].outputs) inside.insert(o);
     bool ok = true;
-    for (size_t i = p.node_end; i < graph_.nodes().size() && ok; ++i)
-      for (int v : graph_.nodes()[i].inputs) ok = ok && (!inside.count(v) || results.count(v));
-    for (int v : graph_.outputs()) ok = ok && (!inside.count(v) || results.count(v));
+    for (size_t i = p.node_end; i < s_.graph_.nodes().size() && ok; ++i)
+      for (int v : s_.graph_.nodes()[i].inputs) ok = ok && (!inside.count(v) || results.count(v));
+    for (int v : s_.graph_.outputs()) ok = ok && (!inside.count(v) || results.count(v));
     if (!ok) {
       specialise(~uint64_t{0}, "a value inside a gradient's backward is used after it");
-      r_.sweeps.clear();
+      s_.r_.sweeps.clear();
       return;
     }
   }
@@ -599,12 +618,12 @@ void Simulator::check_sweeps() {
 
 // ---- Python ints that are a reshape's sizes ----
 
-void Simulator::arm_shape_ints(SimFrame& fr, const Instruction& ins, size_t from) {
+void DynamicShapes::arm_shape_ints(SimFrame& fr, const Instruction& ins, size_t from) {
   if (ins.op != Opcode::CALL_FUNCTION && ins.op != Opcode::CALL_METHOD) return;
   static PyObject* mark = PyUnicode_InternFromString("__pijit_shape_args__");
   auto marked = [&](PyObject* f) {
     if (PyMethod_Check(f)) f = PyMethod_GET_FUNCTION(f);
-    if (!PyFunction_Check(f) || !is_library_code(f)) return false;
+    if (!PyFunction_Check(f) || !s_.is_library_code(f)) return false;
     PyObject* d = reinterpret_cast<PyFunctionObject*>(f)->func_dict;
     return d && PyDict_GetItem(d, mark) == Py_True;
   };
@@ -615,7 +634,7 @@ void Simulator::arm_shape_ints(SimFrame& fr, const Instruction& ins, size_t from
     args = from + 2;
   }
   auto arm = [&](PyObject* v) {
-    if (PyLong_CheckExact(v) && liftable_.count(v) && unguarded_.count(v) &&
+    if (PyLong_CheckExact(v) && liftable_.count(v) && s_.unguarded_.count(v) &&
         std::find(shape_armed_.begin(), shape_armed_.end(), v) == shape_armed_.end()) {
       shape_armed_.push_back(v);
       armed_.push_back(v);
@@ -630,7 +649,7 @@ void Simulator::arm_shape_ints(SimFrame& fr, const Instruction& ins, size_t from
   }
 }
 
-void Simulator::match_shape_ints(const OpDef& op, const Attrs& attrs) {
+void DynamicShapes::match_shape_ints(const OpDef& op, const Attrs& attrs) {
   pending_shape_.clear();
   if (op.name != "reshape" || !attrs.has("shape")) return;
   const IntList& shape = attrs.ints("shape");
@@ -653,8 +672,8 @@ void Simulator::match_shape_ints(const OpDef& op, const Attrs& attrs) {
   }
 }
 
-void Simulator::commit_shape_ints() {
-  const size_t node = graph_.nodes().size() - 1;
+void DynamicShapes::commit_shape_ints() {
+  const size_t node = s_.graph_.nodes().size() - 1;
   for (const auto& [entry, v] : pending_shape_) {
     int k = -1;
     for (size_t i = 0; i < symbols_.size(); ++i)
@@ -672,13 +691,13 @@ void Simulator::commit_shape_ints() {
   pending_shape_.clear();
 }
 
-void Simulator::shape_call_done() {
+void DynamicShapes::shape_call_done() {
   std::vector<PyObject*> left;
   left.swap(shape_armed_);
-  for (PyObject* v : left) guard_scalars(v);  // (what took it is not a reshape's attribute)
+  for (PyObject* v : left) s_.guard_scalars(v);  // (what took it is not a reshape's attribute)
 }
 
-void Simulator::finish_symbols(bool broke) {
+void DynamicShapes::finish(bool broke) {
   if (symbols_.empty()) return;
   check_sweeps();
   if (broke)  // the interpreter's part would receive them as constants
@@ -688,25 +707,25 @@ void Simulator::finish_symbols(bool broke) {
     if (s.specialised) continue;
     if (s.scalar) {  // a Python int: its value keys the plans, its attribute entries take it
       // 0 and 1 stay exact, as for sizes (emptiness, broadcasting): the guard reads `n >= 2`
-      for (int node : scalar_nodes_.at(s.scalar)) {
+      for (int node : s_.scalar_nodes_.at(s.scalar)) {
         PyObject* two = PyLong_FromLong(2);
-        if (!two) python_error("int");
-        tree_.add_check(node, {CheckKind::Compare, two, Py_GE | (1 << 3), {}});
+        if (!two) s_.python_error("int");
+        s_.tree_.add_check(node, {CheckKind::Compare, two, Py_GE | (1 << 3), {}});
       }
-      r_.symbolic_dims.push_back({graph_.value(s.value).index, -1, static_cast<int>(k), s.hint});
+      s_.r_.symbolic_dims.push_back({s_.graph_.value(s.value).index, -1, static_cast<int>(k), s.hint});
       for (const graph::SymbolicAttr& a : attr_symbols_)
-        if (a.symbol == static_cast<int>(k)) r_.symbolic_attrs.push_back(a);
-      r_.dynamic_notes.push_back("s" + std::to_string(k) + " = " + tree_.path(s.node) + " is a size of a reshape "
+        if (a.symbol == static_cast<int>(k)) s_.r_.symbolic_attrs.push_back(a);
+      s_.r_.dynamic_notes.push_back("s" + std::to_string(k) + " = " + s_.tree_.path(s.node) + " is a size of a reshape "
                                  "(traced with " + std::to_string(s.hint) + "): planned per value");
       continue;
     }
-    guards::Check* c = tree_.find_check(s.node, CheckKind::TensorMeta);
+    guards::Check* c = s_.tree_.find_check(s.node, CheckKind::TensorMeta);
     PJ_CHECK(c) << "a symbolic size of a tensor without its meta guard";
     c->symbols.resize(c->meta.shape.size(), -1);
     c->symbols[s.dim] = static_cast<int>(k);
     c->facts.insert(c->facts.end(), s.facts.begin(), s.facts.end());
-    r_.symbolic_dims.push_back({graph_.value(s.value).index, s.dim, static_cast<int>(k)});
-    r_.dynamic_notes.push_back("s" + std::to_string(k) + " = " + tree_.path(s.node) + ".shape[" + std::to_string(s.dim) +
+    s_.r_.symbolic_dims.push_back({s_.graph_.value(s.value).index, s.dim, static_cast<int>(k)});
+    s_.r_.dynamic_notes.push_back("s" + std::to_string(k) + " = " + s_.tree_.path(s.node) + ".shape[" + std::to_string(s.dim) +
                                "] is dynamic (traced with " + std::to_string(s.hint) + ")");
   }
 }

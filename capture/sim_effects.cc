@@ -241,7 +241,7 @@ void Simulator::write_tensor(PyObject* target, PyObject* value, const std::strin
   if (!old.is_symbolic()) stop(Break::InplaceUpdate, what + " of a tensor made outside the graph");
   if (escaped_.count(target))  // fuzz 5400241: BOX.t = t; t += 1 left BOX.t the old value
     stop(Break::SideEffect, what + " after a replayed write was given the tensor (it stores the value it had)");
-  if (!dim_deps_.empty()) {  // written back after the graph, where the two shapes must agree
+  if (dynamic_.tracks_sizes()) {  // written back after the graph, where the two shapes must agree
     sizes_read(old, -1, "a tensor written in place");
     sizes_read(py::unwrap(value), -1, "a value written in place");
   }

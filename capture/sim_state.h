@@ -14,6 +14,7 @@
 
 #include "py/bytecode.h"
 #include "graph/trace_context.h"
+#include "capture/sim_dynamic.h"
 #include "capture/simulator.h"
 #include "capture/values.h"
 
@@ -107,10 +108,9 @@ class Simulator : public TraceContext {
   Tensors record(const OpDef& op, const Tensors& in, const Attrs& attrs) override;
   void identity_observed(PyObject* sym) override;      // a tensor was hashed: guard input aliasing
   int contiguity(PyObject* sym) override;              // is_contiguous() of a graph value; -1: unknown
-  void sizes_read(const Tensor& t, int dim, const char* what) override;  // sim_dynamic.cc
-  std::optional<Tensor> lift_scalar(PyObject* number, DType dtype) override;  // sim_dynamic.cc
-  // A tape's gradient() under capture: with symbolic sizes its sweep is kept as a SweepPlan (the
-  // backward is emitted again per size); what cannot be replayed specialises every symbol.
+  // (the dynamic part answers these three: sim_dynamic.h)
+  void sizes_read(const Tensor& t, int dim, const char* what) override;
+  std::optional<Tensor> lift_scalar(PyObject* number, DType dtype) override;
   void sweep_observed(const SweepTrace* t) override;
 
   // ---- values (sim_values.cc) ----
@@ -344,87 +344,6 @@ class Simulator : public TraceContext {
   PyObject* make_sym(const TensorMeta& m, int value_id);
 
  public:
-  // ---- dynamic shapes (sim_dynamic.cc) ----
-  // A graph input's dims that get symbols (CaptureOptions::dynamic_dims / dynamic_all).
-  void make_symbols(PyObject* obj, int node, int value_id);
-  // Which symbols each output size of a recorded op depends on, from its inputs'.
-  void propagate_dims(const OpDef& op, const Attrs& attrs, const std::vector<int>& ins, const std::vector<int>& outs,
-                      const Metas& in, const Metas& out);
-  uint64_t dim_deps(int64_t value_id, int dim) const;  // dim -1: any of its sizes
-  // Python observed sizes that depend on these symbols: the graph keeps their values (guarded).
-  void specialise(uint64_t symbols, const std::string& why);
-  PyObject* shape_of(PyObject* sym);  // x.shape: its symbolic sizes fresh ints, tracked until used
-  void sizes_used(PyObject* v, int depth = 0);  // an instruction consumed v (or what it holds)
-  void sizes_used_by(SimFrame& fr, const Instruction& ins, int uses);
-  void finish_symbols(bool broke);  // guards and CaptureResult::symbolic_dims
-  struct Symbol {
-    int node = -1, value = -1, dim = 0;
-    int64_t hint = 0;
-    bool specialised = false;
-    std::vector<guards::SizeFact> facts;  // comparisons Python made of it with constants
-    PyObject* scalar = nullptr;  // a Python int's symbol (value -1): the frame number's copy
-  };
-  // `x.reshape((n, -1))` with n a liftable int: its entry in the reshape's shape becomes the value
-  // of a symbol of its own, so each n gets a plan, not a capture. Only for library functions marked
-  // __pijit_shape_args__ (their int arguments become the shape attribute and nothing else).
-  void arm_shape_ints(SimFrame& fr, const Instruction& ins, size_t from);
-  void match_shape_ints(const OpDef& op, const Attrs& attrs);  // record(): the entries they fed
-  void commit_shape_ints();  // ... once the node is in the graph: their symbols and attributes
-  std::vector<std::pair<size_t, PyObject*>> pending_shape_;  // entry -> the int it holds
-  void shape_call_done();  // an armed int no attribute took is used otherwise: guarded
-  std::vector<PyObject*> shape_armed_;
-  std::vector<std::pair<size_t, uint64_t>> attr_bits_;  // the node being recorded: entry -> symbol bit
-  std::vector<graph::SymbolicAttr> attr_symbols_;
-  // `if x.shape[0] > 4` on a graph input's own symbolic size: guards the comparison's outcome as a
-  // fact of the symbol instead of specialising it. True when it did (the operands are then used).
-  bool compare_size(SimFrame& fr, const Instruction& ins);
-  void check_sweeps();  // at the end: only the gradients are read after a sweep, or specialise
-  std::vector<size_t> sweep_begins_;  // graph nodes when each open sweep began
-  std::unordered_map<PyObject*, int> exact_sizes_;  // ints shape_of made that are a symbol itself
-  std::vector<Symbol> symbols_;
-  std::unordered_map<int64_t, std::vector<uint64_t>> dim_deps_;  // graph value -> per size, its symbols
-  std::unordered_map<PyObject*, uint64_t> size_ints_;           // ints shape_of made -> their symbols
-  const char* using_op_ = nullptr;                              // the instruction sizes_used_by checks
-  // Lifted scalars: a Python int or float read from the frame that is a graph input rather than a
-  // constant (its path changed value on an earlier call: CaptureOptions::dynamic_scalars; or
-  // pijit.mutable() made it). It is lifted only where it meets a tensor in an arithmetic or
-  // comparison operator (the operator converts it as the eager one does); any other use guards
-  // its value, as for every number, and the note says where.
-  void mark_liftable(PyObject* obj, PyObject* copy, int node);
-  void arm_lifts(SimFrame& fr, const Instruction& ins, size_t from);  // the operands this one lifts
-  // `lr > 0.5` with lr liftable and 0.5 a constant: guards the comparison's outcome, not lr's value.
-  void compare_lifted(SimFrame& fr, const Instruction& ins, size_t from);
-  void note_specialised_scalar(PyObject* copy);                      // a liftable copy was guarded
-  bool reading_attribute() const;  // the innermost simulated instruction is a LOAD_ATTR
-  std::unordered_set<PyObject*> attr_read_;  // liftable copies a LOAD_ATTR pushed unguarded
-  std::unordered_map<PyObject*, int> liftable_;      // copy -> the node it was read along
-  std::vector<PyObject*> armed_;                     // copies the current instruction may lift
-  std::map<std::pair<PyObject*, int>, int> lifted_;  // (copy, dtype) -> its graph input
-  // Python float arithmetic on lifted floats (`lr * 0.1`, `-lr`, `a + b`): the result is derived,
-  // computed in float64 graph ops (IEEE, as Python computes it) where it meets a tensor. A
-  // divisor must be a constant (a lifted one could become 0, where Python raises). Any other use
-  // of a derived value guards the numbers it came from.
-  struct Derived {
-    Opcode op;
-    PyObject* a;
-    PyObject* b;  // nullptr: unary
-  };
-  std::unordered_map<PyObject*, Derived> derived_;
-  std::unordered_map<PyObject*, Tensor> derived64_;  // its float64 graph value, once built
-  // The numbers an instruction consumes: lifted where they meet a tensor, compared as a guard,
-  // derived by float arithmetic, else guarded (and their sources). True: the result is derived.
-  bool scalars_used(SimFrame& fr, const Instruction& ins, int uses);
-  bool derivable(SimFrame& fr, const Instruction& ins, size_t from);
-  // The instruction calls a user function the simulation inlines (its uses of the numbers it is
-  // given are instructions too).
-  bool calls_user_function(SimFrame& fr, const Instruction& ins, size_t from);
-  void note_derived(SimFrame& fr);  // the instruction's result is pending_derived_
-  Derived pending_derived_{};
-  void guard_derived(PyObject* v);
-  Tensor scalar_input(PyObject* copy, DType dtype);  // the graph input a liftable copy feeds
-  Tensor value64(PyObject* v);                        // a lifted, derived or constant float as float64
-
- public:
   // ---- the frame loop (simulator.cc) ----
   void load_code(SimFrame& fr, PyCodeObject* co);
   PyObject* run_frame(SimFrame& fr);
@@ -462,6 +381,7 @@ class Simulator : public TraceContext {
   graph::Graph& graph_;
   std::vector<PyObject*> keep_;                       // owned references, released at the end
   ValueTable values_;                                 // one record per classified value (values.h)
+  DynamicShapes dynamic_{*this};                      // symbolic sizes, lifted numbers (sim_dynamic.h)
   std::unordered_map<int, PyObject*> sym_of_node_;    // graph-input symbolic tensors by guard node
   std::unordered_map<PyObject*, std::pair<int, bool>> ret_slots_;  // returned container -> (slot, planned)
   std::unordered_map<const void*, int> const_ids_;    // concrete tensor impl -> graph const value
@@ -518,6 +438,8 @@ class Simulator : public TraceContext {
   std::unordered_map<PyObject*, std::vector<int>> scalar_nodes_;  // copy -> the paths it was read along
   std::unordered_set<PyObject*> unguarded_;                       // copies whose guard still waits
   bool holds_unguarded(PyObject* v, int depth = 0) const;
+  bool reading_attribute() const;  // the innermost simulated instruction is a LOAD_ATTR
+  std::unordered_set<PyObject*> attr_read_;  // liftable copies a LOAD_ATTR pushed unguarded
   bool moving_ = false;  // the instruction being simulated only moves values (a number it reads waits)
   PyObject* frame_scalar(PyObject* obj, int node);
   void guard_scalars(PyObject* v, int depth = 0);  // stop(): the root's instruction it stopped in, when that is inside a loop             // can_break: the last instruction the interpreter runs (-1: none)

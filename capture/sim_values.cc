@@ -458,7 +458,7 @@ PyObject* Simulator::wrap(PyObject* obj, int node) {
     tree_.add_check(node, {CheckKind::TensorMeta, reinterpret_cast<PyObject*>(Py_TYPE(obj)), 0, meta_of(t)});
     int id = graph_.add_input(meta_of(t), tree_.path(node), is_parameter(obj));
     r_.plan.input_nodes.push_back(node);
-    make_symbols(obj, node, id);
+    dynamic_.tensor_input(obj, node, id);
     PyObject* sym = make_sym(meta_of(t), id);
     sym_of_node_[node] = sym;
     Py_INCREF(obj);
@@ -847,8 +847,8 @@ PyObject* Simulator::load_attr(PyObject* v, PyObject* name) {
   }
   if (sim_generator(v)) stop(Break::Generator, std::string(".") + cname + " of a generator (capture runs one only as for, next() and builtins consume it)");
   if (py::is_tensor(v)) {
-    if (!dim_deps_.empty() && py::unwrap(v).is_symbolic() && PyUnicode_CompareWithASCIIString(name, "shape") == 0)
-      if (PyObject* shape = shape_of(v)) return shape;
+    if (dynamic_.tracks_sizes() && py::unwrap(v).is_symbolic() && PyUnicode_CompareWithASCIIString(name, "shape") == 0)
+      if (PyObject* shape = dynamic_.shape_of(v)) return shape;
     const Value* real = values_.frame_tensor(v);
     if (_PyType_Lookup(Py_TYPE(v), name) || !real) return real_getattr(v);
     PyObject* r = PyObject_GetAttr(real->real, name);  // e.g. Parameter.name
@@ -1257,7 +1257,7 @@ bool Simulator::truth(PyObject* v) {
     // The outcome rests on the value: a number (also one the caller of truth() got from an inlined
     // special method or a generator, which no instruction used yet) is guarded.
     if (!unguarded_.empty()) guard_scalars(v);
-    if (!derived_.empty()) guard_derived(v);
+    dynamic_.guard_derived(v);
     int t = PyObject_IsTrue(materialize(v));
     if (t < 0) python_error("truth test");
     return t == 1;
@@ -1955,7 +1955,7 @@ PyObject* Simulator::frame_scalar(PyObject* obj, int node) {
     copy = own(PyLong_CheckExact(obj) ? py::fresh_int(obj) : PyFloat_FromDouble(PyFloat_AS_DOUBLE(obj)));
     scalar_origin_[copy] = obj;
     unguarded_.insert(copy);
-    mark_liftable(obj, copy, node);
+    dynamic_.number_read(obj, copy, node);
   }
   std::vector<int>& nodes = scalar_nodes_[copy];
   if (std::find(nodes.begin(), nodes.end(), node) != nodes.end()) return copy;
@@ -1969,7 +1969,7 @@ PyObject* Simulator::frame_scalar(PyObject* obj, int node) {
     // A liftable number that an attribute read pushes waits too (`x * self.scale`): it is
     // guarded where it is used, and at a graph break (plan_return), where a rebuild from the
     // frame could see a replayed store.
-    if (nodes.size() > 1 || (!moving_ && !(liftable_.count(copy) && reading_attribute()))) {
+    if (nodes.size() > 1 || (!moving_ && !(dynamic_.liftable(copy) && reading_attribute()))) {
       guard_scalars(copy);
     } else if (!moving_) {
       attr_read_.insert(copy);
@@ -1986,11 +1986,11 @@ PyObject* Simulator::frame_scalar(PyObject* obj, int node) {
 // it and for what it holds.
 void Simulator::guard_scalars(PyObject* v, int depth) {
   // (an int the current call hands to a reshape's shape waits for what the call does with it)
-  if (!shape_armed_.empty() && std::find(shape_armed_.begin(), shape_armed_.end(), v) != shape_armed_.end()) return;
+  if (dynamic_.shape_pending(v)) return;
   auto it = unguarded_.find(v);
   if (it != unguarded_.end()) {
     unguarded_.erase(it);
-    if (!liftable_.empty()) note_specialised_scalar(v);
+    dynamic_.scalar_specialised(v);
     for (int node : scalar_nodes_.at(v)) {
       Py_INCREF(v);
       tree_.add_check(node, {CheckKind::Equal, v, 0, {}});
@@ -2010,6 +2010,11 @@ bool Simulator::holds_unguarded(PyObject* v, int depth) const {
   return false;
 }
 
+bool Simulator::reading_attribute() const {
+  const SimFrame* fr = frames_.empty() ? nullptr : frames_.back();
+  return fr && !fr->library && fr->pc > 0 && (*fr->ins)[fr->pc - 1].op == Opcode::LOAD_ATTR;
+}
+
 ReturnPlan Simulator::plan_return(PyObject* v) {
   Nesting nest(this);
   ReturnPlan p;
@@ -2022,7 +2027,7 @@ ReturnPlan Simulator::plan_return(PyObject* v) {
     return p;
   }
   if (attr_read_.count(v)) guard_scalars(v);
-  if (!derived_.empty()) guard_derived(v);  // held as a constant: what it came from is guarded
+  dynamic_.guard_derived(v);  // held as a constant: what it came from is guarded
   if (unguarded_.count(v)) {  // a number passed through: what the frame held
     p.kind = ReturnPlan::Source;
     p.index = scalar_nodes_.at(v).front();

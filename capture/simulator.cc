@@ -73,14 +73,18 @@ Tensors Simulator::record(const OpDef& op, const Tensors& in, const Attrs& attrs
     if (it == const_ids_.end()) it = const_ids_.emplace(t.impl(), graph_.add_const(t)).first;
     ids.push_back(it->second);
   }
-  if (!shape_armed_.empty()) match_shape_ints(op, attrs);
+  dynamic_.before_node(op, attrs);
   Metas outs = infer_traced(op, metas, attrs);
   std::vector<int> vids = graph_.add_node(op, ids, attrs, outs, current_line());
-  if (!pending_shape_.empty()) commit_shape_ints();
-  if (!dim_deps_.empty() || !attr_bits_.empty()) propagate_dims(op, attrs, ids, vids, metas, outs);
-  attr_bits_.clear();
+  dynamic_.after_node(op, attrs, ids, vids, metas, outs);
   return symbolic_outputs(outs, vids);
 }
+
+void Simulator::sizes_read(const Tensor& t, int dim, const char* what) { dynamic_.sizes_read(t, dim, what); }
+
+std::optional<Tensor> Simulator::lift_scalar(PyObject* number, DType dtype) { return dynamic_.lift_scalar(number, dtype); }
+
+void Simulator::sweep_observed(const SweepTrace* t) { dynamic_.sweep_observed(t); }
 
 // Decoded once per code object and capture: a function inlined in a loop is entered many times.
 void Simulator::load_code(SimFrame& fr, PyCodeObject* co) {
@@ -261,12 +265,10 @@ PyObject* Simulator::run_frame(SimFrame& fr) {
     int uses = stack_uses(ins.op, ins.arg);
     bool moving = uses == 0;
     struct Disarm {
-      std::vector<PyObject*>& armed;
-      ~Disarm() { armed.clear(); }
-    } disarm{armed_};
-    using_op_ = moving ? nullptr : op_name(ins.op);  // what a number specialised now was used by
-    const bool derive = !moving && (!unguarded_.empty() || !derived_.empty()) && scalars_used(fr, ins, uses);
-    if (!size_ints_.empty() && (!moving || (fr.root && ins.op == Opcode::RETURN_VALUE))) sizes_used_by(fr, ins, uses);
+      DynamicShapes& d;
+      ~Disarm() { d.disarm(); }
+    } disarm{dynamic_};
+    const bool derive = dynamic_.instruction_uses(fr, ins, uses, moving);
     size_t nblocks = fr.blocks.size();
     bool was_moving = moving_;
     moving_ = moving;
@@ -274,7 +276,7 @@ PyObject* Simulator::run_frame(SimFrame& fr) {
       step(fr, ins);
     } catch (const SimRaise& raised) {
       moving_ = was_moving;
-      if (derive || !shape_armed_.empty()) stop(Break::ExceptionHandling, "an exception raised in the middle of a number's use");
+      if (dynamic_.mid_use(derive)) stop(Break::ExceptionHandling, "an exception raised in the middle of a number's use");
       if (raise_origin_.value != raised.value) raise_origin_ = {raised.value, current_line(), current_code(), inline_chain()};
       if (!enter_handler(fr, raised.value)) throw;
       raise_origin_.value = nullptr;  // caught
@@ -285,8 +287,7 @@ PyObject* Simulator::run_frame(SimFrame& fr) {
       }
       continue;
     }
-    if (derive) note_derived(fr);
-    if (!shape_armed_.empty()) shape_call_done();
+    dynamic_.instruction_done(fr, derive);
     moving_ = was_moving;
     if (fr.root) {
       after_jump_ = py::is_jump(ins.op) || fr.pc != at + 1 || fr.blocks.size() != nblocks;
@@ -347,7 +348,7 @@ int simulate(PyFrameObject* f, const CaptureOptions& options, CaptureResult& r, 
   try {
     sim.run_root(f);
     sim.guard_tensor_classes();
-    sim.finish_symbols(false);
+    sim.dynamic_.finish(false);
     r.ok = true;
   } catch (const StopCapture& s) {
     r.ok = false;
@@ -370,7 +371,7 @@ int simulate(PyFrameObject* f, const CaptureOptions& options, CaptureResult& r, 
         r.loop_offset = -1;
       if (options.stop_at_boundary && sim.plan_break()) {
         sim.guard_tensor_classes();
-        sim.finish_symbols(true);
+        sim.dynamic_.finish(true);
         r.ok = r.broke = true;
       } else if (!options.stop_at_boundary && again && (break_at = sim.can_break(s.reason)) > 0) {
         again->stop_at_boundary = break_at;
