@@ -22,15 +22,18 @@ PyCodeObject* as_code(PyObject* o, const char* hook) {
   return nullptr;
 }
 
-// Decoded instructions of a code object, with targets as indices; false with ValueError set.
-bool decoded(PyObject* code, std::vector<codegen::AsmInstr>* out) {
+// Decoded instructions of a code object, with targets as indices, and its exception table (3.11);
+// false with ValueError set (NotImplementedError where the assembler does not run).
+bool decoded(PyObject* code, std::vector<codegen::AsmInstr>* out, std::vector<codegen::AsmHandler>* handlers) {
   py::DecodeResult r = py::decode_code(code);
-  if (!r.ok()) {
-    fail(kCaptureSupported ? PyExc_ValueError : PyExc_NotImplementedError,
-         kCaptureSupported ? "malformed bytecode: " + r.error : r.error);
+  if (!r.ok() || !kAssembleSupported) {
+    const bool known = kDecodeSupported && kAssembleSupported;
+    fail(known ? PyExc_ValueError : PyExc_NotImplementedError,
+         known ? "malformed bytecode: " + r.error : std::string(kUnsupportedPythonMessage));
     return false;
   }
   *out = codegen::from_decoded(r.instructions);
+  *handlers = codegen::from_decoded(r.instructions, r.handlers);
   return true;
 }
 
@@ -64,8 +67,9 @@ PyObject* py_reassemble(PyObject*, PyObject* code) {
   if (!co) return nullptr;
   PJ_PY_BEGIN
   std::vector<codegen::AsmInstr> ins;
-  if (!decoded(code, &ins)) return nullptr;
-  return codegen::assemble(ins, codegen::spec_of(co));
+  std::vector<codegen::AsmHandler> handlers;
+  if (!decoded(code, &ins, &handlers)) return nullptr;
+  return codegen::assemble(ins, codegen::spec_of(co), handlers);
   PJ_PY_END(nullptr)
 }
 
@@ -74,20 +78,22 @@ PyObject* py_stack_depth(PyObject*, PyObject* code) {
   if (!as_code(code, "_stack_depth")) return nullptr;
   PJ_PY_BEGIN
   std::vector<codegen::AsmInstr> ins;
-  if (!decoded(code, &ins)) return nullptr;
+  std::vector<codegen::AsmHandler> handlers;
+  if (!decoded(code, &ins, &handlers)) return nullptr;
   std::string error;
-  int depth = codegen::stack_depth(ins, &error);
+  int depth = codegen::stack_depth(ins, &error, handlers);
   if (depth < 0) return fail(PyExc_ValueError, error);
   return PyLong_FromLong(depth);
   PJ_PY_END(nullptr)
 }
 
-// _C._assemble([(opname, arg, target, line)], template) -> a code object with template's
-// constants, names, flags... and these instructions. arg, target, line may be None (0, no
-// target, same line as before).
+// _C._assemble([(opname, arg, target, line)], template[, handlers]) -> a code object with
+// template's constants, names, flags... and these instructions. arg, target, line may be None (0,
+// no target, same line as before). handlers (3.11): [(start, end, target, depth, lasti)] by
+// instruction index.
 PyObject* py_assemble(PyObject*, PyObject* args) {
-  PyObject *list, *code;
-  if (!PyArg_ParseTuple(args, "OO:_assemble", &list, &code)) return nullptr;
+  PyObject *list, *code, *table = nullptr;
+  if (!PyArg_ParseTuple(args, "OO|O:_assemble", &list, &code, &table)) return nullptr;
   PyCodeObject* co = as_code(code, "_assemble");
   if (!co) return nullptr;
   PJ_PY_BEGIN
@@ -105,7 +111,21 @@ PyObject* py_assemble(PyObject*, PyObject* args) {
         !int_or_none(line, 0, &ins[i].line))
       return nullptr;
   }
-  return codegen::assemble(ins, codegen::spec_of(co));
+  std::vector<codegen::AsmHandler> handlers;
+  if (table) {
+    Ref rows(PySequence_Fast(table, "_assemble expects handlers as a sequence of (start, end, target, depth, lasti)"));
+    if (!rows) return nullptr;
+    for (Py_ssize_t k = 0; k < PySequence_Fast_GET_SIZE(rows.get()); ++k) {
+      codegen::AsmHandler h;
+      int lasti = 0;
+      if (!PyArg_ParseTuple(PySequence_Fast_GET_ITEM(rows.get(), k), "iiiip:_assemble handler", &h.start, &h.end,
+                            &h.target, &h.depth, &lasti))
+        return nullptr;
+      h.lasti = lasti != 0;
+      handlers.push_back(h);
+    }
+  }
+  return codegen::assemble(ins, codegen::spec_of(co), handlers);
   PJ_PY_END(nullptr)
 }
 

@@ -130,6 +130,23 @@ void decode_exception_table(const uint8_t* table, size_t size, size_t code_size,
   }
 }
 
+std::string encode_exception_table(const std::vector<ExceptionEntry>& entries) {
+  std::string out;
+  auto item = [&out](int value, int first) {  // first: 0x80 on an entry's first byte
+    int shift = 24;
+    while (shift > 0 && value < (1 << shift)) shift -= 6;
+    for (; shift > 0; shift -= 6, first = 0) out.push_back(static_cast<char>(((value >> shift) & 0x3F) | 0x40 | first));
+    out.push_back(static_cast<char>((value & 0x3F) | first));
+  };
+  for (const ExceptionEntry& e : entries) {
+    item(e.start / py::kCodeUnit, 0x80);
+    item((e.end - e.start) / py::kCodeUnit, 0);
+    item(e.target / py::kCodeUnit, 0);
+    item(e.depth << 1 | (e.lasti ? 1 : 0), 0);
+  }
+  return out;
+}
+
 DecodeResult decode_code(_object* code) {
   DecodeResult r;
   if (!py::kDecodeSupported) {
@@ -155,6 +172,10 @@ DecodeResult decode_code(_object* code) {
   r = decode(reinterpret_cast<const uint8_t*>(PyBytes_AS_STRING(bytes)), PyBytes_GET_SIZE(bytes), lines.data());
   const size_t code_size = static_cast<size_t>(PyBytes_GET_SIZE(bytes));
   Py_DECREF(bytes);
+  std::vector<std::array<int, 3>> spans;
+  if (r.ok() && py::code_unit_spans(co, spans))
+    for (Instruction& ins : r.instructions)
+      if (static_cast<size_t>(ins.offset / py::kCodeUnit) < spans.size()) ins.span = spans[ins.offset / py::kCodeUnit];
   if (PyObject* table = r.ok() ? py::exception_table_bytes(co) : nullptr)
     decode_exception_table(reinterpret_cast<const uint8_t*>(PyBytes_AS_STRING(table)), PyBytes_GET_SIZE(table), code_size, r);
   return r;

@@ -6,6 +6,7 @@
 // an expected failure: decode returns the reason, it never aborts.
 #pragma once
 
+#include <array>
 #include <cstddef>
 #include <cstdint>
 #include <string>
@@ -27,6 +28,7 @@ struct Instruction {
                          // is then the line before it)
   int jump_target = -1;  // byte offset a jump (or a SETUP_* handler) goes to; -1 if none
   bool is_jump_target = false;  // some jump lands on [start, offset]
+  std::array<int, 3> span{-1, -1, -1};  // 3.11 (co_positions): end line, column, end column; -1: none
 };
 
 // One entry of 3.11's exception table (co_exceptiontable): an exception raised by an instruction
@@ -62,7 +64,12 @@ DecodeResult decode(const uint8_t* code, size_t size, const int* unit_lines);
 // Malformed: r.error set.
 void decode_exception_table(const uint8_t* table, size_t size, size_t code_size, DecodeResult& r);
 
-// Decodes a code object (its bytecode and line table). Fails with a reason, never raises, on a
+// The exception table of `entries` (byte offsets, each range starting and ending on an
+// instruction's first unit) in the format decode_exception_table reads, as compile.c writes it:
+// 6-bit groups, most significant first.
+std::string encode_exception_table(const std::vector<ExceptionEntry>& entries);
+
+// Decodes a code object (its bytecode, line table and, on 3.11, source spans and exception table). Fails with a reason, never raises, on a
 // Python capture does not support (pyport.h: kCaptureSupported).
 DecodeResult decode_code(_object* code);
 

@@ -25,6 +25,7 @@
 #endif
 
 #include <cstring>  // tuple_field_index: descriptor type names
+#include <array>  // code_unit_spans, encode_line_table
 #include <string>  // encode_line_table's buffer
 #include <vector>
 
@@ -138,6 +139,13 @@ constexpr bool kGenStartPops = PY_VERSION_HEX >= 0x030A0000 && PY_VERSION_HEX < 
 constexpr int kJumpUnit = PY_VERSION_HEX >= 0x030A0000 ? 2 : 1;
 // Every instruction is one 2-byte code unit (opcode, arg) since 3.6.
 constexpr int kCodeUnit = 2;
+// 3.11: handlers are an exception table (co_exceptiontable), not SETUP_* blocks.
+constexpr bool kExceptionTables = PY_VERSION_HEX >= 0x030B0000;
+// 3.11: LOAD_GLOBAL's argument is the name's index << 1, bit 0 asking for a NULL pushed first.
+constexpr bool kGlobalPushesNull = PY_VERSION_HEX >= 0x030B0000;
+// 3.11: LOAD_DEREF, STORE_DEREF, LOAD_CLOSURE and MAKE_CELL index the one array of fast locals,
+// cells and free variables (an argument's cell in the argument's slot), not cells alone.
+constexpr bool kDerefIndexesLocals = PY_VERSION_HEX >= 0x030B0000;
 
 // ---- (a) the frame-evaluation hook ------------------------------------------------------------
 
@@ -649,17 +657,60 @@ inline int code_posonlyargcount(PyCodeObject* co) {
 #endif
 }
 
-// Borrowed co_varnames / co_freevars / co_cellvars; false (outputs nullptr) where the struct has
-// no such tuples (3.11+ keeps one co_localsplusnames and builds them on demand).
+// co_varnames / co_freevars / co_cellvars as new references (3.11 keeps one co_localsplusnames
+// and builds the three tuples on demand). False, outputs nullptr and a Python error set, on failure.
 inline bool code_local_names(PyCodeObject* co, PyObject** varnames, PyObject** freevars, PyObject** cellvars) {
 #if PY_VERSION_HEX < 0x030B0000
   *varnames = co->co_varnames;
   *freevars = co->co_freevars;
   *cellvars = co->co_cellvars;
+  Py_INCREF(*varnames);
+  Py_INCREF(*freevars);
+  Py_INCREF(*cellvars);
   return true;
 #else
+  *varnames = PyCode_GetVarnames(co);
+  *freevars = PyCode_GetFreevars(co);
+  *cellvars = PyCode_GetCellvars(co);
+  if (*varnames && *freevars && *cellvars) return true;
+  Py_CLEAR(*varnames);
+  Py_CLEAR(*freevars);
+  Py_CLEAR(*cellvars);
+  return false;
+#endif
+}
+
+// 3.11's qualified name of a code object (borrowed); nullptr before 3.11, whose code objects have none.
+inline PyObject* code_qualname(PyCodeObject* co) {
+#if PY_VERSION_HEX >= 0x030B0000
+  return co->co_qualname;
+#else
   (void)co;
-  *varnames = *freevars = *cellvars = nullptr;
+  return nullptr;
+#endif
+}
+
+// The source span of every code unit beyond its line (3.11's co_positions, PEP 657): per unit, its
+// end line, first column and end column (-1 where the table gives none). False before 3.11,
+// whose tables hold lines only, and when the table cannot be read.
+inline bool code_unit_spans(PyCodeObject* co, std::vector<std::array<int, 3>>& spans) {
+#if PY_VERSION_HEX >= 0x030B0000 && PY_VERSION_HEX < 0x030C0000
+  spans.clear();
+  PyObject* it = PyObject_CallMethod(reinterpret_cast<PyObject*>(co), "co_positions", nullptr);
+  if (!it) return PyErr_Clear(), false;
+  auto field = [](PyObject* t, Py_ssize_t i) {
+    PyObject* v = PyTuple_GET_ITEM(t, i);
+    return v == Py_None ? -1 : static_cast<int>(PyLong_AsLong(v));
+  };
+  while (PyObject* pos = PyIter_Next(it)) {
+    if (PyTuple_Check(pos) && PyTuple_GET_SIZE(pos) == 4) spans.push_back({field(pos, 1), field(pos, 2), field(pos, 3)});
+    Py_DECREF(pos);
+  }
+  Py_DECREF(it);
+  if (PyErr_Occurred()) return PyErr_Clear(), false;
+  return true;
+#else
+  (void)co, (void)spans;
   return false;
 #endif
 }
@@ -678,15 +729,20 @@ inline bool code_local_names(PyCodeObject* co, PyObject** varnames, PyObject** f
 // 3.10: co_linetable, one range per run of instructions on one line, as compile.c's
 // assemble_line_range writes it: a line jump outside -127..127 first as (0, +-127) pairs, then the
 // range's bytes in pieces of at most 254, the first carrying the line delta.
-inline PyObject* encode_line_table(const std::vector<int>& offsets, const std::vector<int>& lines, int firstlineno,
-                                   int code_bytes) {
+// 3.11: co_linetable is the location table (PEP 657), one entry per instruction (prefixes and
+// caches included) in pieces of at most 8 code units, in the form compile.c's
+// write_location_info_entry picks: none, no columns, short (same line, column < 80, width < 16),
+// one line (line + 0..2, columns < 128), else long. spans[k] is instruction k's end line, column
+// and end column (-1: unknown; spans may be empty: none known).
+inline PyObject* encode_line_table(const std::vector<int>& offsets, const std::vector<int>& lines,
+                                   const std::vector<std::array<int, 3>>& spans, int firstlineno, int code_bytes) {
   std::string table;
   auto pair = [&table](int bytes, int line) {
     table.push_back(static_cast<char>(static_cast<unsigned char>(bytes)));
     table.push_back(static_cast<char>(static_cast<signed char>(line)));
   };
 #if PY_VERSION_HEX >= 0x03070000 && PY_VERSION_HEX < 0x030A0000
-  (void)code_bytes;
+  (void)code_bytes, (void)spans;
   int line = firstlineno, line_offset = 0;
   for (size_t k = 0; k < offsets.size(); ++k) {
     if (lines[k] == line || lines[k] < 0) continue;  // (no line: the one before goes on)
@@ -708,6 +764,7 @@ inline PyObject* encode_line_table(const std::vector<int>& offsets, const std::v
   }
   return PyBytes_FromStringAndSize(table.data(), static_cast<Py_ssize_t>(table.size()));
 #elif PY_VERSION_HEX >= 0x030A0000 && PY_VERSION_HEX < 0x030B0000
+  (void)spans;
   int prev = firstlineno;
   for (size_t k = 0; k < offsets.size();) {
     size_t end = k + 1;
@@ -725,20 +782,76 @@ inline PyObject* encode_line_table(const std::vector<int>& offsets, const std::v
     k = end;
   }
   return PyBytes_FromStringAndSize(table.data(), static_cast<Py_ssize_t>(table.size()));
+#elif PY_VERSION_HEX >= 0x030B0000 && PY_VERSION_HEX < 0x030C0000
+  (void)pair;
+  auto byte = [&table](int b) { table.push_back(static_cast<char>(static_cast<unsigned char>(b))); };
+  auto varint = [&byte](unsigned v) {  // 6-bit groups, least significant first, bit 6: more follow
+    for (; v >= 64; v >>= 6) byte(64 | (v & 63));
+    byte(static_cast<int>(v));
+  };
+  auto svarint = [&varint](int v) { varint(v < 0 ? (static_cast<unsigned>(-v) << 1) | 1 : static_cast<unsigned>(v) << 1); };
+  auto first = [&byte](int form, int units) { byte(0x80 | (form << 3) | (units - 1)); };
+  int prev = firstlineno;
+  for (size_t k = 0; k < offsets.size(); ++k) {
+    const int end_offset = k + 1 < offsets.size() ? offsets[k + 1] : code_bytes;
+    const int line = lines[k];
+    const std::array<int, 3> span = k < spans.size() ? spans[k] : std::array<int, 3>{-1, -1, -1};
+    const int end_line = span[0], col = span[1], end_col = span[2];
+    for (int units = (end_offset - offsets[k]) / kCodeUnit; units > 0;) {
+      const int n = units > 8 ? 8 : units;
+      units -= n;
+      if (line < 0) {
+        first(15, n);  // no location
+        continue;
+      }
+      const int delta = line - prev;
+      if (col < 0 || end_col < 0) {
+        if (end_line == line || end_line < 0) {
+          first(13, n);  // no columns
+          svarint(delta);
+          prev = line;
+          continue;
+        }
+      } else if (end_line == line) {
+        if (delta == 0 && col < 80 && end_col - col < 16 && end_col >= col) {
+          first(col >> 3, n);  // short: column group in the form, low bits and width in one byte
+          byte(((col & 7) << 4) | (end_col - col));
+          continue;
+        }
+        if (delta >= 0 && delta < 3 && col < 128 && end_col < 128) {
+          first(10 + delta, n);  // one line
+          byte(col);
+          byte(end_col);
+          prev = line;
+          continue;
+        }
+      }
+      first(14, n);  // long
+      svarint(delta);
+      varint(static_cast<unsigned>(end_line < line ? 0 : end_line - line));
+      varint(static_cast<unsigned>(col + 1));
+      varint(static_cast<unsigned>(end_col + 1));
+      prev = line;
+    }
+  }
+  return PyBytes_FromStringAndSize(table.data(), static_cast<Py_ssize_t>(table.size()));
 #else
-  (void)offsets, (void)lines, (void)firstlineno, (void)code_bytes, (void)pair;
+  (void)offsets, (void)lines, (void)spans, (void)firstlineno, (void)code_bytes, (void)pair;
   PyErr_SetString(PyExc_NotImplementedError, kUnsupportedPythonMessage);
   return nullptr;
 #endif
 }
 
-// PyCode_New under one signature (3.8 added posonlyargcount, as PyCode_NewWithPosOnlyArgs). Takes
-// borrowed references; returns a new code object, or nullptr with a Python exception set.
+// PyCode_New under one signature (3.8 added posonlyargcount, as PyCode_NewWithPosOnlyArgs; 3.11
+// a qualified name and the exception table, both ignored before: qualname may be nullptr, the
+// code's name then). Takes borrowed references; returns a new code object, or nullptr with a
+// Python exception set.
 inline PyObject* new_code(int argcount, int posonlyargcount, int kwonlyargcount, int nlocals, int stacksize,
                           int flags, PyObject* bytecode, PyObject* consts, PyObject* names, PyObject* varnames,
                           PyObject* freevars, PyObject* cellvars, PyObject* filename, PyObject* name,
-                          int firstlineno, PyObject* line_table) {
+                          PyObject* qualname, int firstlineno, PyObject* line_table, PyObject* exception_table) {
 #if PY_VERSION_HEX >= 0x03070000 && PY_VERSION_HEX < 0x03080000
+  (void)qualname, (void)exception_table;
   if (posonlyargcount != 0) {
     PyErr_SetString(PyExc_ValueError, "positional-only arguments need Python 3.8+");
     return nullptr;
@@ -748,19 +861,26 @@ inline PyObject* new_code(int argcount, int posonlyargcount, int kwonlyargcount,
                                                 firstlineno, line_table));
 #elif PY_VERSION_HEX >= 0x03080000 && PY_VERSION_HEX < 0x030B0000
   // (3.10: line_table is the co_linetable)
+  (void)qualname, (void)exception_table;
   return reinterpret_cast<PyObject*>(PyCode_NewWithPosOnlyArgs(argcount, posonlyargcount, kwonlyargcount, nlocals,
                                                                stacksize, flags, bytecode, consts, names, varnames,
                                                                freevars, cellvars, filename, name, firstlineno,
                                                                line_table));
+#elif PY_VERSION_HEX >= 0x030B0000 && PY_VERSION_HEX < 0x030C0000
+  return reinterpret_cast<PyObject*>(PyCode_NewWithPosOnlyArgs(
+      argcount, posonlyargcount, kwonlyargcount, nlocals, stacksize, flags, bytecode, consts, names, varnames,
+      freevars, cellvars, filename, name, qualname ? qualname : name, firstlineno, line_table, exception_table));
 #else
-  // 3.11 needs a qualname and an exception table: planned with capture.
   (void)argcount, (void)posonlyargcount, (void)kwonlyargcount, (void)nlocals, (void)stacksize, (void)flags;
   (void)bytecode, (void)consts, (void)names, (void)varnames, (void)freevars, (void)cellvars, (void)filename;
-  (void)name, (void)firstlineno, (void)line_table;
+  (void)name, (void)qualname, (void)firstlineno, (void)line_table, (void)exception_table;
   PyErr_SetString(PyExc_NotImplementedError, kUnsupportedPythonMessage);
   return nullptr;
 #endif
 }
+
+// Whether this Python's code objects can be built (section (e) knows its formats): 3.7 to 3.11.
+constexpr bool kAssembleSupported = PY_VERSION_HEX >= 0x03070000 && PY_VERSION_HEX < 0x030C0000;
 
 // ---- (f) namedtuple fields ----------------------------------------------------------------------
 // collections.namedtuple gives each field a class-level descriptor that reads self[index]: a

@@ -1,8 +1,9 @@
 """codegen/'s assembler against CPython's compiler: stdlib code decoded and assembled again gives
-the same bytes, line starts and stack size; reassembled functions and whole modules run the same,
-tracebacks included; instructions inserted through _assemble shift every jump (growing
-EXTENDED_ARG prefixes) and still run; bad input is a ValueError. Runs on 3.7 and 3.9; skips
-(saying why) where capture is not built yet."""
+the same bytes, line starts and stack size (on 3.11 also the same location table, exception table
+and qualified name); reassembled functions and whole modules run the same, tracebacks included;
+instructions inserted through _assemble shift every jump and handler (growing EXTENDED_ARG
+prefixes) and still run; bad input is a ValueError. Runs on 3.7 to 3.11; skips (saying why) where
+the assembler does not know the code objects yet."""
 import dis
 import importlib
 import importlib.util
@@ -24,6 +25,7 @@ def _unsupported_reason():
 
 UNSUPPORTED = _unsupported_reason()
 EXTENDED_ARG = opcode.opmap["EXTENDED_ARG"]
+PY311 = sys.version_info >= (3, 11)  # exception tables, inline caches, relative backward jumps
 
 # Enough stdlib to give thousands of code objects: classes, generators, async code, big modules.
 MODULES = ("os", "json.decoder", "json.encoder", "re", "sre_compile", "sre_parse", "collections",
@@ -82,7 +84,7 @@ JUMP_EFFECTS = {"FOR_ITER": (1, -1), "JUMP_IF_FALSE_OR_POP": (-1, 0), "JUMP_IF_T
                 "SETUP_EXCEPT": (0, 6), "SETUP_FINALLY": (0, 6), "SETUP_WITH": (1, 6), "SETUP_ASYNC_WITH": (0, 5),
                 "CALL_FINALLY": (0, 1)}
 ENDS_BLOCK = {"RETURN_VALUE", "RAISE_VARARGS", "RERAISE", "JUMP_FORWARD", "JUMP_ABSOLUTE", "CONTINUE_LOOP",
-              "BREAK_LOOP"}
+              "BREAK_LOOP", "JUMP_BACKWARD", "JUMP_BACKWARD_NO_INTERRUPT"}
 SETUPS = {"SETUP_LOOP", "SETUP_EXCEPT", "SETUP_FINALLY", "SETUP_WITH", "SETUP_ASYNC_WITH"}
 
 
@@ -103,6 +105,13 @@ def _flow_depth(code):
     handlers = {index[i.argval] for i in ins if i.opname in SETUPS}
     start = 1 if ins and ins[0].opname == "GEN_START" else 0  # 3.10: the first send()'s value
     depth, todo, top = {0: start}, [0], start
+    # 3.11: the exception table (read by dis): a handler starts with the stack unwound to its
+    # depth, plus the raising offset (lasti) and the exception
+    for e in (dis._parse_exception_table(code) if PY311 else ()):
+        d = e.depth + e.lasti + 1
+        depth.setdefault(index[e.target], d)
+        todo.append(index[e.target])
+        top = max(top, d)
     def reach(k, d):
         if k not in depth:
             depth[k] = d
@@ -112,8 +121,10 @@ def _flow_depth(code):
     while todo:
         k = todo.pop()
         i, d = ins[k], depth[k]
-        if i.opname in JUMP_EFFECTS:
-            fall, taken = (d + e for e in JUMP_EFFECTS[i.opname])
+        if i.opname in JUMP_EFFECTS or i.opcode in opcode.hasjrel + opcode.hasjabs:
+            effects = JUMP_EFFECTS.get(i.opname) or (dis.stack_effect(i.opcode, i.arg, jump=False),
+                                                     dis.stack_effect(i.opcode, i.arg, jump=True))
+            fall, taken = (d + e for e in effects)
             top = max(top, fall, taken)
             # (3.7's CONTINUE_LOOP unwinds to its loop; 3.8's CALL_FINALLY enters a finally body
             # its SETUP_FINALLY reaches deeper: compile.c follows neither jump)
@@ -121,6 +132,9 @@ def _flow_depth(code):
                 reach(index[i.argval], taken)
         elif i.opname == "NOP":  # 3.7's dis.stack_effect has no case for it
             fall = d
+        elif i.opname == "RETURN_GENERATOR":  # 3.11: resumed with the first send()'s value
+            fall = d + 1
+            top = max(top, fall)
         else:
             fall = d + (dis.stack_effect(i.opcode, i.arg) if i.opcode >= opcode.HAVE_ARGUMENT else
                         dis.stack_effect(i.opcode))
@@ -157,6 +171,11 @@ class TestReassembleStdlib(unittest.TestCase):
             where = "%s (%s:%d)" % (code.co_name, code.co_filename, code.co_firstlineno)
             self.assertEqual(new.co_code, _argless_zeroed(code.co_code), where)
             self.assertEqual(list(dis.findlinestarts(new)), list(dis.findlinestarts(code)), where)
+            if PY311:  # every position (lines and columns), the handlers, the qualified name
+                self.assertEqual(new.co_linetable, code.co_linetable, where)
+                self.assertEqual(list(new.co_positions()), list(code.co_positions()), where)
+                self.assertEqual(new.co_exceptiontable, code.co_exceptiontable, where)
+                self.assertEqual(new.co_qualname, code.co_qualname, where)
             for field in ("co_consts", "co_names", "co_varnames", "co_freevars", "co_cellvars", "co_filename",
                           "co_name", "co_firstlineno", "co_argcount", "co_kwonlyargcount", "co_nlocals",
                           "co_flags", "co_posonlyargcount"):
@@ -327,31 +346,64 @@ def _big_source(n):
     return ns["big"]
 
 
+def _index(code):
+    """Byte offset of each instruction's opcode and of its first EXTENDED_ARG prefix -> its index
+    in pijit's decoding; the code's length -> the number of instructions."""
+    index, raw = {}, code.co_code
+    decoded = _C._decode(code)
+    for k, (offset, *_rest) in enumerate(decoded):
+        start = offset
+        while start >= 2 and raw[start - 2] == EXTENDED_ARG:  # a jump lands on the first prefix
+            start -= 2
+        index[start] = index[offset] = k
+    index[len(raw)] = len(decoded)
+    return index
+
+
 def _rows(code):
     """code as _assemble's (opname, arg, target_index, line) rows, from pijit's decoder."""
-    decoded = _C._decode(code)
-    index, start = {}, 0
-    for k, (offset, *_rest) in enumerate(decoded):
-        index[start] = k  # a jump lands on an instruction's first prefix
-        start = offset + 2
+    index = _index(code)
     return [(name, None if target is not None else arg, None if target is None else index[target], line)
-            for offset, name, arg, line, target, _ in decoded]
+            for offset, name, arg, line, target, _ in _C._decode(code)]
 
 
-def _with_nops(rows, lead):
-    """lead NOPs first, then a NOP after every instruction; targets follow their instructions."""
-    new = lambda k: lead + 2 * k
+def _handler_rows(code):
+    """3.11: code's exception table as _assemble's (start, end, target, depth, lasti) rows, by
+    instruction index (read by dis, not by pijit's decoder); () before 3.11."""
+    if not PY311:
+        return ()
+    index = _index(code)
+    return [(index[e.start], index[e.end], index[e.target], e.depth, e.lasti)
+            for e in dis._parse_exception_table(code)]
+
+
+def _with_nops(rows, lead, handlers=()):
+    """lead NOPs first, then a NOP after every instruction (but not between 3.11's PRECALL and its
+    CALL, which must stay together); targets (and handlers' ranges) follow their instructions.
+    Returns the rows, and the handlers when some are given."""
+    pos, at = [], lead
+    for name, *_rest in rows:
+        pos.append(at)
+        at += 1 if name == "PRECALL" else 2
+    pos.append(at)  # (a handler's range may end at the code's end)
     out = [("NOP", None, None, None)] * lead
     for name, arg, target, line in rows:
-        out += [(name, arg, None if target is None else new(target), line), ("NOP", None, None, None)]
-    return out
+        out.append((name, arg, None if target is None else pos[target], line))
+        if name != "PRECALL":
+            out.append(("NOP", None, None, None))
+    if not handlers:
+        return out
+    return out, [(pos[a], pos[b], pos[t], depth, lasti) for a, b, t, depth, lasti in handlers]
 
 
 def _without_nops(code):
-    """(opname, arg, target as an ordinal among non-NOPs, line) of code's non-NOP instructions."""
+    """(opname, arg, target as an ordinal among non-NOPs, line) of code's non-NOP instructions (a
+    jump to a NOP, which 3.11's compiler keeps for a line, goes to the instruction after it)."""
     rows = _rows(code)
     keep = [k for k, r in enumerate(rows) if r[0] != "NOP"]
     ordinal = {k: j for j, k in enumerate(keep)}
+    for k in range(len(rows) - 1, -1, -1):
+        ordinal.setdefault(k, ordinal.get(k + 1))
     return [(rows[k][0], rows[k][1], None if rows[k][2] is None else ordinal[rows[k][2]], rows[k][3])
             for k in keep]
 
@@ -432,17 +484,30 @@ class TestReassembledCodeRuns(unittest.TestCase, _RunsLike):
 class TestAssemble(unittest.TestCase, _RunsLike):
     def test_rows_round_trip(self):
         for fn, _ in RUNS:
-            self.assertEqual(_C._assemble(_rows(fn.__code__), fn.__code__).co_code, fn.__code__.co_code)
+            code = fn.__code__
+            new = _C._assemble(_rows(code), code, _handler_rows(code))
+            self.assertEqual(new.co_code, code.co_code)
+            if PY311:
+                self.assertEqual(new.co_exceptiontable, code.co_exceptiontable)
 
     def test_inserted_nops_shift_jumps(self):
         cases = RUNS + [(_big_source(320), [(0,), (45,), (7,)])]
         for fn, argsets in cases:
             code = fn.__code__
             for lead in (0, 1, 300):  # 300 NOPs push every target past 255 (3.10 counts jumps in units)
-                new = _C._assemble(_with_nops(_rows(code), lead), code)
-                self.assertEqual(_without_nops(new), _rows(code), "%s lead=%d" % (fn.__name__, lead))
+                handlers = _handler_rows(code)
+                if handlers:  # 3.11: the handlers' ranges and targets move with their instructions
+                    rows, moved = _with_nops(_rows(code), lead, handlers)
+                    new = _C._assemble(rows, code, moved)
+                    self.assertEqual(len(dis._parse_exception_table(new)), len(handlers))
+                else:
+                    new = _C._assemble(_with_nops(_rows(code), lead), code)
+                self.assertEqual(_without_nops(new), _without_nops(code), "%s lead=%d" % (fn.__name__, lead))
                 self.assertEqual(new.co_stacksize, _C._stack_depth(code))
-                if lead == 300 and any(r[2] is not None for r in _rows(code)):
+                # (3.11's jumps are relative: leading NOPs move no distance, the NOPs between
+                # instructions double them)
+                far = [k for k, r in enumerate(_rows(code)) if r[2] is not None and (not PY311 or abs(r[2] - k) > 130)]
+                if lead == 300 and far:
                     ext = [i for i in dis.get_instructions(new) if i.opname == "EXTENDED_ARG"]
                     self.assertTrue(ext, "%s: jumps past 600 bytes need prefixes" % fn.__name__)
                 self.assertRunsLike(fn, types.FunctionType(new, fn.__globals__, fn.__name__, fn.__defaults__,
@@ -453,11 +518,14 @@ class TestAssemble(unittest.TestCase, _RunsLike):
         def tmpl():
             return None
         code = tmpl.__code__
-        for nops in (125, 126, 127, 128, 129, 32766, 32767, 32768):
-            rows = [("JUMP_ABSOLUTE", None, nops + 1, 1)] + [("NOP", None, None, None)] * nops + \
+        # (3.7-3.9 count bytes: the boundaries are near 127 and 32767 NOPs; 3.10 and 3.11 count
+        # units: near 255 and 65535)
+        jump = "JUMP_FORWARD" if PY311 else "JUMP_ABSOLUTE"  # (3.11 has no absolute jump)
+        for nops in (125, 126, 127, 128, 129, 253, 254, 255, 256, 32766, 32767, 32768, 65534, 65535):
+            rows = [(jump, None, nops + 1, 1)] + [("NOP", None, None, None)] * nops + \
                    [("LOAD_CONST", 0, None, None), ("RETURN_VALUE", None, None, None)]
             new = _C._assemble(rows, code)
-            target = [i for i in dis.get_instructions(new) if i.opname == "JUMP_ABSOLUTE"][0].argval
+            target = [i for i in dis.get_instructions(new) if i.opname == jump][0].argval
             self.assertEqual(new.co_code[target], opcode.opmap["LOAD_CONST"], nops)
             self.assertIsNone(eval(new))
 
@@ -467,16 +535,26 @@ class TestAssemble(unittest.TestCase, _RunsLike):
             return range
         code = tmpl.__code__
         zero = code.co_consts.index(0)
-        rows = [("LOAD_CONST", zero, None, 2), ("STORE_FAST", 1, None, None),  # acc = 0
-                ("LOAD_GLOBAL", 0, None, 3), ("LOAD_FAST", 0, None, None), ("CALL_FUNCTION", 1, None, None),
+        if PY311:  # NULL + range(n) through PRECALL/CALL; += is BINARY_OP 13 (NB_INPLACE_ADD); the
+            # loop's JUMP_FORWARD goes back, so the assembler makes it a JUMP_BACKWARD
+            call = [("LOAD_GLOBAL", 1, None, 3), ("LOAD_FAST", 0, None, None), ("PRECALL", 1, None, None),
+                    ("CALL", 1, None, None)]
+            add, back = ("BINARY_OP", 13, None, None), "JUMP_FORWARD"
+        else:
+            call = [("LOAD_GLOBAL", 0, None, 3), ("LOAD_FAST", 0, None, None), ("CALL_FUNCTION", 1, None, None)]
+            add, back = ("INPLACE_ADD", None, None, None), "JUMP_ABSOLUTE"
+        head = 2 + len(call) + 1
+        rows = [("LOAD_CONST", zero, None, 2), ("STORE_FAST", 1, None, None)] + call + [  # acc = 0
                 ("GET_ITER", None, None, None),
-                ("FOR_ITER", None, 13, 3),                                        # 6
+                ("FOR_ITER", None, head + 7, 3),                                  # head
                 ("STORE_FAST", 2, None, None),
-                ("LOAD_FAST", 1, None, 4), ("LOAD_FAST", 2, None, None), ("INPLACE_ADD", None, None, None),
+                ("LOAD_FAST", 1, None, 4), ("LOAD_FAST", 2, None, None), add,
                 ("STORE_FAST", 1, None, None),
-                ("JUMP_ABSOLUTE", None, 6, None),
-                ("LOAD_FAST", 1, None, 5), ("RETURN_VALUE", None, None, None)]   # 13
+                (back, None, head, None),
+                ("LOAD_FAST", 1, None, 5), ("RETURN_VALUE", None, None, None)]   # head + 7
         new = _C._assemble(rows, code)
+        if PY311:
+            self.assertIn("JUMP_BACKWARD", [i.opname for i in dis.get_instructions(new)])
         self.assertEqual(new.co_stacksize, 3)
         fn = types.FunctionType(new, {"range": range}, "summed")
         self.assertEqual([fn(n) for n in (0, 1, 10)], [0, 0, 45])
@@ -509,15 +587,20 @@ class TestAssemble(unittest.TestCase, _RunsLike):
         code = tmpl.__code__
         ret = [("LOAD_CONST", 0, None, 1), ("RETURN_VALUE", None, None, None)]
         other = "RERAISE" if sys.version_info < (3, 8) else "SETUP_LOOP"  # an opcode of the other version
+        jump = "JUMP_FORWARD" if PY311 else "JUMP_ABSOLUTE"
+        cond = "POP_JUMP_FORWARD_IF_TRUE" if PY311 else "POP_JUMP_IF_TRUE"
         cases = {
-            "out of range": [("JUMP_ABSOLUTE", None, 99, 1)] + ret,
+            "out of range": [(jump, None, 99, 1)] + ret,
             "stack underflow": [("POP_TOP", None, None, 1)] + ret,
             "not an opcode of this Python": [(other, None, None, 1)] + ret,
-            "inconsistent stack": [("LOAD_CONST", 0, None, 1), ("POP_JUMP_IF_TRUE", None, 3, None),
+            "inconsistent stack": [("LOAD_CONST", 0, None, 1), (cond, None, 3, None),
                                    ("LOAD_CONST", 0, None, None), ("LOAD_CONST", 0, None, None)] + ret,
             "falls off the end": [("LOAD_CONST", 0, None, 1)],
             "EXTENDED_ARG is emitted by the assembler": [("EXTENDED_ARG", 1, None, 1)] + ret,
-            "earlier instruction": [("NOP", None, None, 1), ("JUMP_FORWARD", None, 0, None)] + ret,
+            "must be followed by its CALL": [("LOAD_CONST", 0, None, 1), ("PRECALL", 0, None, None),
+                                             ("NOP", None, None, None), ("CALL", 0, None, None)] + ret,
+            # (a forward-only jump back; 3.11 turns a JUMP_FORWARD back into its twin instead)
+            "earlier instruction": [("NOP", None, None, 1), ("FOR_ITER", None, 0, None)] + ret,
             "argument 5 out of range (1 constants)": [("LOAD_CONST", 5, None, 1), ("RETURN_VALUE", None, None, None)],
             "takes no argument": [("NOP", 3, None, 1)] + ret,
             "only jumps have a target": [("NOP", None, 1, 1)] + ret,
@@ -525,10 +608,21 @@ class TestAssemble(unittest.TestCase, _RunsLike):
             "not in 0..2^28-1": [("BUILD_TUPLE", 1 << 28, None, 1)] + ret,
             "stack too deep": [("LOAD_CONST", 0, None, 1)] + [("UNPACK_SEQUENCE", (1 << 28) - 1, None, None)] * 9 + ret,
         }
+        if PY311:  # a backward-only jump forward: JUMP_BACKWARD_NO_INTERRUPT has no twin
+            cases["backward jump to a later instruction"] = [("JUMP_BACKWARD_NO_INTERRUPT", None, 1, 1)] + ret
+        if not PY311:  # (no PRECALL before 3.11)
+            del cases["must be followed by its CALL"]
         for reason, rows in cases.items():
             with self.assertRaises(ValueError, msg=reason) as cm:
                 _C._assemble(rows, code)
             self.assertIn(reason, str(cm.exception))
+        # Exception table entries: 3.11 only, and inside the code.
+        bad = {(0, 5, 0, 0, False): "does not fit 2 instructions", (1, 1, 0, 0, False): "does not fit",
+               (0, 1, 7, 0, False): "does not fit", (0, 1, 0, -1, False): "does not fit"}
+        for entry, reason in bad.items():
+            with self.assertRaises(ValueError, msg=str(entry)) as cm:
+                _C._assemble(ret, code, [entry])
+            self.assertIn(reason if PY311 else "exception table entries need Python 3.11", str(cm.exception))
         with self.assertRaises(ValueError) as cm:
             _C._assemble([("NOT_AN_OPCODE", None, None, 1)] + ret, code)
         self.assertIn("unknown opname 'NOT_AN_OPCODE'", str(cm.exception))
