@@ -805,13 +805,66 @@ PyObject* py_set_auto_capture(PyObject*, PyObject* dirs) {
   Py_RETURN_NONE;
 }
 
-// capture_summary() -> [{function, file, line, resume, loop_body, loop_bodies, compiles, graphs, breaks, recompiles, effects,
-// break_reasons, break_records, skip_reason}] for every code pijit captured (what `pijit run --summary` prints).
-PyObject* py_capture_summary(PyObject*, PyObject*) {
+// Graph launches of a code's entries, and their time: every plan's, the symbolic graphs' plans for
+// other sizes included.
+void graph_runs(const CodeState* st, int64_t* runs, int64_t* run_ns) {
+  *runs = *run_ns = 0;
+  for (const CacheEntry& e : st->entries) {
+    if (e.plan) {
+      *runs += e.plan->runs();
+      *run_ns += e.plan->run_ns();
+    }
+    if (e.shapes)  // (the first is e.plan)
+      for (const auto& [sizes, inst] : e.shapes->plans)
+        if (inst.plan && inst.plan != e.plan) {
+          *runs += inst.plan->runs();
+          *run_ns += inst.plan->run_ns();
+        }
+  }
+}
+
+bool summarised(const CodeState* st) { return st->compiles > 0 && st->skip_reason != "no tensor work"; }
+
+// capture_counters() -> [(code, compiles, cache_hits, graph_runs, recompiles)] for the codes
+// capture_summary lists: what pijit.explain compares around each call to find the codes it touched
+// (cheap: no guard text, whatever the number of codes).
+PyObject* py_capture_counters(PyObject*, PyObject*) {
+  Ref out(PyList_New(0));
+  for (PinnedState& pinned : pinned_code_states()) {
+    const CodeState* st = pinned.state;
+    if (!summarised(st)) continue;
+    int64_t runs, run_ns;
+    graph_runs(st, &runs, &run_ns);
+    Ref row(Py_BuildValue("(OLLLL)", reinterpret_cast<PyObject*>(st->code), static_cast<long long>(st->compiles),
+                          static_cast<long long>(st->cache_hits), static_cast<long long>(runs),
+                          static_cast<long long>(st->recompiles)));
+    if (!row || PyList_Append(out.get(), row.get()) < 0) return nullptr;
+  }
+  return out.release();
+}
+
+// capture_summary([codes]) -> [{function, file, line, resume, loop_body, loop_bodies, compiles, graphs, breaks, recompiles, effects,
+// break_reasons, break_records, skip_reason}] for every code pijit captured (what `pijit run --summary` prints),
+// or only for the given code objects.
+PyObject* py_capture_summary(PyObject*, PyObject* args) {
+  PyObject* only = nullptr;
+  if (!PyArg_ParseTuple(args, "|O:capture_summary", &only)) return nullptr;
+  std::set<PyObject*> wanted;
+  if (only && only != Py_None) {
+    Ref seq(PySequence_Fast(only, "capture_summary: codes must be a sequence of code objects"));
+    if (!seq) return nullptr;
+    for (Py_ssize_t i = 0; i < PySequence_Fast_GET_SIZE(seq.get()); ++i) {
+      PyObject* c = PySequence_Fast_GET_ITEM(seq.get(), i);
+      if (!PyCode_Check(c)) return py::fail(PyExc_TypeError, std::string("capture_summary: expected code objects, got '") +
+                                                                 Py_TYPE(c)->tp_name + "'");
+      wanted.insert(c);
+    }
+  }
   Ref out(PyList_New(0));
   for (PinnedState& pinned : pinned_code_states()) {
     CodeState* st = pinned.state;
-    if (st->compiles == 0 || st->skip_reason == "no tensor work") continue;
+    if (!summarised(st)) continue;
+    if (only && only != Py_None && !wanted.count(reinterpret_cast<PyObject*>(st->code))) continue;
     int64_t graphs = 0, resume_graphs = 0, resume_breaks = 0;
     for (const CacheEntry& e : st->entries) graphs += e.graph != nullptr;
     std::set<const CodeState*> seen;
@@ -841,23 +894,13 @@ PyObject* py_capture_summary(PyObject*, PyObject*) {
     set_item(d.get(), "code", reinterpret_cast<PyObject*>(st->code));
     set_item(d.get(), "recompile_reasons", str_list(st->recompile_reasons));
     Ref guards(PyList_New(0)), ops(PyList_New(0)), dynamic(PyList_New(0));
-    int64_t runs = 0, run_ns = 0, hits = 0;
     for (const CacheEntry& e : st->entries) {
       PyList_Append(guards.get(), Ref(str_list(e.guards ? e.guards->describe() : std::vector<std::string>{})).get());
       PyList_Append(dynamic.get(), Ref(str_list(e.dynamic_notes)).get());
       if (e.graph) PyList_Append(ops.get(), Ref(PyLong_FromSize_t(e.graph->nodes().size())).get());
-      if (e.plan) {
-        runs += e.plan->runs();
-        run_ns += e.plan->run_ns();
-      }
-      if (e.shapes)  // the plans for other sizes run too (the first is e.plan)
-        for (const auto& [sizes, inst] : e.shapes->plans)
-          if (inst.plan && inst.plan != e.plan) {
-            runs += inst.plan->runs();
-            run_ns += inst.plan->run_ns();
-          }
-      hits += e.hits;
     }
+    int64_t runs, run_ns;
+    graph_runs(st, &runs, &run_ns);
     Py_INCREF(dynamic.get());
     set_item(d.get(), "dynamic", dynamic.get());
     Py_INCREF(guards.get());
@@ -1031,7 +1074,9 @@ PyObject* py_release_code_states(PyObject*, PyObject*) {
 PyMethodDef jit_methods[] = {
     {"jit_stats", py_jit_stats, METH_O, "jit_stats(fn): capture counters, guards and graphs of a jitted function"},
     {"set_auto_capture", py_set_auto_capture, METH_O, "set_auto_capture([dirs]): code under dirs is a capture candidate"},
-    {"capture_summary", py_capture_summary, METH_NOARGS, "what capture did, per code object"},
+    {"capture_summary", py_capture_summary, METH_VARARGS, "capture_summary([codes]): what capture did, per code object"},
+    {"capture_counters", py_capture_counters, METH_NOARGS,
+     "capture_counters(): (code, compiles, cache_hits, graph_runs, recompiles) per code capture_summary lists"},
     {"guard_profile", py_guard_profile, METH_NOARGS, "per guard: runs, ns, misses (PIJIT_LOGS=guard_perf)"},
     {"trace_start", py_trace_start, METH_NOARGS, "record trace events from now on (PIJIT_TRACE)"},
     {"trace_write", py_trace_write, METH_O, "trace_write(path): the trace-event JSON; returns the event count"},

@@ -95,7 +95,7 @@ class ExplainReport(object):
 
     def _refresh(self, codes, earlier=None):
         """earlier: id(code) -> its recompiles before the report's calls first touched it."""
-        rows = {id(r["code"]): r for r in _C.capture_summary()}
+        rows = {id(r["code"]): r for r in _C.capture_summary(codes)}
         earlier = earlier or {}
         self.functions = [FunctionReport(rows[id(c)], earlier.get(id(c), 0)) for c in codes if id(c) in rows]
 
@@ -115,8 +115,8 @@ class ExplainReport(object):
 
 
 def _snapshot():
-    return {id(r["code"]): (r["code"], r["compiles"], r["cache_hits"], r["graph_runs"], r["recompiles"])
-            for r in _C.capture_summary()}
+    # (counters only: a call's cost must not grow with every code object the process captured)
+    return {id(row[0]): row for row in _C.capture_counters()}
 
 
 def explain(fn):

@@ -89,7 +89,7 @@ class BreakRecords(unittest.TestCase):
         """jit_stats' records, capture_summary's and the text lists agree, one record per text."""
         st = pj.jit_stats(fn)
         self.assertEqual([r["text"] for r in st["break_records"]], st["break_reasons"])
-        row = [r for r in _C.capture_summary() if r["code"] is fn.__code__][0]
+        row = [r for r in _C.capture_summary([fn.__code__]) if r["code"] is fn.__code__][0]
         self.assertEqual(row["break_records"], st["break_records"])
         self.assertEqual([r["chain"] for r in row["break_records"]], row["break_chains"])
         for r in st["break_records"]:

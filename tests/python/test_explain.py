@@ -53,6 +53,23 @@ class Explain(unittest.TestCase):
         self.assertIn("    inlined: outer (", str(report))
         self.assertEqual(report.outputs[0].tolist(), ((pj.Tensor([1.0, 2.0]) + 1) * 5.0 - 1).tolist())
 
+    def test_summary_of_chosen_codes_and_counters(self):
+        # explain compares counters around each call and reads only the rows of the codes the call
+        # touched: its cost does not grow with every function the process captured
+        pj.explain(breaking)(pj.Tensor([1.0, 2.0]), 1)
+        full = [r for r in pj._C.capture_summary() if r["code"] is breaking.__code__]
+        chosen = pj._C.capture_summary([breaking.__code__])
+        self.assertEqual(len(full), 1)
+        self.assertEqual(len(chosen), 1)
+        self.assertEqual({k: v for k, v in chosen[0].items() if not k.endswith("_ms")},
+                         {k: v for k, v in full[0].items() if not k.endswith("_ms")})
+        self.assertEqual(pj._C.capture_summary([]), [])
+        row = [c for c in pj._C.capture_counters() if c[0] is breaking.__code__][0]
+        self.assertEqual(row[1:], (full[0]["compiles"], full[0]["cache_hits"], full[0]["graph_runs"],
+                                   full[0]["recompiles"]))
+        with self.assertRaisesRegex(TypeError, "capture_summary: expected code objects, got 'int'"):
+            pj._C.capture_summary([1])
+
     def test_breaks_recompiles_and_counts(self):
         ex = pj.explain(breaking)
         line = breaking.__code__.co_firstlineno + 2
