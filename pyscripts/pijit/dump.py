@@ -127,24 +127,33 @@ def run_summary():
 
 
 def _render_svgs(root, limit=300):
+    """An SVG beside each graph's .dot (the first `limit`), by one `dot` process for all of them (one
+    per file made a run with many graphs wait seconds at exit); a .dot whose SVG is up to date is
+    left alone (write_run may run more than once)."""
     dot = shutil.which("dot")
     if not dot:
         return
-    done = 0
+    todo = []
     for key in sorted(os.listdir(root)):
         folder = os.path.join(root, key)
         if not os.path.isdir(folder):
             continue
         for name in sorted(os.listdir(folder)):
-            if name.endswith(".dot") and done < limit:
-                done += 1
-                try:
-                    subprocess.run([dot, "-Tsvg", "-o", os.path.join(folder, name[:-4] + ".svg"),
-                                    os.path.join(folder, name)], timeout=60, check=False,
-                                   stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-                except (OSError, subprocess.SubprocessError) as e:
-                    _say("graphviz failed: %s" % e)
-                    return
+            if not name.endswith(".dot") or len(todo) >= limit:
+                continue
+            src, svg = os.path.join(folder, name), os.path.join(folder, name[:-4] + ".svg")
+            if not os.path.exists(svg) or os.path.getmtime(svg) < os.path.getmtime(src):
+                todo.append(src)
+    if not todo:
+        return
+    try:  # -O: each input's SVG is written as INPUT.svg, renamed to the dump's NAME.svg after
+        subprocess.run([dot, "-Tsvg", "-O"] + todo, timeout=300, check=False,
+                       stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    except (OSError, subprocess.SubprocessError) as e:
+        _say("graphviz failed: %s" % e)
+    for src in todo:
+        if os.path.exists(src + ".svg"):
+            os.replace(src + ".svg", src[:-4] + ".svg")
 
 
 def write_run():

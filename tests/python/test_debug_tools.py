@@ -5,6 +5,7 @@ PIJIT_TEST_ONLY_WRONG_RESULTS (and its warning) and PIJIT_CAPTURED_LIST; and pij
 pseudo-source."""
 import json
 import os
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -107,6 +108,14 @@ class DumpDir(unittest.TestCase):
                 dot = f.read()
             self.assertTrue(dot.startswith("digraph pijit {"), dot[:40])
             self.assertIn("relu", dot)
+            if shutil.which("dot"):  # (tools/deps.sh installs graphviz) every graph's SVG beside it
+                for key in os.listdir(d):
+                    if os.path.isdir(os.path.join(d, key)):
+                        names = os.listdir(os.path.join(d, key))
+                        self.assertEqual(sorted(n[:-4] for n in names if n.endswith(".svg")),
+                                         sorted(n[:-4] for n in names if n.endswith(".dot")), key)
+                with open(os.path.join(folder, "entry0.graph.svg")) as f:
+                    self.assertIn("<svg", f.read())
             other = os.path.join(d, fns["other"]["key"])
             if _C.fused_backend().startswith("asmjit"):
                 with open(os.path.join(other, "entry0.kernels.s")) as f:
