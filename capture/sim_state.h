@@ -76,7 +76,7 @@ struct SimFrame {
   std::vector<Block> blocks;  // 3.7's BREAK_LOOP needs its loop's end; a resume function, try blocks
   size_t pc = 0;
   bool root = false;
-  PyFrameObject* real = nullptr;    // root frame only
+  py::Frame* real = nullptr;    // root frame only
   PyObject* result = nullptr;
   bool returned = false;
   bool library = false;             // pijit's own code (a library Cell.construct)
@@ -99,7 +99,7 @@ class Simulator : public TraceContext {
  public:
   Simulator(CaptureResult& r, const CaptureOptions& o);
   ~Simulator() override;
-  void run_root(PyFrameObject* f);
+  void run_root(py::Frame* f);
   // Operators and methods of the tensor classes were looked up once, at capture: a patched
   // pijit.Tensor (or Parameter) method must recompile.
   void guard_tensor_classes();

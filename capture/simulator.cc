@@ -107,7 +107,7 @@ void Simulator::load_code(SimFrame& fr, PyCodeObject* co) {
   fr.in_loop = &it->second.in_loop;
 }
 
-void Simulator::run_root(PyFrameObject* f) {
+void Simulator::run_root(py::Frame* f) {
   SimFrame fr;
   fr.code = py::frame_code(f);
   frames_root_code_ = fr.code;
@@ -342,7 +342,7 @@ CaptureResult fresh_result(PyCodeObject* co) {
 
 // One simulation of the frame. Returns the point a refusal can break at (0: none), and in *again
 // what the second pass needs to know of the first.
-int simulate(PyFrameObject* f, const CaptureOptions& options, CaptureResult& r, CaptureOptions* again = nullptr) {
+int simulate(py::Frame* f, const CaptureOptions& options, CaptureResult& r, CaptureOptions* again = nullptr) {
   int break_at = 0;
   Simulator sim(r, options);
   try {
@@ -400,7 +400,7 @@ int simulate(PyFrameObject* f, const CaptureOptions& options, CaptureResult& r, 
 
 }  // namespace
 
-CaptureResult capture_frame(PyFrameObject* f, const CaptureOptions& options) {
+CaptureResult capture_frame(py::Frame* f, const CaptureOptions& options) {
   PyCodeObject* co = py::frame_code(f);
   CaptureResult r = fresh_result(co);
   PyObject *et, *ev, *tb;
@@ -453,7 +453,7 @@ CaptureResult capture_frame(PyFrameObject* f, const CaptureOptions& options) {
 #else  // capture is not built for this Python: every frame is refused (never reached: no hook)
 
 namespace pj::capture {
-CaptureResult capture_frame(PyFrameObject*, const CaptureOptions&) {
+CaptureResult capture_frame(py::Frame*, const CaptureOptions&) {
   CaptureResult r;
   r.reason = Break::Internal;
   r.detail = py::kUnsupportedPythonMessage;

@@ -136,7 +136,7 @@ struct CaptureResult {
 
 // Simulates the frame (whose arguments are bound; it has not started running). A Python error met
 // on the way becomes a refusal reason and is cleared, except an interruption (see `interrupted`).
-CaptureResult capture_frame(PyFrameObject* f, const CaptureOptions& options);
+CaptureResult capture_frame(py::Frame* f, const CaptureOptions& options);
 
 // Test hook: the next library call capture traces meets `exc_type` pending, as if a signal handler
 // had raised it there (a new reference is taken; nullptr disarms).

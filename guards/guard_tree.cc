@@ -158,7 +158,7 @@ std::string identity(PyObject* o) {
 // References the check holds until it returns: objects a path made.
 using Owned = absl::InlinedVector<PyObject*, 16>;
 
-__attribute__((always_inline)) inline PyObject* resolve(const GuardNode& n, PyObject* parent, PyFrameObject* f, Owned& owned) {
+__attribute__((always_inline)) inline PyObject* resolve(const GuardNode& n, PyObject* parent, py::Frame* f, Owned& owned) {
   switch (n.access) {
     case Access::Local: return py::frame_local(f, n.index);
     case Access::Deref: return py::frame_deref(f, n.index);
@@ -640,7 +640,7 @@ static inline uint64_t node_version(const GuardNode& n, PyObject* o) {
   return plain ? py::dict_version(o) : 0;
 }
 
-bool GuardTree::check(PyFrameObject* f, GuardFailure* why, PyObject** out) const {
+bool GuardTree::check(py::Frame* f, GuardFailure* why, PyObject** out) const {
   if (!prepared_) prepare();
   if (out) std::fill(out, out + num_slots_, nullptr);
   // Nodes are created parents-first, so one forward pass resolves every path once.
@@ -711,7 +711,7 @@ bool GuardTree::check(PyFrameObject* f, GuardFailure* why, PyObject** out) const
   return ok;
 }
 
-bool GuardTree::check_all(PyFrameObject* f, std::vector<GuardFailure>* failures, bool profile) const {
+bool GuardTree::check_all(py::Frame* f, std::vector<GuardFailure>* failures, bool profile) const {
   std::vector<PyObject*> objs(nodes_.size(), nullptr);
   std::vector<char> failed(nodes_.size(), 0);
   Owned owned;

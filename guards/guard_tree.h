@@ -142,14 +142,14 @@ class GuardTree {
   // passes and `out` is given, out[k] is a new reference to the object at the k-th node named to
   // keep_resolved() (the direct call's graph inputs, read where the guards just resolved them);
   // when it fails, out holds nothing.
-  bool check(PyFrameObject* f, GuardFailure* why, PyObject** out = nullptr) const;
+  bool check(py::Frame* f, GuardFailure* why, PyObject** out = nullptr) const;
   // Distinct nodes whose object check() always resolves (the version shortcut never skips them)
   // and hands out, in this order.
   void keep_resolved(const std::vector<int>& nodes);
   // check() for the debugging logs: runs every check whose path resolves (a failing node's
   // children are skipped) and appends each failure (recompiles_verbose); with `profile`, times each
   // check into the tree's per-check counters (guard_perf). Same answer as check().
-  bool check_all(PyFrameObject* f, std::vector<GuardFailure>* failures, bool profile) const;
+  bool check_all(py::Frame* f, std::vector<GuardFailure>* failures, bool profile) const;
   // Per check, in describe() order: times run, nanoseconds spent, times it failed.
   struct CheckStat {
     int64_t runs = 0, ns = 0, misses = 0;

@@ -22,6 +22,8 @@
 #include <frameobject.h>  // PyFrameObject for the eval-frame hook (3.7/3.9: full struct)
 #if PY_VERSION_HEX < 0x030B0000
 #include <longintrepr.h>  // fresh_int: the digits of an int
+#else
+struct _PyInterpreterFrame;  // what 3.11's eval-frame hook is given (internal/pycore_frame.h)
 #endif
 
 #include <cstring>  // tuple_field_index: descriptor type names
@@ -149,8 +151,17 @@ constexpr bool kDerefIndexesLocals = PY_VERSION_HEX >= 0x030B0000;
 
 // ---- (a) the frame-evaluation hook ------------------------------------------------------------
 
+// The frame the hook is given, which capture, guards and the runtime read through the accessors
+// below (section (a')): a PyFrameObject on 3.7-3.10; on 3.11 CPython's _PyInterpreterFrame (not
+// read yet: capture there is planned).
+#if PY_VERSION_HEX < 0x030B0000
+using Frame = PyFrameObject;
+#else
+using Frame = ::_PyInterpreterFrame;
+#endif
+
 // pijit's one signature for a frame evaluator, whatever the running CPython passes.
-using EvalFrameFn = PyObject* (*)(PyThreadState* tstate, PyFrameObject* frame, int throw_flag);
+using EvalFrameFn = PyObject* (*)(PyThreadState* tstate, Frame* frame, int throw_flag);
 
 #if PY_VERSION_HEX >= 0x03070000 && PY_VERSION_HEX < 0x03090000
 // 3.7/3.8 call eval_frame(frame, throw_flag); a trampoline adds the thread state.
@@ -202,7 +213,7 @@ inline EvalFrameFn get_eval_frame() {
 
 // Runs a frame in CPython's own interpreter loop, bypassing any installed hook (calling
 // PyEval_EvalFrameEx instead would re-enter the hook).
-inline PyObject* eval_frame_default(PyThreadState* tstate, PyFrameObject* f, int throw_flag) {
+inline PyObject* eval_frame_default(PyThreadState* tstate, Frame* f, int throw_flag) {
 #if PY_VERSION_HEX >= 0x03070000 && PY_VERSION_HEX < 0x03090000
   (void)tstate;
   return _PyEval_EvalFrameDefault(f, throw_flag);
@@ -342,6 +353,9 @@ inline PyObject* frame_local(PyFrameObject* f, int i) { return f->f_localsplus[i
 inline PyObject* frame_globals(PyFrameObject* f) { return f->f_globals; }
 inline PyObject* frame_builtins(PyFrameObject* f) { return f->f_builtins; }
 inline PyCodeObject* frame_code(PyFrameObject* f) { return f->f_code; }
+// Adds f's current line to the pending exception's traceback (as an exception leaving f's own
+// evaluation would); -1 on failure.
+inline int traceback_here(PyFrameObject* f) { return PyTraceBack_Here(f); }
 
 // A frame for `code` to run rewritten code in place of f's own: nullptr with an exception set on
 // failure. It takes f's fast locals over (f keeps none: a value the rewritten code or its
@@ -498,18 +512,19 @@ inline PyObject* fresh_int(PyObject* v) {
 inline int code_nlocals(PyCodeObject*) { frame_unsupported(); }
 inline int code_ncells(PyCodeObject*) { frame_unsupported(); }
 inline int code_nfrees(PyCodeObject*) { frame_unsupported(); }
-inline PyObject* frame_deref(PyFrameObject*, int) { frame_unsupported(); }
-inline PyObject* frame_cell(PyFrameObject*, int) { frame_unsupported(); }
-inline PyObject* frame_local(PyFrameObject*, int) { frame_unsupported(); }
-inline PyObject* frame_globals(PyFrameObject*) { frame_unsupported(); }
-inline PyObject* frame_builtins(PyFrameObject*) { frame_unsupported(); }
-inline PyCodeObject* frame_code(PyFrameObject*) { frame_unsupported(); }
-inline PyFrameObject* shadow_frame(PyThreadState*, PyFrameObject*, PyCodeObject*) { frame_unsupported(); }
-inline void give_back_locals(PyFrameObject*, PyFrameObject*) { frame_unsupported(); }
-inline bool frame_is_resumable(PyFrameObject*) { frame_unsupported(); }
+inline PyObject* frame_deref(Frame*, int) { frame_unsupported(); }
+inline PyObject* frame_cell(Frame*, int) { frame_unsupported(); }
+inline PyObject* frame_local(Frame*, int) { frame_unsupported(); }
+inline PyObject* frame_globals(Frame*) { frame_unsupported(); }
+inline PyObject* frame_builtins(Frame*) { frame_unsupported(); }
+inline PyCodeObject* frame_code(Frame*) { frame_unsupported(); }
+inline int traceback_here(Frame*) { frame_unsupported(); }
+inline Frame* shadow_frame(PyThreadState*, Frame*, PyCodeObject*) { frame_unsupported(); }
+inline void give_back_locals(Frame*, Frame*) { frame_unsupported(); }
+inline bool frame_is_resumable(Frame*) { frame_unsupported(); }
 inline bool finalizer_runs_code(PyObject*) { frame_unsupported(); }
-inline bool frame_started(PyFrameObject*) { frame_unsupported(); }
-inline void drop_resume_caller_entry(PyFrameObject*) { frame_unsupported(); }
+inline bool frame_started(Frame*) { frame_unsupported(); }
+inline void drop_resume_caller_entry(Frame*) { frame_unsupported(); }
 inline PyObject* call_moving_args(PyObject*, PyObject*, bool) { frame_unsupported(); }
 #endif
 

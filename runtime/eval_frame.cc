@@ -179,8 +179,8 @@ bool auto_candidate(PyCodeObject* co) {
 // Runs `code` in a shadow frame that took f's fast locals over. When its graph failed before
 // anything observable ran (GraphFailure::Rerunnable: it only read guarded paths into temporaries)
 // and the caller runs f eagerly then (may_rerun), f gets its locals back.
-PyObject* run_in_shadow(PyThreadState* ts, PyFrameObject* f, PyObject* code, bool may_rerun = false) {
-  PyFrameObject* shadow = py::shadow_frame(ts, f, reinterpret_cast<PyCodeObject*>(code));
+PyObject* run_in_shadow(PyThreadState* ts, py::Frame* f, PyObject* code, bool may_rerun = false) {
+  py::Frame* shadow = py::shadow_frame(ts, f, reinterpret_cast<PyCodeObject*>(code));
   if (!shadow) return nullptr;
   PyObject* r = py::eval_frame_default(ts, shadow, 0);
   if (!r && may_rerun && t_graph_failure == GraphFailure::Rerunnable) py::give_back_locals(f, shadow);
@@ -196,13 +196,13 @@ __attribute__((noinline)) void count_default(CodeState* st, const std::string& w
   ++g_stats.default_reasons[why.empty() ? "not a candidate" : why];
 }
 
-__attribute__((noinline, cold)) PyObject* run_default_traced(PyThreadState* ts, PyFrameObject* f, const std::string& why) {
+__attribute__((noinline, cold)) PyObject* run_default_traced(PyThreadState* ts, py::Frame* f, const std::string& why) {
   trace::Span span("eager", where(py::frame_code(f)));
   span.set_args("\"why\": " + trace::quote(why.empty() ? "not a candidate" : why));
   return py::eval_frame_default(ts, f, 0);
 }
 
-PyObject* run_default(PyThreadState* ts, PyFrameObject* f, CodeState* st, const std::string& why) {
+PyObject* run_default(PyThreadState* ts, py::Frame* f, CodeState* st, const std::string& why) {
   count_default(st, why);
   if (trace::on()) return run_default_traced(ts, f, why);
   return py::eval_frame_default(ts, f, 0);
@@ -210,7 +210,7 @@ PyObject* run_default(PyThreadState* ts, PyFrameObject* f, CodeState* st, const 
 
 // A frame capture refused runs as it is; at stress level 2 through pijit's re-assembled bytecode,
 // to exercise the assembler and shadow frames on every code capture meets.
-PyObject* run_refused(PyThreadState* ts, PyFrameObject* f, CodeState* st, const std::string& why) {
+PyObject* run_refused(PyThreadState* ts, py::Frame* f, CodeState* st, const std::string& why) {
   if (!g_stress_reassemble) return run_default(ts, f, st, why);
   if (!st->reassembled) {
     st->reassembled = codegen::reassemble(py::frame_code(f));
@@ -225,7 +225,7 @@ PyObject* run_refused(PyThreadState* ts, PyFrameObject* f, CodeState* st, const 
   return run_in_shadow(ts, f, st->reassembled);
 }
 
-__attribute__((noinline, cold)) PyObject* rerun_after_graph_failure(PyThreadState* ts, PyFrameObject* f, CodeState* st) {
+__attribute__((noinline, cold)) PyObject* rerun_after_graph_failure(PyThreadState* ts, py::Frame* f, CodeState* st) {
   t_graph_failure = GraphFailure::None;
   PyErr_Clear();
   ++st->graph_failures;
@@ -233,7 +233,7 @@ __attribute__((noinline, cold)) PyObject* rerun_after_graph_failure(PyThreadStat
   return run_default(ts, f, st, "");
 }
 
-PyObject* run_entry(PyThreadState* ts, PyFrameObject* f, CodeState* st, CacheEntry& e) {
+PyObject* run_entry(PyThreadState* ts, py::Frame* f, CodeState* st, CacheEntry& e) {
   ++e.hits;
   if (e.code) {
     ++st->frames_rewritten;
@@ -254,7 +254,7 @@ PyObject* run_entry(PyThreadState* ts, PyFrameObject* f, CodeState* st, CacheEnt
 // An entry's direct call (runtime/direct_call.h), `objs` the objects its guard check handed out
 // (references it drops). f still has its locals: when the graph fails before anything observable
 // ran, f runs eagerly, exactly the eager call.
-PyObject* run_direct(PyThreadState* ts, PyFrameObject* f, CodeState* st, CacheEntry& e, PyObject** objs) {
+PyObject* run_direct(PyThreadState* ts, py::Frame* f, CodeState* st, CacheEntry& e, PyObject** objs) {
   ++e.hits;
   ++st->frames_rewritten;
   ++st->frames_direct;
@@ -277,14 +277,14 @@ PyObject* run_direct(PyThreadState* ts, PyFrameObject* f, CodeState* st, CacheEn
     log("breaks", "graph of " + where(py::frame_code(f)) + " raised; the call runs eagerly");
     return run_default(ts, f, st, "");
   }
-  if (!r) PyTraceBack_Here(f);  // the function's line in the traceback, as its rewritten code's frame gave
+  if (!r) py::traceback_here(f);  // the function's line in the traceback, as its rewritten code's frame gave
   return r;
 }
 
 // Guards run with the hook quiet: a path through a mapping or attribute may run Python code
 // (a library type's __getattr__), and no frame it enters may capture or count. With `out`, a
 // passing check hands out the objects of the nodes named to keep_resolved (GuardTree::check).
-bool quiet_check(const guards::GuardTree& g, PyFrameObject* f, guards::GuardFailure* why, PyObject** out = nullptr) {
+bool quiet_check(const guards::GuardTree& g, py::Frame* f, guards::GuardFailure* why, PyObject** out = nullptr) {
   bool busy = t_jit.busy;
   t_jit.busy = true;
   const bool profile = g_config.guard_perf;
@@ -301,7 +301,7 @@ bool quiet_check(const guards::GuardTree& g, PyFrameObject* f, guards::GuardFail
 }
 
 // Every failing guard (GuardTree::check_all), read as quiet_check reads them.
-std::vector<guards::GuardFailure> quiet_failures(const guards::GuardTree& g, PyFrameObject* f) {
+std::vector<guards::GuardFailure> quiet_failures(const guards::GuardTree& g, py::Frame* f) {
   std::vector<guards::GuardFailure> all;
   const bool busy = t_jit.busy;
   t_jit.busy = true;
@@ -415,7 +415,7 @@ std::string remedy(const guards::GuardFailure& why, const JitOptions& opt) {
   return "";
 }
 
-bool build_entry(PyFrameObject* f, CodeState* st, const JitOptions& opt, CacheEntry* out) {
+bool build_entry(py::Frame* f, CodeState* st, const JitOptions& opt, CacheEntry* out) {
   PyCodeObject* co = py::frame_code(f);
   st->mode = CodeState::Building;
   t_jit.busy = true;
@@ -578,7 +578,7 @@ bool tape_safe(const CacheEntry& e) {
 // their own, returned from before the frame runs.
 #define PJ_COLD __attribute__((noinline, cold))
 
-PJ_COLD PyObject* run_skipped(PyThreadState* ts, PyFrameObject* f, CodeState* st, const JitOptions& opt) {
+PJ_COLD PyObject* run_skipped(PyThreadState* ts, py::Frame* f, CodeState* st, const JitOptions& opt) {
   if (opt.fullgraph) {
     raise_capture_error(py::frame_code(f), "it runs eagerly for good (" + st->skip_reason + ")",
                         st->skip_record.id.empty() ? nullptr : &st->skip_record);
@@ -587,7 +587,7 @@ PJ_COLD PyObject* run_skipped(PyThreadState* ts, PyFrameObject* f, CodeState* st
   return run_refused(ts, f, st, st->skip_reason);
 }
 
-PJ_COLD PyObject* run_tape_unsafe(PyThreadState* ts, PyFrameObject* f, CodeState* st) {
+PJ_COLD PyObject* run_tape_unsafe(PyThreadState* ts, py::Frame* f, CodeState* st) {
   return run_default(ts, f, st, "a gradient tape records and the graph is impure");
 }
 
@@ -598,7 +598,7 @@ const std::string kLowStack = "C stack kept for the recursion limit's remaining 
 
 // The guard checks over st's entries. Hit: st->entries.front() is the entry to run with
 // run_entry. Done: *result is the call's result (a direct call ran, or an error was raised).
-__attribute__((noinline)) Lookup lookup_entry(PyThreadState* ts, PyFrameObject* f, CodeState* st,
+__attribute__((noinline)) Lookup lookup_entry(PyThreadState* ts, py::Frame* f, CodeState* st,
                                               const JitOptions& opt, PyObject** result) {
   PyCodeObject* co = py::frame_code(f);
   const int64_t g0 = trace::on() ? trace::now_ns() : -1;  // the lookup's span (guard checks)
@@ -648,7 +648,7 @@ __attribute__((noinline)) Lookup lookup_entry(PyThreadState* ts, PyFrameObject* 
 }
 
 // A cache miss: the recompile's bookkeeping (or giving up on the code), then capture.
-PJ_COLD PyObject* run_miss(PyThreadState* ts, PyFrameObject* f, CodeState* st, const JitOptions& opt) {
+PJ_COLD PyObject* run_miss(PyThreadState* ts, py::Frame* f, CodeState* st, const JitOptions& opt) {
   PyCodeObject* co = py::frame_code(f);
   ++st->cache_misses;
   if (!st->entries.empty()) {
@@ -712,7 +712,7 @@ PJ_COLD void drop_entries_for_no_cache(CodeState* st) {
   st->entries.clear();
 }
 
-PyObject* run_captured(PyThreadState* ts, PyFrameObject* f, const JitOptions& opt) {
+PyObject* run_captured(PyThreadState* ts, py::Frame* f, const JitOptions& opt) {
   CodeState* st = code_state(py::frame_code(f), true);
   if (!st) return nullptr;
   if (st->mode == CodeState::Skip) return run_skipped(ts, f, st, opt);
@@ -770,7 +770,7 @@ struct CodeFilter {
     return module && fnmatch(a.c_str(), module, 0) == 0 && fnmatch(name.c_str(), py::text(co->co_name).c_str(), 0) == 0;
   }
 
-  bool excludes(PyFrameObject* f, PyCodeObject* co) const {
+  bool excludes(py::Frame* f, PyCodeObject* co) const {
     PyObject* g = py::frame_globals(f);
     PyObject* m = g && PyDict_Check(g) ? PyDict_GetItemString(g, "__name__") : nullptr;
     const std::string module_text = m && PyUnicode_Check(m) ? py::text(m) : "";
@@ -789,7 +789,7 @@ const CodeFilter& code_filter() {
   return *filter;
 }
 
-bool filtered_out(PyFrameObject* f, PyCodeObject* co) {
+bool filtered_out(py::Frame* f, PyCodeObject* co) {
   const CodeFilter& cf = code_filter();
   if (!cf.any) return false;
   CodeState* st = code_state(co, true);
@@ -798,7 +798,7 @@ bool filtered_out(PyFrameObject* f, PyCodeObject* co) {
   return st->filtered == 1;
 }
 
-PyObject* pijit_eval_frame(PyThreadState* ts, PyFrameObject* f, int throw_flag) {
+PyObject* pijit_eval_frame(PyThreadState* ts, py::Frame* f, int throw_flag) {
   if (stack_room() < py::kStackFloor) return py::raise_stack_exhausted();
   PyCodeObject* co = py::frame_code(f);
   const JitOptions* opt = nullptr;
