@@ -105,7 +105,63 @@ PyObject* py_exception_table(PyObject*, PyObject* code) {
   PJ_PY_END(nullptr)
 }
 
+// ---- _frame_probe: the frame accessors (pyport.h, section (a')) as the hook sees a frame ----
+struct Probe {
+  PyCodeObject* code = nullptr;  // the frame to read
+  PyObject* record = nullptr;    // what was read there (new reference)
+};
+thread_local Probe t_probe;
+
+PyObject* or_unbound(PyObject* v) {  // new reference
+  static PyObject* unbound = PyUnicode_InternFromString("<unbound>");
+  PyObject* r = v ? v : unbound;
+  Py_INCREF(r);
+  return r;
+}
+
+PyObject* probe_hook(PyThreadState* ts, py::Frame* f, int throw_flag) {
+  PyCodeObject* co = py::frame_code(f);
+  if (co == t_probe.code && !t_probe.record) {
+    Ref locals(PyList_New(0)), derefs(PyList_New(0));
+    for (int i = 0; locals && i < py::code_nlocals(co); ++i) PyList_Append(locals.get(), Ref(or_unbound(py::frame_local(f, i))).get());
+    for (int i = 0; derefs && i < py::code_ncells(co) + py::code_nfrees(co); ++i)
+      PyList_Append(derefs.get(), Ref(or_unbound(py::frame_deref(f, i))).get());
+    if (!locals || !derefs) return nullptr;
+    t_probe.record = Py_BuildValue("{s:O,s:O,s:O,s:O,s:O,s:O,s:O}", "code", reinterpret_cast<PyObject*>(co), "locals",
+                                   locals.get(), "derefs", derefs.get(), "globals", py::frame_globals(f), "builtins",
+                                   py::frame_builtins(f), "started", py::frame_started(f) ? Py_True : Py_False,
+                                   "resumable", py::frame_is_resumable(f) ? Py_True : Py_False);
+    if (!t_probe.record) return nullptr;
+  }
+  return py::eval_frame_default(ts, f, throw_flag);
+}
+
+// _C._frame_probe(fn, args[, code]) -> (fn(*args), {code, locals, derefs, globals, builtins,
+// started, resumable}) as the frame-evaluation hook read the first frame of `code` (default: fn's)
+// entered during the call (unbound variables: "<unbound>"). Tests the accessors capture stands
+// on, on every Python that has them.
+PyObject* py_frame_probe(PyObject*, PyObject* args) {
+  PyObject *fn, *call_args, *code = nullptr;
+  if (!PyArg_ParseTuple(args, "OO!|O!:_frame_probe", &fn, &PyTuple_Type, &call_args, &PyCode_Type, &code)) return nullptr;
+  if (!PyFunction_Check(fn)) return fail(PyExc_TypeError, "_frame_probe expects a Python function");
+  const py::EvalFrameFn previous = py::get_eval_frame();  // (pijit's own in stress mode: back after)
+  const Probe outer = t_probe;
+  t_probe = {reinterpret_cast<PyCodeObject*>(code ? code : PyFunction_GET_CODE(fn)), nullptr};
+  if (!py::set_eval_frame(probe_hook)) {
+    t_probe = outer;
+    return fail(PyExc_NotImplementedError, kUnsupportedPythonMessage);
+  }
+  Ref result(PyObject_Call(fn, call_args, nullptr));
+  py::set_eval_frame(previous);
+  Ref record(t_probe.record);
+  t_probe = outer;
+  if (!result) return nullptr;
+  if (!record) return fail(PyExc_RuntimeError, "_frame_probe: the hook never saw the function's frame");
+  return Py_BuildValue("(OO)", result.get(), record.get());
+}
+
 PyMethodDef py_methods[] = {
+    {"_frame_probe", py_frame_probe, METH_VARARGS, "_frame_probe(fn, args[, code]): a frame as the hook reads it"},
     {"_exception_table", py_exception_table, METH_O, "_exception_table(code): pijit's reading of 3.11's exception table"},
     {"_opcode_table", py_opcode_table, METH_NOARGS, "[(name, number, flags)] of the running interpreter"},
     {"_opcode_flags", py_opcode_flags, METH_NOARGS, "names of the bits in _opcode_table's flags"},

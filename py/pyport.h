@@ -12,9 +12,11 @@
 //
 // Supported: 3.7 to 3.10, one frame model (PyFrameObject with a block stack); 3.8 and 3.10 differ
 // from 3.9 in opcodes (py/opcodes.def's columns), 3.10 also in jump units and line tables (PEP 626
-// co_linetable). 3.11 replaced frames by _PyInterpreterFrame and added exception tables: planned.
-// There this header still compiles (the extension builds for every interpreter on the machine) but
-// kCaptureSupported is false and the capture entry points refuse at runtime.
+// co_linetable). 3.11 replaced frames by _PyInterpreterFrame and added exception tables: its
+// opcodes are decoded, its code objects assembled (location and exception tables) and its frames
+// read through the hook (py/frame311.c), but capture does not run there yet: kCaptureSupported is
+// false and the capture entry points refuse at runtime. On 3.12+ this header still compiles (the
+// extension builds for every interpreter on the machine) and nothing version-specific runs.
 #pragma once
 
 #define PY_SSIZE_T_CLEAN
@@ -190,12 +192,13 @@ inline bool set_eval_frame(EvalFrameFn fn) {
   g_installed_eval_frame = fn;
   set_interp_eval_frame(fn ? eval_frame_trampoline : _PyEval_EvalFrameDefault);
   return true;
-#elif PY_VERSION_HEX >= 0x03090000 && PY_VERSION_HEX < 0x030B0000
+#elif PY_VERSION_HEX >= 0x03090000 && PY_VERSION_HEX < 0x030C0000
+  // (3.11: the same call; the hook receives a _PyInterpreterFrame, pijit's Frame there)
   _PyInterpreterState_SetEvalFrameFunc(PyThreadState_GET()->interp, fn ? fn : _PyEval_EvalFrameDefault);
   return true;
 #else
   (void)fn;
-  return false;  // 3.11+: the hook receives a _PyInterpreterFrame, not a PyFrameObject.
+  return false;  // 3.12+: not read yet
 #endif
 }
 
@@ -203,7 +206,7 @@ inline bool set_eval_frame(EvalFrameFn fn) {
 inline EvalFrameFn get_eval_frame() {
 #if PY_VERSION_HEX >= 0x03070000 && PY_VERSION_HEX < 0x03090000
   return interp_eval_frame() == eval_frame_trampoline ? g_installed_eval_frame : nullptr;
-#elif PY_VERSION_HEX >= 0x03090000 && PY_VERSION_HEX < 0x030B0000
+#elif PY_VERSION_HEX >= 0x03090000 && PY_VERSION_HEX < 0x030C0000
   _PyFrameEvalFunction f = _PyInterpreterState_GetEvalFrameFunc(PyThreadState_GET()->interp);
   return f == _PyEval_EvalFrameDefault ? nullptr : f;
 #else
@@ -217,7 +220,7 @@ inline PyObject* eval_frame_default(PyThreadState* tstate, Frame* f, int throw_f
 #if PY_VERSION_HEX >= 0x03070000 && PY_VERSION_HEX < 0x03090000
   (void)tstate;
   return _PyEval_EvalFrameDefault(f, throw_flag);
-#elif PY_VERSION_HEX >= 0x03090000 && PY_VERSION_HEX < 0x030B0000
+#elif PY_VERSION_HEX >= 0x03090000 && PY_VERSION_HEX < 0x030C0000
   return _PyEval_EvalFrameDefault(tstate, f, throw_flag);
 #else
   (void)tstate, (void)f, (void)throw_flag;
@@ -505,9 +508,71 @@ inline PyObject* fresh_int(PyObject* v) {
   for (Py_ssize_t i = 0; i < n; ++i) r->ob_digit[i] = src->ob_digit[i];
   return reinterpret_cast<PyObject*>(r);
 }
+#elif PY_VERSION_HEX >= 0x030B0000 && PY_VERSION_HEX < 0x030C0000
+// 3.11: the hook is given a _PyInterpreterFrame, read through py/frame311.c (its layout is in the
+// internal headers). One array, localsplus, holds the fast locals first, then the cell variables
+// that are not arguments, then the free variables; an argument's cell takes the argument's slot.
+// The code's prologue (MAKE_CELL, COPY_FREE_VARS) has not run when the hook is entered: cell slots
+// still hold raw values and the free variables are only in the function's closure. The reads
+// below give the same answers as on 3.7-3.10 either way.
+extern "C" PyCodeObject* pj_frame311_code(Frame* f);
+extern "C" PyObject* pj_frame311_globals(Frame* f);
+extern "C" PyObject* pj_frame311_builtins(Frame* f);
+extern "C" PyObject* pj_frame311_function(Frame* f);
+extern "C" PyObject* pj_frame311_slot(Frame* f, int i);
+extern "C" int pj_frame311_lasti(Frame* f);
+extern "C" int pj_frame311_prologue_done(Frame* f);
+extern "C" int pj_frame311_cell_slot(PyCodeObject* co, int i);
+extern "C" int pj_frame311_local_is_cell(PyCodeObject* co, int i);
+inline int code_nlocals(PyCodeObject* co) { return co->co_nlocals; }
+inline int code_ncells(PyCodeObject* co) { return co->co_ncellvars; }
+inline int code_nfrees(PyCodeObject* co) { return co->co_nfreevars; }
+inline PyCodeObject* frame_code(Frame* f) { return pj_frame311_code(f); }
+inline PyObject* frame_globals(Frame* f) { return pj_frame311_globals(f); }
+inline PyObject* frame_builtins(Frame* f) { return pj_frame311_builtins(f); }
+// Borrowed; an argument that is also a cell variable reads as unbound, as on 3.7-3.10 (its
+// value is the cell's: frame_deref).
+inline PyObject* frame_local(Frame* f, int i) {
+  return pj_frame311_local_is_cell(frame_code(f), i) ? nullptr : pj_frame311_slot(f, i);
+}
+// Borrowed: the cell object of cell/free variable i; nullptr for a cell variable whose cell the
+// prologue has not made yet.
+inline PyObject* frame_cell(Frame* f, int i) {
+  PyCodeObject* co = frame_code(f);
+  if (!pj_frame311_prologue_done(f)) {
+    if (i < co->co_ncellvars) return nullptr;
+    PyObject* closure = reinterpret_cast<PyFunctionObject*>(pj_frame311_function(f))->func_closure;
+    return closure ? PyTuple_GET_ITEM(closure, i - co->co_ncellvars) : nullptr;
+  }
+  const int slot = pj_frame311_cell_slot(co, i);
+  return slot < 0 ? nullptr : pj_frame311_slot(f, slot);
+}
+// Borrowed: the object of cell/free variable i (nullptr when unbound).
+inline PyObject* frame_deref(Frame* f, int i) {
+  PyCodeObject* co = frame_code(f);
+  if (!pj_frame311_prologue_done(f) && i < co->co_ncellvars) {
+    const int slot = pj_frame311_cell_slot(co, i);  // (the raw value: an argument's, or nothing)
+    return slot < 0 ? nullptr : pj_frame311_slot(f, slot);
+  }
+  PyObject* cell = frame_cell(f, i);
+  return cell ? PyCell_GET(cell) : nullptr;
+}
+inline bool frame_is_resumable(Frame* f) {
+  return (frame_code(f)->co_flags & (CO_GENERATOR | CO_COROUTINE | CO_ASYNC_GENERATOR | CO_ITERABLE_COROUTINE)) != 0;
+}
+inline bool frame_started(Frame* f) { return pj_frame311_lasti(f) >= 0; }
+// Not yet on 3.11 (capture does not run there: kCaptureSupported): running rewritten code in place
+// of a frame, and the traceback and finalizer questions that come with it.
+[[noreturn]] inline void frame_unsupported() { Py_FatalError(kUnsupportedPythonMessage); }
+inline int traceback_here(Frame*) { frame_unsupported(); }
+inline Frame* shadow_frame(PyThreadState*, Frame*, PyCodeObject*) { frame_unsupported(); }
+inline void give_back_locals(Frame*, Frame*) { frame_unsupported(); }
+inline bool finalizer_runs_code(PyObject*) { frame_unsupported(); }
+inline void drop_resume_caller_entry(Frame*) { frame_unsupported(); }
+inline PyObject* call_moving_args(PyObject*, PyObject*, bool) { frame_unsupported(); }
 #else
-// 3.11+: frames are _PyInterpreterFrame; capture refuses to install its hook there, so these are
-// never reached. They exist so the extension (tensors, kernels) still builds for that Python.
+// 3.12+: frames are not read yet; capture refuses to install its hook there, so these are never
+// reached. They exist so the extension (tensors, kernels) still builds for that Python.
 [[noreturn]] inline void frame_unsupported() { Py_FatalError(kUnsupportedPythonMessage); }
 inline int code_nlocals(PyCodeObject*) { frame_unsupported(); }
 inline int code_ncells(PyCodeObject*) { frame_unsupported(); }

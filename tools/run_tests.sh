@@ -71,15 +71,14 @@ if [ -x /usr/bin/python3 ]; then
   PIJIT_ALLOW_NO_TORCH=$no_torch PYTHONPATH=pyscripts /usr/bin/python3 tests/python/run.py --oracle > "$log/oracle.txt" 2>&1
   tail -n 20 "$log/oracle.txt"
   tally "$log/oracle.txt" "oracle (system python3)"
-  # 3.11: pijit's opcode table and decoder against its opcode and dis modules (caches, backward
-  # jumps, the location table), and the assembler against its compiler (code, location and
-  # exception tables byte for byte); capture does not run there yet.
-  PYTHONPATH=pyscripts /usr/bin/python3 -W ignore tests/python/run.py -k test_opcodes > "$log/opcodes311.txt" 2>&1
-  tail -n 4 "$log/opcodes311.txt"
-  tally "$log/opcodes311.txt" "opcode table and decoder on the system python3 (3.11)"
-  PYTHONPATH=pyscripts /usr/bin/python3 -W ignore tests/python/run.py -k test_assembler > "$log/assembler311.txt" 2>&1
-  tail -n 4 "$log/assembler311.txt"
-  tally "$log/assembler311.txt" "assembler on the system python3 (3.11)"
+  # 3.11, where capture does not run yet: pijit's opcode table and decoder against its opcode and
+  # dis modules (caches, backward jumps, the location table), the assembler against its compiler
+  # (code, location and exception tables byte for byte), the frame reads through its hook.
+  for suite in test_opcodes test_assembler test_frames; do
+    PYTHONPATH=pyscripts /usr/bin/python3 -W ignore tests/python/run.py -k "$suite" > "$log/${suite}311.txt" 2>&1
+    tail -n 4 "$log/${suite}311.txt"
+    tally "$log/${suite}311.txt" "$suite on the system python3 (3.11)"
+  done
 fi
 # pijit.report's HTML page in headless Chromium (system python3, Debian's selenium)
 PIJIT_REQUIRE_BROWSER=1 bash tests/browser/run.sh > "$log/browser.txt" 2>&1

@@ -1,0 +1,44 @@
+/* Python 3.11 only: the PEP 523 hook is given a _PyInterpreterFrame, whose layout is in the
+ * internal headers (Py_BUILD_CORE, C: they include <stdatomic.h>). py/pyport.h declares these
+ * accessors and builds pijit's frame reads (section (a')) on them. Borrowed references. */
+#include <Python.h>
+#if PY_VERSION_HEX >= 0x030B0000 && PY_VERSION_HEX < 0x030C0000
+#define Py_BUILD_CORE 1
+#include <internal/pycore_code.h>
+#include <internal/pycore_frame.h>
+
+PyCodeObject* pj_frame311_code(struct _PyInterpreterFrame* f) { return f->f_code; }
+PyObject* pj_frame311_globals(struct _PyInterpreterFrame* f) { return f->f_globals; }
+PyObject* pj_frame311_builtins(struct _PyInterpreterFrame* f) { return f->f_builtins; }
+PyObject* pj_frame311_function(struct _PyInterpreterFrame* f) { return (PyObject*)f->f_func; }
+PyObject* pj_frame311_slot(struct _PyInterpreterFrame* f, int i) { return f->localsplus[i]; }
+
+/* Whether fast local i is also a cell variable (an argument a closure captures): 3.7-3.10 keep
+ * such an argument in its cell only, its local slot empty. */
+int pj_frame311_local_is_cell(PyCodeObject* co, int i) {
+  return (PyBytes_AS_STRING(co->co_localspluskinds)[i] & CO_FAST_CELL) != 0;
+}
+
+/* The code unit index of the last instruction run; -1 before the first. */
+int pj_frame311_lasti(struct _PyInterpreterFrame* f) { return _PyInterpreterFrame_LASTI(f); }
+
+/* Whether the code's prologue (MAKE_CELL, COPY_FREE_VARS) ran: before it, a cell variable's slot
+ * holds its raw value (an argument's, or nothing) and the free variables are only in the
+ * function's closure. Generators' frames always have. */
+int pj_frame311_prologue_done(struct _PyInterpreterFrame* f) { return !_PyFrame_IsIncomplete(f); }
+
+/* The localsplus slot of cell variable i (co_cellvars order), or of free variable i - ncells
+ * (co_freevars order); -1 when out of range. */
+int pj_frame311_cell_slot(PyCodeObject* co, int i) {
+  const char* kinds = PyBytes_AS_STRING(co->co_localspluskinds);
+  int seen_cells = 0, seen_frees = 0;
+  for (int k = 0; k < co->co_nlocalsplus; ++k) {
+    if (kinds[k] & CO_FAST_CELL) {
+      if (seen_cells++ == i) return k;
+    } else if (kinds[k] & CO_FAST_FREE) {
+      if (co->co_ncellvars + seen_frees++ == i) return k;
+    }
+  }
+  return -1;
+}
+#endif
