@@ -129,7 +129,61 @@ PyObject* py_assemble(PyObject*, PyObject* args) {
   PJ_PY_END(nullptr)
 }
 
+// ---- _frame_rerun: a frame run through its reassembled code, in its place (pyport's run_in_place) ----
+struct Rerun {
+  PyCodeObject* code = nullptr;  // the frame to run in place
+  PyObject* reassembled = nullptr;
+  bool done = false;
+};
+thread_local Rerun t_rerun;
+
+PyObject* rerun_hook(PyThreadState* ts, py::Frame* f, int throw_flag) {
+  if (py::frame_code(f) != t_rerun.code || t_rerun.done || throw_flag) return py::eval_frame_default(ts, f, throw_flag);
+  t_rerun.done = true;
+  return py::run_in_place(ts, f, reinterpret_cast<PyCodeObject*>(t_rerun.reassembled));
+}
+
+// _C._frame_rerun(fn, args[, kwargs]) -> fn(*args, **kwargs), its frame run by its code decoded and assembled again
+// (on 3.11 taking its arguments positionally) in place of the frame, as the hook runs rewritten
+// code. Raises what the call raises.
+PyObject* py_frame_rerun(PyObject*, PyObject* args) {
+  PyObject *fn, *call_args, *kwargs = nullptr;
+  if (!PyArg_ParseTuple(args, "OO!|O!:_frame_rerun", &fn, &PyTuple_Type, &call_args, &PyDict_Type, &kwargs)) return nullptr;
+  if (!PyFunction_Check(fn)) return fail(PyExc_TypeError, "_frame_rerun expects a Python function");
+  PJ_PY_BEGIN
+  auto* co = reinterpret_cast<PyCodeObject*>(PyFunction_GET_CODE(fn));
+  std::vector<codegen::AsmInstr> ins;
+  std::vector<codegen::AsmHandler> handlers;
+  if (!decoded(reinterpret_cast<PyObject*>(co), &ins, &handlers)) return nullptr;
+  codegen::CodeSpec spec = codegen::spec_of(co);
+  if (kRunInPlacePositional) {  // every argument slot a positional parameter
+    spec.argcount += spec.kwonlyargcount + ((spec.flags & CO_VARARGS) != 0) + ((spec.flags & CO_VARKEYWORDS) != 0);
+    spec.kwonlyargcount = spec.posonlyargcount = 0;
+    spec.flags &= ~(CO_VARARGS | CO_VARKEYWORDS);
+  }
+  Ref code(codegen::assemble(ins, spec, handlers));
+  if (!code) return nullptr;
+  const py::EvalFrameFn previous = py::get_eval_frame();
+  const Rerun outer = t_rerun;
+  t_rerun = {co, code.get(), false};
+  if (!py::set_eval_frame(rerun_hook)) {
+    t_rerun = outer;
+    return fail(PyExc_NotImplementedError, kUnsupportedPythonMessage);
+  }
+  PyObject* r = PyObject_Call(fn, call_args, kwargs);
+  py::set_eval_frame(previous);
+  const bool ran = t_rerun.done;
+  t_rerun = outer;
+  if (r && !ran) {
+    Py_DECREF(r);
+    return fail(PyExc_RuntimeError, "_frame_rerun: the hook never saw the function's frame");
+  }
+  return r;
+  PJ_PY_END(nullptr)
+}
+
 PyMethodDef codegen_methods[] = {
+    {"_frame_rerun", py_frame_rerun, METH_VARARGS, "_frame_rerun(fn, args[, kwargs]): fn(*args, **kwargs) run by its reassembled code"},
     {"_reassemble", py_reassemble, METH_O, "_reassemble(code): decode code and assemble it again"},
     {"_stack_depth", py_stack_depth, METH_O, "_stack_depth(code): pijit's stack depth of code's bytecode"},
     {"_assemble", py_assemble, METH_VARARGS,

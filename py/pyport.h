@@ -381,6 +381,11 @@ inline PyFrameObject* shadow_frame(PyThreadState* tstate, PyFrameObject* f, PyCo
   }
   return s;
 }
+// Runs `code` (f's own code, rewritten) in place of the frame f, which has not started, and
+// returns its result: in a shadow frame that takes f's fast locals over (see shadow_frame); an
+// exception leaving it has the function in its traceback once.
+inline PyObject* run_in_place(PyThreadState* tstate, PyFrameObject* f, PyCodeObject* code);
+
 // f's fast locals back from its shadow, which must not have stored any of them.
 inline void give_back_locals(PyFrameObject* f, PyFrameObject* shadow) {
   for (int i = 0; i < f->f_code->co_nlocals; ++i) {
@@ -490,6 +495,20 @@ inline bool finalizer_runs_code(PyObject* o) {
 inline bool frame_is_resumable(PyFrameObject* f) {
   return (f->f_code->co_flags & (CO_GENERATOR | CO_COROUTINE | CO_ASYNC_GENERATOR | CO_ITERABLE_COROUTINE)) != 0;
 }
+inline PyObject* run_in_place(PyThreadState* tstate, PyFrameObject* f, PyCodeObject* code) {
+  PyFrameObject* shadow = shadow_frame(tstate, f, code);
+  if (!shadow) return nullptr;
+  PyObject* r = _PyEval_EvalFrameDefault(
+#if PY_VERSION_HEX >= 0x03090000
+      tstate,
+#endif
+      shadow, 0);
+  if (!r) drop_resume_caller_entry(shadow);
+  Py_DECREF(shadow);
+  return r;
+}
+// Code run_in_place runs keeps f's signature (its shadow frame is filled, not called).
+constexpr bool kRunInPlacePositional = false;
 // Whether the frame ran an instruction already (a generator being resumed, not started).
 inline bool frame_started(PyFrameObject* f) { return f->f_lasti >= 0; }
 
@@ -561,8 +580,38 @@ inline bool frame_is_resumable(Frame* f) {
   return (frame_code(f)->co_flags & (CO_GENERATOR | CO_COROUTINE | CO_ASYNC_GENERATOR | CO_ITERABLE_COROUTINE)) != 0;
 }
 inline bool frame_started(Frame* f) { return pj_frame311_lasti(f) >= 0; }
-// Not yet on 3.11 (capture does not run there: kCaptureSupported): running rewritten code in place
-// of a frame, and the traceback and finalizer questions that come with it.
+// Code run_in_place runs takes every argument slot of f's code positionally (kRunInPlacePositional:
+// codegen shapes it so).
+constexpr bool kRunInPlacePositional = true;
+// Runs `code` (f's code rewritten, its arguments positional) in place of the frame f, which has not
+// started, and returns its result: a function of f's globals and closure called with f's
+// arguments (an argument a closure captures still raw: the code's prologue makes its cell).
+// CPython releases f after the hook returns, so f's arguments live until then, where plain Python
+// may free one earlier (a `del` of an argument): not yet as on 3.7-3.10, which move them.
+inline PyObject* run_in_place(PyThreadState*, Frame* f, PyCodeObject* code) {
+  PyCodeObject* co = frame_code(f);
+  const int n = co->co_argcount + co->co_kwonlyargcount + ((co->co_flags & CO_VARARGS) != 0) +
+                ((co->co_flags & CO_VARKEYWORDS) != 0);
+  if (code->co_argcount != n) {
+    PyErr_Format(PyExc_SystemError, "pijit: %U does not take its %d arguments positionally", code->co_name, n);
+    return nullptr;
+  }
+  PyObject* fn = PyFunction_New(reinterpret_cast<PyObject*>(code), frame_globals(f));
+  if (!fn) return nullptr;
+  PyObject* closure = reinterpret_cast<PyFunctionObject*>(pj_frame311_function(f))->func_closure;
+  if (closure && PyFunction_SetClosure(fn, closure) < 0) {
+    Py_DECREF(fn);
+    return nullptr;
+  }
+  std::vector<PyObject*> args(n);
+  for (int i = 0; i < n; ++i) args[i] = pj_frame311_slot(f, i);  // (bound: CPython binds every argument first)
+  PyObject* r = PyObject_Vectorcall(fn, args.data(), static_cast<size_t>(n), nullptr);
+  Py_DECREF(fn);
+  return r;
+}
+// Not yet on 3.11 (capture does not run there: kCaptureSupported): shadow frames that move the
+// fast locals, resume functions' calls, and the traceback and finalizer questions that come with
+// them.
 [[noreturn]] inline void frame_unsupported() { Py_FatalError(kUnsupportedPythonMessage); }
 inline int traceback_here(Frame*) { frame_unsupported(); }
 inline Frame* shadow_frame(PyThreadState*, Frame*, PyCodeObject*) { frame_unsupported(); }
@@ -591,6 +640,8 @@ inline bool finalizer_runs_code(PyObject*) { frame_unsupported(); }
 inline bool frame_started(Frame*) { frame_unsupported(); }
 inline void drop_resume_caller_entry(Frame*) { frame_unsupported(); }
 inline PyObject* call_moving_args(PyObject*, PyObject*, bool) { frame_unsupported(); }
+inline PyObject* run_in_place(PyThreadState*, Frame*, PyCodeObject*) { frame_unsupported(); }
+constexpr bool kRunInPlacePositional = false;
 #endif
 
 // ---- code bytes ---------------------------------------------------------------------------------

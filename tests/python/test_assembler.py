@@ -303,6 +303,11 @@ def _unpacking(*args, **kw):
     return "%r:%s:%s" % (a, b, c), dict(kw, z=1), [*args, *kw], f"{a!r:>6}"
 
 
+def _signature(a, b=2, *rest, k=3, **kw):
+    c = a + b  # a: an argument a closure captures
+    return (lambda: (a, c, rest, k, sorted(kw)))(), 10 // (b - 2)
+
+
 def _generator(n):
     x = yield n
     while x:
@@ -436,6 +441,33 @@ class TestReassembledCodeRuns(unittest.TestCase, _RunsLike):
         new = _reassembled(_generator)
         for sends in ([], [1, 2, 0], [3]):
             self.assertEqual(_drive(new(3), sends), _drive(_generator(3), sends))
+
+    def test_run_in_place_of_the_frame(self):
+        # The hook runs a frame's reassembled code in its place (pyport's run_in_place: a shadow
+        # frame on 3.7-3.10, a call of the code taking every argument positionally on 3.11):
+        # results, exceptions and traceback lines are the plain call's.
+        def rerun_outcome(fn, *args):
+            try:
+                return ("ok", _C._frame_rerun(fn, args))
+            except Exception as e:
+                frames, tb = [], e.__traceback__.tb_next
+                while tb:
+                    frames.append((tb.tb_frame.f_code.co_name, tb.tb_lineno))
+                    tb = tb.tb_next
+                return ("raised", type(e), e.args, frames)
+        cases = RUNS + [(_signature, [(1,), (1, 3, 4, 5), (1, 4), (2, 5, 6, 7)])]
+        raised = 0
+        for fn, argsets in cases:
+            for args in argsets:
+                want = _outcome(fn, *args)
+                self.assertEqual(rerun_outcome(fn, *args), want, "%s%r" % (fn.__name__, args))
+                raised += want[0] == "raised"
+        self.assertGreaterEqual(raised, 5)
+        for kwargs in ({"b": 4, "k": 7}, {"b": 3, "z": 1, "y": 2}, {"b": 5, "k": 0, "q": 9}):  # keyword-only, **kw
+            self.assertEqual(_C._frame_rerun(_signature, (1,), kwargs), _signature(1, **kwargs))
+        self.assertEqual(_C._frame_rerun(_signature, (1, 3, 4), {"k": 1, "w": 2}), _signature(1, 3, 4, k=1, w=2))
+        with self.assertRaisesRegex(TypeError, "_frame_rerun expects a Python function"):
+            _C._frame_rerun(len, ((),))
 
     def test_traceback_lines(self):
         got, want = _outcome(_reassembled(_handlers), 5), _outcome(_handlers, 5)
