@@ -325,10 +325,11 @@ def _drive(gen, sends):
     return out + list(gen)
 
 
-def _outcome(fn, *args):
-    """The result, or the exception with every (function, line) of its traceback below this frame."""
+def _outcome(fn, *args, via=None):
+    """The result, or the exception with every (function, line) of its traceback below this frame.
+    via(fn, args): how to call it (a C function: no frame of its own in the traceback)."""
     try:
-        return ("ok", fn(*args))
+        return ("ok", via(fn, args) if via else fn(*args))
     except Exception as e:
         frames, tb = [], e.__traceback__.tb_next
         while tb:
@@ -446,21 +447,12 @@ class TestReassembledCodeRuns(unittest.TestCase, _RunsLike):
         # The hook runs a frame's reassembled code in its place (pyport's run_in_place: a shadow
         # frame on 3.7-3.10, a call of the code taking every argument positionally on 3.11):
         # results, exceptions and traceback lines are the plain call's.
-        def rerun_outcome(fn, *args):
-            try:
-                return ("ok", _C._frame_rerun(fn, args))
-            except Exception as e:
-                frames, tb = [], e.__traceback__.tb_next
-                while tb:
-                    frames.append((tb.tb_frame.f_code.co_name, tb.tb_lineno))
-                    tb = tb.tb_next
-                return ("raised", type(e), e.args, frames)
         cases = RUNS + [(_signature, [(1,), (1, 3, 4, 5), (1, 4), (2, 5, 6, 7)])]
         raised = 0
         for fn, argsets in cases:
             for args in argsets:
                 want = _outcome(fn, *args)
-                self.assertEqual(rerun_outcome(fn, *args), want, "%s%r" % (fn.__name__, args))
+                self.assertEqual(_outcome(fn, *args, via=_C._frame_rerun), want, "%s%r" % (fn.__name__, args))
                 raised += want[0] == "raised"
         self.assertGreaterEqual(raised, 5)
         for kwargs in ({"b": 4, "k": 7}, {"b": 3, "z": 1, "y": 2}, {"b": 5, "k": 0, "q": 9}):  # keyword-only, **kw
