@@ -50,7 +50,8 @@ class DynamicShapes {
   // compares, derives or specialises the numbers and sizes among them. True: its result is a
   // derived float (instruction_done records it).
   bool instruction_uses(SimFrame& fr, const py::Instruction& ins, int uses, bool moving);
-  // After it ran: numbers armed for a lift that nothing lifted are used after all.
+  // After it ran: records its derived result, and guards the ints armed for a reshape's shape that
+  // no shape attribute took (the lift candidates are dropped by disarm()).
   void instruction_done(SimFrame& fr, bool derive);
   void disarm() { armed_.clear(); }  // at the end of every instruction, raised or not
   bool mid_use(bool derive) const { return derive || !shape_armed_.empty(); }  // a raise here cannot be replayed

@@ -67,8 +67,14 @@ std::string check_operands(const std::vector<AsmInstr>& code, const CodeSpec& sp
   Py_ssize_t cells = PyTuple_GET_SIZE(spec.cellvars) + PyTuple_GET_SIZE(spec.freevars);
   if (py::kDerefIndexesLocals) {  // 3.11: one array of locals, cells and free variables
     cells += locals;
-    for (Py_ssize_t k = 0; k < PyTuple_GET_SIZE(spec.cellvars); ++k)  // (an argument's cell shares its slot)
-      cells -= PySequence_Contains(spec.varnames, PyTuple_GET_ITEM(spec.cellvars, k)) == 1;
+    for (Py_ssize_t k = 0; k < PyTuple_GET_SIZE(spec.cellvars); ++k) {  // (an argument's cell shares its slot)
+      const int shared = PySequence_Contains(spec.varnames, PyTuple_GET_ITEM(spec.cellvars, k));
+      if (shared < 0) {
+        PyErr_Clear();
+        return "cellvars: cannot compare a name with varnames";
+      }
+      cells -= shared;
+    }
   }
   for (size_t i = 0; i < code.size(); ++i) {
     const AsmInstr& in = code[i];
@@ -118,6 +124,14 @@ std::vector<AsmInstr> orient_jumps(std::vector<AsmInstr> code) {
   return code;
 }
 
+std::string entry_text(const std::vector<AsmHandler>& handlers, size_t k) {
+  const AsmHandler& h = handlers[k];
+  return "exception table entry " + std::to_string(k) + " [" + std::to_string(h.start) + ", " + std::to_string(h.end) +
+         ") -> " + std::to_string(h.target) + " depth " + std::to_string(h.depth);
+}
+
+// In range, in order and apart: CPython's lookup stops at the first entry starting past the
+// raising instruction (and bisects a long table).
 std::string check_handlers(const std::vector<AsmHandler>& handlers, size_t n) {
   for (size_t k = 0; k < handlers.size(); ++k) {
     const AsmHandler& h = handlers[k];
@@ -125,9 +139,9 @@ std::string check_handlers(const std::vector<AsmHandler>& handlers, size_t n) {
       return "exception table entries need Python 3.11 (before it, handlers are SETUP_* blocks)";
     if (h.start < 0 || h.end <= h.start || static_cast<size_t>(h.end) > n || h.target < 0 ||
         static_cast<size_t>(h.target) >= n || h.depth < 0)
-      return "exception table entry " + std::to_string(k) + " [" + std::to_string(h.start) + ", " +
-             std::to_string(h.end) + ") -> " + std::to_string(h.target) + " depth " + std::to_string(h.depth) +
-             " does not fit " + std::to_string(n) + " instructions";
+      return entry_text(handlers, k) + " does not fit " + std::to_string(n) + " instructions";
+    if (k && h.start < handlers[k - 1].end)
+      return entry_text(handlers, k) + " starts before the previous entry ends (entries go in code order, apart)";
   }
   return "";
 }
@@ -325,6 +339,24 @@ int stack_depths(const std::vector<AsmInstr>& code, std::vector<int>* depths, st
       }
     finally_calls.clear();
     if (!more) break;
+  }
+  // A handler unwinds the stack to its depth, which must not lie above what the stack holds around
+  // any instruction of its range (before it, and after it on each way out), or the handler would
+  // find values never pushed. (The compiler's handlers sit at the depth where their block began,
+  // which the block's code never goes below.)
+  for (size_t k = 0; k < handlers.size(); ++k) {
+    const AsmHandler& h = handlers[k];
+    for (int i = h.start; i < h.end; ++i) {
+      if (depth[i] == kUnset) continue;
+      const AsmInstr& in = code[i];
+      const int arg = py::is_jump(in.op) ? 0 : in.arg;
+      int low = std::min({0, py::stack_effect(in.op, arg, 0), py::is_jump(in.op) ? py::stack_effect(in.op, arg, 1) : 0});
+      if (h.depth > depth[i] + low) {
+        *error = entry_text(handlers, k) + " unwinds deeper than the stack at " + at(i, in.op) + " (depth " +
+                 std::to_string(depth[i]) + ")";
+        return -1;
+      }
+    }
   }
   for (int& d : depth)
     if (d == kUnset) d = -1;

@@ -5,6 +5,7 @@
 
 #include <climits>
 #include <cstring>
+#include <new>
 
 #include "py/bytecode.h"
 #include "py/opcodes.h"
@@ -130,6 +131,8 @@ PyObject* py_assemble(PyObject*, PyObject* args) {
 }
 
 // ---- _frame_rerun: a frame run through its reassembled code, in its place (pyport's run_in_place) ----
+// (A test hook, like _frame_probe: for the call every frame runs in CPython's own loop, pijit's
+// hook left out; one thread at a time.)
 struct Rerun {
   PyCodeObject* code = nullptr;  // the frame to run in place
   PyObject* reassembled = nullptr;
@@ -140,7 +143,11 @@ thread_local Rerun t_rerun;
 PyObject* rerun_hook(PyThreadState* ts, py::Frame* f, int throw_flag) {
   if (py::frame_code(f) != t_rerun.code || t_rerun.done || throw_flag) return py::eval_frame_default(ts, f, throw_flag);
   t_rerun.done = true;
-  return py::run_in_place(ts, f, reinterpret_cast<PyCodeObject*>(t_rerun.reassembled));
+  try {  // (no C++ exception crosses CPython's frames)
+    return py::run_in_place(ts, f, reinterpret_cast<PyCodeObject*>(t_rerun.reassembled));
+  } catch (const std::bad_alloc&) {
+    return PyErr_NoMemory();
+  }
 }
 
 // _C._frame_rerun(fn, args[, kwargs]) -> fn(*args, **kwargs), its frame run by its code decoded and assembled again
@@ -171,7 +178,7 @@ PyObject* py_frame_rerun(PyObject*, PyObject* args) {
     return fail(PyExc_NotImplementedError, kUnsupportedPythonMessage);
   }
   PyObject* r = PyObject_Call(fn, call_args, kwargs);
-  py::set_eval_frame(previous);
+  if (py::get_eval_frame() == rerun_hook) py::set_eval_frame(previous);
   const bool ran = t_rerun.done;
   t_rerun = outer;
   if (r && !ran) {

@@ -106,6 +106,9 @@ PyObject* py_exception_table(PyObject*, PyObject* code) {
 }
 
 // ---- _frame_probe: the frame accessors (pyport.h, section (a')) as the hook sees a frame ----
+// (A test hook: for the call, every frame runs in CPython's own loop, pijit's hook left out (under
+// stress it would capture the call, and a generator it simulates never gets a frame). The
+// evaluator is the interpreter's, the probe's state this thread's: one thread at a time.)
 struct Probe {
   PyCodeObject* code = nullptr;  // the frame to read
   PyObject* record = nullptr;    // what was read there (new reference)
@@ -121,7 +124,8 @@ PyObject* or_unbound(PyObject* v) {  // new reference
 
 PyObject* probe_hook(PyThreadState* ts, py::Frame* f, int throw_flag) {
   PyCodeObject* co = py::frame_code(f);
-  if (co == t_probe.code && !t_probe.record) {
+  if (co != t_probe.code || t_probe.record) return py::eval_frame_default(ts, f, throw_flag);
+  {
     Ref locals(PyList_New(0)), derefs(PyList_New(0));
     for (int i = 0; locals && i < py::code_nlocals(co); ++i) PyList_Append(locals.get(), Ref(or_unbound(py::frame_local(f, i))).get());
     for (int i = 0; derefs && i < py::code_ncells(co) + py::code_nfrees(co); ++i)
@@ -152,7 +156,7 @@ PyObject* py_frame_probe(PyObject*, PyObject* args) {
     return fail(PyExc_NotImplementedError, kUnsupportedPythonMessage);
   }
   Ref result(PyObject_Call(fn, call_args, nullptr));
-  py::set_eval_frame(previous);
+  if (py::get_eval_frame() == probe_hook) py::set_eval_frame(previous);
   Ref record(t_probe.record);
   t_probe = outer;
   if (!result) return nullptr;

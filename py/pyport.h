@@ -154,8 +154,8 @@ constexpr bool kDerefIndexesLocals = PY_VERSION_HEX >= 0x030B0000;
 // ---- (a) the frame-evaluation hook ------------------------------------------------------------
 
 // The frame the hook is given, which capture, guards and the runtime read through the accessors
-// below (section (a')): a PyFrameObject on 3.7-3.10; on 3.11 CPython's _PyInterpreterFrame (not
-// read yet: capture there is planned).
+// below (section (a')): a PyFrameObject on 3.7-3.10; on 3.11 CPython's _PyInterpreterFrame (read
+// through py/frame311.c; capture does not run there yet).
 #if PY_VERSION_HEX < 0x030B0000
 using Frame = PyFrameObject;
 #else
@@ -673,7 +673,7 @@ inline PyObject* exception_table_bytes(PyCodeObject* co) {
 // Fills lines[i] with the source line of the code unit at byte offset i * kCodeUnit, the way
 // PyCode_Addr2Line and dis.findlinestarts read the table; ~line (negative) for a unit that has no
 // line of its own (3.10's artificial instructions), `line` being the one before it. Returns false where this Python's line
-// table format is not read yet (3.11: co_linetable's new format and co_positions; planned).
+// table format is not read (3.12+) or the table cannot be read.
 inline bool code_unit_lines(PyCodeObject* co, std::vector<int>& lines) {
 #if PY_VERSION_HEX >= 0x03070000 && PY_VERSION_HEX < 0x030A0000
   Py_ssize_t n_units = PyBytes_GET_SIZE(co->co_code) / kCodeUnit;
@@ -827,6 +827,12 @@ inline PyObject* code_qualname(PyCodeObject* co) {
 inline bool code_unit_spans(PyCodeObject* co, std::vector<std::array<int, 3>>& spans) {
 #if PY_VERSION_HEX >= 0x030B0000 && PY_VERSION_HEX < 0x030C0000
   spans.clear();
+  PyObject *type, *value, *tb;  // (an exception the caller has pending stays as it was)
+  PyErr_Fetch(&type, &value, &tb);
+  struct Restore {
+    PyObject *t, *v, *b;
+    ~Restore() { PyErr_Restore(t, v, b); }
+  } restore{type, value, tb};
   PyObject* it = PyObject_CallMethod(reinterpret_cast<PyObject*>(co), "co_positions", nullptr);
   if (!it) return PyErr_Clear(), false;
   auto field = [](PyObject* t, Py_ssize_t i) {

@@ -146,14 +146,19 @@ def _render_svgs(root, limit=300):
                 todo.append(src)
     if not todo:
         return
+    finished = False
     try:  # -O: each input's SVG is written as INPUT.svg, renamed to the dump's NAME.svg after
         subprocess.run([dot, "-Tsvg", "-O"] + todo, timeout=300, check=False,
                        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        finished = True
     except (OSError, subprocess.SubprocessError) as e:
         _say("graphviz failed: %s" % e)
-    for src in todo:
+    for src in todo:  # (a run cut short may have left one half written: none of them is kept)
         if os.path.exists(src + ".svg"):
-            os.replace(src + ".svg", src[:-4] + ".svg")
+            if finished:
+                os.replace(src + ".svg", src[:-4] + ".svg")
+            else:
+                os.remove(src + ".svg")
 
 
 def write_run():

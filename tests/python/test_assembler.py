@@ -640,13 +640,23 @@ class TestAssemble(unittest.TestCase, _RunsLike):
             with self.assertRaises(ValueError, msg=reason) as cm:
                 _C._assemble(rows, code)
             self.assertIn(reason, str(cm.exception))
-        # Exception table entries: 3.11 only, and inside the code.
+        # Exception table entries: 3.11 only, inside the code, in code order and apart (CPython's
+        # lookup stops at the first entry past the raising instruction), and never unwinding to a
+        # depth the stack in their range does not reach (the handler would pop values never pushed).
         bad = {(0, 5, 0, 0, False): "does not fit 2 instructions", (1, 1, 0, 0, False): "does not fit",
                (0, 1, 7, 0, False): "does not fit", (0, 1, 0, -1, False): "does not fit"}
         for entry, reason in bad.items():
             with self.assertRaises(ValueError, msg=str(entry)) as cm:
                 _C._assemble(ret, code, [entry])
             self.assertIn(reason if PY311 else "exception table entries need Python 3.11", str(cm.exception))
+        if PY311:
+            with self.assertRaisesRegex(ValueError, "starts before the previous entry ends"):
+                _C._assemble(ret, code, [(0, 2, 1, 0, False), (1, 2, 1, 0, False)])
+            handled = [("NOP", None, None, 1), ("LOAD_CONST", 0, None, None), ("RETURN_VALUE", None, None, None),
+                       ("POP_TOP", None, None, None)] + ret  # 3: the handler, entered only by an exception
+            self.assertEqual(_C._assemble(handled, code, [(0, 1, 3, 0, False)]).co_stacksize, 1)
+            with self.assertRaisesRegex(ValueError, r"unwinds deeper than the stack at instruction 0 \(NOP\)"):
+                _C._assemble(handled, code, [(0, 1, 3, 1, False)])
         with self.assertRaises(ValueError) as cm:
             _C._assemble([("NOT_AN_OPCODE", None, None, 1)] + ret, code)
         self.assertIn("unknown opname 'NOT_AN_OPCODE'", str(cm.exception))
