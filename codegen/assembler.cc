@@ -187,6 +187,16 @@ CodeSpec spec_of(PyCodeObject* co) {
   return s;
 }
 
+CodeSpec in_place_spec(PyCodeObject* co) {
+  CodeSpec s = spec_of(co);
+  if (py::kRunInPlacePositional) {
+    s.argcount += s.kwonlyargcount + ((s.flags & CO_VARARGS) != 0) + ((s.flags & CO_VARKEYWORDS) != 0);
+    s.kwonlyargcount = s.posonlyargcount = 0;
+    s.flags &= ~(CO_VARARGS | CO_VARKEYWORDS);
+  }
+  return s;
+}
+
 std::vector<AsmInstr> from_decoded(const std::vector<py::Instruction>& ins) {
   // Byte offset -> instruction index; a jump lands on a target's first prefix (or, never in
   // CPython's output but accepted by the decoder, on a later unit of the same instruction).

@@ -69,6 +69,9 @@ struct CodeSpec {  // borrowed references; the assembler increfs what it keeps
 
 // Every field of an existing code object except its code (from co, which must outlive the spec).
 CodeSpec spec_of(PyCodeObject* co);
+// spec_of(co) for code py::run_in_place runs in place of co's frame: on 3.11
+// (py::kRunInPlacePositional) every argument slot a positional parameter, in co_varnames order.
+CodeSpec in_place_spec(PyCodeObject* co);
 
 // Decoder output (jump_target as a byte offset) -> AsmInstr (target as an index).
 std::vector<AsmInstr> from_decoded(const std::vector<py::Instruction>& ins);

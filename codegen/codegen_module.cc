@@ -162,13 +162,7 @@ PyObject* py_frame_rerun(PyObject*, PyObject* args) {
   std::vector<codegen::AsmInstr> ins;
   std::vector<codegen::AsmHandler> handlers;
   if (!decoded(reinterpret_cast<PyObject*>(co), &ins, &handlers)) return nullptr;
-  codegen::CodeSpec spec = codegen::spec_of(co);
-  if (kRunInPlacePositional) {  // every argument slot a positional parameter
-    spec.argcount += spec.kwonlyargcount + ((spec.flags & CO_VARARGS) != 0) + ((spec.flags & CO_VARKEYWORDS) != 0);
-    spec.kwonlyargcount = spec.posonlyargcount = 0;
-    spec.flags &= ~(CO_VARARGS | CO_VARKEYWORDS);
-  }
-  Ref code(codegen::assemble(ins, spec, handlers));
+  Ref code(codegen::assemble(ins, codegen::in_place_spec(co), handlers));
   if (!code) return nullptr;
   const py::EvalFrameFn previous = py::get_eval_frame();
   const Rerun outer = t_rerun;

@@ -133,27 +133,27 @@ def _render_svgs(root, limit=300):
     dot = shutil.which("dot")
     if not dot:
         return
-    todo = []
+    stale = []
     for key in sorted(os.listdir(root)):
         folder = os.path.join(root, key)
         if not os.path.isdir(folder):
             continue
         for name in sorted(os.listdir(folder)):
-            if not name.endswith(".dot") or len(todo) >= limit:
+            if not name.endswith(".dot") or len(stale) >= limit:
                 continue
             src, svg = os.path.join(folder, name), os.path.join(folder, name[:-4] + ".svg")
             if not os.path.exists(svg) or os.path.getmtime(svg) < os.path.getmtime(src):
-                todo.append(src)
-    if not todo:
+                stale.append(src)
+    if not stale:
         return
     finished = False
     try:  # -O: each input's SVG is written as INPUT.svg, renamed to the dump's NAME.svg after
-        subprocess.run([dot, "-Tsvg", "-O"] + todo, timeout=300, check=False,
+        subprocess.run([dot, "-Tsvg", "-O"] + stale, timeout=300, check=False,
                        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         finished = True
     except (OSError, subprocess.SubprocessError) as e:
         _say("graphviz failed: %s" % e)
-    for src in todo:  # (a run cut short may have left one half written: none of them is kept)
+    for src in stale:  # (a run cut short may have left one half written: none of them is kept)
         if os.path.exists(src + ".svg"):
             if finished:
                 os.replace(src + ".svg", src[:-4] + ".svg")
