@@ -1,8 +1,11 @@
 // Test hooks of capture/ on pijit._C. Underscored: not API.
 #include "py/pyport.h"  // first (Python.h)
 
+#include <set>
+
 #include "capture/op_table.h"
 #include "capture/simulator.h"
+#include "graph/ir.h"
 #include "py/py_common.h"
 
 namespace pj::py {
@@ -29,7 +32,57 @@ PyObject* py_simulated_opcodes(PyObject*, PyObject*) {
   return out.release();
 }
 
+// The probe's record of one capture (new reference; nullptr with an exception set).
+PyObject* capture_record(const capture::CaptureResult& r) {
+  const capture::BreakInfo& why = capture::break_info(r.reason);
+  Ref guards(PyList_New(0)), effects(PyList_New(0));
+  if (!guards || !effects) return nullptr;
+  for (const std::string& g : r.guards ? r.guards->describe() : std::vector<std::string>{})
+    if (PyList_Append(guards.get(), Ref(PyUnicode_FromString(g.c_str())).get()) < 0) return nullptr;
+  for (const std::string& e : r.effects)
+    if (PyList_Append(effects.get(), Ref(PyUnicode_FromString(e.c_str())).get()) < 0) return nullptr;
+  const bool stopped = !r.ok || r.broke;
+  return Py_BuildValue("{s:O,s:O,s:s,s:s,s:i,s:s,s:N,s:s,s:i,s:N}", "ok", r.ok ? Py_True : Py_False, "broke",
+                       r.broke ? Py_True : Py_False, "reason", stopped ? why.id : "", "detail",
+                       stopped ? r.detail.c_str() : "", "line", r.line, "function", r.function.c_str(), "guards",
+                       guards.release(), "graph", r.ok && r.graph ? r.graph->to_string().c_str() : "", "ops",
+                       r.ops_seen, "effects", effects.release());
+}
+
+// _C._capture_probe(fn, args[, kwargs]) -> (fn(*args, **kwargs), record): the simulator run on
+// fn's frame as the hook is given it (arguments bound, nothing run yet) with pj.jit's default
+// options, and the frame then run in CPython's own loop. record: {ok, broke, reason (a break id
+// such as "B002", "" when the whole frame was captured), detail, line, function, guards
+// (explain's lines), graph (its text; "" when capture refused), ops, effects (replayed after the
+// graph)}. The capture stage alone, on
+// every Python the simulator is built for: on 3.11, whose hook does not capture yet, what capture
+// would make of a frame.
+PyObject* py_capture_probe(PyObject*, PyObject* args) {
+  PyObject *fn, *call_args, *kwargs = nullptr;
+  if (!PyArg_ParseTuple(args, "OO!|O!:_capture_probe", &fn, &PyTuple_Type, &call_args, &PyDict_Type, &kwargs)) return nullptr;
+  if (!PyFunction_Check(fn)) return fail(PyExc_TypeError, "_capture_probe expects a Python function");
+  if (!PJ_PY_CAPTURE_BUILT) return fail(PyExc_NotImplementedError, kUnsupportedPythonMessage);
+  PJ_PY_BEGIN
+  Ref record;
+  std::set<std::string> dims, scalars;  // (what a first capture under jit(dynamic=None) is given)
+  Ref result(call_visiting_frame("_capture_probe", fn, call_args, kwargs,
+                                 reinterpret_cast<PyCodeObject*>(PyFunction_GET_CODE(fn)),
+                                 [&](PyThreadState* ts, py::Frame* f, int throw_flag) -> PyObject* {
+                                   capture::CaptureOptions opt;
+                                   opt.dynamic_dims = &dims;
+                                   opt.dynamic_scalars = &scalars;
+                                   const capture::CaptureResult r = capture::capture_frame(f, opt);
+                                   if (r.interrupted) return nullptr;  // (pending: the call raises it)
+                                   record = Ref(capture_record(r));
+                                   return record ? py::eval_frame_default(ts, f, throw_flag) : nullptr;
+                                 }));
+  if (!result) return nullptr;
+  return Py_BuildValue("(OO)", result.get(), record.get());
+  PJ_PY_END(nullptr)
+}
+
 PyMethodDef capture_methods[] = {
+    {"_capture_probe", py_capture_probe, METH_VARARGS, "_capture_probe(fn, args[, kwargs]): what capture makes of fn's frame"},
     {"_simulated_opcodes", py_simulated_opcodes, METH_NOARGS, "names of the opcodes capture simulates"},
     {"_test_interrupt_next_trace", py_test_interrupt, METH_O, "test hook: an exception pending at the next traced call"},
     {nullptr, nullptr, 0, nullptr}};

@@ -5,7 +5,7 @@
 #include "capture/sim_stack.h"
 #include "capture/sim_state.h"
 
-#if PJ_PY_CAPTURE_SUPPORTED
+#if PJ_PY_CAPTURE_BUILT
 
 namespace pj::capture {
 
@@ -170,4 +170,4 @@ void Simulator::UNPACK_EX(SimFrame& fr, const Instruction& ins) {
 
 }  // namespace pj::capture
 
-#endif  // PJ_PY_CAPTURE_SUPPORTED
+#endif  // PJ_PY_CAPTURE_BUILT

@@ -4,7 +4,7 @@
 #include "capture/sim_stack.h"
 #include "capture/sim_state.h"
 
-#if PJ_PY_CAPTURE_SUPPORTED
+#if PJ_PY_CAPTURE_BUILT
 
 namespace pj::capture {
 
@@ -25,6 +25,7 @@ void Simulator::CALL_FUNCTION_EX(SimFrame& fr, const Instruction& ins) {
   PyObject* kwargs = (ins.arg & 1) ? pop(fr) : nullptr;
   PyObject* args = pop(fr);
   PyObject* fn = pop(fr);
+  if (py::kCallsOverNull) pop(fr);  // (PUSH_NULL's slot)
   push(fr, call_ex(fn, args, kwargs));
 }
 
@@ -35,8 +36,36 @@ void Simulator::CALL_METHOD(SimFrame& fr, const Instruction& ins) {
   push(fr, replayed_method(meth) ? defer_method_call(meth, args) : call(meth, args, nullptr));
 }
 
+// 3.11: the keyword names of the CALL that follows
+void Simulator::KW_NAMES(SimFrame& fr, const Instruction& ins) {
+  fr.kw_names = PyTuple_GET_ITEM(fr.code->co_consts, ins.arg);
+}
+
+// 3.11: [slot, callable, args...], the last len(KW_NAMES) arguments keywords. The slot is
+// PUSH_NULL's (or LOAD_GLOBAL's, or LOAD_METHOD's: this simulation's always pushes the bound
+// attribute over it), else a callable whose first argument `callable` is (a with-block's __exit__
+// under the three Nones).
+void Simulator::CALL(SimFrame& fr, const Instruction& ins) {
+  PyObject* names = fr.kw_names;
+  fr.kw_names = nullptr;
+  std::vector<PyObject*> args = pop_n(fr, ins.arg);
+  PyObject* callable = pop(fr);
+  PyObject* slot = pop(fr);
+  if (slot != null_slot()) {
+    args.insert(args.begin(), callable);
+    callable = slot;
+  }
+  if (replayed_method(callable)) {
+    if (!names) return push(fr, defer_method_call(callable, args));
+    // with keywords, what 3.7-3.10 do: a bound method read by LOAD_ATTR, called
+    const Value& m = *values_.method(callable);
+    callable = load_attr(m.owner, m.name);
+  }
+  push(fr, call(callable, args, names));
+}
+
 void Simulator::MAKE_FUNCTION(SimFrame& fr, const Instruction& ins) {
-  PyObject* qualname = pop(fr);
+  PyObject* qualname = py::kMakeFunctionPopsQualname ? pop(fr) : nullptr;  // (3.11: the code's own)
   PyObject* code = pop(fr);
   PyObject* closure = (ins.arg & 0x08) ? pop(fr) : nullptr;
   PyObject* annotations = (ins.arg & 0x04) ? pop(fr) : nullptr;
@@ -76,6 +105,12 @@ void Simulator::GEN_START(SimFrame& fr, const Instruction& ins) {
   pop(fr);
 }
 
+// 3.11: a generator's first instruction, which made it; run when it is first resumed, it stands for
+// the value that resumed it (None), which the POP_TOP after it pops.
+void Simulator::RETURN_GENERATOR(SimFrame& fr, const Instruction& ins) {
+  push(fr, Py_None);
+}
+
 }  // namespace pj::capture
 
-#endif  // PJ_PY_CAPTURE_SUPPORTED
+#endif  // PJ_PY_CAPTURE_BUILT

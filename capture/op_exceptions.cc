@@ -5,7 +5,7 @@
 #include "capture/sim_stack.h"
 #include "capture/sim_state.h"
 
-#if PJ_PY_CAPTURE_SUPPORTED
+#if PJ_PY_CAPTURE_BUILT
 
 namespace pj::capture {
 
@@ -85,16 +85,21 @@ void Simulator::POP_EXCEPT(SimFrame& fr, const Instruction& ins) {
   pop_except(fr);
 }
 
-void Simulator::SETUP_WITH(SimFrame& fr, const Instruction& ins) {
-  // exit = type(mgr).__exit__ bound; enter's result pushed over a SETUP_FINALLY block whose
-  // handler calls exit with the exception (a simulated raise; sim_exceptions.cc).
+// exit = type(mgr).__exit__ bound, then enter's result (3.11: the exception table covers the body)
+void Simulator::BEFORE_WITH(SimFrame& fr, const Instruction& ins) {
   PyObject* mgr = pop(fr);
   PyObject* exit = with_method(mgr, "__exit__");
   PyObject* enter = with_method(mgr, "__enter__");
   push(fr, exit);
-  PyObject* entered = call(enter, {}, nullptr);
-  fr.blocks.push_back({Opcode::SETUP_FINALLY, ins.jump_target, fr.stack.size(), node_of(mgr) >= 0});
-  push(fr, entered);
+  push(fr, call(enter, {}, nullptr));
+}
+
+// BEFORE_WITH, enter's result over a SETUP_FINALLY block whose handler calls exit with the
+// exception (a simulated raise; sim_exceptions.cc).
+void Simulator::SETUP_WITH(SimFrame& fr, const Instruction& ins) {
+  const bool reenterable = node_of(top(fr)) >= 0;
+  BEFORE_WITH(fr, ins);
+  fr.blocks.push_back({Opcode::SETUP_FINALLY, ins.jump_target, fr.stack.size() - 1, reenterable});
 }
 
 #if PJ_PY_BLOCKS_37 || PJ_PY_FINALLY_38
@@ -121,4 +126,4 @@ void Simulator::WITH_EXCEPT_START(SimFrame& fr, const Instruction& ins) {
 
 }  // namespace pj::capture
 
-#endif  // PJ_PY_CAPTURE_SUPPORTED
+#endif  // PJ_PY_CAPTURE_BUILT

@@ -4,7 +4,7 @@
 #include "capture/sim_stack.h"
 #include "capture/sim_state.h"
 
-#if PJ_PY_CAPTURE_SUPPORTED
+#if PJ_PY_CAPTURE_BUILT
 
 namespace pj::capture {
 
@@ -42,7 +42,17 @@ void Simulator::jump_unconditional(SimFrame& fr, const Instruction& ins) {
 
 void Simulator::pop_jump_if(SimFrame& fr, const Instruction& ins) {
   bool t = truth(pop(fr));
-  if (t == (ins.op == Opcode::POP_JUMP_IF_TRUE)) jump(fr, ins);
+  const bool if_true = ins.op == Opcode::POP_JUMP_IF_TRUE || ins.op == Opcode::POP_JUMP_FORWARD_IF_TRUE ||
+                       ins.op == Opcode::POP_JUMP_BACKWARD_IF_TRUE;
+  if (t == if_true) jump(fr, ins);
+}
+
+// 3.11: `x is None` and `x is not None` fused with the jump (IS_OP's guard on x)
+void Simulator::pop_jump_if_none(SimFrame& fr, const Instruction& ins) {
+  PyObject* v = pop(fr);
+  is_identity(v, Py_None);
+  const bool if_none = ins.op == Opcode::POP_JUMP_FORWARD_IF_NONE || ins.op == Opcode::POP_JUMP_BACKWARD_IF_NONE;
+  if ((v == Py_None) == if_none) jump(fr, ins);
 }
 
 void Simulator::jump_if_or_pop(SimFrame& fr, const Instruction& ins) {
@@ -101,4 +111,4 @@ void Simulator::RETURN_VALUE(SimFrame& fr, const Instruction& ins) {
 
 }  // namespace pj::capture
 
-#endif  // PJ_PY_CAPTURE_SUPPORTED
+#endif  // PJ_PY_CAPTURE_BUILT

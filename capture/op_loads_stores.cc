@@ -10,7 +10,7 @@
 #include "pyext/tensor_object.h"
 #include "graph/tape.h"
 
-#if PJ_PY_CAPTURE_SUPPORTED
+#if PJ_PY_CAPTURE_BUILT
 
 namespace pj::capture {
 
@@ -18,7 +18,7 @@ PyObject* Simulator::load_fast(SimFrame& fr, int i) {
   if (fr.root && !fr.loaded[i]) {
     fr.loaded[i] = 1;
     PyObject* real = py::frame_local(fr.real, i);
-    PyObject* name = PyTuple_GET_ITEM(fr.code->co_varnames, i);
+    PyObject* name = py::code_varname(fr.code, i);
     if (real) fr.locals[i] = wrap(real, tree_.root(guards::Access::Local, i, name));
   }
   return fr.locals[i];
@@ -42,7 +42,7 @@ void Simulator::check_drop(SimFrame& fr, int i) {
   if (std::find(fr.stack.begin(), fr.stack.end(), old) != fr.stack.end()) return;
   for (int j = 0; j < static_cast<int>(fr.locals.size()); ++j)
     if (j != i && peek_local(fr, j) == old) return;
-  stop(Break::Finalizer, "drops " + py::text(PyTuple_GET_ITEM(fr.code->co_varnames, i)) +
+  stop(Break::Finalizer, "drops " + py::text(py::code_varname(fr.code, i)) +
                                " (a " + Py_TYPE(old)->tp_name + " whose finalizer runs code)");
 }
 
@@ -62,7 +62,7 @@ PyObject* Simulator::frame_dict_item(PyObject* d, int node, PyObject* key) {
 // LOAD_FAST / DELETE_FAST of a local that is not bound: CPython's UnboundLocalError.
 [[noreturn]] static void unbound_local(Simulator* s, SimFrame& fr, int i) {
   s->stop(Break::Raises, std::string("UnboundLocalError: local variable '") +
-                             py::text(PyTuple_GET_ITEM(fr.code->co_varnames, i)) + "' referenced before assignment");
+                             py::text(py::code_varname(fr.code, i)) + "' referenced before assignment");
 }
 
 void Simulator::LOAD_CONST(SimFrame& fr, const Instruction& ins) {
@@ -92,7 +92,9 @@ void Simulator::DELETE_FAST(SimFrame& fr, const Instruction& ins) {
 }
 
 void Simulator::LOAD_GLOBAL(SimFrame& fr, const Instruction& ins) {
-  push(fr, load_global(fr, PyTuple_GET_ITEM(fr.code->co_names, ins.arg)));
+  if (!py::kGlobalPushesNull) return push(fr, load_global(fr, PyTuple_GET_ITEM(fr.code->co_names, ins.arg)));
+  if (ins.arg & 1) push(fr, null_slot());  // 3.11: the slot a call of the global reads
+  push(fr, load_global(fr, PyTuple_GET_ITEM(fr.code->co_names, ins.arg >> 1)));
 }
 
 void Simulator::LOAD_DEREF(SimFrame& fr, const Instruction& ins) {
@@ -241,4 +243,4 @@ void Simulator::import_statement(SimFrame& fr, const Instruction& ins) {
 
 }  // namespace pj::capture
 
-#endif  // PJ_PY_CAPTURE_SUPPORTED
+#endif  // PJ_PY_CAPTURE_BUILT

@@ -4,7 +4,7 @@
 #include "capture/sim_stack.h"
 #include "capture/sim_state.h"
 
-#if PJ_PY_CAPTURE_SUPPORTED
+#if PJ_PY_CAPTURE_BUILT
 
 namespace pj::capture {
 namespace {
@@ -151,4 +151,4 @@ void Simulator::MATCH_CLASS(SimFrame& fr, const Instruction& ins) {
 
 }  // namespace pj::capture
 
-#endif  // PJ_PY_CAPTURE_SUPPORTED
+#endif  // PJ_PY_CAPTURE_BUILT

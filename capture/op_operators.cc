@@ -7,7 +7,7 @@
 #include "pyext/augassign.h"
 #include "pyext/tensor_object.h"
 
-#if PJ_PY_CAPTURE_SUPPORTED
+#if PJ_PY_CAPTURE_BUILT
 
 namespace pj::capture {
 
@@ -173,6 +173,14 @@ void Simulator::COMPARE_OP(SimFrame& fr, const Instruction& ins) {
   push(fr, own(r));
 }
 
+// 3.11: one opcode for every binary and in-place operator, its argument naming which
+void Simulator::BINARY_OP(SimFrame& fr, const Instruction& ins) {
+  Instruction as = ins;
+  as.op = py::binary_op_opcode(ins.arg);
+  if (as.op == Opcode::kInvalid) stop(Break::Internal, "BINARY_OP " + std::to_string(ins.arg));
+  binary_operator(fr, as);
+}
+
 void Simulator::IS_OP(SimFrame& fr, const Instruction& ins) {
   PyObject* b = pop(fr);
   PyObject* a = pop(fr);
@@ -199,4 +207,4 @@ void Simulator::CONTAINS_OP(SimFrame& fr, const Instruction& ins) {
 
 }  // namespace pj::capture
 
-#endif  // PJ_PY_CAPTURE_SUPPORTED
+#endif  // PJ_PY_CAPTURE_BUILT

@@ -4,7 +4,7 @@
 #include "capture/sim_stack.h"
 #include "capture/sim_state.h"
 
-#if PJ_PY_CAPTURE_SUPPORTED
+#if PJ_PY_CAPTURE_BUILT
 
 namespace pj::capture {
 
@@ -46,6 +46,23 @@ void Simulator::DUP_TOP_TWO(SimFrame& fr, const Instruction& ins) {
   push(fr, b);
 }
 
+// 3.11: the value `arg` places down pushed again (COPY 1 is DUP_TOP)
+void Simulator::COPY(SimFrame& fr, const Instruction& ins) {
+  if (ins.arg < 1 || static_cast<size_t>(ins.arg) > fr.stack.size()) stop(Break::Internal, "COPY past the stack");
+  push(fr, top(fr, ins.arg));
+}
+
+// 3.11: the top and the value `arg` places down trade places (SWAP 2 is ROT_TWO)
+void Simulator::SWAP(SimFrame& fr, const Instruction& ins) {
+  if (ins.arg < 1 || static_cast<size_t>(ins.arg) > fr.stack.size()) stop(Break::Internal, "SWAP past the stack");
+  std::swap(fr.stack.back(), fr.stack[fr.stack.size() - ins.arg]);
+}
+
+// 3.11: the empty slot under a callable that is no method (CALL reads it)
+void Simulator::PUSH_NULL(SimFrame& fr, const Instruction& ins) {
+  push(fr, null_slot());
+}
+
 }  // namespace pj::capture
 
-#endif  // PJ_PY_CAPTURE_SUPPORTED
+#endif  // PJ_PY_CAPTURE_BUILT

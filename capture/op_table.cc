@@ -8,7 +8,7 @@
 #include "common/check.h"
 #include "capture/sim_state.h"
 
-#if PJ_PY_CAPTURE_SUPPORTED
+#if PJ_PY_CAPTURE_BUILT
 
 namespace pj::capture {
 namespace {
@@ -57,4 +57,4 @@ namespace pj::capture {
 std::vector<py::Opcode> simulated_opcodes() { return {}; }
 }  // namespace pj::capture
 
-#endif  // PJ_PY_CAPTURE_SUPPORTED
+#endif  // PJ_PY_CAPTURE_BUILT

@@ -9,7 +9,7 @@
 // the graph and guards are exactly those of the instructions before it.
 #include "py/pyport.h"  // first (Python.h)
 
-#if PJ_PY_CAPTURE_SUPPORTED
+#if PJ_PY_CAPTURE_BUILT
 
 #include <unordered_set>
 
@@ -206,8 +206,8 @@ std::vector<char> Simulator::bound_at_point() const {
   std::vector<char> bound(b.locals.size());
   for (size_t i = 0; i < b.locals.size(); ++i) {
     bool in_cell = false;
-    for (Py_ssize_t c = 0; !b.stored[i] && c < PyTuple_GET_SIZE(co->co_cellvars); ++c)
-      in_cell = in_cell || PyUnicode_Compare(PyTuple_GET_ITEM(co->co_cellvars, c), PyTuple_GET_ITEM(co->co_varnames, i)) == 0;
+    for (Py_ssize_t c = 0; !b.stored[i] && c < py::code_ncells(co); ++c)
+      in_cell = in_cell || PyUnicode_Compare(py::code_cellname(co, c), py::code_varname(co, i)) == 0;
     bound[i] = b.stored[i] ? b.locals[i] != nullptr : static_cast<int>(i) < b.nargs && !in_cell;
   }
   return bound;
@@ -215,4 +215,4 @@ std::vector<char> Simulator::bound_at_point() const {
 
 }  // namespace pj::capture
 
-#endif  // PJ_PY_CAPTURE_SUPPORTED
+#endif  // PJ_PY_CAPTURE_BUILT

@@ -9,7 +9,7 @@
 // special method declined, where Python would fall back to C code or raise.
 #include "py/pyport.h"  // first (Python.h)
 
-#if PJ_PY_CAPTURE_SUPPORTED
+#if PJ_PY_CAPTURE_BUILT
 
 #include "capture/jit_api.h"
 #include "capture/sim_state.h"
@@ -366,4 +366,4 @@ PyObject* Simulator::next_item(PyObject* it) {
 
 }  // namespace pj::capture
 
-#endif  // PJ_PY_CAPTURE_SUPPORTED
+#endif  // PJ_PY_CAPTURE_BUILT

@@ -14,7 +14,7 @@
 #include "py/py_common.h"
 #include "pyext/tensor_object.h"
 
-#if PJ_PY_CAPTURE_SUPPORTED
+#if PJ_PY_CAPTURE_BUILT
 
 namespace pj::capture {
 
@@ -732,4 +732,4 @@ void DynamicShapes::finish(bool broke) {
 
 }  // namespace pj::capture
 
-#endif  // PJ_PY_CAPTURE_SUPPORTED
+#endif  // PJ_PY_CAPTURE_BUILT

@@ -12,7 +12,7 @@
 #include "py/py_common.h"
 #include "pyext/tensor_object.h"
 
-#if PJ_PY_CAPTURE_SUPPORTED
+#if PJ_PY_CAPTURE_BUILT
 
 namespace pj::capture {
 namespace {
@@ -724,4 +724,4 @@ ReturnPlan Simulator::plan_return_node(int node) {
 
 }  // namespace pj::capture
 
-#endif  // PJ_PY_CAPTURE_SUPPORTED
+#endif  // PJ_PY_CAPTURE_BUILT

@@ -9,7 +9,7 @@
 // no simulated handler catches becomes a graph break before it: the interpreter raises it.
 #include "py/pyport.h"  // first (Python.h)
 
-#if PJ_PY_CAPTURE_SUPPORTED
+#if PJ_PY_CAPTURE_BUILT
 
 #include "capture/sim_state.h"
 #include "py/py_common.h"
@@ -304,9 +304,9 @@ void Simulator::refuse_traceback_reader(PyObject* exit) {
   auto* co = reinterpret_cast<PyCodeObject*>(PyFunction_GET_CODE(f));
   const std::string who = std::string("an exception reaches ") + Py_TYPE(PyMethod_GET_SELF(exit))->tp_name + ".__exit__, which ";
   if (co->co_argcount < 4) stop(Break::ExceptionHandling, who + "takes the exception as *args (its traceback among them)");
-  PyObject* tb = PyTuple_GET_ITEM(co->co_varnames, 3);
-  for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(co->co_cellvars); ++i)
-    if (PyUnicode_Compare(PyTuple_GET_ITEM(co->co_cellvars, i), tb) == 0)
+  PyObject* tb = py::code_varname(co, 3);
+  for (Py_ssize_t i = 0; i < py::code_ncells(co); ++i)
+    if (PyUnicode_Compare(py::code_cellname(co, i), tb) == 0)
       stop(Break::ExceptionHandling, who + "reads its traceback (capture has none)");
   DecodeResult d = decode_code(reinterpret_cast<PyObject*>(co));
   for (const Instruction& ins : d.instructions)
@@ -315,4 +315,4 @@ void Simulator::refuse_traceback_reader(PyObject* exit) {
 
 }  // namespace pj::capture
 
-#endif  // PJ_PY_CAPTURE_SUPPORTED
+#endif  // PJ_PY_CAPTURE_BUILT

@@ -11,7 +11,7 @@
 // try, in the interpreter.
 #include "py/pyport.h"  // first (Python.h)
 
-#if PJ_PY_CAPTURE_SUPPORTED && PJ_PY_FINALLY_38
+#if PJ_PY_CAPTURE_BUILT && PJ_PY_FINALLY_38
 
 #include "capture/sim_state.h"
 #include "py/py_common.h"
@@ -103,4 +103,4 @@ void Simulator::with_cleanup_finish(SimFrame& fr) {
 
 }  // namespace pj::capture
 
-#endif  // PJ_PY_CAPTURE_SUPPORTED && PJ_PY_FINALLY_38
+#endif  // PJ_PY_CAPTURE_BUILT && PJ_PY_FINALLY_38

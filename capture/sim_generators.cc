@@ -8,7 +8,7 @@
 // with block stops too (closing it would run its cleanup, which the simulation does not model).
 #include "py/pyport.h"  // first (Python.h)
 
-#if PJ_PY_CAPTURE_SUPPORTED
+#if PJ_PY_CAPTURE_BUILT
 
 #include "capture/sim_state.h"
 #include "pyext/tensor_object.h"
@@ -238,4 +238,4 @@ PyObject* Simulator::call_on_generators(PyObject* callable, const std::vector<Py
 
 }  // namespace pj::capture
 
-#endif  // PJ_PY_CAPTURE_SUPPORTED
+#endif  // PJ_PY_CAPTURE_BUILT

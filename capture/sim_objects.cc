@@ -10,7 +10,7 @@
 // __del__, a C base) refuse with the reason.
 #include "py/pyport.h"  // first (Python.h)
 
-#if PJ_PY_CAPTURE_SUPPORTED
+#if PJ_PY_CAPTURE_BUILT
 
 #include <structmember.h>
 
@@ -217,4 +217,4 @@ PyObject* Simulator::environ_lookup(PyObject* env, PyObject* key) {
 
 }  // namespace pj::capture
 
-#endif  // PJ_PY_CAPTURE_SUPPORTED
+#endif  // PJ_PY_CAPTURE_BUILT

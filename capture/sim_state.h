@@ -58,6 +58,7 @@ struct SimFrame {
   const std::vector<Instruction>* ins = nullptr;  // owned by Simulator::decoded_
   const std::unordered_map<int, int>* at = nullptr;  // byte offset -> instruction index
   const std::vector<char>* in_loop = nullptr;        // owned by Simulator::decoded_
+  const std::vector<char>* in_try = nullptr;         // owned by Simulator::decoded_
   std::vector<PyObject*> locals;    // borrowed (kept alive by Simulator::keep_)
   std::vector<char> loaded;         // root frame: whether locals[i] was read from the real frame
   std::vector<PyObject*> cells;     // PyCell objects: cellvars, then freevars
@@ -90,6 +91,7 @@ struct SimFrame {
   bool started = false;
   bool suspended = false;           // stopped at a yield (run_frame returns)
   PyObject* yielded = nullptr;
+  PyObject* kw_names = nullptr;     // 3.11: KW_NAMES's tuple, for the CALL after it
 };
 
 // The capture context: while run_root simulates a frame, the simulator is this thread's tracer
@@ -366,6 +368,7 @@ class Simulator : public TraceContext {
   void jump_if_or_pop(SimFrame& fr, const Instruction& ins);
   void setup_block(SimFrame& fr, const Instruction& ins);
   void import_statement(SimFrame& fr, const Instruction& ins);
+  void pop_jump_if_none(SimFrame& fr, const Instruction& ins);
   void async_opcode(SimFrame& fr, const Instruction& ins);
   void match_class_flag(SimFrame& fr, const Instruction& ins);
   // Every opcode op_handlers.def does not list: B001 UnsupportedOpcode.
@@ -400,6 +403,7 @@ class Simulator : public TraceContext {
     std::vector<Instruction> ins;
     std::unordered_map<int, int> at;
     std::vector<char> in_loop;  // per instruction: between a backward jump's target and the jump
+    std::vector<char> in_try;   // per instruction: covered by an exception-table entry (3.11)
   };
   std::unordered_map<PyCodeObject*, Decoded> decoded_;
   int budget_;

@@ -15,7 +15,7 @@
 #include "pyext/tape_object.h"
 #include "pyext/tensor_object.h"
 
-#if PJ_PY_CAPTURE_SUPPORTED
+#if PJ_PY_CAPTURE_BUILT
 
 namespace pj::capture {
 namespace {
@@ -772,9 +772,7 @@ PyObject* Simulator::load_deref(SimFrame& fr, int i, bool must_be_bound) {
   if (fr.root && !fr.cell_loaded[i]) {
     fr.cell_loaded[i] = 1;
     PyObject* real = py::frame_deref(fr.real, i);
-    int ncell = py::code_ncells(fr.code);
-    PyObject* name = i < ncell ? PyTuple_GET_ITEM(fr.code->co_cellvars, i)
-                               : PyTuple_GET_ITEM(fr.code->co_freevars, i - ncell);
+    PyObject* name = py::code_cellname(fr.code, i);
     if (real) PyCell_Set(cell, wrap(real, tree_.root(Access::Deref, i, name)));
   }
   PyObject* v = PyCell_GET(cell);
@@ -1075,11 +1073,11 @@ PyObject* Simulator::make_super(const std::vector<PyObject*>& args, PyObject* kw
     if (co->co_argcount == 0) stop(Break::Raises, "RuntimeError: super(): no arguments");
     obj = load_fast(fr, 0);
     int ncell = py::code_ncells(co);
-    PyObject* first = PyTuple_GET_ITEM(co->co_varnames, 0);
+    PyObject* first = py::code_varname(co, 0);
     for (int i = 0; i < ncell && !obj; ++i)  // the first argument moved into a cell
-      if (PyUnicode_Compare(PyTuple_GET_ITEM(co->co_cellvars, i), first) == 0) obj = load_deref(fr, i, false);
+      if (PyUnicode_Compare(py::code_cellname(co, i), first) == 0) obj = load_deref(fr, i, false);
     for (int i = 0; i < py::code_nfrees(co); ++i)
-      if (PyUnicode_CompareWithASCIIString(PyTuple_GET_ITEM(co->co_freevars, i), "__class__") == 0)
+      if (PyUnicode_CompareWithASCIIString(py::code_cellname(co, py::code_ncells(co) + i), "__class__") == 0)
         cls = load_deref(fr, ncell + i, false);
     if (!cls) stop(Break::Raises, "RuntimeError: super(): __class__ cell not found");
     if (!obj) stop(Break::Raises, "RuntimeError: super(): arg[0] deleted");
@@ -1838,7 +1836,7 @@ PyObject* Simulator::inline_call(PyObject* func, PyObject* self, const std::vect
     PyObject* val = args[args.size() - nkw + k];
     int slot = -1;
     for (int i = 0; i < argc + kwonly; ++i)
-      if (PyUnicode_Compare(PyTuple_GET_ITEM(co->co_varnames, i), key) == 0) slot = i;
+      if (PyUnicode_Compare(py::code_varname(co, i), key) == 0) slot = i;
     if (slot >= 0 && slot < posonly) {  // only a **kwargs parameter may take its name
       if (!kwdict)
         type_error(std::string("got some positional-only arguments passed as keyword arguments: '") +
@@ -1870,7 +1868,7 @@ PyObject* Simulator::inline_call(PyObject* func, PyObject* self, const std::vect
   for (int i = 0; i < argc; ++i) {
     if (fr.locals[i]) continue;
     if (i < argc - ndef)
-      type_error(std::string("missing required argument '") + py::text(PyTuple_GET_ITEM(co->co_varnames, i)) + "'");
+      type_error(std::string("missing required argument '") + py::text(py::code_varname(co, i)) + "'");
     Py_ssize_t k = i - (argc - ndef);
     PyObject* d = PyTuple_GET_ITEM(defaults, k);
     if (fnode >= 0) {  // f.__defaults__ reassigned, or a mutable default changed
@@ -1883,7 +1881,7 @@ PyObject* Simulator::inline_call(PyObject* func, PyObject* self, const std::vect
   }
   for (int i = argc; i < argc + kwonly; ++i) {
     if (fr.locals[i]) continue;
-    PyObject* name = PyTuple_GET_ITEM(co->co_varnames, i);
+    PyObject* name = py::code_varname(co, i);
     PyObject* d = kwdefaults ? PyDict_GetItem(kwdefaults, name) : nullptr;
     if (!d) type_error(std::string("missing required keyword-only argument '") + py::text(name) + "'");
     if (fnode >= 0) d = wrap(d, tree_.child(attr_node("__kwdefaults__"), Access::Item, name));
@@ -1891,13 +1889,13 @@ PyObject* Simulator::inline_call(PyObject* func, PyObject* self, const std::vect
   }
   // Cells: fresh ones for cellvars (an argument that is also a cellvar starts in its cell), the
   // closure's for freevars (real cells from outside are read through a guarded path).
-  int ncell = static_cast<int>(PyTuple_GET_SIZE(co->co_cellvars));
+  int ncell = static_cast<int>(py::code_ncells(co));
   for (int i = 0; i < ncell; ++i) {
     PyObject* cell = own(PyCell_New(nullptr));
     values_.created_cell(cell);
-    PyObject* cname = PyTuple_GET_ITEM(co->co_cellvars, i);
+    PyObject* cname = py::code_cellname(co, i);
     for (int a = 0; a < argc + kwonly + (varargs ? 1 : 0) + (varkw ? 1 : 0); ++a)
-      if (PyUnicode_Compare(PyTuple_GET_ITEM(co->co_varnames, a), cname) == 0) PyCell_Set(cell, fr.locals[a]);
+      if (PyUnicode_Compare(py::code_varname(co, a), cname) == 0) PyCell_Set(cell, fr.locals[a]);
     fr.cells.push_back(cell);
   }
   PyObject* closure = PyFunction_GET_CLOSURE(func);
@@ -2205,4 +2203,4 @@ ReturnPlan Simulator::plan_return(PyObject* v) {
 
 }  // namespace pj::capture
 
-#endif  // PJ_PY_CAPTURE_SUPPORTED
+#endif  // PJ_PY_CAPTURE_BUILT

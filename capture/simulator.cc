@@ -14,7 +14,7 @@
 #include "pyext/tensor_object.h"
 #include "pyext/augassign.h"
 
-#if PJ_PY_CAPTURE_SUPPORTED
+#if PJ_PY_CAPTURE_BUILT
 
 namespace pj::capture {
 
@@ -94,6 +94,16 @@ void Simulator::load_code(SimFrame& fr, PyCodeObject* co) {
     if (!d.ok()) stop(Break::Internal, std::string("cannot decode ") + py::text(co->co_name) + ": " + d.error);
     Decoded dec;
     dec.ins = std::move(d.instructions);
+    // 3.11 names a cell by its slot among all locals; the simulation keeps 3.7-3.10's index among
+    // the cells (SimFrame::cells, guards' Deref paths).
+    if (py::kDerefIndexesLocals)
+      for (Instruction& i : dec.ins)
+        if (has_flag(i.op, py::kFree) && (i.arg = py::deref_cell_index(co, i.arg)) < 0)
+          stop(Break::Internal, std::string(op_name(i.op)) + " of a slot that holds no cell");
+    dec.in_try.assign(dec.ins.size(), 0);
+    for (const py::ExceptionEntry& h : d.handlers)
+      for (size_t i = 0; i < dec.ins.size(); ++i)
+        if (dec.ins[i].offset >= h.start && dec.ins[i].offset < h.end) dec.in_try[i] = 1;
     for (size_t i = 0; i < dec.ins.size(); ++i) dec.at[dec.ins[i].start] = dec.at[dec.ins[i].offset] = static_cast<int>(i);
     dec.in_loop.assign(dec.ins.size(), 0);
     for (const Instruction& j : dec.ins)
@@ -105,6 +115,7 @@ void Simulator::load_code(SimFrame& fr, PyCodeObject* co) {
   fr.ins = &it->second.ins;
   fr.at = &it->second.at;
   fr.in_loop = &it->second.in_loop;
+  fr.in_try = &it->second.in_try;
 }
 
 void Simulator::run_root(py::Frame* f) {
@@ -202,7 +213,19 @@ static int stack_uses(Opcode op, int arg) {
     case Opcode::RETURN_VALUE:
     case Opcode::BUILD_TUPLE:
     case Opcode::BUILD_LIST:
+    case Opcode::COPY:  // (3.11's)
+    case Opcode::SWAP:
+    case Opcode::PUSH_NULL:
+    case Opcode::RESUME:
+    case Opcode::PRECALL:
+    case Opcode::KW_NAMES:
+    case Opcode::MAKE_CELL:
+    case Opcode::COPY_FREE_VARS:
+    case Opcode::JUMP_BACKWARD:
+    case Opcode::JUMP_BACKWARD_NO_INTERRUPT:
       return 0;
+    case Opcode::CALL:  // 3.11: the slot, the callable and the arguments (its PRECALL uses none)
+      return arg + 2;
     case Opcode::LOAD_METHOD:
     case Opcode::UNPACK_SEQUENCE:
     case Opcode::UNPACK_EX:
@@ -218,6 +241,14 @@ static int stack_uses(Opcode op, int arg) {
     case Opcode::STORE_DEREF:
     case Opcode::POP_JUMP_IF_FALSE:
     case Opcode::POP_JUMP_IF_TRUE:
+    case Opcode::POP_JUMP_FORWARD_IF_FALSE:
+    case Opcode::POP_JUMP_FORWARD_IF_TRUE:
+    case Opcode::POP_JUMP_BACKWARD_IF_FALSE:
+    case Opcode::POP_JUMP_BACKWARD_IF_TRUE:
+    case Opcode::POP_JUMP_FORWARD_IF_NONE:
+    case Opcode::POP_JUMP_FORWARD_IF_NOT_NONE:
+    case Opcode::POP_JUMP_BACKWARD_IF_NONE:
+    case Opcode::POP_JUMP_BACKWARD_IF_NOT_NONE:
       return -py::stack_effect(op, arg, 0);  // push nothing
     case Opcode::LIST_APPEND:
     case Opcode::SET_ADD:
@@ -278,6 +309,9 @@ PyObject* Simulator::run_frame(SimFrame& fr) {
       moving_ = was_moving;
       if (dynamic_.mid_use(derive)) stop(Break::ExceptionHandling, "an exception raised in the middle of a number's use");
       if (raise_origin_.value != raised.value) raise_origin_ = {raised.value, current_line(), current_code(), inline_chain()};
+      // 3.11's handlers are exception-table entries, not blocks: not simulated yet (the raise
+      // happens for real, in the interpreter, which finds the handler).
+      if ((*fr.in_try)[at]) stop(Break::ExceptionHandling, "an exception caught by a handler of 3.11's exception table");
       if (!enter_handler(fr, raised.value)) throw;
       raise_origin_.value = nullptr;  // caught
       if (fr.root) {  // a jump to the handler
@@ -462,4 +496,4 @@ CaptureResult capture_frame(py::Frame*, const CaptureOptions&) {
 }
 }  // namespace pj::capture
 
-#endif  // PJ_PY_CAPTURE_SUPPORTED
+#endif  // PJ_PY_CAPTURE_BUILT

@@ -9,7 +9,7 @@
 #include "codegen/assembler.h"
 #include "py/py_common.h"
 
-#if PJ_PY_CAPTURE_SUPPORTED  // code objects of the Pythons capture supports
+#if PJ_PY_CAPTURE_BUILT  // code objects of the Pythons capture supports
 
 namespace pj::codegen {
 
@@ -18,7 +18,13 @@ class CodeBuilder {
   CodeBuilder(PyCodeObject* co, int line) : line_(line) {
     consts_ = py::Ref(PySequence_List(co->co_consts));
     names_ = py::Ref(PySequence_List(co->co_names));
-    varnames_ = py::Ref(PySequence_List(co->co_varnames));
+    PyObject *varnames, *freevars, *cellvars;
+    if (py::code_local_names(co, &varnames, &freevars, &cellvars)) {
+      varnames_ = py::Ref(PySequence_List(varnames));
+      Py_DECREF(varnames);
+      Py_DECREF(freevars);
+      Py_DECREF(cellvars);
+    }
   }
   // Appends an instruction under the current line; returns its index.
   size_t op(py::Opcode o, int arg = 0, int target = -1) {
@@ -85,7 +91,7 @@ class CodeBuilder {
   // reports an unbound free variable as NameError where co raised UnboundLocalError: each read or
   // delete of one calls py::cell_load_function / cell_delete_function, which raise as co did.
   bool check_cell_accesses(PyCodeObject* co) {
-    const int ncell = static_cast<int>(PyTuple_GET_SIZE(co->co_cellvars));
+    const int ncell = static_cast<int>(py::code_ncells(co));
     if (ncell == 0) return true;
     PyObject* load = py::cell_load_function();
     PyObject* del = py::cell_delete_function();
@@ -100,7 +106,7 @@ class CodeBuilder {
         out.push_back(in);
         continue;
       }
-      const int name = const_index(PyTuple_GET_ITEM(co->co_cellvars, in.arg));
+      const int name = const_index(py::code_cellname(co, in.arg));
       out.push_back({py::Opcode::LOAD_CONST, const_index(is_load ? load : del), -1, in.line});
       out.push_back({py::Opcode::LOAD_CLOSURE, in.arg, -1, 0});
       out.push_back({py::Opcode::LOAD_CONST, name, -1, 0});
@@ -132,4 +138,4 @@ class CodeBuilder {
 
 }  // namespace pj::codegen
 
-#endif  // PJ_PY_CAPTURE_SUPPORTED
+#endif  // PJ_PY_CAPTURE_BUILT

@@ -133,23 +133,6 @@ PyObject* py_assemble(PyObject*, PyObject* args) {
 // ---- _frame_rerun: a frame run through its reassembled code, in its place (pyport's run_in_place) ----
 // (A test hook, like _frame_probe: for the call every frame runs in CPython's own loop, pijit's
 // hook left out; one thread at a time.)
-struct Rerun {
-  PyCodeObject* code = nullptr;  // the frame to run in place
-  PyObject* reassembled = nullptr;
-  bool done = false;
-};
-thread_local Rerun t_rerun;
-
-PyObject* rerun_hook(PyThreadState* ts, py::Frame* f, int throw_flag) {
-  if (py::frame_code(f) != t_rerun.code || t_rerun.done || throw_flag) return py::eval_frame_default(ts, f, throw_flag);
-  t_rerun.done = true;
-  try {  // (no C++ exception crosses CPython's frames)
-    return py::run_in_place(ts, f, reinterpret_cast<PyCodeObject*>(t_rerun.reassembled));
-  } catch (const std::bad_alloc&) {
-    return PyErr_NoMemory();
-  }
-}
-
 // _C._frame_rerun(fn, args[, kwargs]) -> fn(*args, **kwargs), its frame run by its code decoded and assembled again
 // (on 3.11 taking its arguments positionally) in place of the frame, as the hook runs rewritten
 // code. Raises what the call raises.
@@ -164,22 +147,10 @@ PyObject* py_frame_rerun(PyObject*, PyObject* args) {
   if (!decoded(reinterpret_cast<PyObject*>(co), &ins, &handlers)) return nullptr;
   Ref code(codegen::assemble(ins, codegen::in_place_spec(co), handlers));
   if (!code) return nullptr;
-  const py::EvalFrameFn previous = py::get_eval_frame();
-  const Rerun outer = t_rerun;
-  t_rerun = {co, code.get(), false};
-  if (!py::set_eval_frame(rerun_hook)) {
-    t_rerun = outer;
-    return fail(PyExc_NotImplementedError, kUnsupportedPythonMessage);
-  }
-  PyObject* r = PyObject_Call(fn, call_args, kwargs);
-  if (py::get_eval_frame() == rerun_hook) py::set_eval_frame(previous);
-  const bool ran = t_rerun.done;
-  t_rerun = outer;
-  if (r && !ran) {
-    Py_DECREF(r);
-    return fail(PyExc_RuntimeError, "_frame_rerun: the hook never saw the function's frame");
-  }
-  return r;
+  return call_visiting_frame("_frame_rerun", fn, call_args, kwargs, co,
+                             [&code](PyThreadState* ts, py::Frame* f, int) {
+                               return py::run_in_place(ts, f, reinterpret_cast<PyCodeObject*>(code.get()));
+                             });
   PJ_PY_END(nullptr)
 }
 

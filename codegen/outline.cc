@@ -2,7 +2,7 @@
 
 #include "codegen/outline.h"
 
-#if PJ_PY_CAPTURE_SUPPORTED
+#if PJ_PY_CAPTURE_BUILT
 
 #include <algorithm>
 #include <cstdint>
@@ -37,11 +37,11 @@ struct Exit {
   std::vector<int> unbinds;                  // locals the driver unbinds
 };
 
-std::string local_name(PyCodeObject* co, int i) { return py::text(PyTuple_GET_ITEM(co->co_varnames, i)); }
+std::string local_name(PyCodeObject* co, int i) { return py::text(py::code_varname(co, i)); }
 
 bool is_cellvar(PyCodeObject* co, int i) {
-  for (Py_ssize_t c = 0; c < PyTuple_GET_SIZE(co->co_cellvars); ++c)
-    if (PyUnicode_Compare(PyTuple_GET_ITEM(co->co_cellvars, c), PyTuple_GET_ITEM(co->co_varnames, i)) == 0) return true;
+  for (Py_ssize_t c = 0; c < py::code_ncells(co); ++c)
+    if (PyUnicode_Compare(py::code_cellname(co, c), py::code_varname(co, i)) == 0) return true;
   return false;
 }
 
@@ -582,4 +582,4 @@ bool outline_loop(PyCodeObject*, int, OutlinedLoop*, std::string* why) {
 bool inspects_frame(PyCodeObject*) { return true; }
 }  // namespace pj::codegen
 
-#endif  // PJ_PY_CAPTURE_SUPPORTED
+#endif  // PJ_PY_CAPTURE_BUILT

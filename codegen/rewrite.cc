@@ -28,7 +28,7 @@ ReturnPlan::~ReturnPlan() { Py_XDECREF(obj); }
 
 }  // namespace pj::codegen
 
-#if PJ_PY_CAPTURE_SUPPORTED
+#if PJ_PY_CAPTURE_BUILT
 
 namespace pj::codegen {
 namespace {
@@ -477,4 +477,4 @@ PyObject* emit_resume_code(PyCodeObject*, int, int, const std::vector<char>&, in
 }
 }  // namespace pj::codegen
 
-#endif  // PJ_PY_CAPTURE_SUPPORTED
+#endif  // PJ_PY_CAPTURE_BUILT

@@ -41,4 +41,18 @@ int pj_frame311_cell_slot(PyCodeObject* co, int i) {
   }
   return -1;
 }
+
+/* The inverse: the cell index (as above) of localsplus slot `slot`; -1 when it holds no cell. */
+int pj_frame311_slot_cell(PyCodeObject* co, int slot) {
+  const char* kinds = PyBytes_AS_STRING(co->co_localspluskinds);
+  if (slot < 0 || slot >= co->co_nlocalsplus) return -1;
+  int cells = 0, frees = 0;
+  for (int k = 0; k < slot; ++k) {
+    if (kinds[k] & CO_FAST_CELL) ++cells;
+    else if (kinds[k] & CO_FAST_FREE) ++frees;
+  }
+  if (kinds[slot] & CO_FAST_CELL) return cells;
+  if (kinds[slot] & CO_FAST_FREE) return co->co_ncellvars + frees;
+  return -1;
+}
 #endif

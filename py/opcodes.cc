@@ -82,6 +82,18 @@ int to_py_opcode(Opcode op) { return op_info(op).py_opcode; }
 int num_py_opcodes() { return tables().count; }
 Opcode py_opcode_at(int i) { return tables().order[i]; }
 
+Opcode binary_op_opcode(int oparg) {
+  static constexpr Opcode kByArg[] = {
+      Opcode::BINARY_ADD, Opcode::BINARY_AND, Opcode::BINARY_FLOOR_DIVIDE, Opcode::BINARY_LSHIFT,
+      Opcode::BINARY_MATRIX_MULTIPLY, Opcode::BINARY_MULTIPLY, Opcode::BINARY_MODULO, Opcode::BINARY_OR,
+      Opcode::BINARY_POWER, Opcode::BINARY_RSHIFT, Opcode::BINARY_SUBTRACT, Opcode::BINARY_TRUE_DIVIDE,
+      Opcode::BINARY_XOR, Opcode::INPLACE_ADD, Opcode::INPLACE_AND, Opcode::INPLACE_FLOOR_DIVIDE,
+      Opcode::INPLACE_LSHIFT, Opcode::INPLACE_MATRIX_MULTIPLY, Opcode::INPLACE_MULTIPLY, Opcode::INPLACE_MODULO,
+      Opcode::INPLACE_OR, Opcode::INPLACE_POWER, Opcode::INPLACE_RSHIFT, Opcode::INPLACE_SUBTRACT,
+      Opcode::INPLACE_TRUE_DIVIDE, Opcode::INPLACE_XOR};
+  return oparg >= 0 && oparg < static_cast<int>(sizeof kByArg / sizeof kByArg[0]) ? kByArg[oparg] : Opcode::kInvalid;
+}
+
 int stack_effect(Opcode op, int oparg, int jump) {
   PJ_CHECK(op < Opcode::kNumOpcodes) << "invalid opcode id " << static_cast<int>(op);
   const Tables& t = tables();

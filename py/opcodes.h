@@ -78,4 +78,9 @@ Opcode py_opcode_at(int i);
 // taken, 0 if execution falls through, -1 for the larger of both (dis.stack_effect(jump=None)).
 int stack_effect(Opcode op, int oparg, int jump);
 
+// 3.11's BINARY_OP names its operator by its argument (NB_ADD 0 ... NB_XOR 12, then the in-place
+// forms 13 ... 25, the order of CPython's binary_ops table): the opcode 3.7-3.10 have for it
+// (BINARY_ADD, ..., INPLACE_XOR); kInvalid outside 0..25.
+Opcode binary_op_opcode(int oparg);
+
 }  // namespace pj::py

@@ -3,6 +3,7 @@
 #include "py/py_common.h"
 
 #include <algorithm>
+#include <new>
 #include <cstring>
 
 #include "common/stack.h"
@@ -219,6 +220,46 @@ PyObject* object_rebuild_function() {
 PyObject* cell_delete_function() {
   static PyObject* f = PyCFunction_New(&kCellDelete, nullptr);
   return f;
+}
+
+namespace {
+struct FrameVisitState {
+  PyCodeObject* code;
+  const FrameVisit* visit;
+  bool done;
+};
+thread_local FrameVisitState* t_visit = nullptr;
+
+PyObject* visiting_hook(PyThreadState* ts, Frame* f, int throw_flag) {
+  FrameVisitState* v = t_visit;
+  if (!v || v->done || throw_flag || frame_code(f) != v->code) return eval_frame_default(ts, f, throw_flag);
+  v->done = true;
+  try {  // (no C++ exception crosses CPython's frames)
+    return (*v->visit)(ts, f, throw_flag);
+  } catch (const std::bad_alloc&) {
+    return PyErr_NoMemory();
+  }
+}
+}  // namespace
+
+PyObject* call_visiting_frame(const char* hook, PyObject* fn, PyObject* args, PyObject* kwargs, PyCodeObject* code,
+                              const FrameVisit& visit) {
+  const EvalFrameFn previous = get_eval_frame();  // (pijit's own in stress mode: back after)
+  FrameVisitState mine{code, &visit, false};
+  FrameVisitState* outer = t_visit;
+  t_visit = &mine;
+  if (!set_eval_frame(visiting_hook)) {
+    t_visit = outer;
+    return fail(PyExc_NotImplementedError, kUnsupportedPythonMessage);
+  }
+  PyObject* r = PyObject_Call(fn, args, kwargs);
+  if (get_eval_frame() == visiting_hook) set_eval_frame(previous);
+  t_visit = outer;
+  if (r && !mine.done) {
+    Py_DECREF(r);
+    return fail(PyExc_RuntimeError, std::string(hook) + ": the hook never saw the function's frame");
+  }
+  return r;
 }
 
 }  // namespace pj::py

@@ -8,6 +8,7 @@
 
 #include "py/pyport.h"  // first (Python.h)
 
+#include <functional>
 #include <string>
 
 #include "common/check.h"
@@ -127,6 +128,18 @@ class RecursionGuard {
   RecursionGuard(const RecursionGuard&) = delete;
   RecursionGuard& operator=(const RecursionGuard&) = delete;
 };
+
+// Test hooks that look at a frame as the hook is given it (_frame_probe, _frame_rerun,
+// _capture_probe): calls fn(*args, **kwargs) (kwargs may be nullptr) with a frame-evaluation hook
+// that hands the first frame of `code` entered to `visit`, which evaluates it (in CPython's loop
+// or as code of its own) and returns its result, or nullptr with an exception set; every other
+// frame runs in CPython's own loop (under stress pijit's hook would capture it, and a generator it
+// simulates never gets a frame). The evaluator found is restored if the hook is still this one;
+// one thread at a time. Returns the call's result (new reference) or nullptr with an exception
+// set: RuntimeError naming `hook` when the call returned without entering such a frame.
+using FrameVisit = std::function<PyObject*(PyThreadState* ts, Frame* f, int throw_flag)>;
+PyObject* call_visiting_frame(const char* hook, PyObject* fn, PyObject* args, PyObject* kwargs, PyCodeObject* code,
+                              const FrameVisit& visit);
 
 }  // namespace pj::py
 

@@ -106,14 +106,6 @@ PyObject* py_exception_table(PyObject*, PyObject* code) {
 }
 
 // ---- _frame_probe: the frame accessors (pyport.h, section (a')) as the hook sees a frame ----
-// (A test hook: for the call, every frame runs in CPython's own loop, pijit's hook left out (under
-// stress it would capture the call, and a generator it simulates never gets a frame). The
-// evaluator is the interpreter's, the probe's state this thread's: one thread at a time.)
-struct Probe {
-  PyCodeObject* code = nullptr;  // the frame to read
-  PyObject* record = nullptr;    // what was read there (new reference)
-};
-thread_local Probe t_probe;
 
 PyObject* or_unbound(PyObject* v) {  // new reference
   static PyObject* unbound = PyUnicode_InternFromString("<unbound>");
@@ -122,22 +114,18 @@ PyObject* or_unbound(PyObject* v) {  // new reference
   return r;
 }
 
-PyObject* probe_hook(PyThreadState* ts, py::Frame* f, int throw_flag) {
+// {code, locals, derefs, globals, builtins, started, resumable} of f, or nullptr with an exception set.
+PyObject* frame_record(py::Frame* f) {
   PyCodeObject* co = py::frame_code(f);
-  if (co != t_probe.code || t_probe.record) return py::eval_frame_default(ts, f, throw_flag);
-  {
-    Ref locals(PyList_New(0)), derefs(PyList_New(0));
-    for (int i = 0; locals && i < py::code_nlocals(co); ++i) PyList_Append(locals.get(), Ref(or_unbound(py::frame_local(f, i))).get());
-    for (int i = 0; derefs && i < py::code_ncells(co) + py::code_nfrees(co); ++i)
-      PyList_Append(derefs.get(), Ref(or_unbound(py::frame_deref(f, i))).get());
-    if (!locals || !derefs) return nullptr;
-    t_probe.record = Py_BuildValue("{s:O,s:O,s:O,s:O,s:O,s:O,s:O}", "code", reinterpret_cast<PyObject*>(co), "locals",
-                                   locals.get(), "derefs", derefs.get(), "globals", py::frame_globals(f), "builtins",
-                                   py::frame_builtins(f), "started", py::frame_started(f) ? Py_True : Py_False,
-                                   "resumable", py::frame_is_resumable(f) ? Py_True : Py_False);
-    if (!t_probe.record) return nullptr;
-  }
-  return py::eval_frame_default(ts, f, throw_flag);
+  Ref locals(PyList_New(0)), derefs(PyList_New(0));
+  for (int i = 0; locals && i < py::code_nlocals(co); ++i) PyList_Append(locals.get(), Ref(or_unbound(py::frame_local(f, i))).get());
+  for (int i = 0; derefs && i < py::code_ncells(co) + py::code_nfrees(co); ++i)
+    PyList_Append(derefs.get(), Ref(or_unbound(py::frame_deref(f, i))).get());
+  if (!locals || !derefs) return nullptr;
+  return Py_BuildValue("{s:O,s:O,s:O,s:O,s:O,s:O,s:O}", "code", reinterpret_cast<PyObject*>(co), "locals",
+                       locals.get(), "derefs", derefs.get(), "globals", py::frame_globals(f), "builtins",
+                       py::frame_builtins(f), "started", py::frame_started(f) ? Py_True : Py_False, "resumable",
+                       py::frame_is_resumable(f) ? Py_True : Py_False);
 }
 
 // _C._frame_probe(fn, args[, code]) -> (fn(*args), {code, locals, derefs, globals, builtins,
@@ -148,20 +136,17 @@ PyObject* py_frame_probe(PyObject*, PyObject* args) {
   PyObject *fn, *call_args, *code = nullptr;
   if (!PyArg_ParseTuple(args, "OO!|O!:_frame_probe", &fn, &PyTuple_Type, &call_args, &PyCode_Type, &code)) return nullptr;
   if (!PyFunction_Check(fn)) return fail(PyExc_TypeError, "_frame_probe expects a Python function");
-  const py::EvalFrameFn previous = py::get_eval_frame();  // (pijit's own in stress mode: back after)
-  const Probe outer = t_probe;
-  t_probe = {reinterpret_cast<PyCodeObject*>(code ? code : PyFunction_GET_CODE(fn)), nullptr};
-  if (!py::set_eval_frame(probe_hook)) {
-    t_probe = outer;
-    return fail(PyExc_NotImplementedError, kUnsupportedPythonMessage);
-  }
-  Ref result(PyObject_Call(fn, call_args, nullptr));
-  if (py::get_eval_frame() == probe_hook) py::set_eval_frame(previous);
-  Ref record(t_probe.record);
-  t_probe = outer;
+  PJ_PY_BEGIN
+  Ref record;
+  Ref result(call_visiting_frame("_frame_probe", fn, call_args, nullptr,
+                                 reinterpret_cast<PyCodeObject*>(code ? code : PyFunction_GET_CODE(fn)),
+                                 [&record](PyThreadState* ts, py::Frame* f, int throw_flag) -> PyObject* {
+                                   record = Ref(frame_record(f));
+                                   return record ? py::eval_frame_default(ts, f, throw_flag) : nullptr;
+                                 }));
   if (!result) return nullptr;
-  if (!record) return fail(PyExc_RuntimeError, "_frame_probe: the hook never saw the function's frame");
   return Py_BuildValue("(OO)", result.get(), record.get());
+  PJ_PY_END(nullptr)
 }
 
 PyMethodDef py_methods[] = {

@@ -23,7 +23,7 @@
 #include <Python.h>
 #include <frameobject.h>  // PyFrameObject for the eval-frame hook (3.7/3.9: full struct)
 #if PY_VERSION_HEX < 0x030B0000
-#include <longintrepr.h>  // fresh_int: the digits of an int
+#include <longintrepr.h>  // fresh_int: the digits of an int (3.11's Python.h includes it)
 #else
 struct _PyInterpreterFrame;  // what 3.11's eval-frame hook is given (internal/pycore_frame.h)
 #endif
@@ -45,40 +45,43 @@ struct _PyInterpreterFrame;  // what 3.11's eval-frame hook is given (internal/p
 #define PJ_PY_VERSION_BIT (1u << 0)
 #define PJ_PY_BLOCKS_37 1
 #define PJ_PY_FINALLY_38 0
-#define PJ_PY_CAPTURE_SUPPORTED 1
+#define PJ_PY_CAPTURE_BUILT 1
 #elif PY_VERSION_HEX >= 0x03080000 && PY_VERSION_HEX < 0x03090000
 #define PJ_PY_VERSION_BIT (1u << 1)
 #define PJ_PY_BLOCKS_37 0
 #define PJ_PY_FINALLY_38 1
-#define PJ_PY_CAPTURE_SUPPORTED 1
+#define PJ_PY_CAPTURE_BUILT 1
 #elif PY_VERSION_HEX >= 0x03090000 && PY_VERSION_HEX < 0x030A0000
 #define PJ_PY_VERSION_BIT (1u << 2)
 #define PJ_PY_BLOCKS_37 0
 #define PJ_PY_FINALLY_38 0
-#define PJ_PY_CAPTURE_SUPPORTED 1
+#define PJ_PY_CAPTURE_BUILT 1
 #elif PY_VERSION_HEX >= 0x030A0000 && PY_VERSION_HEX < 0x030B0000
 #define PJ_PY_VERSION_BIT (1u << 3)
 #define PJ_PY_BLOCKS_37 0
 #define PJ_PY_FINALLY_38 0
-#define PJ_PY_CAPTURE_SUPPORTED 1
+#define PJ_PY_CAPTURE_BUILT 1
 #elif PY_VERSION_HEX >= 0x030B0000 && PY_VERSION_HEX < 0x030C0000
-// 3.11: the opcode table and the decoder (caches, backward jumps, the location table) run; the
-// frame model (_PyInterpreterFrame, exception tables) is not simulated yet.
+// 3.11: the simulator runs (its opcodes, _PyInterpreterFrame read through py/frame311.c); the hook
+// does not capture yet (kCaptureSupported): rewritten code and resume functions are still 3.10's.
 #define PJ_PY_VERSION_BIT (1u << 4)
 #define PJ_PY_BLOCKS_37 0
 #define PJ_PY_FINALLY_38 0
-#define PJ_PY_CAPTURE_SUPPORTED 0
+#define PJ_PY_CAPTURE_BUILT 1
 #else
 // No column: the table holds no opcode of this interpreter, and capture refuses to run.
 #define PJ_PY_VERSION_BIT 0u
 #define PJ_PY_BLOCKS_37 0
 #define PJ_PY_FINALLY_38 0
-#define PJ_PY_CAPTURE_SUPPORTED 0
+#define PJ_PY_CAPTURE_BUILT 0
 #endif
 
 namespace pj::py {
 
-constexpr bool kCaptureSupported = PJ_PY_CAPTURE_SUPPORTED;
+// PJ_PY_CAPTURE_BUILT: capture/ and codegen/ are compiled for this Python (3.7-3.11), so the
+// simulator can run on a frame (_C._capture_probe). kCaptureSupported: the hook captures frames
+// and runs rewritten code (3.7-3.10).
+constexpr bool kCaptureSupported = PJ_PY_CAPTURE_BUILT && PY_VERSION_HEX < 0x030B0000;
 // The opcode table has this interpreter's column and the decoder reads its bytecode (a step
 // before capture: 3.11).
 constexpr bool kDecodeSupported = PJ_PY_VERSION_BIT != 0u;
@@ -147,6 +150,11 @@ constexpr int kCodeUnit = 2;
 constexpr bool kExceptionTables = PY_VERSION_HEX >= 0x030B0000;
 // 3.11: LOAD_GLOBAL's argument is the name's index << 1, bit 0 asking for a NULL pushed first.
 constexpr bool kGlobalPushesNull = PY_VERSION_HEX >= 0x030B0000;
+// 3.11: a callable sits over a slot, NULL (PUSH_NULL, LOAD_GLOBAL's bit) or a method
+// (LOAD_METHOD), that CALL and CALL_FUNCTION_EX pop with it.
+constexpr bool kCallsOverNull = PY_VERSION_HEX >= 0x030B0000;
+// MAKE_FUNCTION pops the qualified name over the code before 3.11 (3.11: the code's co_qualname).
+constexpr bool kMakeFunctionPopsQualname = PY_VERSION_HEX < 0x030B0000;
 // 3.11: LOAD_DEREF, STORE_DEREF, LOAD_CLOSURE and MAKE_CELL index the one array of fast locals,
 // cells and free variables (an argument's cell in the argument's slot), not cells alone.
 constexpr bool kDerefIndexesLocals = PY_VERSION_HEX >= 0x030B0000;
@@ -345,6 +353,16 @@ inline bool tracing_or_profiling(PyThreadState* ts) { return ts->c_tracefunc || 
 inline int code_nlocals(PyCodeObject* co) { return co->co_nlocals; }
 inline int code_ncells(PyCodeObject* co) { return static_cast<int>(PyTuple_GET_SIZE(co->co_cellvars)); }
 inline int code_nfrees(PyCodeObject* co) { return static_cast<int>(PyTuple_GET_SIZE(co->co_freevars)); }
+// Borrowed: the name of fast local i (co_varnames order), of cell or free variable i (co_cellvars,
+// then co_freevars).
+inline PyObject* code_varname(PyCodeObject* co, int i) { return PyTuple_GET_ITEM(co->co_varnames, i); }
+inline PyObject* code_cellname(PyCodeObject* co, int i) {
+  const int ncells = code_ncells(co);
+  return i < ncells ? PyTuple_GET_ITEM(co->co_cellvars, i) : PyTuple_GET_ITEM(co->co_freevars, i - ncells);
+}
+// The cell or free variable (index as above) that the argument of LOAD_DEREF, STORE_DEREF,
+// DELETE_DEREF, LOAD_CLOSURE or MAKE_CELL names; -1: none. 3.7-3.10 index cells alone.
+inline int deref_cell_index(PyCodeObject*, int arg) { return arg; }
 // Borrowed: the object of cell/free variable i (nullptr when unbound).
 inline PyObject* frame_deref(PyFrameObject* f, int i) {
   PyObject* cell = f->f_localsplus[f->f_code->co_nlocals + i];
@@ -512,21 +530,6 @@ constexpr bool kRunInPlacePositional = false;
 // Whether the frame ran an instruction already (a generator being resumed, not started).
 inline bool frame_started(PyFrameObject* f) { return f->f_lasti >= 0; }
 
-// A new int equal to `v` (an exact int) that is not the small-int cache's object: capture tells a
-// number read from the frame from an equal constant by identity. New reference, or nullptr.
-inline PyObject* fresh_int(PyObject* v) {
-  auto* src = reinterpret_cast<PyLongObject*>(v);
-  Py_ssize_t size = Py_SIZE(src), n = size < 0 ? -size : size;
-  PyLongObject* r = _PyLong_New(n);
-  if (!r) return nullptr;
-#if PY_VERSION_HEX >= 0x03090000
-  Py_SET_SIZE(r, size);
-#else
-  Py_SIZE(r) = size;
-#endif
-  for (Py_ssize_t i = 0; i < n; ++i) r->ob_digit[i] = src->ob_digit[i];
-  return reinterpret_cast<PyObject*>(r);
-}
 #elif PY_VERSION_HEX >= 0x030B0000 && PY_VERSION_HEX < 0x030C0000
 // 3.11: the hook is given a _PyInterpreterFrame, read through py/frame311.c (its layout is in the
 // internal headers). One array, localsplus, holds the fast locals first, then the cell variables
@@ -546,6 +549,13 @@ extern "C" int pj_frame311_local_is_cell(PyCodeObject* co, int i);
 inline int code_nlocals(PyCodeObject* co) { return co->co_nlocals; }
 inline int code_ncells(PyCodeObject* co) { return co->co_ncellvars; }
 inline int code_nfrees(PyCodeObject* co) { return co->co_nfreevars; }
+extern "C" int pj_frame311_slot_cell(PyCodeObject* co, int slot);
+inline PyObject* code_varname(PyCodeObject* co, int i) { return PyTuple_GET_ITEM(co->co_localsplusnames, i); }
+inline PyObject* code_cellname(PyCodeObject* co, int i) {
+  return PyTuple_GET_ITEM(co->co_localsplusnames, pj_frame311_cell_slot(co, i));
+}
+// (3.11 indexes localsplus: an argument's cell is the argument's slot: kDerefIndexesLocals)
+inline int deref_cell_index(PyCodeObject* co, int arg) { return pj_frame311_slot_cell(co, arg); }
 inline PyCodeObject* frame_code(Frame* f) { return pj_frame311_code(f); }
 inline PyObject* frame_globals(Frame* f) { return pj_frame311_globals(f); }
 inline PyObject* frame_builtins(Frame* f) { return pj_frame311_builtins(f); }
@@ -626,6 +636,9 @@ inline PyObject* call_moving_args(PyObject*, PyObject*, bool) { frame_unsupporte
 inline int code_nlocals(PyCodeObject*) { frame_unsupported(); }
 inline int code_ncells(PyCodeObject*) { frame_unsupported(); }
 inline int code_nfrees(PyCodeObject*) { frame_unsupported(); }
+inline PyObject* code_varname(PyCodeObject*, int) { frame_unsupported(); }
+inline PyObject* code_cellname(PyCodeObject*, int) { frame_unsupported(); }
+inline int deref_cell_index(PyCodeObject*, int) { frame_unsupported(); }
 inline PyObject* frame_deref(Frame*, int) { frame_unsupported(); }
 inline PyObject* frame_cell(Frame*, int) { frame_unsupported(); }
 inline PyObject* frame_local(Frame*, int) { frame_unsupported(); }
@@ -642,6 +655,24 @@ inline void drop_resume_caller_entry(Frame*) { frame_unsupported(); }
 inline PyObject* call_moving_args(PyObject*, PyObject*, bool) { frame_unsupported(); }
 inline PyObject* run_in_place(PyThreadState*, Frame*, PyCodeObject*) { frame_unsupported(); }
 constexpr bool kRunInPlacePositional = false;
+#endif
+
+// A new int equal to `v` (an exact int) that is not the small-int cache's object: capture tells a
+// number read from the frame from an equal constant by identity. New reference, or nullptr.
+#if PJ_PY_CAPTURE_BUILT  // (3.12 stores the digits differently)
+inline PyObject* fresh_int(PyObject* v) {
+  auto* src = reinterpret_cast<PyLongObject*>(v);
+  Py_ssize_t size = Py_SIZE(src), n = size < 0 ? -size : size;
+  PyLongObject* r = _PyLong_New(n);
+  if (!r) return nullptr;
+#if PY_VERSION_HEX >= 0x03090000
+  Py_SET_SIZE(r, size);
+#else
+  Py_SIZE(r) = size;
+#endif
+  for (Py_ssize_t i = 0; i < n; ++i) r->ob_digit[i] = src->ob_digit[i];
+  return reinterpret_cast<PyObject*>(r);
+}
 #endif
 
 // ---- code bytes ---------------------------------------------------------------------------------
@@ -754,7 +785,7 @@ inline void* get_code_extra(PyObject* code, Py_ssize_t index) {
 inline bool set_code_extra(PyObject* code, Py_ssize_t index, void* extra) {
   return _PyCode_SetExtra(code, index, extra) == 0;
 }
-#if PJ_PY_CAPTURE_SUPPORTED
+#if PJ_PY_CAPTURE_BUILT
 // Frees a code object's extra array when every slot is empty, as if no co_extra user had set one:
 // CPython then calls no user's free function when the code dies (it calls every registered one,
 // with NULL too, for each code that has an array, and a foreign one may not survive finalization).

@@ -327,7 +327,7 @@ MutableNumbers& mutable_numbers() {
 }  // namespace
 
 PyObject* mark_mutable_number(PyObject* o) {
-#if PJ_PY_CAPTURE_SUPPORTED
+#if PJ_PY_CAPTURE_BUILT
   PyObject* fresh = PyFloat_CheckExact(o) ? PyFloat_FromDouble(PyFloat_AS_DOUBLE(o)) : py::fresh_int(o);
   if (!fresh) return nullptr;
 

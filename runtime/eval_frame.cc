@@ -905,7 +905,7 @@ void release_code_states() {
   if (g_released) return;
   set_stress(0);
   g_released = true;
-#if PJ_PY_CAPTURE_SUPPORTED
+#if PJ_PY_CAPTURE_BUILT
   std::vector<CodeState*> states(g_live_states.begin(), g_live_states.end());
   for (CodeState* st : states) {
     if (!g_live_states.contains(st)) continue;  // freed meanwhile by a code object's death
