@@ -42,8 +42,8 @@ PyObject* capture_record(const capture::CaptureResult& r) {
   for (const std::string& e : r.effects)
     if (PyList_Append(effects.get(), Ref(PyUnicode_FromString(e.c_str())).get()) < 0) return nullptr;
   const bool stopped = !r.ok || r.broke;
-  return Py_BuildValue("{s:O,s:O,s:s,s:s,s:i,s:s,s:N,s:s,s:i,s:N}", "ok", r.ok ? Py_True : Py_False, "broke",
-                       r.broke ? Py_True : Py_False, "reason", stopped ? why.id : "", "detail",
+  return Py_BuildValue("{s:O,s:O,s:s,s:s,s:s,s:i,s:s,s:N,s:s,s:i,s:N}", "ok", r.ok ? Py_True : Py_False, "broke",
+                       r.broke ? Py_True : Py_False, "reason", stopped ? why.id : "", "text", stopped ? r.reason_text().c_str() : "", "detail",
                        stopped ? r.detail.c_str() : "", "line", r.line, "function", r.function.c_str(), "guards",
                        guards.release(), "graph", r.ok && r.graph ? r.graph->to_string().c_str() : "", "ops",
                        r.ops_seen, "effects", effects.release());
@@ -52,7 +52,8 @@ PyObject* capture_record(const capture::CaptureResult& r) {
 // _C._capture_probe(fn, args[, kwargs]) -> (fn(*args, **kwargs), record): the simulator run on
 // fn's frame as the hook is given it (arguments bound, nothing run yet) with pj.jit's default
 // options, and the frame then run in CPython's own loop. record: {ok, broke, reason (a break id
-// such as "B002", "" when the whole frame was captured), detail, line, function, guards
+// such as "B002", "" when the whole frame was captured), text (the reason as explain shows it),
+// detail, line, function, guards
 // (explain's lines), graph (its text; "" when capture refused), ops, effects (replayed after the
 // graph)}. The capture stage alone, on
 // every Python the simulator is built for: on 3.11, whose hook does not capture yet, what capture

@@ -42,16 +42,16 @@ void Simulator::KW_NAMES(SimFrame& fr, const Instruction& ins) {
 }
 
 // 3.11: [slot, callable, args...], the last len(KW_NAMES) arguments keywords. The slot is
-// PUSH_NULL's (or LOAD_GLOBAL's, or LOAD_METHOD's: this simulation's always pushes the bound
-// attribute over it), else a callable whose first argument `callable` is (a with-block's __exit__
-// under the three Nones).
+// PUSH_NULL's or LOAD_GLOBAL's (call_slot), or LOAD_METHOD's (null_slot: this simulation's always
+// pushes the bound attribute over it), else a callable whose first argument `callable` is (a
+// with-block's __exit__ under the three Nones).
 void Simulator::CALL(SimFrame& fr, const Instruction& ins) {
   PyObject* names = fr.kw_names;
   fr.kw_names = nullptr;
   std::vector<PyObject*> args = pop_n(fr, ins.arg);
   PyObject* callable = pop(fr);
   PyObject* slot = pop(fr);
-  if (slot != null_slot()) {
+  if (slot != null_slot() && slot != call_slot()) {
     args.insert(args.begin(), callable);
     callable = slot;
   }

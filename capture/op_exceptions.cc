@@ -85,20 +85,27 @@ void Simulator::POP_EXCEPT(SimFrame& fr, const Instruction& ins) {
   pop_except(fr);
 }
 
-// exit = type(mgr).__exit__ bound, then enter's result (3.11: the exception table covers the body)
+// exit = type(mgr).__exit__ bound, then enter's result. 3.11: the exception table covers the body
+// (its handler is not simulated: a raise there stops capture); a BEFORE_WITH block stands for it
+// where breaks are placed (run_frame: a break inside needs a manager the resume function can
+// reach, as before 3.11), closed once the body's exit path consumed `exit` (run_frame).
 void Simulator::BEFORE_WITH(SimFrame& fr, const Instruction& ins) {
   PyObject* mgr = pop(fr);
   PyObject* exit = with_method(mgr, "__exit__");
   PyObject* enter = with_method(mgr, "__enter__");
   push(fr, exit);
   push(fr, call(enter, {}, nullptr));
+  if (py::kExceptionTables) {  // (its target: the handler of the body, which starts after it)
+    const int e = fr.pc < fr.handler->size() ? (*fr.handler)[fr.pc] : -1;
+    fr.blocks.push_back({Opcode::BEFORE_WITH, e >= 0 ? (*fr.handlers)[e].target : -1, fr.stack.size() - 2, node_of(mgr) >= 0});
+  }
 }
 
 // BEFORE_WITH, enter's result over a SETUP_FINALLY block whose handler calls exit with the
 // exception (a simulated raise; sim_exceptions.cc).
 void Simulator::SETUP_WITH(SimFrame& fr, const Instruction& ins) {
   const bool reenterable = node_of(top(fr)) >= 0;
-  BEFORE_WITH(fr, ins);
+  BEFORE_WITH(fr, ins);  // (3.7-3.10: pushes no block)
   fr.blocks.push_back({Opcode::SETUP_FINALLY, ins.jump_target, fr.stack.size() - 1, reenterable});
 }
 

@@ -60,7 +60,7 @@ void Simulator::SWAP(SimFrame& fr, const Instruction& ins) {
 
 // 3.11: the empty slot under a callable that is no method (CALL reads it)
 void Simulator::PUSH_NULL(SimFrame& fr, const Instruction& ins) {
-  push(fr, null_slot());
+  push(fr, call_slot());
 }
 
 }  // namespace pj::capture

@@ -43,6 +43,13 @@ void Simulator::mark_point(SimFrame& fr) {
   }
   b.graph = graph_.mark();
   b.blocks = fr.blocks;
+  // 3.11: a try block is the exception-table entry covering the instruction (a with-block's has
+  // its BEFORE_WITH block)
+  if (const int e = (*fr.handler)[fr.pc]; e >= 0) {
+    const py::ExceptionEntry& h = (*fr.handlers)[e];
+    if (b.blocks.empty() || b.blocks.back().op != Opcode::BEFORE_WITH || b.blocks.back().target != h.target)
+      b.blocks.push_back({Opcode::SETUP_FINALLY, h.target, static_cast<size_t>(h.depth)});
+  }
   b.mutations = mutated_.size();
   b.prev_offset = last_offset_;
   b.ordinal = ++points_;
@@ -130,9 +137,16 @@ int Simulator::choose_break() {
   }
   Opcode op = p.op;
   bool conditional = has_flag(op, py::kCondJump);
-  int pairs_after = nulls(p) - (op == Opcode::CALL_METHOD ? 1 : 0);
+  // The method pair the failing instruction consumes, or makes.
+  const bool takes_pair =
+      op == Opcode::CALL_METHOD ||
+      ((op == Opcode::CALL || op == Opcode::CALL_FUNCTION_EX) && py::kCallsOverNull &&
+       p.stack.size() >= static_cast<size_t>(op == Opcode::CALL ? p.arg + 2 : 3 + (p.arg & 1)) &&
+       p.stack[p.stack.size() - (op == Opcode::CALL ? p.arg + 2 : 3 + (p.arg & 1))] == null_slot());
+  const bool makes_pair = op == Opcode::LOAD_METHOD;  // (3.11's call_slot a resume function pushes again)
+  int pairs_after = nulls(p) - (takes_pair ? 1 : 0);
   // Run through the failing instruction: a plain one or a branch, leaving no method pair.
-  if (point_current_ && (!py::is_jump(op) || conditional) && op != Opcode::LOAD_METHOD && pairs_after == 0) {
+  if (point_current_ && (!py::is_jump(op) || conditional) && !makes_pair && pairs_after == 0) {
     break_offset_ = p.offset;
     if (prefix && breakable(s)) return s.ordinal;
     return breakable(p) ? p.ordinal : 0;
@@ -144,7 +158,7 @@ int Simulator::choose_break() {
     break_offset_ = -1;
     return s.ordinal;
   }
-  if (!point_current_ || pairs_after == 0 || (op == Opcode::LOAD_METHOD && nulls(p) == 0)) {
+  if (!point_current_ || pairs_after == 0 || (makes_pair && nulls(p) == 0)) {
     if (point_current_ && prefix && s.ordinal != p.ordinal && p.prev_offset >= 0 && breakable(s)) {
       break_offset_ = p.prev_offset;
       return s.ordinal;
@@ -166,6 +180,11 @@ bool Simulator::plan_break() {
   try {
     // The order codegen builds them in: a container met again is the one built first.
     for (size_t k = 0; k < b.stack.size(); ++k) {
+      if (b.stack[k] == call_slot()) {  // 3.11: PUSH_NULL's, which the resume function pushes again
+        plan.stack.emplace_back();
+        plan.stack.back().kind = ReturnPlan::Null;
+        continue;
+      }
       if (b.stack[k] != null_slot()) {
         plan.stack.push_back(plan_return(b.stack[k]));
         continue;

@@ -143,6 +143,7 @@ bool Simulator::generator_cleanup_pending() const {
     if (!fr.started || fr.returned) continue;
     for (const SimFrame::Block& b : fr.blocks)
       if (b.op != Opcode::SETUP_LOOP) return true;
+    if (fr.pc > 0 && (*fr.handler)[fr.pc - 1] >= 0) return true;  // 3.11: its YIELD_VALUE in a handler's range
   }
   return false;
 }

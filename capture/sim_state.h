@@ -58,7 +58,10 @@ struct SimFrame {
   const std::vector<Instruction>* ins = nullptr;  // owned by Simulator::decoded_
   const std::unordered_map<int, int>* at = nullptr;  // byte offset -> instruction index
   const std::vector<char>* in_loop = nullptr;        // owned by Simulator::decoded_
-  const std::vector<char>* in_try = nullptr;         // owned by Simulator::decoded_
+  // 3.11: the exception table, and per instruction the entry covering it (-1: none); owned by
+  // Simulator::decoded_
+  const std::vector<py::ExceptionEntry>* handlers = nullptr;
+  const std::vector<int>* handler = nullptr;
   std::vector<PyObject*> locals;    // borrowed (kept alive by Simulator::keep_)
   std::vector<char> loaded;         // root frame: whether locals[i] was read from the real frame
   std::vector<PyObject*> cells;     // PyCell objects: cellvars, then freevars
@@ -403,7 +406,8 @@ class Simulator : public TraceContext {
     std::vector<Instruction> ins;
     std::unordered_map<int, int> at;
     std::vector<char> in_loop;  // per instruction: between a backward jump's target and the jump
-    std::vector<char> in_try;   // per instruction: covered by an exception-table entry (3.11)
+    std::vector<py::ExceptionEntry> handlers;  // 3.11's exception table
+    std::vector<int> handler;   // per instruction: the entry of `handlers` covering it; -1: none
   };
   std::unordered_map<PyCodeObject*, Decoded> decoded_;
   int budget_;
@@ -510,6 +514,9 @@ class Simulator : public TraceContext {
 
 // A unique object standing for LOAD_METHOD's empty slot.
 PyObject* null_slot();
+// ... and one for 3.11's NULL under a callable (PUSH_NULL's, LOAD_GLOBAL's): always NULL, so a
+// resume function can push it again (ReturnPlan::Null), where LOAD_METHOD's slot may hold a method.
+PyObject* call_slot();
 
 bool is_cell(PyObject* v);                                  // an instance of pijit.nn.Cell
 bool is_parameter(PyObject* v);                             // an instance of pijit's Parameter

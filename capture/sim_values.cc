@@ -25,6 +25,7 @@ using guards::Check;
 using guards::CheckKind;
 
 PyObject g_null_slot_object = {_PyObject_EXTRA_INIT 1, &PyBaseObject_Type};
+PyObject g_call_slot_object = {_PyObject_EXTRA_INIT 1, &PyBaseObject_Type};
 
 // pijit.nn.cell's Cell, Cell.__call__ and Cell.__getattr__ (looked up once).
 struct CellTypes {
@@ -123,6 +124,7 @@ std::string describe_callable(PyObject* c) {
 }
 
 PyObject* null_slot() { return &g_null_slot_object; }
+PyObject* call_slot() { return &g_call_slot_object; }
 
 PyObject* Simulator::own(PyObject* new_ref) {
   if (!new_ref) python_error("an internal step");
@@ -287,7 +289,7 @@ void Simulator::refuse_foreign_iterator(PyObject* v) {
 }
 
 bool Simulator::trusted(PyObject* v) {
-  if (v == null_slot()) return false;
+  if (v == null_slot() || v == call_slot()) return false;
   if (is_constant(v) || py::is_tensor(v)) return true;
   if (made_exception(v)) return true;  // plain classes, constant args
   PyTypeObject* t = Py_TYPE(v);

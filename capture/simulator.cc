@@ -100,10 +100,12 @@ void Simulator::load_code(SimFrame& fr, PyCodeObject* co) {
       for (Instruction& i : dec.ins)
         if (has_flag(i.op, py::kFree) && (i.arg = py::deref_cell_index(co, i.arg)) < 0)
           stop(Break::Internal, std::string(op_name(i.op)) + " of a slot that holds no cell");
-    dec.in_try.assign(dec.ins.size(), 0);
-    for (const py::ExceptionEntry& h : d.handlers)
+    dec.handlers = std::move(d.handlers);
+    dec.handler.assign(dec.ins.size(), -1);
+    for (size_t e = 0; e < dec.handlers.size(); ++e)
       for (size_t i = 0; i < dec.ins.size(); ++i)
-        if (dec.ins[i].offset >= h.start && dec.ins[i].offset < h.end) dec.in_try[i] = 1;
+        if (dec.ins[i].offset >= dec.handlers[e].start && dec.ins[i].offset < dec.handlers[e].end)
+          dec.handler[i] = static_cast<int>(e);
     for (size_t i = 0; i < dec.ins.size(); ++i) dec.at[dec.ins[i].start] = dec.at[dec.ins[i].offset] = static_cast<int>(i);
     dec.in_loop.assign(dec.ins.size(), 0);
     for (const Instruction& j : dec.ins)
@@ -115,7 +117,8 @@ void Simulator::load_code(SimFrame& fr, PyCodeObject* co) {
   fr.ins = &it->second.ins;
   fr.at = &it->second.at;
   fr.in_loop = &it->second.in_loop;
-  fr.in_try = &it->second.in_try;
+  fr.handlers = &it->second.handlers;
+  fr.handler = &it->second.handler;
 }
 
 void Simulator::run_root(py::Frame* f) {
@@ -279,6 +282,9 @@ PyObject* Simulator::run_frame(SimFrame& fr) {
     if (--budget_ < 0) stop(Break::InstructionBudget, std::to_string(opt_.instruction_budget) + " instructions");
     ++r_.instructions;
     size_t at = fr.pc;
+    // 3.11: a with-block ends where its exit path consumed the __exit__ kept under the body
+    while (!fr.blocks.empty() && fr.blocks.back().op == Opcode::BEFORE_WITH && fr.stack.size() <= fr.blocks.back().level)
+      fr.blocks.pop_back();
     // No break inside a loop: its resume function, captured in turn, would break again on the next
     // iteration, one Python frame deeper each time. A failure there breaks before the loop.
     if (fr.root && opt_.allow_breaks) {
@@ -311,7 +317,7 @@ PyObject* Simulator::run_frame(SimFrame& fr) {
       if (raise_origin_.value != raised.value) raise_origin_ = {raised.value, current_line(), current_code(), inline_chain()};
       // 3.11's handlers are exception-table entries, not blocks: not simulated yet (the raise
       // happens for real, in the interpreter, which finds the handler).
-      if ((*fr.in_try)[at]) stop(Break::ExceptionHandling, "an exception caught by a handler of 3.11's exception table");
+      if ((*fr.handler)[at] >= 0) stop(Break::ExceptionHandling, "an exception caught by a handler of 3.11's exception table");
       if (!enter_handler(fr, raised.value)) throw;
       raise_origin_.value = nullptr;  // caught
       if (fr.root) {  // a jump to the handler

@@ -18,7 +18,8 @@ struct ReturnPlan {
   // Method: a builtin container's bound method, items[0].<obj> (`push = out.append`).
   // Object: an instance of a user class the function made, obj = (class, attribute names), items
   // their values: py::object_rebuild_function()(class, names, *items), which runs no user code.
-  enum Kind { Const, Output, Source, Tuple, List, Dict, Shared, Method, Object } kind = Const;
+  // Null: 3.11's NULL under a callable on a resume function's stack (PUSH_NULL there).
+  enum Kind { Const, Output, Source, Tuple, List, Dict, Shared, Method, Object, Null } kind = Const;
   PyObject* obj = nullptr;  // Const: the value; Dict: the keys (a tuple); Output: the class to
                             // give the output (nullptr: pijit.Tensor); Method: its name; Tuple: a
                             // namedtuple class to build (tuple.__new__(obj, items); nullptr: tuple). Owned.

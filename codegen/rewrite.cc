@@ -181,6 +181,9 @@ class Emitter : public CodeBuilder {
       case ReturnPlan::Shared:  // built earlier in this plan (depth first, left to right)
         op(Opcode::LOAD_FAST, slot_locals_.at(p.index));
         return;
+      case ReturnPlan::Null:  // (3.11's, whose rewritten code is not emitted yet: never planned here)
+        PJ_CHECK(false) << "a NULL stack slot in rewritten code of a Python before 3.11";
+        return;
     }
   }
   // Jumps to the instruction at `offset` of a copy of the original bytecode appended here: the

@@ -42,6 +42,36 @@ int pj_frame311_cell_slot(PyCodeObject* co, int i) {
   return -1;
 }
 
+/* One varint of the exception table: 6-bit groups, most significant first, bit 6 = more follow. */
+static int read_varint(const unsigned char** p, const unsigned char* end) {
+  int v = 0;
+  while (*p < end) {
+    const unsigned char b = *(*p)++;
+    v = (v << 6) | (b & 63);
+    if (!(b & 64)) break;
+  }
+  return v;
+}
+
+/* Whether a generator, coroutine or async generator is suspended at an instruction an exception-
+ * table entry covers: closing it runs that handler (a try's or a with-block's cleanup). Not
+ * started, running or finished: closing runs nothing. */
+int pj_frame311_gen_in_handler(PyObject* o) {
+  PyGenObject* g = (PyGenObject*)o;
+  if (g->gi_frame_state != FRAME_SUSPENDED) return 0;
+  _PyInterpreterFrame* f = (_PyInterpreterFrame*)g->gi_iframe;
+  const int at = _PyInterpreterFrame_LASTI(f);
+  const unsigned char* p = (const unsigned char*)PyBytes_AS_STRING(f->f_code->co_exceptiontable);
+  const unsigned char* end = p + PyBytes_GET_SIZE(f->f_code->co_exceptiontable);
+  while (p < end) {
+    const int start = read_varint(&p, end), size = read_varint(&p, end);
+    read_varint(&p, end); /* target */
+    read_varint(&p, end); /* depth and lasti */
+    if (at >= start && at < start + size) return 1;
+  }
+  return 0;
+}
+
 /* The inverse: the cell index (as above) of localsplus slot `slot`; -1 when it holds no cell. */
 int pj_frame311_slot_cell(PyCodeObject* co, int slot) {
   const char* kinds = PyBytes_AS_STRING(co->co_localspluskinds);

@@ -626,9 +626,15 @@ inline PyObject* run_in_place(PyThreadState*, Frame* f, PyCodeObject* code) {
 inline int traceback_here(Frame*) { frame_unsupported(); }
 inline Frame* shadow_frame(PyThreadState*, Frame*, PyCodeObject*) { frame_unsupported(); }
 inline void give_back_locals(Frame*, Frame*) { frame_unsupported(); }
-inline bool finalizer_runs_code(PyObject*) { frame_unsupported(); }
 inline void drop_resume_caller_entry(Frame*) { frame_unsupported(); }
 inline PyObject* call_moving_args(PyObject*, PyObject*, bool) { frame_unsupported(); }
+extern "C" int pj_frame311_gen_in_handler(PyObject* o);
+// As on 3.7-3.10: a generator, coroutine or async generator suspended where a handler covers it
+// (3.11's exception table: a try's or with-block's), or an object whose type has a finalizer.
+inline bool finalizer_runs_code(PyObject* o) {
+  if (PyGen_Check(o) || PyCoro_CheckExact(o) || PyAsyncGen_CheckExact(o)) return pj_frame311_gen_in_handler(o) != 0;
+  return Py_TYPE(o)->tp_finalize || Py_TYPE(o)->tp_del;
+}
 #else
 // 3.12+: frames are not read yet; capture refuses to install its hook there, so these are never
 // reached. They exist so the extension (tensors, kernels) still builds for that Python.
