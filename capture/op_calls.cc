@@ -96,6 +96,20 @@ void Simulator::YIELD_FROM(SimFrame& fr, const Instruction& ins) {
   stop(Break::Generator, op_name(ins.op));
 }
 
+// 3.11's `yield from`: [receiver, value sent] -> [receiver, its next value] for the YIELD_VALUE
+// after it (whose resumption jumps back here); when the receiver is finished, its return value in
+// its place, and a jump past the loop.
+void Simulator::SEND(SimFrame& fr, const Instruction& ins) {
+  if (!fr.generator || (fr.code->co_flags & CO_ITERABLE_COROUTINE)) stop(Break::Generator, op_name(ins.op));
+  pop(fr);  // the value sent: None (send() is refused)
+  PyObject* receiver = top(fr);
+  if (PyObject* v = next_item(receiver)) return push(fr, v);
+  pop(fr);
+  PyObject* ret = sim_generator(receiver) ? generator_frame(receiver).result : nullptr;
+  push(fr, ret ? ret : Py_None);
+  jump(fr, ins);
+}
+
 void Simulator::async_opcode(SimFrame& fr, const Instruction& ins) {
   stop(Break::Generator, op_name(ins.op));
 }

@@ -29,8 +29,29 @@ void Simulator::JUMP_IF_NOT_EXC_MATCH(SimFrame& fr, const Instruction& ins) {
   if (!exception_matches(pop(fr), pattern)) jump(fr, ins);
 }
 
+// 3.11's `except E:`: [exception, E] -> [exception, whether it matches] (a jump follows)
+void Simulator::CHECK_EXC_MATCH(SimFrame& fr, const Instruction& ins) {
+  PyObject* pattern = pop(fr);
+  if (!made_exception(top(fr))) stop(Break::ExceptionHandling, "matches an exception capture did not raise");
+  push(fr, exception_matches(reinterpret_cast<PyObject*>(Py_TYPE(top(fr))), pattern) ? Py_True : Py_False);
+}
+
+// 3.11: a handler begins; the exception being handled before it goes under the new one, which
+// becomes the one being handled (POP_EXCEPT gives the old one back)
+void Simulator::PUSH_EXC_INFO(SimFrame& fr, const Instruction& ins) {
+  PyObject* e = pop(fr);
+  push(fr, fr.handling.empty() ? Py_None : fr.handling.back());
+  fr.handling.push_back(e);
+  push(fr, e);
+}
+
+// 3.9-3.10: the three values of the exception go on unwinding. 3.11: the exception alone (an
+// argument n > 0 points the traceback at the instruction a value n down names: not modelled)
 void Simulator::RERAISE(SimFrame& fr, const Instruction& ins) {
-  reraise(fr);
+  if (!py::kExceptionTables) return reraise(fr);
+  PyObject* e = pop(fr);
+  if (!made_exception(e)) stop(Break::ExceptionHandling, "re-raises an exception capture did not raise");
+  throw SimRaise{e};
 }
 
 #if PJ_PY_BLOCKS_37
@@ -82,7 +103,11 @@ void Simulator::RAISE_VARARGS(SimFrame& fr, const Instruction& ins) {
 }
 
 void Simulator::POP_EXCEPT(SimFrame& fr, const Instruction& ins) {
-  pop_except(fr);
+  if (!py::kExceptionTables) return pop_except(fr);
+  // 3.11: the exception PUSH_EXC_INFO saved is the one being handled again
+  if (fr.handling.empty() || fr.stack.empty()) stop(Break::Internal, "POP_EXCEPT outside a handler");
+  pop(fr);
+  fr.handling.pop_back();
 }
 
 // exit = type(mgr).__exit__ bound, then enter's result. 3.11: the exception table covers the body
@@ -122,12 +147,15 @@ void Simulator::WITH_CLEANUP_FINISH(SimFrame& fr, const Instruction& ins) {
 #endif
 
 #if !(PJ_PY_BLOCKS_37 || PJ_PY_FINALLY_38)
-// exit(type, value, traceback) under the exception's values
+// exit(type, value, traceback): 3.9-3.10 under the exception's three values and the three of the
+// one handled before; 3.11 under the exception and the one handled before, over its lasti.
 void Simulator::WITH_EXCEPT_START(SimFrame& fr, const Instruction& ins) {
-  if (fr.stack.size() < 7 || !made_exception(top(fr, 2))) stop(Break::ExceptionHandling, "WITH_EXCEPT_START without an exception");
-  PyObject* exit = top(fr, 7);
+  const size_t exit_at = py::kExceptionTables ? 4 : 7;
+  PyObject* e = py::kExceptionTables ? top(fr) : top(fr, 2);
+  if (fr.stack.size() < exit_at || !made_exception(e)) stop(Break::ExceptionHandling, "WITH_EXCEPT_START without an exception");
+  PyObject* exit = top(fr, exit_at);
   refuse_traceback_reader(exit);
-  push(fr, call(exit, {top(fr), top(fr, 2), Py_None}, nullptr));
+  push(fr, call(exit, {reinterpret_cast<PyObject*>(Py_TYPE(e)), e, Py_None}, nullptr));
 }
 #endif
 

@@ -126,9 +126,12 @@ void Simulator::not_in_callee(const std::string& what) {
 void Simulator::defer(codegen::EffectPlan fx, PyObject* value, const std::string& what, bool may_raise) {
   // Replayed after the graph, an effect that raises would raise outside the handler that catches
   // it in eager Python. One that cannot raise (a plain store, list.append) replays the same.
-  for (const SimFrame* f : frames_)
+  for (const SimFrame* f : frames_) {
     for (const SimFrame::Block& b : f->blocks)
       if (may_raise && b.op != Opcode::SETUP_LOOP) stop(Break::SideEffect, what + " inside a try or with block");
+    // 3.11: the instruction running in f lies in a handler's range (a try, a with-block, an except body)
+    if (may_raise && f->pc > 0 && (*f->handler)[f->pc - 1] >= 0) stop(Break::SideEffect, what + " inside a try or with block");
+  }
   const SimFrame* root = frames_.front();  // the replay belongs to the root's code: its line
   fx.line = root->pc > 0 ? (*root->ins)[root->pc - 1].line : current_line();
   if (value) escape(value);

@@ -142,6 +142,36 @@ bool Simulator::enter_handler(SimFrame& fr, PyObject* e) {
   return false;
 }
 
+// 3.11's unwinding: the exception-table entry covering the raising instruction (index `at`) gives
+// the handler, the stack depth to keep, and whether the instruction's position (lasti, which
+// RERAISE reads for the traceback) goes under the exception. false: no handler covers it.
+bool Simulator::enter_table_handler(SimFrame& fr, size_t at, PyObject* e) {
+  const int k = (*fr.handler)[at];
+  if (k < 0) return false;
+  const py::ExceptionEntry& h = (*fr.handlers)[k];
+  if (fr.stack.size() < static_cast<size_t>(h.depth)) stop(Break::Internal, "an exception handler deeper than the stack");
+  fr.stack.resize(h.depth);
+  if (h.lasti) fr.stack.push_back(own(PyLong_FromLong((*fr.ins)[at].offset / py::kCodeUnit)));
+  fr.stack.push_back(e);
+  fr.pc = fr.at->at(h.target);
+  return true;
+}
+
+// 3.11: whether an exception raised at instruction i would reach the handler at `target`: the entry
+// covering i names it, or a handler whose own code an entry naming it (or such a handler) covers.
+// Entries are flat (each instruction names its innermost handler); a handler's code lies in the
+// range of the construct around it, so the chain of handlers climbs out construct by construct.
+bool Simulator::within_handler(const SimFrame& fr, size_t i, int target) {
+  int k = i < fr.handler->size() ? (*fr.handler)[i] : -1;
+  for (size_t steps = 0; k >= 0 && steps <= fr.handlers->size(); ++steps) {
+    const int t = (*fr.handlers)[k].target;
+    if (t == target) return true;
+    auto at = fr.at->find(t);
+    k = at == fr.at->end() ? -1 : (*fr.handler)[at->second];
+  }
+  return false;
+}
+
 // Leaving an except block other than by POP_EXCEPT (ceval's UNWIND_EXCEPT_HANDLER): the stack
 // down to the block's level, the three values of the state before it included.
 void Simulator::unwind_except_handler(SimFrame& fr, const SimFrame::Block& b) {

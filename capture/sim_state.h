@@ -210,6 +210,8 @@ class Simulator : public TraceContext {
   void raise_statement(SimFrame& fr, int argc);
   [[noreturn]] void raise_lookup_error(const char* during);
   bool enter_handler(SimFrame& fr, PyObject* e);
+  bool enter_table_handler(SimFrame& fr, size_t at, PyObject* e);  // 3.11: raised at instruction `at`
+  bool within_handler(const SimFrame& fr, size_t i, int target);
   bool exception_matches(PyObject* raised, PyObject* pattern);
   void pop_except(SimFrame& fr);
   void reraise(SimFrame& fr);

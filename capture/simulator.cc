@@ -216,6 +216,10 @@ static int stack_uses(Opcode op, int arg) {
     case Opcode::RETURN_VALUE:
     case Opcode::BUILD_TUPLE:
     case Opcode::BUILD_LIST:
+    case Opcode::POP_BLOCK:  // (blocks: 3.7-3.10)
+    case Opcode::SETUP_FINALLY:
+    case Opcode::SETUP_EXCEPT:
+    case Opcode::SETUP_LOOP:
     case Opcode::COPY:  // (3.11's)
     case Opcode::SWAP:
     case Opcode::PUSH_NULL:
@@ -282,8 +286,10 @@ PyObject* Simulator::run_frame(SimFrame& fr) {
     if (--budget_ < 0) stop(Break::InstructionBudget, std::to_string(opt_.instruction_budget) + " instructions");
     ++r_.instructions;
     size_t at = fr.pc;
-    // 3.11: a with-block ends where its exit path consumed the __exit__ kept under the body
-    while (!fr.blocks.empty() && fr.blocks.back().op == Opcode::BEFORE_WITH && fr.stack.size() <= fr.blocks.back().level)
+    // 3.11: a with-block ends where its body does (its exit path runs outside the handler's range,
+    // as 3.7-3.10's POP_BLOCK ends it before), or where the exit was consumed
+    while (!fr.blocks.empty() && fr.blocks.back().op == Opcode::BEFORE_WITH &&
+           (fr.stack.size() <= fr.blocks.back().level || !within_handler(fr, at, fr.blocks.back().target)))
       fr.blocks.pop_back();
     // No break inside a loop: its resume function, captured in turn, would break again on the next
     // iteration, one Python frame deeper each time. A failure there breaks before the loop.
@@ -291,6 +297,8 @@ PyObject* Simulator::run_frame(SimFrame& fr) {
       // Try blocks may be open (the resume function enters them again); loop and with blocks not.
       bool blocks_ok = true;
       for (const SimFrame::Block& b : fr.blocks) blocks_ok = blocks_ok && b.op != Opcode::SETUP_LOOP && b.reenterable;
+      // 3.11: nor inside an except body (3.7-3.10: its EXCEPT_HANDLER block, never re-entered)
+      if (py::kExceptionTables) blocks_ok = blocks_ok && fr.handling.empty();
 #if PJ_PY_BLOCKS_37 || PJ_PY_FINALLY_38
       blocks_ok = blocks_ok && !finally_state_on_stack(fr);  // inside a finally body (its markers)
 #endif
@@ -315,10 +323,7 @@ PyObject* Simulator::run_frame(SimFrame& fr) {
       moving_ = was_moving;
       if (dynamic_.mid_use(derive)) stop(Break::ExceptionHandling, "an exception raised in the middle of a number's use");
       if (raise_origin_.value != raised.value) raise_origin_ = {raised.value, current_line(), current_code(), inline_chain()};
-      // 3.11's handlers are exception-table entries, not blocks: not simulated yet (the raise
-      // happens for real, in the interpreter, which finds the handler).
-      if ((*fr.handler)[at] >= 0) stop(Break::ExceptionHandling, "an exception caught by a handler of 3.11's exception table");
-      if (!enter_handler(fr, raised.value)) throw;
+      if (!(py::kExceptionTables ? enter_table_handler(fr, at, raised.value) : enter_handler(fr, raised.value))) throw;
       raise_origin_.value = nullptr;  // caught
       if (fr.root) {  // a jump to the handler
         after_jump_ = true;

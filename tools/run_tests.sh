@@ -71,10 +71,11 @@ if [ -x /usr/bin/python3 ]; then
   PIJIT_ALLOW_NO_TORCH=$no_torch PYTHONPATH=pyscripts /usr/bin/python3 tests/python/run.py --oracle > "$log/oracle.txt" 2>&1
   tail -n 20 "$log/oracle.txt"
   tally "$log/oracle.txt" "oracle (system python3)"
-  # 3.11, where capture does not run yet: pijit's opcode table and decoder against its opcode and
+  # 3.11, whose hook does not capture yet: pijit's opcode table and decoder against its opcode and
   # dis modules (caches, backward jumps, the location table), the assembler against its compiler
-  # (code, location and exception tables byte for byte), the frame reads through its hook.
-  for suite in test_opcodes test_assembler test_frames; do
+  # (code, location and exception tables byte for byte), the frame reads through its hook, and
+  # the simulator on its frames (the golden fixtures' first entries; random programs as on 3.9).
+  for suite in test_opcodes test_assembler test_frames test_capture_stage; do
     PYTHONPATH=pyscripts /usr/bin/python3 -W ignore tests/python/run.py -k "$suite" > "$log/${suite}311.txt" 2>&1
     tail -n 4 "$log/${suite}311.txt"
     tally "$log/${suite}311.txt" "$suite on the system python3 (3.11)"

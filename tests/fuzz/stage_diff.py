@@ -11,8 +11,9 @@ shows it) are recorded; the calls then go on plainly, as drive() makes them. The
 and the count of pijit's module namespaces normalised). The programs are the same on both sides:
 gen.py draws them from random.Random(seed), whose streams every Python 3 shares. What a version
 legitimately does differently (an error message CPython words anew) shows as a difference to
-read, not one to hide: the report names the field and the program. Ends with "N programs, K
-differ"; exits 1 when K is not 0.
+read, not one to hide: the report names the field and the program; KNOWN lists those read and
+found to be the bytecode's (reported, not counted). Ends with "N programs, K differ"; exits 1 when
+K is not 0.
 """
 import argparse
 import json
@@ -28,6 +29,12 @@ sys.path.insert(0, HERE)
 import gen  # noqa: E402
 
 PROGRAMS_PER_SEED = 100000
+
+# Differences read and found to be the versions' bytecode, not capture: program -> why.
+KNOWN = {
+    200833: "3.11 calls ops.minimum(a, rec(x)) through LOAD_GLOBAL's NULL and LOAD_ATTR, where 3.9's "
+            "LOAD_METHOD leaves a method pair on the stack at rec's call: 3.11 can break there, 3.9 cannot",
+}
 
 
 def _norm(text):
@@ -61,8 +68,13 @@ def probe_program(pid):
             rec["raised"] = type(e).__name__
             raise
         stopped = r["reason"] and (r["broke"] or not r["ok"])
-        rec.update(graph=_norm(r["graph"]), guards=[_norm(g) for g in r["guards"]],
-                   stop=_norm(r["text"]) if stopped else "", effects=r["effects"])
+        # The guards as a set (their order follows the bytecode's order of reads, which versions
+        # change without changing what is read), and where capture stopped as the reason's id
+        # and function, not its text (CPython words its exceptions anew, stdlib lines move);
+        # the graph exactly.
+        rec.update(graph=_norm(r["graph"]), guards=sorted(_norm(g) for g in r["guards"]),
+                   stop="%s in %s%s" % (r["reason"], r["function"], " (a break)" if r["broke"] else "")
+                   if stopped else "", effects=r["effects"])
         return result
 
     try:
@@ -108,6 +120,9 @@ def main(argv=None):
     for pid in sorted(mine, key=int):
         m, o = mine[pid], other.get(pid)
         if m == o:
+            continue
+        if int(pid) in KNOWN:
+            print("program %s differs as known: %s" % (pid, KNOWN[int(pid)]))
             continue
         differ += 1
         fields = sorted(k for k in set(m) | set(o or {}) if (o or {}).get(k) != m.get(k))
