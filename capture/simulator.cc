@@ -108,10 +108,16 @@ void Simulator::load_code(SimFrame& fr, PyCodeObject* co) {
           dec.handler[i] = static_cast<int>(e);
     for (size_t i = 0; i < dec.ins.size(); ++i) dec.at[dec.ins[i].start] = dec.at[dec.ins[i].offset] = static_cast<int>(i);
     dec.in_loop.assign(dec.ins.size(), 0);
-    for (const Instruction& j : dec.ins)
+    for (const Instruction& j : dec.ins) {
       if (j.jump_target >= 0 && j.jump_target <= j.offset && !has_flag(j.op, py::kSetup))
         for (size_t i = 0; i < dec.ins.size(); ++i)
           if (dec.ins[i].offset >= j.jump_target && dec.ins[i].offset <= j.offset) dec.in_loop[i] = 1;
+      // a for loop's body, also one that never jumps back (3.11 leaves out the jump a body that
+      // always returns cannot reach)
+      if (j.op == Opcode::FOR_ITER)
+        for (size_t i = 0; i < dec.ins.size(); ++i)
+          if (dec.ins[i].offset >= j.offset && dec.ins[i].offset < j.jump_target) dec.in_loop[i] = 1;
+    }
     it = decoded_.emplace(co, std::move(dec)).first;
   }
   fr.ins = &it->second.ins;
@@ -287,9 +293,11 @@ PyObject* Simulator::run_frame(SimFrame& fr) {
     ++r_.instructions;
     size_t at = fr.pc;
     // 3.11: a with-block ends where its body does (its exit path runs outside the handler's range,
-    // as 3.7-3.10's POP_BLOCK ends it before), or where the exit was consumed
+    // as 3.7-3.10's POP_BLOCK ends it before), or where the exit was consumed. A NOP tells nothing:
+    // it cannot raise, and the compiler leaves some in the body out of every range (a `try:`).
     while (!fr.blocks.empty() && fr.blocks.back().op == Opcode::BEFORE_WITH &&
-           (fr.stack.size() <= fr.blocks.back().level || !within_handler(fr, at, fr.blocks.back().target)))
+           (fr.stack.size() <= fr.blocks.back().level ||
+            ((*fr.ins)[at].op != Opcode::NOP && !within_handler(fr, at, fr.blocks.back().target))))
       fr.blocks.pop_back();
     // No break inside a loop: its resume function, captured in turn, would break again on the next
     // iteration, one Python frame deeper each time. A failure there breaks before the loop.
