@@ -189,8 +189,10 @@ bool Simulator::plan_break() {
         plan.stack.push_back(plan_return(b.stack[k]));
         continue;
       }
-      // LOAD_METHOD's empty slot under a bound attribute: the instruction becomes a plain call.
-      bool method_slot = b.offset == opt_.break_offset && b.op == Opcode::CALL_METHOD && k + b.arg + 2 == b.stack.size();
+      // LOAD_METHOD's empty slot under a bound attribute: the instruction becomes a plain call
+      // (3.11: its CALL, over a NULL).
+      bool method_slot = b.offset == opt_.break_offset && (b.op == Opcode::CALL_METHOD || b.op == Opcode::CALL) &&
+                         k + b.arg + 2 == b.stack.size();
       if (!method_slot) return false;
       plan.method_call_as_function = true;
     }

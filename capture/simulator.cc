@@ -305,8 +305,12 @@ PyObject* Simulator::run_frame(SimFrame& fr) {
       // Try blocks may be open (the resume function enters them again); loop and with blocks not.
       bool blocks_ok = true;
       for (const SimFrame::Block& b : fr.blocks) blocks_ok = blocks_ok && b.op != Opcode::SETUP_LOOP && b.reenterable;
-      // 3.11: nor inside an except body (3.7-3.10: its EXCEPT_HANDLER block, never re-entered)
-      if (py::kExceptionTables) blocks_ok = blocks_ok && fr.handling.empty();
+      // 3.11: nor inside a handler, from its first instruction (3.7-3.10: its EXCEPT_HANDLER block,
+      // pushed as the exception enters it, never re-entered)
+      if (py::kExceptionTables) {
+        blocks_ok = blocks_ok && fr.handling.empty();
+        for (const py::ExceptionEntry& h : *fr.handlers) blocks_ok = blocks_ok && h.target != (*fr.ins)[fr.pc].offset;
+      }
 #if PJ_PY_BLOCKS_37 || PJ_PY_FINALLY_38
       blocks_ok = blocks_ok && !finally_state_on_stack(fr);  // inside a finally body (its markers)
 #endif

@@ -54,7 +54,7 @@ struct ResumePlan {
   int break_offset = -1;  // ... and of the last, where capture stopped (a straight run from `offset`);
                           // -1: none, the resume function starts at `offset`
   std::vector<ReturnPlan> stack;                   // the value stack there, bottom first
-  bool method_call_as_function = false;            // CALL_METHOD whose method slot was empty
+  bool method_call_as_function = false;            // CALL_METHOD (3.11: CALL) whose method slot was empty
   std::vector<std::pair<int, ReturnPlan>> locals;  // fast locals the captured part assigned
   std::vector<int> deleted;                        // arguments the captured part deleted
   std::vector<std::pair<int, ReturnPlan>> cells;   // cell variables it assigned (cellvars order)
