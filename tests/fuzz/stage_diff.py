@@ -98,7 +98,15 @@ def main(argv=None):
     ap.add_argument("--count", type=int, default=100)
     ap.add_argument("--against", help="the other Python (its records are computed in a child)")
     ap.add_argument("--out", help="write this Python's records as JSON here and stop")
+    knobs = dict(gen.FEATURE_P, objects="OBJ_PROGRAM_P")  # (run_fuzz.py's: shares of programs with a feature)
+    for name in sorted(knobs):
+        ap.add_argument("--" + name, type=float, default=None, metavar="P", help="as run_fuzz.py's --" + name)
     a = ap.parse_args(argv)
+    shares = []
+    for name, knob in sorted(knobs.items()):
+        if getattr(a, name) is not None:
+            setattr(gen, knob, getattr(a, name))
+            shares += ["--" + name, str(getattr(a, name))]
     mine = records(a.seed, a.count)
     if a.out:
         with open(a.out, "w") as f:
@@ -108,7 +116,7 @@ def main(argv=None):
         ap.error("--against PYTHON or --out FILE")
     path = os.path.join(tempfile.mkdtemp(prefix="pijit_stage_diff_"), "other.json")
     proc = subprocess.run([a.against, os.path.abspath(__file__), "--seed", str(a.seed), "--count", str(a.count),
-                           "--out", path], stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+                           "--out", path] + shares, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
     if proc.returncode != 0:
         print(proc.stdout.decode(errors="replace"))
         print("0 programs, 1 differ (the run under %s failed)" % a.against)
