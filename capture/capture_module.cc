@@ -13,7 +13,7 @@ namespace {
 
 // _C._test_interrupt_next_trace(exc_type): see capture::arm_test_interruption.
 PyObject* py_test_interrupt(PyObject*, PyObject* exc_type) {
-  if (!kCaptureSupported) return fail(PyExc_NotImplementedError, kUnsupportedPythonMessage);
+  if (!capture_supported()) return fail(PyExc_NotImplementedError, kUnsupportedPythonMessage);
   if (exc_type != Py_None && !PyExceptionClass_Check(exc_type)) return fail(PyExc_TypeError, "expected an exception class");
   capture::arm_test_interruption(exc_type == Py_None ? nullptr : exc_type);
   Py_RETURN_NONE;
@@ -22,7 +22,7 @@ PyObject* py_test_interrupt(PyObject*, PyObject* exc_type) {
 // _C._simulated_opcodes() -> the names of the running interpreter's opcodes capture has a handler
 // for (capture/op_handlers.def); every other opcode refuses with B001.
 PyObject* py_simulated_opcodes(PyObject*, PyObject*) {
-  if (!kCaptureSupported) return fail(PyExc_NotImplementedError, kUnsupportedPythonMessage);
+  if (!capture_supported()) return fail(PyExc_NotImplementedError, kUnsupportedPythonMessage);
   Ref out(PyList_New(0));
   if (!out) return nullptr;
   for (Opcode op : capture::simulated_opcodes()) {

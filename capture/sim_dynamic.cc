@@ -263,7 +263,7 @@ bool DynamicShapes::compare_size(SimFrame& fr, const Instruction& ins) {
 
 void DynamicShapes::sizes_used_by(SimFrame& fr, const Instruction& ins, int uses) {
   if (ins.op == Opcode::RETURN_VALUE) uses = 1;  // the return plan would hold it as a constant
-  using_op_ = op_name(ins.op);
+  if (!using_op_) using_op_ = op_name(ins.op);  // (a return: moving; else instruction_uses named it)
   if (compare_size(fr, ins)) return;
   const size_t n = fr.stack.size(), from = uses < 0 || static_cast<size_t>(uses) > n ? 0 : n - uses;
   for (size_t i = from; i < n; ++i) {
@@ -279,8 +279,18 @@ void DynamicShapes::sizes_used_by(SimFrame& fr, const Instruction& ins, int uses
   }
 }
 
-bool DynamicShapes::instruction_uses(SimFrame& fr, const Instruction& ins, int uses, bool moving) {
-  using_op_ = moving ? nullptr : op_name(ins.op);  // what a number specialised now was used by
+// 3.11's instructions as the rules below know them from 3.7-3.10: BINARY_OP as the operator's own
+// opcode, CALL as CALL_METHOD (the same layout: a slot, the callable, the arguments).
+static Instruction as_before_311(const Instruction& ins) {
+  Instruction as = ins;
+  if (ins.op == Opcode::BINARY_OP) as.op = py::binary_op_opcode(ins.arg);
+  else if (ins.op == Opcode::CALL) as.op = Opcode::CALL_METHOD;
+  return as;
+}
+
+bool DynamicShapes::instruction_uses(SimFrame& fr, const Instruction& real, int uses, bool moving) {
+  using_op_ = moving ? nullptr : op_name(real.op);  // what a number specialised now was used by
+  const Instruction ins = as_before_311(real);
   const bool derive = !moving && (!s_.unguarded_.empty() || !derived_.empty()) && scalars_used(fr, ins, uses);
   if (!size_ints_.empty() && (!moving || (fr.root && ins.op == Opcode::RETURN_VALUE))) sizes_used_by(fr, ins, uses);
   return derive;
@@ -353,7 +363,6 @@ void DynamicShapes::arm_lifts(SimFrame& fr, const Instruction& ins, size_t from)
 
 bool DynamicShapes::scalars_used(SimFrame& fr, const Instruction& ins, int uses) {
   const size_t n = fr.stack.size(), from = uses < 0 || static_cast<size_t>(uses) > n ? 0 : n - uses;
-  using_op_ = op_name(ins.op);
   bool derive = false;
   if (!liftable_.empty() || !derived_.empty()) {
     arm_lifts(fr, ins, from);
@@ -619,7 +628,7 @@ void DynamicShapes::check_sweeps() {
 // ---- Python ints that are a reshape's sizes ----
 
 void DynamicShapes::arm_shape_ints(SimFrame& fr, const Instruction& ins, size_t from) {
-  if (ins.op != Opcode::CALL_FUNCTION && ins.op != Opcode::CALL_METHOD) return;
+  if ((ins.op != Opcode::CALL_FUNCTION && ins.op != Opcode::CALL_METHOD) || fr.kw_names) return;  // (3.11: keywords)
   static PyObject* mark = PyUnicode_InternFromString("__pijit_shape_args__");
   auto marked = [&](PyObject* f) {
     if (PyMethod_Check(f)) f = PyMethod_GET_FUNCTION(f);

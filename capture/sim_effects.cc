@@ -670,11 +670,14 @@ void Simulator::refuse_dirty_read(SimFrame& fr, const Instruction& ins) {
     case Opcode::DUP_TOP: case Opcode::DUP_TOP_TWO: case Opcode::LOAD_CONST: case Opcode::LOAD_FAST:
     case Opcode::STORE_FAST: case Opcode::LOAD_GLOBAL: case Opcode::LOAD_DEREF: case Opcode::LOAD_CLOSURE:
     case Opcode::RETURN_VALUE: case Opcode::JUMP_ABSOLUTE: case Opcode::JUMP_FORWARD:
+    case Opcode::COPY: case Opcode::SWAP: case Opcode::PUSH_NULL: case Opcode::RESUME:  // (3.11's)
+    case Opcode::PRECALL: case Opcode::KW_NAMES: case Opcode::JUMP_BACKWARD:
       return;
     case Opcode::LOAD_METHOD:
       if (defers_method(fr.stack.back(), PyTuple_GET_ITEM(fr.code->co_names, ins.arg))) return;
       break;
     case Opcode::CALL_METHOD:
+    case Opcode::CALL:  // (3.11: the same layout, LOAD_METHOD's slot under the method)
       if (fr.stack.size() > static_cast<size_t>(ins.arg) && replayed_method(fr.stack[fr.stack.size() - ins.arg - 1])) {
         for (size_t k = fr.stack.size() - ins.arg; k < fr.stack.size(); ++k)
           if (dirty_.count(fr.stack[k])) stop(Break::SideEffect, "passes a container it changed (replayed later) as an argument");

@@ -1,5 +1,14 @@
 // A code object under construction from an existing one: instructions (jumps name their target by
 // index, assembler.h) plus the constants, names and locals they need beyond the original's.
+//
+// Emitters write 3.7-3.10's instructions; on 3.11 op() lowers them as they come: DUP_TOP and the
+// ROT_* to COPY and SWAP, the binary operators to BINARY_OP, JUMP_ABSOLUTE and POP_JUMP_IF_* to
+// the relative jumps (the assembler turns each backward where its target lies behind), LOAD_GLOBAL's
+// name to its 3.11 argument, CALL_FUNCTION and CALL_METHOD to PRECALL + CALL, whose NULL under the
+// callable call_begin() pushes (3.7-3.10: nothing). A call with keywords is call_kw(). Inside the
+// builder LOAD_DEREF and the other cell instructions name a cell by its index among the cells
+// (3.7-3.10's numbering; copied 3.11 instructions are converted on the way in) and finish() gives
+// each its slot in the finished code's layout, which new locals shift.
 #pragma once
 
 #include "py/pyport.h"  // first (Python.h)
@@ -7,6 +16,7 @@
 #include <vector>
 
 #include "codegen/assembler.h"
+#include "py/bytecode.h"
 #include "py/py_common.h"
 
 #if PJ_PY_CAPTURE_BUILT  // code objects of the Pythons capture supports
@@ -26,10 +36,43 @@ class CodeBuilder {
       Py_DECREF(cellvars);
     }
   }
-  // Appends an instruction under the current line; returns its index.
+  // Appends an instruction (3.7-3.10's vocabulary, lowered on 3.11) under the current line; returns
+  // the index of the (last) instruction it became.
   size_t op(py::Opcode o, int arg = 0, int target = -1) {
-    code_.push_back({o, arg, target, line_});
-    return code_.size() - 1;
+    if (py::kCallsOverNull) return op311(o, arg, target);
+    return emit(o, arg, target);
+  }
+  // Before a call's callable is pushed: 3.11's NULL under it.
+  void call_begin() {
+    if (py::kCallsOverNull) emit(py::Opcode::PUSH_NULL);
+  }
+  // Calls with `nargs` values pushed (after call_begin and the callable), the last ones the
+  // keyword arguments that `kwnames` (a tuple) names.
+  size_t call_kw(int nargs, PyObject* kwnames) {
+    if (!py::kCallsOverNull) {
+      emit(py::Opcode::LOAD_CONST, const_index(kwnames));
+      return emit(py::Opcode::CALL_FUNCTION_KW, nargs);
+    }
+    emit(py::Opcode::KW_NAMES, const_index(kwnames));
+    emit(py::Opcode::PRECALL, nargs);
+    return emit(py::Opcode::CALL, nargs);
+  }
+  // 3.11: the code's prologue, as `co` has it (MAKE_CELL, COPY_FREE_VARS, up to its RESUME), at
+  // the start of code that runs in place of co's frame or takes over its cells.
+  bool prologue(PyCodeObject* co) {
+    if (!py::kCallsOverNull) return true;
+    py::DecodeResult d = py::decode_code(reinterpret_cast<PyObject*>(co));
+    if (!d.ok()) {
+      PyErr_SetString(PyExc_ValueError, ("malformed bytecode: " + d.error).c_str());
+      return false;
+    }
+    for (const py::Instruction& in : d.instructions) {
+      if (in.op != py::Opcode::MAKE_CELL && in.op != py::Opcode::COPY_FREE_VARS && in.op != py::Opcode::RESUME) break;
+      code_.push_back({in.op, in.op == py::Opcode::MAKE_CELL ? py::deref_cell_index(co, in.arg) : in.arg, -1, line_});
+      if (in.op == py::Opcode::RESUME) return true;
+    }
+    emit(py::Opcode::RESUME, 0);
+    return true;
   }
   // An instruction as it is (its own line and target); returns its index.
   size_t push(const AsmInstr& in) {
@@ -127,10 +170,66 @@ class CodeBuilder {
     spec.consts = consts.get();
     spec.names = names.get();
     spec.varnames = varnames.get();
-    return assemble(code_, spec);
+    if (!py::kDerefIndexesLocals) return assemble(code_, spec);
+    std::vector<AsmInstr> code = code_;
+    if (!cell_slots(code, spec)) return nullptr;
+    return assemble(code, spec);
   }
 
  protected:
+  size_t emit(py::Opcode o, int arg = 0, int target = -1) {
+    code_.push_back({o, arg, target, line_});
+    return code_.size() - 1;
+  }
+  size_t op311(py::Opcode o, int arg, int target) {
+    using py::Opcode;
+    switch (o) {
+      case Opcode::DUP_TOP: return emit(Opcode::COPY, 1);
+      case Opcode::DUP_TOP_TWO: emit(Opcode::COPY, 2); return emit(Opcode::COPY, 2);
+      case Opcode::ROT_TWO: return emit(Opcode::SWAP, 2);
+      case Opcode::ROT_THREE: emit(Opcode::SWAP, 3); return emit(Opcode::SWAP, 2);
+      case Opcode::ROT_FOUR: emit(Opcode::SWAP, 4); emit(Opcode::SWAP, 3); return emit(Opcode::SWAP, 2);
+      case Opcode::JUMP_ABSOLUTE: return emit(Opcode::JUMP_FORWARD, 0, target);
+      case Opcode::POP_JUMP_IF_FALSE: return emit(Opcode::POP_JUMP_FORWARD_IF_FALSE, 0, target);
+      case Opcode::POP_JUMP_IF_TRUE: return emit(Opcode::POP_JUMP_FORWARD_IF_TRUE, 0, target);
+      case Opcode::LOAD_GLOBAL: return emit(Opcode::LOAD_GLOBAL, arg << 1);
+      case Opcode::CALL_FUNCTION:
+      case Opcode::CALL_METHOD: emit(Opcode::PRECALL, arg); return emit(Opcode::CALL, arg);
+      case Opcode::CALL_FUNCTION_KW:
+        PJ_CHECK(false) << "CALL_FUNCTION_KW is emitted by call_kw()";
+        return 0;
+      default: {
+        const int nb = py::binary_op_arg(o);
+        return nb >= 0 ? emit(Opcode::BINARY_OP, nb) : emit(o, arg, target);
+      }
+    }
+  }
+  // 3.11: the cell instructions' cell indexes (co's numbering) -> slots of the code `spec` describes
+  // (varnames, then the cells that are not also a local, then the free variables). False with a
+  // Python error set when a name is missing.
+  bool cell_slots(std::vector<AsmInstr>& code, const CodeSpec& spec) {
+    if (!py::kDerefIndexesLocals) return true;
+    const Py_ssize_t nv = PyTuple_GET_SIZE(spec.varnames), nc = PyTuple_GET_SIZE(spec.cellvars);
+    std::vector<int> slot;
+    int next = static_cast<int>(nv);
+    for (Py_ssize_t c = 0; c < nc; ++c) {
+      int s = -1;
+      for (Py_ssize_t v = 0; v < nv && s < 0; ++v)
+        if (PyUnicode_Compare(PyTuple_GET_ITEM(spec.varnames, v), PyTuple_GET_ITEM(spec.cellvars, c)) == 0) s = static_cast<int>(v);
+      if (PyErr_Occurred()) return false;
+      slot.push_back(s >= 0 ? s : next++);
+    }
+    for (Py_ssize_t f = 0; f < PyTuple_GET_SIZE(spec.freevars); ++f) slot.push_back(next++);
+    for (AsmInstr& in : code) {
+      if (!py::has_flag(in.op, py::kFree)) continue;
+      if (in.arg < 0 || in.arg >= static_cast<int>(slot.size())) {
+        PyErr_Format(PyExc_ValueError, "%s of cell %d, of %d", py::op_name(in.op), in.arg, static_cast<int>(slot.size()));
+        return false;
+      }
+      in.arg = slot[in.arg];
+    }
+    return true;
+  }
   int line_;
   py::Ref consts_, names_, varnames_;
   std::vector<AsmInstr> code_;

@@ -226,7 +226,7 @@ class Outliner {
         return fail("code outside the loop jumps into it");
       if (!inside) continue;
       if (block_instruction(x.op)) return fail(std::string("the loop body holds ") + py::op_name(x.op));
-      if ((has_flag(x.op, py::kName) && frame_introspection(x.op, PyTuple_GET_ITEM(co_->co_names, x.arg))))
+      if ((has_flag(x.op, py::kName) && frame_introspection(x.op, PyTuple_GET_ITEM(co_->co_names, py::name_index(x.op, x.arg)))))
         return fail("the loop body inspects its frame");
     }
     return true;
@@ -559,6 +559,10 @@ class Outliner {
 }  // namespace
 
 bool outline_loop(PyCodeObject* co, int offset, OutlinedLoop* out, std::string* why) {
+  if (py::kExceptionTables) {
+    *why = "loop bodies as functions are not built on Python 3.11 yet";
+    return false;
+  }
   return Outliner(co, why).run(offset, out);
 }
 
@@ -566,7 +570,8 @@ bool inspects_frame(PyCodeObject* co) {
   py::DecodeResult d = py::decode_code(reinterpret_cast<PyObject*>(co));
   if (!d.ok()) return true;
   for (const py::Instruction& in : d.instructions)
-    if (has_flag(in.op, py::kName) && frame_introspection(in.op, PyTuple_GET_ITEM(co->co_names, in.arg))) return true;
+    if (has_flag(in.op, py::kName) && frame_introspection(in.op, PyTuple_GET_ITEM(co->co_names, py::name_index(in.op, in.arg))))
+      return true;
   return false;
 }
 

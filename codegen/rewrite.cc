@@ -65,6 +65,7 @@ class Emitter : public CodeBuilder {
   // reachable along the frame's paths.
   void load_held(PyObject* key) {
     bool weak = PyWeakref_CheckRef(key) && guards::held(key) != key;
+    if (weak) call_begin();
     op(Opcode::LOAD_CONST, const_index(key));
     if (weak) op(Opcode::CALL_FUNCTION, 0);
   }
@@ -152,6 +153,7 @@ class Emitter : public CodeBuilder {
       case ReturnPlan::List:
         if (p.obj) {  // a namedtuple: tuple.__new__(P, (items...)), which runs no user code
           static PyObject* tuple_new = PyObject_GetAttrString(reinterpret_cast<PyObject*>(&PyTuple_Type), "__new__");
+          call_begin();
           op(Opcode::LOAD_CONST, const_index(tuple_new));
           op(Opcode::LOAD_CONST, const_index(p.obj));
         }
@@ -167,6 +169,7 @@ class Emitter : public CodeBuilder {
         keep_shared(p);
         return;
       case ReturnPlan::Object:
+        call_begin();
         op(Opcode::LOAD_CONST, const_index(py::object_rebuild_function()));
         op(Opcode::LOAD_CONST, const_index(PyTuple_GET_ITEM(p.obj, 0)));
         op(Opcode::LOAD_CONST, const_index(PyTuple_GET_ITEM(p.obj, 1)));
@@ -260,11 +263,12 @@ class Emitter : public CodeBuilder {
       if (fx.line > 0) line_ = fx.line;
       if (fx.kind == EffectPlan::Call || fx.kind == EffectPlan::CallMethod) {
         int nargs = static_cast<int>(v.size()) - 1;
+        call_begin();
         op(Opcode::LOAD_FAST, v[0]);
         if (fx.kind == EffectPlan::CallMethod) op(Opcode::LOAD_ATTR, name_index(fx.name.get()));
         for (int k = 1; k <= nargs; ++k) op(Opcode::LOAD_FAST, v[k]);
-        if (fx.kwnames) op(Opcode::LOAD_CONST, const_index(fx.kwnames.get()));
-        op(fx.kwnames ? Opcode::CALL_FUNCTION_KW : Opcode::CALL_FUNCTION, nargs);
+        if (fx.kwnames) call_kw(nargs, fx.kwnames.get());
+        else op(Opcode::CALL_FUNCTION, nargs);
         op(Opcode::POP_TOP);
       } else {
         for (int local : v) op(Opcode::LOAD_FAST, local);  // (operands are in stack order)
@@ -286,7 +290,8 @@ class Emitter : public CodeBuilder {
     line_ = line;
   }
 
-  PyObject* finish(PyCodeObject* original) { return CodeBuilder::finish(spec_of(original)); }
+  // (the code runs in place of the original's frame: py::run_in_place)
+  PyObject* finish(PyCodeObject* original) { return CodeBuilder::finish(in_place_spec(original)); }
   // The original instructions from `from` to `to` (offsets), as the interpreter is to run them: a
   // straight run (only the last may jump). *last: the last one; *next: the offset after it;
   // *depth: the stack depth before it, given the depth before the first.
@@ -356,9 +361,15 @@ PyObject* emit_graph_code(PyCodeObject* original, const guards::GuardTree& guard
     return make_resume ? make_resume(offset, depth, bound, plan.line, blocks)
                        : emit_resume_code(original, offset, depth, bound, plan.line, blocks);
   };
+  if (!py::kResumeFunctions && plan.resumes) {  // (3.11: the runtime refuses such a frame first)
+    PyErr_SetString(PyExc_NotImplementedError, "a graph break needs resume functions, not built on Python 3.11 yet");
+    return nullptr;
+  }
   Emitter e(original, plan.line);
+  if (!e.prologue(original)) return nullptr;
   int outputs_local = e.new_local("__pijit_outputs");
   if (plan.calls_graph) {
+    e.call_begin();
     e.op(Opcode::LOAD_CONST, e.const_index(runner));
     e.load_inputs(guards, plan.input_nodes);
     e.op(Opcode::CALL_FUNCTION, static_cast<int>(plan.input_nodes.size()));
@@ -419,6 +430,10 @@ PyObject* emit_graph_code(PyCodeObject* original, const guards::GuardTree& guard
 
 PyObject* emit_resume_code(PyCodeObject* original, int offset, int depth, const std::vector<char>& bound, int line,
                            const std::vector<BlockPlan>& blocks) {
+  if (!py::kResumeFunctions) {
+    PyErr_SetString(PyExc_NotImplementedError, "resume functions are not built on Python 3.11 yet");
+    return nullptr;
+  }
   Emitter e(original, line);
   for (size_t i = 0; i < bound.size(); ++i)
     if (!bound[i]) e.op(Opcode::DELETE_FAST, static_cast<int>(i));
@@ -458,7 +473,7 @@ PyObject* reassemble(PyCodeObject* original) {
     PyErr_SetString(PyExc_ValueError, ("malformed bytecode: " + d.error).c_str());
     return nullptr;
   }
-  return assemble(from_decoded(d.instructions), spec_of(original));
+  return assemble(from_decoded(d.instructions), in_place_spec(original), from_decoded(d.instructions, d.handlers));
 }
 
 }  // namespace pj::codegen

@@ -2,6 +2,7 @@
  * internal headers (Py_BUILD_CORE, C: they include <stdatomic.h>). py/pyport.h declares these
  * accessors and builds pijit's frame reads (section (a')) on them. Borrowed references. */
 #include <Python.h>
+#include <frameobject.h>  /* PyFrame_New */
 #if PY_VERSION_HEX >= 0x030B0000 && PY_VERSION_HEX < 0x030C0000
 #define Py_BUILD_CORE 1
 #include <internal/pycore_code.h>
@@ -70,6 +71,20 @@ int pj_frame311_gen_in_handler(PyObject* o) {
     if (at >= start && at < start + size) return 1;
   }
   return 0;
+}
+
+/* Adds the pending exception's traceback entry of a frame that never ran (its first line), as
+ * 3.7-3.10's PyTraceBack_Here on the hook's frame does: a frame object of its own for it. */
+int pj_frame311_traceback_here(struct _PyInterpreterFrame* f) {
+  PyObject *type, *value, *tb;
+  PyErr_Fetch(&type, &value, &tb);
+  PyFrameObject* fo = PyFrame_New(PyThreadState_Get(), f->f_code, f->f_globals, NULL);
+  PyErr_Restore(type, value, tb);
+  if (!fo) return -1;
+  fo->f_lineno = f->f_code->co_firstlineno;
+  const int r = PyTraceBack_Here(fo);
+  Py_DECREF(fo);
+  return r;
 }
 
 /* The inverse: the cell index (as above) of localsplus slot `slot`; -1 when it holds no cell. */

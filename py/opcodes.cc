@@ -94,6 +94,14 @@ Opcode binary_op_opcode(int oparg) {
   return oparg >= 0 && oparg < static_cast<int>(sizeof kByArg / sizeof kByArg[0]) ? kByArg[oparg] : Opcode::kInvalid;
 }
 
+int binary_op_arg(Opcode op) {
+  for (int k = 0; k < 26; ++k)
+    if (binary_op_opcode(k) == op) return k;
+  return -1;
+}
+
+int name_index(Opcode op, int arg) { return kGlobalPushesNull && op == Opcode::LOAD_GLOBAL ? arg >> 1 : arg; }
+
 int stack_effect(Opcode op, int oparg, int jump) {
   PJ_CHECK(op < Opcode::kNumOpcodes) << "invalid opcode id " << static_cast<int>(op);
   const Tables& t = tables();

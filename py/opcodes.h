@@ -82,5 +82,11 @@ int stack_effect(Opcode op, int oparg, int jump);
 // forms 13 ... 25, the order of CPython's binary_ops table): the opcode 3.7-3.10 have for it
 // (BINARY_ADD, ..., INPLACE_XOR); kInvalid outside 0..25.
 Opcode binary_op_opcode(int oparg);
+// ... and the inverse: BINARY_OP's argument for one of those opcodes; -1 for any other.
+int binary_op_arg(Opcode op);
+
+// The index into co_names of a kName instruction's argument (3.11's LOAD_GLOBAL keeps a flag in
+// bit 0: the name is arg >> 1).
+int name_index(Opcode op, int arg);
 
 }  // namespace pj::py

@@ -28,6 +28,7 @@
 struct _PyInterpreterFrame;  // what 3.11's eval-frame hook is given (internal/pycore_frame.h)
 #endif
 
+#include <cstdlib>  // capture_supported: getenv
 #include <cstring>  // tuple_field_index: descriptor type names
 #include <array>  // code_unit_spans, encode_line_table
 #include <string>  // encode_line_table's buffer
@@ -80,8 +81,21 @@ namespace pj::py {
 
 // PJ_PY_CAPTURE_BUILT: capture/ and codegen/ are compiled for this Python (3.7-3.11), so the
 // simulator can run on a frame (_C._capture_probe). kCaptureSupported: the hook captures frames
-// and runs rewritten code (3.7-3.10).
+// and runs rewritten code (3.7-3.10). capture_supported(): that, or on 3.11 the experimental
+// capture PIJIT_PY311_CAPTURE=1 turns on (whole frames only: a graph break, which needs resume
+// functions, runs the frame as it is).
 constexpr bool kCaptureSupported = PJ_PY_CAPTURE_BUILT && PY_VERSION_HEX < 0x030B0000;
+inline bool capture_supported() {
+#if PJ_PY_CAPTURE_BUILT && PY_VERSION_HEX >= 0x030B0000
+  static const bool on = [] {
+    const char* v = std::getenv("PIJIT_PY311_CAPTURE");
+    return v && *v && std::strcmp(v, "0") != 0;
+  }();
+  return on;
+#else
+  return kCaptureSupported;
+#endif
+}
 // The opcode table has this interpreter's column and the decoder reads its bytecode (a step
 // before capture: 3.11).
 constexpr bool kDecodeSupported = PJ_PY_VERSION_BIT != 0u;
@@ -155,6 +169,9 @@ constexpr bool kGlobalPushesNull = PY_VERSION_HEX >= 0x030B0000;
 constexpr bool kCallsOverNull = PY_VERSION_HEX >= 0x030B0000;
 // MAKE_FUNCTION pops the qualified name over the code before 3.11 (3.11: the code's co_qualname).
 constexpr bool kMakeFunctionPopsQualname = PY_VERSION_HEX < 0x030B0000;
+// Whether codegen builds resume functions (the rest of a frame after a graph break) for this
+// Python's bytecode: 3.7-3.10 (3.11's exception tables and calls: not yet).
+constexpr bool kResumeFunctions = PY_VERSION_HEX < 0x030B0000;
 // 3.11: LOAD_DEREF, STORE_DEREF, LOAD_CLOSURE and MAKE_CELL index the one array of fast locals,
 // cells and free variables (an argument's cell in the argument's slot), not cells alone.
 constexpr bool kDerefIndexesLocals = PY_VERSION_HEX >= 0x030B0000;
@@ -619,11 +636,12 @@ inline PyObject* run_in_place(PyThreadState*, Frame* f, PyCodeObject* code) {
   Py_DECREF(fn);
   return r;
 }
-// Not yet on 3.11 (capture does not run there: kCaptureSupported): shadow frames that move the
-// fast locals, resume functions' calls, and the traceback and finalizer questions that come with
-// them.
+// Not yet on 3.11: shadow frames that move the fast locals (run_in_place calls a function instead,
+// the frame keeping its locals), resume functions' calls.
 [[noreturn]] inline void frame_unsupported() { Py_FatalError(kUnsupportedPythonMessage); }
-inline int traceback_here(Frame*) { frame_unsupported(); }
+extern "C" int pj_frame311_traceback_here(Frame* f);
+// (a frame object of its own: the hook's frame has none, and never ran)
+inline int traceback_here(Frame* f) { return pj_frame311_traceback_here(f); }
 inline Frame* shadow_frame(PyThreadState*, Frame*, PyCodeObject*) { frame_unsupported(); }
 inline void give_back_locals(Frame*, Frame*) { frame_unsupported(); }
 inline void drop_resume_caller_entry(Frame*) { frame_unsupported(); }

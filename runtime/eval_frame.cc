@@ -179,7 +179,16 @@ bool auto_candidate(PyCodeObject* co) {
 // Runs `code` in a shadow frame that took f's fast locals over. When its graph failed before
 // anything observable ran (GraphFailure::Rerunnable: it only read guarded paths into temporaries)
 // and the caller runs f eagerly then (may_rerun), f gets its locals back.
+// 3.11 (py::kRunInPlacePositional): a call of the code, f keeping its locals; the hook hands the
+// frame that call enters straight to CPython (t_in_place: rewritten code is never a candidate).
+thread_local PyCodeObject* t_in_place = nullptr;
 PyObject* run_in_shadow(PyThreadState* ts, py::Frame* f, PyObject* code, bool may_rerun = false) {
+  if (py::kRunInPlacePositional) {
+    t_in_place = reinterpret_cast<PyCodeObject*>(code);
+    PyObject* r = py::run_in_place(ts, f, t_in_place);
+    t_in_place = nullptr;
+    return r;
+  }
   py::Frame* shadow = py::shadow_frame(ts, f, reinterpret_cast<PyCodeObject*>(code));
   if (!shadow) return nullptr;
   PyObject* r = py::eval_frame_default(ts, shadow, 0);
@@ -461,6 +470,11 @@ bool build_entry(py::Frame* f, CodeState* st, const JitOptions& opt, CacheEntry*
     out->guards = r.guards;
     out->reason = st->skip_reason;  // this call too runs as it is
     return true;
+  }
+  if (r.ok && r.broke && !py::kResumeFunctions) {  // (3.11: the break's reason refuses the frame)
+    r.ok = false;
+    r.broke = false;
+    r.detail += " (on this Python a graph break runs the whole frame as it is: resume functions are not built yet)";
   }
   if (r.ok) {
     const auto c0 = std::chrono::steady_clock::now();
@@ -801,6 +815,10 @@ bool filtered_out(py::Frame* f, PyCodeObject* co) {
 PyObject* pijit_eval_frame(PyThreadState* ts, py::Frame* f, int throw_flag) {
   if (stack_room() < py::kStackFloor) return py::raise_stack_exhausted();
   PyCodeObject* co = py::frame_code(f);
+  if (co == t_in_place) {  // (3.11: rewritten code, called by run_in_shadow)
+    t_in_place = nullptr;
+    return py::eval_frame_default(ts, f, throw_flag);
+  }
   const JitOptions* opt = nullptr;
   if (co == t_jit.expect) {
     opt = t_jit.options;
@@ -935,7 +953,7 @@ void set_log_categories(const std::string& log) {
 void set_library_prefix(const std::string& dir) { g_library_prefix = dir; }
 
 bool hook_enter() {
-  if (!py::kCaptureSupported || g_released) return false;
+  if (!py::capture_supported() || g_released) return false;
   if (g_active_calls == 0 && !g_stress && !g_auto) {
     py::EvalFrameFn current = py::get_eval_frame();
     if (current && current != pijit_eval_frame) {
@@ -976,7 +994,7 @@ PyObject* call_jitted(PyCodeObject* code, const JitOptions& opt, PyObject* targe
 
 bool set_stress(int level) {
   bool on = level > 0;
-  if (!py::kCaptureSupported) return false;
+  if (!py::capture_supported()) return false;
   g_stress_reassemble = level >= 2;
   g_stress_breaks = level >= 3;
   if (on == g_stress) return true;
@@ -994,7 +1012,7 @@ bool set_stress(int level) {
 bool stress_enabled() { return g_stress; }
 
 bool set_auto_capture(const std::vector<std::string>& dirs) {
-  if (!py::kCaptureSupported) return false;
+  if (!py::capture_supported()) return false;
   g_auto_dirs = dirs;
   bool on = !dirs.empty();
   if (on == g_auto) return true;

@@ -800,7 +800,7 @@ PyObject* py_set_auto_capture(PyObject*, PyObject* dirs) {
     if (!PyUnicode_Check(d)) return py::fail(PyExc_TypeError, "set_auto_capture: directories must be str");
     v.emplace_back(py::text(d));  // compared with py::text(co_filename)
   }
-  if (!py::kCaptureSupported) return py::fail(PyExc_NotImplementedError, py::kUnsupportedPythonMessage);
+  if (!py::capture_supported()) return py::fail(PyExc_NotImplementedError, py::kUnsupportedPythonMessage);
   if (!set_auto_capture(v)) return py::fail(PyExc_RuntimeError, "pijit: another PEP 523 frame evaluator is installed");
   Py_RETURN_NONE;
 }
@@ -1002,7 +1002,7 @@ PyObject* py_set_stress(PyObject*, PyObject* on) {
   long level = PyBool_Check(on) ? (on == Py_True) : PyLong_AsLong(on);
   if (level == -1 && PyErr_Occurred()) return nullptr;
   if (level < 0 || level > 3) return py::fail(PyExc_ValueError, "set_stress: level must be 0, 1, 2 or 3 (or a bool)");
-  if (!py::kCaptureSupported) return py::fail(PyExc_NotImplementedError, py::kUnsupportedPythonMessage);
+  if (!py::capture_supported()) return py::fail(PyExc_NotImplementedError, py::kUnsupportedPythonMessage);
   if (!set_stress(static_cast<int>(level))) return py::fail(PyExc_RuntimeError, "pijit: another PEP 523 frame evaluator is installed");
   Py_RETURN_NONE;
 }
