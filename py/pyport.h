@@ -13,10 +13,12 @@
 // Supported: 3.7 to 3.10, one frame model (PyFrameObject with a block stack); 3.8 and 3.10 differ
 // from 3.9 in opcodes (py/opcodes.def's columns), 3.10 also in jump units and line tables (PEP 626
 // co_linetable). 3.11 replaced frames by _PyInterpreterFrame and added exception tables: its
-// opcodes are decoded, its code objects assembled (location and exception tables) and its frames
-// read through the hook (py/frame311.c), but capture does not run there yet: kCaptureSupported is
-// false and the capture entry points refuse at runtime. On 3.12+ this header still compiles (the
-// extension builds for every interpreter on the machine) and nothing version-specific runs.
+// opcodes are decoded, its code objects assembled (location and exception tables), its frames read
+// through the hook (py/frame311.c), and the simulator runs on them (PJ_PY_CAPTURE_BUILT); the hook
+// captures there only under PIJIT_PY311_CAPTURE=1 (capture_supported()), whole frames only, its
+// rewritten code called in place of the frame (run_in_place; no resume functions yet:
+// kResumeFunctions). On 3.12+ this header still compiles (the extension builds for every
+// interpreter on the machine) and nothing version-specific runs.
 #pragma once
 
 #define PY_SSIZE_T_CLEAN
@@ -99,9 +101,12 @@ inline bool capture_supported() {
 // The opcode table has this interpreter's column and the decoder reads its bytecode (a step
 // before capture: 3.11).
 constexpr bool kDecodeSupported = PJ_PY_VERSION_BIT != 0u;
-// Message of the NotImplementedError raised by capture entry points where kCaptureSupported is false.
+// Message of the NotImplementedError raised by capture entry points where capture_supported() is false.
 constexpr const char* kUnsupportedPythonMessage =
-    "pijit captures on Python 3.7-3.10; on this Python functions run eagerly (3.11's frames are planned)";
+    PY_VERSION_HEX >= 0x030B0000 && PY_VERSION_HEX < 0x030C0000
+        ? "pijit captures on Python 3.7-3.10; on 3.11 functions run eagerly unless PIJIT_PY311_CAPTURE=1 turns on "
+          "its experimental capture (whole frames)"
+        : "pijit captures on Python 3.7-3.10 (3.11: experimental); on this Python functions run eagerly";
 
 // What CPython raises reading (or deleting) a function's own cell variable while it is unbound:
 // UnboundLocalError with this message (a PyErr_Format string: "%U" the name, a str object, which

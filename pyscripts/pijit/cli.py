@@ -158,7 +158,10 @@ def _sysinfo(args):
     print("pijit %s (%s)" % (pijit.__version__, _C.__file__))
     try:
         _C._simulated_opcodes()
-        print("capture: on (pijit captures on Python 3.7-3.10; pj.jit simulates this interpreter's bytecode)")
+        if sys.version_info[:2] == (3, 11):
+            print("capture: on, experimental (PIJIT_PY311_CAPTURE=1: whole frames; a graph break runs the frame as it is)")
+        else:
+            print("capture: on (pijit captures on Python 3.7-3.10; pj.jit simulates this interpreter's bytecode)")
     except NotImplementedError as e:
         print("capture: off, functions given to pj.jit run eagerly (%s)" % e)
     print("oneDNN %s (built with %s), AsmJit %s, compiler %s" % (info["onednn"], info["onednn_built_with"],
