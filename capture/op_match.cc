@@ -34,8 +34,8 @@ void Simulator::GET_LEN(SimFrame& fr, const Instruction& ins) {
 }
 
 
-// 3.10: `case {"k": v, ...}`: the subject's values of the keys tuple on top (then True), or None
-// (then False) at the first key it lacks. A dict's lookups run no user code (the keys are
+// `case {"k": v, ...}`: the subject's values of the keys tuple on top (3.10: then True), or None
+// (3.10: then False) at the first key it lacks. A dict's lookups run no user code (the keys are
 // constants); a key read from a frame dict is guarded present (its value along its path) or absent.
 void Simulator::MATCH_KEYS(SimFrame& fr, const Instruction& ins) {
   PyObject* keys = top(fr);
@@ -55,7 +55,7 @@ void Simulator::MATCH_KEYS(SimFrame& fr, const Instruction& ins) {
     if (!v && PyErr_Occurred()) python_error("a mapping pattern's key");
     if (!v) {
       push(fr, Py_None);
-      push(fr, Py_False);
+      if (!py::kMatchPushesNone) push(fr, Py_False);
       return;
     }
     values.push_back(v);
@@ -66,7 +66,7 @@ void Simulator::MATCH_KEYS(SimFrame& fr, const Instruction& ins) {
     PyTuple_SET_ITEM(t, static_cast<Py_ssize_t>(i), values[i]);
   }
   push(fr, t);
-  push(fr, Py_True);
+  if (!py::kMatchPushesNone) push(fr, Py_True);
 }
 
 // 3.10: `case {"k": v, **rest}`: rest = dict(subject) without the keys on top (which it holds:
@@ -83,9 +83,10 @@ void Simulator::COPY_DICT_WITHOUT_KEYS(SimFrame& fr, const Instruction& ins) {
   fr.stack.back() = rest;
 }
 
-// 3.10: `case C(p, q, a=r)`: with the subject an instance of C, the tuple of its attributes the
+// `case C(p, q, a=r)`: with the subject an instance of C, the tuple of its attributes the
 // sub-patterns match (positional ones named by C.__match_args__; the subject itself for one
 // positional sub-pattern of a builtin such as int) replaces the subject, then True; else False.
+// 3.11: the tuple, or None, replaces subject, class and names.
 // isinstance and getattr run as the builtins do under capture (guarded, user code simulated), and
 // a missing attribute fails the match as AttributeError does in CPython.
 void Simulator::MATCH_CLASS(SimFrame& fr, const Instruction& ins) {
@@ -98,7 +99,14 @@ void Simulator::MATCH_CLASS(SimFrame& fr, const Instruction& ins) {
   if (!PyType_Check(type)) stop(Break::Raises, "TypeError: called match pattern must be a type");
   if (!PyTuple_CheckExact(names)) stop(Break::Internal, "MATCH_CLASS without a tuple of names");
   const char* cls = reinterpret_cast<PyTypeObject*>(type)->tp_name;
-  auto no_match = [&] { fr.stack.back() = Py_False; };
+  auto no_match = [&] {
+    if (!py::kMatchPushesNone) {
+      fr.stack.back() = Py_False;
+      return;
+    }
+    pop(fr);
+    fr.stack.back() = Py_None;
+  };
   if (call(isinstance_fn, {subject, type}, nullptr) != Py_True) return no_match();
   std::vector<PyObject*> attrs;
   PyObject* seen = own(PySet_New(nullptr));
@@ -144,6 +152,11 @@ void Simulator::MATCH_CLASS(SimFrame& fr, const Instruction& ins) {
   for (size_t i = 0; i < attrs.size(); ++i) {
     Py_INCREF(attrs[i]);
     PyTuple_SET_ITEM(t, static_cast<Py_ssize_t>(i), attrs[i]);
+  }
+  if (py::kMatchPushesNone) {
+    pop(fr);
+    fr.stack.back() = t;
+    return;
   }
   fr.stack[fr.stack.size() - 2] = t;
   fr.stack.back() = Py_True;

@@ -62,6 +62,7 @@ struct SimFrame {
   // Simulator::decoded_
   const std::vector<py::ExceptionEntry>* handlers = nullptr;
   const std::vector<int>* handler = nullptr;
+  const std::vector<char>* handler_start = nullptr;
   std::vector<PyObject*> locals;    // borrowed (kept alive by Simulator::keep_)
   std::vector<char> loaded;         // root frame: whether locals[i] was read from the real frame
   std::vector<PyObject*> cells;     // PyCell objects: cellvars, then freevars
@@ -410,6 +411,7 @@ class Simulator : public TraceContext {
     std::vector<char> in_loop;  // per instruction: between a backward jump's target and the jump
     std::vector<py::ExceptionEntry> handlers;  // 3.11's exception table
     std::vector<int> handler;   // per instruction: the entry of `handlers` covering it; -1: none
+    std::vector<char> handler_start;  // per instruction: some entry's target (a handler begins)
   };
   std::unordered_map<PyCodeObject*, Decoded> decoded_;
   int budget_;

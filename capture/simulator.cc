@@ -102,10 +102,13 @@ void Simulator::load_code(SimFrame& fr, PyCodeObject* co) {
           stop(Break::Internal, std::string(op_name(i.op)) + " of a slot that holds no cell");
     dec.handlers = std::move(d.handlers);
     dec.handler.assign(dec.ins.size(), -1);
+    dec.handler_start.assign(dec.ins.size(), 0);
     for (size_t e = 0; e < dec.handlers.size(); ++e)
-      for (size_t i = 0; i < dec.ins.size(); ++i)
+      for (size_t i = 0; i < dec.ins.size(); ++i) {
         if (dec.ins[i].offset >= dec.handlers[e].start && dec.ins[i].offset < dec.handlers[e].end)
           dec.handler[i] = static_cast<int>(e);
+        if (dec.ins[i].offset == dec.handlers[e].target) dec.handler_start[i] = 1;
+      }
     for (size_t i = 0; i < dec.ins.size(); ++i) dec.at[dec.ins[i].start] = dec.at[dec.ins[i].offset] = static_cast<int>(i);
     dec.in_loop.assign(dec.ins.size(), 0);
     for (const Instruction& j : dec.ins) {
@@ -125,6 +128,7 @@ void Simulator::load_code(SimFrame& fr, PyCodeObject* co) {
   fr.in_loop = &it->second.in_loop;
   fr.handlers = &it->second.handlers;
   fr.handler = &it->second.handler;
+  fr.handler_start = &it->second.handler_start;
 }
 
 void Simulator::run_root(py::Frame* f) {
@@ -307,10 +311,7 @@ PyObject* Simulator::run_frame(SimFrame& fr) {
       for (const SimFrame::Block& b : fr.blocks) blocks_ok = blocks_ok && b.op != Opcode::SETUP_LOOP && b.reenterable;
       // 3.11: nor inside a handler, from its first instruction (3.7-3.10: its EXCEPT_HANDLER block,
       // pushed as the exception enters it, never re-entered)
-      if (py::kExceptionTables) {
-        blocks_ok = blocks_ok && fr.handling.empty();
-        for (const py::ExceptionEntry& h : *fr.handlers) blocks_ok = blocks_ok && h.target != (*fr.ins)[fr.pc].offset;
-      }
+      if (py::kExceptionTables) blocks_ok = blocks_ok && fr.handling.empty() && !(*fr.handler_start)[fr.pc];
 #if PJ_PY_BLOCKS_37 || PJ_PY_FINALLY_38
       blocks_ok = blocks_ok && !finally_state_on_stack(fr);  // inside a finally body (its markers)
 #endif
@@ -430,6 +431,10 @@ int simulate(py::Frame* f, const CaptureOptions& options, CaptureResult& r, Capt
         sim.guard_tensor_classes();
         sim.dynamic_.finish(true);
         r.ok = r.broke = true;
+      } else if (!options.stop_at_boundary && !options.plan_breaks) {
+        // a refusal with this pass's guards (they cover what the frame read up to the failure)
+        if (options.allow_breaks && sim.can_break(s.reason) > 0)
+          r.detail += " (on this Python a graph break runs the whole frame as it is: resume functions are not built yet)";
       } else if (!options.stop_at_boundary && again && (break_at = sim.can_break(s.reason)) > 0) {
         again->stop_at_boundary = break_at;
         again->break_offset = sim.break_offset_;

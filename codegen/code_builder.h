@@ -107,6 +107,7 @@ class CodeBuilder {
     return static_cast<int>(n);
   }
   int new_local(const char* name) {
+    if (!varnames_) return 0;  // (the names could not be read: finish() fails)
     py::Ref s(PyUnicode_InternFromString(name));
     PyList_Append(varnames_.get(), s.get());
     return static_cast<int>(PyList_GET_SIZE(varnames_.get()) - 1);
@@ -164,6 +165,10 @@ class CodeBuilder {
   }
   // The code object: `spec` with this builder's constants, names and locals.
   PyObject* finish(CodeSpec spec) {
+    if (!consts_ || !names_ || !varnames_) {
+      if (!PyErr_Occurred()) PyErr_NoMemory();
+      return nullptr;
+    }
     py::Ref consts(PyList_AsTuple(consts_.get())), names(PyList_AsTuple(names_.get())),
         varnames(PyList_AsTuple(varnames_.get()));
     if (!consts || !names || !varnames) return nullptr;

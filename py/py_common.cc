@@ -238,6 +238,9 @@ PyObject* visiting_hook(PyThreadState* ts, Frame* f, int throw_flag) {
     return (*v->visit)(ts, f, throw_flag);
   } catch (const std::bad_alloc&) {
     return PyErr_NoMemory();
+  } catch (const std::exception& e) {
+    PyErr_Format(PyExc_RuntimeError, "pijit test hook: %s", e.what());
+    return nullptr;
   }
 }
 }  // namespace

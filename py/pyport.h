@@ -174,6 +174,8 @@ constexpr bool kGlobalPushesNull = PY_VERSION_HEX >= 0x030B0000;
 constexpr bool kCallsOverNull = PY_VERSION_HEX >= 0x030B0000;
 // MAKE_FUNCTION pops the qualified name over the code before 3.11 (3.11: the code's co_qualname).
 constexpr bool kMakeFunctionPopsQualname = PY_VERSION_HEX < 0x030B0000;
+// 3.11's MATCH_KEYS and MATCH_CLASS push their result or None, not a result and a bool (3.10).
+constexpr bool kMatchPushesNone = PY_VERSION_HEX >= 0x030B0000;
 // Whether codegen builds resume functions (the rest of a frame after a graph break) for this
 // Python's bytecode: 3.7-3.10 (3.11's exception tables and calls: not yet).
 constexpr bool kResumeFunctions = PY_VERSION_HEX < 0x030B0000;

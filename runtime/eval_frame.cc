@@ -431,6 +431,7 @@ bool build_entry(py::Frame* f, CodeState* st, const JitOptions& opt, CacheEntry*
   capture::CaptureOptions copt = opt.capture;
   if (st->inspects_frame < 0) st->inspects_frame = codegen::inspects_frame(co);
   copt.allow_breaks = !opt.fullgraph && !st->inspects_frame;  // (its frame must stay its own)
+  copt.plan_breaks = py::kResumeFunctions;  // (3.11: a frame that would break is refused)
   // Stress level 2 breaks on any code, to exercise breaks and resumption everywhere; a function
   // the user jitted keeps its own behaviour (graph and break counts) under stress.
   copt.break_without_graph = g_stress_breaks && stress_only(opt);
@@ -470,11 +471,6 @@ bool build_entry(py::Frame* f, CodeState* st, const JitOptions& opt, CacheEntry*
     out->guards = r.guards;
     out->reason = st->skip_reason;  // this call too runs as it is
     return true;
-  }
-  if (r.ok && r.broke && !py::kResumeFunctions) {  // (3.11: the break's reason refuses the frame)
-    r.ok = false;
-    r.broke = false;
-    r.detail += " (on this Python a graph break runs the whole frame as it is: resume functions are not built yet)";
   }
   if (r.ok) {
     const auto c0 = std::chrono::steady_clock::now();
