@@ -92,9 +92,8 @@ void Simulator::DELETE_FAST(SimFrame& fr, const Instruction& ins) {
 }
 
 void Simulator::LOAD_GLOBAL(SimFrame& fr, const Instruction& ins) {
-  if (!py::kGlobalPushesNull) return push(fr, load_global(fr, PyTuple_GET_ITEM(fr.code->co_names, ins.arg)));
-  if (ins.arg & 1) push(fr, call_slot());  // 3.11: the slot a call of the global reads
-  push(fr, load_global(fr, PyTuple_GET_ITEM(fr.code->co_names, ins.arg >> 1)));
+  if (py::kGlobalPushesNull && (ins.arg & 1)) push(fr, call_slot());  // 3.11: the slot a call of the global reads
+  push(fr, load_global(fr, PyTuple_GET_ITEM(fr.code->co_names, py::name_index(ins.op, ins.arg))));
 }
 
 void Simulator::LOAD_DEREF(SimFrame& fr, const Instruction& ins) {

@@ -811,7 +811,7 @@ bool filtered_out(py::Frame* f, PyCodeObject* co) {
 PyObject* pijit_eval_frame(PyThreadState* ts, py::Frame* f, int throw_flag) {
   if (stack_room() < py::kStackFloor) return py::raise_stack_exhausted();
   PyCodeObject* co = py::frame_code(f);
-  if (co == t_in_place) {  // (3.11: rewritten code, called by run_in_shadow)
+  if (py::kRunInPlacePositional && co == t_in_place) {  // (3.11: rewritten code, called by run_in_shadow)
     t_in_place = nullptr;
     return py::eval_frame_default(ts, f, throw_flag);
   }

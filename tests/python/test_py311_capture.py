@@ -24,7 +24,7 @@ ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)
 
 def stats(jf):
     st = pj.jit_stats(jf)
-    return st["graphs"], st["frames_rewritten"], st["breaks"] if "breaks" in st else len(st["break_reasons"])
+    return st["graphs"], st["frames_rewritten"], len(st["break_reasons"])
 
 
 def same(a, b):
@@ -125,13 +125,20 @@ class WholeFrames(unittest.TestCase):
 
     def test_a_cell_is_one_graph(self):
         net = Net()
-        jn = pj.jit(net)
         x = pj.Tensor([[0.5, -1.0, 2.0]])
+        want = net(x)
+        net.scale = 2.0
+        want2 = net(x)
+        net.scale = 0.5
+        pj.reset(Net.construct)  # (counts from here: under PIJIT_STRESS the eager calls were captured too)
+        jn = pj.jit(net)
         for _ in range(2):
-            self.assertTrue(same(jn(x), net(x)))
+            self.assertTrue(same(jn(x), want))
         self.assertEqual(pj.jit_stats(jn)["graphs"], 1)
         net.scale = 2.0  # an attribute the graph read: its guard fails, a recompile follows it
-        self.assertTrue(same(jn(x), net(x)))
+        self.assertTrue(same(jn(x), want2))
+        st = pj.jit_stats(jn)
+        self.assertEqual((st["compiles"], st["recompiles"], st["graphs"]), (2, 1, 2))
 
     def test_effects_are_replayed_in_order_after_the_graph(self):
         import contextlib
@@ -154,16 +161,25 @@ class WholeFrames(unittest.TestCase):
 
     def test_guards_follow_shapes_and_globals(self):
         global SCALE
-        jf = pj.jit(plain)
-        jf(self.X, self.Y)
         x4 = pj.Tensor([1.0, 2.0, 3.0, 4.0])
-        self.assertTrue(same(jf(x4, x4), plain(x4, x4)))
+        want, want4 = plain(self.X, self.Y), plain(x4, x4)
         old, SCALE = SCALE, -1.0
         try:
-            self.assertTrue(same(jf(self.X, self.Y), plain(self.X, self.Y)))
+            want_neg = plain(self.X, self.Y)
         finally:
             SCALE = old
-        self.assertTrue(same(jf(self.X, self.Y), plain(self.X, self.Y)))
+        pj.reset(plain)  # (counts from here: under PIJIT_STRESS the eager calls were captured too)
+        jf = pj.jit(plain)
+        self.assertTrue(same(jf(self.X, self.Y), want))
+        self.assertTrue(same(jf(x4, x4), want4))  # a new shape: a recompile
+        old, SCALE = SCALE, -1.0
+        try:
+            self.assertTrue(same(jf(self.X, self.Y), want_neg))  # a new global value: a recompile
+        finally:
+            SCALE = old
+        self.assertTrue(same(jf(self.X, self.Y), want))  # the first entry again
+        st = pj.jit_stats(jf)
+        self.assertEqual((st["compiles"], st["recompiles"], st["graphs"], len(st["break_reasons"])), (3, 2, 3, 0))
 
     def test_an_error_in_the_graph_raises_as_eager(self):
         jf = pj.jit(plain)
