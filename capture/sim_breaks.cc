@@ -194,6 +194,11 @@ bool Simulator::plan_break() {
       bool method_slot = b.offset == opt_.break_offset && (b.op == Opcode::CALL_METHOD || b.op == Opcode::CALL) &&
                          k + b.arg + 2 == b.stack.size();
       if (!method_slot) return false;
+      if (py::kCallsOverNull) {  // 3.11: the NULL itself, which its CALL takes
+        plan.stack.emplace_back();
+        plan.stack.back().kind = ReturnPlan::Null;
+        continue;
+      }
       plan.method_call_as_function = true;
     }
     for (size_t i = 0; i < b.locals.size(); ++i) {
@@ -215,9 +220,36 @@ bool Simulator::plan_break() {
   plan.offset = b.offset;
   plan.break_offset = opt_.break_offset;
   plan.bound = opt_.break_offset < 0 ? bound_at_point() : opt_.break_bound;  // where the resume starts
+  if (opt_.break_offset >= 0) {
+    plan.nulls = opt_.break_nulls;
+  } else {
+    for (size_t k = 0; k < plan.stack.size(); ++k)
+      if (plan.stack[k].kind == ReturnPlan::Null) plan.nulls.push_back(static_cast<int>(k));
+  }
   for (const SimFrame::Block& blk : b.blocks)
     plan.blocks.push_back({static_cast<int>(blk.op), blk.target, static_cast<int>(blk.level)});
   return true;
+}
+
+// 3.11: where the value stack holds a NULL once the interpreter ran the instructions up to and
+// including break_offset_ (point_ is the failing instruction's point, or the one after
+// break_offset_). A NULL sits under a callable until its CALL (or CALL_FUNCTION_EX) takes it; the
+// failing instruction takes only its own (no other instruction consumes one) or, a LOAD_GLOBAL,
+// pushes one under the global.
+std::vector<int> Simulator::nulls_after_run() const {
+  std::vector<int> out;
+  const BreakPoint& p = point_;
+  if (!py::kCallsOverNull || break_offset_ < 0) return out;
+  const int size = static_cast<int>(p.stack.size());
+  int taken = -1;
+  if (break_offset_ == p.offset) {
+    if (p.op == Opcode::CALL) taken = size - p.arg - 2;
+    if (p.op == Opcode::CALL_FUNCTION_EX) taken = size - 3 - (p.arg & 1);
+  }
+  for (int k = 0; k < size; ++k)
+    if (k != taken && (p.stack[k] == call_slot() || p.stack[k] == null_slot())) out.push_back(k);
+  if (break_offset_ == p.offset && p.op == Opcode::LOAD_GLOBAL && (p.arg & 1)) out.push_back(size);
+  return out;
 }
 
 // An argument that is also a cell variable starts in its cell: CPython leaves its fast slot empty.

@@ -488,6 +488,7 @@ class Simulator : public TraceContext {
   int choose_break();
   bool plan_break();
   std::vector<char> bound_at_point() const;  // which fast locals are bound at point_
+  std::vector<int> nulls_after_run() const;   // 3.11: NULL positions once the interpreter ran to break_offset_
   PyCodeObject* frames_root_code_ = nullptr;
   bool reachable_from(const BreakPoint& b, PyObject* target);
   bool breakable(const BreakPoint& b);

@@ -439,6 +439,7 @@ int simulate(py::Frame* f, const CaptureOptions& options, CaptureResult& r, Capt
         again->stop_at_boundary = break_at;
         again->break_offset = sim.break_offset_;
         again->break_bound = sim.bound_at_point();
+        again->break_nulls = sim.nulls_after_run();
       }
       if (!options.stop_at_boundary) {  // calls past the break point (all: no break) the interpreter makes
         for (const auto& c : sim.called_)

@@ -65,6 +65,8 @@ struct CaptureOptions {
   // first pass saw it: its offset, and which fast locals are bound there.
   int break_offset = -1;
   std::vector<char> break_bound;
+  // 3.11: the value-stack positions that hold a NULL (a callable's) after that instruction ran.
+  std::vector<int> break_nulls;
   // Dynamic shapes: tensor dims read from the frame that get a symbol instead of their size.
   // "x#0" names dim 0 of the tensor at guard path x (what a recompile found changing); with
   // dynamic_all, every dim of every tensor a frame local holds (jit(dynamic=1)). Parameters and

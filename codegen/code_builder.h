@@ -13,6 +13,7 @@
 
 #include "py/pyport.h"  // first (Python.h)
 
+#include <string>
 #include <vector>
 
 #include "codegen/assembler.h"
@@ -74,6 +75,13 @@ class CodeBuilder {
     emit(py::Opcode::RESUME, 0);
     return true;
   }
+  // 3.11: the prologue of a function that takes its cells over from a closure (COPY_FREE_VARS for
+  // `nfrees` of them, then RESUME): a resume function, a loop body.
+  void closure_prologue(int nfrees) {
+    if (!py::kCallsOverNull) return;
+    if (nfrees) emit(py::Opcode::COPY_FREE_VARS, nfrees);
+    emit(py::Opcode::RESUME, 0);
+  }
   // An instruction as it is (its own line and target); returns its index.
   size_t push(const AsmInstr& in) {
     code_.push_back(in);
@@ -112,6 +120,22 @@ class CodeBuilder {
     PyList_Append(varnames_.get(), s.get());
     return static_cast<int>(PyList_GET_SIZE(varnames_.get()) - 1);
   }
+  // The local of that name, made if it is new (a scratch local several paths share).
+  int local_named(const std::string& name) {
+    if (!varnames_) return 0;
+    for (Py_ssize_t i = 0; i < PyList_GET_SIZE(varnames_.get()); ++i)
+      if (PyUnicode_CompareWithASCIIString(PyList_GET_ITEM(varnames_.get(), i), name.c_str()) == 0) return static_cast<int>(i);
+    return new_local(name.c_str());
+  }
+  // Gives local i another name (3.11: an argument slot a closure's free variable of the same name
+  // takes over, which a code object must not name twice).
+  void rename_local(int i, const std::string& name) {
+    if (!varnames_ || i >= PyList_GET_SIZE(varnames_.get())) return;
+    PyObject* s = PyUnicode_InternFromString(name.c_str());
+    if (s) PyList_SetItem(varnames_.get(), i, s);
+  }
+  // 3.11: exception-table entries (instruction indexes of this builder's code).
+  void add_handler(const AsmHandler& h) { handlers_.push_back(h); }
   size_t size() const { return code_.size(); }
   void set_target(size_t at, int target) { code_[at].target = target; }
   // The code of a function pijit calls in place of part of `co` (a resume function, a loop body):
@@ -151,15 +175,22 @@ class CodeBuilder {
         continue;
       }
       const int name = const_index(py::code_cellname(co, in.arg));
-      out.push_back({py::Opcode::LOAD_CONST, const_index(is_load ? load : del), -1, in.line});
+      if (py::kCallsOverNull) out.push_back({py::Opcode::PUSH_NULL, 0, -1, in.line});
+      out.push_back({py::Opcode::LOAD_CONST, const_index(is_load ? load : del), -1, py::kCallsOverNull ? 0 : in.line});
       out.push_back({py::Opcode::LOAD_CLOSURE, in.arg, -1, 0});
       out.push_back({py::Opcode::LOAD_CONST, name, -1, 0});
-      out.push_back({py::Opcode::CALL_FUNCTION, 2, -1, 0});
+      if (py::kCallsOverNull) out.push_back({py::Opcode::PRECALL, 2, -1, 0});
+      out.push_back({py::kCallsOverNull ? py::Opcode::CALL : py::Opcode::CALL_FUNCTION, 2, -1, 0});
       if (is_del) out.push_back({py::Opcode::POP_TOP, 0, -1, 0});
     }
     pos[code_.size()] = static_cast<int>(out.size());
     for (AsmInstr& in : out)
       if (in.target >= 0) in.target = pos[in.target];
+    for (AsmHandler& h : handlers_) {  // (an instruction's replacements stay in its entry's range)
+      h.start = pos[h.start];
+      h.end = pos[h.end];
+      h.target = pos[h.target];
+    }
     code_ = std::move(out);
     return true;
   }
@@ -175,10 +206,10 @@ class CodeBuilder {
     spec.consts = consts.get();
     spec.names = names.get();
     spec.varnames = varnames.get();
-    if (!py::kDerefIndexesLocals) return assemble(code_, spec);
+    if (!py::kDerefIndexesLocals) return assemble(code_, spec, handlers_);
     std::vector<AsmInstr> code = code_;
     if (!cell_slots(code, spec)) return nullptr;
-    return assemble(code, spec);
+    return assemble(code, spec, handlers_);
   }
 
  protected:
@@ -238,6 +269,7 @@ class CodeBuilder {
   int line_;
   py::Ref consts_, names_, varnames_;
   std::vector<AsmInstr> code_;
+  std::vector<AsmHandler> handlers_;
 };
 
 }  // namespace pj::codegen

@@ -59,6 +59,8 @@ struct ResumePlan {
   std::vector<int> deleted;                        // arguments the captured part deleted
   std::vector<std::pair<int, ReturnPlan>> cells;   // cell variables it assigned (cellvars order)
   std::vector<char> bound;                         // per fast local: bound at break_offset
+  std::vector<int> nulls;                          // 3.11: stack positions holding a NULL there (the
+                                                   // resume function pushes them again: PUSH_NULL)
   std::vector<BlockPlan> blocks;                   // try blocks open at `offset` (outermost first);
                                                    // non-empty only with break_offset == -1
 };

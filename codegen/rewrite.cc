@@ -3,6 +3,7 @@
 
 #include "codegen/rewrite.h"
 
+#include <algorithm>
 #include <map>
 #include <set>
 #include <string>
@@ -54,6 +55,22 @@ PyObject* resume_caller() {
                             METH_FASTCALL, "pijit's call of a resume function (rewritten code only)"};
   static PyObject* fn = PyCFunction_New(&def, nullptr);  // immortal: rewritten code holds it as a constant
   return fn;
+}
+
+// 3.11: where code that starts at the instruction at `offset` must start. A CALL's PRECALL (and
+// the KW_NAMES before it) go with it: KW_NAMES leaves the names for the CALL in the frame, and the
+// stack depth CPython's compiler counts is PRECALL's -n, then CALL's -1 (capture's simulator runs
+// them as one instruction, and may stop at the CALL).
+int call_group_start(const py::DecodeResult& d, int offset) {
+  if (!py::kCallsOverNull) return offset;
+  for (size_t k = 0; k < d.instructions.size(); ++k) {
+    if (d.instructions[k].offset != offset) continue;
+    size_t i = k;
+    if (i > 0 && d.instructions[i].op == Opcode::CALL && d.instructions[i - 1].op == Opcode::PRECALL) --i;
+    if (i > 0 && d.instructions[i].op == Opcode::PRECALL && d.instructions[i - 1].op == Opcode::KW_NAMES) --i;
+    return d.instructions[i].offset;
+  }
+  return offset;
 }
 
 // Collects instructions plus the constants and names they need beyond the original's.
@@ -184,8 +201,9 @@ class Emitter : public CodeBuilder {
       case ReturnPlan::Shared:  // built earlier in this plan (depth first, left to right)
         op(Opcode::LOAD_FAST, slot_locals_.at(p.index));
         return;
-      case ReturnPlan::Null:  // (3.11's, whose rewritten code is not emitted yet: never planned here)
-        PJ_CHECK(false) << "a NULL stack slot in rewritten code of a Python before 3.11";
+      case ReturnPlan::Null:  // 3.11: a callable's NULL
+        PJ_CHECK(py::kCallsOverNull) << "a NULL stack slot in rewritten code of a Python before 3.11";
+        op(Opcode::PUSH_NULL);
         return;
     }
   }
@@ -200,6 +218,7 @@ class Emitter : public CodeBuilder {
       return false;
     }
     std::vector<AsmInstr> orig = from_decoded(d.instructions);
+    offset = call_group_start(d, offset);
     int base = static_cast<int>(code_.size()) + 1;
     auto index_at = [&](int off) {  // a jump target names the first prefix
       int k = -1;
@@ -220,12 +239,33 @@ class Emitter : public CodeBuilder {
       }
       code_[h.first].target = base + k;
     }
-    code_.push_back({Opcode::JUMP_ABSOLUTE, 0, base + at, line_});
+    op(Opcode::JUMP_ABSOLUTE, 0, base + at);
     for (AsmInstr& in : orig) {
       if (in.target >= 0) in.target += base;
+      localize_cells(original, in);
       code_.push_back(in);
     }
+    // 3.11: the original's exception table, moved with its code (it covers `offset` as it
+    // covered it there, at the same stack depth: the try and with blocks open at the break)
+    for (AsmHandler h : from_decoded(d.instructions, d.handlers)) {
+      h.start += base;
+      h.end += base;
+      h.target += base;
+      add_handler(h);
+    }
     return true;
+  }
+  // 3.11: a copied instruction of the original names a cell by its slot there; the builder's by its
+  // index among the cells. The original's prologue (making its cells, copying its closure) has run
+  // in the frame that took its cells over: it becomes a NOP.
+  static void localize_cells(PyCodeObject* original, AsmInstr& in) {
+    if (!py::kDerefIndexesLocals) return;
+    if (in.op == Opcode::MAKE_CELL || in.op == Opcode::COPY_FREE_VARS) {
+      in.op = Opcode::NOP;
+      in.arg = 0;
+    } else if (py::has_flag(in.op, py::kFree)) {
+      in.arg = py::deref_cell_index(original, in.arg);
+    }
   }
   // A container the plan references again is kept in a local of its own.
   void keep_shared(const ReturnPlan& p) {
@@ -298,6 +338,7 @@ class Emitter : public CodeBuilder {
   bool copy_run(PyCodeObject* original, int from, int to, bool method_call_as_function, py::Instruction* last,
                 int* next, int* depth) {
     py::DecodeResult d = py::decode_code(reinterpret_cast<PyObject*>(original));
+    from = call_group_start(d, from);
     int first = -1, end = -1;
     for (size_t k = 0; k < d.instructions.size(); ++k) {
       if (d.instructions[k].offset == from) first = static_cast<int>(k);
@@ -314,7 +355,9 @@ class Emitter : public CodeBuilder {
         return false;
       }
       if (k == end && method_call_as_function && in.op == Opcode::CALL_METHOD) in.op = Opcode::CALL_FUNCTION;
-      code_.push_back({in.op, in.arg, -1, in.line ? in.line : line_});
+      AsmInstr a{in.op, in.arg, -1, in.line ? in.line : line_};
+      localize_cells(original, a);
+      code_.push_back(a);
       if (k < end) *depth += py::stack_effect(in.op, in.arg, 0);
       *last = in;
     }
@@ -326,16 +369,13 @@ class Emitter : public CodeBuilder {
   // the `depth` values on the stack. The locals are deleted here before the call and the list is
   // emptied into fn's frame: the continuation holds the only references, as the one frame of
   // plain Python does (a generator it drops finishes there, not when it returns).
-  void call_resume(PyCodeObject* original, PyObject* code, int depth, const std::vector<char>& bound) {
+  void call_resume(PyCodeObject* original, PyObject* code, int depth, const std::vector<char>& bound,
+                   const std::vector<int>& nulls) {
+    if (py::kCallsOverNull) return call_resume311(original, code, depth, bound, nulls);
     op(Opcode::BUILD_LIST, depth);
     op(Opcode::LOAD_CONST, const_index(resume_caller()));
     op(Opcode::ROT_TWO);
-    int ncells = py::code_ncells(original) + py::code_nfrees(original);
-    for (int i = 0; i < ncells; ++i) op(Opcode::LOAD_CLOSURE, i);
-    if (ncells) op(Opcode::BUILD_TUPLE, ncells);
-    op(Opcode::LOAD_CONST, const_index(code));
-    op(Opcode::LOAD_CONST, const_index(original->co_name));
-    op(Opcode::MAKE_FUNCTION, ncells ? 0x08 : 0);
+    make_resume_function(original, code);
     op(Opcode::ROT_TWO);
     for (size_t i = 0; i < bound.size(); ++i) {
       if (bound[i]) op(Opcode::LOAD_FAST, static_cast<int>(i));
@@ -349,22 +389,55 @@ class Emitter : public CodeBuilder {
     op(Opcode::CALL_FUNCTION, 2);
     op(Opcode::RETURN_VALUE);
   }
-
+  // Pushes a new function of the resume code, closing over the frame's cells.
+  void make_resume_function(PyCodeObject* original, PyObject* code) {
+    int ncells = py::code_ncells(original) + py::code_nfrees(original);
+    for (int i = 0; i < ncells; ++i) op(Opcode::LOAD_CLOSURE, i);
+    if (ncells) op(Opcode::BUILD_TUPLE, ncells);
+    op(Opcode::LOAD_CONST, const_index(code));
+    if (py::kMakeFunctionPopsQualname) op(Opcode::LOAD_CONST, const_index(original->co_name));
+    op(Opcode::MAKE_FUNCTION, ncells ? 0x08 : 0);
+  }
+  // 3.11's call_resume. A NULL (a callable's, at `nulls`) cannot go into a list: the stack is
+  // stored into locals top first, each NULL into one it leaves unbound (STORE_FAST takes a NULL:
+  // the slot becomes empty), and the resume function pushes the NULLs again.
+  void call_resume311(PyCodeObject* original, PyObject* code, int depth, const std::vector<char>& bound,
+                      const std::vector<int>& nulls) {
+    std::vector<int> slot(depth, -1);
+    for (int k = depth - 1; k >= 0; --k) {
+      const bool null = std::find(nulls.begin(), nulls.end(), k) != nulls.end();
+      if (!null) slot[k] = local_named("__pijit_pass" + std::to_string(k));
+      op(Opcode::STORE_FAST, null ? local_named("__pijit_null") : slot[k]);
+    }
+    call_begin();
+    op(Opcode::LOAD_CONST, const_index(resume_caller()));
+    make_resume_function(original, code);
+    int n = 0;
+    for (size_t i = 0; i < bound.size(); ++i, ++n) {
+      if (bound[i]) op(Opcode::LOAD_FAST, static_cast<int>(i));
+      else op(Opcode::LOAD_CONST, const_index(Py_None));
+    }
+    for (int k = 0; k < depth; ++k)
+      if (slot[k] >= 0) op(Opcode::LOAD_FAST, slot[k]), ++n;
+    op(Opcode::BUILD_LIST, n);
+    for (size_t i = 0; i < bound.size(); ++i)
+      if (bound[i]) op(Opcode::DELETE_FAST, static_cast<int>(i));
+    for (int k = 0; k < depth; ++k)
+      if (slot[k] >= 0) op(Opcode::DELETE_FAST, slot[k]);
+    op(Opcode::CALL_FUNCTION, 2);
+    op(Opcode::RETURN_VALUE);
+  }
 };
 
 }  // namespace
 
 PyObject* emit_graph_code(PyCodeObject* original, const guards::GuardTree& guards, const FramePlan& plan,
                           PyObject* runner, const ResumeMaker& make_resume) {
-  auto resume_code = [&](int offset, int depth, const std::vector<char>& bound) {
+  auto resume_code = [&](int offset, int depth, const std::vector<char>& bound, const std::vector<int>& nulls) {
     const std::vector<BlockPlan>& blocks = plan.resume.blocks;
-    return make_resume ? make_resume(offset, depth, bound, plan.line, blocks)
-                       : emit_resume_code(original, offset, depth, bound, plan.line, blocks);
+    return make_resume ? make_resume(offset, depth, bound, plan.line, blocks, nulls)
+                       : emit_resume_code(original, offset, depth, bound, plan.line, blocks, nulls);
   };
-  if (!py::kResumeFunctions && plan.resumes) {  // (3.11: the runtime refuses such a frame first)
-    PyErr_SetString(PyExc_NotImplementedError, "a graph break needs resume functions, not built on Python 3.11 yet");
-    return nullptr;
-  }
   Emitter e(original, plan.line);
   if (!e.prologue(original)) return nullptr;
   int outputs_local = e.new_local("__pijit_outputs");
@@ -400,9 +473,9 @@ PyObject* emit_graph_code(PyCodeObject* original, const guards::GuardTree& guard
   py::Instruction ins;
   int next = -1, depth = static_cast<int>(r.stack.size());
   if (r.break_offset < 0) {  // nothing to run here: resume at `offset` itself
-    Ref code(resume_code(r.offset, depth, r.bound));
+    Ref code(resume_code(r.offset, depth, r.bound, r.nulls));
     if (!code) return nullptr;
-    e.call_resume(original, code.get(), depth, r.bound);
+    e.call_resume(original, code.get(), depth, r.bound, r.nulls);
     return e.finish(original);
   }
   if (!e.copy_run(original, r.offset, r.break_offset, r.method_call_as_function, &ins, &next, &depth)) return nullptr;
@@ -421,42 +494,54 @@ PyObject* emit_graph_code(PyCodeObject* original, const guards::GuardTree& guard
   if (conditional) ways.push_back({ins.jump_target, depth + py::stack_effect(ins.op, ins.arg, 1)});
   for (size_t w = 0; w < ways.size(); ++w) {
     if (w == 1) e.set_target(jump_at, static_cast<int>(e.size()));
-    Ref code(resume_code(ways[w].offset, ways[w].depth, r.bound));
+    std::vector<int> nulls;  // (a branch takes no NULL)
+    for (int k : r.nulls)
+      if (k < ways[w].depth) nulls.push_back(k);
+    Ref code(resume_code(ways[w].offset, ways[w].depth, r.bound, nulls));
     if (!code) return nullptr;
-    e.call_resume(original, code.get(), ways[w].depth, r.bound);
+    e.call_resume(original, code.get(), ways[w].depth, r.bound, nulls);
   }
   return e.finish(original);
 }
 
 PyObject* emit_resume_code(PyCodeObject* original, int offset, int depth, const std::vector<char>& bound, int line,
-                           const std::vector<BlockPlan>& blocks) {
-  if (!py::kResumeFunctions) {
-    PyErr_SetString(PyExc_NotImplementedError, "resume functions are not built on Python 3.11 yet");
-    return nullptr;
-  }
+                           const std::vector<BlockPlan>& blocks, const std::vector<int>& nulls) {
   Emitter e(original, line);
-  for (size_t i = 0; i < bound.size(); ++i)
+  e.closure_prologue(py::code_ncells(original) + py::code_nfrees(original));
+  for (size_t i = 0; i < bound.size(); ++i) {
+    // 3.11: an argument's cell takes the argument's slot in the original, and is a free variable
+    // of this code: the slot it leaves (never bound here) needs a name of its own
+    if (py::local_is_cell(original, static_cast<int>(i)))
+      e.rename_local(static_cast<int>(i), "__pijit_cellarg_" + py::text(py::code_varname(original, static_cast<int>(i))));
     if (!bound[i]) e.op(Opcode::DELETE_FAST, static_cast<int>(i));
-  int first = -1;
+  }
+  auto is_null = [&nulls](int k) { return std::find(nulls.begin(), nulls.end(), k) != nulls.end(); };
+  int first = -1, nargs = 0;
   for (int k = 0; k < depth; ++k) {
+    if (is_null(k)) continue;
     int local = e.new_local(("__pijit_stack" + std::to_string(k)).c_str());
-    if (k == 0) first = local;
+    if (first < 0) first = local;
+    ++nargs;
   }
   // The stack values, with each try block entered again where its level says (its handler, in
-  // the copy of the original, unwinds to that depth).
+  // the copy of the original, unwinds to that depth). 3.11: the copy's exception table covers
+  // `offset` as the original's did, at the same depth: nothing to enter.
   std::vector<std::pair<size_t, int>> handlers;
-  size_t b = 0;
-  for (int k = 0; k <= depth; ++k) {
+  size_t b = py::kExceptionTables ? blocks.size() : 0;
+  for (int k = 0, arg = 0; k <= depth; ++k) {
     for (; b < blocks.size() && blocks[b].level == k; ++b) {
       handlers.emplace_back(e.size(), blocks[b].handler);
       e.op(static_cast<Opcode>(blocks[b].op));
     }
-    if (k < depth) {
+    if (k < depth && is_null(k)) {
+      e.op(Opcode::PUSH_NULL);
+    } else if (k < depth) {
       // On the stack now, and no longer a local: as in the original, the value lives only as long
       // as the stack holds it (an exception raised with it, kept by a local of the frame its
       // traceback holds, would be a reference cycle: a generator's cleanup then waits for the GC).
-      e.op(Opcode::LOAD_FAST, first + k);
-      e.op(Opcode::DELETE_FAST, first + k);
+      e.op(Opcode::LOAD_FAST, first + arg);
+      e.op(Opcode::DELETE_FAST, first + arg);
+      ++arg;
     }
   }
   if (b != blocks.size()) {
@@ -464,7 +549,7 @@ PyObject* emit_resume_code(PyCodeObject* original, int offset, int depth, const 
     return nullptr;
   }
   if (!e.resume_original(original, offset, handlers)) return nullptr;
-  return e.finish_closure(original, static_cast<int>(bound.size()) + depth);  // every local, then the stack
+  return e.finish_closure(original, static_cast<int>(bound.size()) + nargs);  // every local, then the stack
 }
 
 PyObject* reassemble(PyCodeObject* original) {
@@ -489,7 +574,8 @@ PyObject* reassemble(PyCodeObject*) {
   PyErr_SetString(PyExc_NotImplementedError, py::kUnsupportedPythonMessage);
   return nullptr;
 }
-PyObject* emit_resume_code(PyCodeObject*, int, int, const std::vector<char>&, int, const std::vector<BlockPlan>&) {
+PyObject* emit_resume_code(PyCodeObject*, int, int, const std::vector<char>&, int, const std::vector<BlockPlan>&,
+                           const std::vector<int>&) {
   PyErr_SetString(PyExc_NotImplementedError, py::kUnsupportedPythonMessage);
   return nullptr;
 }

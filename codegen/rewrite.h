@@ -21,15 +21,17 @@ namespace pj::codegen {
 // share one code between breaks that resume at the same place and make it a capture candidate;
 // without one, emit_resume_code makes them.
 using ResumeMaker = std::function<PyObject*(int offset, int depth, const std::vector<char>& bound, int line,
-                                            const std::vector<BlockPlan>& blocks)>;
+                                            const std::vector<BlockPlan>& blocks, const std::vector<int>& nulls)>;
 PyObject* emit_graph_code(PyCodeObject* original, const guards::GuardTree& guards, const FramePlan& plan,
                           PyObject* runner, const ResumeMaker& make_resume = nullptr);
 
 // The code of a resume function: the original code from `offset` on, entered with every fast local
 // of the original (those `bound` says are not, deleted first) and `depth` stack values as
 // positional arguments, and the original's cells as free variables; inside `blocks` again.
+// 3.11: the stack positions `nulls` hold a callable's NULL, which the code pushes itself (it is
+// not an argument); the original's exception table comes with its code, so `blocks` need no entry.
 PyObject* emit_resume_code(PyCodeObject* original, int offset, int depth, const std::vector<char>& bound, int line,
-                           const std::vector<BlockPlan>& blocks = {});
+                           const std::vector<BlockPlan>& blocks = {}, const std::vector<int>& nulls = {});
 
 // The original bytecode decoded and assembled again by pijit (stress mode runs frames that were
 // not captured through this, to exercise the assembler and shadow frames on arbitrary code).

@@ -13,6 +13,19 @@ PyObject* pj_frame311_globals(struct _PyInterpreterFrame* f) { return f->f_globa
 PyObject* pj_frame311_builtins(struct _PyInterpreterFrame* f) { return f->f_builtins; }
 PyObject* pj_frame311_function(struct _PyInterpreterFrame* f) { return (PyObject*)f->f_func; }
 PyObject* pj_frame311_slot(struct _PyInterpreterFrame* f, int i) { return f->localsplus[i]; }
+/* Takes the slot's reference (the slot is left empty). */
+PyObject* pj_frame311_take_slot(struct _PyInterpreterFrame* f, int i) {
+  PyObject* v = f->localsplus[i];
+  f->localsplus[i] = NULL;
+  return v;
+}
+/* Stores a new reference to v (or NULL) in the slot, releasing what it held. */
+void pj_frame311_set_slot(struct _PyInterpreterFrame* f, int i, PyObject* v) {
+  PyObject* old = f->localsplus[i];
+  Py_XINCREF(v);
+  f->localsplus[i] = v;
+  Py_XDECREF(old);
+}
 
 /* Whether fast local i is also a cell variable (an argument a closure captures): 3.7-3.10 keep
  * such an argument in its cell only, its local slot empty. */

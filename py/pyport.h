@@ -177,8 +177,8 @@ constexpr bool kMakeFunctionPopsQualname = PY_VERSION_HEX < 0x030B0000;
 // 3.11's MATCH_KEYS and MATCH_CLASS push their result or None, not a result and a bool (3.10).
 constexpr bool kMatchPushesNone = PY_VERSION_HEX >= 0x030B0000;
 // Whether codegen builds resume functions (the rest of a frame after a graph break) for this
-// Python's bytecode: 3.7-3.10 (3.11's exception tables and calls: not yet).
-constexpr bool kResumeFunctions = PY_VERSION_HEX < 0x030B0000;
+// Python's bytecode: 3.7-3.11.
+constexpr bool kResumeFunctions = PY_VERSION_HEX < 0x030C0000;
 // 3.11: LOAD_DEREF, STORE_DEREF, LOAD_CLOSURE and MAKE_CELL index the one array of fast locals,
 // cells and free variables (an argument's cell in the argument's slot), not cells alone.
 constexpr bool kDerefIndexesLocals = PY_VERSION_HEX >= 0x030B0000;
@@ -346,6 +346,10 @@ struct RecursionCredit {
   PyThreadState* ts = PyThreadState_GET();
   RecursionCredit() { --ts->recursion_depth; }
   ~RecursionCredit() { ++ts->recursion_depth; }
+#elif PY_VERSION_HEX < 0x030C0000
+  PyThreadState* ts = PyThreadState_GET();
+  RecursionCredit() { ++ts->recursion_remaining; }
+  ~RecursionCredit() { --ts->recursion_remaining; }
 #else
   RecursionCredit() {}
 #endif
@@ -423,6 +427,12 @@ inline PyFrameObject* shadow_frame(PyThreadState* tstate, PyFrameObject* f, PyCo
   }
   return s;
 }
+// Whether fast local i is an argument a closure captures (3.11 keeps its cell in its slot).
+inline bool local_is_cell(PyCodeObject*, int) { return false; }
+// (3.11's; call_moving_args and shadow frames move the references themselves here)
+inline void release_moved_args(PyCodeObject*) {}
+inline void in_place_started(Frame*) {}
+inline void give_back_args() {}
 // Runs `code` (f's own code, rewritten) in place of the frame f, which has not started, and
 // returns its result: in a shadow frame that takes f's fast locals over (see shadow_frame); an
 // exception leaving it has the function in its traceback once.
@@ -566,6 +576,8 @@ extern "C" PyObject* pj_frame311_globals(Frame* f);
 extern "C" PyObject* pj_frame311_builtins(Frame* f);
 extern "C" PyObject* pj_frame311_function(Frame* f);
 extern "C" PyObject* pj_frame311_slot(Frame* f, int i);
+extern "C" PyObject* pj_frame311_take_slot(Frame* f, int i);
+extern "C" void pj_frame311_set_slot(Frame* f, int i, PyObject* v);
 extern "C" int pj_frame311_lasti(Frame* f);
 extern "C" int pj_frame311_prologue_done(Frame* f);
 extern "C" int pj_frame311_cell_slot(PyCodeObject* co, int i);
@@ -617,11 +629,67 @@ inline bool frame_started(Frame* f) { return pj_frame311_lasti(f) >= 0; }
 // Code run_in_place runs takes every argument slot of f's code positionally (kRunInPlacePositional:
 // codegen shapes it so).
 constexpr bool kRunInPlacePositional = true;
+// The references call_moving_args hands to a resume function's frame, and run_in_place to the
+// code it runs in place of a frame: CPython's call takes its own (3.11 has no call that steals
+// them), so the caller's go when the hook sees that frame enter (release_moved_args), before it
+// runs an instruction. The one frame of plain Python holds them alone: a value it drops dies there.
+struct MovedArgs {
+  PyCodeObject* code;
+  std::vector<PyObject*> refs;
+};
+inline thread_local MovedArgs* t_moved_args = nullptr;
+// At the hook's entry: the frame of `co` took its arguments; the caller's references go.
+inline void release_moved_args(PyCodeObject* co) {
+  MovedArgs* m = t_moved_args;
+  if (!m || m->code != co) return;
+  t_moved_args = nullptr;
+  std::vector<PyObject*> refs;
+  refs.swap(m->refs);
+  for (PyObject* o : refs) Py_DECREF(o);
+}
+// fn(*argv) with the references in `moved` (argv's) given up as fn's frame starts.
+inline PyObject* call_moving(PyObject* fn, MovedArgs& moved) {
+  std::vector<PyObject*> argv = moved.refs;  // (the call reads them after the hook released ours)
+  MovedArgs* outer = t_moved_args;
+  t_moved_args = &moved;
+  PyObject* r = PyObject_Vectorcall(fn, argv.data(), argv.size(), nullptr);
+  t_moved_args = outer;
+  for (PyObject* o : moved.refs) Py_DECREF(o);  // (not released: the frame never started)
+  moved.refs.clear();
+  return r;
+}
+
+// The in-place runs under way on this thread, innermost first: the frame the hook was given, and
+// the frame of the code run in its place once it started (in_place_started).
+struct InPlaceRun {
+  Frame* original;
+  Frame* running;
+  int nargs;
+  InPlaceRun* outer;
+};
+inline thread_local InPlaceRun* t_in_place_run = nullptr;
+inline void in_place_started(Frame* running) {
+  if (t_in_place_run) t_in_place_run->running = running;
+}
+// A graph whose failure lets the original frame run eagerly (it read guarded paths, nothing
+// else): the innermost in-place run gives the frame its arguments back, from the frame running in
+// its place (an argument a closure captures is in its cell there: MAKE_CELL ran).
+inline void give_back_args() {
+  InPlaceRun* run = t_in_place_run;
+  if (!run || !run->running) return;
+  PyCodeObject* code = pj_frame311_code(run->running);
+  for (int i = 0; i < run->nargs; ++i) {
+    PyObject* v = pj_frame311_slot(run->running, i);
+    if (v && pj_frame311_local_is_cell(code, i)) v = PyCell_Check(v) ? PyCell_GET(v) : v;
+    pj_frame311_set_slot(run->original, i, v);
+  }
+}
+
 // Runs `code` (f's code rewritten, its arguments positional) in place of the frame f, which has not
 // started, and returns its result: a function of f's globals and closure called with f's
-// arguments (an argument a closure captures still raw: the code's prologue makes its cell).
-// CPython releases f after the hook returns, so f's arguments live until then, where plain Python
-// may free one earlier (a `del` of an argument): not yet as on 3.7-3.10, which move them.
+// arguments (an argument a closure captures still raw: the code's prologue makes its cell). The
+// arguments move: f's slots are left empty (give_back_args puts them back).
+inline void drop_resume_caller_entry(PyCodeObject* code);
 inline PyObject* run_in_place(PyThreadState*, Frame* f, PyCodeObject* code) {
   PyCodeObject* co = frame_code(f);
   const int n = co->co_argcount + co->co_kwonlyargcount + ((co->co_flags & CO_VARARGS) != 0) +
@@ -637,14 +705,18 @@ inline PyObject* run_in_place(PyThreadState*, Frame* f, PyCodeObject* code) {
     Py_DECREF(fn);
     return nullptr;
   }
-  std::vector<PyObject*> args(n);
-  for (int i = 0; i < n; ++i) args[i] = pj_frame311_slot(f, i);  // (bound: CPython binds every argument first)
-  PyObject* r = PyObject_Vectorcall(fn, args.data(), static_cast<size_t>(n), nullptr);
+  MovedArgs moved{code, std::vector<PyObject*>(n)};
+  for (int i = 0; i < n; ++i) moved.refs[i] = pj_frame311_take_slot(f, i);  // (bound: CPython binds every argument first)
+  InPlaceRun run{f, nullptr, n, t_in_place_run};
+  t_in_place_run = &run;
+  PyObject* r = call_moving(fn, moved);
+  t_in_place_run = run.outer;
   Py_DECREF(fn);
+  if (!r) drop_resume_caller_entry(code);
   return r;
 }
-// Not yet on 3.11: shadow frames that move the fast locals (run_in_place calls a function instead,
-// the frame keeping its locals), resume functions' calls.
+// Not on 3.11: shadow frames that move the fast locals (run_in_place calls a function instead,
+// the frame keeping its locals).
 [[noreturn]] inline void frame_unsupported() { Py_FatalError(kUnsupportedPythonMessage); }
 extern "C" int pj_frame311_traceback_here(Frame* f);
 // (a frame object of its own: the hook's frame has none, and never ran)
@@ -652,7 +724,74 @@ inline int traceback_here(Frame* f) { return pj_frame311_traceback_here(f); }
 inline Frame* shadow_frame(PyThreadState*, Frame*, PyCodeObject*) { frame_unsupported(); }
 inline void give_back_locals(Frame*, Frame*) { frame_unsupported(); }
 inline void drop_resume_caller_entry(Frame*) { frame_unsupported(); }
-inline PyObject* call_moving_args(PyObject*, PyObject*, bool) { frame_unsupported(); }
+inline bool local_is_cell(PyCodeObject* co, int i) { return pj_frame311_local_is_cell(co, i) != 0; }
+
+// As on 3.7-3.10: fn(*args) for a resume function, the list left empty and its references given
+// up as the callee's frame starts. same_level: the two levels CPython counts for pijit's `resume`
+// builtin and the new frame are given back (plain Python has one frame there).
+inline PyObject* call_moving_args(PyObject* fn, PyObject* args, bool same_level) {
+  auto* co = reinterpret_cast<PyCodeObject*>(PyFunction_GET_CODE(fn));
+  const Py_ssize_t n = PyList_GET_SIZE(args);
+  const int kinds = CO_VARARGS | CO_VARKEYWORDS | CO_GENERATOR | CO_COROUTINE | CO_ASYNC_GENERATOR | CO_ITERABLE_COROUTINE;
+  if (co->co_argcount != n || co->co_kwonlyargcount || (co->co_flags & kinds) || code_ncells(co) ||
+      code_nfrees(co) != (PyFunction_GET_CLOSURE(fn) ? PyTuple_GET_SIZE(PyFunction_GET_CLOSURE(fn)) : 0)) {
+    PyErr_Format(PyExc_SystemError, "pijit: %U is not a resume function", co->co_name);
+    return nullptr;
+  }
+  MovedArgs moved{co, {}};
+  moved.refs.resize(n);
+  PyObject** items = reinterpret_cast<PyListObject*>(args)->ob_item;
+  for (Py_ssize_t i = 0; i < n; ++i) {
+    moved.refs[i] = items[i];  // moved: the list's reference is this call's now
+    items[i] = nullptr;
+  }
+  if (PyList_SetSlice(args, 0, n, nullptr) < 0) {  // (its slots are empty: nothing is released)
+    for (PyObject* o : moved.refs) Py_DECREF(o);
+    return nullptr;
+  }
+  PyThreadState* ts = PyThreadState_GET();
+  const int credit = same_level ? 2 : 0;
+  ts->recursion_remaining += credit;
+  PyObject* r = call_moving(fn, moved);
+  ts->recursion_remaining -= credit;
+  return r;
+}
+// An exception leaving rewritten code through the resume function or loop body it called: as on
+// 3.7-3.10 (see there), the traceback's entry for the rewritten frame (`code`'s) goes when the
+// next entry is a continuation of it.
+inline void drop_resume_caller_entry(PyCodeObject* code) {
+  PyObject *t, *v, *tb;
+  PyErr_Fetch(&t, &v, &tb);
+  auto* head = tb && PyTraceBack_Check(tb) ? reinterpret_cast<PyTracebackObject*>(tb) : nullptr;
+  bool continuation = false;
+  PyCodeObject* head_code = head && head->tb_next ? PyFrame_GetCode(head->tb_frame) : nullptr;
+  Py_XDECREF(head_code);  // (the frame, which the traceback holds, keeps it)
+  if (head_code == code) {
+    auto same_function = [code](PyCodeObject* c) {
+      return c->co_firstlineno == code->co_firstlineno && PyUnicode_Compare(c->co_name, code->co_name) == 0 &&
+             PyUnicode_Compare(c->co_filename, code->co_filename) == 0;
+    };
+    PyFrameObject* p = head->tb_next->tb_frame;
+    Py_INCREF(p);
+    for (int depth = 0; p && depth < 8 && !continuation; ++depth) {
+      PyCodeObject* c = PyFrame_GetCode(p);
+      const bool same = same_function(c);
+      Py_DECREF(c);
+      PyFrameObject* back = same ? PyFrame_GetBack(p) : nullptr;
+      continuation = back == head->tb_frame;
+      Py_DECREF(p);
+      p = back;
+    }
+    Py_XDECREF(p);
+  }
+  if (continuation) {
+    PyObject* rest = reinterpret_cast<PyObject*>(head->tb_next);
+    Py_INCREF(rest);
+    Py_DECREF(tb);
+    tb = rest;
+  }
+  PyErr_Restore(t, v, tb);
+}
 extern "C" int pj_frame311_gen_in_handler(PyObject* o);
 // As on 3.7-3.10: a generator, coroutine or async generator suspended where a handler covers it
 // (3.11's exception table: a try's or with-block's), or an object whose type has a finalizer.
@@ -683,6 +822,10 @@ inline bool frame_is_resumable(Frame*) { frame_unsupported(); }
 inline bool finalizer_runs_code(PyObject*) { frame_unsupported(); }
 inline bool frame_started(Frame*) { frame_unsupported(); }
 inline void drop_resume_caller_entry(Frame*) { frame_unsupported(); }
+inline bool local_is_cell(PyCodeObject*, int) { frame_unsupported(); }
+inline void release_moved_args(PyCodeObject*) {}
+inline void in_place_started(Frame*) {}
+inline void give_back_args() {}
 inline PyObject* call_moving_args(PyObject*, PyObject*, bool) { frame_unsupported(); }
 inline PyObject* run_in_place(PyThreadState*, Frame*, PyCodeObject*) { frame_unsupported(); }
 constexpr bool kRunInPlacePositional = false;

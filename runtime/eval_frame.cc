@@ -358,7 +358,8 @@ void make_candidate(PyObject* code, const JitOptions& opt, bool loop_body) {
   copy->capture.first_break_index = 0;
   py::DecodeResult d = py::decode_code(code);
   for (size_t k = 0; k < d.instructions.size() && !copy->capture.first_break_index; ++k)
-    if (d.instructions[k].op == py::Opcode::JUMP_ABSOLUTE) copy->capture.first_break_index = static_cast<int>(k) + 1;
+    if (d.instructions[k].op == py::Opcode::JUMP_ABSOLUTE || d.instructions[k].op == py::Opcode::JUMP_FORWARD)
+      copy->capture.first_break_index = static_cast<int>(k) + 1;  // (3.11's jump is relative)
   rs->candidate = std::move(copy);
   rs->is_resume = !loop_body;
   rs->is_loop_body = loop_body;
@@ -431,7 +432,7 @@ bool build_entry(py::Frame* f, CodeState* st, const JitOptions& opt, CacheEntry*
   capture::CaptureOptions copt = opt.capture;
   if (st->inspects_frame < 0) st->inspects_frame = codegen::inspects_frame(co);
   copt.allow_breaks = !opt.fullgraph && !st->inspects_frame;  // (its frame must stay its own)
-  copt.plan_breaks = py::kResumeFunctions;  // (3.11: a frame that would break is refused)
+  copt.plan_breaks = py::kResumeFunctions;
   // Stress level 2 breaks on any code, to exercise breaks and resumption everywhere; a function
   // the user jitted keeps its own behaviour (graph and break counts) under stress.
   copt.break_without_graph = g_stress_breaks && stress_only(opt);
@@ -487,10 +488,12 @@ bool build_entry(py::Frame* f, CodeState* st, const JitOptions& opt, CacheEntry*
     // One resume function per (offset, layout), shared by every entry that breaks there; a capture
     // candidate with this jit's options.
     codegen::ResumeMaker make_resume = [&](int offset, int depth, const std::vector<char>& bound, int line,
-                                           const std::vector<codegen::BlockPlan>& blocks) -> PyObject* {
-      PyObject*& rc = st->resume_codes[{offset, depth, bound}];  // (the blocks open at an offset are fixed)
+                                           const std::vector<codegen::BlockPlan>& blocks,
+                                           const std::vector<int>& nulls) -> PyObject* {
+      // (the blocks open at an offset are fixed, and so are 3.11's NULLs on its stack)
+      PyObject*& rc = st->resume_codes[{offset, depth, bound}];
       if (!rc) {
-        rc = codegen::emit_resume_code(co, offset, depth, bound, line, blocks);
+        rc = codegen::emit_resume_code(co, offset, depth, bound, line, blocks, nulls);
         if (!rc) {
           st->resume_codes.erase({offset, depth, bound});
           return nullptr;
@@ -811,9 +814,13 @@ bool filtered_out(py::Frame* f, PyCodeObject* co) {
 PyObject* pijit_eval_frame(PyThreadState* ts, py::Frame* f, int throw_flag) {
   if (stack_room() < py::kStackFloor) return py::raise_stack_exhausted();
   PyCodeObject* co = py::frame_code(f);
-  if (py::kRunInPlacePositional && co == t_in_place) {  // (3.11: rewritten code, called by run_in_shadow)
-    t_in_place = nullptr;
-    return py::eval_frame_default(ts, f, throw_flag);
+  if (py::kRunInPlacePositional) {
+    py::release_moved_args(co);  // (3.11: a resume function's frame took its arguments over)
+    if (co == t_in_place) {      // (3.11: rewritten code, called by run_in_shadow)
+      t_in_place = nullptr;
+      py::in_place_started(f);
+      return py::eval_frame_default(ts, f, throw_flag);
+    }
   }
   const JitOptions* opt = nullptr;
   if (co == t_jit.expect) {
@@ -937,6 +944,11 @@ void release_code_states() {
 
 void note_graph_failure(bool rerunnable) {
   t_graph_failure = rerunnable ? GraphFailure::Rerunnable : GraphFailure::Final;
+}
+
+void graph_failed_in_rewritten_code() {
+  // (3.11: the frame runs eagerly next, and its arguments moved into the in-place run)
+  if (t_graph_failure == GraphFailure::Rerunnable) py::give_back_args();
 }
 
 GlobalStats& global_stats() { return g_stats; }

@@ -119,5 +119,7 @@ bool log_enabled(const char* what);
 // `except` around it are eager Python's. Only for graphs with no impure op (no random numbers
 // drawn twice).
 void note_graph_failure(bool rerunnable);
+// The graph runner's call from rewritten code failed (the frame it runs in place of may rerun).
+void graph_failed_in_rewritten_code();
 
 }  // namespace pj::runtime

@@ -278,8 +278,10 @@ void runner_dealloc(PyObject* self) {
   Py_TYPE(self)->tp_free(self);
 }
 
-PyObject* runner_call(PyObject* self, PyObject* args, PyObject*) {
-  return run_graph(self, &PyTuple_GET_ITEM(args, 0), PyTuple_GET_SIZE(args));
+PyObject* runner_call(PyObject* self, PyObject* args, PyObject*) {  // (rewritten code's call)
+  PyObject* r = run_graph(self, &PyTuple_GET_ITEM(args, 0), PyTuple_GET_SIZE(args));
+  if (!r) graph_failed_in_rewritten_code();
+  return r;
 }
 
 }  // namespace

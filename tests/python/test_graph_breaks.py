@@ -2,6 +2,7 @@
 graph, then the interpreter runs the rest from the statement that stopped capture. Each test runs
 the function plainly and jitted and compares results, printed output and the state the function
 changed, and asserts the graph, break and compile counts."""
+import os
 import sys
 import unittest
 
@@ -9,11 +10,15 @@ import pijit as pj
 from pijit import ops
 from jit_compare import plain, run, say, show
 
-SUPPORTED = (3, 7) <= sys.version_info[:2] <= (3, 10)
+PY311 = sys.version_info[:2] == (3, 11)
+SUPPORTED = (3, 7) <= sys.version_info[:2] <= (3, 10) or (PY311 and os.environ.get("PIJIT_PY311_CAPTURE") == "1")
 T = pj.Tensor
+# CPython's words for reading an unbound local (3.11 reworded them)
+UNBOUND_T3 = ("local variable 't3' referenced before assignment" if sys.version_info < (3, 11)
+              else "cannot access local variable 't3' where it is not associated with a value")
 
 
-@unittest.skipUnless(SUPPORTED, "capture is built for Python 3.7-3.10")
+@unittest.skipUnless(SUPPORTED, "capture runs on Python 3.7-3.10, and on 3.11 under PIJIT_PY311_CAPTURE=1")
 class GraphBreaks(unittest.TestCase):
     def same(self, f, make_args, calls=3):
         jf = pj.jit(f)
@@ -59,7 +64,7 @@ class GraphBreaks(unittest.TestCase):
         try:
             unbound(T([1.0]))
         except UnboundLocalError as e:
-            self.assertEqual(str(e), "local variable 't3' referenced before assignment")
+            self.assertEqual(str(e), UNBOUND_T3)
         st = self.same(bound, lambda: (T([1.0, 2.0]),))
         self.assertEqual((st["breaks"], st["resume_graphs"], st["resume_breaks"]), (1, 1, 0), st)
 
@@ -335,6 +340,7 @@ class GraphBreaks(unittest.TestCase):
         if not pj.stress_stats()["level"]:  # (stress mode makes every frame a candidate)
             self.assertEqual(pj.jit_stats(helper)["compiles"], 0)
 
+    @unittest.skipIf(PY311, "loop bodies as functions are not built on Python 3.11 yet (the loop runs as it is)")
     def test_a_failure_inside_a_loop_runs_the_body_as_a_captured_function(self):
         # No break point inside a loop (its resume function would break again each iteration, a
         # frame deeper): the interpreter runs the loop, each iteration a call of the loop's body,

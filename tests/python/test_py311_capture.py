@@ -1,8 +1,8 @@
 """Capture of whole frames, written for Python 3.11's first step and run on every version: what the
 hook does with a frame whose function is captured without a graph break (rewritten bytecode run in
 place of the frame: on 3.11 a call of a function of the rewritten code, py::run_in_place), and what
-it does at a graph break (3.7-3.10: the interpreter runs the rest through a resume function; 3.11,
-which has no resume functions yet, runs the whole frame as it is and says why).
+it does at a graph break (the interpreter runs the rest through a resume function;
+test_resume_functions has the cases).
 
 On 3.11 capture is experimental and runs only under PIJIT_PY311_CAPTURE=1 (CI sets it for this
 module); without it these tests are not defined there.
@@ -195,13 +195,9 @@ class WholeFrames(unittest.TestCase):
         jf = pj.jit(breaks)
         for _ in range(2):
             self.assertTrue(same(jf(self.X), breaks(self.X)))
-        st = pj.jit_stats(jf)
-        if PY311:  # no resume functions yet: the frame runs as it is, and says why, by the break's own id
-            self.assertEqual(st["graphs"], 0)
-            self.assertTrue(st["break_reasons"] and all(r.startswith("B002 ") and "resume functions are not built"
-                                                        in r for r in st["break_reasons"]), st["break_reasons"])
-        else:
-            self.assertGreaterEqual(st["graphs"], 1)
+        st = pj.jit_stats(jf)  # the graph before the break, a resume function's after it
+        self.assertEqual((st["graphs"], st["breaks"], st["resume_graphs"]), (1, 1, 1), st["break_reasons"])
+        self.assertTrue(st["break_reasons"][0].startswith("B002 "), st["break_reasons"])
 
     def test_stress_mode_runs_a_program_alike(self):
         """Every frame of a child a capture candidate (PIJIT_STRESS=2: refused frames run through
