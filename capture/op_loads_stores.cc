@@ -61,8 +61,7 @@ PyObject* Simulator::frame_dict_item(PyObject* d, int node, PyObject* key) {
 
 // LOAD_FAST / DELETE_FAST of a local that is not bound: CPython's UnboundLocalError.
 [[noreturn]] static void unbound_local(Simulator* s, SimFrame& fr, int i) {
-  s->stop(Break::Raises, std::string("UnboundLocalError: local variable '") +
-                             py::text(py::code_varname(fr.code, i)) + "' referenced before assignment");
+  s->stop(Break::Raises, "UnboundLocalError: " + py::unbound_local_message(py::code_varname(fr.code, i)));
 }
 
 void Simulator::LOAD_CONST(SimFrame& fr, const Instruction& ins) {

@@ -1369,8 +1369,7 @@ PyObject* Simulator::call(PyObject* callable, const std::vector<PyObject*>& args
   if (callable == py::cell_load_function() && args.size() == 2 && !kwnames && PyCell_Check(args[0]) &&
       PyUnicode_Check(args[1])) {
     if (PyObject* v = PyCell_GET(args[0])) return v;
-    stop(Break::Raises, std::string("UnboundLocalError: local variable '") + py::text(args[1]) +
-                            "' referenced before assignment");
+    stop(Break::Raises, "UnboundLocalError: " + py::unbound_local_message(args[1]));
   }
   if (PyType_Check(callable) && namedtuple_type(reinterpret_cast<PyTypeObject*>(callable)))
     return make_namedtuple(reinterpret_cast<PyTypeObject*>(callable), nullptr, args, kwnames);

@@ -82,6 +82,18 @@ class CodeBuilder {
     if (nfrees) emit(py::Opcode::COPY_FREE_VARS, nfrees);
     emit(py::Opcode::RESUME, 0);
   }
+  // 3.11: an instruction copied from co names a cell by its slot there; the builder by its index
+  // among the cells (finish() gives it its slot in the new layout). Where the copy runs in a frame
+  // that took co's cells over (a resume function, a loop body), co's prologue becomes NOPs.
+  static void localize_cells(PyCodeObject* co, AsmInstr& in, bool prologue_runs) {
+    if (!py::kDerefIndexesLocals) return;
+    if (!prologue_runs && (in.op == py::Opcode::MAKE_CELL || in.op == py::Opcode::COPY_FREE_VARS)) {
+      in.op = py::Opcode::NOP;
+      in.arg = 0;
+    } else if (py::has_flag(in.op, py::kFree)) {
+      in.arg = py::deref_cell_index(co, in.arg);
+    }
+  }
   // An instruction as it is (its own line and target); returns its index.
   size_t push(const AsmInstr& in) {
     code_.push_back(in);
@@ -127,13 +139,6 @@ class CodeBuilder {
       if (PyUnicode_CompareWithASCIIString(PyList_GET_ITEM(varnames_.get(), i), name.c_str()) == 0) return static_cast<int>(i);
     return new_local(name.c_str());
   }
-  // Gives local i another name (3.11: an argument slot a closure's free variable of the same name
-  // takes over, which a code object must not name twice).
-  void rename_local(int i, const std::string& name) {
-    if (!varnames_ || i >= PyList_GET_SIZE(varnames_.get())) return;
-    PyObject* s = PyUnicode_InternFromString(name.c_str());
-    if (s) PyList_SetItem(varnames_.get(), i, s);
-  }
   // 3.11: exception-table entries (instruction indexes of this builder's code).
   void add_handler(const AsmHandler& h) { handlers_.push_back(h); }
   size_t size() const { return code_.size(); }
@@ -141,8 +146,15 @@ class CodeBuilder {
   // The code of a function pijit calls in place of part of `co` (a resume function, a loop body):
   // `argcount` positional arguments (every fast local of co first, so indices are co's), and co's
   // cells as free variables (same indices: cellvars come first in both orders).
+  // 3.11: an argument's cell takes the argument's slot in co; here it is a free variable, and the
+  // slot it leaves (never bound) gets a name of its own (a code object names a variable once).
   PyObject* finish_closure(PyCodeObject* co, int argcount) {
     if (!check_cell_accesses(co)) return nullptr;
+    for (int i = 0; varnames_ && i < py::code_nlocals(co); ++i) {
+      if (!py::local_is_cell(co, i)) continue;
+      PyObject* name = PyUnicode_FromFormat("__pijit_cellarg_%U", py::code_varname(co, i));
+      if (!name || PyList_SetItem(varnames_.get(), i, name) < 0) return nullptr;
+    }
     CodeSpec spec = spec_of(co);
     spec.argcount = argcount;
     spec.posonlyargcount = 0;

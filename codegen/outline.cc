@@ -63,9 +63,10 @@ bool frame_introspection(Opcode op, PyObject* name) {
 
 // Per instruction: the fast locals bound on every path to it (definite assignment); reached[i]
 // false where no path leads. A handler is entered from anywhere in its block: it gets what was
-// bound at the SETUP less whatever the code deletes anywhere.
-void definitely_bound(const std::vector<AsmInstr>& a, PyCodeObject* co, std::vector<std::vector<char>>* in,
-                      std::vector<char>* reached) {
+// bound at the SETUP (3.11: at each instruction its exception-table entry covers) less whatever
+// the code deletes anywhere.
+void definitely_bound(const std::vector<AsmInstr>& a, const std::vector<AsmHandler>& handlers, PyCodeObject* co,
+                      std::vector<std::vector<char>>* in, std::vector<char>* reached) {
   const int nl = co->co_nlocals, n = static_cast<int>(a.size());
   std::vector<char> deleted(nl, 0), entry(nl, 0);
   for (const AsmInstr& x : a)
@@ -95,6 +96,12 @@ void definitely_bound(const std::vector<AsmInstr>& a, PyCodeObject* co, std::vec
     work.pop_back();
     std::vector<char> s = (*in)[i];
     const AsmInstr& x = a[i];
+    for (const AsmHandler& e : handlers) {
+      if (i < e.start || i >= e.end) continue;
+      std::vector<char> h = (*in)[i];
+      for (int k = 0; k < nl; ++k) h[k] = h[k] && !deleted[k];
+      meet(e.target, h);
+    }
     if (x.op == Opcode::STORE_FAST) s[x.arg] = 1;
     if (x.op == Opcode::DELETE_FAST) s[x.arg] = 0;
     if (has_flag(x.op, py::kSetup)) {
@@ -137,6 +144,16 @@ bool block_instruction(Opcode op) {
     case Opcode::LIST_APPEND:
     case Opcode::SET_ADD:
     case Opcode::MAP_ADD:
+    // 3.11's handlers, with blocks and generators (its try blocks are exception-table entries)
+    case Opcode::PUSH_EXC_INFO:
+    case Opcode::CHECK_EXC_MATCH:
+    case Opcode::CHECK_EG_MATCH:
+    case Opcode::PREP_RERAISE_STAR:
+    case Opcode::BEFORE_WITH:
+    case Opcode::BEFORE_ASYNC_WITH:
+    case Opcode::SEND:
+    case Opcode::ASYNC_GEN_WRAP:
+    case Opcode::RETURN_GENERATOR:
       return true;
     default:
       return false;
@@ -154,14 +171,15 @@ class Outliner {
     if (!d.ok()) return fail("malformed bytecode: " + d.error);
     ins_ = std::move(d.instructions);
     a_ = from_decoded(ins_);
+    handlers_ = from_decoded(ins_, d.handlers);
     if (!find_loop(offset) || !check_shape()) return false;
     std::string err;
-    if (stack_depths(a_, &depth_, &err) < 0) return fail("stack analysis: " + err);
+    if (stack_depths(a_, &depth_, &err, handlers_) < 0) return fail("stack analysis: " + err);
     if (depth_[h_] < 0) return fail("the loop is never reached");
     dh_ = depth_[h_];
     std::vector<char> reached;
     std::vector<std::vector<char>> bound;
-    definitely_bound(a_, co_, &bound, &reached);
+    definitely_bound(a_, handlers_, co_, &bound, &reached);
     if (!reached[h_]) return fail("the loop is never reached");
     bound_ = bound[h_];
     if (!flow() || !classify()) return false;
@@ -214,6 +232,8 @@ class Outliner {
   }
 
   bool check_shape() {
+    for (const AsmHandler& e : handlers_)  // (3.11: a try or with block around or inside the loop)
+      if (e.start <= j_ && e.end > h_) return fail("the loop is inside a try, finally or with block, or holds one");
     for (int k = 0; k < static_cast<int>(a_.size()); ++k) {
       const AsmInstr& x = a_[k];
       // A loop inside a try, finally or with block: an exception an iteration raises after it
@@ -387,6 +407,7 @@ class Outliner {
 
   PyObject* emit_body() {
     CodeBuilder b(co_, ins_[h_].line);
+    b.closure_prologue(py::code_ncells(co_) + py::code_nfrees(co_));
     int item = is_for_ ? b.new_local(("__pijit_item" + std::to_string(nl_)).c_str()) : -1;
     for (int v = 0; v < nl_; ++v)
       if (!bound_[v] && !maybe_[v]) b.op(Opcode::DELETE_FAST, v);
@@ -419,6 +440,7 @@ class Outliner {
         to_stub.emplace_back(b.op(Opcode::JUMP_ABSOLUTE, 0, 0), e);
         continue;
       }
+      CodeBuilder::localize_cells(co_, x, false);
       size_t i = b.push(x);
       if (py::is_jump(x.op) && !has_flag(x.op, py::kSetup)) {
         if (const Exit* e = exit_at(k, true)) to_stub.emplace_back(i, e);
@@ -455,21 +477,26 @@ class Outliner {
 
   PyObject* emit_outer(PyObject* body) {
     CodeBuilder b(co_, ins_[h_].line);
-    b.copy(a_);
+    std::vector<AsmInstr> copy = a_;
+    for (AsmInstr& x : copy) CodeBuilder::localize_cells(co_, x, true);
+    b.copy(copy);
+    for (const AsmHandler& e : handlers_) b.add_handler(e);  // (none covers the loop: check_shape)
     int item = is_for_ ? b.new_local(("__pijit_item" + std::to_string(nl_)).c_str()) : -1;
     int result = b.new_local(("__pijit_iteration" + std::to_string(nl_)).c_str());
     int head = static_cast<int>(b.size());
-    b.replace(h_, {Opcode::JUMP_ABSOLUTE, 0, head, ins_[h_].line});
+    // (3.11 has relative jumps only: the assembler turns this one forward)
+    b.replace(h_, {py::kExceptionTables ? Opcode::JUMP_FORWARD : Opcode::JUMP_ABSOLUTE, 0, head, ins_[h_].line});
     size_t for_iter = 0;
     if (is_for_) {
       for_iter = b.op(Opcode::FOR_ITER, 0, 0);
       b.op(Opcode::STORE_FAST, item);
     }
     int ncells = py::code_ncells(co_) + py::code_nfrees(co_);
+    b.call_begin();
     for (int i = 0; i < ncells; ++i) b.op(Opcode::LOAD_CLOSURE, i);
     if (ncells) b.op(Opcode::BUILD_TUPLE, ncells);
     b.op(Opcode::LOAD_CONST, b.const_index(body));
-    b.op(Opcode::LOAD_CONST, b.const_index(co_->co_name));
+    if (py::kMakeFunctionPopsQualname) b.op(Opcode::LOAD_CONST, b.const_index(co_->co_name));
     b.op(Opcode::MAKE_FUNCTION, ncells ? 0x08 : 0);
     for (int v = 0; v < nl_; ++v) {
       if (bound_[v]) b.op(Opcode::LOAD_FAST, v);
@@ -540,8 +567,7 @@ class Outliner {
       b.set_target(for_iter, static_cast<int>(b.size()));
       b.op(Opcode::JUMP_ABSOLUTE, 0, a_[h_].target);
     }
-    CodeSpec spec = spec_of(co_);
-    return b.finish(spec);
+    return b.finish(in_place_spec(co_));  // (it runs in place of the frame: py::run_in_place)
   }
 
   PyCodeObject* co_;
@@ -549,6 +575,7 @@ class Outliner {
   int nl_;
   std::vector<py::Instruction> ins_;
   std::vector<AsmInstr> a_;
+  std::vector<AsmHandler> handlers_;  // 3.11's exception table
   std::vector<int> depth_;
   int h_ = -1, j_ = -1, s_ = -1, dh_ = 0;
   bool is_for_ = false;
@@ -559,10 +586,6 @@ class Outliner {
 }  // namespace
 
 bool outline_loop(PyCodeObject* co, int offset, OutlinedLoop* out, std::string* why) {
-  if (py::kExceptionTables) {
-    *why = "loop bodies as functions are not built on Python 3.11 yet";
-    return false;
-  }
   return Outliner(co, why).run(offset, out);
 }
 

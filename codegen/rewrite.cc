@@ -242,7 +242,7 @@ class Emitter : public CodeBuilder {
     op(Opcode::JUMP_ABSOLUTE, 0, base + at);
     for (AsmInstr& in : orig) {
       if (in.target >= 0) in.target += base;
-      localize_cells(original, in);
+      localize_cells(original, in, false);
       code_.push_back(in);
     }
     // 3.11: the original's exception table, moved with its code (it covers `offset` as it
@@ -254,18 +254,6 @@ class Emitter : public CodeBuilder {
       add_handler(h);
     }
     return true;
-  }
-  // 3.11: a copied instruction of the original names a cell by its slot there; the builder's by its
-  // index among the cells. The original's prologue (making its cells, copying its closure) has run
-  // in the frame that took its cells over: it becomes a NOP.
-  static void localize_cells(PyCodeObject* original, AsmInstr& in) {
-    if (!py::kDerefIndexesLocals) return;
-    if (in.op == Opcode::MAKE_CELL || in.op == Opcode::COPY_FREE_VARS) {
-      in.op = Opcode::NOP;
-      in.arg = 0;
-    } else if (py::has_flag(in.op, py::kFree)) {
-      in.arg = py::deref_cell_index(original, in.arg);
-    }
   }
   // A container the plan references again is kept in a local of its own.
   void keep_shared(const ReturnPlan& p) {
@@ -356,7 +344,8 @@ class Emitter : public CodeBuilder {
       }
       if (k == end && method_call_as_function && in.op == Opcode::CALL_METHOD) in.op = Opcode::CALL_FUNCTION;
       AsmInstr a{in.op, in.arg, -1, in.line ? in.line : line_};
-      localize_cells(original, a);
+      a.span = in.span;  // (3.11: a traceback's columns)
+      localize_cells(original, a, false);
       code_.push_back(a);
       if (k < end) *depth += py::stack_effect(in.op, in.arg, 0);
       *last = in;
@@ -508,13 +497,8 @@ PyObject* emit_resume_code(PyCodeObject* original, int offset, int depth, const 
                            const std::vector<BlockPlan>& blocks, const std::vector<int>& nulls) {
   Emitter e(original, line);
   e.closure_prologue(py::code_ncells(original) + py::code_nfrees(original));
-  for (size_t i = 0; i < bound.size(); ++i) {
-    // 3.11: an argument's cell takes the argument's slot in the original, and is a free variable
-    // of this code: the slot it leaves (never bound here) needs a name of its own
-    if (py::local_is_cell(original, static_cast<int>(i)))
-      e.rename_local(static_cast<int>(i), "__pijit_cellarg_" + py::text(py::code_varname(original, static_cast<int>(i))));
+  for (size_t i = 0; i < bound.size(); ++i)
     if (!bound[i]) e.op(Opcode::DELETE_FAST, static_cast<int>(i));
-  }
   auto is_null = [&nulls](int k) { return std::find(nulls.begin(), nulls.end(), k) != nulls.end(); };
   int first = -1, nargs = 0;
   for (int k = 0; k < depth; ++k) {

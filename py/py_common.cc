@@ -66,6 +66,15 @@ std::string str_bytes(PyObject* o, const char* errors) {
 
 std::string text(PyObject* o) { return str_bytes(o, "backslashreplace"); }
 
+std::string unbound_local_message(PyObject* name) {
+  Ref m(PyUnicode_FromFormat(kUnboundCellMessage, name));
+  if (!m) {
+    PyErr_Clear();
+    return "local variable '" + text(name) + "' is unbound";
+  }
+  return text(m.get());
+}
+
 bool text_starts_with(PyObject* o, const std::string& prefix) {
   if (o && PyUnicode_Check(o) && PyUnicode_IS_READY(o) && PyUnicode_IS_ASCII(o)) {
     const size_t n = static_cast<size_t>(PyUnicode_GET_LENGTH(o));

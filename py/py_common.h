@@ -36,6 +36,8 @@ PyObject* fail(PyObject* type, const std::string& msg);
 // nullptr) reads "<non-str TYPE>". Not one-to-one ('\udcff' and '\\udcff' read alike): a map
 // keyed by name uses name_key.
 std::string text(PyObject* o);
+// UnboundLocalError's message for local `name` (a str), in this Python's words (kUnboundCellMessage).
+std::string unbound_local_message(PyObject* name);
 // Whether text(o) starts with `prefix`, without building the text for an ASCII str (the hook asks
 // it of a code object's file name on every frame under stress).
 bool text_starts_with(PyObject* o, const std::string& prefix);

@@ -80,10 +80,10 @@ if [ -x /usr/bin/python3 ]; then
     tail -n 4 "$log/${suite}311.txt"
     tally "$log/${suite}311.txt" "$suite on the system python3 (3.11)"
   done
-  # 3.11's experimental capture (PIJIT_PY311_CAPTURE=1; a loop around a break runs as it is):
-  # whole frames, graph breaks through resume functions, and the fuzzer's programs and found
-  # defects plain vs jitted.
-  for suite in test_py311_capture test_resume_functions test_graph_breaks test_fuzz; do
+  # 3.11's experimental capture (PIJIT_PY311_CAPTURE=1): whole frames, graph breaks through
+  # resume functions, loop bodies as functions, and the fuzzer's programs and found defects plain
+  # vs jitted.
+  for suite in test_py311_capture test_resume_functions test_graph_breaks test_loops test_long_loops test_fuzz; do
     PIJIT_PY311_CAPTURE=1 PYTHONPATH=pyscripts /usr/bin/python3 -W ignore tests/python/run.py -k "$suite" > "$log/${suite}311c.txt" 2>&1
     tail -n 4 "$log/${suite}311c.txt"
     tally "$log/${suite}311c.txt" "$suite on the system python3 (3.11) with PIJIT_PY311_CAPTURE=1"

@@ -236,6 +236,11 @@ def exception_details(e, tracebacks=False):
     if not tracebacks:
         frames = [fr for i, fr in enumerate(frames)
                   if i + 1 == len(frames) or frames[i + 1][0] != fr[0]]
+    if sys.version_info[:2] == (3, 11) and isinstance(e, UnboundLocalError) and frames:
+        # CPython 3.11 (3.11.2 here) misplaces this one once a code object is quickened (its 8th
+        # call): a LOAD_FAST fused with the STORE_FAST before it (STORE_FAST__LOAD_FAST) raises
+        # with the line of the store. Rewritten code reports the read's own line.
+        frames[-1] = [frames[-1][0], None]
     out["frames"] = frames
     return out
 

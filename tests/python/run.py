@@ -40,8 +40,6 @@ ALLOWED_SKIPS = [
     ("test_seeds.TestSeed003.test_md45_depend_npu_status", lambda: True, "needs an Ascend NPU"),
     # 3.11 has the opcode table and the decoder (test_opcodes runs there), not the simulator yet
     ("test_opcodes.TestSimulatedOpcodes.*", lambda: sys.version_info[:2] == (3, 11), "capture is not simulated on 3.11 yet"),
-    ("test_graph_breaks.GraphBreaks.test_a_failure_inside_a_loop_runs_the_body_as_a_captured_function",
-     lambda: sys.version_info[:2] == (3, 11), "loop bodies as functions are not built on 3.11 yet"),
     ("test_match_patterns.*", lambda: sys.version_info < (3, 10), "structural pattern matching is 3.10+"),
     ("test_assembler.TestReassembleStdlib.test_jump_effects_agree_with_dis", _py37, "dis.stack_effect(jump=) is 3.8+"),
     ("test_capture_soundness.CallsBindAsCPython.test_positional_only_by_keyword", _py37, "positional-only parameters are 3.8+"),

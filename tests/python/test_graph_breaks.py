@@ -340,7 +340,6 @@ class GraphBreaks(unittest.TestCase):
         if not pj.stress_stats()["level"]:  # (stress mode makes every frame a candidate)
             self.assertEqual(pj.jit_stats(helper)["compiles"], 0)
 
-    @unittest.skipIf(PY311, "loop bodies as functions are not built on Python 3.11 yet (the loop runs as it is)")
     def test_a_failure_inside_a_loop_runs_the_body_as_a_captured_function(self):
         # No break point inside a loop (its resume function would break again each iteration, a
         # frame deeper): the interpreter runs the loop, each iteration a call of the loop's body,

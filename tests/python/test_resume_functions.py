@@ -142,6 +142,28 @@ def frees(x):
     return y * n
 
 
+def loop_after_a_try(x, key):
+    try:  # an exception-table entry before the loop: the outlined function keeps it
+        v = {"a": 1.0}[key]
+    except KeyError:
+        v = -1.0
+    total = 0.0  # (no graph work before the loop: a break would go there)
+    for i in range(3):
+        total = total + x * float(i)
+        LOG.append(float(total.sum()))  # a break inside the loop: its body becomes a function
+    return total + v
+
+
+def while_loop(x, n):
+    i = 0
+    acc = x
+    while i < n:  # (3.11 tests the condition at the top and again at the bottom)
+        acc = acc * 2.0
+        LOG.append(float(acc.sum()))
+        i += 1
+    return acc, i
+
+
 def deep(x, n):
     y = x + 1.0
     if float(y.sum()) < 0:  # a break on every level
@@ -220,6 +242,19 @@ class ResumeFunctions(unittest.TestCase):
                 fn(self.X)
                 gc.collect()
                 self.assertEqual(LOG, ["freed", "after del"], fn)
+
+    def test_a_loop_around_a_break_runs_its_body_as_a_function(self):
+        for f, calls in ((loop_after_a_try, [(self.X, "a"), (self.X, "b")]),
+                         (while_loop, [(self.X, 3), (self.X, 0), (self.X, 5)])):
+            pj.reset(f)
+            jf = pj.jit(f)
+            for args in calls:
+                want, got = outcome(f, *args), outcome(jf, *args)
+                self.assertEqual(got[1], want[1], (f, args))
+                self.assertTrue(same(got[0], want[0]), (got, want))
+            st = pj.jit_stats(jf)
+            self.assertEqual(st["loop_bodies"], 1, st)
+            self.assertGreaterEqual(st["frames_rewritten"], len(calls), st)
 
     def test_recursion_through_resume_functions_reaches_plain_depth(self):
         global CALL
