@@ -323,13 +323,12 @@ bool Simulator::stores_back(PyObject* owner, PyObject* name, PyObject* value) {
   if (!t || !t->real || node < 0 || attr_overlay_.count({owner, py::name_key(name)})) return false;
   PyObject* descr = _PyType_Lookup(Py_TYPE(owner), name);
   if (descr && Py_TYPE(descr)->tp_descr_set) return false;
-  PyObject** dict = _PyObject_GetDictPtr(owner);
-  if (!dict || !*dict) return false;
+  if (!py::holds_own_attrs(owner)) return false;
   static PyObject* params_name = PyUnicode_InternFromString("_params");
-  PyObject* held = PyDict_GetItem(*dict, name);
+  PyObject* held = py::own_attr(owner, name);
   bool in_params = false;
   if (!held && is_cell(owner)) {
-    PyObject* params = PyDict_GetItem(*dict, params_name);
+    PyObject* params = py::own_attr(owner, params_name);
     held = params && PyDict_Check(params) ? PyDict_GetItem(params, name) : nullptr;
     in_params = true;
   }
@@ -353,8 +352,7 @@ bool Simulator::store_parameter_values(PyObject* owner, int node, PyObject* name
   static PyObject* params_name = PyUnicode_InternFromString("_params");
   PyObject* setter = _PyType_Lookup(tp, setattr_name);
   if (!setter || !PyFunction_Check(setter) || !is_library_code(setter)) return false;
-  PyObject** dict = _PyObject_GetDictPtr(owner);
-  PyObject* params = dict && *dict ? PyDict_GetItem(*dict, params_name) : nullptr;
+  PyObject* params = py::own_attr(owner, params_name);
   PyObject* held = params && PyDict_Check(params) ? PyDict_GetItem(params, name) : nullptr;
   if (!held || !is_parameter(held)) return false;
   const Value* v = values_.frame_tensor(value);
@@ -398,7 +396,7 @@ void Simulator::store_attr(PyObject* owner, PyObject* name, PyObject* value) {
     write(owner, kind, what);
   PyTypeObject* tp = Py_TYPE(owner);
   PyObject* descr = _PyType_Lookup(tp, name);
-  bool plain = tp->tp_setattro == PyObject_GenericSetAttr && _PyObject_GetDictPtr(owner);
+  bool plain = tp->tp_setattro == PyObject_GenericSetAttr && py::holds_own_attrs(owner);
   const Value* tensor = value ? values_.frame_tensor(value) : nullptr;  // a Parameter read from the frame is a graph input
   bool cell = is_cell(owner) && value && !is_cell(value) && !is_parameter(tensor ? tensor->real : value);
   if (cell) {  // a subclass's own __setattr__ is user code
@@ -407,9 +405,9 @@ void Simulator::store_attr(PyObject* owner, PyObject* name, PyObject* value) {
     cell = setter && PyFunction_Check(setter) && is_library_code(setter);
   }
   if (cell) {  // Cell.__setattr__ would unregister (or refuse to replace) a child or Parameter
-    PyObject** dict = _PyObject_GetDictPtr(owner);
     for (const char* reg : {"_cells", "_params"}) {
-      PyObject* d = dict && *dict ? PyDict_GetItemString(*dict, reg) : nullptr;
+      py::Ref reg_name(PyUnicode_InternFromString(reg));
+      PyObject* d = reg_name ? py::own_attr(owner, reg_name.get()) : nullptr;
       if (d && PyDict_Check(d) && PyDict_GetItem(d, name)) cell = false;
     }
   }

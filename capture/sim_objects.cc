@@ -111,8 +111,7 @@ PyObject* Simulator::object_attr(PyObject* v, PyObject* name) {
     stop(Break::UnsupportedAttribute, std::string(".") + cname + " is a " + Py_TYPE(descr)->tp_name + " on a " +
                                           tp->tp_name + " made during capture");
   }
-  PyObject** dict = _PyObject_GetDictPtr(v);
-  if (PyObject* own_attr = dict && *dict ? PyDict_GetItem(*dict, name) : nullptr) {
+  if (PyObject* own_attr = py::own_attr(v, name)) {
     Py_INCREF(own_attr);  // a later store may replace it while the simulation still holds it
     return own(own_attr);
   }
@@ -160,13 +159,7 @@ void Simulator::object_store(PyObject* owner, PyObject* name, PyObject* value, c
 }
 
 std::vector<std::pair<PyObject*, PyObject*>> Simulator::object_state(PyObject* v) {
-  std::vector<std::pair<PyObject*, PyObject*>> state;
-  PyObject** dict = _PyObject_GetDictPtr(v);
-  if (dict && *dict) {
-    Py_ssize_t pos = 0;
-    PyObject *k, *item;
-    while (PyDict_Next(*dict, &pos, &k, &item)) state.emplace_back(k, item);
-  }
+  std::vector<std::pair<PyObject*, PyObject*>> state = py::own_attrs(v);
   // Slots: the member descriptors the class and its bases declared (T_OBJECT_EX), those set.
   PyObject* mro = Py_TYPE(v)->tp_mro;
   for (Py_ssize_t i = 0; mro && i < PyTuple_GET_SIZE(mro); ++i) {
@@ -198,8 +191,7 @@ PyObject* Simulator::environ_lookup(PyObject* env, PyObject* key) {
   if (node < 0) stop(Break::UnsupportedCall, "os.environ reached without a guardable path");
   if (!PyUnicode_CheckExact(key)) stop(Break::UnsupportedCall, std::string("os.environ[...] of a ") + Py_TYPE(key)->tp_name);
   guard_class(node, Py_TYPE(env), data_name);  // _Environ stays os's
-  PyObject** dict = _PyObject_GetDictPtr(env);
-  PyObject* data = dict && *dict ? PyDict_GetItem(*dict, data_name) : nullptr;
+  PyObject* data = py::own_attr(env, data_name);
   if (!data || !PyDict_CheckExact(data)) stop(Break::UnsupportedCall, "os.environ without its _data dict");
   const int dnode = tree_.child(node, Access::DictAttr, data_name);
   wrap(data, dnode);  // its type

@@ -726,8 +726,8 @@ bool Simulator::is_cell_dict(PyObject* cell) {
 // cell_dict[key], read along the guarded path of its _cells entry (cell_children guards the names).
 PyObject* Simulator::cell_dict_item(PyObject* cell, PyObject* key) {
   if (!PyUnicode_CheckExact(key)) stop(Break::UnsupportedCall, "a CellDict indexed by a non-str key");
-  PyObject** dict = _PyObject_GetDictPtr(cell);
-  PyObject* cells = dict && *dict ? PyDict_GetItemString(*dict, "_cells") : nullptr;
+  static PyObject* cells_name = PyUnicode_InternFromString("_cells");
+  PyObject* cells = py::own_attr(cell, cells_name);
   PyObject* item = cells && PyDict_Check(cells) ? PyDict_GetItem(cells, key) : nullptr;
   if (!item) stop(Break::Raises, std::string("KeyError: '") + py::text(key) + "'");
   int cnode = tree_.child(node_of(cell), Access::DictAttr, own(PyUnicode_InternFromString("_cells")));
@@ -739,8 +739,8 @@ PyObject* Simulator::cell_children(PyObject* cell) {
   if (!c.containers || PyObject_IsInstance(cell, c.containers) != 1) return nullptr;
   int node = node_of(cell);
   if (node < 0) stop(Break::UnsupportedAttribute, "a cell container created during capture");
-  PyObject** dict = _PyObject_GetDictPtr(cell);
-  PyObject* cells = dict && *dict ? PyDict_GetItemString(*dict, "_cells") : nullptr;
+  static PyObject* cells_name = PyUnicode_InternFromString("_cells");
+  PyObject* cells = py::own_attr(cell, cells_name);
   if (!cells || !PyDict_Check(cells)) stop(Break::UnsupportedAttribute, "a cell container without _cells");
   PyObject* name = own(PyUnicode_InternFromString("_cells"));
   int cnode = tree_.child(node, Access::DictAttr, name);
@@ -876,8 +876,7 @@ PyObject* Simulator::load_attr(PyObject* v, PyObject* name) {
     // the frame's (not a copy), and state it keeps (a RunContext's arguments, a counter) is guarded
     // rather than folded in as it was at capture. (Under the generic lookup, where no class
     // attribute of the name could come first.)
-    PyObject** dict = _PyObject_GetDictPtr(v);
-    PyObject* held = dict && *dict ? PyDict_GetItem(*dict, name) : nullptr;
+    PyObject* held = py::own_attr(v, name);
     PyObject* descr = _PyType_Lookup(Py_TYPE(v), name);
     if (Py_TYPE(v)->tp_getattro == PyObject_GenericGetAttr) {
       if (held && !descr) return wrap(held, tree_.child(node, Access::DictAttr, name));
@@ -972,8 +971,7 @@ PyObject* Simulator::load_attr(PyObject* v, PyObject* name) {
     if (PyObject* r = user_descriptor_get(descr, v)) return r;  // a data descriptor's __get__ comes first
     stop(Break::UnsupportedAttribute, std::string(".") + cname + " is a " + Py_TYPE(descr)->tp_name);
   }
-  PyObject** dict = _PyObject_GetDictPtr(v);
-  PyObject* in_dict = dict && *dict ? PyDict_GetItem(*dict, name) : nullptr;
+  PyObject* in_dict = py::own_attr(v, name);
   int dnode = tree_.child(node, Access::DictAttr, name);
   if (in_dict) return wrap(in_dict, dnode);
   tree_.add_check(dnode, {CheckKind::Absent, nullptr, 0, {}});  // a later instance attribute would shadow
@@ -989,11 +987,11 @@ PyObject* Simulator::load_attr(PyObject* v, PyObject* name) {
   }
   const CellTypes& c = cell_types();
   PyObject* ga = _PyType_Lookup(tp, own(PyUnicode_InternFromString("__getattr__")));
-  if (ga && c.getattr && ga == c.getattr && dict && *dict) {
+  if (ga && c.getattr && ga == c.getattr && py::holds_own_attrs(v)) {
     // Cell.__getattr__ looks in _params, then _cells: a name found later (or not at all) is
     // guarded absent from the stores before it.
     for (const char* store : {"_params", "_cells"}) {
-      PyObject* d = PyDict_GetItemString(*dict, store);
+      PyObject* d = py::own_attr(v, own(PyUnicode_InternFromString(store)));
       PyObject* r = d && PyDict_Check(d) ? PyDict_GetItem(d, name) : nullptr;
       int item = tree_.child(tree_.child(node, Access::DictAttr, own(PyUnicode_InternFromString(store))), Access::Item, name);
       if (r && store[1] == 'p' && is_parameter(r)) return mixed_precision_param(r, wrap(r, item), item);
@@ -1041,8 +1039,7 @@ PyObject* Simulator::mixed_precision_param(PyObject* param, PyObject* value, int
   // Parameter.requires_grad is an instance attribute: not a trainable one (moving statistics an
   // op writes in place) is handed out as it is.
   static PyObject* rg_name = PyUnicode_InternFromString("requires_grad");
-  PyObject** d = _PyObject_GetDictPtr(param);
-  PyObject* rg = d && *d ? PyDict_GetItem(*d, rg_name) : nullptr;
+  PyObject* rg = py::own_attr(param, rg_name);
   if (!rg || !PyBool_Check(rg)) stop(Break::UnsupportedAttribute, "a Parameter whose requires_grad is not a bool, read under to_float()");
   wrap(rg, tree_.child(node, Access::DictAttr, rg_name));
   return rg == Py_True ? cast_floating(value, dst) : value;
@@ -1425,9 +1422,8 @@ PyObject* Simulator::call(PyObject* callable, const std::vector<PyObject*>& args
     if (_PyType_Lookup(Py_TYPE(callable), call_name) != cell_types().call)
       stop(Break::UnsupportedCall, std::string(Py_TYPE(callable)->tp_name) + " overrides Cell.__call__");
     guard_class(node, Py_TYPE(callable), call_name);
-    PyObject** dict = _PyObject_GetDictPtr(callable);
     PyObject* key = own(PyUnicode_InternFromString("_cast_inputs_to"));
-    PyObject* cast = dict && *dict ? PyDict_GetItem(*dict, key) : nullptr;
+    PyObject* cast = py::own_attr(callable, key);
     if (cast) cast = wrap(cast, tree_.child(node, Access::DictAttr, key));
     else tree_.add_check(tree_.child(node, Access::DictAttr, key), {CheckKind::Absent, nullptr, 0, {}});
     PyObject* construct = load_attr(callable, own(PyUnicode_InternFromString("construct")));
@@ -1718,11 +1714,8 @@ PyObject* Simulator::trace_call(PyObject* callable, const std::vector<PyObject*>
   // (list.append and the like only store what they are given, callable or not)
   for (PyObject* a : args) calls_user_code = calls_user_code || (!passing_ && user_callable(a));
   PyObject* self = PyMethod_Check(callable) ? PyMethod_GET_SELF(callable) : callable;
-  if (PyObject** dict = PyFunction_Check(self) ? nullptr : _PyObject_GetDictPtr(self)) {  // HyperMap(fn)
-    Py_ssize_t pos = 0;
-    PyObject *k, *v;
-    while (*dict && !calls_user_code && PyDict_Next(*dict, &pos, &k, &v)) calls_user_code = user_callable(v);
-  }
+  if (!PyFunction_Check(self))  // HyperMap(fn)
+    for (const auto& kv : py::own_attrs(self)) calls_user_code = calls_user_code || user_callable(kv.second);
   if (calls_user_code) {
     static PyObject* call_name = PyUnicode_InternFromString("__call__");
     PyObject* func = PyMethod_Check(callable) ? PyMethod_GET_FUNCTION(callable) : callable;
@@ -2082,8 +2075,7 @@ ReturnPlan Simulator::plan_return(PyObject* v) {
     p.index = k;
     // A graph value library code gave a class of its own (numpy_lite's ndarray sets __class__):
     // the output gets it back.
-    PyObject** dict = _PyObject_GetDictPtr(v);  // attributes library code set (numpy_lite's dtype)
-    if (dict && *dict && PyDict_Size(*dict) > 0)
+    if (!py::own_attrs(v).empty())  // attributes library code set (numpy_lite's dtype)
       stop(Break::UnreconstructibleResult, std::string("a ") + Py_TYPE(v)->tp_name + " with instance attributes");
     if (t.is_symbolic() && Py_TYPE(v) != py::tensor_class()) {
       if (!is_library_type(Py_TYPE(v)))

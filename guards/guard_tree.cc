@@ -171,10 +171,8 @@ __attribute__((always_inline)) inline PyObject* resolve(const GuardNode& n, PyOb
   if (!parent) return nullptr;
   PyObject* r = nullptr;
   switch (n.access) {
-    case Access::DictAttr: {
-      PyObject** dict = _PyObject_GetDictPtr(parent);
-      return dict && *dict ? PyDict_GetItem(*dict, n.key) : nullptr;
-    }
+    case Access::DictAttr:
+      return py::own_attr(parent, n.key);  // (3.11: read inline where the object keeps them)
     case Access::Item: {
       PyObject* key = held(n.key);
       if (!key) return nullptr;  // an object key that died
@@ -632,8 +630,8 @@ void GuardTree::keep_resolved(const std::vector<int>& nodes) {
 // The version tag of the dict a versioned node's children are read from; 0 when there is none.
 static inline uint64_t node_version(const GuardNode& n, PyObject* o) {
   if (n.version_of == 1) {
-    PyObject** dict = _PyObject_GetDictPtr(o);
-    return dict && *dict ? py::dict_version(*dict) : 0;
+    PyObject* dict = py::existing_dict(o);
+    return dict ? py::dict_version(dict) : 0;
   }
   // Item children read a dict through PyDict_GetItem only when its lookup is dict's own (resolve)
   bool plain = PyDict_Check(o) && Py_TYPE(o)->tp_as_mapping->mp_subscript == PyDict_Type.tp_as_mapping->mp_subscript;

@@ -6,6 +6,7 @@
 #if PY_VERSION_HEX >= 0x030B0000 && PY_VERSION_HEX < 0x030C0000
 #define Py_BUILD_CORE 1
 #include <internal/pycore_code.h>
+#include <internal/pycore_dict.h>
 #include <internal/pycore_frame.h>
 
 PyCodeObject* pj_frame311_code(struct _PyInterpreterFrame* f) { return f->f_code; }
@@ -98,6 +99,35 @@ int pj_frame311_traceback_here(struct _PyInterpreterFrame* f) {
   const int r = PyTraceBack_Here(fo);
   Py_DECREF(fo);
   return r;
+}
+
+/* 3.11 keeps a plain class's instance attributes inline (a "managed dict": values in the object,
+ * keys shared by the class) until something asks for its __dict__, which then becomes a dict
+ * object for good. pijit reads them where they are.
+ * The number of attributes held inline, or -1 when the object holds none that way (it has a dict,
+ * or none at all); pj_obj311_inline_item gives the k-th in insertion order (borrowed). */
+/* (pycore_object.h's _PyObject_ValuesPointer and _PyObject_ManagedDictPointer: that header clashes
+ * with the public one's _PyObject_LookupSpecial macro) */
+static PyDictValues** values_pointer(PyObject* o) { return ((PyDictValues**)o) - 4; }
+static PyObject** managed_dict_pointer(PyObject* o) { return ((PyObject**)o) - 3; }
+
+Py_ssize_t pj_obj311_inline_count(PyObject* o) {
+  if (!(Py_TYPE(o)->tp_flags & Py_TPFLAGS_MANAGED_DICT)) return -1;
+  PyDictValues* values = *values_pointer(o);
+  return values ? ((uint8_t*)values)[-2] : -1;
+}
+void pj_obj311_inline_item(PyObject* o, Py_ssize_t k, PyObject** key, PyObject** value) {
+  PyDictValues* values = *values_pointer(o);
+  const int ix = ((uint8_t*)values)[-3 - k];  /* (the insertion order array: [-2] its size) */
+  PyDictKeysObject* keys = ((PyHeapTypeObject*)Py_TYPE(o))->ht_cached_keys;
+  *key = DK_UNICODE_ENTRIES(keys)[ix].me_key;
+  *value = values->values[ix];
+}
+/* The slot of o's instance dict, without making one: NULL when o has no such slot; the slot
+ * holds NULL while the attributes are inline (or o has none yet). */
+PyObject** pj_obj311_dict_slot(PyObject* o) {
+  if (Py_TYPE(o)->tp_flags & Py_TPFLAGS_MANAGED_DICT) return managed_dict_pointer(o);
+  return _PyObject_GetDictPtr(o);  /* (a dict at tp_dictoffset: nothing is made) */
 }
 
 /* The inverse: the cell index (as above) of localsplus slot `slot`; -1 when it holds no cell. */

@@ -66,6 +66,59 @@ std::string str_bytes(PyObject* o, const char* errors) {
 
 std::string text(PyObject* o) { return str_bytes(o, "backslashreplace"); }
 
+PyObject* existing_dict(PyObject* o) {
+#if PY_VERSION_HEX >= 0x030B0000 && PY_VERSION_HEX < 0x030C0000
+  PyObject** slot = pj_obj311_dict_slot(o);
+#else
+  PyObject** slot = _PyObject_GetDictPtr(o);  // (before 3.11 nothing is made)
+#endif
+  return slot && *slot ? *slot : nullptr;
+}
+
+bool holds_own_attrs(PyObject* o) {
+#if PY_VERSION_HEX >= 0x030B0000 && PY_VERSION_HEX < 0x030C0000
+  return pj_obj311_dict_slot(o) != nullptr;
+#else
+  return _PyObject_GetDictPtr(o) != nullptr;
+#endif
+}
+
+PyObject* own_attr(PyObject* o, PyObject* name) {
+#if PY_VERSION_HEX >= 0x030B0000 && PY_VERSION_HEX < 0x030C0000
+  const Py_ssize_t n = pj_obj311_inline_count(o);
+  for (Py_ssize_t k = 0; k < n; ++k) {
+    PyObject *key, *value;
+    pj_obj311_inline_item(o, k, &key, &value);
+    if (key == name || (PyUnicode_Check(name) && PyUnicode_Compare(key, name) == 0)) return value;
+  }
+  if (n >= 0) return nullptr;
+#endif
+  PyObject* d = existing_dict(o);
+  if (!d) return nullptr;
+  PyObject* v = PyDict_GetItemWithError(d, name);
+  if (!v) PyErr_Clear();  // (a key whose __eq__ raised: not found, as PyDict_GetItem says)
+  return v;
+}
+
+std::vector<std::pair<PyObject*, PyObject*>> own_attrs(PyObject* o) {
+  std::vector<std::pair<PyObject*, PyObject*>> out;
+#if PY_VERSION_HEX >= 0x030B0000 && PY_VERSION_HEX < 0x030C0000
+  const Py_ssize_t n = pj_obj311_inline_count(o);
+  for (Py_ssize_t k = 0; k < n; ++k) {
+    PyObject *key, *value;
+    pj_obj311_inline_item(o, k, &key, &value);
+    if (value) out.emplace_back(key, value);
+  }
+  if (n >= 0) return out;
+#endif
+  if (PyObject* d = existing_dict(o)) {
+    Py_ssize_t pos = 0;
+    PyObject *k, *v;
+    while (PyDict_Next(d, &pos, &k, &v)) out.emplace_back(k, v);
+  }
+  return out;
+}
+
 std::string unbound_local_message(PyObject* name) {
   Ref m(PyUnicode_FromFormat(kUnboundCellMessage, name));
   if (!m) {

@@ -10,6 +10,8 @@
 
 #include <functional>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "common/check.h"
 
@@ -36,6 +38,18 @@ PyObject* fail(PyObject* type, const std::string& msg);
 // nullptr) reads "<non-str TYPE>". Not one-to-one ('\udcff' and '\\udcff' read alike): a map
 // keyed by name uses name_key.
 std::string text(PyObject* o);
+// An object's own (instance) attributes, read where they are: 3.11 keeps a plain class's inline
+// until something asks for the object's __dict__ (_PyObject_GetDictPtr does), which makes a dict
+// object for good, a change plain Python would not make (gc counts it, attribute loads slow down).
+// own_attr: the attribute (borrowed), nullptr when the object has none of that name.
+PyObject* own_attr(PyObject* o, PyObject* name);
+// Whether the object can hold attributes of its own (a dict, or 3.11's inline values).
+bool holds_own_attrs(PyObject* o);
+// The object's dict if it has one now (borrowed), else nullptr (3.11: attributes inline, or none).
+PyObject* existing_dict(PyObject* o);
+// Every own attribute, in the order the object's __dict__ would give them.
+std::vector<std::pair<PyObject*, PyObject*>> own_attrs(PyObject* o);
+
 // UnboundLocalError's message for local `name` (a str), in this Python's words (kUnboundCellMessage).
 std::string unbound_local_message(PyObject* name);
 // Whether text(o) starts with `prefix`, without building the text for an ASCII str (the hook asks

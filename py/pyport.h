@@ -15,10 +15,10 @@
 // co_linetable). 3.11 replaced frames by _PyInterpreterFrame and added exception tables: its
 // opcodes are decoded, its code objects assembled (location and exception tables), its frames read
 // through the hook (py/frame311.c), and the simulator runs on them (PJ_PY_CAPTURE_BUILT); the hook
-// captures there only under PIJIT_PY311_CAPTURE=1 (capture_supported()), whole frames only, its
-// rewritten code called in place of the frame (run_in_place; no resume functions yet:
-// kResumeFunctions). On 3.12+ this header still compiles (the extension builds for every
-// interpreter on the machine) and nothing version-specific runs.
+// captures there only under PIJIT_PY311_CAPTURE=1 (capture_supported()), its rewritten code (and
+// resume functions', loop bodies') called in place of the frame (run_in_place, call_moving_args:
+// the arguments' references move). On 3.12+ this header still compiles (the extension builds for
+// every interpreter on the machine) and nothing version-specific runs.
 #pragma once
 
 #define PY_SSIZE_T_CLEAN
@@ -84,8 +84,7 @@ namespace pj::py {
 // PJ_PY_CAPTURE_BUILT: capture/ and codegen/ are compiled for this Python (3.7-3.11), so the
 // simulator can run on a frame (_C._capture_probe). kCaptureSupported: the hook captures frames
 // and runs rewritten code (3.7-3.10). capture_supported(): that, or on 3.11 the experimental
-// capture PIJIT_PY311_CAPTURE=1 turns on (whole frames only: a graph break, which needs resume
-// functions, runs the frame as it is).
+// capture PIJIT_PY311_CAPTURE=1 turns on.
 constexpr bool kCaptureSupported = PJ_PY_CAPTURE_BUILT && PY_VERSION_HEX < 0x030B0000;
 inline bool capture_supported() {
 #if PJ_PY_CAPTURE_BUILT && PY_VERSION_HEX >= 0x030B0000
@@ -105,7 +104,7 @@ constexpr bool kDecodeSupported = PJ_PY_VERSION_BIT != 0u;
 constexpr const char* kUnsupportedPythonMessage =
     PY_VERSION_HEX >= 0x030B0000 && PY_VERSION_HEX < 0x030C0000
         ? "pijit captures on Python 3.7-3.10; on 3.11 functions run eagerly unless PIJIT_PY311_CAPTURE=1 turns on "
-          "its experimental capture (whole frames)"
+          "its experimental capture"
         : "pijit captures on Python 3.7-3.10 (3.11: experimental); on this Python functions run eagerly";
 
 // What CPython raises reading (or deleting) a function's own cell variable while it is unbound:
@@ -582,6 +581,9 @@ extern "C" int pj_frame311_lasti(Frame* f);
 extern "C" int pj_frame311_prologue_done(Frame* f);
 extern "C" int pj_frame311_cell_slot(PyCodeObject* co, int i);
 extern "C" int pj_frame311_local_is_cell(PyCodeObject* co, int i);
+extern "C" Py_ssize_t pj_obj311_inline_count(PyObject* o);
+extern "C" void pj_obj311_inline_item(PyObject* o, Py_ssize_t k, PyObject** key, PyObject** value);
+extern "C" PyObject** pj_obj311_dict_slot(PyObject* o);
 inline int code_nlocals(PyCodeObject* co) { return co->co_nlocals; }
 inline int code_ncells(PyCodeObject* co) { return co->co_ncellvars; }
 inline int code_nfrees(PyCodeObject* co) { return co->co_nfreevars; }

@@ -570,15 +570,8 @@ PyObject* direct_construct(PyObject* cell) {
   PyObject* call = cell_dunder_call();
   if (!call || PyFunction_Check(cell) || _PyType_Lookup(tp, call_name) != call) return nullptr;
   if (guards::context_mode() != 1 || tape_active()) return nullptr;
-  PyObject** dictptr = _PyObject_GetDictPtr(cell);
-  PyObject* dict = dictptr ? *dictptr : nullptr;
-  if (dict) {
-    PyObject* cast = PyDict_GetItemWithError(dict, cast_name);
-    if ((cast && cast != Py_None) || PyDict_GetItemWithError(dict, construct_name) || PyErr_Occurred()) {
-      PyErr_Clear();
-      return nullptr;
-    }
-  }
+  PyObject* cast = py::own_attr(cell, cast_name);
+  if ((cast && cast != Py_None) || py::own_attr(cell, construct_name)) return nullptr;
   PyObject* construct = _PyType_Lookup(tp, construct_name);
   return construct && PyFunction_Check(construct) ? construct : nullptr;
 }

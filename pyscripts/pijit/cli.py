@@ -159,7 +159,7 @@ def _sysinfo(args):
     try:
         _C._simulated_opcodes()
         if sys.version_info[:2] == (3, 11):
-            print("capture: on, experimental (PIJIT_PY311_CAPTURE=1: whole frames; a graph break runs the frame as it is)")
+            print("capture: on, experimental (PIJIT_PY311_CAPTURE=1; pj.jit simulates this interpreter's bytecode)")
         else:
             print("capture: on (pijit captures on Python 3.7-3.10; pj.jit simulates this interpreter's bytecode)")
     except NotImplementedError as e:

@@ -325,10 +325,12 @@ def _nop_source(x):
 
 
 def _nop_replace(pairs):
-    # The first LOAD_FAST x / POP_TOP pair (an expression statement) becomes NOP NOP.
+    # The first LOAD_FAST x / POP_TOP pair (an expression statement) becomes NOP NOP (after 3.11's
+    # RESUME).
     load, pop, nop = _opnum("LOAD_FAST"), _opnum("POP_TOP"), _opnum("NOP")
-    assert pairs[0][0] == load and pairs[1][0] == pop, pairs
-    return [(nop, 0), (nop, 0)] + pairs[2:]
+    at = next(i for i in range(len(pairs) - 1) if pairs[i][0] == load and pairs[i + 1][0] == pop)
+    assert all(p[0] == _opnum("RESUME") for p in pairs[:at]), pairs
+    return pairs[:at] + [(nop, 0), (nop, 0)] + pairs[at + 2:]
 
 
 nop_instruction = with_bytes(_nop_source, _nop_replace)

@@ -11,7 +11,7 @@ from pijit import amp, nn, ops
 from pijit import alias
 from jit_compare import eager, no_stress, same_bits
 
-SUPPORTED = (3, 7) <= sys.version_info[:2] <= (3, 10)
+from jit_compare import CAPTURE_ON as SUPPORTED, CAPTURE_OFF_WHY  # noqa: E402
 F16, F32 = pj.float16, pj.float32
 INF = float("inf")
 
@@ -162,7 +162,7 @@ class ToFloat(unittest.TestCase):
         self.assertTrue(m.to_float(F16).fp16)
 
 
-@unittest.skipUnless(SUPPORTED, "capture is built for Python 3.7-3.10")
+@unittest.skipUnless(SUPPORTED, CAPTURE_OFF_WHY)
 class ToFloatCaptured(unittest.TestCase):
     def one_graph(self, st, compiles=1):
         self.assertEqual((st["graphs"], st["breaks"], st["compiles"]), (compiles, 0, compiles), st["break_reasons"])

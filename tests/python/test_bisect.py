@@ -20,7 +20,7 @@ import unittest
 from pijit import bisect
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-CAPTURE_BUILT = (3, 7) <= sys.version_info[:2] <= (3, 10)
+from jit_compare import CAPTURE_ON as CAPTURE_BUILT, CAPTURE_OFF_WHY  # noqa: E402
 
 
 def log2_ceil(n):
@@ -377,7 +377,7 @@ def program(n=N_FUNCS, broken=False):
     return "\n".join(src)
 
 
-@unittest.skipUnless(CAPTURE_BUILT, "capture is built for Python 3.7-3.10")
+@unittest.skipUnless(CAPTURE_BUILT, CAPTURE_OFF_WHY)
 class TestBisectWithTheRuntime(unittest.TestCase):
     def setUp(self):
         self.dir = tempfile.mkdtemp()

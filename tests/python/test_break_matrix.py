@@ -16,7 +16,7 @@ import pijit as pj
 from pijit import ops
 from jit_compare import no_stress, say, show
 
-SUPPORTED = (3, 7) <= sys.version_info[:2] <= (3, 10)
+from jit_compare import CAPTURE_ON as SUPPORTED, CAPTURE_OFF_WHY  # noqa: E402
 T = pj.Tensor
 
 
@@ -239,7 +239,7 @@ def run(fn, ns, cell, x):
     return r, out.getvalue(), show(box), show(log), show(d), show(ns["G"]), show(cell())
 
 
-@unittest.skipUnless(SUPPORTED, "capture is built for Python 3.7-3.10")
+@unittest.skipUnless(SUPPORTED, CAPTURE_OFF_WHY)
 class BreakMatrix(unittest.TestCase):
     def check(self, placement, brk):
         for effect in EFFECTS:

@@ -15,7 +15,7 @@ from jit_compare import assert_refused, eager
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 PYSCRIPTS = os.path.join(HERE, "..", "..", "pyscripts")
-SUPPORTED = (3, 7) <= sys.version_info[:2] <= (3, 10)
+from jit_compare import CAPTURE_ON as SUPPORTED, CAPTURE_OFF_WHY  # noqa: E402
 
 PROGRAMS = {
     # RC-3a: a self-referential container reached while capture walks values.
@@ -373,7 +373,7 @@ def captures(stderr):
     return json.loads(lines[-1][len("PIJIT-CAPTURE "):]) if lines else None
 
 
-@unittest.skipUnless(SUPPORTED, "capture is built for Python 3.7-3.10")
+@unittest.skipUnless(SUPPORTED, CAPTURE_OFF_WHY)
 class StressEqualsPlain(unittest.TestCase):
     def check(self, name):
         plain = run(PROGRAMS[name], 0)
@@ -412,7 +412,7 @@ def exact(v):
     return (type(v).__name__, repr(v))
 
 
-@unittest.skipUnless(SUPPORTED, "capture is built for Python 3.7-3.10")
+@unittest.skipUnless(SUPPORTED, CAPTURE_OFF_WHY)
 class GuardsTellApartWhatPythonDoes(unittest.TestCase):
     """Guards compare exactly what Python distinguishes (issue 10, mechanism 3)."""
 
@@ -679,8 +679,8 @@ class GuardsTellApartWhatPythonDoes(unittest.TestCase):
         self.assertEqual(exact(jf(x)), exact(eager(f, x)))
 
 
-@unittest.skipUnless(SUPPORTED, "capture is built for Python 3.7-3.10")
-@unittest.skipUnless(SUPPORTED, "capture is built for Python 3.7-3.10")
+@unittest.skipUnless(SUPPORTED, CAPTURE_OFF_WHY)
+@unittest.skipUnless(SUPPORTED, CAPTURE_OFF_WHY)
 class UnmodifiedDictShortcut(unittest.TestCase):
     """Guards skip identity checks on entries of a dict (an instance's __dict__, a dict read by key)
     whose version tag is the one seen on the last call that passed. Every change that those checks
@@ -863,7 +863,7 @@ class UnmodifiedDictShortcut(unittest.TestCase):
         self.run_both(M, mutate)
 
 
-@unittest.skipUnless(SUPPORTED, "capture is built for Python 3.7-3.10")
+@unittest.skipUnless(SUPPORTED, CAPTURE_OFF_WHY)
 class GuardFailuresRunNoUserCode(unittest.TestCase):
     """Explaining a failed guard (the recompile reason) shows user objects by class and address:
     their __repr__ is user code, with effects (found with PIJIT_STRESS=2: each recompile of a
@@ -1103,7 +1103,7 @@ class ExceptionsAsInEager(unittest.TestCase):
         self.assertEqual(lines, [1])
 
 
-@unittest.skipUnless(SUPPORTED, "capture is built for Python 3.7-3.10")
+@unittest.skipUnless(SUPPORTED, CAPTURE_OFF_WHY)
 class InterruptionsPropagate(unittest.TestCase):
     """An exception that reaches capture from outside (KeyboardInterrupt, a signal handler's) is
     raised by the call, not swallowed as a refusal (issue 10, mechanism 4; e06)."""
@@ -1142,7 +1142,7 @@ class InterruptionsPropagate(unittest.TestCase):
             self.assertEqual(run(pj.jit), eager(run, lambda f: f))
 
 
-@unittest.skipUnless(SUPPORTED, "capture is built for Python 3.7-3.10")
+@unittest.skipUnless(SUPPORTED, CAPTURE_OFF_WHY)
 class CallsBindAsCPython(unittest.TestCase):
     def test_duplicate_double_star_keyword(self):  # e03
         def g(a):
@@ -1174,7 +1174,7 @@ class CallsBindAsCPython(unittest.TestCase):
         self.assertEqual(pj.jit(k)(pj.Tensor([1.0])), ["a"])
 
 
-@unittest.skipUnless(SUPPORTED, "capture is built for Python 3.7-3.10")
+@unittest.skipUnless(SUPPORTED, CAPTURE_OFF_WHY)
 class ValuesComeBackAsTheyWentIn(unittest.TestCase):
     def test_two_equal_results_are_two_tensors(self):  # fuzz 7200434: CSE merged them
         def f(x, out):
@@ -1355,7 +1355,7 @@ class ValuesComeBackAsTheyWentIn(unittest.TestCase):
         assert_refused(self, jf, "B014", "a container that holds itself")
 
 
-@unittest.skipUnless(SUPPORTED, "capture is built for Python 3.7-3.10")
+@unittest.skipUnless(SUPPORTED, CAPTURE_OFF_WHY)
 class TensorClasses(unittest.TestCase):
     def test_subclass_overrides_are_kept(self):  # w03, f03
         class MyT(pj.Tensor):
@@ -1409,7 +1409,7 @@ class TensorClasses(unittest.TestCase):
         self.assertEqual(exact(jf(x)), exact(eager(f, x)))
 
 
-@unittest.skipUnless(SUPPORTED, "capture is built for Python 3.7-3.10")
+@unittest.skipUnless(SUPPORTED, CAPTURE_OFF_WHY)
 class JitEntryPoints(unittest.TestCase):
     def test_partial(self):  # f08
         import functools
@@ -1442,7 +1442,7 @@ if __name__ == "__main__":
 FOUND = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "cpython", "found")
 
 
-@unittest.skipUnless(SUPPORTED, "capture is built for Python 3.7-3.10")
+@unittest.skipUnless(SUPPORTED, CAPTURE_OFF_WHY)
 class CPythonStressReproducers(unittest.TestCase):
     """The defects CPython's regression tests found under stress (tests/cpython/found/), each a
     small program whose output and exit status must not change when every frame is captured."""

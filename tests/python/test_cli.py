@@ -6,6 +6,8 @@ import tempfile
 import textwrap
 import unittest
 
+from jit_compare import CAPTURE_ON, CAPTURE_OFF_WHY  # noqa: E402
+
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 
@@ -91,6 +93,8 @@ class TestRun(unittest.TestCase):
         self.assertIn("vector extensions:", out)
         if (3, 7) <= sys.version_info[:2] <= (3, 10):
             self.assertIn("capture: on (pijit captures on Python 3.7-3.10", out)
+        elif CAPTURE_ON:  # (3.11 under PIJIT_PY311_CAPTURE=1)
+            self.assertIn("capture: on, experimental (PIJIT_PY311_CAPTURE=1", out)
         else:
             self.assertIn("capture: off, functions given to pj.jit run eagerly (pijit captures on Python 3.7-3.10", out)
         self.assertRegex(out, r"fused elementwise kernels: (asmjit-avx512|asmjit-avx2|interpreter)")
@@ -106,7 +110,7 @@ if __name__ == "__main__":
 
 
 class TestSeedMsFunction(unittest.TestCase):
-    @unittest.skipUnless((3, 7) <= sys.version_info[:2] <= (3, 10), "capture is built for Python 3.7-3.10")
+    @unittest.skipUnless(CAPTURE_ON, CAPTURE_OFF_WHY)
     def test_ms_function_examples_print_what_python_prints(self):
         p = run_pijit("run", os.path.join(ROOT, "pyscripts", "examples", "ms_function.py"))
         self.assertEqual(p.returncode, 0, p.stderr)
@@ -155,7 +159,7 @@ class TestAutoCapture(unittest.TestCase):
         return subprocess.run([sys.executable, self.script, "a"], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                               universal_newlines=True, env=env)
 
-    @unittest.skipUnless((3, 7) <= sys.version_info[:2] <= (3, 10), "capture is built for Python 3.7-3.10")
+    @unittest.skipUnless(CAPTURE_ON, CAPTURE_OFF_WHY)
     def test_functions_are_captured_and_output_is_unchanged(self):
         p = run_pijit("run", "--summary", self.script, "a", no_stress=True)
         self.assertEqual(p.returncode, 0, p.stderr)
@@ -167,7 +171,7 @@ class TestAutoCapture(unittest.TestCase):
         self.assertIn("B002 DataDependent at %s:15 in model" % self.script, p.stderr)
         self.assertNotIn("pure", p.stderr)  # no tensor work: runs as it is
 
-    @unittest.skipUnless((3, 7) <= sys.version_info[:2] <= (3, 10), "capture is built for Python 3.7-3.10")
+    @unittest.skipUnless(CAPTURE_ON, CAPTURE_OFF_WHY)
     def test_a_loop_reading_a_value_each_step_runs_its_body_as_a_function(self):
         loop = os.path.join(self.dir, "loop.py")
         with open(loop, "w") as f:

@@ -15,7 +15,7 @@ import unittest
 import pijit as pj
 from pijit import nn, ops
 
-SUPPORTED = (3, 7) <= sys.version_info[:2] <= (3, 10)
+from jit_compare import CAPTURE_ON as SUPPORTED, CAPTURE_OFF_WHY  # noqa: E402
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 Pair = collections.namedtuple("Pair", "a b")
@@ -45,7 +45,7 @@ def same(a, b):
     return type(a) is type(b) and a == b
 
 
-@unittest.skipUnless(SUPPORTED, "capture is built for Python 3.7-3.10")
+@unittest.skipUnless(SUPPORTED, CAPTURE_OFF_WHY)
 class WhichEntriesAreDirect(unittest.TestCase):
     def run3(self, fn, *args):
         """Three calls (the first captures and runs the rewritten code, the others hit the cache)."""
@@ -108,7 +108,7 @@ class WhichEntriesAreDirect(unittest.TestCase):
         self.assertIs(a, b)
 
 
-@unittest.skipUnless(SUPPORTED, "capture is built for Python 3.7-3.10")
+@unittest.skipUnless(SUPPORTED, CAPTURE_OFF_WHY)
 class ReturnValues(unittest.TestCase):
     def hits(self, fn, *args):
         jf = pj.jit(fn)
@@ -178,7 +178,7 @@ class Holder:
         self.k = k
 
 
-@unittest.skipUnless(SUPPORTED, "capture is built for Python 3.7-3.10")
+@unittest.skipUnless(SUPPORTED, CAPTURE_OFF_WHY)
 class PathsThroughUnchangedDicts(unittest.TestCase):
     """The guards reuse what a path read last time while the dict it is read from keeps its
     version tag (PEP 509): every object swap must still reach the graph."""
@@ -222,7 +222,7 @@ class PathsThroughUnchangedDicts(unittest.TestCase):
         self.assertTrue(same(plain(net, x), jnet(x)))
 
 
-@unittest.skipUnless(SUPPORTED, "capture is built for Python 3.7-3.10")
+@unittest.skipUnless(SUPPORTED, CAPTURE_OFF_WHY)
 class Failures(unittest.TestCase):
     def test_a_graph_that_raises_reruns_eagerly_with_eager_traceback(self):
         def f(x, idx):
@@ -260,7 +260,7 @@ class Failures(unittest.TestCase):
         self.assertIn("index 5 is out of bounds", caught)
 
 
-@unittest.skipUnless(SUPPORTED, "capture is built for Python 3.7-3.10")
+@unittest.skipUnless(SUPPORTED, CAPTURE_OFF_WHY)
 class SameAsTheRewrittenCode(unittest.TestCase):
     """One program, run by the direct call and by the rewritten bytecode: same output, same counts."""
 

@@ -13,7 +13,7 @@ import pijit as pj
 from pijit import nn, ops
 from jit_compare import same_bits as same
 
-SUPPORTED = (3, 7) <= sys.version_info[:2] <= (3, 10)
+from jit_compare import CAPTURE_ON as SUPPORTED, CAPTURE_OFF_WHY  # noqa: E402
 
 
 def counts(jf):
@@ -74,7 +74,7 @@ def keep_k(x, k):
     return x + k
 
 
-@unittest.skipUnless(SUPPORTED, "capture is built for Python 3.7-3.10")
+@unittest.skipUnless(SUPPORTED, CAPTURE_OFF_WHY)
 class LiftedScalars(unittest.TestCase):
     def setUp(self):
         for f in (sgd_like, scale_shift, uses_global, branch, python_arith, compare, by_int, keep_k):
@@ -371,7 +371,7 @@ class LiftedScalars(unittest.TestCase):
         self.assertEqual(counts(jf)[1], (2, 1, 0))
 
 
-@unittest.skipUnless(SUPPORTED, "capture is built for Python 3.7-3.10")
+@unittest.skipUnless(SUPPORTED, CAPTURE_OFF_WHY)
 class Mutable(unittest.TestCase):
     def setUp(self):
         pj.reset(sgd_like)
@@ -407,7 +407,7 @@ def relu2(x):
     return ops.relu(x) * 2
 
 
-@unittest.skipUnless(SUPPORTED, "capture is built for Python 3.7-3.10")
+@unittest.skipUnless(SUPPORTED, CAPTURE_OFF_WHY)
 class InputSignature(unittest.TestCase):
     def setUp(self):
         pj.reset(relu2)

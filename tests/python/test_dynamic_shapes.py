@@ -9,7 +9,7 @@ import pijit as pj
 from pijit import nn, ops
 from jit_compare import eager as plainly, no_stress, same_bits as same
 
-SUPPORTED = (3, 7) <= sys.version_info[:2] <= (3, 10)
+from jit_compare import CAPTURE_ON as SUPPORTED, CAPTURE_OFF_WHY  # noqa: E402
 
 
 class Seq(nn.Cell):
@@ -38,7 +38,7 @@ def counts(jf):
     return st, (st["compiles"], st["recompiles"], st["frames_default"])
 
 
-@unittest.skipUnless(SUPPORTED, "capture is built for Python 3.7-3.10")
+@unittest.skipUnless(SUPPORTED, CAPTURE_OFF_WHY)
 class AutomaticDynamicSizes(unittest.TestCase):
     def run_sizes(self, fn, make_args, sizes, jf=None):
         jf = jf or pj.jit(fn)

@@ -10,7 +10,7 @@ import pijit as pj
 from pijit import nn
 from jit_compare import no_stress, same_bits as same
 
-SUPPORTED = (3, 7) <= sys.version_info[:2] <= (3, 10)
+from jit_compare import CAPTURE_ON as SUPPORTED, CAPTURE_OFF_WHY  # noqa: E402
 SIZES = [5, 3, 8, 3, 6, 2, 7]
 
 
@@ -52,7 +52,7 @@ CONFIGS = [
 ]
 
 
-@unittest.skipUnless(SUPPORTED, "capture is built for Python 3.7-3.10")
+@unittest.skipUnless(SUPPORTED, CAPTURE_OFF_WHY)
 class TrainingOverBatchSizes(unittest.TestCase):
     def check(self, name, layers, shape, loss, target, optimizer):
         def make():

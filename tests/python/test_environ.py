@@ -9,7 +9,7 @@ import unittest
 import pijit as pj
 from jit_compare import eager, same_bits
 
-SUPPORTED = (3, 7) <= sys.version_info[:2] <= (3, 10)
+from jit_compare import CAPTURE_ON as SUPPORTED, CAPTURE_OFF_WHY  # noqa: E402
 T = pj.Tensor
 KEYS = ("PIJIT_TEST_SCALE", "PIJIT_TEST_FLAG", "PIJIT_TEST_MISSING", "PIJIT_TEST_OTHER")
 
@@ -25,7 +25,7 @@ def f(x):
     return x * s, v, os.getenv("PIJIT_TEST_OTHER", "d")
 
 
-@unittest.skipUnless(SUPPORTED, "capture is built for Python 3.7-3.10")
+@unittest.skipUnless(SUPPORTED, CAPTURE_OFF_WHY)
 class Environ(unittest.TestCase):
     def setUp(self):
         self.saved = {k: os.environ.pop(k) for k in KEYS if k in os.environ}

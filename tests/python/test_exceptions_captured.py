@@ -12,7 +12,7 @@ import unittest
 import pijit as pj
 from jit_compare import no_stress, same_bits
 
-SUPPORTED = (3, 7) <= sys.version_info[:2] <= (3, 10)
+from jit_compare import CAPTURE_ON as SUPPORTED, CAPTURE_OFF_WHY  # noqa: E402
 T = pj.Tensor
 
 
@@ -38,7 +38,7 @@ def outcome(f, *args):
         return ("raised", type(e).__name__, str(e))
 
 
-@unittest.skipUnless(SUPPORTED, "capture is built for Python 3.7-3.10")
+@unittest.skipUnless(SUPPORTED, CAPTURE_OFF_WHY)
 class CaughtExceptions(unittest.TestCase):
     def same(self, f, make_args, calls=3):
         jf = pj.jit(f)

@@ -18,7 +18,7 @@ sys.path.insert(0, os.path.join(HERE, "..", "fuzz"))
 
 import run_fuzz  # noqa: E402
 
-SUPPORTED = (3, 7) <= sys.version_info[:2] <= (3, 10)
+from jit_compare import CAPTURE_ON as SUPPORTED, CAPTURE_OFF_WHY  # noqa: E402
 # 3.11's experimental capture (PIJIT_PY311_CAPTURE=1): whole frames only, a graph break runs the
 # frame as it is. The fuzzer's programs agree there too; FoundPrograms states outcomes with breaks.
 PY311 = sys.version_info[:2] == (3, 11) and os.environ.get("PIJIT_PY311_CAPTURE") == "1"

@@ -12,7 +12,7 @@ import unittest
 import pijit as pj
 from jit_compare import no_stress, same_bits
 
-SUPPORTED = (3, 7) <= sys.version_info[:2] <= (3, 10)
+from jit_compare import CAPTURE_ON as SUPPORTED, CAPTURE_OFF_WHY  # noqa: E402
 T = pj.Tensor
 LOG = []
 
@@ -64,7 +64,7 @@ def xs2():
     return [T([1.0, -2.0]), T([0.5, 3.0])]
 
 
-@unittest.skipUnless(SUPPORTED, "capture is built for Python 3.7-3.10")
+@unittest.skipUnless(SUPPORTED, CAPTURE_OFF_WHY)
 class Generators(unittest.TestCase):
     def same(self, f, make_args, calls=3):
         """Plain and jitted calls alternate; results and the LOG of side effects match."""

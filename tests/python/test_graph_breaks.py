@@ -2,7 +2,6 @@
 graph, then the interpreter runs the rest from the statement that stopped capture. Each test runs
 the function plainly and jitted and compares results, printed output and the state the function
 changed, and asserts the graph, break and compile counts."""
-import os
 import sys
 import unittest
 
@@ -10,15 +9,14 @@ import pijit as pj
 from pijit import ops
 from jit_compare import plain, run, say, show
 
-PY311 = sys.version_info[:2] == (3, 11)
-SUPPORTED = (3, 7) <= sys.version_info[:2] <= (3, 10) or (PY311 and os.environ.get("PIJIT_PY311_CAPTURE") == "1")
+from jit_compare import CAPTURE_ON as SUPPORTED, CAPTURE_OFF_WHY  # noqa: E402
 T = pj.Tensor
 # CPython's words for reading an unbound local (3.11 reworded them)
 UNBOUND_T3 = ("local variable 't3' referenced before assignment" if sys.version_info < (3, 11)
               else "cannot access local variable 't3' where it is not associated with a value")
 
 
-@unittest.skipUnless(SUPPORTED, "capture runs on Python 3.7-3.10, and on 3.11 under PIJIT_PY311_CAPTURE=1")
+@unittest.skipUnless(SUPPORTED, CAPTURE_OFF_WHY)
 class GraphBreaks(unittest.TestCase):
     def same(self, f, make_args, calls=3):
         jf = pj.jit(f)

@@ -9,7 +9,7 @@ import warnings
 import pijit as pj
 from pijit import nn, ops
 
-SUPPORTED = (3, 7) <= sys.version_info[:2] <= (3, 10)
+from jit_compare import CAPTURE_ON as SUPPORTED, CAPTURE_OFF_WHY  # noqa: E402
 
 
 def T(data, dtype=None):
@@ -39,7 +39,7 @@ def eager(fn, *args, **kwargs):
         pj.set_stress(stress)
 
 
-@unittest.skipUnless(SUPPORTED, "capture is built for Python 3.7-3.10")
+@unittest.skipUnless(SUPPORTED, CAPTURE_OFF_WHY)
 class JitCase(unittest.TestCase):
     def check(self, fn, *args, graphs=1, calls=2, **kwargs):
         """Eager vs jitted over `calls` calls; returns the stats."""
@@ -658,7 +658,7 @@ class TestFallback(JitCase):
 
 
 class TestStress(unittest.TestCase):
-    @unittest.skipUnless(SUPPORTED, "capture is built for Python 3.7-3.10")
+    @unittest.skipUnless(SUPPORTED, CAPTURE_OFF_WHY)
     def test_stress_mode_runs_arbitrary_code_rewritten(self):
         import json
         def work(n):
@@ -684,7 +684,7 @@ class TestStress(unittest.TestCase):
         self.assertGreater(st["frames_rewritten"], 5)
         self.assertTrue(st["fallback_reasons"], st)
 
-    @unittest.skipUnless(SUPPORTED, "capture is built for Python 3.7-3.10")
+    @unittest.skipUnless(SUPPORTED, CAPTURE_OFF_WHY)
     def test_stress_stats_count_a_generator_frame_once(self):
         def gen(n):
             for i in range(n):
@@ -708,7 +708,7 @@ class TestStress(unittest.TestCase):
         # consume() and one gen frame (resumed 51 times): two frames, however often resumed.
         self.assertEqual(st["default_reasons"].get("generator or coroutine frame"), 1, st)
 
-    @unittest.skipUnless(SUPPORTED, "capture is built for Python 3.7-3.10")
+    @unittest.skipUnless(SUPPORTED, CAPTURE_OFF_WHY)
     def test_stress_mode_keeps_comprehension_iterators_and_class_bodies(self):
         import sre_compile
         def bitmap():
@@ -730,7 +730,7 @@ class TestStress(unittest.TestCase):
             pj.set_stress(was)
         self.assertEqual(got, [expected] * 3)
 
-    @unittest.skipUnless(SUPPORTED, "capture is built for Python 3.7-3.10")
+    @unittest.skipUnless(SUPPORTED, CAPTURE_OFF_WHY)
     def test_resume_function_of_a_resume_function_never_breaks_in_its_prologue(self):
         # Level 3 breaks without graph work. A resume function made while capturing a resume
         # function (its prologue longer: more stack values) once took its maker's prologue length:
@@ -755,7 +755,7 @@ class TestStress(unittest.TestCase):
         self.assertEqual(got, [expected] * 2)
 
 
-@unittest.skipUnless(SUPPORTED, "capture is built for Python 3.7-3.10")
+@unittest.skipUnless(SUPPORTED, CAPTURE_OFF_WHY)
 class TestCaptureLimits(unittest.TestCase):
     def test_long_loops_stop_capture_early(self):
         # An unrolled loop grows the graph per iteration: past loop_limit capture gives up

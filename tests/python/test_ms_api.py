@@ -6,6 +6,8 @@ import contextlib
 import sys
 import unittest
 
+from jit_compare import CAPTURE_ON, CAPTURE_OFF_WHY  # noqa: E402
+
 import pijit as ms
 from pijit import nn, ops
 
@@ -433,7 +435,7 @@ class TensorInit(unittest.TestCase):
             ms.Tensor(shape=(2,), init=One())
 
 
-@unittest.skipUnless((3, 7) <= sys.version_info[:2] <= (3, 10), "capture is built for Python 3.7-3.10")
+@unittest.skipUnless(CAPTURE_ON, CAPTURE_OFF_WHY)
 class UnderJit(unittest.TestCase):
     """The new names keep Python's meaning inside jitted code."""
 

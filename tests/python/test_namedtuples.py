@@ -12,7 +12,7 @@ import unittest
 import pijit as pj
 from jit_compare import no_stress, same_bits, same_calls
 
-SUPPORTED = (3, 7) <= sys.version_info[:2] <= (3, 10)
+from jit_compare import CAPTURE_ON as SUPPORTED, CAPTURE_OFF_WHY  # noqa: E402
 T = pj.Tensor
 
 P = collections.namedtuple("P", "x y")
@@ -37,7 +37,7 @@ def args2():
     return P(T([1.0, -2.0, 3.0]), T([0.5, 4.0, -1.5]))
 
 
-@unittest.skipUnless(SUPPORTED, "capture is built for Python 3.7-3.10")
+@unittest.skipUnless(SUPPORTED, CAPTURE_OFF_WHY)
 class NamedTuples(unittest.TestCase):
     def same(self, f, make_args, calls=3):
         return same_calls(self, f, make_args, calls)

@@ -9,7 +9,7 @@ from pijit import nn, ops
 from pijit.common.initializer import initializer, Normal, HeUniform, TruncatedNormal
 from jit_compare import no_stress, same_bits
 
-SUPPORTED = (3, 7) <= sys.version_info[:2] <= (3, 10)
+from jit_compare import CAPTURE_ON as SUPPORTED, CAPTURE_OFF_WHY  # noqa: E402
 
 
 class Inner(nn.Cell):
@@ -392,7 +392,7 @@ def _check(test, f, make_x, calls=3):
     return pj.jit_stats(j)
 
 
-@unittest.skipUnless(SUPPORTED, "capture is built for Python 3.7-3.10")
+@unittest.skipUnless(SUPPORTED, CAPTURE_OFF_WHY)
 class NestedContainersCapture(unittest.TestCase):
     """A SequentialCell inside a SequentialCell (or inside a Cell) is how MindSpore-style networks
     are built: one graph, results bit-equal to eager. The outer container's _cells, copied for
@@ -494,7 +494,7 @@ class _Node:
         return self.child(x * 2.0, n - 1)
 
 
-@unittest.skipUnless(SUPPORTED, "capture is built for Python 3.7-3.10")
+@unittest.skipUnless(SUPPORTED, CAPTURE_OFF_WHY)
 class UserContainersCapture(unittest.TestCase):
     """Instances of user classes are called through their class's __call__ (guarded), and a user
     method reached again on another object of the frame's data (an outer container's construct

@@ -7,7 +7,7 @@ import unittest
 import pijit as pj
 from jit_compare import no_stress, same_bits
 
-SUPPORTED = (3, 7) <= sys.version_info[:2] <= (3, 10)
+from jit_compare import CAPTURE_ON as SUPPORTED, CAPTURE_OFF_WHY  # noqa: E402
 T = pj.Tensor
 
 
@@ -126,7 +126,7 @@ def outcome(f, x):
     return ("value", r)
 
 
-@unittest.skipUnless(SUPPORTED, "capture is built for Python 3.7-3.10")
+@unittest.skipUnless(SUPPORTED, CAPTURE_OFF_WHY)
 class ObjectModelRefusals(unittest.TestCase):
     def test_each_refusal_names_its_cause(self):
         for name, f, rid, text in CASES:

@@ -42,7 +42,7 @@ if HERE not in sys.path:
 
 import pijit as pj  # noqa: E402
 
-SUPPORTED = (3, 7) <= sys.version_info[:2] <= (3, 10)
+from jit_compare import CAPTURE_ON as SUPPORTED, CAPTURE_OFF_WHY  # noqa: E402
 if SUPPORTED:
     import opdiff_snippets as S  # noqa: E402
 
@@ -284,7 +284,7 @@ def table_opcodes():
 
 # ---- the tests ------------------------------------------------------------------------------------
 
-@unittest.skipUnless(SUPPORTED, "capture is built for Python 3.7-3.10")
+@unittest.skipUnless(SUPPORTED, CAPTURE_OFF_WHY)
 class TestOpcodeCoverage(unittest.TestCase):
     def test_every_opcode_has_a_snippet(self):
         covered = set()
@@ -373,7 +373,7 @@ def _make_test(sn):
     test.__name__ = "test_" + sn.name
     if defect:
         test = unittest.expectedFailure(test)
-    return unittest.skipUnless(SUPPORTED, "capture is built for Python 3.7-3.10")(test)
+    return unittest.skipUnless(SUPPORTED, CAPTURE_OFF_WHY)(test)
 
 
 if SUPPORTED:

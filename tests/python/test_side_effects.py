@@ -25,7 +25,7 @@ def augassign_inplace(value):
     finally:
         compile_config.JIT_ENABLE_AUGASSIGN_INPLACE = saved
 
-SUPPORTED = (3, 7) <= sys.version_info[:2] <= (3, 10)
+from jit_compare import CAPTURE_ON as SUPPORTED, CAPTURE_OFF_WHY  # noqa: E402
 T = pj.Tensor
 OUT = io.StringIO()
 G_LAST = None
@@ -37,7 +37,7 @@ class Box:
         self.__dict__.update(kw)
 
 
-@unittest.skipUnless(SUPPORTED, "capture is built for Python 3.7-3.10")
+@unittest.skipUnless(SUPPORTED, CAPTURE_OFF_WHY)
 class ReplayedEffects(unittest.TestCase):
     def same(self, f, make_args, calls=3, state=lambda: None, reset=lambda: None):
         """Plain and jitted calls, alternating, give the same results, output and final state."""
@@ -360,7 +360,7 @@ class SeenHandler(logging.Handler):
         SEEN.append(record.getMessage())
 
 
-@unittest.skipUnless(SUPPORTED, "capture is built for Python 3.7-3.10")
+@unittest.skipUnless(SUPPORTED, CAPTURE_OFF_WHY)
 class ReadsAroundTheReplay(unittest.TestCase):
     """What the simulation reads after a deferred effect must be what eager Python reads (each
     case found in review: a path around the overlay)."""

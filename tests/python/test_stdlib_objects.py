@@ -15,7 +15,7 @@ import unittest
 import pijit as pj
 from jit_compare import same_bits, same_calls
 
-SUPPORTED = (3, 7) <= sys.version_info[:2] <= (3, 10)
+from jit_compare import CAPTURE_ON as SUPPORTED, CAPTURE_OFF_WHY  # noqa: E402
 T = pj.Tensor
 
 
@@ -61,7 +61,7 @@ def x3():
     return T([1.0, -2.0, 3.0])
 
 
-@unittest.skipUnless(SUPPORTED, "capture is built for Python 3.7-3.10")
+@unittest.skipUnless(SUPPORTED, CAPTURE_OFF_WHY)
 class StdlibObjects(unittest.TestCase):
     def one_graph(self, st, graphs=1):
         self.assertEqual(st["break_reasons"], [])

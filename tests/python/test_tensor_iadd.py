@@ -19,7 +19,7 @@ from pijit import nn
 from pijit._extends.parse import compile_config
 from jit_compare import eager, no_stress, same_bits
 
-SUPPORTED = (3, 7) <= sys.version_info[:2] <= (3, 10)
+from jit_compare import CAPTURE_ON as SUPPORTED, CAPTURE_OFF_WHY  # noqa: E402
 HERE = os.path.dirname(os.path.abspath(__file__))
 
 
@@ -291,7 +291,7 @@ class Stepper(nn.Cell):
         return self.w * 2
 
 
-@unittest.skipUnless(SUPPORTED, "capture is built for Python 3.7-3.10")
+@unittest.skipUnless(SUPPORTED, CAPTURE_OFF_WHY)
 class Captured(unittest.TestCase):
     def compare(self, f, make_args, calls=3):
         jf = pj.jit(f)

@@ -16,7 +16,7 @@ from contextlib import redirect_stdout
 import pijit as pj
 from jit_compare import no_stress, same_bits, same_calls, same_raise
 
-SUPPORTED = (3, 7) <= sys.version_info[:2] <= (3, 10)
+from jit_compare import CAPTURE_ON as SUPPORTED, CAPTURE_OFF_WHY  # noqa: E402
 T = pj.Tensor
 
 
@@ -113,7 +113,7 @@ def x1():
     return T([1.0, -2.0, 3.0])
 
 
-@unittest.skipUnless(SUPPORTED, "capture is built for Python 3.7-3.10")
+@unittest.skipUnless(SUPPORTED, CAPTURE_OFF_WHY)
 class UserObjects(unittest.TestCase):
     def same(self, f, make_args, calls=3):
         return same_calls(self, f, make_args, calls, view=state)

@@ -13,7 +13,7 @@ import unittest
 import pijit as pj
 from jit_compare import no_stress, same_bits, same_raise
 
-SUPPORTED = (3, 7) <= sys.version_info[:2] <= (3, 10)
+from jit_compare import CAPTURE_ON as SUPPORTED, CAPTURE_OFF_WHY  # noqa: E402
 T = pj.Tensor
 LOG = []
 
@@ -70,7 +70,7 @@ def x2():
     return T([1.0, -2.0])
 
 
-@unittest.skipUnless(SUPPORTED, "capture is built for Python 3.7-3.10")
+@unittest.skipUnless(SUPPORTED, CAPTURE_OFF_WHY)
 class WithBlocks(unittest.TestCase):
     def same(self, f, make_args, calls=3):
         jf = pj.jit(f)

@@ -14,7 +14,7 @@ import pijit as pj
 from pijit import nn, ops
 from jit_compare import no_stress, same_bits
 
-SUPPORTED = (3, 7) <= sys.version_info[:2] <= (3, 10)
+from jit_compare import CAPTURE_ON as SUPPORTED, CAPTURE_OFF_WHY  # noqa: E402
 
 
 def in_place(jf):
@@ -44,7 +44,7 @@ def net_and_step(seed):
     return net, nn.TrainOneStepCell(nn.WithLossCell(net, nn.CrossEntropyLoss()), opt)
 
 
-@unittest.skipUnless(SUPPORTED, "capture is built for Python 3.7-3.10")
+@unittest.skipUnless(SUPPORTED, CAPTURE_OFF_WHY)
 class WriteBackInPlace(unittest.TestCase):
     def assertCaptured(self, jf, in_place_outputs, eager_calls=0):
         """One graph, no break or recompile; `eager_calls` calls whose graph failed ran eagerly;

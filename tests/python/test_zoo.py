@@ -12,7 +12,7 @@ import unittest
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 ZOO = os.path.join(ROOT, "tests", "zoo")
-CAPTURE_BUILT = (3, 7) <= sys.version_info[:2] <= (3, 10)
+from jit_compare import CAPTURE_ON as CAPTURE_BUILT, CAPTURE_OFF_WHY  # noqa: E402
 
 
 def run_zoo(script, *args, capture=True):
@@ -26,7 +26,7 @@ def run_zoo(script, *args, capture=True):
     return p, (json.loads(lines[-1][4:]) if lines else None)
 
 
-@unittest.skipUnless(CAPTURE_BUILT, "capture is built for Python 3.7-3.10")
+@unittest.skipUnless(CAPTURE_BUILT, CAPTURE_OFF_WHY)
 class ZooNetworksTrainEagerAndJitted(unittest.TestCase):
     def check(self, script, *args, net, steps):
         p, out = run_zoo(script, *args)
@@ -87,7 +87,7 @@ class ZooNetworksTrainEagerAndJitted(unittest.TestCase):
         self.check("bert_zoo.py", "Lamb", net="bert_Lamb", steps=5)
 
 
-@unittest.skipUnless(CAPTURE_BUILT, "capture is built for Python 3.7-3.10")
+@unittest.skipUnless(CAPTURE_BUILT, CAPTURE_OFF_WHY)
 class ZooMixedPrecision(unittest.TestCase):
     check = ZooNetworksTrainEagerAndJitted.check
 
@@ -125,7 +125,7 @@ class ZooIdioms(unittest.TestCase):
         self.assertIs(F.tuple_to_array, ms.ops.tuple_to_array)
         self.assertIs(F.zeros_like, ms.ops.zeros_like)
 
-    @unittest.skipUnless(CAPTURE_BUILT, "capture is built for Python 3.7-3.10")
+    @unittest.skipUnless(CAPTURE_BUILT, CAPTURE_OFF_WHY)
     def test_label_smoothed_loss_cell_captured_under_an_eager_tape(self):
         # OneHot with Tensor on/off values feeding a dense-label cross-entropy, its Cell run as a
         # graph under the eager training step's tape: the graph's backward differentiates the
