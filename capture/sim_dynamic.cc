@@ -289,7 +289,8 @@ static Instruction as_before_311(const Instruction& ins) {
 }
 
 bool DynamicShapes::instruction_uses(SimFrame& fr, const Instruction& real, int uses, bool moving) {
-  using_op_ = moving ? nullptr : op_name(real.op);  // what a number specialised now was used by
+  // what a number specialised now was used by (3.11: BINARY_OP with its operator)
+  using_op_ = moving ? nullptr : real.op == Opcode::BINARY_OP ? py::binary_op_text(real.arg) : op_name(real.op);
   const Instruction ins = as_before_311(real);
   const bool derive = !moving && (!s_.unguarded_.empty() || !derived_.empty()) && scalars_used(fr, ins, uses);
   if (!size_ints_.empty() && (!moving || (fr.root && ins.op == Opcode::RETURN_VALUE))) sizes_used_by(fr, ins, uses);

@@ -94,6 +94,16 @@ Opcode binary_op_opcode(int oparg) {
   return oparg >= 0 && oparg < static_cast<int>(sizeof kByArg / sizeof kByArg[0]) ? kByArg[oparg] : Opcode::kInvalid;
 }
 
+const char* binary_op_text(int oparg) {
+  static constexpr const char* kText[] = {
+      "BINARY_OP +", "BINARY_OP &", "BINARY_OP //", "BINARY_OP <<", "BINARY_OP @", "BINARY_OP *",
+      "BINARY_OP %", "BINARY_OP |", "BINARY_OP **", "BINARY_OP >>", "BINARY_OP -", "BINARY_OP /",
+      "BINARY_OP ^", "BINARY_OP +=", "BINARY_OP &=", "BINARY_OP //=", "BINARY_OP <<=", "BINARY_OP @=",
+      "BINARY_OP *=", "BINARY_OP %=", "BINARY_OP |=", "BINARY_OP **=", "BINARY_OP >>=", "BINARY_OP -=",
+      "BINARY_OP /=", "BINARY_OP ^="};
+  return oparg >= 0 && oparg < static_cast<int>(sizeof kText / sizeof kText[0]) ? kText[oparg] : "BINARY_OP";
+}
+
 int binary_op_arg(Opcode op) {
   for (int k = 0; k < 26; ++k)
     if (binary_op_opcode(k) == op) return k;

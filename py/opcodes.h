@@ -84,6 +84,8 @@ int stack_effect(Opcode op, int oparg, int jump);
 Opcode binary_op_opcode(int oparg);
 // ... and the inverse: BINARY_OP's argument for one of those opcodes; -1 for any other.
 int binary_op_arg(Opcode op);
+// BINARY_OP with its operator, as dis shows it ("BINARY_OP **"): how notes name the instruction.
+const char* binary_op_text(int oparg);
 
 // The index into co_names of a kName instruction's argument (3.11's LOAD_GLOBAL keeps a flag in
 // bit 0: the name is arg >> 1).

@@ -667,6 +667,7 @@ struct InPlaceRun {
   Frame* original;
   Frame* running;
   int nargs;
+  int depth;  // the recursion depth run_in_place was called at: the frame's own level, less one
   InPlaceRun* outer;
 };
 inline thread_local InPlaceRun* t_in_place_run = nullptr;
@@ -709,7 +710,7 @@ inline PyObject* run_in_place(PyThreadState*, Frame* f, PyCodeObject* code) {
   }
   MovedArgs moved{code, std::vector<PyObject*>(n)};
   for (int i = 0; i < n; ++i) moved.refs[i] = pj_frame311_take_slot(f, i);  // (bound: CPython binds every argument first)
-  InPlaceRun run{f, nullptr, n, t_in_place_run};
+  InPlaceRun run{f, nullptr, n, recursion_depth(PyThreadState_GET()), t_in_place_run};
   t_in_place_run = &run;
   PyObject* r = call_moving(fn, moved);
   t_in_place_run = run.outer;
@@ -729,8 +730,11 @@ inline void drop_resume_caller_entry(Frame*) { frame_unsupported(); }
 inline bool local_is_cell(PyCodeObject* co, int i) { return pj_frame311_local_is_cell(co, i) != 0; }
 
 // As on 3.7-3.10: fn(*args) for a resume function, the list left empty and its references given
-// up as the callee's frame starts. same_level: the two levels CPython counts for pijit's `resume`
-// builtin and the new frame are given back (plain Python has one frame there).
+// up as the callee's frame starts. same_level: the resume function runs at the level of the frame
+// that called it, the rewritten code run in place of the function's (plain Python has one frame
+// there): the call starts at the depth that run started at. (Whether CPython counted a level for
+// calling pijit's `resume` builtin depends on the call site's specialization: 3.11's
+// PRECALL_BUILTIN_FAST counts none.)
 inline PyObject* call_moving_args(PyObject* fn, PyObject* args, bool same_level) {
   auto* co = reinterpret_cast<PyCodeObject*>(PyFunction_GET_CODE(fn));
   const Py_ssize_t n = PyList_GET_SIZE(args);
@@ -752,7 +756,8 @@ inline PyObject* call_moving_args(PyObject* fn, PyObject* args, bool same_level)
     return nullptr;
   }
   PyThreadState* ts = PyThreadState_GET();
-  const int credit = same_level ? 2 : 0;
+  const int credit = !same_level ? 0 : t_in_place_run && t_in_place_run->running
+                                           ? recursion_depth(ts) - t_in_place_run->depth : 2;
   ts->recursion_remaining += credit;
   PyObject* r = call_moving(fn, moved);
   ts->recursion_remaining -= credit;

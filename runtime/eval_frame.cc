@@ -769,6 +769,20 @@ struct CodeFilter {
   }
   CodeFilter() : skip(parse("PIJIT_SKIP")), only(parse("PIJIT_ONLY")), any(!skip.empty() || !only.empty()) {}
 
+  // The line of the body's first instruction (3.11's prologue, RESUME and the rest, carries the
+  // def's line).
+  static int body_line(PyCodeObject* co) {
+    py::DecodeResult d = py::decode_code(reinterpret_cast<PyObject*>(co));
+    bool generator_prologue = false;
+    for (const py::Instruction& in : d.instructions) {
+      const bool prologue = in.op == py::Opcode::RESUME || in.op == py::Opcode::MAKE_CELL ||
+                            in.op == py::Opcode::COPY_FREE_VARS || in.op == py::Opcode::RETURN_GENERATOR ||
+                            (generator_prologue && in.op == py::Opcode::POP_TOP);
+      generator_prologue = in.op == py::Opcode::RETURN_GENERATOR;
+      if (!prologue) return in.line > 0 ? in.line : PyCode_Addr2Line(co, 0);
+    }
+    return PyCode_Addr2Line(co, 0);
+  }
   static bool matches(const std::pair<std::string, std::string>& p, PyCodeObject* co, const char* module) {
     const std::string& a = p.first;
     const std::string& b = p.second;
@@ -776,7 +790,7 @@ struct CodeFilter {
       const std::string f = py::text(co->co_filename);
       // the def's line, or a decorator's, or any line of the signature: before the body's first
       const int line = std::atoi(b.c_str());
-      return line >= co->co_firstlineno && line < std::max(co->co_firstlineno + 1, PyCode_Addr2Line(co, 0)) &&
+      return line >= co->co_firstlineno && line < std::max(co->co_firstlineno + 1, body_line(co)) &&
              f.size() >= a.size() && f.compare(f.size() - a.size(), a.size(), a) == 0;
     }
     const std::string name = b.substr(b.rfind('.') == std::string::npos ? 0 : b.rfind('.') + 1);

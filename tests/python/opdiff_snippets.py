@@ -253,6 +253,19 @@ def generated(src, name, filename=GENERATED_FILE):
     return fn
 
 
+EXCEPT_STAR_SRC = """
+def except_star_splits_a_group(x, group):
+    y = x * 2
+    try:
+        raise group
+    except* ValueError:
+        y = y + 1
+    except* KeyError:
+        y = y - 1
+    return y
+"""
+
+
 def module_code_function(src, name):
     """Module-level code (LOAD_NAME/STORE_NAME, IMPORT_STAR, PRINT_EXPR in 'single' mode) as a
     function: its frame's locals are this module's globals."""
@@ -1476,10 +1489,28 @@ def compare_tensors_broadcast_error(a, b):
 @snippet(("IS_OP|COMPARE_OP",), [args(v3, const(None)), args(v3, const(None)), args(v3, const(2.0))],
          "captured", compiles=2)
 def is_none(x, opt):
-    if opt is None:
+    missing = opt is None  # a value: IS_OP (3.11 fuses `if opt is None` into its jump)
+    if missing:
         return x
     if opt is not None:
         return x * opt
+
+
+# 3.11 tests a `while` condition again at the bottom: the jumps back on None / not None
+@snippet(("POP_JUMP_BACKWARD_IF_NOT_NONE",), [lambda c: (T([1.0]), (1, (2, None))), lambda c: (T([2.0]), None)],
+         "captured", compiles=2)
+def while_not_none_walks_a_chain(x, node):
+    while node is not None:
+        x = x + node[0]
+        node = node[1]
+    return x
+
+
+@snippet(("POP_JUMP_BACKWARD_IF_NONE",), [args(v3, const(None)), args(v3, const(2.0))], "captured", compiles=2)
+def while_none_until_set(x, v):
+    while v is None:
+        v = 3.0
+    return x * v
 
 
 @snippet(("IS_OP|COMPARE_OP",), [lambda c: (T([1.0]), Box(1), None)] * 2, "captured")
@@ -1579,7 +1610,7 @@ def return_through_finally(x):
         pass
 
 
-@snippet(("POP_EXCEPT", "JUMP_IF_NOT_EXC_MATCH|COMPARE_OP", "RERAISE", "END_FINALLY"),
+@snippet(("POP_EXCEPT", "CHECK_EXC_MATCH|JUMP_IF_NOT_EXC_MATCH|COMPARE_OP", "RERAISE", "END_FINALLY"),
          [lambda c: ([T([1.0])],), lambda c: ([],), lambda c: ([T([2.0])],)], "captured", compiles=2)
 def try_except_catches_index_error(items):  # the lookup's IndexError is raised in the simulation
     try:
@@ -1846,6 +1877,17 @@ async def coroutine_async_with(x, n):
         if n:
             raise ValueError("inside async with")
         return x * k
+
+
+@snippet(("ASYNC_GEN_WRAP", "GET_ANEXT"), [v3, v3], "never", drive="coro")
+async def coroutine_over_an_async_generator(x):
+    async def halves(t):  # (3.11 wraps what an async generator yields: ASYNC_GEN_WRAP)
+        yield t * 0.5
+        yield t * 0.25
+    total = x
+    async for v in halves(x):
+        total = total + v
+    return total
 
 
 @snippet("GET_AWAITABLE", [v3], "never", drive="coro")
@@ -2412,3 +2454,10 @@ if "MATCH_SEQUENCE" in OPCODES:
                        "            return x * a\n"
                        "    return x\n", "match_class_too_many_positional"),
              ("MATCH_CLASS",), [lambda c: (T([1.0]), Point(2.0, 3.0))] * 2, "B007")
+
+
+if "CHECK_EG_MATCH" in OPCODES:  # except* (3.11): a group's handlers
+    register(generated(EXCEPT_STAR_SRC, "except_star_splits_a_group"), ("CHECK_EG_MATCH", "PREP_RERAISE_STAR"),
+             [lambda c: (T([1.0]), ExceptionGroup("g", [ValueError("v"), KeyError("k")])),  # noqa: F821 (3.11)
+              lambda c: (T([2.0]), ExceptionGroup("g", [KeyError("k")]))],  # noqa: F821
+             ("captured", "B007"))  # (the raise breaks: the resume function's copy of the table reaches the handlers)

@@ -7,6 +7,8 @@ import math
 import sys
 import unittest
 
+from jit_compare import CAPTURE_ON, CAPTURE_OFF_WHY  # noqa: E402
+
 import pijit as ms
 from pijit import ops
 
@@ -424,8 +426,7 @@ class TensorMembers(unittest.TestCase):
         self.assertEqual((t.dtype, t.tolist()), (ms.float32, [[0.0, 1.0, 2.0], [3.0, 4.0, 5.0]]))
 
 
-@unittest.skipUnless((3, 7) <= sys.version_info[:2] <= (3, 10), "capture is built for Python 3.7 "
-                                                               "and 3.9")
+@unittest.skipUnless(CAPTURE_ON, CAPTURE_OFF_WHY)
 class UnderJit(unittest.TestCase):
     """One call of each name inside @jit: one graph, no break, the eager result (twice: the
     second call runs the cached graph)."""

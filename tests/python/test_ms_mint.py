@@ -9,6 +9,8 @@ import struct
 import sys
 import unittest
 
+from jit_compare import CAPTURE_ON, CAPTURE_OFF_WHY  # noqa: E402
+
 import pijit as ms
 from pijit import mint
 from pijit.mint import nn
@@ -507,8 +509,7 @@ class Module(unittest.TestCase):
         self.assertIs(mint.inverse, ms.ops.inverse)  # pijit's linear algebra (pijit/ops/linalg.py)
 
 
-@unittest.skipUnless((3, 7) <= sys.version_info[:2] <= (3, 10), "capture is built for Python 3.7 "
-                                                               "and 3.9")
+@unittest.skipUnless(CAPTURE_ON, CAPTURE_OFF_WHY)
 class UnderJit(unittest.TestCase):
     """One call of each inside @jit: one graph, no break, the eager result (twice)."""
 

@@ -13,6 +13,8 @@ import sys
 import textwrap
 import unittest
 
+from jit_compare import CAPTURE_ON, CAPTURE_OFF_WHY  # noqa: E402
+
 import pijit as ms
 import pijit.numpy as mnp
 
@@ -479,8 +481,7 @@ class ImportPaths(unittest.TestCase):
         self.assertEqual(lines[-1], "pijit.numpy")
 
 
-@unittest.skipUnless((3, 7) <= sys.version_info[:2] <= (3, 10), "capture is built for Python 3.7 "
-                                                               "and 3.9")
+@unittest.skipUnless(CAPTURE_ON, CAPTURE_OFF_WHY)
 class UnderJit(unittest.TestCase):
     """One call of each inside @jit: one graph, no break, the eager result (twice: the second
     call runs the cached graph). where(cond) and unique have data-dependent sizes: they break

@@ -183,6 +183,11 @@ if sys.version_info[:2] in ((3, 7), (3, 8)):
     NOT_SIMULATED |= {"BUILD_SET_UNPACK"}
 if sys.version_info >= (3, 8):
     NOT_SIMULATED |= {"END_ASYNC_FOR"}
+if sys.version_info[:2] == (3, 11):
+    # CACHE units are skipped by the decoder; ASYNC_GEN_WRAP is async generators'; except* (its
+    # CHECK_EG_MATCH and PREP_RERAISE_STAR) refuses
+    NOT_SIMULATED = (NOT_SIMULATED - {"SETUP_ASYNC_WITH"}) | {"ASYNC_GEN_WRAP", "CACHE", "CHECK_EG_MATCH",
+                                                               "PREP_RERAISE_STAR"}
 
 
 @unittest.skipIf(CAPTURE_UNSUPPORTED, CAPTURE_UNSUPPORTED)

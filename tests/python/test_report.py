@@ -14,6 +14,8 @@ import tempfile
 import textwrap
 import unittest
 
+from jit_compare import CAPTURE_ON, CAPTURE_OFF_WHY  # noqa: E402
+
 from pijit import report
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -271,8 +273,8 @@ class Report(unittest.TestCase):
 
 class EndToEnd(unittest.TestCase):
     def test_run_then_report(self):
-        if not (3, 7) <= sys.version_info[:2] <= (3, 10):
-            self.skipTest("pijit capture is built for Python 3.7-3.10")
+        if not CAPTURE_ON:
+            self.skipTest(CAPTURE_OFF_WHY)
         with tempfile.TemporaryDirectory() as d:
             dump, prog = run_with_dump(d)
             with open(os.path.join(dump, "run.json")) as fh:

@@ -24,7 +24,7 @@ from pijit.train import (Model, Callback, LossMonitor, ModelCheckpoint, Checkpoi
                          EarlyStopping, LambdaCallback, LearningRateScheduler, TimeMonitor)
 
 # The Pythons capture supports (elsewhere jit runs the function eagerly, with the same results).
-CAPTURES = (3, 7) <= sys.version_info[:2] <= (3, 10)
+from jit_compare import CAPTURE_ON as CAPTURES  # noqa: E402
 
 
 class RowsDataset(object):
