@@ -15,6 +15,7 @@ _BINARY = {"ADD": "+", "SUBTRACT": "-", "MULTIPLY": "*", "TRUE_DIVIDE": "/", "FL
 _UNARY = {"UNARY_NEGATIVE": "-", "UNARY_POSITIVE": "+", "UNARY_NOT": "not ", "UNARY_INVERT": "~"}
 _LOADS = ("LOAD_FAST", "LOAD_GLOBAL", "LOAD_NAME", "LOAD_DEREF", "LOAD_CLOSURE", "LOAD_CLASSDEREF")
 _STORES = ("STORE_FAST", "STORE_NAME", "STORE_GLOBAL", "STORE_DEREF")
+_NULL = "<null>"  # 3.11: the NULL under a callable (PUSH_NULL, LOAD_GLOBAL's, LOAD_METHOD's)
 
 
 class _ConstText(str):
@@ -78,6 +79,13 @@ def _kw_names(item):
     return []
 
 
+def _kw_tuple(names):
+    """3.11's KW_NAMES constant: a tuple of str, read as the object (anything else: none)."""
+    if type(names) is tuple and all(type(n) is str for n in names):
+        return list(names)
+    return []
+
+
 def pseudo_source(code):
     """The pseudo-source of `code` as a str (a `def` line, then one statement per line)."""
     args = list(code.co_varnames[:code.co_argcount + getattr(code, "co_kwonlyargcount", 0)])
@@ -86,6 +94,7 @@ def pseudo_source(code):
     instrs = list(dis.get_instructions(_placeholder_consts(code)))
     targets = {i.argval for i in instrs if i.opcode in dis.hasjabs or i.opcode in dis.hasjrel}
     stack = []
+    kw_names = [None]  # 3.11: KW_NAMES' tuple, for the CALL after it
 
     def pop(n=1):
         vals = [stack.pop() if stack else "<?>" for _ in range(n)]
@@ -98,10 +107,16 @@ def pseudo_source(code):
         op, arg = ins.opname, ins.argval
         if ins.offset in targets:
             out.append("  L%d:" % ins.offset)
-        if op in _LOADS:
+        if op == "LOAD_GLOBAL" and ins.arg is not None and ins.arg & 1 and "NULL" in ins.argrepr:
+            stack.extend([_NULL, str(arg)])  # (3.11)
+        elif op in _LOADS:
             stack.append(str(arg))
+        elif op == "PUSH_NULL":
+            stack.append(_NULL)
         elif op == "LOAD_CONST":
             stack.append(_const(code.co_consts[ins.arg]))
+        elif op == "LOAD_METHOD" and "PRECALL" in dis.opmap:  # 3.11: a slot under the method
+            stack.extend([_NULL, "%s.%s" % (pop()[0], arg)])
         elif op in ("LOAD_ATTR", "LOAD_METHOD"):
             stack.append("%s.%s" % (pop()[0], arg))
         elif op in _STORES:
@@ -114,10 +129,13 @@ def pseudo_source(code):
             emit("%s[%s] = %s" % (obj, key, val))
         elif op in ("DELETE_FAST", "DELETE_NAME", "DELETE_GLOBAL"):
             emit("del %s" % arg)
-        elif op.startswith(("BINARY_", "INPLACE_")) and op.split("_", 1)[1] in _BINARY:
+        elif (op.startswith(("BINARY_", "INPLACE_")) and op.split("_", 1)[1] in _BINARY) or op == "BINARY_OP":
             a, b = pop(2)
-            sym = _BINARY[op.split("_", 1)[1]]
-            if op.startswith("INPLACE_"):
+            if op == "BINARY_OP":  # (3.11: its operator by its argument, "+=" in place)
+                sym, inplace = ins.argrepr.rstrip("="), ins.argrepr.endswith("=") and ins.argrepr != "=="
+            else:
+                sym, inplace = _BINARY[op.split("_", 1)[1]], op.startswith("INPLACE_")
+            if inplace:
                 emit("%s %s= %s" % (a, sym, b))
                 stack.append(a)
             else:
@@ -136,7 +154,22 @@ def pseudo_source(code):
             stack.append("(%s %s %s)" % (a, "not in" if ins.arg else "in", b))
         elif op in _UNARY:
             stack.append("(%s%s)" % (_UNARY[op], pop()[0]))
-        elif op in ("CALL_FUNCTION", "CALL_METHOD", "PRECALL", "CALL"):
+        elif op == "KW_NAMES":
+            kw_names[0] = code.co_consts[ins.arg]
+        elif op == "PRECALL":
+            pass  # (3.11: the CALL after it calls)
+        elif op == "CALL":  # 3.11: a slot (NULL or a method's callable), the callable, the arguments
+            a = pop(ins.arg or 0)
+            fn, slot = pop()[0], pop()[0]
+            if slot != _NULL:  # a method: the "callable" is its self
+                fn, a = slot, [fn] + a
+            kw = _kw_tuple(kw_names[0])
+            kw_names[0] = None
+            if len(kw) > len(a):
+                kw = []
+            pos = a[:len(a) - len(kw)]
+            stack.append("%s(%s)" % (fn, ", ".join(pos + ["%s=%s" % (k, v) for k, v in zip(kw, a[len(a) - len(kw):])])))
+        elif op in ("CALL_FUNCTION", "CALL_METHOD"):
             n = ins.arg or 0
             a = pop(n)
             stack.append("%s(%s)" % (pop()[0], ", ".join(a)))
@@ -152,7 +185,10 @@ def pseudo_source(code):
         elif op == "CALL_FUNCTION_EX":
             kw = pop()[0] if ins.arg & 1 else None
             a = pop()[0]
-            stack.append("%s(*%s%s)" % (pop()[0], a, ", **" + kw if kw else ""))
+            fn = pop()[0]
+            if stack and stack[-1] == _NULL:  # (3.11)
+                pop()
+            stack.append("%s(*%s%s)" % (fn, a, ", **" + kw if kw else ""))
         elif op in ("BUILD_TUPLE", "BUILD_LIST", "BUILD_SET"):
             a = pop(ins.arg)
             fmt = {"BUILD_TUPLE": "(%s%s)", "BUILD_LIST": "[%s%s]", "BUILD_SET": "{%s%s}"}[op]
@@ -170,6 +206,11 @@ def pseudo_source(code):
                 emit(v)
         elif op == "DUP_TOP":
             stack.append(stack[-1] if stack else "<?>")
+        elif op == "COPY":  # (3.11)
+            stack.append(stack[-ins.arg] if len(stack) >= ins.arg else "<?>")
+        elif op == "SWAP":
+            if len(stack) >= ins.arg:
+                stack[-1], stack[-ins.arg] = stack[-ins.arg], stack[-1]
         elif op == "ROT_TWO":
             a, b = pop(2)
             stack.extend([b, a])
@@ -178,12 +219,15 @@ def pseudo_source(code):
             stack.extend([c, a, b])
         elif op == "RETURN_VALUE":
             emit("return %s" % pop()[0])
-        elif op in ("POP_JUMP_IF_FALSE", "POP_JUMP_IF_TRUE"):
+        elif op in ("POP_JUMP_IF_FALSE", "POP_JUMP_IF_TRUE", "POP_JUMP_FORWARD_IF_FALSE", "POP_JUMP_FORWARD_IF_TRUE",
+                    "POP_JUMP_BACKWARD_IF_FALSE", "POP_JUMP_BACKWARD_IF_TRUE"):
             emit("if %s%s: goto L%d" % ("not " if op.endswith("FALSE") else "", pop()[0], arg))
+        elif op.startswith("POP_JUMP_") and op.endswith("NONE"):  # (3.11: is None / is not None)
+            emit("if %s is %sNone: goto L%d" % (pop()[0], "not " if "NOT_NONE" in op else "", arg))
         elif op in ("JUMP_IF_FALSE_OR_POP", "JUMP_IF_TRUE_OR_POP"):
             emit("if %s%s: goto L%d  # (keeping the value)" % ("not " if "FALSE" in op else "", stack[-1] if stack
                                                                  else "<?>", arg))
-        elif op in ("JUMP_ABSOLUTE", "JUMP_FORWARD", "JUMP_BACKWARD"):
+        elif op in ("JUMP_ABSOLUTE", "JUMP_FORWARD", "JUMP_BACKWARD", "JUMP_BACKWARD_NO_INTERRUPT"):
             emit("goto L%d" % arg)
         elif op == "GET_ITER":
             stack.append("iter(%s)" % pop()[0])
@@ -191,7 +235,7 @@ def pseudo_source(code):
             it = stack[-1] if stack else "<?>"
             emit("_next = next(%s)  # exhausted: goto L%d" % (it, arg))
             stack.append("_next")
-        elif op in ("NOP", "EXTENDED_ARG", "RESUME", "CACHE", "SETUP_LOOP", "POP_BLOCK"):
+        elif op in ("NOP", "EXTENDED_ARG", "RESUME", "CACHE", "SETUP_LOOP", "POP_BLOCK", "MAKE_CELL", "COPY_FREE_VARS"):
             pass
         else:
             emit("# %s %s" % (op, "" if ins.arg is None else ins.argrepr or ins.arg))
