@@ -82,7 +82,19 @@ PyObject* py_capture_probe(PyObject*, PyObject* args) {
   PJ_PY_END(nullptr)
 }
 
+// _C._fresh_int(v) -> the copy of int v capture reads a frame's number as (py::fresh_int): equal,
+// never the same object. (Test hook: a copy must behave as v everywhere CPython reads it.)
+PyObject* py_fresh_int(PyObject*, PyObject* v) {
+  if (!PyLong_CheckExact(v)) return py::fail(PyExc_TypeError, "_fresh_int expects an int");
+#if PJ_PY_CAPTURE_BUILT
+  return py::fresh_int(v);
+#else
+  return py::fail(PyExc_NotImplementedError, py::kUnsupportedPythonMessage);
+#endif
+}
+
 PyMethodDef capture_methods[] = {
+    {"_fresh_int", py_fresh_int, METH_O, "test hook: capture's fresh copy of an int"},
     {"_capture_probe", py_capture_probe, METH_VARARGS, "_capture_probe(fn, args[, kwargs]): what capture makes of fn's frame"},
     {"_simulated_opcodes", py_simulated_opcodes, METH_NOARGS, "names of the opcodes capture simulates"},
     {"_test_interrupt_next_trace", py_test_interrupt, METH_O, "test hook: an exception pending at the next traced call"},

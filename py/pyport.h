@@ -844,8 +844,12 @@ constexpr bool kRunInPlacePositional = false;
 inline PyObject* fresh_int(PyObject* v) {
   auto* src = reinterpret_cast<PyLongObject*>(v);
   Py_ssize_t size = Py_SIZE(src), n = size < 0 ? -size : size;
-  PyLongObject* r = _PyLong_New(n);
+  // Zero too gets one digit, set to 0: 3.11's specialized list and tuple subscripts read a small
+  // int's index straight from ob_digit[0] (CPython's own zero has it 0), and a fresh 0 with garbage
+  // there indexed the wrong item.
+  PyLongObject* r = _PyLong_New(n ? n : 1);
   if (!r) return nullptr;
+  r->ob_digit[0] = 0;
 #if PY_VERSION_HEX >= 0x03090000
   Py_SET_SIZE(r, size);
 #else

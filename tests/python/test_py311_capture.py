@@ -191,6 +191,31 @@ class WholeFrames(unittest.TestCase):
             jf(self.X, bad)
         self.assertEqual(str(jitted.exception), str(eager.exception))
 
+    def test_a_number_from_the_frame_indexes_as_itself_once_cpython_specializes(self):
+        # Capture reads a frame's number as a fresh copy (identity tells it from an equal constant)
+        # and rewritten code may load that copy as a constant. 3.11's specialized subscripts
+        # (BINARY_SUBSCR_LIST_INT after a few calls) read a small int's index straight from its
+        # first digit: a fresh 0 once had whatever memory held there, and a SubPattern of re's
+        # parser returned another item (CPython's test_rewrite under stress).
+        import ctypes
+        from pijit import _C
+        for v in (0, 1, -1, 7, 2 ** 40, -(2 ** 40)):
+            c = _C._fresh_int(v)
+            self.assertEqual(c, v)
+            self.assertIsNot(c, v) if -5 <= v <= 256 else None
+        for trial in range(50):
+            junk = [(1 << 30) + 1 + k * 0 for k in range(500)]  # freed blocks whose first digit is 1
+            del junk
+            zero = _C._fresh_int(0)
+            digit = ctypes.c_uint32.from_address(id(zero) + int.__basicsize__).value  # ob_digit[0]
+            self.assertEqual(digit, 0)
+
+        def sub(items, k):
+            return items[k]
+        zero = _C._fresh_int(0)
+        for _ in range(40):  # (enough calls for CPython to specialize the subscript)
+            self.assertEqual(sub(["first", "second"], zero), "first")
+
     def test_a_graph_break(self):
         jf = pj.jit(breaks)
         for _ in range(2):
