@@ -70,7 +70,7 @@ void decode_exception_table(const uint8_t* table, size_t size, size_t code_size,
 std::string encode_exception_table(const std::vector<ExceptionEntry>& entries);
 
 // Decodes a code object (its bytecode, line table and, on 3.11, source spans and exception table). Fails with a reason, never raises, on a
-// Python capture does not support (pyport.h: kCaptureSupported).
+// Python capture does not support (pyport.h: capture_supported()).
 DecodeResult decode_code(_object* code);
 
 }  // namespace pj::py

@@ -10,12 +10,12 @@
 //   (f) what a namedtuple's field descriptors are (tuple_field_index);
 //   (g) builtins whose calls into user code differ (kListSizesBeforeIterating).
 //
-// Supported: 3.7 to 3.10, one frame model (PyFrameObject with a block stack); 3.8 and 3.10 differ
+// Supported: 3.7 to 3.11. 3.7 to 3.10 share one frame model (PyFrameObject with a block stack); 3.8 and 3.10 differ
 // from 3.9 in opcodes (py/opcodes.def's columns), 3.10 also in jump units and line tables (PEP 626
 // co_linetable). 3.11 replaced frames by _PyInterpreterFrame and added exception tables: its
 // opcodes are decoded, its code objects assembled (location and exception tables), its frames read
 // through the hook (py/frame311.c), and the simulator runs on them (PJ_PY_CAPTURE_BUILT); the hook
-// captures there only under PIJIT_PY311_CAPTURE=1 (capture_supported()), its rewritten code (and
+// captures there unless PIJIT_PY311_CAPTURE=0 (capture_supported()), its rewritten code (and
 // resume functions', loop bodies') called in place of the frame (run_in_place, call_moving_args:
 // the arguments' references move). On 3.12+ this header still compiles (the extension builds for
 // every interpreter on the machine) and nothing version-specific runs.
@@ -65,8 +65,8 @@ struct _PyInterpreterFrame;  // what 3.11's eval-frame hook is given (internal/p
 #define PJ_PY_FINALLY_38 0
 #define PJ_PY_CAPTURE_BUILT 1
 #elif PY_VERSION_HEX >= 0x030B0000 && PY_VERSION_HEX < 0x030C0000
-// 3.11: the simulator runs (its opcodes, _PyInterpreterFrame read through py/frame311.c); the hook
-// does not capture yet (kCaptureSupported): rewritten code and resume functions are still 3.10's.
+// 3.11: the simulator runs on its opcodes, _PyInterpreterFrame read through py/frame311.c; codegen
+// lowers 3.10's vocabulary to its instructions (codegen/code_builder.h).
 #define PJ_PY_VERSION_BIT (1u << 4)
 #define PJ_PY_BLOCKS_37 0
 #define PJ_PY_FINALLY_38 0
@@ -83,14 +83,14 @@ namespace pj::py {
 
 // PJ_PY_CAPTURE_BUILT: capture/ and codegen/ are compiled for this Python (3.7-3.11), so the
 // simulator can run on a frame (_C._capture_probe). kCaptureSupported: the hook captures frames
-// and runs rewritten code (3.7-3.10). capture_supported(): that, or on 3.11 the experimental
-// capture PIJIT_PY311_CAPTURE=1 turns on.
-constexpr bool kCaptureSupported = PJ_PY_CAPTURE_BUILT && PY_VERSION_HEX < 0x030B0000;
+// and runs rewritten code there. capture_supported(): that, less 3.11 under PIJIT_PY311_CAPTURE=0
+// (its capture is the newest: the switch runs functions eagerly).
+constexpr bool kCaptureSupported = PJ_PY_CAPTURE_BUILT;
 inline bool capture_supported() {
 #if PJ_PY_CAPTURE_BUILT && PY_VERSION_HEX >= 0x030B0000
   static const bool on = [] {
     const char* v = std::getenv("PIJIT_PY311_CAPTURE");
-    return v && *v && std::strcmp(v, "0") != 0;
+    return !(v && std::strcmp(v, "0") == 0);
   }();
   return on;
 #else
@@ -103,9 +103,8 @@ constexpr bool kDecodeSupported = PJ_PY_VERSION_BIT != 0u;
 // Message of the NotImplementedError raised by capture entry points where capture_supported() is false.
 constexpr const char* kUnsupportedPythonMessage =
     PY_VERSION_HEX >= 0x030B0000 && PY_VERSION_HEX < 0x030C0000
-        ? "pijit captures on Python 3.7-3.10; on 3.11 functions run eagerly unless PIJIT_PY311_CAPTURE=1 turns on "
-          "its experimental capture"
-        : "pijit captures on Python 3.7-3.10 (3.11: experimental); on this Python functions run eagerly";
+        ? "pijit captures on Python 3.7-3.11; PIJIT_PY311_CAPTURE=0 is set, so on 3.11 functions run eagerly"
+        : "pijit captures on Python 3.7-3.11; on this Python functions run eagerly";
 
 // What CPython raises reading (or deleting) a function's own cell variable while it is unbound:
 // UnboundLocalError with this message (a PyErr_Format string: "%U" the name, a str object, which

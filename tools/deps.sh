@@ -14,7 +14,7 @@
 #   libasmjit-dev                AsmJit, machine code for fused loops
 #   libabsl-dev                  abseil containers and strings
 #   libgtest-dev googletest      GoogleTest suites
-#   python3-dev                  headers of the system python3, for the oracle suite's pijit._C
+#   python3-dev                  headers of the system python3 (3.11): pijit._C for 3.11
 #   python3-numpy                the numpy oracle (system python3 only)
 #   chromium chromium-driver     the HTML run report's test in a real headless browser
 #   python3-selenium             (tests/browser, on the system python3)

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The whole test matrix: GoogleTest suites, the Python suites on pyenv 3.7, 3.8, 3.9 and 3.10 (plain
+# The whole test matrix: GoogleTest suites, the Python suites on pyenv 3.7, 3.8, 3.9, 3.10 and 3.11 (plain
 # and under PIJIT_STRESS), CPython's regression tests stock vs PIJIT_STRESS, and the numpy and torch oracle
 # suites on the system python3 (numpy is installed by tools/deps.sh; the torch suites skip, and say
 # so, where python3-torch is not installed). Ends with one line "N passed, N failed" and exits non-zero when anything failed.
@@ -45,9 +45,10 @@ run_version() {
   "$py" tests/cpython/run_regrtest.py -j 1 > "$log/cpython$v.txt" 2>&1
 }
 # Every version pijit captures on, in two lanes at once (one core each: the suites are
-# single-threaded): 3.7 then 3.8, and 3.9 then 3.10.
-VERSIONS="3.7 3.8 3.9 3.10"
-(run_version 3.7; run_version 3.8) &
+# single-threaded): 3.7, 3.8 then 3.11, and 3.9 then 3.10. (3.11's pijit._C is built with the
+# system python3's headers, the same ABI as pyenv's 3.11.)
+VERSIONS="3.7 3.8 3.9 3.10 3.11"
+(run_version 3.7; run_version 3.8; run_version 3.11) &
 lane_a=$!
 (run_version 3.9; run_version 3.10) &
 lane_b=$!
@@ -71,23 +72,6 @@ if [ -x /usr/bin/python3 ]; then
   PIJIT_ALLOW_NO_TORCH=$no_torch PYTHONPATH=pyscripts /usr/bin/python3 tests/python/run.py --oracle > "$log/oracle.txt" 2>&1
   tail -n 20 "$log/oracle.txt"
   tally "$log/oracle.txt" "oracle (system python3)"
-  # 3.11, whose hook does not capture yet: pijit's opcode table and decoder against its opcode and
-  # dis modules (caches, backward jumps, the location table), the assembler against its compiler
-  # (code, location and exception tables byte for byte), the frame reads through its hook, and
-  # the simulator on its frames (the golden fixtures' first entries; random programs as on 3.9).
-  for suite in test_opcodes test_assembler test_frames test_capture_stage; do
-    PYTHONPATH=pyscripts /usr/bin/python3 -W ignore tests/python/run.py -k "$suite" > "$log/${suite}311.txt" 2>&1
-    tail -n 4 "$log/${suite}311.txt"
-    tally "$log/${suite}311.txt" "$suite on the system python3 (3.11)"
-  done
-  # 3.11's experimental capture (PIJIT_PY311_CAPTURE=1): whole frames, graph breaks through
-  # resume functions, loop bodies as functions, and the fuzzer's programs and found defects plain
-  # vs jitted.
-  for suite in test_py311_capture test_resume_functions test_graph_breaks test_loops test_long_loops test_fuzz; do
-    PIJIT_PY311_CAPTURE=1 PYTHONPATH=pyscripts /usr/bin/python3 -W ignore tests/python/run.py -k "$suite" > "$log/${suite}311c.txt" 2>&1
-    tail -n 4 "$log/${suite}311c.txt"
-    tally "$log/${suite}311c.txt" "$suite on the system python3 (3.11) with PIJIT_PY311_CAPTURE=1"
-  done
 fi
 # pijit.report's HTML page in headless Chromium (system python3, Debian's selenium)
 PIJIT_REQUIRE_BROWSER=1 bash tests/browser/run.sh > "$log/browser.txt" 2>&1

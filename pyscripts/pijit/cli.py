@@ -158,10 +158,8 @@ def _sysinfo(args):
     print("pijit %s (%s)" % (pijit.__version__, _C.__file__))
     try:
         _C._simulated_opcodes()
-        if sys.version_info[:2] == (3, 11):
-            print("capture: on, experimental (PIJIT_PY311_CAPTURE=1; pj.jit simulates this interpreter's bytecode)")
-        else:
-            print("capture: on (pijit captures on Python 3.7-3.10; pj.jit simulates this interpreter's bytecode)")
+        print("capture: on (pijit captures on Python 3.7-3.11; pj.jit simulates this interpreter's bytecode%s)"
+              % ("; PIJIT_PY311_CAPTURE=0 would run functions eagerly" if sys.version_info[:2] == (3, 11) else ""))
     except NotImplementedError as e:
         print("capture: off, functions given to pj.jit run eagerly (%s)" % e)
     print("oneDNN %s (built with %s), AsmJit %s, compiler %s" % (info["onednn"], info["onednn_built_with"],

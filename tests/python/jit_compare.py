@@ -8,11 +8,11 @@ import sys
 import pijit as pj
 
 
-# Whether pijit captures on this interpreter: 3.7-3.10, and 3.11 under PIJIT_PY311_CAPTURE=1 (its
-# capture is experimental there; elsewhere pj.jit runs functions eagerly).
+# Whether pijit captures on this interpreter: 3.7-3.11 (on 3.11 unless PIJIT_PY311_CAPTURE=0;
+# elsewhere pj.jit runs functions eagerly).
 CAPTURE_ON = ((3, 7) <= sys.version_info[:2] <= (3, 10)
-              or (sys.version_info[:2] == (3, 11) and os.environ.get("PIJIT_PY311_CAPTURE") == "1"))
-CAPTURE_OFF_WHY = "capture runs on Python 3.7-3.10, and on 3.11 under PIJIT_PY311_CAPTURE=1"
+              or (sys.version_info[:2] == (3, 11) and os.environ.get("PIJIT_PY311_CAPTURE") != "0"))
+CAPTURE_OFF_WHY = "capture runs on Python 3.7-3.11 (3.11: not under PIJIT_PY311_CAPTURE=0)"
 
 
 def say(*parts):

@@ -91,12 +91,10 @@ class TestRun(unittest.TestCase):
         self.assertRegex(out, r"Python 3\.\d+\.\d+")
         self.assertRegex(out, r"oneDNN \d+\.\d+\.\d+ \(built with \d+\.\d+\), AsmJit \d+\.\d+\.\d+")
         self.assertIn("vector extensions:", out)
-        if (3, 7) <= sys.version_info[:2] <= (3, 10):
-            self.assertIn("capture: on (pijit captures on Python 3.7-3.10", out)
-        elif CAPTURE_ON:  # (3.11 under PIJIT_PY311_CAPTURE=1)
-            self.assertIn("capture: on, experimental (PIJIT_PY311_CAPTURE=1", out)
+        if CAPTURE_ON:
+            self.assertIn("capture: on (pijit captures on Python 3.7-3.11", out)
         else:
-            self.assertIn("capture: off, functions given to pj.jit run eagerly (pijit captures on Python 3.7-3.10", out)
+            self.assertIn("capture: off, functions given to pj.jit run eagerly (pijit captures on Python 3.7-3.11", out)
         self.assertRegex(out, r"fused elementwise kernels: (asmjit-avx512|asmjit-avx2|interpreter)")
         # the GPU backend: what it was built with and what it finds (a CPU machine: why no GPU)
         self.assertRegex(out, r"GPU backend: (not built \(.+\)|built with CUDA \d+\.\d+, cuDNN [\d.]+, cuBLAS [\d.]+; "

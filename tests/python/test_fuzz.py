@@ -19,9 +19,6 @@ sys.path.insert(0, os.path.join(HERE, "..", "fuzz"))
 import run_fuzz  # noqa: E402
 
 from jit_compare import CAPTURE_ON as SUPPORTED, CAPTURE_OFF_WHY  # noqa: E402
-# 3.11's experimental capture (PIJIT_PY311_CAPTURE=1): whole frames only, a graph break runs the
-# frame as it is. The fuzzer's programs agree there too; FoundPrograms states outcomes with breaks.
-PY311 = sys.version_info[:2] == (3, 11) and os.environ.get("PIJIT_PY311_CAPTURE") == "1"
 SEED = 1                 # programs 100000 .. 100000 + COUNT - 1
 COUNT = 500
 MAX_REPORTED = 40        # differing programs shown in full (the count covers all of them)
@@ -29,15 +26,15 @@ MAX_REPORTED = 40        # differing programs shown in full (the count covers al
 # least MIN_REWRITTEN ran rewritten frames and their graphs number at least MIN_GRAPHS. Measured
 # (plain, this session): 333 programs / 876 graphs on 3.7, 345 / 904 on 3.9; the floors sit 5%
 # below the lower. A change that makes capture refuse more of them fails here, not silently.
-# 3.11 (session 32, no breaks): 241 programs / 686 graphs.
-MIN_REWRITTEN = 229 if PY311 else 316
-MIN_GRAPHS = 651 if PY311 else 832
+# 3.11 (session 33, with graph breaks): 348 programs / 957 graphs.
+MIN_REWRITTEN = 316
+MIN_GRAPHS = 832
 
 
 FOUND = os.path.join(HERE, "..", "fuzz", "found")
 
 
-@unittest.skipUnless(SUPPORTED or PY311, "capture is built for Python 3.7-3.10 (3.11: PIJIT_PY311_CAPTURE=1)")
+@unittest.skipUnless(SUPPORTED, CAPTURE_OFF_WHY)
 class FoundPrograms(unittest.TestCase):
     """Every program the fuzzer found (tests/fuzz/found/) agrees plain and jitted, and capture did
     what the program states (captured with N graphs, or refused with a given id: _found.verdict):
@@ -56,16 +53,12 @@ class FoundPrograms(unittest.TestCase):
             with self.subTest(program=name):
                 p = subprocess.run([sys.executable, "-W", "ignore", os.path.join(FOUND, name)], env=env,
                                    stdout=subprocess.PIPE, stderr=subprocess.PIPE, universal_newlines=True, timeout=300)
-                # 3.11: the outcomes the programs state (graphs, refusal ids) are 3.7-3.10's, whose
-                # graph breaks 3.11 does not make yet (the frame runs as it is): exit 2, capture
-                # not as stated, is not checked there; plain and jitted must agree (exit 1 fails).
-                if not (PY311 and p.returncode == 2):
-                    self.assertEqual(p.returncode, 0, "%s\n%s%s" % (name, p.stdout[-2000:], p.stderr[-2000:]))
+                self.assertEqual(p.returncode, 0, "%s\n%s%s" % (name, p.stdout[-2000:], p.stderr[-2000:]))
                 self.assertTrue(p.stdout.rstrip().endswith("SAME"), p.stdout[-500:])
                 self.assertIn("\ncapture: ", p.stdout)  # the outcome it states was checked
 
 
-@unittest.skipUnless(SUPPORTED or PY311, "capture is built for Python 3.7-3.10 (3.11: PIJIT_PY311_CAPTURE=1)")
+@unittest.skipUnless(SUPPORTED, CAPTURE_OFF_WHY)
 class FuzzPlainVsJit(unittest.TestCase):
     def test_fixed_budget(self):
         ids = [run_fuzz.program_id(SEED, i) for i in range(COUNT)]

@@ -499,7 +499,7 @@ class TestImportHook(unittest.TestCase):
 
     def test_system_python_keeps_its_real_numpy(self):
         py = "/usr/bin/python3"
-        # Capture (and so stress mode) does not run on the system Python (3.11); numpy does.
+        # (the child imports the real numpy; stress mode is not what this checks)
         env = {k: v for k, v in os.environ.items() if k != "PIJIT_STRESS"}
         probe = subprocess.run([py, "-c", "import numpy, pijit._C"], stdout=subprocess.PIPE,
                                stderr=subprocess.PIPE, env=dict(env, PYTHONPATH=PYSCRIPTS)) \

@@ -4,8 +4,7 @@ place of the frame: on 3.11 a call of a function of the rewritten code, py::run_
 it does at a graph break (the interpreter runs the rest through a resume function;
 test_resume_functions has the cases).
 
-On 3.11 capture is experimental and runs only under PIJIT_PY311_CAPTURE=1 (CI sets it for this
-module); without it these tests are not defined there.
+On 3.11 capture is on unless PIJIT_PY311_CAPTURE=0 (then these tests skip there).
 """
 import os
 import subprocess
@@ -18,7 +17,7 @@ from pijit import nn, ops
 
 VERSION = sys.version_info[:2]
 PY311 = VERSION == (3, 11)
-ON = (3, 7) <= VERSION <= (3, 10) or (PY311 and os.environ.get("PIJIT_PY311_CAPTURE") == "1")
+ON = (3, 7) <= VERSION <= (3, 10) or (PY311 and os.environ.get("PIJIT_PY311_CAPTURE") != "0")
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 
@@ -93,7 +92,7 @@ class Net(nn.Cell):
         return ops.relu(self.fc(x)) * self.scale
 
 
-@unittest.skipUnless(ON, "capture runs on Python 3.7-3.10, and on 3.11 under PIJIT_PY311_CAPTURE=1")
+@unittest.skipUnless(ON, "capture runs on Python 3.7-3.11 (3.11: not under PIJIT_PY311_CAPTURE=0)")
 class WholeFrames(unittest.TestCase):
     X = pj.Tensor([0.5, -1.0, 2.0])
     Y = pj.Tensor([1.0, 2.0, 3.0])
