@@ -323,7 +323,7 @@ bool Simulator::stores_back(PyObject* owner, PyObject* name, PyObject* value) {
   if (!t || !t->real || node < 0 || attr_overlay_.count({owner, py::name_key(name)})) return false;
   PyObject* descr = _PyType_Lookup(Py_TYPE(owner), name);
   if (descr && Py_TYPE(descr)->tp_descr_set) return false;
-  if (!py::holds_own_attrs(owner)) return false;
+  if (!py::has_own_attrs_now(owner)) return false;
   static PyObject* params_name = PyUnicode_InternFromString("_params");
   PyObject* held = py::own_attr(owner, name);
   bool in_params = false;
@@ -405,9 +405,9 @@ void Simulator::store_attr(PyObject* owner, PyObject* name, PyObject* value) {
     cell = setter && PyFunction_Check(setter) && is_library_code(setter);
   }
   if (cell) {  // Cell.__setattr__ would unregister (or refuse to replace) a child or Parameter
-    for (const char* reg : {"_cells", "_params"}) {
-      py::Ref reg_name(PyUnicode_InternFromString(reg));
-      PyObject* d = reg_name ? py::own_attr(owner, reg_name.get()) : nullptr;
+    static PyObject* const registries[] = {PyUnicode_InternFromString("_cells"), PyUnicode_InternFromString("_params")};
+    for (PyObject* reg : registries) {
+      PyObject* d = reg ? py::own_attr(owner, reg) : nullptr;
       if (d && PyDict_Check(d) && PyDict_GetItem(d, name)) cell = false;
     }
   }

@@ -987,7 +987,7 @@ PyObject* Simulator::load_attr(PyObject* v, PyObject* name) {
   }
   const CellTypes& c = cell_types();
   PyObject* ga = _PyType_Lookup(tp, own(PyUnicode_InternFromString("__getattr__")));
-  if (ga && c.getattr && ga == c.getattr && py::holds_own_attrs(v)) {
+  if (ga && c.getattr && ga == c.getattr && py::has_own_attrs_now(v)) {
     // Cell.__getattr__ looks in _params, then _cells: a name found later (or not at all) is
     // guarded absent from the stores before it.
     for (const char* store : {"_params", "_cells"}) {

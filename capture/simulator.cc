@@ -431,10 +431,6 @@ int simulate(py::Frame* f, const CaptureOptions& options, CaptureResult& r, Capt
         sim.guard_tensor_classes();
         sim.dynamic_.finish(true);
         r.ok = r.broke = true;
-      } else if (!options.stop_at_boundary && !options.plan_breaks) {
-        // a refusal with this pass's guards (they cover what the frame read up to the failure)
-        if (options.allow_breaks && sim.can_break(s.reason) > 0)
-          r.detail += " (on this Python a graph break runs the whole frame as it is: resume functions are not built yet)";
       } else if (!options.stop_at_boundary && again && (break_at = sim.can_break(s.reason)) > 0) {
         again->stop_at_boundary = break_at;
         again->break_offset = sim.break_offset_;

@@ -50,9 +50,6 @@ struct CaptureOptions {
   // what came before, the interpreter that instruction, a resume function (a capture candidate
   // itself) the rest. false: fullgraph, the whole frame or nothing.
   bool allow_breaks = true;
-  // false: where a graph break could go, refuse the frame instead (with the refusal's guards), for
-  // a Python whose resume functions codegen does not build (py::kResumeFunctions).
-  bool plan_breaks = true;
   // Break even when the captured part holds no op (stress mode, to exercise breaks on any code).
   bool break_without_graph = false;
   // Second pass of a graph break: stop at the root's n-th instruction (1-based; 0: never) and plan

@@ -46,6 +46,16 @@ PyObject* resume_call(PyObject*, PyObject* const* a, Py_ssize_t n) {
     PyErr_SetString(PyExc_SystemError, "pijit: resume(function, list) is called by pijit's rewritten code only");
     return nullptr;
   }
+  // A resume function's code takes exactly the list's values, positionally, and has no cells of
+  // its own (py::call_moving_args fills its frame as such).
+  auto* co = reinterpret_cast<PyCodeObject*>(PyFunction_GET_CODE(a[0]));
+  PyObject* closure = PyFunction_GET_CLOSURE(a[0]);
+  const int kinds = CO_VARARGS | CO_VARKEYWORDS | CO_GENERATOR | CO_COROUTINE | CO_ASYNC_GENERATOR | CO_ITERABLE_COROUTINE;
+  if (co->co_argcount != PyList_GET_SIZE(a[1]) || co->co_kwonlyargcount || (co->co_flags & kinds) ||
+      py::code_ncells(co) || py::code_nfrees(co) != (closure ? PyTuple_GET_SIZE(closure) : 0)) {
+    PyErr_Format(PyExc_SystemError, "pijit: %U is not a resume function", co->co_name);
+    return nullptr;
+  }
   // One level with its function where the C stack has room for it (py::stack_room_for_levels).
   return py::call_moving_args(a[0], a[1], py::stack_room_for_levels(PyThreadState_GET(), py::kRunStackExtra));
 }
@@ -58,7 +68,8 @@ PyObject* resume_caller() {
 }
 
 // 3.11: where code that starts at the instruction at `offset` must start. A CALL's PRECALL (and
-// the KW_NAMES before it) go with it: KW_NAMES leaves the names for the CALL in the frame, and the
+// the KW_NAMES before it) go with it: KW_NAMES leaves the names for the CALL in the eval loop's
+// own state (no frame or stack slot a resume function could be given), and the
 // stack depth CPython's compiler counts is PRECALL's -n, then CALL's -1 (capture's simulator runs
 // them as one instruction, and may stop at the CALL).
 int call_group_start(const py::DecodeResult& d, int offset) {

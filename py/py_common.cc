@@ -75,6 +75,13 @@ PyObject* existing_dict(PyObject* o) {
   return slot && *slot ? *slot : nullptr;
 }
 
+bool has_own_attrs_now(PyObject* o) {
+#if PY_VERSION_HEX >= 0x030B0000 && PY_VERSION_HEX < 0x030C0000
+  if (pj_obj311_inline_count(o) >= 0) return true;
+#endif
+  return existing_dict(o) != nullptr;
+}
+
 bool holds_own_attrs(PyObject* o) {
 #if PY_VERSION_HEX >= 0x030B0000 && PY_VERSION_HEX < 0x030C0000
   return pj_obj311_dict_slot(o) != nullptr;
@@ -94,10 +101,7 @@ PyObject* own_attr(PyObject* o, PyObject* name) {
   if (n >= 0) return nullptr;
 #endif
   PyObject* d = existing_dict(o);
-  if (!d) return nullptr;
-  PyObject* v = PyDict_GetItemWithError(d, name);
-  if (!v) PyErr_Clear();  // (a key whose __eq__ raised: not found, as PyDict_GetItem says)
-  return v;
+  return d ? PyDict_GetItem(d, name) : nullptr;  // (an error pending before is left as it was)
 }
 
 std::vector<std::pair<PyObject*, PyObject*>> own_attrs(PyObject* o) {

@@ -43,8 +43,10 @@ std::string text(PyObject* o);
 // object for good, a change plain Python would not make (gc counts it, attribute loads slow down).
 // own_attr: the attribute (borrowed), nullptr when the object has none of that name.
 PyObject* own_attr(PyObject* o, PyObject* name);
-// Whether the object can hold attributes of its own (a dict, or 3.11's inline values).
+// Whether the object can hold attributes of its own (a dict slot, or 3.11's managed dict).
 bool holds_own_attrs(PyObject* o);
+// ... and whether it has them now (a dict, or 3.11's inline values: none yet is false).
+bool has_own_attrs_now(PyObject* o);
 // The object's dict if it has one now (borrowed), else nullptr (3.11: attributes inline, or none).
 PyObject* existing_dict(PyObject* o);
 // Every own attribute, in the order the object's __dict__ would give them.

@@ -15,9 +15,9 @@
 // co_linetable). 3.11 replaced frames by _PyInterpreterFrame and added exception tables: its
 // opcodes are decoded, its code objects assembled (location and exception tables), its frames read
 // through the hook (py/frame311.c), and the simulator runs on them (PJ_PY_CAPTURE_BUILT); the hook
-// captures there unless PIJIT_PY311_CAPTURE=0 (capture_supported()), its rewritten code (and
-// resume functions', loop bodies') called in place of the frame (run_in_place, call_moving_args:
-// the arguments' references move). On 3.12+ this header still compiles (the extension builds for
+// captures there unless PIJIT_PY311_CAPTURE=0 (capture_supported()), its rewritten code called in
+// place of the frame and resume functions called by it (run_in_place, call_moving_args: the
+// arguments' references move). On 3.12+ this header still compiles (the extension builds for
 // every interpreter on the machine) and nothing version-specific runs.
 #pragma once
 
@@ -103,7 +103,7 @@ constexpr bool kDecodeSupported = PJ_PY_VERSION_BIT != 0u;
 // Message of the NotImplementedError raised by capture entry points where capture_supported() is false.
 constexpr const char* kUnsupportedPythonMessage =
     PY_VERSION_HEX >= 0x030B0000 && PY_VERSION_HEX < 0x030C0000
-        ? "pijit captures on Python 3.7-3.11; PIJIT_PY311_CAPTURE=0 is set, so on 3.11 functions run eagerly"
+        ? "pijit captures on Python 3.7-3.11 (on 3.11 unless PIJIT_PY311_CAPTURE=0, which runs functions eagerly)"
         : "pijit captures on Python 3.7-3.11; on this Python functions run eagerly";
 
 // What CPython raises reading (or deleting) a function's own cell variable while it is unbound:
@@ -174,9 +174,6 @@ constexpr bool kCallsOverNull = PY_VERSION_HEX >= 0x030B0000;
 constexpr bool kMakeFunctionPopsQualname = PY_VERSION_HEX < 0x030B0000;
 // 3.11's MATCH_KEYS and MATCH_CLASS push their result or None, not a result and a bool (3.10).
 constexpr bool kMatchPushesNone = PY_VERSION_HEX >= 0x030B0000;
-// Whether codegen builds resume functions (the rest of a frame after a graph break) for this
-// Python's bytecode: 3.7-3.11.
-constexpr bool kResumeFunctions = PY_VERSION_HEX < 0x030C0000;
 // 3.11: LOAD_DEREF, STORE_DEREF, LOAD_CLOSURE and MAKE_CELL index the one array of fast locals,
 // cells and free variables (an argument's cell in the argument's slot), not cells alone.
 constexpr bool kDerefIndexesLocals = PY_VERSION_HEX >= 0x030B0000;
@@ -445,7 +442,8 @@ inline void give_back_locals(PyFrameObject* f, PyFrameObject* shadow) {
 }
 
 // fn(*args) for a function whose code takes exactly len(args) positional arguments and nothing
-// else (no cells of its own, not a generator): a resume function. The new frame takes over the
+// else (no cells of its own, not a generator): a resume function (the caller checks:
+// codegen's resume builtin). The new frame takes over the
 // list's references and the list is left empty, so while the call runs its caller holds none of
 // them: a value the callee drops dies there, as it would in the one frame of plain Python (a
 // generator's `finally`, a file's close). A call by the tuple (CALL_FUNCTION_EX) keeps the tuple,
@@ -456,12 +454,6 @@ inline void give_back_locals(PyFrameObject* f, PyFrameObject* shadow) {
 inline PyObject* call_moving_args(PyObject* fn, PyObject* args, bool same_level) {
   auto* co = reinterpret_cast<PyCodeObject*>(PyFunction_GET_CODE(fn));
   const Py_ssize_t n = PyList_GET_SIZE(args);
-  const int kinds = CO_VARARGS | CO_VARKEYWORDS | CO_GENERATOR | CO_COROUTINE | CO_ASYNC_GENERATOR | CO_ITERABLE_COROUTINE;
-  if (co->co_argcount != n || co->co_kwonlyargcount || (co->co_flags & kinds) || code_ncells(co) ||
-      code_nfrees(co) != (PyFunction_GET_CLOSURE(fn) ? PyTuple_GET_SIZE(PyFunction_GET_CLOSURE(fn)) : 0)) {
-    PyErr_Format(PyExc_SystemError, "pijit: %U is not a resume function", co->co_name);
-    return nullptr;
-  }
   PyThreadState* ts = PyThreadState_GET();
   PyFrameObject* f = PyFrame_New(ts, co, PyFunction_GET_GLOBALS(fn), nullptr);
   if (!f) return nullptr;
@@ -507,7 +499,8 @@ inline void drop_resume_caller_entry(PyFrameObject* shadow) {
            PyUnicode_Compare(p->f_code->co_filename, shadow->f_code->co_filename) == 0;
   };
   bool continuation = false;
-  if (head && head->tb_frame == shadow && head->tb_next) {
+  // (not a frame of the same rewritten code: that is a recursive call of the function)
+  if (head && head->tb_frame == shadow && head->tb_next && head->tb_next->tb_frame->f_code != shadow->f_code) {
     PyFrameObject* p = head->tb_next->tb_frame;
     for (int depth = 0; p && depth < 8 && same_function(p) && !continuation; ++depth, p = p->f_back)
       continuation = p->f_back == shadow;
@@ -713,12 +706,12 @@ inline PyObject* run_in_place(PyThreadState*, Frame* f, PyCodeObject* code) {
   t_in_place_run = &run;
   PyObject* r = call_moving(fn, moved);
   t_in_place_run = run.outer;
-  Py_DECREF(fn);
   if (!r) drop_resume_caller_entry(code);
+  Py_DECREF(fn);  // (after: fn holds `code` even if its cache entry went meanwhile)
   return r;
 }
-// Not on 3.11: shadow frames that move the fast locals (run_in_place calls a function instead,
-// the frame keeping its locals).
+// Not on 3.11: shadow frames that take the fast locals over (run_in_place calls a function of the
+// rewritten code instead, the arguments moved into it).
 [[noreturn]] inline void frame_unsupported() { Py_FatalError(kUnsupportedPythonMessage); }
 extern "C" int pj_frame311_traceback_here(Frame* f);
 // (a frame object of its own: the hook's frame has none, and never ran)
@@ -737,12 +730,6 @@ inline bool local_is_cell(PyCodeObject* co, int i) { return pj_frame311_local_is
 inline PyObject* call_moving_args(PyObject* fn, PyObject* args, bool same_level) {
   auto* co = reinterpret_cast<PyCodeObject*>(PyFunction_GET_CODE(fn));
   const Py_ssize_t n = PyList_GET_SIZE(args);
-  const int kinds = CO_VARARGS | CO_VARKEYWORDS | CO_GENERATOR | CO_COROUTINE | CO_ASYNC_GENERATOR | CO_ITERABLE_COROUTINE;
-  if (co->co_argcount != n || co->co_kwonlyargcount || (co->co_flags & kinds) || code_ncells(co) ||
-      code_nfrees(co) != (PyFunction_GET_CLOSURE(fn) ? PyTuple_GET_SIZE(PyFunction_GET_CLOSURE(fn)) : 0)) {
-    PyErr_Format(PyExc_SystemError, "pijit: %U is not a resume function", co->co_name);
-    return nullptr;
-  }
   MovedArgs moved{co, {}};
   moved.refs.resize(n);
   PyObject** items = reinterpret_cast<PyListObject*>(args)->ob_item;
@@ -755,8 +742,9 @@ inline PyObject* call_moving_args(PyObject* fn, PyObject* args, bool same_level)
     return nullptr;
   }
   PyThreadState* ts = PyThreadState_GET();
+  // (with no in-place run under way, which rewritten code on 3.11 always is: the frame's own level)
   const int credit = !same_level ? 0 : t_in_place_run && t_in_place_run->running
-                                           ? recursion_depth(ts) - t_in_place_run->depth : 2;
+                                           ? recursion_depth(ts) - t_in_place_run->depth : 1;
   ts->recursion_remaining += credit;
   PyObject* r = call_moving(fn, moved);
   ts->recursion_remaining -= credit;
@@ -778,7 +766,10 @@ inline void drop_resume_caller_entry(PyCodeObject* code) {
              PyUnicode_Compare(c->co_filename, code->co_filename) == 0;
     };
     PyFrameObject* p = head->tb_next->tb_frame;
-    Py_INCREF(p);
+    PyCodeObject* first = PyFrame_GetCode(p);
+    Py_DECREF(first);  // (the frame keeps it)
+    if (first == code) p = nullptr;  // a recursive call of the function through the same code
+    Py_XINCREF(p);
     for (int depth = 0; p && depth < 8 && !continuation; ++depth) {
       PyCodeObject* c = PyFrame_GetCode(p);
       const bool same = same_function(c);

@@ -179,8 +179,10 @@ bool auto_candidate(PyCodeObject* co) {
 // Runs `code` in a shadow frame that took f's fast locals over. When its graph failed before
 // anything observable ran (GraphFailure::Rerunnable: it only read guarded paths into temporaries)
 // and the caller runs f eagerly then (may_rerun), f gets its locals back.
-// 3.11 (py::kRunInPlacePositional): a call of the code, f keeping its locals; the hook hands the
-// frame that call enters straight to CPython (t_in_place: rewritten code is never a candidate).
+// 3.11 (py::kRunInPlacePositional): a call of the code with f's arguments moved into it (a
+// rerunnable graph failure gives them back: py::give_back_args from the graph runner's call); the
+// hook hands the frame that call enters straight to CPython (t_in_place: rewritten code is never
+// a candidate).
 thread_local PyCodeObject* t_in_place = nullptr;
 PyObject* run_in_shadow(PyThreadState* ts, py::Frame* f, PyObject* code, bool may_rerun = false) {
   if (py::kRunInPlacePositional) {
@@ -251,8 +253,8 @@ PyObject* run_entry(PyThreadState* ts, py::Frame* f, CodeState* st, CacheEntry& 
     t_graph_failure = GraphFailure::None;
     PyObject* r = run_in_shadow(ts, f, e.code, e.graph != nullptr);
     // The rewritten code does nothing observable before its graph call (it reads guarded paths),
-    // and the original frame has its locals back (run_in_shadow): running it now is exactly the
-    // eager call.
+    // and the original frame has its locals back (run_in_shadow; 3.11: the graph runner's call):
+    // running it now is exactly the eager call.
     if (!r && e.graph && t_graph_failure == GraphFailure::Rerunnable) return rerun_after_graph_failure(ts, f, st);
     t_graph_failure = GraphFailure::None;
     return r;
@@ -432,7 +434,6 @@ bool build_entry(py::Frame* f, CodeState* st, const JitOptions& opt, CacheEntry*
   capture::CaptureOptions copt = opt.capture;
   if (st->inspects_frame < 0) st->inspects_frame = codegen::inspects_frame(co);
   copt.allow_breaks = !opt.fullgraph && !st->inspects_frame;  // (its frame must stay its own)
-  copt.plan_breaks = py::kResumeFunctions;
   // Stress level 2 breaks on any code, to exercise breaks and resumption everywhere; a function
   // the user jitted keeps its own behaviour (graph and break counts) under stress.
   copt.break_without_graph = g_stress_breaks && stress_only(opt);
