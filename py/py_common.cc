@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <new>
 #include <cstring>
+#include <unordered_set>
 
 #include "common/stack.h"
 
@@ -65,6 +66,20 @@ std::string str_bytes(PyObject* o, const char* errors) {
 }  // namespace
 
 std::string text(PyObject* o) { return str_bytes(o, "backslashreplace"); }
+
+namespace {
+// (identities only: a code the runtime dropped leaves its address here, which a later code object
+// may take; the cost is one traceback entry too few for that code)
+std::unordered_set<PyCodeObject*>& continuation_codes() {
+  static auto* codes = new std::unordered_set<PyCodeObject*>;
+  return *codes;
+}
+}  // namespace
+
+void note_continuation_code(PyObject* code) {
+  if (code && PyCode_Check(code)) continuation_codes().insert(reinterpret_cast<PyCodeObject*>(code));
+}
+bool is_continuation_code(PyCodeObject* code) { return continuation_codes().count(code) != 0; }
 
 PyObject* existing_dict(PyObject* o) {
 #if PY_VERSION_HEX >= 0x030B0000 && PY_VERSION_HEX < 0x030C0000

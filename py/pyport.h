@@ -97,6 +97,12 @@ inline bool capture_supported() {
   return kCaptureSupported;
 #endif
 }
+// Code that continues a function's frame in a frame of its own: resume functions and loop bodies,
+// and the code run in place of their frames (runtime notes each it makes). A traceback entry of
+// such code called from the function's rewritten frame is the same level of plain Python
+// (drop_resume_caller_entry); the function called again (recursion) is not.
+void note_continuation_code(PyObject* code);
+bool is_continuation_code(PyCodeObject* code);
 // The opcode table has this interpreter's column and the decoder reads its bytecode (a step
 // before capture: 3.11).
 constexpr bool kDecodeSupported = PJ_PY_VERSION_BIT != 0u;
@@ -499,8 +505,8 @@ inline void drop_resume_caller_entry(PyFrameObject* shadow) {
            PyUnicode_Compare(p->f_code->co_filename, shadow->f_code->co_filename) == 0;
   };
   bool continuation = false;
-  // (not a frame of the same rewritten code: that is a recursive call of the function)
-  if (head && head->tb_frame == shadow && head->tb_next && head->tb_next->tb_frame->f_code != shadow->f_code) {
+  // (a continuation's code, not the function called again: recursion keeps its entry)
+  if (head && head->tb_frame == shadow && head->tb_next && is_continuation_code(head->tb_next->tb_frame->f_code)) {
     PyFrameObject* p = head->tb_next->tb_frame;
     for (int depth = 0; p && depth < 8 && same_function(p) && !continuation; ++depth, p = p->f_back)
       continuation = p->f_back == shadow;
@@ -768,7 +774,7 @@ inline void drop_resume_caller_entry(PyCodeObject* code) {
     PyFrameObject* p = head->tb_next->tb_frame;
     PyCodeObject* first = PyFrame_GetCode(p);
     Py_DECREF(first);  // (the frame keeps it)
-    if (first == code) p = nullptr;  // a recursive call of the function through the same code
+    if (!is_continuation_code(first)) p = nullptr;  // the function called again: recursion keeps its entry
     Py_XINCREF(p);
     for (int depth = 0; p && depth < 8 && !continuation; ++depth) {
       PyCodeObject* c = PyFrame_GetCode(p);

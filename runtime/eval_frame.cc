@@ -225,6 +225,7 @@ PyObject* run_refused(PyThreadState* ts, py::Frame* f, CodeState* st, const std:
   if (!g_stress_reassemble) return run_default(ts, f, st, why);
   if (!st->reassembled) {
     st->reassembled = codegen::reassemble(py::frame_code(f));
+    if (st->is_resume || st->is_loop_body) py::note_continuation_code(st->reassembled);
     if (!st->reassembled) {
       PyErr_Clear();
       return run_default(ts, f, st, "reassembly failed");
@@ -363,6 +364,7 @@ void make_candidate(PyObject* code, const JitOptions& opt, bool loop_body) {
     if (d.instructions[k].op == py::Opcode::JUMP_ABSOLUTE || d.instructions[k].op == py::Opcode::JUMP_FORWARD)
       copy->capture.first_break_index = static_cast<int>(k) + 1;  // (3.11's jump is relative)
   rs->candidate = std::move(copy);
+  py::note_continuation_code(code);
   rs->is_resume = !loop_body;
   rs->is_loop_body = loop_body;
   g_resume_codes = true;
@@ -387,6 +389,7 @@ bool outline_entry(PyCodeObject* co, CodeState* st, const JitOptions& opt, const
   }
   Py_INCREF(slot.first);
   out->code = slot.first;
+  if (st->is_resume || st->is_loop_body) py::note_continuation_code(out->code);
   out->resumes.push_back(reinterpret_cast<PyCodeObject*>(slot.second));
   out->guards = std::make_shared<guards::GuardTree>();
   out->loop_text = py::text(co->co_filename) + ":" + std::to_string(loop.line);
@@ -525,6 +528,7 @@ bool build_entry(py::Frame* f, CodeState* st, const JitOptions& opt, CacheEntry*
       PyErr_Clear();
     } else {
       out->code = code;
+      if (st->is_resume || st->is_loop_body) py::note_continuation_code(code);
       out->graph = r.graph;
       out->direct = make_direct_call(r.plan, *r.graph, runner.get(), *r.guards);
       out->effects = r.effects;

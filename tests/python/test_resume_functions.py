@@ -164,6 +164,16 @@ def while_loop(x, n):
     return acc, i
 
 
+def recurse_raise(x, n):
+    y = x * 2.0
+    if n == 0:
+        return y / {}["missing"]
+    return RCALL(y, n - 1)  # each level a call of the jitted function, its own rewritten frame
+
+
+RCALL = recurse_raise
+
+
 def deep(x, n):
     y = x + 1.0
     if float(y.sum()) < 0:  # a break on every level
@@ -234,6 +244,26 @@ class ResumeFunctions(unittest.TestCase):
         for _ in range(2):
             self.assertEqual(frames(jf)[-len(want):], want)
             self.assertEqual([n for n, _ in frames(jf)].count("raises_after"), 1, frames(jf))
+
+    def test_a_recursive_function_keeps_a_traceback_entry_per_level(self):
+        # (a rewritten frame's entry goes only when the next one continues it, a resume function
+        # or loop body: not when it is the function called again, here a cache entry per level)
+        global RCALL
+
+        def levels(fn):
+            try:
+                fn(self.X, 3)
+            except KeyError:
+                return [fs.name for fs in traceback.extract_tb(sys.exc_info()[2])].count("recurse_raise")
+            self.fail("no KeyError")
+        want = levels(recurse_raise)
+        self.assertEqual(want, 4)
+        RCALL = pj.jit(recurse_raise)
+        try:
+            for _ in range(2):
+                self.assertEqual(levels(RCALL), want)
+        finally:
+            RCALL = recurse_raise
 
     def test_an_object_dies_where_the_function_drops_it(self):
         for fn in (frees, pj.jit(frees)):
