@@ -123,6 +123,30 @@ void pj_obj311_inline_item(PyObject* o, Py_ssize_t k, PyObject** key, PyObject**
   *key = DK_UNICODE_ENTRIES(keys)[ix].me_key;
   *value = values->values[ix];
 }
+/* o's inline attribute `name` (borrowed; NULL when it has none), *inline_values set when o keeps
+ * its attributes inline at all (else the caller looks in its dict). One pass by identity (names
+ * are interned, as the class's shared keys are), then by value. Guards read through this on every
+ * call. */
+PyObject* pj_obj311_inline_lookup(PyObject* o, PyObject* name, int* inline_values) {
+  *inline_values = 0;
+  if (!(Py_TYPE(o)->tp_flags & Py_TPFLAGS_MANAGED_DICT)) return NULL;
+  PyDictValues* values = *values_pointer(o);
+  if (!values) return NULL;
+  *inline_values = 1;
+  const int n = ((uint8_t*)values)[-2];
+  PyDictUnicodeEntry* entries = DK_UNICODE_ENTRIES(((PyHeapTypeObject*)Py_TYPE(o))->ht_cached_keys);
+  for (int k = 0; k < n; ++k) {
+    const int ix = ((uint8_t*)values)[-3 - k];
+    if (entries[ix].me_key == name) return values->values[ix];
+  }
+  if (!PyUnicode_Check(name)) return NULL;
+  for (int k = 0; k < n; ++k) {
+    const int ix = ((uint8_t*)values)[-3 - k];
+    if (PyUnicode_Compare(entries[ix].me_key, name) == 0) return values->values[ix];
+  }
+  return NULL;
+}
+
 /* The slot of o's instance dict, without making one: NULL when o has no such slot; the slot
  * holds NULL while the attributes are inline (or o has none yet). */
 PyObject** pj_obj311_dict_slot(PyObject* o) {

@@ -107,13 +107,9 @@ bool holds_own_attrs(PyObject* o) {
 
 PyObject* own_attr(PyObject* o, PyObject* name) {
 #if PY_VERSION_HEX >= 0x030B0000 && PY_VERSION_HEX < 0x030C0000
-  const Py_ssize_t n = pj_obj311_inline_count(o);
-  for (Py_ssize_t k = 0; k < n; ++k) {
-    PyObject *key, *value;
-    pj_obj311_inline_item(o, k, &key, &value);
-    if (key == name || (PyUnicode_Check(name) && PyUnicode_Compare(key, name) == 0)) return value;
-  }
-  if (n >= 0) return nullptr;
+  int inline_values = 0;
+  PyObject* v = pj_obj311_inline_lookup(o, name, &inline_values);
+  if (inline_values) return v;
 #endif
   PyObject* d = existing_dict(o);
   return d ? PyDict_GetItem(d, name) : nullptr;  // (an error pending before is left as it was)

@@ -97,6 +97,17 @@ inline bool capture_supported() {
   return kCaptureSupported;
 #endif
 }
+// PyErr_Restore of a fetched error, less its traceback's first entry when drop_head (the rewritten
+// frame's, before a continuation's: drop_resume_caller_entry).
+inline void restore_error(PyObject* t, PyObject* v, PyObject* tb, bool drop_head) {
+  if (drop_head) {
+    PyObject* rest = reinterpret_cast<PyObject*>(reinterpret_cast<PyTracebackObject*>(tb)->tb_next);
+    Py_INCREF(rest);
+    Py_DECREF(tb);
+    tb = rest;
+  }
+  PyErr_Restore(t, v, tb);
+}
 // Code that continues a function's frame in a frame of its own: resume functions and loop bodies,
 // and the code run in place of their frames (runtime notes each it makes). A traceback entry of
 // such code called from the function's rewritten frame is the same level of plain Python
@@ -511,13 +522,7 @@ inline void drop_resume_caller_entry(PyFrameObject* shadow) {
     for (int depth = 0; p && depth < 8 && same_function(p) && !continuation; ++depth, p = p->f_back)
       continuation = p->f_back == shadow;
   }
-  if (continuation) {
-    PyObject* rest = reinterpret_cast<PyObject*>(head->tb_next);
-    Py_INCREF(rest);
-    Py_DECREF(tb);
-    tb = rest;
-  }
-  PyErr_Restore(t, v, tb);
+  restore_error(t, v, tb, continuation);
 }
 
 // Whether freeing `o` may run code beyond releasing memory: a generator, coroutine or async
@@ -581,6 +586,7 @@ extern "C" int pj_frame311_cell_slot(PyCodeObject* co, int i);
 extern "C" int pj_frame311_local_is_cell(PyCodeObject* co, int i);
 extern "C" Py_ssize_t pj_obj311_inline_count(PyObject* o);
 extern "C" void pj_obj311_inline_item(PyObject* o, Py_ssize_t k, PyObject** key, PyObject** value);
+extern "C" PyObject* pj_obj311_inline_lookup(PyObject* o, PyObject* name, int* inline_values);
 extern "C" PyObject** pj_obj311_dict_slot(PyObject* o);
 inline int code_nlocals(PyCodeObject* co) { return co->co_nlocals; }
 inline int code_ncells(PyCodeObject* co) { return co->co_ncellvars; }
@@ -787,13 +793,7 @@ inline void drop_resume_caller_entry(PyCodeObject* code) {
     }
     Py_XDECREF(p);
   }
-  if (continuation) {
-    PyObject* rest = reinterpret_cast<PyObject*>(head->tb_next);
-    Py_INCREF(rest);
-    Py_DECREF(tb);
-    tb = rest;
-  }
-  PyErr_Restore(t, v, tb);
+  restore_error(t, v, tb, continuation);
 }
 extern "C" int pj_frame311_gen_in_handler(PyObject* o);
 // As on 3.7-3.10: a generator, coroutine or async generator suspended where a handler covers it
