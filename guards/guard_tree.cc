@@ -226,7 +226,10 @@ void explain_class_change(PyTypeObject* t, PyObject* seen, const std::string& pa
   why->after = "modified (a class attribute was set)";
 }
 
-// Whether o passes c; on failure describes it relative to the node's path.
+// Whether o passes c; on failure describes it relative to the node's path. FAIL builds the texts
+// only when a description is asked for: a lookup that walks past entries whose checks fail (a
+// number that changed) must not repr the values on every call.
+#define FAIL(...) (why ? fail(__VA_ARGS__) : false)
 bool run_check(const Check& c, PyObject* o, GuardFailure* why, const GuardTree& tree, int node, PyObject* const* objs) {
   auto fail = [&](std::string suffix, std::string before, std::string after) {
     if (why) {
@@ -238,11 +241,11 @@ bool run_check(const Check& c, PyObject* o, GuardFailure* why, const GuardTree& 
   };
   switch (c.kind) {
     case CheckKind::Absent:
-      return o == nullptr || fail("", "undefined", "defined as " + repr_of(o));
+      return o == nullptr || FAIL("", "undefined", "defined as " + repr_of(o));
     case CheckKind::Mode: {
       int m = context_mode();
       auto name = [](int64_t k) { return std::string(k == 0 ? "GRAPH_MODE" : "PYNATIVE_MODE"); };
-      return m == c.n || fail("", name(c.n), name(m));
+      return m == c.n || FAIL("", name(c.n), name(m));
     }
     case CheckKind::DictVersions: {
       PyObject* dicts = PyTuple_GET_ITEM(c.ref, 0);
@@ -251,39 +254,39 @@ bool run_check(const Check& c, PyObject* o, GuardFailure* why, const GuardTree& 
         if (py::dict_version(PyTuple_GET_ITEM(dicts, i)) != versions[i]) {
           PyObject* name = PyDict_GetItemString(PyTuple_GET_ITEM(dicts, i), "__name__");
           std::string mod = name && PyUnicode_Check(name) ? py::text(name) : "pijit.?";
-          return fail(mod.substr(5), "unmodified", "a name in it was rebound");  // the path is "pijit"
+          return FAIL(mod.substr(5), "unmodified", "a name in it was rebound");  // the path is "pijit"
         }
       return true;
     }
     case CheckKind::SameAs: {
       bool want = c.ref == Py_True, same = o == objs[c.n];
       auto text = [](bool b) { return std::string(b ? "True" : "False"); };
-      return same == want || fail(" is " + tree.path(static_cast<int>(c.n)), text(want), text(same));
+      return same == want || FAIL(" is " + tree.path(static_cast<int>(c.n)), text(want), text(same));
     }
     default: break;
   }
-  if (!o) return fail("", c.kind == CheckKind::Id ? identity(id_target(c)) : repr_of(c.ref), "<undefined>");
+  if (!o) return FAIL("", c.kind == CheckKind::Id ? identity(id_target(c)) : repr_of(c.ref), "<undefined>");
   switch (c.kind) {
     case CheckKind::Type: {
       PyObject* want = held(c.ref);
-      return Py_TYPE(o) == reinterpret_cast<PyTypeObject*>(want) || fail("", class_text(want), "type " + type_name(o));
+      return Py_TYPE(o) == reinterpret_cast<PyTypeObject*>(want) || FAIL("", class_text(want), "type " + type_name(o));
     }
     case CheckKind::Id: {
       PyObject* want = id_target(c);
-      return (want && o == want) || fail("", want ? identity(want) : "<an object that no longer exists>", identity(o));
+      return (want && o == want) || FAIL("", want ? identity(want) : "<an object that no longer exists>", identity(o));
     }
     case CheckKind::Equal:
       if (same_constant(o, c.ref)) return true;
       // A Python number that changed value (same exact type): the recompile may lift it
       if (why && Py_TYPE(o) == Py_TYPE(c.ref) && (PyFloat_CheckExact(o) || PyLong_CheckExact(o))) why->scalar = true;
-      return fail("", repr_of(c.ref), repr_of(o));
+      return FAIL("", repr_of(c.ref), repr_of(o));
     case CheckKind::TensorMeta: {
       if (Py_TYPE(o) != reinterpret_cast<PyTypeObject*>(c.ref))
-        return fail("", std::string("type ") + reinterpret_cast<PyTypeObject*>(c.ref)->tp_name, "type " + type_name(o));
+        return FAIL("", std::string("type ") + reinterpret_cast<PyTypeObject*>(c.ref)->tp_name, "type " + type_name(o));
       const Tensor& t = py::unwrap(o);
-      if (t.dtype() != c.meta.dtype) return fail(".dtype", dtype_name(c.meta.dtype), dtype_name(t.dtype()));
+      if (t.dtype() != c.meta.dtype) return FAIL(".dtype", dtype_name(c.meta.dtype), dtype_name(t.dtype()));
       if (t.ndim() != static_cast<int>(c.meta.shape.size()))
-        return fail(".shape", shape_str(c.meta.shape), shape_str(t.shape()));
+        return FAIL(".shape", shape_str(c.meta.shape), shape_str(t.shape()));
       for (int d = 0; d < t.ndim(); ++d) {
         const bool symbolic = !c.symbols.empty() && c.symbols[d] >= 0;
         if (symbolic ? t.dim(d) >= 2 : t.dim(d) == c.meta.shape[d]) continue;
@@ -291,7 +294,7 @@ bool run_check(const Check& c, PyObject* o, GuardFailure* why, const GuardTree& 
           why->tensor_path = tree.path(node);
           why->dim = d;
         }
-        return fail(".shape[" + std::to_string(d) + "]",
+        return FAIL(".shape[" + std::to_string(d) + "]",
                     symbolic ? "s" + std::to_string(c.symbols[d]) + " >= 2" : std::to_string(c.meta.shape[d]),
                     std::to_string(t.dim(d)));
       }
@@ -301,15 +304,15 @@ bool run_check(const Check& c, PyObject* o, GuardFailure* why, const GuardTree& 
           why->tensor_path = tree.path(node);
           why->dim = f.dim;
         }
-        return fail(".shape[" + std::to_string(f.dim) + "]", fact_text(c.symbols[f.dim], f), std::to_string(t.dim(f.dim)));
+        return FAIL(".shape[" + std::to_string(f.dim) + "]", fact_text(c.symbols[f.dim], f), std::to_string(t.dim(f.dim)));
       }
       if (c.n && t.is_contiguous() != (c.n == 1))  // n: 0 layout not read, 1 contiguous, 2 not
-        return fail(".is_contiguous()", c.n == 1 ? "True" : "False", c.n == 1 ? "False" : "True");
+        return FAIL(".is_contiguous()", c.n == 1 ? "True" : "False", c.n == 1 ? "False" : "True");
       return true;
     }
     case CheckKind::Length: {
       if (Py_TYPE(o) != reinterpret_cast<PyTypeObject*>(c.ref))
-        return fail("", std::string("type ") + reinterpret_cast<PyTypeObject*>(c.ref)->tp_name, "type " + type_name(o));
+        return FAIL("", std::string("type ") + reinterpret_cast<PyTypeObject*>(c.ref)->tp_name, "type " + type_name(o));
       Py_ssize_t n = PyObject_Length(o);
       if (n < 0) PyErr_Clear();
       if (n == c.n) return true;
@@ -325,7 +328,7 @@ bool run_check(const Check& c, PyObject* o, GuardFailure* why, const GuardTree& 
       // "this class, unmodified", without reading the weakly held class back.
       if (py::type_version(Py_TYPE(o)) == static_cast<unsigned int>(c.n)) return true;
       auto* t = reinterpret_cast<PyTypeObject*>(held(PyTuple_GET_ITEM(c.ref, 0)));
-      if (!t || Py_TYPE(o) != t) return fail("", class_text(reinterpret_cast<PyObject*>(t)), "type " + type_name(o));
+      if (!t || Py_TYPE(o) != t) return FAIL("", class_text(reinterpret_cast<PyObject*>(t)), "type " + type_name(o));
       if (py::type_version(t) == static_cast<unsigned int>(c.n)) return true;
       if (why) explain_class_change(t, PyTuple_GET_ITEM(c.ref, 1), "type(" + tree.path(node) + ")", why);
       return false;
@@ -336,13 +339,13 @@ bool run_check(const Check& c, PyObject* o, GuardFailure* why, const GuardTree& 
         return true;  // as for TypeVersion
       auto* t = reinterpret_cast<PyTypeObject*>(held(PyTuple_GET_ITEM(c.ref, 0)));
       if (!t || o != reinterpret_cast<PyObject*>(t))
-        return fail("", t ? identity(reinterpret_cast<PyObject*>(t)) : class_text(nullptr), identity(o));
+        return FAIL("", t ? identity(reinterpret_cast<PyObject*>(t)) : class_text(nullptr), identity(o));
       if (py::type_version(t) == static_cast<unsigned int>(c.n)) return true;
       if (why) explain_class_change(t, PyTuple_GET_ITEM(c.ref, 1), tree.path(node), why);
       return false;
     }
     case CheckKind::DictKeys: {
-      if (!PyDict_Check(o)) return fail("", "dict", "type " + type_name(o));
+      if (!PyDict_Check(o)) return FAIL("", "dict", "type " + type_name(o));
       Py_ssize_t n = PyList_GET_SIZE(c.ref), pos = 0, i = 0;
       bool ok = PyDict_GET_SIZE(o) == n;
       if (ok && PyODict_Check(o) && Py_TYPE(o)->tp_iter == PyODict_Type.tp_iter && py::odict_layout_known()) {
@@ -379,19 +382,20 @@ bool run_check(const Check& c, PyObject* o, GuardFailure* why, const GuardTree& 
       if (r < 0) PyErr_Clear();  // (numbers of the guarded type: never, but a check must not raise)
       if (r >= 0 && r == static_cast<int>(c.n >> 3)) return true;
       if (why) why->scalar = true;
-      return fail("", std::string(c.n >> 3 ? "" : "not ") + tree.path(node) + ops[c.n & 7] + repr_of(c.ref), repr_of(o));
+      return FAIL("", std::string(c.n >> 3 ? "" : "not ") + tree.path(node) + ops[c.n & 7] + repr_of(c.ref), repr_of(o));
     }
     case CheckKind::SetContents: {
       PyObject* tp = PyTuple_GET_ITEM(c.ref, 0);
       if (reinterpret_cast<PyObject*>(Py_TYPE(o)) != tp)
-        return fail("", std::string("type ") + reinterpret_cast<PyTypeObject*>(tp)->tp_name, "type " + type_name(o));
-      return set_holds_exactly(o, PyTuple_GET_ITEM(c.ref, 1)) || fail("", repr_of(PyTuple_GET_ITEM(c.ref, 1)), repr_of(o));
+        return FAIL("", std::string("type ") + reinterpret_cast<PyTypeObject*>(tp)->tp_name, "type " + type_name(o));
+      return set_holds_exactly(o, PyTuple_GET_ITEM(c.ref, 1)) || FAIL("", repr_of(PyTuple_GET_ITEM(c.ref, 1)), repr_of(o));
     }
     default: break;
   }
   PJ_CHECK(false) << "unhandled guard check kind";
   return false;
 }
+#undef FAIL
 
 bool same_check(const Check& a, const Check& b) {
   if (a.kind == CheckKind::Type && b.kind == CheckKind::Type) return held(a.ref) == held(b.ref);

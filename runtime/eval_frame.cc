@@ -541,9 +541,10 @@ bool build_entry(py::Frame* f, CodeState* st, const JitOptions& opt, CacheEntry*
         ++st->breaks;
         log("breaks", "graph break: " + out->break_text + (r.chain.empty() ? "" : "\n  inlined: " + capture::chain_text(r.chain)));
       }
-      log("graph", "captured " + where(co) + ": " + std::to_string(r.graph->nodes().size()) + " ops\n" +
-                        r.graph->to_string());
-      if (!r.effects.empty()) {
+      if (log_enabled("graph"))  // (the texts are built only for a channel that is on)
+        log("graph", "captured " + where(co) + ": " + std::to_string(r.graph->nodes().size()) + " ops\n" +
+                          r.graph->to_string());
+      if (!r.effects.empty() && log_enabled("side_effects")) {
         std::string text = "replayed after the graph of " + where(co) + ":";
         for (const std::string& e : r.effects) text += "\n  " + e;
         log("side_effects", text);
@@ -557,7 +558,7 @@ bool build_entry(py::Frame* f, CodeState* st, const JitOptions& opt, CacheEntry*
     dump_entry_hook(dump_folder(st), out->serial, co, out->code, out->resumes,
                     r.guards ? r.guards->describe() : std::vector<std::string>{},
                     r.ok ? out->break_text : r.reason_text());
-  if (r.guards) {
+  if (r.guards && log_enabled("guards")) {
     std::string text = "installed for " + where(co) + ":";
     for (const std::string& g : r.guards->describe()) text += "\n  " + g;
     log("guards", text);
