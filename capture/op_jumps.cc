@@ -91,7 +91,7 @@ void Simulator::BREAK_LOOP(SimFrame& fr, const Instruction& ins) {
   SimFrame::Block b = fr.blocks.back();
   fr.blocks.pop_back();
   fr.stack.resize(b.level);
-  fr.pc = fr.at->at(b.target);
+  fr.pc = ins_at(fr, b.target);
 }
 
 void Simulator::RETURN_VALUE(SimFrame& fr, const Instruction& ins) {

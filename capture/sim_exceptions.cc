@@ -12,6 +12,7 @@
 #if PJ_PY_CAPTURE_BUILT
 
 #include "capture/sim_state.h"
+#include "capture/sim_stack.h"
 #include "py/py_common.h"
 
 namespace pj::capture {
@@ -136,7 +137,7 @@ bool Simulator::enter_handler(SimFrame& fr, PyObject* e) {
     fr.stack.push_back(e);
     fr.stack.push_back(reinterpret_cast<PyObject*>(Py_TYPE(e)));
     fr.handling.push_back(e);
-    fr.pc = fr.at->at(b.target);
+    fr.pc = ins_at(fr, b.target);
     return true;
   }
   return false;
@@ -153,7 +154,7 @@ bool Simulator::enter_table_handler(SimFrame& fr, size_t at, PyObject* e) {
   fr.stack.resize(h.depth);
   if (h.lasti) fr.stack.push_back(own(PyLong_FromLong((*fr.ins)[at].offset / py::kCodeUnit)));
   fr.stack.push_back(e);
-  fr.pc = fr.at->at(h.target);
+  fr.pc = ins_at(fr, h.target);
   return true;
 }
 
@@ -166,8 +167,8 @@ bool Simulator::within_handler(const SimFrame& fr, size_t i, int target) {
   for (size_t steps = 0; k >= 0 && steps <= fr.handlers->size(); ++steps) {
     const int t = (*fr.handlers)[k].target;
     if (t == target) return true;
-    auto at = fr.at->find(t);
-    k = at == fr.at->end() ? -1 : (*fr.handler)[at->second];
+    const int at = fr.dec->index_at(t);
+    k = at < 0 ? -1 : (*fr.handler)[at];
   }
   return false;
 }
@@ -292,7 +293,7 @@ void Simulator::return_value(SimFrame& fr, PyObject* v) {
     fr.stack.resize(b.level);  // (a with-block's cleanup calls __exit__ and takes the return up)
     fr.stack.push_back(v);
     fr.stack.push_back(return_marker());
-    fr.pc = fr.at->at(b.target);
+    fr.pc = ins_at(fr, b.target);
     return;
   }
   fr.result = v;

@@ -39,9 +39,9 @@ void Simulator::call_finally(SimFrame& fr, const Instruction& ins) {
   if (!address) python_error("CALL_FINALLY");
   fr.stack.push_back(own(address));
   finally_addresses_.insert(address);
-  auto it = fr.at->find(ins.jump_target);
-  if (it == fr.at->end()) stop(Break::Internal, "CALL_FINALLY to " + std::to_string(ins.jump_target) + ", not an instruction");
-  fr.pc = it->second;
+  const int at = fr.dec->index_at(ins.jump_target);
+  if (at < 0) stop(Break::Internal, "CALL_FINALLY to " + std::to_string(ins.jump_target) + ", not an instruction");
+  fr.pc = at;
 }
 
 // END_FINALLY: NULL (normal exit) goes; an address is jumped back to; the three values of an

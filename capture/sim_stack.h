@@ -27,9 +27,16 @@ inline std::vector<PyObject*> pop_n(SimFrame& fr, int n) {
 }
 
 inline void jump(SimFrame& fr, const Instruction& ins) {
-  auto it = fr.at->find(ins.jump_target);
-  if (it == fr.at->end()) throw StopCapture{Break::Internal, "jump to " + std::to_string(ins.jump_target) + " is not an instruction", ins.line};
-  fr.pc = it->second;
+  const int at = fr.dec->index_at(ins.jump_target);
+  if (at < 0) throw StopCapture{Break::Internal, "jump to " + std::to_string(ins.jump_target) + " is not an instruction", ins.line};
+  fr.pc = at;
+}
+
+// The instruction at a block's or handler's target offset (one the decoder checked).
+inline int ins_at(const SimFrame& fr, int offset) {
+  const int at = fr.dec->index_at(offset);
+  if (at < 0) throw StopCapture{Break::Internal, "target " + std::to_string(offset) + " is not an instruction", 0};
+  return at;
 }
 
 }  // namespace pj::capture

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "py/bytecode.h"
+#include "capture/decoded_code.h"
 #include "graph/trace_context.h"
 #include "capture/sim_dynamic.h"
 #include "capture/simulator.h"
@@ -55,11 +56,10 @@ struct SimFrame {
   PyObject* func = nullptr;        // the function simulated (nullptr for the root frame)
   PyObject* globals = nullptr;
   int globals_node = -1;           // guard node of the globals dict; -1: the root's (Access::Global)
-  const std::vector<Instruction>* ins = nullptr;  // owned by Simulator::decoded_
-  const std::unordered_map<int, int>* at = nullptr;  // byte offset -> instruction index
-  const std::vector<char>* in_loop = nullptr;        // owned by Simulator::decoded_
-  // 3.11: the exception table, and per instruction the entry covering it (-1: none); owned by
-  // Simulator::decoded_
+  const DecodedCode* dec = nullptr;                // the code's analysis (capture/decoded_code.h)
+  const std::vector<Instruction>* ins = nullptr;  // dec's
+  const std::vector<char>* in_loop = nullptr;        // dec's
+  // 3.11: the exception table, and per instruction the entry covering it (-1: none): dec's
   const std::vector<py::ExceptionEntry>* handlers = nullptr;
   const std::vector<int>* handler = nullptr;
   const std::vector<char>* handler_start = nullptr;
@@ -405,15 +405,7 @@ class Simulator : public TraceContext {
   std::unordered_map<PyTypeObject*, bool> library_types_;
   std::unordered_set<PyTypeObject*> tensor_types_;    // classes of the tensors read from the frame
   std::vector<SimFrame*> frames_;                     // the inline stack
-  struct Decoded {
-    std::vector<Instruction> ins;
-    std::unordered_map<int, int> at;
-    std::vector<char> in_loop;  // per instruction: between a backward jump's target and the jump
-    std::vector<py::ExceptionEntry> handlers;  // 3.11's exception table
-    std::vector<int> handler;   // per instruction: the entry of `handlers` covering it; -1: none
-    std::vector<char> handler_start;  // per instruction: some entry's target (a handler begins)
-  };
-  std::unordered_map<PyCodeObject*, Decoded> decoded_;
+  std::unordered_map<PyCodeObject*, const DecodedCode*> decoded_;  // (each code kept alive by own())
   int budget_;
   // The root frame's state at the start of its current instruction, when its block stack is
   // empty: where a refusal can become a graph break (sim_breaks.cc).

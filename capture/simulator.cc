@@ -86,49 +86,23 @@ std::optional<Tensor> Simulator::lift_scalar(PyObject* number, DType dtype) { re
 
 void Simulator::sweep_observed(const SweepTrace* t) { dynamic_.sweep_observed(t); }
 
-// Decoded once per code object and capture: a function inlined in a loop is entered many times.
+// Decoded once per code object (capture/decoded_code.h); the capture keeps the code alive while
+// its frames point into the analysis.
 void Simulator::load_code(SimFrame& fr, PyCodeObject* co) {
   auto it = decoded_.find(co);
   if (it == decoded_.end()) {
-    DecodeResult d = decode_code(reinterpret_cast<PyObject*>(co));
-    if (!d.ok()) stop(Break::Internal, std::string("cannot decode ") + py::text(co->co_name) + ": " + d.error);
-    Decoded dec;
-    dec.ins = std::move(d.instructions);
-    // 3.11 names a cell by its slot among all locals; the simulation keeps 3.7-3.10's index among
-    // the cells (SimFrame::cells, guards' Deref paths).
-    if (py::kDerefIndexesLocals)
-      for (Instruction& i : dec.ins)
-        if (has_flag(i.op, py::kFree) && (i.arg = py::deref_cell_index(co, i.arg)) < 0)
-          stop(Break::Internal, std::string(op_name(i.op)) + " of a slot that holds no cell");
-    dec.handlers = std::move(d.handlers);
-    dec.handler.assign(dec.ins.size(), -1);
-    dec.handler_start.assign(dec.ins.size(), 0);
-    for (size_t e = 0; e < dec.handlers.size(); ++e)
-      for (size_t i = 0; i < dec.ins.size(); ++i) {
-        if (dec.ins[i].offset >= dec.handlers[e].start && dec.ins[i].offset < dec.handlers[e].end)
-          dec.handler[i] = static_cast<int>(e);
-        if (dec.ins[i].offset == dec.handlers[e].target) dec.handler_start[i] = 1;
-      }
-    for (size_t i = 0; i < dec.ins.size(); ++i) dec.at[dec.ins[i].start] = dec.at[dec.ins[i].offset] = static_cast<int>(i);
-    dec.in_loop.assign(dec.ins.size(), 0);
-    for (const Instruction& j : dec.ins) {
-      if (j.jump_target >= 0 && j.jump_target <= j.offset && !has_flag(j.op, py::kSetup))
-        for (size_t i = 0; i < dec.ins.size(); ++i)
-          if (dec.ins[i].offset >= j.jump_target && dec.ins[i].offset <= j.offset) dec.in_loop[i] = 1;
-      // a for loop's body, also one that never jumps back (3.11 leaves out the jump a body that
-      // always returns cannot reach)
-      if (j.op == Opcode::FOR_ITER)
-        for (size_t i = 0; i < dec.ins.size(); ++i)
-          if (dec.ins[i].offset >= j.offset && dec.ins[i].offset < j.jump_target) dec.in_loop[i] = 1;
-    }
-    it = decoded_.emplace(co, std::move(dec)).first;
+    std::string error;
+    const DecodedCode* dec = decoded_code(co, &error);
+    if (!dec) stop(Break::Internal, error);
+    own((Py_INCREF(co), reinterpret_cast<PyObject*>(co)));
+    it = decoded_.emplace(co, dec).first;
   }
-  fr.ins = &it->second.ins;
-  fr.at = &it->second.at;
-  fr.in_loop = &it->second.in_loop;
-  fr.handlers = &it->second.handlers;
-  fr.handler = &it->second.handler;
-  fr.handler_start = &it->second.handler_start;
+  fr.dec = it->second;
+  fr.ins = &fr.dec->ins;
+  fr.in_loop = &fr.dec->in_loop;
+  fr.handlers = &fr.dec->handlers;
+  fr.handler = &fr.dec->handler;
+  fr.handler_start = &fr.dec->handler_start;
 }
 
 void Simulator::run_root(py::Frame* f) {

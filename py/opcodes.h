@@ -38,6 +38,7 @@ enum OpVersion : uint32_t {
   V39 = 1u << 2,
   V310 = 1u << 3,
   V311 = 1u << 4,
+  V312 = 1u << 5,
 };
 
 enum class Opcode : uint16_t {

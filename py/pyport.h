@@ -71,6 +71,13 @@ struct _PyInterpreterFrame;  // what 3.11's eval-frame hook is given (internal/p
 #define PJ_PY_BLOCKS_37 0
 #define PJ_PY_FINALLY_38 0
 #define PJ_PY_CAPTURE_BUILT 1
+#elif PY_VERSION_HEX >= 0x030C0000 && PY_VERSION_HEX < 0x030D0000
+// 3.12: its opcode column and the decoder (py/opcodes.def, code_unit_lines/spans); the simulator
+// and the hook do not run on it yet, so functions run eagerly.
+#define PJ_PY_VERSION_BIT (1u << 5)
+#define PJ_PY_BLOCKS_37 0
+#define PJ_PY_FINALLY_38 0
+#define PJ_PY_CAPTURE_BUILT 0
 #else
 // No column: the table holds no opcode of this interpreter, and capture refuses to run.
 #define PJ_PY_VERSION_BIT 0u
@@ -885,7 +892,7 @@ inline PyObject* exception_table_bytes(PyCodeObject* co) {
 // Fills lines[i] with the source line of the code unit at byte offset i * kCodeUnit, the way
 // PyCode_Addr2Line and dis.findlinestarts read the table; ~line (negative) for a unit that has no
 // line of its own (3.10's artificial instructions), `line` being the one before it. Returns false where this Python's line
-// table format is not read (3.12+) or the table cannot be read.
+// table format is not read (3.13+) or the table cannot be read.
 inline bool code_unit_lines(PyCodeObject* co, std::vector<int>& lines) {
 #if PY_VERSION_HEX >= 0x03070000 && PY_VERSION_HEX < 0x030A0000
   Py_ssize_t n_units = PyBytes_GET_SIZE(co->co_code) / kCodeUnit;
@@ -919,8 +926,8 @@ inline bool code_unit_lines(PyCodeObject* co, std::vector<int>& lines) {
   }
   for (; unit < n_units; ++unit) lines[unit] = ~shown;
   return true;
-#elif PY_VERSION_HEX >= 0x030B0000 && PY_VERSION_HEX < 0x030C0000
-  // The location table (PEP 657) read through co_lines(): (start, end, line) ranges, line None
+#elif PY_VERSION_HEX >= 0x030B0000 && PY_VERSION_HEX < 0x030D0000
+  // The location table (PEP 657, 3.11 and 3.12) read through co_lines(): (start, end, line) ranges, line None
   // for artificial instructions (which keep the line before, as dis shows them, as ~line).
   PyObject* bytes = code_bytes(co);
   if (!bytes) return PyErr_Clear(), false;
@@ -955,8 +962,18 @@ inline bool code_unit_lines(PyCodeObject* co, std::vector<int>& lines) {
 }
 
 // ---- (c) the code object's extra slot -----------------------------------------------------------
-// Stable across 3.7-3.11 (3.12 adds PyUnstable_ names and keeps these as aliases).
+// The same calls in 3.7-3.11; 3.12 names them PyUnstable_ (the old names deprecated aliases).
 
+#if PY_VERSION_HEX >= 0x030C0000
+inline Py_ssize_t request_code_extra_index(freefunc free_fn) { return PyUnstable_Eval_RequestCodeExtraIndex(free_fn); }
+inline void* get_code_extra(PyObject* code, Py_ssize_t index) {
+  void* extra = nullptr;
+  return PyUnstable_Code_GetExtra(code, index, &extra) == 0 ? extra : nullptr;
+}
+inline bool set_code_extra(PyObject* code, Py_ssize_t index, void* extra) {
+  return PyUnstable_Code_SetExtra(code, index, extra) == 0;
+}
+#else
 inline Py_ssize_t request_code_extra_index(freefunc free_fn) { return _PyEval_RequestCodeExtraIndex(free_fn); }
 inline void* get_code_extra(PyObject* code, Py_ssize_t index) {
   void* extra = nullptr;
@@ -966,6 +983,7 @@ inline void* get_code_extra(PyObject* code, Py_ssize_t index) {
 inline bool set_code_extra(PyObject* code, Py_ssize_t index, void* extra) {
   return _PyCode_SetExtra(code, index, extra) == 0;
 }
+#endif
 #if PJ_PY_CAPTURE_BUILT
 // Frees a code object's extra array when every slot is empty, as if no co_extra user had set one:
 // CPython then calls no user's free function when the code dies (it calls every registered one,
@@ -1037,7 +1055,7 @@ inline PyObject* code_qualname(PyCodeObject* co) {
 // end line, first column and end column (-1 where the table gives none). False before 3.11,
 // whose tables hold lines only, and when the table cannot be read.
 inline bool code_unit_spans(PyCodeObject* co, std::vector<std::array<int, 3>>& spans) {
-#if PY_VERSION_HEX >= 0x030B0000 && PY_VERSION_HEX < 0x030C0000
+#if PY_VERSION_HEX >= 0x030B0000 && PY_VERSION_HEX < 0x030D0000
   spans.clear();
   PyObject *type, *value, *tb;  // (an exception the caller has pending stays as it was)
   PyErr_Fetch(&type, &value, &tb);

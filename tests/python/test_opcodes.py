@@ -1,7 +1,8 @@
 """capture/'s opcode table and decoder against the running interpreter's own opcode and dis
 modules: the same opcodes and numbers, the same stack effects as dis.stack_effect, and the same
-instructions as dis.get_instructions for real stdlib code (3.11 included: its caches, backward
-jumps and location table). Runs on 3.7 to 3.11; skips (saying why) where there is no table column."""
+instructions as dis.get_instructions for real stdlib code (3.11 and 3.12 included: their caches,
+backward jumps and location tables). Runs on 3.7 to 3.12; skips (saying why) where there is no
+table column."""
 import dis
 import importlib
 import opcode
@@ -25,10 +26,15 @@ UNSUPPORTED = _unsupported_reason(_C._opcode_table)
 CAPTURE_UNSUPPORTED = UNSUPPORTED or _unsupported_reason(_C._simulated_opcodes)
 HAS_JUMP_ARG = sys.version_info >= (3, 8)  # dis.stack_effect(..., jump=) appeared in 3.8
 JUMP_OPS = set(opcode.hasjrel) | set(opcode.hasjabs)
+# 3.12's opmap also names the compiler's pseudo-instructions (numbers from 256: SETUP_FINALLY,
+# JUMP, LOAD_METHOD, ...), which never reach a code object.
+OPMAP = {name: number for name, number in opcode.opmap.items() if number < 256}
 
 # dis.stack_effect raises ValueError for these on 3.7 (compile.c had no case for them; 3.8 added
 # one). pijit's table says 0, which is what they do.
 DIS_HAS_NO_EFFECT = {"NOP", "EXTENDED_ARG"} if sys.version_info < (3, 8) else set()
+if sys.version_info[:2] == (3, 12):
+    DIS_HAS_NO_EFFECT = {"INSTRUMENTED_LINE"}  # (sys.monitoring's; the compiler never emits it)
 
 OPARGS = (0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 12, 15, 16, 17, 255, 256, 257, 258, 259, 511, 0x1FF00, 65535, 0x10003)
 
@@ -117,9 +123,9 @@ class TestOpcodeTable(unittest.TestCase):
     def test_covers_exactly_opmap(self):
         table = {name: number for name, number, _ in _C._opcode_table()}
         self.assertEqual(len(table), len(_C._opcode_table()), "an opcode is listed twice")
-        self.assertEqual(sorted(set(opcode.opmap) - set(table)), [], "missing from opcodes.def")
-        self.assertEqual(sorted(set(table) - set(opcode.opmap)), [], "not an opcode of this Python")
-        self.assertEqual(table, opcode.opmap)
+        self.assertEqual(sorted(set(OPMAP) - set(table)), [], "missing from opcodes.def")
+        self.assertEqual(sorted(set(table) - set(OPMAP)), [], "not an opcode of this Python")
+        self.assertEqual(table, OPMAP)
 
     def test_flags_agree_with_opcode_lists(self):
         bits = _C._opcode_flags()
@@ -133,7 +139,8 @@ class TestOpcodeTable(unittest.TestCase):
             if flags & (bits["COND_JUMP"] | bits["SETUP"]):
                 self.assertIn(number, JUMP_OPS, name)
             # 3.11: backward jumps count back (their names say so), and inline caches follow some
-            self.assertEqual(bool(flags & bits["JUMP_BACK"]), "BACKWARD" in name, name)
+            # (3.12's INSTRUMENTED_JUMP_BACKWARD is sys.monitoring's, not a jump opcode.lists has)
+            self.assertEqual(bool(flags & bits["JUMP_BACK"]), "BACKWARD" in name and number in JUMP_OPS, name)
             caches = getattr(opcode, "_inline_cache_entries", [0] * 256)[number]
             self.assertEqual((flags >> bits["CACHES_SHIFT"]) & 0xFF, caches, name)
 
@@ -166,7 +173,7 @@ class TestOpcodeTable(unittest.TestCase):
                 self.assertEqual(_C._stack_effect(number, arg, None), max(both), name)
 
     def test_unknown_opcode_number(self):
-        unused = min(set(range(1, 256)) - set(opcode.opmap.values()))
+        unused = min(set(range(1, 256)) - set(OPMAP.values()))
         with self.assertRaises(ValueError):
             _C._stack_effect(unused, 0, None)
 
@@ -196,8 +203,8 @@ class TestSimulatedOpcodes(unittest.TestCase):
 
     def test_every_other_opcode_has_a_handler(self):
         simulated = set(_C._simulated_opcodes())
-        self.assertEqual(sorted(simulated - set(opcode.opmap)), [], "a handler for an opcode this Python lacks")
-        self.assertEqual(sorted(set(opcode.opmap) - simulated), sorted(NOT_SIMULATED))
+        self.assertEqual(sorted(simulated - set(OPMAP)), [], "a handler for an opcode this Python lacks")
+        self.assertEqual(sorted(set(OPMAP) - simulated), sorted(NOT_SIMULATED))
 
     def _refusal(self, fn, *args):
         import pijit as pj
@@ -314,9 +321,10 @@ class TestDecode(unittest.TestCase):
         if "CACHE" not in opcode.opmap:
             unknown = min(set(range(1, 256)) - set(opcode.opmap.values()))
             cases["unknown opcode %d at offset 2" % unknown] = bytes([load, 0, unknown, 0, ret, 0])
-        else:  # 3.11's inline caches: a jump into them, caches cut short
+        else:  # 3.11's and 3.12's inline caches: a jump back into BINARY_SUBSCR's first cache unit
             back, subscr = opcode.opmap["JUMP_BACKWARD"], opcode.opmap["BINARY_SUBSCR"]
-            cases["inside an instruction's caches"] = bytes([load, 0, subscr, 0, 0, 0, 0, 0, 0, 0, 0, 0, back, 4, ret, 0])
+            n = opcode._inline_cache_entries[subscr]  # (4 on 3.11, 1 on 3.12)
+            cases["inside an instruction's caches"] = bytes([load, 0, subscr, 0] + [0, 0] * n + [back, n + 1, ret, 0])
             # (caches cut short by the code's end: not built here, 3.11's own quickening of such a
             # code object writes past its bytecode; the decoder refuses them all the same)
             cases["jump target -2 outside the code"] = bytes([back, 2, ret, 0])
