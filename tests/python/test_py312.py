@@ -1,0 +1,62 @@
+"""Python 3.12, before capture runs there: pijit imports, its tensors and ops work, pj.jit calls the
+function unchanged (no frame-evaluation hook is installed, so the interpreter runs every frame,
+sys.monitoring included), the capture entry points say why they refuse, and the opcode table and
+decoder read 3.12's bytecode (test_opcodes checks them against dis). Skips elsewhere."""
+import sys
+import unittest
+
+import pijit as pj
+from pijit import _C, ops
+
+PY312 = sys.version_info[:2] == (3, 12)
+
+
+def body(x, n):
+    y = x * 2
+    for i in range(n):  # a loop (JUMP_BACKWARD, END_FOR), a comprehension (PEP 709 inlines it)
+        y = y + i
+    return y, [k * k for k in range(n)], x.shape
+
+
+@unittest.skipUnless(PY312, "3.12's own behaviour (capture off there)")
+class Py312RunsEagerly(unittest.TestCase):
+    def test_jit_calls_the_function_unchanged(self):
+        jf = pj.jit(body)
+        x = pj.Tensor([[1.0, 2.0], [3.0, 4.0]])
+        got, want = jf(x, 3), body(x, 3)
+        self.assertEqual(got[0].tolist(), want[0].tolist())
+        self.assertEqual(got[1:], want[1:])
+        st = pj.jit_stats(jf)
+        self.assertEqual((st["mode"], st["graphs"], st["frames_rewritten"]), ("never", 0, 0))
+
+    def test_capture_entry_points_say_why(self):
+        with self.assertRaises(NotImplementedError) as cm:
+            _C._simulated_opcodes()
+        self.assertIn("pijit captures on Python 3.7-3.11", str(cm.exception))
+
+    def test_sys_monitoring_sees_every_call_of_a_jitted_function(self):
+        mon = sys.monitoring
+        tool = mon.PROFILER_ID
+        mon.use_tool_id(tool, "pijit-test")
+        seen = []
+        try:
+            mon.register_callback(tool, mon.events.PY_START, lambda code, offset: seen.append(code.co_name))
+            mon.set_events(tool, mon.events.PY_START)
+            jf = pj.jit(body)
+            x = ops.ones((2, 2))
+            for n in range(3):
+                jf(x, n)
+        finally:
+            mon.set_events(tool, 0)
+            mon.register_callback(tool, mon.events.PY_START, None)
+            mon.free_tool_id(tool)
+        self.assertEqual(seen.count("body"), 3)
+
+    def test_the_decoder_reads_inlined_comprehensions_and_new_opcodes(self):
+        names = [op for op, *_ in ((row[1],) for row in _C._decode(body.__code__))]
+        for op in ("LOAD_FAST_AND_CLEAR", "END_FOR", "RETURN_VALUE", "CALL"):
+            self.assertIn(op, names)
+
+
+if __name__ == "__main__":
+    unittest.main()
