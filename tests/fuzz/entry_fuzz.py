@@ -707,12 +707,14 @@ def run_case(pj, seed, index):
     # the eager side is the reference: plain even under PIJIT_STRESS (the jitted side is not)
     level = pj.stress_stats()["level"]
     reset = getattr(thunk, "reset", lambda: None)
-    pj.set_stress(0)
+    if level:  # (stress mode exists only where pijit captures)
+        pj.set_stress(0)
     try:
         reset()
         kind, res = run_call(pj, thunk)
     finally:
-        pj.set_stress(level)
+        if level:
+            pj.set_stress(level)
     check_result(pj, kind, res)
     graphs = 0
     outcome = (kind, type(res) if kind == "raise" else _canon(pj, res), _describe(kind, res))

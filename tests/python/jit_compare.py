@@ -13,6 +13,9 @@ import pijit as pj
 CAPTURE_ON = ((3, 7) <= sys.version_info[:2] <= (3, 10)
               or (sys.version_info[:2] == (3, 11) and os.environ.get("PIJIT_PY311_CAPTURE") != "0"))
 CAPTURE_OFF_WHY = "capture runs on Python 3.7-3.11 (3.11: not under PIJIT_PY311_CAPTURE=0)"
+# Whether capture's stages are built for this interpreter (3.7-3.11): their test hooks
+# (_C._capture_probe, _C._frame_probe) run them on 3.11 under PIJIT_PY311_CAPTURE=0 too.
+CAPTURE_BUILT = (3, 7) <= sys.version_info[:2] <= (3, 11)
 
 
 def say(*parts):
@@ -48,6 +51,9 @@ def same_bits(a, b):
 @contextlib.contextmanager
 def no_stress():
     """Plain runs are plain even under PIJIT_STRESS (the code's cache is shared with the jit)."""
+    if not CAPTURE_ON:  # (no stress mode to turn off: its switches raise NotImplementedError there)
+        yield
+        return
     level = pj.stress_stats()["level"]
     pj.set_stress(0)
     try:
@@ -61,6 +67,14 @@ def eager(fn, *args, **kwargs):
     captured too, and it shares its code's cache and counters with the jitted calls)."""
     with no_stress():
         return fn(*args, **kwargs)
+
+
+def assert_ran_eagerly(test, fn):
+    """Where capture is off, what pj.jit did instead of capturing: fn (jitted) ran plainly, with
+    no compile and no graph. Returns its jit_stats."""
+    st = pj.jit_stats(fn)
+    test.assertEqual((st["mode"], st["compiles"], st["graphs"], st["break_reasons"]), ("never", 0, 0, []), st)
+    return st
 
 
 def assert_refused(test, fn, reason, detail=""):

@@ -122,6 +122,7 @@ class CountingResult(unittest.TextTestResult):
         super().__init__(*a, **k)
         self.passed = 0
         self.seconds = {}  # test module -> seconds its tests took (--durations)
+        self._started = time.perf_counter()  # (3.12 stops a test skipped by a decorator it never started)
 
     def addSuccess(self, test):
         super().addSuccess(test)

@@ -23,6 +23,7 @@ import pijit as pj
 from pijit import nn
 from pijit.pseudo import pseudo_source
 from pijit.serialization import MAGIC
+from jit_compare import CAPTURE_ON, assert_ran_eagerly
 
 T = pj.Tensor
 
@@ -464,7 +465,10 @@ class LayerArguments(unittest.TestCase):
                     jitted(x)
                 self.assertIn(words, str(cm.exception), type(layer).__name__)
             self.assertEqual(jitted(good).tolist(), layer(good).tolist())  # still served after the refusals
-            self.assertGreaterEqual(pj.jit_stats(jitted)["graphs"], 1, type(layer).__name__)
+            if CAPTURE_ON:
+                self.assertGreaterEqual(pj.jit_stats(jitted)["graphs"], 1, type(layer).__name__)
+            else:
+                assert_ran_eagerly(self, jitted)
 
     def test_losses_name_logits_and_labels(self):
         x, y = pj.ones(2, 3), pj.zeros(2, 3)
@@ -488,9 +492,12 @@ class LayerArguments(unittest.TestCase):
         jitted = pj.jit(nn.Dense(4, 2), dynamic=1)
         for n in (2, 3, 5):
             self.assertEqual(jitted(pj.ones(n, 4)).shape, (n, 2))
-        st = pj.jit_stats(jitted)
-        self.assertEqual(st["graphs"], 1, st)
-        self.assertEqual(st["recompiles"], 0, st)
+        if CAPTURE_ON:
+            st = pj.jit_stats(jitted)
+            self.assertEqual(st["graphs"], 1, st)
+            self.assertEqual(st["recompiles"], 0, st)
+        else:
+            assert_ran_eagerly(self, jitted)
 
 
 if __name__ == "__main__":

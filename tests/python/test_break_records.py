@@ -12,6 +12,7 @@ import unittest
 
 import pijit as pj
 from pijit import _C, dump, ops
+from jit_compare import CAPTURE_OFF_WHY, CAPTURE_ON
 
 SETS_ATTR = '''import pijit
 from pijit import ops
@@ -84,6 +85,7 @@ def module():
     return _tmp[1]
 
 
+@unittest.skipUnless(CAPTURE_ON, CAPTURE_OFF_WHY)
 class BreakRecords(unittest.TestCase):
     def assertSameAsStats(self, fn):
         """jit_stats' records, capture_summary's and the text lists agree, one record per text."""

@@ -42,6 +42,8 @@ import sys
 import tempfile
 import unittest
 
+from jit_compare import CAPTURE_ON, CAPTURE_OFF_WHY
+
 HERE = os.path.dirname(os.path.abspath(__file__))
 GOLDEN = os.path.join(HERE, "golden")
 ROOT = os.path.dirname(os.path.dirname(HERE))
@@ -297,6 +299,7 @@ def _results():
     return _RESULTS
 
 
+@unittest.skipUnless(CAPTURE_ON, CAPTURE_OFF_WHY)
 class CaptureGolden(unittest.TestCase):
     """One test per fixture (added below): eager == jitted for every call, then each output section
     against the running version's expected block."""

@@ -11,7 +11,7 @@ import unittest
 
 import pijit as pj
 from pijit import ops
-from jit_compare import assert_refused, eager
+from jit_compare import assert_ran_eagerly, assert_refused, eager
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 PYSCRIPTS = os.path.join(HERE, "..", "..", "pyscripts")
@@ -922,6 +922,9 @@ class WritesAreNeverLost(unittest.TestCase):
             plain_args, jit_args = make_args(), make_args()
             self.assertEqual(exact(jf(*jit_args)), exact(eager(f, *plain_args)))
             self.assertEqual(exact(jit_args), exact(plain_args))
+        if not SUPPORTED:  # (no capture: jf ran eagerly, as plain Python above; no stats to read)
+            assert_ran_eagerly(self, jf)
+            return None
         st = pj.jit_stats(jf)
         self.assertEqual(st["graphs"], expect_graphs, st["break_reasons"])
         if expect_reason:
@@ -959,12 +962,15 @@ class WritesAreNeverLost(unittest.TestCase):
                     self.assertIs(jb.t, jr)
                 else:
                     self.assertEqual(exact(jb.t), exact(x * 2.0))
-            st = pj.jit_stats(jf)
-            if switch == '1':
-                self.assertEqual(st["breaks"], 1, st["break_reasons"])
-                self.assertIn("after a replayed write was given the tensor", st["break_reasons"][0])
+            if SUPPORTED:
+                st = pj.jit_stats(jf)
+                if switch == '1':
+                    self.assertEqual(st["breaks"], 1, st["break_reasons"])
+                    self.assertIn("after a replayed write was given the tensor", st["break_reasons"][0])
+                else:
+                    self.assertEqual((st["graphs"], st["breaks"]), (1, 0), st["break_reasons"])
             else:
-                self.assertEqual((st["graphs"], st["breaks"]), (1, 0), st["break_reasons"])
+                assert_ran_eagerly(self, jf)
 
     def test_each_kind_of_write_to_a_frame_object(self):
         def method(x, l):
@@ -999,15 +1005,20 @@ class WritesAreNeverLost(unittest.TestCase):
                 # write first (or in a loop over a tuple of them): no graph.
                 self.check(f, make_args, 0, reason)
         st = self.check(delete, lambda: (pj.Tensor([1.0]), {"k": 1}), 1)  # rewritten code that replays the del
-        self.assertEqual(st["break_reasons"], [])
+        if SUPPORTED:
+            self.assertEqual(st["break_reasons"], [])
         st = self.check(item, lambda: (pj.Tensor([1.0]), {}), 1)  # the store is replayed after the graph
-        self.assertEqual(st["entries"][0]["effects"], ["assigns an item of a dict the function did not create (line %d)"
-                                                       % (item.__code__.co_firstlineno + 2)])
+        if SUPPORTED:
+            self.assertEqual(st["entries"][0]["effects"], ["assigns an item of a dict the function did not create (line %d)"
+                                                           % (item.__code__.co_firstlineno + 2)])
         jg = pj.jit(g)  # the store to the enclosing function's cell is replayed after the graph
         self.assertEqual([jg(pj.Tensor([1.0])).tolist() for _ in range(3)], [[1.0], [2.0], [3.0]])
         self.assertEqual(g.__closure__[0].cell_contents, 3)
-        st = pj.jit_stats(jg)
-        self.assertEqual((st["breaks"], st["graphs"]), (0, 3), st)  # the value read is guarded
+        if SUPPORTED:
+            st = pj.jit_stats(jg)
+            self.assertEqual((st["breaks"], st["graphs"]), (0, 3), st)  # the value read is guarded
+        else:
+            assert_ran_eagerly(self, jg)
 
 
     def test_attribute_and_global_writes_name_the_target(self):
@@ -1019,7 +1030,8 @@ class WritesAreNeverLost(unittest.TestCase):
             b.v = x + 1.0  # replayed after the graph
             return x
         st = self.check(attr, lambda: (pj.Tensor([1.0]), Box()), 1)
-        self.assertEqual(st["breaks"], 0, st)
+        if SUPPORTED:
+            self.assertEqual(st["breaks"], 0, st)
 
         class Slotted:
             __slots__ = ("v",)  # a data descriptor: not deferred
@@ -1055,7 +1067,8 @@ class WritesAreNeverLost(unittest.TestCase):
             l += [d["j"]]
             return l, d
         st = self.check(f, lambda: (pj.Tensor([1.0]),), 1)
-        self.assertEqual(st["break_reasons"], [])
+        if SUPPORTED:
+            self.assertEqual(st["break_reasons"], [])
 
 
 class ExceptionsAsInEager(unittest.TestCase):
@@ -1072,8 +1085,11 @@ class ExceptionsAsInEager(unittest.TestCase):
         x = pj.Tensor([1.0, 2.0, 3.0])
         self.assertEqual(jf(x, pj.Tensor([0, 1])).tolist(), [1.0, 2.0])
         self.assertEqual(jf(x, pj.Tensor([0, 7])).tolist(), [0.0, 0.0, 0.0])
-        st = pj.jit_stats(jf)
-        self.assertEqual((st["compiles"], st["graph_failures"]), (1, 1))
+        if SUPPORTED:
+            st = pj.jit_stats(jf)
+            self.assertEqual((st["compiles"], st["graph_failures"]), (1, 1))
+        else:
+            assert_ran_eagerly(self, jf)
 
     def test_unused_op_that_raises_is_kept(self):  # e02
         def f(x, idx):
@@ -1084,7 +1100,10 @@ class ExceptionsAsInEager(unittest.TestCase):
         self.assertEqual(jf(x, pj.Tensor([0])).tolist(), [2.0, 4.0, 6.0])
         with self.assertRaisesRegex(IndexError, "index 7 is out of bounds for axis 0 with size 3"):
             jf(x, pj.Tensor([7]))
-        self.assertIn("index", pj.jit_stats(jf)["entries"][0]["graph"])
+        if SUPPORTED:
+            self.assertIn("index", pj.jit_stats(jf)["entries"][0]["graph"])
+        else:
+            assert_ran_eagerly(self, jf)
 
     def test_traceback_points_at_the_failing_line(self):  # e08
         import traceback

@@ -21,6 +21,7 @@ import unittest
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import test_capture_golden as golden  # noqa: E402  (the fixture format)
+from jit_compare import CAPTURE_BUILT, CAPTURE_OFF_WHY  # noqa: E402
 
 from pijit import _C  # noqa: E402
 
@@ -79,6 +80,7 @@ def probe(fx):
     return rec, path
 
 
+@unittest.skipUnless(CAPTURE_BUILT, CAPTURE_OFF_WHY)
 class CaptureStage(unittest.TestCase):
     """One test per fixture (added below)."""
 

@@ -13,7 +13,7 @@ import unittest
 
 import pijit as pj
 from pijit import ops
-from jit_compare import eager
+from jit_compare import CAPTURE_OFF_WHY, CAPTURE_ON, assert_ran_eagerly, eager
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 PYSCRIPTS = os.path.join(os.path.dirname(os.path.dirname(HERE)), "pyscripts")
@@ -65,23 +65,28 @@ class FusedResults(unittest.TestCase):
                 self.assertEqual(bits(w), bits(g))
         # compiled once, no break, the second call a cache hit, the graph never failed
         delta = [a - b for a, b in zip(self.counters(jf), before)]
+        if not CAPTURE_ON:  # (no capture: jf ran eagerly, nothing compiled; None for the entry)
+            self.assertEqual(delta, [0, 0, 0, 0])
+            return None
         self.assertEqual(delta, [1, 0, 1, 0])
         return stats(jf)
 
     def test_chain_with_transcendentals_is_one_kernel_and_bit_exact(self):
         for shape in [(7,), (3, 5), (4, 33), (2, 3, 9)]:
             e = self.check(activations, values(shape, 1), values(shape[-1:], 2))
-            self.assertEqual(e["compiled"].count("fused_elementwise"), 1, e["compiled"])
-            self.assertEqual(e["ops"], 16)
+            if CAPTURE_ON:
+                self.assertEqual(e["compiled"].count("fused_elementwise"), 1, e["compiled"])
+                self.assertEqual(e["ops"], 16)
 
     def test_erf_and_gelu_fuse_and_match_eager(self):
         def f(x):
             return ops.gelu(x) + ops.gelu(x * 0.5, approximate="tanh") - ops.erf(x)
         x = values((64, 33), seed=9)
         self.check(f, x)
-        jf = pj.jit(f)
-        jf(x)
-        self.assertEqual(stats(jf)["compiled"].count("fused_elementwise"), 1, stats(jf)["compiled"])
+        if CAPTURE_ON:
+            jf = pj.jit(f)
+            jf(x)
+            self.assertEqual(stats(jf)["compiled"].count("fused_elementwise"), 1, stats(jf)["compiled"])
 
     def test_broadcast_scalar_and_transposed_inputs(self):
         x = values((6, 4), 3)
@@ -95,7 +100,8 @@ class FusedResults(unittest.TestCase):
             e = self.check(activations, values((300, 257), 7), values((257,), 8))
         finally:
             pj.set_num_threads(old)
-        self.assertIn("fused_elementwise", e["compiled"])
+        if CAPTURE_ON:
+            self.assertIn("fused_elementwise", e["compiled"])
 
     def test_interpreter_and_machine_code_agree(self):
         x, b = values((9, 11), 9), values((11,), 10)
@@ -131,7 +137,8 @@ class FusedReductions(unittest.TestCase):
     check = FusedResults.check
 
     def assert_fused_reduces(self, e, n):
-        self.assertEqual(e["compiled"].count("fused_reduce"), n, e["compiled"])
+        if CAPTURE_ON:  # (where capture is off check compiled nothing: e is None)
+            self.assertEqual(e["compiled"].count("fused_reduce"), n, e["compiled"])
 
     def test_losses_and_row_reductions(self):
         def mse(p, y):
@@ -163,7 +170,8 @@ class FusedReductions(unittest.TestCase):
         # x - m and its variance in one loop (the mean of an input stays a plain reduction); then
         # sqrt(v + eps) over [16, 1] and the [16, 96] result: two more loops
         self.assert_fused_reduces(e, 1)
-        self.assertEqual(e["compiled"].count("fused_elementwise"), 2, e["compiled"])
+        if CAPTURE_ON:
+            self.assertEqual(e["compiled"].count("fused_elementwise"), 2, e["compiled"])
 
     def test_long_rows_on_threads(self):
         old = pj.get_num_threads()
@@ -196,15 +204,17 @@ class FusedCasts(unittest.TestCase):
         reals = [v * 1e30 if k % 3 else v for k, v in enumerate(values((n,), 3).tolist())]
         e = self.check(f, pj.Tensor(ints).astype(pj.int32).reshape((4, 37)),
                        pj.Tensor(reals).astype(pj.float64).reshape((4, 37)), values((4, 37), 4))
-        self.assertEqual(e["compiled"].count("fused_elementwise"), 1, e["compiled"])
-        self.assertNotIn("cast", e["compiled"])
-        self.assertIn("r0:Int32", e["compiled"])
+        if CAPTURE_ON:
+            self.assertEqual(e["compiled"].count("fused_elementwise"), 1, e["compiled"])
+            self.assertNotIn("cast", e["compiled"])
+            self.assertIn("r0:Int32", e["compiled"])
 
     def test_a_cast_and_its_reduction(self):
         def total(i):
             return i.astype(pj.float32).sum()
         e = self.check(total, pj.Tensor(list(range(-500, 500))).astype(pj.int32))
-        self.assertEqual(e["compiled"].count("fused_reduce"), 1, e["compiled"])
+        if CAPTURE_ON:
+            self.assertEqual(e["compiled"].count("fused_reduce"), 1, e["compiled"])
 
 
 class Plans(unittest.TestCase):
@@ -223,6 +233,7 @@ class Plans(unittest.TestCase):
         self.assertEqual(bits(at), bits(a.transpose()))  # and the view still views its base
         self.assertEqual(bits(bt), bits(eager(f, x)[1]))
 
+    @unittest.skipUnless(CAPTURE_ON, CAPTURE_OFF_WHY)
     def test_stats_show_the_compiled_graph_and_its_plan(self):
         def f(x):
             y = ops.exp(x) + ops.exp(x)  # cse merges the two exps
@@ -242,7 +253,8 @@ class Plans(unittest.TestCase):
         jf = pj.jit(f)
         a, b = jf(pj.zeros((3,)))
         self.assertNotEqual(a.tolist(), b.tolist())
-        self.assertEqual(stats(jf)["compiled"].count("rand("), 2)
+        if CAPTURE_ON:
+            self.assertEqual(stats(jf)["compiled"].count("rand("), 2)
 
 
 def run_child(code, **env):
@@ -262,6 +274,7 @@ print(pj.jit_stats(jf)["entries"][0]["compiled"].count("fused_elementwise"))
 """
 
 
+@unittest.skipUnless(CAPTURE_ON, CAPTURE_OFF_WHY)  # (the passes, logs and dumps of compiled graphs)
 class Configuration(unittest.TestCase):
     def test_passes_can_be_chosen(self):
         r = run_child(CHILD, PIJIT_PASSES="none")
@@ -332,9 +345,10 @@ class DenseRelu(unittest.TestCase):
         x = values((5, 6), seed=12)  # NaN, inf, -0.0, denormals among them
         for _ in range(2):
             self.assertEqual(bits(jf(x)), bits(eager(net, x)))
-        compiled = stats(jf)["compiled"]
-        self.assertEqual(compiled.count("relu=True"), 2, compiled)
-        self.assertNotIn("= relu(", compiled)
+        if CAPTURE_ON:
+            compiled = stats(jf)["compiled"]
+            self.assertEqual(compiled.count("relu=True"), 2, compiled)
+            self.assertNotIn("= relu(", compiled)
 
     def test_a_result_read_elsewhere_keeps_its_relu_node(self):
         pj.set_seed(5)
@@ -347,9 +361,11 @@ class DenseRelu(unittest.TestCase):
         x = values((3, 4), seed=13)
         for _ in range(2):
             self.assertEqual([bits(t) for t in jf(x)], [bits(t) for t in eager(f, x)])
-        self.assertNotIn("relu=True", stats(jf)["compiled"])
+        if CAPTURE_ON:
+            self.assertNotIn("relu=True", stats(jf)["compiled"])
 
 
+@unittest.skipUnless(CAPTURE_ON, CAPTURE_OFF_WHY)  # (the rewritten code's loads)
 class GraphInputLoads(unittest.TestCase):
     def test_parameters_of_sibling_cells_share_their_attribute_chains(self):
         # self._cells['0']._params['weight'] and ...['bias']: the rewritten code reads
@@ -377,6 +393,8 @@ class FoldingAndSimplification(unittest.TestCase):
         x = values((4, 3), seed=5)
         for _ in range(2):
             self.assertEqual(bits(jf(x)), bits(eager(f, x)))
+        if not CAPTURE_ON:  # (jf ran eagerly: nothing compiled)
+            return
         compiled = stats(jf)["compiled"]
         self.assertNotIn("exp", compiled)
         self.assertNotIn("cast(", compiled)
@@ -429,6 +447,9 @@ class ConvBlocks(unittest.TestCase):
         before = [pj.jit_stats(jnet).get(k, 0) for k in keys]
         for _ in range(3):
             self.assertEqual(bits(jnet(x)), bits(eager(net, x)))
+        if not CAPTURE_ON:  # (no capture: jnet ran eagerly, nothing compiled; None for the graph)
+            assert_ran_eagerly(self, jnet)
+            return None
         st = pj.jit_stats(jnet)
         compiled = stats(jnet)["compiled"]
         self.assertEqual(compiled.count("conv2d_block"), blocks, compiled)
@@ -440,8 +461,9 @@ class ConvBlocks(unittest.TestCase):
     def test_block_equals_eager_with_special_values(self):
         x = values((4, 3, 12, 12), seed=2)  # NaN, inf, -0.0, denormals among them
         compiled = self.check(self.net(3, 16), x, 1)
-        self.assertNotIn("batch_norm(", compiled)
-        self.assertNotIn("max_pool2d(", compiled)
+        if CAPTURE_ON:
+            self.assertNotIn("batch_norm(", compiled)
+            self.assertNotIn("max_pool2d(", compiled)
 
     def test_a_nan_wins_its_pooling_window_as_in_pytorch(self):
         # One NaN pixel of image 0 reaches the conv's 3x3 neighbourhood of it (rows and columns
@@ -475,7 +497,8 @@ class ConvBlocks(unittest.TestCase):
         # oneDNN's nChw16c convolutions need AVX-512 (the fused loops' ISA says whether this CPU has
         # it); elsewhere the blocks run op by op and no layout is handed over
         kept = 2 if "avx512" in pj._C.fused_backend() else 0
-        self.assertEqual((compiled.count("blocked_out=True"), compiled.count("blocked_in=True")), (kept, kept), compiled)
+        if CAPTURE_ON:
+            self.assertEqual((compiled.count("blocked_out=True"), compiled.count("blocked_in=True")), (kept, kept), compiled)
 
     def test_blocked_chain_over_new_batch_sizes(self):
         # a symbolic batch: each new size prepares the blocks again, layouts handed over as before
@@ -489,6 +512,9 @@ class ConvBlocks(unittest.TestCase):
         for n in (8, 5, 3, 12, 5):
             x = values((n, 3, 12, 12), seed=n)
             self.assertEqual(bits(jnet(x)), bits(eager(net, x)), n)
+        if not CAPTURE_ON:
+            assert_ran_eagerly(self, jnet)
+            return
         st = pj.jit_stats(jnet)
         self.assertEqual((st["compiles"], st["breaks"]), (2, 0), st)
         kept = 1 if "avx512" in pj._C.fused_backend() else 0
@@ -510,9 +536,10 @@ class ConvBlocks(unittest.TestCase):
                 jf = pj.jit(f)
                 for _ in range(2):
                     self.assertEqual([bits(t) for t in jf(x)], [bits(t) for t in eager(f, x)])
-                compiled = stats(jf)["compiled"]
-                self.assertEqual(compiled.count("conv2d_block"), 2 if f is returned_too else 3, compiled)
-                self.assertNotIn("blocked_", compiled)
+                if CAPTURE_ON:
+                    compiled = stats(jf)["compiled"]
+                    self.assertEqual(compiled.count("conv2d_block"), 2 if f is returned_too else 3, compiled)
+                    self.assertNotIn("blocked_", compiled)
 
     def test_channels_oneDNN_does_not_block_run_op_by_op(self):
         x = values((2, 3, 9, 9), seed=4)
@@ -528,8 +555,10 @@ class ConvBlocks(unittest.TestCase):
         jf = pj.jit(f)
         for _ in range(2):
             self.assertEqual(bits(jf(x)), bits(eager(f, x)))
-        self.assertNotIn("conv2d_block", stats(jf)["compiled"])
+        if CAPTURE_ON:
+            self.assertNotIn("conv2d_block", stats(jf)["compiled"])
 
+    @unittest.skipUnless(CAPTURE_ON, CAPTURE_OFF_WHY)
     def test_training_batch_norm_is_not_lowered(self):
         net = self.net(3, 16)
         net.set_train(True)
@@ -561,6 +590,7 @@ class ParameterMemo(unittest.TestCase):
     def assert_reuses(self, jf, want):
         self.assertEqual(self.reuses(jf), want)
 
+    @unittest.skipUnless(CAPTURE_ON, CAPTURE_OFF_WHY)  # (a compiled plan's memo)
     def test_memoized_work_is_reused_and_refreshed_by_every_kind_of_write(self):
         jf = pj.jit(self.f)
         self.same(jf(self.x), eager(self.f, self.x))
@@ -605,6 +635,7 @@ class ParameterMemo(unittest.TestCase):
         self.w = pj.Parameter(pj.randn(8, 6), name="w")
         self.same(jf(self.x), eager(self.f, self.x))
 
+    @unittest.skipUnless(CAPTURE_ON, CAPTURE_OFF_WHY)
     def test_a_parameter_written_by_the_graph_is_not_memoized(self):
         from pijit import nn
         bn = nn.BatchNorm2d(4)

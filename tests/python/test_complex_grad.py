@@ -12,6 +12,7 @@ import unittest
 
 import pijit as pj
 from pijit import ops
+from jit_compare import CAPTURE_OFF_WHY, CAPTURE_ON
 
 
 def flat(t):
@@ -233,6 +234,7 @@ class HandDerived(Paths):
         self.all_paths(lambda v: ops.abs(v).sum(), [z], [[0j, (3 + 4j) / 5]], 1e-12, "abs")
         self.all_paths(lambda v: pj._C.op("angle", (v,)).sum(), [z], [[0j, 1j * (3 + 4j) / 25]], 1e-12, "angle")
 
+    @unittest.skipUnless(CAPTURE_ON, CAPTURE_OFF_WHY)
     def test_captured(self):
         # the jitted paths compile graphs (an eager fallback would agree with eager trivially)
         x = pj.Tensor(rand_r(5, 71), pj.float64)

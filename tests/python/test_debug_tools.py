@@ -14,6 +14,7 @@ import unittest
 
 from pijit import _C
 from pijit.pseudo import pseudo_source
+from jit_compare import CAPTURE_OFF_WHY, CAPTURE_ON
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 PYSCRIPTS = os.path.join(os.path.dirname(os.path.dirname(HERE)), "pyscripts")
@@ -57,6 +58,7 @@ def plain_output(tmp):
 
 
 class DumpDir(unittest.TestCase):
+    @unittest.skipUnless(CAPTURE_ON, CAPTURE_OFF_WHY)
     def test_folders_files_and_run_json(self):
         with tempfile.TemporaryDirectory() as tmp:
             d = os.path.join(tmp, "dump")
@@ -144,6 +146,7 @@ class DumpDir(unittest.TestCase):
 
 
 class Trace(unittest.TestCase):
+    @unittest.skipUnless(CAPTURE_ON, CAPTURE_OFF_WHY)
     def test_trace_event_json_has_every_phase(self):
         refused = PROGRAM + textwrap.dedent("""\
 
@@ -181,6 +184,7 @@ class Trace(unittest.TestCase):
 
 
 class Logs(unittest.TestCase):
+    @unittest.skipUnless(CAPTURE_ON, CAPTURE_OFF_WHY)
     def test_recompiles_verbose_codegen_guard_perf_perf(self):
         with tempfile.TemporaryDirectory() as tmp:
             r = run_program(tmp, PIJIT_LOGS="recompiles_verbose,codegen,guard_perf,perf")
@@ -196,6 +200,7 @@ class Logs(unittest.TestCase):
             self.assertRegex(err, r"\[pijit perf\] graphs took [\d.]+% of the")
             self.assertEqual(r.stdout, plain_output(tmp))
 
+    @unittest.skipUnless(CAPTURE_ON, CAPTURE_OFF_WHY)
     def test_all_prints_every_category_in_one_line_format(self):
         text = PROGRAM + textwrap.dedent("""\
 
@@ -227,6 +232,8 @@ class Logs(unittest.TestCase):
             pj.set_logs("")
 
 
+# (switches of capture and its graphs: where nothing captures, pijit never reads them)
+@unittest.skipUnless(CAPTURE_ON, CAPTURE_OFF_WHY)
 class StageSwitches(unittest.TestCase):
     """What bisect toggles: each keeps the program's result."""
 

@@ -19,6 +19,7 @@ sys.path.insert(0, os.path.join(HERE, "..", "fuzz"))
 
 import entry_fuzz  # noqa: E402
 from entry_known import KNOWN  # noqa: E402
+from jit_compare import CAPTURE_OFF_WHY, CAPTURE_ON  # noqa: E402
 
 SEED = 41
 COUNT = 2000
@@ -39,8 +40,12 @@ class EntryFuzz(unittest.TestCase):
         self.assertEqual(new, {}, "\n".join("%s: %s" % kv for kv in sorted(new.items())))
         self.assertGreaterEqual(tally["returned"], MIN_RETURNED, tally)
         self.assertGreaterEqual(tally["raised"], MIN_RAISED, tally)
-        self.assertGreaterEqual(tally["graphs"], MIN_GRAPHS, tally)
+        self.assertGreaterEqual(tally["graphs"], MIN_GRAPHS if CAPTURE_ON else 0, tally)
+        if not CAPTURE_ON:  # (3.12: pj.jit calls the function unchanged)
+            self.assertEqual(tally["graphs"], 0, tally)
 
+    # (the known failures are capture's: where capture is off each passes, which shows nothing)
+    @unittest.skipUnless(CAPTURE_ON, CAPTURE_OFF_WHY)
     def test_known_failures_still_fail(self):
         # Each known failure is re-run alone (its seed may lie outside the fixed budget): one that
         # passes now must leave entry_known.py, so the list never hides a case that works.

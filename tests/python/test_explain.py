@@ -11,6 +11,7 @@ import unittest
 
 import pijit as pj
 from pijit import ops
+from jit_compare import CAPTURE_OFF_WHY, CAPTURE_ON
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 PYSCRIPTS = os.path.join(os.path.dirname(os.path.dirname(HERE)), "pyscripts")
@@ -35,6 +36,7 @@ def outer(x):
     return middle(ops.relu(x))
 
 
+@unittest.skipUnless(CAPTURE_ON, CAPTURE_OFF_WHY)  # (the report of what capture did)
 class Explain(unittest.TestCase):
     def setUp(self):
         pj.reset(breaking)

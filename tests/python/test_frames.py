@@ -8,6 +8,7 @@ import sys
 import unittest
 
 from pijit import _C
+from jit_compare import CAPTURE_BUILT, CAPTURE_OFF_WHY
 
 G = 5
 
@@ -29,6 +30,7 @@ def gen(n):
     yield n
 
 
+@unittest.skipUnless(CAPTURE_BUILT, CAPTURE_OFF_WHY)  # (the probe is capture's frame reads)
 class FrameReads(unittest.TestCase):
     def probe(self, fn, *args):
         return _C._frame_probe(fn, args)

@@ -15,7 +15,7 @@ import unittest
 import pijit as pj
 from pijit import nn, ops
 
-from jit_compare import eager, same_bits
+from jit_compare import CAPTURE_ON, assert_ran_eagerly, eager, same_bits
 
 
 def loop_line(fn):
@@ -60,6 +60,9 @@ class LongLoopInACallee(unittest.TestCase):
             got = [jf(x, w, 2000) for _ in range(2)]
         for g in got:
             self.assertTrue(same_bits(g, want))
+        if not CAPTURE_ON:  # (no capture: jf ran eagerly, and logged no break)
+            assert_ran_eagerly(self, jf)
+            return
         text = log.getvalue()
         where = "%s:%d" % (helper.__code__.co_filename, loop_line(helper))
         # the log names the loop and says how it runs
@@ -96,6 +99,9 @@ class LongLoopInACallee(unittest.TestCase):
         jf = pj.jit(model_in_a_loop)
         for _ in range(2):
             self.assertTrue(same_bits(jf(x, w, 1500), want))
+        if not CAPTURE_ON:
+            assert_ran_eagerly(self, jf)
+            return
         if stressed():
             return
         st = pj.jit_stats(jf)
@@ -122,6 +128,9 @@ class LongLoopInACallee(unittest.TestCase):
         want = eager(short, x, w)
         jf = pj.jit(short)
         self.assertTrue(same_bits(jf(x, w), want))
+        if not CAPTURE_ON:
+            assert_ran_eagerly(self, jf)
+            return
         if stressed():
             return
         st = pj.jit_stats(jf)
@@ -140,6 +149,9 @@ class LongLoopInACallee(unittest.TestCase):
         want = eager(short_model, x, w)
         jf = pj.jit(short_model)
         self.assertTrue(same_bits(jf(x, w), want))
+        if not CAPTURE_ON:
+            assert_ran_eagerly(self, jf)
+            return
         if stressed():
             return
         st = pj.jit_stats(jf)
@@ -154,6 +166,9 @@ class LongRNN(unittest.TestCase):
         jn = pj.jit(net)
         got = jn(x)
         self.assertTrue(same_bits(got, want))
+        if not CAPTURE_ON:
+            assert_ran_eagerly(self, jn)
+            return
         if stressed():
             return
         st = pj.jit_stats(jn)

@@ -10,6 +10,7 @@ import unittest
 
 import pijit as ms
 from pijit import nn, ops
+from jit_compare import CAPTURE_ON, assert_ran_eagerly
 
 
 def T(data, dtype=None):
@@ -274,8 +275,11 @@ class InPlace(unittest.TestCase):
         self.assertEqual(f(T([1.0, 2.0])).tolist(), [2.0, 4.0])
         self.assertEqual(f(T([1.0, 2.0])).tolist(), [4.0, 8.0])
         self.assertEqual(w.tolist(), [2.0, 4.0])
-        st = ms.jit_stats(f)
-        self.assertEqual((st["graphs"], st["break_reasons"]), (1, []))
+        if CAPTURE_ON:
+            st = ms.jit_stats(f)
+            self.assertEqual((st["graphs"], st["break_reasons"]), (1, []))
+        else:
+            assert_ran_eagerly(self, f)
 
         @ms.jit
         def g(x):
@@ -284,7 +288,10 @@ class InPlace(unittest.TestCase):
 
         self.assertEqual(g(T([1.0, 1.0])).tolist(), [4.0, 6.0])
         self.assertEqual(w.tolist(), [3.0, 5.0])
-        self.assertTrue(any("writes a Parameter in place" in r for r in ms.jit_stats(g)["break_reasons"]))
+        if CAPTURE_ON:
+            self.assertTrue(any("writes a Parameter in place" in r for r in ms.jit_stats(g)["break_reasons"]))
+        else:
+            assert_ran_eagerly(self, g)
 
     def test_inplace_add_sub_update(self):
         x = T([[1.0, 2.0], [3.0, 4.0], [5.0, 6.0]])
@@ -352,9 +359,12 @@ class OneHotTensors(unittest.TestCase):
         self.assertEqual(jitted, eager)
         self.assertEqual(w_jit, w_eager)
         self.assertLess(eager[2], eager[0])
-        st = ms.jit_stats(fn)
-        self.assertEqual((st["breaks"], st["break_reasons"]), (0, []))
-        self.assertGreaterEqual(st["graphs"], 1)
+        if CAPTURE_ON:
+            st = ms.jit_stats(fn)
+            self.assertEqual((st["breaks"], st["break_reasons"]), (0, []))
+            self.assertGreaterEqual(st["graphs"], 1)
+        else:
+            assert_ran_eagerly(self, fn)
 
 
 class NNPrimitives(unittest.TestCase):
@@ -630,8 +640,11 @@ class UnderJit(unittest.TestCase):
                 jf = ms.jit(fn)
                 self.assertEqual(values(jf(x)), want)
                 self.assertEqual(values(jf(x)), want)
-                st = ms.jit_stats(jf)
-                self.assertEqual((st["compiles"], st["graphs"], st["break_reasons"]), (1, 1, []))
+                if CAPTURE_ON:
+                    st = ms.jit_stats(jf)
+                    self.assertEqual((st["compiles"], st["graphs"], st["break_reasons"]), (1, 1, []))
+                else:  # (no capture: jf ran eagerly, equal to eager above)
+                    assert_ran_eagerly(self, jf)
 
 
 if __name__ == "__main__":

@@ -6,6 +6,7 @@ import unittest
 
 import pijit as pj
 from pijit import nn, ops
+from jit_compare import CAPTURE_OFF_WHY, CAPTURE_ON, assert_ran_eagerly
 
 T = pj.Tensor
 
@@ -36,9 +37,12 @@ class GraphModeControlFlow(_GraphMode, unittest.TestCase):
         for start, want in ((7, 7 + 6 + 5 + 4 + 3 + 2), (3, 3), (1, 1)):
             self.assertEqual(net(T([start], pj.int32)).tolist(), [want])
             self.assertEqual(net.construct(T([start], pj.int32)).tolist(), [want])
-        st = pj.jit_stats(net)
-        self.assertTrue(any("B003 BranchOnTensor" in r for r in st["break_reasons"]), st["break_reasons"])
-        self.assertGreaterEqual(st["graphs"] + st["resume_graphs"], 1)
+        if CAPTURE_ON:
+            st = pj.jit_stats(net)
+            self.assertTrue(any("B003 BranchOnTensor" in r for r in st["break_reasons"]), st["break_reasons"])
+            self.assertGreaterEqual(st["graphs"] + st["resume_graphs"], 1)
+        else:
+            assert_ran_eagerly(self, net)
 
     def test_side_effects_before_the_branch_happen_once(self):
         seen = []
@@ -88,8 +92,12 @@ class GraphModeControlFlow(_GraphMode, unittest.TestCase):
             out = Net(a, 2)()
             self.assertEqual(out.shape, a.shape)
             self.assertEqual(bool(out.all()), i % 4 < 2)
-        self.assertTrue(any("recompile_limit" in r for r in pj.jit_stats(Net(a, 2))["break_reasons"]))
+        if CAPTURE_ON:
+            self.assertTrue(any("recompile_limit" in r for r in pj.jit_stats(Net(a, 2))["break_reasons"]))
+        else:
+            assert_ran_eagerly(self, Net(a, 2))
 
+    @unittest.skipUnless(CAPTURE_ON, CAPTURE_OFF_WHY)  # (CaptureError)
     def test_other_refusals_still_raise(self):
         class Net(nn.Cell):
             def construct(self, x):
@@ -99,6 +107,7 @@ class GraphModeControlFlow(_GraphMode, unittest.TestCase):
             Net()(T([1.0]))
         self.assertIn("B018 Import", str(cm.exception))
 
+    @unittest.skipUnless(CAPTURE_ON, CAPTURE_OFF_WHY)  # (CaptureError)
     def test_fullgraph_jit_still_raises_on_a_tensor_branch(self):
         def f(x):
             if x.sum() > 0:

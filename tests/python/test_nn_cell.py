@@ -7,7 +7,7 @@ import unittest
 import pijit as pj
 from pijit import nn, ops
 from pijit.common.initializer import initializer, Normal, HeUniform, TruncatedNormal
-from jit_compare import no_stress, same_bits
+from jit_compare import assert_ran_eagerly, no_stress, same_bits
 
 from jit_compare import CAPTURE_ON as SUPPORTED, CAPTURE_OFF_WHY  # noqa: E402
 
@@ -315,9 +315,12 @@ class JittedCellCall(unittest.TestCase):
         j = pj.jit(c)
         for _ in range(3):
             self.assertEqual(j(pj.Tensor([1.0, 2.0])).tolist(), [3.0, 5.0])
-        st = pj.jit_stats(j)
-        self.assertEqual((st["compiles"], st["graphs"]), (1, 1), st)
-        self.assertGreaterEqual(st["cache_hits"], 2)
+        if SUPPORTED:
+            st = pj.jit_stats(j)
+            self.assertEqual((st["compiles"], st["graphs"]), (1, 1), st)
+            self.assertGreaterEqual(st["cache_hits"], 2)
+        else:
+            assert_ran_eagerly(self, j)
 
     def test_an_own_call_method_runs(self):
         Logged.calls = 0

@@ -52,6 +52,24 @@ class Py312RunsEagerly(unittest.TestCase):
             mon.free_tool_id(tool)
         self.assertEqual(seen.count("body"), 3)
 
+    def test_recursion_through_jit_stops_at_the_c_recursion_limit_cleanly(self):
+        # Each level enters pj.jit's C wrapper and a new C-level interpreter loop, which 3.12
+        # caps (C_RECURSION_LIMIT) whatever sys.setrecursionlimit says, as it does for any
+        # C-implemented wrapper (functools.partial): a RecursionError, never a crash. Capture on
+        # 3.12 will run such frames in the caller's loop, as on 3.7-3.11 (test_limits.Depth).
+        old = sys.getrecursionlimit()
+        sys.setrecursionlimit(20000)
+        try:
+            def r(k, n):
+                return k if k >= n else jr(k + 1, n)
+            jr = pj.jit(r)
+            self.assertEqual(jr(0, 300), 300)
+            with self.assertRaises(RecursionError):
+                jr(0, 8000)
+            self.assertEqual(jr(0, 300), 300)  # (and it works again afterwards)
+        finally:
+            sys.setrecursionlimit(old)
+
     def test_the_decoder_reads_inlined_comprehensions_and_new_opcodes(self):
         names = [op for op, *_ in ((row[1],) for row in _C._decode(body.__code__))]
         for op in ("LOAD_FAST_AND_CLEAR", "END_FOR", "RETURN_VALUE", "CALL"):

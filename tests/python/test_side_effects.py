@@ -11,7 +11,7 @@ import unittest
 
 import pijit as pj
 from pijit import nn, ops
-from jit_compare import no_stress, run, say, show
+from jit_compare import assert_ran_eagerly, no_stress, run, say, show
 from pijit._extends.parse import compile_config
 
 
@@ -518,9 +518,12 @@ class InPlaceTensorWrites(unittest.TestCase):
             self.assertEqual(holder.p.tolist(), [7.0, 7.0], jit)
             b[...] = 9.0
             self.assertEqual(holder.p.tolist(), [9.0, 7.0], jit)
-        st = pj.jit_stats(g)
-        self.assertEqual((st["graphs"], st["breaks"]), (1, 1), st["break_reasons"])
-        self.assertIn("returns a view of a Parameter assigned in this graph", st["break_reasons"][0])
+        if SUPPORTED:
+            st = pj.jit_stats(g)
+            self.assertEqual((st["graphs"], st["breaks"]), (1, 1), st["break_reasons"])
+            self.assertIn("returns a view of a Parameter assigned in this graph", st["break_reasons"][0])
+        else:
+            assert_ran_eagerly(self, g)
 
     def test_parameter_updates_match_eager_and_keep_one_graph(self):
         # MindSpore's `self.steps += 1.0` is `self.steps = self.steps + 1.0`, which Cell.__setattr__
@@ -536,12 +539,15 @@ class InPlaceTensorWrites(unittest.TestCase):
                     x = pj.Tensor([1.0, -1.0])
                     self.assertEqual(show(run(jf, x)), show(run(eager, x)))
                     self.assertEqual((jitted.w.tolist(), jitted.steps.tolist()), (eager.w.tolist(), eager.steps.tolist()))
-                st = pj.jit_stats(jf)
-                if not pj.stress_stats()["level"]:
-                    self.assertEqual((st["graphs"], st["breaks"]), (1, 0), st["break_reasons"])
-                effects = st["entries"][-1]["effects"]
-                self.assertEqual([e.split(" (line")[0] for e in effects],
-                                 ["assigns a tensor in place: pijit.ops.misc.assign()", steps_effect])
+                if SUPPORTED:
+                    st = pj.jit_stats(jf)
+                    if not pj.stress_stats()["level"]:
+                        self.assertEqual((st["graphs"], st["breaks"]), (1, 0), st["break_reasons"])
+                    effects = st["entries"][-1]["effects"]
+                    self.assertEqual([e.split(" (line")[0] for e in effects],
+                                     ["assigns a tensor in place: pijit.ops.misc.assign()", steps_effect])
+                else:
+                    assert_ran_eagerly(self, jf)
 
     def test_updates_in_a_training_loop(self):
         w = pj.Parameter(pj.Tensor([0.5, -0.5]), name="w")
@@ -592,5 +598,7 @@ class InPlaceTensorWrites(unittest.TestCase):
                 if isinstance(t, pj.Parameter):
                     ops.assign(t, pj.Tensor(b, t.dtype))
             self.assertEqual(show(got), show(run(fn, *a2 if fn is to_argument else a1)), fn.__name__)
-            if not pj.stress_stats()["level"]:
+            if not SUPPORTED:
+                assert_ran_eagerly(self, jf)
+            elif not pj.stress_stats()["level"]:
                 self.assertIn(reason, " ".join(pj.jit_stats(jf)["break_reasons"]), fn.__name__)
