@@ -965,25 +965,20 @@ inline bool code_unit_lines(PyCodeObject* co, std::vector<int>& lines) {
 // The same calls in 3.7-3.11; 3.12 names them PyUnstable_ (the old names deprecated aliases).
 
 #if PY_VERSION_HEX >= 0x030C0000
-inline Py_ssize_t request_code_extra_index(freefunc free_fn) { return PyUnstable_Eval_RequestCodeExtraIndex(free_fn); }
-inline void* get_code_extra(PyObject* code, Py_ssize_t index) {
-  void* extra = nullptr;
-  return PyUnstable_Code_GetExtra(code, index, &extra) == 0 ? extra : nullptr;
-}
-inline bool set_code_extra(PyObject* code, Py_ssize_t index, void* extra) {
-  return PyUnstable_Code_SetExtra(code, index, extra) == 0;
-}
+#define PJ_CODE_EXTRA(name) PyUnstable_##name
 #else
-inline Py_ssize_t request_code_extra_index(freefunc free_fn) { return _PyEval_RequestCodeExtraIndex(free_fn); }
+#define PJ_CODE_EXTRA(name) _Py##name
+#endif
+inline Py_ssize_t request_code_extra_index(freefunc free_fn) { return PJ_CODE_EXTRA(Eval_RequestCodeExtraIndex)(free_fn); }
 inline void* get_code_extra(PyObject* code, Py_ssize_t index) {
   void* extra = nullptr;
-  return _PyCode_GetExtra(code, index, &extra) == 0 ? extra : nullptr;
+  return PJ_CODE_EXTRA(Code_GetExtra)(code, index, &extra) == 0 ? extra : nullptr;
 }
 // Returns false with a Python exception set on failure.
 inline bool set_code_extra(PyObject* code, Py_ssize_t index, void* extra) {
-  return _PyCode_SetExtra(code, index, extra) == 0;
+  return PJ_CODE_EXTRA(Code_SetExtra)(code, index, extra) == 0;
 }
-#endif
+#undef PJ_CODE_EXTRA
 #if PJ_PY_CAPTURE_BUILT
 // Frees a code object's extra array when every slot is empty, as if no co_extra user had set one:
 // CPython then calls no user's free function when the code dies (it calls every registered one,
