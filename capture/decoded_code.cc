@@ -87,7 +87,8 @@ std::unique_ptr<DecodedCode> analyse(PyCodeObject* co, std::string* error) {
     if (j.op == py::Opcode::FOR_ITER) mark(j.offset, j.jump_target - 1);
   }
   dec->in_loop.assign(n, 0);
-  for (size_t i = 0, depth = 0; i < n; ++i) {
+  int depth = 0;
+  for (size_t i = 0; i < n; ++i) {
     depth += marks[i];
     dec->in_loop[i] = depth > 0;
   }
