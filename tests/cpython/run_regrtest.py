@@ -423,10 +423,13 @@ def compare(module, stock, stressed, allowed):
 # The floors are half the fewest measured at stress level 1 on 3.7 and 3.9 (level 2 also runs
 # refused frames' re-assembled code, so it rewrites more); a module without floors needs one frame
 # of each. FLOOR_EXCEPTIONS: where a module's own code runs in no frame of its own, and why.
+# test_collections varies between identical runs even with the hash seed pinned: on 3.8 its own
+# frames rewritten ranged from 3328 to 18652 over ten runs (session 34; what else orders its
+# recompiles, object addresses perhaps, is not pinned down), so its floor is half that fewest.
 FLOORS = {
     "test_asyncgen": (0, 11.4), "test_augassign": (23, 10.0), "test_baseexception": (2, 10.4),
     "test_bool": (5, 10.5), "test_builtin": (321, 13.3), "test_class": (31, 10.3), "test_code": (5, 10.8),
-    "test_collections": (5916, 8.0), "test_compare": (141, 10.8), "test_contains": (10, 9.8),
+    "test_collections": (1664, 8.0), "test_compare": (141, 10.8), "test_contains": (10, 9.8),
     "test_contextlib": (21, 11.6), "test_coroutines": (37, 11.4), "test_dataclasses": (51, 11.9),
     "test_decorators": (19, 10.1), "test_descr": (1017, 12.2), "test_descrtut": (1, 11.5),
     "test_dict": (66, 25.9), "test_dictcomps": (2, 9.8), "test_dynamicclassattribute": (4, 10.1),
