@@ -124,8 +124,15 @@ void Simulator::LOAD_METHOD(SimFrame& fr, const Instruction& ins) {
   PyObject* owner = pop(fr);
   PyObject* name = PyTuple_GET_ITEM(fr.code->co_names, ins.arg);
   PyObject* v = deferred_method(owner, name);  // L.append(...) on the caller's list: replayed
+  if (!v) {
+    v = load_attr(owner, name);
+    // A method bound here: a graph break with the pair on the stack binds it again (owner.name)
+    const bool bound_here = (PyMethod_Check(v) && PyMethod_GET_SELF(v) == owner) ||
+                            (PyCFunction_Check(v) && PyCFunction_GET_SELF(v) == owner);
+    if (bound_here && !values_.find(v)) values_.created_method(v, owner, name, /*replayed=*/false);
+  }
   push(fr, null_slot());
-  push(fr, v ? v : load_attr(owner, name));
+  push(fr, v);
 }
 
 void Simulator::STORE_ATTR(SimFrame& fr, const Instruction& ins) {

@@ -11,9 +11,11 @@
 
 #if PJ_PY_CAPTURE_BUILT
 
+#include <cstring>
 #include <unordered_set>
 
 #include "capture/sim_state.h"
+#include "pyext/tensor_object.h"
 
 namespace pj::capture {
 
@@ -92,9 +94,14 @@ bool Simulator::reachable_from(const BreakPoint& b, PyObject* target) {
 }
 
 // The interpreter redoes everything capture simulated from b on: none of it may have been a write
-// to what b's values reach, and b must leave something worth a graph.
-bool Simulator::breakable(const BreakPoint& b) {
-  if (!b.valid || (b.graph.nodes == 0 && !opt_.break_without_graph)) return false;
+// to what b's values reach, and b must leave something worth a graph: graph work before it, or,
+// where the interpreter runs an instruction first (`runs`), a tensor the code after it may use.
+// The resume function then starts past what capture could not do, not at its own entry.
+bool Simulator::breakable(const BreakPoint& b, bool runs) {
+  if (!b.valid) return false;
+  if (b.graph.nodes == 0 && !opt_.break_without_graph &&
+      !(runs && graphless_ok_ && holds_live_tensor(b) && work_after(point_.offset)))
+    return false;
   for (size_t k = b.mutations; k < mutated_.size(); ++k)
     if (reachable_from(b, mutated_[k])) return false;
   return true;
@@ -108,6 +115,9 @@ bool Simulator::breakable(const BreakPoint& b) {
 int Simulator::can_break(Break why) {
   // An interruption must reach the caller; an internal failure leaves nothing to trust.
   if (!opt_.allow_breaks || why == Break::Interrupted || why == Break::Internal) return 0;
+  // An instruction that raises leaves no code after it to capture; a loop too long to unroll is
+  // run per iteration instead (runtime's outline_entry).
+  graphless_ok_ = why != Break::Raises && why != Break::InstructionBudget;
   int ordinal = choose_break();
   // A resume function that starts where the interpreter runs nothing must start after graph work:
   // one starting at its own entry would break there again, a frame deeper each time.
@@ -119,56 +129,82 @@ int Simulator::can_break(Break why) {
 }
 
 int Simulator::choose_break() {
+  break_else_ = 0;
   const BreakPoint& p = point_;
   const BreakPoint& s = line_start_;
   bool prefix = s.valid && s.stack.size() <= p.stack.size();
   for (size_t k = 0; prefix && k < s.stack.size(); ++k) prefix = s.stack[k] == p.stack[k];
-  auto nulls = [](const BreakPoint& b) {
-    int n = 0;
-    for (PyObject* v : b.stack) n += v == null_slot();
-    return n;
-  };
   // Inside a try block: the interpreter may run nothing outside it, so the resume function (which
   // enters the block again) starts at the point itself.
   if (!p.blocks.empty()) {
     break_offset_ = -1;
-    if (prefix && s.blocks == p.blocks && nulls(s) == 0 && breakable(s)) return s.ordinal;
-    return nulls(p) == 0 && breakable(p) ? p.ordinal : 0;
+    if (prefix && s.blocks == p.blocks && breakable(s, false)) return s.ordinal;
+    return breakable(p, false) ? p.ordinal : 0;
   }
   Opcode op = p.op;
   bool conditional = has_flag(op, py::kCondJump);
-  // The method pair the failing instruction consumes, or makes.
-  const bool takes_pair =
-      op == Opcode::CALL_METHOD ||
-      ((op == Opcode::CALL || op == Opcode::CALL_FUNCTION_EX) && py::kCallsOverNull &&
-       p.stack.size() >= static_cast<size_t>(op == Opcode::CALL ? p.arg + 2 : 3 + (p.arg & 1)) &&
-       p.stack[p.stack.size() - (op == Opcode::CALL ? p.arg + 2 : 3 + (p.arg & 1))] == null_slot());
-  const bool makes_pair = op == Opcode::LOAD_METHOD;  // (3.11's call_slot a resume function pushes again)
-  int pairs_after = nulls(p) - (takes_pair ? 1 : 0);
-  // Run through the failing instruction: a plain one or a branch, leaving no method pair.
-  if (point_current_ && (!py::is_jump(op) || conditional) && !makes_pair && pairs_after == 0) {
+  // Run through the failing instruction, a plain one or a branch: the interpreter runs exactly it,
+  // and the resume function starts after it with its result. From the start of its line instead
+  // when the line recorded no tensor work before it: what the line computed from Python scalars
+  // then stays out of the graph and its guards.
+  if (point_current_ && (!py::is_jump(op) || conditional)) {
     break_offset_ = p.offset;
-    if (prefix && breakable(s)) return s.ordinal;
-    return breakable(p) ? p.ordinal : 0;
+    const bool line = prefix && s.ordinal != p.ordinal && breakable(s, true);
+    if (line && s.graph.nodes == p.graph.nodes) return s.ordinal;
+    if (breakable(p, true)) {
+      if (line) break_else_ = s.ordinal;  // (p's stack may hold what bytecode cannot rebuild)
+      return p.ordinal;
+    }
+    return line ? s.ordinal : 0;
   }
-  // Run up to it, the resume function starts with it (a loop or block entry, a LOAD_METHOD).
-  // A failure past the last point (inside a loop): the resume function starts at that point's
-  // line, which is where its values are fewest.
-  if (!point_current_ && prefix && nulls(s) == 0 && breakable(s)) {
+  // Run up to it, the resume function starts with it (a loop or block entry). A failure past the
+  // last point (inside a loop): the resume function starts at that point's line, which is where
+  // its values are fewest.
+  if (!point_current_ && prefix && breakable(s, false)) {
     break_offset_ = -1;
     return s.ordinal;
   }
-  if (!point_current_ || pairs_after == 0 || (makes_pair && nulls(p) == 0)) {
-    if (point_current_ && prefix && s.ordinal != p.ordinal && p.prev_offset >= 0 && breakable(s)) {
-      break_offset_ = p.prev_offset;
-      return s.ordinal;
-    }
-    break_offset_ = -1;
-    if (nulls(p) == 0 && breakable(p)) return p.ordinal;
+  if (point_current_ && prefix && s.ordinal != p.ordinal && p.prev_offset >= 0 && breakable(s, true)) {
+    break_offset_ = p.prev_offset;
+    return s.ordinal;
   }
-  // Else the resume function starts at the line.
   break_offset_ = -1;
-  return prefix && nulls(s) == 0 && breakable(s) ? s.ordinal : 0;
+  if (breakable(p, false)) return p.ordinal;
+  return prefix && breakable(s, false) ? s.ordinal : 0;
+}
+
+// Whether the root's code after `offset` computes anything (calls, operators, attributes): what
+// a resume function starting there could capture. `return f(x)` leaves nothing to.
+bool Simulator::work_after(int offset) const {
+  auto it = decoded_.find(frames_root_code_);
+  if (it == decoded_.end()) return false;
+  for (const Instruction& in : it->second->ins) {
+    if (in.offset <= offset) continue;
+    const char* name = py::op_name(in.op);
+    for (const char* prefix : {"CALL", "BINARY_", "INPLACE_", "UNARY_", "COMPARE_OP", "CONTAINS_OP", "LOAD_ATTR",
+                               "LOAD_METHOD", "STORE_ATTR", "STORE_SUBSCR", "FOR_ITER", "GET_ITER"})
+      if (std::strncmp(name, prefix, std::strlen(prefix)) == 0) return true;
+  }
+  return false;
+}
+
+// (a tensor, or a tuple or list of them: no deeper, and nothing that runs code or can stop capture)
+bool Simulator::holds_live_tensor(const BreakPoint& b) {
+  auto tensorish = [](PyObject* v) {
+    if (!v || v == null_slot() || v == call_slot()) return false;
+    if (py::is_tensor(v)) return true;
+    if (!PyTuple_CheckExact(v) && !PyList_CheckExact(v)) return false;
+    for (Py_ssize_t i = 0; i < PySequence_Fast_GET_SIZE(v); ++i)
+      if (py::is_tensor(PySequence_Fast_GET_ITEM(v, i))) return true;
+    return false;
+  };
+  for (PyObject* v : b.stack)
+    if (tensorish(v)) return true;
+  for (size_t i = 0; i < b.locals.size(); ++i) {  // (one never read is the real frame's: no guard)
+    PyObject* v = b.locals[i] || b.stored[i] ? b.locals[i] : py::frame_local(frames_root_real_, static_cast<int>(i));
+    if (tensorish(v)) return true;
+  }
+  return false;
 }
 
 bool Simulator::plan_break() {
@@ -179,27 +215,13 @@ bool Simulator::plan_break() {
   planning_break_ = true;
   try {
     // The order codegen builds them in: a container met again is the one built first.
-    for (size_t k = 0; k < b.stack.size(); ++k) {
-      if (b.stack[k] == call_slot()) {  // 3.11: PUSH_NULL's, which the resume function pushes again
+    for (PyObject* v : b.stack) {
+      if (v == call_slot() || v == null_slot()) {  // a callable's NULL (PUSH_NULL's, LOAD_METHOD's)
         plan.stack.emplace_back();
         plan.stack.back().kind = ReturnPlan::Null;
         continue;
       }
-      if (b.stack[k] != null_slot()) {
-        plan.stack.push_back(plan_return(b.stack[k]));
-        continue;
-      }
-      // LOAD_METHOD's empty slot under a bound attribute: the instruction becomes a plain call
-      // (3.11: its CALL, over a NULL).
-      bool method_slot = b.offset == opt_.break_offset && (b.op == Opcode::CALL_METHOD || b.op == Opcode::CALL) &&
-                         k + b.arg + 2 == b.stack.size();
-      if (!method_slot) return false;
-      if (py::kCallsOverNull) {  // 3.11: the NULL itself, which its CALL takes
-        plan.stack.emplace_back();
-        plan.stack.back().kind = ReturnPlan::Null;
-        continue;
-      }
-      plan.method_call_as_function = true;
+      plan.stack.push_back(plan_return(v));
     }
     for (size_t i = 0; i < b.locals.size(); ++i) {
       if (!b.stored[i]) continue;  // still what the frame started with
@@ -231,24 +253,25 @@ bool Simulator::plan_break() {
   return true;
 }
 
-// 3.11: where the value stack holds a NULL once the interpreter ran the instructions up to and
-// including break_offset_ (point_ is the failing instruction's point, or the one after
-// break_offset_). A NULL sits under a callable until its CALL (or CALL_FUNCTION_EX) takes it; the
-// failing instruction takes only its own (no other instruction consumes one) or, a LOAD_GLOBAL,
-// pushes one under the global.
+// Where the value stack holds a callable's NULL once the interpreter ran the instructions up to
+// and including break_offset_ (point_ is the failing instruction's point, or the one after
+// break_offset_). A NULL sits under a callable until its call takes it; the failing instruction
+// takes only its own (no other instruction consumes one) or pushes one: LOAD_METHOD (run as the
+// simulator models it: NULL, then the attribute), 3.11's LOAD_GLOBAL under the global.
 std::vector<int> Simulator::nulls_after_run() const {
   std::vector<int> out;
   const BreakPoint& p = point_;
-  if (!py::kCallsOverNull || break_offset_ < 0) return out;
+  if (break_offset_ < 0) return out;
   const int size = static_cast<int>(p.stack.size());
   int taken = -1;
   if (break_offset_ == p.offset) {
-    if (p.op == Opcode::CALL) taken = size - p.arg - 2;
-    if (p.op == Opcode::CALL_FUNCTION_EX) taken = size - 3 - (p.arg & 1);
+    if (p.op == Opcode::CALL || p.op == Opcode::CALL_METHOD) taken = size - p.arg - 2;
+    if (p.op == Opcode::CALL_FUNCTION_EX && py::kCallsOverNull) taken = size - 3 - (p.arg & 1);
   }
   for (int k = 0; k < size; ++k)
     if (k != taken && (p.stack[k] == call_slot() || p.stack[k] == null_slot())) out.push_back(k);
-  if (break_offset_ == p.offset && p.op == Opcode::LOAD_GLOBAL && (p.arg & 1)) out.push_back(size);
+  if (break_offset_ == p.offset && p.op == Opcode::LOAD_GLOBAL && py::kGlobalPushesNull && (p.arg & 1)) out.push_back(size);
+  if (break_offset_ == p.offset && p.op == Opcode::LOAD_METHOD) out.push_back(size - 1);
   return out;
 }
 

@@ -480,10 +480,16 @@ class Simulator : public TraceContext {
   int choose_break();
   bool plan_break();
   std::vector<char> bound_at_point() const;  // which fast locals are bound at point_
-  std::vector<int> nulls_after_run() const;   // 3.11: NULL positions once the interpreter ran to break_offset_
+  std::vector<int> nulls_after_run() const;   // NULL positions once the interpreter ran to break_offset_
   PyCodeObject* frames_root_code_ = nullptr;
+  py::Frame* frames_root_real_ = nullptr;
   bool reachable_from(const BreakPoint& b, PyObject* target);
-  bool breakable(const BreakPoint& b);
+  bool breakable(const BreakPoint& b, bool runs);
+  bool holds_live_tensor(const BreakPoint& b);  // a tensor among b's locals and stack
+  PyObject* jitted_target(PyObject* target);
+  bool work_after(int offset) const;
+  bool graphless_ok_ = false;  // the refusal may break where no graph work came before (can_break)
+  int break_else_ = 0;         // the point to break at where planning at the chosen one fails
   bool planning_break_ = false;  // plan_return for a graph break's live values
   int backedges_ = 0;  // loop iterations simulated (CaptureOptions::loop_limit)
   // The loop limit was reached in a loop of the root's callee, which alone ran most of it: the root's

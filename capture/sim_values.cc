@@ -437,6 +437,13 @@ PyObject* Simulator::make_namedtuple(PyTypeObject* t, PyObject* base, const std:
   return new_tuple_of(t, items);
 }
 
+// What a call of a jitted function runs here: its target, inlined into this graph, unless this
+// frame is captured for stress mode only (the function is then its own jit, as without stress).
+PyObject* Simulator::jitted_target(PyObject* target) {
+  if (opt_.stress_only) stop(Break::UnsupportedCall, "calls a jitted function from a frame captured for stress mode only");
+  return target;
+}
+
 PyObject* Simulator::make_sym(const TensorMeta& m, int value_id) {
   return own(py::wrap(Tensor::symbolic(m.shape, m.dtype, value_id)));
 }
@@ -477,6 +484,26 @@ PyObject* Simulator::wrap(PyObject* obj, int node) {
     PyObject* f = wrap(PyMethod_GET_FUNCTION(obj), tree_.child(node, guards::Access::Attr, func_name));
     PyObject* self = wrap(PyMethod_GET_SELF(obj), tree_.child(node, guards::Access::Attr, self_name));
     PyObject* m = own(PyMethod_New(f, self));
+    values_.read_from_frame(m, node);
+    return m;
+  }
+  if (PyCFunction_Check(obj) && PyCFunction_GET_SELF(obj) && !PyModule_Check(PyCFunction_GET_SELF(obj)) &&
+      !PyType_Check(PyCFunction_GET_SELF(obj))) {  // (a type's, `object.__new__`, is the type's own object)
+    // A builtin's method bound to its object (`t.item`, `d.get` a resume function got), as new
+    // with each call: the object, and which method (its type's, by name), are guarded
+    static PyObject* self_name = PyUnicode_InternFromString("__self__");
+    static PyObject* name_name = PyUnicode_InternFromString("__name__");
+    Py_INCREF(Py_TYPE(obj));
+    tree_.add_check(node, {CheckKind::Type, reinterpret_cast<PyObject*>(Py_TYPE(obj)), 0, {}});
+    PyObject* self = wrap(PyCFunction_GET_SELF(obj), tree_.child(node, guards::Access::Attr, self_name));
+    PyObject* name = own(PyObject_GetAttr(obj, name_name));
+    if (!name || !PyUnicode_Check(name)) python_error("reading a builtin method's __name__");
+    Py_INCREF(name);
+    tree_.add_check(tree_.child(node, guards::Access::Attr, name_name), {CheckKind::Equal, name, 0, {}});
+    PyObject* m = load_attr(self, name);
+    if (!PyCFunction_Check(m) ||
+        reinterpret_cast<PyCFunctionObject*>(m)->m_ml != reinterpret_cast<PyCFunctionObject*>(obj)->m_ml)
+      stop(Break::UnsupportedCall, "a builtin method bound to an object whose attribute of that name is another");
     values_.read_from_frame(m, node);
     return m;
   }
@@ -1395,7 +1422,7 @@ PyObject* Simulator::call(PyObject* callable, const std::vector<PyObject*>& args
   if (PyMethod_Check(callable)) {
     PyObject* func = PyMethod_GET_FUNCTION(callable);
     PyObject* self = PyMethod_GET_SELF(callable);
-    if (PyObject* target = jit_target(func)) func = target;  // a jitted method inlines into this graph
+    if (PyObject* target = jit_target(func)) func = jitted_target(target);  // a jitted method inlines into this graph
     const CellTypes& c = cell_types();
     if (c.call && func == c.call && is_cell(self)) return call(self, args, kwnames);
     if (func == object_init() && made_object(self)) {  // super().__init__() reaching object's
@@ -1406,7 +1433,7 @@ PyObject* Simulator::call(PyObject* callable, const std::vector<PyObject*>& args
     if (py::is_tensor(self) || is_library_type(Py_TYPE(self))) return trace_call(callable, args, kwnames);
     stop(Break::UnsupportedCall, describe_callable(callable));
   }
-  if (PyObject* target = jit_target(callable)) return call(target, args, kwnames);
+  if (PyObject* target = jit_target(callable)) return call(jitted_target(target), args, kwnames);
   if (is_partial(callable)) return call_partial(callable, args, kwnames);
   if (PyFunction_Check(callable)) {
     if (values_.created(callable, Kind::Function) || !is_library_code(callable)) return inline_call(callable, nullptr, args, kwnames);

@@ -109,6 +109,7 @@ void Simulator::run_root(py::Frame* f) {
   SimFrame fr;
   fr.code = py::frame_code(f);
   frames_root_code_ = fr.code;
+  frames_root_real_ = f;
   fr.root = true;
   fr.real = f;
   fr.globals = py::frame_globals(f);
@@ -407,6 +408,7 @@ int simulate(py::Frame* f, const CaptureOptions& options, CaptureResult& r, Capt
         r.ok = r.broke = true;
       } else if (!options.stop_at_boundary && again && (break_at = sim.can_break(s.reason)) > 0) {
         again->stop_at_boundary = break_at;
+        again->stop_at_boundary_else = sim.break_else_;
         again->break_offset = sim.break_offset_;
         again->break_bound = sim.bound_at_point();
         again->break_nulls = sim.nulls_after_run();
@@ -445,6 +447,11 @@ CaptureResult capture_frame(py::Frame* f, const CaptureOptions& options) {
     // values only the interpreter's part reads). The refusal stays the break's reason.
     CaptureResult b = fresh_result(co);
     simulate(f, again, b);
+    if (!(b.ok && b.broke) && !b.interrupted && again.stop_at_boundary_else > 0) {
+      again.stop_at_boundary = again.stop_at_boundary_else;
+      b = fresh_result(co);
+      simulate(f, again, b);
+    }
     if (b.ok && b.broke) {
       b.reason = r.reason;
       b.detail = std::move(r.detail);

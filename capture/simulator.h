@@ -52,9 +52,15 @@ struct CaptureOptions {
   bool allow_breaks = true;
   // Break even when the captured part holds no op (stress mode, to exercise breaks on any code).
   bool break_without_graph = false;
+  // The frame is a capture candidate only because of stress mode: a jitted function it calls runs
+  // as its own jit (as it does without stress), not inlined into this frame's graph.
+  bool stress_only = false;
   // Second pass of a graph break: stop at the root's n-th instruction (1-based; 0: never) and plan
   // the break there, with exactly the guards the instructions before it needed.
   int stop_at_boundary = 0;
+  // ... and, where planning the break there fails (a value on the stack bytecode cannot rebuild),
+  // the point to try instead: the start of the failing instruction's line (0: none).
+  int stop_at_boundary_else = 0;
   // A resume function's prologue (putting its arguments on the stack, then jumping into the
   // original code) holds no break point: a break there would resume where it began.
   int first_break_index = 0;
@@ -62,7 +68,7 @@ struct CaptureOptions {
   // first pass saw it: its offset, and which fast locals are bound there.
   int break_offset = -1;
   std::vector<char> break_bound;
-  // 3.11: the value-stack positions that hold a NULL (a callable's) after that instruction ran.
+  // The value-stack positions that hold a callable's NULL after that instruction ran.
   std::vector<int> break_nulls;
   // Dynamic shapes: tensor dims read from the frame that get a symbol instead of their size.
   // "x#0" names dim 0 of the tensor at guard path x (what a recompile found changing); with

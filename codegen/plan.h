@@ -18,7 +18,8 @@ struct ReturnPlan {
   // Method: a builtin container's bound method, items[0].<obj> (`push = out.append`).
   // Object: an instance of a user class the function made, obj = (class, attribute names), items
   // their values: py::object_rebuild_function()(class, names, *items), which runs no user code.
-  // Null: 3.11's NULL under a callable on a resume function's stack (PUSH_NULL there).
+  // Null: a method pair's NULL under its callable on a resume function's stack (3.11: PUSH_NULL
+  // there; 3.7-3.10: left out, and the CALL_METHOD that takes the pair becomes a CALL_FUNCTION).
   enum Kind { Const, Output, Source, Tuple, List, Dict, Shared, Method, Object, Null } kind = Const;
   PyObject* obj = nullptr;  // Const: the value; Dict: the keys (a tuple); Output: the class to
                             // give the output (nullptr: pijit.Tensor); Method: its name; Tuple: a
@@ -54,13 +55,12 @@ struct ResumePlan {
   int break_offset = -1;  // ... and of the last, where capture stopped (a straight run from `offset`);
                           // -1: none, the resume function starts at `offset`
   std::vector<ReturnPlan> stack;                   // the value stack there, bottom first
-  bool method_call_as_function = false;            // CALL_METHOD (3.11: CALL) whose method slot was empty
   std::vector<std::pair<int, ReturnPlan>> locals;  // fast locals the captured part assigned
   std::vector<int> deleted;                        // arguments the captured part deleted
   std::vector<std::pair<int, ReturnPlan>> cells;   // cell variables it assigned (cellvars order)
   std::vector<char> bound;                         // per fast local: bound at break_offset
-  std::vector<int> nulls;                          // 3.11: stack positions holding a NULL there (the
-                                                   // resume function pushes them again: PUSH_NULL)
+  std::vector<int> nulls;                          // stack positions holding a method pair's NULL
+                                                   // where the resume function starts (ReturnPlan::Null)
   std::vector<BlockPlan> blocks;                   // try blocks open at `offset` (outermost first);
                                                    // non-empty only with break_offset == -1
 };

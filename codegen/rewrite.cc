@@ -212,9 +212,8 @@ class Emitter : public CodeBuilder {
       case ReturnPlan::Shared:  // built earlier in this plan (depth first, left to right)
         op(Opcode::LOAD_FAST, slot_locals_.at(p.index));
         return;
-      case ReturnPlan::Null:  // 3.11: a callable's NULL
-        PJ_CHECK(py::kCallsOverNull) << "a NULL stack slot in rewritten code of a Python before 3.11";
-        op(Opcode::PUSH_NULL);
+      case ReturnPlan::Null:  // a callable's NULL. 3.7-3.10 have no PUSH_NULL: the slot is left out
+        if (py::kCallsOverNull) op(Opcode::PUSH_NULL);  // (method_call_pairs)
         return;
     }
   }
@@ -222,7 +221,9 @@ class Emitter : public CodeBuilder {
   // interpreter runs the rest of the frame (the block stack is empty there).
   // `handlers`: (index of an instruction emitted here, byte offset in the original) pairs whose
   // target becomes that offset's instruction in the copy (a SETUP entering an original handler).
-  bool resume_original(PyCodeObject* original, int offset, const std::vector<std::pair<size_t, int>>& handlers = {}) {
+  // `as_functions`: offsets of CALL_METHODs the copy runs as CALL_FUNCTION (method_call_pairs).
+  bool resume_original(PyCodeObject* original, int offset, const std::vector<std::pair<size_t, int>>& handlers = {},
+                       const std::vector<int>& as_functions = {}) {
     py::DecodeResult d = py::decode_code(reinterpret_cast<PyObject*>(original));
     if (!d.ok()) {
       PyErr_SetString(PyExc_ValueError, ("malformed bytecode: " + d.error).c_str());
@@ -251,6 +252,7 @@ class Emitter : public CodeBuilder {
       code_[h.first].target = base + k;
     }
     op(Opcode::JUMP_ABSOLUTE, 0, base + at);
+    for (int off : as_functions) orig[index_at(off)].op = Opcode::CALL_FUNCTION;
     for (AsmInstr& in : orig) {
       if (in.target >= 0) in.target += base;
       localize_cells(original, in, false);
@@ -334,8 +336,10 @@ class Emitter : public CodeBuilder {
   // The original instructions from `from` to `to` (offsets), as the interpreter is to run them: a
   // straight run (only the last may jump). *last: the last one; *next: the offset after it;
   // *depth: the stack depth before it, given the depth before the first.
-  bool copy_run(PyCodeObject* original, int from, int to, bool method_call_as_function, py::Instruction* last,
-                int* next, int* depth) {
+  // Method pairs are as capture's simulator makes them: NULL under the bound attribute (LOAD_METHOD
+  // may push the unbound function and its owner instead: the pair a resume function is given must
+  // not depend on which). 3.7-3.10 leave the NULL out (method_call_pairs).
+  bool copy_run(PyCodeObject* original, int from, int to, py::Instruction* last, int* next, int* depth) {
     py::DecodeResult d = py::decode_code(reinterpret_cast<PyObject*>(original));
     from = call_group_start(d, from);
     int first = -1, end = -1;
@@ -347,19 +351,46 @@ class Emitter : public CodeBuilder {
       PyErr_Format(PyExc_ValueError, "no straight run of instructions from offset %d to %d", from, to);
       return false;
     }
+    // A pair the run both makes and consumes stays as it is (a bound method made to be called
+    // costs a recursion level more on 3.8); one the run leaves on the stack, or one it takes from
+    // the stack it was given, is the simulator's NULL and bound attribute.
+    std::vector<char> kept(end + 1, 0);
+    {
+      std::map<int, int> made;  // stack position of a LOAD_METHOD's slot -> that instruction
+      int dp = *depth;
+      for (int k = first; k <= end; ++k) {
+        const py::Instruction& in = d.instructions[k];
+        int slot = -1;
+        if (in.op == Opcode::CALL_METHOD || in.op == Opcode::PRECALL) slot = dp - in.arg - 2;
+        if (auto it = made.find(slot); slot >= 0 && it != made.end()) {
+          kept[it->second] = kept[k] = 1;
+          made.erase(it);
+        }
+        if (in.op == Opcode::LOAD_METHOD) made[dp - 1] = k;
+        dp += py::stack_effect(in.op, in.arg, 0);
+      }
+    }
     for (int k = first; k <= end; ++k) {
       py::Instruction in = d.instructions[k];
       if (k < end && (py::is_jump(in.op) || py::has_flag(in.op, py::kEndsBlock))) {
         PyErr_Format(PyExc_ValueError, "%s inside the run of instructions a graph break hands back", py::op_name(in.op));
         return false;
       }
-      if (k == end && method_call_as_function && in.op == Opcode::CALL_METHOD) in.op = Opcode::CALL_FUNCTION;
+      const Opcode orig_op = in.op;
+      if (in.op == Opcode::LOAD_METHOD && !kept[k]) in.op = Opcode::LOAD_ATTR;
+      if (in.op == Opcode::CALL_METHOD && !kept[k]) in.op = Opcode::CALL_FUNCTION;
       AsmInstr a{in.op, in.arg, -1, in.line ? in.line : line_};
       a.span = in.span;  // (3.11: a traceback's columns)
       localize_cells(original, a, false);
       code_.push_back(a);
-      if (k < end) *depth += py::stack_effect(in.op, in.arg, 0);
-      *last = in;
+      if (orig_op == Opcode::LOAD_METHOD && !kept[k] && py::kCallsOverNull) {  // 3.11: NULL, attribute
+        AsmInstr null{Opcode::PUSH_NULL, 0, -1, a.line}, swap{Opcode::SWAP, 2, -1, a.line};
+        null.span = swap.span = a.span;
+        code_.push_back(null);
+        code_.push_back(swap);
+      }
+      if (k < end) *depth += py::stack_effect(orig_op, in.arg, 0);  // (counting the pair as the simulator does)
+      *last = d.instructions[k];
     }
     *next = end + 1 < static_cast<int>(d.instructions.size()) ? d.instructions[end + 1].offset : -1;
     return true;
@@ -372,7 +403,7 @@ class Emitter : public CodeBuilder {
   void call_resume(PyCodeObject* original, PyObject* code, int depth, const std::vector<char>& bound,
                    const std::vector<int>& nulls) {
     if (py::kCallsOverNull) return call_resume311(original, code, depth, bound, nulls);
-    op(Opcode::BUILD_LIST, depth);
+    op(Opcode::BUILD_LIST, depth - static_cast<int>(nulls.size()));  // (no NULL is on the stack)
     op(Opcode::LOAD_CONST, const_index(resume_caller()));
     op(Opcode::ROT_TWO);
     make_resume_function(original, code);
@@ -478,8 +509,13 @@ PyObject* emit_graph_code(PyCodeObject* original, const guards::GuardTree& guard
     e.call_resume(original, code.get(), depth, r.bound, r.nulls);
     return e.finish(original);
   }
-  if (!e.copy_run(original, r.offset, r.break_offset, r.method_call_as_function, &ins, &next, &depth)) return nullptr;
+  if (!e.copy_run(original, r.offset, r.break_offset, &ins, &next, &depth)) return nullptr;
   size_t jump_at = e.size() - 1;
+  // r.bound is at the last instruction's start: what it stores or deletes itself (a local whose
+  // old value has a finalizer) is not in it
+  std::vector<char> bound = r.bound;
+  if ((ins.op == Opcode::STORE_FAST || ins.op == Opcode::DELETE_FAST) && ins.arg < static_cast<int>(bound.size()))
+    bound[ins.arg] = ins.op == Opcode::STORE_FAST;
   bool conditional = py::has_flag(ins.op, py::kCondJump);
   if (py::is_jump(ins.op) && !conditional) {
     PyErr_Format(PyExc_ValueError, "cannot break at %s", py::op_name(ins.op));
@@ -497,12 +533,42 @@ PyObject* emit_graph_code(PyCodeObject* original, const guards::GuardTree& guard
     std::vector<int> nulls;  // (a branch takes no NULL)
     for (int k : r.nulls)
       if (k < ways[w].depth) nulls.push_back(k);
-    Ref code(resume_code(ways[w].offset, ways[w].depth, r.bound, nulls));
+    Ref code(resume_code(ways[w].offset, ways[w].depth, bound, nulls));
     if (!code) return nullptr;
-    e.call_resume(original, code.get(), ways[w].depth, r.bound, nulls);
+    e.call_resume(original, code.get(), ways[w].depth, bound, nulls);
   }
   return e.finish(original);
 }
+
+namespace {
+
+// 3.7-3.10: a method pair on a resume function's stack (NULL under the callable, as capture's
+// simulator makes every pair) is passed as the callable alone: there is no PUSH_NULL to make the
+// NULL again. The CALL_METHODs that take such a pair run as CALL_FUNCTION (*as_functions), the
+// same call. 3.11 pushes the NULL again.
+bool method_call_pairs(PyCodeObject* original, int offset, int depth, const std::vector<BlockPlan>& blocks,
+                       const std::vector<int>& nulls, std::vector<int>* as_functions) {
+  if (py::kCallsOverNull || nulls.empty()) return true;
+  py::DecodeResult d = py::decode_code(reinterpret_cast<PyObject*>(original));
+  for (int k : nulls) {
+    for (const BlockPlan& b : blocks)
+      if (b.level > k) {
+        PyErr_Format(PyExc_ValueError, "a try block above the method pair at stack position %d", k);
+        return false;
+      }
+    std::string why;
+    std::vector<int> calls = d.ok() ? py::method_pair_consumers(d, offset, depth, k, &why) : std::vector<int>{};
+    if (calls.empty()) {
+      PyErr_Format(PyExc_ValueError, "the method pair at stack position %d cannot be handed over at offset %d: %s", k,
+                   offset, (d.ok() ? why : d.error).c_str());
+      return false;
+    }
+    as_functions->insert(as_functions->end(), calls.begin(), calls.end());
+  }
+  return true;
+}
+
+}  // namespace
 
 PyObject* emit_resume_code(PyCodeObject* original, int offset, int depth, const std::vector<char>& bound, int line,
                            const std::vector<BlockPlan>& blocks, const std::vector<int>& nulls) {
@@ -529,7 +595,7 @@ PyObject* emit_resume_code(PyCodeObject* original, int offset, int depth, const 
       e.op(static_cast<Opcode>(blocks[b].op));
     }
     if (k < depth && is_null(k)) {
-      e.op(Opcode::PUSH_NULL);
+      if (py::kCallsOverNull) e.op(Opcode::PUSH_NULL);  // (3.7-3.10: left out, method_call_pairs)
     } else if (k < depth) {
       // On the stack now, and no longer a local: as in the original, the value lives only as long
       // as the stack holds it (an exception raised with it, kept by a local of the frame its
@@ -543,7 +609,9 @@ PyObject* emit_resume_code(PyCodeObject* original, int offset, int depth, const 
     PyErr_SetString(PyExc_ValueError, "a try block above the value stack it resumes with");
     return nullptr;
   }
-  if (!e.resume_original(original, offset, handlers)) return nullptr;
+  std::vector<int> as_functions;
+  if (!method_call_pairs(original, offset, depth, blocks, nulls, &as_functions)) return nullptr;
+  if (!e.resume_original(original, offset, handlers, as_functions)) return nullptr;
   return e.finish_closure(original, static_cast<int>(bound.size()) + nargs);  // every local, then the stack
 }
 

@@ -74,3 +74,16 @@ std::string encode_exception_table(const std::vector<ExceptionEntry>& entries);
 DecodeResult decode_code(_object* code);
 
 }  // namespace pj::py
+
+namespace pj::py {
+
+// 3.7-3.10: a resume function is given no NULL (an argument cannot be one), so a method pair
+// (LOAD_METHOD's NULL under a callable, at value-stack position `slot`) reaches it as the callable
+// alone, and the CALL_METHOD that consumes the pair must become a CALL_FUNCTION. This finds those
+// instructions: every CALL_METHOD the code from `offset` on (stack `depth` deep there) reaches
+// that takes the pair, along every path. Empty with *why set where a path does anything else
+// with the pair (an instruction reaching into it, a return, an instruction this walk does not
+// know): then the pair cannot be handed over.
+std::vector<int> method_pair_consumers(const DecodeResult& d, int offset, int depth, int slot, std::string* why);
+
+}  // namespace pj::py

@@ -440,6 +440,7 @@ bool build_entry(py::Frame* f, CodeState* st, const JitOptions& opt, CacheEntry*
   // Stress level 2 breaks on any code, to exercise breaks and resumption everywhere; a function
   // the user jitted keeps its own behaviour (graph and break counts) under stress.
   copt.break_without_graph = g_stress_breaks && stress_only(opt);
+  copt.stress_only = stress_only(opt);
   st->dynamic_dims.insert(opt.signature_dims.begin(), opt.signature_dims.end());
   if (opt.dynamic != 0 || !opt.signature_dims.empty()) copt.dynamic_dims = &st->dynamic_dims;
   copt.dynamic_scalars = &st->dynamic_scalars;  // (only mutable() puts paths there under dynamic=0)
@@ -494,12 +495,13 @@ bool build_entry(py::Frame* f, CodeState* st, const JitOptions& opt, CacheEntry*
     codegen::ResumeMaker make_resume = [&](int offset, int depth, const std::vector<char>& bound, int line,
                                            const std::vector<codegen::BlockPlan>& blocks,
                                            const std::vector<int>& nulls) -> PyObject* {
-      // (the blocks open at an offset are fixed, and so are 3.11's NULLs on its stack)
-      PyObject*& rc = st->resume_codes[{offset, depth, bound}];
+      // (the blocks open at an offset are fixed; the NULLs on its stack are where the method
+      // pairs are, which the layout names)
+      PyObject*& rc = st->resume_codes[{offset, depth, bound, nulls}];
       if (!rc) {
         rc = codegen::emit_resume_code(co, offset, depth, bound, line, blocks, nulls);
         if (!rc) {
-          st->resume_codes.erase({offset, depth, bound});
+          st->resume_codes.erase({offset, depth, bound, nulls});
           return nullptr;
         }
         make_candidate(rc, opt, false);
@@ -529,7 +531,9 @@ bool build_entry(py::Frame* f, CodeState* st, const JitOptions& opt, CacheEntry*
     } else {
       out->code = code;
       if (st->is_resume || st->is_loop_body) py::note_continuation_code(code);
-      out->graph = r.graph;
+      // (a break before any graph work runs no graph: the interpreter runs the instruction capture
+      // could not, the resume function the rest)
+      out->graph = r.broke && r.ops_seen == 0 && !r.plan.calls_graph ? nullptr : r.graph;
       out->direct = make_direct_call(r.plan, *r.graph, runner.get(), *r.guards);
       out->effects = r.effects;
       if (r.broke) {
@@ -645,7 +649,7 @@ __attribute__((noinline)) Lookup lookup_entry(PyThreadState* ts, py::Frame* f, C
     // mode) made for a refused capture runs eagerly, which fullgraph=True must not accept.
     if (opt.fullgraph && (!it->graph || !it->break_text.empty())) {
       drop_objs();
-      raise_capture_error(co, it->graph ? it->break_text : it->reason_text, it->record.id.empty() ? nullptr : &it->record);
+      raise_capture_error(co, it->break_text.empty() ? it->reason_text : it->break_text, it->record.id.empty() ? nullptr : &it->record);
       *result = nullptr;
       return Lookup::Done;
     }

@@ -240,12 +240,18 @@ class GraphBreaks(unittest.TestCase):
         with self.assertRaisesRegex(pj.CaptureError, "B008"):
             jf(T([1.0]))
 
-    def test_no_break_when_the_captured_part_holds_no_op(self):
+    def test_a_break_before_any_op_leaves_the_code_after_it_a_graph(self):
         def f(x):
-            say("first")
+            say("first")  # the interpreter runs this call, and only it
             return x * 2.0
         st = self.same(f, lambda: (T([1.0]),))
-        self.assertEqual((st["graphs"], st["breaks"]), (0, 0))
+        self.assertEqual((st["graphs"], st["breaks"], st["resume_graphs"]), (0, 1, 1), st["break_reasons"])
+
+    def test_no_break_before_any_op_when_nothing_follows(self):
+        def f(x):
+            return say(x)  # nothing after the call to capture: the frame runs as it is
+        st = self.same(f, lambda: (T([1.0]),))
+        self.assertEqual((st["graphs"], st["breaks"], st["resume_functions"]), (0, 0, 0), st["break_reasons"])
 
     def test_no_break_when_a_live_value_cannot_be_rebuilt(self):
         def f(x):

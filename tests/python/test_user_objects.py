@@ -424,6 +424,9 @@ class UserObjects(unittest.TestCase):
             def f(x, cls=cls):
                 cls()
                 return x + 1.0
+            # (one code object for every class: the interpreter makes the call at the break, so the
+            # first class's entry would serve them all; forget it to see each class's reason)
+            pj.reset(f)
             jf = pj.jit(f)
             self.assertTrue(same_bits(jf(x1()), x1() + 1.0))
             reasons = pj.jit_stats(jf)["break_reasons"]

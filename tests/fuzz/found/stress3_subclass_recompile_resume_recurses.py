@@ -16,7 +16,7 @@ make_candidate (runtime/eval_frame.cc) now measures each code's own prologue.
     PYTHONPATH=pyscripts python tests/fuzz/found/stress3_subclass_recompile_resume_recurses.py     (exit 1: plain and jitted differ)
 """
 import pijit as pj
-from _found import captured, outcome, verdict
+from _found import broke, captured, outcome, verdict
 
 
 class MyT(pj.Tensor):
@@ -38,4 +38,5 @@ try:
 finally:
     pj.set_stress(0)
 
-verdict(plain, jitted, [captured("run", 1), captured("f", 1)])
+# (stress 3's break in `run` before any op runs no graph: not counted as one since issue 45)
+verdict(plain, jitted, [broke("run", "B002", 0), captured("f", 1)])

@@ -74,4 +74,5 @@ try:
 finally:
     pj.set_stress(0)
 
-verdict(plain, jitted, [captured("risky", 2), refused("f", "B005")])
+# (stress 3's break in `risky` before any op runs no graph: not counted as one since issue 45)
+verdict(plain, jitted, [captured("risky", 1), refused("f", "B005")])
