@@ -233,6 +233,14 @@ void Simulator::BINARY_SUBSCR(SimFrame& fr, const Instruction& ins) {
     return;
   }
   if (!trusted(obj) || !trusted(key)) stop(Break::UserObjectOperator, std::string("indexing ") + Py_TYPE(obj)->tp_name);
+  if (node < 0 && (PyList_CheckExact(obj) || PyTuple_CheckExact(obj)) && !overlaid_.count(obj) && !dirty_.count(obj) &&
+      (PyLong_CheckExact(key) || (PySlice_Check(key) && is_constant(key)))) {
+    // A list or tuple the simulation built holds the very values it was given: `[l][0] is l`
+    PyObject* r = PyObject_GetItem(obj, key);
+    if (!r) raise_lookup_error("indexing");
+    push(fr, own(r));
+    return;
+  }
   PyObject* r = PyObject_GetItem(materialize(obj), materialize(key));
   if (!r) raise_lookup_error("indexing");
   push(fr, own(r));

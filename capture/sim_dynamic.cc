@@ -317,8 +317,10 @@ void DynamicShapes::after_node(const OpDef& op, const Attrs& attrs, const std::v
 
 void DynamicShapes::number_read(PyObject* obj, PyObject* copy, int node) {
   const bool marked = py::is_mutable_number(obj);
-  if (!marked && !(s_.opt_.dynamic_scalars && s_.opt_.dynamic_scalars->count(s_.tree_.path(node)))) return;
+  const bool data = s_.resume_data(node);
+  if (!marked && !data && !(s_.opt_.dynamic_scalars && s_.opt_.dynamic_scalars->count(s_.tree_.path(node)))) return;
   liftable_.emplace(copy, node);
+  if (data) data_.insert(copy);
   if (marked) s_.r_.mutable_paths.push_back(s_.tree_.path(node));
 }
 

@@ -13,6 +13,7 @@
 #include <optional>
 #include <string>
 #include <unordered_map>
+#include <unordered_set>
 #include <vector>
 
 #include "graph/ir.h"
@@ -42,6 +43,10 @@ class DynamicShapes {
   // earlier call (CaptureOptions::dynamic_scalars).
   void number_read(PyObject* obj, PyObject* copy, int node);
   bool liftable(PyObject* copy) const { return liftable_.count(copy) > 0; }
+  // A number the interpreter's part of a graph break computed (`t.item()`), handed to the resume
+  // function on its stack: data, different on every call. Lifted where it meets a tensor; any
+  // other use is the interpreter's again (Simulator::guard_scalars), never a guard on its value.
+  bool data(PyObject* copy) const { return data_.count(copy) > 0; }
   bool tracks_sizes() const { return !dim_deps_.empty(); }
   PyObject* shape_of(PyObject* sym);  // x.shape: its symbolic sizes as fresh ints; nullptr: none symbolic
 
@@ -151,6 +156,7 @@ class DynamicShapes {
   std::vector<std::pair<size_t, uint64_t>> attr_bits_;  // the node being recorded: entry -> symbol bit
   std::vector<graph::SymbolicAttr> attr_symbols_;
   std::unordered_map<PyObject*, int> liftable_;      // copy -> the node it was read along
+  std::unordered_set<PyObject*> data_;               // ... of those, the resume function's data
   std::vector<PyObject*> armed_;                     // copies the current instruction may lift
   std::map<std::pair<PyObject*, int>, int> lifted_;  // (copy, dtype) -> its graph input
   std::unordered_map<PyObject*, Derived> derived_;

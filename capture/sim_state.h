@@ -487,6 +487,7 @@ class Simulator : public TraceContext {
   bool breakable(const BreakPoint& b, bool runs);
   bool holds_live_tensor(const BreakPoint& b);  // a tensor among b's locals and stack
   PyObject* jitted_target(PyObject* target);
+  bool resume_data(int node) const;  // a root local that is a resume function's stack argument
   bool work_after(int offset) const;
   bool graphless_ok_ = false;  // the refusal may break where no graph work came before (can_break)
   int break_else_ = 0;         // the point to break at where planning at the chosen one fails

@@ -437,6 +437,13 @@ PyObject* Simulator::make_namedtuple(PyTypeObject* t, PyObject* base, const std:
   return new_tuple_of(t, items);
 }
 
+// A resume function's stack argument (the interpreter's part of a break computed it).
+bool Simulator::resume_data(int node) const {
+  const guards::GuardNode& n = tree_.node(node);
+  if (n.access != guards::Access::Local || n.parent >= 0 || !n.key || !PyUnicode_Check(n.key)) return false;
+  return py::text(n.key).rfind("__pijit_stack", 0) == 0;  // (codegen's name for them)
+}
+
 // What a call of a jitted function runs here: its target, inlined into this graph, unless this
 // frame is captured for stress mode only (the function is then its own jit, as without stress).
 PyObject* Simulator::jitted_target(PyObject* target) {
@@ -2007,6 +2014,9 @@ void Simulator::guard_scalars(PyObject* v, int depth) {
   // (an int the current call hands to a reshape's shape waits for what the call does with it)
   if (dynamic_.shape_pending(v)) return;
   auto it = unguarded_.find(v);
+  if (it != unguarded_.end() && dynamic_.data(v) && opt_.allow_breaks && !planning_break_)
+    stop(Break::DataDependent,
+         "uses as a Python value a number the interpreter computed at the graph break before (it differs each call)");
   if (it != unguarded_.end()) {
     unguarded_.erase(it);
     dynamic_.scalar_specialised(v);

@@ -176,13 +176,16 @@ __attribute__((always_inline)) inline PyObject* resolve(const GuardNode& n, PyOb
     case Access::Item: {
       PyObject* key = held(n.key);
       if (!key) return nullptr;  // an object key that died
+      // (a negative index counts from the end, as the code's own subscript does: lst[-1])
       if (PyTuple_CheckExact(parent) && PyLong_CheckExact(key)) {
-        Py_ssize_t i = PyLong_AsSsize_t(key);
-        return i >= 0 && i < PyTuple_GET_SIZE(parent) ? PyTuple_GET_ITEM(parent, i) : nullptr;
+        Py_ssize_t i = PyLong_AsSsize_t(key), n = PyTuple_GET_SIZE(parent);
+        if (i < 0) i += n;
+        return i >= 0 && i < n ? PyTuple_GET_ITEM(parent, i) : nullptr;
       }
       if (PyList_CheckExact(parent) && PyLong_CheckExact(key)) {
-        Py_ssize_t i = PyLong_AsSsize_t(key);
-        return i >= 0 && i < PyList_GET_SIZE(parent) ? PyList_GET_ITEM(parent, i) : nullptr;
+        Py_ssize_t i = PyLong_AsSsize_t(key), n = PyList_GET_SIZE(parent);
+        if (i < 0) i += n;
+        return i >= 0 && i < n ? PyList_GET_ITEM(parent, i) : nullptr;
       }
       // dicts, and subclasses that keep dict's lookup (OrderedDict: Cell._params, Cell._cells)
       if (PyDict_Check(parent) && Py_TYPE(parent)->tp_as_mapping->mp_subscript == PyDict_Type.tp_as_mapping->mp_subscript)

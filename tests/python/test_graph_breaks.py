@@ -64,7 +64,9 @@ class GraphBreaks(unittest.TestCase):
         except UnboundLocalError as e:
             self.assertEqual(str(e), UNBOUND_T3)
         st = self.same(bound, lambda: (T([1.0, 2.0]),))
-        self.assertEqual((st["breaks"], st["resume_graphs"], st["resume_breaks"]), (1, 1, 0), st)
+        # (print is handed float()'s result, which differs each call: the interpreter runs that
+        # print too, a second break before any op, and the rest is the second resume's graph)
+        self.assertEqual((st["breaks"], st["resume_graphs"], st["resume_breaks"]), (1, 1, 1), st)
 
     def test_print_in_the_middle_is_replayed_after_the_graph(self):
         def f(x, w):

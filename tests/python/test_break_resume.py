@@ -1,0 +1,149 @@
+"""Graph breaks that leave a graph on both sides (issue 45): the interpreter runs exactly the
+instruction capture could not (an item() inside an expression, a call it cannot simulate), and the
+resume function starts after it with its result on the stack. Each test compares every call with
+plain Python (results, printed output, the caller's containers) and counts the graphs of the
+function and of the resume functions its breaks made."""
+import io
+import json
+import math
+import contextlib
+import unittest
+
+import pijit as pj
+from jit_compare import plain, run, show
+from jit_compare import CAPTURE_ON as SUPPORTED, CAPTURE_OFF_WHY
+
+T = pj.Tensor
+
+
+def pieces(fn):
+    """[(resume?, graphs, ops per graph, recompiles)] of fn's code objects, the function first."""
+    code = fn.__code__
+    out = []
+    for e in pj._C.capture_summary():
+        if e["function"] == code.co_name and e["file"] == code.co_filename and e["line"] == code.co_firstlineno:
+            out.append((e["resume"], e["graphs"], e["ops_per_graph"], e["recompiles"]))
+    return sorted(out, key=lambda p: p[0])
+
+
+def floor_of_mean(x):
+    y = x * 2.0
+    k = math.floor(y.mean().item())  # the interpreter runs item(); mean is in the graph
+    z = y + k
+    return z * 3.0
+
+
+def dumps_the_max(x):
+    y = x + 1.0
+    s = json.dumps({"top": round(y.max().item(), 4)})
+    return y * 2.0, s
+
+
+class Helper(object):
+    def scale(self, v):
+        return v + 1.0
+
+
+def method_pair_below(obj, x):
+    y = x * 2.0
+    k = obj.scale(y.sum().item())  # obj.scale's pair is on the stack when item() breaks
+    return y * k
+
+
+def write_first(x, out):
+    out.write("start\n")  # a stream's method: the interpreter's, before any op
+    return x * 2.0 - 1.0
+
+
+def returns_the_call(x, out):
+    return out.write(str(len(x.shape)))  # nothing after the call: no break
+
+
+def last_item(x, lst):
+    return x * lst[-1]
+
+
+def built_list_holds_the_argument(l, x):
+    return [l][0] is l, x + 1.0
+
+
+@unittest.skipUnless(SUPPORTED, CAPTURE_OFF_WHY)
+class BreakInsideAnExpression(unittest.TestCase):
+    def same(self, f, make_args, calls=3):
+        pj.reset(f)
+        jf = pj.jit(f)
+        for i in range(calls):
+            plain_args, jit_args = make_args(i), make_args(i)
+            self.assertEqual(run(jf, *jit_args), plain(f, *plain_args))
+            self.assertEqual(show(jit_args), show(plain_args))
+        return pj.jit_stats(jf)
+
+    def test_item_inside_a_call_keeps_the_op_before_it_and_the_code_after_it(self):
+        st = self.same(floor_of_mean, lambda i: (T([1.0, 2.0, 3.0]) * (i + 1),), calls=6)
+        self.assertEqual((st["graphs"], st["breaks"]), (1, 1), st["break_reasons"])
+        self.assertIn("B002 DataDependent", st["break_reasons"][0])
+        self.assertEqual(st["entries"][0]["ops"], 2, st["entries"][0]["graph"])  # mul and mean
+        self.assertGreaterEqual(st["resume_graphs"], 1)
+        # item() differs on every call: no resume function recompiles for its value
+        self.assertEqual([p[3] for p in pieces(floor_of_mean)], [0] * len(pieces(floor_of_mean)))
+        ops_after = [n for p in pieces(floor_of_mean) if p[0] for n in p[2]]
+        self.assertIn(2, ops_after, pieces(floor_of_mean))  # `y + k` and `* 3.0`, k a graph input
+
+    def test_a_call_capture_cannot_simulate_after_item_leaves_the_rest_a_graph(self):
+        st = self.same(dumps_the_max, lambda i: (T([1.0, 2.0, 3.0]) + i,))
+        self.assertEqual((st["graphs"], st["breaks"]), (1, 1), st["break_reasons"])
+        self.assertEqual(st["entries"][0]["ops"], 2, st["entries"][0]["graph"])  # add and max
+        self.assertGreaterEqual(st["resume_graphs"], 1)  # y * 2.0 after json.dumps
+
+    def test_a_method_pair_below_the_break_is_handed_to_the_resume_function(self):
+        h = Helper()
+        st = self.same(method_pair_below, lambda i: (h, T([1.0, 2.0]) * (i + 1)))
+        self.assertEqual((st["graphs"], st["breaks"]), (1, 1), st["break_reasons"])
+        self.assertEqual(st["entries"][0]["ops"], 2, st["entries"][0]["graph"])  # mul and sum
+        self.assertGreaterEqual(st["resume_graphs"], 1)
+        self.assertEqual(st["recompiles"], 0)
+
+    def test_a_break_before_any_op_leaves_the_code_after_it_a_graph(self):
+        buf_plain, buf_jit = io.StringIO(), io.StringIO()
+        jf = pj.jit(write_first)
+        for i in range(3):
+            self.assertEqual(show(jf(T([1.0, 2.0]), buf_jit)), show(write_first(T([1.0, 2.0]), buf_plain)))
+        self.assertEqual(buf_jit.getvalue(), buf_plain.getvalue())
+        st = pj.jit_stats(jf)
+        self.assertEqual((st["graphs"], st["breaks"], st["resume_graphs"]), (0, 1, 1), st["break_reasons"])
+        self.assertIn("B008 UnsupportedCall", st["break_reasons"][0])
+
+    def test_no_break_before_any_op_when_nothing_follows_the_call(self):
+        jf = pj.jit(returns_the_call)
+        buf = io.StringIO()
+        for _ in range(2):
+            self.assertEqual(jf(T([1.0]), buf), 1)
+        st = pj.jit_stats(jf)
+        self.assertEqual((st["graphs"], st["breaks"], st["resume_functions"]), (0, 0, 0), st["break_reasons"])
+
+
+@unittest.skipUnless(SUPPORTED, CAPTURE_OFF_WHY)
+class WhatCaptureReads(unittest.TestCase):
+    def test_a_negative_index_guards_what_it_reads(self):
+        # lst[-1] is the last item whatever the length: the guard reads it so (it never passed)
+        jf = pj.jit(last_item)
+        for lst in ([1.0, 2.0], [5.0, 7.0, 2.0], [2.0]):
+            self.assertEqual(show(jf(T([1.0, 3.0]), lst)), show(last_item(T([1.0, 3.0]), lst)))
+        st = pj.jit_stats(jf)
+        self.assertEqual((st["compiles"], st["recompiles"]), (1, 0), st["recompile_reasons"])
+        self.assertEqual(show(jf(T([1.0, 3.0]), [4.0])), show(last_item(T([1.0, 3.0]), [4.0])))
+        st = pj.jit_stats(jf)
+        self.assertEqual(st["recompiles"], 1)
+        self.assertIn("lst[-1]", st["recompile_reasons"][0])
+
+    def test_a_list_built_here_holds_the_argument_itself(self):
+        jf = pj.jit(built_list_holds_the_argument)
+        l = [1]
+        got = jf(l, T([1.0]))
+        self.assertIs(got[0], True)
+        self.assertEqual(show(got), show(built_list_holds_the_argument(l, T([1.0]))))
+        self.assertEqual(pj.jit_stats(jf)["graphs"], 1)
+
+
+if __name__ == "__main__":
+    unittest.main()
