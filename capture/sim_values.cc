@@ -494,10 +494,11 @@ PyObject* Simulator::wrap(PyObject* obj, int node) {
     values_.read_from_frame(m, node);
     return m;
   }
-  if (PyCFunction_Check(obj) && PyCFunction_GET_SELF(obj) && !PyModule_Check(PyCFunction_GET_SELF(obj)) &&
-      !PyType_Check(PyCFunction_GET_SELF(obj))) {  // (a type's, `object.__new__`, is the type's own object)
-    // A builtin's method bound to its object (`t.item`, `d.get` a resume function got), as new
-    // with each call: the object, and which method (its type's, by name), are guarded
+  if (PyCFunction_Check(obj) && PyCFunction_GET_SELF(obj) && !PyType_Check(PyCFunction_GET_SELF(obj)) &&
+      (py::is_tensor(PyCFunction_GET_SELF(obj)) || is_library_type(Py_TYPE(PyCFunction_GET_SELF(obj))))) {
+    // A tensor's builtin method bound to it (`t.item` a resume function got), as new with each
+    // call: the tensor, and which method (its type's, by name), are guarded. (Others keep their
+    // identity guard: simulating a container's method may hash or compare the user's keys.)
     static PyObject* self_name = PyUnicode_InternFromString("__self__");
     static PyObject* name_name = PyUnicode_InternFromString("__name__");
     Py_INCREF(Py_TYPE(obj));
