@@ -485,10 +485,12 @@ void Simulator::store_nonlocal(SimFrame& fr, int i, PyObject* value) {
 }
 
 // The caller's list, dict or set (read from the frame, exactly that class): a method that changes
-// it and returns None is replayed; the simulation may not read the container after that.
+// it is replayed; the simulation may not read the container after that. What list.pop and
+// dict.setdefault return is read from the container as it is before the change, and dict.get is
+// such a read alone (returns_read).
 bool Simulator::defers_method(PyObject* owner, PyObject* name) {
-  static const char* const list_methods[] = {"append", "extend", "insert", "clear", nullptr};
-  static const char* const dict_methods[] = {"update", "clear", nullptr};
+  static const char* const list_methods[] = {"append", "extend", "insert", "clear", "pop", nullptr};
+  static const char* const dict_methods[] = {"update", "clear", "setdefault", "get", nullptr};
   static const char* const set_methods[] = {"add", "discard", "update", "clear", nullptr};
   const char* const* ok = PyList_CheckExact(owner) ? list_methods
                           : PyDict_CheckExact(owner) ? dict_methods
@@ -503,10 +505,69 @@ PyObject* Simulator::deferred_method(PyObject* owner, PyObject* name) {
   return bound;
 }
 
+// lst.pop([i]) and d.setdefault(k[, v]) on the caller's container: the value they return, read
+// along guard paths before the replayed change (nullptr: the method returns None). setdefault of a
+// key the dict holds changes nothing (*changes false).
+PyObject* Simulator::returns_read(PyObject* owner, const std::string& name, const std::vector<PyObject*>& args,
+                                  bool* changes) {
+  *changes = true;
+  auto view = popped_view_.find(owner);
+  if (name != "pop" && name != "setdefault" && name != "get") {
+    if (view != popped_view_.end()) popped_view_.erase(view);  // another change: the view is stale
+    return nullptr;
+  }
+  // (pops only, so far: the view says which of the list's items are left)
+  const bool pops_only = name == "pop" && view != popped_view_.end();
+  if (dirty_.count(owner) && !pops_only)
+    stop(Break::SideEffect, "reads a container it changed (the change is replayed after the graph)");
+  const int node = node_of(owner);
+  if (name == "get") {  // a read, no change: d[k] along its guard path, or the default
+    if (args.empty() || args.size() > 2 || !is_constant(args[0]))
+      stop(Break::SideEffect, "calls .get() on a dict the function did not create, with a key that is not a constant");
+    *changes = false;
+    PyObject* v = frame_dict_item(owner, node, args[0]);
+    return v ? v : args.size() == 2 ? args[1] : Py_None;
+  }
+  if (name == "setdefault") {
+    if (args.empty() || args.size() > 2 || !is_constant(args[0]))
+      stop(Break::SideEffect, "calls .setdefault() on a dict the function did not create, with a key that is not a constant");
+    if (PyObject* v = frame_dict_item(owner, node, args[0])) {
+      *changes = false;
+      return v;
+    }
+    return args.size() == 2 ? args[1] : Py_None;
+  }
+  if (args.size() > 1 || (args.size() == 1 && !PyLong_CheckExact(args[0])))
+    stop(Break::SideEffect, "calls .pop() on a list the function did not create, with an index that is not an int");
+  if (!args.empty()) guard_scalars(args[0]);  // (the value of a number the frame gave decides what is popped)
+  std::vector<Py_ssize_t>& left = popped_view_[owner];
+  if (!pops_only) {  // the first pop: the list's length is guarded, every item is left
+    const Py_ssize_t n = PyList_GET_SIZE(owner);
+    Py_INCREF(&PyList_Type);
+    tree_.add_check(node, {guards::CheckKind::Length, reinterpret_cast<PyObject*>(&PyList_Type), n, {}});
+    for (Py_ssize_t k = 0; k < n; ++k) left.push_back(k);
+  }
+  const Py_ssize_t n = static_cast<Py_ssize_t>(left.size());
+  Py_ssize_t i = args.empty() ? -1 : PyLong_AsSsize_t(args[0]);
+  if (i == -1 && PyErr_Occurred()) python_error("list.pop");
+  if (i < 0) i += n;
+  if (n == 0 || i < 0 || i >= n) {
+    PyErr_SetString(PyExc_IndexError, n == 0 ? "pop from empty list" : "pop index out of range");
+    raise_lookup_error("list.pop");
+  }
+  const Py_ssize_t at = left[i];
+  left.erase(left.begin() + i);
+  PyObject* index = own(PyLong_FromSsize_t(at));
+  return wrap(PyList_GET_ITEM(owner, at), tree_.child(node, guards::Access::Item, index));
+}
+
 PyObject* Simulator::defer_method_call(PyObject* method, const std::vector<PyObject*>& args) {
   const Value& m = *values_.method(method);
   PyObject* const owner = m.owner;
   PyObject* const name = m.name;
+  bool changes = true;
+  PyObject* result = returns_read(owner, py::text(name), args, &changes);
+  if (!changes) return result;
   // A list's methods here never raise; a dict's or set's hash what they are given.
   bool may_raise = !PyList_CheckExact(owner);
   if (may_raise) {
@@ -527,7 +588,7 @@ PyObject* Simulator::defer_method_call(PyObject* method, const std::vector<PyObj
         "calls ." + py::text(name) + "() on a " + Py_TYPE(owner)->tp_name + " the function did not create",
         may_raise);
   dirty_.insert(owner);
-  return Py_None;
+  return result ? result : Py_None;
 }
 
 // container[key] = value on the caller's list or dict. false: not one (the caller refuses or
@@ -575,6 +636,7 @@ bool Simulator::store_item(PyObject* container, PyObject* key, PyObject* value) 
   }
   if (may_raise) not_in_callee(std::string(value ? "assigns" : "deletes") + " an item of the caller's " +
                                Py_TYPE(container)->tp_name);
+  popped_view_.erase(container);
   escape(key);
   defer(std::move(fx), value,
         std::string(value ? "assigns an item of a " : "deletes an item of a ") + Py_TYPE(container)->tp_name +

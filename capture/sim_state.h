@@ -459,6 +459,9 @@ class Simulator : public TraceContext {
   std::unordered_set<PyObject*> escaped_;        // created containers a deferred effect rebuilds, graph tensors it stores
   // The caller's containers a deferred effect changes: the simulation can no longer read them.
   std::unordered_set<PyObject*> dirty_;
+  // The caller's lists changed by pop() alone so far: the indexes (in the list as the frame gave
+  // it) of the items left, so that the next pop reads the right one.
+  std::unordered_map<PyObject*, std::vector<Py_ssize_t>> popped_view_;
   std::unordered_set<PyObject*> iterated_;  // frame containers an iterator was made over
   // Real closure cells met, and their one stand-in each: `node` is the cell's guard node; `root`:
   // one of the captured function's free variables (its stand-in cannot be shared under a guard).
@@ -487,6 +490,7 @@ class Simulator : public TraceContext {
   bool breakable(const BreakPoint& b, bool runs);
   bool holds_live_tensor(const BreakPoint& b);  // a tensor among b's locals and stack
   PyObject* jitted_target(PyObject* target);
+  PyObject* returns_read(PyObject* owner, const std::string& name, const std::vector<PyObject*>& args, bool* changes);
   bool resume_data(int node) const;  // a root local that is a resume function's stack argument
   bool work_after(int offset) const;
   bool graphless_ok_ = false;  // the refusal may break where no graph work came before (can_break)

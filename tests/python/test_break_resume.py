@@ -59,6 +59,18 @@ def returns_the_call(x, out):
     return out.write(str(len(x.shape)))  # nothing after the call: no break
 
 
+def reads_and_pops(x, d, lst):
+    a = d.get("a", 0.0)          # a read along d's guard path
+    b = d.setdefault("b", 3.0)   # absent: stored after the graph, 3.0 returned
+    p = lst.pop()                # the last item, removed after the graph
+    q = lst.pop(0)
+    return x * a + b + p + q
+
+
+def setdefault_present(x, d):
+    return x * d.setdefault("a", 9.0)  # present: nothing changes
+
+
 def last_item(x, lst):
     return x * lst[-1]
 
@@ -120,6 +132,39 @@ class BreakInsideAnExpression(unittest.TestCase):
             self.assertEqual(jf(T([1.0]), buf), 1)
         st = pj.jit_stats(jf)
         self.assertEqual((st["graphs"], st["breaks"], st["resume_functions"]), (0, 0, 0), st["break_reasons"])
+
+
+@unittest.skipUnless(SUPPORTED, CAPTURE_OFF_WHY)
+class CallersContainers(unittest.TestCase):
+    """dict.get, dict.setdefault and list.pop on the caller's containers: read through guards, the
+    change replayed after the graph, so the function stays one graph."""
+
+    def same(self, f, make_args, calls=3):
+        pj.reset(f)
+        jf = pj.jit(f)
+        for i in range(calls):
+            plain_args, jit_args = make_args(i), make_args(i)
+            self.assertEqual(run(jf, *jit_args), plain(f, *plain_args))
+            self.assertEqual(show(jit_args), show(plain_args))  # the containers, changed alike
+        return pj.jit_stats(jf)
+
+    def test_get_setdefault_and_pop_are_one_graph(self):
+        st = self.same(reads_and_pops, lambda i: (T([1.0, 2.0]) * (i + 1), {"a": 2.0}, [1.0, 5.0, 3.0, 4.0]))
+        self.assertEqual((st["graphs"], st["breaks"], st["compiles"]), (1, 0, 1), st["break_reasons"])
+        self.assertEqual(len(st["entries"][0]["effects"]), 3, st["entries"][0]["effects"])  # setdefault, pop, pop
+
+    def test_setdefault_of_a_present_key_changes_nothing(self):
+        st = self.same(setdefault_present, lambda i: (T([1.0, 2.0]), {"a": 2.0}))
+        self.assertEqual((st["graphs"], st["breaks"], st["compiles"]), (1, 0, 1), st["break_reasons"])
+        self.assertEqual(st["entries"][0]["effects"], [])
+
+    def test_pop_of_an_empty_list_raises_as_eager(self):
+        def pop_one(x, lst):
+            return x * lst.pop()
+        jf = pj.jit(pop_one)
+        self.assertEqual(jf(T([1.0]), [2.0]).tolist(), [2.0])
+        with self.assertRaisesRegex(IndexError, "pop from empty list"):
+            jf(T([1.0]), [])
 
 
 @unittest.skipUnless(SUPPORTED, CAPTURE_OFF_WHY)
