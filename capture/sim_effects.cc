@@ -489,13 +489,17 @@ void Simulator::store_nonlocal(SimFrame& fr, int i, PyObject* value) {
 // dict.setdefault return is read from the container as it is before the change, and dict.get is
 // such a read alone (returns_read).
 bool Simulator::defers_method(PyObject* owner, PyObject* name) {
+  return replayable_method(owner, name) && container_deferrable(owner);
+}
+
+bool Simulator::replayable_method(PyObject* owner, PyObject* name) {
   static const char* const list_methods[] = {"append", "extend", "insert", "clear", "pop", nullptr};
   static const char* const dict_methods[] = {"update", "clear", "setdefault", "get", nullptr};
   static const char* const set_methods[] = {"add", "discard", "update", "clear", nullptr};
   const char* const* ok = PyList_CheckExact(owner) ? list_methods
                           : PyDict_CheckExact(owner) ? dict_methods
                           : Py_TYPE(owner) == &PySet_Type ? set_methods : nullptr;
-  return ok && name_in(ok, py::text(name).c_str()) && container_deferrable(owner);
+  return ok && name_in(ok, py::text(name).c_str());
 }
 
 PyObject* Simulator::deferred_method(PyObject* owner, PyObject* name) {

@@ -292,6 +292,7 @@ class Simulator : public TraceContext {
   void store_global(SimFrame& fr, PyObject* name, PyObject* value);
   void store_nonlocal(SimFrame& fr, int i, PyObject* value);
   bool defers_method(PyObject* owner, PyObject* name);  // owner.name(...) is replayed, not simulated
+  bool replayable_method(PyObject* owner, PyObject* name);  // ... by its class and name alone
   PyObject* deferred_method(PyObject* owner, PyObject* name);  // nullptr: not one
   bool replayed_method(PyObject* v) const {  // deferred_method made it
     const Value* r = values_.method(v);
@@ -491,7 +492,8 @@ class Simulator : public TraceContext {
   bool holds_live_tensor(const BreakPoint& b);  // a tensor among b's locals and stack
   PyObject* jitted_target(PyObject* target);
   PyObject* returns_read(PyObject* owner, const std::string& name, const std::vector<PyObject*>& args, bool* changes);
-  bool resume_data(int node) const;  // a root local that is a resume function's stack argument
+  bool resume_data(int node) const;
+  PyObject* bound_builtin(PyObject* obj, int node);  // wrap(): a builtin method bound to its object  // a root local that is a resume function's stack argument
   bool work_after(int offset) const;
   bool graphless_ok_ = false;  // the refusal may break where no graph work came before (can_break)
   int break_else_ = 0;         // the point to break at where planning at the chosen one fails

@@ -437,6 +437,36 @@ PyObject* Simulator::make_namedtuple(PyTypeObject* t, PyObject* base, const std:
   return new_tuple_of(t, items);
 }
 
+// A builtin method bound to its object, as new with each call (`t.item`, `out.append` a resume
+// function got on its stack): the object and which method (its type's, by name) are guarded, not
+// the method's identity. A tensor's; or a method of the caller's list, dict or set that capture
+// replays (any other would be simulated by running it, which may hash or compare the user's keys:
+// those keep their identity guard). nullptr: not one of these.
+PyObject* Simulator::bound_builtin(PyObject* obj, int node) {
+  if (!PyCFunction_Check(obj) || !PyCFunction_GET_SELF(obj)) return nullptr;
+  PyObject* real_self = PyCFunction_GET_SELF(obj);
+  const bool tensor = py::is_tensor(real_self) || is_library_type(Py_TYPE(real_self));
+  const bool container = PyList_CheckExact(real_self) || PyDict_CheckExact(real_self) || Py_TYPE(real_self) == &PySet_Type;
+  if (PyType_Check(real_self) || !(tensor || container)) return nullptr;
+  static PyObject* self_name = PyUnicode_InternFromString("__self__");
+  static PyObject* name_name = PyUnicode_InternFromString("__name__");
+  PyObject* name = own(PyObject_GetAttr(obj, name_name));
+  if (!name || !PyUnicode_Check(name)) python_error("reading a builtin method's __name__");
+  if (container && !replayable_method(real_self, name)) return nullptr;
+  Py_INCREF(Py_TYPE(obj));
+  tree_.add_check(node, {CheckKind::Type, reinterpret_cast<PyObject*>(Py_TYPE(obj)), 0, {}});
+  PyObject* self = wrap(real_self, tree_.child(node, guards::Access::Attr, self_name));
+  Py_INCREF(name);
+  tree_.add_check(tree_.child(node, guards::Access::Attr, name_name), {CheckKind::Equal, name, 0, {}});
+  PyObject* m = container ? deferred_method(self, name) : load_attr(self, name);
+  if (!m || !PyCFunction_Check(m) ||
+      reinterpret_cast<PyCFunctionObject*>(m)->m_ml != reinterpret_cast<PyCFunctionObject*>(obj)->m_ml)
+    stop(Break::UnsupportedCall, std::string("a builtin method .") + py::text(name) + "() bound to a " +
+                                     Py_TYPE(real_self)->tp_name + " capture cannot replay");
+  if (tensor) values_.read_from_frame(m, node);
+  return m;
+}
+
 // A resume function's stack argument (the interpreter's part of a break computed it).
 bool Simulator::resume_data(int node) const {
   const guards::GuardNode& n = tree_.node(node);
@@ -494,27 +524,7 @@ PyObject* Simulator::wrap(PyObject* obj, int node) {
     values_.read_from_frame(m, node);
     return m;
   }
-  if (PyCFunction_Check(obj) && PyCFunction_GET_SELF(obj) && !PyType_Check(PyCFunction_GET_SELF(obj)) &&
-      (py::is_tensor(PyCFunction_GET_SELF(obj)) || is_library_type(Py_TYPE(PyCFunction_GET_SELF(obj))))) {
-    // A tensor's builtin method bound to it (`t.item` a resume function got), as new with each
-    // call: the tensor, and which method (its type's, by name), are guarded. (Others keep their
-    // identity guard: simulating a container's method may hash or compare the user's keys.)
-    static PyObject* self_name = PyUnicode_InternFromString("__self__");
-    static PyObject* name_name = PyUnicode_InternFromString("__name__");
-    Py_INCREF(Py_TYPE(obj));
-    tree_.add_check(node, {CheckKind::Type, reinterpret_cast<PyObject*>(Py_TYPE(obj)), 0, {}});
-    PyObject* self = wrap(PyCFunction_GET_SELF(obj), tree_.child(node, guards::Access::Attr, self_name));
-    PyObject* name = own(PyObject_GetAttr(obj, name_name));
-    if (!name || !PyUnicode_Check(name)) python_error("reading a builtin method's __name__");
-    Py_INCREF(name);
-    tree_.add_check(tree_.child(node, guards::Access::Attr, name_name), {CheckKind::Equal, name, 0, {}});
-    PyObject* m = load_attr(self, name);
-    if (!PyCFunction_Check(m) ||
-        reinterpret_cast<PyCFunctionObject*>(m)->m_ml != reinterpret_cast<PyCFunctionObject*>(obj)->m_ml)
-      stop(Break::UnsupportedCall, "a builtin method bound to an object whose attribute of that name is another");
-    values_.read_from_frame(m, node);
-    return m;
-  }
+  if (PyObject* m = bound_builtin(obj, node)) return m;
   // (A NaN stays itself: containment tests identity before equality.)
   if (PyLong_CheckExact(obj) || (PyFloat_CheckExact(obj) && !std::isnan(PyFloat_AS_DOUBLE(obj))))
     return frame_scalar(obj, node);

@@ -89,6 +89,7 @@ bool log_enabled(const char* what) {
     std::string item = l.substr(a, b - a);
     if (item == "graphs") item = "graph";
     if (item == key) return true;
+    if (item == "graph" && key == "passes") return true;  // (the IR after each pass is the graph's too)
     a = b + 1;
   }
   return false;
@@ -460,7 +461,8 @@ bool build_entry(py::Frame* f, CodeState* st, const JitOptions& opt, CacheEntry*
                     trace::quote(r.ok ? (r.broke ? "graph, then a break: " + r.reason_text() : "graph") : r.reason_text()));
   }
   const auto t1 = std::chrono::steady_clock::now();
-  st->capture_ns += std::chrono::duration_cast<std::chrono::nanoseconds>(t1 - t0).count();
+  out->capture_ns = std::chrono::duration_cast<std::chrono::nanoseconds>(t1 - t0).count();
+  st->capture_ns += out->capture_ns;
   t_jit.busy = false;
   if (r.interrupted) {  // nothing was decided: the next call captures again
     st->mode = st->entries.empty() ? CodeState::Candidate : CodeState::Compiled;
@@ -511,6 +513,7 @@ bool build_entry(py::Frame* f, CodeState* st, const JitOptions& opt, CacheEntry*
       return rc;
     };
     PyObject* code = runner ? codegen::emit_graph_code(co, *r.guards, r.plan, runner.get(), make_resume) : nullptr;
+    out->compile_ns = std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() - c0).count();
     if (code) {
       log_bytecode(co, code);
       for (PyCodeObject* rc : out->resumes) log_bytecode(co, reinterpret_cast<PyObject*>(rc));

@@ -750,6 +750,8 @@ PyObject* py_jit_stats(PyObject*, PyObject* obj) {
       set_item(ed.get(), "ops", PyLong_FromLong(e.graph ? static_cast<long>(e.graph->nodes().size()) : 0));
       set_item(ed.get(), "hits", PyLong_FromLongLong(e.hits));
       set_item(ed.get(), "serial", PyLong_FromLong(e.serial));  // its files in the dump: entry<serial>.*
+      set_item(ed.get(), "capture_ms", PyFloat_FromDouble(static_cast<double>(e.capture_ns) / 1e6));
+      set_item(ed.get(), "compile_ms", PyFloat_FromDouble(static_cast<double>(e.compile_ns) / 1e6));
       set_item(ed.get(), "reason", e.reason.empty() ? (Py_INCREF(Py_None), Py_None) : PyUnicode_FromString(e.reason.c_str()));
       set_item(ed.get(), "effects", str_list(e.effects));
       set_item(ed.get(), "graph_break", e.break_text.empty() ? (Py_INCREF(Py_None), Py_None) : PyUnicode_FromString(e.break_text.c_str()));

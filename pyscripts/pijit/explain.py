@@ -145,10 +145,12 @@ def explain(fn):
 def cache_entries(fn):
     """The cache entries of fn's code (a function, method, Cell or jitted one): a list of dicts with
     the entry's guards (readable), hit count, ops of its graph (0: it runs eagerly, see reason),
-    its graph break and its side effects."""
+    its graph break, its side effects, and what it cost to make: capture_ms (simulating the
+    frame) and compile_ms (the graph's passes, kernels and plan, and the rewritten bytecode)."""
     from pijit.jit import jit_stats
     return [{"guards": e["guards"], "hits": e["hits"], "ops": e["ops"], "reason": e["reason"],
-             "graph_break": e["graph_break"], "effects": e["effects"]} for e in jit_stats(fn)["entries"]]
+             "graph_break": e["graph_break"], "effects": e["effects"], "capture_ms": e["capture_ms"],
+             "compile_ms": e["compile_ms"]} for e in jit_stats(fn)["entries"]]
 
 
 def reset(fn=None):
@@ -166,7 +168,7 @@ def set_logs(spec):
     """pijit.set_logs("breaks,guards"): PIJIT_LOGS at run time. Categories: breaks, guards (each
     guard set as it is installed), recompiles (the first failing guard), recompiles_verbose (every
     failing guard of every entry), bytecode (rewritten code, dis-style), graph (also "graphs": the
-    captured IR), passes (the IR after each pass), codegen (the fused kernels' machine code),
+    captured IR, then the IR after each pass that changed it), passes (the IR after each pass alone), codegen (the fused kernels' machine code),
     side_effects (what each region replays), perf (at exit: time capturing, compiling and running
     graphs), guard_perf (at exit: per guard, checks, time, hits and misses), summary, all.
     "" turns logging off. Returns the categories now on."""

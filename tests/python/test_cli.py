@@ -184,6 +184,21 @@ class TestAutoCapture(unittest.TestCase):
         self.assertRegex(p.stderr, r"  train \(loop.py:4\): 0 graphs, 0 breaks, 0 recompiles, "
                                    r"1 loop\(s\) with the body run as a function")
 
+    @unittest.skipUnless(CAPTURE_ON, CAPTURE_OFF_WHY)
+    def test_logs_guards_shows_every_captured_functions_guards(self):
+        p = run_pijit("run", "--logs=guards", self.script, "a", no_stress=True)
+        self.assertEqual(p.returncode, 0, p.stderr)
+        self.assertEqual(p.stdout, self.plain().stdout)
+        self.assertRegex(p.stderr, r"\[pijit guards\] installed for model \(.*script.py:\d+\):\n"
+                                   r"  context mode is PYNATIVE_MODE\n")
+        self.assertIn("\n  x: Tensor Float32[2, 3]\n  w: Tensor Float32[3, 4]\n", p.stderr)
+        # model and the two resume functions its break at tolist() makes (the second after
+        # LOG.append, which is handed on as a method of LOG, not an object that is new each call):
+        # one guard set each over the script's three calls
+        self.assertEqual(p.stderr.count("installed for model ("), 3, p.stderr)
+        self.assertIn("  __pijit_stack1.__name__ == 'append'\n", p.stderr)
+        self.assertNotIn("installed for pure", p.stderr)  # no tensor work: not captured, no guards
+
     def test_no_capture(self):
         p = run_pijit("run", "--no-capture", "--summary", self.script, "a", no_stress=True)
         self.assertEqual(p.returncode, 0, p.stderr)

@@ -290,11 +290,13 @@ class Configuration(unittest.TestCase):
         self.assertEqual(r.stdout.split("\n")[1], "1")
 
     def test_logs_show_the_graph_after_each_pass(self):
-        r = run_child(CHILD, PIJIT_LOGS="passes")
-        self.assertEqual(r.returncode, 0, r.stderr)
-        self.assertIn("[pijit passes] after fuse (3 changed) in f (", r.stderr)
-        self.assertIn("fused_elementwise(%0, %1, %2) program='in=3; r3=mul(r0,r1); r4=tanh(r3); r5=add(r4,r2); out=(r5)'",
-                      r.stderr)
+        for logs in ("passes", "graph"):  # (graph: the captured IR too, then each pass's)
+            r = run_child(CHILD, PIJIT_LOGS=logs)
+            self.assertEqual(r.returncode, 0, r.stderr)
+            self.assertIn("[pijit passes] after fuse (3 changed) in f (", r.stderr)
+            self.assertIn("fused_elementwise(%0, %1, %2) program='in=3; r3=mul(r0,r1); r4=tanh(r3); r5=add(r4,r2); out=(r5)'",
+                          r.stderr)
+            self.assertEqual("[pijit graph] captured f (" in r.stderr, logs == "graph", logs)
 
     def test_dump_dir_gets_every_stage(self):
         with tempfile.TemporaryDirectory() as d:

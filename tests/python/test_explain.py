@@ -107,6 +107,11 @@ class Explain(unittest.TestCase):
         entries = pj.cache_entries(breaking)
         self.assertEqual(len(entries), 2)
         self.assertTrue(all(e["ops"] > 0 and e["graph_break"] for e in entries))
+        # what each entry cost to make: capture (both passes of its break) and compile, apart
+        self.assertTrue(all(e["capture_ms"] > 0 and e["compile_ms"] > 0 for e in entries), entries)
+        st = pj.jit_stats(jf)
+        self.assertEqual([(e["capture_ms"], e["compile_ms"]) for e in st["entries"]],
+                         [(e["capture_ms"], e["compile_ms"]) for e in entries])
         self.assertEqual(pj.jit_stats(jf)["compiles"], 2)
         pj.reset(jf)
         self.assertEqual((pj.jit_stats(jf)["compiles"], pj.cache_entries(breaking)), (0, []))
