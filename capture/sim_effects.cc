@@ -526,9 +526,8 @@ PyObject* Simulator::returns_read(PyObject* owner, const std::string& name, cons
     stop(Break::SideEffect, "reads a container it changed (the change is replayed after the graph)");
   const int node = node_of(owner);
   if (name == "get") {  // a read, no change: d[k] along its guard path, or the default
-    if (args.empty() || args.size() > 2 || !is_constant(args[0]))
-      stop(Break::SideEffect, "calls .get() on a dict the function did not create, with a key that is not a constant");
     *changes = false;
+    if (args.empty() || args.size() > 2 || !is_constant(args[0])) return nullptr;  // (simulated as any call)
     PyObject* v = frame_dict_item(owner, node, args[0]);
     return v ? v : args.size() == 2 ? args[1] : Py_None;
   }
@@ -571,7 +570,7 @@ PyObject* Simulator::defer_method_call(PyObject* method, const std::vector<PyObj
   PyObject* const name = m.name;
   bool changes = true;
   PyObject* result = returns_read(owner, py::text(name), args, &changes);
-  if (!changes) return result;
+  if (!changes) return result ? result : call(load_attr(owner, name), args, nullptr);
   // A list's methods here never raise; a dict's or set's hash what they are given.
   bool may_raise = !PyList_CheckExact(owner);
   if (may_raise) {

@@ -79,16 +79,21 @@ def built_list_holds_the_argument(l, x):
     return [l][0] is l, x + 1.0
 
 
+def same(self, f, make_args, calls=3):
+    """Each call of jitted f equals plain f: results, and what it did to its arguments (the
+    caller's containers, changed alike). Returns f's jit_stats."""
+    pj.reset(f)
+    jf = pj.jit(f)
+    for i in range(calls):
+        plain_args, jit_args = make_args(i), make_args(i)
+        self.assertEqual(run(jf, *jit_args), plain(f, *plain_args))
+        self.assertEqual(show(jit_args), show(plain_args))
+    return pj.jit_stats(jf)
+
+
 @unittest.skipUnless(SUPPORTED, CAPTURE_OFF_WHY)
 class BreakInsideAnExpression(unittest.TestCase):
-    def same(self, f, make_args, calls=3):
-        pj.reset(f)
-        jf = pj.jit(f)
-        for i in range(calls):
-            plain_args, jit_args = make_args(i), make_args(i)
-            self.assertEqual(run(jf, *jit_args), plain(f, *plain_args))
-            self.assertEqual(show(jit_args), show(plain_args))
-        return pj.jit_stats(jf)
+    same = same
 
     def test_item_inside_a_call_keeps_the_op_before_it_and_the_code_after_it(self):
         st = self.same(floor_of_mean, lambda i: (T([1.0, 2.0, 3.0]) * (i + 1),), calls=6)
@@ -139,14 +144,7 @@ class CallersContainers(unittest.TestCase):
     """dict.get, dict.setdefault and list.pop on the caller's containers: read through guards, the
     change replayed after the graph, so the function stays one graph."""
 
-    def same(self, f, make_args, calls=3):
-        pj.reset(f)
-        jf = pj.jit(f)
-        for i in range(calls):
-            plain_args, jit_args = make_args(i), make_args(i)
-            self.assertEqual(run(jf, *jit_args), plain(f, *plain_args))
-            self.assertEqual(show(jit_args), show(plain_args))  # the containers, changed alike
-        return pj.jit_stats(jf)
+    same = same
 
     def test_get_setdefault_and_pop_are_one_graph(self):
         st = self.same(reads_and_pops, lambda i: (T([1.0, 2.0]) * (i + 1), {"a": 2.0}, [1.0, 5.0, 3.0, 4.0]))
