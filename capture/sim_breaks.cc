@@ -110,8 +110,8 @@ bool Simulator::breakable(const BreakPoint& b, bool runs) {
 // Where to break, and which instructions the interpreter runs before the resume function takes
 // over (break_offset_). Preferably from the start of the failing instruction's source line (what
 // the line computed from Python scalars stays out of the graph and its guards) through the
-// failing instruction. Resume functions take the value stack as arguments, so no LOAD_METHOD pair
-// (its slot may be NULL) may be on it when they are called.
+// failing instruction. A method pair on the value stack is handed to the resume function as its
+// callable (codegen's method_call_pairs; 3.11 pushes the NULL again).
 int Simulator::can_break(Break why) {
   // An interruption must reach the caller; an internal failure leaves nothing to trust.
   if (!opt_.allow_breaks || why == Break::Interrupted || why == Break::Internal) return 0;

@@ -15,7 +15,7 @@ bool starts_with(const char* s, const char* prefix) { return std::strncmp(s, pre
 
 // How deep into the value stack an instruction reaches (reads, pops or moves), for the
 // instructions an argument list compiles to; -1 for any other (the walk refuses it).
-int reach(const Instruction& in, int jump) {
+int reach(const Instruction& in) {
   const int arg = in.arg;
   switch (in.op) {
     case Opcode::ROT_TWO: return 2;
@@ -82,7 +82,6 @@ int reach(const Instruction& in, int jump) {
   const char* name = op_name(in.op);
   if (starts_with(name, "UNARY_")) return 1;
   if (starts_with(name, "BINARY_") || starts_with(name, "INPLACE_")) return 2;
-  (void)jump;
   return -1;
 }
 
@@ -97,14 +96,14 @@ std::vector<int> method_pair_consumers(const DecodeResult& d, int offset, int de
     return -1;
   };
   std::vector<int> seen(n, -1);  // the depth an instruction was reached with
-  std::vector<std::pair<int, int>> todo{{index_of(offset), depth}};
+  std::vector<std::pair<int, int>> paths{{index_of(offset), depth}};  // (instruction, depth) to walk
   auto fail = [&](const std::string& what) {
     *why = what;
     return std::vector<int>{};
   };
-  while (!todo.empty()) {
-    auto [i, dp] = todo.back();
-    todo.pop_back();
+  while (!paths.empty()) {
+    auto [i, dp] = paths.back();
+    paths.pop_back();
     if (i < 0 || static_cast<size_t>(i) >= n) return fail("a path leaves the code");
     if (seen[i] >= 0) {
       if (seen[i] != dp) return fail("an instruction reached with two stack depths");
@@ -120,12 +119,12 @@ std::vector<int> method_pair_consumers(const DecodeResult& d, int offset, int de
     const bool jumps = is_jump(in.op);
     for (int way = jumps ? 1 : 0; way >= 0; --way) {
       if (way == 0 && jumps && !conditional) continue;  // an unconditional jump does not fall through
-      const int r = reach(in, way);
+      const int r = reach(in);
       if (r < 0) return fail(std::string("the walk does not know ") + op_name(in.op));
       if (dp - r <= slot + 1) return fail(std::string(op_name(in.op)) + " reaches into the pair (depth " + std::to_string(dp) + ", slot " + std::to_string(slot) + ")");
       const int next = way == 1 ? index_of(in.jump_target) : i + 1;
       if (way == 1 && in.jump_target <= in.offset) return fail("a jump backwards");
-      todo.emplace_back(next, dp + stack_effect(in.op, in.arg, way));
+      paths.emplace_back(next, dp + stack_effect(in.op, in.arg, way));
     }
   }
   return out;
