@@ -325,6 +325,14 @@ class Simulator : public TraceContext {
   PyObject* call(PyObject* callable, const std::vector<PyObject*>& args, PyObject* kwnames);
   PyObject* call_ex(PyObject* callable, PyObject* args_tuple, PyObject* kwargs_dict);
   PyObject* tape_run(const std::vector<PyObject*>& args, PyObject* kwnames);
+  // A Cell with a bprop called while a tape records (sim_bprop.cc).
+  PyObject* call_with_bprop(PyObject* cell, PyObject* construct, const std::vector<PyObject*>& args, PyObject* kwnames);
+  // A stop inside a simulation that library code ran (a bprop the backward sweep reached) went
+  // out as a Python error: it is thrown again once the library call returns.
+  void rethrow_pending_stop();
+  std::unique_ptr<StopCapture> pending_stop_;
+  int own_tapes_ = 0;  // tapes tape_run started that record now (a grad call inside the capture)
+  std::shared_ptr<int> alive_ = std::make_shared<int>(0);  // runners the tapes keep check it
   bool truth(PyObject* v);
   // f(**a, **b): CPython raises TypeError for a key in both, or one that is not a str.
   void refuse_duplicate_keywords(PyObject* so_far, PyObject* more);

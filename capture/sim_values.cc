@@ -5,6 +5,7 @@
 
 
 #include <algorithm>
+#include <csignal>
 #include <cmath>
 #include <cstring>
 
@@ -153,8 +154,45 @@ static bool from_outside_capture(PyObject* t) {
   return !(mod && PyUnicode_Check(mod)) || py::text(mod).compare(0, 5, "pijit") != 0;
 }
 
+// Whether the pending exception's traceback passes through a Python signal handler installed
+// now: the interpreter runs handlers between any two instructions of the library code capture
+// runs, and what one raises (a SIGALRM timeout's TimeoutError) is the caller's, as in plain Python.
+static bool raised_by_signal_handler() {
+  PyObject *t, *v, *tb;
+  PyErr_Fetch(&t, &v, &tb);
+  bool found = false;
+  static PyObject* signal_name = PyUnicode_InternFromString("_signal");
+  static PyObject* call_name = PyUnicode_InternFromString("__call__");
+  PyObject* mod = tb && PyTraceBack_Check(tb) ? PyImport_GetModule(signal_name) : nullptr;
+  PyObject* getsignal = mod ? PyObject_GetAttrString(mod, "getsignal") : nullptr;
+  if (getsignal) {
+    std::vector<PyObject*> handlers;  // their code objects
+    for (int sig = 1; sig < NSIG; ++sig) {
+      PyObject* h = PyObject_CallFunction(getsignal, "i", sig);
+      if (!h) {
+        PyErr_Clear();
+        continue;
+      }
+      PyObject* fn = PyMethod_Check(h) ? PyMethod_GET_FUNCTION(h) : h;
+      if (!PyFunction_Check(fn) && !PyType_Check(fn)) fn = _PyType_Lookup(Py_TYPE(fn), call_name);
+      if (fn && PyFunction_Check(fn)) handlers.push_back(PyFunction_GET_CODE(fn));
+      Py_DECREF(h);  // (the signal module keeps the handler, and so its code, alive)
+    }
+    for (PyObject* at = tb; at && !found; at = reinterpret_cast<PyObject*>(reinterpret_cast<PyTracebackObject*>(at)->tb_next)) {
+      PyObject* co = reinterpret_cast<PyObject*>(py::frame_object_code(reinterpret_cast<PyTracebackObject*>(at)->tb_frame));
+      found = std::find(handlers.begin(), handlers.end(), co) != handlers.end();
+    }
+  }
+  Py_XDECREF(getsignal);
+  Py_XDECREF(mod);
+  PyErr_Clear();
+  PyErr_Restore(t, v, tb);
+  return found;
+}
+
 void Simulator::python_error(const char* during) {
-  if (PyErr_Occurred() && from_outside_capture(PyErr_Occurred())) {
+  rethrow_pending_stop();
+  if (PyErr_Occurred() && (from_outside_capture(PyErr_Occurred()) || raised_by_signal_handler())) {
     r_.interrupted = true;  // stays pending for capture_frame to hand on
     stop(Break::Interrupted, std::string("during ") + during);
   }
@@ -1359,10 +1397,11 @@ PyObject* Simulator::tape_run(const std::vector<PyObject*>& args, PyObject* kwna
   struct Restore {
     Tape* t;
     bool was;
+    int& own;
     ~Restore() {
-      if (!was) t->stop();
+      if (!was) t->stop(), --own;
     }
-  } restore{tape, tape->recording()};
+  } restore{tape, tape->recording(), own_tapes_};
   // A tensor made while capturing (a literal) is a constant to the graph: the tape could not
   // follow it from the leaf it watched into the ops (its gradient came out zero, its value a
   // dead reference). Such a grad call runs as Python runs it.
@@ -1370,7 +1409,7 @@ PyObject* Simulator::tape_run(const std::vector<PyObject*>& args, PyObject* kwna
     for (PyObject* a : unpacked(args[2]))
       if (py::is_tensor(a) && !py::unwrap(a).is_symbolic() && !values_.frame_tensor(a))
         stop(Break::UnsupportedCall, "differentiates with respect to a tensor made inside the captured code");
-  tape->start();
+  if (!restore.was) tape->start(), ++own_tapes_;
   PyObject* kwargs = args.size() == 4 && args[3] != Py_None ? args[3] : nullptr;
   return call_ex(args[1], args[2], kwargs);
 }
@@ -1460,9 +1499,6 @@ PyObject* Simulator::call(PyObject* callable, const std::vector<PyObject*>& args
   if (is_cell(callable)) {
     int node = node_of(callable);
     if (node < 0) stop(Break::UnsupportedCall, "a Cell created during capture");
-    static PyObject* bprop_name = PyUnicode_InternFromString("bprop");
-    if (tape_active() && _PyType_Lookup(Py_TYPE(callable), bprop_name))  // its bprop is Python run in the backward
-      stop(Break::UnsupportedCall, std::string("differentiates a ") + Py_TYPE(callable)->tp_name + ", whose bprop runs eagerly");
     static PyObject* call_name = PyUnicode_InternFromString("__call__");
     if (_PyType_Lookup(Py_TYPE(callable), call_name) != cell_types().call)
       stop(Break::UnsupportedCall, std::string(Py_TYPE(callable)->tp_name) + " overrides Cell.__call__");
@@ -1473,6 +1509,8 @@ PyObject* Simulator::call(PyObject* callable, const std::vector<PyObject*>& args
     else tree_.add_check(tree_.child(node, Access::DictAttr, key), {CheckKind::Absent, nullptr, 0, {}});
     PyObject* construct = load_attr(callable, own(PyUnicode_InternFromString("construct")));
     if (cast && cast != Py_None) return call_converted_cell(construct, cast, args, kwnames);
+    static PyObject* bprop_name = PyUnicode_InternFromString("bprop");
+    if (tape_active() && _PyType_Lookup(Py_TYPE(callable), bprop_name)) return call_with_bprop(callable, construct, args, kwnames);
     return call(construct, args, kwnames);
   }
   if (plain_instance(callable) && class_node(callable) >= 0) {
@@ -1761,6 +1799,15 @@ PyObject* Simulator::trace_call(PyObject* callable, const std::vector<PyObject*>
   PyObject* self = PyMethod_Check(callable) ? PyMethod_GET_SELF(callable) : callable;
   if (!PyFunction_Check(self))  // HyperMap(fn)
     for (const auto& kv : py::own_attrs(self)) calls_user_code = calls_user_code || user_callable(kv.second);
+  // A library closure over a user function (the function GradOperation returns holds the network):
+  // run for real it would run the user's code unguarded, its effects once, at capture.
+  PyObject* code_of = PyMethod_Check(callable) ? PyMethod_GET_FUNCTION(callable) : callable;
+  if (PyFunction_Check(code_of))
+    if (PyObject* cells = PyFunction_GET_CLOSURE(code_of))
+      for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(cells) && !calls_user_code; ++i) {
+        PyObject* v = PyCell_GET(PyTuple_GET_ITEM(cells, i));
+        calls_user_code = v && user_callable(v);
+      }
   if (calls_user_code) {
     static PyObject* call_name = PyUnicode_InternFromString("__call__");
     PyObject* func = PyMethod_Check(callable) ? PyMethod_GET_FUNCTION(callable) : callable;
@@ -1804,7 +1851,9 @@ PyObject* Simulator::trace_call_args(PyObject* callable, const std::vector<PyObj
   }
   PyObject* r = PyObject_Call(callable, t, kw);
   if (!r) python_error(describe_callable(callable).c_str());
-  return own(r);
+  own(r);
+  rethrow_pending_stop();  // (library code that caught the error a simulated bprop stopped with)
+  return r;
 }
 
 PyObject* Simulator::inline_call(PyObject* func, PyObject* self, const std::vector<PyObject*>& args, PyObject* kwnames) {

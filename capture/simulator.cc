@@ -269,6 +269,12 @@ PyObject* Simulator::run_frame(SimFrame& fr) {
   while (!fr.returned && !fr.suspended) {
     if (fr.pc >= fr.ins->size()) stop(Break::Internal, "ran off the end of the bytecode");
     if (--budget_ < 0) stop(Break::InstructionBudget, std::to_string(opt_.instruction_budget) + " instructions");
+    // A signal's Python handler runs here rather than inside library code capture runs (what it
+    // raises is then plainly the handler's): the call raises it, and nothing is cached.
+    if (__builtin_expect(PyErr_CheckSignals() < 0, 0)) {
+      r_.interrupted = true;
+      stop(Break::Interrupted, "a signal handler raised");
+    }
     ++r_.instructions;
     size_t at = fr.pc;
     // 3.11: a with-block ends where its body does (its exit path runs outside the handler's range,

@@ -236,6 +236,17 @@ inline void set_interp_eval_frame(LegacyEvalFrame f) { pj_interp38_set_eval_fram
 #endif
 #endif
 
+// The code object a frame object (a traceback's tb_frame) runs, borrowed.
+inline PyCodeObject* frame_object_code(PyFrameObject* f) {
+#if PY_VERSION_HEX < 0x03090000
+  return f->f_code;
+#else
+  PyCodeObject* co = PyFrame_GetCode(f);  // (a new reference; the frame keeps its code alive)
+  Py_DECREF(co);
+  return co;
+#endif
+}
+
 // Installs fn as the frame evaluator of the current interpreter; nullptr restores CPython's own.
 // Returns false (nothing changed) where this Python's hook is not supported yet.
 inline bool set_eval_frame(EvalFrameFn fn) {

@@ -160,13 +160,13 @@ PyObject* rebuild_output(PyObject* shape, PyObject* leaves, Py_ssize_t& next) {
   return shape;
 }
 
-// The backward of a call_with_bprop node: bprop(*args, out, dout) in Python, on tensors.
+// The backward of a call_with_bprop node: bprop(*args, out, dout) on tensors.
 struct PyBprop {
-  PyObject* bprop;  // owned (shared by copies of the std::function through shared_ptr)
-  Ref args;         // the call's positional arguments, as given
+  const BpropRunner& run;
+  PyObject* args;   // the call's positional arguments, as given
   bool single;      // the forward returned one tensor (dout is passed as a tensor, not a tuple)
-  std::string name;
-  PyObject* shape = nullptr;  // the forward's output (nested tuples: out and dout are given that shape)
+  const std::string& name;
+  PyObject* shape;  // the forward's output (nested tuples: out and dout are given that shape)
 
   std::vector<int> operator()(GradContext& c, const GradArgs& g) const {
     auto& ec = dynamic_cast<EagerGradContext&>(c);
@@ -176,16 +176,16 @@ struct PyBprop {
       int d = g.dout[k] != kNoGrad ? g.dout[k] : c.zeros(c.meta(g.out[k]));
       PyTuple_SET_ITEM(douts.get(), k, wrap(ec.tensor(d)));
     }
-    if (!single && shape) {
+    if (!single) {
       Py_ssize_t next_out = 0, next_dout = 0;
       Ref o(rebuild_output(shape, outs.get(), next_out)), d(rebuild_output(shape, douts.get(), next_dout));
       outs = std::move(o);
       douts = std::move(d);
     }
-    Py_ssize_t n = PyTuple_GET_SIZE(args.get());
+    Py_ssize_t n = PyTuple_GET_SIZE(args);
     Ref call(PyTuple_New(n + 2));
     for (Py_ssize_t i = 0; i < n; ++i) {
-      PyObject* a = PyTuple_GET_ITEM(args.get(), i);
+      PyObject* a = PyTuple_GET_ITEM(args, i);
       Py_INCREF(a);
       PyTuple_SET_ITEM(call.get(), i, a);
     }
@@ -195,7 +195,7 @@ struct PyBprop {
     Py_INCREF(dout);
     PyTuple_SET_ITEM(call.get(), n, out);
     PyTuple_SET_ITEM(call.get(), n + 1, dout);
-    Ref r(PyObject_Call(bprop, call.get(), nullptr));
+    Ref r(run(call.get()));
     if (!r) throw PythonErrorAlreadySet();
     // One gradient per tensor argument, in order (non-tensor arguments have none).
     if (is_tensor(r.get())) {
@@ -208,11 +208,11 @@ struct PyBprop {
     Ref fast(PySequence_Fast(r.get(), ""));
     std::vector<int> grads;
     Py_ssize_t m = PySequence_Fast_GET_SIZE(fast.get()), tensor_args = 0;
-    for (Py_ssize_t i = 0; i < n; ++i) tensor_args += is_tensor(PyTuple_GET_ITEM(args.get(), i));
+    for (Py_ssize_t i = 0; i < n; ++i) tensor_args += is_tensor(PyTuple_GET_ITEM(args, i));
     if (m != tensor_args && m != n)
       PJ_THROW(Type) << name << ".bprop returned " << m << " gradients for " << n << " inputs";
     for (Py_ssize_t i = 0, j = 0; i < n; ++i) {
-      if (!is_tensor(PyTuple_GET_ITEM(args.get(), i))) {
+      if (!is_tensor(PyTuple_GET_ITEM(args, i))) {
         if (m == n) ++j;
         continue;
       }
@@ -230,6 +230,37 @@ struct PyBprop {
   }
 };
 
+// A reference dropped with the GIL held (the tape's record may die on another thread's call).
+std::shared_ptr<PyObject> keep_with_gil(PyObject* o) {
+  Py_INCREF(o);
+  return std::shared_ptr<PyObject>(o, [](PyObject* p) {
+    PyGILState_STATE s = PyGILState_Ensure();
+    Py_DECREF(p);
+    PyGILState_Release(s);
+  });
+}
+
+}  // namespace
+
+void record_bprop_call(PyObject* fargs, PyObject* out, BpropRunner run, const std::string& name) {
+  Tensors in;
+  for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(fargs); ++i)
+    if (is_tensor(PyTuple_GET_ITEM(fargs, i))) in.push_back(unwrap(PyTuple_GET_ITEM(fargs, i)));
+  const bool single = is_tensor(out);
+  Tensors outs = single ? Tensors{unwrap(out)} : Tensors{};
+  if (!single) {
+    if (!PyTuple_Check(out)) PJ_THROW(Type) << name << ": a Cell with bprop must return a Tensor or a tuple of Tensors";
+    flatten_output(out, outs);
+  }
+  std::shared_ptr<PyObject> keep_args = keep_with_gil(fargs), keep_shape = keep_with_gil(out);
+  CustomGradFn fn = [run = std::move(run), keep_args, keep_shape, single, name](GradContext& c, const GradArgs& g) {
+    return PyBprop{run, keep_args.get(), single, name, keep_shape.get()}(c, g);
+  };
+  tape_record_custom(in, outs, fn, name + ".bprop");
+}
+
+namespace {
+
 // call_with_bprop(forward, bprop, args, name)
 PyObject* py_call_with_bprop(PyObject*, PyObject* args) {
   PyObject *forward, *bprop, *fargs;
@@ -243,40 +274,8 @@ PyObject* py_call_with_bprop(PyObject*, PyObject* args) {
   }
   if (!out) return nullptr;
   if (!tape_active()) return out.release();
-  Tensors in;
-  for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(fargs); ++i)
-    if (is_tensor(PyTuple_GET_ITEM(fargs, i))) in.push_back(unwrap(PyTuple_GET_ITEM(fargs, i)));
-  const bool single = is_tensor(out.get());
-  Tensors outs = single ? Tensors{unwrap(out.get())} : Tensors{};
-  if (!single) {
-    if (!PyTuple_Check(out.get())) PJ_THROW(Type) << name << ": a Cell with bprop must return a Tensor or a tuple of Tensors";
-    flatten_output(out.get(), outs);
-  }
-  Py_INCREF(bprop);
-  Py_INCREF(fargs);
-  std::shared_ptr<PyObject> keep(bprop, [](PyObject* o) {
-    PyGILState_STATE s = PyGILState_Ensure();
-    Py_DECREF(o);
-    PyGILState_Release(s);
-  });
-  std::shared_ptr<PyObject> keep_args(fargs, [](PyObject* o) {
-    PyGILState_STATE s = PyGILState_Ensure();
-    Py_DECREF(o);
-    PyGILState_Release(s);
-  });
-  Py_INCREF(out.get());
-  std::shared_ptr<PyObject> keep_shape(out.get(), [](PyObject* o) {
-    PyGILState_STATE s = PyGILState_Ensure();
-    Py_DECREF(o);
-    PyGILState_Release(s);
-  });
-  std::string who = name;
-  CustomGradFn fn = [keep, keep_args, keep_shape, single, who](GradContext& c, const GradArgs& g) {
-    Py_INCREF(keep_args.get());
-    PyBprop b{keep.get(), Ref(keep_args.get()), single, who, keep_shape.get()};
-    return b(c, g);
-  };
-  tape_record_custom(in, outs, fn, who + ".bprop");
+  std::shared_ptr<PyObject> keep = keep_with_gil(bprop);
+  record_bprop_call(fargs, out.get(), [keep](PyObject* call) { return PyObject_Call(keep.get(), call, nullptr); }, name);
   return out.release();
   PJ_PY_END(nullptr)
 }

@@ -61,6 +61,11 @@ struct CodeState {
   int64_t frames_rewritten = 0, frames_default = 0;
   int64_t frames_direct = 0;   // of frames_rewritten: a direct call ran the graph (no rewritten code)
   int64_t graph_failures = 0;  // calls whose graph raised and that then ran eagerly
+  // Calls a stance decided (runtime/eval_frame.h Stance; Default's slot unused): force_eager and
+  // eager_then_compile's first call ran eagerly, eager_on_recompile ran a miss eagerly,
+  // fail_on_recompile raised.
+  int64_t stance_calls[5] = {};
+  bool stance_warm = false;  // eager_then_compile ran its first call
   int64_t capture_ns = 0, compile_ns = 0;  // time spent simulating and compiling (passes + plan)
   std::vector<std::string> recompile_reasons;  // "x.shape[0]: 3 -> 4", one per recompile
   std::vector<std::string> break_reasons;      // reason_text() of each refused capture

@@ -7,6 +7,7 @@
 #include <fnmatch.h>
 
 #include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <cstdlib>
 #include <cstring>
@@ -108,8 +109,9 @@ std::string where(PyCodeObject* co);
 // while capturing one): its messages are quiet, and level 2 breaks even without a graph.
 bool stress_only(const JitOptions& opt) { return opt.stress || (&opt == &g_config.defaults && g_stress); }
 
-// PIJIT_LOGS=bytecode: the rewritten code (and its resume functions'), as dis shows it.
-void log_bytecode(PyCodeObject* co, PyObject* code) {
+// PIJIT_LOGS=bytecode: code as dis shows it, under `label` ("original", "rewritten", ...) and
+// the function it belongs to.
+void log_bytecode(PyCodeObject* co, PyObject* code, const char* label) {
   if (!log_enabled("bytecode")) return;
   PyObject *t, *v, *tb;
   PyErr_Fetch(&t, &v, &tb);
@@ -118,7 +120,7 @@ void log_bytecode(PyCodeObject* co, PyObject* code) {
   py::Ref dis(PyImport_ImportModule("dis"));
   py::Ref text(dis ? PyObject_CallMethod(dis.get(), "Bytecode", "O", code) : nullptr);
   py::Ref s(text ? PyObject_CallMethod(text.get(), "dis", nullptr) : nullptr);
-  if (s && PyUnicode_Check(s.get())) log("bytecode", "rewritten " + where(co) + ":\n" + py::text(s.get()));
+  if (s && PyUnicode_Check(s.get())) log("bytecode", label + (" " + where(co)) + ":\n" + py::text(s.get()));
   PyErr_Clear();
   t_jit.busy = busy;
   PyErr_Restore(t, v, tb);
@@ -238,12 +240,15 @@ PyObject* run_refused(PyThreadState* ts, py::Frame* f, CodeState* st, const std:
   return run_in_shadow(ts, f, st->reassembled);
 }
 
+// Why a call whose graph raised before anything observable ran is run again by the interpreter.
+const std::string kGraphRaised = "its graph raised; the call runs eagerly (the interpreter's exception)";
+
 __attribute__((noinline, cold)) PyObject* rerun_after_graph_failure(PyThreadState* ts, py::Frame* f, CodeState* st) {
   t_graph_failure = GraphFailure::None;
   PyErr_Clear();
   ++st->graph_failures;
   log("breaks", "graph of " + where(py::frame_code(f)) + " raised; the call runs eagerly");
-  return run_default(ts, f, st, "");
+  return run_default(ts, f, st, kGraphRaised);
 }
 
 PyObject* run_entry(PyThreadState* ts, py::Frame* f, CodeState* st, CacheEntry& e) {
@@ -288,7 +293,7 @@ PyObject* run_direct(PyThreadState* ts, py::Frame* f, CodeState* st, CacheEntry&
     PyErr_Clear();
     ++st->graph_failures;
     log("breaks", "graph of " + where(py::frame_code(f)) + " raised; the call runs eagerly");
-    return run_default(ts, f, st, "");
+    return run_default(ts, f, st, kGraphRaised);
   }
   if (!r) py::traceback_here(f);  // the function's line in the traceback, as its rewritten code's frame gave
   return r;
@@ -385,8 +390,9 @@ bool outline_entry(PyCodeObject* co, CodeState* st, const JitOptions& opt, const
   if (!slot.first) {
     slot = {loop.outer.release(), loop.body.release()};
     make_candidate(slot.second, opt, true);
-    log_bytecode(co, slot.first);
-    log_bytecode(co, slot.second);
+    log_bytecode(co, reinterpret_cast<PyObject*>(co), "original");
+    log_bytecode(co, slot.first, "rewritten");
+    log_bytecode(co, slot.second, "loop body of");
   }
   Py_INCREF(slot.first);
   out->code = slot.first;
@@ -515,8 +521,9 @@ bool build_entry(py::Frame* f, CodeState* st, const JitOptions& opt, CacheEntry*
     PyObject* code = runner ? codegen::emit_graph_code(co, *r.guards, r.plan, runner.get(), make_resume) : nullptr;
     out->compile_ns = std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() - c0).count();
     if (code) {
-      log_bytecode(co, code);
-      for (PyCodeObject* rc : out->resumes) log_bytecode(co, reinterpret_cast<PyObject*>(rc));
+      log_bytecode(co, reinterpret_cast<PyObject*>(co), "original");
+      log_bytecode(co, code, "rewritten");
+      for (PyCodeObject* rc : out->resumes) log_bytecode(co, reinterpret_cast<PyObject*>(rc), "resume function of");
     } else {
       out->resumes.clear();
     }
@@ -738,9 +745,46 @@ PJ_COLD void drop_entries_for_no_cache(CodeState* st) {
   st->entries.clear();
 }
 
+std::atomic<int> g_stance{0};
+static_assert(sizeof(CodeState::stance_calls) / sizeof(int64_t) == static_cast<size_t>(Stance::Count), "a slot per stance");
+
+// A call a stance runs eagerly (`why` in trace spans and the default-evaluator counts).
+PJ_COLD PyObject* run_stance_eager(PyThreadState* ts, py::Frame* f, CodeState* st, Stance s) {
+  ++st->stance_calls[static_cast<int>(s)];
+  return run_default(ts, f, st, std::string("stance ") + kStanceNames[static_cast<int>(s)]);
+}
+
+PJ_COLD PyObject* fail_on_recompile(py::Frame* f, CodeState* st) {
+  ++st->stance_calls[static_cast<int>(Stance::FailOnRecompile)];
+  guards::GuardFailure why;
+  quiet_check(*st->entries.front().guards, f, &why);
+  if (PyErr_Occurred()) return nullptr;
+  return py::fail(PyExc_RuntimeError, "pijit: " + where(py::frame_code(f)) +
+                                          " would recompile, and the stance is 'fail_on_recompile' (guard failure: " +
+                                          why.text() + ")");
+}
+
+}  // namespace
+
+const char* const kStanceNames[static_cast<int>(Stance::Count)] = {
+    "default", "force_eager", "eager_on_recompile", "fail_on_recompile", "eager_then_compile"};
+Stance stance() { return static_cast<Stance>(g_stance.load(std::memory_order_relaxed)); }
+void set_stance(Stance s) { g_stance.store(static_cast<int>(s), std::memory_order_relaxed); }
+
+namespace {
+
 PyObject* run_captured(PyThreadState* ts, py::Frame* f, const JitOptions& opt) {
   CodeState* st = code_state(py::frame_code(f), true);
   if (!st) return nullptr;
+  // (stress mode's own candidates keep plain Python's behaviour whatever the stance says)
+  const Stance s = stress_only(opt) ? Stance::Default : stance();
+  if (__builtin_expect(s != Stance::Default, 0)) {
+    if (s == Stance::ForceEager) return run_stance_eager(ts, f, st, s);
+    if (s == Stance::EagerThenCompile && st->mode == CodeState::Candidate && !st->stance_warm) {
+      st->stance_warm = true;
+      return run_stance_eager(ts, f, st, s);
+    }
+  }
   if (st->mode == CodeState::Skip) return run_skipped(ts, f, st, opt);
   if (st->mode == CodeState::Building) return run_default(ts, f, st, "re-entered while capturing");
   if (debug_switches().no_cache && st->mode == CodeState::Compiled) drop_entries_for_no_cache(st);  // PIJIT_DEBUG_NO_CACHE
@@ -749,6 +793,11 @@ PyObject* run_captured(PyThreadState* ts, py::Frame* f, const JitOptions& opt) {
     case Lookup::Hit: return run_entry(ts, f, st, st->entries.front());
     case Lookup::Done: return result;
     case Lookup::Miss: break;
+  }
+  // (a first capture is not a recompile: both stances let it compile)
+  if (__builtin_expect(s != Stance::Default, 0) && !st->entries.empty()) {
+    if (s == Stance::EagerOnRecompile) return run_stance_eager(ts, f, st, s);
+    if (s == Stance::FailOnRecompile) return fail_on_recompile(f, st);
   }
   // (captured by a later call with more room: the miss is not counted)
   if (!py::stack_room_for_levels(ts, py::kCaptureStackExtra)) return run_default(ts, f, st, kLowStack);
@@ -873,17 +922,22 @@ PyObject* pijit_eval_frame(PyThreadState* ts, py::Frame* f, int throw_flag) {
   if (opt && !g_released && !t_jit.busy && filtered_out(f, co)) opt = nullptr;  // PIJIT_SKIP / PIJIT_ONLY
   if (!opt || g_released || t_jit.busy || throw_flag || !(co->co_flags & CO_OPTIMIZED) || py::frame_is_resumable(f) ||
       py::tracing_or_profiling(ts) || trace_context()) {
-    // Stress statistics count every candidate frame once: a generator resumed is not a new frame.
-    if (opt && g_stress && !t_jit.busy && !(py::frame_is_resumable(f) && py::frame_started(f))) {
-      ++g_stats.frames_default;
-      const char* why = !(co->co_flags & CO_OPTIMIZED) ? "module or class body"
-                        : py::frame_is_resumable(f)    ? "generator or coroutine frame"
-                        : throw_flag                   ? "exception thrown into a frame"
-                        : trace_context()              ? "an op recorder traces"
+    if (!opt || t_jit.busy || (!g_stress && !trace::on())) return py::eval_frame_default(ts, f, throw_flag);
+    const char* why = g_released                      ? "pijit released at exit"
+                      : !(co->co_flags & CO_OPTIMIZED) ? "module or class body"
+                      : py::frame_is_resumable(f)      ? "generator or coroutine frame"
+                      : throw_flag                     ? "exception thrown into a frame"
+                      : trace_context()                ? "an op recorder traces"
                                                        : "traced or profiled";
+    // Stress statistics count every candidate frame once: a generator resumed is not a new frame.
+    if (g_stress && !(py::frame_is_resumable(f) && py::frame_started(f))) {
+      ++g_stats.frames_default;
       ++g_stats.fallback_reasons[why];
       ++g_stats.default_reasons[why];
     }
+    if (!trace::on()) return py::eval_frame_default(ts, f, throw_flag);
+    trace::Span span("eager", where(co));  // PIJIT_TRACE: a candidate the interpreter runs
+    span.set_args("\"why\": " + trace::quote(why));
     return py::eval_frame_default(ts, f, throw_flag);
   }
   if (!py::stack_room_for_levels(ts, py::kRunStackExtra)) return run_default(ts, f, nullptr, kLowStack);
@@ -916,6 +970,8 @@ static void reset_code_state(CodeState* st, std::set<CodeState*>* done) {
   st->compiles = st->cache_hits = st->cache_misses = st->recompiles = st->evictions = st->breaks = 0;
   st->misses_in_a_row = st->frames_rewritten = st->frames_default = st->graph_failures = st->frames_direct = 0;
   st->capture_ns = st->compile_ns = 0;
+  std::fill(std::begin(st->stance_calls), std::end(st->stance_calls), 0);
+  st->stance_warm = false;
   st->recompile_reasons.clear();
   st->break_reasons.clear();
   st->break_chains.clear();

@@ -43,6 +43,13 @@ void set_log_categories(const std::string& log);
 // pijit.CaptureError (a RuntimeError): fullgraph / GRAPH_MODE capture refused.
 extern PyObject* g_capture_error;
 
+// pijit.set_stance: how the hook treats candidates from now on; caches are kept, so switching
+// back finds every entry. kStanceNames is indexed by Stance (the names set_stance takes).
+enum class Stance { Default, ForceEager, EagerOnRecompile, FailOnRecompile, EagerThenCompile, Count };
+extern const char* const kStanceNames[static_cast<int>(Stance::Count)];
+Stance stance();
+void set_stance(Stance s);
+
 // Calls target with the hook installed, capturing the first frame of `code` it enters.
 PyObject* call_jitted(PyCodeObject* code, const JitOptions& opt, PyObject* target, PyObject* args, PyObject* kwargs);
 

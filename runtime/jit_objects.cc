@@ -779,6 +779,11 @@ PyObject* py_jit_stats(PyObject*, PyObject* obj) {
   set_item(d.get(), "frames_direct", PyLong_FromLongLong(st ? st->frames_direct : 0));  // of frames_rewritten
   set_item(d.get(), "frames_default", PyLong_FromLongLong(st ? st->frames_default : 0));
   set_item(d.get(), "graph_failures", PyLong_FromLongLong(st ? st->graph_failures : 0));
+  Ref stances(PyDict_New());  // calls each stance decided (pijit.set_stance)
+  for (int k = 1; k < static_cast<int>(Stance::Count); ++k)
+    set_item(stances.get(), kStanceNames[k], PyLong_FromLongLong(st ? st->stance_calls[k] : 0));
+  Py_INCREF(stances.get());
+  set_item(d.get(), "stance_calls", stances.get());
   set_item(d.get(), "recompile_reasons", str_list(st ? st->recompile_reasons : std::vector<std::string>{}));
   set_item(d.get(), "break_reasons", str_list(st ? st->break_reasons : std::vector<std::string>{}));
   set_item(d.get(), "break_records", break_record_list(st ? st->break_records : std::vector<BreakRecord>{}));
@@ -995,6 +1000,24 @@ PyObject* py_reset_capture(PyObject*, PyObject* args) {
   Py_RETURN_NONE;
 }
 
+// set_stance(name) -> the stance before; get_stance() -> its name.
+PyObject* py_set_stance(PyObject*, PyObject* name) {
+  if (!PyUnicode_Check(name))
+    return py::fail(PyExc_TypeError, std::string("set_stance: expected a stance name (str), got ") + Py_TYPE(name)->tp_name);
+  const std::string want = py::text(name);
+  for (int k = 0; k < static_cast<int>(Stance::Count); ++k)
+    if (want == kStanceNames[k]) {
+      const Stance before = stance();
+      set_stance(static_cast<Stance>(k));
+      return PyUnicode_FromString(kStanceNames[static_cast<int>(before)]);
+    }
+  std::string names;
+  for (int k = 0; k < static_cast<int>(Stance::Count); ++k) names += std::string(k ? ", " : "") + "'" + kStanceNames[k] + "'";
+  return py::fail(PyExc_ValueError, "set_stance: unknown stance '" + want + "'; expected one of " + names);
+}
+
+PyObject* py_get_stance(PyObject*, PyObject*) { return PyUnicode_FromString(kStanceNames[static_cast<int>(stance())]); }
+
 PyObject* py_set_stress(PyObject*, PyObject* on) {
   long level = PyBool_Check(on) ? (on == Py_True) : PyLong_AsLong(on);
   if (level == -1 && PyErr_Occurred()) return nullptr;
@@ -1081,6 +1104,8 @@ PyMethodDef jit_methods[] = {
     {"set_dump_hook", py_set_dump_hook, METH_O, "set_dump_hook(fn): pijit.dump's writer of each new cache entry"},
     {"set_graph_timing", py_set_graph_timing, METH_O, "time every graph launch (pijit.explain turns it on)"},
     {"reset_capture", py_reset_capture, METH_VARARGS, "reset_capture(target=None): forget what capture decided (all, or one function)"},
+    {"set_stance", py_set_stance, METH_O, "set_stance(name) -> the previous stance's name (pijit.set_stance)"},
+    {"get_stance", py_get_stance, METH_NOARGS, "the current stance's name"},
     {"set_stress", py_set_stress, METH_O, "set_stress(level): 1 capture every frame, 2 also re-assemble refused ones"},
     {"stress_stats", py_stress_stats, METH_NOARGS, "frames run rewritten / default, and why, since the last reset"},
     {"reset_stress_stats", py_reset_stress_stats, METH_NOARGS, "zero the stress counters"},

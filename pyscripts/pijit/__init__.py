@@ -23,7 +23,7 @@ from pijit.signature import Symbol
 from pijit.context import (set_context, get_context, set_device, GRAPH_MODE, PYNATIVE_MODE,
                            STRICT, COMPATIBLE, LAX, set_num_threads, MAX_NUM_THREADS)
 from pijit.jit import (jit, ms_function, jit_stats, set_stress, stress_stats, reset_stress_stats,
-                       set_jit_config, CaptureError, jit_class, ms_class, lazy_inline)
+                       set_jit_config, CaptureError, jit_class, ms_class, lazy_inline, set_stance, get_stance)
 from pijit import dump as _dump  # PIJIT_DUMP_DIR / PIJIT_TRACE (after jit: its exit hook runs first)
 from pijit import common
 from pijit import hal, device_context

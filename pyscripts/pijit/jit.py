@@ -158,6 +158,55 @@ def set_stress(on=True):
         raise ValueError("set_stress: expected a bool or a level 0, 1, 2, 3, got %r" % (on,))
 
 
+class set_stance(object):
+    """How jitted code runs from now on, switchable at run time; the caches are kept, so going
+    back to "default" finds every captured entry again:
+
+    - "default": capture, guard checks, recompiles as usual;
+    - "force_eager": every call runs eagerly (no capture, no guard check);
+    - "eager_on_recompile": an entry whose guards pass still runs; a call that would recompile
+      runs eagerly instead (a first capture still compiles);
+    - "fail_on_recompile": a call that would recompile raises RuntimeError naming the guard
+      that failed (a first capture still compiles);
+    - "eager_then_compile": each function's first call runs eagerly, later ones capture.
+
+    A plain call sets it; as a context manager the stance before it comes back on exit; as a
+    decorator (@pijit.set_stance("force_eager")) it holds only while the function runs.
+    jit_stats(fn)["stance_calls"] counts the calls each stance decided."""
+    __pijit_state__ = "switches the compile stance"
+
+    def __init__(self, stance="default"):
+        self._stance = stance
+        self._before = _C.set_stance(stance)  # raises for an unknown name, changing nothing
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        _C.set_stance(self._before)
+        return False
+
+    def __call__(self, fn):
+        if not callable(fn):
+            raise type_error("set_stance", "fn", fn, "a callable")
+        _C.set_stance(self._before)  # a decorator changes nothing until its function runs
+        stance = self._stance
+
+        @functools.wraps(fn)
+        def with_stance(*args, **kwargs):
+            before = _C.set_stance(stance)
+            try:
+                return fn(*args, **kwargs)
+            finally:
+                _C.set_stance(before)
+        return with_stance
+
+
+def get_stance():
+    """The current stance's name (set_stance)."""
+    return _C.get_stance()
+
+
 if os.environ.get("PIJIT_STRESS", "") not in ("", "0"):
     set_stress(int(os.environ["PIJIT_STRESS"]) if os.environ["PIJIT_STRESS"] in ("2", "3") else 1)
 

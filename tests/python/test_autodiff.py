@@ -612,6 +612,87 @@ class Jitted(Close):
         gx, gy = step(pj.Tensor([1.0]), pj.Tensor([2.0]))
         self.assertEqual((gx.tolist(), gy.tolist()), ([7.0], [9.0]))
 
+    def test_custom_bprop_is_captured_into_the_backward_graph(self):
+        # The bprop is ordinary tensor code: it is simulated when the backward reaches its call,
+        # so the jitted grad is one graph (no B008), its print is replayed every call, and the
+        # gradients are the eager ones bit for bit.
+        printed = []
+
+        class CustomMul(nn.Cell):
+            def construct(self, x, y):
+                return x * y
+
+            def bprop(self, x, y, out, dout):
+                printed.append(tuple(dout.shape))
+                return y * dout * 2, x * dout * 3
+        m = CustomMul()
+
+        def loss(x, y):
+            return (m(x * 2, y) ** 2).sum()
+        g = ops.GradOperation(get_all=True)(loss)
+
+        @pj.jit
+        def step(x, y):
+            return g(x, y)
+        x, y = pj.Tensor([1.0, 2.0]), pj.Tensor([3.0, 5.0])
+        want = [t.tolist() for t in g(x, y)]
+        self.assertEqual(want, [[144.0, 800.0], [72.0, 480.0]])
+        for _ in range(3):
+            self.assertEqual([t.tolist() for t in step(x, y)], want)
+        self.assertEqual(printed, [(2,)] * 4)  # the eager call's, then one per jitted call
+        if CAPTURE_ON:
+            s = pj.jit_stats(step)
+            self.assertEqual((s["graphs"], s["breaks"], s["recompiles"]), (1, 0, 0), s["break_reasons"])
+            self.assertEqual(s["frames_captured"] if "frames_captured" in s else s["frames_rewritten"], 3)
+        # the class's bprop is guarded: replacing it recompiles and the new one is used
+        CustomMul.bprop = lambda self, x, y, out, dout: (dout, dout)
+        self.assertEqual([t.tolist() for t in step(x, y)], [[24.0, 80.0], [12.0, 40.0]])
+        if CAPTURE_ON:
+            self.assertEqual(pj.jit_stats(step)["recompiles"], 1)
+
+    def test_a_bprop_capture_cannot_follow_breaks_there_and_matches_eager(self):
+        class Scaled(nn.Cell):
+            def construct(self, x):
+                return x * 2
+
+            def bprop(self, x, out, dout):
+                k = dout.sum().item()  # a value read: the interpreter runs it
+                return (dout * (k + 1.0),)
+        c = Scaled()
+        g = ops.GradOperation()(lambda x: c(x).sum() * 3)
+
+        @pj.jit
+        def step(x):
+            return g(x) + 1
+        x = pj.Tensor([1.0, 2.0])
+        want = g(x).tolist()
+        for _ in range(2):
+            self.assertEqual((step(x) - 1).tolist(), want)
+        self.assertEqual(want, [21.0, 21.0])
+        if CAPTURE_ON:  # the break names the bprop's line, the chain that led there
+            s = pj.jit_stats(step)
+            self.assertEqual(s["breaks"], 1)
+            self.assertIn("in bprop: reads the data of a tensor", s["break_reasons"][0])
+            self.assertEqual([f[0] for f in s["break_records"][0]["frames"]], ["step", "bprop"])
+
+    def test_a_network_held_by_a_grad_function_runs_every_call(self):
+        # GradOperation's function keeps the network in its closure: the network's Python runs
+        # (simulated) on every call, its effects replayed, not once while capturing.
+        calls = []
+        w = pj.Tensor([2.0, 3.0])
+
+        def net(x):
+            calls.append(len(calls))
+            return (x * w).sum()
+        g = ops.GradOperation()(net)
+
+        @pj.jit
+        def step(x):
+            return g(x)
+        for _ in range(3):
+            self.assertEqual(step(pj.Tensor([1.0, 1.0])).tolist(), [2.0, 3.0])
+        self.assertEqual(calls, [0, 1, 2])
+
 
 if __name__ == "__main__":
     unittest.main()

@@ -1149,6 +1149,33 @@ class InterruptionsPropagate(unittest.TestCase):
             pass
         self.check(Stop)
 
+    @unittest.skipUnless(hasattr(__import__("signal"), "setitimer"), "signal.setitimer is POSIX")
+    def test_a_real_signal_handler_exception_during_capture_reaches_the_caller(self):
+        # SIGALRM fires while a long function is being captured; its handler raises a builtin
+        # exception (TimeoutError, which library code could raise too). The call raises it, as
+        # plain Python would, and capture keeps nothing of the half-simulated call.
+        import signal
+        ns = {}
+        source = "\n".join(["def big(x):"] + ["    x = x * 1.0001 + 0.0001"] * 6000 + ["    return x"])
+        exec(source, ns)
+        jf = pj.jit(ns["big"])
+
+        def on_alarm(signum, frame):
+            raise TimeoutError("took too long")
+        before = signal.signal(signal.SIGALRM, on_alarm)
+        try:
+            signal.setitimer(signal.ITIMER_REAL, 0.003)  # capture alone takes tens of ms
+            with self.assertRaisesRegex(TimeoutError, "took too long"):
+                jf(pj.Tensor([1.0]))
+        finally:
+            signal.setitimer(signal.ITIMER_REAL, 0)
+            signal.signal(signal.SIGALRM, before)
+        st = pj.jit_stats(jf)
+        self.assertEqual((st["compiles"], len(st["entries"]), st["break_reasons"]), (0, 0, []))
+        exec(source, ns)
+        self.assertEqual(jf(pj.Tensor([1.0])).tolist(), ns["big"](pj.Tensor([1.0])).tolist())
+        self.assertEqual(pj.jit_stats(jf)["graphs"], 1)  # the next call captures
+
     def test_recursion_through_jit_reaches_plain_depth(self):  # e05
         import sys
 

@@ -183,6 +183,48 @@ class Trace(unittest.TestCase):
                 self.assertIn("why", eager[0]["args"])
 
 
+    @unittest.skipUnless(CAPTURE_ON, CAPTURE_OFF_WHY)
+    def test_trace_has_every_graph_run_and_every_eager_fallback(self):
+        # Direct calls (the graph run from the hook, no rewritten code) are graph spans like any
+        # other; a call whose graph raised and ran again eagerly, and one a stance ran eagerly,
+        # are eager spans that say why.
+        program = textwrap.dedent("""\
+            import pijit as pj
+
+            def h(x, idx):
+                y = x * 2.0
+                return y[idx]
+
+            jh = pj.jit(h)
+            x = pj.Tensor([1.0, 2.0, 3.0])
+            for _ in range(3):
+                jh(x, pj.Tensor([0, 2]))
+            try:
+                jh(x, pj.Tensor([0, 9]))
+            except IndexError as e:
+                print("IndexError")
+            with pj.set_stance("force_eager"):
+                jh(x, pj.Tensor([1]))
+            s = pj.jit_stats(jh)
+            print(s["frames_rewritten"], s["frames_direct"], s["frames_default"], s["graph_failures"])
+            """)
+        with tempfile.TemporaryDirectory() as tmp:
+            out = os.path.join(tmp, "t.json")
+            r = run_program(tmp, program, PIJIT_TRACE=out)
+            self.assertEqual(r.returncode, 0, r.stderr)
+            with open(out) as f:
+                events = [e for e in json.load(f)["traceEvents"] if e["ph"] == "X" and e["name"].startswith("h (")]
+        self.assertEqual(r.stdout.splitlines(), ["IndexError", "4 3 2 1"])
+        by_cat = {}
+        for e in events:
+            by_cat.setdefault(e["cat"], []).append(e)
+        # the first call's graph from its rewritten code; two direct calls; the failing one's (direct)
+        self.assertEqual(len(by_cat["graph"]), 4)
+        self.assertEqual([e["args"]["result"] for e in by_cat["guards"]], ["miss", "hit", "hit", "hit"])
+        self.assertEqual([e["args"]["why"] for e in by_cat["eager"]],
+                         ["its graph raised; the call runs eagerly (the interpreter's exception)", "stance force_eager"])
+
+
 class Logs(unittest.TestCase):
     @unittest.skipUnless(CAPTURE_ON, CAPTURE_OFF_WHY)
     def test_recompiles_verbose_codegen_guard_perf_perf(self):
@@ -199,6 +241,28 @@ class Logs(unittest.TestCase):
             self.assertRegex(err, r"\[pijit guard_perf\]   scale:4 entry \d: x: Tensor Float32\[\d\]: \d+ check\(s\)")
             self.assertRegex(err, r"\[pijit perf\] graphs took [\d.]+% of the")
             self.assertEqual(r.stdout, plain_output(tmp))
+
+    @unittest.skipUnless(CAPTURE_ON, CAPTURE_OFF_WHY)
+    def test_bytecode_labels_the_original_the_rewritten_and_the_resume_code(self):
+        with tempfile.TemporaryDirectory() as tmp:
+            r = run_program(tmp, PIJIT_LOGS="bytecode")
+            self.assertEqual(r.returncode, 0, r.stderr)
+            self.assertEqual(r.stdout, plain_output(tmp))
+        listings = {}
+        for block in r.stderr.split("[pijit bytecode] ")[1:]:
+            head, _, body = block.partition(":\n")
+            listings.setdefault(head.split(" (")[0], []).append(body)
+        # scale breaks at its `if float(...)` line: its original, its rewritten code (which calls
+        # the graph), and the resume function that runs the rest
+        self.assertIn("original scale", listings)
+        self.assertIn("rewritten scale", listings)
+        self.assertIn("resume function of scale", listings)
+        self.assertIn("original other", listings)
+        self.assertNotIn("<pijit graph of", listings["original scale"][0])
+        self.assertIn("<pijit graph of scale", listings["rewritten scale"][0])
+        multiply = r"BINARY_MULTIPLY|BINARY_OP +\d+ \(\*\)"  # (3.11's spelling second)
+        self.assertRegex(listings["original scale"][0], multiply)  # x * 2 is in the graph now
+        self.assertNotRegex(listings["rewritten scale"][0], multiply)
 
     @unittest.skipUnless(CAPTURE_ON, CAPTURE_OFF_WHY)
     def test_all_prints_every_category_in_one_line_format(self):
