@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdlib>
+#include <cstring>
 #include <sstream>
 
 #include "common/trace.h"
@@ -402,8 +403,8 @@ Tensors ExecPlan::run_steps(const Tensors& inputs) const {
   }
   // The caller keeps the outputs: anything sharing storage with a constant or the arena (which the
   // next launch overwrites) is copied.
-  Tensors result;
-  result.reserve(G.outputs().size());
+  Tensors result(G.outputs().size());
+  std::vector<size_t> copied;
   for (size_t k = 0; k < G.outputs().size(); ++k) {
     const Tensor& t = env[G.outputs()[k]];
     bool copy = out_copy_[k] == Copy::Always;
@@ -411,9 +412,73 @@ Tensors ExecPlan::run_steps(const Tensors& inputs) const {
       copy = arena->storage && t.storage() == arena->storage;
       for (const Tensor& c : G.consts()) copy = copy || t.storage() == c.storage();
     }
-    result.push_back(copy ? t.clone() : t);
+    if (copy) copied.push_back(k);
+    else result[k] = t;
   }
+  if (!copied.empty()) copy_outputs(env, copied, result);
   return result;
+}
+
+namespace {
+
+// The elements [lo, hi) of its storage a view spans; false for a layout copy_outputs leaves alone.
+bool element_span(const Tensor& t, int64_t* lo, int64_t* hi) {
+  if (t.device() != Device::CPU || !t.storage()) return false;
+  int64_t last = t.offset();
+  for (int d = 0; d < t.ndim(); ++d) {
+    if (t.stride(d) < 0) return false;
+    last += (t.dim(d) - 1) * t.stride(d);
+  }
+  *lo = t.offset();
+  *hi = t.numel() == 0 ? t.offset() : last + 1;
+  return true;
+}
+
+}  // namespace
+
+// Copies the outputs `which` for the caller as plain Python would have them: outputs that share
+// storage (a constant and a view of it; two views of one intermediate; one value returned twice)
+// share their copy too, each the same view of it, so that a write through one shows in the other.
+void ExecPlan::copy_outputs(const std::vector<Tensor>& env, const std::vector<size_t>& which, Tensors& result) const {
+  const Graph& G = *graph_;
+  std::vector<bool> done(G.outputs().size(), false);
+  for (size_t i = 0; i < which.size(); ++i) {
+    const size_t k = which[i];
+    if (done[k]) continue;
+    const Tensor& t = env[G.outputs()[k]];
+    std::vector<size_t> group{k};
+    for (size_t j = i + 1; j < which.size(); ++j)
+      if (env[G.outputs()[which[j]]].storage() == t.storage()) group.push_back(which[j]);
+    int64_t lo = INT64_MAX, hi = 0;
+    bool shared = group.size() > 1;
+    for (size_t m : group) {
+      const Tensor& u = env[G.outputs()[m]];
+      int64_t a = 0, b = 0;
+      shared = shared && u.dtype() == t.dtype() && element_span(u, &a, &b);
+      lo = std::min(lo, a);
+      hi = std::max(hi, b);
+    }
+    if (!shared) {
+      result[k] = t.clone();
+      done[k] = true;
+      continue;
+    }
+    const size_t isz = itemsize(t.dtype());
+    std::shared_ptr<Storage> copy = Storage::allocate(static_cast<size_t>(hi - lo) * isz);
+    if (hi > lo) std::memcpy(copy->data(), static_cast<const char*>(t.storage()->data()) + lo * isz, (hi - lo) * isz);
+    std::vector<std::pair<int, Tensor>> made;  // one tensor per graph value: `return k, k` is one object
+    for (size_t m : group) {
+      const int v = G.outputs()[m];
+      auto it = std::find_if(made.begin(), made.end(), [&](const std::pair<int, Tensor>& p) { return p.first == v; });
+      if (it == made.end()) {
+        const Tensor& u = env[v];
+        made.emplace_back(v, Tensor::view_of(copy, u.shape(), u.strides(), u.offset() - lo, u.dtype()));
+        it = made.end() - 1;
+      }
+      result[m] = it->second;
+      done[m] = true;
+    }
+  }
 }
 
 // Which outputs may become their Parameters' (see plan.h): decided once, from the graph alone.
