@@ -159,6 +159,17 @@ uint64_t get_seed() {
   return g_seed;
 }
 
+std::pair<uint64_t, uint64_t> rng_state() {
+  std::lock_guard<std::mutex> lock(g_mu);
+  return {g_seed, g_offset};
+}
+
+void set_rng_state(uint64_t seed, uint64_t offset) {
+  std::lock_guard<std::mutex> lock(g_mu);
+  g_seed = seed;
+  g_offset = offset;
+}
+
 std::array<uint32_t, 4> philox4x32(uint64_t key, uint64_t counter_lo, uint64_t counter_hi) {
   uint32_t c0 = static_cast<uint32_t>(counter_lo), c1 = static_cast<uint32_t>(counter_lo >> 32);
   uint32_t c2 = static_cast<uint32_t>(counter_hi), c3 = static_cast<uint32_t>(counter_hi >> 32);

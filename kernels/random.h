@@ -17,6 +17,7 @@
 #include <array>
 #include <cstdint>
 #include <optional>
+#include <utility>
 
 #include "kernels/tensor.h"
 
@@ -24,6 +25,9 @@ namespace pj {
 
 void set_seed(uint64_t seed);
 uint64_t get_seed();
+// The whole global state, (seed, offset): pijit's verify mode runs a call twice from one state.
+std::pair<uint64_t, uint64_t> rng_state();
+void set_rng_state(uint64_t seed, uint64_t offset);
 
 // One Philox4x32-10 block.
 std::array<uint32_t, 4> philox4x32(uint64_t key, uint64_t counter_lo, uint64_t counter_hi);

@@ -66,6 +66,7 @@ struct CodeState {
   // fail_on_recompile raised.
   int64_t stance_calls[5] = {};
   bool stance_warm = false;  // eager_then_compile ran its first call
+  int64_t verify_calls = 0;  // run --verify: calls counted (every nth is verified)
   int64_t capture_ns = 0, compile_ns = 0;  // time spent simulating and compiling (passes + plan)
   std::vector<std::string> recompile_reasons;  // "x.shape[0]: 3 -> 4", one per recompile
   std::vector<std::string> break_reasons;      // reason_text() of each refused capture

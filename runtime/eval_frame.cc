@@ -745,6 +745,46 @@ PJ_COLD void drop_entries_for_no_cache(CodeState* st) {
   st->entries.clear();
 }
 
+int g_auto_verify = 0;  // run --verify's n (0: off)
+
+// run --verify: this call of an auto-captured function, verified (pijit/_verify.py verify_frame)
+// through a function rebuilt from the frame's code, globals, closure and bound arguments. Returns
+// false (the frame runs as usual) where the frame cannot be rebuilt so: a generator, an argument
+// a closure captures (its slot already moved into the cell).
+PJ_COLD bool verify_frame(py::Frame* f, CodeState* st, PyObject** result) {
+  PyCodeObject* co = py::frame_code(f);
+  if (co->co_flags & (CO_GENERATOR | CO_COROUTINE | CO_ASYNC_GENERATOR | CO_ITERABLE_COROUTINE)) return false;
+  const int nargs = co->co_argcount + co->co_kwonlyargcount + ((co->co_flags & CO_VARARGS) != 0) +
+                    ((co->co_flags & CO_VARKEYWORDS) != 0);
+  py::Ref values(PyTuple_New(nargs));
+  if (!values) return *result = nullptr, true;
+  for (int i = 0; i < nargs; ++i) {
+    PyObject* v = py::frame_local(f, i);
+    if (!v) return false;
+    Py_INCREF(v);
+    PyTuple_SET_ITEM(values.get(), i, v);
+  }
+  const int ncells = py::code_ncells(co), nfree = py::code_nfrees(co);
+  py::Ref closure(nfree ? PyTuple_New(nfree) : (Py_INCREF(Py_None), Py_None));
+  if (!closure) return *result = nullptr, true;
+  for (int k = 0; k < nfree; ++k) {
+    PyObject* cell = py::frame_cell(f, ncells + k);
+    if (!cell) return false;
+    Py_INCREF(cell);
+    PyTuple_SET_ITEM(closure.get(), k, cell);
+  }
+  static PyObject* verify = [] {
+    py::Ref mod(PyImport_ImportModule("pijit._verify"));
+    return mod ? PyObject_GetAttrString(mod.get(), "verify_frame") : nullptr;  // kept for the process
+  }();
+  if (!verify) return *result = nullptr, true;
+  t_verifying = true;
+  *result = PyObject_CallFunction(verify, "OOOOL", co, py::frame_globals(f), closure.get(), values.get(),
+                                  static_cast<long long>(st->verify_calls));
+  t_verifying = false;
+  return true;
+}
+
 std::atomic<int> g_stance{0};
 static_assert(sizeof(CodeState::stance_calls) / sizeof(int64_t) == static_cast<size_t>(Stance::Count), "a slot per stance");
 
@@ -766,6 +806,9 @@ PJ_COLD PyObject* fail_on_recompile(py::Frame* f, CodeState* st) {
 
 }  // namespace
 
+thread_local bool t_verifying = false;
+void set_auto_verify(int every) { g_auto_verify = every; }
+
 const char* const kStanceNames[static_cast<int>(Stance::Count)] = {
     "default", "force_eager", "eager_on_recompile", "fail_on_recompile", "eager_then_compile"};
 Stance stance() { return static_cast<Stance>(g_stance.load(std::memory_order_relaxed)); }
@@ -776,6 +819,11 @@ namespace {
 PyObject* run_captured(PyThreadState* ts, py::Frame* f, const JitOptions& opt) {
   CodeState* st = code_state(py::frame_code(f), true);
   if (!st) return nullptr;
+  if (__builtin_expect(g_auto_verify > 0, 0) && &opt == &g_auto_opts && !t_verifying && !st->is_resume &&
+      !st->is_loop_body && ++st->verify_calls % g_auto_verify == 0) {
+    PyObject* r = nullptr;
+    if (verify_frame(f, st, &r)) return r;
+  }
   // (stress mode's own candidates keep plain Python's behaviour whatever the stance says)
   const Stance s = stress_only(opt) ? Stance::Default : stance();
   if (__builtin_expect(s != Stance::Default, 0)) {

@@ -50,6 +50,12 @@ extern const char* const kStanceNames[static_cast<int>(Stance::Count)];
 Stance stance();
 void set_stance(Stance s);
 
+// Verify mode (pijit/_verify.py). True while a verified call runs its two runs: nothing inside
+// is verified again. set_auto_verify(n): `python -m pijit run --verify=n` verifies every nth call
+// of each function the script's auto-capture makes a candidate (0: off).
+extern thread_local bool t_verifying;
+void set_auto_verify(int every);
+
 // Calls target with the hook installed, capturing the first frame of `code` it enters.
 PyObject* call_jitted(PyCodeObject* code, const JitOptions& opt, PyObject* target, PyObject* args, PyObject* kwargs);
 

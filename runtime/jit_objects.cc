@@ -410,6 +410,8 @@ struct JitFunction {
   PyObject* weakrefs;  // like a function, weakly referenceable (guards hold callees weakly)
   PyObject* check_args;  // input_signature: called with the positional arguments, raises on a
                          // mismatch (pijit/jit.py); nullptr without a signature
+  int verify;            // verify mode: every verify-th call runs captured and plain (0: off)
+  int64_t calls;         // ... calls counted while it is on
 };
 
 // The code object a call of `target` is expected to enter first (new reference), or nullptr
@@ -493,12 +495,15 @@ int read_int_option(PyObject* v, const char* who, const char* name, int min, int
 
 PyObject* jit_new(PyTypeObject* type, PyObject* args, PyObject* kw) {
   static const char* kwlist[] = {"target", "fullgraph", "recompile_limit", "inline_depth", "dynamic",
-                                 "check_args", "signature_dims", nullptr};
+                                 "check_args", "signature_dims", "verify", nullptr};
   PyObject *target, *limit = nullptr, *depth = nullptr, *dynamic = nullptr, *check = nullptr, *dims = nullptr;
+  PyObject* verify_arg = nullptr;
   int fullgraph = 0;
-  if (!PyArg_ParseTupleAndKeywords(args, kw, "O|pOOOOO:JitFunction", const_cast<char**>(kwlist), &target, &fullgraph,
-                                   &limit, &depth, &dynamic, &check, &dims))
+  if (!PyArg_ParseTupleAndKeywords(args, kw, "O|pOOOOOO:JitFunction", const_cast<char**>(kwlist), &target, &fullgraph,
+                                   &limit, &depth, &dynamic, &check, &dims, &verify_arg))
     return nullptr;
+  int verify = 0;
+  if (read_int_option(verify_arg, "jit", "verify", 0, &verify) < 0) return nullptr;
   if (check == Py_None) check = nullptr;
   if (check && !PyCallable_Check(check)) return py::fail(PyExc_TypeError, "JitFunction: check_args must be callable");
   std::vector<std::string> signature_dims;
@@ -542,6 +547,8 @@ PyObject* jit_new(PyTypeObject* type, PyObject* args, PyObject* kw) {
   j->options = opt;
   Py_XINCREF(check);
   j->check_args = check;
+  j->verify = verify;
+  j->calls = 0;
   return self;
 }
 
@@ -576,7 +583,7 @@ PyObject* direct_construct(PyObject* cell) {
   return construct && PyFunction_Check(construct) ? construct : nullptr;
 }
 
-PyObject* jit_call(PyObject* self, PyObject* args, PyObject* kw) {
+PyObject* jit_call_unverified(PyObject* self, PyObject* args, PyObject* kw) {
   auto* j = reinterpret_cast<JitFunction*>(self);
   if (j->check_args) {
     Ref ok(PyObject_CallFunctionObjArgs(j->check_args, args, nullptr));
@@ -598,6 +605,37 @@ PyObject* jit_call(PyObject* self, PyObject* args, PyObject* kw) {
   if (!co) return nullptr;
   return call_jitted(reinterpret_cast<PyCodeObject*>(co.get()), *j->options, j->target, args, kw);
 }
+
+// Verify mode's call (pijit/_verify.py): captured, then plain, compared.
+__attribute__((noinline, cold)) PyObject* jit_call_verified(PyObject* self, PyObject* args, PyObject* kw) {
+  auto* j = reinterpret_cast<JitFunction*>(self);
+  static PyObject* verify_call = [] {
+    Ref mod(PyImport_ImportModule("pijit._verify"));
+    return mod ? PyObject_GetAttrString(mod.get(), "verify_call") : nullptr;  // kept for the process
+  }();
+  if (!verify_call) return nullptr;
+  return PyObject_CallFunction(verify_call, "OOOOL", self, j->target, args, kw ? kw : Py_None,
+                               static_cast<long long>(j->calls));
+}
+
+PyObject* jit_call(PyObject* self, PyObject* args, PyObject* kw) {
+  auto* j = reinterpret_cast<JitFunction*>(self);
+  if (__builtin_expect(j->verify > 0, 0) && !t_verifying && ++j->calls % j->verify == 0) {
+    t_verifying = true;  // (nothing the two runs call is verified again)
+    PyObject* r = jit_call_verified(self, args, kw);
+    t_verifying = false;
+    return r;
+  }
+  return jit_call_unverified(self, args, kw);
+}
+
+// _run_jitted(*args, **kw): a call as if verify were off (the verifier's captured run).
+PyObject* jit_run_jitted(PyObject* self, PyObject* args, PyObject* kw) { return jit_call_unverified(self, args, kw); }
+
+PyMethodDef jit_function_methods[] = {
+    {"_run_jitted", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(jit_run_jitted)), METH_VARARGS | METH_KEYWORDS,
+     "the jitted call without verify mode (pijit/_verify.py)"},
+    {nullptr, nullptr, 0, nullptr}};
 
 // As a class attribute (a decorated construct) it binds like a function.
 PyObject* jit_descr_get(PyObject* self, PyObject* obj, PyObject*) {
@@ -621,7 +659,10 @@ PyObject* jit_get_fullgraph(PyObject* self, void*) {
   return PyBool_FromLong(reinterpret_cast<JitFunction*>(self)->options->fullgraph);
 }
 
+PyObject* jit_get_verify(PyObject* self, void*) { return PyLong_FromLong(reinterpret_cast<JitFunction*>(self)->verify); }
+
 PyGetSetDef jit_getset[] = {{const_cast<char*>("fullgraph"), jit_get_fullgraph, nullptr, nullptr, nullptr},
+                            {const_cast<char*>("verify"), jit_get_verify, nullptr, nullptr, nullptr},
                             {const_cast<char*>("__dict__"), PyObject_GenericGetDict, PyObject_GenericSetDict, nullptr, nullptr},
                             {nullptr, nullptr, nullptr, nullptr, nullptr}};
 
@@ -638,6 +679,7 @@ PyTypeObject JitFunctionType = [] {
   t.tp_clear = jit_clear;
   t.tp_new = jit_new;
   t.tp_members = jit_members;
+  t.tp_methods = jit_function_methods;
   t.tp_getset = jit_getset;
   t.tp_dictoffset = offsetof(JitFunction, dict);
   t.tp_weaklistoffset = offsetof(JitFunction, weakrefs);
@@ -1018,6 +1060,13 @@ PyObject* py_set_stance(PyObject*, PyObject* name) {
 
 PyObject* py_get_stance(PyObject*, PyObject*) { return PyUnicode_FromString(kStanceNames[static_cast<int>(stance())]); }
 
+PyObject* py_set_auto_verify(PyObject*, PyObject* every) {
+  int n = 0;
+  if (read_int_option(every, "set_auto_verify", "every", 0, &n) < 0) return nullptr;
+  set_auto_verify(n);
+  Py_RETURN_NONE;
+}
+
 PyObject* py_set_stress(PyObject*, PyObject* on) {
   long level = PyBool_Check(on) ? (on == Py_True) : PyLong_AsLong(on);
   if (level == -1 && PyErr_Occurred()) return nullptr;
@@ -1106,6 +1155,7 @@ PyMethodDef jit_methods[] = {
     {"reset_capture", py_reset_capture, METH_VARARGS, "reset_capture(target=None): forget what capture decided (all, or one function)"},
     {"set_stance", py_set_stance, METH_O, "set_stance(name) -> the previous stance's name (pijit.set_stance)"},
     {"get_stance", py_get_stance, METH_NOARGS, "the current stance's name"},
+    {"set_auto_verify", py_set_auto_verify, METH_O, "set_auto_verify(n): run --verify's every nth call (0: off)"},
     {"set_stress", py_set_stress, METH_O, "set_stress(level): 1 capture every frame, 2 also re-assemble refused ones"},
     {"stress_stats", py_stress_stats, METH_NOARGS, "frames run rewritten / default, and why, since the last reset"},
     {"reset_stress_stats", py_reset_stress_stats, METH_NOARGS, "zero the stress counters"},

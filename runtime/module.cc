@@ -285,6 +285,18 @@ PyObject* py_set_seed(PyObject*, PyObject* arg) {
   Py_RETURN_NONE;
 }
 
+PyObject* py_rng_state(PyObject*, PyObject*) {
+  const auto st = rng_state();
+  return Py_BuildValue("(KK)", static_cast<unsigned long long>(st.first), static_cast<unsigned long long>(st.second));
+}
+
+PyObject* py_set_rng_state(PyObject*, PyObject* arg) {
+  unsigned long long seed = 0, offset = 0;
+  if (!PyArg_ParseTuple(arg, "KK:set_rng_state", &seed, &offset)) return nullptr;
+  set_rng_state(seed, offset);
+  Py_RETURN_NONE;
+}
+
 PyObject* py_format_str(PyObject*, PyObject* arg) {
   PJ_PY_BEGIN
   if (!is_tensor(arg)) return fail(PyExc_TypeError, "format_str expects a Tensor");
@@ -385,6 +397,8 @@ PyMethodDef module_methods[] = {
     {"weight_cache_info", py_weight_cache_info, METH_NOARGS,
      "counters of the reordered-weights cache: hits, reorders, entries, bytes"},
     {"set_seed", py_set_seed, METH_O, "seed of the random generator (rand, randn, randint, ...)"},
+    {"rng_state", py_rng_state, METH_NOARGS, "the random generator's (seed, offset)"},
+    {"set_rng_state", py_set_rng_state, METH_O, "set_rng_state((seed, offset)): as rng_state() gave it"},
     {"format_str", py_format_str, METH_O, "numpy-style str() of a tensor"},
     {"format_repr", py_format_repr, METH_O, "MindSpore-style repr() of a tensor"},
     {"set_printoptions", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(py_set_printoptions)), METH_VARARGS | METH_KEYWORDS,

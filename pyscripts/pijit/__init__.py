@@ -37,6 +37,7 @@ from pijit.ops.primitive import constexpr  # noqa: F401
 from pijit.context import (ParallelMode, set_auto_parallel_context, get_auto_parallel_context,  # noqa: F401
                            reset_auto_parallel_context)
 from pijit.jit import JitConfig  # noqa: F401
+from pijit._verify import VerifyError  # noqa: F401
 from pijit.nn.metrics import (Accuracy, F1, Fbeta, Loss, MAE, MSE, Metric, Precision, Recall,  # noqa: F401
                               Top1CategoricalAccuracy, Top5CategoricalAccuracy,
                               TopKCategoricalAccuracy, auc, get_metric_fn, names, rearrange_inputs)

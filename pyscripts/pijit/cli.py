@@ -110,6 +110,14 @@ def _run(args):
         atexit.register(_explain_report)
     elif args.summary or "summary" in os.environ.get("PIJIT_LOGS", ""):
         atexit.register(_summary)
+    verify = getattr(args, "verify", None)
+    if verify is not None:
+        if verify < 0:
+            print("pijit run: --verify takes a number of calls >= 0 (every Nth call is verified; 0: off)", file=sys.stderr)
+            return 2
+        os.environ["PIJIT_VERIFY"] = str(verify)  # the script's pj.jit functions
+        from pijit import _C
+        _C.set_auto_verify(verify)  # ... and the functions auto-capture runs
     if not args.no_capture:
         from pijit import _C
         extra = [os.path.abspath(p) for p in os.environ.get("PIJIT_CAPTURE_PATH", "").split(os.pathsep) if p]
@@ -199,6 +207,9 @@ def main(argv=None):
                    help="capture only what the script hands to pijit.jit")
     r.add_argument("--summary", action="store_true", help="print at exit what capture did")
     r.add_argument("--logs", default=None, help="log categories, as PIJIT_LOGS (pijit.set_logs)")
+    r.add_argument("--verify", metavar="N", nargs="?", const=1, default=None, type=int,
+                   help="every Nth call of each captured function (1 if N is left out) also runs as plain "
+                        "Python from the same state; a difference stops the script with VerifyError")
     r.add_argument("--report", metavar="FILE", default=None,
                    help="write the HTML run report (python -m pijit report) of this run to FILE")
     r.add_argument("script")
@@ -212,6 +223,12 @@ def main(argv=None):
     sub.add_parser("info", help="print build facts")
     sub.add_parser("sysinfo", help="print versions, CPU vector extensions and the GPU's state")
     argv = sys.argv[1:] if argv is None else list(argv)
+    # a bare --verify before the script: every call (argparse would take the script for its N)
+    for i, a in enumerate(argv):
+        if a == "--verify" and not (i + 1 < len(argv) and argv[i + 1].isdigit()):
+            argv[i] = "--verify=1"
+        if not a.startswith("-") and (i == 0 or argv[i - 1] not in ("--logs", "--report", "--verify")) and i > 0:
+            break  # the script: what follows is its own
     args = ap.parse_args(argv)
     if args.cmd == "run" and args.report:
         return _run_with_report(args, argv)

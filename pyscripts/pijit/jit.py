@@ -46,7 +46,7 @@ _OPTIONS = {"exc_mode": ("auto", "sink", "no_sink"), "infer_boost": ("on", "off"
 def jit(function=None, mode="PIJit", input_signature=None, hash_args=None, jit_config=None,
         compile_once=False, *, capture_mode="bytecode", jit_level="O0", dynamic=None,
         fullgraph=False, backend="", fn=None, recompile_limit=None, inline_depth=None,
-        **options):
+        verify=None, **options):
     """jit(function) -> a jitted callable; also a decorator, with or without arguments.
 
     function is a function, a bound method or a Cell (its construct is captured), or a Cell's
@@ -62,7 +62,9 @@ def jit(function=None, mode="PIJit", input_signature=None, hash_args=None, jit_c
     between calls symbolic on the recompile, so later sizes reuse the graph; 1 makes every size of
     the frame's tensors (not Parameters) symbolic from the first call; 0 keeps every size exact.
     Sizes 0 and 1 always stay exact. fullgraph=True raises CaptureError where capture would fall
-    back. pijit's own: recompile_limit, inline_depth."""
+    back. pijit's own: recompile_limit, inline_depth, and verify=N (every Nth call also runs as
+    plain Python from the same state and is compared; a difference raises pijit.VerifyError;
+    None reads PIJIT_VERIFY, 0 is off; pijit/_verify.py)."""
     if fn is not None:
         if function is not None:
             raise TypeError("jit() got both 'function' and 'fn'")
@@ -80,6 +82,7 @@ def jit(function=None, mode="PIJit", input_signature=None, hash_args=None, jit_c
         raise type_error("jit", "jit_config", jit_config, "JitConfig, dict or None")
     check_bool("jit", "compile_once", compile_once)
     check_bool("jit", "fullgraph", fullgraph)
+    verify = _verify_every(verify)
     unknown = sorted(set(options) - set(_OPTIONS))
     if unknown:
         raise TypeError("jit() got unexpected keyword argument(s) %s" % ", ".join(map(repr, unknown)))
@@ -98,7 +101,7 @@ def jit(function=None, mode="PIJit", input_signature=None, hash_args=None, jit_c
             check_args, sig_dims = compile_signature(f, sig, "jit(%s)" % getattr(f, "__name__", type(f).__name__))
         j = _C.JitFunction(f, fullgraph=bool(fullgraph), recompile_limit=recompile_limit,
                            inline_depth=inline_depth, dynamic=dynamic, check_args=check_args,
-                           signature_dims=sig_dims)
+                           signature_dims=sig_dims, verify=verify)
         if not hasattr(f, "construct"):
             try:
                 functools.update_wrapper(j, f)
@@ -107,6 +110,28 @@ def jit(function=None, mode="PIJit", input_signature=None, hash_args=None, jit_c
         return j
 
     return wrap if function is None else wrap(function)
+
+
+def _verify_every(verify):
+    """jit(verify=): an int >= 0; None reads PIJIT_VERIFY (unset or empty: 0, off)."""
+    if verify is None:
+        env = os.environ.get("PIJIT_VERIFY", "").strip()
+        if not env:
+            return 0
+        try:
+            verify = int(env)
+        except ValueError:
+            raise ValueError("PIJIT_VERIFY must be a number of calls (every Nth call is verified; 0: off), got %r"
+                             % env) from None
+        if verify < 0:
+            raise ValueError("PIJIT_VERIFY must be >= 0, got %r" % env)
+        return verify
+    if isinstance(verify, bool) or not isinstance(verify, int):
+        raise type_error("jit", "verify", verify, "int or None")
+    if verify < 0:
+        raise ValueError("For 'jit', the 'verify' should be >= 0 (every Nth call is verified; 0: off), but got %r."
+                         % (verify,))
+    return verify
 
 
 class JitConfig(object):

@@ -59,7 +59,9 @@ def _graph_mode_jit(cell, fullgraph):
     if sig is not None:
         from pijit.signature import compile_signature
         check_args, dims = compile_signature(cell, sig, "%s (set_inputs)" % type(cell).__name__)
-    jitted = _C.JitFunction(cell.construct, fullgraph=fullgraph, check_args=check_args, signature_dims=dims)
+    from pijit.jit import _verify_every
+    jitted = _C.JitFunction(cell.construct, fullgraph=fullgraph, check_args=check_args, signature_dims=dims,
+                            verify=_verify_every(None))
     object.__setattr__(cell, "_graph_mode_jit", jitted)
     return jitted
 
