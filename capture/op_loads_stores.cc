@@ -191,6 +191,7 @@ void Simulator::BINARY_SUBSCR(SimFrame& fr, const Instruction& ins) {
     push(fr, v);
     return;
   }
+  if (dirty_.count(obj) && overlay_reads(obj, key)) return push(fr, overlay_item(obj, key));  // (sim_overlay.cc)
   int node = node_of(obj);
   const bool library_tuple = node >= 0 && PyTuple_Check(obj) && !PyTuple_CheckExact(obj) &&
                              is_library_type(Py_TYPE(obj)) && PyLong_CheckExact(key);

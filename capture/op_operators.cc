@@ -145,6 +145,10 @@ void Simulator::COMPARE_OP(SimFrame& fr, const Instruction& ins) {
     push(fr, exception_matches(a, b) ? Py_True : Py_False);
     return;
   }
+  if ((ins.arg == 6 || ins.arg == 7) && dirty_.count(b) && overlay_of(b) && !overlay_of(b)->list && overlay_reads(b, a)) {
+    push(fr, overlay_contains(b, a) == (ins.arg == 6) ? Py_True : Py_False);  // (sim_overlay.cc)
+    return;
+  }
   if ((ins.arg == 6 || ins.arg == 7) && is_environ(b)) {
     push(fr, (environ_lookup(b, a) != nullptr) == (ins.arg == 6) ? Py_True : Py_False);
     return;
@@ -191,6 +195,10 @@ void Simulator::IS_OP(SimFrame& fr, const Instruction& ins) {
 void Simulator::CONTAINS_OP(SimFrame& fr, const Instruction& ins) {
   PyObject* b = pop(fr);
   PyObject* a = pop(fr);
+  if (dirty_.count(b) && overlay_of(b) && !overlay_of(b)->list && overlay_reads(b, a)) {
+    push(fr, overlay_contains(b, a) != (ins.arg == 1) ? Py_True : Py_False);  // (sim_overlay.cc)
+    return;
+  }
   if (is_environ(b)) {
     push(fr, (environ_lookup(b, a) != nullptr) != (ins.arg == 1) ? Py_True : Py_False);
     return;

@@ -515,26 +515,25 @@ PyObject* Simulator::deferred_method(PyObject* owner, PyObject* name) {
 PyObject* Simulator::returns_read(PyObject* owner, const std::string& name, const std::vector<PyObject*>& args,
                                   bool* changes) {
   *changes = true;
-  auto view = popped_view_.find(owner);
-  if (name != "pop" && name != "setdefault" && name != "get") {
-    if (view != popped_view_.end()) popped_view_.erase(view);  // another change: the view is stale
-    return nullptr;
-  }
-  // (pops only, so far: the view says which of the list's items are left)
-  const bool pops_only = name == "pop" && view != popped_view_.end();
-  if (dirty_.count(owner) && !pops_only)
+  if (name != "pop" && name != "setdefault" && name != "get") return nullptr;
+  // (a changed container is read through its overlay: what plain Python sees by now)
+  ContainerOverlay* ov = dirty_.count(owner) ? overlay_of(owner) : nullptr;
+  if (dirty_.count(owner) && !ov)
     stop(Break::SideEffect, "reads a container it changed (the change is replayed after the graph)");
   const int node = node_of(owner);
   if (name == "get") {  // a read, no change: d[k] along its guard path, or the default
     *changes = false;
-    if (args.empty() || args.size() > 2 || !is_constant(args[0])) return nullptr;  // (simulated as any call)
-    PyObject* v = frame_dict_item(owner, node, args[0]);
+    if (args.empty() || args.size() > 2 || !is_constant(args[0])) {
+      if (ov) stop(Break::SideEffect, "calls .get() with a key that is not a constant on a dict it changed");
+      return nullptr;  // (simulated as any call)
+    }
+    PyObject* v = ov ? overlay_dict_get(owner, *ov, args[0]) : frame_dict_item(owner, node, args[0]);
     return v ? v : args.size() == 2 ? args[1] : Py_None;
   }
   if (name == "setdefault") {
     if (args.empty() || args.size() > 2 || !is_constant(args[0]))
       stop(Break::SideEffect, "calls .setdefault() on a dict the function did not create, with a key that is not a constant");
-    if (PyObject* v = frame_dict_item(owner, node, args[0])) {
+    if (PyObject* v = ov ? overlay_dict_get(owner, *ov, args[0]) : frame_dict_item(owner, node, args[0])) {
       *changes = false;
       return v;
     }
@@ -543,14 +542,8 @@ PyObject* Simulator::returns_read(PyObject* owner, const std::string& name, cons
   if (args.size() > 1 || (args.size() == 1 && !PyLong_CheckExact(args[0])))
     stop(Break::SideEffect, "calls .pop() on a list the function did not create, with an index that is not an int");
   if (!args.empty()) guard_scalars(args[0]);  // (the value of a number the frame gave decides what is popped)
-  std::vector<Py_ssize_t>& left = popped_view_[owner];
-  if (!pops_only) {  // the first pop: the list's length is guarded, every item is left
-    const Py_ssize_t n = PyList_GET_SIZE(owner);
-    Py_INCREF(&PyList_Type);
-    tree_.add_check(node, {guards::CheckKind::Length, reinterpret_cast<PyObject*>(&PyList_Type), n, {}});
-    for (Py_ssize_t k = 0; k < n; ++k) left.push_back(k);
-  }
-  const Py_ssize_t n = static_cast<Py_ssize_t>(left.size());
+  ContainerOverlay& list = overlay_known(owner);  // (the list's length is guarded)
+  const Py_ssize_t n = static_cast<Py_ssize_t>(list.items.size());
   Py_ssize_t i = args.empty() ? -1 : PyLong_AsSsize_t(args[0]);
   if (i == -1 && PyErr_Occurred()) python_error("list.pop");
   if (i < 0) i += n;
@@ -558,10 +551,9 @@ PyObject* Simulator::returns_read(PyObject* owner, const std::string& name, cons
     PyErr_SetString(PyExc_IndexError, n == 0 ? "pop from empty list" : "pop index out of range");
     raise_lookup_error("list.pop");
   }
-  const Py_ssize_t at = left[i];
-  left.erase(left.begin() + i);
-  PyObject* index = own(PyLong_FromSsize_t(at));
-  return wrap(PyList_GET_ITEM(owner, at), tree_.child(node, guards::Access::Item, index));
+  const ContainerOverlay::Slot slot = list.items[i];
+  list.items.erase(list.items.begin() + i);
+  return overlay_slot(owner, slot);
 }
 
 PyObject* Simulator::defer_method_call(PyObject* method, const std::vector<PyObject*>& args) {
@@ -590,6 +582,7 @@ PyObject* Simulator::defer_method_call(PyObject* method, const std::vector<PyObj
   defer(std::move(fx), nullptr,
         "calls ." + py::text(name) + "() on a " + Py_TYPE(owner)->tp_name + " the function did not create",
         may_raise);
+  if (py::text(name) != "pop") overlay_change(owner, py::text(name), args);  // (pop changed it already)
   dirty_.insert(owner);
   return result ? result : Py_None;
 }
@@ -607,6 +600,25 @@ bool Simulator::store_item(PyObject* container, PyObject* key, PyObject* value) 
   // A dict stores under a key that hashes plainly; a list's index may be out of range, a deleted
   // key missing.
   bool may_raise = !value || !PyDict_CheckExact(container) || !deep_trusted(key);
+  ContainerOverlay* ov = dirty_.count(container) ? overlay_of(container) : nullptr;
+  if (!value && ov && !ov->list && is_constant(key)) {  // del d[k] on a dict it changed: as the overlay has it
+    if (!overlay_dict_get(container, *ov, key)) {
+      PyErr_SetObject(PyExc_KeyError, key);
+      raise_lookup_error("del");
+    }
+    may_raise = false;
+  }
+  if (ov && ov->list && PyLong_CheckExact(key)) {  // l[i] on a list it changed: the overlay's length
+    overlay_known(container);
+    Py_ssize_t i = PyLong_AsSsize_t(key);
+    const Py_ssize_t n = static_cast<Py_ssize_t>(ov->items.size());
+    if (!(i == -1 && PyErr_Occurred()) && (i < -n || i >= n)) {
+      PyErr_SetString(PyExc_IndexError, "list assignment index out of range");
+      raise_lookup_error(value ? "item assignment" : "del");
+    }
+    PyErr_Clear();
+    may_raise = false;
+  }
   if (!value && PyDict_CheckExact(container) && is_constant(key) && !dirty_.count(container)) {
     // del d[k]: a missing k raises here, in program order; a present one is guarded to stay, so
     // the replay cannot raise (unless an earlier deferred change took it: d is dirty then)
@@ -639,12 +651,13 @@ bool Simulator::store_item(PyObject* container, PyObject* key, PyObject* value) 
   }
   if (may_raise) not_in_callee(std::string(value ? "assigns" : "deletes") + " an item of the caller's " +
                                Py_TYPE(container)->tp_name);
-  popped_view_.erase(container);
   escape(key);
   defer(std::move(fx), value,
         std::string(value ? "assigns an item of a " : "deletes an item of a ") + Py_TYPE(container)->tp_name +
             " the function did not create",
         may_raise);
+  if (value) overlay_change(container, "__setitem__", {key, value});
+  else overlay_change(container, "__delitem__", {key});
   dirty_.insert(container);
   return true;
 }
@@ -728,6 +741,7 @@ bool Simulator::logging_is_plain(PyObject* logger) {
 // After a deferred change to a container, any instruction but those that only move values
 // (loads, stores to locals, stack shuffles, a return, another deferred change) may read it.
 void Simulator::refuse_dirty_read(SimFrame& fr, const Instruction& ins) {
+  if (overlay_instruction(fr, ins)) return;  // read through an overlay (sim_overlay.cc)
   switch (ins.op) {
     case Opcode::NOP: case Opcode::POP_TOP: case Opcode::ROT_TWO: case Opcode::ROT_THREE: case Opcode::ROT_FOUR:
     case Opcode::DUP_TOP: case Opcode::DUP_TOP_TWO: case Opcode::LOAD_CONST: case Opcode::LOAD_FAST:

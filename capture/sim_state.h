@@ -101,6 +101,25 @@ struct SimFrame {
 // The capture context: while run_root simulates a frame, the simulator is this thread's tracer
 // (graph/trace_context.h), so pijit's library code records into its graph and the tensor type
 // reports to it what Python observes of symbolic tensors.
+// What plain Python would see by now in a caller's list or dict whose changes are deferred
+// (sim_overlay.cc).
+struct ContainerOverlay {
+  bool list = true;
+  bool exact = true;  // false: a change it cannot follow (reads of the container stop capture)
+  // list: one per item now: the caller's item at index `orig`, or `value` the function put there
+  struct Slot {
+    Py_ssize_t orig = -1;
+    PyObject* value = nullptr;
+  };
+  std::vector<Slot> items;
+  // list: items starts with the caller's items (its length guarded): a read or a positional change
+  // asks for them; appends alone need not (a log the function appends to keeps one graph)
+  bool base_known = false;
+  // dict: constant keys the function set (value) or deleted (nullptr), in order of first change
+  std::vector<std::pair<PyObject*, PyObject*>> keys;
+  bool cleared = false;  // dict.clear(): the caller's keys are gone
+};
+
 class Simulator : public TraceContext {
  public:
   Simulator(CaptureResult& r, const CaptureOptions& o);
@@ -468,9 +487,20 @@ class Simulator : public TraceContext {
   std::unordered_set<PyObject*> escaped_;        // created containers a deferred effect rebuilds, graph tensors it stores
   // The caller's containers a deferred effect changes: the simulation can no longer read them.
   std::unordered_set<PyObject*> dirty_;
-  // The caller's lists changed by pop() alone so far: the indexes (in the list as the frame gave
-  // it) of the items left, so that the next pop reads the right one.
-  std::unordered_map<PyObject*, std::vector<Py_ssize_t>> popped_view_;
+  // The caller's lists and dicts with deferred changes, as plain Python sees them by now.
+  std::unordered_map<PyObject*, ContainerOverlay> overlays_;
+  ContainerOverlay* overlay_of(PyObject* c);  // an exact overlay, or nullptr
+  ContainerOverlay& overlay_for(PyObject* c);
+  ContainerOverlay& overlay_known(PyObject* c);  // overlay_for, with a list's own items in it
+  bool length_guarded(PyObject* c);
+  PyObject* overlay_slot(PyObject* c, const ContainerOverlay::Slot& s);
+  PyObject* overlay_dict_get(PyObject* c, ContainerOverlay& ov, PyObject* key);
+  bool overlay_reads(PyObject* c, PyObject* key);  // c[key] can be read from c's overlay
+  PyObject* overlay_item(PyObject* c, PyObject* key);
+  PyObject* overlay_len(PyObject* c);
+  bool overlay_contains(PyObject* c, PyObject* key);
+  bool overlay_instruction(SimFrame& fr, const Instruction& ins);
+  void overlay_change(PyObject* c, const std::string& name, const std::vector<PyObject*>& args);
   std::unordered_set<PyObject*> iterated_;  // frame containers an iterator was made over
   // Real closure cells met, and their one stand-in each: `node` is the cell's guard node; `root`:
   // one of the captured function's free variables (its stand-in cannot be shared under a guard).

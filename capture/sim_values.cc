@@ -1694,6 +1694,7 @@ PyObject* Simulator::call_builtin(PyObject* callable, const std::vector<PyObject
   }
   if (std::strcmp(name, "len") == 0 && args.size() == 1) {
     if (PyObject* seq = cell_children(args[0])) return own(PyLong_FromSsize_t(PyTuple_GET_SIZE(seq)));
+    if (!kwnames && dirty_.count(args[0]) && overlay_of(args[0])) return overlay_len(args[0]);  // (sim_overlay.cc)
   }
   if (std::strcmp(name, "len") == 0 && args.size() == 1 && !kwnames && user_operand(args[0])) return user_len(args[0]);
   if (std::strcmp(name, "abs") == 0 && args.size() == 1 && !kwnames && user_operand(args[0])) return user_abs(args[0]);

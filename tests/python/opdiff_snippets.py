@@ -1310,10 +1310,16 @@ def method_calls_on_local_containers(x):
     return l.pop(), l, d, list(d.keys())
 
 
-@snippet(("LOAD_METHOD", "CALL_METHOD"), [lambda c: ([T([1.0])], T([2.0]))] * 2, "B005")
+@snippet(("LOAD_METHOD", "CALL_METHOD"), [lambda c: ([T([1.0])], T([2.0]))] * 2, "captured")
 def method_call_mutates_argument(l, x):
     l.append(x)
-    return len(l)
+    return len(l)  # (read through the list's overlay: what plain Python sees after the append)
+
+
+@snippet(("LOAD_METHOD", "CALL_METHOD"), [lambda c: ([T([1.0])], T([2.0]))] * 2, "B005")
+def method_call_then_iterates_the_argument(l, x):
+    l.append(x)
+    return [v * 2 for v in l]  # (iterating a changed list still stops)
 
 
 @snippet("LOAD_METHOD", [v3, v3], "B007")

@@ -479,6 +479,107 @@ if __name__ == "__main__":
     unittest.main()
 
 
+@unittest.skipUnless(SUPPORTED, CAPTURE_OFF_WHY)
+class ReadsOfChangedContainers(unittest.TestCase):
+    """The caller's list or dict read after a change the graph defers (issue 45): len(lst) after
+    an append, lst[-1], lst.pop(), d["other"] after d["k"] = v, d.get, k in d. Each is read from
+    what plain Python would see by now, so the function stays one graph with no break."""
+
+    def same(self, f, make_args):
+        st = ReplayedEffects.same(self, f, make_args)
+        ReplayedEffects.one_graph(self, st)
+        return st
+
+    def test_list_reads_after_changes(self):
+        def appended(x, lst):
+            lst.append(x * 2)
+            return lst[-1] + len(lst) + lst[0]
+
+        def inserted(x, lst):
+            lst.append(x)
+            n = len(lst)  # (an insert into a list whose length was never read stays a replayed change)
+            lst.insert(1, 5.0)
+            lst.insert(-10, 6.0)
+            return x * lst[1] + lst[0] + len(lst) + n + lst[-1]
+
+        def extended(x, lst):
+            lst.extend((x, 3.0))
+            lst.extend([4.0])
+            return lst[-3] * lst[-2] + len(lst) + lst[-1]
+
+        def popped(x, lst):
+            lst.append(9.0)
+            a = lst.pop(0)
+            b = lst.pop()
+            return x * a + b + len(lst) + lst[0]
+
+        def stored(x, lst):
+            lst[0] = x + 1
+            del lst[1]
+            lst.append(2.0)
+            return lst[0] * lst[1] + len(lst)
+
+        def cleared(x, lst):
+            lst.clear()
+            lst.append(x)
+            return lst[0] * len(lst)
+        for f in (appended, inserted, extended, popped, stored, cleared):
+            with self.subTest(f=f.__name__):
+                self.same(f, lambda: (T([1.0, 2.0]), [1.0, 2.0, 3.0]))
+
+    def test_dict_reads_after_changes(self):
+        def other_key(x, d):
+            d["a"] = x
+            return d["b"] * d["a"] + len(d)
+
+        def get_and_in(x, d):
+            d["k"] = 2.0
+            del d["a"]
+            n = 1.0 if "a" in d else 0.0
+            return x * d.get("k", 0.0) + d.get("a", 7.0) + d.get("b") + n + ("k" in d)
+
+        def setdefault(x, d):
+            d.update({"c": 4.0, "b": 5.0})
+            return x * d.setdefault("c", 1.0) + d.setdefault("z", 2.0) + d["b"] + len(d)
+
+        def cleared(x, d):
+            d.clear()
+            d["b"] = x
+            return d["b"] * len(d) + d.get("a", 3.0)
+        for f in (other_key, get_and_in, setdefault, cleared):
+            with self.subTest(f=f.__name__):
+                self.same(f, lambda: (T([1.0, 2.0]), {"a": 1.0, "b": 2.0}))
+
+    def test_errors_are_plain_pythons(self):
+        def past_the_end(x, lst):
+            lst.append(x)
+            return lst[3]
+
+        def deleted_key(x, d):
+            del d["a"]
+            return x + d["a"]
+
+        def del_twice(x, d):
+            del d["a"]
+            del d["a"]
+            return x
+        for f, make in ((past_the_end, lambda: (T([1.0]), [1.0, 2.0])), (deleted_key, lambda: (T([1.0]), {"a": 1.0})),
+                        (del_twice, lambda: (T([1.0]), {"a": 1.0}))):
+            with self.subTest(f=f.__name__):
+                ReplayedEffects.same(self, f, make)
+
+    def test_other_contents_between_calls(self):
+        def f(x, lst):
+            lst.append(x)
+            return lst[0] * len(lst)
+        jf = pj.jit(f)
+        for n in (1, 2, 2, 3):
+            a, b = [float(k + 1) for k in range(n)], [float(k + 1) for k in range(n)]
+            self.assertEqual(show(jf(T([2.0]), b)), show(f(T([2.0]), a)))
+            self.assertEqual(show(b), show(a))
+        self.assertEqual(pj.jit_stats(jf)["breaks"], 0)
+
+
 class InPlaceTensorWrites(unittest.TestCase):
     """ops.assign and augmented assignment on tensors: written in place after the graph (a
     Parameter) or inside it (a tensor the graph made); later reads in the trace see the new value."""
