@@ -61,16 +61,18 @@ bool frame_introspection(Opcode op, PyObject* name) {
   return false;
 }
 
-// Per instruction: the fast locals bound on every path to it (definite assignment); reached[i]
-// false where no path leads. A handler is entered from anywhere in its block: it gets what was
-// bound at the SETUP (3.11: at each instruction its exception-table entry covers) less whatever
-// the code deletes anywhere.
+// Per instruction: the fast locals bound on every path to it (definite assignment; with `any`, on
+// some path); reached[i] false where no path leads. A handler is entered from anywhere in its
+// block: it gets what was bound at the SETUP (3.11: at each instruction its exception-table entry
+// covers) less whatever the code deletes anywhere (with `any`: more whatever it stores anywhere).
 void definitely_bound(const std::vector<AsmInstr>& a, const std::vector<AsmHandler>& handlers, PyCodeObject* co,
-                      std::vector<std::vector<char>>* in, std::vector<char>* reached) {
+                      std::vector<std::vector<char>>* in, std::vector<char>* reached, bool any = false) {
   const int nl = co->co_nlocals, n = static_cast<int>(a.size());
-  std::vector<char> deleted(nl, 0), entry(nl, 0);
-  for (const AsmInstr& x : a)
+  std::vector<char> deleted(nl, 0), stored(nl, 0), entry(nl, 0);
+  for (const AsmInstr& x : a) {
     if (x.op == Opcode::DELETE_FAST) deleted[x.arg] = 1;
+    if (x.op == Opcode::STORE_FAST) stored[x.arg] = 1;
+  }
   int nargs = co->co_argcount + co->co_kwonlyargcount + ((co->co_flags & CO_VARARGS) ? 1 : 0) +
               ((co->co_flags & CO_VARKEYWORDS) ? 1 : 0);
   // An argument that is also a cell variable starts in its cell: CPython leaves its fast slot empty.
@@ -86,9 +88,15 @@ void definitely_bound(const std::vector<AsmInstr>& a, const std::vector<AsmHandl
       return;
     }
     bool changed = false;
-    for (int k = 0; k < nl; ++k)
-      if ((*in)[i][k] && !s[k]) (*in)[i][k] = 0, changed = true;
+    for (int k = 0; k < nl; ++k) {
+      if (!any && (*in)[i][k] && !s[k]) (*in)[i][k] = 0, changed = true;
+      if (any && !(*in)[i][k] && s[k]) (*in)[i][k] = 1, changed = true;
+    }
     if (changed) work.push_back(i);
+  };
+  auto into_handler = [&](std::vector<char> h) {
+    for (int k = 0; k < nl; ++k) h[k] = any ? (h[k] || stored[k]) : (h[k] && !deleted[k]);
+    return h;
   };
   meet(0, entry);
   while (!work.empty()) {
@@ -98,16 +106,12 @@ void definitely_bound(const std::vector<AsmInstr>& a, const std::vector<AsmHandl
     const AsmInstr& x = a[i];
     for (const AsmHandler& e : handlers) {
       if (i < e.start || i >= e.end) continue;
-      std::vector<char> h = (*in)[i];
-      for (int k = 0; k < nl; ++k) h[k] = h[k] && !deleted[k];
-      meet(e.target, h);
+      meet(e.target, into_handler((*in)[i]));
     }
     if (x.op == Opcode::STORE_FAST) s[x.arg] = 1;
     if (x.op == Opcode::DELETE_FAST) s[x.arg] = 0;
     if (has_flag(x.op, py::kSetup)) {
-      std::vector<char> h = (*in)[i];
-      for (int k = 0; k < nl; ++k) h[k] = h[k] && !deleted[k];
-      meet(x.target, h);
+      meet(x.target, into_handler((*in)[i]));
     } else if (py::is_jump(x.op)) {
       meet(x.target, s);
     }
@@ -162,7 +166,8 @@ bool block_instruction(Opcode op) {
 
 class Outliner {
  public:
-  Outliner(PyCodeObject* co, std::string* why) : co_(co), why_(why), nl_(co->co_nlocals) {}
+  Outliner(PyCodeObject* co, std::string* why, const ResumeMaker& make_resume)
+      : co_(co), why_(why), nl_(co->co_nlocals), make_resume_(make_resume) {}
 
   bool run(int offset, OutlinedLoop* out) {
     if (!(co_->co_flags & CO_OPTIMIZED) || (co_->co_flags & (CO_GENERATOR | CO_COROUTINE | CO_ASYNC_GENERATOR)))
@@ -182,6 +187,8 @@ class Outliner {
     definitely_bound(a_, handlers_, co_, &bound, &reached);
     if (!reached[h_]) return fail("the loop is never reached");
     bound_ = bound[h_];
+    bound_at_ = std::move(bound);
+    definitely_bound(a_, handlers_, co_, &maybe_at_, &reached, /*any=*/true);
     if (!flow() || !classify()) return false;
     Ref body(emit_body());
     if (!body) return python_error();
@@ -475,6 +482,99 @@ class Outliner {
     else b.op(Opcode::COMPARE_OP, 8);  // 3.7/3.8: PyCmp_IS
   }
 
+  // Where the loop ends, the code after it can be a resume function's (see outline.h): an exit
+  // to instruction t with nothing on the stack. Each local bound on every path there is handed
+  // over, one bound on none is not; one bound on some paths only (a for loop's variable, bound if
+  // an iteration ran) holds a marker from before the loop until an iteration writes it, and the
+  // exit picks, by which of those hold the marker, one of up to 2^3 resume functions, each told
+  // statically what is bound. Any exit that cannot hand over keeps every exit a jump (a marker
+  // must never reach code the original runs).
+  struct ExitResume {
+    int t = -1;                  // where the code after the loop starts
+    std::vector<int> maybe;      // locals bound on some paths only
+    std::vector<Ref> codes;      // per variant (bit k: maybe[k] holds the marker, unbound)
+  };
+
+  bool plan_resume(int target, ExitResume* r) {
+    int t = target;
+    if (t < 0 || t >= static_cast<int>(a_.size())) return false;
+    if (a_[t].op == Opcode::POP_BLOCK && t + 1 < static_cast<int>(a_.size())) ++t;  // 3.7: the loop's block ends
+    if (depth_[t] != 0 || t <= j_) return false;
+    r->t = t;
+    for (int v = 0; v < nl_; ++v)
+      if (maybe_at_[t][v] && !bound_at_[t][v]) r->maybe.push_back(v);
+    if (r->maybe.size() > 3) return false;
+    for (int v : r->maybe) {  // unbound when the loop starts, never deleted by it
+      if (maybe_on_entry(v)) return false;
+      for (int k = h_; k <= j_; ++k)
+        if (a_[k].op == Opcode::DELETE_FAST && a_[k].arg == v) return false;
+    }
+    for (int bits = 0; bits < (1 << r->maybe.size()); ++bits) {
+      std::vector<char> bound = bound_at_[t];
+      for (size_t k = 0; k < r->maybe.size(); ++k) bound[r->maybe[k]] = !(bits & (1 << k));
+      Ref rc(make_resume_(ins_[t].offset, 0, bound, ins_[t].line, {}, {}));
+      if (!rc) return PyErr_Clear(), false;
+      r->codes.push_back(std::move(rc));
+    }
+    return true;
+  }
+
+  // Whether v may be bound where control enters the loop from outside it (the head's state
+  // without its back edges): after each instruction before or after the loop that leads there.
+  bool maybe_on_entry(int v) const {
+    for (int k = 0; k < static_cast<int>(a_.size()); ++k) {
+      if (k >= h_ && k <= j_) continue;
+      const AsmInstr& x = a_[k];
+      const bool falls = k + 1 == h_ && !has_flag(x.op, py::kEndsBlock);
+      const bool jumps = py::is_jump(x.op) && x.target == h_;
+      if (!(falls || jumps) || maybe_at_[k].empty()) continue;
+      const bool after = x.op == Opcode::STORE_FAST && x.arg == v ? true
+                         : x.op == Opcode::DELETE_FAST && x.arg == v ? false
+                                                                     : maybe_at_[k][v] != 0;
+      if (after) return true;
+    }
+    return false;
+  }
+
+  // Every way out but a return or the next iteration hands over (plan_resume), or none does.
+  bool plan_resumes() {
+    if (!make_resume_) return false;
+    resumes_.clear();
+    resumes_.resize(exits_.size());
+    for (size_t x = 0; x < exits_.size(); ++x) {
+      const Exit& e = exits_[x];
+      if (e.kind == Exit::Return || e.kind == Exit::Next) continue;
+      if (e.kind == Exit::Break || !plan_resume(e.target, &resumes_[x])) return false;
+    }
+    if (is_for_ && !plan_resume(a_[h_].target, &exhausted_)) return false;
+    std::vector<char> pre(nl_, 0);
+    for (const ExitResume& r : resumes_)
+      for (int v : r.maybe) pre[v] = 1;
+    for (int v : exhausted_.maybe) pre[v] = 1;
+    for (const Exit& e : exits_)
+      for (int v : e.unbinds)
+        if (pre[v]) return false;
+    for (int v = 0; v < nl_; ++v)
+      if (pre[v]) pre_marked_.push_back(v);
+    return true;
+  }
+
+  // The exit's hand-over: which variant, by the maybe-bound locals that hold the marker.
+  void emit_hand_over(CodeBuilder& b, const ExitResume& r, size_t k = 0, int bits = 0) {
+    if (k == r.maybe.size()) {
+      std::vector<char> bound = bound_at_[r.t];
+      for (size_t m = 0; m < r.maybe.size(); ++m) bound[r.maybe[m]] = !(bits & (1 << m));
+      emit_resume_call(b, co_, r.codes[bits].get(), 0, bound);
+      return;
+    }
+    b.op(Opcode::LOAD_FAST, r.maybe[k]);
+    is_marker(b);
+    size_t unbound = b.op(Opcode::POP_JUMP_IF_TRUE, 0, 0);
+    emit_hand_over(b, r, k + 1, bits);
+    b.set_target(unbound, static_cast<int>(b.size()));
+    emit_hand_over(b, r, k + 1, bits | (1 << k));
+  }
+
   PyObject* emit_outer(PyObject* body) {
     CodeBuilder b(co_, ins_[h_].line);
     std::vector<AsmInstr> copy = a_;
@@ -483,9 +583,16 @@ class Outliner {
     for (const AsmHandler& e : handlers_) b.add_handler(e);  // (none covers the loop: check_shape)
     int item = is_for_ ? b.new_local(("__pijit_item" + std::to_string(nl_)).c_str()) : -1;
     int result = b.new_local(("__pijit_iteration" + std::to_string(nl_)).c_str());
+    const bool hand_over = plan_resumes();
+    int pre = static_cast<int>(b.size());
+    if (hand_over)
+      for (int v : pre_marked_) {  // (unbound here: an iteration that writes it replaces the marker)
+        b.op(Opcode::LOAD_CONST, b.const_index(marker()));
+        b.op(Opcode::STORE_FAST, v);
+      }
     int head = static_cast<int>(b.size());
     // (3.11 has relative jumps only: the assembler turns this one forward)
-    b.replace(h_, {py::kExceptionTables ? Opcode::JUMP_FORWARD : Opcode::JUMP_ABSOLUTE, 0, head, ins_[h_].line});
+    b.replace(h_, {py::kExceptionTables ? Opcode::JUMP_FORWARD : Opcode::JUMP_ABSOLUTE, 0, pre, ins_[h_].line});
     size_t for_iter = 0;
     if (is_for_) {
       for_iter = b.op(Opcode::FOR_ITER, 0, 0);
@@ -558,14 +665,16 @@ class Outliner {
           b.op(Opcode::BREAK_LOOP);  // 3.7: the loop's block is open here, as in the original
         } else {
           for (int k = e.depth; k < dh_; ++k) b.op(Opcode::POP_TOP);
-          b.op(Opcode::JUMP_ABSOLUTE, 0, e.target);
+          if (hand_over) emit_hand_over(b, resumes_[x]);
+          else b.op(Opcode::JUMP_ABSOLUTE, 0, e.target);
         }
       }
       if (skip) b.set_target(skip, static_cast<int>(b.size()));
     }
     if (is_for_) {  // exhausted: where the original FOR_ITER went (a relative jump cannot go back)
       b.set_target(for_iter, static_cast<int>(b.size()));
-      b.op(Opcode::JUMP_ABSOLUTE, 0, a_[h_].target);
+      if (hand_over) emit_hand_over(b, exhausted_);
+      else b.op(Opcode::JUMP_ABSOLUTE, 0, a_[h_].target);
     }
     return b.finish(in_place_spec(co_));  // (it runs in place of the frame: py::run_in_place)
   }
@@ -580,13 +689,18 @@ class Outliner {
   int h_ = -1, j_ = -1, s_ = -1, dh_ = 0;
   bool is_for_ = false;
   std::vector<char> bound_, maybe_, reached_;
+  std::vector<std::vector<char>> bound_at_, maybe_at_;  // locals bound on every / some path, per instruction
+  std::vector<ExitResume> resumes_;  // per exit (plan_resumes)
+  ExitResume exhausted_;             // a for loop's iterator exhausted
+  std::vector<int> pre_marked_;      // locals that hold the marker until an iteration writes them
+  const ResumeMaker& make_resume_;
   std::vector<Exit> exits_;
 };
 
 }  // namespace
 
-bool outline_loop(PyCodeObject* co, int offset, OutlinedLoop* out, std::string* why) {
-  return Outliner(co, why).run(offset, out);
+bool outline_loop(PyCodeObject* co, int offset, OutlinedLoop* out, std::string* why, const ResumeMaker& make_resume) {
+  return Outliner(co, why, make_resume).run(offset, out);
 }
 
 bool inspects_frame(PyCodeObject* co) {
@@ -603,7 +717,7 @@ bool inspects_frame(PyCodeObject* co) {
 #else
 
 namespace pj::codegen {
-bool outline_loop(PyCodeObject*, int, OutlinedLoop*, std::string* why) {
+bool outline_loop(PyCodeObject*, int, OutlinedLoop*, std::string* why, const ResumeMaker&) {
   *why = py::kUnsupportedPythonMessage;
   return false;
 }

@@ -18,6 +18,7 @@
 
 #include <string>
 
+#include "codegen/rewrite.h"
 #include "py/py_common.h"
 
 namespace pj::codegen {
@@ -31,8 +32,12 @@ struct OutlinedLoop {
 
 // Outlines the outermost loop of `co` around the instruction at byte offset `offset`. false with
 // *why (no Python exception) when there is no such loop or its shape is not one this handles;
-// the caller then runs the code as it is.
-bool outline_loop(PyCodeObject* co, int offset, OutlinedLoop* out, std::string* why);
+// the caller then runs the code as it is. With `make_resume`, the code after the loop is a resume
+// function the outer code calls where the loop ends (a capture candidate: the loop's exit is a
+// graph break, so what follows the loop is captured too), wherever the exit leaves no value on the
+// stack and each local is bound or unbound there whatever the path.
+bool outline_loop(PyCodeObject* co, int offset, OutlinedLoop* out, std::string* why,
+                  const ResumeMaker& make_resume = nullptr);
 
 // Whether the code may look at its own frame (locals(), vars(), dir(), exec/eval,
 // sys._getframe, inspect.currentframe): code pijit rewrites (a graph break's interpreter part, a

@@ -84,6 +84,80 @@ int call_group_start(const py::DecodeResult& d, int offset) {
   return offset;
 }
 
+}  // namespace
+
+namespace {
+
+// Pushes a new function of the resume code, closing over the frame's cells.
+void make_resume_function(CodeBuilder& b, PyCodeObject* original, PyObject* code) {
+  int ncells = py::code_ncells(original) + py::code_nfrees(original);
+  for (int i = 0; i < ncells; ++i) b.op(Opcode::LOAD_CLOSURE, i);
+  if (ncells) b.op(Opcode::BUILD_TUPLE, ncells);
+  b.op(Opcode::LOAD_CONST, b.const_index(code));
+  if (py::kMakeFunctionPopsQualname) b.op(Opcode::LOAD_CONST, b.const_index(original->co_name));
+  b.op(Opcode::MAKE_FUNCTION, ncells ? 0x08 : 0);
+}
+
+// 3.11's emit_resume_call. A NULL (a callable's, at `nulls`) cannot go into a list: the stack is
+// stored into locals top first, each NULL into one it leaves unbound (STORE_FAST takes a NULL:
+// the slot becomes empty), and the resume function pushes the NULLs again.
+void call_resume311(CodeBuilder& b, PyCodeObject* original, PyObject* code, int depth, const std::vector<char>& bound,
+                    const std::vector<int>& nulls) {
+  std::vector<int> slot(depth, -1);
+  for (int k = depth - 1; k >= 0; --k) {
+    const bool null = std::find(nulls.begin(), nulls.end(), k) != nulls.end();
+    if (!null) slot[k] = b.local_named("__pijit_pass" + std::to_string(k));
+    b.op(Opcode::STORE_FAST, null ? b.local_named("__pijit_null") : slot[k]);
+  }
+  b.call_begin();
+  b.op(Opcode::LOAD_CONST, b.const_index(resume_caller()));
+  make_resume_function(b, original, code);
+  int n = 0;
+  for (size_t i = 0; i < bound.size(); ++i, ++n) {
+    if (bound[i]) b.op(Opcode::LOAD_FAST, static_cast<int>(i));
+    else b.op(Opcode::LOAD_CONST, b.const_index(Py_None));
+  }
+  for (int k = 0; k < depth; ++k)
+    if (slot[k] >= 0) b.op(Opcode::LOAD_FAST, slot[k]), ++n;
+  b.op(Opcode::BUILD_LIST, n);
+  for (size_t i = 0; i < bound.size(); ++i)
+    if (bound[i]) b.op(Opcode::DELETE_FAST, static_cast<int>(i));
+  for (int k = 0; k < depth; ++k)
+    if (slot[k] >= 0) b.op(Opcode::DELETE_FAST, slot[k]);
+  b.op(Opcode::CALL_FUNCTION, 2);
+  b.op(Opcode::RETURN_VALUE);
+}
+
+}  // namespace
+
+// return resume(fn, [*locals, *stack]): fn a new function of the resume code, closing over the
+// frame's cells, called with every fast local (None for an unbound one, which it deletes) and
+// the `depth` values on the stack. The locals are deleted here before the call and the list is
+// emptied into fn's frame: the continuation holds the only references, as the one frame of
+// plain Python does (a generator it drops finishes there, not when it returns).
+void emit_resume_call(CodeBuilder& b, PyCodeObject* original, PyObject* code, int depth, const std::vector<char>& bound,
+                      const std::vector<int>& nulls) {
+  if (py::kCallsOverNull) return call_resume311(b, original, code, depth, bound, nulls);
+  b.op(Opcode::BUILD_LIST, depth - static_cast<int>(nulls.size()));  // (no NULL is on the stack)
+  b.op(Opcode::LOAD_CONST, b.const_index(resume_caller()));
+  b.op(Opcode::ROT_TWO);
+  make_resume_function(b, original, code);
+  b.op(Opcode::ROT_TWO);
+  for (size_t i = 0; i < bound.size(); ++i) {
+    if (bound[i]) b.op(Opcode::LOAD_FAST, static_cast<int>(i));
+    else b.op(Opcode::LOAD_CONST, b.const_index(Py_None));
+  }
+  b.op(Opcode::BUILD_LIST, static_cast<int>(bound.size()));
+  b.op(Opcode::ROT_TWO);
+  b.op(Opcode::BINARY_ADD);
+  for (size_t i = 0; i < bound.size(); ++i)
+    if (bound[i]) b.op(Opcode::DELETE_FAST, static_cast<int>(i));
+  b.op(Opcode::CALL_FUNCTION, 2);
+  b.op(Opcode::RETURN_VALUE);
+}
+
+namespace {
+
 // Collects instructions plus the constants and names they need beyond the original's.
 class Emitter : public CodeBuilder {
  public:
@@ -395,69 +469,6 @@ class Emitter : public CodeBuilder {
     *next = end + 1 < static_cast<int>(d.instructions.size()) ? d.instructions[end + 1].offset : -1;
     return true;
   }
-  // return resume(fn, [*locals, *stack]): fn a new function of the resume code, closing over the
-  // frame's cells, called with every fast local (None for an unbound one, which it deletes) and
-  // the `depth` values on the stack. The locals are deleted here before the call and the list is
-  // emptied into fn's frame: the continuation holds the only references, as the one frame of
-  // plain Python does (a generator it drops finishes there, not when it returns).
-  void call_resume(PyCodeObject* original, PyObject* code, int depth, const std::vector<char>& bound,
-                   const std::vector<int>& nulls) {
-    if (py::kCallsOverNull) return call_resume311(original, code, depth, bound, nulls);
-    op(Opcode::BUILD_LIST, depth - static_cast<int>(nulls.size()));  // (no NULL is on the stack)
-    op(Opcode::LOAD_CONST, const_index(resume_caller()));
-    op(Opcode::ROT_TWO);
-    make_resume_function(original, code);
-    op(Opcode::ROT_TWO);
-    for (size_t i = 0; i < bound.size(); ++i) {
-      if (bound[i]) op(Opcode::LOAD_FAST, static_cast<int>(i));
-      else op(Opcode::LOAD_CONST, const_index(Py_None));
-    }
-    op(Opcode::BUILD_LIST, static_cast<int>(bound.size()));
-    op(Opcode::ROT_TWO);
-    op(Opcode::BINARY_ADD);
-    for (size_t i = 0; i < bound.size(); ++i)
-      if (bound[i]) op(Opcode::DELETE_FAST, static_cast<int>(i));
-    op(Opcode::CALL_FUNCTION, 2);
-    op(Opcode::RETURN_VALUE);
-  }
-  // Pushes a new function of the resume code, closing over the frame's cells.
-  void make_resume_function(PyCodeObject* original, PyObject* code) {
-    int ncells = py::code_ncells(original) + py::code_nfrees(original);
-    for (int i = 0; i < ncells; ++i) op(Opcode::LOAD_CLOSURE, i);
-    if (ncells) op(Opcode::BUILD_TUPLE, ncells);
-    op(Opcode::LOAD_CONST, const_index(code));
-    if (py::kMakeFunctionPopsQualname) op(Opcode::LOAD_CONST, const_index(original->co_name));
-    op(Opcode::MAKE_FUNCTION, ncells ? 0x08 : 0);
-  }
-  // 3.11's call_resume. A NULL (a callable's, at `nulls`) cannot go into a list: the stack is
-  // stored into locals top first, each NULL into one it leaves unbound (STORE_FAST takes a NULL:
-  // the slot becomes empty), and the resume function pushes the NULLs again.
-  void call_resume311(PyCodeObject* original, PyObject* code, int depth, const std::vector<char>& bound,
-                      const std::vector<int>& nulls) {
-    std::vector<int> slot(depth, -1);
-    for (int k = depth - 1; k >= 0; --k) {
-      const bool null = std::find(nulls.begin(), nulls.end(), k) != nulls.end();
-      if (!null) slot[k] = local_named("__pijit_pass" + std::to_string(k));
-      op(Opcode::STORE_FAST, null ? local_named("__pijit_null") : slot[k]);
-    }
-    call_begin();
-    op(Opcode::LOAD_CONST, const_index(resume_caller()));
-    make_resume_function(original, code);
-    int n = 0;
-    for (size_t i = 0; i < bound.size(); ++i, ++n) {
-      if (bound[i]) op(Opcode::LOAD_FAST, static_cast<int>(i));
-      else op(Opcode::LOAD_CONST, const_index(Py_None));
-    }
-    for (int k = 0; k < depth; ++k)
-      if (slot[k] >= 0) op(Opcode::LOAD_FAST, slot[k]), ++n;
-    op(Opcode::BUILD_LIST, n);
-    for (size_t i = 0; i < bound.size(); ++i)
-      if (bound[i]) op(Opcode::DELETE_FAST, static_cast<int>(i));
-    for (int k = 0; k < depth; ++k)
-      if (slot[k] >= 0) op(Opcode::DELETE_FAST, slot[k]);
-    op(Opcode::CALL_FUNCTION, 2);
-    op(Opcode::RETURN_VALUE);
-  }
 };
 
 }  // namespace
@@ -506,7 +517,7 @@ PyObject* emit_graph_code(PyCodeObject* original, const guards::GuardTree& guard
   if (r.break_offset < 0) {  // nothing to run here: resume at `offset` itself
     Ref code(resume_code(r.offset, depth, r.bound, r.nulls));
     if (!code) return nullptr;
-    e.call_resume(original, code.get(), depth, r.bound, r.nulls);
+    emit_resume_call(e, original, code.get(), depth, r.bound, r.nulls);
     return e.finish(original);
   }
   if (!e.copy_run(original, r.offset, r.break_offset, &ins, &next, &depth)) return nullptr;
@@ -535,7 +546,7 @@ PyObject* emit_graph_code(PyCodeObject* original, const guards::GuardTree& guard
       if (k < ways[w].depth) nulls.push_back(k);
     Ref code(resume_code(ways[w].offset, ways[w].depth, bound, nulls));
     if (!code) return nullptr;
-    e.call_resume(original, code.get(), ways[w].depth, bound, nulls);
+    emit_resume_call(e, original, code.get(), ways[w].depth, bound, nulls);
   }
   return e.finish(original);
 }

@@ -7,6 +7,7 @@
 #include <functional>
 #include <vector>
 
+#include "codegen/code_builder.h"
 #include "codegen/plan.h"
 #include "guards/guard_tree.h"
 
@@ -32,6 +33,14 @@ PyObject* emit_graph_code(PyCodeObject* original, const guards::GuardTree& guard
 // not an argument); the original's exception table comes with its code, so `blocks` need no entry.
 PyObject* emit_resume_code(PyCodeObject* original, int offset, int depth, const std::vector<char>& bound, int line,
                            const std::vector<BlockPlan>& blocks = {}, const std::vector<int>& nulls = {});
+
+// Emits into b: return resume(fn, [*locals, *stack]), fn a new function of the resume `code` made
+// for `original`, closing over its cells, called with every fast local (None for one `bound` says
+// is not) and the `depth` values on the stack (3.11: `nulls`, a callable's NULLs among them).
+#if PJ_PY_CAPTURE_BUILT
+void emit_resume_call(CodeBuilder& b, PyCodeObject* original, PyObject* code, int depth, const std::vector<char>& bound,
+                      const std::vector<int>& nulls = {});
+#endif
 
 // The original bytecode decoded and assembled again by pijit (stress mode runs frames that were
 // not captured through this, to exercise the assembler and shadow frames on arbitrary code).

@@ -379,10 +379,32 @@ void make_candidate(PyObject* code, const JitOptions& opt, bool loop_body) {
 // A refusal inside a loop: the interpreter runs the loop, its body a function of its own (shared
 // by every entry refused in that loop) that is captured like a resume function. The outlined code
 // means what the original means for any input, so the entry needs no guards.
+// One resume function per (offset, layout) of co, shared by every entry that breaks (or leaves an
+// outlined loop) there; a capture candidate with this jit's options.
+codegen::ResumeMaker resume_maker(PyCodeObject* co, CodeState* st, const JitOptions& opt, CacheEntry* out) {
+  return [co, st, &opt, out](int offset, int depth, const std::vector<char>& bound, int line,
+                             const std::vector<codegen::BlockPlan>& blocks, const std::vector<int>& nulls) -> PyObject* {
+    // (the blocks open at an offset are fixed; the NULLs on its stack are where the method pairs
+    // are, which the layout names)
+    PyObject*& rc = st->resume_codes[{offset, depth, bound, nulls}];
+    if (!rc) {
+      rc = codegen::emit_resume_code(co, offset, depth, bound, line, blocks, nulls);
+      if (!rc) {
+        st->resume_codes.erase({offset, depth, bound, nulls});
+        return nullptr;
+      }
+      make_candidate(rc, opt, false);
+    }
+    out->resumes.push_back(reinterpret_cast<PyCodeObject*>(rc));
+    Py_INCREF(rc);
+    return rc;
+  };
+}
+
 bool outline_entry(PyCodeObject* co, CodeState* st, const JitOptions& opt, const CaptureResult& r, CacheEntry* out) {
   codegen::OutlinedLoop loop;
   std::string why;
-  if (!codegen::outline_loop(co, r.loop_offset, &loop, &why)) {
+  if (!codegen::outline_loop(co, r.loop_offset, &loop, &why, resume_maker(co, st, opt, out))) {
     log("breaks", "the loop of " + where(co) + " around line " + std::to_string(r.line) + " runs as it is: " + why);
     return false;
   }
@@ -498,26 +520,7 @@ bool build_entry(py::Frame* f, CodeState* st, const JitOptions& opt, CacheEntry*
     out->shapes = runner_shapes(runner.get());
     out->dynamic_notes = r.dynamic_notes;
     for (const std::string& note : r.dynamic_notes) log("dynamic", where(co) + ": " + note);
-    // One resume function per (offset, layout), shared by every entry that breaks there; a capture
-    // candidate with this jit's options.
-    codegen::ResumeMaker make_resume = [&](int offset, int depth, const std::vector<char>& bound, int line,
-                                           const std::vector<codegen::BlockPlan>& blocks,
-                                           const std::vector<int>& nulls) -> PyObject* {
-      // (the blocks open at an offset are fixed; the NULLs on its stack are where the method
-      // pairs are, which the layout names)
-      PyObject*& rc = st->resume_codes[{offset, depth, bound, nulls}];
-      if (!rc) {
-        rc = codegen::emit_resume_code(co, offset, depth, bound, line, blocks, nulls);
-        if (!rc) {
-          st->resume_codes.erase({offset, depth, bound, nulls});
-          return nullptr;
-        }
-        make_candidate(rc, opt, false);
-      }
-      out->resumes.push_back(reinterpret_cast<PyCodeObject*>(rc));
-      Py_INCREF(rc);
-      return rc;
-    };
+    codegen::ResumeMaker make_resume = resume_maker(co, st, opt, out);
     PyObject* code = runner ? codegen::emit_graph_code(co, *r.guards, r.plan, runner.get(), make_resume) : nullptr;
     out->compile_ns = std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() - c0).count();
     if (code) {

@@ -79,6 +79,29 @@ def built_list_holds_the_argument(l, x):
     return [l][0] is l, x + 1.0
 
 
+def while_on_a_tensor(x):
+    y = x * 2.0
+    while y.sum() < 100.0:  # the condition reads a tensor: the loop runs its body as a function
+        y = y * 3.0 + 1.0
+    z = (y - 50.0).abs() * 2.0  # after the loop: a resume function's graph
+    return z + 1.0
+
+
+def for_with_item_inside(x):
+    total = 0.0
+    for k in range(3):
+        total += (x * k).sum().item()  # a read inside the body
+    w = x * total  # after the loop, its locals handed over
+    return w - 1.0
+
+
+def maybe_bound_after_the_loop(x):
+    while x.sum() < 10.0:
+        x = x * 2.0
+        last = 1.0  # bound only if the loop ran
+    return x + (last if x.sum() > 20.0 else 0.0)  # (unbound, read: UnboundLocalError, as plain)
+
+
 def same(self, f, make_args, calls=3):
     """Each call of jitted f equals plain f: results, and what it did to its arguments (the
     caller's containers, changed alike). Returns f's jit_stats."""
@@ -137,6 +160,39 @@ class BreakInsideAnExpression(unittest.TestCase):
             self.assertEqual(jf(T([1.0]), buf), 1)
         st = pj.jit_stats(jf)
         self.assertEqual((st["graphs"], st["breaks"], st["resume_functions"]), (0, 0, 0), st["break_reasons"])
+
+
+@unittest.skipUnless(SUPPORTED, CAPTURE_OFF_WHY)
+class AfterALoop(unittest.TestCase):
+    """A loop whose body breaks runs its body as a function per iteration; where the loop ends,
+    the code after it is a resume function of its own, so it is a graph again."""
+    same = same
+
+    def graphs_after(self, fn, first_line):
+        """Ops per graph of fn's resume functions whose graphs all lie at or after line
+        def + first_line (the code after the loop)."""
+        first = fn.__code__.co_firstlineno
+        out = []
+        for e in pj._C.capture_summary():
+            if e["function"] == fn.__name__ and e["file"] == fn.__code__.co_filename and e["resume"] and \
+                    e["graph_lines"] and min(e["graph_lines"]) >= first + first_line:
+                out += e["ops_per_graph"]
+        return sorted(set(out))
+
+    def test_the_code_after_a_while_on_a_tensor_is_a_graph(self):
+        st = self.same(while_on_a_tensor, lambda i: (T([1.0, 2.0]) * (i + 1),))
+        self.assertEqual(st["graphs"], 1, st["break_reasons"])  # y = x * 2.0 before the loop
+        self.assertEqual(self.graphs_after(while_on_a_tensor, 4), [4])  # sub, abs, mul, add
+
+    def test_the_code_after_a_for_loop_with_item_inside_is_a_graph(self):
+        # (k, the loop's variable, is bound only if an iteration ran: handed over as it is)
+        self.same(for_with_item_inside, lambda i: (T([1.0, 2.0]) + i,))
+        self.assertEqual(self.graphs_after(for_with_item_inside, 4), [2])  # mul, sub
+
+    def test_a_local_the_loop_may_leave_unbound_is_handed_over_bound_or_not(self):
+        for start in (1.0, 20.0):  # the loop runs (`last` bound), or not (reading it raises)
+            self.same(maybe_bound_after_the_loop, lambda i: (T([start, start]),))
+        self.assertTrue(self.graphs_after(maybe_bound_after_the_loop, 4))
 
 
 @unittest.skipUnless(SUPPORTED, CAPTURE_OFF_WHY)
