@@ -56,10 +56,27 @@ PyObject* Simulator::call_with_bprop(PyObject* cell, PyObject* construct, const 
       Py_INCREF(r);
       return r;
     } catch (StopCapture& s) {
+      // (an interruption's exception, pending now, is the caller's: kept to be raised again)
+      if (s.reason == Break::Interrupted && PyErr_Occurred() && !pending_exc_.type) {
+        PyErr_Fetch(&pending_exc_.type, &pending_exc_.value, &pending_exc_.tb);
+      }
       if (!pending_stop_) pending_stop_ = std::make_unique<StopCapture>(std::move(s));
-      PyErr_Format(PyExc_RuntimeError, "pijit: %s.bprop could not be captured", name.c_str());
-      return nullptr;
+    } catch (const SimRaise& r) {  // the bprop raised: the interpreter runs it, as it would
+      if (!pending_stop_) {
+        PyObject* text = r.value ? PyObject_Str(r.value) : nullptr;
+        std::string msg = text && PyUnicode_Check(text) ? py::text(text) : "";
+        Py_XDECREF(text);
+        PyErr_Clear();
+        pending_stop_ = std::make_unique<StopCapture>(StopCapture{
+            Break::Raises, std::string(r.value ? Py_TYPE(r.value)->tp_name : "exception") + ": " + msg + " (in " + name + ".bprop)",
+            current_line(), current_code()});
+      }
+    } catch (...) {  // (nothing may unwind through the sweep's C frames)
+      if (!pending_stop_)
+        pending_stop_ = std::make_unique<StopCapture>(StopCapture{Break::Internal, name + ".bprop: an internal error", 0});
     }
+    PyErr_Format(PyExc_RuntimeError, "pijit: %s.bprop could not be captured", name.c_str());
+    return nullptr;
   };
   try {
     py::record_bprop_call(fargs, out, std::move(run), name);
@@ -72,6 +89,10 @@ PyObject* Simulator::call_with_bprop(PyObject* cell, PyObject* construct, const 
 void Simulator::rethrow_pending_stop() {
   if (!pending_stop_) return;
   PyErr_Clear();
+  if (pending_exc_.type) {  // the interruption's own exception, pending again for the caller
+    PyErr_Restore(pending_exc_.type, pending_exc_.value, pending_exc_.tb);
+    pending_exc_ = {};
+  }
   StopCapture s = std::move(*pending_stop_);
   pending_stop_.reset();
   throw s;

@@ -612,12 +612,13 @@ bool Simulator::store_item(PyObject* container, PyObject* key, PyObject* value) 
     overlay_known(container);
     Py_ssize_t i = PyLong_AsSsize_t(key);
     const Py_ssize_t n = static_cast<Py_ssize_t>(ov->items.size());
-    if (!(i == -1 && PyErr_Occurred()) && (i < -n || i >= n)) {
+    const bool fits = !(i == -1 && PyErr_Occurred());
+    PyErr_Clear();
+    if (fits && (i < -n || i >= n)) {
       PyErr_SetString(PyExc_IndexError, "list assignment index out of range");
       raise_lookup_error(value ? "item assignment" : "del");
     }
-    PyErr_Clear();
-    may_raise = false;
+    if (fits) may_raise = false;  // (an index past Py_ssize_t stays an effect that may raise)
   }
   if (!value && PyDict_CheckExact(container) && is_constant(key) && !dirty_.count(container)) {
     // del d[k]: a missing k raises here, in program order; a present one is guarded to stay, so

@@ -139,6 +139,9 @@ PyObject* Simulator::overlay_len(PyObject* c) {
   Py_ssize_t n = 0;
   if (!ov.cleared) {  // the caller's keys, each as the overlay has it now
     PyObject* keys = own(py::dict_keys_in_order(c));
+    for (Py_ssize_t i = 0; i < PyList_GET_SIZE(keys); ++i)  // (comparing another key could run its __eq__)
+      if (!is_constant(PyList_GET_ITEM(keys, i)))
+        stop(Break::SideEffect, "reads the length of a dict it changed whose keys are not all constants");
     tree_.add_check(node_of(c), {CheckKind::DictKeys, (Py_INCREF(keys), keys), 0, {}});
     for (Py_ssize_t i = 0; i < PyList_GET_SIZE(keys); ++i) n += own_key(ov, PyList_GET_ITEM(keys, i)) < 0;
   }

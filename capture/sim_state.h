@@ -350,6 +350,9 @@ class Simulator : public TraceContext {
   // out as a Python error: it is thrown again once the library call returns.
   void rethrow_pending_stop();
   std::unique_ptr<StopCapture> pending_stop_;
+  struct {
+    PyObject *type = nullptr, *value = nullptr, *tb = nullptr;  // owned while set
+  } pending_exc_;
   int own_tapes_ = 0;  // tapes tape_run started that record now (a grad call inside the capture)
   std::shared_ptr<int> alive_ = std::make_shared<int>(0);  // runners the tapes keep check it
   bool truth(PyObject* v);

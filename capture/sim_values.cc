@@ -1398,8 +1398,9 @@ PyObject* Simulator::tape_run(const std::vector<PyObject*>& args, PyObject* kwna
     Tape* t;
     bool was;
     int& own;
+    bool started = false;
     ~Restore() {
-      if (!was) t->stop(), --own;
+      if (started) t->stop(), --own;
     }
   } restore{tape, tape->recording(), own_tapes_};
   // A tensor made while capturing (a literal) is a constant to the graph: the tape could not
@@ -1409,7 +1410,7 @@ PyObject* Simulator::tape_run(const std::vector<PyObject*>& args, PyObject* kwna
     for (PyObject* a : unpacked(args[2]))
       if (py::is_tensor(a) && !py::unwrap(a).is_symbolic() && !values_.frame_tensor(a))
         stop(Break::UnsupportedCall, "differentiates with respect to a tensor made inside the captured code");
-  if (!restore.was) tape->start(), ++own_tapes_;
+  if (!restore.was) tape->start(), ++own_tapes_, restore.started = true;
   PyObject* kwargs = args.size() == 4 && args[3] != Py_None ? args[3] : nullptr;
   return call_ex(args[1], args[2], kwargs);
 }

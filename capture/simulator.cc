@@ -22,6 +22,9 @@ Simulator::Simulator(CaptureResult& r, const CaptureOptions& o)
     : r_(r), opt_(o), tree_(*r.guards), graph_(*r.graph), budget_(o.instruction_budget) {}
 
 Simulator::~Simulator() {
+  Py_XDECREF(pending_exc_.type);  // (an interruption never handed back: a stop elsewhere won)
+  Py_XDECREF(pending_exc_.value);
+  Py_XDECREF(pending_exc_.tb);
   for (auto it = keep_.rbegin(); it != keep_.rend(); ++it) Py_DECREF(*it);
 }
 

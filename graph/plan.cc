@@ -212,6 +212,7 @@ ExecPlan::ExecPlan(std::shared_ptr<const Graph> g) : graph_(std::move(g)), eager
   // What the caller gets: its own storage. A constant or memo (or a view of one) is copied; whatever an op
   // with a run function returned is checked on each launch (it might hand back its input).
   for (int v : G.outputs()) {
+    out_root_.push_back(root[v]);
     Slot s = slot_[root[v]];
     out_copy_.push_back(s == Slot::Const || s == Slot::Arena || s == Slot::Memo ? Copy::Always
                         : s == Slot::Dynamic                 ? Copy::IfShared
@@ -447,8 +448,9 @@ void ExecPlan::copy_outputs(const std::vector<Tensor>& env, const std::vector<si
     if (done[k]) continue;
     const Tensor& t = env[G.outputs()[k]];
     std::vector<size_t> group{k};
-    for (size_t j = i + 1; j < which.size(); ++j)
-      if (env[G.outputs()[which[j]]].storage() == t.storage()) group.push_back(which[j]);
+    for (size_t j = i + 1; j < which.size(); ++j)  // (one arena holds unrelated values: the same root too)
+      if (env[G.outputs()[which[j]]].storage() == t.storage() && out_root_[which[j]] == out_root_[k])
+        group.push_back(which[j]);
     int64_t lo = INT64_MAX, hi = 0;
     bool shared = group.size() > 1;
     for (size_t m : group) {

@@ -69,6 +69,7 @@ class ExecPlan {
   std::string describe() const;
 
  private:
+  std::vector<int> out_root_;  // per graph output: the value whose storage it views
   void copy_outputs(const std::vector<Tensor>& env, const std::vector<size_t>& which, Tensors& result) const;
   enum class Slot : uint8_t { Input, Const, Arena, Fresh, Dynamic, Memo, Alias };
   struct Step {

@@ -776,10 +776,11 @@ PJ_COLD bool verify_frame(py::Frame* f, CodeState* st, PyObject** result) {
     Py_INCREF(cell);
     PyTuple_SET_ITEM(closure.get(), k, cell);
   }
-  static PyObject* verify = [] {
+  static PyObject* verify = nullptr;  // kept for the process once found (an import that failed is tried again)
+  if (!verify) {
     py::Ref mod(PyImport_ImportModule("pijit._verify"));
-    return mod ? PyObject_GetAttrString(mod.get(), "verify_frame") : nullptr;  // kept for the process
-  }();
+    verify = mod ? PyObject_GetAttrString(mod.get(), "verify_frame") : nullptr;
+  }
   if (!verify) return *result = nullptr, true;
   t_verifying = true;
   *result = PyObject_CallFunction(verify, "OOOOL", co, py::frame_globals(f), closure.get(), values.get(),

@@ -609,10 +609,11 @@ PyObject* jit_call_unverified(PyObject* self, PyObject* args, PyObject* kw) {
 // Verify mode's call (pijit/_verify.py): captured, then plain, compared.
 __attribute__((noinline, cold)) PyObject* jit_call_verified(PyObject* self, PyObject* args, PyObject* kw) {
   auto* j = reinterpret_cast<JitFunction*>(self);
-  static PyObject* verify_call = [] {
+  static PyObject* verify_call = nullptr;  // kept for the process once found (an import that failed is tried again)
+  if (!verify_call) {
     Ref mod(PyImport_ImportModule("pijit._verify"));
-    return mod ? PyObject_GetAttrString(mod.get(), "verify_call") : nullptr;  // kept for the process
-  }();
+    verify_call = mod ? PyObject_GetAttrString(mod.get(), "verify_call") : nullptr;
+  }
   if (!verify_call) return nullptr;
   return PyObject_CallFunction(verify_call, "OOOOL", self, j->target, args, kw ? kw : Py_None,
                                static_cast<long long>(j->calls));

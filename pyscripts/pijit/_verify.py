@@ -269,7 +269,15 @@ def verify_call(jitfn, target, args, kwargs, number):
         return run_jitted(*args, **kwargs)
     saved = {"globals": live["globals"], "cells": live["cells"], "rng": live["rng"]}
     r_jit, e_jit, out_jit = _run(run_jitted, args, kwargs)
-    after_jit = copy.deepcopy({"result": r_jit, "state": _now(args, kwargs, owner, globs, cells)}, _atomic_memo())
+    try:
+        after_jit = copy.deepcopy({"result": r_jit, "state": _now(args, kwargs, owner, globs, cells)}, _atomic_memo())
+    except Exception as e:  # noqa: BLE001 (a generator returned, a lock stored: the jitted call stands)
+        _log.warning("pijit verify: %s: what the call returned or changed cannot be copied (%s: %s); "
+                     "it ran once, captured", _name(target), type(e).__name__, e)
+        if e_jit is not None:
+            raise e_jit
+        sys.stdout.write(out_jit)
+        return r_jit
     _restore(memo, globs, cells, saved)
     before = _C.set_stance("force_eager")
     try:

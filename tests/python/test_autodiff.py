@@ -675,6 +675,26 @@ class Jitted(Close):
             self.assertIn("in bprop: reads the data of a tensor", s["break_reasons"][0])
             self.assertEqual([f[0] for f in s["break_records"][0]["frames"]], ["step", "bprop"])
 
+    def test_a_bprop_that_raises_raises_as_eagerly(self):
+        class Picky(nn.Cell):
+            def construct(self, x):
+                return x * 2
+
+            def bprop(self, x, out, dout):
+                if dout.shape[0] > 1:
+                    raise ValueError("Picky.bprop takes one element, got %d" % dout.shape[0])
+                return (dout,)
+        c = Picky()
+        g = ops.GradOperation()(lambda x: c(x).sum())
+
+        @pj.jit
+        def step(x):
+            return g(x) + 1
+        self.assertEqual(step(pj.Tensor([1.0])).tolist(), [2.0])
+        for _ in range(2):
+            with self.assertRaisesRegex(ValueError, "Picky.bprop takes one element, got 2"):
+                step(pj.Tensor([1.0, 2.0]))
+
     def test_a_network_held_by_a_grad_function_runs_every_call(self):
         # GradOperation's function keeps the network in its closure: the network's Python runs
         # (simulated) on every call, its effects replayed, not once while capturing.
