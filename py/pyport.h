@@ -121,6 +121,9 @@ inline void restore_error(PyObject* t, PyObject* v, PyObject* tb, bool drop_head
 // (drop_resume_caller_entry); the function called again (recursion) is not.
 void note_continuation_code(PyObject* code);
 bool is_continuation_code(PyCodeObject* code);
+// How far up a continuation's callers drop_resume_caller_entry walks: each graph break, loop body
+// and loop exit nests a frame and its shadow (a body breaking inside a loop after a break: 10 and more).
+constexpr int kContinuationDepth = 64;
 // The opcode table has this interpreter's column and the decoder reads its bytecode (a step
 // before capture: 3.11).
 constexpr bool kDecodeSupported = PJ_PY_VERSION_BIT != 0u;
@@ -537,7 +540,7 @@ inline void drop_resume_caller_entry(PyFrameObject* shadow) {
   // (a continuation's code, not the function called again: recursion keeps its entry)
   if (head && head->tb_frame == shadow && head->tb_next && is_continuation_code(head->tb_next->tb_frame->f_code)) {
     PyFrameObject* p = head->tb_next->tb_frame;
-    for (int depth = 0; p && depth < 8 && same_function(p) && !continuation; ++depth, p = p->f_back)
+    for (int depth = 0; p && depth < kContinuationDepth && same_function(p) && !continuation; ++depth, p = p->f_back)
       continuation = p->f_back == shadow;
   }
   restore_error(t, v, tb, continuation);
@@ -800,7 +803,7 @@ inline void drop_resume_caller_entry(PyCodeObject* code) {
     Py_DECREF(first);  // (the frame keeps it)
     if (!is_continuation_code(first)) p = nullptr;  // the function called again: recursion keeps its entry
     Py_XINCREF(p);
-    for (int depth = 0; p && depth < 8 && !continuation; ++depth) {
+    for (int depth = 0; p && depth < kContinuationDepth && !continuation; ++depth) {
       PyCodeObject* c = PyFrame_GetCode(p);
       const bool same = same_function(c);
       Py_DECREF(c);

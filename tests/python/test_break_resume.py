@@ -195,6 +195,53 @@ class AfterALoop(unittest.TestCase):
         self.assertTrue(self.graphs_after(maybe_bound_after_the_loop, 4))
 
 
+G_D = {"a": 1.5, "b": 2}
+
+
+def ramp(t, n=1):
+    for i in range(n):
+        yield (t * 0.0 + 1.0) * i
+
+
+class Holder(pj.nn.Cell):
+    def __init__(self):
+        super().__init__()
+        self.p = pj.Parameter(T([0.0, -0.5, 0.0]), name="p")
+
+
+HOLDER = Holder()
+
+
+def deep_chain(x, y, lst):
+    t3 = y
+    for e in ramp(x, 3):  # a loop whose body breaks; the rest of f a resume function
+        t3 = t3 + e
+    G_D.pop("c", None)  # a break; and another below
+    t4 = t3 * 2.0 if bool((T(0.25) > 0.0).all()) else t3
+    w = 0
+    while w < min(len(lst), 4):  # a loop whose body breaks, inside the resume functions
+        n = int((HOLDER.p.sum() > 0).sum())
+        raise ValueError("bad %r" % (n,))
+    return t4
+
+
+@unittest.skipUnless(SUPPORTED, CAPTURE_OFF_WHY)
+class Tracebacks(unittest.TestCase):
+    def test_an_exception_deep_in_a_chain_of_continuations_has_the_plain_traceback(self):
+        # (found by the fuzzer, seed 23: the traceback kept the outlined loop's frame once the
+        # chain of continuation frames under it was deeper than the walk that drops it went)
+        import traceback
+
+        def outcome(fn):
+            try:
+                return ("ok", fn(T([1.0, 2.0]), T([0.5, 0.5]), [1, 2]).tolist())
+            except ValueError as e:
+                return ("raises", str(e), [(t.name, t.line) for t in traceback.extract_tb(e.__traceback__)][1:])
+        jf = pj.jit(deep_chain)
+        for _ in range(3):
+            self.assertEqual(outcome(jf), outcome(deep_chain))
+
+
 @unittest.skipUnless(SUPPORTED, CAPTURE_OFF_WHY)
 class CallersContainers(unittest.TestCase):
     """dict.get, dict.setdefault and list.pop on the caller's containers: read through guards, the
