@@ -61,9 +61,9 @@ def _bindings(target):
         owner = target
         fn = getattr(type(target), "__call__", None)
     globs, cells, seen, named = [], [], set(), set()
-    todo = [(fn, 0)]
-    while todo:
-        f, depth = todo.pop()
+    pending = [(fn, 0)]  # (function, how many calls down from the target)
+    while pending:
+        f, depth = pending.pop()
         if not isinstance(f, types.FunctionType) or id(f) in seen or (f.__module__ or "").startswith("pijit"):
             continue
         seen.add(id(f))
@@ -75,7 +75,7 @@ def _bindings(target):
                     globs.append((g, name))
                     v = g.get(name)
                     if depth < 2 and isinstance(v, types.FunctionType):
-                        todo.append((v, depth + 1))
+                        pending.append((v, depth + 1))
         cells.extend(f.__closure__ or ())
     return owner, globs, cells
 
