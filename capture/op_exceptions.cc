@@ -32,7 +32,7 @@ void Simulator::JUMP_IF_NOT_EXC_MATCH(SimFrame& fr, const Instruction& ins) {
 // 3.11's `except E:`: [exception, E] -> [exception, whether it matches] (a jump follows)
 void Simulator::CHECK_EXC_MATCH(SimFrame& fr, const Instruction& ins) {
   PyObject* pattern = pop(fr);
-  if (!made_exception(top(fr))) stop(Break::ExceptionHandling, "matches an exception capture did not raise");
+  if (!sim_exception(top(fr))) stop(Break::ExceptionHandling, "matches an exception capture did not raise");
   push(fr, exception_matches(reinterpret_cast<PyObject*>(Py_TYPE(top(fr))), pattern) ? Py_True : Py_False);
 }
 
@@ -50,7 +50,7 @@ void Simulator::PUSH_EXC_INFO(SimFrame& fr, const Instruction& ins) {
 void Simulator::RERAISE(SimFrame& fr, const Instruction& ins) {
   if (!py::kExceptionTables) return reraise(fr);
   PyObject* e = pop(fr);
-  if (!made_exception(e)) stop(Break::ExceptionHandling, "re-raises an exception capture did not raise");
+  if (!sim_exception(e)) stop(Break::ExceptionHandling, "re-raises an exception capture did not raise");
   throw SimRaise{e};
 }
 
@@ -68,7 +68,7 @@ void Simulator::END_FINALLY(SimFrame& fr, const Instruction& ins) {
     unwind_except_handler(fr, b);
     return;
   }
-  if (fr.stack.size() >= 3 && made_exception(top(fr, 2))) return reraise(fr);
+  if (fr.stack.size() >= 3 && sim_exception(top(fr, 2))) return reraise(fr);
   if (top(fr) != Py_None) stop(Break::ExceptionHandling, "finally block reached by an exception");
   pop(fr);
 }
@@ -152,7 +152,7 @@ void Simulator::WITH_CLEANUP_FINISH(SimFrame& fr, const Instruction& ins) {
 void Simulator::WITH_EXCEPT_START(SimFrame& fr, const Instruction& ins) {
   const size_t exit_at = py::kExceptionTables ? 4 : 7;
   PyObject* e = py::kExceptionTables ? top(fr) : top(fr, 2);
-  if (fr.stack.size() < exit_at || !made_exception(e)) stop(Break::ExceptionHandling, "WITH_EXCEPT_START without an exception");
+  if (fr.stack.size() < exit_at || !sim_exception(e)) stop(Break::ExceptionHandling, "WITH_EXCEPT_START without an exception");
   PyObject* exit = top(fr, exit_at);
   refuse_traceback_reader(exit);
   push(fr, call(exit, {reinterpret_cast<PyObject*>(Py_TYPE(e)), e, Py_None}, nullptr));

@@ -134,13 +134,10 @@ int Simulator::choose_break() {
   const BreakPoint& s = line_start_;
   bool prefix = s.valid && s.stack.size() <= p.stack.size();
   for (size_t k = 0; prefix && k < s.stack.size(); ++k) prefix = s.stack[k] == p.stack[k];
-  // Inside a try block: the interpreter may run nothing outside it, so the resume function (which
-  // enters the block again) starts at the point itself.
-  if (!p.blocks.empty()) {
-    break_offset_ = -1;
-    if (prefix && s.blocks == p.blocks && breakable(s, false)) return s.ordinal;
-    return breakable(p, false) ? p.ordinal : 0;
-  }
+  // Inside try or with blocks, what the interpreter runs is inside them too (codegen catches what
+  // it raises and raises it again there, with the locals as they were at the failing instruction:
+  // so no local may be stored before it).
+  if (!p.blocks.empty()) prefix = prefix && s.blocks == p.blocks && !stores_local_between(s.offset, p.offset);
   Opcode op = p.op;
   bool conditional = has_flag(op, py::kCondJump);
   // Run through the failing instruction, a plain one or a branch: the interpreter runs exactly it,
@@ -171,6 +168,15 @@ int Simulator::choose_break() {
   break_offset_ = -1;
   if (breakable(p, false)) return p.ordinal;
   return prefix && breakable(s, false) ? s.ordinal : 0;
+}
+
+// Whether an instruction of the root's code from offset `from` up to `to` stores or deletes a fast local.
+bool Simulator::stores_local_between(int from, int to) const {
+  auto it = decoded_.find(frames_root_code_);
+  if (it == decoded_.end()) return true;
+  for (const Instruction& in : it->second->ins)
+    if (in.offset >= from && in.offset < to && (in.op == Opcode::STORE_FAST || in.op == Opcode::DELETE_FAST)) return true;
+  return false;
 }
 
 // Whether the root's code after `offset` computes anything (calls, operators, attributes): what

@@ -106,12 +106,28 @@ void Simulator::raise_statement(SimFrame& fr, int argc) {
     if (PyType_Check(e) && PyType_IsSubtype(reinterpret_cast<PyTypeObject*>(e), reinterpret_cast<PyTypeObject*>(PyExc_BaseException)))
       e = make_exception(reinterpret_cast<PyTypeObject*>(e), {}, nullptr);  // `raise ValueError`
   }
-  if (!made_exception(e)) stop(Break::Raises, "raise statement");
+  // (an input only where a resume function's prologue raises it again: what the interpreter's
+  // raise set on it, __context__ and __traceback__, a raise here would set anew)
+  const bool prologue = fr.root && opt_.first_break_index > 0 && static_cast<int>(fr.pc) == opt_.first_break_index;
+  if (!made_exception(e) && !(prologue && !cause && raise_input(e))) stop(Break::Raises, "raise statement");
   if (cause) {  // as do_raise: the cause set (it steals a reference), __suppress_context__ true
     if (cause != Py_None) Py_INCREF(cause);
     PyException_SetCause(e, cause == Py_None ? nullptr : cause);
   }
   throw SimRaise{e};
+}
+
+// `raise e` of an exception the frame was given (a resume function raising again what the
+// interpreter's run of an instruction raised, inside the same try and with blocks): its class,
+// guarded, decides which handler takes it; what it holds is read as any frame value's is.
+bool Simulator::raise_input(PyObject* e) {
+  const int node = node_of(e);
+  if (node < 0 || !PyExceptionInstance_Check(e)) return false;
+  PyTypeObject* t = Py_TYPE(e);
+  if (t->tp_flags & Py_TPFLAGS_HEAPTYPE) guard_class(node, t, nullptr);
+  else tree_.add_check(node, {guards::CheckKind::Type, reinterpret_cast<PyObject*>(t), 0, {}});
+  raised_inputs_.push_back(e);
+  return true;
 }
 
 // CPython's unwinding (ceval's exception_unwind): loop blocks and finished handlers are popped;
@@ -216,7 +232,7 @@ void Simulator::pop_except(SimFrame& fr) {
 void Simulator::reraise(SimFrame& fr) {
   PyObject* type = fr.stack.back();
   PyObject* value = fr.stack[fr.stack.size() - 2];
-  if (!made_exception(value) || reinterpret_cast<PyObject*>(Py_TYPE(value)) != type)
+  if (!sim_exception(value) || reinterpret_cast<PyObject*>(Py_TYPE(value)) != type)
     stop(Break::ExceptionHandling, "re-raises an exception capture did not raise");
   fr.stack.resize(fr.stack.size() - 3);
   throw SimRaise{value};
@@ -227,7 +243,7 @@ void Simulator::reraise(SimFrame& fr) {
 // the state before and the exception's own; CPython moves it out from under them (the except
 // block's level drops by one) and leaves NULL in its place. Returns __exit__.
 PyObject* Simulator::exit_from_under_exception(SimFrame& fr) {
-  if (fr.stack.size() < 7 || !made_exception(fr.stack[fr.stack.size() - 2]) || fr.blocks.empty() ||
+  if (fr.stack.size() < 7 || !sim_exception(fr.stack[fr.stack.size() - 2]) || fr.blocks.empty() ||
       fr.blocks.back().op != Opcode::POP_EXCEPT)
     stop(Break::ExceptionHandling, "with-block left by an exception capture did not raise, or a break");
   const size_t at = fr.stack.size() - 7;

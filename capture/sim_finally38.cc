@@ -59,7 +59,7 @@ void Simulator::end_finally(SimFrame& fr) {
     if (fr.pc >= fr.ins->size()) stop(Break::Internal, "END_FINALLY returns past the code");
     return;
   }
-  if (fr.stack.size() >= 3 && made_exception(fr.stack[fr.stack.size() - 2])) return reraise(fr);
+  if (fr.stack.size() >= 3 && sim_exception(fr.stack[fr.stack.size() - 2])) return reraise(fr);
   stop(Break::ExceptionHandling, "finally block reached by an exception capture did not raise");
 }
 
@@ -78,7 +78,7 @@ void Simulator::pop_finally(SimFrame& fr, int keep_top) {
   if (v == finally_null() || finally_addresses_.count(v)) {
     fr.stack.pop_back();
   } else {
-    if (fr.stack.size() < 3 || !made_exception(fr.stack[fr.stack.size() - 2]))
+    if (fr.stack.size() < 3 || !sim_exception(fr.stack[fr.stack.size() - 2]))
       stop(Break::ExceptionHandling, "leaves a finally block entered by an exception capture did not raise");
     fr.stack.resize(fr.stack.size() - 3);
     pop_except(fr);

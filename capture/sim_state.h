@@ -4,6 +4,7 @@
 
 #include "py/pyport.h"  // first (Python.h)
 
+#include <algorithm>
 #include <map>
 #include <optional>
 #include <memory>
@@ -259,6 +260,13 @@ class Simulator : public TraceContext {
 #endif
   void refuse_traceback_reader(PyObject* exit);
   bool made_exception(PyObject* v) const { return values_.created(v, Kind::Exception); }
+  // One capture made, or one the frame was given and raised (a resume function raising again what
+  // an instruction the interpreter ran raised): what handlers may match, re-raise and pass to exit.
+  bool sim_exception(PyObject* v) const {
+    return made_exception(v) || std::find(raised_inputs_.begin(), raised_inputs_.end(), v) != raised_inputs_.end();
+  }
+  bool raise_input(PyObject* e);
+  std::vector<PyObject*> raised_inputs_;  // (frame values: the frame keeps them alive)
   void unwind_except_handler(SimFrame& fr, const SimFrame::Block& b);
   // Where the simulated exception on its way out was raised (its innermost user frame, before the
   // frames it leaves are popped): a refusal for an exception no simulated handler catches names
@@ -517,6 +525,7 @@ class Simulator : public TraceContext {
   // root's last break point before the call (CaptureResult::callees).
   std::vector<std::pair<PyCodeObject*, int>> called_;  // stand-ins of one real cell that cannot be shared
   void mark_point(SimFrame& fr);
+  bool stores_local_between(int from, int to) const;
   // After a refusal (first pass): whether it can become a graph break at the current point, i.e.
   // nothing the interpreter redoes from there (the instruction, and what capture simulated of it)
   // was a write to what the point's values reach. The second pass, stopped at that point, plans

@@ -512,7 +512,7 @@ class Outliner {
     for (int bits = 0; bits < (1 << r->maybe.size()); ++bits) {
       std::vector<char> bound = bound_at_[t];
       for (size_t k = 0; k < r->maybe.size(); ++k) bound[r->maybe[k]] = !(bits & (1 << k));
-      Ref rc(make_resume_(ins_[t].offset, 0, bound, ins_[t].line, {}, {}));
+      Ref rc(make_resume_(ins_[t].offset, 0, bound, ins_[t].line, {}, {}, false));
       if (!rc) return PyErr_Clear(), false;
       r->codes.push_back(std::move(rc));
     }

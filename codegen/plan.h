@@ -61,8 +61,9 @@ struct ResumePlan {
   std::vector<char> bound;                         // per fast local: bound at break_offset
   std::vector<int> nulls;                          // stack positions holding a method pair's NULL
                                                    // where the resume function starts (ReturnPlan::Null)
-  std::vector<BlockPlan> blocks;                   // try blocks open at `offset` (outermost first);
-                                                   // non-empty only with break_offset == -1
+  std::vector<BlockPlan> blocks;                   // try and with blocks open at `offset` (outermost
+                                                   // first); the run to break_offset is inside them:
+                                                   // what it raises, a resume function raises again there
 };
 
 // A side effect of the captured part, replayed after the graph in program order: a write to

@@ -296,15 +296,19 @@ class Emitter : public CodeBuilder {
   // `handlers`: (index of an instruction emitted here, byte offset in the original) pairs whose
   // target becomes that offset's instruction in the copy (a SETUP entering an original handler).
   // `as_functions`: offsets of CALL_METHODs the copy runs as CALL_FUNCTION (method_call_pairs).
+  // `raise_at` >= 0 (the offset of an instruction that raised; `offset` is then ignored): raises
+  // the value on top of the stack there instead, under that instruction's line (3.11: its columns
+  // and its exception-table entry), so the exception reaches the handlers it reached there.
   bool resume_original(PyCodeObject* original, int offset, const std::vector<std::pair<size_t, int>>& handlers = {},
-                       const std::vector<int>& as_functions = {}) {
+                       const std::vector<int>& as_functions = {}, int raise_at = -1) {
     py::DecodeResult d = py::decode_code(reinterpret_cast<PyObject*>(original));
     if (!d.ok()) {
       PyErr_SetString(PyExc_ValueError, ("malformed bytecode: " + d.error).c_str());
       return false;
     }
     std::vector<AsmInstr> orig = from_decoded(d.instructions);
-    offset = call_group_start(d, offset);
+    if (raise_at >= 0) offset = raise_at;
+    else offset = call_group_start(d, offset);
     int base = static_cast<int>(code_.size()) + 1;
     auto index_at = [&](int off) {  // a jump target names the first prefix
       int k = -1;
@@ -325,7 +329,17 @@ class Emitter : public CodeBuilder {
       }
       code_[h.first].target = base + k;
     }
-    op(Opcode::JUMP_ABSOLUTE, 0, base + at);
+    std::vector<AsmHandler> table = from_decoded(d.instructions, d.handlers);
+    if (raise_at >= 0) {
+      const AsmInstr& failed = orig[at];
+      AsmInstr raise{Opcode::RAISE_VARARGS, 1, -1, failed.line > 0 ? failed.line : line_};
+      raise.span = failed.span;
+      code_.push_back(raise);
+      for (const AsmHandler& h : table)  // (3.11: one entry at most covers an instruction)
+        if (h.start <= at && at < h.end) add_handler({base - 1, base, base + h.target, h.depth, h.lasti});
+    } else {
+      op(Opcode::JUMP_ABSOLUTE, 0, base + at);
+    }
     for (int off : as_functions) orig[index_at(off)].op = Opcode::CALL_FUNCTION;
     for (AsmInstr& in : orig) {
       if (in.target >= 0) in.target += base;
@@ -334,7 +348,7 @@ class Emitter : public CodeBuilder {
     }
     // 3.11: the original's exception table, moved with its code (it covers `offset` as it
     // covered it there, at the same stack depth: the try and with blocks open at the break)
-    for (AsmHandler h : from_decoded(d.instructions, d.handlers)) {
+    for (AsmHandler h : table) {
       h.start += base;
       h.end += base;
       h.target += base;
@@ -407,6 +421,70 @@ class Emitter : public CodeBuilder {
 
   // (the code runs in place of the original's frame: py::run_in_place)
   PyObject* finish(PyCodeObject* original) { return CodeBuilder::finish(in_place_spec(original)); }
+  // 3.7-3.10: the SETUP_FINALLY that catches what a run of instructions inside the original's try
+  // or with blocks raises, at the depth the innermost of them unwinds to: the `above` values over
+  // it wait in locals meanwhile (so the handler finds exactly that depth, whatever the failing
+  // instruction took). Returns its index.
+  size_t setup_catch_block(int above) {
+    move_over_block(above, Opcode::SETUP_FINALLY);
+    return code_.size() - 1 - 2 * static_cast<size_t>(above);
+  }
+  // Its POP_BLOCK on a way out of the run (3.7's also pops the values over the block's level).
+  void pop_catch_block(int above) { move_over_block(py::kPopBlockUnwindsStack ? above : 0, Opcode::POP_BLOCK); }
+  void move_over_block(int above, Opcode block_op) {
+    for (int k = 0; k < above; ++k) op(Opcode::STORE_FAST, local_named("__pijit_above" + std::to_string(k)));
+    op(block_op);  // (SETUP_FINALLY's target: set by caught_in_blocks)
+    for (int k = above - 1; k >= 0; --k) {
+      op(Opcode::LOAD_FAST, local_named("__pijit_above" + std::to_string(k)));
+      op(Opcode::DELETE_FAST, local_named("__pijit_above" + std::to_string(k)));
+    }
+  }
+  // The stack depth the innermost block around the run unwinds to (3.11: the exception-table
+  // entry covering the failing instruction), at most `depth`, the run's starting depth.
+  static bool catch_level(PyCodeObject* original, const ResumePlan& r, int depth, int* level) {
+    *level = -1;
+    if (py::kExceptionTables) {
+      py::DecodeResult d = py::decode_code(reinterpret_cast<PyObject*>(original));
+      int at = -1;
+      for (size_t k = 0; k < d.instructions.size(); ++k)
+        if (d.instructions[k].offset == r.break_offset) at = static_cast<int>(k);
+      for (const AsmHandler& h : from_decoded(d.instructions, d.handlers))
+        if (h.start <= at && at < h.end) *level = h.depth;
+    } else {
+      *level = r.blocks.back().level;
+    }
+    if (*level < 0 || *level > depth) {
+      PyErr_Format(PyExc_ValueError, "no try block covers the graph break at offset %d at the stack's depth",
+                   r.break_offset);
+      return false;
+    }
+    return true;
+  }
+  // The handler of the run (from run_start to run_end; 3.7-3.10: under the SETUP_FINALLY at
+  // setup_at): it takes the exception and pushes it over the `level` values the unwinding left,
+  // for a resume function that raises it again inside the blocks. The traceback loses this
+  // frame's entry: the raise there makes the one plain Python has.
+  void caught_in_blocks(size_t setup_at, size_t run_start, size_t run_end, int level) {
+    const int exc = new_local("__pijit_raised");
+    if (py::kExceptionTables) {
+      add_handler({static_cast<int>(run_start), static_cast<int>(run_end), static_cast<int>(size()), level, false});
+      op(Opcode::STORE_FAST, exc);
+    } else {
+      set_target(setup_at, static_cast<int>(size()));
+      op(Opcode::POP_TOP);  // the exception's type, value and traceback, over the state before it
+      op(Opcode::STORE_FAST, exc);
+      op(Opcode::POP_TOP);
+      op(Opcode::POP_EXCEPT);
+    }
+    Ref tb(PyUnicode_InternFromString("__traceback__")), next(PyUnicode_InternFromString("tb_next"));
+    op(Opcode::LOAD_FAST, exc);
+    op(Opcode::LOAD_ATTR, name_index(tb.get()));
+    op(Opcode::LOAD_ATTR, name_index(next.get()));
+    op(Opcode::LOAD_FAST, exc);
+    op(Opcode::STORE_ATTR, name_index(tb.get()));
+    op(Opcode::LOAD_FAST, exc);
+    op(Opcode::DELETE_FAST, exc);
+  }
   // The original instructions from `from` to `to` (offsets), as the interpreter is to run them: a
   // straight run (only the last may jump). *last: the last one; *next: the offset after it;
   // *depth: the stack depth before it, given the depth before the first.
@@ -475,10 +553,11 @@ class Emitter : public CodeBuilder {
 
 PyObject* emit_graph_code(PyCodeObject* original, const guards::GuardTree& guards, const FramePlan& plan,
                           PyObject* runner, const ResumeMaker& make_resume) {
-  auto resume_code = [&](int offset, int depth, const std::vector<char>& bound, const std::vector<int>& nulls) {
+  auto resume_code = [&](int offset, int depth, const std::vector<char>& bound, const std::vector<int>& nulls,
+                         bool raise_top = false) {
     const std::vector<BlockPlan>& blocks = plan.resume.blocks;
-    return make_resume ? make_resume(offset, depth, bound, plan.line, blocks, nulls)
-                       : emit_resume_code(original, offset, depth, bound, plan.line, blocks, nulls);
+    return make_resume ? make_resume(offset, depth, bound, plan.line, blocks, nulls, raise_top)
+                       : emit_resume_code(original, offset, depth, bound, plan.line, blocks, nulls, raise_top);
   };
   Emitter e(original, plan.line);
   if (!e.prologue(original)) return nullptr;
@@ -520,8 +599,19 @@ PyObject* emit_graph_code(PyCodeObject* original, const guards::GuardTree& guard
     emit_resume_call(e, original, code.get(), depth, r.bound, r.nulls);
     return e.finish(original);
   }
+  // Inside try or with blocks: an exception the run raises is caught here and raised again by a
+  // resume function inside the same blocks, under the same line (caught_in_blocks).
+  const bool in_blocks = !r.blocks.empty();
+  int real_at_run = depth;  // (3.7-3.10 leave a method pair's NULL out of the stack)
+  for (const ReturnPlan& v : r.stack) real_at_run -= !py::kCallsOverNull && v.kind == ReturnPlan::Null;
+  int level = 0;  // the stack depth the innermost block unwinds to
+  if (in_blocks && !Emitter::catch_level(original, r, real_at_run, &level)) return nullptr;
+  size_t setup_at = 0;
+  if (in_blocks && !py::kExceptionTables) setup_at = e.setup_catch_block(real_at_run - level);
+  const size_t run_start = e.size();
   if (!e.copy_run(original, r.offset, r.break_offset, &ins, &next, &depth)) return nullptr;
   size_t jump_at = e.size() - 1;
+  const size_t run_end = e.size();
   // r.bound is at the last instruction's start: what it stores or deletes itself (a local whose
   // old value has a finalizer) is not in it
   std::vector<char> bound = r.bound;
@@ -544,9 +634,19 @@ PyObject* emit_graph_code(PyCodeObject* original, const guards::GuardTree& guard
     std::vector<int> nulls;  // (a branch takes no NULL)
     for (int k : r.nulls)
       if (k < ways[w].depth) nulls.push_back(k);
+    if (in_blocks && !py::kExceptionTables) e.pop_catch_block(ways[w].depth - static_cast<int>(nulls.size()) - level);
     Ref code(resume_code(ways[w].offset, ways[w].depth, bound, nulls));
     if (!code) return nullptr;
     emit_resume_call(e, original, code.get(), ways[w].depth, bound, nulls);
+  }
+  if (in_blocks) {
+    e.caught_in_blocks(setup_at, run_start, run_end, level);
+    std::vector<int> nulls;
+    for (int k : r.nulls)
+      if (k < level) nulls.push_back(k);
+    Ref code(resume_code(r.break_offset, level + 1, r.bound, nulls, /*raise_top=*/true));
+    if (!code) return nullptr;
+    emit_resume_call(e, original, code.get(), level + 1, r.bound, nulls);
   }
   return e.finish(original);
 }
@@ -582,7 +682,7 @@ bool method_call_pairs(PyCodeObject* original, int offset, int depth, const std:
 }  // namespace
 
 PyObject* emit_resume_code(PyCodeObject* original, int offset, int depth, const std::vector<char>& bound, int line,
-                           const std::vector<BlockPlan>& blocks, const std::vector<int>& nulls) {
+                           const std::vector<BlockPlan>& blocks, const std::vector<int>& nulls, bool raise_top) {
   Emitter e(original, line);
   e.closure_prologue(py::code_ncells(original) + py::code_nfrees(original));
   for (size_t i = 0; i < bound.size(); ++i)
@@ -621,8 +721,12 @@ PyObject* emit_resume_code(PyCodeObject* original, int offset, int depth, const 
     return nullptr;
   }
   std::vector<int> as_functions;
-  if (!method_call_pairs(original, offset, depth, blocks, nulls, &as_functions)) return nullptr;
-  if (!e.resume_original(original, offset, handlers, as_functions)) return nullptr;
+  if (raise_top && !py::kCallsOverNull && !nulls.empty()) {
+    PyErr_SetString(PyExc_ValueError, "a method pair under the exception a resume function raises");
+    return nullptr;
+  }
+  if (!raise_top && !method_call_pairs(original, offset, depth, blocks, nulls, &as_functions)) return nullptr;
+  if (!e.resume_original(original, offset, handlers, as_functions, raise_top ? offset : -1)) return nullptr;
   return e.finish_closure(original, static_cast<int>(bound.size()) + nargs);  // every local, then the stack
 }
 
@@ -649,7 +753,7 @@ PyObject* reassemble(PyCodeObject*) {
   return nullptr;
 }
 PyObject* emit_resume_code(PyCodeObject*, int, int, const std::vector<char>&, int, const std::vector<BlockPlan>&,
-                           const std::vector<int>&) {
+                           const std::vector<int>&, bool) {
   PyErr_SetString(PyExc_NotImplementedError, py::kUnsupportedPythonMessage);
   return nullptr;
 }

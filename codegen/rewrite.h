@@ -22,7 +22,8 @@ namespace pj::codegen {
 // share one code between breaks that resume at the same place and make it a capture candidate;
 // without one, emit_resume_code makes them.
 using ResumeMaker = std::function<PyObject*(int offset, int depth, const std::vector<char>& bound, int line,
-                                            const std::vector<BlockPlan>& blocks, const std::vector<int>& nulls)>;
+                                            const std::vector<BlockPlan>& blocks, const std::vector<int>& nulls,
+                                            bool raise_top)>;
 PyObject* emit_graph_code(PyCodeObject* original, const guards::GuardTree& guards, const FramePlan& plan,
                           PyObject* runner, const ResumeMaker& make_resume = nullptr);
 
@@ -31,8 +32,11 @@ PyObject* emit_graph_code(PyCodeObject* original, const guards::GuardTree& guard
 // positional arguments, and the original's cells as free variables; inside `blocks` again.
 // 3.11: the stack positions `nulls` hold a callable's NULL, which the code pushes itself (it is
 // not an argument); the original's exception table comes with its code, so `blocks` need no entry.
+// `raise_top`: the top stack value is an exception the instruction at `offset` raised in the
+// rewritten code; the code raises it there again, inside `blocks` (its handlers run as they would have).
 PyObject* emit_resume_code(PyCodeObject* original, int offset, int depth, const std::vector<char>& bound, int line,
-                           const std::vector<BlockPlan>& blocks = {}, const std::vector<int>& nulls = {});
+                           const std::vector<BlockPlan>& blocks = {}, const std::vector<int>& nulls = {},
+                           bool raise_top = false);
 
 // Emits into b: return resume(fn, [*locals, *stack]), fn a new function of the resume `code` made
 // for `original`, closing over its cells, called with every fast local (None for one `bound` says

@@ -192,6 +192,8 @@ constexpr int kJumpUnit = PY_VERSION_HEX >= 0x030A0000 ? 2 : 1;
 constexpr int kCodeUnit = 2;
 // 3.11: handlers are an exception table (co_exceptiontable), not SETUP_* blocks.
 constexpr bool kExceptionTables = PY_VERSION_HEX >= 0x030B0000;
+// 3.7: POP_BLOCK also pops the value stack down to the block's level (3.8+ leaves it as it is).
+constexpr bool kPopBlockUnwindsStack = PY_VERSION_HEX < 0x03080000;
 // 3.11: LOAD_GLOBAL's argument is the name's index << 1, bit 0 asking for a NULL pushed first.
 constexpr bool kGlobalPushesNull = PY_VERSION_HEX >= 0x030B0000;
 // 3.11: a callable sits over a slot, NULL (PUSH_NULL, LOAD_GLOBAL's bit) or a method

@@ -85,7 +85,7 @@ struct CodeState {
   bool is_loop_body = false;  // ... one iteration of a loop capture refused inside (codegen/outline.h)
   // Resume functions made for this code's graph breaks, by (offset, stack depth, bound locals):
   // breaks that resume at the same place with the same layout share one (owned).
-  std::map<std::tuple<int, int, std::vector<char>, std::vector<int>>, PyObject*> resume_codes;
+  std::map<std::tuple<int, int, std::vector<char>, std::vector<int>, bool>, PyObject*> resume_codes;
   // Loops of this code run from outside with their body a function (a refusal inside them), by the
   // loop head's offset: (outer code, body code), owned; every entry refused there shares them.
   std::map<int, std::pair<PyObject*, PyObject*>> loop_codes;

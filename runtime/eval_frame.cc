@@ -366,8 +366,10 @@ void make_candidate(PyObject* code, const JitOptions& opt, bool loop_body) {
   // resume where it began, and do so again one frame deeper on every call.
   copy->capture.first_break_index = 0;
   py::DecodeResult d = py::decode_code(code);
+  // (the prologue ends with its jump into the original code, or a raise into its handlers)
   for (size_t k = 0; k < d.instructions.size() && !copy->capture.first_break_index; ++k)
-    if (d.instructions[k].op == py::Opcode::JUMP_ABSOLUTE || d.instructions[k].op == py::Opcode::JUMP_FORWARD)
+    if (d.instructions[k].op == py::Opcode::JUMP_ABSOLUTE || d.instructions[k].op == py::Opcode::JUMP_FORWARD ||
+        (!loop_body && d.instructions[k].op == py::Opcode::RAISE_VARARGS))
       copy->capture.first_break_index = static_cast<int>(k) + 1;  // (3.11's jump is relative)
   rs->candidate = std::move(copy);
   py::note_continuation_code(code);
@@ -383,14 +385,15 @@ void make_candidate(PyObject* code, const JitOptions& opt, bool loop_body) {
 // outlined loop) there; a capture candidate with this jit's options.
 codegen::ResumeMaker resume_maker(PyCodeObject* co, CodeState* st, const JitOptions& opt, CacheEntry* out) {
   return [co, st, &opt, out](int offset, int depth, const std::vector<char>& bound, int line,
-                             const std::vector<codegen::BlockPlan>& blocks, const std::vector<int>& nulls) -> PyObject* {
+                             const std::vector<codegen::BlockPlan>& blocks, const std::vector<int>& nulls,
+                             bool raise_top) -> PyObject* {
     // (the blocks open at an offset are fixed; the NULLs on its stack are where the method pairs
     // are, which the layout names)
-    PyObject*& rc = st->resume_codes[{offset, depth, bound, nulls}];
+    PyObject*& rc = st->resume_codes[{offset, depth, bound, nulls, raise_top}];
     if (!rc) {
-      rc = codegen::emit_resume_code(co, offset, depth, bound, line, blocks, nulls);
+      rc = codegen::emit_resume_code(co, offset, depth, bound, line, blocks, nulls, raise_top);
       if (!rc) {
-        st->resume_codes.erase({offset, depth, bound, nulls});
+        st->resume_codes.erase({offset, depth, bound, nulls, raise_top});
         return nullptr;
       }
       make_candidate(rc, opt, false);
@@ -498,10 +501,13 @@ bool build_entry(py::Frame* f, CodeState* st, const JitOptions& opt, CacheEntry*
   }
   st->mode = CodeState::Compiled;
   ++st->compiles;
-  if ((&opt == &g_auto_opts || st->is_resume || st->is_loop_body) && r.ops_seen == 0 && !r.broke) {
+  const bool has_graph = std::any_of(st->entries.begin(), st->entries.end(), [](const CacheEntry& e) { return e.graph != nullptr; });
+  if ((&opt == &g_auto_opts || st->is_resume || st->is_loop_body) && r.ops_seen == 0 && !r.broke && !has_graph) {
     // `pijit run`, and code pijit made (a resume function, a loop body): code that does no tensor
     // work runs at the interpreter's speed from now on (guards on the Python values it folded
-    // would recompile it for every new value: a loop's counter, a running total).
+    // would recompile it for every new value: a loop's counter, a running total). Not code whose
+    // other paths made a graph: a capture that stopped before any op on a new path (a handler
+    // that prints) says nothing of those.
     st->mode = CodeState::Skip;
     st->skip_reason = "no tensor work";
     out->guards = r.guards;

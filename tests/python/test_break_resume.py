@@ -10,7 +10,7 @@ import contextlib
 import unittest
 
 import pijit as pj
-from jit_compare import plain, run, show
+from jit_compare import plain, run, say, show
 from jit_compare import CAPTURE_ON as SUPPORTED, CAPTURE_OFF_WHY
 
 T = pj.Tensor
@@ -240,6 +240,151 @@ class Tracebacks(unittest.TestCase):
         jf = pj.jit(deep_chain)
         for _ in range(3):
             self.assertEqual(outcome(jf), outcome(deep_chain))
+
+
+class Quiet(object):
+    """A user context manager whose __exit__ swallows KeyError and ValueError."""
+
+    def __init__(self):
+        self.log = []
+
+    def __enter__(self):
+        self.log.append("enter")
+        return self
+
+    def __exit__(self, t, v, tb):
+        self.log.append(("exit", None if t is None else t.__name__))
+        return t is not None and issubclass(t, (KeyError, ValueError))
+
+
+QUIET = Quiet()
+
+
+def parse_in_try(x, text):
+    y = x * 2.0
+    try:
+        k = json.loads(text)["k"]  # the interpreter runs json.loads, which may raise ValueError
+        z = y + k
+    except (KeyError, ValueError):
+        z = y - 1.0
+    return z * 3.0
+
+
+def say_in_with(x, d):
+    y = x * 2.0
+    with QUIET:
+        say("inside", len(d))  # a stream's method: the interpreter's
+        z = y + d["k"]  # KeyError (simulated): QUIET's __exit__ swallows it
+        y = z * 2.0
+    return y + 1.0
+
+
+def raise_in_with(x, text):
+    y = x * 2.0
+    with QUIET:
+        y = y + json.loads(text)  # the interpreter's ValueError reaches QUIET's __exit__
+        y = y * 2.0
+    return y + 1.0
+
+
+def try_inside_with(x, text):
+    y = x * 2.0
+    with QUIET:
+        try:
+            y = y + json.loads(text)["k"]  # ValueError: the inner handler; KeyError: QUIET
+        except ValueError:
+            y = y - 1.0
+        y = y * 2.0
+    return y + 1.0
+
+
+def finally_after(x, text, log):
+    y = x + 1.0
+    try:
+        log.append(json.loads(text))
+        y = y * 3.0
+    finally:
+        log.append("finally")
+        y = y - 1.0
+    return y
+
+
+def unhandled(x, text):
+    y = x * 2.0
+    try:
+        k = json.loads(text)["k"]
+    except KeyError:
+        k = 0.0
+    return y + k
+
+
+@unittest.skipUnless(SUPPORTED, CAPTURE_OFF_WHY)
+class InsideBlocks(unittest.TestCase):
+    """A break inside a try or with block: the interpreter runs the failing instruction inside the
+    same blocks (what it raises is caught and raised again by a resume function inside them), and
+    the rest of the block, its handlers and the code after it are graphs again."""
+    same = same
+
+    def resume_graphs(self, fn):
+        """Ops per graph of fn's resume functions, one sorted list per resume function."""
+        return sorted(sorted(p[2]) for p in pieces(fn) if p[0] and p[1])
+
+    def check_one_break(self, st):
+        self.assertEqual((st["graphs"], st["breaks"]), (1, 1), st["break_reasons"])
+        self.assertEqual(st["entries"][0]["ops"], 1, st["entries"][0]["graph"])  # the op before the block
+
+    def test_a_break_inside_try_leaves_the_rest_the_handler_and_the_code_after_graphs(self):
+        texts = ['{"k": 2}', '{"j": 1}', "not json"]
+        st = self.same(parse_in_try, lambda i: (T([1.0, 2.0]) * (i + 1), texts[i % 3]), calls=6)
+        self.check_one_break(st)
+        # after json.loads: `y + k, * 3.0` or (KeyError) `y - 1.0, * 3.0`; the interpreter's
+        # ValueError, raised again inside the try: `y - 1.0, * 3.0`
+        self.assertEqual(self.resume_graphs(parse_in_try), [[2], [2, 2]], pieces(parse_in_try))
+        self.assertEqual(sorted(p[3] for p in pieces(parse_in_try)), [0, 0, 1], pieces(parse_in_try))
+
+    def test_a_break_inside_a_with_block_leaves_the_rest_of_it_and_the_code_after_graphs(self):
+        del QUIET.log[:]
+        st = self.same(say_in_with, lambda i: (T([1.0, 2.0]) * (i + 1), [{"k": 1.0}, {}][i % 2]), calls=4)
+        self.check_one_break(st)
+        self.assertEqual(QUIET.log, (["enter", ("exit", None)] * 2 + ["enter", ("exit", "KeyError")] * 2) * 2)
+        graphs = self.resume_graphs(say_in_with)
+        self.assertEqual(len(graphs), 1, pieces(say_in_with))
+        self.assertEqual(graphs[0], [1, 3], graphs)  # KeyError: `+ 1.0`; else add, mul, add
+
+    def test_an_exception_the_interpreter_raises_inside_a_with_block_reaches_exit(self):
+        del QUIET.log[:]
+        st = self.same(raise_in_with, lambda i: (T([1.0, 2.0]), ["2.5", "{bad"][i % 2]), calls=4)
+        self.check_one_break(st)
+        self.assertEqual(QUIET.log, (["enter", ("exit", None)] * 2 + ["enter", ("exit", "JSONDecodeError")] * 2) * 2)
+        self.assertEqual(self.resume_graphs(raise_in_with), [[1], [3]], pieces(raise_in_with))
+
+    def test_a_try_inside_a_with_block_sends_each_exception_to_its_own_handler(self):
+        texts = ['{"k": 1.5}', "oops", '{"j": 0}']
+        st = self.same(try_inside_with, lambda i: (T([1.0, 2.0]), texts[i % 3]), calls=6)
+        self.check_one_break(st)
+        graphs = self.resume_graphs(try_inside_with)
+        self.assertIn([3], graphs, pieces(try_inside_with))  # ValueError: sub, mul, add
+        self.assertTrue(any(g.count(3) for g in graphs), graphs)
+
+    def test_a_finally_block_runs_once_on_each_path(self):
+        st = self.same(finally_after, lambda i: (T([1.0]) * i, ["1", "bad", "[2]"][i % 3], []), calls=6)
+        self.check_one_break(st)
+        self.assertTrue(self.resume_graphs(finally_after), pieces(finally_after))
+
+    def test_an_exception_no_handler_takes_has_the_plain_traceback(self):
+        import traceback
+
+        def outcome(fn, text):
+            try:
+                return ("ok", fn(T([1.0]), text).tolist())
+            except ValueError as e:
+                return ("raises", type(e).__name__, str(e),
+                        [(t.name, t.lineno, t.line) for t in traceback.extract_tb(e.__traceback__)][1:],
+                        repr(e.__context__))
+        jf = pj.jit(unhandled)
+        for text in ['{"k": 1}', "nope", '{"j": 1}', "nope"]:
+            self.assertEqual(outcome(jf, text), outcome(unhandled, text))
+        self.assertEqual(pj.jit_stats(jf)["breaks"], 1)
 
 
 @unittest.skipUnless(SUPPORTED, CAPTURE_OFF_WHY)
