@@ -2,7 +2,8 @@
 // puts the locals, cells and value stack they left back, the interpreter runs the instruction
 // where capture stopped, and a resume function (codegen) runs the rest (capture candidate itself).
 //
-// A break point is a root-frame instruction with an empty block stack. What capture simulated of
+// A break point is a root-frame instruction outside loops, handlers and finally bodies (try and
+// with blocks may be open: codegen enters them again). What capture simulated of
 // that instruction (a call inlined partway) is dropped: the interpreter redoes it. That is sound
 // only while none of it was a write to an object the point's values reach, so every write is
 // logged (mutated_). The chosen point is then simulated again, stopping there (capture_frame), so
@@ -136,9 +137,18 @@ int Simulator::choose_break() {
   for (size_t k = 0; prefix && k < s.stack.size(); ++k) prefix = s.stack[k] == p.stack[k];
   // Inside try or with blocks, what the interpreter runs is inside them too (codegen catches what
   // it raises and raises it again there, with the locals as they were at the failing instruction:
-  // so no local may be stored before it).
-  if (!p.blocks.empty()) prefix = prefix && s.blocks == p.blocks && !stores_local_between(s.offset, p.offset);
+  // so no local may be stored before it, and no block may begin or end on the way: a with-block's
+  // exit code carries its last line).
+  const bool in_blocks = !p.blocks.empty() || (s.valid && !s.blocks.empty());
+  if (in_blocks) prefix = prefix && s.blocks == p.blocks && !stores_local_between(s.offset, p.offset);
   Opcode op = p.op;
+  // A bare `raise` re-raises without a traceback entry of its own: the resume function (which
+  // enters the blocks again) starts at it, as the interpreter would have reached it.
+  if (!p.blocks.empty() && op == Opcode::RAISE_VARARGS && p.arg == 0) {
+    break_offset_ = -1;
+    if (prefix && breakable(s, false)) return s.ordinal;
+    return breakable(p, false) ? p.ordinal : 0;
+  }
   bool conditional = has_flag(op, py::kCondJump);
   // Run through the failing instruction, a plain one or a branch: the interpreter runs exactly it,
   // and the resume function starts after it with its result. From the start of its line instead

@@ -106,10 +106,7 @@ void Simulator::raise_statement(SimFrame& fr, int argc) {
     if (PyType_Check(e) && PyType_IsSubtype(reinterpret_cast<PyTypeObject*>(e), reinterpret_cast<PyTypeObject*>(PyExc_BaseException)))
       e = make_exception(reinterpret_cast<PyTypeObject*>(e), {}, nullptr);  // `raise ValueError`
   }
-  // (an input only where a resume function's prologue raises it again: what the interpreter's
-  // raise set on it, __context__ and __traceback__, a raise here would set anew)
-  const bool prologue = fr.root && opt_.first_break_index > 0 && static_cast<int>(fr.pc) == opt_.first_break_index;
-  if (!made_exception(e) && !(prologue && !cause && raise_input(e))) stop(Break::Raises, "raise statement");
+  if (!made_exception(e)) stop(Break::Raises, "raise statement");
   if (cause) {  // as do_raise: the cause set (it steals a reference), __suppress_context__ true
     if (cause != Py_None) Py_INCREF(cause);
     PyException_SetCause(e, cause == Py_None ? nullptr : cause);
@@ -117,10 +114,13 @@ void Simulator::raise_statement(SimFrame& fr, int argc) {
   throw SimRaise{e};
 }
 
-// `raise e` of an exception the frame was given (a resume function raising again what the
-// interpreter's run of an instruction raised, inside the same try and with blocks): its class,
-// guarded, decides which handler takes it; what it holds is read as any frame value's is.
+// py::raise_again_function()(e) where a resume function's prologue ends: it raises again, inside
+// the same try and with blocks, what the interpreter's run of an instruction raised (e, a frame
+// value). Its class, guarded, decides which handler takes it; what it holds is read as any frame
+// value's is. Anywhere else: false.
 bool Simulator::raise_input(PyObject* e) {
+  const SimFrame* fr = frames_.size() == 1 ? frames_.front() : nullptr;
+  if (!fr || opt_.first_break_index <= 0 || static_cast<int>(fr->pc) != opt_.first_break_index) return false;
   const int node = node_of(e);
   if (node < 0 || !PyExceptionInstance_Check(e)) return false;
   PyTypeObject* t = Py_TYPE(e);

@@ -1446,6 +1446,10 @@ PyObject* Simulator::call(PyObject* callable, const std::vector<PyObject*>& args
   if (PyObject* none = output_call(callable, args, kwnames)) return none;
   if (PyObject* target = assign_call(callable, args, kwnames)) return target;
   if (py::is_tape_run(callable)) return tape_run(args, kwnames);
+  if (callable == py::raise_again_function()) {
+    if (args.size() == 1 && !kwnames && raise_input(args[0])) throw SimRaise{args[0]};
+    stop(Break::Raises, "raises again an exception the interpreter raised");
+  }
   // A read of a cell variable in code pijit made (codegen/code_builder.h): LOAD_DEREF's meaning,
   // on the cell LOAD_CLOSURE pushed.
   if (callable == py::cell_load_function() && args.size() == 2 && !kwnames && PyCell_Check(args[0]) &&

@@ -297,10 +297,12 @@ class Emitter : public CodeBuilder {
   // target becomes that offset's instruction in the copy (a SETUP entering an original handler).
   // `as_functions`: offsets of CALL_METHODs the copy runs as CALL_FUNCTION (method_call_pairs).
   // `raise_at` >= 0 (the offset of an instruction that raised; `offset` is then ignored): raises
-  // the value on top of the stack there instead, under that instruction's line (3.11: its columns
-  // and its exception-table entry), so the exception reaches the handlers it reached there.
+  // the exception in local `raise_local` there instead, under that instruction's line (3.11: its
+  // columns and its exception-table entry), so that it reaches the handlers it reached there. It
+  // is raised as it is (py::raise_again_function): a raise statement would chain it anew to the
+  // exception being handled, where plain Python chained it once, where it was raised.
   bool resume_original(PyCodeObject* original, int offset, const std::vector<std::pair<size_t, int>>& handlers = {},
-                       const std::vector<int>& as_functions = {}, int raise_at = -1) {
+                       const std::vector<int>& as_functions = {}, int raise_at = -1, int raise_local = -1) {
     py::DecodeResult d = py::decode_code(reinterpret_cast<PyObject*>(original));
     if (!d.ok()) {
       PyErr_SetString(PyExc_ValueError, ("malformed bytecode: " + d.error).c_str());
@@ -309,7 +311,6 @@ class Emitter : public CodeBuilder {
     std::vector<AsmInstr> orig = from_decoded(d.instructions);
     if (raise_at >= 0) offset = raise_at;
     else offset = call_group_start(d, offset);
-    int base = static_cast<int>(code_.size()) + 1;
     auto index_at = [&](int off) {  // a jump target names the first prefix
       int k = -1;
       for (size_t i = 0; i < d.instructions.size(); ++i)
@@ -321,6 +322,29 @@ class Emitter : public CodeBuilder {
       PyErr_Format(PyExc_ValueError, "no instruction at offset %d to resume at", offset);
       return false;
     }
+    std::vector<AsmHandler> table = from_decoded(d.instructions, d.handlers);
+    const size_t lead = code_.size();
+    size_t jump = 0;
+    if (raise_at >= 0) {
+      const AsmInstr failed = orig[at];
+      const int line = line_;
+      line_ = failed.line > 0 ? failed.line : line_;
+      call_begin();
+      op(Opcode::LOAD_CONST, const_index(py::raise_again_function()));
+      op(Opcode::LOAD_FAST, raise_local);
+      op(Opcode::DELETE_FAST, raise_local);
+      op(Opcode::CALL_FUNCTION, 1);
+      op(Opcode::RETURN_VALUE);  // (never reached: the call raises; its flow ends here)
+      line_ = line;
+      for (size_t i = lead; i < code_.size(); ++i) code_[i].span = failed.span;
+    } else {
+      jump = op(Opcode::JUMP_ABSOLUTE, 0, 0);
+    }
+    const int base = static_cast<int>(code_.size());
+    if (raise_at < 0) code_[jump].target = base + at;
+    for (const AsmHandler& h : table)  // (3.11: one entry at most covers an instruction)
+      if (raise_at >= 0 && h.start <= at && at < h.end)
+        add_handler({static_cast<int>(lead), base, base + h.target, h.depth, h.lasti});
     for (const auto& h : handlers) {
       int k = index_at(h.second);
       if (k < 0) {
@@ -328,17 +352,6 @@ class Emitter : public CodeBuilder {
         return false;
       }
       code_[h.first].target = base + k;
-    }
-    std::vector<AsmHandler> table = from_decoded(d.instructions, d.handlers);
-    if (raise_at >= 0) {
-      const AsmInstr& failed = orig[at];
-      AsmInstr raise{Opcode::RAISE_VARARGS, 1, -1, failed.line > 0 ? failed.line : line_};
-      raise.span = failed.span;
-      code_.push_back(raise);
-      for (const AsmHandler& h : table)  // (3.11: one entry at most covers an instruction)
-        if (h.start <= at && at < h.end) add_handler({base - 1, base, base + h.target, h.depth, h.lasti});
-    } else {
-      op(Opcode::JUMP_ABSOLUTE, 0, base + at);
     }
     for (int off : as_functions) orig[index_at(off)].op = Opcode::CALL_FUNCTION;
     for (AsmInstr& in : orig) {
@@ -524,7 +537,8 @@ class Emitter : public CodeBuilder {
     }
     for (int k = first; k <= end; ++k) {
       py::Instruction in = d.instructions[k];
-      if (k < end && (py::is_jump(in.op) || py::has_flag(in.op, py::kEndsBlock))) {
+      if (k < end && (py::is_jump(in.op) || py::has_flag(in.op, py::kEndsBlock) || in.op == Opcode::POP_BLOCK ||
+                      in.op == Opcode::POP_EXCEPT)) {
         PyErr_Format(PyExc_ValueError, "%s inside the run of instructions a graph break hands back", py::op_name(in.op));
         return false;
       }
@@ -697,17 +711,19 @@ PyObject* emit_resume_code(PyCodeObject* original, int offset, int depth, const 
   }
   // The stack values, with each try block entered again where its level says (its handler, in
   // the copy of the original, unwinds to that depth). 3.11: the copy's exception table covers
-  // `offset` as the original's did, at the same depth: nothing to enter.
+  // `offset` as the original's did, at the same depth: nothing to enter. (raise_top: the top one,
+  // the exception, stays in its local for resume_original)
   std::vector<std::pair<size_t, int>> handlers;
   size_t b = py::kExceptionTables ? blocks.size() : 0;
-  for (int k = 0, arg = 0; k <= depth; ++k) {
+  const int loaded = raise_top ? depth - 1 : depth;
+  for (int k = 0, arg = 0; k <= loaded; ++k) {
     for (; b < blocks.size() && blocks[b].level == k; ++b) {
       handlers.emplace_back(e.size(), blocks[b].handler);
       e.op(static_cast<Opcode>(blocks[b].op));
     }
-    if (k < depth && is_null(k)) {
+    if (k < loaded && is_null(k)) {
       if (py::kCallsOverNull) e.op(Opcode::PUSH_NULL);  // (3.7-3.10: left out, method_call_pairs)
-    } else if (k < depth) {
+    } else if (k < loaded) {
       // On the stack now, and no longer a local: as in the original, the value lives only as long
       // as the stack holds it (an exception raised with it, kept by a local of the frame its
       // traceback holds, would be a reference cycle: a generator's cleanup then waits for the GC).
@@ -726,7 +742,8 @@ PyObject* emit_resume_code(PyCodeObject* original, int offset, int depth, const 
     return nullptr;
   }
   if (!raise_top && !method_call_pairs(original, offset, depth, blocks, nulls, &as_functions)) return nullptr;
-  if (!e.resume_original(original, offset, handlers, as_functions, raise_top ? offset : -1)) return nullptr;
+  if (!e.resume_original(original, offset, handlers, as_functions, raise_top ? offset : -1, first + nargs - 1))
+    return nullptr;
   return e.finish_closure(original, static_cast<int>(bound.size()) + nargs);  // every local, then the stack
 }
 

@@ -231,7 +231,19 @@ PyObject* rebuild_object(PyObject*, PyObject* args) {
   return obj.release();
 }
 
+// raise_again(e): e raised as it is, its traceback and chaining untouched (the caller's frame then
+// adds its own traceback entry, as a raise there would).
+PyObject* raise_again(PyObject*, PyObject* e) {
+  if (!PyExceptionInstance_Check(e)) return fail(PyExc_SystemError, "pijit: raise_again(exception) is pijit's");
+  PyObject* tb = PyException_GetTraceback(e);  // (new reference, or NULL)
+  Py_INCREF(Py_TYPE(e));
+  Py_INCREF(e);
+  PyErr_Restore(reinterpret_cast<PyObject*>(Py_TYPE(e)), e, tb);
+  return nullptr;
+}
+
 PyMethodDef kCellLoad = {"cell_load", cell_load, METH_VARARGS, "a cell variable's value, or UnboundLocalError"};
+PyMethodDef kRaiseAgain = {"raise_again", raise_again, METH_O, "raises an exception as it is (resume functions)"};
 PyMethodDef kCellDelete = {"cell_delete", cell_delete, METH_VARARGS, "empties a cell, or UnboundLocalError"};
 PyMethodDef kRebuildObject = {"rebuild_object", rebuild_object, METH_VARARGS,
                               "an instance of a user class as captured code left it"};
@@ -286,6 +298,11 @@ PyObject* dict_keys_in_order(PyObject* d) {
 
 PyObject* cell_load_function() {
   static PyObject* f = PyCFunction_New(&kCellLoad, nullptr);
+  return f;
+}
+
+PyObject* raise_again_function() {
+  static PyObject* f = PyCFunction_New(&kRaiseAgain, nullptr);
   return f;
 }
 

@@ -69,6 +69,11 @@ std::string name_key(PyObject* o);
 PyObject* cell_load_function();    // borrowed, made once
 PyObject* cell_delete_function();
 
+// raise_again(e): raises exception e as it is, without the chaining a raise statement adds
+// (__context__ stays what it was) and with its traceback; a resume function's prologue raises what
+// its caller caught with it. Borrowed, made once.
+PyObject* raise_again_function();
+
 // rebuild_object(cls, names, *values): object.__new__(cls) with each attribute set as the
 // captured code left it, past any property or __setattr__ (a slot through its member descriptor,
 // anything else into the instance __dict__): no user code runs. Borrowed, made once.

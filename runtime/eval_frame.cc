@@ -366,11 +366,14 @@ void make_candidate(PyObject* code, const JitOptions& opt, bool loop_body) {
   // resume where it began, and do so again one frame deeper on every call.
   copy->capture.first_break_index = 0;
   py::DecodeResult d = py::decode_code(code);
-  // (the prologue ends with its jump into the original code, or a raise into its handlers)
-  for (size_t k = 0; k < d.instructions.size() && !copy->capture.first_break_index; ++k)
-    if (d.instructions[k].op == py::Opcode::JUMP_ABSOLUTE || d.instructions[k].op == py::Opcode::JUMP_FORWARD ||
-        (!loop_body && d.instructions[k].op == py::Opcode::RAISE_VARARGS))
+  // (the prologue ends with its jump into the original code, or a resume function's call that
+  // raises into its handlers: codegen's resume_original)
+  for (size_t k = 0; k < d.instructions.size() && !copy->capture.first_break_index; ++k) {
+    const py::Opcode op = d.instructions[k].op;
+    if (op == py::Opcode::JUMP_ABSOLUTE || op == py::Opcode::JUMP_FORWARD ||
+        (!loop_body && (op == py::Opcode::CALL_FUNCTION || op == py::Opcode::CALL)))
       copy->capture.first_break_index = static_cast<int>(k) + 1;  // (3.11's jump is relative)
+  }
   rs->candidate = std::move(copy);
   py::note_continuation_code(code);
   rs->is_resume = !loop_body;

@@ -1,7 +1,7 @@
 """What output inside a jitted model costs: a model whose construct prints (or logs) once per call
 runs as one graph with the print replayed after it; one that prints a value read from a tensor
-(float(h.sum())) breaks the graph in two; a loop reading a value per iteration runs its body as a
-captured function. Each eager and jitted, next to the same code without the output, in one run.
+(float(h.sum())) breaks the graph in two, also inside a try or with block (the code after the break
+is a graph again); a loop reading a value per iteration runs its body as a captured function. Each eager and jitted, next to the same code without the output, in one run.
 
     PYTHONPATH=pyscripts $(pyenv prefix 3.9)/bin/python pyscripts/bench/bench_breaks.py
 """
@@ -14,6 +14,24 @@ import pijit as pj
 from pijit import nn, ops
 
 OUT = io.StringIO()
+
+
+class Span(object):
+    """A user context manager (a timer span): entered and left once per call."""
+
+    def __init__(self):
+        self.depth = 0
+
+    def __enter__(self):
+        self.depth += 1
+        return self
+
+    def __exit__(self, *exc):
+        self.depth -= 1
+        return False
+
+
+SPAN = Span()
 LOG = logging.getLogger("bench_breaks")
 LOG.addHandler(logging.StreamHandler(OUT))
 LOG.setLevel(logging.INFO)
@@ -35,6 +53,16 @@ class Net(nn.Cell):
             LOG.info("hidden computed %s", h.shape)      # replayed after the graph
         elif self.mode == "value":
             print("hidden sum", float(h.sum()), file=OUT)  # a graph break: needs the data
+        elif self.mode == "try":
+            try:
+                s = float(h.max())  # a graph break inside try: fc3 and softmax still a graph
+            except ValueError:
+                s = 1.0
+            h = h / (s + 1.0)
+        elif self.mode == "with":
+            with SPAN:
+                s = float(h.max())  # a graph break inside a with-block
+                h = h / (s + 1.0)
         return ops.softmax(self.fc3(h), -1)
 
 
@@ -67,12 +95,12 @@ def outputs(width, batch, number):
     """The four constructs, eager and jitted, at one model size: returns the small model's net and
     input for the loop rows."""
     x = pj.ones((batch, width))
-    models = {m: Net(m, width) for m in ("quiet", "print", "log", "value")}
+    models = {m: Net(m, width) for m in ("quiet", "print", "log", "value", "try", "with")}
     for m in models.values():  # the same weights
         m.fc1, m.fc2, m.fc3 = models["quiet"].fc1, models["quiet"].fc2, models["quiet"].fc3
     jitted = {k: pj.jit(m) for k, m in models.items()}
-    want = models["quiet"](x).tolist()
     for k in models:
+        want = models[k](x).tolist()
         for _ in range(3):
             assert jitted[k](x).tolist() == want, k
     print("  batch %d, %d-%d-%d-8 MLP" % (batch, width, width, width))
@@ -86,7 +114,8 @@ def outputs(width, batch, number):
     t_quiet = best["quiet", "jit"]
     print("  %-44s %8s %8s %10s %12s" % ("construct", "eager", "jitted", "vs eager", "vs quiet jit"))
     for k, what in (("quiet", "no output"), ("print", "print(..., file=buf): replayed"),
-                    ("log", "logger.info(...): replayed"), ("value", "print(float(h.sum())): a break")):
+                    ("log", "logger.info(...): replayed"), ("value", "print(float(h.sum())): a break"),
+                    ("try", "float(h.max()) inside try: a break"), ("with", "float(h.max()) inside with: a break")):
         te, tj = best[k, "eager"], best[k, "jit"]
         print("  %-44s %6.1f us %6.1f us %9.2fx %11.2fx" % (what, te, tj, te / tj, t_quiet / tj))
     return models["quiet"], x, jitted["quiet"]

@@ -318,6 +318,41 @@ def unhandled(x, text):
     return y + k
 
 
+class Noisy(object):
+    """A context manager whose __exit__ capture cannot simulate (a stream's method)."""
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        say("exit")
+        return False
+
+
+def exit_on_the_last_line(x, m):
+    with m:
+        y = x * 2.0
+        k = 3.0  # 3.7/3.9: the with-block's exit code carries this line
+    return y + k
+
+
+def reraise_in_try(x):
+    y = x * 2.0
+    try:
+        raise  # re-raises what the caller handles: no traceback entry of its own
+    except KeyError:
+        return y + 1.0
+
+
+def context_of_caught(x, text):
+    y = x * 2.0
+    try:
+        v = json.loads(text)  # the interpreter's; its error's __context__ is json's StopIteration
+    except ValueError as e:
+        return y, repr(e.__context__)
+    return y + v, None
+
+
 @unittest.skipUnless(SUPPORTED, CAPTURE_OFF_WHY)
 class InsideBlocks(unittest.TestCase):
     """A break inside a try or with block: the interpreter runs the failing instruction inside the
@@ -370,6 +405,40 @@ class InsideBlocks(unittest.TestCase):
         st = self.same(finally_after, lambda i: (T([1.0]) * i, ["1", "bad", "[2]"][i % 3], []), calls=6)
         self.check_one_break(st)
         self.assertTrue(self.resume_graphs(finally_after), pieces(finally_after))
+
+    def test_a_with_block_whose_exit_breaks_on_its_last_line(self):
+        self.same(exit_on_the_last_line, lambda i: (T([1.0, 2.0]) * (i + 1), Noisy()))
+
+    def test_a_bare_raise_inside_try_keeps_the_traceback_of_what_it_re_raises(self):
+        import traceback
+
+        def outcome(fn):
+            try:
+                {}["missing"] if fn is not None else None
+            except KeyError:
+                try:
+                    try:
+                        raise TypeError("inner")
+                    except TypeError:
+                        return ("ok", fn(T([1.0])).tolist())
+                except TypeError as e:
+                    return ("raises", str(e), [(t.name, t.line) for t in traceback.extract_tb(e.__traceback__)])
+        jf = pj.jit(reraise_in_try)
+        for _ in range(3):
+            self.assertEqual(outcome(jf)[:2], outcome(reraise_in_try)[:2])
+            self.assertEqual(outcome(jf)[2][-1], outcome(reraise_in_try)[2][-1])
+
+    def test_an_exception_raised_again_keeps_its_context(self):
+        # (raised again by a raise statement, it would be chained to what the caller handles)
+        jf = pj.jit(context_of_caught)
+        for text in ("1.5", "nope", "nope"):
+            try:
+                raise KeyError("the caller handles this")
+            except KeyError:
+                got, want = jf(T([1.0]), text), context_of_caught(T([1.0]), text)
+            self.assertEqual(show(got), show(want))
+        self.assertEqual(want[1], "StopIteration(0)")
+        self.assertEqual(pj.jit_stats(jf)["breaks"], 1)
 
     def test_an_exception_no_handler_takes_has_the_plain_traceback(self):
         import traceback
