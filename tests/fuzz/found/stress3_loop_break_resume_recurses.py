@@ -19,6 +19,8 @@ iteration may leave unbound) and resumed where it began, one frame deeper each t
 
     PYTHONPATH=pyscripts python tests/fuzz/found/stress3_loop_break_resume_recurses.py     (exit 1: plain and jitted differ)
 """
+import sys
+
 import pijit as pj
 from _found import broke, captured, outcome, verdict
 
@@ -63,6 +65,7 @@ finally:
 # (one resume graph fewer each since the loop body's "not written" marker is capturable
 # (codegen/outline.cc): stress 3 no longer breaks again on it)
 # (stress 3's break in `run` before any op runs no graph: not counted as one since issue 45)
-# (g's loop body: 3 graphs since a path without ops no longer makes code that has a graph on
-# other paths run as it is)
-verdict(plain, jitted, [broke("run", "B002", 0), broke("f", "B002", 1), broke("g", "B003", 3)])
+# (g's loop body on 3.7-3.9: 3 graphs since a path without ops no longer makes code that has a
+# graph on other paths run as it is; 3.10+'s bytecode for it has one path fewer)
+verdict(plain, jitted, [broke("run", "B002", 0), broke("f", "B002", 1),
+                        broke("g", "B003", 3 if sys.version_info < (3, 10) else 2)])
