@@ -95,6 +95,7 @@ def outputs(width, batch, number):
     """The four constructs, eager and jitted, at one model size: returns the small model's net and
     input for the loop rows."""
     x = pj.ones((batch, width))
+    pj.reset(Net.construct)  # (the six constructs of one size fill construct's cache: 8 entries)
     models = {m: Net(m, width) for m in ("quiet", "print", "log", "value", "try", "with")}
     for m in models.values():  # the same weights
         m.fc1, m.fc2, m.fc3 = models["quiet"].fc1, models["quiet"].fc2, models["quiet"].fc3
