@@ -97,7 +97,8 @@ void Simulator::binary_operator(SimFrame& fr, const Instruction& ins) {
   bool inplace = op_name(ins.op)[0] == 'I';
   // MindSpore's `t += v` is `t = t + v` (the tensor's slot gives the plain operator) unless its
   // switch makes it write into t (pyext/augassign.h). Read here: the switch is set through a
-  // pijit module, and every graph guards those modules' versions, so flipping it recompiles.
+  // pijit module, whose namespace the graph then guards, so flipping it recompiles.
+  if (inplace && py::is_tensor(a)) reads_module_state("pijit._extends.parse.compile_config");
   if (inplace && py::is_tensor(a) && py::unwrap(a).is_symbolic() && py::augassign_writes(ins.op)) {
     push(fr, inplace_tensor(ins.op, a, b));
     return;

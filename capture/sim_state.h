@@ -129,6 +129,13 @@ class Simulator : public TraceContext {
   // Operators and methods of the tensor classes were looked up once, at capture: a patched
   // pijit.Tensor (or Parameter) method must recompile.
   void guard_tensor_classes();
+  void guard_namespaces(const std::vector<PyObject*>& dicts, const std::vector<uint64_t>& versions);
+  // The globals of every Python frame that ran for real while the simulation ran (library code
+  // capture calls rather than simulates: traced calls, properties, __getattr__): set by simulate().
+  std::unordered_set<PyObject*>* ran_globals_ = nullptr;
+  // State a pijit module keeps that the simulation reads through C (a switch its setattr sets):
+  // that module's namespace is guarded as if its code ran.
+  void reads_module_state(const char* module);
 
   // ---- TraceContext: what the layers below report while this simulator traces library code ----
   Tensors record(const OpDef& op, const Tensors& in, const Attrs& attrs) override;

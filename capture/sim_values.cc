@@ -1208,21 +1208,44 @@ bool Simulator::holds_tensor(PyObject* v) {
 
 void Simulator::guard_tensor_classes() {
   if (graph_.nodes().empty() && tensor_types_.empty()) return;
-  // Library code ran for real at capture (ops.softmax calls F._op): none of pijit's module
-  // namespaces may have been rebound since (a patched helper recompiles).
-  // One check over all of them: a tuple of the namespaces and their versions.
+  // Library code ran for real at capture (ops.softmax calls F._op): none of the pijit module
+  // namespaces it ran in may have been rebound since (a patched helper recompiles), nor those of
+  // the pijit modules they name (`F._op`, `F.TABLE`: read without a frame of F's). One check over
+  // all of them: a tuple of the namespaces and their versions. None when no pijit code ran.
   PyObject* modules = PyImport_GetModuleDict();
   Py_ssize_t pos = 0;
   PyObject *name, *mod;
-  std::vector<PyObject*> dicts;
-  std::vector<uint64_t> versions;
+  std::unordered_set<PyObject*> pijit_dicts;
   while (PyDict_Next(modules, &pos, &name, &mod)) {
     if (!PyUnicode_Check(name) || !PyModule_Check(mod)) continue;
     const std::string n = py::text(name);
-    if (n != "pijit" && n.compare(0, 6, "pijit.") != 0) continue;
-    dicts.push_back(PyModule_GetDict(mod));
-    versions.push_back(py::dict_version(dicts.back()));
+    if (n == "pijit" || n.compare(0, 6, "pijit.") == 0) pijit_dicts.insert(PyModule_GetDict(mod));
   }
+  std::unordered_set<PyObject*> guarded;
+  for (PyObject* g : *ran_globals_) {
+    if (!pijit_dicts.count(g)) continue;
+    guarded.insert(g);
+    Py_ssize_t k = 0;
+    PyObject *key, *value;
+    while (PyDict_Next(g, &k, &key, &value))
+      if (PyModule_Check(value) && pijit_dicts.count(PyModule_GetDict(value))) guarded.insert(PyModule_GetDict(value));
+  }
+  std::vector<PyObject*> dicts(guarded.begin(), guarded.end());
+  std::sort(dicts.begin(), dicts.end(), [](PyObject* a, PyObject* b) { return std::less<PyObject*>()(a, b); });
+  std::vector<uint64_t> versions;
+  for (PyObject* d : dicts) versions.push_back(py::dict_version(d));
+  if (!dicts.empty()) guard_namespaces(dicts, versions);
+  tensor_types_.insert(py::tensor_class());
+  for (PyTypeObject* t : tensor_types_)
+    guard_class(tree_.root(Access::Const, 0, reinterpret_cast<PyObject*>(t)), t, nullptr, true);
+}
+
+void Simulator::reads_module_state(const char* module) {
+  PyObject* m = PyDict_GetItemString(PyImport_GetModuleDict(), module);
+  if (m && PyModule_Check(m) && ran_globals_) ran_globals_->insert(PyModule_GetDict(m));
+}
+
+void Simulator::guard_namespaces(const std::vector<PyObject*>& dicts, const std::vector<uint64_t>& versions) {
   PyObject* t = own(PyTuple_New(static_cast<Py_ssize_t>(dicts.size())));
   for (size_t i = 0; i < dicts.size(); ++i) {
     Py_INCREF(dicts[i]);
@@ -1231,9 +1254,6 @@ void Simulator::guard_tensor_classes() {
   PyObject* v = own(PyBytes_FromStringAndSize(reinterpret_cast<const char*>(versions.data()),
                                               static_cast<Py_ssize_t>(versions.size() * sizeof(uint64_t))));
   tree_.add_check(tree_.root(Access::Context, 1, nullptr), {CheckKind::DictVersions, Py_BuildValue("(OO)", t, v), 0, {}});
-  tensor_types_.insert(py::tensor_class());
-  for (PyTypeObject* t : tensor_types_)
-    guard_class(tree_.root(Access::Const, 0, reinterpret_cast<PyObject*>(t)), t, nullptr, true);
 }
 
 // isinstance/issubclass as CPython answers them when no user code takes part: plain classes (whose

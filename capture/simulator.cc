@@ -5,6 +5,8 @@
 
 
 #include "capture/sim_stack.h"
+#include <unordered_set>
+
 #include "capture/sim_state.h"
 
 #include <sstream>
@@ -382,11 +384,29 @@ CaptureResult fresh_result(PyCodeObject* co) {
   return r;
 }
 
+// The globals of every Python frame that runs for real while it lives (py::note_frame_ran).
+class RanGlobals {
+ public:
+  RanGlobals() : outer_(py::t_ran_globals) { py::t_ran_globals = &dicts; }
+  ~RanGlobals() {
+    py::t_ran_globals = outer_;
+    if (outer_) outer_->insert(dicts.begin(), dicts.end());
+  }
+  RanGlobals(const RanGlobals&) = delete;
+  RanGlobals& operator=(const RanGlobals&) = delete;
+  std::unordered_set<PyObject*> dicts;  // borrowed: compared with module namespaces only
+
+ private:
+  std::unordered_set<PyObject*>* outer_;
+};
+
 // One simulation of the frame. Returns the point a refusal can break at (0: none), and in *again
 // what the second pass needs to know of the first.
 int simulate(py::Frame* f, const CaptureOptions& options, CaptureResult& r, CaptureOptions* again = nullptr) {
   int break_at = 0;
   Simulator sim(r, options);
+  RanGlobals ran;
+  sim.ran_globals_ = &ran.dicts;
   try {
     sim.run_root(f);
     sim.guard_tensor_classes();

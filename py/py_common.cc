@@ -301,6 +301,10 @@ PyObject* cell_load_function() {
   return f;
 }
 
+#if PJ_PY_CAPTURE_BUILT
+thread_local std::unordered_set<PyObject*>* t_ran_globals = nullptr;
+#endif
+
 PyObject* raise_again_function() {
   static PyObject* f = PyCFunction_New(&kRaiseAgain, nullptr);
   return f;
@@ -325,6 +329,9 @@ struct FrameVisitState {
 thread_local FrameVisitState* t_visit = nullptr;
 
 PyObject* visiting_hook(PyThreadState* ts, Frame* f, int throw_flag) {
+#if PJ_PY_CAPTURE_BUILT
+  note_frame_ran(f);  // (a capture the visit runs: _capture_probe)
+#endif
   FrameVisitState* v = t_visit;
   if (!v || v->done || throw_flag || frame_code(f) != v->code) return eval_frame_default(ts, f, throw_flag);
   v->done = true;

@@ -10,6 +10,7 @@
 
 #include <functional>
 #include <string>
+#include <unordered_set>
 #include <utility>
 #include <vector>
 
@@ -73,6 +74,19 @@ PyObject* cell_delete_function();
 // (__context__ stays what it was) and with its traceback; a resume function's prologue raises what
 // its caller caught with it. Borrowed, made once.
 PyObject* raise_again_function();
+
+#if PJ_PY_CAPTURE_BUILT
+// While capture runs, the frame-evaluation hooks note the globals of each Python frame that runs
+// for real (the library code capture calls rather than simulates): capture guards the pijit
+// namespaces among them (capture/simulator.cc sets the set; borrowed pointers).
+extern thread_local std::unordered_set<PyObject*>* t_ran_globals;
+inline void note_frame_ran(Frame* f) {
+  if (t_ran_globals)
+    if (PyObject* g = frame_globals(f)) t_ran_globals->insert(g);
+}
+#else
+inline void note_frame_ran(Frame*) {}
+#endif
 
 // rebuild_object(cls, names, *values): object.__new__(cls) with each attribute set as the
 // captured code left it, past any property or __setattr__ (a slot through its member descriptor,

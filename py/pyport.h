@@ -857,6 +857,19 @@ inline PyObject* run_in_place(PyThreadState*, Frame*, PyCodeObject*) { frame_uns
 constexpr bool kRunInPlacePositional = false;
 #endif
 
+#if PJ_PY_CAPTURE_BUILT
+// Borrowed: the globals of a frame object as a profile function is given it.
+inline PyObject* frame_object_globals(PyFrameObject* f) {
+#if PY_VERSION_HEX >= 0x030B0000
+  PyObject* g = PyFrame_GetGlobals(f);
+  Py_XDECREF(g);  // (the frame keeps it)
+  return g;
+#else
+  return f->f_globals;
+#endif
+}
+#endif
+
 // A new int equal to `v` (an exact int) that is not the small-int cache's object: capture tells a
 // number read from the frame from an equal constant by identity. New reference, or nullptr.
 #if PJ_PY_CAPTURE_BUILT  // (3.12 stores the digits differently)

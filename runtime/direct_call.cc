@@ -46,7 +46,7 @@ bool copy_plan(const ReturnPlan& p, std::vector<int>* nodes, ReturnPlan* out) {
 
 std::shared_ptr<DirectCall> make_direct_call(const codegen::FramePlan& plan, const graph::Graph& g, PyObject* runner,
                                              guards::GuardTree& guards) {
-  if (!plan.calls_graph || plan.resumes || !plan.effects.empty() || !runner || g.has_impure_op()) return nullptr;
+  if (plan.resumes || !plan.effects.empty() || (plan.calls_graph && !runner) || g.has_impure_op()) return nullptr;
   auto d = std::make_shared<DirectCall>();
   d->nodes = plan.input_nodes;
   d->num_inputs = plan.input_nodes.size();
@@ -54,8 +54,10 @@ std::shared_ptr<DirectCall> make_direct_call(const codegen::FramePlan& plan, con
   std::vector<int> sorted = d->nodes;  // (one input per node: each is handed out once)
   std::sort(sorted.begin(), sorted.end());
   if (std::adjacent_find(sorted.begin(), sorted.end()) != sorted.end()) return nullptr;
-  Py_INCREF(runner);
-  d->runner = py::Ref(runner);
+  if (plan.calls_graph) {  // (else the value is built from the frame's values and constants alone)
+    Py_INCREF(runner);
+    d->runner = py::Ref(runner);
+  }
   guards.keep_resolved(d->nodes);
   return d;
 }

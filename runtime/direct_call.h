@@ -18,7 +18,7 @@
 namespace pj::runtime {
 
 struct DirectCall {
-  py::Ref runner;
+  py::Ref runner;  // null: no graph (the return value is built from the frame and constants)
   std::vector<int> nodes;  // guard nodes the check hands out: the graph's inputs, then ret's Sources
   size_t num_inputs = 0;
   codegen::ReturnPlan ret;  // a Source's index is its position in `nodes`

@@ -283,7 +283,9 @@ PyObject* run_direct(PyThreadState* ts, py::Frame* f, CodeState* st, CacheEntry&
   const std::shared_ptr<DirectCall> hold = e.direct;
   const DirectCall& d = *hold;
   t_graph_failure = GraphFailure::None;
-  PyObject* outputs = run_graph(d.runner.get(), objs, static_cast<Py_ssize_t>(d.num_inputs));
+  static PyObject* const no_outputs = PyTuple_New(0);
+  PyObject* outputs = d.runner ? run_graph(d.runner.get(), objs, static_cast<Py_ssize_t>(d.num_inputs))
+                               : (Py_INCREF(no_outputs), no_outputs);
   PyObject* r = outputs ? direct_return(d.ret, outputs, objs) : nullptr;
   Py_XDECREF(outputs);
   for (size_t k = 0; k < d.nodes.size(); ++k) Py_DECREF(objs[k]);
@@ -983,6 +985,7 @@ PyObject* pijit_eval_frame(PyThreadState* ts, py::Frame* f, int throw_flag) {
   if (opt && !g_released && !t_jit.busy && filtered_out(f, co)) opt = nullptr;  // PIJIT_SKIP / PIJIT_ONLY
   if (!opt || g_released || t_jit.busy || throw_flag || !(co->co_flags & CO_OPTIMIZED) || py::frame_is_resumable(f) ||
       py::tracing_or_profiling(ts) || trace_context()) {
+    if (t_jit.busy) py::note_frame_ran(f);  // (library code capture runs)
     if (!opt || t_jit.busy || (!g_stress && !trace::on())) return py::eval_frame_default(ts, f, throw_flag);
     const char* why = g_released                      ? "pijit released at exit"
                       : !(co->co_flags & CO_OPTIMIZED) ? "module or class body"

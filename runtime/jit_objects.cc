@@ -417,6 +417,11 @@ struct JitFunction {
 // The code object a call of `target` is expected to enter first (new reference), or nullptr
 // with TypeError naming what was given.
 PyObject* code_of(PyObject* target) {
+  if (PyFunction_Check(target)) {  // (first: every jitted call of a function asks)
+    PyObject* co = PyFunction_GET_CODE(target);
+    Py_INCREF(co);
+    return co;
+  }
   if (PyCode_Check(target)) {  // a code object itself (pijit.dump reads entries by code)
     Py_INCREF(target);
     return target;
@@ -427,11 +432,6 @@ PyObject* code_of(PyObject* target) {
   if (std::strcmp(Py_TYPE(target)->tp_name, "functools.partial") == 0) {
     Ref func(PyObject_GetAttrString(target, "func"));
     return func ? code_of(func.get()) : nullptr;
-  }
-  if (PyFunction_Check(target)) {
-    PyObject* co = PyFunction_GET_CODE(target);
-    Py_INCREF(co);
-    return co;
   }
   // A Cell: its class's construct. Runs on every jitted call: the type's method cache answers it
   // without allocating, where getattr would build a bound method.

@@ -70,6 +70,14 @@ class WhichEntriesAreDirect(unittest.TestCase):
         # (the entries of construct's code, which stress mode shares with every Cell: the one just hit first)
         self.assertTrue(entry(jnet)["direct"])
 
+    def test_a_function_without_graph_work_is_direct_and_returns_its_argument_itself(self):
+        x = pj.Tensor([1.0, 2.0])
+        jf = self.run3(lambda x, n: (n, x), x, 3)
+        self.assertTrue(entry(jf)["direct"])
+        got = jf(x, 3)
+        self.assertIs(got[1], x)
+        self.assertEqual(got[0], 3)
+
     def test_side_effects_breaks_and_random_numbers_run_the_rewritten_code(self):
         x = pj.Tensor([1.0, 2.0])
         log = []

@@ -72,5 +72,49 @@ class LibraryObjectState(unittest.TestCase):
         self.assertEqual(got, [1, 2, 3])
 
 
+
+@unittest.skipUnless(CAPTURE_ON, "capture is off on this Python")
+class PijitNamespaces(unittest.TestCase):
+    """A graph guards the pijit module namespaces whose code ran for real at capture (and the
+    pijit modules they name), not every pijit module: a rebound helper there recompiles."""
+
+    def namespace_guards(self, jf):
+        return [g for g in pj.jit_stats(jf)["entries"][0]["guards"] if "module namespaces" in g]
+
+    def test_arithmetic_alone_guards_no_library_namespace(self):
+        f = pj.jit(lambda x: x * 2.0 + 1.0)
+        self.assertEqual(f(Tensor([1.0])).tolist(), [3.0])
+        self.assertEqual(self.namespace_guards(f), [])
+
+    def test_library_code_that_ran_guards_its_namespaces_only(self):
+        import re
+        import sys
+        f = pj.jit(lambda x: ops.relu6(x))
+        self.assertEqual(f(Tensor([-1.0, 3.0, 9.0])).tolist(), [0.0, 3.0, 6.0])
+        (line,) = self.namespace_guards(f)
+        guarded = int(re.search(r"pijit's (\d+) module", line).group(1))
+        every = sum(1 for n in list(sys.modules) if n == "pijit" or n.startswith("pijit."))
+        self.assertGreaterEqual(guarded, 1)
+        self.assertLess(guarded, every // 4, line)
+
+    def test_rebinding_a_helper_the_library_code_called_recompiles(self):
+        import pijit.ops.nn_functional as nf
+        f = pj.jit(lambda x: ops.relu6(x))
+        x = Tensor([-1.0, 3.0, 9.0])
+        self.assertEqual(f(x).tolist(), [0.0, 3.0, 6.0])
+        saved = nf._op
+
+        def doubled(name, ins, **attrs):
+            return saved(name, ins, **attrs) * 2.0
+        nf._op = doubled
+        try:
+            self.assertEqual(f(x).tolist(), ops.relu6(x).tolist())
+            self.assertEqual(f(x).tolist(), [0.0, 6.0, 12.0])
+        finally:
+            nf._op = saved
+        self.assertEqual(f(x).tolist(), [0.0, 3.0, 6.0])
+        self.assertGreaterEqual(pj.jit_stats(f)["recompiles"], 1)
+
+
 if __name__ == "__main__":
     unittest.main()

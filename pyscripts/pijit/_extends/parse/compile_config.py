@@ -36,7 +36,7 @@ def _augassign_switch(value):
 
 class _CompileConfig(_types.ModuleType):
     # Assigning the switch sets the C operators at once; the module's namespace changes too, which
-    # every captured graph guards (pijit's module versions): a flip recompiles.
+    # a captured graph that met an augmented assignment on a tensor guards: a flip recompiles.
     def __setattr__(self, name, value):
         if name == "JIT_ENABLE_AUGASSIGN_INPLACE":
             _C._set_augassign_inplace(_augassign_switch(value))
