@@ -129,6 +129,28 @@ int Simulator::can_break(Break why) {
   return ordinal;
 }
 
+namespace {
+
+bool changes_blocks(Opcode op) {
+  switch (op) {
+    case Opcode::POP_BLOCK:
+    case Opcode::POP_EXCEPT:
+    case Opcode::END_FINALLY:
+    case Opcode::BEGIN_FINALLY:
+    case Opcode::CALL_FINALLY:
+    case Opcode::POP_FINALLY:
+    case Opcode::WITH_CLEANUP_START:
+    case Opcode::WITH_CLEANUP_FINISH:
+    case Opcode::WITH_EXCEPT_START:
+    case Opcode::RERAISE:
+      return true;
+    default:
+      return py::has_flag(op, py::kSetup);
+  }
+}
+
+}  // namespace
+
 int Simulator::choose_break() {
   break_else_ = 0;
   const BreakPoint& p = point_;
@@ -142,9 +164,10 @@ int Simulator::choose_break() {
   const bool in_blocks = !p.blocks.empty() || (s.valid && !s.blocks.empty());
   if (in_blocks) prefix = prefix && s.blocks == p.blocks && !stores_local_between(s.offset, p.offset);
   Opcode op = p.op;
-  // A bare `raise` re-raises without a traceback entry of its own: the resume function (which
-  // enters the blocks again) starts at it, as the interpreter would have reached it.
-  if (!p.blocks.empty() && op == Opcode::RAISE_VARARGS && p.arg == 0) {
+  // A bare `raise` re-raises without a traceback entry of its own, and an instruction that pops
+  // or unwinds a block (a `return` leaving a try's blocks) would pop the catch-all instead: the
+  // resume function (which enters the blocks again) starts at it, as the interpreter reached it.
+  if (!p.blocks.empty() && ((op == Opcode::RAISE_VARARGS && p.arg == 0) || changes_blocks(op))) {
     break_offset_ = -1;
     if (prefix && breakable(s, false)) return s.ordinal;
     return breakable(p, false) ? p.ordinal : 0;

@@ -624,6 +624,10 @@ PyObject* emit_graph_code(PyCodeObject* original, const guards::GuardTree& guard
   if (in_blocks && !py::kExceptionTables) setup_at = e.setup_catch_block(real_at_run - level);
   const size_t run_start = e.size();
   if (!e.copy_run(original, r.offset, r.break_offset, &ins, &next, &depth)) return nullptr;
+  if (in_blocks && (ins.op == Opcode::POP_BLOCK || ins.op == Opcode::POP_EXCEPT)) {
+    PyErr_Format(PyExc_ValueError, "%s ends the run of instructions inside try blocks", py::op_name(ins.op));
+    return nullptr;
+  }
   size_t jump_at = e.size() - 1;
   const size_t run_end = e.size();
   // r.bound is at the last instruction's start: what it stores or deletes itself (a local whose

@@ -353,6 +353,35 @@ def context_of_caught(x, text):
     return y + v, None
 
 
+class MyList(list):
+    pass
+
+
+class Nothing(pj.nn.Cell):
+    def construct(self, x):
+        pass
+
+
+class ReturnThroughFinally(pj.nn.Cell):
+    """(fuzz seed 12, program 1200228: a break at the return's POP_BLOCK ran it inside the
+    catch-all, which it popped instead: a fatal block stack underflow)"""
+
+    def __init__(self):
+        super().__init__()
+        self.inner = Nothing()
+
+    def construct(self, x, l, n):
+        try:
+            ln1 = [n]
+            try:
+                if len(l) > 1:  # len() of a list subclass: a break
+                    return (self.inner(x), n, [self.inner(x)], l), ln1
+            finally:
+                ln1.append(len(ln1))
+        except AssertionError:
+            pass
+
+
 @unittest.skipUnless(SUPPORTED, CAPTURE_OFF_WHY)
 class InsideBlocks(unittest.TestCase):
     """A break inside a try or with block: the interpreter runs the failing instruction inside the
@@ -405,6 +434,10 @@ class InsideBlocks(unittest.TestCase):
         st = self.same(finally_after, lambda i: (T([1.0]) * i, ["1", "bad", "[2]"][i % 3], []), calls=6)
         self.check_one_break(st)
         self.assertTrue(self.resume_graphs(finally_after), pieces(finally_after))
+
+    def test_a_return_through_finally_blocks_after_a_break(self):
+        net = ReturnThroughFinally()
+        self.same(net.construct, lambda i: (T([1.0, -1.5]), MyList([2.0, 5, 0.5]), 2))
 
     def test_a_with_block_whose_exit_breaks_on_its_last_line(self):
         self.same(exit_on_the_last_line, lambda i: (T([1.0, 2.0]) * (i + 1), Noisy()))
