@@ -7,7 +7,7 @@ import unittest
 import pijit as pj
 from pijit import Tensor, ops
 from pijit.train.callback import RunContext
-from jit_compare import CAPTURE_ON, assert_ran_eagerly
+from jit_compare import CAPTURE_ON, CAPTURE_OFF_WHY, assert_ran_eagerly
 
 
 class LibraryObjectState(unittest.TestCase):
@@ -73,7 +73,7 @@ class LibraryObjectState(unittest.TestCase):
 
 
 
-@unittest.skipUnless(CAPTURE_ON, "capture is off on this Python")
+@unittest.skipUnless(CAPTURE_ON, CAPTURE_OFF_WHY)
 class PijitNamespaces(unittest.TestCase):
     """A graph guards the pijit module namespaces whose code ran for real at capture (and the
     pijit modules they name), not every pijit module: a rebound helper there recompiles."""
