@@ -129,28 +129,6 @@ int Simulator::can_break(Break why) {
   return ordinal;
 }
 
-namespace {
-
-bool changes_blocks(Opcode op) {
-  switch (op) {
-    case Opcode::POP_BLOCK:
-    case Opcode::POP_EXCEPT:
-    case Opcode::END_FINALLY:
-    case Opcode::BEGIN_FINALLY:
-    case Opcode::CALL_FINALLY:
-    case Opcode::POP_FINALLY:
-    case Opcode::WITH_CLEANUP_START:
-    case Opcode::WITH_CLEANUP_FINISH:
-    case Opcode::WITH_EXCEPT_START:
-    case Opcode::RERAISE:
-      return true;
-    default:
-      return py::has_flag(op, py::kSetup);
-  }
-}
-
-}  // namespace
-
 int Simulator::choose_break() {
   break_else_ = 0;
   const BreakPoint& p = point_;
@@ -167,7 +145,7 @@ int Simulator::choose_break() {
   // A bare `raise` re-raises without a traceback entry of its own, and an instruction that pops
   // or unwinds a block (a `return` leaving a try's blocks) would pop the catch-all instead: the
   // resume function (which enters the blocks again) starts at it, as the interpreter reached it.
-  if (!p.blocks.empty() && ((op == Opcode::RAISE_VARARGS && p.arg == 0) || changes_blocks(op))) {
+  if (!p.blocks.empty() && ((op == Opcode::RAISE_VARARGS && p.arg == 0) || op == Opcode::POP_BLOCK || py::handles_blocks(op))) {
     break_offset_ = -1;
     if (prefix && breakable(s, false)) return s.ordinal;
     return breakable(p, false) ? p.ordinal : 0;

@@ -123,21 +123,9 @@ void definitely_bound(const std::vector<AsmInstr>& a, const std::vector<AsmHandl
 // unwinding of blocks outside it (3.8+'s compiler pops them statically on `return`), generators'
 // and comprehensions' (they reach below the loop's iterator).
 bool block_instruction(Opcode op) {
+  if (op != Opcode::SETUP_LOOP && py::handles_blocks(op)) return true;  // (3.7: the loop's own block)
   switch (op) {
-    case Opcode::SETUP_FINALLY:
-    case Opcode::SETUP_WITH:
-    case Opcode::SETUP_ASYNC_WITH:
-    case Opcode::SETUP_EXCEPT:
-    case Opcode::POP_EXCEPT:
-    case Opcode::END_FINALLY:
-    case Opcode::BEGIN_FINALLY:
-    case Opcode::CALL_FINALLY:
-    case Opcode::POP_FINALLY:
-    case Opcode::WITH_CLEANUP_START:
-    case Opcode::WITH_CLEANUP_FINISH:
     case Opcode::CONTINUE_LOOP:
-    case Opcode::RERAISE:
-    case Opcode::WITH_EXCEPT_START:
     case Opcode::JUMP_IF_NOT_EXC_MATCH:
     case Opcode::END_ASYNC_FOR:
     case Opcode::YIELD_VALUE:

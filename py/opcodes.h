@@ -63,6 +63,24 @@ const OpInfo& op_info(Opcode op);
 inline const char* op_name(Opcode op) { return op_info(op).name; }
 inline bool has_flag(Opcode op, OpFlag f) { return (op_info(op).flags & f) != 0; }
 inline bool is_jump(Opcode op) { return has_flag(op, kJumpRel) || has_flag(op, kJumpAbs); }
+// Whether op pushes a block (SETUP_*) or leaves, unwinds or runs a handler's protocol: POP_EXCEPT,
+// 3.7-3.8's finally protocol, the with-block cleanups, RERAISE. (POP_BLOCK apart: a loop's own.)
+inline bool handles_blocks(Opcode op) {
+  switch (op) {
+    case Opcode::POP_EXCEPT:
+    case Opcode::END_FINALLY:
+    case Opcode::BEGIN_FINALLY:
+    case Opcode::CALL_FINALLY:
+    case Opcode::POP_FINALLY:
+    case Opcode::WITH_CLEANUP_START:
+    case Opcode::WITH_CLEANUP_FINISH:
+    case Opcode::WITH_EXCEPT_START:
+    case Opcode::RERAISE:
+      return true;
+    default:
+      return has_flag(op, kSetup);
+  }
+}
 // Cache units (of kCodeUnit bytes) after the instruction: 0 before 3.11.
 inline int cache_units(Opcode op) { return static_cast<int>((op_info(op).flags >> kCachesShift) & 0xFF); }
 
