@@ -158,6 +158,13 @@ void emit_resume_call(CodeBuilder& b, PyCodeObject* original, PyObject* code, in
 
 namespace {
 
+// 3.11: the exception-table entry covering instruction index `at` (one at most), or nullptr.
+const AsmHandler* covering_entry(const std::vector<AsmHandler>& table, int at) {
+  for (const AsmHandler& h : table)
+    if (h.start <= at && at < h.end) return &h;
+  return nullptr;
+}
+
 // Collects instructions plus the constants and names they need beyond the original's.
 class Emitter : public CodeBuilder {
  public:
@@ -342,9 +349,8 @@ class Emitter : public CodeBuilder {
     }
     const int base = static_cast<int>(code_.size());
     if (raise_at < 0) code_[jump].target = base + at;
-    for (const AsmHandler& h : table)  // (3.11: one entry at most covers an instruction)
-      if (raise_at >= 0 && h.start <= at && at < h.end)
-        add_handler({static_cast<int>(lead), base, base + h.target, h.depth, h.lasti});
+    if (const AsmHandler* h = raise_at >= 0 ? covering_entry(table, at) : nullptr)
+      add_handler({static_cast<int>(lead), base, base + h->target, h->depth, h->lasti});
     for (const auto& h : handlers) {
       int k = index_at(h.second);
       if (k < 0) {
@@ -461,8 +467,8 @@ class Emitter : public CodeBuilder {
       int at = -1;
       for (size_t k = 0; k < d.instructions.size(); ++k)
         if (d.instructions[k].offset == r.break_offset) at = static_cast<int>(k);
-      for (const AsmHandler& h : from_decoded(d.instructions, d.handlers))
-        if (h.start <= at && at < h.end) *level = h.depth;
+      const std::vector<AsmHandler> table = from_decoded(d.instructions, d.handlers);
+      if (const AsmHandler* h = covering_entry(table, at)) *level = h->depth;
     } else {
       *level = r.blocks.back().level;
     }
