@@ -44,6 +44,13 @@ size_t stack_room() {
   return sp > b.low ? sp - b.low : 0;
 }
 
+StackNow stack_now() {
+  const Bounds& b = bounds();
+  if (!b.low) return {SIZE_MAX / 2, SIZE_MAX / 2};
+  const uintptr_t sp = reinterpret_cast<uintptr_t>(__builtin_frame_address(0));
+  return {sp > b.low ? sp - b.low : 0, b.size};
+}
+
 size_t stack_size() {
   const Bounds& b = bounds();
   return b.low ? b.size : SIZE_MAX / 2;

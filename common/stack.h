@@ -18,5 +18,10 @@ namespace pj {
 size_t stack_room();
 // The size of this thread's stack in bytes (same caveat).
 size_t stack_size();
+// Both at once (the hook's entry asks for both on every call: one read of the thread's bounds).
+struct StackNow {
+  size_t room, size;
+};
+StackNow stack_now();
 
 }  // namespace pj

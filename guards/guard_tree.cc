@@ -29,6 +29,7 @@ std::string fact_text(int symbol, const SizeFact& f) {
 namespace {
 
 std::atomic<int> g_context_mode{1};
+bool g_fast_pass = true;
 
 bool plain_repr(PyObject* o, int depth) {
   if (depth > 8) return false;
@@ -233,6 +234,19 @@ void explain_class_change(PyTypeObject* t, PyObject* seen, const std::string& pa
 // only when a description is asked for: a lookup that walks past entries whose checks fail (a
 // number that changed) must not repr the values on every call.
 #define FAIL(...) (why ? fail(__VA_ARGS__) : false)
+// A TensorMeta check's passing path: o is a tensor of the check's class, dtype, shape (symbolic
+// dims and their facts) and layout.
+inline bool meta_passes(const Check& c, PyObject* o) {
+  if (Py_TYPE(o) != reinterpret_cast<PyTypeObject*>(c.ref)) return false;
+  const Tensor& t = py::unwrap(o);
+  if (t.dtype() != c.meta.dtype || t.ndim() != static_cast<int>(c.meta.shape.size())) return false;
+  for (int d = 0; d < t.ndim(); ++d)
+    if (!(!c.symbols.empty() && c.symbols[d] >= 0 ? t.dim(d) >= 2 : t.dim(d) == c.meta.shape[d])) return false;
+  for (const SizeFact& f : c.facts)
+    if (!compare_sizes(t.dim(f.dim), f.op, f.value)) return false;
+  return !c.n || t.is_contiguous() == (c.n == 1);  // n: 0 layout not read, 1 contiguous, 2 not
+}
+
 bool run_check(const Check& c, PyObject* o, GuardFailure* why, const GuardTree& tree, int node, PyObject* const* objs) {
   auto fail = [&](std::string suffix, std::string before, std::string after) {
     if (why) {
@@ -284,6 +298,7 @@ bool run_check(const Check& c, PyObject* o, GuardFailure* why, const GuardTree& 
       if (why && Py_TYPE(o) == Py_TYPE(c.ref) && (PyFloat_CheckExact(o) || PyLong_CheckExact(o))) why->scalar = true;
       return FAIL("", repr_of(c.ref), repr_of(o));
     case CheckKind::TensorMeta: {
+      if (meta_passes(c, o)) return true;  // (below: which part failed, in words)
       if (Py_TYPE(o) != reinterpret_cast<PyTypeObject*>(c.ref))
         return FAIL("", std::string("type ") + reinterpret_cast<PyTypeObject*>(c.ref)->tp_name, "type " + type_name(o));
       const Tensor& t = py::unwrap(o);
@@ -454,6 +469,7 @@ PyObject* function_field(PyObject* func, PyObject* name, bool* known) {
   return nullptr;
 }
 
+void set_fast_pass(bool on) { g_fast_pass = on; }
 void set_context_mode(int mode) { g_context_mode.store(mode, std::memory_order_relaxed); }
 int context_mode() { return g_context_mode.load(std::memory_order_relaxed); }
 
@@ -621,6 +637,7 @@ void GuardTree::prepare() const {
     }
     n.skippable = n.from_versioned && all_stable && !has_child[i] && !compared[i] && n.slot < 0;
   }
+  fast_ok_ = false;
   prepared_ = true;
 }
 
@@ -645,9 +662,173 @@ static inline uint64_t node_version(const GuardNode& n, PyObject* o) {
   return plain ? py::dict_version(o) : 0;
 }
 
+// Whether a versioned node's tag `v` (0: none) fixes what its children read: a tag does; so does
+// no object at all (every child reads nothing), and an object without an instance dict where that
+// means no own attributes (its DictAttr children read nothing).
+static inline bool tag_decides(int version_of, uint64_t v, PyObject* o) {
+  return v || !o || (version_of == 1 && py::kNoDictMeansNoOwnAttrs);
+}
+
+// The fast pass's ops, in node order, from what a passing full walk just recorded (objs, and the
+// nodes' tags). A versioned node whose tag decides what its children read gets a Tag op, and its
+// children are the objects recorded: of their checks only those identity does not imply run (a
+// tensor's shape is implied too while no tensor object was rebound: only its class is read again),
+// and its keys follow from the tag (an OrderedDict's order from its list state too). Every other
+// node is resolved as the full walk resolves it, with all its checks. A node is read only when
+// something asks for its object.
+void GuardTree::record_fast(PyObject* const* objs) const {
+  const int count = size();
+  std::vector<char> decides(count, 0), same(count, 0), needed(count, 0), compared(count, 0);
+  for (int i = 0; i < count; ++i) {
+    const GuardNode& n = nodes_[i];
+    decides[i] = n.version_of && tag_decides(n.version_of, n.version, objs[i]) &&
+                 (!(n.version_of == 2 && objs[i] && PyODict_Check(objs[i])) || n.od_tracked);
+    same[i] = n.from_versioned && decides[n.parent];
+    for (const Check& c : n.checks)
+      if (c.kind == CheckKind::SameAs) compared[c.n] = 1;
+  }
+  auto runs = [&](int i, const Check& c) {
+    return !(c.kind == CheckKind::DictKeys && decides[i]) && !(same[i] && c.stable);
+  };
+  for (int i = count - 1; i >= 0; --i) {
+    const GuardNode& n = nodes_[i];
+    for (const Check& c : n.checks) needed[i] = needed[i] || runs(i, c);
+    needed[i] = needed[i] || decides[i] || n.slot >= 0 || compared[i];
+    if (needed[i] && n.parent >= 0 && !same[i]) needed[n.parent] = 1;
+  }
+  fast_.clear();
+  for (int i = 0; i < count; ++i) {
+    const GuardNode& n = nodes_[i];
+    if (!needed[i]) continue;
+    FastOp load;
+    load.node = i;
+    load.kind = same[i] ? FastOp::Last : FastOp::Resolve;
+    load.a = same[i] ? reinterpret_cast<uintptr_t>(objs[i]) : 0;
+    fast_.push_back(load);
+    if (n.slot >= 0) {
+      FastOp slot;
+      slot.kind = FastOp::Slot;
+      slot.node = i;
+      slot.check = n.slot;
+      fast_.push_back(slot);
+    }
+    if (decides[i]) {
+      FastOp tag;
+      tag.kind = FastOp::Tag;
+      tag.node = i;
+      tag.version_of = n.version_of;
+      tag.od_tracked = n.od_tracked;
+      tag.a = n.version;
+      tag.b = n.od_state;
+      fast_.push_back(tag);
+    }
+    for (size_t k = 0; k < n.checks.size(); ++k) {
+      const Check& c = n.checks[k];
+      if (!runs(i, c)) continue;
+      FastOp op;
+      op.kind = FastOp::Run;
+      op.node = i;
+      op.check = static_cast<int>(k);
+      if (same[i] && c.kind == CheckKind::TensorMeta) {
+        op.kind = FastOp::TypeIs;
+        op.a = reinterpret_cast<uintptr_t>(c.ref);
+      } else if (c.kind == CheckKind::TensorMeta) {
+        op.kind = FastOp::Meta;
+      } else if (c.kind == CheckKind::TypeVersion || c.kind == CheckKind::ClassVersion) {
+        // (run_check when the tag differs: it decides)
+        op.kind = c.kind == CheckKind::TypeVersion ? FastOp::TypeVersion : FastOp::ClassVersion;
+        op.a = static_cast<unsigned int>(c.n);
+      } else if (c.kind == CheckKind::Mode) {
+        op.kind = FastOp::Mode;
+        op.a = static_cast<uintptr_t>(c.n);
+      }
+      fast_.push_back(op);
+    }
+  }
+}
+
+GuardTree::Fast GuardTree::check_fast(py::Frame* f, PyObject** out) const {
+  constexpr size_t kSmall = 128;
+  PyObject* small[kSmall];
+  std::vector<PyObject*> big;
+  PyObject** objs = small;
+  if (nodes_.size() > kSmall) {
+    big.resize(nodes_.size());
+    objs = big.data();
+  }
+  Owned owned;
+  Fast r = Fast::Pass;
+  for (const FastOp& op : fast_) {
+    PyObject* o = objs[op.node];  // (Resolve and Last write it first)
+    switch (op.kind) {
+      case FastOp::Resolve: {
+        const GuardNode& n = nodes_[op.node];
+        objs[op.node] = resolve(n, n.parent >= 0 ? objs[n.parent] : nullptr, f, owned);
+        continue;
+      }
+      case FastOp::Last: objs[op.node] = reinterpret_cast<PyObject*>(op.a); continue;
+      case FastOp::Slot:
+        if (!o) break;  // (the full walk says why, or aborts)
+        if (out) {
+          Py_INCREF(o);
+          out[op.check] = o;
+        }
+        continue;
+      case FastOp::Tag: {
+        uint64_t v = 0;
+        if (o) {
+          PyObject* d = op.version_of == 1 ? py::existing_dict_inline(o) : o;
+          // (Item children read a dict through PyDict_GetItem only when its lookup is dict's own)
+          const bool plain = d && (op.version_of == 1 || (PyDict_Check(d) && Py_TYPE(d)->tp_as_mapping->mp_subscript ==
+                                                                                 PyDict_Type.tp_as_mapping->mp_subscript));
+          v = plain ? py::dict_version(d) : 0;
+        }
+        if (v == op.a && tag_decides(op.version_of, v, o) && (!op.od_tracked || py::odict_state(o) == op.b)) continue;
+        break;
+      }
+      case FastOp::TypeIs:
+        if (Py_TYPE(o) == reinterpret_cast<PyTypeObject*>(op.a)) continue;
+        r = Fast::Fail;
+        break;
+      case FastOp::Meta:
+        if (o && meta_passes(nodes_[op.node].checks[op.check], o)) continue;
+        r = Fast::Fail;
+        break;
+      case FastOp::Mode:
+        if (context_mode() == static_cast<int>(op.a)) continue;
+        r = Fast::Fail;
+        break;
+      case FastOp::TypeVersion:
+        if (o && py::type_version(Py_TYPE(o)) == op.a) continue;
+        [[fallthrough]];
+      case FastOp::ClassVersion:
+        if (op.kind == FastOp::ClassVersion && o && PyType_Check(o) &&
+            py::type_version(reinterpret_cast<PyTypeObject*>(o)) == op.a)
+          continue;
+        [[fallthrough]];
+      case FastOp::Run:
+        if (run_check(nodes_[op.node].checks[op.check], o, nullptr, *this, op.node, objs)) continue;
+        r = Fast::Fail;
+        break;
+    }
+    if (r == Fast::Pass) r = Fast::Changed;
+    break;
+  }
+  for (PyObject* p : owned) Py_DECREF(p);
+  if (r != Fast::Pass && out)
+    for (int k = 0; k < num_slots_; ++k) Py_CLEAR(out[k]);
+  return r;
+}
+
 bool GuardTree::check(py::Frame* f, GuardFailure* why, PyObject** out) const {
   if (!prepared_) prepare();
   if (out) std::fill(out, out + num_slots_, nullptr);
+  if (fast_ok_ && fast_rebinds_ == py::g_tensor_rebinds && g_fast_pass) {
+    const Fast r = check_fast(f, out);
+    if (r == Fast::Pass) return ++fast_passes_, true;
+    if (r == Fast::Fail && !why) return false;  // (the full walk fails too, at that check or before)
+    if (r == Fast::Changed) fast_ok_ = false;
+  }
   // Nodes are created parents-first, so one forward pass resolves every path once.
   constexpr size_t kSmall = 128;
   PyObject* small[kSmall];
@@ -688,19 +869,35 @@ bool GuardTree::check(py::Frame* f, GuardFailure* why, PyObject** out) const {
     }
     if (n.version_of && objs[i]) versions[i] = node_version(n, objs[i]);
     const bool unmodified = versions[i] && versions[i] == n.version;
+    // An OrderedDict's order changes without a new tag (move_to_end): the keys follow from the tag
+    // only with the list's state unchanged too.
+    const bool keys_known =
+        unmodified && (!PyODict_Check(objs[i]) || (n.od_tracked && py::odict_state(objs[i]) == n.od_state));
     for (const Check& c : n.checks) {
-      // An OrderedDict's order changes without a new tag (move_to_end): its keys are compared again.
-      if ((same && c.stable) || (unmodified && c.kind == CheckKind::DictKeys && !PyODict_Check(objs[i]))) continue;
+      if ((same && c.stable) || (keys_known && c.kind == CheckKind::DictKeys)) continue;
       if (!run_check(c, objs[i], why, *this, i, objs)) {
         ok = false;
         break;
       }
     }
   }
+  // Every versioned dict whose tag decides what its children read is as the last passing call
+  // left it: the fast pass is tried from the next call on.
+  bool unchanged = true;
   if (ok)
     for (int i = 0; i < size(); ++i) {
       const GuardNode& n = nodes_[i];
-      if (n.version_of) n.version = versions[i];
+      if (n.version_of) {
+        // (an OrderedDict whose class iterates its own way is never taken for its list's order)
+        const bool od = n.version_of == 2 && objs[i] && PyODict_Check(objs[i]);
+        const bool tracked = od && Py_TYPE(objs[i])->tp_iter == PyODict_Type.tp_iter && py::odict_layout_known();
+        const size_t od_state = tracked ? py::odict_state(objs[i]) : 0;
+        if (tag_decides(n.version_of, versions[i], objs[i]))
+          unchanged = unchanged && versions[i] == n.version && tracked == n.od_tracked && od_state == n.od_state;
+        n.version = versions[i];
+        n.od_tracked = tracked;
+        n.od_state = od_state;
+      }
       // Only a passing call records: a failed one may have read a path through another object
       // whose dict tag equals none recorded, and the recorded tags are this call's.
       if (n.from_versioned && read[i]) {
@@ -708,6 +905,11 @@ bool GuardTree::check(py::Frame* f, GuardFailure* why, PyObject** out) const {
         n.last_known = true;
       }
     }
+  if (ok) {
+    if (unchanged) record_fast(objs);
+    fast_ok_ = unchanged;
+    fast_rebinds_ = py::g_tensor_rebinds;
+  }
   for (int k = 0; out && k < num_slots_; ++k) {
     if (!ok) Py_CLEAR(out[k]);
     else PJ_CHECK(out[k]) << "check: handed-out node " << k << " resolved to nothing, yet the guards passed";

@@ -98,6 +98,9 @@ struct GuardNode {
   mutable bool last_known = false;      // `last` holds what it resolved to (below)
   int16_t slot = -1;                    // check() hands its object out at out[slot] (keep_resolved)
   mutable uint64_t version = 0;  // the tag on the last call that passed; 0: unknown
+  // An OrderedDict's list state then (its order moves without a new tag), when od_tracked.
+  mutable size_t od_state = 0;
+  mutable bool od_tracked = false;
   // A node read from a versioned dict: what it resolved to on the last call that passed (borrowed:
   // while that dict keeps its tag it holds the object). Read again only when the tag moved.
   mutable PyObject* last = nullptr;
@@ -155,6 +158,7 @@ class GuardTree {
     int64_t runs = 0, ns = 0, misses = 0;
   };
   const std::vector<CheckStat>& profile() const { return profile_; }
+  int64_t fast_passes() const { return fast_passes_; }  // calls the fast pass alone answered
 
   std::string path(int node) const;       // Python-like text of the access path
   std::vector<std::string> describe() const;  // one line per check, in evaluation order
@@ -162,6 +166,28 @@ class GuardTree {
  private:
   int find_or_add(int parent, Access access, int index, PyObject* key);
   void prepare() const;  // the version shortcut's per-node facts, after the last change
+  // The fast pass (check()): when the last call passed with every versioned dict as the call before
+  // it left it, the next call first assumes nothing changed and verifies only that: each dict's tag,
+  // the checks identity does not imply, the paths that are not read from a versioned dict. A tag
+  // that moved sends the call to the full walk; a failing check fails the call.
+  enum class Fast { Pass, Fail, Changed };
+  Fast check_fast(py::Frame* f, PyObject** out) const;
+  // One step, with what it compares against copied in (a stream read front to back, not the nodes).
+  struct FastOp {
+    enum Kind : uint8_t { Resolve, Last, Tag, Run, TypeIs, TypeVersion, ClassVersion, Meta, Mode, Slot } kind;
+    uint8_t version_of = 0;  // Tag: the node's
+    bool od_tracked = false; // Tag: the node's
+    int node = 0;
+    int check = -1;          // Run: the node's check
+    uintptr_t a = 0;         // Last: the object; Tag: the tag; TypeIs: the class; (Type|Class)Version:
+                             // its tag; Mode: the mode
+    uint64_t b = 0;          // Tag: the OrderedDict's list state
+  };
+  void record_fast(PyObject* const* objs) const;  // fast_ from a passing full walk's objects and tags
+  mutable std::vector<FastOp> fast_;  // built by record_fast()
+  mutable bool fast_ok_ = false;      // try the fast pass on the next call
+  mutable uint64_t fast_rebinds_ = 0; // py::g_tensor_rebinds when it was recorded
+  mutable int64_t fast_passes_ = 0;
   std::vector<GuardNode> nodes_;
   int num_slots_ = 0;  // nodes keep_resolved() named
   mutable bool prepared_ = false;
@@ -180,6 +206,9 @@ PyObject* function_field(PyObject* func, PyObject* name, bool* known);
 // held() reads it back, borrowed, nullptr once the object died.
 PyObject* hold_weakly(PyObject* o);
 PyObject* held(PyObject* ref);
+
+// The fast pass on (the default) or off (PIJIT_DEBUG_NO_FAST_GUARDS: every check walks the tree).
+void set_fast_pass(bool on);
 
 // The global state guards read: the context mode (0 graph, 1 pynative), set from Python.
 void set_context_mode(int mode);

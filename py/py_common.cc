@@ -152,10 +152,12 @@ bool text_starts_with(PyObject* o, const std::string& prefix) {
 }
 std::string name_key(PyObject* o) { return str_bytes(o, "surrogatepass"); }
 
-bool stack_room_for_levels(PyThreadState* ts, size_t extra) {
+bool stack_room_for_levels(PyThreadState* ts, size_t extra) { return stack_room_for_levels(ts, extra, stack_now()); }
+
+bool stack_room_for_levels(PyThreadState* ts, size_t extra, const StackNow& now) {
   const int levels = Py_GetRecursionLimit() - recursion_depth(ts);
   const size_t plain = levels > 0 ? static_cast<size_t>(levels) * kPlainLevelStack : 0;
-  return stack_room() >= std::min(plain, stack_size() / 4 * 3) + extra;
+  return now.room >= std::min(plain, now.size / 4 * 3) + extra;
 }
 
 PyObject* raise_stack_exhausted() {
@@ -251,15 +253,17 @@ PyMethodDef kRebuildObject = {"rebuild_object", rebuild_object, METH_VARARGS,
 }  // namespace
 
 bool odict_layout_known() {
-  // Keys 'a', 'b', 'c', then move_to_end('a'): the nodes must hold b, c, a, linked both ways.
+  // Keys 'a', 'b', 'c', then move_to_end('a'): the nodes must hold b, c, a, linked both ways, and
+  // the state counter must have moved.
   static const bool known = [] {
     if (PY_VERSION_HEX >= 0x030E0000) return false;  // (a layout not read yet: not assumed)
     Ref od(PyObject_CallObject(reinterpret_cast<PyObject*>(&PyODict_Type), nullptr));
     Ref keys[3] = {Ref(PyUnicode_FromString("a")), Ref(PyUnicode_FromString("b")), Ref(PyUnicode_FromString("c"))};
     bool ok = od.get() != nullptr && PyODict_Check(od.get());
     for (Ref& k : keys) ok = ok && k.get() && PyODict_SetItem(od.get(), k.get(), Py_None) == 0;
+    const size_t state = ok ? odict_state(od.get()) : 0;
     Ref moved(ok ? PyObject_CallMethod(od.get(), "move_to_end", "O", keys[0].get()) : nullptr);
-    ok = ok && moved.get();
+    ok = ok && moved.get() && odict_state(od.get()) != state;
     if (ok) {
       const OdictNode* n = odict_first(od.get());
       const int order[3] = {1, 2, 0};

@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "common/check.h"
+#include "common/stack.h"
 
 namespace pj::py {
 
@@ -150,6 +151,7 @@ constexpr size_t kStackFloor = 256 << 10;
 constexpr size_t kRunStackExtra = kStackFloor + (128 << 10);
 constexpr size_t kCaptureStackExtra = 1 << 20;  // a capture: the simulator, passes, compiling kernels
 bool stack_room_for_levels(PyThreadState* ts, size_t extra);
+bool stack_room_for_levels(PyThreadState* ts, size_t extra, const StackNow& now);  // with stack_now() read
 // RecursionError as CPython words it, with why; returns nullptr.
 PyObject* raise_stack_exhausted();
 

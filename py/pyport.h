@@ -343,7 +343,8 @@ inline PyObject* super_thisclass(PyObject* s) { return reinterpret_cast<PyObject
 inline PyObject* super_self(PyObject* s) { return reinterpret_cast<SuperLayout*>(s)->obj; }  // nullptr: unbound
 
 // An OrderedDict keeps its order in a list of nodes private to Objects/odictobject.c: after the
-// dict, the first and last node; a node is (key, hash, next, prev). The same from 3.5 to 3.13.
+// dict, the first and last node, then the list's state counter; a node is (key, hash, next, prev).
+// The same from 3.5 to 3.13.
 // Guards compare a Cell's OrderedDict of sub-cells on every call: walking the nodes reads a few
 // pointers where the dict's iterator allocates and makes a call per key. odict_layout_known()
 // checks the layout once on a real OrderedDict that move_to_end reordered (py_common.cc); when it
@@ -358,8 +359,14 @@ struct OdictLayout {
   PyDictObject dict;
   OdictNode* first;
   OdictNode* last;
+  OdictNode** fast_nodes;
+  Py_ssize_t fast_nodes_size;
+  void* resize_sentinel;
+  size_t state;  // changes whenever the list does (a key added or removed, move_to_end)
 };
 inline const OdictNode* odict_first(PyObject* od) { return reinterpret_cast<OdictLayout*>(od)->first; }
+// With the dict's version tag, an unchanged state means an unchanged order (guards' version shortcut).
+inline size_t odict_state(PyObject* od) { return reinterpret_cast<OdictLayout*>(od)->state; }
 bool odict_layout_known();
 
 // This thread's Python recursion depth (the levels RecursionError counts).
@@ -392,6 +399,43 @@ struct RecursionCredit {
   RecursionCredit& operator=(const RecursionCredit&) = delete;
 };
 
+// Vectorcall (PEP 590): a callable type with it takes its arguments as an array, with no tuple made
+// per call and no recursion level counted. 3.8 has it under provisional names; 3.7 has none
+// (kHasVectorcall false: such types take tp_call only, and vectorcall() calls through the fast-call
+// entry 3.7 has).
+using VectorcallFn = PyObject* (*)(PyObject*, PyObject* const*, size_t, PyObject*);
+// The flag in nargsf that lets a callee borrow args[-1] (the same bit in every version).
+constexpr size_t kVectorcallArgumentsOffset = size_t{1} << (8 * sizeof(size_t) - 1);
+inline Py_ssize_t vector_nargs(size_t nargsf) { return static_cast<Py_ssize_t>(nargsf & ~kVectorcallArgumentsOffset); }
+// A type's instances keep their vectorcall function at `offset` (3.7: nothing; tp_call serves).
+inline void set_vectorcall_offset(PyTypeObject* t, Py_ssize_t offset) {
+#if PY_VERSION_HEX >= 0x03080000
+  t->tp_vectorcall_offset = offset;
+#else
+  (void)t;
+  (void)offset;
+#endif
+}
+#if PY_VERSION_HEX >= 0x03090000
+constexpr bool kHasVectorcall = true;
+constexpr unsigned long kTpFlagsHaveVectorcall = Py_TPFLAGS_HAVE_VECTORCALL;
+inline PyObject* vectorcall(PyObject* f, PyObject* const* args, size_t nargsf, PyObject* kwnames) {
+  return PyObject_Vectorcall(f, args, nargsf, kwnames);
+}
+#elif PY_VERSION_HEX >= 0x03080000
+constexpr bool kHasVectorcall = true;
+constexpr unsigned long kTpFlagsHaveVectorcall = _Py_TPFLAGS_HAVE_VECTORCALL;
+inline PyObject* vectorcall(PyObject* f, PyObject* const* args, size_t nargsf, PyObject* kwnames) {
+  return _PyObject_Vectorcall(f, args, nargsf, kwnames);
+}
+#else
+constexpr bool kHasVectorcall = false;
+constexpr unsigned long kTpFlagsHaveVectorcall = 0;
+inline PyObject* vectorcall(PyObject* f, PyObject* const* args, size_t nargsf, PyObject* kwnames) {
+  return _PyObject_FastCallKeywords(f, const_cast<PyObject**>(args), vector_nargs(nargsf), kwnames);
+}
+#endif
+
 // A dict's version (PEP 509): CPython gives a dict a new one on every change, so one equal tag
 // stands for "nothing in this namespace was rebound". Private field, present in 3.6 to 3.11.
 inline uint64_t dict_version(PyObject* d) {
@@ -401,6 +445,21 @@ inline uint64_t dict_version(PyObject* d) {
   (void)d;
   return 0;
 #endif
+}
+
+// Before 3.11 an object without an instance dict has no own attributes; 3.11 keeps them inline
+// until something asks for __dict__.
+constexpr bool kNoDictMeansNoOwnAttrs = PY_VERSION_HEX < 0x030B0000;
+
+// o's instance dict when one exists (nullptr: none made, or none possible). Before 3.11 the common
+// case, a positive tp_dictoffset, is read here without a call.
+PyObject* existing_dict(PyObject* o);
+inline PyObject* existing_dict_inline(PyObject* o) {
+#if PY_VERSION_HEX < 0x030B0000
+  const Py_ssize_t off = Py_TYPE(o)->tp_dictoffset;
+  if (off > 0) return *reinterpret_cast<PyObject**>(reinterpret_cast<char*>(o) + off);
+#endif
+  return existing_dict(o);
 }
 
 // A tracer (sys.settrace: debuggers, coverage) or profiler (sys.setprofile, cProfile) is active
@@ -1007,25 +1066,44 @@ inline void* get_code_extra(PyObject* code, Py_ssize_t index) {
 inline bool set_code_extra(PyObject* code, Py_ssize_t index, void* extra) {
   return PJ_CODE_EXTRA(Code_SetExtra)(code, index, extra) == 0;
 }
-#undef PJ_CODE_EXTRA
 #if PJ_PY_CAPTURE_BUILT
+// The array is CPython's private _PyCodeObjectExtra, PyMem-allocated, unchanged from 3.6 to 3.11.
+struct CodeExtraLayout {
+  Py_ssize_t size;
+  void* slots[1];
+};
+// The slot's value, read in place (the hook asks on every call: no call, no error state to mind).
+inline void* code_extra_slot(PyCodeObject* co, Py_ssize_t index) {
+  auto* e = static_cast<CodeExtraLayout*>(co->co_extra);
+  return e && index < e->size ? e->slots[index] : nullptr;
+}
+// Empties the slot if it still holds `value`, calling no free function: a free function's own
+// way to say "freed" to whoever reads the slot while the code object dies.
+inline void clear_code_extra_slot(PyCodeObject* co, Py_ssize_t index, void* value) {
+  auto* e = static_cast<CodeExtraLayout*>(co->co_extra);
+  if (e && index < e->size && e->slots[index] == value) e->slots[index] = nullptr;
+}
 // Frees a code object's extra array when every slot is empty, as if no co_extra user had set one:
 // CPython then calls no user's free function when the code dies (it calls every registered one,
 // with NULL too, for each code that has an array, and a foreign one may not survive finalization).
-// The array is CPython's private _PyCodeObjectExtra, PyMem-allocated, unchanged from 3.6 to 3.10.
 inline void drop_empty_code_extra(PyCodeObject* co) {
-  struct Extra {
-    Py_ssize_t size;
-    void* slots[1];
-  };
-  auto* e = static_cast<Extra*>(co->co_extra);
+  auto* e = static_cast<CodeExtraLayout*>(co->co_extra);
   if (!e) return;
   for (Py_ssize_t i = 0; i < e->size; ++i)
     if (e->slots[i]) return;
   co->co_extra = nullptr;
   PyMem_Free(e);
 }
+#else
+inline void* code_extra_slot(PyCodeObject* co, Py_ssize_t index) {
+  return get_code_extra(reinterpret_cast<PyObject*>(co), index);
+}
+inline void clear_code_extra_slot(PyCodeObject* co, Py_ssize_t index, void* value) {
+  if (get_code_extra(reinterpret_cast<PyObject*>(co), index) == value && !set_code_extra(reinterpret_cast<PyObject*>(co), index, nullptr))
+    PyErr_Clear();  // (it calls the free function again: the caller has already let the value go)
+}
 #endif
+#undef PJ_CODE_EXTRA
 
 // ---- (e) building code objects ------------------------------------------------------------------
 // What codegen/assembler.cc needs from the code object layout and constructor. The assembler itself

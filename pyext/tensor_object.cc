@@ -12,6 +12,8 @@
 
 namespace pj::py {
 
+uint64_t g_tensor_rebinds = 0;
+
 namespace {
 
 PyTypeObject* g_tensor_class = &TensorBaseType;
@@ -531,7 +533,7 @@ PyObject* m_assign_value(PyObject* self, PyObject* value) {
     return fail(PyExc_BufferError,
                 "assign_value(): the tensor's data is exported (a memoryview or numpy array holds it); release it first");
   Tensor copy = call_op1(op_named("copy"), {unwrap(value)});
-  as_obj(self)->tensor = std::move(copy);
+  rebind(self, std::move(copy));
   Py_INCREF(self);
   return self;
   PJ_PY_END(nullptr)

@@ -24,8 +24,17 @@ bool init_tensor_type(PyObject* module);
 
 inline bool is_tensor(PyObject* o) { return PyObject_TypeCheck(o, &TensorBaseType); }
 inline const Tensor& unwrap(PyObject* o) { return reinterpret_cast<TensorObject*>(o)->tensor; }
-// Capture: a symbolic stand-in written in place (ops.assign, `p += v`) holds the new graph value.
-inline void rebind_symbolic(PyObject* o, Tensor t) { reinterpret_cast<TensorObject*>(o)->tensor = std::move(t); }
+// Counts the times a live tensor object took another pj::Tensor (rebind): while it stands still,
+// an object holds the shape, dtype and layout it held, so a guard that saw that very object pass
+// need not read them again (guards' version shortcut). Under the GIL.
+extern uint64_t g_tensor_rebinds;
+// The only ways a live tensor object changes what it holds (assign_value; capture's symbolic
+// stand-ins written in place by ops.assign or `p += v`).
+inline void rebind(PyObject* o, Tensor t) {
+  ++g_tensor_rebinds;
+  reinterpret_cast<TensorObject*>(o)->tensor = std::move(t);
+}
+inline void rebind_symbolic(PyObject* o, Tensor t) { rebind(o, std::move(t)); }
 // A new reference to an instance of the registered tensor class (pijit.Tensor) holding t.
 PyObject* wrap(Tensor t);
 PyTypeObject* tensor_class();  // the registered class results are made of (pijit.Tensor)

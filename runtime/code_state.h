@@ -38,6 +38,7 @@ struct CacheEntry {
   std::vector<PyCodeObject*> resumes;  // its resume functions' and loop body's code (borrowed: `code` holds them)
   std::string loop_text;  // a refusal whose loop runs its body as a function: the loop's file:line
   int64_t hits = 0;
+  int64_t guard_runs = 0, guard_ns = 0;  // its guard checks while jit_config().guard_timing is on
   int64_t capture_ns = 0;  // simulating the frame (both passes of a graph break)
   int64_t compile_ns = 0;  // the graph's passes, kernels and plan, and the rewritten bytecode
   // Which compile of its code made it (0 the first): entries are kept most recently hit first, and

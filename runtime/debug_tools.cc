@@ -8,6 +8,7 @@
 #include <cstdlib>
 
 #include "common/files.h"
+#include "guards/guard_tree.h"
 #include "kernels/cuda/backend.h"
 #include "kernels/cuda/fused_cuda.h"
 #include "kernels/fused.h"
@@ -40,6 +41,8 @@ const DebugSwitches& debug_switches() {
     if (const char* e = std::getenv("PIJIT_DUMP_DIR")) d->dump_dir = e;
     d->no_cache = env_on("PIJIT_DEBUG_NO_CACHE");
     d->no_direct = env_on("PIJIT_DEBUG_NO_DIRECT");
+    d->no_fast_guards = env_on("PIJIT_DEBUG_NO_FAST_GUARDS");
+    guards::set_fast_pass(!d->no_fast_guards);
     if (const char* e = std::getenv(kWrongResultsVar)) d->fault = e;
     if (!d->fault.empty()) {
       // Loud on purpose: this switch makes results wrong. Said once, when pijit first reads it.

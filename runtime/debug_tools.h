@@ -7,6 +7,8 @@
 //   PIJIT_TRACE=out.json       the trace-event timeline (common/trace.h)
 //   PIJIT_DEBUG_NO_CACHE=1     guards are never trusted: every call captures again
 //   PIJIT_DEBUG_NO_DIRECT=1    graph entries run their rewritten bytecode, never a direct call
+//   PIJIT_DEBUG_NO_FAST_GUARDS=1  every guard check walks the whole tree (no fast pass under the
+//                              dicts' version tags: guards/guard_tree.h)
 //   PIJIT_DEBUG_EAGER_GRAPH=1  graphs run node by node as eager ops (graph/plan.h)
 //   PIJIT_TEST_ONLY_WRONG_RESULTS=mod:name
 //                              test only: the graph of a matching code object adds 1 to its first
@@ -28,6 +30,7 @@ struct DebugSwitches {
   std::string dump_dir;  // empty: no dumps
   bool no_cache = false;
   bool no_direct = false;
+  bool no_fast_guards = false;
   std::string fault;     // PIJIT_TEST_ONLY_WRONG_RESULTS's pattern, "module:name"
 };
 // The fault-injection switch's name (its value: "module:name", fnmatch patterns).

@@ -53,17 +53,21 @@ thread_local ThreadJit t_jit;
 enum class GraphFailure { None, Rerunnable, Final };
 thread_local GraphFailure t_graph_failure = GraphFailure::None;
 
-// Every CodeState not yet freed. CPython calls each co_extra user's free function while a code
-// object dies without clearing the slots, and another user's free function may run Python code
-// that enters the hook for that same dying code: its slot then holds a freed pointer, which
-// code_state() must not hand out.
+// Every CodeState not yet freed (release_code_states and pinned_code_states list them). CPython
+// calls each co_extra user's free function while a code object dies without clearing the slots,
+// and another user's free function may run Python code that enters the hook for that same dying
+// code: free_state empties the slot itself, so code_state() never hands out a freed state.
 absl::flat_hash_set<CodeState*> g_live_states;
 bool g_released = false;  // release_code_states ran: the interpreter is finalizing
 
 void free_state(void* p) {
   // CPython calls free functions for empty slots too; and only a live state is ours to delete.
-  if (!p || !g_live_states.erase(static_cast<CodeState*>(p))) return;
-  delete static_cast<CodeState*>(p);
+  auto* st = static_cast<CodeState*>(p);
+  if (!st || !g_live_states.erase(st)) return;
+  // Python code that runs later while the code object dies (another co_extra user's free function)
+  // reads an empty slot, not a freed state.
+  py::clear_code_extra_slot(st->code, g_extra_index, st);
+  delete st;
 }
 
 void log(const char* what, const std::string& text);
@@ -664,7 +668,13 @@ __attribute__((noinline)) Lookup lookup_entry(PyThreadState* ts, py::Frame* f, C
       direct_big.resize(direct->nodes.size());
       objs = direct_big.data();
     }
-    if (!quiet_check(*it->guards, f, nullptr, direct ? objs : nullptr)) continue;
+    const int64_t t0 = __builtin_expect(g_config.guard_timing, 0) ? trace::now_ns() : 0;
+    const bool pass = quiet_check(*it->guards, f, nullptr, direct ? objs : nullptr);
+    if (__builtin_expect(g_config.guard_timing, 0)) {
+      it->guard_ns += trace::now_ns() - t0;
+      ++it->guard_runs;
+    }
+    if (!pass) continue;
     auto drop_objs = [&] {
       if (direct)
         for (size_t k = 0; k < direct->nodes.size(); ++k) Py_DECREF(objs[k]);
@@ -951,7 +961,8 @@ bool filtered_out(py::Frame* f, PyCodeObject* co) {
 }
 
 PyObject* pijit_eval_frame(PyThreadState* ts, py::Frame* f, int throw_flag) {
-  if (stack_room() < py::kStackFloor) return py::raise_stack_exhausted();
+  const StackNow stack = stack_now();
+  if (stack.room < py::kStackFloor) return py::raise_stack_exhausted();
   PyCodeObject* co = py::frame_code(f);
   if (py::kRunInPlacePositional) {
     py::release_moved_args(co);  // (3.11: a resume function's frame took its arguments over)
@@ -1004,7 +1015,7 @@ PyObject* pijit_eval_frame(PyThreadState* ts, py::Frame* f, int throw_flag) {
     span.set_args("\"why\": " + trace::quote(why));
     return py::eval_frame_default(ts, f, throw_flag);
   }
-  if (!py::stack_room_for_levels(ts, py::kRunStackExtra)) return run_default(ts, f, nullptr, kLowStack);
+  if (!py::stack_room_for_levels(ts, py::kRunStackExtra, stack)) return run_default(ts, f, nullptr, kLowStack);
   return run_captured(ts, f, *opt);
 }
 
@@ -1055,10 +1066,10 @@ void reset_capture(PyCodeObject* co) {
 
 CodeState* code_state(PyCodeObject* co, bool create) {
   if (g_extra_index < 0) g_extra_index = py::request_code_extra_index(free_state);
-  auto* st = static_cast<CodeState*>(py::get_code_extra(reinterpret_cast<PyObject*>(co), g_extra_index));
-  if (st) return g_live_states.contains(st) ? st : nullptr;  // freed: the code object is dying
-  if (!create) return nullptr;
-  if (g_released) return nullptr;
+  auto* st = static_cast<CodeState*>(py::code_extra_slot(co, g_extra_index));
+  if (st) return st;  // (free_state empties the slot of a state it frees)
+  // (a dying code object, whose free functions are running, gets no new state)
+  if (!create || g_released || Py_REFCNT(co) == 0) return nullptr;
   st = new CodeState();
   st->code = co;
   if (!py::set_code_extra(reinterpret_cast<PyObject*>(co), g_extra_index, st)) {
@@ -1131,20 +1142,39 @@ void hook_exit() {
   if (--g_active_calls == 0 && !g_stress && !g_auto) py::set_eval_frame(nullptr);
 }
 
+namespace {
+
+// While a jitted call runs: the hook installed (hook_enter succeeded) and `code` expected first.
+struct JitCallScope {
+  ThreadJit& jit = t_jit;
+  ThreadJit saved = jit;
+  JitCallScope(PyCodeObject* code, const JitOptions& opt) {
+    jit.expect = code;
+    jit.options = &opt;
+  }
+  ~JitCallScope() {
+    jit.expect = saved.expect;
+    jit.options = saved.options;
+    hook_exit();
+  }
+  JitCallScope(const JitCallScope&) = delete;
+  JitCallScope& operator=(const JitCallScope&) = delete;
+};
+
+}  // namespace
+
 PyObject* call_jitted(PyCodeObject* code, const JitOptions& opt, PyObject* target, PyObject* args, PyObject* kwargs) {
   if (!hook_enter()) return PyObject_Call(target, args, kwargs);
-  ThreadJit saved = t_jit;
-  t_jit.expect = code;
-  t_jit.options = &opt;
-  PyObject* r;
-  {
-    py::RecursionCredit credit;
-    r = PyObject_Call(target, args, kwargs);
-  }
-  t_jit.expect = saved.expect;
-  t_jit.options = saved.options;
-  hook_exit();
-  return r;
+  JitCallScope scope(code, opt);
+  py::RecursionCredit credit;  // (tp_call counted a level the plain call does not)
+  return PyObject_Call(target, args, kwargs);
+}
+
+PyObject* call_jitted(PyCodeObject* code, const JitOptions& opt, PyObject* target, PyObject* const* args,
+                      size_t nargsf, PyObject* kwnames) {
+  if (!hook_enter()) return py::vectorcall(target, args, nargsf, kwnames);
+  JitCallScope scope(code, opt);  // (vectorcall counts no level of its own)
+  return py::vectorcall(target, args, nargsf, kwnames);
 }
 
 bool set_stress(int level) {

@@ -35,6 +35,7 @@ struct JitConfig {
   JitOptions defaults;
   std::string log;  // comma list from PIJIT_LOGS / set_jit_config: breaks, recompiles, graphs, all
   bool guard_perf = false;  // log names guard_perf (or all): every guard check is timed
+  bool guard_timing = false;  // each entry's guard checks timed as the hit path runs them (set_guard_timing)
 };
 JitConfig& jit_config();
 // Sets jit_config().log and what is decided from it once (not per guard check).
@@ -58,6 +59,9 @@ void set_auto_verify(int every);
 
 // Calls target with the hook installed, capturing the first frame of `code` it enters.
 PyObject* call_jitted(PyCodeObject* code, const JitOptions& opt, PyObject* target, PyObject* args, PyObject* kwargs);
+// The same, the arguments as a vectorcall gives them (py::vectorcall).
+PyObject* call_jitted(PyCodeObject* code, const JitOptions& opt, PyObject* target, PyObject* const* args,
+                      size_t nargsf, PyObject* kwnames);
 
 // Stress mode: every frame outside pijit's own code is a candidate, and frames that capture
 // refuses run re-assembled bytecode. Returns false if another frame evaluator is installed.

@@ -4,6 +4,7 @@
 
 #include <structmember.h>
 
+#include <algorithm>
 #include <cctype>
 #include <chrono>
 #include <cstdio>
@@ -12,6 +13,7 @@
 
 #include "runtime/eval_frame.h"
 #include "absl/container/flat_hash_map.h"
+#include "absl/container/inlined_vector.h"
 #include "capture/jit_api.h"
 #include "common/trace.h"
 #include "runtime/debug_tools.h"
@@ -412,6 +414,7 @@ struct JitFunction {
                          // mismatch (pijit/jit.py); nullptr without a signature
   int verify;            // verify mode: every verify-th call runs captured and plain (0: off)
   int64_t calls;         // ... calls counted while it is on
+  py::VectorcallFn vectorcall;  // jit_vectorcall (3.8+: calls made with no argument tuple)
 };
 
 // The code object a call of `target` is expected to enter first (new reference), or nullptr
@@ -493,6 +496,8 @@ int read_int_option(PyObject* v, const char* who, const char* name, int min, int
   return 0;
 }
 
+PyObject* jit_vectorcall(PyObject* self, PyObject* const* args, size_t nargsf, PyObject* kwnames);
+
 PyObject* jit_new(PyTypeObject* type, PyObject* args, PyObject* kw) {
   static const char* kwlist[] = {"target", "fullgraph", "recompile_limit", "inline_depth", "dynamic",
                                  "check_args", "signature_dims", "verify", nullptr};
@@ -549,6 +554,7 @@ PyObject* jit_new(PyTypeObject* type, PyObject* args, PyObject* kw) {
   j->check_args = check;
   j->verify = verify;
   j->calls = 0;
+  j->vectorcall = jit_vectorcall;
   return self;
 }
 
@@ -630,6 +636,49 @@ PyObject* jit_call(PyObject* self, PyObject* args, PyObject* kw) {
   return jit_call_unverified(self, args, kw);
 }
 
+// The call as a vectorcall makes it (3.8+; py::vectorcall): no argument tuple on the way to the
+// function, and a Cell's construct gets the cell through the caller's spare slot when it offers one.
+// Verify mode and input signatures take the tuple path.
+PyObject* jit_vectorcall(PyObject* self, PyObject* const* args, size_t nargsf, PyObject* kwnames) {
+  auto* j = reinterpret_cast<JitFunction*>(self);
+  const Py_ssize_t n = py::vector_nargs(nargsf);
+  const Py_ssize_t nkw = kwnames ? PyTuple_GET_SIZE(kwnames) : 0;
+  if (__builtin_expect(j->verify > 0 || j->check_args != nullptr, 0)) {
+    Ref tuple(PyTuple_New(n));
+    Ref kw(nkw ? PyDict_New() : nullptr);
+    if (!tuple || (nkw && !kw)) return nullptr;
+    for (Py_ssize_t i = 0; i < n; ++i) {
+      Py_INCREF(args[i]);
+      PyTuple_SET_ITEM(tuple.get(), i, args[i]);
+    }
+    for (Py_ssize_t i = 0; i < nkw; ++i)
+      if (PyDict_SetItem(kw.get(), PyTuple_GET_ITEM(kwnames, i), args[n + i]) < 0) return nullptr;
+    return jit_call(self, tuple.get(), kw.get());
+  }
+  PyObject* target = j->target;
+  if (PyObject* construct = direct_construct(target)) {
+    auto* code = reinterpret_cast<PyCodeObject*>(PyFunction_GET_CODE(construct));
+    if (nargsf & py::kVectorcallArgumentsOffset) {  // args[-1] is ours for the call
+      PyObject** full = const_cast<PyObject**>(args) - 1;
+      PyObject* was = full[0];
+      full[0] = target;
+      PyObject* r = call_jitted(code, *j->options, construct, full, static_cast<size_t>(n + 1), kwnames);
+      full[0] = was;
+      return r;
+    }
+    absl::InlinedVector<PyObject*, 8> full(static_cast<size_t>(n + nkw + 1));
+    full[0] = target;
+    std::copy(args, args + n + nkw, full.begin() + 1);
+    return call_jitted(code, *j->options, construct, full.data(), static_cast<size_t>(n + 1), kwnames);
+  }
+  if (PyFunction_Check(target))
+    return call_jitted(reinterpret_cast<PyCodeObject*>(PyFunction_GET_CODE(target)), *j->options, target, args, nargsf,
+                       kwnames);
+  Ref co(code_of(target));
+  if (!co) return nullptr;
+  return call_jitted(reinterpret_cast<PyCodeObject*>(co.get()), *j->options, target, args, nargsf, kwnames);
+}
+
 // _run_jitted(*args, **kw): a call as if verify were off (the verifier's captured run).
 PyObject* jit_run_jitted(PyObject* self, PyObject* args, PyObject* kw) { return jit_call_unverified(self, args, kw); }
 
@@ -675,7 +724,8 @@ PyTypeObject JitFunctionType = [] {
   t.tp_call = jit_call;
   t.tp_repr = jit_repr;
   t.tp_descr_get = jit_descr_get;
-  t.tp_flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_HAVE_GC;
+  t.tp_flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_HAVE_GC | py::kTpFlagsHaveVectorcall;
+  py::set_vectorcall_offset(&t, offsetof(JitFunction, vectorcall));
   t.tp_traverse = jit_traverse;
   t.tp_clear = jit_clear;
   t.tp_new = jit_new;
@@ -792,6 +842,11 @@ PyObject* py_jit_stats(PyObject*, PyObject* obj) {
                                                        "prepare_ms", sp.prepare_ns / 1e6));
       set_item(ed.get(), "ops", PyLong_FromLong(e.graph ? static_cast<long>(e.graph->nodes().size()) : 0));
       set_item(ed.get(), "hits", PyLong_FromLongLong(e.hits));
+      // guard checks timed on the hit path (set_guard_timing): how many, nanoseconds in all
+      set_item(ed.get(), "guard_runs", PyLong_FromLongLong(e.guard_runs));
+      set_item(ed.get(), "guard_ns", PyLong_FromLongLong(e.guard_ns));
+      // calls whose guards passed on the version shortcut's fast pass (guards/guard_tree.h)
+      set_item(ed.get(), "guard_fast_passes", PyLong_FromLongLong(e.guards->fast_passes()));
       set_item(ed.get(), "serial", PyLong_FromLong(e.serial));  // its files in the dump: entry<serial>.*
       set_item(ed.get(), "capture_ms", PyFloat_FromDouble(static_cast<double>(e.capture_ns) / 1e6));
       set_item(ed.get(), "compile_ms", PyFloat_FromDouble(static_cast<double>(e.compile_ns) / 1e6));
@@ -1029,6 +1084,14 @@ PyObject* py_set_graph_timing(PyObject*, PyObject* on) {
   Py_RETURN_NONE;
 }
 
+PyObject* py_set_guard_timing(PyObject*, PyObject* on) {
+  int v = PyObject_IsTrue(on);
+  if (v < 0) return nullptr;
+  const bool was = jit_config().guard_timing;
+  jit_config().guard_timing = v != 0;
+  return PyBool_FromLong(was);
+}
+
 // reset_capture(target=None): pijit.reset.
 PyObject* py_reset_capture(PyObject*, PyObject* args) {
   PyObject* target = Py_None;
@@ -1153,6 +1216,8 @@ PyMethodDef jit_methods[] = {
     {"profile_ops", py_profile_ops, METH_O, "profile_ops(on): eager op spans in the trace (pijit.Profiler); returns the trace clock in ns"},
     {"set_dump_hook", py_set_dump_hook, METH_O, "set_dump_hook(fn): pijit.dump's writer of each new cache entry"},
     {"set_graph_timing", py_set_graph_timing, METH_O, "time every graph launch (pijit.explain turns it on)"},
+    {"set_guard_timing", py_set_guard_timing, METH_O,
+     "set_guard_timing(on): time each guard check the hit path runs (jit_stats: guard_runs, guard_ns); returns the old setting"},
     {"reset_capture", py_reset_capture, METH_VARARGS, "reset_capture(target=None): forget what capture decided (all, or one function)"},
     {"set_stance", py_set_stance, METH_O, "set_stance(name) -> the previous stance's name (pijit.set_stance)"},
     {"get_stance", py_get_stance, METH_NOARGS, "the current stance's name"},

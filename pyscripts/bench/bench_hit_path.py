@@ -5,6 +5,10 @@ one run, 1 thread, on tiny inputs where that cost is all there is.
   1 op, 10 ops x + y, and a chain of 10 elementwise ops, on 3x3: jitted vs pijit eager
   MLP          a 20-layer MLP Cell (Dense 16-16 + ReLU), batch 2: jitted vs eager, with its guards
 
+Then the guard check alone, timed where the hit path runs it (pijit._C.set_guard_timing): ns per
+call and per guard for ident, the MLP and the small CNN (3 x conv + BatchNorm + ReLU). The clock
+reads around each check (two of them) are inside these figures: ident's 4 guards show that floor.
+
     PYTHONPATH=pyscripts $(pyenv prefix 3.9)/bin/python pyscripts/bench/bench_hit_path.py
 """
 import sys
@@ -44,6 +48,38 @@ class MLP(nn.Cell):
         return self.body(x)
 
 
+class CNN(nn.Cell):
+    def __init__(self):
+        super().__init__()
+
+        def block(a, b):
+            return [nn.Conv2d(a, b, 3, pad_mode="pad", padding=1, has_bias=True), nn.BatchNorm2d(b), nn.ReLU()]
+        self.body = nn.SequentialCell(block(3, 16) + [nn.MaxPool2d(2, 2)] + block(16, 32) + [nn.MaxPool2d(2, 2)]
+                                      + block(32, 64) + [nn.AdaptiveAvgPool2d(1), nn.Flatten(), nn.Dense(64, 10)])
+        self.body.set_train(False)
+
+    def construct(self, x):
+        return self.body(x)
+
+
+def guard_cost(jf, args, number):
+    """(guards, ns per call, ns per guard) of jf's guard checks on its hits."""
+    for _ in range(3):
+        jf(*args)
+    from pijit import _C
+    was = _C.set_guard_timing(True)
+    try:
+        before = pj.jit_stats(jf)["entries"][0]
+        for _ in range(number):
+            jf(*args)
+        after = pj.jit_stats(jf)["entries"][0]
+    finally:
+        _C.set_guard_timing(was)
+    runs = after["guard_runs"] - before["guard_runs"]
+    per_call = (after["guard_ns"] - before["guard_ns"]) / max(runs, 1)
+    return after["num_guards"], per_call, per_call / max(after["num_guards"], 1)
+
+
 def main():
     x, y = pj.ones((3, 3)), pj.ones((3, 3)) * 2.0
     print("pijit cache-hit path, Python %s, 1 thread (ns per call, best of %d x %d)"
@@ -67,6 +103,14 @@ def main():
     print("  %-24s %10s %10s %10s %7s %7s %5s" % ("call", "plain/eager", "jitted", "jit - plain", "guards", "direct", "ops"))
     for name, plain, jitted, guards, direct, nops in rows:
         print("  %-24s %8.0f ns %8.0f ns %8.0f ns %7d %7s %5d" % (name, plain, jitted, jitted - plain, guards, direct, nops))
+    print("guard checks on the hit path (nothing changed between calls)")
+    print("  %-24s %7s %12s %12s" % ("call", "guards", "ns per call", "ns per guard"))
+    cnn = CNN()
+    for name, jf, args, number in (("ident(x, y)", pj.jit(ident), (x, y), NUMBER),
+                                   ("20-layer MLP, batch 2", jn, (z,), 2000),
+                                   ("small CNN, 1x3x8x8", pj.jit(cnn), (pj.ones((1, 3, 8, 8)),), 500)):
+        guards, per_call, per_guard = guard_cost(jf, args, number)
+        print("  %-24s %7d %12.0f %12.2f" % (name, guards, per_call, per_guard))
 
 
 if __name__ == "__main__":

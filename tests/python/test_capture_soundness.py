@@ -17,6 +17,9 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 PYSCRIPTS = os.path.join(HERE, "..", "..", "pyscripts")
 from jit_compare import CAPTURE_ON as SUPPORTED, CAPTURE_OFF_WHY  # noqa: E402
 
+# The guards' fast pass (guards/guard_tree.h) stands on dict version tags, which 3.12 dropped.
+FAST_PASS = SUPPORTED and sys.version_info < (3, 12)
+
 PROGRAMS = {
     # RC-3a: a self-referential container reached while capture walks values.
     "self_referential_list": """
@@ -691,11 +694,16 @@ class UnmodifiedDictShortcut(unittest.TestCase):
         jf = pj.jit(jit_obj.run, dynamic=0)  # (numbers stay guarded constants: each change recompiles)
         x = pj.Tensor([1.0, 2.0, 3.0])
         for step in range(calls):
-            for _ in range(2):  # the second call passes the guards and records the dicts' versions
+            # The second call passes the guards and records the dicts' versions; the third finds them
+            # unchanged and arms the fast pass, which the fourth runs (and each mutation must defeat).
+            for _ in range(4):
                 self.assertEqual(exact(jf(x)), exact(eager(plain_obj.run, x)))
             mutate(plain_obj, step)
             mutate(jit_obj, step)
-        return pj.jit_stats(jf)
+        st = pj.jit_stats(jf)
+        if FAST_PASS:
+            self.assertGreater(sum(e["guard_fast_passes"] for e in st["entries"]), 0, st["entries"])
+        return st
 
     def test_instance_attribute_rebound(self):
         class M:
@@ -781,10 +789,12 @@ class UnmodifiedDictShortcut(unittest.TestCase):
         plain, jitted = make(), make()
         jf = pj.jit(jitted)
         for k in range(3):
-            for _ in range(2):
+            for _ in range(4):  # (as run_both: the fast pass runs before each mutation)
                 self.assertEqual(exact(jf(x)), exact(eager(plain, x)))
             mutate(plain, k)
             mutate(jitted, k)
+        if FAST_PASS:
+            self.assertGreater(sum(e["guard_fast_passes"] for e in pj.jit_stats(jf)["entries"]), 0)
 
     def test_cell_layer_replaced(self):
         from pijit import nn
@@ -848,6 +858,20 @@ class UnmodifiedDictShortcut(unittest.TestCase):
             pj.set_seed(3)
             return nn.SequentialCell([nn.Dense(3, 3), nn.ReLU(), nn.Dense(3, 3)])
         self.run_cells(make, lambda net, k: net._cells.move_to_end("0", last=k % 2 == 0))
+
+    def test_parameter_reshaped_in_place(self):
+        # set_data gives the same Parameter object another shape: no dict changes, yet the graph's
+        # input did (the fast pass reads a tensor's shape again once any tensor object was rebound)
+        from pijit import nn
+        def make():
+            pj.set_seed(3)
+            return nn.SequentialCell([nn.Dense(3, 2), nn.ReLU()])
+        def mutate(net, k):
+            pj.set_seed(20 + k)
+            out = 2 if k == 1 else 3 + k  # (k == 1: the shape it had, new values)
+            net[0].weight.set_data(pj.randn(out, 3), slice_shape=True)
+            net[0].bias.set_data(pj.randn(out), slice_shape=True)
+        self.run_cells(make, mutate)
 
     def test_tensor_attribute_reshaped(self):
         class M:
