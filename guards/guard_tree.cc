@@ -159,12 +159,39 @@ std::string identity(PyObject* o) {
 // References the check holds until it returns: objects a path made.
 using Owned = absl::InlinedVector<PyObject*, 16>;
 
-__attribute__((always_inline)) inline PyObject* resolve(const GuardNode& n, PyObject* parent, py::Frame* f, Owned& owned) {
+// Where root paths start: a frame's fast locals, cells, globals and builtins...
+struct FrameRoots {
+  py::Frame* f;
+  PyObject* local(int i) const { return py::frame_local(f, i); }
+  PyObject* deref(int i) const { return py::frame_deref(f, i); }
+  PyObject* globals() const { return py::frame_globals(f); }
+  PyObject* builtins() const { return py::frame_builtins(f); }
+};
+// ... or a call's arguments, before any frame exists (CallView).
+struct CallRoots {
+  const CallView& v;
+  PyObject* local(int i) const { return i < v.nlocals ? v.locals[i] : nullptr; }
+  PyObject* deref(int i) const {
+    const int k = i - v.ncells;  // (a cell variable has no cell before the frame makes it)
+    PyObject* closure = PyFunction_GET_CLOSURE(v.function);
+    return k >= 0 && closure && k < PyTuple_GET_SIZE(closure) ? PyCell_GET(PyTuple_GET_ITEM(closure, k)) : nullptr;
+  }
+  PyObject* globals() const { return PyFunction_GET_GLOBALS(v.function); }
+  PyObject* builtins() const {  // (none to be found: an empty dict, so that the path resolves to nothing)
+    static PyObject* const none = PyDict_New();
+    PyObject* b = py::function_builtins(v.function);
+    return b ? b : none;
+  }
+};
+
+template <class Roots>
+__attribute__((always_inline)) inline PyObject* resolve(const GuardNode& n, PyObject* parent, const Roots& roots,
+                                                        Owned& owned) {
   switch (n.access) {
-    case Access::Local: return py::frame_local(f, n.index);
-    case Access::Deref: return py::frame_deref(f, n.index);
-    case Access::Global: return PyDict_GetItem(py::frame_globals(f), n.key);
-    case Access::Builtin: return PyDict_GetItem(py::frame_builtins(f), n.key);
+    case Access::Local: return roots.local(n.index);
+    case Access::Deref: return roots.deref(n.index);
+    case Access::Global: return PyDict_GetItem(roots.globals(), n.key);
+    case Access::Builtin: return PyDict_GetItem(roots.builtins(), n.key);
     case Access::Context: return nullptr;
     case Access::Const: return held(n.key);
     default: break;
@@ -747,7 +774,18 @@ void GuardTree::record_fast(PyObject* const* objs) const {
   }
 }
 
-GuardTree::Fast GuardTree::check_fast(py::Frame* f, PyObject** out) const {
+GuardTree::Fast GuardTree::check_fast(py::Frame* f, PyObject** out) const { return run_fast(FrameRoots{f}, out); }
+
+GuardTree::Fast GuardTree::check_call(const CallView& v, PyObject** out) const {
+  if (!prepared_ || !fast_ok_ || fast_rebinds_ != py::g_tensor_rebinds || !g_fast_pass) return Fast::Changed;
+  if (out) std::fill(out, out + num_slots_, nullptr);
+  const Fast r = run_fast(CallRoots{v}, out);
+  fast_passes_ += r == Fast::Pass;
+  return r;
+}
+
+template <class Roots>
+GuardTree::Fast GuardTree::run_fast(const Roots& roots, PyObject** out) const {
   constexpr size_t kSmall = 128;
   PyObject* small[kSmall];
   std::vector<PyObject*> big;
@@ -763,7 +801,7 @@ GuardTree::Fast GuardTree::check_fast(py::Frame* f, PyObject** out) const {
     switch (op.kind) {
       case FastOp::Resolve: {
         const GuardNode& n = nodes_[op.node];
-        objs[op.node] = resolve(n, n.parent >= 0 ? objs[n.parent] : nullptr, f, owned);
+        objs[op.node] = resolve(n, n.parent >= 0 ? objs[n.parent] : nullptr, roots, owned);
         continue;
       }
       case FastOp::Last: objs[op.node] = reinterpret_cast<PyObject*>(op.a); continue;
@@ -862,7 +900,7 @@ bool GuardTree::check(py::Frame* f, GuardFailure* why, PyObject** out) const {
     }
     // (the dict's entry is the object it held when the tag was recorded)
     read[i] = !(same && n.last_known);
-    objs[i] = read[i] ? resolve(n, n.parent >= 0 ? objs[n.parent] : nullptr, f, owned) : n.last;
+    objs[i] = read[i] ? resolve(n, n.parent >= 0 ? objs[n.parent] : nullptr, FrameRoots{f}, owned) : n.last;
     if (out && n.slot >= 0 && objs[i]) {  // held from now: a later path's Python code cannot free it
       Py_INCREF(objs[i]);
       out[n.slot] = objs[i];
@@ -932,7 +970,7 @@ bool GuardTree::check_all(py::Frame* f, std::vector<GuardFailure>* failures, boo
       k += n.checks.size();
       continue;
     }
-    objs[i] = resolve(n, n.parent >= 0 ? objs[n.parent] : nullptr, f, owned);
+    objs[i] = resolve(n, n.parent >= 0 ? objs[n.parent] : nullptr, FrameRoots{f}, owned);
     for (const Check& c : n.checks) {
       GuardFailure why;
       const auto t0 = profile ? std::chrono::steady_clock::now() : std::chrono::steady_clock::time_point();

@@ -122,6 +122,15 @@ struct GuardFailure {
 bool compare_sizes(int64_t a, int op, int64_t b);  // a <op> b, op Py_LT .. Py_GE
 std::string fact_text(int symbol, const SizeFact& f);  // "s0 > 4"
 
+// A call's arguments, read where the guards read a frame (the frameless direct call: a cache hit
+// of a function whose frame would hold only its positional arguments, runtime/eval_frame.cc).
+struct CallView {
+  PyObject* const* locals;  // the first nlocals fast locals (the arguments); the rest are unbound
+  int nlocals;
+  PyObject* function;  // its globals, builtins and closure (free variables' cells)
+  int ncells;          // its code's cell variables (none has a cell before the frame makes it)
+};
+
 class GuardTree {
  public:
   GuardTree() = default;
@@ -141,6 +150,10 @@ class GuardTree {
   int size() const { return static_cast<int>(nodes_.size()); }
   int num_checks() const;
 
+  // The fast pass (below) on a call's arguments. Pass: out as check() fills it. Fail: check() on
+  // the frame would fail. Changed: the fast pass cannot answer (not armed, or a tag moved).
+  enum class Fast { Pass, Fail, Changed };
+  Fast check_call(const CallView& v, PyObject** out) const;
   // True when every check passes on this frame. On failure fills *why (when non-null). When it
   // passes and `out` is given, out[k] is a new reference to the object at the k-th node named to
   // keep_resolved() (the direct call's graph inputs, read where the guards just resolved them);
@@ -170,8 +183,9 @@ class GuardTree {
   // it left it, the next call first assumes nothing changed and verifies only that: each dict's tag,
   // the checks identity does not imply, the paths that are not read from a versioned dict. A tag
   // that moved sends the call to the full walk; a failing check fails the call.
-  enum class Fast { Pass, Fail, Changed };
   Fast check_fast(py::Frame* f, PyObject** out) const;
+  template <class Roots>
+  Fast run_fast(const Roots& roots, PyObject** out) const;
   // One step, with what it compares against copied in (a stream read front to back, not the nodes).
   struct FastOp {
     enum Kind : uint8_t { Resolve, Last, Tag, Run, TypeIs, TypeVersion, ClassVersion, Meta, Mode, Slot } kind;

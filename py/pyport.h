@@ -462,6 +462,19 @@ inline PyObject* existing_dict_inline(PyObject* o) {
   return existing_dict(o);
 }
 
+// The builtins dict a frame of function `func` starts with (borrowed; nullptr: none to be found).
+// 3.10 gave functions their own; before, a frame read its globals' __builtins__ (a module: its dict).
+inline PyObject* function_builtins(PyObject* func) {
+#if PY_VERSION_HEX >= 0x030A0000
+  return reinterpret_cast<PyFunctionObject*>(func)->func_builtins;
+#else
+  static PyObject* const name = PyUnicode_InternFromString("__builtins__");
+  PyObject* b = PyDict_GetItem(PyFunction_GET_GLOBALS(func), name);
+  if (b && PyModule_Check(b)) b = PyModule_GetDict(b);
+  return b && PyDict_Check(b) ? b : nullptr;
+#endif
+}
+
 // A tracer (sys.settrace: debuggers, coverage) or profiler (sys.setprofile, cProfile) is active
 // on this thread: it must see the original code objects, lines and calls.
 inline bool tracing_or_profiling(PyThreadState* ts) { return ts->c_tracefunc || ts->c_profilefunc; }

@@ -61,6 +61,7 @@ struct CodeState {
   int64_t misses_in_a_row = 0;  // calls since the last cache hit that found no entry
   int64_t frames_rewritten = 0, frames_default = 0;
   int64_t frames_direct = 0;   // of frames_rewritten: a direct call ran the graph (no rewritten code)
+  int64_t frames_frameless = 0;  // of frames_direct: with no frame made (runtime/eval_frame.cc run_frameless)
   int64_t graph_failures = 0;  // calls whose graph raised and that then ran eagerly
   // Calls a stance decided (runtime/eval_frame.h Stance; Default's slot unused): force_eager and
   // eager_then_compile's first call ran eagerly, eager_on_recompile ran a miss eagerly,

@@ -42,6 +42,14 @@ bool copy_plan(const ReturnPlan& p, std::vector<int>* nodes, ReturnPlan* out) {
   }
 }
 
+// Whether building the value stores a class on a graph output (library code's __class__ setter).
+bool sets_class(const ReturnPlan& p) {
+  if (p.kind == ReturnPlan::Output) return p.obj != nullptr;
+  for (const ReturnPlan& item : p.items)
+    if (sets_class(item)) return true;
+  return false;
+}
+
 }  // namespace
 
 std::shared_ptr<DirectCall> make_direct_call(const codegen::FramePlan& plan, const graph::Graph& g, PyObject* runner,
@@ -58,6 +66,7 @@ std::shared_ptr<DirectCall> make_direct_call(const codegen::FramePlan& plan, con
     Py_INCREF(runner);
     d->runner = py::Ref(runner);
   }
+  d->frameless = !sets_class(d->ret);
   guards.keep_resolved(d->nodes);
   return d;
 }

@@ -22,6 +22,10 @@ struct DirectCall {
   std::vector<int> nodes;  // guard nodes the check hands out: the graph's inputs, then ret's Sources
   size_t num_inputs = 0;
   codegen::ReturnPlan ret;  // a Source's index is its position in `nodes`
+  // Building the return value runs nothing that can fail but an allocation (no output's class to
+  // set): a failed graph is all that can fail, and the call may then run eagerly, so the call may
+  // run without a frame (runtime/eval_frame.cc's frameless direct call).
+  bool frameless = false;
 };
 
 // The direct call for a captured frame's plan, or nullptr where its code does more (side effects,

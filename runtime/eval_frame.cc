@@ -27,6 +27,10 @@
 #include "py/py_common.h"
 
 namespace pj::runtime {
+
+bool hook_enter();  // (below, with call_jitted)
+void hook_exit();
+
 namespace {
 
 Py_ssize_t g_extra_index = -1;
@@ -47,6 +51,7 @@ struct ThreadJit {
   PyCodeObject* expect = nullptr;  // the code the innermost jitted call is about to enter
   const JitOptions* options = nullptr;
   bool busy = false;               // capturing: every frame entered meanwhile runs eagerly
+  PyCodeObject* eager = nullptr;   // the next frame of this code runs eagerly (a frameless call's graph raised)
 };
 thread_local ThreadJit t_jit;
 
@@ -273,19 +278,18 @@ PyObject* run_entry(PyThreadState* ts, py::Frame* f, CodeState* st, CacheEntry& 
   return run_refused(ts, f, st, e.reason);
 }
 
-// An entry's direct call (runtime/direct_call.h), `objs` the objects its guard check handed out
-// (references it drops). f still has its locals: when the graph fails before anything observable
-// ran, f runs eagerly, exactly the eager call.
-PyObject* run_direct(PyThreadState* ts, py::Frame* f, CodeState* st, CacheEntry& e, PyObject** objs) {
+void count_direct_hit(CodeState* st, CacheEntry& e) {
   ++e.hits;
   ++st->frames_rewritten;
   ++st->frames_direct;
   ++g_stats.frames_rewritten;
   ++g_stats.frames_captured;
   ++g_stats.frames_direct;
-  // (held: the return value's __class__ store may run library code, which may reset the cache)
-  const std::shared_ptr<DirectCall> hold = e.direct;
-  const DirectCall& d = *hold;
+}
+
+// d's graph on `objs` (references it drops) and the return value built from its outputs; nullptr
+// on failure, with *rerun set when the graph failed before anything observable ran.
+PyObject* run_direct_graph(const DirectCall& d, PyObject** objs, bool* rerun) {
   t_graph_failure = GraphFailure::None;
   static PyObject* const no_outputs = PyTuple_New(0);
   PyObject* outputs = d.runner ? run_graph(d.runner.get(), objs, static_cast<Py_ssize_t>(d.num_inputs))
@@ -293,8 +297,20 @@ PyObject* run_direct(PyThreadState* ts, py::Frame* f, CodeState* st, CacheEntry&
   PyObject* r = outputs ? direct_return(d.ret, outputs, objs) : nullptr;
   Py_XDECREF(outputs);
   for (size_t k = 0; k < d.nodes.size(); ++k) Py_DECREF(objs[k]);
-  const bool rerun = !r && t_graph_failure == GraphFailure::Rerunnable;
+  *rerun = !r && t_graph_failure == GraphFailure::Rerunnable;
   t_graph_failure = GraphFailure::None;
+  return r;
+}
+
+// An entry's direct call (runtime/direct_call.h), `objs` the objects its guard check handed out
+// (references it drops). f still has its locals: when the graph fails before anything observable
+// ran, f runs eagerly, exactly the eager call.
+PyObject* run_direct(PyThreadState* ts, py::Frame* f, CodeState* st, CacheEntry& e, PyObject** objs) {
+  count_direct_hit(st, e);
+  // (held: the return value's __class__ store may run library code, which may reset the cache)
+  const std::shared_ptr<DirectCall> hold = e.direct;
+  bool rerun = false;
+  PyObject* r = run_direct_graph(*hold, objs, &rerun);
   if (rerun) {
     PyErr_Clear();
     ++st->graph_failures;
@@ -960,6 +976,79 @@ bool filtered_out(py::Frame* f, PyCodeObject* co) {
   return st->filtered == 1;
 }
 
+// The frameless direct call. A cache hit of function `func` whose newest entry is a direct call
+// (runtime/direct_call.h), and whose frame would hold nothing but its positional arguments, runs
+// its graph straight from the call's arguments: the guards' fast pass reads them where it would
+// read the frame (guards::CallView), and no frame is made and no hook entered. Everything else
+// goes the usual way, which decides as it always did: the first calls, a guard the fast pass
+// cannot answer, tracers and profilers (they must see the call), capture in progress, stances,
+// PIJIT_SKIP/ONLY, the debugging switches. A graph that raises (nothing observable ran) makes the
+// call run eagerly in a frame made then, as run_direct does. Returns false when the call must go
+// the usual way.
+bool run_frameless(PyCodeObject* co, const JitOptions& opt, PyObject* func, PyObject* const* args, Py_ssize_t nargs,
+                   PyObject** result) {
+  constexpr int kNotPlain = CO_VARARGS | CO_VARKEYWORDS | CO_GENERATOR | CO_COROUTINE | CO_ASYNC_GENERATOR |
+                            CO_ITERABLE_COROUTINE;
+  if (nargs != co->co_argcount || co->co_kwonlyargcount || (co->co_flags & kNotPlain) || !(co->co_flags & CO_OPTIMIZED))
+    return false;
+  ThreadJit& jit = t_jit;
+  if (g_released || jit.busy || trace::on() || trace_context() || code_filter().any ||
+      stance() != Stance::Default || g_config.guard_perf || debug_switches().no_direct ||
+      py::tracing_or_profiling(PyThreadState_GET()))
+    return false;
+  CodeState* st = code_state(co, false);
+  if (!st || st->mode != CodeState::Compiled || st->entries.empty() || py::code_ncells(co)) return false;
+  CacheEntry& e = st->entries.front();
+  if (!e.direct || !e.direct->frameless || !tape_safe(e) || (opt.fullgraph && !e.break_text.empty())) return false;
+  if (stack_now().room < py::kStackFloor) return false;  // (the usual way raises)
+  // (held: a path's Python code, a library class's __getattr__, may reset the cache)
+  const std::shared_ptr<DirectCall> hold = e.direct;
+  const std::shared_ptr<guards::GuardTree> guards = e.guards;
+  constexpr size_t kSmall = 32;
+  PyObject* small[kSmall];
+  std::vector<PyObject*> big;
+  PyObject** objs = small;
+  if (hold->nodes.size() > kSmall) {
+    big.resize(hold->nodes.size());
+    objs = big.data();
+  }
+  const guards::CallView view{args, static_cast<int>(nargs), func, 0};
+  const int64_t t0 = __builtin_expect(g_config.guard_timing, 0) ? trace::now_ns() : 0;
+  jit.busy = true;  // (quiet, as quiet_check: no frame a path enters captures or counts)
+  const guards::GuardTree::Fast pass = guards->check_call(view, objs);
+  jit.busy = false;
+  if (__builtin_expect(g_config.guard_timing, 0) && !st->entries.empty() && st->entries.front().guards == guards) {
+    st->entries.front().guard_ns += trace::now_ns() - t0;
+    ++st->entries.front().guard_runs;
+  }
+  if (pass != guards::GuardTree::Fast::Pass) return false;
+  bool rerun = false;
+  PyObject* r = run_direct_graph(*hold, objs, &rerun);
+  if (!r && rerun) {  // as run_direct: the call runs eagerly, its frame made now
+    PyErr_Clear();
+    ++st->graph_failures;
+    log("breaks", "graph of " + where(co) + " raised; the call runs eagerly");
+    if (!hook_enter()) {
+      *result = py::vectorcall(func, args, static_cast<size_t>(nargs), nullptr);
+      return true;
+    }
+    PyCodeObject* const outer = jit.eager;
+    jit.eager = co;
+    *result = py::vectorcall(func, args, static_cast<size_t>(nargs), nullptr);
+    jit.eager = outer;
+    hook_exit();
+    return true;
+  }
+  if (r && !st->entries.empty() && st->entries.front().direct == hold) {
+    ++st->cache_hits;
+    st->misses_in_a_row = 0;
+    count_direct_hit(st, st->entries.front());
+    ++st->frames_frameless;
+  }
+  *result = r;
+  return true;
+}
+
 PyObject* pijit_eval_frame(PyThreadState* ts, py::Frame* f, int throw_flag) {
   const StackNow stack = stack_now();
   if (stack.room < py::kStackFloor) return py::raise_stack_exhausted();
@@ -973,6 +1062,10 @@ PyObject* pijit_eval_frame(PyThreadState* ts, py::Frame* f, int throw_flag) {
     }
   }
   const JitOptions* opt = nullptr;
+  if (__builtin_expect(co == t_jit.eager, 0)) {  // (run_frameless: its graph raised)
+    t_jit.eager = nullptr;
+    return run_default(ts, f, code_state(co, false), kGraphRaised);
+  }
   if (co == t_jit.expect) {
     opt = t_jit.options;
     t_jit.expect = nullptr;  // the same code entered again (recursion) runs as it is
@@ -1044,6 +1137,7 @@ static void reset_code_state(CodeState* st, std::set<CodeState*>* done) {
   st->skip_record = BreakRecord();
   st->compiles = st->cache_hits = st->cache_misses = st->recompiles = st->evictions = st->breaks = 0;
   st->misses_in_a_row = st->frames_rewritten = st->frames_default = st->graph_failures = st->frames_direct = 0;
+  st->frames_frameless = 0;
   st->capture_ns = st->compile_ns = 0;
   std::fill(std::begin(st->stance_calls), std::end(st->stance_calls), 0);
   st->stance_warm = false;
@@ -1164,6 +1258,10 @@ struct JitCallScope {
 }  // namespace
 
 PyObject* call_jitted(PyCodeObject* code, const JitOptions& opt, PyObject* target, PyObject* args, PyObject* kwargs) {
+  PyObject* r = nullptr;
+  if (py::capture_supported() && (!kwargs || PyDict_GET_SIZE(kwargs) == 0) && PyFunction_Check(target) &&
+      run_frameless(code, opt, target, &PyTuple_GET_ITEM(args, 0), PyTuple_GET_SIZE(args), &r))
+    return r;
   if (!hook_enter()) return PyObject_Call(target, args, kwargs);
   JitCallScope scope(code, opt);
   py::RecursionCredit credit;  // (tp_call counted a level the plain call does not)
@@ -1172,6 +1270,10 @@ PyObject* call_jitted(PyCodeObject* code, const JitOptions& opt, PyObject* targe
 
 PyObject* call_jitted(PyCodeObject* code, const JitOptions& opt, PyObject* target, PyObject* const* args,
                       size_t nargsf, PyObject* kwnames) {
+  PyObject* r = nullptr;
+  if (py::capture_supported() && !kwnames && PyFunction_Check(target) &&
+      run_frameless(code, opt, target, args, py::vector_nargs(nargsf), &r))
+    return r;
   if (!hook_enter()) return py::vectorcall(target, args, nargsf, kwnames);
   JitCallScope scope(code, opt);  // (vectorcall counts no level of its own)
   return py::vectorcall(target, args, nargsf, kwnames);

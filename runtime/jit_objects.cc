@@ -875,6 +875,7 @@ PyObject* py_jit_stats(PyObject*, PyObject* obj) {
   set_item(d.get(), "loop_bodies", PyLong_FromSize_t(st ? st->loop_codes.size() : 0));  // loops run per iteration
   set_item(d.get(), "frames_rewritten", PyLong_FromLongLong(st ? st->frames_rewritten : 0));
   set_item(d.get(), "frames_direct", PyLong_FromLongLong(st ? st->frames_direct : 0));  // of frames_rewritten
+  set_item(d.get(), "frames_frameless", PyLong_FromLongLong(st ? st->frames_frameless : 0));  // of frames_direct
   set_item(d.get(), "frames_default", PyLong_FromLongLong(st ? st->frames_default : 0));
   set_item(d.get(), "graph_failures", PyLong_FromLongLong(st ? st->graph_failures : 0));
   Ref stances(PyDict_New());  // calls each stance decided (pijit.set_stance)

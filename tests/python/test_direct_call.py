@@ -268,6 +268,97 @@ class Failures(unittest.TestCase):
         self.assertIn("index 5 is out of bounds", caught)
 
 
+CLOSED_OVER = [3.0]
+
+
+@unittest.skipUnless(SUPPORTED, CAPTURE_OFF_WHY)
+class Frameless(unittest.TestCase):
+    """Once an entry's guards settle (two passing calls), a direct call of a function whose frame
+    would hold only its positional arguments runs without a frame (runtime/eval_frame.cc
+    run_frameless); whatever must see the frame, or may change what the guards saw, still gets it."""
+
+    def warm(self, fn, *args, calls=5):
+        jf = pj.jit(fn)
+        want = plain(fn, *args)
+        for _ in range(calls):
+            self.assertTrue(same(want, jf(*args)))
+        return jf
+
+    def counts(self, jf):
+        st = pj.jit_stats(jf)
+        return st["frames_direct"], st["frames_frameless"]
+
+    def test_settled_hits_run_without_a_frame(self):
+        def f(x, y):
+            return x * y + 1.0
+        x, y = pj.Tensor([1.0, 2.0]), pj.Tensor([3.0, 4.0])
+        jf = self.warm(f, x, y)
+        # the first call captures; the second walks the guards and arms their fast pass
+        self.assertEqual(self.counts(jf), (4, 3))
+        self.assertEqual(pj.jit_stats(jf)["cache_hits"], 4)
+
+    def test_calls_the_frame_would_hold_more_than_arguments_for_take_the_frame(self):
+        def f(x, scale=2.0, *, bias=1.0):
+            return x * scale + bias
+        x = pj.Tensor([1.0, 2.0])
+        jf = pj.jit(f)
+        for _ in range(4):
+            self.assertTrue(same(jf(x), plain(f, x)))
+            self.assertTrue(same(jf(x, 3.0, bias=0.5), plain(lambda *a: f(*a, bias=0.5), x, 3.0)))
+        self.assertEqual(pj.jit_stats(jf)["frames_frameless"], 0)
+
+    def test_a_profiler_and_a_tracer_see_every_call(self):
+        def f(x):
+            return x + 1.0
+        x = pj.Tensor([1.0])
+        jf = self.warm(f, x)
+        for hook in (sys.setprofile, sys.settrace):
+            seen = []
+
+            def watch(frame, event, arg):
+                if event == "call" and frame.f_code is f.__code__:
+                    seen.append(event)
+                return None
+            hook(watch)
+            try:
+                out = jf(x)
+            finally:
+                hook(None)
+            self.assertEqual(out.tolist(), [2.0])
+            self.assertEqual(seen, ["call"], hook.__name__)
+
+    def test_globals_and_closed_over_values_rebound_between_calls(self):
+        global SCALE
+        box = [2.0]
+        k = CLOSED_OVER
+
+        def f(x):
+            return x * SCALE + k[0] + box[0]
+        x = pj.Tensor([1.0, 2.0])
+        jf = self.warm(f, x)
+        try:
+            for v in (5.0, 7.0):
+                SCALE = v
+                CLOSED_OVER[0] = v + 1.0
+                box[0] = v - 1.0
+                for _ in range(3):
+                    self.assertTrue(same(jf(x), plain(f, x)))
+        finally:
+            SCALE = 2.0
+            CLOSED_OVER[0] = 3.0
+        self.assertGreater(pj.jit_stats(jf)["frames_frameless"], 3)
+
+    def test_a_cell_whose_layer_is_swapped_takes_the_new_layer(self):
+        pj.set_seed(5)
+        net = nn.SequentialCell([nn.Dense(3, 2), nn.ReLU()])
+        x = pj.Tensor([[1.0, -2.0, 3.0]])
+        jn = self.warm(net, x)
+        self.assertGreater(pj.jit_stats(jn)["frames_frameless"], 0)
+        net[1] = nn.Sigmoid()
+        for _ in range(3):
+            self.assertTrue(same(jn(x), plain(net, x)))
+
+
 @unittest.skipUnless(SUPPORTED, CAPTURE_OFF_WHY)
 class SameAsTheRewrittenCode(unittest.TestCase):
     """One program, run by the direct call and by the rewritten bytecode: same output, same counts."""
