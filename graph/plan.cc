@@ -295,6 +295,7 @@ Tensors ExecPlan::run_steps(const Tensors& inputs) const {
   std::unique_ptr<Arena> arena;
   SharedArena& shared = shared_arena();
   const bool in_shared = arena_bytes_ > 0 && !shared.busy.exchange(true, std::memory_order_acquire);
+  bool in_spare = false;
   if (in_shared) {
     try {
       if (!shared.storage || shared.storage->nbytes() < arena_bytes_) {
@@ -312,6 +313,9 @@ Tensors ExecPlan::run_steps(const Tensors& inputs) const {
       throw;
     }
     arena = std::move(shared_arena_);
+  } else if (!spare_busy_.exchange(true, std::memory_order_acquire)) {
+    in_spare = true;
+    arena = std::move(spare_);
   } else {
     std::lock_guard<std::mutex> lock(mu_);
     if (!pool_.empty()) {
@@ -319,12 +323,20 @@ Tensors ExecPlan::run_steps(const Tensors& inputs) const {
       pool_.pop_back();
     }
   }
-  if (!arena) arena = make_arena();
+  if (!arena) {
+    try {
+      arena = make_arena();
+    } catch (...) {
+      if (in_shared) shared.busy.store(false, std::memory_order_release);
+      if (in_spare) spare_busy_.store(false, std::memory_order_release);
+      throw;
+    }
+  }
   // Back on every exit, holding nothing of this launch.
   struct Return {
     const ExecPlan* plan;
     std::unique_ptr<Arena>* a;
-    bool in_shared;
+    bool in_shared, in_spare;
     ~Return() {
       Arena& ar = **a;
       for (int v : plan->transient_) ar.env[v] = Tensor();
@@ -335,10 +347,15 @@ Tensors ExecPlan::run_steps(const Tensors& inputs) const {
         shared_arena().busy.store(false, std::memory_order_release);
         return;
       }
+      if (in_spare) {
+        plan->spare_ = std::move(*a);
+        plan->spare_busy_.store(false, std::memory_order_release);
+        return;
+      }
       std::lock_guard<std::mutex> lock(plan->mu_);
       plan->pool_.push_back(std::move(*a));
     }
-  } give_back{this, &arena, in_shared};
+  } give_back{this, &arena, in_shared, in_spare};
   std::vector<Tensor>& env = arena->env;
   for (size_t i = 0; i < inputs.size(); ++i) env[G.inputs()[i]] = inputs[i];
   const bool alias = num_alias_ && may_alias(inputs);

@@ -118,6 +118,10 @@ class ExecPlan {
   mutable std::mutex mu_;
   mutable std::vector<std::unique_ptr<Arena>> pool_;
   mutable std::unique_ptr<Arena> shared_arena_;  // over the shared block (plan.cc), used under its flag
+  // One arena kept for the next launch, taken under its flag without the lock (the common case: one
+  // launch at a time); a launch meanwhile (recursion, another thread) takes the pool's.
+  mutable std::unique_ptr<Arena> spare_;
+  mutable std::atomic<bool> spare_busy_{false};
 };
 
 }  // namespace pj::graph
