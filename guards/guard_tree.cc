@@ -184,9 +184,19 @@ struct CallRoots {
   }
 };
 
+// A name an exact module's own dict answers as getattr would: not a dunder (ModuleType's and
+// object's data descriptors, __dict__ and __class__, come first), and no module __getattr__ runs
+// for a name the dict holds.
+inline bool module_dict_answers(PyObject* key) {
+  return PyUnicode_Check(key) && !(PyUnicode_GET_LENGTH(key) >= 2 && PyUnicode_READ_CHAR(key, 0) == '_' &&
+                                   PyUnicode_READ_CHAR(key, 1) == '_');
+}
+
+// The object at node n; *generic is set when a lookup that may run Python code ran (a getattr, a
+// mapping's own __getitem__).
 template <class Roots>
 __attribute__((always_inline)) inline PyObject* resolve(const GuardNode& n, PyObject* parent, const Roots& roots,
-                                                        Owned& owned) {
+                                                        Owned& owned, bool* generic) {
   switch (n.access) {
     case Access::Local: return roots.local(n.index);
     case Access::Deref: return roots.deref(n.index);
@@ -218,10 +228,16 @@ __attribute__((always_inline)) inline PyObject* resolve(const GuardNode& n, PyOb
       // dicts, and subclasses that keep dict's lookup (OrderedDict: Cell._params, Cell._cells)
       if (PyDict_Check(parent) && Py_TYPE(parent)->tp_as_mapping->mp_subscript == PyDict_Type.tp_as_mapping->mp_subscript)
         return PyDict_GetItem(parent, key);
+      *generic = true;
       r = PyObject_GetItem(parent, key);
       break;
     }
-    case Access::Attr: r = PyObject_GetAttr(parent, n.key); break;
+    case Access::Attr:
+      if (PyModule_CheckExact(parent) && module_dict_answers(n.key))
+        if (PyObject* v = PyDict_GetItem(PyModule_GetDict(parent), n.key)) return v;
+      *generic = true;
+      r = PyObject_GetAttr(parent, n.key);
+      break;
     case Access::FuncAttr: {
       bool known = false;
       return PyFunction_Check(parent) ? function_field(parent, n.key, &known) : nullptr;
@@ -689,6 +705,34 @@ static inline uint64_t node_version(const GuardNode& n, PyObject* o) {
   return plain ? py::dict_version(o) : 0;
 }
 
+// What a call saw of a dict node's object, read as the node is resolved (a later path's Python
+// code may free it): its class, and whether it is an OrderedDict iterating its list (then its
+// list's state) or one iterating its own way.
+struct DictSeen {
+  PyTypeObject* type = nullptr;
+  size_t od_state = 0;
+  bool od_tracked = false, od_other = false;
+};
+static inline DictSeen see_dict(PyObject* o) {
+  DictSeen d;
+  d.type = Py_TYPE(o);
+  if (PyODict_Check(o)) {
+    d.od_tracked = d.type->tp_iter == PyODict_Type.tp_iter && py::odict_layout_known();
+    d.od_other = !d.od_tracked;
+    d.od_state = d.od_tracked ? py::odict_state(o) : 0;
+  }
+  return d;
+}
+
+// Whether running check c on o may run Python code: a length from a class's own __len__, keys
+// read through a mapping's own iteration.
+static inline bool check_may_run_python(const Check& c, PyObject* o) {
+  if (c.kind == CheckKind::Length) return PyType_HasFeature(Py_TYPE(o), Py_TPFLAGS_HEAPTYPE);
+  if (c.kind == CheckKind::DictKeys)
+    return !PyDict_CheckExact(o) && !(PyODict_Check(o) && Py_TYPE(o)->tp_iter == PyODict_Type.tp_iter);
+  return false;
+}
+
 // Whether a versioned node's tag `v` (0: none) fixes what its children read: a tag does; so does
 // no object at all (every child reads nothing), and an object without an instance dict where that
 // means no own attributes (its DictAttr children read nothing).
@@ -708,8 +752,7 @@ void GuardTree::record_fast(PyObject* const* objs) const {
   std::vector<char> decides(count, 0), same(count, 0), needed(count, 0), compared(count, 0);
   for (int i = 0; i < count; ++i) {
     const GuardNode& n = nodes_[i];
-    decides[i] = n.version_of && tag_decides(n.version_of, n.version, objs[i]) &&
-                 (!(n.version_of == 2 && objs[i] && PyODict_Check(objs[i])) || n.od_tracked);
+    decides[i] = n.version_of && tag_decides(n.version_of, n.version, objs[i]) && !n.od_other;
     same[i] = n.from_versioned && decides[n.parent];
     for (const Check& c : n.checks)
       if (c.kind == CheckKind::SameAs) compared[c.n] = 1;
@@ -745,6 +788,7 @@ void GuardTree::record_fast(PyObject* const* objs) const {
       tag.node = i;
       tag.version_of = n.version_of;
       tag.od_tracked = n.od_tracked;
+      tag.dict_type = n.version_of == 2 ? n.dict_type : nullptr;
       tag.a = n.version;
       tag.b = n.od_state;
       fast_.push_back(tag);
@@ -795,14 +839,38 @@ GuardTree::Fast GuardTree::run_fast(const Roots& roots, PyObject** out) const {
     objs = big.data();
   }
   Owned owned;
+  // The Tag ops passed so far. A lookup or check that may have run Python code (a property, a
+  // mapping's own __getitem__, a class's __len__) may have changed what they verified, and freed
+  // the objects they vouch for: they are verified again before the pass reads on.
+  absl::InlinedVector<const FastOp*, 32> tags;
+  auto tag_holds = [&](const FastOp& op) {
+    PyObject* o = objs[op.node];
+    uint64_t v = 0;
+    if (o) {
+      PyObject* d = op.version_of == 1 ? py::existing_dict_inline(o) : o;
+      // (Item children read a dict through PyDict_GetItem only when its lookup is dict's own)
+      const bool plain = d && (op.version_of == 1 || (PyDict_Check(d) && Py_TYPE(d)->tp_as_mapping->mp_subscript ==
+                                                                             PyDict_Type.tp_as_mapping->mp_subscript));
+      v = plain ? py::dict_version(d) : 0;
+    }
+    return v == op.a && tag_decides(op.version_of, v, o) && (!op.dict_type || Py_TYPE(o) == op.dict_type) &&
+           (!op.od_tracked || py::odict_state(o) == op.b);
+  };
+  auto still_holds = [&]() {
+    for (const FastOp* t : tags)
+      if (!tag_holds(*t)) return false;
+    return py::g_tensor_rebinds == fast_rebinds_;
+  };
   Fast r = Fast::Pass;
   for (const FastOp& op : fast_) {
     PyObject* o = objs[op.node];  // (Resolve and Last write it first)
     switch (op.kind) {
       case FastOp::Resolve: {
         const GuardNode& n = nodes_[op.node];
-        objs[op.node] = resolve(n, n.parent >= 0 ? objs[n.parent] : nullptr, roots, owned);
-        continue;
+        bool generic = false;
+        objs[op.node] = resolve(n, n.parent >= 0 ? objs[n.parent] : nullptr, roots, owned, &generic);
+        if (!generic || still_holds()) continue;
+        break;
       }
       case FastOp::Last: objs[op.node] = reinterpret_cast<PyObject*>(op.a); continue;
       case FastOp::Slot:
@@ -812,18 +880,10 @@ GuardTree::Fast GuardTree::run_fast(const Roots& roots, PyObject** out) const {
           out[op.check] = o;
         }
         continue;
-      case FastOp::Tag: {
-        uint64_t v = 0;
-        if (o) {
-          PyObject* d = op.version_of == 1 ? py::existing_dict_inline(o) : o;
-          // (Item children read a dict through PyDict_GetItem only when its lookup is dict's own)
-          const bool plain = d && (op.version_of == 1 || (PyDict_Check(d) && Py_TYPE(d)->tp_as_mapping->mp_subscript ==
-                                                                                 PyDict_Type.tp_as_mapping->mp_subscript));
-          v = plain ? py::dict_version(d) : 0;
-        }
-        if (v == op.a && tag_decides(op.version_of, v, o) && (!op.od_tracked || py::odict_state(o) == op.b)) continue;
-        break;
-      }
+      case FastOp::Tag:
+        if (!tag_holds(op)) break;
+        tags.push_back(&op);
+        continue;
       case FastOp::TypeIs:
         if (Py_TYPE(o) == reinterpret_cast<PyTypeObject*>(op.a)) continue;
         r = Fast::Fail;
@@ -844,10 +904,15 @@ GuardTree::Fast GuardTree::run_fast(const Roots& roots, PyObject** out) const {
             py::type_version(reinterpret_cast<PyTypeObject*>(o)) == op.a)
           continue;
         [[fallthrough]];
-      case FastOp::Run:
-        if (run_check(nodes_[op.node].checks[op.check], o, nullptr, *this, op.node, objs)) continue;
+      case FastOp::Run: {
+        const Check& c = nodes_[op.node].checks[op.check];
+        const bool python = o && check_may_run_python(c, o);
+        const bool pass = run_check(c, o, nullptr, *this, op.node, objs);
+        if (python && !still_holds()) break;  // (what it vouched for moved: the full walk decides)
+        if (pass) continue;
         r = Fast::Fail;
         break;
+      }
     }
     if (r == Fast::Pass) r = Fast::Changed;
     break;
@@ -867,27 +932,34 @@ bool GuardTree::check(py::Frame* f, GuardFailure* why, PyObject** out) const {
     if (r == Fast::Fail && !why) return false;  // (the full walk fails too, at that check or before)
     if (r == Fast::Changed) fast_ok_ = false;
   }
+  const uint64_t rebinds = py::g_tensor_rebinds;
   // Nodes are created parents-first, so one forward pass resolves every path once.
   constexpr size_t kSmall = 128;
   PyObject* small[kSmall];
   uint64_t small_versions[kSmall];
   char small_read[kSmall];
+  DictSeen small_seen[kSmall];
   std::vector<PyObject*> big;
   std::vector<uint64_t> big_versions;
   std::vector<char> big_read;
+  std::vector<DictSeen> big_seen;
   PyObject** objs = small;
   uint64_t* versions = small_versions;  // per node: its dict's tag now, 0 when none or not read
   char* read = small_read;              // per node: resolved from its parent on this call
+  DictSeen* seen = small_seen;          // per dict node: what this call saw of it (with versions)
   if (nodes_.size() > kSmall) {
     big.resize(nodes_.size());
     big_versions.resize(nodes_.size());
     big_read.resize(nodes_.size());
+    big_seen.resize(nodes_.size());
     objs = big.data();
     versions = big_versions.data();
     read = big_read.data();
+    seen = big_seen.data();
   }
   Owned owned;
   bool ok = true;
+  bool python = false;  // (resolve's flag: unused by the walk, which reads every path anyway)
   for (int i = 0; i < size() && ok; ++i) {
     const GuardNode& n = nodes_[i];
     // The same object as on the last call that passed: read from a dict unmodified since then.
@@ -900,17 +972,18 @@ bool GuardTree::check(py::Frame* f, GuardFailure* why, PyObject** out) const {
     }
     // (the dict's entry is the object it held when the tag was recorded)
     read[i] = !(same && n.last_known);
-    objs[i] = read[i] ? resolve(n, n.parent >= 0 ? objs[n.parent] : nullptr, FrameRoots{f}, owned) : n.last;
+    objs[i] = read[i] ? resolve(n, n.parent >= 0 ? objs[n.parent] : nullptr, FrameRoots{f}, owned, &python) : n.last;
     if (out && n.slot >= 0 && objs[i]) {  // held from now: a later path's Python code cannot free it
       Py_INCREF(objs[i]);
       out[n.slot] = objs[i];
     }
     if (n.version_of && objs[i]) versions[i] = node_version(n, objs[i]);
+    seen[i] = n.version_of == 2 && objs[i] ? see_dict(objs[i]) : DictSeen();
     const bool unmodified = versions[i] && versions[i] == n.version;
-    // An OrderedDict's order changes without a new tag (move_to_end): the keys follow from the tag
-    // only with the list's state unchanged too.
-    const bool keys_known =
-        unmodified && (!PyODict_Check(objs[i]) || (n.od_tracked && py::odict_state(objs[i]) == n.od_state));
+    // An OrderedDict's order changes without a new tag (move_to_end), and a dict's class may be
+    // reassigned: the keys follow from the tag only with its class and the list's state unchanged.
+    const bool keys_known = unmodified && seen[i].type == n.dict_type && !seen[i].od_other &&
+                            seen[i].od_tracked == n.od_tracked && seen[i].od_state == n.od_state;
     for (const Check& c : n.checks) {
       if ((same && c.stable) || (keys_known && c.kind == CheckKind::DictKeys)) continue;
       if (!run_check(c, objs[i], why, *this, i, objs)) {
@@ -920,21 +993,23 @@ bool GuardTree::check(py::Frame* f, GuardFailure* why, PyObject** out) const {
     }
   }
   // Every versioned dict whose tag decides what its children read is as the last passing call
-  // left it: the fast pass is tried from the next call on.
-  bool unchanged = true;
+  // left it, and no tensor object was rebound meanwhile: the fast pass is tried from the next call
+  // on. (Python code a path ran may have changed a dict after its tag was read: the next pass then
+  // finds the tag moved.)
+  bool unchanged = py::g_tensor_rebinds == rebinds;
   if (ok)
     for (int i = 0; i < size(); ++i) {
       const GuardNode& n = nodes_[i];
       if (n.version_of) {
-        // (an OrderedDict whose class iterates its own way is never taken for its list's order)
-        const bool od = n.version_of == 2 && objs[i] && PyODict_Check(objs[i]);
-        const bool tracked = od && Py_TYPE(objs[i])->tp_iter == PyODict_Type.tp_iter && py::odict_layout_known();
-        const size_t od_state = tracked ? py::odict_state(objs[i]) : 0;
+        const DictSeen& d = seen[i];
         if (tag_decides(n.version_of, versions[i], objs[i]))
-          unchanged = unchanged && versions[i] == n.version && tracked == n.od_tracked && od_state == n.od_state;
+          unchanged = unchanged && versions[i] == n.version && d.type == n.dict_type && d.od_tracked == n.od_tracked &&
+                      d.od_state == n.od_state;
         n.version = versions[i];
-        n.od_tracked = tracked;
-        n.od_state = od_state;
+        n.dict_type = d.type;
+        n.od_tracked = d.od_tracked;
+        n.od_other = d.od_other;
+        n.od_state = d.od_state;
       }
       // Only a passing call records: a failed one may have read a path through another object
       // whose dict tag equals none recorded, and the recorded tags are this call's.
@@ -946,7 +1021,7 @@ bool GuardTree::check(py::Frame* f, GuardFailure* why, PyObject** out) const {
   if (ok) {
     if (unchanged) record_fast(objs);
     fast_ok_ = unchanged;
-    fast_rebinds_ = py::g_tensor_rebinds;
+    fast_rebinds_ = rebinds;
   }
   for (int k = 0; out && k < num_slots_; ++k) {
     if (!ok) Py_CLEAR(out[k]);
@@ -970,7 +1045,8 @@ bool GuardTree::check_all(py::Frame* f, std::vector<GuardFailure>* failures, boo
       k += n.checks.size();
       continue;
     }
-    objs[i] = resolve(n, n.parent >= 0 ? objs[n.parent] : nullptr, FrameRoots{f}, owned);
+    bool generic = false;
+    objs[i] = resolve(n, n.parent >= 0 ? objs[n.parent] : nullptr, FrameRoots{f}, owned, &generic);
     for (const Check& c : n.checks) {
       GuardFailure why;
       const auto t0 = profile ? std::chrono::steady_clock::now() : std::chrono::steady_clock::time_point();

@@ -98,9 +98,13 @@ struct GuardNode {
   mutable bool last_known = false;      // `last` holds what it resolved to (below)
   int16_t slot = -1;                    // check() hands its object out at out[slot] (keep_resolved)
   mutable uint64_t version = 0;  // the tag on the last call that passed; 0: unknown
-  // An OrderedDict's list state then (its order moves without a new tag), when od_tracked.
+  // What the last passing call saw of a dict node (version_of 2): its class, and an OrderedDict's
+  // list state (its order moves without a new tag), when od_tracked (an OrderedDict iterating its
+  // list; od_other: one iterating its own way, whose keys the tag never implies).
+  mutable PyTypeObject* dict_type = nullptr;
   mutable size_t od_state = 0;
   mutable bool od_tracked = false;
+  mutable bool od_other = false;
   // A node read from a versioned dict: what it resolved to on the last call that passed (borrowed:
   // while that dict keeps its tag it holds the object). Read again only when the tag moved.
   mutable PyObject* last = nullptr;
@@ -191,6 +195,7 @@ class GuardTree {
     enum Kind : uint8_t { Resolve, Last, Tag, Run, TypeIs, TypeVersion, ClassVersion, Meta, Mode, Slot } kind;
     uint8_t version_of = 0;  // Tag: the node's
     bool od_tracked = false; // Tag: the node's
+    PyTypeObject* dict_type = nullptr;  // Tag (version_of 2): the dict's class
     int node = 0;
     int check = -1;          // Run: the node's check
     uintptr_t a = 0;         // Last: the object; Tag: the tag; TypeIs: the class; (Type|Class)Version:

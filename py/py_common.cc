@@ -154,7 +154,7 @@ std::string name_key(PyObject* o) { return str_bytes(o, "surrogatepass"); }
 
 bool stack_room_for_levels(PyThreadState* ts, size_t extra) { return stack_room_for_levels(ts, extra, stack_now()); }
 
-bool stack_room_for_levels(PyThreadState* ts, size_t extra, const StackNow& now) {
+bool stack_room_for_levels(PyThreadState* ts, size_t extra, StackNow now) {
   const int levels = Py_GetRecursionLimit() - recursion_depth(ts);
   const size_t plain = levels > 0 ? static_cast<size_t>(levels) * kPlainLevelStack : 0;
   return now.room >= std::min(plain, now.size / 4 * 3) + extra;

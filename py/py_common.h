@@ -151,7 +151,7 @@ constexpr size_t kStackFloor = 256 << 10;
 constexpr size_t kRunStackExtra = kStackFloor + (128 << 10);
 constexpr size_t kCaptureStackExtra = 1 << 20;  // a capture: the simulator, passes, compiling kernels
 bool stack_room_for_levels(PyThreadState* ts, size_t extra);
-bool stack_room_for_levels(PyThreadState* ts, size_t extra, const StackNow& now);  // with stack_now() read
+bool stack_room_for_levels(PyThreadState* ts, size_t extra, StackNow now);  // with stack_now() read (by value: no address taken, so callers keep their tail calls)
 // RecursionError as CPython words it, with why; returns nullptr.
 PyObject* raise_stack_exhausted();
 

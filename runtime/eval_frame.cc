@@ -857,7 +857,7 @@ void set_stance(Stance s) { g_stance.store(static_cast<int>(s), std::memory_orde
 
 namespace {
 
-PyObject* run_captured(PyThreadState* ts, py::Frame* f, const JitOptions& opt) {
+__attribute__((noinline)) PyObject* run_captured(PyThreadState* ts, py::Frame* f, const JitOptions& opt) {
   CodeState* st = code_state(py::frame_code(f), true);
   if (!st) return nullptr;
   if (__builtin_expect(g_auto_verify > 0, 0) && &opt == &g_auto_opts && !t_verifying && !st->is_resume &&
@@ -985,22 +985,30 @@ bool filtered_out(py::Frame* f, PyCodeObject* co) {
 // PIJIT_SKIP/ONLY, the debugging switches. A graph that raises (nothing observable ran) makes the
 // call run eagerly in a frame made then, as run_direct does. Returns false when the call must go
 // the usual way.
-bool run_frameless(PyCodeObject* co, const JitOptions& opt, PyObject* func, PyObject* const* args, Py_ssize_t nargs,
-                   PyObject** result) {
+// (noinline: its buffers must not stay on the C stack under the nested call of every jitted
+// recursion level, runtime/stack_room.h)
+__attribute__((noinline)) bool run_frameless(PyCodeObject* co, const JitOptions& opt, PyObject* func,
+                                             PyObject* const* args, Py_ssize_t nargs, PyObject** result) {
   constexpr int kNotPlain = CO_VARARGS | CO_VARKEYWORDS | CO_GENERATOR | CO_COROUTINE | CO_ASYNC_GENERATOR |
                             CO_ITERABLE_COROUTINE;
   if (nargs != co->co_argcount || co->co_kwonlyargcount || (co->co_flags & kNotPlain) || !(co->co_flags & CO_OPTIMIZED))
     return false;
   ThreadJit& jit = t_jit;
   if (g_released || jit.busy || trace::on() || trace_context() || code_filter().any ||
-      stance() != Stance::Default || g_config.guard_perf || debug_switches().no_direct ||
-      py::tracing_or_profiling(PyThreadState_GET()))
+      stance() != Stance::Default || g_config.guard_perf || debug_switches().no_direct || debug_switches().no_cache)
     return false;
+  PyThreadState* ts = PyThreadState_GET();
+  if (py::tracing_or_profiling(ts)) return false;
   CodeState* st = code_state(co, false);
   if (!st || st->mode != CodeState::Compiled || st->entries.empty() || py::code_ncells(co)) return false;
   CacheEntry& e = st->entries.front();
-  if (!e.direct || !e.direct->frameless || !tape_safe(e) || (opt.fullgraph && !e.break_text.empty())) return false;
-  if (stack_now().room < py::kStackFloor) return false;  // (the usual way raises)
+  if (!e.direct || !e.direct->frameless || !tape_safe(e) || (opt.fullgraph && (!e.graph || !e.break_text.empty())))
+    return false;
+  // (the usual way raises, or runs the frame eagerly, where the stack is short)
+  const StackNow stack = stack_now();
+  if (stack.room < py::kStackFloor || !py::stack_room_for_levels(ts, py::kRunStackExtra, stack)) return false;
+  py::Ref code_held(reinterpret_cast<PyObject*>(co));  // (st is its: the graph's library code may drop the function)
+  Py_INCREF(co);
   // (held: a path's Python code, a library class's __getattr__, may reset the cache)
   const std::shared_ptr<DirectCall> hold = e.direct;
   const std::shared_ptr<guards::GuardTree> guards = e.guards;
@@ -1017,11 +1025,11 @@ bool run_frameless(PyCodeObject* co, const JitOptions& opt, PyObject* func, PyOb
   jit.busy = true;  // (quiet, as quiet_check: no frame a path enters captures or counts)
   const guards::GuardTree::Fast pass = guards->check_call(view, objs);
   jit.busy = false;
+  if (pass != guards::GuardTree::Fast::Pass) return false;  // (the usual way checks again, and times that)
   if (__builtin_expect(g_config.guard_timing, 0) && !st->entries.empty() && st->entries.front().guards == guards) {
     st->entries.front().guard_ns += trace::now_ns() - t0;
     ++st->entries.front().guard_runs;
   }
-  if (pass != guards::GuardTree::Fast::Pass) return false;
   bool rerun = false;
   PyObject* r = run_direct_graph(*hold, objs, &rerun);
   if (!r && rerun) {  // as run_direct: the call runs eagerly, its frame made now
@@ -1049,6 +1057,39 @@ bool run_frameless(PyCodeObject* co, const JitOptions& opt, PyObject* func, PyOb
   return true;
 }
 
+// A candidate frame the interpreter runs as it is (a generator, a tracer, an exception thrown in),
+// counted for stress mode and shown in the trace. (Out of pijit_eval_frame, whose own frame sits
+// under every level of a recursion: it keeps only what the common paths need.)
+PJ_COLD PyObject* run_candidate_eagerly(PyThreadState* ts, py::Frame* f, int throw_flag) {
+  PyCodeObject* co = py::frame_code(f);
+  const char* why = g_released                      ? "pijit released at exit"
+                    : !(co->co_flags & CO_OPTIMIZED) ? "module or class body"
+                    : py::frame_is_resumable(f)      ? "generator or coroutine frame"
+                    : throw_flag                     ? "exception thrown into a frame"
+                    : trace_context()                ? "an op recorder traces"
+                                                     : "traced or profiled";
+  // Stress statistics count every candidate frame once: a generator resumed is not a new frame.
+  if (g_stress && !(py::frame_is_resumable(f) && py::frame_started(f))) {
+    ++g_stats.frames_default;
+    ++g_stats.fallback_reasons[why];
+    ++g_stats.default_reasons[why];
+  }
+  if (!trace::on()) return py::eval_frame_default(ts, f, throw_flag);
+  trace::Span span("eager", where(co));  // PIJIT_TRACE: a candidate the interpreter runs
+  span.set_args("\"why\": " + trace::quote(why));
+  return py::eval_frame_default(ts, f, throw_flag);
+}
+
+PJ_COLD PyObject* run_low_stack(PyThreadState* ts, py::Frame* f) {
+  return run_default(ts, f, nullptr, kLowStack);
+}
+
+// The frame run_frameless made for a call whose graph raised: it runs eagerly.
+PJ_COLD PyObject* run_eager_after_frameless(PyThreadState* ts, py::Frame* f) {
+  t_jit.eager = nullptr;
+  return run_default(ts, f, code_state(py::frame_code(f), false), kGraphRaised);
+}
+
 PyObject* pijit_eval_frame(PyThreadState* ts, py::Frame* f, int throw_flag) {
   const StackNow stack = stack_now();
   if (stack.room < py::kStackFloor) return py::raise_stack_exhausted();
@@ -1062,10 +1103,7 @@ PyObject* pijit_eval_frame(PyThreadState* ts, py::Frame* f, int throw_flag) {
     }
   }
   const JitOptions* opt = nullptr;
-  if (__builtin_expect(co == t_jit.eager, 0)) {  // (run_frameless: its graph raised)
-    t_jit.eager = nullptr;
-    return run_default(ts, f, code_state(co, false), kGraphRaised);
-  }
+  if (__builtin_expect(co == t_jit.eager, 0)) return run_eager_after_frameless(ts, f);
   if (co == t_jit.expect) {
     opt = t_jit.options;
     t_jit.expect = nullptr;  // the same code entered again (recursion) runs as it is
@@ -1091,24 +1129,14 @@ PyObject* pijit_eval_frame(PyThreadState* ts, py::Frame* f, int throw_flag) {
       py::tracing_or_profiling(ts) || trace_context()) {
     if (t_jit.busy) py::note_frame_ran(f);  // (library code capture runs)
     if (!opt || t_jit.busy || (!g_stress && !trace::on())) return py::eval_frame_default(ts, f, throw_flag);
-    const char* why = g_released                      ? "pijit released at exit"
-                      : !(co->co_flags & CO_OPTIMIZED) ? "module or class body"
-                      : py::frame_is_resumable(f)      ? "generator or coroutine frame"
-                      : throw_flag                     ? "exception thrown into a frame"
-                      : trace_context()                ? "an op recorder traces"
-                                                       : "traced or profiled";
-    // Stress statistics count every candidate frame once: a generator resumed is not a new frame.
-    if (g_stress && !(py::frame_is_resumable(f) && py::frame_started(f))) {
-      ++g_stats.frames_default;
-      ++g_stats.fallback_reasons[why];
-      ++g_stats.default_reasons[why];
-    }
-    if (!trace::on()) return py::eval_frame_default(ts, f, throw_flag);
-    trace::Span span("eager", where(co));  // PIJIT_TRACE: a candidate the interpreter runs
-    span.set_args("\"why\": " + trace::quote(why));
+    return run_candidate_eagerly(ts, f, throw_flag);
+  }
+  if (!py::stack_room_for_levels(ts, py::kRunStackExtra, stack)) {
+    // (every level of a deep recursion from here: nothing of the hook's stays on the stack under it)
+    if (trace::on()) return run_low_stack(ts, f);
+    count_default(nullptr, kLowStack);
     return py::eval_frame_default(ts, f, throw_flag);
   }
-  if (!py::stack_room_for_levels(ts, py::kRunStackExtra, stack)) return run_default(ts, f, nullptr, kLowStack);
   return run_captured(ts, f, *opt);
 }
 

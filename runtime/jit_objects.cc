@@ -15,6 +15,7 @@
 #include "absl/container/flat_hash_map.h"
 #include "absl/container/inlined_vector.h"
 #include "capture/jit_api.h"
+#include "common/stack.h"
 #include "common/trace.h"
 #include "runtime/debug_tools.h"
 #include "py/py_common.h"
@@ -636,14 +637,11 @@ PyObject* jit_call(PyObject* self, PyObject* args, PyObject* kw) {
   return jit_call_unverified(self, args, kw);
 }
 
-// The call as a vectorcall makes it (3.8+; py::vectorcall): no argument tuple on the way to the
-// function, and a Cell's construct gets the cell through the caller's spare slot when it offers one.
-// Verify mode and input signatures take the tuple path.
-PyObject* jit_vectorcall(PyObject* self, PyObject* const* args, size_t nargsf, PyObject* kwnames) {
-  auto* j = reinterpret_cast<JitFunction*>(self);
-  const Py_ssize_t n = py::vector_nargs(nargsf);
+// jit_vectorcall's calls that go through the argument tuple (verify mode, input signatures).
+__attribute__((noinline, cold)) PyObject* jit_vectorcall_as_tuple(PyObject* self, PyObject* const* args, Py_ssize_t n,
+                                                                  PyObject* kwnames) {
   const Py_ssize_t nkw = kwnames ? PyTuple_GET_SIZE(kwnames) : 0;
-  if (__builtin_expect(j->verify > 0 || j->check_args != nullptr, 0)) {
+  {
     Ref tuple(PyTuple_New(n));
     Ref kw(nkw ? PyDict_New() : nullptr);
     if (!tuple || (nkw && !kw)) return nullptr;
@@ -655,21 +653,36 @@ PyObject* jit_vectorcall(PyObject* self, PyObject* const* args, size_t nargsf, P
       if (PyDict_SetItem(kw.get(), PyTuple_GET_ITEM(kwnames, i), args[n + i]) < 0) return nullptr;
     return jit_call(self, tuple.get(), kw.get());
   }
+}
+
+// A Cell's construct called with the cell first, where the caller offers no spare slot before args.
+__attribute__((noinline)) PyObject* call_construct_copied(JitFunction* j, PyObject* construct, PyObject* const* args,
+                                                          Py_ssize_t n, PyObject* kwnames) {
+  const Py_ssize_t nkw = kwnames ? PyTuple_GET_SIZE(kwnames) : 0;
+  absl::InlinedVector<PyObject*, 8> full(static_cast<size_t>(n + nkw + 1));
+  full[0] = j->target;
+  std::copy(args, args + n + nkw, full.begin() + 1);
+  return call_jitted(reinterpret_cast<PyCodeObject*>(PyFunction_GET_CODE(construct)), *j->options, construct,
+                     full.data(), static_cast<size_t>(n + 1), kwnames);
+}
+
+// The call as a vectorcall makes it (3.8+; py::vectorcall): no argument tuple on the way to the
+// function, and a Cell's construct gets the cell through the caller's spare slot when it offers one.
+// Verify mode and input signatures take the tuple path.
+PyObject* jit_vectorcall(PyObject* self, PyObject* const* args, size_t nargsf, PyObject* kwnames) {
+  auto* j = reinterpret_cast<JitFunction*>(self);
+  const Py_ssize_t n = py::vector_nargs(nargsf);
+  if (__builtin_expect(j->verify > 0 || j->check_args != nullptr, 0)) return jit_vectorcall_as_tuple(self, args, n, kwnames);
   PyObject* target = j->target;
   if (PyObject* construct = direct_construct(target)) {
-    auto* code = reinterpret_cast<PyCodeObject*>(PyFunction_GET_CODE(construct));
-    if (nargsf & py::kVectorcallArgumentsOffset) {  // args[-1] is ours for the call
-      PyObject** full = const_cast<PyObject**>(args) - 1;
-      PyObject* was = full[0];
-      full[0] = target;
-      PyObject* r = call_jitted(code, *j->options, construct, full, static_cast<size_t>(n + 1), kwnames);
-      full[0] = was;
-      return r;
-    }
-    absl::InlinedVector<PyObject*, 8> full(static_cast<size_t>(n + nkw + 1));
+    if (!(nargsf & py::kVectorcallArgumentsOffset)) return call_construct_copied(j, construct, args, n, kwnames);
+    PyObject** full = const_cast<PyObject**>(args) - 1;  // args[-1] is ours for the call
+    PyObject* was = full[0];
     full[0] = target;
-    std::copy(args, args + n + nkw, full.begin() + 1);
-    return call_jitted(code, *j->options, construct, full.data(), static_cast<size_t>(n + 1), kwnames);
+    PyObject* r = call_jitted(reinterpret_cast<PyCodeObject*>(PyFunction_GET_CODE(construct)), *j->options, construct,
+                              full, static_cast<size_t>(n + 1), kwnames);
+    full[0] = was;
+    return r;
   }
   if (PyFunction_Check(target))
     return call_jitted(reinterpret_cast<PyCodeObject*>(PyFunction_GET_CODE(target)), *j->options, target, args, nargsf,
@@ -1200,6 +1213,9 @@ PyObject* py_set_library_dir(PyObject*, PyObject* dir) {
   Py_RETURN_NONE;
 }
 
+// _stack_room(): bytes of C stack this thread has left (common/stack.h; tests of recursion depth).
+PyObject* py_stack_room(PyObject*, PyObject*) { return PyLong_FromSize_t(stack_now().room); }
+
 PyObject* py_release_code_states(PyObject*, PyObject*) {
   release_code_states();
   Py_RETURN_NONE;
@@ -1230,6 +1246,7 @@ PyMethodDef jit_methods[] = {
      METH_VARARGS | METH_KEYWORDS, "set_jit_config(recompile_limit=, inline_depth=, log=, instruction_budget=, loop_limit=)"},
     {"_set_context_mode", py_set_context_mode, METH_O, "the context mode guards check (0 graph, 1 pynative)"},
     {"_set_library_dir", py_set_library_dir, METH_O, "directory of pijit's own Python code"},
+    {"_stack_room", py_stack_room, METH_NOARGS, "bytes of C stack this thread has left"},
     {"_release_code_states", py_release_code_states, METH_NOARGS,
      "at exit: free every code object's pijit state and stop capturing"},
     {nullptr, nullptr, 0, nullptr}};

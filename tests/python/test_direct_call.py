@@ -348,6 +348,37 @@ class Frameless(unittest.TestCase):
             CLOSED_OVER[0] = 3.0
         self.assertGreater(pj.jit_stats(jf)["frames_frameless"], 3)
 
+    def test_a_cell_called_without_a_spare_argument_slot(self):
+        # map() and f(*args) hand the arguments over without the slot a Cell's construct borrows
+        pj.set_seed(6)
+        net = nn.SequentialCell([nn.Dense(3, 2), nn.ReLU()])
+        x = pj.Tensor([[1.0, -2.0, 3.0]])
+        jn = self.warm(net, x)
+        want = plain(net, x)
+        for _ in range(3):
+            self.assertTrue(same(list(map(jn, [x, x])), [want, want]))
+            self.assertTrue(same(jn(*[x]), want))
+        self.assertGreater(pj.jit_stats(jn)["frames_frameless"], 6)
+
+    def test_the_walk_alone_gives_the_same_calls(self):
+        # PIJIT_DEBUG_NO_FAST_GUARDS=1: no fast pass, so no frameless call either; same results
+        code = textwrap.dedent('''
+            import pijit as pj
+            def f(x, y):
+                return x * y + 1.0
+            jf = pj.jit(f)
+            x, y = pj.Tensor([1.0, 2.0]), pj.Tensor([3.0, 4.0])
+            outs = [jf(x, y).tolist() for _ in range(5)]
+            st = pj.jit_stats(jf)
+            print(outs[-1], st["frames_direct"], st["frames_frameless"],
+                  sum(e["guard_fast_passes"] for e in st["entries"]))
+        ''')
+        env = dict(os.environ, PIJIT_DEBUG_NO_FAST_GUARDS="1", PYTHONPATH=os.pathsep.join(sys.path))
+        env.pop("PIJIT_STRESS", None)
+        out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=120)
+        self.assertEqual(out.returncode, 0, out.stderr)
+        self.assertEqual(out.stdout.split(), ["[4.0,", "9.0]", "4", "0", "0"])
+
     def test_a_cell_whose_layer_is_swapped_takes_the_new_layer(self):
         pj.set_seed(5)
         net = nn.SequentialCell([nn.Dense(3, 2), nn.ReLU()])

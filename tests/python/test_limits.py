@@ -176,8 +176,38 @@ RECURSION = """
 """
 
 
+LEVEL_COST = """
+    import sys, pijit as pj
+    from pijit import _C
+    sys.setrecursionlimit(100000)
+    rooms = []
+    def r(x, k):
+        rooms.append(_C._stack_room())
+        y = x + 1
+        if k.item() <= 0:
+            return y
+        return r(y, k - 1)
+    r = pj.jit(r)
+    r(pj.Tensor([1.0]), pj.Tensor(3000))
+    # deep levels: the hook runs them as plain Python, keeping the stack for the levels left
+    d = sorted(a - b for a, b in zip(rooms[2500:-1], rooms[2501:]))
+    print(d[len(d) // 2], d[-1])
+"""
+
+
 class Depth(unittest.TestCase):
     """A jitted recursion reaches the depth plain Python reaches (setrecursionlimit(8100): 8000)."""
+
+    @unittest.skipUnless(CAPTURE_ON, CAPTURE_OFF_WHY)
+    def test_a_level_the_hook_runs_plainly_fits_the_budget(self):
+        # The C stack of a level through pj.jit that the hook runs as plain Python must stay within
+        # what the depth budget assumes (pyport.h kWrappedPlainLevelStack): found when a reference
+        # argument cost the hook its tail call and every such level 160 bytes more.
+        rc, out, err = run_child(LEVEL_COST)
+        self.assertEqual(rc, 0, err[-2000:])
+        median, most = map(int, out.split())
+        budget = 896 if sys.version_info[:2] == (3, 8) else 768
+        self.assertLessEqual(most, budget, out)
 
     def run_case(self, n, limit, kind, jit):
         rc, out, err = run_child(RECURSION % (n, limit, kind, jit))
