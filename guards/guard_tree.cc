@@ -695,15 +695,16 @@ void GuardTree::keep_resolved(const std::vector<int>& nodes) {
 }
 
 // The version tag of the dict a versioned node's children are read from; 0 when there is none.
-static inline uint64_t node_version(const GuardNode& n, PyObject* o) {
-  if (n.version_of == 1) {
-    PyObject* dict = py::existing_dict(o);
+static inline uint64_t dict_tag(int version_of, PyObject* o) {
+  if (version_of == 1) {
+    PyObject* dict = py::existing_dict_inline(o);
     return dict ? py::dict_version(dict) : 0;
   }
   // Item children read a dict through PyDict_GetItem only when its lookup is dict's own (resolve)
   bool plain = PyDict_Check(o) && Py_TYPE(o)->tp_as_mapping->mp_subscript == PyDict_Type.tp_as_mapping->mp_subscript;
   return plain ? py::dict_version(o) : 0;
 }
+static inline uint64_t node_version(const GuardNode& n, PyObject* o) { return dict_tag(n.version_of, o); }
 
 // What a call saw of a dict node's object, read as the node is resolved (a later path's Python
 // code may free it): its class, and whether it is an OrderedDict iterating its list (then its
@@ -845,14 +846,7 @@ GuardTree::Fast GuardTree::run_fast(const Roots& roots, PyObject** out) const {
   absl::InlinedVector<const FastOp*, 32> tags;
   auto tag_holds = [&](const FastOp& op) {
     PyObject* o = objs[op.node];
-    uint64_t v = 0;
-    if (o) {
-      PyObject* d = op.version_of == 1 ? py::existing_dict_inline(o) : o;
-      // (Item children read a dict through PyDict_GetItem only when its lookup is dict's own)
-      const bool plain = d && (op.version_of == 1 || (PyDict_Check(d) && Py_TYPE(d)->tp_as_mapping->mp_subscript ==
-                                                                             PyDict_Type.tp_as_mapping->mp_subscript));
-      v = plain ? py::dict_version(d) : 0;
-    }
+    const uint64_t v = o ? dict_tag(op.version_of, o) : 0;
     return v == op.a && tag_decides(op.version_of, v, o) && (!op.dict_type || Py_TYPE(o) == op.dict_type) &&
            (!op.od_tracked || py::odict_state(o) == op.b);
   };
@@ -959,7 +953,7 @@ bool GuardTree::check(py::Frame* f, GuardFailure* why, PyObject** out) const {
   }
   Owned owned;
   bool ok = true;
-  bool python = false;  // (resolve's flag: unused by the walk, which reads every path anyway)
+  bool generic = false;  // (resolve's flag: the walk reads every path its own way anyway)
   for (int i = 0; i < size() && ok; ++i) {
     const GuardNode& n = nodes_[i];
     // The same object as on the last call that passed: read from a dict unmodified since then.
@@ -972,7 +966,7 @@ bool GuardTree::check(py::Frame* f, GuardFailure* why, PyObject** out) const {
     }
     // (the dict's entry is the object it held when the tag was recorded)
     read[i] = !(same && n.last_known);
-    objs[i] = read[i] ? resolve(n, n.parent >= 0 ? objs[n.parent] : nullptr, FrameRoots{f}, owned, &python) : n.last;
+    objs[i] = read[i] ? resolve(n, n.parent >= 0 ? objs[n.parent] : nullptr, FrameRoots{f}, owned, &generic) : n.last;
     if (out && n.slot >= 0 && objs[i]) {  // held from now: a later path's Python code cannot free it
       Py_INCREF(objs[i]);
       out[n.slot] = objs[i];
