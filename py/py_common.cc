@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <new>
 #include <cstring>
+#include <unordered_map>
 #include <unordered_set>
 
 #include "common/stack.h"
@@ -68,18 +69,55 @@ std::string str_bytes(PyObject* o, const char* errors) {
 std::string text(PyObject* o) { return str_bytes(o, "backslashreplace"); }
 
 namespace {
-// (identities only: a code the runtime dropped leaves its address here, which a later code object
-// may take; the cost is one traceback entry too few for that code)
-std::unordered_set<PyCodeObject*>& continuation_codes() {
-  static auto* codes = new std::unordered_set<PyCodeObject*>;
+// code -> a weak reference to it: a code the runtime dropped leaves its address here, and a later
+// code object at that address (a recursive call's rewritten code, say) must not pass for it; the
+// weak reference of the dead one answers None.
+struct ContinuationCodes {
+  std::unordered_map<PyCodeObject*, PyObject*> refs;
+  size_t sweep_at = 64;
+};
+ContinuationCodes& continuation_codes() {
+  static auto* codes = new ContinuationCodes;
   return *codes;
+}
+bool refers_to(PyObject* ref, PyCodeObject* code) {
+  return PyWeakref_GET_OBJECT(ref) == reinterpret_cast<PyObject*>(code);
 }
 }  // namespace
 
 void note_continuation_code(PyObject* code) {
-  if (code && PyCode_Check(code)) continuation_codes().insert(reinterpret_cast<PyCodeObject*>(code));
+  if (!code || !PyCode_Check(code)) return;
+  ContinuationCodes& cc = continuation_codes();
+  auto* c = reinterpret_cast<PyCodeObject*>(code);
+  auto it = cc.refs.find(c);
+  if (it != cc.refs.end() && refers_to(it->second, c)) return;
+  PyObject* ref = PyWeakref_NewRef(code, nullptr);
+  if (!ref) {  // (code objects take weak references on every version: not expected)
+    PyErr_Clear();
+    return;
+  }
+  if (it != cc.refs.end()) {
+    Py_DECREF(it->second);
+    it->second = ref;
+    return;
+  }
+  cc.refs.emplace(c, ref);
+  if (cc.refs.size() < cc.sweep_at) return;
+  for (auto k = cc.refs.begin(); k != cc.refs.end();) {  // the dead ones go, so the map stays their live count
+    if (refers_to(k->second, k->first)) {
+      ++k;
+      continue;
+    }
+    Py_DECREF(k->second);
+    k = cc.refs.erase(k);
+  }
+  cc.sweep_at = std::max<size_t>(64, 2 * cc.refs.size());
 }
-bool is_continuation_code(PyCodeObject* code) { return continuation_codes().count(code) != 0; }
+bool is_continuation_code(PyCodeObject* code) {
+  const ContinuationCodes& cc = continuation_codes();
+  auto it = cc.refs.find(code);
+  return it != cc.refs.end() && refers_to(it->second, code);
+}
 
 PyObject* existing_dict(PyObject* o) {
 #if PY_VERSION_HEX >= 0x030B0000 && PY_VERSION_HEX < 0x030C0000

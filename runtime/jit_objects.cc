@@ -1216,6 +1216,13 @@ PyObject* py_set_library_dir(PyObject*, PyObject* dir) {
 // _stack_room(): bytes of C stack this thread has left (common/stack.h; tests of recursion depth).
 PyObject* py_stack_room(PyObject*, PyObject*) { return PyLong_FromSize_t(stack_now().room); }
 
+// _is_continuation_code(code): whether code is a live resume function's or loop body's (tests: a
+// freed one's address, taken by a new code object, must not make that one pass for it).
+PyObject* py_is_continuation_code(PyObject*, PyObject* code) {
+  if (!PyCode_Check(code)) return py::fail(PyExc_TypeError, "_is_continuation_code expects a code object");
+  return PyBool_FromLong(py::is_continuation_code(reinterpret_cast<PyCodeObject*>(code)));
+}
+
 PyObject* py_release_code_states(PyObject*, PyObject*) {
   release_code_states();
   Py_RETURN_NONE;
@@ -1247,6 +1254,7 @@ PyMethodDef jit_methods[] = {
     {"_set_context_mode", py_set_context_mode, METH_O, "the context mode guards check (0 graph, 1 pynative)"},
     {"_set_library_dir", py_set_library_dir, METH_O, "directory of pijit's own Python code"},
     {"_stack_room", py_stack_room, METH_NOARGS, "bytes of C stack this thread has left"},
+    {"_is_continuation_code", py_is_continuation_code, METH_O, "whether code is a live resume function's or loop body's"},
     {"_release_code_states", py_release_code_states, METH_NOARGS,
      "at exit: free every code object's pijit state and stop capturing"},
     {nullptr, nullptr, 0, nullptr}};

@@ -12,10 +12,13 @@ references to the arguments (py::call_moving_args / run_in_place give the caller
 starts).
 """
 import gc
+import marshal
 import os
 import sys
 import traceback
+import types
 import unittest
+import weakref
 
 import pijit as pj
 from pijit import ops
@@ -264,6 +267,49 @@ class ResumeFunctions(unittest.TestCase):
                 self.assertEqual(levels(RCALL), want)
         finally:
             RCALL = recurse_raise
+
+    def test_a_dead_resume_functions_address_makes_no_other_code_one(self):
+        # A traceback drops a rewritten frame's entry when the next is its continuation; a code
+        # object made later at a freed continuation's address (a recursive call's rewritten code,
+        # say: it lost its entries, one failure in a full run) must not pass for one.
+        src = "def f(x):\n    y = x * 2.0\n    n = float(y.sum())\n    return y / {}['missing' if n else 'x']\n"
+
+        def continuation():
+            ns = {}
+            exec(compile(src, "<continuation>", "exec"), ns)
+            jf = pj.jit(ns["f"])
+            codes = []
+            for _ in range(2):
+                try:
+                    jf(self.X)
+                except KeyError:
+                    tb = sys.exc_info()[2]
+                    codes = []
+                    while tb is not None:
+                        codes.append(tb.tb_frame.f_code)
+                        tb = tb.tb_next
+            found = [c for c in codes if pj._C._is_continuation_code(c)]
+            self.assertEqual([c.co_name for c in found], ["f"], codes)
+            return id(found[0]), marshal.loads(marshal.dumps(found[0])), weakref.ref(found[0])
+
+        def same_size(t):  # (a new code object from t's parts: the allocation is the code object's alone)
+            if VERSION >= (3, 8):
+                return t.replace()
+            return types.CodeType(t.co_argcount, t.co_kwonlyargcount, t.co_nlocals, t.co_stacksize, t.co_flags,
+                                  t.co_code, t.co_consts, t.co_names, t.co_varnames, t.co_filename, t.co_name,
+                                  t.co_firstlineno, t.co_lnotab, t.co_freevars, t.co_cellvars)
+
+        address, template, alive = continuation()
+        gc.collect()
+        self.assertIsNone(alive(), "the function, its cache and its resume function are gone")
+        kept = []
+        for _ in range(100000):  # (the allocator gives a freed block back soon: the first try, here)
+            c = same_size(template)
+            if id(c) == address:
+                self.assertFalse(pj._C._is_continuation_code(c))
+                return
+            kept.append(c)
+        self.fail("no code object took the freed address")
 
     def test_an_object_dies_where_the_function_drops_it(self):
         for fn in (frees, pj.jit(frees)):
