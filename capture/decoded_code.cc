@@ -4,40 +4,19 @@
 
 #include <algorithm>
 #include <memory>
-#include <unordered_map>
 
+#include "py/code_keyed.h"
 #include "py/py_common.h"
 
 namespace pj::capture {
 namespace {
 
-// Code object -> its analysis, with a weak reference that tells whether the entry still
-// describes the object at that address (a dead code's address can be reused). Not co_extra: a
-// code object with an extra array makes CPython call every registered free function when it dies,
+// Code object -> its analysis (py::CodeKeyed: a dead code's address can be reused). Not co_extra:
+// a code object with an extra array makes CPython call every registered free function when it dies,
 // a foreign one too, which may not survive the interpreter's finalization.
-struct Entry {
-  PyObject* ref;  // weak reference to the code
-  std::unique_ptr<DecodedCode> dec;
-};
-std::unordered_map<PyCodeObject*, Entry>& cache() {
-  static auto* c = new std::unordered_map<PyCodeObject*, Entry>();  // (never destroyed: outlives finalization)
+py::CodeKeyed<std::unique_ptr<DecodedCode>>& cache() {
+  static auto* c = new py::CodeKeyed<std::unique_ptr<DecodedCode>>();  // (never destroyed: outlives finalization)
   return *c;
-}
-size_t g_sweep_at = 256;  // drop dead entries when the cache reaches this size
-
-bool alive(const Entry& e, PyCodeObject* co) { return PyWeakref_GetObject(e.ref) == reinterpret_cast<PyObject*>(co); }
-
-void sweep() {
-  auto& c = cache();
-  for (auto it = c.begin(); it != c.end();) {
-    if (alive(it->second, it->first)) {
-      ++it;
-      continue;
-    }
-    Py_DECREF(it->second.ref);
-    it = c.erase(it);
-  }
-  g_sweep_at = std::max<size_t>(256, 2 * c.size());
 }
 
 std::unique_ptr<DecodedCode> analyse(PyCodeObject* co, std::string* error) {
@@ -98,23 +77,12 @@ std::unique_ptr<DecodedCode> analyse(PyCodeObject* co, std::string* error) {
 }  // namespace
 
 const DecodedCode* decoded_code(PyCodeObject* co, std::string* error) {
-  auto& c = cache();
-  auto it = c.find(co);
-  if (it != c.end()) {
-    if (alive(it->second, co)) return it->second.dec.get();
-    Py_DECREF(it->second.ref);
-    c.erase(it);
-  }
+  if (std::unique_ptr<DecodedCode>* known = cache().find(co)) return known->get();
   std::unique_ptr<DecodedCode> dec = analyse(co, error);
   if (!dec) return nullptr;
-  PyObject* ref = PyWeakref_NewRef(reinterpret_cast<PyObject*>(co), nullptr);
-  if (!ref) {  // (code objects take weak references; kept for nothing else)
-    *error = "cannot hold code " + py::text(co->co_name) + " weakly";
-    PyErr_Clear();
-    return nullptr;
-  }
-  if (c.size() >= g_sweep_at) sweep();
-  return c.emplace(co, Entry{ref, std::move(dec)}).first->second.dec.get();
+  std::unique_ptr<DecodedCode>* kept = cache().put(co, std::move(dec));
+  if (!kept) *error = "cannot hold code " + py::text(co->co_name) + " weakly";  // (code objects take weak references)
+  return kept ? kept->get() : nullptr;
 }
 
 }  // namespace pj::capture

@@ -5,10 +5,10 @@
 #include <algorithm>
 #include <new>
 #include <cstring>
-#include <unordered_map>
 #include <unordered_set>
 
 #include "common/stack.h"
+#include "py/code_keyed.h"
 
 namespace pj::py {
 
@@ -69,55 +69,20 @@ std::string str_bytes(PyObject* o, const char* errors) {
 std::string text(PyObject* o) { return str_bytes(o, "backslashreplace"); }
 
 namespace {
-// code -> a weak reference to it: a code the runtime dropped leaves its address here, and a later
-// code object at that address (a recursive call's rewritten code, say) must not pass for it; the
-// weak reference of the dead one answers None.
-struct ContinuationCodes {
-  std::unordered_map<PyCodeObject*, PyObject*> refs;
-  size_t sweep_at = 64;
-};
-ContinuationCodes& continuation_codes() {
-  static auto* codes = new ContinuationCodes;
+// (held weakly: a code object made later at a dead one's address, a recursive call's rewritten
+// code say, must not pass for a continuation and lose its traceback entries)
+CodeKeyed<bool>& continuation_codes() {
+  static auto* codes = new CodeKeyed<bool>;  // (never destroyed: outlives finalization)
   return *codes;
-}
-bool refers_to(PyObject* ref, PyCodeObject* code) {
-  return PyWeakref_GET_OBJECT(ref) == reinterpret_cast<PyObject*>(code);
 }
 }  // namespace
 
 void note_continuation_code(PyObject* code) {
   if (!code || !PyCode_Check(code)) return;
-  ContinuationCodes& cc = continuation_codes();
   auto* c = reinterpret_cast<PyCodeObject*>(code);
-  auto it = cc.refs.find(c);
-  if (it != cc.refs.end() && refers_to(it->second, c)) return;
-  PyObject* ref = PyWeakref_NewRef(code, nullptr);
-  if (!ref) {  // (code objects take weak references on every version: not expected)
-    PyErr_Clear();
-    return;
-  }
-  if (it != cc.refs.end()) {
-    Py_DECREF(it->second);
-    it->second = ref;
-    return;
-  }
-  cc.refs.emplace(c, ref);
-  if (cc.refs.size() < cc.sweep_at) return;
-  for (auto k = cc.refs.begin(); k != cc.refs.end();) {  // the dead ones go, so the map stays their live count
-    if (refers_to(k->second, k->first)) {
-      ++k;
-      continue;
-    }
-    Py_DECREF(k->second);
-    k = cc.refs.erase(k);
-  }
-  cc.sweep_at = std::max<size_t>(64, 2 * cc.refs.size());
+  if (!continuation_codes().find(c)) continuation_codes().put(c, true);
 }
-bool is_continuation_code(PyCodeObject* code) {
-  const ContinuationCodes& cc = continuation_codes();
-  auto it = cc.refs.find(code);
-  return it != cc.refs.end() && refers_to(it->second, code);
-}
+bool is_continuation_code(PyCodeObject* code) { return continuation_codes().find(code) != nullptr; }
 
 PyObject* existing_dict(PyObject* o) {
 #if PY_VERSION_HEX >= 0x030B0000 && PY_VERSION_HEX < 0x030C0000
