@@ -14,6 +14,7 @@
 #include <variant>
 #include <vector>
 
+#include "absl/types/span.h"
 #include "kernels/tensor.h"
 
 namespace pj {
@@ -56,6 +57,9 @@ using RunFn = std::function<Tensors(const Tensors& in, const Attrs&)>;
 // attributes (parsed attributes, compiled code, primitives) was done once by a PrepareFn.
 using PreparedFn = std::function<void(const Tensors& in, const Tensors& out)>;
 using PrepareFn = std::function<PreparedFn(const Metas& in, const Attrs&, const Metas& out)>;
+// An eager call's common case (call_eager): the one output straight into *out, true; or false,
+// nothing done, and the general path runs.
+using EagerFn = std::function<bool(absl::Span<const Tensor> in, Tensor* out)>;
 
 struct OpDef {
   std::string name;
@@ -68,6 +72,7 @@ struct OpDef {
   // Per device (kernels' Device): builds the launch-time kernel once per graph node. Empty: the
   // plan calls `kernel` with the node's attributes.
   PrepareFn prepare[2];
+  EagerFn eager;                    // optional: call_eager's path for the common case
   bool elementwise = false;         // out[i] depends only on in[k][i] (broadcast): an output may
                                     // take the storage of its first input when shapes match
   bool is_view = false;             // outputs alias the first input's storage
@@ -101,6 +106,7 @@ class OpRegistrar {
   OpRegistrar& prepare(PrepareFn f, Device device = Device::CPU);
   OpRegistrar& elementwise();
   OpRegistrar& storage_dtypes();
+  OpRegistrar& eager(EagerFn f);
 
  private:
   OpDef* def_;
@@ -135,6 +141,9 @@ Tensors run_op(const OpDef& op, const Tensors& in, const Attrs& attrs);
 Tensors call_op(const OpDef& op, const Tensors& in, const Attrs& attrs = {});
 Tensor call_op1(const OpDef& op, const Tensors& in, const Attrs& attrs = {});
 Tensor call_op1(const std::string& name, const Tensors& in, const Attrs& attrs = {});
+// call_op1 without attributes, through the op's eager path when it has one and nothing records
+// the call (no tracer, no tape, no op profiling): an operator's or ops.*'s eager call.
+Tensor call_eager(const OpDef& op, absl::Span<const Tensor> in);
 
 inline TensorMeta meta_of(const Tensor& t) { return {t.shape(), t.dtype()}; }
 // meta_of(t) == m without building the meta (a graph launch checks every input).

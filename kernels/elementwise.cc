@@ -315,7 +315,7 @@ constexpr int kBinaryOps = 0 PJ_BINARY_OPS(PJ_X);
 #undef PJ_X
 
 // `k` on `in` into `out`, through a contiguous temporary when `out` is strided.
-void run_one_op(const FusedKernel& k, const std::vector<Tensor>& in, const Tensor& out) {
+void run_one_op(const FusedKernel& k, absl::Span<const Tensor> in, const Tensor& out) {
   if (out.is_contiguous()) return k.run(in, {out});
   Tensor tmp = Tensor::empty(out.shape(), DType::Float32);
   k.run(in, {tmp});
@@ -615,6 +615,28 @@ void check_integer_pow(const Tensor& exponent) {
   for (int64_t i = 0; i < exponent.numel(); ++i)
     if (exponent.item_int(i) < 0)
       PJ_THROW(Value) << "Integers to negative integer powers are not allowed.";
+}
+
+bool unary_fast(UnaryOp op, const Tensor& in, Tensor* out) {
+  const char kind = unary_op_kind(op);
+  if (kind == 'I' || kind == 'B' || in.dtype() != DType::Float32 || in.is_symbolic() || !in.is_contiguous()) return false;
+  const FusedKernel* k = one_op_kernel<UnaryOp, kUnaryOps>(op, unary_op_name, 1);
+  if (!k) return false;
+  *out = Tensor::empty(in.shape(), DType::Float32);
+  k->run({in}, {*out});
+  return true;
+}
+
+bool binary_fast(BinaryOp op, const Tensor& a, const Tensor& b, Tensor* out) {
+  const char kind = binary_op_kind(op);
+  if ((kind != 'A' && kind != 'F') || a.dtype() != DType::Float32 || b.dtype() != DType::Float32 ||
+      a.is_symbolic() || b.is_symbolic() || a.shape() != b.shape() || !a.is_contiguous() || !b.is_contiguous())
+    return false;
+  const FusedKernel* k = one_op_kernel<BinaryOp, kBinaryOps>(op, binary_op_name, 2);
+  if (!k) return false;
+  *out = Tensor::empty(a.shape(), DType::Float32);
+  k->run({a, b}, {*out});
+  return true;
 }
 
 void binary_into(BinaryOp op, const Tensor& out, const Tensor& a, const Tensor& b) {

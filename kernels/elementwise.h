@@ -126,6 +126,11 @@ void check_binary_dtype(BinaryOp op, DType computed_in);
 // out = op(a, b); a and b share the compute dtype (any storage dtype for I ops); out is that
 // dtype or bool (C/L ops).
 void binary_into(BinaryOp op, const Tensor& out, const Tensor& a, const Tensor& b);
+// Eager calls' common case (graph/op.h OpDef::eager): a float32 op (kinds S/F; A/F) on contiguous
+// float32 input(s) of one shape, run as unary_into / binary_into run it (the one-op fused kernel)
+// into a new tensor *out. false: not that case, nothing done.
+bool unary_fast(UnaryOp op, const Tensor& in, Tensor* out);
+bool binary_fast(BinaryOp op, const Tensor& a, const Tensor& b, Tensor* out);
 // out = clamp(in, lo, hi) with optional bounds (NaN bound = absent).
 void clamp_into(const Tensor& out, const Tensor& in, double lo, double hi, bool has_lo, bool has_hi);
 // out = cond ? a : b (cond bool, a/b the out dtype).

@@ -327,14 +327,14 @@ FusedRowFn FusedKernel::row_fn(uint32_t mask) const {
   return fn;
 }
 
-void FusedKernel::check_dtypes(const std::vector<Tensor>& ins, const std::vector<Tensor>& outs) const {
+void FusedKernel::check_dtypes(absl::Span<const Tensor> ins, absl::Span<const Tensor> outs) const {
   for (size_t k = 0; k < ins.size(); ++k)
     PJ_CHECK(ins[k].dtype() == prog_.input_dtype(static_cast<int>(k)))
         << "fused kernel input " << k << " is " << dtype_name(ins[k].dtype()) << ": " << key_;
   for (const Tensor& o : outs) PJ_CHECK(o.dtype() == DType::Float32) << "fused kernel output " << dtype_name(o.dtype());
 }
 
-void FusedKernel::run(const std::vector<Tensor>& ins, const std::vector<Tensor>& outs) const {
+void FusedKernel::run(absl::Span<const Tensor> ins, absl::Span<const Tensor> outs) const {
   PJ_CHECK(static_cast<int>(ins.size()) == prog_.num_inputs && outs.size() == prog_.outputs.size())
       << "fused kernel called with " << ins.size() << " inputs and " << outs.size() << " outputs: " << key_;
   check_dtypes(ins, outs);
@@ -440,7 +440,7 @@ int64_t row_offset(const Shape& shape, const Shape& st, int nk, int64_t q) {
 
 }  // namespace
 
-bool FusedKernel::run_reduce(const std::vector<Tensor>& ins, const std::vector<Tensor>& outs, ReduceOp op,
+bool FusedKernel::run_reduce(absl::Span<const Tensor> ins, absl::Span<const Tensor> outs, ReduceOp op,
                              int first_reduced, const Tensor& reduced) const {
   const int nin = prog_.num_inputs, nfull = static_cast<int>(outs.size());
   PJ_CHECK(static_cast<int>(ins.size()) == nin && nfull + 1 == static_cast<int>(prog_.outputs.size()))
@@ -501,7 +501,7 @@ bool FusedKernel::run_reduce(const std::vector<Tensor>& ins, const std::vector<T
   }
   // The plain way: store the value, reduce it as the eager op does.
   Tensor value = Tensor::empty(shape, DType::Float32);
-  std::vector<Tensor> all(outs);
+  std::vector<Tensor> all(outs.begin(), outs.end());
   all.push_back(value);
   run(ins, all);
   std::vector<int> axes;

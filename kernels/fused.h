@@ -26,6 +26,7 @@
 #include <string>
 #include <vector>
 
+#include "absl/types/span.h"
 #include "kernels/reduce.h"
 #include "kernels/tensor.h"
 
@@ -126,7 +127,8 @@ class FusedKernel {
   const FusedProgram& program() const { return prog_; }
   // outs are contiguous float32 of the broadcast shape of `ins`; any of them may be one of `ins`
   // exactly (same storage, offset and shape): each element is read before it is written.
-  void run(const std::vector<Tensor>& ins, const std::vector<Tensor>& outs) const;
+  // (spans: a caller's braced list `{a, b}` allocates nothing; an eager op's launch is mostly this)
+  void run(absl::Span<const Tensor> ins, absl::Span<const Tensor> outs) const;
   // A trailing reduction fused into the loop: the program's last output is not stored but reduced,
   // reduced[row] = op(value[row, :]) over the broadcast shape's dims from `first_reduced` on (sum,
   // mean, max or min), block by block as the loop computes it (reduce_produced_rows: bit-equal to
@@ -134,13 +136,13 @@ class FusedKernel {
   // Inputs a row cannot walk (broadcast within the reduced dims), or a reduction reduce_into does
   // not do by rows, take the plain way: the value is stored to a temporary and reduce_into runs.
   // Returns whether the value was reduced as computed (false: the plain way).
-  bool run_reduce(const std::vector<Tensor>& ins, const std::vector<Tensor>& outs, ReduceOp op, int first_reduced,
+  bool run_reduce(absl::Span<const Tensor> ins, absl::Span<const Tensor> outs, ReduceOp op, int first_reduced,
                   const Tensor& reduced) const;
   // The row function for a scalar mask (compiled or the interpreter), for tests and dumps.
   FusedRowFn row_fn(uint32_t scalar_mask) const;
 
  private:
-  void check_dtypes(const std::vector<Tensor>& ins, const std::vector<Tensor>& outs) const;
+  void check_dtypes(absl::Span<const Tensor> ins, absl::Span<const Tensor> outs) const;
 
   FusedProgram prog_;
   std::string key_;

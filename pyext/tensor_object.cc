@@ -152,7 +152,7 @@ PyObject* binary(const char* name, PyObject* a, PyObject* b) {
   PJ_PY_BEGIN
   Tensor x, y;
   if (!operands(a, b, &x, &y)) Py_RETURN_NOTIMPLEMENTED;
-  return wrap(call_op1(op_named(name), {x, y}));
+  return wrap(call_eager(op_named(name), {x, y}));
   PJ_PY_END(nullptr)
 }
 

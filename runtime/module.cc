@@ -5,6 +5,8 @@
 
 #include <cstdio>
 #include <cstring>
+#include <string>
+#include <unordered_map>
 
 #include "graph/op.h"
 #include "oneapi/dnnl/dnnl.h"
@@ -71,25 +73,48 @@ AttrValue attr_from_py(PyObject* key, PyObject* v) {
   return parse_dtype(v);  // raises TypeError naming the value if it is not a dtype either
 }
 
+// The op a str names, remembered by the str's identity: ops.* pass the same name object on every
+// call. The map holds a reference to each name, so its address never becomes another string's.
+const OpDef* op_of_name(PyObject* name) {
+  static auto* known = new std::unordered_map<PyObject*, const OpDef*>();  // (never destroyed: outlives finalization)
+  auto it = known->find(name);
+  if (it != known->end()) return it->second;
+  const OpDef* op = find_op(text(name));
+  if (op && known->size() < 4096) {  // (names built per call would otherwise grow it without bound)
+    Py_INCREF(name);
+    known->emplace(name, op);
+  }
+  return op;
+}
+
 // _C.op(name, inputs, attrs=None): runs one registered op eagerly.
-PyObject* py_op(PyObject*, PyObject* args) {
-  const char* name;
-  PyObject *inputs, *attrs = Py_None;
-  if (!PyArg_ParseTuple(args, "sO|O:op", &name, &inputs, &attrs)) return nullptr;
+PyObject* py_op(PyObject*, PyObject* const* args, Py_ssize_t nargs) {
+  if (nargs < 2 || nargs > 3)
+    return fail(PyExc_TypeError, "op(name, inputs, attrs=None) takes 2 or 3 arguments (" + std::to_string(nargs) + " given)");
+  if (!PyUnicode_Check(args[0]))
+    return fail(PyExc_TypeError, std::string("op() argument 1 must be str, not ") + Py_TYPE(args[0])->tp_name);
+  PyObject *inputs = args[1], *attrs = nargs > 2 ? args[2] : Py_None;
   PJ_PY_BEGIN
-  const OpDef* op = find_op(name);
-  if (!op) return fail(PyExc_ValueError, std::string("unknown op '") + name + "'");
+  const OpDef* op = op_of_name(args[0]);
+  if (!op) return fail(PyExc_ValueError, "unknown op '" + text(args[0]) + "'");
+  const std::string& name = op->name;
   Ref seq(PySequence_Fast(inputs, "op inputs must be a sequence of tensors"));
   if (!seq) return nullptr;
   Tensors ts;
   Py_ssize_t n = PySequence_Fast_GET_SIZE(seq.get());
-  ts.reserve(n);
-  for (Py_ssize_t i = 0; i < n; ++i) {
+  auto input = [&](Py_ssize_t i) -> Tensor {
     PyObject* e = PySequence_Fast_GET_ITEM(seq.get(), i);
     if (!is_tensor(e))
       PJ_THROW(Type) << name << "(): input " << i << " must be a Tensor, got '" << Py_TYPE(e)->tp_name << "'";
-    ts.push_back(unwrap(e));
+    return unwrap(e);
+  };
+  // ops.*'s common call: no attributes, one output, the op's eager path (no vector)
+  if (op->eager && (attrs == Py_None || (PyDict_Check(attrs) && PyDict_Size(attrs) == 0)) && n >= 1 && n <= 2) {
+    const Tensor in[2] = {input(0), n == 2 ? input(1) : Tensor()};
+    return wrap(call_eager(*op, absl::MakeConstSpan(in, static_cast<size_t>(n))));
   }
+  ts.reserve(n);
+  for (Py_ssize_t i = 0; i < n; ++i) ts.push_back(input(i));
   Attrs at;
   if (attrs != Py_None) {
     if (!PyDict_Check(attrs)) return fail(PyExc_TypeError, "op attrs must be a dict");
@@ -379,7 +404,7 @@ PyObject* py_mutable_number(PyObject*, PyObject* o) {
 }
 
 PyMethodDef module_methods[] = {
-    {"op", py_op, METH_VARARGS, "op(name, inputs, attrs=None): run a registered op eagerly"},
+    {"op", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(py_op)), METH_FASTCALL, "op(name, inputs, attrs=None): run a registered op eagerly"},
     {"as_operand", py_as_operand, METH_VARARGS, "as_operand(x, like): x as a tensor operand next to `like`"},
     {"_mutable_number", py_mutable_number, METH_O, "a fresh copy of an int or float that capture lifts to a graph input"},
     {"write_back", py_write_back, METH_VARARGS, "write_back(target, value): a captured assign, replayed"},

@@ -27,7 +27,8 @@ void register_unary(const char* name, UnaryOp op, char kind) {
         if (op == UnaryOp::abs && is_complex(in[0].dtype())) return complex_part_into(ComplexPart::abs, out[0], in[0]);
         if (kind == 'B') return unary_into(op, out[0], in[0]);
         unary_into(op, out[0], as_dtype(in[0], out[0].dtype()));
-      });
+      })
+      .eager([op](absl::Span<const Tensor> in, Tensor* out) { return unary_fast(op, in[0], out); });
 }
 
 // The dtype binary op `kind` computes in, and its result dtype.
@@ -53,7 +54,8 @@ void register_binary(const char* name, BinaryOp op, char kind) {
       .kernel([op, kind](const Tensors& in, const Attrs&, const Tensors& out) {
         DType c = binary_compute_dtype(kind, op, in[0].dtype(), in[1].dtype());
         binary_into(op, out[0], as_dtype(in[0], c), as_dtype(in[1], c));
-      });
+      })
+      .eager([op](absl::Span<const Tensor> in, Tensor* out) { return binary_fast(op, in[0], in[1], out); });
 }
 
 struct Registrations {

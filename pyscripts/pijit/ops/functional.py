@@ -62,8 +62,11 @@ def _make_unary(name, _call=_C.op, _base=_C.TensorBase):
     return f
 
 
-def _make_binary(name):
+def _make_binary(name, _call=_C.op, _base=_C.TensorBase, _operand=_C.as_operand):
+    # Hot path, as the unary one: a tensor first operand (the other converted as operators do).
     def f(input, other):
+        if isinstance(input, _base):
+            return _call(name, (input, other if isinstance(other, _base) else _operand(other, input)))
         return _op(name, _operands(input, other))
     f.__name__ = f.__qualname__ = name
     f.__doc__ = ("Elementwise %s with numpy broadcasting and type promotion (registry op '%s')."

@@ -1,0 +1,151 @@
+"""Eager dispatch's common case (issue 46): a float32 elementwise op on contiguous operands of one
+shape runs straight into a new tensor (OpDef::eager, graph/op.h), and pijit.ops's functions reach
+_C.op in one Python frame. Each test holds that path to what the general path computes and raises:
+the same values bit for bit (the general path is taken here by non-contiguous views), the same
+dtypes for every other case, the same errors, and tape, profiler and capture still see every op.
+"""
+import math
+import struct
+import unittest
+
+import pijit as pj
+from jit_compare import CAPTURE_ON
+from pijit import ops
+
+SPECIAL = [0.0, -0.0, 1.5, -2.25, 3.0, float("nan"), float("inf"), -float("inf"), 1e-39, 7.0, -7.5, 0.1]
+OTHER = [2.0, 0.0, -0.0, float("nan"), -3.5, 1.0, float("inf"), 4.0, -1e-39, -7.0, 2.5, 0.3]
+BINARY = ["add", "sub", "mul", "div", "floor_div", "mod", "pow", "maximum", "minimum"]
+UNARY = ["neg", "abs", "sign", "square", "relu", "floor", "ceil", "round", "exp", "log", "log1p", "expm1",
+         "sqrt", "rsqrt", "reciprocal", "sin", "cos", "tan", "tanh", "sigmoid", "silu", "softplus", "erf"]
+
+
+def bits(t):
+    return [struct.pack("<f", v) for v in t.reshape((-1,)).tolist()]
+
+
+def contiguous(values):
+    return pj.Tensor([values[:6], values[6:]], pj.float32)
+
+
+def strided(values):
+    # every other column of a (2, 12) tensor: the same (2, 6) values, not contiguous
+    rows = [[v for x in values[k:k + 6] for v in (x, 99.0)] for k in (0, 6)]
+    return pj.Tensor(rows, pj.float32)[:, ::2]
+
+
+class SameAsTheGeneralPath(unittest.TestCase):
+    def test_binary_ops_bit_for_bit(self):
+        a, b = contiguous(SPECIAL), contiguous(OTHER)
+        sa, sb = strided(SPECIAL), strided(OTHER)
+        self.assertFalse(sa.is_contiguous())
+        for name in BINARY:
+            fast, general = getattr(ops, name)(a, b), getattr(ops, name)(sa, sb)
+            self.assertEqual(fast.dtype, pj.float32, name)
+            self.assertEqual(fast.shape, (2, 6), name)
+            self.assertEqual(bits(fast), bits(general), name)
+        for sym, name in (("+", "add"), ("-", "sub"), ("*", "mul"), ("/", "div")):
+            self.assertEqual(bits(eval("a %s b" % sym)), bits(getattr(ops, name)(sa, sb)), sym)
+
+    def test_unary_ops_bit_for_bit(self):
+        a, sa = contiguous(SPECIAL), strided(SPECIAL)
+        for name in UNARY:
+            fast, general = getattr(ops, name)(a), getattr(ops, name)(sa)
+            self.assertEqual(fast.dtype, pj.float32, name)
+            self.assertEqual(bits(fast), bits(general), name)
+
+    def test_relu_keeps_nan_as_numpy_does(self):
+        r = ops.relu(pj.Tensor([float("nan"), -1.0, 2.0]))
+        self.assertTrue(math.isnan(r.tolist()[0]))
+        self.assertEqual(r.tolist()[1:], [0.0, 2.0])
+
+    def test_the_result_is_a_new_tensor(self):
+        a, b = pj.ones((3, 3)), pj.ones((3, 3))
+        c = a + b
+        self.assertNotEqual(c._storage_ptr(), a._storage_ptr())
+        self.assertNotEqual(c._storage_ptr(), b._storage_ptr())
+        self.assertEqual(a.tolist(), [[1.0] * 3] * 3)
+        self.assertEqual(c.tolist(), [[2.0] * 3] * 3)
+
+    def test_empty_tensors(self):
+        e = pj.ones((0, 3))
+        self.assertEqual((e + e).shape, (0, 3))
+        self.assertEqual(ops.relu(e).shape, (0, 3))
+
+
+class OtherCasesTakeTheGeneralPath(unittest.TestCase):
+    def test_dtypes_promotion_and_comparisons(self):
+        f = pj.Tensor([1.0, 2.0], pj.float32)
+        self.assertEqual((f + pj.Tensor([1, 2], pj.int32)).dtype, pj.float32)
+        self.assertEqual((f + pj.Tensor([1.0, 2.0], pj.float64)).dtype, pj.float64)
+        self.assertEqual((f < f).dtype, pj.bool_)
+        self.assertEqual(ops.eq(f, f).tolist(), [True, True])
+        self.assertEqual((pj.Tensor([1, 2], pj.int32) + pj.Tensor([3, 4], pj.int32)).dtype, pj.int32)
+        self.assertEqual(ops.div(pj.Tensor([1, 2], pj.int32), pj.Tensor([2, 2], pj.int32)).dtype, pj.float32)
+        self.assertEqual(ops.relu(pj.Tensor([-1, 2], pj.int32)).tolist(), [0, 2])
+        self.assertEqual(ops.exp(pj.Tensor([0.0], pj.float64)).dtype, pj.float64)
+
+    def test_broadcasting_and_python_numbers(self):
+        m = pj.Tensor([[1.0, 2.0], [3.0, 4.0]])
+        self.assertEqual((m + pj.Tensor([10.0, 20.0])).tolist(), [[11.0, 22.0], [13.0, 24.0]])
+        self.assertEqual(ops.add(m, 1).dtype, pj.float32)  # a Python number is a weak scalar
+        self.assertEqual(ops.add(1, m).tolist(), [[2.0, 3.0], [4.0, 5.0]])
+        self.assertEqual(ops.sub(m, 0.5).tolist(), [[0.5, 1.5], [2.5, 3.5]])
+        self.assertEqual(ops.mul(pj.Tensor([1, 2], pj.int32), 2).dtype, pj.int32)
+        self.assertEqual(ops.add(2, 3).tolist(), 5)
+        self.assertEqual(ops.add(m, [1.0, 2.0]).tolist(), [[2.0, 4.0], [4.0, 6.0]])
+
+    def test_errors_are_the_general_paths(self):
+        m = pj.ones((3, 3))
+        with self.assertRaisesRegex(ValueError, "broadcast"):
+            ops.add(m, pj.ones((2, 2)))
+        with self.assertRaisesRegex(ValueError, "broadcast"):
+            m + pj.ones((2, 2))
+        with self.assertRaisesRegex(TypeError, "expected a Tensor, a number or a sequence, got 'object'"):
+            ops.add(m, object())
+        with self.assertRaisesRegex(TypeError, r"add\(\) takes 2 tensor inputs but 1 were given"):
+            pj._C.op("add", (m,))
+        with self.assertRaisesRegex(TypeError, r"add\(\): input 1 must be a Tensor, got 'int'"):
+            pj._C.op("add", (m, 1))
+        with self.assertRaisesRegex(ValueError, "unknown op 'no_such_op'"):
+            pj._C.op("no_such_op", (m,))
+        with self.assertRaisesRegex(TypeError, r"op\(\) argument 1 must be str, not int"):
+            pj._C.op(1, (m,))
+        with self.assertRaisesRegex(TypeError, r"takes 2 or 3 arguments \(1 given\)"):
+            pj._C.op("add")
+        with self.assertRaisesRegex(TypeError, "unexpected attribute 'axis'"):
+            pj._C.op("add", (m, m), {"axis": 1})
+
+    def test_names_made_at_run_time(self):
+        m = pj.ones((2,))
+        for k in range(5000):  # (each a new str object: the name cache stays bounded and right)
+            name = "".join(["a", "d", "d"]) if k % 2 else "".join(["m", "u", "l"])
+            self.assertEqual(pj._C.op(name, (m, m)).tolist(), [2.0, 2.0] if k % 2 else [1.0, 1.0])
+
+
+class RecordersSeeEveryOp(unittest.TestCase):
+    def test_gradients_through_operators_and_ops(self):
+        x = pj.Tensor([1.0, -2.0, 3.0])
+
+        def f(v):
+            return (ops.relu(v) * v + v - ops.exp(v) / 2.0).sum()
+        g = pj.grad(f)(x).tolist()
+        want = [(2 * v if v > 0 else 0.0) + 1.0 - math.exp(v) / 2.0 for v in [1.0, -2.0, 3.0]]
+        for got, w in zip(g, want):
+            self.assertAlmostEqual(got, w, places=5)
+
+    def test_jitted_function_captures_the_ops(self):
+        def f(a, b):
+            return ops.relu(a + b) * b - ops.add(a, b)
+        a, b = pj.Tensor([[1.0, -5.0], [0.5, 2.0]]), pj.Tensor([[2.0, 1.0], [-3.0, 0.25]])
+        jf = pj.jit(f)
+        want = f(a, b)
+        for _ in range(2):
+            self.assertEqual(bits(jf(a, b)), bits(want))
+        if CAPTURE_ON:
+            e = pj.jit_stats(jf)["entries"][0]
+            self.assertEqual(e["ops"], 5)  # +, relu, *, ops.add, -
+            self.assertEqual(e["graph_break"], None)
+
+
+if __name__ == "__main__":
+    unittest.main()
