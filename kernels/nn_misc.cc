@@ -144,8 +144,15 @@ DensePrimitive make_dense_primitive(const dnnl::memory::desc& x, const dnnl::mem
   return p;
 }
 
+struct DenseBinding {
+  std::mutex mu;
+  BoundArgs args[2];  // per primitive (best, plain): made at the first launch, rebound at every one
+};
+
 struct DensePlan {
   dnnl::memory::desc x_md, w_user, b_md, out_md;
+  // Eager calls' memories, as a graph node has its own (one call at a time; another makes its own)
+  mutable DenseBinding eager;
   bool bias = false;
   DensePrimitive best;      // weights in the layout the primitive prefers (best.w_md)
   dnnl::reorder w_reorder;  // w_user -> best.w_md, when they differ
@@ -198,11 +205,6 @@ std::shared_ptr<const DensePlan> make_dense_plan(int64_t M, int64_t K, int64_t N
   return p;
 }
 
-struct DenseBinding {
-  std::mutex mu;
-  BoundArgs args[2];  // per primitive (best, plain): made at the first launch, rebound at every one
-};
-
 std::shared_ptr<DenseBinding> make_dense_binding() { return std::make_shared<DenseBinding>(); }
 
 void dense_run(const DensePlan& p, const Tensor& out, const Tensor& x, const Tensor& weight, const Tensor& bias,
@@ -254,7 +256,7 @@ void dense_into(const Tensor& out, const Tensor& x, const Tensor& weight, const 
     Tensor out2 = reshaped(dst, {M, N});
     if (dst.dtype() == DType::Float32) {
       if (std::shared_ptr<const DensePlan> plan = dense_plan(M, K, N, bias.defined())) {
-        dense_run(*plan, out2, x2, weight, bias);
+        dense_run(*plan, out2, x2, weight, bias, nullptr, &plan->eager);
         return;
       }
     }

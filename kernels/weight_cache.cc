@@ -12,15 +12,28 @@
 
 namespace pj {
 
+namespace {
+template <class T>
+void put(std::string* k, const T* p, int n) {
+  k->append(reinterpret_cast<const char*>(p), sizeof(T) * static_cast<size_t>(n));
+}
+}  // namespace
+
+// (raw bytes, each count before what it counts: no two descs give one key, and no decimal
+// formatting on an eager call's path)
 std::string md_key(const dnnl::memory::desc& md) {
   const dnnl_memory_desc_t& d = md.data;
-  std::string k = std::to_string(static_cast<int>(d.format_kind)) + ":";
-  for (int i = 0; i < d.ndims; ++i) k += std::to_string(d.padded_dims[i]) + ",";
+  std::string k;
+  k.reserve(32 + 24 * static_cast<size_t>(d.ndims));
+  const int32_t head[2] = {static_cast<int32_t>(d.format_kind), d.ndims};
+  put(&k, head, 2);
+  put(&k, d.padded_dims, d.ndims);
   if (d.format_kind == dnnl_blocked) {
-    const dnnl_blocking_desc_t& b = d.format_desc.blocking;
-    k += "s";
-    for (int i = 0; i < d.ndims; ++i) k += std::to_string(b.strides[i]) + ",";
-    for (int i = 0; i < b.inner_nblks; ++i) k += std::to_string(b.inner_blks[i]) + "@" + std::to_string(b.inner_idxs[i]);
+    const dnnl_blocking_desc_t& blk = d.format_desc.blocking;
+    put(&k, blk.strides, d.ndims);
+    put(&k, &blk.inner_nblks, 1);
+    put(&k, blk.inner_blks, blk.inner_nblks);
+    put(&k, blk.inner_idxs, blk.inner_nblks);
   }
   return k;
 }
@@ -157,10 +170,15 @@ bool bytes_equal(const void* a, const void* b, int64_t n) {
 }
 
 std::string key_of(const Tensor& w, const dnnl::memory::desc& user, const dnnl::memory::desc& want) {
-  std::string k = std::to_string(reinterpret_cast<uintptr_t>(w.storage()->data())) + "+" +
-                  std::to_string(w.offset()) + ":";
-  for (int i = 0; i < w.ndim(); ++i) k += std::to_string(w.dim(i)) + "/" + std::to_string(w.stride(i)) + ",";
-  return k + "|" + md_key(user) + "->" + md_key(want);
+  std::string k;
+  k.reserve(160);
+  const int64_t head[3] = {static_cast<int64_t>(reinterpret_cast<uintptr_t>(w.storage()->data())), w.offset(), w.ndim()};
+  put(&k, head, 3);
+  for (int i = 0; i < w.ndim(); ++i) {
+    const int64_t geo[2] = {w.dim(i), w.stride(i)};
+    put(&k, geo, 2);
+  }
+  return k + md_key(user) + md_key(want);
 }
 
 bool still_valid(const Entry& e, const Tensor& w, const Tensor& wc, bool versioned) {

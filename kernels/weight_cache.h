@@ -79,7 +79,7 @@ struct WeightCacheStats {
 WeightCacheStats weight_cache_stats();
 void weight_cache_clear();
 
-// A stable text key of a memory descriptor (dims, blocking); for cache keys.
+// A key of a memory descriptor (dims, blocking) in raw bytes: for cache keys, not for printing.
 std::string md_key(const dnnl::memory::desc& md);
 
 }  // namespace pj

@@ -21,6 +21,7 @@
 #include "kernels/threading.h"
 #include "kernels/weight_cache.h"
 #include "pyext/tape_object.h"
+#include "pyext/op_entry.h"
 #include "pyext/vmap_run.h"
 #include "pyext/tensor_object.h"
 #include "runtime/eval_frame.h"
@@ -446,7 +447,8 @@ PyModuleDef module_def = {PyModuleDef_HEAD_INIT, "pijit._C", "pijit native core"
 extern "C" __attribute__((visibility("default"))) PyObject* PyInit__C() {
   PyObject* m = PyModule_Create(&pj::py::module_def);
   if (!m) return nullptr;
-  if (!pj::py::init_tensor_type(m) || !pj::py::init_tape_type(m) || !pj::py::init_vmap_functions(m)) {
+  if (!pj::py::init_tensor_type(m) || !pj::py::init_tape_type(m) || !pj::py::init_vmap_functions(m) ||
+      !pj::py::init_op_entries(m)) {
     Py_DECREF(m);
     return nullptr;
   }

@@ -6,9 +6,11 @@ def op(name, inputs, **attrs):
     return _C.op(name, inputs, attrs)
 
 
-def as_tensor(x):
+def as_tensor(x, _base=_C.TensorBase):
+    if isinstance(x, _base):  # (before the import: a function-level import costs a lookup per call)
+        return x
     from pijit.tensor import Tensor
-    return x if isinstance(x, _C.TensorBase) else Tensor(x)
+    return Tensor(x)
 
 
 def operands(x, y):

@@ -74,10 +74,16 @@ def _make_binary(name, _call=_C.op, _base=_C.TensorBase, _operand=_C.as_operand)
     return f
 
 
+def _entry(f, name, arity):
+    """f as one C entry (pijit._C.op_entry): `arity` tensors given positionally run registry op
+    `name` from the call itself; any other call is f's (its name, doc and signature too)."""
+    return _C.op_entry(name, arity, f)
+
+
 for _n in _UNARY:
-    globals()[_n] = _make_unary(_n)
+    globals()[_n] = _entry(_make_unary(_n), _n, 1)
 for _n in _BINARY:
-    globals()[_n] = _make_binary(_n)
+    globals()[_n] = _entry(_make_binary(_n), _n, 2)
 # div, round and softplus are redefined below with MindSpore's extra arguments (rounding_mode,
 # decimals, beta/threshold); the generated forms stay in the registry-name tables above.
 
@@ -295,6 +301,7 @@ def div(input, other, *, rounding_mode=None):
     return _op("mul", (_op("mul", (_op("sign", (a,)), _op("sign", (b,)))), mag))
 
 
+div = _entry(div, "div", 2)  # (div(a, b) of two tensors: rounding_mode None, the registry's div)
 divide = div
 
 
@@ -317,6 +324,8 @@ def round(input, *, decimals=0):
     return _op("round", (x / scale,)) * scale
 
 
+round = _entry(round, "round", 1)  # (round(x): decimals 0, the registry's round)
+
 def softplus(input, beta=1, threshold=20):
     """MindSpore's ops.softplus(input, beta=1, threshold=20): log(1 + exp(beta * x)) / beta, and
     x itself where beta * x > threshold. With the defaults this is the registry's stable softplus
@@ -335,6 +344,8 @@ def softplus(input, beta=1, threshold=20):
         sp = sp / beta
     return _op("where", (bx > threshold, x, sp))
 
+
+softplus = _entry(softplus, "softplus", 1)  # (softplus(x): the defaults, the registry's softplus)
 
 def concat(tensors, axis=0):
     if isinstance(tensors, _C.TensorBase) or not isinstance(tensors, (list, tuple)):

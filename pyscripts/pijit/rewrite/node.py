@@ -101,7 +101,9 @@ class Node(object):
     def create_call_function(function, targets, args=None, kwargs=None):
         """A node for `targets = function(*args, **kwargs)`; the function's body is not parsed."""
         who = "create_call_function"
-        if not isinstance(function, (types.FunctionType, types.BuiltinFunctionType, type)):
+        from pijit.ops import functional
+        # (pijit.ops's elementwise functions are op entries, each standing for its Python function)
+        if not isinstance(function, (types.FunctionType, types.BuiltinFunctionType, type, type(functional.abs))):
             raise type_error(who, "function", function, "function")
         _check_values(who, "targets", targets, (ScopedValue, str), "ScopedValue or str")
         if args is not None:
