@@ -4,8 +4,10 @@ _C.op in one Python frame. Each test holds that path to what the general path co
 the same values bit for bit (the general path is taken here by non-contiguous views), the same
 dtypes for every other case, the same errors, and tape, profiler and capture still see every op.
 """
+import inspect
 import math
 import struct
+import types
 import unittest
 
 import pijit as pj
@@ -120,6 +122,61 @@ class OtherCasesTakeTheGeneralPath(unittest.TestCase):
         for k in range(5000):  # (each a new str object: the name cache stays bounded and right)
             name = "".join(["a", "d", "d"]) if k % 2 else "".join(["m", "u", "l"])
             self.assertEqual(pj._C.op(name, (m, m)).tolist(), [2.0, 2.0] if k % 2 else [1.0, 1.0])
+
+
+class OpsFunctionsAreEntries(unittest.TestCase):
+    NAMES = list(ops._UNARY) + list(ops._BINARY)
+
+    def test_every_elementwise_function_is_one_entry_standing_for_its_function(self):
+        for name in self.NAMES + ["div", "round", "softplus"]:
+            fn = getattr(ops, name)
+            self.assertEqual(type(fn).__name__, "OpEntry", name)
+            self.assertIsInstance(fn.__wrapped__, types.FunctionType, name)
+            self.assertEqual(fn.__name__, name)
+            self.assertIs(getattr(pj.ops.functional, name), fn)
+        self.assertIs(ops.divide, ops.div)
+
+    def test_signature_doc_and_binding_are_a_functions(self):
+        self.assertEqual(str(inspect.signature(ops.div)), "(input, other, *, rounding_mode=None)")
+        self.assertEqual(str(inspect.signature(ops.relu)), "(input)")
+        self.assertIn("broadcasting", ops.add.__doc__)
+        self.assertIn("rounding_mode", ops.div.__doc__)
+
+        class Holder:
+            neg = ops.neg
+        t = pj.Tensor([1.0, -2.0])
+        self.assertEqual(Holder.neg(t).tolist(), [-1.0, 2.0])  # read from the class: itself
+        self.assertIsInstance(Holder().neg, types.MethodType)  # from an instance: bound, as a function is
+        self.assertIs(Holder().neg.__func__, ops.neg)
+
+    def test_other_calls_are_the_functions(self):
+        a, b = pj.Tensor([7.0, -7.0]), pj.Tensor([2.0, 2.0])
+        self.assertEqual(ops.add(input=a, other=b).tolist(), [9.0, -5.0])
+        self.assertEqual(ops.add(a, other=b).tolist(), [9.0, -5.0])
+        self.assertEqual(ops.div(a, b, rounding_mode="floor").tolist(), [3.0, -4.0])
+        self.assertEqual(ops.div(a, b, rounding_mode="trunc").tolist(), [3.0, -3.0])
+        self.assertEqual(ops.div(a, b).tolist(), [3.5, -3.5])
+        self.assertEqual(ops.round(pj.Tensor([1.25, 2.5]), decimals=1).tolist(), [1.2000000476837158, 2.5])
+        self.assertEqual(ops.round(pj.Tensor([1.5, 2.5])).tolist(), [2.0, 2.0])
+        self.assertEqual(ops.relu([-1.0, 3.0]).tolist(), [0.0, 3.0])
+        with self.assertRaises(TypeError):
+            ops.relu()
+        with self.assertRaises(TypeError):
+            ops.add(a)
+        with self.assertRaises(TypeError):
+            ops.add(a, b, b)
+        with self.assertRaisesRegex(ValueError, "rounding_mode must be None, 'floor' or 'trunc'"):
+            ops.div(a, b, rounding_mode="up")
+        with self.assertRaisesRegex(TypeError, "softplus: beta must be a number"):
+            ops.softplus(a, beta="x")
+
+    def test_made_only_for_a_registry_op_of_its_arity(self):
+        with self.assertRaisesRegex(ValueError, "op_entry: unknown op 'no_such_op'"):
+            pj._C.op_entry("no_such_op", 1, abs)
+        with self.assertRaisesRegex(ValueError, "op_entry: op 'add' takes 2 tensor inputs, not 1"):
+            pj._C.op_entry("add", 1, abs)
+        with self.assertRaisesRegex(TypeError, "fallback must be callable"):
+            pj._C.op_entry("neg", 1, 3)
 
 
 class RecordersSeeEveryOp(unittest.TestCase):
