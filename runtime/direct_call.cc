@@ -67,8 +67,18 @@ std::shared_ptr<DirectCall> make_direct_call(const codegen::FramePlan& plan, con
     d->runner = py::Ref(runner);
   }
   d->frameless = !sets_class(d->ret);
+  d->one_output = d->runner && d->ret.kind == codegen::ReturnPlan::Output && d->ret.index == 0 && g.outputs().size() == 1;
   guards.keep_resolved(d->nodes);
   return d;
+}
+
+PyObject* direct_return_output(const ReturnPlan& p, PyObject* o) {
+  static PyObject* class_name = PyUnicode_InternFromString("__class__");
+  if (p.obj && PyObject_SetAttr(o, class_name, p.obj) < 0) {  // the class library code gave it
+    Py_DECREF(o);
+    return nullptr;
+  }
+  return o;
 }
 
 PyObject* direct_return(const ReturnPlan& p, PyObject* outputs, PyObject* const* objs) {
@@ -82,12 +92,7 @@ PyObject* direct_return(const ReturnPlan& p, PyObject* outputs, PyObject* const*
     case ReturnPlan::Output: {
       PyObject* o = PyTuple_GET_ITEM(outputs, p.index);
       Py_INCREF(o);
-      static PyObject* class_name = PyUnicode_InternFromString("__class__");
-      if (p.obj && PyObject_SetAttr(o, class_name, p.obj) < 0) {  // the class library code gave it
-        Py_DECREF(o);
-        return nullptr;
-      }
-      return o;
+      return direct_return_output(p, o);
     }
     case ReturnPlan::Tuple:
     case ReturnPlan::List:

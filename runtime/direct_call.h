@@ -26,6 +26,8 @@ struct DirectCall {
   // set): a failed graph is all that can fail, and the call may then run eagerly, so the call may
   // run without a frame (runtime/eval_frame.cc's frameless direct call).
   bool frameless = false;
+  // The graph's one output is the return value (ret is Output 0): run_graph1 makes no outputs tuple.
+  bool one_output = false;
 };
 
 // The direct call for a captured frame's plan, or nullptr where its code does more (side effects,
@@ -38,5 +40,7 @@ std::shared_ptr<DirectCall> make_direct_call(const codegen::FramePlan& plan, con
 // The function's return value from the graph's outputs (a tuple) and the handed-out objects, as
 // the rewritten code builds it. New reference; nullptr with an exception set.
 PyObject* direct_return(const codegen::ReturnPlan& p, PyObject* outputs, PyObject* const* objs);
+// An Output plan's value from that output itself (a new reference to it, which it takes).
+PyObject* direct_return_output(const codegen::ReturnPlan& p, PyObject* o);
 
 }  // namespace pj::runtime

@@ -47,16 +47,17 @@ std::vector<std::string> g_auto_dirs;
 JitOptions g_auto_opts;
 std::string g_library_prefix;
 
+enum class GraphFailure { None, Rerunnable, Final };
+
+// (one thread-local: each a dlopened module reads costs a call, and the hit path reads these)
 struct ThreadJit {
   PyCodeObject* expect = nullptr;  // the code the innermost jitted call is about to enter
   const JitOptions* options = nullptr;
   bool busy = false;               // capturing: every frame entered meanwhile runs eagerly
   PyCodeObject* eager = nullptr;   // the next frame of this code runs eagerly (a frameless call's graph raised)
+  GraphFailure graph_failure = GraphFailure::None;  // how the last graph run failed (note_graph_failure)
 };
 thread_local ThreadJit t_jit;
-
-enum class GraphFailure { None, Rerunnable, Final };
-thread_local GraphFailure t_graph_failure = GraphFailure::None;
 
 // Every CodeState not yet freed (release_code_states and pinned_code_states list them). CPython
 // calls each co_extra user's free function while a code object dies without clearing the slots,
@@ -206,7 +207,7 @@ PyObject* run_in_shadow(PyThreadState* ts, py::Frame* f, PyObject* code, bool ma
   py::Frame* shadow = py::shadow_frame(ts, f, reinterpret_cast<PyCodeObject*>(code));
   if (!shadow) return nullptr;
   PyObject* r = py::eval_frame_default(ts, shadow, 0);
-  if (!r && may_rerun && t_graph_failure == GraphFailure::Rerunnable) py::give_back_locals(f, shadow);
+  if (!r && may_rerun && t_jit.graph_failure == GraphFailure::Rerunnable) py::give_back_locals(f, shadow);
   else if (!r) py::drop_resume_caller_entry(shadow);
   Py_DECREF(shadow);
   return r;
@@ -253,7 +254,7 @@ PyObject* run_refused(PyThreadState* ts, py::Frame* f, CodeState* st, const std:
 const std::string kGraphRaised = "its graph raised; the call runs eagerly (the interpreter's exception)";
 
 __attribute__((noinline, cold)) PyObject* rerun_after_graph_failure(PyThreadState* ts, py::Frame* f, CodeState* st) {
-  t_graph_failure = GraphFailure::None;
+  t_jit.graph_failure = GraphFailure::None;
   PyErr_Clear();
   ++st->graph_failures;
   log("breaks", "graph of " + where(py::frame_code(f)) + " raised; the call runs eagerly");
@@ -266,13 +267,13 @@ PyObject* run_entry(PyThreadState* ts, py::Frame* f, CodeState* st, CacheEntry& 
     ++st->frames_rewritten;
     ++g_stats.frames_rewritten;
     if (e.graph) ++g_stats.frames_captured;
-    t_graph_failure = GraphFailure::None;
+    t_jit.graph_failure = GraphFailure::None;
     PyObject* r = run_in_shadow(ts, f, e.code, e.graph != nullptr);
     // The rewritten code does nothing observable before its graph call (it reads guarded paths),
     // and the original frame has its locals back (run_in_shadow; 3.11: the graph runner's call):
     // running it now is exactly the eager call.
-    if (!r && e.graph && t_graph_failure == GraphFailure::Rerunnable) return rerun_after_graph_failure(ts, f, st);
-    t_graph_failure = GraphFailure::None;
+    if (!r && e.graph && t_jit.graph_failure == GraphFailure::Rerunnable) return rerun_after_graph_failure(ts, f, st);
+    t_jit.graph_failure = GraphFailure::None;
     return r;
   }
   return run_refused(ts, f, st, e.reason);
@@ -289,16 +290,22 @@ void count_direct_hit(CodeState* st, CacheEntry& e) {
 
 // d's graph on `objs` (references it drops) and the return value built from its outputs; nullptr
 // on failure, with *rerun set when the graph failed before anything observable ran.
-PyObject* run_direct_graph(const DirectCall& d, PyObject** objs, bool* rerun) {
-  t_graph_failure = GraphFailure::None;
+PyObject* run_direct_graph(const DirectCall& d, PyObject** objs, bool* rerun, ThreadJit& jit) {
+  jit.graph_failure = GraphFailure::None;
   static PyObject* const no_outputs = PyTuple_New(0);
-  PyObject* outputs = d.runner ? run_graph(d.runner.get(), objs, static_cast<Py_ssize_t>(d.num_inputs))
-                               : (Py_INCREF(no_outputs), no_outputs);
-  PyObject* r = outputs ? direct_return(d.ret, outputs, objs) : nullptr;
-  Py_XDECREF(outputs);
+  PyObject* r = nullptr;
+  if (d.one_output) {  // (no outputs tuple)
+    PyObject* o = run_graph1(d.runner.get(), objs, static_cast<Py_ssize_t>(d.num_inputs));
+    r = o ? direct_return_output(d.ret, o) : nullptr;
+  } else {
+    PyObject* outputs = d.runner ? run_graph(d.runner.get(), objs, static_cast<Py_ssize_t>(d.num_inputs))
+                                 : (Py_INCREF(no_outputs), no_outputs);
+    r = outputs ? direct_return(d.ret, outputs, objs) : nullptr;
+    Py_XDECREF(outputs);
+  }
   for (size_t k = 0; k < d.nodes.size(); ++k) Py_DECREF(objs[k]);
-  *rerun = !r && t_graph_failure == GraphFailure::Rerunnable;
-  t_graph_failure = GraphFailure::None;
+  *rerun = !r && jit.graph_failure == GraphFailure::Rerunnable;
+  jit.graph_failure = GraphFailure::None;
   return r;
 }
 
@@ -310,7 +317,7 @@ PyObject* run_direct(PyThreadState* ts, py::Frame* f, CodeState* st, CacheEntry&
   // (held: the return value's __class__ store may run library code, which may reset the cache)
   const std::shared_ptr<DirectCall> hold = e.direct;
   bool rerun = false;
-  PyObject* r = run_direct_graph(*hold, objs, &rerun);
+  PyObject* r = run_direct_graph(*hold, objs, &rerun, t_jit);
   if (rerun) {
     PyErr_Clear();
     ++st->graph_failures;
@@ -1031,7 +1038,7 @@ __attribute__((noinline)) bool run_frameless(PyCodeObject* co, const JitOptions&
     ++st->entries.front().guard_runs;
   }
   bool rerun = false;
-  PyObject* r = run_direct_graph(*hold, objs, &rerun);
+  PyObject* r = run_direct_graph(*hold, objs, &rerun, jit);
   if (!r && rerun) {  // as run_direct: the call runs eagerly, its frame made now
     PyErr_Clear();
     ++st->graph_failures;
@@ -1223,12 +1230,12 @@ void release_code_states() {
 }
 
 void note_graph_failure(bool rerunnable) {
-  t_graph_failure = rerunnable ? GraphFailure::Rerunnable : GraphFailure::Final;
+  t_jit.graph_failure = rerunnable ? GraphFailure::Rerunnable : GraphFailure::Final;
 }
 
 void graph_failed_in_rewritten_code() {
   // (3.11: the frame runs eagerly next, and its arguments moved into the in-place run)
-  if (t_graph_failure == GraphFailure::Rerunnable) py::give_back_args();
+  if (t_jit.graph_failure == GraphFailure::Rerunnable) py::give_back_args();
 }
 
 GlobalStats& global_stats() { return g_stats; }

@@ -115,6 +115,8 @@ PyObject* new_graph_runner(std::shared_ptr<graph::Graph> g, const std::string& n
                            const std::vector<graph::SymbolicAttr>& symbolic_attrs = {});
 // A runner's call without the argument tuple (the direct call): runner(*args), a tuple of outputs.
 PyObject* run_graph(PyObject* runner, PyObject* const* args, Py_ssize_t n);
+// run_graph of a graph with one output: that output itself, no tuple (a direct call returning it).
+PyObject* run_graph1(PyObject* runner, PyObject* const* args, Py_ssize_t n);
 // A dynamic runner's plans by concrete sizes (nullptr for a static graph): counters for jit_stats.
 struct ShapePlanStats {
   int64_t plans = 0, hits = 0, misses = 0, evictions = 0, failures = 0, prepare_ns = 0;

@@ -150,6 +150,8 @@ struct GraphRunner {
   std::shared_ptr<ShapePlans> shapes;  // dynamic shapes: plan and backward per concrete sizes
   std::vector<int8_t>* scalars;  // per input: the DType a Python number fed there becomes (lifted
                                  // scalars), -1 for a tensor input; null when no input is one
+  Tensors* spare_in;  // the inputs' vector, kept for the next call (a call made while one runs makes its own)
+  bool spare_busy;
 };
 
 }  // namespace
@@ -278,6 +280,7 @@ void runner_dealloc(PyObject* self) {
   r->shapes.~shared_ptr();
   delete r->name;
   delete r->scalars;
+  delete r->spare_in;
   Py_TYPE(self)->tp_free(self);
 }
 
@@ -289,10 +292,32 @@ PyObject* runner_call(PyObject* self, PyObject* args, PyObject*) {  // (rewritte
 
 }  // namespace
 
-PyObject* run_graph(PyObject* self, PyObject* const* args, Py_ssize_t n) {
+namespace {
+// The outputs as run_graph gives them: a tuple, or (one: run_graph1) the one output itself.
+PyObject* wrap_outputs(const Tensors& out, bool one) {
+  if (!one) return py::wrap_all(out);
+  PJ_CHECK(out.size() == 1) << "run_graph1: the graph has " << out.size() << " outputs";
+  return py::wrap(out[0]);
+}
+
+PyObject* run_graph_as(PyObject* self, PyObject* const* args, Py_ssize_t n, bool one) {
   auto* r = reinterpret_cast<GraphRunner*>(self);
   PJ_PY_BEGIN
-  Tensors in;
+  // (the runner's own vector when no call of it is under way: no allocation per call; emptied
+  // on every exit, so it holds no tensor between calls)
+  Tensors local;
+  const bool spare = !r->spare_busy;
+  Tensors& in = spare ? *r->spare_in : local;
+  struct GiveBack {
+    GraphRunner* r;
+    Tensors& in;
+    bool spare;
+    ~GiveBack() {
+      in.clear();
+      if (spare) r->spare_busy = false;
+    }
+  } give_back{r, in, spare};
+  if (spare) r->spare_busy = true;
   in.reserve(n);
   for (Py_ssize_t i = 0; i < n; ++i) {
     PyObject* a = args[i];
@@ -306,7 +331,7 @@ PyObject* run_graph(PyObject* self, PyObject* const* args, Py_ssize_t n) {
     }
   }
   graph::ExecPlan* plan = r->plan.get();
-  std::shared_ptr<TapeBackward> bw = r->backward;
+  const std::shared_ptr<TapeBackward>* backward = &r->backward;  // (copied only where a tape keeps it)
   if (r->shapes) {
     ShapePlans::Instance& inst = r->shapes->get(in);
     if (!inst.error.empty()) {  // nothing ran: the call runs eagerly and meets the error there
@@ -314,15 +339,16 @@ PyObject* run_graph(PyObject* self, PyObject* const* args, Py_ssize_t n) {
       PJ_THROW(Value) << inst.error;
     }
     plan = inst.plan.get();
-    bw = inst.backward;
+    backward = &inst.backward;
   }
   try {
     if (r->fault) {
       Tensors out = plan->run(in);
       plant_fault(out);
-      return py::wrap_all(out);
+      return wrap_outputs(out, one);
     }
-    if (!tape_active()) return py::wrap_all(plan->run(in));
+    if (!tape_active()) return wrap_outputs(plan->run(in), one);
+    const std::shared_ptr<TapeBackward> bw = *backward;
     if (tape_depth() > 1) {
       // A gradient of a gradient: the node's backward would run as one compiled plan, which the
       // outer tape cannot differentiate (its gradient would come out zero). Nothing ran yet: the
@@ -375,7 +401,7 @@ PyObject* run_graph(PyObject* self, PyObject* const* args, Py_ssize_t n) {
         if (a.needs[bw->wrt[j]]) din[bw->wrt[j]] = ec.add(res[j]);
       return din;
     }, "the graph of " + *r->name);
-    return py::wrap_all(out);
+    return wrap_outputs(out, one);
   } catch (...) {
     // (a Parameter written in place is not a reason to stay final: the plan writes one only
     // where neither its node nor any after it can raise, so a failure comes before the write)
@@ -384,6 +410,10 @@ PyObject* run_graph(PyObject* self, PyObject* const* args, Py_ssize_t n) {
   }
   PJ_PY_END(nullptr)
 }
+}  // namespace
+
+PyObject* run_graph(PyObject* self, PyObject* const* args, Py_ssize_t n) { return run_graph_as(self, args, n, false); }
+PyObject* run_graph1(PyObject* self, PyObject* const* args, Py_ssize_t n) { return run_graph_as(self, args, n, true); }
 
 namespace {
 
@@ -1362,6 +1392,8 @@ PyObject* new_graph_runner(std::shared_ptr<graph::Graph> g, const std::string& n
   r->name = new std::string(name);
   r->fault = debug.fault;
   r->scalars = nullptr;
+  r->spare_in = new Tensors();
+  r->spare_busy = false;
   if (!scalar_inputs.empty()) {
     r->scalars = new std::vector<int8_t>(g->inputs().size(), -1);
     for (int k : scalar_inputs) (*r->scalars)[k] = static_cast<int8_t>(g->value(g->inputs()[k]).meta.dtype);
