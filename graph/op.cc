@@ -1,4 +1,6 @@
 #include "graph/op.h"
+
+#include <atomic>
 #include "graph/tape.h"
 #include "graph/trace_context.h"
 
@@ -190,7 +192,10 @@ namespace {
 thread_local TraceContext* t_tracer = nullptr;
 }  // namespace
 
-TraceContext* trace_context() { return t_tracer; }
+// Tracing scopes of every thread: while none is open, trace_context() reads no thread-local (a
+// dlopened module's cost a call each, and every eager op and cache hit asks).
+std::atomic<int> g_tracing_scopes{0};
+TraceContext* trace_context() { return g_tracing_scopes.load(std::memory_order_relaxed) ? t_tracer : nullptr; }
 
 void refuse_untraceable(const OpDef& op) {
   if (op.data_dependent || !op.infer)
@@ -212,8 +217,14 @@ Tensors symbolic_outputs(const Metas& outs, const std::vector<int>& ids) {
   for (size_t k = 0; k < outs.size(); ++k) r.push_back(Tensor::symbolic(outs[k].shape, outs[k].dtype, ids[k]));
   return r;
 }
-TraceScope::TraceScope(TraceContext* c) : prev_(t_tracer) { t_tracer = c; }
-TraceScope::~TraceScope() { t_tracer = prev_; }
+TraceScope::TraceScope(TraceContext* c) : prev_(t_tracer), counted_(c != nullptr) {
+  if (counted_) g_tracing_scopes.fetch_add(1, std::memory_order_relaxed);
+  t_tracer = c;
+}
+TraceScope::~TraceScope() {
+  t_tracer = prev_;
+  if (counted_) g_tracing_scopes.fetch_sub(1, std::memory_order_relaxed);
+}
 
 namespace {
 thread_local int t_op_depth = 0;  // eager op calls on this thread's stack (a composite's inner ops are > 0)
@@ -279,7 +290,8 @@ Tensors call_op(const OpDef& op, const Tensors& in, const Attrs& attrs) {
       if (!known) PJ_THROW(Type) << op.name << "() got an unexpected attribute '" << kv.first << "'";
     }
   }
-  Tensors out = t_tracer          ? t_tracer->record(op, in, attrs)
+  TraceContext* const tracer = trace_context();
+  Tensors out = tracer            ? tracer->record(op, in, attrs)
                 : trace::ops_on() ? run_op_profiled(op, in, attrs)
                                   : run_op(op, in, attrs);
   if (tape_active()) tape_record_op(op, in, attrs, out);
@@ -379,7 +391,7 @@ Tensor call_op1(const OpDef& op, const Tensors& in, const Attrs& attrs) {
 Tensor call_eager(const OpDef& op, absl::Span<const Tensor> in) {
   Tensor out;
   // (a recorder sees every call; the count is checked as call_op checks it)
-  if (op.eager && !t_tracer && !trace::ops_on() && !tape_active() && static_cast<int>(in.size()) == op.num_inputs &&
+  if (op.eager && !trace_context() && !trace::ops_on() && !tape_active() && static_cast<int>(in.size()) == op.num_inputs &&
       op.eager(in, &out))
     return out;
   return call_op1(op, Tensors(in.begin(), in.end()));

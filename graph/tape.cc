@@ -1,5 +1,7 @@
 #include "graph/tape.h"
 
+#include <atomic>
+
 #include <algorithm>
 
 #include "common/check.h"
@@ -9,6 +11,9 @@ namespace pj {
 namespace {
 
 thread_local std::vector<Tape*> t_tapes;  // recording tapes of this thread, oldest first
+// Recording tapes of every thread: while none records, tape_active() reads no thread-local (a
+// dlopened module's cost a call each, and every eager op and cache hit asks).
+std::atomic<int> g_recording_tapes{0};
 
 }  // namespace
 
@@ -38,12 +43,14 @@ void Tape::start() {
   if (recording_) return;
   recording_ = true;
   t_tapes.push_back(this);
+  g_recording_tapes.fetch_add(1, std::memory_order_relaxed);
 }
 
 void Tape::stop() {
   if (!recording_) return;
   recording_ = false;
   t_tapes.erase(std::remove(t_tapes.begin(), t_tapes.end(), this), t_tapes.end());
+  g_recording_tapes.fetch_sub(1, std::memory_order_relaxed);
 }
 
 void Tape::record(const OpDef* op, const Tensors& in, const Attrs& attrs, const Tensors& out, CustomGradFn custom,
@@ -157,7 +164,8 @@ Tensors Tape::gradient(const Tensors& outputs, const Tensors& seeds, const std::
   return out;
 }
 
-bool tape_active() { return !t_tapes.empty(); }
+// (this thread's own start is visible to it, relaxed or not: a nonzero count on its tapes' behalf)
+bool tape_active() { return g_recording_tapes.load(std::memory_order_relaxed) != 0 && !t_tapes.empty(); }
 int tape_depth() { return static_cast<int>(t_tapes.size()); }
 
 void tape_record_op(const OpDef& op, const Tensors& in, const Attrs& attrs, const Tensors& out) {

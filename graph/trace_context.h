@@ -57,6 +57,7 @@ class TraceScope {
 
  private:
   TraceContext* prev_;
+  bool counted_;  // c was a tracer: counted in the process-wide number of tracing scopes
 };
 
 }  // namespace pj

@@ -58,6 +58,13 @@ struct ThreadJit {
   GraphFailure graph_failure = GraphFailure::None;  // how the last graph run failed (note_graph_failure)
 };
 thread_local ThreadJit t_jit;
+// t_jit's address computed once where a function holds it: GCC otherwise recomputes a dlopened
+// module's thread-local address (a call) at each access after a call.
+inline ThreadJit& thread_jit() {
+  ThreadJit* p = &t_jit;
+  asm("" : "+r"(p));
+  return *p;
+}
 
 // Every CodeState not yet freed (release_code_states and pinned_code_states list them). CPython
 // calls each co_extra user's free function while a code object dies without clearing the slots,
@@ -290,7 +297,8 @@ void count_direct_hit(CodeState* st, CacheEntry& e) {
 
 // d's graph on `objs` (references it drops) and the return value built from its outputs; nullptr
 // on failure, with *rerun set when the graph failed before anything observable ran.
-PyObject* run_direct_graph(const DirectCall& d, PyObject** objs, bool* rerun, ThreadJit& jit) {
+// (noipa: the caller's ThreadJit reference is used, not t_jit read again in a specialised copy)
+__attribute__((noipa)) PyObject* run_direct_graph(const DirectCall& d, PyObject** objs, bool* rerun, ThreadJit& jit) {
   jit.graph_failure = GraphFailure::None;
   static PyObject* const no_outputs = PyTuple_New(0);
   PyObject* r = nullptr;
@@ -1000,7 +1008,7 @@ __attribute__((noinline)) bool run_frameless(PyCodeObject* co, const JitOptions&
                             CO_ITERABLE_COROUTINE;
   if (nargs != co->co_argcount || co->co_kwonlyargcount || (co->co_flags & kNotPlain) || !(co->co_flags & CO_OPTIMIZED))
     return false;
-  ThreadJit& jit = t_jit;
+  ThreadJit& jit = thread_jit();
   if (g_released || jit.busy || trace::on() || trace_context() || code_filter().any ||
       stance() != Stance::Default || g_config.guard_perf || debug_switches().no_direct || debug_switches().no_cache)
     return false;
