@@ -1,11 +1,24 @@
 """str() prints like numpy, repr() like MindSpore (exact strings; numpy's own output is compared
 in the oracle suite)."""
+import os
+import subprocess
+import sys
 import unittest
 
 import pijit as pj
 
 
 class TestStr(unittest.TestCase):
+    def test_the_first_print_in_a_fresh_process(self):
+        # (a float live across a thread's first read of a thread-local in the module came back as
+        # garbage when thread-locals went through glibc < 2.39's TLS descriptors: 0.5 printed 0.0)
+        code = ("import pijit as pj\nprint(pj.Tensor(0.5), pj.Tensor([0.25, 1e-05], pj.float16), "
+                "pj.Tensor(1.5).astype(pj.bfloat16))")
+        env = dict(os.environ, PYTHONPATH=os.pathsep.join(sys.path))
+        out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, timeout=120)
+        self.assertEqual(out.returncode, 0, out.stderr)
+        self.assertEqual(out.stdout, "0.5 [2.5e-01 1.0e-05] 1.5\n")
+
     def test_seed_document_outputs(self):
         x = pj.ones((3, 3)) * 1024
         self.assertEqual(str(x), "[[1024. 1024. 1024.]\n [1024. 1024. 1024.]\n [1024. 1024. 1024.]]")
