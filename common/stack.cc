@@ -51,6 +51,11 @@ StackNow stack_now() {
   return {sp > b.low ? sp - b.low : 0, b.size};
 }
 
+StackBounds stack_bounds() {
+  const Bounds& b = bounds();
+  return {b.low, b.size};
+}
+
 size_t stack_size() {
   const Bounds& b = bounds();
   return b.low ? b.size : SIZE_MAX / 2;

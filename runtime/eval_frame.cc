@@ -56,6 +56,8 @@ struct ThreadJit {
   bool busy = false;               // capturing: every frame entered meanwhile runs eagerly
   PyCodeObject* eager = nullptr;   // the next frame of this code runs eagerly (a frameless call's graph raised)
   GraphFailure graph_failure = GraphFailure::None;  // how the last graph run failed (note_graph_failure)
+  StackBounds stack;  // this thread's stack, read once (stack_read): the frameless call's check
+  bool stack_read = false;
 };
 thread_local ThreadJit t_jit;
 // t_jit's address computed once where a function holds it: GCC otherwise recomputes a dlopened
@@ -1020,7 +1022,11 @@ __attribute__((noinline)) bool run_frameless(PyCodeObject* co, const JitOptions&
   if (!e.direct || !e.direct->frameless || !tape_safe(e) || (opt.fullgraph && (!e.graph || !e.break_text.empty())))
     return false;
   // (the usual way raises, or runs the frame eagerly, where the stack is short)
-  const StackNow stack = stack_now();
+  if (__builtin_expect(!jit.stack_read, 0)) {
+    jit.stack = stack_bounds();
+    jit.stack_read = true;
+  }
+  const StackNow stack = stack_now(jit.stack);
   if (stack.room < py::kStackFloor || !py::stack_room_for_levels(ts, py::kRunStackExtra, stack)) return false;
   py::Ref code_held(reinterpret_cast<PyObject*>(co));  // (st is its: the graph's library code may drop the function)
   Py_INCREF(co);
