@@ -13,6 +13,7 @@
 #include "capture/sim_state.h"
 #include "py/py_common.h"
 #include "graph/tape.h"
+#include "pyext/op_entry.h"
 #include "pyext/tape_object.h"
 #include "pyext/tensor_object.h"
 
@@ -257,7 +258,7 @@ bool Simulator::is_library_type(PyTypeObject* t) {
   if (it != library_types_.end()) return it->second;
   // pijit's own classes (a user's Tensor subclass is user code). A type that was never readied
   // (functools.KeyWrapper) has no dict yet, and is not pijit's.
-  bool lib = t == &py::TensorBaseType || t == py::tape_type();
+  bool lib = t == &py::TensorBaseType || t == py::tape_type() || t == py::op_entry_type();
   if (!lib) {
     PyObject* mod = t->tp_dict ? PyDict_GetItemString(t->tp_dict, "__module__") : nullptr;
     const std::string m = mod && PyUnicode_Check(mod) ? py::text(mod) : "";

@@ -19,14 +19,17 @@ void put(std::string* k, const T* p, int n) {
 }
 }  // namespace
 
-// (raw bytes, each count before what it counts: no two descs give one key, and no decimal
-// formatting on an eager call's path)
+// (raw bytes, each count before what it counts, and no decimal formatting on an eager call's
+// path: the kind, data type, dims, padding and blocking; not the `extra` a compensated int8
+// layout adds, which pijit's cached weights never have)
 std::string md_key(const dnnl::memory::desc& md) {
   const dnnl_memory_desc_t& d = md.data;
   std::string k;
   k.reserve(32 + 24 * static_cast<size_t>(d.ndims));
-  const int32_t head[2] = {static_cast<int32_t>(d.format_kind), d.ndims};
-  put(&k, head, 2);
+  const int32_t head[3] = {static_cast<int32_t>(d.format_kind), static_cast<int32_t>(d.data_type), d.ndims};
+  put(&k, head, 3);
+  put(&k, &d.offset0, 1);
+  put(&k, d.dims, d.ndims);
   put(&k, d.padded_dims, d.ndims);
   if (d.format_kind == dnnl_blocked) {
     const dnnl_blocking_desc_t& blk = d.format_desc.blocking;

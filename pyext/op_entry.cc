@@ -5,9 +5,11 @@
 // functions are these (issue 46: one C++ entry each, not a chain of Python wrappers).
 //
 // It looks like the function: __name__, __qualname__, __doc__ and __module__ are the function's,
-// __wrapped__ is the function (inspect.signature follows it), and stored on a class it binds as a
-// method, as a function does. Its type is pijit's: capture runs a call of it for real under its
-// recorder, as it does pijit's own callables (call_eager records under a tracer).
+// __wrapped__ is the function (inspect.signature follows it), stored on a class it binds as a
+// method, it takes weak references, and copy, deepcopy and pickle give the entry itself (by its
+// module and name, as a function). Its type is pijit's (capture/sim_values.cc knows it): capture
+// runs a call of it for real under its recorder (call_eager records under a tracer). Only pijit's
+// own functions are made entries (_op_entry): the fallback is library code capture trusts.
 #include "pyext/op_entry.h"
 
 #include <structmember.h>
@@ -27,6 +29,7 @@ struct OpEntry {
   const OpDef* op;
   int arity;
   PyObject* fallback;
+  PyObject* weakrefs;
 };
 
 OpEntry* entry_of(PyObject* o) { return reinterpret_cast<OpEntry*>(o); }
@@ -43,7 +46,7 @@ PyObject* run(const OpEntry* e, PyObject* const* args, Py_ssize_t nargs) {
   PJ_PY_END(nullptr)
 }
 
-PyObject* no_fallback() { return fail(PyExc_RuntimeError, "pijit: an op entry called after it was cleared"); }
+PyObject* no_fallback() { return fail(PyExc_RuntimeError, "pijit: an op entry used after it was cleared"); }
 
 PyObject* entry_vectorcall(PyObject* self, PyObject* const* args, size_t nargsf, PyObject* kwnames) {
   const OpEntry* e = entry_of(self);
@@ -71,6 +74,7 @@ PyObject* entry_get(PyObject* self, PyObject* obj, PyObject*) {
 
 void entry_dealloc(PyObject* self) {
   PyObject_GC_UnTrack(self);
+  if (entry_of(self)->weakrefs) PyObject_ClearWeakRefs(self);
   Py_CLEAR(entry_of(self)->fallback);
   Py_TYPE(self)->tp_free(self);
 }
@@ -85,7 +89,7 @@ int entry_clear(PyObject* self) {
   return 0;
 }
 
-// __name__, __qualname__, __doc__: the function's.
+// __name__, __qualname__, __doc__, __module__: the function's.
 PyObject* fallback_attr(PyObject* self, void* name) {
   PyObject* f = entry_of(self)->fallback;
   if (!f) return no_fallback();
@@ -100,7 +104,14 @@ PyGetSetDef entry_getset[] = {
     {"__name__", fallback_attr, nullptr, nullptr, const_cast<char*>("__name__")},
     {"__qualname__", fallback_attr, nullptr, nullptr, const_cast<char*>("__qualname__")},
     {"__doc__", fallback_attr, nullptr, nullptr, const_cast<char*>("__doc__")},
+    {"__module__", fallback_attr, nullptr, nullptr, const_cast<char*>("__module__")},
     {nullptr, nullptr, nullptr, nullptr, nullptr}};
+
+// __reduce__: the entry's name, which copy takes as "atomic" (deepcopy gives the entry itself)
+// and pickle as a global found by __module__ and that name, as it does a function.
+PyObject* entry_reduce(PyObject* self, PyObject*) { return fallback_attr(self, const_cast<char*>("__qualname__")); }
+
+PyMethodDef entry_methods[] = {{"__reduce__", entry_reduce, METH_NOARGS, nullptr}, {nullptr, nullptr, 0, nullptr}};
 
 PyMemberDef entry_members[] = {
     {const_cast<char*>("__wrapped__"), T_OBJECT, offsetof(OpEntry, fallback), READONLY, nullptr},
@@ -108,18 +119,18 @@ PyMemberDef entry_members[] = {
 
 PyTypeObject OpEntryType = {PyVarObject_HEAD_INIT(nullptr, 0)};
 
-// op_entry(name, arity, fallback) -> the entry.
+// _op_entry(name, arity, fallback) -> the entry.
 PyObject* py_op_entry(PyObject*, PyObject* args) {
   PyObject *name, *fallback;
   int arity;
-  if (!PyArg_ParseTuple(args, "UiO:op_entry", &name, &arity, &fallback)) return nullptr;
+  if (!PyArg_ParseTuple(args, "UiO:_op_entry", &name, &arity, &fallback)) return nullptr;
   PJ_PY_BEGIN
-  if (arity != 1 && arity != 2) return fail(PyExc_ValueError, "op_entry: arity must be 1 or 2");
-  if (!PyCallable_Check(fallback)) return fail(PyExc_TypeError, "op_entry: fallback must be callable");
+  if (arity != 1 && arity != 2) return fail(PyExc_ValueError, "_op_entry: arity must be 1 or 2");
+  if (!PyCallable_Check(fallback)) return fail(PyExc_TypeError, "_op_entry: fallback must be callable");
   const OpDef* op = find_op(text(name));
-  if (!op) return fail(PyExc_ValueError, "op_entry: unknown op '" + text(name) + "'");
+  if (!op) return fail(PyExc_ValueError, "_op_entry: unknown op '" + text(name) + "'");
   if (op->num_inputs != arity)
-    return fail(PyExc_ValueError, "op_entry: op '" + op->name + "' takes " + std::to_string(op->num_inputs) +
+    return fail(PyExc_ValueError, "_op_entry: op '" + op->name + "' takes " + std::to_string(op->num_inputs) +
                                       " tensor inputs, not " + std::to_string(arity));
   auto* e = PyObject_GC_New(OpEntry, &OpEntryType);
   if (!e) return nullptr;
@@ -128,17 +139,20 @@ PyObject* py_op_entry(PyObject*, PyObject* args) {
   e->arity = arity;
   Py_INCREF(fallback);
   e->fallback = fallback;
+  e->weakrefs = nullptr;
   PyObject_GC_Track(reinterpret_cast<PyObject*>(e));
   return reinterpret_cast<PyObject*>(e);
   PJ_PY_END(nullptr)
 }
 
 PyMethodDef op_entry_functions[] = {
-    {"op_entry", py_op_entry, METH_VARARGS,
-     "op_entry(name, arity, fallback): registry op `name` on `arity` tensors; other calls go to fallback"},
+    {"_op_entry", py_op_entry, METH_VARARGS,
+     "_op_entry(name, arity, fallback): registry op `name` on `arity` tensors, other calls fallback's (pijit's own functions)"},
     {nullptr, nullptr, 0, nullptr}};
 
 }  // namespace
+
+PyTypeObject* op_entry_type() { return &OpEntryType; }
 
 bool init_op_entries(PyObject* module) {
   PyTypeObject& t = OpEntryType;
@@ -154,10 +168,9 @@ bool init_op_entries(PyObject* module) {
   t.tp_repr = entry_repr;
   t.tp_getset = entry_getset;
   t.tp_members = entry_members;
+  t.tp_methods = entry_methods;
+  t.tp_weaklistoffset = offsetof(OpEntry, weakrefs);
   if (PyType_Ready(&t) < 0) return false;
-  // (a static type's __module__ is not in its dict; capture reads it there to tell pijit's types)
-  Ref name(PyUnicode_FromString("pijit._C"));
-  if (!name || PyDict_SetItemString(t.tp_dict, "__module__", name.get()) < 0) return false;
   return add_functions(module, op_entry_functions);
 }
 

@@ -299,8 +299,14 @@ void count_direct_hit(CodeState* st, CacheEntry& e) {
 
 // d's graph on `objs` (references it drops) and the return value built from its outputs; nullptr
 // on failure, with *rerun set when the graph failed before anything observable ran.
-// (noipa: the caller's ThreadJit reference is used, not t_jit read again in a specialised copy)
-__attribute__((noipa)) PyObject* run_direct_graph(const DirectCall& d, PyObject** objs, bool* rerun, ThreadJit& jit) {
+// (noipa, where the compiler has it: the caller's ThreadJit reference is used, not t_jit read
+// again in a specialised copy)
+#if defined(__has_attribute) && __has_attribute(noipa)
+__attribute__((noipa))
+#else
+__attribute__((noinline))
+#endif
+PyObject* run_direct_graph(const DirectCall& d, PyObject** objs, bool* rerun, ThreadJit& jit) {
   jit.graph_failure = GraphFailure::None;
   static PyObject* const no_outputs = PyTuple_New(0);
   PyObject* r = nullptr;

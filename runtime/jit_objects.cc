@@ -331,7 +331,9 @@ PyObject* run_graph_as(PyObject* self, PyObject* const* args, Py_ssize_t n, bool
     }
   }
   graph::ExecPlan* plan = r->plan.get();
-  const std::shared_ptr<TapeBackward>* backward = &r->backward;  // (copied only where a tape keeps it)
+  // (copied only where a tape keeps it, right after tape_active(): nothing between get() and the
+  // copy can evict the sizes' instance this may point into)
+  const std::shared_ptr<TapeBackward>* backward = &r->backward;
   if (r->shapes) {
     ShapePlans::Instance& inst = r->shapes->get(in);
     if (!inst.error.empty()) {  // nothing ran: the call runs eagerly and meets the error there

@@ -45,6 +45,9 @@ def _summary():
             print("      " + reason, file=out)
 
 
+_SCRIPT_GLOBALS = []
+
+
 def _explain_report():
     from pijit import _C
     from pijit.explain import ExplainReport
@@ -126,7 +129,10 @@ def _run(args):
         except NotImplementedError:
             pass  # a Python capture is not built for: the script runs as it is
     # an absolute path: code objects' co_filename is what capture matches against the script's directory
-    runpy.run_path(os.path.abspath(script), run_name="__main__")
+    # The script's globals live until the interpreter exits, as a __main__ module's do: atexit
+    # handlers (the --summary and explain reports among them) see its functions whatever the
+    # garbage collector did after its last line.
+    _SCRIPT_GLOBALS.append(runpy.run_path(os.path.abspath(script), run_name="__main__"))
     return 0
 
 

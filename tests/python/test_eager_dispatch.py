@@ -4,11 +4,15 @@ _C.op in one Python frame. Each test holds that path to what the general path co
 the same values bit for bit (the general path is taken here with op profiling on, which records every op), the same
 dtypes for every other case, the same errors, and tape, profiler and capture still see every op.
 """
+import copy
 import inspect
+import logging
 import math
+import pickle
 import struct
 import types
 import unittest
+import weakref
 
 import pijit as pj
 from jit_compare import CAPTURE_ON
@@ -158,6 +162,39 @@ class OpsFunctionsAreEntries(unittest.TestCase):
         self.assertIsInstance(Holder().neg, types.MethodType)  # from an instance: bound, as a function is
         self.assertIs(Holder().neg.__func__, ops.neg)
 
+    def test_copies_pickles_and_weak_references_as_a_function(self):
+        for name in ("relu", "add", "div", "round"):
+            fn = getattr(ops, name)
+            self.assertEqual(fn.__module__, "pijit.ops.functional")
+            self.assertIs(copy.copy(fn), fn)
+            self.assertIs(copy.deepcopy({"f": fn})["f"], fn)
+            self.assertIs(pickle.loads(pickle.dumps(fn)), fn)
+            self.assertIs(weakref.ref(fn)(), fn)
+
+    def test_verify_copies_state_holding_an_entry(self):
+        # (verify deep-copies what a call can reach: a function holding ops.relu must not make
+        # it give up, as it would for a state it cannot copy)
+        records = []
+
+        class Keep(logging.Handler):
+            def emit(self, record):
+                records.append(record.getMessage())
+        log = logging.getLogger("pijit")
+        handler = Keep(logging.WARNING)
+        log.addHandler(handler)
+        try:
+            act = {"fn": ops.relu}
+
+            def f(x):
+                return act["fn"](x) + 1.0
+            jf = pj.jit(f, verify=1)
+            x = pj.Tensor([-1.0, 2.0])
+            for _ in range(2):
+                self.assertEqual(jf(x).tolist(), [1.0, 3.0])
+        finally:
+            log.removeHandler(handler)
+        self.assertEqual([r for r in records if "cannot be copied" in r], [])
+
     def test_other_calls_are_the_functions(self):
         a, b = pj.Tensor([7.0, -7.0]), pj.Tensor([2.0, 2.0])
         self.assertEqual(ops.add(input=a, other=b).tolist(), [9.0, -5.0])
@@ -180,12 +217,12 @@ class OpsFunctionsAreEntries(unittest.TestCase):
             ops.softplus(a, beta="x")
 
     def test_made_only_for_a_registry_op_of_its_arity(self):
-        with self.assertRaisesRegex(ValueError, "op_entry: unknown op 'no_such_op'"):
-            pj._C.op_entry("no_such_op", 1, abs)
-        with self.assertRaisesRegex(ValueError, "op_entry: op 'add' takes 2 tensor inputs, not 1"):
-            pj._C.op_entry("add", 1, abs)
+        with self.assertRaisesRegex(ValueError, "_op_entry: unknown op 'no_such_op'"):
+            pj._C._op_entry("no_such_op", 1, abs)
+        with self.assertRaisesRegex(ValueError, "_op_entry: op 'add' takes 2 tensor inputs, not 1"):
+            pj._C._op_entry("add", 1, abs)
         with self.assertRaisesRegex(TypeError, "fallback must be callable"):
-            pj._C.op_entry("neg", 1, 3)
+            pj._C._op_entry("neg", 1, 3)
 
 
 class RecordersSeeEveryOp(unittest.TestCase):

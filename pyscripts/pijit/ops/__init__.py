@@ -27,7 +27,7 @@ def _fill_functional():
     for name, value in list(globals().items()):
         if (not name.startswith("_") and not hasattr(functional, name)
                 and not hasattr(builtins, name)  # (ops.range, ops.slice: functional calls range())
-                and isinstance(value, (types.FunctionType, types.BuiltinFunctionType))):
+                and isinstance(value, (types.FunctionType, types.BuiltinFunctionType, type(functional.abs)))):
             setattr(functional, name, value)
 
 

@@ -75,9 +75,9 @@ def _make_binary(name, _call=_C.op, _base=_C.TensorBase, _operand=_C.as_operand)
 
 
 def _entry(f, name, arity):
-    """f as one C entry (pijit._C.op_entry): `arity` tensors given positionally run registry op
+    """f as one C entry (pijit._C._op_entry): `arity` tensors given positionally run registry op
     `name` from the call itself; any other call is f's (its name, doc and signature too)."""
-    return _C.op_entry(name, arity, f)
+    return _C._op_entry(name, arity, f)
 
 
 for _n in _UNARY:
