@@ -37,19 +37,9 @@ const Bounds& bounds() {
 
 }  // namespace
 
-size_t stack_room() {
-  const Bounds& b = bounds();
-  if (!b.low) return SIZE_MAX / 2;
-  const uintptr_t sp = reinterpret_cast<uintptr_t>(__builtin_frame_address(0));
-  return sp > b.low ? sp - b.low : 0;
-}
+size_t stack_room() { return stack_now(stack_bounds()).room; }
 
-StackNow stack_now() {
-  const Bounds& b = bounds();
-  if (!b.low) return {SIZE_MAX / 2, SIZE_MAX / 2};
-  const uintptr_t sp = reinterpret_cast<uintptr_t>(__builtin_frame_address(0));
-  return {sp > b.low ? sp - b.low : 0, b.size};
-}
+StackNow stack_now() { return stack_now(stack_bounds()); }
 
 StackBounds stack_bounds() {
   const Bounds& b = bounds();

@@ -1295,15 +1295,16 @@ namespace {
 
 // While a jitted call runs: the hook installed (hook_enter succeeded) and `code` expected first.
 struct JitCallScope {
-  ThreadJit& jit = t_jit;
-  ThreadJit saved = jit;
+  ThreadJit& jit = thread_jit();
+  PyCodeObject* const saved_expect = jit.expect;  // (only what the scope changes: the rest is the thread's)
+  const JitOptions* const saved_options = jit.options;
   JitCallScope(PyCodeObject* code, const JitOptions& opt) {
     jit.expect = code;
     jit.options = &opt;
   }
   ~JitCallScope() {
-    jit.expect = saved.expect;
-    jit.options = saved.options;
+    jit.expect = saved_expect;
+    jit.options = saved_options;
     hook_exit();
   }
   JitCallScope(const JitCallScope&) = delete;

@@ -245,9 +245,12 @@ class RecordersSeeEveryOp(unittest.TestCase):
         for _ in range(2):
             self.assertEqual(bits(jf(a, b)), bits(want))
         if CAPTURE_ON:
-            e = pj.jit_stats(jf)["entries"][0]
+            stats = pj.jit_stats(jf)
+            self.assertEqual(len(stats["entries"]), 1)  # one graph, no recompile
+            e = stats["entries"][0]
             self.assertEqual(e["ops"], 5)  # +, relu, *, ops.add, -
             self.assertEqual(e["graph_break"], None)
+            self.assertTrue(any("ops.relu is <pijit._C.OpEntry" in g for g in e["guards"]), e["guards"])
 
 
 if __name__ == "__main__":
