@@ -874,14 +874,7 @@ void Simulator::guard_class(int node, PyTypeObject* tp, PyObject* name, bool is_
   CheckKind kind = is_class ? CheckKind::ClassVersion : CheckKind::TypeVersion;
   guards::Check* c = tree_.find_check(node, kind);
   if (!c) {
-    unsigned int version = py::type_version(tp);
-    if (!version) {  // no tag until the type's method cache has looked something up
-      if (!PyType_HasFeature(tp, Py_TPFLAGS_HAVE_VERSION_TAG)) py::restore_version_tag_flag(tp);
-      PyType_Modified(tp);
-      static PyObject* probe = PyUnicode_InternFromString("__pijit_version_probe__");
-      _PyType_Lookup(tp, probe);
-      version = py::type_version(tp);
-    }
+    const unsigned int version = py::ensure_type_version(tp);  // (none until a lookup went through its cache)
     if (!version) stop(Break::UnsupportedAttribute, std::string("class ") + tp->tp_name + " has no version tag to guard");
     PyObject* ref = Py_BuildValue("(NN)", guards::hold_weakly(reinterpret_cast<PyObject*>(tp)), PyDict_New());
     if (!ref) python_error("guarding a class");

@@ -7,6 +7,7 @@
 #include <utility>
 #include <vector>
 
+#include "common/byte_io.h"
 #include "py/py_common.h"
 
 namespace pj::codegen {
@@ -104,5 +105,11 @@ struct FramePlan {
   ResumePlan resume;
   std::vector<char> ret_shared;  // per container slot of `ret` / `resume`: referenced again (Shared)
 };
+
+// The plan's persistent form (codegen/plan_io.cc; the compile cache), its objects written portably
+// (py/portable.h). A plan that resumes after a graph break is not written (its resume functions
+// and break records stay in the process that made them): save_plan is false, with *why.
+bool save_plan(const FramePlan& p, ByteWriter& w, std::string* why);
+bool load_plan(ByteReader& r, FramePlan* p, std::string* why);
 
 }  // namespace pj::codegen

@@ -7,6 +7,7 @@
 #include <atomic>
 #include <cerrno>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <functional>
 #include <mutex>
@@ -55,6 +56,15 @@ bool read_all(int fd, std::string* out) {
 }
 
 }  // namespace
+
+std::string cache_root() {
+  if (const char* e = std::getenv("MS_COMPILER_CACHE_ENABLE"); e && std::strcmp(e, "0") == 0) return "";
+  if (const char* d = std::getenv("PIJIT_CACHE_DIR")) return d;
+  if (const char* d = std::getenv("MS_COMPILER_CACHE_PATH"); d && *d) return d;
+  if (const char* x = std::getenv("XDG_CACHE_HOME"); x && *x) return std::string(x) + "/pijit";
+  if (const char* home = std::getenv("HOME"); home && *home) return std::string(home) + "/.cache/pijit";
+  return "";
+}
 
 bool make_dirs(const std::string& path, unsigned mode) {
   for (size_t i = 1; i <= path.size(); ++i)
@@ -140,7 +150,7 @@ bool read_cache_entry(const std::string& path, const std::string& key, std::stri
   return true;
 }
 
-bool write_cache_entry(const std::string& path, const std::string& key, const std::string& body) {
+bool write_cache_entry(const std::string& path, const std::string& key, const std::string& body, bool durable) {
   static std::atomic<unsigned long> counter{0};
   const std::string text = std::string(kMagic) + "key " + sha256_hex(key) + "\nbody " + std::to_string(body.size()) +
                            " " + sha256_hex(body) + "\n" + body;
@@ -156,7 +166,7 @@ bool write_cache_entry(const std::string& path, const std::string& key, const st
   }
   if (fd < 0) return false;
   bool ok = write_all(fd, text.data(), text.size());
-  ok = ::fsync(fd) == 0 && ok;
+  if (durable) ok = ::fsync(fd) == 0 && ok;
   ok = ::close(fd) == 0 && ok;
   if (ok && ::rename(tmp.c_str(), path.c_str()) == 0) return true;
   ::unlink(tmp.c_str());

@@ -15,7 +15,8 @@
 //   the header byte for byte, the key's hash, the size against the file's length and the body's
 //   hash; anything else (truncation, a flipped byte, an old format) is a miss, never a wrong body.
 // - A write is atomic: a new temp file in the same folder (O_CREAT|O_EXCL, mode 0600), written
-//   whole, fsync'ed, then renamed over the entry; readers see the old entry or the new one.
+//   whole, fsync'ed (unless not durable), then renamed over the entry; readers see the old entry or
+//   the new one.
 #pragma once
 
 #include <string>
@@ -25,6 +26,12 @@ namespace pj {
 // Creates `path` and its missing parents (like mkdir -p) with `mode` (less the umask); false when
 // one cannot be made.
 bool make_dirs(const std::string& path, unsigned mode = 0777);
+
+// The folder of pijit's disk caches, "" for none: $PIJIT_CACHE_DIR (set to "" it turns every disk
+// cache off), else MindSpore's $MS_COMPILER_CACHE_PATH, else $XDG_CACHE_HOME/pijit, else
+// ~/.cache/pijit. MS_COMPILER_CACHE_ENABLE=0 also turns them off. Each cache has its own folder in
+// it (cuda/ for PTX, graphs/ for compiled entries).
+std::string cache_root();
 
 // Why folder `path` may not hold a cache ("" when it may): not a directory, a symbolic link, owned
 // by another user, or group/world-writable. Checks `path` only.
@@ -43,6 +50,8 @@ bool private_dir(const std::string& root, const std::string& sub, const char* wh
 // on a miss.
 bool read_cache_entry(const std::string& path, const std::string& key, std::string* body);
 // Writes the entry atomically; false when it could not be written (nothing is left behind).
-bool write_cache_entry(const std::string& path, const std::string& key, const std::string& body);
+// durable=false skips the fsync (milliseconds on a first call's path): a crash may then leave a
+// torn file, which the next read's hash check turns into a miss.
+bool write_cache_entry(const std::string& path, const std::string& key, const std::string& body, bool durable = true);
 
 }  // namespace pj

@@ -16,6 +16,7 @@
 #include <string>
 #include <vector>
 
+#include "common/byte_io.h"
 #include "graph/op.h"
 
 namespace pj::graph {
@@ -116,6 +117,14 @@ std::string to_dot(const Graph& g, const std::string& title);
 // are zeros. Raises pj::Error (ValueError) naming the line on malformed text or an unknown op;
 // output metas are checked against each op's inference.
 Graph parse_graph(const std::string& text);
+
+// The graph's persistent form (graph/ir_io.cc; the compile cache): values with their metas and
+// names, constants with their data, nodes by op name with their attributes and lines, outputs and
+// write-backs (save_graph is false, with *why, for a constant in GPU memory).
+// load_graph rebuilds the same value numbering (an op name no op has, or malformed input, is a
+// miss: false, with *why); the artifact's key fixes pijit's build, so metas are read, not inferred.
+bool save_graph(const Graph& g, ByteWriter& w, std::string* why);
+bool load_graph(ByteReader& r, Graph* g, std::string* why);
 
 // The graph for other input metas (dynamic shapes: new sizes of its symbolic dims): every node's
 // outputs inferred again; inputs keep their positions and outputs their order (values are

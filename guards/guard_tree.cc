@@ -1064,6 +1064,43 @@ bool GuardTree::check_all(py::Frame* f, std::vector<GuardFailure>* failures, boo
   return ok;
 }
 
+bool GuardTree::adopt(py::Frame* f, std::string* why) {
+  if (pending_.empty()) return true;
+  std::vector<PyObject*> objs(nodes_.size(), nullptr);
+  Owned owned;
+  for (int i = 0; i < size(); ++i) {
+    const GuardNode& n = nodes_[i];
+    bool generic = false;
+    objs[i] = resolve(n, n.parent >= 0 ? objs[n.parent] : nullptr, FrameRoots{f}, owned, &generic);
+  }
+  bool ok = true;
+  for (const Pending& p : pending_) {
+    PyObject* o = objs[p.node];
+    if (!py::adoption_fits(p.what, o)) {
+      if (why) *why = path(p.node) + " holds " + (o ? std::string("a ") + Py_TYPE(o)->tp_name : "nothing");
+      ok = false;
+      break;
+    }
+  }
+  for (size_t k = 0; ok && k < pending_.size(); ++k) {
+    Check& c = nodes_[pending_[k].node].checks[pending_[k].check];
+    PyObject* o = objs[pending_[k].node];
+    c.ref = PyType_SUPPORTS_WEAKREFS(Py_TYPE(o)) ? PyWeakref_NewRef(o, nullptr) : nullptr;
+    c.n = c.ref ? 1 : 0;
+    if (!c.ref) {
+      if (PyErr_Occurred()) PyErr_Clear();
+      Py_INCREF(o);
+      c.ref = o;
+    }
+  }
+  for (PyObject* o : owned) Py_DECREF(o);
+  if (ok) {
+    pending_.clear();
+    prepared_ = false;
+  }
+  return ok;
+}
+
 std::string GuardTree::path(int i) const {
   const GuardNode& n = nodes_[i];
   auto key_text = [&]() -> std::string {

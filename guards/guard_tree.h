@@ -18,7 +18,9 @@
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/container/inlined_vector.h"
+#include "common/byte_io.h"
 #include "kernels/tensor.h"
+#include "py/portable.h"
 
 namespace pj::guards {
 
@@ -177,6 +179,18 @@ class GuardTree {
   const std::vector<CheckStat>& profile() const { return profile_; }
   int64_t fast_passes() const { return fast_passes_; }  // calls the fast pass alone answered
 
+  // The persistent form (guards/guard_io.cc; the compile cache, runtime/disk_cache.h): each node and
+  // check with its objects written portably (py/portable.h). save() is false, with *why, where an
+  // object has none. load() gives nullptr, with *why, where one does not resolve in this process
+  // or a class or namespace read by the graph differs; version tags are this process's own. The
+  // identity checks of plain instances and code objects reached from the frame are pending until
+  // adopt() binds each to what that frame holds there (false: a path does not resolve, or holds
+  // an object of another kind); a check still pending fails.
+  bool save(ByteWriter& w, std::string* why) const;
+  static std::shared_ptr<GuardTree> load(ByteReader& r, std::string* why);
+  bool adopt(py::Frame* f, std::string* why);
+  bool adoption_pending() const { return !pending_.empty(); }
+
   std::string path(int node) const;       // Python-like text of the access path
   std::vector<std::string> describe() const;  // one line per check, in evaluation order
 
@@ -208,6 +222,12 @@ class GuardTree {
   mutable uint64_t fast_rebinds_ = 0; // py::g_tensor_rebinds when it was recorded
   mutable int64_t fast_passes_ = 0;
   std::vector<GuardNode> nodes_;
+  struct Pending {
+    int node;
+    size_t check;
+    py::Adoption what;
+  };
+  std::vector<Pending> pending_;  // load()'s identity checks that adopt() binds
   int num_slots_ = 0;  // nodes keep_resolved() named
   mutable bool prepared_ = false;
   mutable std::vector<CheckStat> profile_;  // check_all(profile=true); under the GIL

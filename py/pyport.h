@@ -331,6 +331,18 @@ inline bool restore_version_tag_flag(PyTypeObject* t) {
 #endif
 }
 
+// The type's version tag, given one first when it has none (a lookup through its method cache
+// assigns it); 0 when CPython will not (too many tags handed out, a metaclass with its own mro()).
+inline unsigned int ensure_type_version(PyTypeObject* t) {
+  unsigned int version = type_version(t);
+  if (version) return version;
+  if (!PyType_HasFeature(t, Py_TPFLAGS_HAVE_VERSION_TAG)) restore_version_tag_flag(t);
+  PyType_Modified(t);
+  static PyObject* probe = PyUnicode_InternFromString("__pijit_version_probe__");
+  _PyType_Lookup(t, probe);
+  return type_version(t);
+}
+
 // super objects keep __thisclass__ and __self__ in this layout (Objects/typeobject.c, the same in
 // 3.7 to 3.12). Reading it directly avoids super.__getattribute__, which searches the instance's
 // MRO first and so finds a class attribute named __self__ before the super's own.

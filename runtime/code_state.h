@@ -15,6 +15,7 @@
 #include "capture/simulator.h"
 #include "graph/plan.h"
 #include "runtime/break_record.h"
+#include "runtime/disk_cache.h"
 
 namespace pj::runtime {
 
@@ -44,6 +45,7 @@ struct CacheEntry {
   // Which compile of its code made it (0 the first): entries are kept most recently hit first, and
   // the dump folder names an entry's files by this (entryN.*).
   int serial = -1;
+  bool from_disk = false;  // built from the persistent compile cache (runtime/disk_cache.h), not captured
 };
 
 struct CodeState {
@@ -92,6 +94,7 @@ struct CodeState {
   // loop head's offset: (outer code, body code), owned; every entry refused there shares them.
   std::map<int, std::pair<PyObject*, PyObject*>> loop_codes;
   std::string module;  // its frame's globals' __name__, when it was captured
+  DiskState disk;      // its artifact in the persistent compile cache
   std::string dump_key, dump_path;  // PIJIT_DUMP_DIR: its folder's name and path (runtime/debug_tools.h)
   int dumped_entries = 0;  // entries built so far: the next one's serial
   int auto_candidate = 0;

@@ -510,7 +510,32 @@ std::string remedy(const guards::GuardFailure& why, const JitOptions& opt) {
   return "";
 }
 
-bool build_entry(py::Frame* f, CodeState* st, const JitOptions& opt, CacheEntry* out) {
+// The module name a code's entries are reported (and its artifact keyed) under.
+void note_module(py::Frame* f, CodeState* st) {
+  if (!st->module.empty()) return;
+  PyObject* g = py::frame_globals(f);
+  PyObject* m = g && PyDict_Check(g) ? PyDict_GetItemString(g, "__name__") : nullptr;
+  st->module = m && PyUnicode_Check(m) ? py::text(m) : "?";
+}
+
+// Whether this code's graph entries go to (and come from) the persistent compile cache: not under
+// stress (whose breaks are made up), not for code pijit made (its key would be another process's).
+bool disk_cache_on(const CodeState* st, const JitOptions& opt) {
+  return !g_stress && !stress_only(opt) && !st->is_resume && !st->is_loop_body;
+}
+
+// What of the jit's options a captured entry depends on (part of the artifact's key).
+std::string options_key(const JitOptions& opt) {
+  std::string sig;
+  for (const std::string& d : opt.signature_dims) sig += d + ",";
+  return "fullgraph=" + std::to_string(opt.fullgraph) + " dynamic=" + std::to_string(opt.dynamic) + " signature=" + sig +
+         " inline=" + std::to_string(opt.capture.inline_depth) + " budget=" + std::to_string(opt.capture.instruction_budget) +
+         " loops=" + std::to_string(opt.capture.loop_limit);
+}
+
+// `loaded`: an entry the compile cache gave (disk_take) instead of a capture.
+bool build_entry(py::Frame* f, CodeState* st, const JitOptions& opt, CacheEntry* out,
+                 CaptureResult* loaded = nullptr) {
   PyCodeObject* co = py::frame_code(f);
   st->mode = CodeState::Building;
   t_jit.busy = true;
@@ -525,14 +550,14 @@ bool build_entry(py::Frame* f, CodeState* st, const JitOptions& opt, CacheEntry*
   if (opt.dynamic != 0 || !opt.signature_dims.empty()) copt.dynamic_dims = &st->dynamic_dims;
   copt.dynamic_scalars = &st->dynamic_scalars;  // (only mutable() puts paths there under dynamic=0)
   copt.dynamic_all = opt.dynamic == 1;
-  if (st->module.empty()) {
-    PyObject* g = py::frame_globals(f);
-    PyObject* m = g && PyDict_Check(g) ? PyDict_GetItemString(g, "__name__") : nullptr;
-    st->module = m && PyUnicode_Check(m) ? py::text(m) : "?";
-  }
+  note_module(f, st);
   const auto t0 = std::chrono::steady_clock::now();
   CaptureResult r;
-  {
+  if (loaded) {
+    r = std::move(*loaded);
+    out->from_disk = true;
+    log("graph", "loaded " + where(co) + " from the compile cache: " + std::to_string(r.graph->nodes().size()) + " ops");
+  } else {
     trace::Span span("capture", where(co));
     r = capture_frame(f, copt);
     if (span.active())
@@ -540,7 +565,9 @@ bool build_entry(py::Frame* f, CodeState* st, const JitOptions& opt, CacheEntry*
                     trace::quote(r.ok ? (r.broke ? "graph, then a break: " + r.reason_text() : "graph") : r.reason_text()));
   }
   const auto t1 = std::chrono::steady_clock::now();
-  out->capture_ns = std::chrono::duration_cast<std::chrono::nanoseconds>(t1 - t0).count();
+  out->capture_ns = loaded ? 0 : std::chrono::duration_cast<std::chrono::nanoseconds>(t1 - t0).count();
+  // (written before compiling: the passes may rewrite what capture made)
+  std::string blob = !loaded && r.ok && !st->disk.path.empty() ? disk_blob(r) : "";
   st->capture_ns += out->capture_ns;
   t_jit.busy = false;
   if (r.interrupted) {  // nothing was decided: the next call captures again
@@ -603,6 +630,7 @@ bool build_entry(py::Frame* f, CodeState* st, const JitOptions& opt, CacheEntry*
       out->graph = r.broke && r.ops_seen == 0 && !r.plan.calls_graph ? nullptr : r.graph;
       out->direct = make_direct_call(r.plan, *r.graph, runner.get(), *r.guards);
       out->effects = r.effects;
+      if (out->graph) disk_add(&st->disk, std::move(blob), opt.recompile_limit);
       if (r.broke) {
         out->break_text = r.reason_text();
         st->break_reasons.push_back(out->break_text);
@@ -796,7 +824,20 @@ PJ_COLD PyObject* run_miss(PyThreadState* ts, py::Frame* f, CodeState* st, const
   }
   {
     CacheEntry e;
-    if (!build_entry(f, st, opt, &e)) return nullptr;
+    // The compile cache first: an entry a past process captured whose guards pass here.
+    CaptureResult loaded;
+    bool from_disk = false;
+    if (disk_cache_on(st, opt)) {
+      note_module(f, st);
+      disk_read(co, &st->disk, st->module, options_key(opt));
+      if (!st->disk.blobs.empty()) {
+        const bool busy = t_jit.busy;
+        t_jit.busy = true;  // (binding and checking may run a library type's __getattr__)
+        from_disk = disk_take(f, &st->disk, [&](const guards::GuardTree& g) { return quiet_check(g, f, nullptr); }, &loaded);
+        t_jit.busy = busy;
+      }
+    }
+    if (!build_entry(f, st, opt, &e, from_disk ? &loaded : nullptr)) return nullptr;
     st->entries.push_front(std::move(e));
   }
   if (!tape_safe(st->entries.front())) return run_tape_unsafe(ts, f, st);

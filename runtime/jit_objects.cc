@@ -895,6 +895,7 @@ PyObject* py_jit_stats(PyObject*, PyObject* obj) {
       set_item(ed.get(), "serial", PyLong_FromLong(e.serial));  // its files in the dump: entry<serial>.*
       set_item(ed.get(), "capture_ms", PyFloat_FromDouble(static_cast<double>(e.capture_ns) / 1e6));
       set_item(ed.get(), "compile_ms", PyFloat_FromDouble(static_cast<double>(e.compile_ns) / 1e6));
+      set_item(ed.get(), "from_disk", PyBool_FromLong(e.from_disk));  // the compile cache gave it (no capture ran)
       set_item(ed.get(), "reason", e.reason.empty() ? (Py_INCREF(Py_None), Py_None) : PyUnicode_FromString(e.reason.c_str()));
       set_item(ed.get(), "effects", str_list(e.effects));
       set_item(ed.get(), "graph_break", e.break_text.empty() ? (Py_INCREF(Py_None), Py_None) : PyUnicode_FromString(e.break_text.c_str()));
@@ -1255,6 +1256,23 @@ PyObject* py_is_continuation_code(PyObject*, PyObject* code) {
   return PyBool_FromLong(py::is_continuation_code(reinterpret_cast<PyCodeObject*>(code)));
 }
 
+// The persistent compile cache's folder (None when off) and this process's counters.
+PyObject* py_compile_cache_info(PyObject*, PyObject*) {
+  const std::string folder = disk_cache_folder();
+  const DiskStats& s = disk_stats();
+  py::Ref refusals(PyDict_New());
+  for (const auto& [why, n] : s.refusals) {
+    py::Ref v(PyLong_FromLongLong(n));
+    PyDict_SetItemString(refusals.get(), why.c_str(), v.get());
+  }
+  return Py_BuildValue("{s:N,s:L,s:L,s:L,s:L,s:L,s:O}", "folder",
+                       folder.empty() ? (Py_INCREF(Py_None), Py_None) : PyUnicode_FromString(folder.c_str()),
+                       "artifacts_read", static_cast<long long>(s.artifacts_read), "entries_loaded",
+                       static_cast<long long>(s.entries_loaded), "entries_written", static_cast<long long>(s.entries_written),
+                       "stale", static_cast<long long>(s.stale), "rejected", static_cast<long long>(s.rejected), "refusals",
+                       refusals.get());
+}
+
 PyObject* py_release_code_states(PyObject*, PyObject*) {
   release_code_states();
   Py_RETURN_NONE;
@@ -1287,6 +1305,8 @@ PyMethodDef jit_methods[] = {
     {"_set_library_dir", py_set_library_dir, METH_O, "directory of pijit's own Python code"},
     {"_stack_room", py_stack_room, METH_NOARGS, "bytes of C stack this thread has left"},
     {"_is_continuation_code", py_is_continuation_code, METH_O, "whether code is a live resume function's or loop body's"},
+    {"compile_cache_info", py_compile_cache_info, METH_NOARGS,
+     "compile_cache_info(): the persistent compile cache's folder and this process's counters"},
     {"_release_code_states", py_release_code_states, METH_NOARGS,
      "at exit: free every code object's pijit state and stop capturing"},
     {nullptr, nullptr, 0, nullptr}};

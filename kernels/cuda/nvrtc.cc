@@ -60,14 +60,6 @@ std::mutex g_mu;
 std::unordered_map<std::string, std::string> g_memory;  // key -> PTX
 CompileStats g_stats;
 
-// The folder of pijit's disk caches ("" for none); the PTX lives in its cuda/ folder.
-std::string cache_root() {
-  if (const char* d = std::getenv("PIJIT_CACHE_DIR")) return d;
-  if (const char* x = std::getenv("XDG_CACHE_HOME"); x && *x) return std::string(x) + "/pijit";
-  if (const char* home = std::getenv("HOME"); home && *home) return std::string(home) + "/.cache/pijit";
-  return "";
-}
-
 }  // namespace
 
 std::string disk_cache_dir() {

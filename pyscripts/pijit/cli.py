@@ -223,9 +223,10 @@ def main(argv=None):
     e = sub.add_parser("explain", help="run a script under pijit and print the explain report at exit")
     e.add_argument("script")
     e.add_argument("args", nargs=argparse.REMAINDER)
-    from pijit import bisect, report
+    from pijit import bisect, cache, report
     report.add_parser(sub)
     bisect.add_parser(sub)
+    cache.add_parser(sub)
     sub.add_parser("info", help="print build facts")
     sub.add_parser("sysinfo", help="print versions, CPU vector extensions and the GPU's state")
     argv = sys.argv[1:] if argv is None else list(argv)
@@ -244,6 +245,8 @@ def main(argv=None):
         return report.run_command(args)
     if args.cmd == "bisect":
         return bisect.run_command(args)
+    if args.cmd == "cache":
+        return cache.run_command(args)
     if args.cmd == "explain":
         args.explain, args.summary = True, False
         args.no_alias = args.no_numpy_lite = args.no_capture = False

@@ -138,7 +138,20 @@ class CountingResult(unittest.TextTestResult):
         self.seconds[module] = self.seconds.get(module, 0.0) + time.perf_counter() - self._started
 
 
+def private_cache_dir():
+    # The persistent compile cache is on by default: a run keeps its artifacts in a folder of its own
+    # (its child processes share it), so that no run reads another's, or the user's, ~/.cache/pijit.
+    if "PIJIT_CACHE_DIR" not in os.environ:
+        import atexit
+        import shutil
+        import tempfile
+        folder = tempfile.mkdtemp(prefix="pijit-test-cache-")
+        os.environ["PIJIT_CACHE_DIR"] = folder
+        atexit.register(shutil.rmtree, folder, True)
+
+
 def main():
+    private_cache_dir()
     ap = argparse.ArgumentParser()
     ap.add_argument("--oracle", action="store_true", help="run the oracle suites instead")
     ap.add_argument("-k", default=None, help="only test modules whose name contains this")

@@ -1,0 +1,344 @@
+// GuardTree's persistent form (guard_tree.h save/load): what the compile cache writes for an entry's
+// guards, and how a later process checks, while reading it, what version tags would have told the
+// process that captured it.
+#include <memory>
+#include <string>
+#include <unordered_map>
+
+#include "guards/guard_tree.h"
+#include "py/py_common.h"
+
+namespace pj::guards {
+namespace {
+
+constexpr uint8_t kTreeFormat = 1;
+
+PyObject* id_target_of(const Check& c) {
+  if (c.n != 1) return c.ref;
+  PyObject* o = PyWeakref_GET_OBJECT(c.ref);
+  return o == Py_None ? nullptr : o;
+}
+
+void put_meta(ByteWriter& w, const Check& c) {
+  w.var(c.meta.shape.size());
+  for (int64_t d : c.meta.shape) w.svar(d);
+  w.u8(static_cast<uint8_t>(c.meta.dtype));
+  w.u8(static_cast<uint8_t>(c.meta.device));
+  w.u8(c.meta.requires_grad);
+  w.var(c.symbols.size());
+  for (int s : c.symbols) w.svar(s);
+  w.var(c.facts.size());
+  for (const SizeFact& f : c.facts) {
+    w.svar(f.dim);
+    w.svar(f.op);
+    w.svar(f.value);
+  }
+}
+
+void get_meta(ByteReader& r, Check* c) {
+  const size_t rank = r.count();
+  for (size_t i = 0; i < rank; ++i) c->meta.shape.push_back(r.svar());
+  const uint8_t dtype = r.u8(), device = r.u8();
+  if (dtype >= kNumDTypes || device > 1) r.fail();
+  c->meta.dtype = static_cast<DType>(dtype);
+  c->meta.device = static_cast<Device>(device);
+  c->meta.requires_grad = r.u8() != 0;
+  const size_t ns = r.count();
+  for (size_t i = 0; i < ns; ++i) c->symbols.push_back(static_cast<int>(r.svar()));
+  if (!c->symbols.empty() && c->symbols.size() != rank) r.fail();
+  const size_t nf = r.count();
+  for (size_t i = 0; i < nf && r.ok(); ++i) {
+    SizeFact f;
+    f.dim = static_cast<int>(r.svar());
+    f.op = static_cast<int>(r.svar());
+    f.value = r.svar();
+    if (f.dim < 0 || static_cast<size_t>(f.dim) >= c->symbols.size() || f.op < Py_LT || f.op > Py_GE) r.fail();
+    c->facts.push_back(f);
+  }
+}
+
+// Class checks already verified in this process, by their bytes: the same class read with the same
+// names (every Dense of a model) is verified once, and again only after the class changed (its
+// version tag moved). Values: (the class, weakly; its tag then; the names dict a check keeps).
+struct KnownClass {
+  PyObject* cls;
+  unsigned int version;
+  PyObject* names;
+};
+std::unordered_map<std::string, KnownClass>& known_classes() {
+  static auto* m = new std::unordered_map<std::string, KnownClass>();  // (never freed: outlives exit)
+  return *m;
+}
+
+bool dead(std::string* why, const char* what) {
+  if (why) *why = what;
+  return false;
+}
+
+}  // namespace
+
+bool GuardTree::save(ByteWriter& w, std::string* why) const {
+  if (!pending_.empty()) return dead(why, "identity checks not bound yet");
+  w.u8(kTreeFormat);
+  w.var(nodes_.size());
+  for (const GuardNode& n : nodes_) {
+    w.u8(static_cast<uint8_t>(n.access));
+    w.svar(n.index);
+    w.svar(n.parent);
+    PyObject* key = n.key && (n.access == Access::Const || n.access == Access::Item) ? held(n.key) : n.key;
+    if (n.key && !key) return dead(why, "a guarded path's key died");
+    if (!py::put_object(w, key, why)) return false;
+    w.var(n.checks.size());
+    for (const Check& c : n.checks) {
+      w.u8(static_cast<uint8_t>(c.kind));
+      w.svar(c.n);
+      switch (c.kind) {
+        case CheckKind::Absent:
+        case CheckKind::Mode:
+          break;
+        case CheckKind::Type:
+        case CheckKind::Length:
+        case CheckKind::Equal:
+        case CheckKind::Compare:
+        case CheckKind::SetContents:
+          if (!held(c.ref)) return dead(why, "a guarded class died");
+          if (!py::put_object(w, held(c.ref), why)) return false;
+          break;
+        case CheckKind::TensorMeta:
+          if (!py::put_object(w, c.ref, why)) return false;
+          put_meta(w, c);
+          break;
+        case CheckKind::Id: {
+          PyObject* o = id_target_of(c);
+          if (!o) return dead(why, "a guarded object died");
+          if (!py::put_object(w, o, why, /*allow_adopt=*/true)) return false;
+          break;
+        }
+        case CheckKind::SameAs:
+          w.u8(c.ref == Py_True);
+          break;
+        case CheckKind::DictKeys: {
+          const Py_ssize_t k = PyList_GET_SIZE(c.ref);
+          w.var(static_cast<uint64_t>(k));
+          for (Py_ssize_t i = 0; i < k; ++i) {
+            PyObject* key = held(PyList_GET_ITEM(c.ref, i));
+            if (!key) return dead(why, "a guarded dict key died");
+            if (!py::put_object(w, key, why)) return false;
+          }
+          break;
+        }
+        case CheckKind::TypeVersion:
+        case CheckKind::ClassVersion: {
+          auto* t = reinterpret_cast<PyTypeObject*>(held(PyTuple_GET_ITEM(c.ref, 0)));
+          if (!t) return dead(why, "a guarded class died");
+          if (py::type_version(t) != static_cast<unsigned int>(c.n)) return dead(why, "a guarded class changed");
+          if (!py::put_object(w, reinterpret_cast<PyObject*>(t), why)) return false;
+          // what each name capture looked up on the class resolved to, checked again on load
+          PyObject* names = PyTuple_GET_ITEM(c.ref, 1);
+          w.var(static_cast<uint64_t>(PyDict_GET_SIZE(names)));
+          Py_ssize_t pos = 0;
+          PyObject *name, *seen;
+          while (PyDict_Next(names, &pos, &name, &seen)) {
+            w.str(py::text(name));
+            PyObject* found = PyTuple_GET_SIZE(seen) ? held(PyTuple_GET_ITEM(seen, 0)) : nullptr;
+            if (PyTuple_GET_SIZE(seen) && !found) return dead(why, "a class attribute capture read died");
+            py::put_found(w, found);
+          }
+          break;
+        }
+        case CheckKind::DictVersions: {
+          PyObject* dicts = PyTuple_GET_ITEM(c.ref, 0);
+          const auto* versions = reinterpret_cast<const uint64_t*>(PyBytes_AS_STRING(PyTuple_GET_ITEM(c.ref, 1)));
+          w.var(static_cast<uint64_t>(PyTuple_GET_SIZE(dicts)));
+          for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(dicts); ++i) {
+            PyObject* d = PyTuple_GET_ITEM(dicts, i);
+            if (py::dict_version(d) != versions[i]) return dead(why, "a guarded namespace changed");
+            if (!py::put_object(w, d, why)) return false;
+            w.u64(py::namespace_digest(d));
+          }
+          break;
+        }
+      }
+    }
+  }
+  return true;
+}
+
+std::shared_ptr<GuardTree> GuardTree::load(ByteReader& r, std::string* why) {
+  auto t = std::make_shared<GuardTree>();
+  auto fail = [&](std::string what) -> std::shared_ptr<GuardTree> {
+    if (why && (why->empty() || what != "malformed")) *why = std::move(what);
+    if (PyErr_Occurred()) PyErr_Clear();
+    return nullptr;
+  };
+  if (r.u8() != kTreeFormat) return fail("another guard format");
+  const size_t nn = r.count();
+  for (size_t i = 0; i < nn; ++i) {
+    const uint8_t access = r.u8();
+    const int index = static_cast<int>(r.svar()), parent = static_cast<int>(r.svar());
+    if (!r.ok() || access > static_cast<uint8_t>(Access::Const) || parent < -1 || parent >= static_cast<int>(i))
+      return fail("malformed");
+    py::Ref key;
+    {
+      PyObject* k = nullptr;
+      if (!py::get_object(r, &k, why)) return fail(r.ok() ? *why : "malformed");
+      key = py::Ref(k);
+    }
+    const auto acc = static_cast<Access>(access);
+    if (parent >= 0 && !key.get()) return fail("malformed");
+    const int node = parent < 0 ? t->root(acc, index, key.get()) : t->child(parent, acc, key.get());
+    if (node != static_cast<int>(i)) return fail("malformed");  // (saved trees have no duplicate paths)
+    const size_t nc = r.count();
+    for (size_t k = 0; k < nc; ++k) {
+      Check c{static_cast<CheckKind>(r.u8()), nullptr, r.svar(), {}};
+      if (!r.ok() || static_cast<uint8_t>(c.kind) > static_cast<uint8_t>(CheckKind::Compare)) return fail("malformed");
+      auto object = [&](PyObject** out, py::Adoption* adopt = nullptr) {
+        if (py::get_object(r, out, why, adopt)) return true;
+        if (!r.ok() && why) *why = "malformed";
+        return false;
+      };
+      switch (c.kind) {
+        case CheckKind::Absent:
+        case CheckKind::Mode:
+          break;
+        case CheckKind::Type:
+        case CheckKind::Length:
+        case CheckKind::Equal:
+        case CheckKind::Compare:
+        case CheckKind::SetContents:
+        case CheckKind::TensorMeta: {
+          if (!object(&c.ref)) return fail(*why);
+          if (!c.ref) return fail("malformed");
+          if (c.kind == CheckKind::Type && PyType_Check(c.ref) &&
+              PyType_HasFeature(reinterpret_cast<PyTypeObject*>(c.ref), Py_TPFLAGS_HEAPTYPE)) {
+            PyObject* weak = hold_weakly(c.ref);
+            Py_DECREF(c.ref);
+            c.ref = weak;
+          }
+          if ((c.kind == CheckKind::Length || c.kind == CheckKind::TensorMeta) && !PyType_Check(c.ref))
+            return Py_DECREF(c.ref), fail("malformed");
+          if (c.kind == CheckKind::SetContents && !(PyTuple_Check(c.ref) && PyTuple_GET_SIZE(c.ref) == 2))
+            return Py_DECREF(c.ref), fail("malformed");
+          if (c.kind == CheckKind::TensorMeta) get_meta(r, &c);
+          break;
+        }
+        case CheckKind::Id: {
+          py::Adoption adopt;
+          if (!object(&c.ref, &adopt)) return fail(*why);
+          if (adopt.pending) {
+            c.n = 3;  // (neither a strong nor a weak reference yet: the check fails until adopt())
+            t->pending_.push_back({node, t->nodes_[node].checks.size(), std::move(adopt)});
+          } else if (c.ref && PyType_SUPPORTS_WEAKREFS(Py_TYPE(c.ref)) && !PyType_Check(c.ref)) {
+            PyObject* weak = PyWeakref_NewRef(c.ref, nullptr);
+            if (!weak) return Py_DECREF(c.ref), fail("out of memory");
+            Py_DECREF(c.ref);
+            c.ref = weak;
+            c.n = 1;
+          } else {
+            if (!c.ref) c.ref = (Py_INCREF(Py_None), Py_None);
+            c.n = 0;
+          }
+          break;
+        }
+        case CheckKind::SameAs:
+          c.ref = r.u8() ? Py_True : Py_False;
+          Py_INCREF(c.ref);
+          if (c.n < 0 || c.n >= node) return Py_DECREF(c.ref), fail("malformed");
+          break;
+        case CheckKind::DictKeys: {
+          const size_t nk = r.count();
+          c.ref = PyList_New(static_cast<Py_ssize_t>(nk));
+          if (!c.ref) return fail("out of memory");
+          for (size_t j = 0; j < nk; ++j) {
+            PyObject* key = nullptr;
+            if (!object(&key) || !key) return Py_DECREF(c.ref), fail(*why);
+            PyList_SET_ITEM(c.ref, static_cast<Py_ssize_t>(j), key);
+          }
+          break;
+        }
+        case CheckKind::TypeVersion:
+        case CheckKind::ClassVersion: {
+          const size_t start = r.pos();
+          {  // this process verified these bytes already, and the class is unchanged since
+            PyObject* cls = nullptr;
+            if (!object(&cls)) return fail(*why);
+            py::Ref owned_cls(cls);
+            const size_t nnames = r.count();
+            for (size_t j = 0; j < nnames; ++j) {
+              r.str();
+              if (r.u8() != 0) r.str();
+            }
+            if (!r.ok()) return fail("malformed");
+            auto it = known_classes().find(std::string(r.since(start)));
+            PyObject* known = it == known_classes().end() ? nullptr : held(it->second.cls);
+            if (known && known == cls && py::type_version(reinterpret_cast<PyTypeObject*>(cls)) == it->second.version) {
+              c.n = it->second.version;
+              c.ref = Py_BuildValue("(NO)", hold_weakly(cls), it->second.names);
+              if (!c.ref) return fail("out of memory");
+              break;
+            }
+          }
+          r.skip_to(start);  // verify: read the check again from its start
+          PyObject* cls = nullptr;
+          if (!object(&cls)) return fail(*why);
+          py::Ref owned_cls(cls);
+          if (!cls || !PyType_Check(cls)) return fail("malformed");
+          auto* tp = reinterpret_cast<PyTypeObject*>(cls);
+          py::Ref names(PyDict_New());
+          const size_t nnames = r.count();
+          for (size_t j = 0; j < nnames; ++j) {
+            py::Ref name(PyUnicode_InternFromString(std::string(r.str()).c_str()));
+            if (!name || !r.ok()) return fail("malformed");
+            PyObject* found = _PyType_Lookup(tp, name.get());
+            if (!py::found_matches(r, found))
+              return fail(r.ok() ? std::string(tp->tp_name) + "." + py::text(name.get()) + " changed" : "malformed");
+            py::Ref seen(found ? Py_BuildValue("(NN)", hold_weakly(found),
+                                               PyUnicode_FromFormat("<%s object>", Py_TYPE(found)->tp_name))
+                               : PyTuple_New(0));
+            if (!seen || PyDict_SetItem(names.get(), name.get(), seen.get()) < 0) return fail("out of memory");
+          }
+          const unsigned int version = py::ensure_type_version(tp);
+          if (!version) return fail(std::string("class ") + tp->tp_name + " has no version tag");
+          c.n = version;
+          c.ref = Py_BuildValue("(NO)", hold_weakly(cls), names.get());
+          if (!c.ref) return fail("out of memory");
+          KnownClass& k = known_classes()[std::string(r.since(start))];
+          Py_XDECREF(k.cls);
+          Py_XDECREF(k.names);
+          k = {hold_weakly(cls), version, (Py_INCREF(names.get()), names.get())};
+          break;
+        }
+        case CheckKind::DictVersions: {
+          const size_t nd = r.count();
+          py::Ref dicts(PyTuple_New(static_cast<Py_ssize_t>(nd)));
+          std::string versions(nd * sizeof(uint64_t), '\0');
+          for (size_t j = 0; j < nd; ++j) {
+            PyObject* d = nullptr;
+            if (!object(&d)) return fail(*why);
+            if (!d || !PyDict_Check(d)) return Py_XDECREF(d), fail("malformed");
+            PyTuple_SET_ITEM(dicts.get(), static_cast<Py_ssize_t>(j), d);
+            if (py::namespace_digest(d) != r.u64()) {
+              PyObject* name = PyDict_GetItemString(d, "__name__");
+              return fail("namespace " + (name ? py::text(name) : std::string("?")) + " changed");
+            }
+            const uint64_t v = py::dict_version(d);
+            std::memcpy(&versions[j * sizeof(uint64_t)], &v, sizeof v);
+          }
+          c.ref = Py_BuildValue("(Oy#)", dicts.get(), versions.data(), static_cast<Py_ssize_t>(versions.size()));
+          if (!c.ref) return fail("out of memory");
+          break;
+        }
+      }
+      if (!r.ok()) {
+        Py_XDECREF(c.ref);
+        return fail("malformed");
+      }
+      t->nodes_[node].checks.push_back(std::move(c));
+    }
+  }
+  if (!r.ok()) return fail("malformed");
+  t->prepared_ = false;
+  return t;
+}
+
+}  // namespace pj::guards

@@ -1,0 +1,463 @@
+#include "py/portable.h"
+
+#include <marshal.h>
+#include <sys/stat.h>
+
+#include <unordered_map>
+#include <vector>
+
+#include "common/sha256.h"
+#include "py/py_common.h"
+
+namespace pj::py {
+namespace {
+
+enum Tag : uint8_t { kNull = 0, kValue, kModule, kModuleDict, kNamed, kTuple, kAdopt, kStr };
+constexpr int kMarshalVersion = 4;
+
+bool plain_constant(PyObject* o, int depth = 0) {
+  if (depth > 8) return false;
+  if (o == Py_None || o == Py_Ellipsis || PyBool_Check(o) || PyLong_CheckExact(o) || PyFloat_CheckExact(o) ||
+      PyComplex_CheckExact(o) || PyUnicode_CheckExact(o) || PyBytes_CheckExact(o))
+    return true;
+  if (PyTuple_CheckExact(o)) {
+    for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(o); ++i)
+      if (!plain_constant(PyTuple_GET_ITEM(o, i), depth + 1)) return false;
+    return true;
+  }
+  if (PyFrozenSet_CheckExact(o)) {
+    Py_ssize_t pos = 0;
+    PyObject* k;
+    Py_hash_t h;
+    while (_PySet_NextEntry(o, &pos, &k, &h))
+      if (!plain_constant(k, depth + 1)) return false;
+    return true;
+  }
+  return false;
+}
+
+// The name a module is registered under when sys.modules holds it as that name (borrowed), else
+// nullptr.
+PyObject* registered_name(PyObject* module) {
+  PyObject* name = PyModule_Check(module) ? PyDict_GetItemString(PyModule_GetDict(module), "__name__") : nullptr;
+  if (!name || !PyUnicode_Check(name)) return nullptr;
+  return PyDict_GetItem(PyImport_GetModuleDict(), name) == module ? name : nullptr;
+}
+
+// The module whose namespace d is (borrowed), or nullptr.
+PyObject* module_of_dict(PyObject* d) {
+  if (!PyDict_CheckExact(d)) return nullptr;
+  PyObject* name = PyDict_GetItemString(d, "__name__");
+  PyObject* m = name && PyUnicode_Check(name) ? PyDict_GetItem(PyImport_GetModuleDict(), name) : nullptr;
+  return m && PyModule_Check(m) && PyModule_GetDict(m) == d ? m : nullptr;
+}
+
+// The object at `path` ("A.b") in module m (new reference), or nullptr (no error set).
+PyObject* follow(PyObject* m, const std::string& path) {
+  if (path.empty() || path.find("<") != std::string::npos) return nullptr;
+  Py_INCREF(m);
+  PyObject* o = m;
+  size_t start = 0;
+  while (o && start <= path.size()) {
+    const size_t dot = path.find('.', start);
+    const std::string part = path.substr(start, dot == std::string::npos ? std::string::npos : dot - start);
+    PyObject* next = nullptr;
+    if (PyModule_CheckExact(o)) {
+      next = PyDict_GetItemString(PyModule_GetDict(o), part.c_str());
+      Py_XINCREF(next);
+    } else if (PyType_Check(o)) {
+      next = PyObject_GetAttrString(o, part.c_str());
+      if (!next) PyErr_Clear();
+    }
+    Py_DECREF(o);
+    o = next;
+    if (dot == std::string::npos) break;
+    start = dot + 1;
+  }
+  return o;
+}
+
+// (module, path) naming o by its own __module__ and __qualname__, when they lead back to it.
+bool own_name(PyObject* o, std::string* module, std::string* path) {
+  PyObject *mod = nullptr, *qual = nullptr;
+  if (PyFunction_Check(o)) {
+    mod = reinterpret_cast<PyFunctionObject*>(o)->func_module;
+    qual = reinterpret_cast<PyFunctionObject*>(o)->func_qualname;
+    Py_XINCREF(mod);
+    Py_XINCREF(qual);
+  } else if (PyCFunction_Check(o)) {
+    auto* f = reinterpret_cast<PyCFunctionObject*>(o);
+    if (f->m_self && PyModule_Check(f->m_self)) {
+      mod = registered_name(f->m_self);
+      Py_XINCREF(mod);
+    }
+    qual = PyUnicode_FromString(f->m_ml->ml_name);
+  } else if (PyType_Check(o) || !(Py_TYPE(o)->tp_flags & Py_TPFLAGS_HEAPTYPE)) {
+    // classes, and instances of extension types that name themselves (pijit's op entries)
+    mod = PyObject_GetAttrString(o, "__module__");
+    qual = mod ? PyObject_GetAttrString(o, "__qualname__") : nullptr;
+    if (!qual) PyErr_Clear();
+  }
+  bool ok = false;
+  if (mod && qual && PyUnicode_Check(mod) && PyUnicode_Check(qual)) {
+    PyObject* m = PyDict_GetItem(PyImport_GetModuleDict(), mod);
+    if (m && PyModule_Check(m)) {
+      *module = text(mod);
+      *path = text(qual);
+      PyObject* found = follow(m, *path);
+      ok = found == o;
+      Py_XDECREF(found);
+    }
+  }
+  Py_XDECREF(mod);
+  Py_XDECREF(qual);
+  return ok;
+}
+
+// (module, name) of a module-level binding of o in one of pijit's own modules (a library object
+// with no name of its own, e.g. a module's thread-local state).
+bool library_binding(PyObject* o, std::string* module, std::string* path) {
+  PyObject* modules = PyImport_GetModuleDict();
+  Py_ssize_t pos = 0;
+  PyObject *name, *m;
+  while (PyDict_Next(modules, &pos, &name, &m)) {
+    if (!PyModule_Check(m) || !text_starts_with(name, "pijit")) continue;
+    Py_ssize_t k = 0;
+    PyObject *key, *value;
+    while (PyDict_Next(PyModule_GetDict(m), &k, &key, &value))
+      if (value == o && PyUnicode_Check(key)) {
+        *module = text(name);
+        *path = text(key);
+        return true;
+      }
+  }
+  return false;
+}
+
+bool not_portable(std::string* why, PyObject* o, const char* what) {
+  if (why) *why = std::string(what) + " (" + Py_TYPE(o)->tp_name + ")";
+  return false;
+}
+
+bool put_named(ByteWriter& w, PyObject* o, std::string* why) {
+  std::string module, path;
+  if (!own_name(o, &module, &path) && !library_binding(o, &module, &path))
+    return not_portable(why, o, "an object no module names");
+  PyObject* m = PyDict_GetItemString(PyImport_GetModuleDict(), module.c_str());
+  w.u8(kNamed);
+  w.str(module);
+  w.str(path);
+  w.str(module_stamp(m));
+  return true;
+}
+
+bool adoptable(PyObject* o) {
+  PyTypeObject* t = Py_TYPE(o);
+  return (t->tp_flags & Py_TPFLAGS_HEAPTYPE) && !PyType_Check(o) && !PyModule_Check(o) && !PyFunction_Check(o) &&
+         !PyMethod_Check(o) && !PyCode_Check(o) && !PyCell_Check(o);
+}
+
+// A code object's identity across processes: its marshal bytes (code, constants, names, file, lines).
+std::string code_print(PyObject* co) {
+  PyObject* b = PyMarshal_WriteObjectToString(co, kMarshalVersion);
+  if (!b) {
+    PyErr_Clear();
+    return "";
+  }
+  std::string s = sha256_hex(std::string_view(PyBytes_AS_STRING(b), PyBytes_GET_SIZE(b)));
+  Py_DECREF(b);
+  return s;
+}
+
+// FNV-1a over bytes, then a final mix: stable across processes (str hashes are salted per process).
+uint64_t stable_hash(const std::string& s) {
+  uint64_t h = 1469598103934665603ull;
+  for (unsigned char c : s) h = (h ^ c) * 1099511628211ull;
+  h ^= h >> 33;
+  h *= 0xff51afd7ed558ccdull;
+  return h ^ (h >> 33);
+}
+
+// A name-level token of what o is: cheap (no attribute lookups run), for namespace_digest.
+std::string token(PyObject* o) {
+  if (plain_constant(o)) {
+    PyObject* b = PyMarshal_WriteObjectToString(o, kMarshalVersion);
+    if (!b) {
+      PyErr_Clear();
+      return "?";
+    }
+    std::string s = "v" + std::string(PyBytes_AS_STRING(b), PyBytes_GET_SIZE(b));
+    Py_DECREF(b);
+    return s;
+  }
+  if (PyModule_Check(o)) {
+    PyObject* n = PyDict_GetItemString(PyModule_GetDict(o), "__name__");
+    return "m" + text(n);
+  }
+  if (PyFunction_Check(o)) {
+    auto* f = reinterpret_cast<PyFunctionObject*>(o);
+    return "f" + text(f->func_module) + ":" + text(f->func_qualname);
+  }
+  if (PyCFunction_Check(o)) return std::string("b") + reinterpret_cast<PyCFunctionObject*>(o)->m_ml->ml_name;
+  if (PyType_Check(o)) {
+    auto* t = reinterpret_cast<PyTypeObject*>(o);
+    PyObject* m = t->tp_dict ? PyDict_GetItemString(t->tp_dict, "__module__") : nullptr;
+    return "c" + (m ? text(m) : std::string()) + ":" + t->tp_name;
+  }
+  return std::string("o") + Py_TYPE(o)->tp_name;
+}
+
+}  // namespace
+
+std::string module_stamp(PyObject* module) {
+  // Once per module and process: the file as it was when first asked (the module in memory is what
+  // was loaded; a file edited since then does not change it).
+  static std::unordered_map<PyObject*, std::pair<PyObject*, std::string>> stamps;  // module -> (weak ref, stamp)
+  auto it = stamps.find(module);
+  if (it != stamps.end() && PyWeakref_GET_OBJECT(it->second.first) == module) return it->second.second;
+  PyObject* file = module && PyModule_Check(module) ? PyDict_GetItemString(PyModule_GetDict(module), "__file__") : nullptr;
+  std::string stamp;
+  if (file && PyUnicode_Check(file)) {
+    struct stat st;
+    stamp = ::stat(text(file).c_str(), &st) != 0 ? "missing"
+                                                 : std::to_string(st.st_size) + ":" + std::to_string(st.st_mtim.tv_sec) +
+                                                       "." + std::to_string(st.st_mtim.tv_nsec);
+  }
+  PyObject* weak = module ? PyWeakref_NewRef(module, nullptr) : nullptr;
+  if (!weak) {
+    PyErr_Clear();
+    return stamp;
+  }
+  if (it != stamps.end()) {
+    Py_DECREF(it->second.first);
+    stamps.erase(it);
+  }
+  stamps.emplace(module, std::make_pair(weak, stamp));
+  return stamp;
+}
+
+bool put_object(ByteWriter& w, PyObject* o, std::string* why, bool allow_adopt) {
+  if (!o) {
+    w.u8(kNull);
+    return true;
+  }
+  if (PyUnicode_CheckExact(o)) {  // (names, mostly: read back interned, as the code's own are)
+    Py_ssize_t n;
+    if (const char* u = PyUnicode_AsUTF8AndSize(o, &n)) {
+      w.u8(kStr);
+      w.str(std::string_view(u, static_cast<size_t>(n)));
+      return true;
+    }
+    PyErr_Clear();  // (a lone surrogate: marshal writes it)
+  }
+  if (plain_constant(o)) {
+    PyObject* b = PyMarshal_WriteObjectToString(o, kMarshalVersion);
+    if (!b) {
+      PyErr_Clear();
+      return not_portable(why, o, "a constant marshal cannot write");
+    }
+    w.u8(kValue);
+    w.str(std::string_view(PyBytes_AS_STRING(b), PyBytes_GET_SIZE(b)));
+    Py_DECREF(b);
+    return true;
+  }
+  if (PyModule_Check(o)) {
+    PyObject* name = registered_name(o);
+    if (!name) return not_portable(why, o, "a module sys.modules does not hold");
+    w.u8(kModule);
+    w.str(text(name));
+    return true;
+  }
+  if (PyObject* m = PyDict_CheckExact(o) ? module_of_dict(o) : nullptr) {
+    PyObject* name = registered_name(m);
+    if (!name) return not_portable(why, o, "the namespace of a module sys.modules does not hold");
+    w.u8(kModuleDict);
+    w.str(text(name));
+    return true;
+  }
+  if (PyTuple_CheckExact(o)) {
+    w.u8(kTuple);
+    w.var(static_cast<uint64_t>(PyTuple_GET_SIZE(o)));
+    for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(o); ++i)
+      if (!put_object(w, PyTuple_GET_ITEM(o, i), why, false)) return false;
+    return true;
+  }
+  if (allow_adopt && (adoptable(o) || PyCode_Check(o))) {
+    const std::string print = PyCode_Check(o) ? code_print(o) : "";
+    if (PyCode_Check(o) && print.empty()) return not_portable(why, o, "a code object marshal cannot write");
+    w.u8(kAdopt);
+    w.str(print);
+    return true;
+  }
+  return put_named(w, o, why);
+}
+
+NamedMemo* NamedMemo::current = nullptr;
+
+NamedMemo::NamedMemo() : outer_(current) { current = this; }
+
+NamedMemo::~NamedMemo() {
+  current = outer_;
+  for (auto& [bytes, o] : found) Py_DECREF(o);
+}
+
+bool adoption_fits(const Adoption& a, PyObject* o) {
+  if (!o) return false;
+  return a.print.empty() ? adoptable(o) : PyCode_Check(o) && code_print(o) == a.print;
+}
+
+bool get_object(ByteReader& r, PyObject** out, std::string* why, Adoption* adopt) {
+  *out = nullptr;
+  if (adopt) *adopt = Adoption();
+  auto miss = [&](std::string what) {
+    if (why) *why = std::move(what);
+    if (PyErr_Occurred()) PyErr_Clear();
+    return false;
+  };
+  const uint8_t tag = r.u8();
+  if (!r.ok()) return miss("truncated");
+  switch (tag) {
+    case kNull: return true;
+    case kValue: {
+      std::string_view b = r.str();
+      if (!r.ok()) return miss("truncated");
+      *out = PyMarshal_ReadObjectFromString(b.data(), static_cast<Py_ssize_t>(b.size()));
+      return *out ? true : miss("a constant marshal cannot read");
+    }
+    case kStr: {
+      std::string_view u = r.str();
+      if (!r.ok()) return miss("truncated");
+      PyObject* o = PyUnicode_FromStringAndSize(u.data(), static_cast<Py_ssize_t>(u.size()));
+      if (!o) return miss("a name that is not UTF-8");
+      PyUnicode_InternInPlace(&o);
+      *out = o;
+      return true;
+    }
+    case kModule:
+    case kModuleDict: {
+      const std::string name(r.str());
+      PyObject* m = r.ok() ? PyDict_GetItemString(PyImport_GetModuleDict(), name.c_str()) : nullptr;
+      if (!m || !PyModule_Check(m)) return miss("module " + name + " is not imported");
+      *out = tag == kModule ? m : PyModule_GetDict(m);
+      Py_INCREF(*out);
+      return true;
+    }
+    case kNamed: {
+      const size_t start = r.pos() - 1;
+      const std::string module(r.str()), path(r.str()), stamp(r.str());
+      if (!r.ok()) return miss("truncated");
+      NamedMemo* memo = NamedMemo::current;
+      std::string bytes;
+      if (memo) {
+        bytes = std::string(r.since(start));
+        auto it = memo->found.find(bytes);
+        if (it != memo->found.end()) {
+          *out = it->second;
+          Py_INCREF(*out);
+          return true;
+        }
+      }
+      PyObject* m = PyDict_GetItemString(PyImport_GetModuleDict(), module.c_str());
+      if (!m || !PyModule_Check(m)) return miss("module " + module + " is not imported");
+      if (module_stamp(m) != stamp) return miss("module " + module + "'s file changed");
+      *out = follow(m, path);
+      if (!*out) return miss(module + "." + path + " is not defined");
+      if (memo) {
+        Py_INCREF(*out);
+        memo->found.emplace(std::move(bytes), *out);
+      }
+      return true;
+    }
+    case kTuple: {
+      const size_t n = r.count();
+      PyObject* t = PyTuple_New(static_cast<Py_ssize_t>(n));
+      if (!t) return miss("out of memory");
+      for (size_t i = 0; i < n; ++i) {
+        PyObject* item;
+        if (!get_object(r, &item, why) || !item) {
+          Py_DECREF(t);
+          Py_XDECREF(item);
+          return r.ok() && !item ? miss("a tuple item is missing") : false;
+        }
+        PyTuple_SET_ITEM(t, static_cast<Py_ssize_t>(i), item);
+      }
+      *out = t;
+      return true;
+    }
+    case kAdopt: {
+      std::string_view print = r.str();
+      if (!r.ok()) return miss("truncated");
+      if (!adopt) return miss("an object bound on first use where none may be");
+      adopt->pending = true;
+      adopt->print = std::string(print);
+      return true;
+    }
+    default:
+      r.fail();
+      return miss("malformed");
+  }
+}
+
+void put_found(ByteWriter& w, PyObject* found) {
+  std::string why;
+  ByteWriter obj;
+  if (!found) {
+    w.u8(0);
+  } else if (put_object(obj, found, &why)) {
+    w.u8(1);
+    w.str(obj.bytes());
+  } else {
+    if (PyErr_Occurred()) PyErr_Clear();
+    ByteWriter cls;  // empty when nothing names its class: only "some object" is checked
+    if (!put_object(cls, reinterpret_cast<PyObject*>(Py_TYPE(found)), &why) && PyErr_Occurred()) PyErr_Clear();
+    w.u8(2);
+    w.str(cls.bytes());
+  }
+}
+
+bool found_matches(ByteReader& r, PyObject* now) {
+  const uint8_t kind = r.u8();
+  if (kind == 0) return r.ok() && now == nullptr;
+  std::string_view enc = r.str();
+  if (!r.ok() || kind > 2) {
+    r.fail();
+    return false;
+  }
+  if (!now) return false;
+  if (kind == 2 && enc.empty()) return true;
+  ByteReader er(enc);
+  PyObject* o = nullptr;
+  if (!get_object(er, &o, nullptr) || !o) return false;
+  bool same;
+  if (kind == 2) {
+    same = o == reinterpret_cast<PyObject*>(Py_TYPE(now));
+  } else {
+    same = o == now;
+    if (!same && plain_constant(o) && Py_TYPE(o) == Py_TYPE(now)) {
+      const int eq = PyObject_RichCompareBool(o, now, Py_EQ);  // (constants: runs no user code)
+      if (eq < 0) PyErr_Clear();
+      same = eq == 1;
+    }
+  }
+  Py_DECREF(o);
+  return same;
+}
+
+uint64_t namespace_digest(PyObject* dict) {
+  // Once per namespace state: a dict's version tag is never reused (PEP 509), so (dict, tag) names
+  // its contents for the life of the process.
+  static std::unordered_map<PyObject*, std::pair<uint64_t, uint64_t>> known;  // dict -> (tag, digest)
+  const uint64_t tag = dict_version(dict);
+  auto it = known.find(dict);
+  if (it != known.end() && it->second.first == tag) return it->second.second;
+  uint64_t sum = 0;
+  Py_ssize_t pos = 0;
+  PyObject *k, *v;
+  while (PyDict_Next(dict, &pos, &k, &v))
+    sum += stable_hash((PyUnicode_Check(k) ? text(k) : token(k)) + "\x1f" + token(v));
+  sum ^= static_cast<uint64_t>(PyDict_GET_SIZE(dict));
+  known[dict] = {tag, sum};
+  return sum;
+}
+
+}  // namespace pj::py

@@ -1,0 +1,77 @@
+// Python objects in a persistent artifact (the compile cache, runtime/disk_cache.h): how a guard
+// tree's references, a plan's constants and a graph's metadata are written in one process and
+// found again in another.
+//
+// An object is written by what it is, never by address:
+//   Value       a constant marshal writes exactly (None, bool, int, float, complex, str, bytes,
+//               Ellipsis, and tuples and frozensets of these), compared by value;
+//   Module      a module by name, found in sys.modules (never imported by a load);
+//   ModuleDict  a module's namespace, by the module's name;
+//   Named       an object a module holds: (module, attribute path) plus the module file's stamp
+//               (size and mtime, as .pyc files are checked); the path must lead to the object
+//               itself when it is written, and a load that finds no object there, or a module file
+//               with another stamp, does not resolve;
+//   Tuple       a tuple of portable objects that is not a Value;
+//   Adopt       (where the caller allows it) a plain instance, or a code object, reached from the
+//               frame: the load gives nothing, and the guard tree binds the object the first frame
+//               holds there (a code object only when marshal writes it byte for byte the same).
+// Anything else has no portable form: the writer says why, and the artifact is not written.
+#pragma once
+
+#include "py/pyport.h"  // first (Python.h)
+
+#include <cstdint>
+#include <string>
+#include <unordered_map>
+
+#include "common/byte_io.h"
+
+namespace pj::py {
+
+// Writes o (nullptr is written too). false, with *why, when o has no portable form.
+bool put_object(ByteWriter& w, PyObject* o, std::string* why, bool allow_adopt = false);
+// An Adopt read back: what the object bound later must be.
+struct Adoption {
+  bool pending = false;
+  std::string print;  // a code object's marshal digest; "" for a plain instance
+};
+// Reads an object back: *out a new reference (nullptr for a written nullptr or an Adopt, which sets
+// adopt->pending). false, with *why, when it does not resolve in this process or the stream is
+// malformed; no Python exception is left set either way.
+bool get_object(ByteReader& r, PyObject** out, std::string* why, Adoption* adopt = nullptr);
+// While one lives (one artifact's load, under the GIL), a Named read again resolves as it did the
+// first time (a model's twenty Dense guards name one class) without looking it up again.
+class NamedMemo {
+ public:
+  NamedMemo();
+  ~NamedMemo();
+  NamedMemo(const NamedMemo&) = delete;
+  NamedMemo& operator=(const NamedMemo&) = delete;
+  static NamedMemo* current;
+  std::unordered_map<std::string, PyObject*> found;  // the Named's bytes -> the object (owned)
+
+ private:
+  NamedMemo* outer_;
+};
+
+// Whether o may be bound where an Adopt with this print was written.
+bool adoption_fits(const Adoption& a, PyObject* o);
+
+// What a class attribute lookup found, for checking on load that it finds the same again: the
+// object when it is portable, else only its class (a property, a descriptor: what it does is the
+// class's module's source, which the class's own stamp fixes). nullptr: the name was absent.
+void put_found(ByteWriter& w, PyObject* found);
+// Whether `now` (nullptr: absent) is what put_found wrote. Malformed input fails the reader.
+bool found_matches(ByteReader& r, PyObject* now);
+
+// A digest of a namespace's contents that is the same in every process that built it the same way:
+// each name with what it is bound to (a constant's value; a module's, class's or function's name
+// and module; otherwise the object's class). Used where a graph relied on a whole namespace being
+// unmodified (pijit's own modules) and a later process must know it still is.
+uint64_t namespace_digest(PyObject* dict);
+
+// size and mtime of the file a module was loaded from ("" for a module without a source file:
+// builtin, frozen, an extension whose version the artifact's key fixes).
+std::string module_stamp(PyObject* module);
+
+}  // namespace pj::py

@@ -1,0 +1,253 @@
+#include "runtime/disk_cache.h"
+
+#include <dlfcn.h>
+#include <marshal.h>
+#include <sys/stat.h>
+
+#include <algorithm>
+
+#include "common/byte_io.h"
+#include "common/files.h"
+#include "common/sha256.h"
+#include "common/trace.h"
+#include "kernels/fused.h"
+#include "oneapi/dnnl/dnnl.h"
+#include "py/portable.h"
+#include "py/py_common.h"
+
+namespace pj::runtime {
+namespace {
+
+constexpr uint8_t kEntryFormat = 1;
+
+// pijit's build: the extension module's file (a rebuild changes its size or mtime).
+const std::string& build_stamp() {
+  static const std::string stamp = [] {
+    Dl_info info;
+    struct stat st;
+    if (!dladdr(reinterpret_cast<void*>(&disk_stats), &info) || !info.dli_fname || ::stat(info.dli_fname, &st) != 0)
+      return std::string("unknown");
+    return std::string(info.dli_fname) + " " + std::to_string(st.st_size) + " " + std::to_string(st.st_mtim.tv_sec) +
+           "." + std::to_string(st.st_mtim.tv_nsec);
+  }();
+  return stamp;
+}
+
+std::string code_digest(PyCodeObject* co) {
+  PyObject* b = PyMarshal_WriteObjectToString(reinterpret_cast<PyObject*>(co), 4);
+  if (!b) {
+    PyErr_Clear();
+    return "";
+  }
+  std::string d = sha256_hex(std::string_view(PyBytes_AS_STRING(b), PyBytes_GET_SIZE(b)));
+  Py_DECREF(b);
+  return d;
+}
+
+void write_artifact(const DiskState& st) {
+  ByteWriter w;
+  w.var(st.blobs.size());
+  for (const std::string& b : st.blobs) w.str(b);
+  if (write_cache_entry(st.path, st.key, w.bytes(), /*durable=*/false)) ++disk_stats().entries_written;
+}
+
+void refuse(const std::string& why) { ++disk_stats().refusals[why]; }
+
+}  // namespace
+
+DiskStats& disk_stats() {
+  static DiskStats s;
+  return s;
+}
+
+std::string disk_cache_folder() {
+  const std::string root = cache_root();
+  if (root.empty()) return "";
+  static std::map<std::string, bool> checked;  // (one check, and one warning, per root)
+  auto it = checked.find(root);
+  if (it == checked.end()) it = checked.emplace(root, private_dir(root, "graphs", "the compile cache")).first;
+  return it->second ? root + "/graphs" : "";
+}
+
+void disk_read(PyCodeObject* co, DiskState* st, const std::string& module, const std::string& options) {
+  if (st->read) return;
+  st->read = true;
+  trace::Span span("cache", "read artifact");
+  const std::string folder = disk_cache_folder();
+  const std::string code = folder.empty() ? "" : code_digest(co);
+  if (code.empty()) return;
+  st->key = "pijit compile cache 1\nbuild " + build_stamp() + "\npython " + Py_GetVersion() + "\nisa " +
+            fused_compiler_name() + "\ndnnl " + std::to_string(dnnl_version()->major) + "." +
+            std::to_string(dnnl_version()->minor) + "." + std::to_string(dnnl_version()->patch) + " " +
+            dnnl_version()->hash + "\noptions " + options + "\nmodule " + module + "\ncode " + code + "\n";
+  st->path = folder + "/" + sha256_hex(st->key) + ".pjc";
+  std::string body;
+  if (!read_cache_entry(st->path, st->key, &body)) {
+    struct stat s;
+    if (::stat(st->path.c_str(), &s) == 0) ++disk_stats().rejected;  // there, but not valid for this key
+    return;
+  }
+  ByteReader r(body);
+  std::vector<std::string> blobs(r.count());
+  for (std::string& b : blobs) b = std::string(r.str());
+  if (!r.ok() || !r.at_end()) {
+    ++disk_stats().rejected;
+    return;
+  }
+  ++disk_stats().artifacts_read;
+  st->blobs = std::move(blobs);
+  st->tried.assign(st->blobs.size(), 0);
+}
+
+std::string disk_blob(const capture::CaptureResult& r) {
+  if (!r.ok || r.broke) return refuse("a graph break"), "";
+  if (!r.sweeps.empty()) return refuse("gradients with symbolic sizes"), "";
+  ByteWriter w;
+  std::string why;
+  w.u8(kEntryFormat);
+  if (!r.guards->save(w, &why) || !graph::save_graph(*r.graph, w, &why) || !codegen::save_plan(r.plan, w, &why)) {
+    if (PyErr_Occurred()) PyErr_Clear();
+    return refuse(why), "";
+  }
+  w.var(r.symbolic_dims.size());
+  for (const graph::SymbolicDim& d : r.symbolic_dims) {
+    w.svar(d.input);
+    w.svar(d.dim);
+    w.svar(d.symbol);
+    w.svar(d.hint);
+  }
+  w.var(r.symbolic_attrs.size());
+  for (const graph::SymbolicAttr& a : r.symbolic_attrs) {
+    w.var(a.node);
+    w.str(a.attr);
+    w.var(a.entry);
+    w.svar(a.symbol);
+  }
+  auto strings = [&](const std::vector<std::string>& v) {
+    w.var(v.size());
+    for (const std::string& s : v) w.str(s);
+  };
+  w.var(r.scalar_inputs.size());
+  for (int i : r.scalar_inputs) w.svar(i);
+  strings(r.mutable_paths);
+  strings(r.dynamic_notes);
+  strings(r.effects);
+  w.str(r.file);
+  w.str(r.function);
+  w.svar(r.line);
+  w.svar(r.ops_seen);
+  w.svar(r.instructions);
+  return w.take();
+}
+
+bool disk_take(py::Frame* f, DiskState* st, const std::function<bool(const guards::GuardTree&)>& passes,
+               capture::CaptureResult* out) {
+  std::vector<char> stale(st->blobs.size(), 0);
+  bool found = false;
+  py::NamedMemo memo;
+  for (size_t k = 0; k < st->blobs.size() && !found; ++k) {
+    if (st->tried[k]) continue;
+    ByteReader r(st->blobs[k]);
+    std::string why;
+    std::shared_ptr<guards::GuardTree> tree;
+    {
+      trace::Span span("cache", "guards");
+      if (r.u8() == kEntryFormat) tree = guards::GuardTree::load(r, &why);
+      else why = "another entry format";
+    }
+    if (!tree) {  // stale (or malformed): never again
+      st->tried[k] = stale[k] = 1;
+      ++disk_stats().stale;
+      continue;
+    }
+    const bool adopts = tree->adoption_pending();
+    {
+      trace::Span span("cache", "adopt and check");
+      if (!tree->adopt(f, &why) || !passes(*tree)) continue;  // (another frame may fit it)
+    }
+    trace::Span span("cache", "graph and plan");
+    capture::CaptureResult res;
+    res.ok = true;
+    res.guards = tree;
+    res.graph = std::make_shared<graph::Graph>();
+    if (!graph::load_graph(r, res.graph.get(), &why) || !codegen::load_plan(r, &res.plan, &why)) {
+      if (PyErr_Occurred()) PyErr_Clear();
+      st->tried[k] = stale[k] = 1;
+      ++disk_stats().stale;
+      continue;
+    }
+    res.symbolic_dims.resize(r.count());
+    for (graph::SymbolicDim& d : res.symbolic_dims) {
+      d.input = static_cast<int>(r.svar());
+      d.dim = static_cast<int>(r.svar());
+      d.symbol = static_cast<int>(r.svar());
+      d.hint = r.svar();
+    }
+    res.symbolic_attrs.resize(r.count());
+    for (graph::SymbolicAttr& a : res.symbolic_attrs) {
+      a.node = r.var();
+      a.attr = std::string(r.str());
+      a.entry = r.var();
+      a.symbol = static_cast<int>(r.svar());
+    }
+    auto strings = [&](std::vector<std::string>* v) {
+      v->resize(r.count());
+      for (std::string& s : *v) s = std::string(r.str());
+    };
+    res.scalar_inputs.resize(r.count());
+    for (int& i : res.scalar_inputs) i = static_cast<int>(r.svar());
+    strings(&res.mutable_paths);
+    strings(&res.dynamic_notes);
+    strings(&res.effects);
+    res.file = std::string(r.str());
+    res.function = std::string(r.str());
+    res.line = static_cast<int>(r.svar());
+    res.ops_seen = static_cast<int>(r.svar());
+    res.instructions = static_cast<int>(r.svar());
+    const size_t ninputs = res.graph->inputs().size();
+    bool sane = r.ok() && r.at_end() && res.plan.input_nodes.size() == ninputs;
+    for (int n : res.plan.input_nodes) sane = sane && n >= 0 && n < res.guards->size();
+    for (const graph::SymbolicDim& d : res.symbolic_dims) sane = sane && d.input >= 0 && static_cast<size_t>(d.input) < ninputs;
+    for (const graph::SymbolicAttr& a : res.symbolic_attrs) sane = sane && a.node < res.graph->nodes().size();
+    for (int i : res.scalar_inputs) sane = sane && i >= 0 && static_cast<size_t>(i) < ninputs;
+    // (an entry that binds identities may be taken again, for another instance of the same model)
+    st->tried[k] = !adopts;
+    if (!sane) {
+      st->tried[k] = 1;
+      stale[k] = 1;
+      ++disk_stats().stale;
+      continue;
+    }
+    *out = std::move(res);
+    found = true;
+    ++disk_stats().entries_loaded;
+  }
+  if (std::find(stale.begin(), stale.end(), 1) != stale.end()) {  // rewritten without them
+    std::vector<std::string> keep;
+    std::vector<char> tried;
+    for (size_t k = 0; k < st->blobs.size(); ++k) {
+      if (stale[k]) continue;
+      keep.push_back(std::move(st->blobs[k]));
+      tried.push_back(st->tried[k]);
+    }
+    st->blobs = std::move(keep);
+    st->tried = std::move(tried);
+    if (!st->path.empty()) write_artifact(*st);
+  }
+  return found;
+}
+
+void disk_add(DiskState* st, std::string blob, int limit) {
+  if (st->path.empty() || blob.empty()) return;
+  // (the same entry again: another instance of a model whose entry binds identities on load)
+  if (std::find(st->blobs.begin(), st->blobs.end(), blob) != st->blobs.end()) return;
+  st->blobs.push_back(std::move(blob));
+  st->tried.push_back(1);
+  while (static_cast<int>(st->blobs.size()) > std::max(limit, 1)) {
+    st->blobs.erase(st->blobs.begin());
+    st->tried.erase(st->tried.begin());
+  }
+  write_artifact(*st);
+}
+
+}  // namespace pj::runtime

@@ -1,0 +1,66 @@
+// The persistent compile cache: what capture found for a code object, kept on disk so that a later
+// process running the same program skips capture.
+//
+// One artifact per code object, <cache_root()>/graphs/<SHA-256 of its key>.pjc (common/files.h: a
+// private folder, a header naming the key's hash, the body's hash checked on every read, atomic
+// writes). The key is the code object's marshal bytes and module, pijit's build (its extension's
+// size and mtime), the Python version, the fused kernels' ISA, oneDNN's version and the jit options.
+// The body holds the code's graph entries (up to recompile_limit), each its guard tree, graph,
+// frame plan and dynamic-shape facts, every object written portably (py/portable.h).
+//
+// A load never trusts an entry: each object it names must resolve again (a module file with another
+// stamp, a class attribute or a pijit namespace that differs: the entry is stale, dropped, and the
+// artifact rewritten without it), and its guards must pass on the frame, as any entry's do. The
+// entry is then compiled as a fresh capture's would be (passes, plan, kernels, bytecode).
+// Entries with a graph break, constants captured by reference, or an object with no portable form
+// are not written (disk_stats().refusals says why). Off under stress modes, for the code pijit
+// makes (resume functions, loop bodies), with PIJIT_CACHE_DIR="" or MS_COMPILER_CACHE_ENABLE=0.
+#pragma once
+
+#include "py/pyport.h"  // first (Python.h)
+
+#include <functional>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "capture/simulator.h"
+
+namespace pj::runtime {
+
+// A code object's artifact, as this process knows it (CodeState::disk).
+struct DiskState {
+  bool read = false;  // disk_read ran
+  std::string key, path;  // path "": no disk cache for this code
+  std::vector<std::string> blobs;  // the entries, oldest first
+  std::vector<char> tried;         // per blob: taken already (it is an entry now, or it was stale);
+                                   // one that binds identities on load may be taken again
+};
+
+struct DiskStats {
+  int64_t artifacts_read = 0;  // files found valid for their key
+  int64_t entries_loaded = 0;  // entries built from disk
+  int64_t entries_written = 0;
+  int64_t stale = 0;           // entries dropped: an object they name differs here
+  int64_t rejected = 0;        // files ignored: unreadable, corrupt, truncated, another key
+  std::map<std::string, int64_t> refusals;  // entries not written, by reason
+};
+DiskStats& disk_stats();
+
+// The folder artifacts live in ("" when the cache is off: no root, or a folder that is not private).
+std::string disk_cache_folder();
+
+// Reads co's artifact once (its key then names it). Does nothing when st->disk.read.
+void disk_read(PyCodeObject* co, DiskState* st, const std::string& module, const std::string& options);
+// The first entry not tried yet whose guards `passes` on the frame (after binding its adopted
+// identities to the frame's objects), as a capture result; false when none. Stale entries are
+// dropped from the artifact (rewritten at once).
+bool disk_take(py::Frame* f, DiskState* st, const std::function<bool(const guards::GuardTree&)>& passes,
+               capture::CaptureResult* r);
+// A captured entry's persistent form, or "" with the reason counted in disk_stats().refusals.
+std::string disk_blob(const capture::CaptureResult& r);
+// Adds the blob to the artifact (the oldest beyond `limit` dropped) and writes it; a blob the
+// artifact holds already changes nothing.
+void disk_add(DiskState* st, std::string blob, int limit);
+
+}  // namespace pj::runtime
