@@ -216,9 +216,9 @@ std::shared_ptr<GuardTree> GuardTree::load(ByteReader& r, std::string* why) {
             c.ref = weak;
           }
           if ((c.kind == CheckKind::Length || c.kind == CheckKind::TensorMeta) && !PyType_Check(c.ref))
-            return Py_DECREF(c.ref), fail("malformed");
+            { Py_DECREF(c.ref); return fail("malformed"); }
           if (c.kind == CheckKind::SetContents && !(PyTuple_Check(c.ref) && PyTuple_GET_SIZE(c.ref) == 2))
-            return Py_DECREF(c.ref), fail("malformed");
+            { Py_DECREF(c.ref); return fail("malformed"); }
           if (c.kind == CheckKind::TensorMeta) get_meta(r, &c);
           break;
         }
@@ -230,7 +230,7 @@ std::shared_ptr<GuardTree> GuardTree::load(ByteReader& r, std::string* why) {
             t->pending_.push_back({node, t->nodes_[node].checks.size(), std::move(adopt)});
           } else if (c.ref && PyType_SUPPORTS_WEAKREFS(Py_TYPE(c.ref)) && !PyType_Check(c.ref)) {
             PyObject* weak = PyWeakref_NewRef(c.ref, nullptr);
-            if (!weak) return Py_DECREF(c.ref), fail("out of memory");
+            if (!weak) { Py_DECREF(c.ref); return fail("out of memory"); }
             Py_DECREF(c.ref);
             c.ref = weak;
             c.n = 1;
@@ -243,7 +243,7 @@ std::shared_ptr<GuardTree> GuardTree::load(ByteReader& r, std::string* why) {
         case CheckKind::SameAs:
           c.ref = r.u8() ? Py_True : Py_False;
           Py_INCREF(c.ref);
-          if (c.n < 0 || c.n >= node) return Py_DECREF(c.ref), fail("malformed");
+          if (c.n < 0 || c.n >= node) { Py_DECREF(c.ref); return fail("malformed"); }
           break;
         case CheckKind::DictKeys: {
           const size_t nk = r.count();
@@ -251,7 +251,7 @@ std::shared_ptr<GuardTree> GuardTree::load(ByteReader& r, std::string* why) {
           if (!c.ref) return fail("out of memory");
           for (size_t j = 0; j < nk; ++j) {
             PyObject* key = nullptr;
-            if (!object(&key) || !key) return Py_DECREF(c.ref), fail(*why);
+            if (!object(&key) || !key) { Py_DECREF(c.ref); return fail(*why); }
             PyList_SET_ITEM(c.ref, static_cast<Py_ssize_t>(j), key);
           }
           break;
@@ -315,7 +315,7 @@ std::shared_ptr<GuardTree> GuardTree::load(ByteReader& r, std::string* why) {
           for (size_t j = 0; j < nd; ++j) {
             PyObject* d = nullptr;
             if (!object(&d)) return fail(*why);
-            if (!d || !PyDict_Check(d)) return Py_XDECREF(d), fail("malformed");
+            if (!d || !PyDict_Check(d)) { Py_XDECREF(d); return fail("malformed"); }
             PyTuple_SET_ITEM(dicts.get(), static_cast<Py_ssize_t>(j), d);
             if (py::namespace_digest(d) != r.u64()) {
               PyObject* name = PyDict_GetItemString(d, "__name__");

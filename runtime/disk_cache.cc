@@ -140,8 +140,20 @@ std::string disk_blob(const capture::CaptureResult& r) {
   return w.take();
 }
 
+void disk_finish(std::string* blob, const graph::Graph& optimized) {
+  if (blob->empty()) return;
+  ByteWriter w;
+  std::string why;
+  w.u8(1);
+  if (!graph::save_graph(optimized, w, &why)) {
+    blob->push_back('\0');  // (none: the next process runs the passes again)
+    return;
+  }
+  *blob += w.bytes();
+}
+
 bool disk_take(py::Frame* f, DiskState* st, const std::function<bool(const guards::GuardTree&)>& passes,
-               capture::CaptureResult* out) {
+               capture::CaptureResult* out, std::shared_ptr<graph::Graph>* optimized) {
   std::vector<char> stale(st->blobs.size(), 0);
   bool found = false;
   py::NamedMemo memo;
@@ -204,8 +216,14 @@ bool disk_take(py::Frame* f, DiskState* st, const std::function<bool(const guard
     res.line = static_cast<int>(r.svar());
     res.ops_seen = static_cast<int>(r.svar());
     res.instructions = static_cast<int>(r.svar());
+    std::shared_ptr<graph::Graph> opt;
+    if (r.u8() == 1) {
+      opt = std::make_shared<graph::Graph>();
+      if (!graph::load_graph(r, opt.get(), &why)) r.fail();
+    }
     const size_t ninputs = res.graph->inputs().size();
-    bool sane = r.ok() && r.at_end() && res.plan.input_nodes.size() == ninputs;
+    bool sane = r.ok() && r.at_end() && res.plan.input_nodes.size() == ninputs &&
+                (!opt || (opt->inputs().size() == ninputs && opt->outputs().size() == res.graph->outputs().size()));
     for (int n : res.plan.input_nodes) sane = sane && n >= 0 && n < res.guards->size();
     for (const graph::SymbolicDim& d : res.symbolic_dims) sane = sane && d.input >= 0 && static_cast<size_t>(d.input) < ninputs;
     for (const graph::SymbolicAttr& a : res.symbolic_attrs) sane = sane && a.node < res.graph->nodes().size();
@@ -219,6 +237,7 @@ bool disk_take(py::Frame* f, DiskState* st, const std::function<bool(const guard
       continue;
     }
     *out = std::move(res);
+    *optimized = std::move(opt);
     found = true;
     ++disk_stats().entries_loaded;
   }

@@ -55,10 +55,14 @@ void disk_read(PyCodeObject* co, DiskState* st, const std::string& module, const
 // The first entry not tried yet whose guards `passes` on the frame (after binding its adopted
 // identities to the frame's objects), as a capture result; false when none. Stale entries are
 // dropped from the artifact (rewritten at once).
+// *optimized: the graph after the passes, as the capturing process's compile left it.
 bool disk_take(py::Frame* f, DiskState* st, const std::function<bool(const guards::GuardTree&)>& passes,
-               capture::CaptureResult* r);
+               capture::CaptureResult* r, std::shared_ptr<graph::Graph>* optimized);
 // A captured entry's persistent form, or "" with the reason counted in disk_stats().refusals.
+// Written before compiling (the passes work on a copy, but capture's graph is what is kept);
+// disk_finish then appends the graph the passes made, when it has a persistent form.
 std::string disk_blob(const capture::CaptureResult& r);
+void disk_finish(std::string* blob, const graph::Graph& optimized);
 // Adds the blob to the artifact (the oldest beyond `limit` dropped) and writes it; a blob the
 // artifact holds already changes nothing.
 void disk_add(DiskState* st, std::string blob, int limit);

@@ -528,14 +528,18 @@ bool disk_cache_on(const CodeState* st, const JitOptions& opt) {
 std::string options_key(const JitOptions& opt) {
   std::string sig;
   for (const std::string& d : opt.signature_dims) sig += d + ",";
-  return "fullgraph=" + std::to_string(opt.fullgraph) + " dynamic=" + std::to_string(opt.dynamic) + " signature=" + sig +
+  // (and what decides the passes' output, which the artifact keeps too)
+  const char* passes = std::getenv("PIJIT_PASSES");
+  const char* eager_graph = std::getenv("PIJIT_DEBUG_EAGER_GRAPH");
+  return std::string("passes=") + (passes ? passes : "-") + " eager_graph=" + (eager_graph ? eager_graph : "-") +
+         " fullgraph=" + std::to_string(opt.fullgraph) + " dynamic=" + std::to_string(opt.dynamic) + " signature=" + sig +
          " inline=" + std::to_string(opt.capture.inline_depth) + " budget=" + std::to_string(opt.capture.instruction_budget) +
          " loops=" + std::to_string(opt.capture.loop_limit);
 }
 
 // `loaded`: an entry the compile cache gave (disk_take) instead of a capture.
 bool build_entry(py::Frame* f, CodeState* st, const JitOptions& opt, CacheEntry* out,
-                 CaptureResult* loaded = nullptr) {
+                 CaptureResult* loaded = nullptr, std::shared_ptr<graph::Graph> optimized = nullptr) {
   PyCodeObject* co = py::frame_code(f);
   st->mode = CodeState::Building;
   t_jit.busy = true;
@@ -595,7 +599,8 @@ bool build_entry(py::Frame* f, CodeState* st, const JitOptions& opt, CacheEntry*
     debug.fault = test_fault(st->module, co);
     if (!dump_folder(st).empty()) debug.dump_prefix = dump_folder(st) + "/entry" + std::to_string(st->dumped_entries);
     for (const std::string& p : r.mutable_paths) st->dynamic_scalars.insert(p);  // a later plain number there too
-    py::Ref runner(new_graph_runner(r.graph, where(co), debug, r.symbolic_dims, r.scalar_inputs, r.sweeps, r.symbolic_attrs));
+    py::Ref runner(new_graph_runner(r.graph, where(co), debug, r.symbolic_dims, r.scalar_inputs, r.sweeps, r.symbolic_attrs,
+                                    std::move(optimized)));
     st->compile_ns += std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() - c0).count();
     out->plan = runner_plan(runner.get());
     out->shapes = runner_shapes(runner.get());
@@ -630,7 +635,10 @@ bool build_entry(py::Frame* f, CodeState* st, const JitOptions& opt, CacheEntry*
       out->graph = r.broke && r.ops_seen == 0 && !r.plan.calls_graph ? nullptr : r.graph;
       out->direct = make_direct_call(r.plan, *r.graph, runner.get(), *r.guards);
       out->effects = r.effects;
-      if (out->graph) disk_add(&st->disk, std::move(blob), opt.recompile_limit);
+      if (out->graph && !blob.empty()) {
+        disk_finish(&blob, out->plan->graph());
+        disk_add(&st->disk, std::move(blob), opt.recompile_limit);
+      }
       if (r.broke) {
         out->break_text = r.reason_text();
         st->break_reasons.push_back(out->break_text);
@@ -826,6 +834,7 @@ PJ_COLD PyObject* run_miss(PyThreadState* ts, py::Frame* f, CodeState* st, const
     CacheEntry e;
     // The compile cache first: an entry a past process captured whose guards pass here.
     CaptureResult loaded;
+    std::shared_ptr<graph::Graph> optimized;
     bool from_disk = false;
     if (disk_cache_on(st, opt)) {
       note_module(f, st);
@@ -833,11 +842,12 @@ PJ_COLD PyObject* run_miss(PyThreadState* ts, py::Frame* f, CodeState* st, const
       if (!st->disk.blobs.empty()) {
         const bool busy = t_jit.busy;
         t_jit.busy = true;  // (binding and checking may run a library type's __getattr__)
-        from_disk = disk_take(f, &st->disk, [&](const guards::GuardTree& g) { return quiet_check(g, f, nullptr); }, &loaded);
+        from_disk = disk_take(f, &st->disk, [&](const guards::GuardTree& g) { return quiet_check(g, f, nullptr); },
+                              &loaded, &optimized);
         t_jit.busy = busy;
       }
     }
-    if (!build_entry(f, st, opt, &e, from_disk ? &loaded : nullptr)) return nullptr;
+    if (!build_entry(f, st, opt, &e, from_disk ? &loaded : nullptr, std::move(optimized))) return nullptr;
     st->entries.push_front(std::move(e));
   }
   if (!tape_safe(st->entries.front())) return run_tape_unsafe(ts, f, st);

@@ -104,7 +104,8 @@ struct GraphDebug {
   std::string dump_prefix;
   bool fault = false;
 };
-// Dynamic shapes: a graph with symbolic input sizes (`symbolic` non-empty) is planned once per
+// `optimized`: g after the passes, as a past process's run of them left it (the compile cache): it
+// is planned as it is. Dynamic shapes: a graph with symbolic input sizes (`symbolic` non-empty) is planned once per
 // concrete sizes met, in a bounded cache the runner keeps (ShapePlans). `scalar_inputs`: input
 // positions fed a Python number (a lifted scalar), converted to the input's 0-d dtype per call.
 struct ShapePlans;
@@ -112,7 +113,8 @@ PyObject* new_graph_runner(std::shared_ptr<graph::Graph> g, const std::string& n
                            const std::vector<graph::SymbolicDim>& symbolic = {},
                            const std::vector<int>& scalar_inputs = {},
                            const std::vector<graph::SweepPlan>& sweeps = {},
-                           const std::vector<graph::SymbolicAttr>& symbolic_attrs = {});
+                           const std::vector<graph::SymbolicAttr>& symbolic_attrs = {},
+                           std::shared_ptr<const graph::Graph> optimized = nullptr);
 // A runner's call without the argument tuple (the direct call): runner(*args), a tuple of outputs.
 PyObject* run_graph(PyObject* runner, PyObject* const* args, Py_ssize_t n);
 // run_graph of a graph with one output: that output itself, no tuple (a direct call returning it).

@@ -157,7 +157,8 @@ struct GraphRunner {
 }  // namespace
 
 std::shared_ptr<graph::ExecPlan> compile_plan(std::shared_ptr<graph::Graph> g, const std::string& name,
-                                              const GraphDebug& debug);
+                                              const GraphDebug& debug,
+                                              std::shared_ptr<const graph::Graph> optimized = nullptr);
 
 // Dynamic shapes: the captured graph (traced with the sizes of the call that captured it) planned
 // anew for each concrete sizes of its symbolic input dims: shape inference, the passes and the
@@ -1350,17 +1351,17 @@ PyObject* jit_target(PyObject* o) {
 // The graph through the pass pipeline into an execution plan; a failing pass leaves the graph as
 // captured. Raises pj::Error when even that cannot be planned.
 std::shared_ptr<graph::ExecPlan> compile_plan(std::shared_ptr<graph::Graph> g, const std::string& name,
-                                              const GraphDebug& debug) {
+                                              const GraphDebug& debug, std::shared_ptr<const graph::Graph> optimized) {
   std::shared_ptr<graph::ExecPlan> plan;
   trace::Span span("compile", name);
   try {
-    auto compiled = std::make_shared<graph::Graph>(*g);
-    dump_stage(debug.dump_prefix, 0, "captured", *compiled);
+    auto compiled = std::make_shared<graph::Graph>(optimized ? *optimized : *g);
+    dump_stage(debug.dump_prefix, 0, optimized ? "optimized (compile cache)" : "captured", *compiled);
     int stage = 0;
     int64_t t0 = trace::on() ? trace::now_ns() : 0;
     // PIJIT_DEBUG_EAGER_GRAPH runs the graph as captured: nothing between capture and the eager ops
     static const std::vector<std::string> no_passes;
-    graph::run_passes(*compiled, graph::ExecPlan::debug_eager() ? no_passes : pass_pipeline(),
+    graph::run_passes(*compiled, graph::ExecPlan::debug_eager() || optimized ? no_passes : pass_pipeline(),
                       [&](const std::string& pass, int changed, const graph::Graph& out) {
       if (trace::on()) {
         const int64_t t1 = trace::now_ns();
@@ -1397,10 +1398,11 @@ std::shared_ptr<graph::ExecPlan> compile_plan(std::shared_ptr<graph::Graph> g, c
 PyObject* new_graph_runner(std::shared_ptr<graph::Graph> g, const std::string& name, const GraphDebug& debug,
                            const std::vector<graph::SymbolicDim>& symbolic, const std::vector<int>& scalar_inputs,
                            const std::vector<graph::SweepPlan>& sweeps,
-                           const std::vector<graph::SymbolicAttr>& symbolic_attrs) {
+                           const std::vector<graph::SymbolicAttr>& symbolic_attrs,
+                           std::shared_ptr<const graph::Graph> optimized) {
   std::shared_ptr<graph::ExecPlan> plan;
   try {
-    plan = compile_plan(g, name, debug);
+    plan = compile_plan(g, name, debug, std::move(optimized));
   } catch (const std::exception& e) {
     PyErr_Format(PyExc_RuntimeError, "pijit: cannot plan the graph of %s: %s", name.c_str(), e.what());
     return nullptr;

@@ -33,6 +33,11 @@ run_gtest() {
       --gtest_output="json:$log/gtest_avx2.json" > "$log/gtest_avx2.txt" 2>&1
     python3 tools/gtest_summary.py "$log/gtest_avx2.txt" "$log/gtest_avx2.json" >> "$log/gtest_avx2.txt"
   fi
+  if grep -q " sha_ni" /proc/cpuinfo 2>/dev/null; then  # (SHA-256 without the SHA extensions too)
+    PIJIT_SHA=portable ./build/tests/cpp/pijit_cpp_tests --gtest_brief=1 --gtest_filter='Sha256.*:CacheEntry.*' \
+      --gtest_output="json:$log/gtest_sha.json" > "$log/gtest_sha.txt" 2>&1
+    python3 tools/gtest_summary.py "$log/gtest_sha.txt" "$log/gtest_sha.json" >> "$log/gtest_sha.txt"
+  fi
 }
 # One Python version: its suites plain (run_plain) and under PIJIT_STRESS (run_stress), and
 # CPython's own regression tests (run_regrtest: stock vs every frame a capture candidate, test by
@@ -85,6 +90,7 @@ wait "$lane_a" "$lane_b"
 tail -n 30 "$log/gtest.txt"
 tally "$log/gtest.txt" "GoogleTest"
 if [ -f "$log/gtest_avx2.txt" ]; then tally "$log/gtest_avx2.txt" "GoogleTest fused kernels on AVX2 (PIJIT_FUSED_ISA=avx2)"; fi
+if [ -f "$log/gtest_sha.txt" ]; then tally "$log/gtest_sha.txt" "GoogleTest SHA-256 without the SHA extensions (PIJIT_SHA=portable)"; fi
 for v in 3.7 3.8 3.9 3.10 3.11; do
   tail -n 55 "$log/py$v.txt"
   tally "$log/py$v.txt" "Python $v"
