@@ -1,6 +1,5 @@
 #include "common/sha256.h"
 
-#include <cpuid.h>
 #include <immintrin.h>
 
 #include <algorithm>
@@ -27,11 +26,10 @@ inline uint32_t rotr(uint32_t x, int n) { return (x >> n) | (x << (32 - n)); }
 // an artifact of the compile cache is hashed on every read. PIJIT_SHA=portable turns them off (tests
 // compare both).
 bool have_sha_ni() {
+  // (libgcc's CPU model, read once at start-up: a cpuid here would trap to a VM's hypervisor)
   static const bool have = [] {
     if (const char* e = std::getenv("PIJIT_SHA"); e && std::strcmp(e, "portable") == 0) return false;
-    unsigned a, b, c, d;
-    if (!__get_cpuid_count(7, 0, &a, &b, &c, &d) || !(b & (1u << 29))) return false;  // SHA
-    return __get_cpuid(1, &a, &b, &c, &d) && (c & (1u << 19)) && (c & (1u << 9));    // SSE4.1, SSSE3
+    return __builtin_cpu_supports("sha") && __builtin_cpu_supports("sse4.1") && __builtin_cpu_supports("ssse3");
   }();
   return have;
 }

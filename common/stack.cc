@@ -1,8 +1,13 @@
 #include "common/stack.h"
 
 #include <pthread.h>
+#include <sys/resource.h>
+#include <sys/syscall.h>
+#include <unistd.h>
 
 #include <cstdint>
+
+extern "C" void* __libc_stack_end;  // glibc: the main thread's stack top, as the kernel started it
 
 namespace pj {
 
@@ -20,6 +25,19 @@ const Bounds& bounds() {
   Bounds& b = t_bounds;
   if (!b.read) {
     b.read = true;
+    // The main thread: its top and RLIMIT_STACK, not pthread_getattr_np, which reads and parses
+    // /proc/self/maps for it (a hundred microseconds and more in a process with many libraries, on
+    // the first jitted call). The low end this gives lies above the real one by what sits above
+    // __libc_stack_end (arguments, environment): a smaller room, never a larger one.
+    struct rlimit rl;
+    if (getpid() == static_cast<pid_t>(syscall(SYS_gettid)) && __libc_stack_end &&
+        getrlimit(RLIMIT_STACK, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY && rl.rlim_cur > (1u << 20)) {
+      const uintptr_t page = static_cast<uintptr_t>(sysconf(_SC_PAGESIZE));
+      const uintptr_t top = (reinterpret_cast<uintptr_t>(__libc_stack_end) + page - 1) & ~(page - 1);
+      b.size = static_cast<size_t>(rl.rlim_cur) - 16 * page;  // (less a margin for the guard gap)
+      b.low = top - rl.rlim_cur + 16 * page;
+      return b;
+    }
     pthread_attr_t attr;
     if (pthread_getattr_np(pthread_self(), &attr) == 0) {
       void* addr = nullptr;

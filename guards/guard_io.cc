@@ -173,6 +173,8 @@ std::shared_ptr<GuardTree> GuardTree::load(ByteReader& r, std::string* why) {
   };
   if (r.u8() != kTreeFormat) return fail("another guard format");
   const size_t nn = r.count();
+  t->nodes_.reserve(nn);
+  t->loaded_ = true;
   for (size_t i = 0; i < nn; ++i) {
     const uint8_t access = r.u8();
     const int index = static_cast<int>(r.svar()), parent = static_cast<int>(r.svar());
@@ -186,8 +188,17 @@ std::shared_ptr<GuardTree> GuardTree::load(ByteReader& r, std::string* why) {
     }
     const auto acc = static_cast<Access>(access);
     if (parent >= 0 && !key.get()) return fail("malformed");
-    const int node = parent < 0 ? t->root(acc, index, key.get()) : t->child(parent, acc, key.get());
-    if (node != static_cast<int>(i)) return fail("malformed");  // (saved trees have no duplicate paths)
+    // (appended as they were saved, parents first, without the path index: a loaded tree is
+    // complete, nothing captures into it)
+    const bool weak = (acc == Access::Item && key.get() && !py::is_plain_constant(key.get())) || acc == Access::Const;
+    PyObject* k = key.release();
+    if (weak && k) {
+      PyObject* h = hold_weakly(k);
+      Py_DECREF(k);
+      k = h;
+    }
+    t->nodes_.push_back({acc, index, parent, k, {}});
+    const int node = static_cast<int>(i);
     const size_t nc = r.count();
     for (size_t k = 0; k < nc; ++k) {
       Check c{static_cast<CheckKind>(r.u8()), nullptr, r.svar(), {}};

@@ -542,6 +542,7 @@ static Py_hash_t path_key_hash(PyObject* k) {
 }
 
 int GuardTree::find_or_add(int parent, Access access, int index, PyObject* key) {
+  PJ_CHECK(!loaded_) << "a guard tree loaded from the compile cache takes no new paths";
   auto& same = index_[std::make_tuple(parent, static_cast<int>(access), index, path_key_hash(key))];
   // An item key that is an object (d[obj]) and a constant root (an inlined function, a class) are
   // held weakly: the cache must not keep them alive. Once one died, the path resolves to nothing
@@ -1067,8 +1068,12 @@ bool GuardTree::check_all(py::Frame* f, std::vector<GuardFailure>* failures, boo
 bool GuardTree::adopt(py::Frame* f, std::string* why) {
   if (pending_.empty()) return true;
   std::vector<PyObject*> objs(nodes_.size(), nullptr);
+  std::vector<char> needed(nodes_.size(), 0);  // the pending nodes and their ancestors
+  for (const Pending& p : pending_)
+    for (int i = p.node; i >= 0 && !needed[i]; i = nodes_[i].parent) needed[i] = 1;
   Owned owned;
   for (int i = 0; i < size(); ++i) {
+    if (!needed[i]) continue;
     const GuardNode& n = nodes_[i];
     bool generic = false;
     objs[i] = resolve(n, n.parent >= 0 ? objs[n.parent] : nullptr, FrameRoots{f}, owned, &generic);

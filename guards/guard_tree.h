@@ -228,6 +228,7 @@ class GuardTree {
     py::Adoption what;
   };
   std::vector<Pending> pending_;  // load()'s identity checks that adopt() binds
+  bool loaded_ = false;           // made by load(): complete (index_ is empty, no path is added)
   int num_slots_ = 0;  // nodes keep_resolved() named
   mutable bool prepared_ = false;
   mutable std::vector<CheckStat> profile_;  // check_all(profile=true); under the GIL

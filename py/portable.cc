@@ -299,7 +299,10 @@ NamedMemo::NamedMemo() : outer_(current) { current = this; }
 NamedMemo::~NamedMemo() {
   current = outer_;
   for (auto& [bytes, o] : found) Py_DECREF(o);
+  for (auto& [text, o] : names) Py_DECREF(o);
 }
+
+bool is_plain_constant(PyObject* o) { return plain_constant(o); }
 
 bool adoption_fits(const Adoption& a, PyObject* o) {
   if (!o) return false;
@@ -327,9 +330,22 @@ bool get_object(ByteReader& r, PyObject** out, std::string* why, Adoption* adopt
     case kStr: {
       std::string_view u = r.str();
       if (!r.ok()) return miss("truncated");
+      NamedMemo* memo = NamedMemo::current;
+      if (memo) {
+        auto it = memo->names.find(std::string(u));
+        if (it != memo->names.end()) {
+          *out = it->second;
+          Py_INCREF(*out);
+          return true;
+        }
+      }
       PyObject* o = PyUnicode_FromStringAndSize(u.data(), static_cast<Py_ssize_t>(u.size()));
       if (!o) return miss("a name that is not UTF-8");
       PyUnicode_InternInPlace(&o);
+      if (memo) {
+        Py_INCREF(o);
+        memo->names.emplace(std::string(u), o);
+      }
       *out = o;
       return true;
     }

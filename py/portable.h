@@ -40,7 +40,8 @@ struct Adoption {
 // malformed; no Python exception is left set either way.
 bool get_object(ByteReader& r, PyObject** out, std::string* why, Adoption* adopt = nullptr);
 // While one lives (one artifact's load, under the GIL), a Named read again resolves as it did the
-// first time (a model's twenty Dense guards name one class) without looking it up again.
+// first time (a model's twenty Dense guards name one class) without looking it up again, and a
+// name read again is the same str.
 class NamedMemo {
  public:
   NamedMemo();
@@ -49,10 +50,15 @@ class NamedMemo {
   NamedMemo& operator=(const NamedMemo&) = delete;
   static NamedMemo* current;
   std::unordered_map<std::string, PyObject*> found;  // the Named's bytes -> the object (owned)
+  std::unordered_map<std::string, PyObject*> names;  // a str read back -> the interned str (owned)
 
  private:
   NamedMemo* outer_;
 };
+
+// The constants written as Values (None, bool, int, float, complex, str, bytes, Ellipsis, and
+// tuples and frozensets of these), compared by value.
+bool is_plain_constant(PyObject* o);
 
 // Whether o may be bound where an Adopt with this print was written.
 bool adoption_fits(const Adoption& a, PyObject* o);

@@ -1,6 +1,6 @@
 #include "runtime/disk_cache.h"
 
-#include <dlfcn.h>
+#include <link.h>
 #include <marshal.h>
 #include <sys/stat.h>
 
@@ -20,15 +20,38 @@ namespace {
 
 constexpr uint8_t kEntryFormat = 1;
 
+// The file of the loaded object that holds `addr` (dl_iterate_phdr: dladdr would also search the
+// symbol table for the nearest name, a scan of a large library).
+std::string object_file_of(const void* addr) {
+  struct Find {
+    uintptr_t addr;
+    std::string path;
+  } find{reinterpret_cast<uintptr_t>(addr), ""};
+  dl_iterate_phdr(
+      [](dl_phdr_info* info, size_t, void* data) {
+        auto* f = static_cast<Find*>(data);
+        for (int i = 0; i < info->dlpi_phnum; ++i) {
+          const ElfW(Phdr)& ph = info->dlpi_phdr[i];
+          const uintptr_t start = info->dlpi_addr + ph.p_vaddr;
+          if (ph.p_type == PT_LOAD && f->addr >= start && f->addr < start + ph.p_memsz) {
+            f->path = info->dlpi_name ? info->dlpi_name : "";
+            return 1;
+          }
+        }
+        return 0;
+      },
+      &find);
+  return find.path;
+}
+
 // pijit's build: the extension module's file (a rebuild changes its size or mtime).
 const std::string& build_stamp() {
   static const std::string stamp = [] {
-    Dl_info info;
+    const std::string path = object_file_of(reinterpret_cast<const void*>(&disk_stats));
     struct stat st;
-    if (!dladdr(reinterpret_cast<void*>(&disk_stats), &info) || !info.dli_fname || ::stat(info.dli_fname, &st) != 0)
-      return std::string("unknown");
-    return std::string(info.dli_fname) + " " + std::to_string(st.st_size) + " " + std::to_string(st.st_mtim.tv_sec) +
-           "." + std::to_string(st.st_mtim.tv_nsec);
+    if (path.empty() || ::stat(path.c_str(), &st) != 0) return std::string("unknown");
+    return path + " " + std::to_string(st.st_size) + " " + std::to_string(st.st_mtim.tv_sec) + "." +
+           std::to_string(st.st_mtim.tv_nsec);
   }();
   return stamp;
 }

@@ -91,10 +91,10 @@ def main():
             eager = [fresh(kind, "eager", "") for _ in range(args.runs)]
             cold = []
             for k in range(args.runs):  # an empty cache folder each time
-                folder = os.path.join(root, "cold%d" % k)
+                folder = os.path.join(root, "%s-cold%d" % (kind, k))
                 os.mkdir(folder, 0o700)
                 cold.append(fresh(kind, "jit", folder))
-            warm_folder = os.path.join(root, "warm")
+            warm_folder = os.path.join(root, kind + "-warm")
             os.mkdir(warm_folder, 0o700)
             fresh(kind, "jit", warm_folder)  # fills it
             warm = [fresh(kind, "jit", warm_folder) for _ in range(args.runs)]
