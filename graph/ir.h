@@ -121,7 +121,8 @@ Graph parse_graph(const std::string& text);
 // The graph's persistent form (graph/ir_io.cc; the compile cache): values with their metas and
 // names, constants with their data, nodes by op name with their attributes and lines, outputs and
 // write-backs (save_graph is false, with *why, for a constant in GPU memory).
-// load_graph rebuilds the same value numbering (an op name no op has, or malformed input, is a
+// Values dead-code elimination left behind are not written (the ids are renumbered as
+// with_input_metas renumbers them). load_graph rebuilds that numbering (an op name no op has, or malformed input, is a
 // miss: false, with *why); the artifact's key fixes pijit's build, so metas are read, not inferred.
 bool save_graph(const Graph& g, ByteWriter& w, std::string* why);
 bool load_graph(ByteReader& r, Graph* g, std::string* why);

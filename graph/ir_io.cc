@@ -69,23 +69,55 @@ AttrValue get_attr(ByteReader& r) {
 }  // namespace
 
 bool save_graph(const Graph& g, ByteWriter& w, std::string* why) {
+  auto refuse = [&](const char* what) {
+    if (why) *why = what;
+    return false;
+  };
   for (const Tensor& t : g.consts())
-    if (t.device() != Device::CPU) {
-      if (why) *why = "a graph constant in GPU memory";
-      return false;
+    if (t.device() != Device::CPU) return refuse("a graph constant in GPU memory");
+  // Values renumbered without the ones dead-code elimination left behind (no node makes them):
+  // inputs and constants where they were, each node's outputs together, in node order.
+  const std::vector<Value>& values = g.values();
+  std::vector<int> id(values.size(), -1), order;
+  for (size_t v = 0; v < values.size(); ++v) {
+    const Value& val = values[v];
+    if (val.kind != ValueKind::Node) {
+      id[v] = static_cast<int>(order.size());
+      order.push_back(static_cast<int>(v));
+      continue;
     }
+    const bool made = val.index >= 0 && static_cast<size_t>(val.index) < g.nodes().size() &&
+                      val.output < static_cast<int>(g.nodes()[val.index].outputs.size()) &&
+                      g.nodes()[val.index].outputs[val.output] == static_cast<int>(v);
+    if (!made || val.output != 0) continue;
+    for (int o : g.nodes()[val.index].outputs) {
+      id[o] = static_cast<int>(order.size());
+      order.push_back(o);
+    }
+  }
+  int last_first = -1;  // each node's outputs after the previous node's
+  for (const Node& n : g.nodes()) {
+    for (int v : n.inputs)
+      if (id[v] < 0) return refuse("a node reads a value no node makes");
+    if (n.outputs.empty()) continue;
+    if (id[n.outputs[0]] < 0 || id[n.outputs[0]] < last_first) return refuse("nodes out of value order");
+    last_first = id[n.outputs[0]];
+  }
+  for (int v : g.outputs())
+    if (id[v] < 0) return refuse("an output no node makes");
   w.u8(kGraphFormat);
-  w.var(g.values().size());
-  for (const Value& v : g.values()) {
-    w.u8(static_cast<uint8_t>(v.kind));
-    put_meta(w, v.meta);
-    if (v.kind == ValueKind::Input) {
-      w.str(v.name);
-      w.u8(v.parameter);
-    } else if (v.kind == ValueKind::Const) {
+  w.var(order.size());
+  for (int v : order) {
+    const Value& val = values[v];
+    w.u8(static_cast<uint8_t>(val.kind));
+    put_meta(w, val.meta);
+    if (val.kind == ValueKind::Input) {
+      w.str(val.name);
+      w.u8(val.parameter);
+    } else if (val.kind == ValueKind::Const) {
       // (made while capturing, from what the guards fix: literals, folded numbers; the user's
       // tensors are graph inputs, read along their paths on every call)
-      const Tensor t = g.consts()[v.index].contiguous();
+      const Tensor t = g.consts()[val.index].contiguous();
       w.str(std::string_view(static_cast<const char*>(t.raw_data()), static_cast<size_t>(t.nbytes())));
     }
   }
@@ -98,13 +130,13 @@ bool save_graph(const Graph& g, ByteWriter& w, std::string* why) {
       put_attr(w, v);
     }
     w.var(n.inputs.size());
-    for (int v : n.inputs) w.var(static_cast<uint64_t>(v));
+    for (int v : n.inputs) w.var(static_cast<uint64_t>(id[v]));
     w.var(n.outputs.size());
-    for (int v : n.outputs) w.var(static_cast<uint64_t>(v));
+    for (int v : n.outputs) w.var(static_cast<uint64_t>(id[v]));
     w.svar(n.line);
   }
   w.var(g.outputs().size());
-  for (int v : g.outputs()) w.var(static_cast<uint64_t>(v));
+  for (int v : g.outputs()) w.var(static_cast<uint64_t>(id[v]));
   w.var(g.write_backs().size());
   for (const Graph::WriteBack& b : g.write_backs()) {
     w.svar(b.output);
@@ -137,10 +169,14 @@ bool load_graph(ByteReader& r, Graph* out, std::string* why) {
       v.parameter = r.u8() != 0;
     } else if (v.kind == ValueKind::Const && r.ok()) {
       std::string_view bytes = r.str();
-      bool fits = v.meta.device == Device::CPU;
-      for (int64_t d : v.meta.shape) fits = fits && d >= 0;
-      if (!r.ok() || !fits || static_cast<int64_t>(bytes.size()) != shape_nbytes(v.meta.shape, v.meta.dtype))
-        return fail("malformed");
+      bool fits = r.ok() && v.meta.device == Device::CPU;
+      try {  // (shape_nbytes raises for a size that does not fit: a flipped dim)
+        for (int64_t d : v.meta.shape) fits = fits && d >= 0;
+        fits = fits && static_cast<int64_t>(bytes.size()) == shape_nbytes(v.meta.shape, v.meta.dtype);
+      } catch (const std::exception&) {
+        fits = false;
+      }
+      if (!fits) return fail("malformed");
       v.data = Tensor::empty(v.meta.shape, v.meta.dtype);
       if (!bytes.empty()) std::memcpy(v.data.raw_data(), bytes.data(), bytes.size());
     }

@@ -193,6 +193,7 @@ bool disk_take(py::Frame* f, DiskState* st, const std::function<bool(const guard
     if (!tree) {  // stale (or malformed): never again
       st->tried[k] = stale[k] = 1;
       ++disk_stats().stale;
+      ++disk_stats().stale_reasons[why];
       continue;
     }
     const bool adopts = tree->adoption_pending();
@@ -205,10 +206,17 @@ bool disk_take(py::Frame* f, DiskState* st, const std::function<bool(const guard
     res.ok = true;
     res.guards = tree;
     res.graph = std::make_shared<graph::Graph>();
-    if (!graph::load_graph(r, res.graph.get(), &why) || !codegen::load_plan(r, &res.plan, &why)) {
+    bool read = false;
+    try {  // (a graph that reads but breaks an invariant raises: never a crash, never trusted)
+      read = graph::load_graph(r, res.graph.get(), &why) && codegen::load_plan(r, &res.plan, &why);
+    } catch (const std::exception& e) {
+      why = std::string("malformed: ") + e.what();
+    }
+    if (!read) {
       if (PyErr_Occurred()) PyErr_Clear();
       st->tried[k] = stale[k] = 1;
       ++disk_stats().stale;
+      ++disk_stats().stale_reasons[why];
       continue;
     }
     res.symbolic_dims.resize(r.count());
@@ -242,7 +250,11 @@ bool disk_take(py::Frame* f, DiskState* st, const std::function<bool(const guard
     std::shared_ptr<graph::Graph> opt;
     if (r.u8() == 1) {
       opt = std::make_shared<graph::Graph>();
-      if (!graph::load_graph(r, opt.get(), &why)) r.fail();
+      try {
+        if (!graph::load_graph(r, opt.get(), &why)) r.fail();
+      } catch (const std::exception&) {
+        r.fail();
+      }
     }
     const size_t ninputs = res.graph->inputs().size();
     bool sane = r.ok() && r.at_end() && res.plan.input_nodes.size() == ninputs &&
@@ -257,6 +269,7 @@ bool disk_take(py::Frame* f, DiskState* st, const std::function<bool(const guard
       st->tried[k] = 1;
       stale[k] = 1;
       ++disk_stats().stale;
+      ++disk_stats().stale_reasons["malformed"];
       continue;
     }
     *out = std::move(res);

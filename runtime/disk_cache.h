@@ -44,6 +44,7 @@ struct DiskStats {
   int64_t stale = 0;           // entries dropped: an object they name differs here
   int64_t rejected = 0;        // files ignored: unreadable, corrupt, truncated, another key
   std::map<std::string, int64_t> refusals;  // entries not written, by reason
+  std::map<std::string, int64_t> stale_reasons;  // entries dropped, by what differed
 };
 DiskStats& disk_stats();
 

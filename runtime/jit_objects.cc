@@ -1261,17 +1261,22 @@ PyObject* py_is_continuation_code(PyObject*, PyObject* code) {
 PyObject* py_compile_cache_info(PyObject*, PyObject*) {
   const std::string folder = disk_cache_folder();
   const DiskStats& s = disk_stats();
-  py::Ref refusals(PyDict_New());
-  for (const auto& [why, n] : s.refusals) {
-    py::Ref v(PyLong_FromLongLong(n));
-    PyDict_SetItemString(refusals.get(), why.c_str(), v.get());
-  }
-  return Py_BuildValue("{s:N,s:L,s:L,s:L,s:L,s:L,s:O}", "folder",
+  auto counts = [](const std::map<std::string, int64_t>& m) {
+    PyObject* d = PyDict_New();
+    for (const auto& [why, n] : m) {
+      py::Ref v(PyLong_FromLongLong(n));
+      if (d && v) PyDict_SetItemString(d, why.c_str(), v.get());
+    }
+    return d;
+  };
+  py::Ref refusals(counts(s.refusals)), stale(counts(s.stale_reasons));
+  if (!refusals || !stale) return nullptr;
+  return Py_BuildValue("{s:N,s:L,s:L,s:L,s:L,s:L,s:O,s:O}", "folder",
                        folder.empty() ? (Py_INCREF(Py_None), Py_None) : PyUnicode_FromString(folder.c_str()),
                        "artifacts_read", static_cast<long long>(s.artifacts_read), "entries_loaded",
                        static_cast<long long>(s.entries_loaded), "entries_written", static_cast<long long>(s.entries_written),
                        "stale", static_cast<long long>(s.stale), "rejected", static_cast<long long>(s.rejected), "refusals",
-                       refusals.get());
+                       refusals.get(), "stale_reasons", stale.get());
 }
 
 PyObject* py_release_code_states(PyObject*, PyObject*) {

@@ -307,29 +307,5 @@ TEST(PrivateDir, ASymbolicLinkOrAFileIsRefused) {
   EXPECT_NE(prepare_private_dir(tmp.path() + "/file", "cuda"), "");
 }
 
-// The digests cache entries are named and checked by: FIPS 180-4's examples, and every length
-// across the block boundaries (tools/run_tests.sh runs these again with PIJIT_SHA=portable where
-// the CPU has the SHA extensions, so both code paths are held to the same answers).
-TEST(Sha256, KnownDigests) {
-  EXPECT_EQ(sha256_hex(""), "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855");
-  EXPECT_EQ(sha256_hex("abc"), "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad");
-  EXPECT_EQ(sha256_hex("abcdbcdecdefdefgefghfghighijhijkijkljklmklmnlmnomnopnopq"),
-            "248d6a61d20638b8e5c026930c3e6039a33ce45964ff2167f6ecedd419db06c1");
-  EXPECT_EQ(sha256_hex(std::string(1000000, 'a')), "cdc76e5c9914fb9281a1c7e284d73e67f1809a48a497200e046d39ccc7112cd0");
-}
-
-TEST(Sha256, EveryLengthUpToThreeBlocksAndSplitUpdates) {
-  std::string s, all;
-  for (int n = 0; n < 200; ++n) {
-    s.push_back(static_cast<char>((n * 7 + 3) & 255));
-    all += sha256_hex(s);
-    Sha256 split;  // the same bytes in two updates, split anywhere
-    split.update(s.substr(0, n / 3));
-    split.update(s.substr(n / 3));
-    EXPECT_EQ(to_hex(split.finish()), sha256_hex(s)) << n;
-  }
-  EXPECT_EQ(sha256_hex(all), "aa5a299921a9f182ee472afb627127495e6cb222cd401de470995a87e054614f");
-}
-
 }  // namespace
 }  // namespace pj

@@ -283,6 +283,29 @@ class CompileCache(unittest.TestCase):
             self.assertEqual((o["a"], o["b"], o["seen"], o["box"]), ([[4.0, 4.0], [3.0, 3.0], 3], [4.0, 4.0], [3, 3],
                                                                      {"n": 2}))
 
+    def test_a_training_step_loads_and_trains_the_same(self):
+        with open(os.path.join(self.work, "prog.py"), "w") as f:
+            f.write(textwrap.dedent("""
+                import json
+                import pijit as pj
+                from pijit import nn
+                pj.set_seed(0)
+                body = nn.SequentialCell([nn.Dense(6, 8), nn.ReLU(), nn.Dense(8, 3)])
+                opt = nn.SGD(body.trainable_params(), learning_rate=0.1, momentum=0.9)
+                step = pj.jit(nn.TrainOneStepCell(nn.WithLossCell(body, nn.CrossEntropyLoss()), opt))
+                x = pj.Tensor([[0.1 * (i - j) for j in range(6)] for i in range(4)], pj.float32)
+                y = pj.Tensor([0, 1, 2, 1], pj.int32)
+                losses = [repr(float(step(x, y))) for _ in range(3)]
+                es = pj.jit_stats(step)["entries"]
+                print(json.dumps({"losses": losses, "weights": [p.tolist() for p in body.trainable_params()],
+                                  "from_disk": [e["from_disk"] for e in es]}))
+            """))
+        first, second = self.run_prog(), self.run_prog()
+        self.assertEqual((first["from_disk"], second["from_disk"]), ([False], [True]))
+        self.assertEqual(first["losses"], second["losses"])
+        self.assertEqual(json.dumps(first["weights"]), json.dumps(second["weights"]))
+        self.assertNotEqual(first["losses"][0], first["losses"][2])  # (it trained)
+
     def test_cache_info_and_clear(self):
         self.run_prog()
         env = self.env()
