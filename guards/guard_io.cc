@@ -133,7 +133,10 @@ bool GuardTree::save(ByteWriter& w, std::string* why) const {
           if (!t) return dead(why, "a guarded class died");
           if (py::type_version(t) != static_cast<unsigned int>(c.n)) return dead(why, "a guarded class changed");
           if (!py::put_object(w, reinterpret_cast<PyObject*>(t), why)) return false;
-          // what each name capture looked up on the class resolved to, checked again on load
+          // The whole class, as its version tag stood for it here (capture relies on the tag for
+          // lookups it names no name for: a with statement's __enter__), then what each name
+          // capture looked up resolved to (checked again on load, and what a failure explains).
+          w.u64(py::class_digest(t));
           PyObject* names = PyTuple_GET_ITEM(c.ref, 1);
           w.var(static_cast<uint64_t>(PyDict_GET_SIZE(names)));
           Py_ssize_t pos = 0;
@@ -171,7 +174,7 @@ std::shared_ptr<GuardTree> GuardTree::load(ByteReader& r, std::string* why) {
     if (PyErr_Occurred()) PyErr_Clear();
     return nullptr;
   };
-  if (r.u8() != kTreeFormat) return fail("another guard format");
+  if (r.u8() != kTreeFormat) return fail("stale: another guard format");
   const size_t nn = r.count();
   t->nodes_.reserve(nn);
   t->loaded_ = true;
@@ -274,6 +277,7 @@ std::shared_ptr<GuardTree> GuardTree::load(ByteReader& r, std::string* why) {
             PyObject* cls = nullptr;
             if (!object(&cls)) return fail(*why);
             py::Ref owned_cls(cls);
+            r.u64();
             const size_t nnames = r.count();
             for (size_t j = 0; j < nnames; ++j) {
               r.str();
@@ -295,6 +299,7 @@ std::shared_ptr<GuardTree> GuardTree::load(ByteReader& r, std::string* why) {
           py::Ref owned_cls(cls);
           if (!cls || !PyType_Check(cls)) return fail("malformed");
           auto* tp = reinterpret_cast<PyTypeObject*>(cls);
+          if (py::class_digest(tp) != r.u64()) return fail(std::string("class ") + tp->tp_name + " changed");
           py::Ref names(PyDict_New());
           const size_t nnames = r.count();
           for (size_t j = 0; j < nnames; ++j) {

@@ -182,7 +182,8 @@ class GuardTree {
   // The persistent form (guards/guard_io.cc; the compile cache, runtime/disk_cache.h): each node and
   // check with its objects written portably (py/portable.h). save() is false, with *why, where an
   // object has none. load() gives nullptr, with *why, where one does not resolve in this process
-  // or a class or namespace read by the graph differs; version tags are this process's own. The
+  // or a class or namespace read by the graph differs (a *why that starts with "stale" or
+  // "malformed" can never change in this process); version tags are this process's own. The
   // identity checks of plain instances and code objects reached from the frame are pending until
   // adopt() binds each to what that frame holds there (false: a path does not resolve, or holds
   // an object of another kind); a check still pending fails.

@@ -318,18 +318,18 @@ bool get_object(ByteReader& r, PyObject** out, std::string* why, Adoption* adopt
     return false;
   };
   const uint8_t tag = r.u8();
-  if (!r.ok()) return miss("truncated");
+  if (!r.ok()) return miss("malformed: truncated");
   switch (tag) {
     case kNull: return true;
     case kValue: {
       std::string_view b = r.str();
-      if (!r.ok()) return miss("truncated");
+      if (!r.ok()) return miss("malformed: truncated");
       *out = PyMarshal_ReadObjectFromString(b.data(), static_cast<Py_ssize_t>(b.size()));
       return *out ? true : miss("a constant marshal cannot read");
     }
     case kStr: {
       std::string_view u = r.str();
-      if (!r.ok()) return miss("truncated");
+      if (!r.ok()) return miss("malformed: truncated");
       NamedMemo* memo = NamedMemo::current;
       if (memo) {
         auto it = memo->names.find(std::string(u));
@@ -340,7 +340,7 @@ bool get_object(ByteReader& r, PyObject** out, std::string* why, Adoption* adopt
         }
       }
       PyObject* o = PyUnicode_FromStringAndSize(u.data(), static_cast<Py_ssize_t>(u.size()));
-      if (!o) return miss("a name that is not UTF-8");
+      if (!o) return miss("malformed: a name that is not UTF-8");
       PyUnicode_InternInPlace(&o);
       if (memo) {
         Py_INCREF(o);
@@ -361,7 +361,7 @@ bool get_object(ByteReader& r, PyObject** out, std::string* why, Adoption* adopt
     case kNamed: {
       const size_t start = r.pos() - 1;
       const std::string module(r.str()), path(r.str()), stamp(r.str());
-      if (!r.ok()) return miss("truncated");
+      if (!r.ok()) return miss("malformed: truncated");
       NamedMemo* memo = NamedMemo::current;
       std::string bytes;
       if (memo) {
@@ -375,7 +375,7 @@ bool get_object(ByteReader& r, PyObject** out, std::string* why, Adoption* adopt
       }
       PyObject* m = PyDict_GetItemString(PyImport_GetModuleDict(), module.c_str());
       if (!m || !PyModule_Check(m)) return miss("module " + module + " is not imported");
-      if (module_stamp(m) != stamp) return miss("module " + module + "'s file changed");
+      if (module_stamp(m) != stamp) return miss("stale: module " + module + "'s file changed");
       *out = follow(m, path);
       if (!*out) return miss(module + "." + path + " is not defined");
       if (memo) {
@@ -402,7 +402,7 @@ bool get_object(ByteReader& r, PyObject** out, std::string* why, Adoption* adopt
     }
     case kAdopt: {
       std::string_view print = r.str();
-      if (!r.ok()) return miss("truncated");
+      if (!r.ok()) return miss("malformed: truncated");
       if (!adopt) return miss("an object bound on first use where none may be");
       adopt->pending = true;
       adopt->print = std::string(print);
@@ -457,6 +457,29 @@ bool found_matches(ByteReader& r, PyObject* now) {
   }
   Py_DECREF(o);
   return same;
+}
+
+uint64_t class_digest(PyTypeObject* t) {
+  // Once per class state: a type's version tag moves whenever it or a base changes.
+  static std::unordered_map<PyTypeObject*, std::pair<unsigned int, uint64_t>> known;
+  const unsigned int tag = ensure_type_version(t);
+  auto it = known.find(t);
+  if (tag && it != known.end() && it->second.first == tag) return it->second.second;
+  uint64_t sum = 0;
+  PyObject* mro = t->tp_mro;
+  for (Py_ssize_t i = 0; mro && i < PyTuple_GET_SIZE(mro); ++i) {
+    auto* c = reinterpret_cast<PyTypeObject*>(PyTuple_GET_ITEM(mro, i));
+    if (!(c->tp_flags & Py_TPFLAGS_HEAPTYPE) || !c->tp_dict) continue;
+    const std::string owner = std::to_string(i) + ":" + c->tp_name + "\x1e";
+    Py_ssize_t pos = 0;
+    PyObject *k, *v;
+    while (PyDict_Next(c->tp_dict, &pos, &k, &v)) {
+      if (PyUnicode_Check(k) && (text(k) == "__dict__" || text(k) == "__weakref__")) continue;  // (per class)
+      sum += stable_hash(owner + (PyUnicode_Check(k) ? text(k) : token(k)) + "\x1f" + token(v));
+    }
+  }
+  if (tag) known[t] = {tag, sum};
+  return sum;
 }
 
 uint64_t namespace_digest(PyObject* dict) {

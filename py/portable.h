@@ -37,7 +37,9 @@ struct Adoption {
 };
 // Reads an object back: *out a new reference (nullptr for a written nullptr or an Adopt, which sets
 // adopt->pending). false, with *why, when it does not resolve in this process or the stream is
-// malformed; no Python exception is left set either way.
+// malformed; no Python exception is left set either way. A *why that starts with "stale" or
+// "malformed" can never resolve in this process (a module file changed since it was written); any
+// other may later (a module not imported yet, an attribute not set yet).
 bool get_object(ByteReader& r, PyObject** out, std::string* why, Adoption* adopt = nullptr);
 // While one lives (one artifact's load, under the GIL), a Named read again resolves as it did the
 // first time (a model's twenty Dense guards name one class) without looking it up again, and a
@@ -75,6 +77,11 @@ bool found_matches(ByteReader& r, PyObject* now);
 // and module; otherwise the object's class). Used where a graph relied on a whole namespace being
 // unmodified (pijit's own modules) and a later process must know it still is.
 uint64_t namespace_digest(PyObject* dict);
+
+// A digest of what a class holds, itself and its bases (heap types only: the others cannot change),
+// name by name as namespace_digest reads a namespace: a method patched in (`Mgr.__enter__ = f`)
+// changes it. What a guard relies on when it holds a class unmodified, for a later process.
+uint64_t class_digest(PyTypeObject* t);
 
 // size and mtime of the file a module was loaded from ("" for a module without a source file:
 // builtin, frozen, an extension whose version the artifact's key fixes).

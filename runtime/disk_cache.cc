@@ -188,12 +188,16 @@ bool disk_take(py::Frame* f, DiskState* st, const std::function<bool(const guard
     {
       trace::Span span("cache", "guards");
       if (r.u8() == kEntryFormat) tree = guards::GuardTree::load(r, &why);
-      else why = "another entry format";
+      else why = "stale: another entry format";
     }
-    if (!tree) {  // stale (or malformed): never again
-      st->tried[k] = stale[k] = 1;
-      ++disk_stats().stale;
-      ++disk_stats().stale_reasons[why];
+    if (!tree) {
+      // Stale (a module's file changed) or malformed: dropped. Else it names what this process
+      // holds otherwise now (a class patched, a module not imported yet): tried again later.
+      if (why.rfind("stale", 0) == 0 || why.rfind("malformed", 0) == 0) {
+        st->tried[k] = stale[k] = 1;
+        ++disk_stats().stale;
+        ++disk_stats().stale_reasons[why];
+      }
       continue;
     }
     const bool adopts = tree->adoption_pending();

@@ -10,6 +10,8 @@
     PYTHONPATH=pyscripts python tests/fuzz/run_fuzz.py --count 500 --exceptions 1   # also --generators,
                                                       # --contexts, --dunders (gen_features.py)
     PYTHONPATH=pyscripts python tests/fuzz/run_fuzz.py --count 500 --self-check  # plain vs plain
+    PYTHONPATH=pyscripts python tests/fuzz/run_fuzz.py --count 500 --cache  # jitted twice: the
+                                                      # second run loads the compile cache's entries
     PIJIT_STRESS=1 PYTHONPATH=pyscripts python tests/fuzz/run_fuzz.py --seed 1 --count 50
     PIJIT_STRESS=3 PYTHONPATH=pyscripts python tests/fuzz/run_fuzz.py --seed 1 --count 50   # level 3
 
@@ -283,14 +285,24 @@ def safe_repr(v):
 # ================================================================================================
 # One side of one program (inside the worker)
 # ================================================================================================
-def run_side(source, jit, tracebacks=False):
-    """Executes the program in a fresh module dict and returns {trace, stats}."""
+def run_side(source, jit, tracebacks=False, module_file=None):
+    """Executes the program in a fresh module dict and returns {trace, stats}. With module_file
+    (--cache), the program is a module sys.modules holds, loaded from that file, as a user's
+    program is: what the persistent compile cache stores can name its functions and classes."""
     import pijit as pj
-    ns = {"__name__": PROGRAM_MODULE}
+    if module_file:
+        import types
+        mod = types.ModuleType(PROGRAM_MODULE)
+        mod.__file__ = module_file
+        sys.modules[PROGRAM_MODULE] = mod
+        ns = mod.__dict__
+    else:
+        ns = {"__name__": PROGRAM_MODULE}
+    loaded_before = pj._C.compile_cache_info()["entries_loaded"]
     trace = []
     stats = None
     try:
-        exec(compile(source, PROGRAM_FILE, "exec"), ns)
+        exec(compile(source, module_file or PROGRAM_FILE, "exec"), ns)
     except Exception as e:
         return {"trace": [["module raised", type(e).__name__, safe_str(e)]], "stats": None}
     if "TARGET" not in ns or "drive" not in ns:
@@ -326,6 +338,7 @@ def run_side(source, jit, tracebacks=False):
             stats = {k: st.get(k) for k in ("compiles", "graphs", "frames_rewritten",
                                             "frames_default", "recompiles")}
             stats["break_reasons"] = [str(b) for b in st.get("break_reasons", [])]
+            stats["loaded"] = pj._C.compile_cache_info()["entries_loaded"] - loaded_before
         except Exception as e:
             stats = {"error": "%s: %s" % (type(e).__name__, e)}
     return {"trace": trace, "stats": stats}
@@ -350,10 +363,15 @@ def worker_main():
         job = json.loads(line)
         t0 = time.time()
         res = {"id": job["id"]}
+        module_file = None
+        if job.get("cache"):  # the program as a file of its own, for both its jitted runs
+            module_file = os.path.join(job["cache"], "prog_%s.py" % job["id"])
+            with open(module_file, "w") as f:
+                f.write(job["source"])
         for mode in job["modes"]:
             try:
-                res[mode] = run_side(job["source"], jit=(mode == "jit"),
-                                     tracebacks=job.get("tracebacks", False))
+                res[mode] = run_side(job["source"], jit=mode in ("jit", "jit2"),
+                                     tracebacks=job.get("tracebacks", False), module_file=module_file)
             except Exception as e:          # the harness itself failed: never a silent pass
                 res[mode] = {"trace": [["harness error", type(e).__name__, safe_str(e)],
                                        mode], "stats": None}
@@ -368,10 +386,12 @@ def worker_main():
 class Worker(object):
     """A worker subprocess; run(job) returns its answer, or {"crash": why, "stderr": tail}."""
 
-    def __init__(self, stress, timeout):
+    def __init__(self, stress, timeout, cache=None):
         self.env = dict(os.environ)
         self.env["PYTHONPATH"] = PYSCRIPTS + os.pathsep + self.env.get("PYTHONPATH", "")
         self.env["PYTHONHASHSEED"] = "0"
+        # the persistent compile cache: --cache's folder, else off (a run must not read another's)
+        self.env["PIJIT_CACHE_DIR"] = cache or ""
         level = self.env.pop("PIJIT_STRESS", "")
         if stress:   # the caller's level (2 and 3 are pijit's stronger stress modes), else 1
             self.env["PIJIT_STRESS"] = level if level in ("2", "3") else "1"
@@ -592,6 +612,7 @@ class Verdict(object):
         self.time = 0.0
         self.invalid = False      # the program itself does not run (a generator bug)
         self.out_of_memory = False  # it ran out of memory plainly: not compared
+        self.loaded = None        # --cache: entries its second jitted run took from the compile cache
 
 
 def compare(pid, source, answers, stress):
@@ -612,6 +633,8 @@ def compare(pid, source, answers, stress):
     v.invalid = bool(first) and isinstance(first[0], list) and first[0][0] == "module raised"
     if "jit" in main:
         v.stats = main["jit"]["stats"]
+    if "jit2" in main:
+        v.loaded = (main["jit2"]["stats"] or {}).get("loaded", 0)
     # Where a plain run met MemoryError, how far each run got depends on what else held memory
     # (a graph's buffers, the stress mode's caches): nothing to compare.
     if "MemoryError" in json.dumps((answers.get("ref") or main)["plain"]["trace"]):
@@ -623,6 +646,9 @@ def compare(pid, source, answers, stress):
                  ("plain (no stress)", ref, "jitted under stress", main["jit"]["trace"])]
     elif "plain2" in main:
         pairs = [("plain", main["plain"]["trace"], "plain again", main["plain2"]["trace"])]
+    elif "jit2" in main:
+        pairs = [("plain", main["plain"]["trace"], "jitted", main["jit"]["trace"]),
+                 ("plain", main["plain"]["trace"], "jitted from the compile cache", main["jit2"]["trace"])]
     else:
         pairs = [("plain", main["plain"]["trace"], "jitted", main["jit"]["trace"])]
     for na, ta, nb, tb in pairs:
@@ -642,13 +668,15 @@ def compare(pid, source, answers, stress):
 # Running many programs
 # ================================================================================================
 def run_programs(programs, jobs=2, stress=None, timeout=DEFAULT_TIMEOUT, self_check=False,
-                 progress=None):
-    """programs: list of (id, source). Returns a list of Verdicts in the same order."""
+                 progress=None, cache=None):
+    """programs: list of (id, source). Returns a list of Verdicts in the same order. cache: a
+    private folder; each program's jitted side then runs twice, the second time from what the
+    first left in the persistent compile cache (a fresh module, as a second process has)."""
     if stress is None:
         stress = os.environ.get("PIJIT_STRESS", "") not in ("", "0")
-    if self_check:
+    if self_check or cache:
         stress = False  # plain against plain in one worker: stress has nothing to compare
-    modes = ["plain", "plain2"] if self_check else ["plain", "jit"]
+    modes = ["plain", "plain2"] if self_check else ["plain", "jit", "jit2"] if cache else ["plain", "jit"]
     verdicts = [None] * len(programs)
     lock = threading.Lock()
     nthreads = max(1, min(jobs, len(programs)))
@@ -656,13 +684,13 @@ def run_programs(programs, jobs=2, stress=None, timeout=DEFAULT_TIMEOUT, self_ch
     def loop(k):
         # Worker k runs programs k, k + jobs, ... in order: a run is reproducible also when a
         # difference depends on what ran before it in the same process.
-        main = Worker(stress, timeout)
+        main = Worker(stress, timeout, cache)
         ref = Worker(False, timeout) if stress else None
         try:
             for i in range(k, len(programs), nthreads):
                 pid, source = programs[i]
                 answers = {"main": main.run({"id": pid, "source": source, "modes": modes,
-                                             "tracebacks": TRACEBACKS})}
+                                             "tracebacks": TRACEBACKS, "cache": cache})}
                 if ref is not None:
                     answers["ref"] = ref.run({"id": pid, "source": source, "modes": ["plain"],
                                               "tracebacks": TRACEBACKS})
@@ -706,8 +734,13 @@ def capture_line(verdicts):
             key = re.sub(r"\d+", "#", b.split(":")[0])[:60]
             breaks[key] = breaks.get(key, 0) + 1
     top = sorted(breaks.items(), key=lambda kv: -kv[1])[:5]
-    return "capture: %d of %d programs ran rewritten frames, %d graphs; top breaks: %s" % (
+    line = "capture: %d of %d programs ran rewritten frames, %d graphs; top breaks: %s" % (
         rewritten, len(st), graphs, "; ".join("%s (%d)" % kv for kv in top) or "none")
+    loaded = [v.loaded for v in verdicts if v.loaded is not None]
+    if loaded:
+        line += "\ncompile cache: %d of %d programs ran entries loaded from it (%d entries)" % (
+            sum(1 for n in loaded if n > 0), len(loaded), sum(loaded))
+    return line
 
 
 def report(v, out=sys.stdout):
@@ -859,6 +892,9 @@ def main(argv=None):
     ap.add_argument("--with-open", action="store_true",
                     help="also the constructs of known open defects the generator leaves out "
                     "(gen_features.OPEN_DEFECTS: %s)" % ", ".join(sorted(gen.gen_features.OPEN_DEFECTS)))
+    ap.add_argument("--cache", action="store_true",
+                    help="run each program's jitted side twice, the second time from the persistent "
+                         "compile cache the first filled (a private folder for the run)")
     ap.add_argument("--worker", action="store_true", help=argparse.SUPPRESS)
     args = ap.parse_args(argv)
     if args.worker:
@@ -884,8 +920,18 @@ def main(argv=None):
         return 0
     stress = os.environ.get("PIJIT_STRESS", "") not in ("", "0")
     t0 = time.time()
-    verdicts = run_programs(programs, jobs=args.jobs, stress=stress, timeout=args.timeout,
-                            self_check=args.self_check)
+    cache = None
+    if args.cache:
+        import shutil
+        import tempfile
+        cache = tempfile.mkdtemp(prefix="pijit-fuzz-cache-")
+        stress = False
+    try:
+        verdicts = run_programs(programs, jobs=args.jobs, stress=stress, timeout=args.timeout,
+                                self_check=args.self_check, cache=cache)
+    finally:
+        if cache:
+            shutil.rmtree(cache, ignore_errors=True)
     kinds = {}
     for v in verdicts:
         if v.status == "same":
@@ -905,7 +951,8 @@ def main(argv=None):
     print(capture_line(verdicts))
     print("%s%s (%.1f s, Python %s)" % (summary_line(verdicts),
                                         " [PIJIT_STRESS]" if stress else
-                                        " [self-check: plain vs plain]" if args.self_check else "",
+                                        " [self-check: plain vs plain]" if args.self_check else
+                                        " [jitted twice: from the compile cache the second time]" if cache else "",
                                         time.time() - t0, sys.version.split()[0]))
     return 0 if all(v.status == "same" for v in verdicts) else 1
 
