@@ -67,6 +67,54 @@ print(json.dumps(out))
 """
 
 
+# PyTorch's first calls of the same MLP, on the system Python (where Debian's python3-torch is):
+# eager, TorchScript's script (compiles on the first call) and, on PyTorch 2, torch.compile.
+TORCH_CHILD = r"""
+import json, sys, time
+import torch
+torch.set_num_threads(1)
+torch.manual_seed(0)
+mode = sys.argv[1]
+layers = []
+for _ in range(20):
+    layers += [torch.nn.Linear(64, 64), torch.nn.ReLU()]
+net = torch.nn.Sequential(*layers).eval()
+x = torch.ones(8, 64)
+t0 = time.perf_counter()  # (scripting and compiling count: the first call is what they cost)
+if mode == "script":
+    net = torch.jit.script(net)
+elif mode == "compile":
+    net = torch.compile(net)
+with torch.no_grad():
+    net(x)
+t1 = time.perf_counter()
+print(json.dumps({"first_ms": (t1 - t0) * 1e3}))
+"""
+
+
+def torch_rows(runs):
+    """(mode, median first-call ms) of PyTorch's MLP per mode it can run, or a reason it cannot."""
+    py = "/usr/bin/python3"
+    probe = subprocess.run([py, "-c", "import torch; print(torch.__version__)"], capture_output=True, text=True)
+    if probe.returncode != 0:
+        return "PyTorch is not installed for %s (apt install python3-torch)" % py
+    version = probe.stdout.strip()
+    modes = ["eager", "script"] + (["compile"] if int(version.split(".")[0]) >= 2 else [])
+    rows = []
+    env = dict(os.environ, OMP_NUM_THREADS="1")
+    for mode in modes:
+        times = []
+        for _ in range(runs):
+            out = subprocess.run([py, "-c", TORCH_CHILD, mode], capture_output=True, text=True, env=env, timeout=600)
+            if out.returncode != 0:
+                return "PyTorch %s: %s failed: %s" % (version, mode, out.stderr.strip().splitlines()[-1:])
+            times.append(json.loads(out.stdout.strip().splitlines()[-1])["first_ms"])
+        rows.append((mode, statistics.median(times)))
+    if "compile" not in modes:
+        rows.append(("compile", "torch.compile needs PyTorch 2; this is %s" % version))
+    return rows
+
+
 def fresh(kind, mode, cache):
     env = dict(os.environ, OMP_NUM_THREADS="1", PIJIT_CACHE_DIR=cache)
     out = subprocess.run([sys.executable, "-c", CHILD, kind, mode], capture_output=True, text=True, env=env,
@@ -109,6 +157,13 @@ def main():
                      med(warm, "compile_ms")))
     finally:
         shutil.rmtree(root, ignore_errors=True)
+    peer = torch_rows(args.runs) if "mlp" in args.kinds else None
+    if isinstance(peer, str):
+        print("  PyTorch peer (the same 20-layer MLP): %s" % peer)
+    elif peer:
+        print("  PyTorch peer, the same 20-layer MLP's first call in a fresh process (system Python):")
+        for mode, ms in peer:
+            print("    %-8s %s" % (mode, "%.2f ms" % ms if isinstance(ms, float) else ms))
 
 
 if __name__ == "__main__":
