@@ -36,6 +36,7 @@ class ByteWriter {
     var(s.size());
     out_.append(s.data(), s.size());
   }
+  void raw(std::string_view b) { out_.append(b.data(), b.size()); }  // (another writer's bytes)
   const std::string& bytes() const { return out_; }
   std::string take() { return std::move(out_); }
 

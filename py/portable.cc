@@ -3,6 +3,7 @@
 #include <marshal.h>
 #include <sys/stat.h>
 
+#include <cstring>
 #include <unordered_map>
 #include <vector>
 
@@ -140,14 +141,28 @@ bool not_portable(std::string* why, PyObject* o, const char* what) {
 }
 
 bool put_named(ByteWriter& w, PyObject* o, std::string* why) {
+  SaveMemo* memo = SaveMemo::current;
+  if (memo) {
+    auto it = memo->named.find(o);
+    if (it != memo->named.end()) {
+      if (it->second.empty()) return not_portable(why, o, "an object no module names");
+      w.raw(it->second);
+      return true;
+    }
+  }
   std::string module, path;
-  if (!own_name(o, &module, &path) && !library_binding(o, &module, &path))
+  if (!own_name(o, &module, &path) && !library_binding(o, &module, &path)) {
+    if (memo) memo->named.emplace(o, "");
     return not_portable(why, o, "an object no module names");
+  }
   PyObject* m = PyDict_GetItemString(PyImport_GetModuleDict(), module.c_str());
-  w.u8(kNamed);
-  w.str(module);
-  w.str(path);
-  w.str(module_stamp(m));
+  ByteWriter enc;
+  enc.u8(kNamed);
+  enc.str(module);
+  enc.str(path);
+  enc.str(module_stamp(m));
+  if (memo) memo->named.emplace(o, enc.bytes());  // (the object lives as long as the save: the caller holds it)
+  w.raw(enc.bytes());
   return true;
 }
 
@@ -169,42 +184,81 @@ std::string code_print(PyObject* co) {
   return s;
 }
 
-// FNV-1a over bytes, then a final mix: stable across processes (str hashes are salted per process).
-uint64_t stable_hash(const std::string& s) {
+// FNV-1a, stable across processes (str hashes are salted per process), fed piece by piece.
+struct StableHash {
   uint64_t h = 1469598103934665603ull;
-  for (unsigned char c : s) h = (h ^ c) * 1099511628211ull;
-  h ^= h >> 33;
-  h *= 0xff51afd7ed558ccdull;
-  return h ^ (h >> 33);
+  void bytes(const void* p, size_t n) {
+    const auto* c = static_cast<const unsigned char*>(p);
+    for (size_t i = 0; i < n; ++i) h = (h ^ c[i]) * 1099511628211ull;
+  }
+  void tag(char t) { bytes(&t, 1); }
+  void str(PyObject* u) {  // (a str's UTF-8 is cached in it after the first read)
+    Py_ssize_t n = 0;
+    const char* p = u && PyUnicode_Check(u) ? PyUnicode_AsUTF8AndSize(u, &n) : nullptr;
+    if (p) {
+      bytes(p, static_cast<size_t>(n));
+    } else {
+      if (PyErr_Occurred()) PyErr_Clear();
+      tag('?');
+    }
+    tag('\x1f');
+  }
+  void cstr(const char* p) {
+    bytes(p, std::strlen(p));
+    tag('\x1f');
+  }
+  uint64_t done() const {
+    uint64_t x = h ^ (h >> 33);
+    x *= 0xff51afd7ed558ccdull;
+    return x ^ (x >> 33);
+  }
+};
+
+// What o is, at the level of names (no attribute lookup runs): a constant's value, a module's,
+// class's or function's name and module, otherwise its class. For namespace and class digests.
+void token(StableHash& h, PyObject* o) {
+  if (PyUnicode_CheckExact(o)) {
+    h.tag('s');
+    h.str(o);
+  } else if (o == Py_None || PyBool_Check(o)) {
+    h.tag(o == Py_None ? 'N' : o == Py_True ? 'T' : 'F');
+  } else if (PyLong_CheckExact(o) || PyFloat_CheckExact(o) || plain_constant(o)) {
+    PyObject* b = PyMarshal_WriteObjectToString(o, kMarshalVersion);
+    h.tag('v');
+    if (b) {
+      h.bytes(PyBytes_AS_STRING(b), static_cast<size_t>(PyBytes_GET_SIZE(b)));
+      Py_DECREF(b);
+    } else {
+      PyErr_Clear();
+    }
+  } else if (PyModule_Check(o)) {
+    h.tag('m');
+    h.str(PyDict_GetItemString(PyModule_GetDict(o), "__name__"));
+  } else if (PyFunction_Check(o)) {
+    auto* f = reinterpret_cast<PyFunctionObject*>(o);
+    h.tag('f');
+    h.str(f->func_module);
+    h.str(f->func_qualname);
+  } else if (PyCFunction_Check(o)) {
+    h.tag('b');
+    h.cstr(reinterpret_cast<PyCFunctionObject*>(o)->m_ml->ml_name);
+  } else if (PyType_Check(o)) {
+    auto* t = reinterpret_cast<PyTypeObject*>(o);
+    h.tag('c');
+    h.str(t->tp_dict ? PyDict_GetItemString(t->tp_dict, "__module__") : nullptr);
+    h.cstr(t->tp_name);
+  } else {
+    h.tag('o');
+    h.cstr(Py_TYPE(o)->tp_name);
+  }
 }
 
-// A name-level token of what o is: cheap (no attribute lookups run), for namespace_digest.
-std::string token(PyObject* o) {
-  if (plain_constant(o)) {
-    PyObject* b = PyMarshal_WriteObjectToString(o, kMarshalVersion);
-    if (!b) {
-      PyErr_Clear();
-      return "?";
-    }
-    std::string s = "v" + std::string(PyBytes_AS_STRING(b), PyBytes_GET_SIZE(b));
-    Py_DECREF(b);
-    return s;
-  }
-  if (PyModule_Check(o)) {
-    PyObject* n = PyDict_GetItemString(PyModule_GetDict(o), "__name__");
-    return "m" + text(n);
-  }
-  if (PyFunction_Check(o)) {
-    auto* f = reinterpret_cast<PyFunctionObject*>(o);
-    return "f" + text(f->func_module) + ":" + text(f->func_qualname);
-  }
-  if (PyCFunction_Check(o)) return std::string("b") + reinterpret_cast<PyCFunctionObject*>(o)->m_ml->ml_name;
-  if (PyType_Check(o)) {
-    auto* t = reinterpret_cast<PyTypeObject*>(o);
-    PyObject* m = t->tp_dict ? PyDict_GetItemString(t->tp_dict, "__module__") : nullptr;
-    return "c" + (m ? text(m) : std::string()) + ":" + t->tp_name;
-  }
-  return std::string("o") + Py_TYPE(o)->tp_name;
+uint64_t entry_hash(const char* owner, PyObject* k, PyObject* v) {
+  StableHash h;
+  if (owner) h.cstr(owner);
+  token(h, k);
+  token(h, v);
+  return h.done();
 }
 
 }  // namespace
@@ -291,6 +345,12 @@ bool put_object(ByteWriter& w, PyObject* o, std::string* why, bool allow_adopt) 
   }
   return put_named(w, o, why);
 }
+
+SaveMemo* SaveMemo::current = nullptr;
+
+SaveMemo::SaveMemo() : outer_(current) { current = this; }
+
+SaveMemo::~SaveMemo() { current = outer_; }
 
 NamedMemo* NamedMemo::current = nullptr;
 
@@ -465,18 +525,18 @@ uint64_t class_digest(PyTypeObject* t) {
   const unsigned int tag = ensure_type_version(t);
   auto it = known.find(t);
   if (tag && it != known.end() && it->second.first == tag) return it->second.second;
+  static PyObject* const dict_name = PyUnicode_InternFromString("__dict__");
+  static PyObject* const weakref_name = PyUnicode_InternFromString("__weakref__");
   uint64_t sum = 0;
   PyObject* mro = t->tp_mro;
   for (Py_ssize_t i = 0; mro && i < PyTuple_GET_SIZE(mro); ++i) {
     auto* c = reinterpret_cast<PyTypeObject*>(PyTuple_GET_ITEM(mro, i));
     if (!(c->tp_flags & Py_TPFLAGS_HEAPTYPE) || !c->tp_dict) continue;
-    const std::string owner = std::to_string(i) + ":" + c->tp_name + "\x1e";
     Py_ssize_t pos = 0;
     PyObject *k, *v;
-    while (PyDict_Next(c->tp_dict, &pos, &k, &v)) {
-      if (PyUnicode_Check(k) && (text(k) == "__dict__" || text(k) == "__weakref__")) continue;  // (per class)
-      sum += stable_hash(owner + (PyUnicode_Check(k) ? text(k) : token(k)) + "\x1f" + token(v));
-    }
+    while (PyDict_Next(c->tp_dict, &pos, &k, &v))
+      if (k != dict_name && k != weakref_name)  // (descriptors each class has of its own)
+        sum += entry_hash(c->tp_name, k, v) * static_cast<uint64_t>(2 * i + 1);
   }
   if (tag) known[t] = {tag, sum};
   return sum;
@@ -492,8 +552,7 @@ uint64_t namespace_digest(PyObject* dict) {
   uint64_t sum = 0;
   Py_ssize_t pos = 0;
   PyObject *k, *v;
-  while (PyDict_Next(dict, &pos, &k, &v))
-    sum += stable_hash((PyUnicode_Check(k) ? text(k) : token(k)) + "\x1f" + token(v));
+  while (PyDict_Next(dict, &pos, &k, &v)) sum += entry_hash(nullptr, k, v);
   sum ^= static_cast<uint64_t>(PyDict_GET_SIZE(dict));
   known[dict] = {tag, sum};
   return sum;

@@ -62,6 +62,21 @@ class NamedMemo {
 // tuples and frozensets of these), compared by value.
 bool is_plain_constant(PyObject* o);
 
+// While one lives (one entry's save, under the GIL, its objects alive), an object written again is
+// written as it was the first time, without looking its name up again.
+class SaveMemo {
+ public:
+  SaveMemo();
+  ~SaveMemo();
+  SaveMemo(const SaveMemo&) = delete;
+  SaveMemo& operator=(const SaveMemo&) = delete;
+  static SaveMemo* current;
+  std::unordered_map<PyObject*, std::string> named;  // object -> its Named encoding ("" none)
+
+ private:
+  SaveMemo* outer_;
+};
+
 // Whether o may be bound where an Adopt with this print was written.
 bool adoption_fits(const Adoption& a, PyObject* o);
 

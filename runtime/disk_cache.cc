@@ -123,10 +123,12 @@ void disk_read(PyCodeObject* co, DiskState* st, const std::string& module, const
 }
 
 std::string disk_blob(const capture::CaptureResult& r) {
+  trace::Span span("cache", "write entry");
   if (!r.ok || r.broke) return refuse("a graph break"), "";
   if (!r.sweeps.empty()) return refuse("gradients with symbolic sizes"), "";
   ByteWriter w;
   std::string why;
+  py::SaveMemo memo;
   w.u8(kEntryFormat);
   if (!r.guards->save(w, &why) || !graph::save_graph(*r.graph, w, &why) || !codegen::save_plan(r.plan, w, &why)) {
     if (PyErr_Occurred()) PyErr_Clear();
