@@ -707,7 +707,25 @@ void Simulator::guard_identity(int node, PyObject* v) {
   tree_.add_check(node, {CheckKind::Id, v, 0, {}});
 }
 
+// Numbers and tuples of numbers hash the same in every process; a str's hash is salted per process
+// and a plain object's is its address.
+static bool hashes_alike_everywhere(PyObject* o) {
+  if (o == Py_None || PyBool_Check(o) || PyLong_CheckExact(o) || PyFloat_CheckExact(o) || PyComplex_CheckExact(o))
+    return true;
+  if (!PyTuple_CheckExact(o)) return false;
+  for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(o); ++i)
+    if (!hashes_alike_everywhere(PyTuple_GET_ITEM(o, i))) return false;
+  return true;
+}
+
 PyObject* Simulator::materialize(PyObject* v, bool identity, bool held) {
+  if (PyAnySet_Check(v)) {  // handed on or iterated: its order is its items' hashes'
+    Py_ssize_t pos = 0;
+    PyObject* item;
+    Py_hash_t h;
+    while (!r_.hash_dependent && _PySet_NextEntry(v, &pos, &item, &h))
+      if (!hashes_alike_everywhere(item)) r_.hash_dependent = true;
+  }
   if (overlaid_.count(v) || dirty_.count(v))  // real code would read what the replay has not stored yet
     stop(Break::SideEffect, std::string("hands a ") + Py_TYPE(v)->tp_name + " it changed (replayed later) to code run for real");
   // Its attributes may be graph values; it exists for real only once rebuilt. Code that only
@@ -1742,6 +1760,7 @@ PyObject* Simulator::call_builtin(PyObject* callable, const std::vector<PyObject
   if (!pure_builtin(name)) stop(Break::UnsupportedCall, std::string(name) + "()");
   if (std::strcmp(name, "hash") == 0 && args.size() == 1 && holds_tensor(args[0]))
     stop(Break::UnsupportedCall, "hash() of a tensor (its identity, which capture does not have)");
+  if (std::strcmp(name, "hash") == 0 && args.size() == 1 && !hashes_alike_everywhere(args[0])) r_.hash_dependent = true;
   static const char* const shallow[] = {"len", "isinstance", "issubclass", "callable", nullptr};
   static const char* const reducing[] = {"sum", "min", "max", nullptr};
   if (name_in(reducing, name) && std::any_of(args.begin(), args.end(), [&](PyObject* a) { return !deep_trusted(a); }))

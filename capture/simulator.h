@@ -132,6 +132,10 @@ struct CaptureResult {
   // input's dtype at launch), and the paths lifted because pijit.mutable() made the number.
   std::vector<int> scalar_inputs;
   std::vector<std::string> mutable_paths;
+  // A value capture computed depends on this process's str hashes or object addresses (hash() of
+  // a str or an object, a set holding such items iterated or handed on): it holds here, and in no
+  // other process. The compile cache does not keep such an entry.
+  bool hash_dependent = false;
   int instructions = 0;          // simulated, inlined frames included
   // Set (reason Interrupted) when an exception that no traced code raises (KeyboardInterrupt, one
   // from a signal handler) arrived while capturing: capture_frame leaves it pending, and the

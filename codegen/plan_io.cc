@@ -36,7 +36,62 @@ bool get_return(ByteReader& r, ReturnPlan* p, std::string* why, int depth = 0) {
   return r.ok();
 }
 
+bool return_fits(const ReturnPlan& p, int nodes, int outputs, size_t slots) {
+  auto tuple_of = [](PyObject* o, size_t n) { return o && PyTuple_Check(o) && static_cast<size_t>(PyTuple_GET_SIZE(o)) == n; };
+  bool ok = true;
+  switch (p.kind) {
+    case ReturnPlan::Const: ok = p.items.empty(); break;
+    case ReturnPlan::Null: ok = p.items.empty(); break;
+    case ReturnPlan::Output: ok = p.index >= 0 && p.index < outputs && (!p.obj || PyType_Check(p.obj)); break;
+    case ReturnPlan::Source: ok = p.index >= 0 && p.index < nodes; break;
+    case ReturnPlan::Shared: ok = p.index >= 0 && static_cast<size_t>(p.index) < slots; break;
+    case ReturnPlan::Tuple: ok = !p.obj || PyType_Check(p.obj); break;
+    case ReturnPlan::List: break;
+    case ReturnPlan::Dict: ok = tuple_of(p.obj, p.items.size()); break;
+    case ReturnPlan::Method: ok = p.obj && PyUnicode_Check(p.obj) && p.items.size() == 1; break;
+    case ReturnPlan::Object:
+      ok = tuple_of(p.obj, 2) && PyType_Check(PyTuple_GET_ITEM(p.obj, 0)) &&
+           tuple_of(PyTuple_GET_ITEM(p.obj, 1), p.items.size());
+      break;
+  }
+  if (p.kind == ReturnPlan::Tuple || p.kind == ReturnPlan::List || p.kind == ReturnPlan::Dict || p.kind == ReturnPlan::Object)
+    ok = ok && p.slot >= -1 && (p.slot < 0 || static_cast<size_t>(p.slot) < slots);
+  for (const ReturnPlan& item : p.items) ok = ok && return_fits(item, nodes, outputs, slots);
+  return ok;
+}
+
 }  // namespace
+
+bool plan_fits(const FramePlan& p, int nodes, int outputs, int derefs) {
+  const size_t slots = p.ret_shared.size();
+  for (int n : p.input_nodes)
+    if (n < 0 || n >= nodes) return false;
+  for (const EffectPlan& e : p.effects) {
+    for (const ReturnPlan& o : e.operands)
+      if (!return_fits(o, nodes, outputs, slots)) return false;
+    const size_t n = e.operands.size();
+    const bool named = e.name.get() && PyUnicode_Check(e.name.get());
+    bool ok = false;
+    switch (e.kind) {
+      case EffectPlan::Call: ok = n >= 1; break;
+      case EffectPlan::CallMethod: ok = n >= 1 && named; break;
+      case EffectPlan::StoreAttr: ok = n == 2 && named; break;
+      case EffectPlan::StoreSubscr: ok = n == 3; break;
+      case EffectPlan::StoreGlobal: ok = n == 1 && named; break;
+      case EffectPlan::DeleteAttr: ok = n == 1 && named; break;
+      case EffectPlan::DeleteSubscr: ok = n == 2; break;
+      case EffectPlan::DeleteGlobal: ok = n == 0 && named; break;
+      case EffectPlan::StoreDeref: ok = n == 1 && e.index >= 0 && e.index < derefs; break;
+    }
+    if (PyObject* kw = e.kwnames.get()) {
+      ok = ok && (e.kind == EffectPlan::Call || e.kind == EffectPlan::CallMethod) && PyTuple_Check(kw) &&
+           static_cast<size_t>(PyTuple_GET_SIZE(kw)) < n;
+      for (Py_ssize_t i = 0; ok && i < PyTuple_GET_SIZE(kw); ++i) ok = PyUnicode_Check(PyTuple_GET_ITEM(kw, i));
+    }
+    if (!ok) return false;
+  }
+  return return_fits(p.ret, nodes, outputs, slots);
+}
 
 bool save_plan(const FramePlan& p, ByteWriter& w, std::string* why) {
   if (p.resumes) {
@@ -69,7 +124,7 @@ bool load_plan(ByteReader& r, FramePlan* p, std::string* why) {
     if (why && (!r.ok() || why->empty())) *why = what;
     return false;
   };
-  if (r.u8() != kPlanFormat) return fail("another plan format");
+  if (r.u8() != kPlanFormat) return fail("stale: another plan format");
   p->line = static_cast<int>(r.svar());
   p->calls_graph = r.u8() != 0;
   p->input_nodes.resize(r.count());

@@ -29,14 +29,22 @@ const Bounds& bounds() {
     // /proc/self/maps for it (a hundred microseconds and more in a process with many libraries, on
     // the first jitted call). The low end this gives lies above the real one by what sits above
     // __libc_stack_end (arguments, environment): a smaller room, never a larger one.
+    // Only up to 128 MiB: the kernel keeps at least that much below the stack free of other
+    // mappings (mmap_base's minimum gap), even when the limit was raised after exec.
     struct rlimit rl;
+    const uintptr_t here = reinterpret_cast<uintptr_t>(&rl);
     if (getpid() == static_cast<pid_t>(syscall(SYS_gettid)) && __libc_stack_end &&
-        getrlimit(RLIMIT_STACK, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY && rl.rlim_cur > (1u << 20)) {
+        getrlimit(RLIMIT_STACK, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY && rl.rlim_cur > (1u << 20) &&
+        rl.rlim_cur <= (static_cast<rlim_t>(128) << 20)) {
       const uintptr_t page = static_cast<uintptr_t>(sysconf(_SC_PAGESIZE));
       const uintptr_t top = (reinterpret_cast<uintptr_t>(__libc_stack_end) + page - 1) & ~(page - 1);
-      b.size = static_cast<size_t>(rl.rlim_cur) - 16 * page;  // (less a margin for the guard gap)
-      b.low = top - rl.rlim_cur + 16 * page;
-      return b;
+      const uintptr_t low = top - rl.rlim_cur + 16 * page;  // (less a margin for the guard gap)
+      // (a child forked from another thread runs on that thread's stack: not this one)
+      if (top > rl.rlim_cur && here > low && here < top) {
+        b.low = low;
+        b.size = static_cast<size_t>(rl.rlim_cur) - 16 * page;
+        return b;
+      }
     }
     pthread_attr_t attr;
     if (pthread_getattr_np(pthread_self(), &attr) == 0) {

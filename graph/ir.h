@@ -125,6 +125,10 @@ Graph parse_graph(const std::string& text);
 // with_input_metas renumbers them). load_graph rebuilds that numbering (an op name no op has, or malformed input, is a
 // miss: false, with *why); the artifact's key fixes pijit's build, so metas are read, not inferred.
 bool save_graph(const Graph& g, ByteWriter& w, std::string* why);
+// One tensor meta in that form (shape, dtype, device, requires_grad); a bad dtype, device or rank
+// fails the reader. Also the guard trees' (guards/guard_io.cc).
+void put_meta(ByteWriter& w, const TensorMeta& m);
+TensorMeta get_meta(ByteReader& r);
 bool load_graph(ByteReader& r, Graph* g, std::string* why);
 
 // The graph for other input metas (dynamic shapes: new sizes of its symbolic dims): every node's

@@ -10,27 +10,6 @@ namespace {
 
 constexpr uint8_t kGraphFormat = 1;
 
-void put_meta(ByteWriter& w, const TensorMeta& m) {
-  w.var(m.shape.size());
-  for (int64_t d : m.shape) w.svar(d);
-  w.u8(static_cast<uint8_t>(m.dtype));
-  w.u8(static_cast<uint8_t>(m.device));
-  w.u8(m.requires_grad);
-}
-
-TensorMeta get_meta(ByteReader& r) {
-  TensorMeta m;
-  const size_t rank = r.count();
-  if (rank > static_cast<size_t>(kMaxDims)) r.fail();
-  for (size_t i = 0; i < rank && r.ok(); ++i) m.shape.push_back(r.svar());
-  const uint8_t dtype = r.u8(), device = r.u8();
-  if (dtype >= kNumDTypes || device > 1) r.fail();
-  m.dtype = static_cast<DType>(dtype);
-  m.device = static_cast<Device>(device);
-  m.requires_grad = r.u8() != 0;
-  return m;
-}
-
 void put_attr(ByteWriter& w, const AttrValue& v) {
   w.u8(static_cast<uint8_t>(v.index()));
   if (const bool* b = std::get_if<bool>(&v)) w.u8(*b);
@@ -67,6 +46,27 @@ AttrValue get_attr(ByteReader& r) {
 }
 
 }  // namespace
+
+void put_meta(ByteWriter& w, const TensorMeta& m) {
+  w.var(m.shape.size());
+  for (int64_t d : m.shape) w.svar(d);
+  w.u8(static_cast<uint8_t>(m.dtype));
+  w.u8(static_cast<uint8_t>(m.device));
+  w.u8(m.requires_grad);
+}
+
+TensorMeta get_meta(ByteReader& r) {
+  TensorMeta m;
+  const size_t rank = r.count();
+  if (rank > static_cast<size_t>(kMaxDims)) r.fail();
+  for (size_t i = 0; i < rank && r.ok(); ++i) m.shape.push_back(r.svar());
+  const uint8_t dtype = r.u8(), device = r.u8();
+  if (dtype >= kNumDTypes || device > 1) r.fail();
+  m.dtype = static_cast<DType>(dtype);
+  m.device = static_cast<Device>(device);
+  m.requires_grad = r.u8() != 0;
+  return m;
+}
 
 bool save_graph(const Graph& g, ByteWriter& w, std::string* why) {
   auto refuse = [&](const char* what) {
@@ -150,7 +150,7 @@ bool load_graph(ByteReader& r, Graph* out, std::string* why) {
     if (why) *why = std::move(what);
     return false;
   };
-  if (r.u8() != kGraphFormat) return fail("another graph format");
+  if (r.u8() != kGraphFormat) return fail("stale: another graph format");
   struct Val {
     ValueKind kind;
     TensorMeta meta;
@@ -222,6 +222,22 @@ bool load_graph(ByteReader& r, Graph* out, std::string* why) {
     if (!outputs.empty() && !inputs_before(static_cast<size_t>(outputs[0]))) return fail("malformed");
     for (int v : inputs)
       if (static_cast<size_t>(v) >= next) return fail("malformed");  // (a value used before it is made)
+    // The metas read must be the ones the op infers (a graph planned with others would run kernels
+    // at the wrong sizes): inference raises on inputs the op refuses.
+    if (op->infer && !op->data_dependent) {
+      Metas in;
+      for (int v : inputs) in.push_back(g.value(v).meta);
+      Metas inferred;
+      try {
+        inferred = op->infer(in, attrs);
+      } catch (const std::exception&) {
+        return fail("malformed: " + name + " refuses its inputs");
+      }
+      bool same = inferred.size() == metas.size();
+      for (size_t i = 0; same && i < metas.size(); ++i)
+        same = inferred[i].shape == metas[i].shape && inferred[i].dtype == metas[i].dtype;
+      if (!same) return fail("malformed: " + name + "'s outputs differ from its inference");
+    }
     if (g.add_node(*op, inputs, std::move(attrs), metas, line) != outputs) return fail("malformed");
     next += outputs.size();
   }

@@ -5,8 +5,10 @@
 #include <string>
 #include <unordered_map>
 
+#include "graph/ir.h"
 #include "guards/guard_tree.h"
 #include "py/py_common.h"
+#include "pyext/tensor_object.h"
 
 namespace pj::guards {
 namespace {
@@ -19,12 +21,8 @@ PyObject* id_target_of(const Check& c) {
   return o == Py_None ? nullptr : o;
 }
 
-void put_meta(ByteWriter& w, const Check& c) {
-  w.var(c.meta.shape.size());
-  for (int64_t d : c.meta.shape) w.svar(d);
-  w.u8(static_cast<uint8_t>(c.meta.dtype));
-  w.u8(static_cast<uint8_t>(c.meta.device));
-  w.u8(c.meta.requires_grad);
+void put_check_meta(ByteWriter& w, const Check& c) {
+  graph::put_meta(w, c.meta);
   w.var(c.symbols.size());
   for (int s : c.symbols) w.svar(s);
   w.var(c.facts.size());
@@ -35,14 +33,9 @@ void put_meta(ByteWriter& w, const Check& c) {
   }
 }
 
-void get_meta(ByteReader& r, Check* c) {
-  const size_t rank = r.count();
-  for (size_t i = 0; i < rank; ++i) c->meta.shape.push_back(r.svar());
-  const uint8_t dtype = r.u8(), device = r.u8();
-  if (dtype >= kNumDTypes || device > 1) r.fail();
-  c->meta.dtype = static_cast<DType>(dtype);
-  c->meta.device = static_cast<Device>(device);
-  c->meta.requires_grad = r.u8() != 0;
+void get_check_meta(ByteReader& r, Check* c) {
+  c->meta = graph::get_meta(r);
+  const size_t rank = c->meta.shape.size();
   const size_t ns = r.count();
   for (size_t i = 0; i < ns; ++i) c->symbols.push_back(static_cast<int>(r.svar()));
   if (!c->symbols.empty() && c->symbols.size() != rank) r.fail();
@@ -70,12 +63,78 @@ std::unordered_map<std::string, KnownClass>& known_classes() {
   return *m;
 }
 
+bool identity_survives(PyObject* o) {
+  if (o == Py_None || o == Py_True || o == Py_False || o == Py_Ellipsis) return true;
+  if (PyUnicode_CheckExact(o)) return PyUnicode_CHECK_INTERNED(o) != 0;
+  if (PyLong_CheckExact(o)) {
+    int overflow = 0;
+    const long v = PyLong_AsLongAndOverflow(o, &overflow);
+    return !overflow && v >= -5 && v <= 256;  // (CPython's cached small ints)
+  }
+  return false;
+}
+
+bool print_value(py::StableHash& h, PyObject* v, int depth, int* budget) {
+  if (--*budget < 0) return false;
+  constexpr int kDepth = 3;
+  if (py::is_tensor(v)) {
+    const Tensor& t = py::unwrap(v);
+    h.tag('t');
+    h.cstr(Py_TYPE(v)->tp_name);
+    h.num(static_cast<int64_t>(t.dtype()));
+    h.num(t.ndim());
+    for (int d = 0; d < t.ndim(); ++d) h.num(t.dim(d));
+    return true;
+  }
+  if (PyDict_Check(v) && !(Py_TYPE(v)->tp_flags & Py_TPFLAGS_HEAPTYPE)) {  // dict, OrderedDict
+    h.tag('d');
+    h.num(PyDict_GET_SIZE(v));
+    if (depth >= kDepth) return true;
+    Py_ssize_t pos = 0;
+    PyObject *k, *item;
+    while (PyDict_Next(v, &pos, &k, &item)) {
+      py::hash_token(h, k);
+      if (!print_value(h, item, depth + 1, budget)) return false;
+    }
+    return true;
+  }
+  if (PyList_CheckExact(v) || (PyTuple_CheckExact(v) && !py::is_plain_constant(v))) {
+    h.tag(PyList_CheckExact(v) ? 'l' : 'u');
+    const Py_ssize_t n = PySequence_Fast_GET_SIZE(v);
+    h.num(n);
+    if (depth >= kDepth) return true;
+    for (Py_ssize_t i = 0; i < n; ++i)
+      if (!print_value(h, PySequence_Fast_GET_ITEM(v, i), depth + 1, budget)) return false;
+    return true;
+  }
+  if (py::adoptable_instance(v) && py::holds_own_attrs(v)) {
+    h.tag('i');
+    py::hash_token(h, reinterpret_cast<PyObject*>(Py_TYPE(v)));
+    if (depth >= kDepth) return true;
+    for (const auto& [name, value] : py::own_attrs(v)) {
+      h.str(name);
+      if (!print_value(h, value, depth + 1, budget)) return false;
+    }
+    return true;
+  }
+  py::hash_token(h, v);
+  return true;
+}
+
 bool dead(std::string* why, const char* what) {
   if (why) *why = what;
   return false;
 }
 
 }  // namespace
+
+bool instance_print(PyObject* o, uint64_t* print) {
+  py::StableHash h;
+  int budget = 2048;  // values looked at: a larger object is not bound on load
+  if (!print_value(h, o, 0, &budget)) return false;
+  *print = h.done();
+  return true;
+}
 
 bool GuardTree::save(ByteWriter& w, std::string* why) const {
   if (!pending_.empty()) return dead(why, "identity checks not bound yet");
@@ -106,12 +165,20 @@ bool GuardTree::save(ByteWriter& w, std::string* why) const {
           break;
         case CheckKind::TensorMeta:
           if (!py::put_object(w, c.ref, why)) return false;
-          put_meta(w, c);
+          put_check_meta(w, c);
           break;
         case CheckKind::Id: {
           PyObject* o = id_target_of(c);
           if (!o) return dead(why, "a guarded object died");
+          // (`a is b` on equal constants: another process's constants are other objects, except
+          // the singletons, interned names and small ints, which every process shares)
+          if (py::is_plain_constant(o) && !identity_survives(o)) return dead(why, "an identity guard on a constant");
           if (!py::put_object(w, o, why, /*allow_adopt=*/true)) return false;
+          if (py::adoptable_instance(o)) {  // (bound on load only to an object holding the same)
+            uint64_t print = 0;
+            if (!instance_print(o, &print)) return dead(why, "an object too large to fingerprint");
+            w.u64(print);
+          }
           break;
         }
         case CheckKind::SameAs:
@@ -190,7 +257,15 @@ std::shared_ptr<GuardTree> GuardTree::load(ByteReader& r, std::string* why) {
       key = py::Ref(k);
     }
     const auto acc = static_cast<Access>(access);
-    if (parent >= 0 && !key.get()) return fail("malformed");
+    // (what resolve() and path() take for granted of each kind of node)
+    const bool rooted = acc == Access::Local || acc == Access::Deref || acc == Access::Global ||
+                        acc == Access::Builtin || acc == Access::Context || acc == Access::Const;
+    if (rooted != (parent < 0)) return fail("malformed");
+    if ((acc == Access::Local || acc == Access::Deref) && index < 0) return fail("malformed");
+    if ((acc == Access::Global || acc == Access::Builtin || acc == Access::Attr || acc == Access::DictAttr ||
+         acc == Access::FuncAttr) && !(key.get() && PyUnicode_Check(key.get())))
+      return fail("malformed");
+    if ((acc == Access::Const || acc == Access::Item) && !key.get()) return fail("malformed");
     // (appended as they were saved, parents first, without the path index: a loaded tree is
     // complete, nothing captures into it)
     const bool weak = (acc == Access::Item && key.get() && !py::is_plain_constant(key.get())) || acc == Access::Const;
@@ -223,6 +298,13 @@ std::shared_ptr<GuardTree> GuardTree::load(ByteReader& r, std::string* why) {
         case CheckKind::TensorMeta: {
           if (!object(&c.ref)) return fail(*why);
           if (!c.ref) return fail("malformed");
+          if ((c.kind == CheckKind::Type && !PyType_Check(c.ref)) ||
+              (c.kind == CheckKind::Compare && ((c.n & 7) > Py_GE || !PyNumber_Check(c.ref))) ||
+              (c.kind == CheckKind::SetContents && PyTuple_Check(c.ref) && PyTuple_GET_SIZE(c.ref) == 2 &&
+               !(PyType_Check(PyTuple_GET_ITEM(c.ref, 0)) && PyTuple_Check(PyTuple_GET_ITEM(c.ref, 1))))) {
+            Py_DECREF(c.ref);
+            return fail("malformed");
+          }
           if (c.kind == CheckKind::Type && PyType_Check(c.ref) &&
               PyType_HasFeature(reinterpret_cast<PyTypeObject*>(c.ref), Py_TPFLAGS_HEAPTYPE)) {
             PyObject* weak = hold_weakly(c.ref);
@@ -233,7 +315,7 @@ std::shared_ptr<GuardTree> GuardTree::load(ByteReader& r, std::string* why) {
             { Py_DECREF(c.ref); return fail("malformed"); }
           if (c.kind == CheckKind::SetContents && !(PyTuple_Check(c.ref) && PyTuple_GET_SIZE(c.ref) == 2))
             { Py_DECREF(c.ref); return fail("malformed"); }
-          if (c.kind == CheckKind::TensorMeta) get_meta(r, &c);
+          if (c.kind == CheckKind::TensorMeta) get_check_meta(r, &c);
           break;
         }
         case CheckKind::Id: {
@@ -241,7 +323,8 @@ std::shared_ptr<GuardTree> GuardTree::load(ByteReader& r, std::string* why) {
           if (!object(&c.ref, &adopt)) return fail(*why);
           if (adopt.pending) {
             c.n = 3;  // (neither a strong nor a weak reference yet: the check fails until adopt())
-            t->pending_.push_back({node, t->nodes_[node].checks.size(), std::move(adopt)});
+            const uint64_t state = adopt.print.empty() ? r.u64() : 0;  // (a plain instance's print)
+            t->pending_.push_back({node, t->nodes_[node].checks.size(), std::move(adopt), state});
           } else if (c.ref && PyType_SUPPORTS_WEAKREFS(Py_TYPE(c.ref)) && !PyType_Check(c.ref)) {
             PyObject* weak = PyWeakref_NewRef(c.ref, nullptr);
             if (!weak) { Py_DECREF(c.ref); return fail("out of memory"); }
@@ -327,6 +410,7 @@ std::shared_ptr<GuardTree> GuardTree::load(ByteReader& r, std::string* why) {
         case CheckKind::DictVersions: {
           const size_t nd = r.count();
           py::Ref dicts(PyTuple_New(static_cast<Py_ssize_t>(nd)));
+          if (!dicts) return fail("out of memory");
           std::string versions(nd * sizeof(uint64_t), '\0');
           for (size_t j = 0; j < nd; ++j) {
             PyObject* d = nullptr;
@@ -355,6 +439,14 @@ std::shared_ptr<GuardTree> GuardTree::load(ByteReader& r, std::string* why) {
   if (!r.ok()) return fail("malformed");
   t->prepared_ = false;
   return t;
+}
+
+bool GuardTree::roots_fit(PyCodeObject* co) const {
+  for (const GuardNode& n : nodes_) {
+    if (n.access == Access::Local && n.index >= py::code_nlocals(co)) return false;
+    if (n.access == Access::Deref && n.index >= py::code_ncells(co) + py::code_nfrees(co)) return false;
+  }
+  return true;
 }
 
 }  // namespace pj::guards

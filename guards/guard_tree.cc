@@ -1081,7 +1081,9 @@ bool GuardTree::adopt(py::Frame* f, std::string* why) {
   bool ok = true;
   for (const Pending& p : pending_) {
     PyObject* o = objs[p.node];
-    if (!py::adoption_fits(p.what, o)) {
+    uint64_t state = 0;
+    const bool same_state = !p.what.print.empty() || (o && instance_print(o, &state) && state == p.state);
+    if (!py::adoption_fits(p.what, o) || !same_state) {
       if (why) *why = path(p.node) + " holds " + (o ? std::string("a ") + Py_TYPE(o)->tp_name : "nothing");
       ok = false;
       break;

@@ -191,6 +191,8 @@ class GuardTree {
   static std::shared_ptr<GuardTree> load(ByteReader& r, std::string* why);
   bool adopt(py::Frame* f, std::string* why);
   bool adoption_pending() const { return !pending_.empty(); }
+  // Whether its local and cell paths index into co's (a loaded tree names them by position).
+  bool roots_fit(PyCodeObject* co) const;
 
   std::string path(int node) const;       // Python-like text of the access path
   std::vector<std::string> describe() const;  // one line per check, in evaluation order
@@ -227,6 +229,7 @@ class GuardTree {
     int node;
     size_t check;
     py::Adoption what;
+    uint64_t state = 0;  // a plain instance's instance_print when it was saved
   };
   std::vector<Pending> pending_;  // load()'s identity checks that adopt() binds
   bool loaded_ = false;           // made by load(): complete (index_ is empty, no path is added)
@@ -247,6 +250,13 @@ PyObject* function_field(PyObject* func, PyObject* name, bool* known);
 // held() reads it back, borrowed, nullptr once the object died.
 PyObject* hold_weakly(PyObject* o);
 PyObject* held(PyObject* ref);
+
+// What a plain instance holds, for binding an identity guard to another process's object (save()
+// and adopt()): its class, and its own attributes followed a few levels into builtin containers and
+// plain instances (constants by value, tensors by class, dtype and shape, other objects by name or
+// class). Library code that ran for real at capture read the object without guards: another
+// object is bound only when it holds the same. false when the object is too large to print.
+bool instance_print(PyObject* o, uint64_t* print);
 
 // The fast pass on (the default) or off (PIJIT_DEBUG_NO_FAST_GUARDS: every check walks the tree).
 void set_fast_pass(bool on);

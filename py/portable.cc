@@ -15,6 +15,11 @@ namespace {
 
 enum Tag : uint8_t { kNull = 0, kValue, kModule, kModuleDict, kNamed, kTuple, kAdopt, kStr };
 constexpr int kMarshalVersion = 4;
+// For digests: version 2 writes no back-references, whose use depends on reference counts (the
+// same code object would marshal differently in two processes).
+constexpr int kPrintMarshalVersion = 2;
+
+bool fileless_function(PyObject* o);  // (below)
 
 bool plain_constant(PyObject* o, int depth = 0) {
   if (depth > 8) return false;
@@ -161,6 +166,7 @@ bool put_named(ByteWriter& w, PyObject* o, std::string* why) {
   enc.str(module);
   enc.str(path);
   enc.str(module_stamp(m));
+  enc.str(fileless_function(o) ? code_print(PyFunction_GET_CODE(o)) : "");
   if (memo) memo->named.emplace(o, enc.bytes());  // (the object lives as long as the save: the caller holds it)
   w.raw(enc.bytes());
   return true;
@@ -173,8 +179,10 @@ bool adoptable(PyObject* o) {
 }
 
 // A code object's identity across processes: its marshal bytes (code, constants, names, file, lines).
+}  // namespace
+
 std::string code_print(PyObject* co) {
-  PyObject* b = PyMarshal_WriteObjectToString(co, kMarshalVersion);
+  PyObject* b = PyMarshal_WriteObjectToString(co, kPrintMarshalVersion);
   if (!b) {
     PyErr_Clear();
     return "";
@@ -184,46 +192,32 @@ std::string code_print(PyObject* co) {
   return s;
 }
 
-// FNV-1a, stable across processes (str hashes are salted per process), fed piece by piece.
-struct StableHash {
-  uint64_t h = 1469598103934665603ull;
-  void bytes(const void* p, size_t n) {
-    const auto* c = static_cast<const unsigned char*>(p);
-    for (size_t i = 0; i < n; ++i) h = (h ^ c[i]) * 1099511628211ull;
-  }
-  void tag(char t) { bytes(&t, 1); }
-  void str(PyObject* u) {  // (a str's UTF-8 is cached in it after the first read)
-    Py_ssize_t n = 0;
-    const char* p = u && PyUnicode_Check(u) ? PyUnicode_AsUTF8AndSize(u, &n) : nullptr;
-    if (p) {
-      bytes(p, static_cast<size_t>(n));
-    } else {
-      if (PyErr_Occurred()) PyErr_Clear();
-      tag('?');
-    }
-    tag('\x1f');
-  }
-  void cstr(const char* p) {
-    bytes(p, std::strlen(p));
-    tag('\x1f');
-  }
-  uint64_t done() const {
-    uint64_t x = h ^ (h >> 33);
-    x *= 0xff51afd7ed558ccdull;
-    return x ^ (x >> 33);
-  }
-};
+namespace {
+
+std::string stamp_of_module_named(PyObject* name) {
+  PyObject* m = name && PyUnicode_Check(name) ? PyDict_GetItem(PyImport_GetModuleDict(), name) : nullptr;
+  return m && PyModule_Check(m) ? module_stamp(m) : "";
+}
+
+// A function whose module has no source file (python -c, a notebook's cells, exec'd code): no file
+// stamp fixes its body across processes, so its code's print does.
+bool fileless_function(PyObject* o) {
+  if (!PyFunction_Check(o)) return false;
+  PyObject* mod = reinterpret_cast<PyFunctionObject*>(o)->func_module;
+  PyObject* m = mod && PyUnicode_Check(mod) ? PyDict_GetItem(PyImport_GetModuleDict(), mod) : nullptr;
+  return !m || !PyModule_Check(m) || module_stamp(m).empty();
+}
 
 // What o is, at the level of names (no attribute lookup runs): a constant's value, a module's,
 // class's or function's name and module, otherwise its class. For namespace and class digests.
-void token(StableHash& h, PyObject* o) {
+void token(StableHash& h, PyObject* o) {  // (hash_token)
   if (PyUnicode_CheckExact(o)) {
     h.tag('s');
     h.str(o);
   } else if (o == Py_None || PyBool_Check(o)) {
     h.tag(o == Py_None ? 'N' : o == Py_True ? 'T' : 'F');
   } else if (PyLong_CheckExact(o) || PyFloat_CheckExact(o) || plain_constant(o)) {
-    PyObject* b = PyMarshal_WriteObjectToString(o, kMarshalVersion);
+    PyObject* b = PyMarshal_WriteObjectToString(o, kPrintMarshalVersion);
     h.tag('v');
     if (b) {
       h.bytes(PyBytes_AS_STRING(b), static_cast<size_t>(PyBytes_GET_SIZE(b)));
@@ -239,19 +233,31 @@ void token(StableHash& h, PyObject* o) {
     h.tag('f');
     h.str(f->func_module);
     h.str(f->func_qualname);
+    // what fixes its body: its module file's stamp (an edited pijit/*.py too), else its code
+    const std::string fixed = fileless_function(o) ? code_print(f->func_code) : stamp_of_module_named(f->func_module);
+    h.bytes(fixed.data(), fixed.size());
   } else if (PyCFunction_Check(o)) {
     h.tag('b');
     h.cstr(reinterpret_cast<PyCFunctionObject*>(o)->m_ml->ml_name);
   } else if (PyType_Check(o)) {
     auto* t = reinterpret_cast<PyTypeObject*>(o);
+    PyObject* module = t->tp_dict ? PyDict_GetItemString(t->tp_dict, "__module__") : nullptr;
     h.tag('c');
-    h.str(t->tp_dict ? PyDict_GetItemString(t->tp_dict, "__module__") : nullptr);
+    h.str(module);
     h.cstr(t->tp_name);
+    const std::string fixed = stamp_of_module_named(module);
+    h.bytes(fixed.data(), fixed.size());
   } else {
     h.tag('o');
     h.cstr(Py_TYPE(o)->tp_name);
   }
 }
+
+}  // namespace
+
+void hash_token(StableHash& h, PyObject* o) { token(h, o); }
+
+namespace {
 
 uint64_t entry_hash(const char* owner, PyObject* k, PyObject* v) {
   StableHash h;
@@ -262,6 +268,23 @@ uint64_t entry_hash(const char* owner, PyObject* k, PyObject* v) {
 }
 
 }  // namespace
+
+void StableHash::str(PyObject* u) {  // (a str's UTF-8 is cached in it after the first read)
+  Py_ssize_t n = 0;
+  const char* p = u && PyUnicode_Check(u) ? PyUnicode_AsUTF8AndSize(u, &n) : nullptr;
+  if (p) {
+    bytes(p, static_cast<size_t>(n));
+  } else {
+    if (PyErr_Occurred()) PyErr_Clear();
+    tag('?');
+  }
+  tag('\x1f');
+}
+
+void StableHash::cstr(const char* p) {
+  bytes(p, std::strlen(p));
+  tag('\x1f');
+}
 
 std::string module_stamp(PyObject* module) {
   // Once per module and process: the file as it was when first asked (the module in memory is what
@@ -364,6 +387,8 @@ NamedMemo::~NamedMemo() {
 
 bool is_plain_constant(PyObject* o) { return plain_constant(o); }
 
+bool adoptable_instance(PyObject* o) { return !plain_constant(o) && !PyTuple_CheckExact(o) && adoptable(o); }
+
 bool adoption_fits(const Adoption& a, PyObject* o) {
   if (!o) return false;
   return a.print.empty() ? adoptable(o) : PyCode_Check(o) && code_print(o) == a.print;
@@ -420,7 +445,7 @@ bool get_object(ByteReader& r, PyObject** out, std::string* why, Adoption* adopt
     }
     case kNamed: {
       const size_t start = r.pos() - 1;
-      const std::string module(r.str()), path(r.str()), stamp(r.str());
+      const std::string module(r.str()), path(r.str()), stamp(r.str()), print(r.str());
       if (!r.ok()) return miss("malformed: truncated");
       NamedMemo* memo = NamedMemo::current;
       std::string bytes;
@@ -438,6 +463,10 @@ bool get_object(ByteReader& r, PyObject** out, std::string* why, Adoption* adopt
       if (module_stamp(m) != stamp) return miss("stale: module " + module + "'s file changed");
       *out = follow(m, path);
       if (!*out) return miss(module + "." + path + " is not defined");
+      if (!print.empty() && !(PyFunction_Check(*out) && code_print(PyFunction_GET_CODE(*out)) == print)) {
+        Py_CLEAR(*out);  // (a module without a file: another function of that name, in another run)
+        return miss(module + "." + path + "'s code differs");
+      }
       if (memo) {
         Py_INCREF(*out);
         memo->found.emplace(std::move(bytes), *out);
@@ -447,13 +476,13 @@ bool get_object(ByteReader& r, PyObject** out, std::string* why, Adoption* adopt
     case kTuple: {
       const size_t n = r.count();
       PyObject* t = PyTuple_New(static_cast<Py_ssize_t>(n));
-      if (!t) return miss("out of memory");
+      if (!t) return miss("malformed: out of memory");
       for (size_t i = 0; i < n; ++i) {
         PyObject* item;
         if (!get_object(r, &item, why) || !item) {
           Py_DECREF(t);
           Py_XDECREF(item);
-          return r.ok() && !item ? miss("a tuple item is missing") : false;
+          return r.ok() && !item ? miss("malformed: a tuple item is missing") : false;
         }
         PyTuple_SET_ITEM(t, static_cast<Py_ssize_t>(i), item);
       }
@@ -463,14 +492,14 @@ bool get_object(ByteReader& r, PyObject** out, std::string* why, Adoption* adopt
     case kAdopt: {
       std::string_view print = r.str();
       if (!r.ok()) return miss("malformed: truncated");
-      if (!adopt) return miss("an object bound on first use where none may be");
+      if (!adopt) return miss("malformed: an object bound on first use where none may be");
       adopt->pending = true;
       adopt->print = std::string(print);
       return true;
     }
     default:
       r.fail();
-      return miss("malformed");
+      return miss("malformed: an unknown tag");
   }
 }
 

@@ -8,9 +8,10 @@
 //   Module      a module by name, found in sys.modules (never imported by a load);
 //   ModuleDict  a module's namespace, by the module's name;
 //   Named       an object a module holds: (module, attribute path) plus the module file's stamp
-//               (size and mtime, as .pyc files are checked); the path must lead to the object
-//               itself when it is written, and a load that finds no object there, or a module file
-//               with another stamp, does not resolve;
+//               (size and mtime, as .pyc files are checked), and for a function of a module with no
+//               file (python -c, a notebook) its code's print; the path must lead to the object
+//               itself when it is written, and a load that finds no object there, a module file
+//               with another stamp or a function with other code, does not resolve;
 //   Tuple       a tuple of portable objects that is not a Value;
 //   Adopt       (where the caller allows it) a plain instance, or a code object, reached from the
 //               frame: the load gives nothing, and the guard tree binds the object the first frame
@@ -77,6 +78,9 @@ class SaveMemo {
   SaveMemo* outer_;
 };
 
+// Whether put_object writes o, where adoption is allowed, as an Adopt of a plain instance.
+bool adoptable_instance(PyObject* o);
+
 // Whether o may be bound where an Adopt with this print was written.
 bool adoption_fits(const Adoption& a, PyObject* o);
 
@@ -93,10 +97,37 @@ bool found_matches(ByteReader& r, PyObject* now);
 // unmodified (pijit's own modules) and a later process must know it still is.
 uint64_t namespace_digest(PyObject* dict);
 
+// FNV-1a with a final mix: the same in every process (str hashes are salted per process), fed
+// piece by piece.
+struct StableHash {
+  uint64_t h = 1469598103934665603ull;
+  void bytes(const void* p, size_t n) {
+    const auto* c = static_cast<const unsigned char*>(p);
+    for (size_t i = 0; i < n; ++i) h = (h ^ c[i]) * 1099511628211ull;
+  }
+  void tag(char t) { bytes(&t, 1); }
+  void str(PyObject* u);          // a str's UTF-8, then a separator
+  void cstr(const char* p);       // ... a C string's
+  void num(int64_t v) { bytes(&v, sizeof v); }
+  uint64_t done() const {
+    uint64_t x = h ^ (h >> 33);
+    x *= 0xff51afd7ed558ccdull;
+    return x ^ (x >> 33);
+  }
+};
+// What o is at the level of names, into h: a constant's value, a module's, class's or function's
+// name and module (and a file-less module's function's code), otherwise its class. No attribute
+// lookup runs.
+void hash_token(StableHash& h, PyObject* o);
+
 // A digest of what a class holds, itself and its bases (heap types only: the others cannot change),
 // name by name as namespace_digest reads a namespace: a method patched in (`Mgr.__enter__ = f`)
 // changes it. What a guard relies on when it holds a class unmodified, for a later process.
 uint64_t class_digest(PyTypeObject* t);
+
+// A code object's identity across processes: the SHA-256 of its marshal bytes (its bytecode,
+// constants, names, file and lines), "" when marshal cannot write it.
+std::string code_print(PyObject* co);
 
 // size and mtime of the file a module was loaded from ("" for a module without a source file:
 // builtin, frozen, an extension whose version the artifact's key fixes).

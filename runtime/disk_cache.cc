@@ -1,7 +1,6 @@
 #include "runtime/disk_cache.h"
 
 #include <link.h>
-#include <marshal.h>
 #include <sys/stat.h>
 
 #include <algorithm>
@@ -56,16 +55,6 @@ const std::string& build_stamp() {
   return stamp;
 }
 
-std::string code_digest(PyCodeObject* co) {
-  PyObject* b = PyMarshal_WriteObjectToString(reinterpret_cast<PyObject*>(co), 4);
-  if (!b) {
-    PyErr_Clear();
-    return "";
-  }
-  std::string d = sha256_hex(std::string_view(PyBytes_AS_STRING(b), PyBytes_GET_SIZE(b)));
-  Py_DECREF(b);
-  return d;
-}
 
 void write_artifact(const DiskState& st) {
   ByteWriter w;
@@ -97,7 +86,7 @@ void disk_read(PyCodeObject* co, DiskState* st, const std::string& module, const
   st->read = true;
   trace::Span span("cache", "read artifact");
   const std::string folder = disk_cache_folder();
-  const std::string code = folder.empty() ? "" : code_digest(co);
+  const std::string code = folder.empty() ? "" : py::code_print(reinterpret_cast<PyObject*>(co));
   if (code.empty()) return;
   st->key = "pijit compile cache 1\nbuild " + build_stamp() + "\npython " + Py_GetVersion() + "\nisa " +
             fused_compiler_name() + "\ndnnl " + std::to_string(dnnl_version()->major) + "." +
@@ -126,6 +115,7 @@ std::string disk_blob(const capture::CaptureResult& r) {
   trace::Span span("cache", "write entry");
   if (!r.ok || r.broke) return refuse("a graph break"), "";
   if (!r.sweeps.empty()) return refuse("gradients with symbolic sizes"), "";
+  if (r.hash_dependent) return refuse("a value that depends on the process's str hashes (hash(), a set of strs)"), "";
   ByteWriter w;
   std::string why;
   py::SaveMemo memo;
@@ -167,13 +157,14 @@ std::string disk_blob(const capture::CaptureResult& r) {
 
 void disk_finish(std::string* blob, const graph::Graph& optimized) {
   if (blob->empty()) return;
-  ByteWriter w;
+  ByteWriter g, w;
   std::string why;
-  w.u8(1);
-  if (!graph::save_graph(optimized, w, &why)) {
+  if (!graph::save_graph(optimized, g, &why)) {
     blob->push_back('\0');  // (none: the next process runs the passes again)
     return;
   }
+  w.u8(1);
+  w.str(g.bytes());  // (framed: one that does not read back is skipped, and the passes run)
   *blob += w.bytes();
 }
 
@@ -255,18 +246,28 @@ bool disk_take(py::Frame* f, DiskState* st, const std::function<bool(const guard
     res.instructions = static_cast<int>(r.svar());
     std::shared_ptr<graph::Graph> opt;
     if (r.u8() == 1) {
+      ByteReader gr(r.str());
       opt = std::make_shared<graph::Graph>();
+      std::string opt_why;
+      bool read = false;
       try {
-        if (!graph::load_graph(r, opt.get(), &why)) r.fail();
+        read = graph::load_graph(gr, opt.get(), &opt_why) && gr.at_end();
       } catch (const std::exception&) {
-        r.fail();
       }
+      bool same_inputs = read && opt->inputs().size() == res.graph->inputs().size();
+      for (size_t i = 0; same_inputs && i < opt->inputs().size(); ++i)
+        same_inputs = opt->value(opt->inputs()[i]).meta == res.graph->value(res.graph->inputs()[i]).meta;
+      if (!same_inputs || opt->outputs().size() != res.graph->outputs().size()) opt = nullptr;  // (the passes run)
     }
     const size_t ninputs = res.graph->inputs().size();
     bool sane = r.ok() && r.at_end() && res.plan.input_nodes.size() == ninputs &&
-                (!opt || (opt->inputs().size() == ninputs && opt->outputs().size() == res.graph->outputs().size()));
+                res.guards->roots_fit(py::frame_code(f)) &&
+                codegen::plan_fits(res.plan, res.guards->size(), static_cast<int>(res.graph->outputs().size()),
+                                   py::code_ncells(py::frame_code(f)) + py::code_nfrees(py::frame_code(f)));
     for (int n : res.plan.input_nodes) sane = sane && n >= 0 && n < res.guards->size();
-    for (const graph::SymbolicDim& d : res.symbolic_dims) sane = sane && d.input >= 0 && static_cast<size_t>(d.input) < ninputs;
+    for (const graph::SymbolicDim& d : res.symbolic_dims)
+      sane = sane && d.input >= 0 && static_cast<size_t>(d.input) < ninputs &&
+             d.dim < static_cast<int>(res.graph->value(res.graph->inputs()[d.input]).meta.shape.size());
     for (const graph::SymbolicAttr& a : res.symbolic_attrs) sane = sane && a.node < res.graph->nodes().size();
     for (int i : res.scalar_inputs) sane = sane && i >= 0 && static_cast<size_t>(i) < ninputs;
     // (an entry that binds identities may be taken again, for another instance of the same model)

@@ -524,6 +524,15 @@ bool disk_cache_on(const CodeState* st, const JitOptions& opt) {
   return !g_stress && !stress_only(opt) && !st->is_resume && !st->is_loop_body;
 }
 
+// Entries are read back from it unless what capture and the passes do was asked for (their logs,
+// a dump) or capture decisions were forgotten (pijit.reset: the next call captures): those
+// capture, and still write.
+bool g_disk_reads = true;
+bool disk_reads_on(CodeState* st) {
+  return g_disk_reads && !log_enabled("graph") && !log_enabled("passes") && !log_enabled("codegen") &&
+         dump_folder(st).empty();
+}
+
 // What of the jit's options a captured entry depends on (part of the artifact's key).
 std::string options_key(const JitOptions& opt) {
   std::string sig;
@@ -615,6 +624,14 @@ bool build_entry(py::Frame* f, CodeState* st, const JitOptions& opt, CacheEntry*
       for (PyCodeObject* rc : out->resumes) log_bytecode(co, reinterpret_cast<PyObject*>(rc), "resume function of");
     } else {
       out->resumes.clear();
+    }
+    if (!code && loaded) {  // (a stored entry this build cannot compile: capture as if there were none)
+      PyErr_Clear();
+      out->resumes.clear();
+      --st->compiles;
+      st->mode = st->entries.empty() ? CodeState::Candidate : CodeState::Compiled;
+      log("graph", "the compile cache's entry for " + where(co) + " did not compile here: capturing");
+      return false;
     }
     if (!code) {
       PyObject *t, *v, *tb;
@@ -839,7 +856,7 @@ PJ_COLD PyObject* run_miss(PyThreadState* ts, py::Frame* f, CodeState* st, const
     if (disk_cache_on(st, opt)) {
       note_module(f, st);
       disk_read(co, &st->disk, st->module, options_key(opt));
-      if (!st->disk.blobs.empty()) {
+      if (!st->disk.blobs.empty() && disk_reads_on(st)) {
         const bool busy = t_jit.busy;
         t_jit.busy = true;  // (binding and checking may run a library type's __getattr__)
         from_disk = disk_take(f, &st->disk, [&](const guards::GuardTree& g) { return quiet_check(g, f, nullptr); },
@@ -847,7 +864,12 @@ PJ_COLD PyObject* run_miss(PyThreadState* ts, py::Frame* f, CodeState* st, const
         t_jit.busy = busy;
       }
     }
-    if (!build_entry(f, st, opt, &e, from_disk ? &loaded : nullptr, std::move(optimized))) return nullptr;
+    if (!build_entry(f, st, opt, &e, from_disk ? &loaded : nullptr, std::move(optimized))) {
+      if (!from_disk || PyErr_Occurred()) return nullptr;
+      CacheEntry fresh;  // (the stored entry did not compile here)
+      if (!build_entry(f, st, opt, &fresh)) return nullptr;
+      e = std::move(fresh);
+    }
     st->entries.push_front(std::move(e));
   }
   if (!tape_safe(st->entries.front())) return run_tape_unsafe(ts, f, st);
@@ -1256,6 +1278,7 @@ static void reset_code_state(CodeState* st, std::set<CodeState*>* done) {
 }
 
 void reset_capture(PyCodeObject* co) {
+  g_disk_reads = false;  // (forgotten means captured again: not read back from the compile cache)
   std::set<CodeState*> done;
   if (co) {
     reset_code_state(code_state(co, false), &done);

@@ -15,6 +15,7 @@
 #include "absl/container/flat_hash_map.h"
 #include "absl/container/inlined_vector.h"
 #include "capture/jit_api.h"
+#include "common/files.h"
 #include "common/stack.h"
 #include "common/trace.h"
 #include "runtime/debug_tools.h"
@@ -1262,12 +1263,12 @@ PyObject* py_compile_cache_info(PyObject*, PyObject*) {
   const std::string folder = disk_cache_folder();
   const DiskStats& s = disk_stats();
   auto counts = [](const std::map<std::string, int64_t>& m) {
-    PyObject* d = PyDict_New();
+    py::Ref d(PyDict_New());
     for (const auto& [why, n] : m) {
       py::Ref v(PyLong_FromLongLong(n));
-      if (d && v) PyDict_SetItemString(d, why.c_str(), v.get());
+      if (!d || !v || PyDict_SetItemString(d.get(), why.c_str(), v.get()) < 0) return static_cast<PyObject*>(nullptr);
     }
-    return d;
+    return d.release();
   };
   py::Ref refusals(counts(s.refusals)), stale(counts(s.stale_reasons));
   if (!refusals || !stale) return nullptr;
@@ -1277,6 +1278,13 @@ PyObject* py_compile_cache_info(PyObject*, PyObject*) {
                        static_cast<long long>(s.entries_loaded), "entries_written", static_cast<long long>(s.entries_written),
                        "stale", static_cast<long long>(s.stale), "rejected", static_cast<long long>(s.rejected), "refusals",
                        refusals.get(), "stale_reasons", stale.get());
+}
+
+// pijit's disk caches' root folder as the environment names it (common/files.h), None when off.
+PyObject* py_cache_root(PyObject*, PyObject*) {
+  const std::string root = cache_root();
+  if (root.empty()) Py_RETURN_NONE;
+  return PyUnicode_DecodeFSDefault(root.c_str());
 }
 
 PyObject* py_release_code_states(PyObject*, PyObject*) {
@@ -1311,6 +1319,7 @@ PyMethodDef jit_methods[] = {
     {"_set_library_dir", py_set_library_dir, METH_O, "directory of pijit's own Python code"},
     {"_stack_room", py_stack_room, METH_NOARGS, "bytes of C stack this thread has left"},
     {"_is_continuation_code", py_is_continuation_code, METH_O, "whether code is a live resume function's or loop body's"},
+    {"cache_root", py_cache_root, METH_NOARGS, "cache_root(): the disk caches' root folder, None when they are off"},
     {"compile_cache_info", py_compile_cache_info, METH_NOARGS,
      "compile_cache_info(): the persistent compile cache's folder and this process's counters"},
     {"_release_code_states", py_release_code_states, METH_NOARGS,

@@ -23,15 +23,7 @@ FOLDERS = ("graphs", "cuda")
 
 def root():
     """The cache's root folder as the environment names it, or None when the cache is off."""
-    if os.environ.get("MS_COMPILER_CACHE_ENABLE") == "0":
-        return None
-    if "PIJIT_CACHE_DIR" in os.environ:
-        return os.environ["PIJIT_CACHE_DIR"] or None
-    for var, tail in (("MS_COMPILER_CACHE_PATH", ""), ("XDG_CACHE_HOME", "pijit")):
-        if os.environ.get(var):
-            return os.path.join(os.environ[var], tail) if tail else os.environ[var]
-    home = os.environ.get("HOME")
-    return os.path.join(home, ".cache", "pijit") if home else None
+    return _C.cache_root()
 
 
 def _artifacts(folder):

@@ -155,7 +155,8 @@ def cache_entries(fn):
 
 def reset(fn=None):
     """pijit.reset(): forget every capture decision (caches, counters, reasons); pijit.reset(fn):
-    only fn's code and the resume functions its breaks made. The next call captures again."""
+    only fn's code and the resume functions its breaks made. The next call captures again (this
+    process no longer reads entries back from the persistent compile cache; it still writes them)."""
     _C.reset_capture(fn)
 
 

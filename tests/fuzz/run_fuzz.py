@@ -10,8 +10,8 @@
     PYTHONPATH=pyscripts python tests/fuzz/run_fuzz.py --count 500 --exceptions 1   # also --generators,
                                                       # --contexts, --dunders (gen_features.py)
     PYTHONPATH=pyscripts python tests/fuzz/run_fuzz.py --count 500 --self-check  # plain vs plain
-    PYTHONPATH=pyscripts python tests/fuzz/run_fuzz.py --count 500 --cache  # jitted twice: the
-                                                      # second run loads the compile cache's entries
+    PYTHONPATH=pyscripts python tests/fuzz/run_fuzz.py --count 500 --cache  # and again in a second
+                                                      # process, from the compile cache
     PIJIT_STRESS=1 PYTHONPATH=pyscripts python tests/fuzz/run_fuzz.py --seed 1 --count 50
     PIJIT_STRESS=3 PYTHONPATH=pyscripts python tests/fuzz/run_fuzz.py --seed 1 --count 50   # level 3
 
@@ -366,11 +366,12 @@ def worker_main():
         module_file = None
         if job.get("cache"):  # the program as a file of its own, for both its jitted runs
             module_file = os.path.join(job["cache"], "prog_%s.py" % job["id"])
-            with open(module_file, "w") as f:
-                f.write(job["source"])
+            if not os.path.exists(module_file):  # (written once: its stamp is part of what is stored)
+                with open(module_file, "w") as f:
+                    f.write(job["source"])
         for mode in job["modes"]:
             try:
-                res[mode] = run_side(job["source"], jit=mode in ("jit", "jit2"),
+                res[mode] = run_side(job["source"], jit=mode == "jit",
                                      tracebacks=job.get("tracebacks", False), module_file=module_file)
             except Exception as e:          # the harness itself failed: never a silent pass
                 res[mode] = {"trace": [["harness error", type(e).__name__, safe_str(e)],
@@ -386,10 +387,10 @@ def worker_main():
 class Worker(object):
     """A worker subprocess; run(job) returns its answer, or {"crash": why, "stderr": tail}."""
 
-    def __init__(self, stress, timeout, cache=None):
+    def __init__(self, stress, timeout, cache=None, hash_seed="0"):
         self.env = dict(os.environ)
         self.env["PYTHONPATH"] = PYSCRIPTS + os.pathsep + self.env.get("PYTHONPATH", "")
-        self.env["PYTHONHASHSEED"] = "0"
+        self.env["PYTHONHASHSEED"] = hash_seed
         # the persistent compile cache: --cache's folder, else off (a run must not read another's)
         self.env["PIJIT_CACHE_DIR"] = cache or ""
         level = self.env.pop("PIJIT_STRESS", "")
@@ -633,8 +634,8 @@ def compare(pid, source, answers, stress):
     v.invalid = bool(first) and isinstance(first[0], list) and first[0][0] == "module raised"
     if "jit" in main:
         v.stats = main["jit"]["stats"]
-    if "jit2" in main:
-        v.loaded = (main["jit2"]["stats"] or {}).get("loaded", 0)
+    if "again" in answers:
+        v.loaded = (answers["again"]["jit"]["stats"] or {}).get("loaded", 0)
     # Where a plain run met MemoryError, how far each run got depends on what else held memory
     # (a graph's buffers, the stress mode's caches): nothing to compare.
     if "MemoryError" in json.dumps((answers.get("ref") or main)["plain"]["trace"]):
@@ -646,9 +647,11 @@ def compare(pid, source, answers, stress):
                  ("plain (no stress)", ref, "jitted under stress", main["jit"]["trace"])]
     elif "plain2" in main:
         pairs = [("plain", main["plain"]["trace"], "plain again", main["plain2"]["trace"])]
-    elif "jit2" in main:
+    elif "again" in answers:
+        again = answers["again"]
         pairs = [("plain", main["plain"]["trace"], "jitted", main["jit"]["trace"]),
-                 ("plain", main["plain"]["trace"], "jitted from the compile cache", main["jit2"]["trace"])]
+                 ("plain (another process)", again["plain"]["trace"], "jitted from the compile cache",
+                  again["jit"]["trace"])]
     else:
         pairs = [("plain", main["plain"]["trace"], "jitted", main["jit"]["trace"])]
     for na, ta, nb, tb in pairs:
@@ -670,13 +673,13 @@ def compare(pid, source, answers, stress):
 def run_programs(programs, jobs=2, stress=None, timeout=DEFAULT_TIMEOUT, self_check=False,
                  progress=None, cache=None):
     """programs: list of (id, source). Returns a list of Verdicts in the same order. cache: a
-    private folder; each program's jitted side then runs twice, the second time from what the
-    first left in the persistent compile cache (a fresh module, as a second process has)."""
+    private folder; each program then also runs in a second worker process (another hash seed),
+    plainly and jitted from what the first worker left in the persistent compile cache."""
     if stress is None:
         stress = os.environ.get("PIJIT_STRESS", "") not in ("", "0")
     if self_check or cache:
         stress = False  # plain against plain in one worker: stress has nothing to compare
-    modes = ["plain", "plain2"] if self_check else ["plain", "jit", "jit2"] if cache else ["plain", "jit"]
+    modes = ["plain", "plain2"] if self_check else ["plain", "jit"]
     verdicts = [None] * len(programs)
     lock = threading.Lock()
     nthreads = max(1, min(jobs, len(programs)))
@@ -686,6 +689,9 @@ def run_programs(programs, jobs=2, stress=None, timeout=DEFAULT_TIMEOUT, self_ch
         # difference depends on what ran before it in the same process.
         main = Worker(stress, timeout, cache)
         ref = Worker(False, timeout) if stress else None
+        # --cache: a second process, with another hash seed, runs each program plainly and jitted
+        # from what the first left in the cache (as a user's next run does)
+        again = Worker(False, timeout, cache, hash_seed=str(1000 + k)) if cache else None
         try:
             for i in range(k, len(programs), nthreads):
                 pid, source = programs[i]
@@ -694,14 +700,18 @@ def run_programs(programs, jobs=2, stress=None, timeout=DEFAULT_TIMEOUT, self_ch
                 if ref is not None:
                     answers["ref"] = ref.run({"id": pid, "source": source, "modes": ["plain"],
                                               "tracebacks": TRACEBACKS})
+                if again is not None:
+                    answers["again"] = again.run({"id": pid, "source": source, "modes": ["plain", "jit"],
+                                                  "tracebacks": TRACEBACKS, "cache": cache})
                 verdicts[i] = compare(pid, source, answers, stress)
                 if progress:
                     with lock:
                         progress(verdicts[i])
         finally:
             main.close()
-            if ref is not None:
-                ref.close()
+            for w in (ref, again):
+                if w is not None:
+                    w.close()
 
     threads = [threading.Thread(target=loop, args=(k,)) for k in range(nthreads)]
     for t in threads:
@@ -893,8 +903,8 @@ def main(argv=None):
                     help="also the constructs of known open defects the generator leaves out "
                     "(gen_features.OPEN_DEFECTS: %s)" % ", ".join(sorted(gen.gen_features.OPEN_DEFECTS)))
     ap.add_argument("--cache", action="store_true",
-                    help="run each program's jitted side twice, the second time from the persistent "
-                         "compile cache the first filled (a private folder for the run)")
+                    help="also run each program in a second process (another hash seed), jitted from the "
+                         "persistent compile cache the first filled (a private folder for the run)")
     ap.add_argument("--worker", action="store_true", help=argparse.SUPPRESS)
     args = ap.parse_args(argv)
     if args.worker:
@@ -952,7 +962,7 @@ def main(argv=None):
     print("%s%s (%.1f s, Python %s)" % (summary_line(verdicts),
                                         " [PIJIT_STRESS]" if stress else
                                         " [self-check: plain vs plain]" if args.self_check else
-                                        " [jitted twice: from the compile cache the second time]" if cache else "",
+                                        " [and in a second process, from the compile cache]" if cache else "",
                                         time.time() - t0, sys.version.split()[0]))
     return 0 if all(v.status == "same" for v in verdicts) else 1
 

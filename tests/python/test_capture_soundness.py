@@ -1180,7 +1180,9 @@ class InterruptionsPropagate(unittest.TestCase):
 
     def check(self, exc):
         ns = {"ops": ops}
-        exec("def f(x):\n    return ops.relu(x) + 1.0\n", ns)  # a code object of its own
+        # a code object of its own, which no earlier test left in the persistent compile cache
+        # (the call must capture: the interruption arrives there)
+        exec(compile("def f(x):\n    return ops.relu(x) + 1.0\n", "<interrupted by %s>" % exc.__name__, "exec"), ns)
         jf = pj.jit(ns["f"])
         pj._C._test_interrupt_next_trace(exc)  # as if a signal handler raised inside capture
         try:
@@ -1215,8 +1217,8 @@ class InterruptionsPropagate(unittest.TestCase):
             raise TimeoutError("took too long")
         before = signal.signal(signal.SIGALRM, on_alarm)
         try:
-            signal.setitimer(signal.ITIMER_REAL, 0.003)  # capture alone takes tens of ms
             with self.assertRaisesRegex(TimeoutError, "took too long"):
+                signal.setitimer(signal.ITIMER_REAL, 0.003)  # capture alone takes tens of ms
                 jf(pj.Tensor([1.0]))
         finally:
             signal.setitimer(signal.ITIMER_REAL, 0)

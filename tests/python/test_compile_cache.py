@@ -306,6 +306,72 @@ class CompileCache(unittest.TestCase):
         self.assertEqual(json.dumps(first["weights"]), json.dumps(second["weights"]))
         self.assertNotEqual(first["losses"][0], first["losses"][2])  # (it trained)
 
+    def test_a_program_without_a_file_is_told_apart_by_its_code(self):
+        # python -c (and a notebook's cells): no module file stamps what __main__'s functions do
+        prog = textwrap.dedent("""
+            import json, sys
+            import pijit as pj
+            @pj.jit
+            def f(x):
+                return helper(x) + 1
+            def helper(x):
+                return x * FACTOR
+            out = f(pj.ones((2,)))
+            es = pj.jit_stats(f)["entries"]
+            print(json.dumps({"out": out.tolist(), "from_disk": [e["from_disk"] for e in es]}))
+        """)
+        outs = []
+        for factor in ("2.0", "2.0", "3.0", "3.0"):
+            p = subprocess.run([sys.executable, "-c", prog.replace("FACTOR", factor)], stdout=subprocess.PIPE,
+                               stderr=subprocess.PIPE, universal_newlines=True, env=self.env(), timeout=300)
+            self.assertEqual(p.returncode, 0, p.stderr)
+            outs.append(json.loads(p.stdout.strip().splitlines()[-1]))
+        self.assertEqual([o["out"] for o in outs], [[3.0, 3.0], [3.0, 3.0], [4.0, 4.0], [4.0, 4.0]])
+        self.assertEqual([o["from_disk"] for o in outs], [[False], [True], [False], [True]])
+
+    def test_a_bound_object_must_hold_what_it_held(self):
+        # an identity guard on a library object whose state library code read for real at capture
+        with open(os.path.join(self.work, "prog.py"), "w") as f:
+            f.write(textwrap.dedent("""
+                import json, sys
+                import pijit as pj
+                from pijit import ops
+                SM = ops.Softmax(axis=int(sys.argv[1]))
+                @pj.jit
+                def f(x):
+                    return SM(x) * 2
+                x = pj.Tensor([[1.0, 2.0], [3.0, 5.0]], pj.float32)
+                out = f(x)
+                es = pj.jit_stats(f)["entries"]
+                print(json.dumps({"out": out.tolist(), "eager": (SM(x) * 2).tolist(),
+                                  "from_disk": [e["from_disk"] for e in es]}))
+            """))
+        runs = [self.run_prog(axis) for axis in ("1", "0", "1", "0")]
+        for r in runs:
+            self.assertEqual(json.dumps(r["out"]), json.dumps(r["eager"]))
+        self.assertNotEqual(runs[0]["out"], runs[1]["out"])
+        self.assertEqual([r["from_disk"] for r in runs], [[False], [False], [True], [True]])
+
+    def test_what_depends_on_the_hash_seed_is_not_stored(self):
+        with open(os.path.join(self.work, "prog.py"), "w") as f:
+            f.write(textwrap.dedent("""
+                import json
+                import pijit as pj
+                @pj.jit
+                def f(x):
+                    order = list({"w1", "w2", "w3", "w4"})  # (an order each process salts anew)
+                    return x * (order.index("w1") + 1)
+                out = f(pj.ones((2,)))
+                order = list({"w1", "w2", "w3", "w4"})
+                print(json.dumps({"out": out.tolist(), "want": [float(order.index("w1") + 1)] * 2,
+                                  "stats": pj._C.compile_cache_info()}))
+            """))
+        for seed in ("1", "2", "3", "4"):
+            r = self.run_prog(env=self.env(PYTHONHASHSEED=seed))
+            self.assertEqual(r["out"], r["want"], seed)
+            self.assertEqual(r["stats"]["entries_loaded"], 0)
+            self.assertIn("a value that depends on the process's str hashes (hash(), a set of strs)", r["stats"]["refusals"])
+
     def test_cache_info_and_clear(self):
         self.run_prog()
         env = self.env()

@@ -92,10 +92,11 @@ class FuzzPlainVsJit(unittest.TestCase):
                       % (len(bad) - MAX_REPORTED, run_fuzz.summary_line(verdicts)))
 
     def test_through_the_compile_cache(self):
-        """Each program jitted twice, the second time from the persistent compile cache the first
-        filled (a fresh module, as a second process has): both agree with plain Python. Seed 3
-        holds 300167, whose class gets a method patched in between calls (a class check that only
-        named what capture looked up let an entry made after the patch run before it)."""
+        """Each program also runs in a second worker process (another hash seed), plainly and
+        jitted from the persistent compile cache the first process filled: jitted agrees with plain
+        in both. Seed 3 holds 300167, whose class gets a method patched in between calls (a class
+        check that only named what capture looked up let an entry made after the patch run before
+        it)."""
         import shutil
         import tempfile
         ids = [run_fuzz.program_id(3, i) for i in range(CACHE_COUNT)]
