@@ -224,6 +224,9 @@ bool load_graph(ByteReader& r, Graph* out, std::string* why) {
       if (static_cast<size_t>(v) >= next) return fail("malformed");  // (a value used before it is made)
     // The metas read must be the ones the op infers (a graph planned with others would run kernels
     // at the wrong sizes): inference raises on inputs the op refuses.
+    const bool arity = op->num_inputs >= 0 ? inputs.size() == static_cast<size_t>(op->num_inputs)
+                                           : inputs.size() >= static_cast<size_t>(op->min_inputs);
+    if (!arity) return fail("malformed: " + name + " with " + std::to_string(inputs.size()) + " inputs");
     if (op->infer && !op->data_dependent) {
       Metas in;
       for (int v : inputs) in.push_back(g.value(v).meta);
