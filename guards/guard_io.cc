@@ -13,7 +13,7 @@
 namespace pj::guards {
 namespace {
 
-constexpr uint8_t kTreeFormat = 1;
+constexpr uint8_t kTreeFormat = 2;
 
 PyObject* id_target_of(const Check& c) {
   if (c.n != 1) return c.ref;
@@ -50,9 +50,9 @@ void get_check_meta(ByteReader& r, Check* c) {
   }
 }
 
-// Class checks already verified in this process, by their bytes: the same class read with the same
-// names (every Dense of a model) is verified once, and again only after the class changed (its
-// version tag moved). Values: (the class, weakly; its tag then; the names dict a check keeps).
+// Class checks already read in this process, by their bytes: the same class with the same names
+// (every Dense of a model) is checked and its names dict made once, and again only after the class
+// changed (its version tag moved). Values: (the class, weakly; its tag then; the names dict).
 struct KnownClass {
   PyObject* cls;
   unsigned int version;
@@ -201,19 +201,14 @@ bool GuardTree::save(ByteWriter& w, std::string* why) const {
           if (py::type_version(t) != static_cast<unsigned int>(c.n)) return dead(why, "a guarded class changed");
           if (!py::put_object(w, reinterpret_cast<PyObject*>(t), why)) return false;
           // The whole class, as its version tag stood for it here (capture relies on the tag for
-          // lookups it names no name for: a with statement's __enter__), then what each name
-          // capture looked up resolved to (checked again on load, and what a failure explains).
+          // lookups it names no name for: a with statement's __enter__): its digest is what a load
+          // checks. The names capture looked up only say, on a failure, what changed.
           w.u64(py::class_digest(t));
           PyObject* names = PyTuple_GET_ITEM(c.ref, 1);
           w.var(static_cast<uint64_t>(PyDict_GET_SIZE(names)));
           Py_ssize_t pos = 0;
           PyObject *name, *seen;
-          while (PyDict_Next(names, &pos, &name, &seen)) {
-            w.str(py::text(name));
-            PyObject* found = PyTuple_GET_SIZE(seen) ? held(PyTuple_GET_ITEM(seen, 0)) : nullptr;
-            if (PyTuple_GET_SIZE(seen) && !found) return dead(why, "a class attribute capture read died");
-            py::put_found(w, found);
-          }
+          while (PyDict_Next(names, &pos, &name, &seen)) w.str(py::text(name));
           break;
         }
         case CheckKind::DictVersions: {
@@ -268,15 +263,7 @@ std::shared_ptr<GuardTree> GuardTree::load(ByteReader& r, std::string* why) {
     if ((acc == Access::Const || acc == Access::Item) && !key.get()) return fail("malformed");
     // (appended as they were saved, parents first, without the path index: a loaded tree is
     // complete, nothing captures into it)
-    const bool weak = (acc == Access::Item && key.get() && !py::is_plain_constant(key.get())) || acc == Access::Const;
-    PyObject* k = key.release();
-    if (weak && k) {
-      PyObject* h = hold_weakly(k);
-      Py_DECREF(k);
-      k = h;
-    }
-    t->nodes_.push_back({acc, index, parent, k, {}});
-    const int node = static_cast<int>(i);
+    const int node = t->append_node(parent, acc, index, key.get());
     const size_t nc = r.count();
     for (size_t k = 0; k < nc; ++k) {
       Check c{static_cast<CheckKind>(r.u8()), nullptr, r.svar(), {}};
@@ -362,10 +349,7 @@ std::shared_ptr<GuardTree> GuardTree::load(ByteReader& r, std::string* why) {
             py::Ref owned_cls(cls);
             r.u64();
             const size_t nnames = r.count();
-            for (size_t j = 0; j < nnames; ++j) {
-              r.str();
-              if (r.u8() != 0) r.str();
-            }
+            for (size_t j = 0; j < nnames; ++j) r.str();
             if (!r.ok()) return fail("malformed");
             auto it = known_classes().find(std::string(r.since(start)));
             PyObject* known = it == known_classes().end() ? nullptr : held(it->second.cls);
@@ -388,9 +372,7 @@ std::shared_ptr<GuardTree> GuardTree::load(ByteReader& r, std::string* why) {
           for (size_t j = 0; j < nnames; ++j) {
             py::Ref name(PyUnicode_InternFromString(std::string(r.str()).c_str()));
             if (!name || !r.ok()) return fail("malformed");
-            PyObject* found = _PyType_Lookup(tp, name.get());
-            if (!py::found_matches(r, found))
-              return fail(r.ok() ? std::string(tp->tp_name) + "." + py::text(name.get()) + " changed" : "malformed");
+            PyObject* found = _PyType_Lookup(tp, name.get());  // (what it holds, as the digest said)
             py::Ref seen(found ? Py_BuildValue("(NN)", hold_weakly(found),
                                                PyUnicode_FromFormat("<%s object>", Py_TYPE(found)->tp_name))
                                : PyTuple_New(0));

@@ -550,11 +550,17 @@ int GuardTree::find_or_add(int parent, Access access, int index, PyObject* key) 
   bool weak = (access == Access::Item && key && !plain_constant(key)) || access == Access::Const;
   for (int i : same)
     if (same_path_key(weak ? held(nodes_[i].key) : nodes_[i].key, key)) return i;
+  const int node = append_node(parent, access, index, key);
+  same.push_back(node);
+  return node;
+}
+
+int GuardTree::append_node(int parent, Access access, int index, PyObject* key) {
+  const bool weak = (access == Access::Item && key && !plain_constant(key)) || access == Access::Const;
   if (weak) key = hold_weakly(key);
   else Py_XINCREF(key);
   nodes_.push_back({access, index, parent, key, {}});
   prepared_ = false;
-  same.push_back(size() - 1);
   return size() - 1;
 }
 

@@ -199,6 +199,8 @@ class GuardTree {
 
  private:
   int find_or_add(int parent, Access access, int index, PyObject* key);
+  // The node, appended without looking for it (find_or_add, load): keys held as guards hold them.
+  int append_node(int parent, Access access, int index, PyObject* key);
   void prepare() const;  // the version shortcut's per-node facts, after the last change
   // The fast pass (check()): when the last call passed with every versioned dict as the call before
   // it left it, the next call first assumes nothing changed and verifies only that: each dict's tag,

@@ -503,51 +503,6 @@ bool get_object(ByteReader& r, PyObject** out, std::string* why, Adoption* adopt
   }
 }
 
-void put_found(ByteWriter& w, PyObject* found) {
-  std::string why;
-  ByteWriter obj;
-  if (!found) {
-    w.u8(0);
-  } else if (put_object(obj, found, &why)) {
-    w.u8(1);
-    w.str(obj.bytes());
-  } else {
-    if (PyErr_Occurred()) PyErr_Clear();
-    ByteWriter cls;  // empty when nothing names its class: only "some object" is checked
-    if (!put_object(cls, reinterpret_cast<PyObject*>(Py_TYPE(found)), &why) && PyErr_Occurred()) PyErr_Clear();
-    w.u8(2);
-    w.str(cls.bytes());
-  }
-}
-
-bool found_matches(ByteReader& r, PyObject* now) {
-  const uint8_t kind = r.u8();
-  if (kind == 0) return r.ok() && now == nullptr;
-  std::string_view enc = r.str();
-  if (!r.ok() || kind > 2) {
-    r.fail();
-    return false;
-  }
-  if (!now) return false;
-  if (kind == 2 && enc.empty()) return true;
-  ByteReader er(enc);
-  PyObject* o = nullptr;
-  if (!get_object(er, &o, nullptr) || !o) return false;
-  bool same;
-  if (kind == 2) {
-    same = o == reinterpret_cast<PyObject*>(Py_TYPE(now));
-  } else {
-    same = o == now;
-    if (!same && plain_constant(o) && Py_TYPE(o) == Py_TYPE(now)) {
-      const int eq = PyObject_RichCompareBool(o, now, Py_EQ);  // (constants: runs no user code)
-      if (eq < 0) PyErr_Clear();
-      same = eq == 1;
-    }
-  }
-  Py_DECREF(o);
-  return same;
-}
-
 uint64_t class_digest(PyTypeObject* t) {
   // Once per class state: a type's version tag moves whenever it or a base changes.
   static std::unordered_map<PyTypeObject*, std::pair<unsigned int, uint64_t>> known;

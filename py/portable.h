@@ -84,13 +84,6 @@ bool adoptable_instance(PyObject* o);
 // Whether o may be bound where an Adopt with this print was written.
 bool adoption_fits(const Adoption& a, PyObject* o);
 
-// What a class attribute lookup found, for checking on load that it finds the same again: the
-// object when it is portable, else only its class (a property, a descriptor: what it does is the
-// class's module's source, which the class's own stamp fixes). nullptr: the name was absent.
-void put_found(ByteWriter& w, PyObject* found);
-// Whether `now` (nullptr: absent) is what put_found wrote. Malformed input fails the reader.
-bool found_matches(ByteReader& r, PyObject* now);
-
 // A digest of a namespace's contents that is the same in every process that built it the same way:
 // each name with what it is bound to (a constant's value; a module's, class's or function's name
 // and module; otherwise the object's class). Used where a graph relied on a whole namespace being

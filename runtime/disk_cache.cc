@@ -171,6 +171,11 @@ void disk_finish(std::string* blob, const graph::Graph& optimized) {
 bool disk_take(py::Frame* f, DiskState* st, const std::function<bool(const guards::GuardTree&)>& passes,
                capture::CaptureResult* out, std::shared_ptr<graph::Graph>* optimized) {
   std::vector<char> stale(st->blobs.size(), 0);
+  auto drop = [&](size_t k, const std::string& why) {  // (never tried again, and rewritten without)
+    st->tried[k] = stale[k] = 1;
+    ++disk_stats().stale;
+    ++disk_stats().stale_reasons[why];
+  };
   bool found = false;
   py::NamedMemo memo;
   for (size_t k = 0; k < st->blobs.size() && !found; ++k) {
@@ -186,11 +191,7 @@ bool disk_take(py::Frame* f, DiskState* st, const std::function<bool(const guard
     if (!tree) {
       // Stale (a module's file changed) or malformed: dropped. Else it names what this process
       // holds otherwise now (a class patched, a module not imported yet): tried again later.
-      if (why.rfind("stale", 0) == 0 || why.rfind("malformed", 0) == 0) {
-        st->tried[k] = stale[k] = 1;
-        ++disk_stats().stale;
-        ++disk_stats().stale_reasons[why];
-      }
+      if (why.rfind("stale", 0) == 0 || why.rfind("malformed", 0) == 0) drop(k, why);
       continue;
     }
     const bool adopts = tree->adoption_pending();
@@ -211,9 +212,7 @@ bool disk_take(py::Frame* f, DiskState* st, const std::function<bool(const guard
     }
     if (!read) {
       if (PyErr_Occurred()) PyErr_Clear();
-      st->tried[k] = stale[k] = 1;
-      ++disk_stats().stale;
-      ++disk_stats().stale_reasons[why];
+      drop(k, why);
       continue;
     }
     res.symbolic_dims.resize(r.count());
@@ -264,21 +263,16 @@ bool disk_take(py::Frame* f, DiskState* st, const std::function<bool(const guard
                 res.guards->roots_fit(py::frame_code(f)) &&
                 codegen::plan_fits(res.plan, res.guards->size(), static_cast<int>(res.graph->outputs().size()),
                                    py::code_ncells(py::frame_code(f)) + py::code_nfrees(py::frame_code(f)));
-    for (int n : res.plan.input_nodes) sane = sane && n >= 0 && n < res.guards->size();
     for (const graph::SymbolicDim& d : res.symbolic_dims)
       sane = sane && d.input >= 0 && static_cast<size_t>(d.input) < ninputs &&
              d.dim < static_cast<int>(res.graph->value(res.graph->inputs()[d.input]).meta.shape.size());
     for (const graph::SymbolicAttr& a : res.symbolic_attrs) sane = sane && a.node < res.graph->nodes().size();
     for (int i : res.scalar_inputs) sane = sane && i >= 0 && static_cast<size_t>(i) < ninputs;
-    // (an entry that binds identities may be taken again, for another instance of the same model)
-    st->tried[k] = !adopts;
     if (!sane) {
-      st->tried[k] = 1;
-      stale[k] = 1;
-      ++disk_stats().stale;
-      ++disk_stats().stale_reasons["malformed"];
+      drop(k, "malformed");
       continue;
     }
+    st->tried[k] = !adopts;  // (one that binds identities may serve another instance of the model)
     *out = std::move(res);
     *optimized = std::move(opt);
     found = true;

@@ -80,13 +80,16 @@ class FuzzPlainVsJit(unittest.TestCase):
         self.assertGreaterEqual(graphs, MIN_GRAPHS, run_fuzz.capture_line(verdicts))
         invalid = [v.pid for v in verdicts if v.invalid]
         self.assertEqual(invalid, [], "programs that do not even run plainly (a generator bug)")
+        self.fail_on_differences(verdicts, "--minimize")
+
+    def fail_on_differences(self, verdicts, rerun_flag):
         bad = [v for v in verdicts if v.status != "same"]
         for v in bad[:MAX_REPORTED]:
             with self.subTest(program=v.pid, kind=v.kind):
                 self.fail("program %s %s (%s)\n%s\n%s\nrerun: PYTHONPATH=pyscripts python "
-                          "tests/fuzz/run_fuzz.py --program %s --minimize"
+                          "tests/fuzz/run_fuzz.py --program %s %s"
                           % (v.pid, "crashed" if v.status == "crash" else "differs", v.kind,
-                             v.source, v.detail, v.pid))
+                             v.source, v.detail, v.pid, rerun_flag))
         if len(bad) > MAX_REPORTED:
             self.fail("%d more programs differ or crash (%s)"
                       % (len(bad) - MAX_REPORTED, run_fuzz.summary_line(verdicts)))
@@ -110,13 +113,7 @@ class FuzzPlainVsJit(unittest.TestCase):
             run_fuzz.summary_line(verdicts), run_fuzz.capture_line(verdicts)))
         loaded = sum(1 for v in verdicts if v.loaded)
         self.assertGreaterEqual(loaded, MIN_LOADED, run_fuzz.capture_line(verdicts))
-        bad = [v for v in verdicts if v.status != "same"]
-        for v in bad[:MAX_REPORTED]:
-            with self.subTest(program=v.pid, kind=v.kind):
-                self.fail("program %s %s (%s)\n%s\n%s\nrerun: PYTHONPATH=pyscripts python "
-                          "tests/fuzz/run_fuzz.py --program %s --cache"
-                          % (v.pid, "crashed" if v.status == "crash" else "differs", v.kind,
-                             v.source, v.detail, v.pid))
+        self.fail_on_differences(verdicts, "--cache")
 
     def test_harness_is_deterministic(self):
         """Plain vs plain over the same programs: any difference is the harness's or the
