@@ -312,7 +312,7 @@ class Simulator : public TraceContext {
   }
   PyObject* load_attr(PyObject* v, PyObject* name);
   PyObject* frame_dict_item(PyObject* d, int node, PyObject* key);  // op_loads_stores.cc
-  // ---- mixed precision: Cell.to_float (sim_values.cc; mirrors pijit/nn/cell.py's _MixedPrecision) ----
+  // ---- mixed precision: Cell.to_float (sim_values.cc; mirrors pijit/nn/cell.py's _mixed_precision_call) ----
   // The dtype floating trainable Parameters read through a Cell attribute are cast to (Py_None: none).
   PyObject* mixed_precision_dtype();
   PyObject* mixed_precision_param(PyObject* param, PyObject* value, int node);

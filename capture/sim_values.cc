@@ -35,7 +35,6 @@ struct CellTypes {
   PyObject* call = nullptr;
   PyObject* getattr = nullptr;
   PyObject* containers = nullptr;  // (SequentialCell, CellList, CellDict)
-  PyObject* mixed_precision = nullptr;  // the per-thread state Cell.to_float's calls set (its .dtype)
 };
 const CellTypes& cell_types() {
   static CellTypes t = [] {
@@ -46,7 +45,6 @@ const CellTypes& cell_types() {
       c.cell = PyObject_GetAttrString(mod, "Cell");
       c.call = c.cell ? PyObject_GetAttrString(c.cell, "__call__") : nullptr;
       c.getattr = c.cell ? PyObject_GetAttrString(c.cell, "__getattr__") : nullptr;
-      c.mixed_precision = PyObject_GetAttrString(mod, "_mixed_precision");
       c.containers = Py_BuildValue("(NNN)", PyObject_GetAttrString(cont, "SequentialCell"),
                                    PyObject_GetAttrString(cont, "CellList"), PyObject_GetAttrString(cont, "CellDict"));
     }
@@ -1109,13 +1107,10 @@ PyObject* Simulator::load_attr(PyObject* v, PyObject* name) {
 PyObject* Simulator::mixed_precision_dtype() {
   if (amp_inlined_) return amp_inlined_;
   if (!amp_outer_) {
-    PyObject* state = cell_types().mixed_precision;
-    if (!state) return Py_None;
-    static PyObject* dtype_name = PyUnicode_InternFromString("dtype");
-    PyObject* v = PyObject_GetAttr(state, dtype_name);
-    if (!v) python_error("reading the mixed-precision dtype");
-    own(v);
-    amp_outer_ = wrap(v, tree_.child(tree_.root(Access::Const, 0, state), Access::Attr, dtype_name));
+    PyObject* v = guards::amp_dtype();
+    Py_INCREF(v);
+    tree_.add_check(tree_.root(Access::Context, 2, nullptr), {CheckKind::AmpDtype, v, 0, {}});
+    amp_outer_ = v;
   }
   return amp_outer_;
 }

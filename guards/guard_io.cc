@@ -167,6 +167,9 @@ bool GuardTree::save(ByteWriter& w, std::string* why) const {
           if (!py::put_object(w, c.ref, why)) return false;
           put_check_meta(w, c);
           break;
+        case CheckKind::AmpDtype:
+          if (!py::put_object(w, c.ref, why)) return false;
+          break;
         case CheckKind::Id: {
           PyObject* o = id_target_of(c);
           if (!o) return dead(why, "a guarded object died");
@@ -267,7 +270,7 @@ std::shared_ptr<GuardTree> GuardTree::load(ByteReader& r, std::string* why) {
     const size_t nc = r.count();
     for (size_t k = 0; k < nc; ++k) {
       Check c{static_cast<CheckKind>(r.u8()), nullptr, r.svar(), {}};
-      if (!r.ok() || static_cast<uint8_t>(c.kind) > static_cast<uint8_t>(CheckKind::Compare)) return fail("malformed");
+      if (!r.ok() || static_cast<uint8_t>(c.kind) > static_cast<uint8_t>(CheckKind::AmpDtype)) return fail("malformed");
       auto object = [&](PyObject** out, py::Adoption* adopt = nullptr) {
         if (py::get_object(r, out, why, adopt)) return true;
         if (!r.ok() && why) *why = "malformed";
@@ -324,6 +327,10 @@ std::shared_ptr<GuardTree> GuardTree::load(ByteReader& r, std::string* why) {
           }
           break;
         }
+        case CheckKind::AmpDtype:
+          if (!object(&c.ref)) return fail(*why);
+          if (!c.ref) return fail("malformed");
+          break;
         case CheckKind::SameAs:
           c.ref = r.u8() ? Py_True : Py_False;
           Py_INCREF(c.ref);

@@ -1,11 +1,13 @@
 #include "guards/guard_tree.h"
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <cstring>
 
 #include "kernels/dtype.h"
 #include "py/py_common.h"
+#include "py/rebinds.h"
 #include "pyext/tensor_object.h"
 
 namespace pj::guards {
@@ -28,7 +30,7 @@ std::string fact_text(int symbol, const SizeFact& f) {
 
 namespace {
 
-std::atomic<int> g_context_mode{1};
+std::atomic<int64_t> g_context_mode{1};  // (64 bits: the fast pass reads it as a word)
 bool g_fast_pass = true;
 
 bool plain_repr(PyObject* o, int depth) {
@@ -302,6 +304,8 @@ bool run_check(const Check& c, PyObject* o, GuardFailure* why, const GuardTree& 
   switch (c.kind) {
     case CheckKind::Absent:
       return o == nullptr || FAIL("", "undefined", "defined as " + repr_of(o));
+    case CheckKind::AmpDtype:
+      return amp_dtype() == c.ref || FAIL("", repr_of(c.ref), repr_of(amp_dtype()));
     case CheckKind::Mode: {
       int m = context_mode();
       auto name = [](int64_t k) { return std::string(k == 0 ? "GRAPH_MODE" : "PYNATIVE_MODE"); };
@@ -513,8 +517,20 @@ PyObject* function_field(PyObject* func, PyObject* name, bool* known) {
 }
 
 void set_fast_pass(bool on) { g_fast_pass = on; }
+namespace {
+// (initial-exec: read without a call, as the fast pass reads it on every hit)
+__attribute__((tls_model("initial-exec"))) thread_local PyObject* t_amp_dtype = nullptr;
+}  // namespace
+PyObject* amp_dtype() { return t_amp_dtype ? t_amp_dtype : Py_None; }
+PyObject* set_amp_dtype(PyObject* dtype) {
+  PyObject* old = t_amp_dtype ? t_amp_dtype : (Py_INCREF(Py_None), Py_None);
+  if (dtype != Py_None) Py_INCREF(dtype);
+  t_amp_dtype = dtype == Py_None ? nullptr : dtype;
+  return old;
+}
+
 void set_context_mode(int mode) { g_context_mode.store(mode, std::memory_order_relaxed); }
-int context_mode() { return g_context_mode.load(std::memory_order_relaxed); }
+int context_mode() { return static_cast<int>(g_context_mode.load(std::memory_order_relaxed)); }
 
 GuardTree::~GuardTree() {
   for (auto& n : nodes_) {
@@ -755,9 +771,16 @@ static inline bool tag_decides(int version_of, uint64_t v, PyObject* o) {
 // and its keys follow from the tag (an OrderedDict's order from its list state too). Every other
 // node is resolved as the full walk resolves it, with all its checks. A node is read only when
 // something asks for its object.
+//
+// A node whose object is known (pinned: read from such a dict, a constant, or a root whose dict
+// tag decides, compared by identity first: another object there has another dict, hence another
+// tag) has what it verifies written as machine words (struct Word): its dict's pointer and tag,
+// its class, its class's flags and version (once per class). A recorded tag is never given to
+// another dict, so each word that holds vouches for the objects the next ones read.
 void GuardTree::record_fast(PyObject* const* objs) const {
   const int count = size();
-  std::vector<char> decides(count, 0), same(count, 0), needed(count, 0), compared(count, 0);
+  std::vector<char> decides(count, 0), same(count, 0), needed(count, 0), compared(count, 0), pinned(count, 0),
+      reads(count, 0);
   for (int i = 0; i < count; ++i) {
     const GuardNode& n = nodes_[i];
     decides[i] = n.version_of && tag_decides(n.version_of, n.version, objs[i]) && !n.od_other;
@@ -774,23 +797,124 @@ void GuardTree::record_fast(PyObject* const* objs) const {
     needed[i] = needed[i] || decides[i] || n.slot >= 0 || compared[i];
     if (needed[i] && n.parent >= 0 && !same[i]) needed[n.parent] = 1;
   }
+  constexpr bool words_on = py::kHasDictVersions;
+  for (int i = 0; i < count; ++i) {
+    const GuardNode& n = nodes_[i];
+    pinned[i] = words_on && needed[i] && objs[i] &&
+                (same[i] || n.access == Access::Const || (decides[i] && n.version != 0));
+  }
   fast_.clear();
+  words_.clear();
+  known_.clear();
+  late_slots_.clear();
+  // A run of words (those between two ops) is checked level by level, each level without a branch
+  // per word: a word's level is one past that of the words its object's liveness rests on, so a
+  // level reads only memory the levels before it vouched for.
+  std::vector<int> proven(count, 0);  // per pinned node: the level from which its memory may be read
+  std::vector<std::pair<int, Word>> run;
+  auto word = [&](const void* addr, uint64_t expect, int level) {
+    run.emplace_back(level, Word{static_cast<const char*>(addr), expect});
+  };
+  auto flush = [&] {
+    std::stable_sort(run.begin(), run.end(), [](const auto& x, const auto& y) { return x.first < y.first; });
+    for (size_t k = 0; k < run.size(); ++k) {
+      if (k == 0 || run[k].first != run[k - 1].first) {
+        FastOp w;
+        w.kind = FastOp::Words;
+        w.a = words_.size();
+        fast_.push_back(w);
+      }
+      words_.push_back(run[k].second);
+      fast_.back().b = words_.size();
+    }
+    run.clear();
+  };
+  // The eight bytes at addr, as they are now (what a word there expects).
+  auto now = [](const void* addr) {
+    uint64_t v;
+    std::memcpy(&v, addr, sizeof v);
+    return v;
+  };
+  auto push = [&](const FastOp& op) {
+    flush();
+    fast_.push_back(op);
+    reads[op.node] = 1;
+  };
+  absl::InlinedVector<PyTypeObject*, 8> versioned;  // classes whose version words are in
+  auto class_words = [&](PyTypeObject* t, int level) {
+    if (std::find(versioned.begin(), versioned.end(), t) != versioned.end()) return;
+    versioned.push_back(t);
+    // (whole words: another flag, or the padding after the 32-bit tag, changing too only sends
+    // a call to the full walk)
+    static_assert(offsetof(PyTypeObject, tp_version_tag) + 8 <= sizeof(PyTypeObject), "a word past the class");
+    word(&t->tp_flags, now(&t->tp_flags), level);
+    word(&t->tp_version_tag, now(&t->tp_version_tag), level);
+  };
+  // An object's class changes only by __class__ assignment, which CPython allows between heap
+  // classes (and module classes); a watched class counts it in g_rebinds (py/rebinds.h).
+  // The level from which its class may be read.
+  auto type_word = [&](PyObject* o, int level) {
+    PyTypeObject* t = Py_TYPE(o);
+    const bool can_change = PyType_HasFeature(t, Py_TPFLAGS_HEAPTYPE) || PyType_IsSubtype(t, &PyModule_Type);
+    if (!can_change || py::class_watched(t)) return level;
+    word(&o->ob_type, reinterpret_cast<uintptr_t>(t), level);
+    return level + 1;
+  };
   for (int i = 0; i < count; ++i) {
     const GuardNode& n = nodes_[i];
     if (!needed[i]) continue;
-    FastOp load;
-    load.node = i;
-    load.kind = same[i] ? FastOp::Last : FastOp::Resolve;
-    load.a = same[i] ? reinterpret_cast<uintptr_t>(objs[i]) : 0;
-    fast_.push_back(load);
-    if (n.slot >= 0) {
-      FastOp slot;
-      slot.kind = FastOp::Slot;
-      slot.node = i;
-      slot.check = n.slot;
-      fast_.push_back(slot);
+    PyObject* o = objs[i];
+    // A constant needs no op: held weakly, one word says it is alive.
+    const bool known = pinned[i] && (same[i] || n.access == Access::Const);
+    // A context node's checks are words (the mode, namespaces held by the check): no object read.
+    bool context_ops = false;
+    for (const Check& c : n.checks)
+      context_ops = context_ops || (c.kind != CheckKind::Mode && c.kind != CheckKind::DictVersions &&
+                                    c.kind != CheckKind::AmpDtype);
+    if (n.access == Access::Context && !context_ops && n.slot < 0) {
+    } else if (!known) {
+      FastOp load;
+      load.node = i;
+      load.kind = same[i] ? FastOp::Last : pinned[i] ? FastOp::Pin : FastOp::Resolve;
+      load.a = same[i] || pinned[i] ? reinterpret_cast<uintptr_t>(o) : 0;
+      push(load);
+      if (n.parent >= 0 && !same[i]) reads[n.parent] = 1;
+    } else if (!same[i] && o != n.key) {
+      word(&reinterpret_cast<PyWeakReference*>(n.key)->wr_object, reinterpret_cast<uintptr_t>(o), 0);
+      proven[i] = 1;
     }
-    if (decides[i]) {
+    if (same[i]) proven[i] = proven[n.parent];  // (the parent's, past its tag: set below)
+    const int at = proven[i];
+    if (n.slot >= 0) {
+      if (pinned[i]) {
+        late_slots_.emplace_back(n.slot, o);
+      } else {
+        FastOp slot;
+        slot.kind = FastOp::Slot;
+        slot.node = i;
+        slot.check = n.slot;
+        push(slot);
+      }
+    }
+    bool keys = false;  // (an OrderedDict's order matters only to its keys' check)
+    for (const Check& c : n.checks) keys = keys || c.kind == CheckKind::DictKeys;
+    if (decides[i] && pinned[i]) {
+      int children = at + 1;  // (the level from which what its dict holds may be read)
+      if (n.version_of == 1) {
+        if (PyObject** slot = py::dict_slot(o)) {
+          // (a dict made where there was none is no assignment: its absence is a word always)
+          const bool slot_word = !*slot || !py::dict_watched(Py_TYPE(o));
+          if (slot_word) word(slot, reinterpret_cast<uintptr_t>(*slot), at);
+          if (*slot) word(py::dict_version_addr(*slot), n.version, at + slot_word);
+          children = at + slot_word + 1;
+        }
+      } else {
+        type_word(o, at);
+        word(py::dict_version_addr(o), n.version, at);
+        if (n.od_tracked && keys) word(&reinterpret_cast<py::OdictLayout*>(o)->state, n.od_state, at);
+      }
+      proven[i] = children;  // (read by its same children only)
+    } else if (decides[i]) {
       FastOp tag;
       tag.kind = FastOp::Tag;
       tag.node = i;
@@ -799,15 +923,54 @@ void GuardTree::record_fast(PyObject* const* objs) const {
       tag.dict_type = n.version_of == 2 ? n.dict_type : nullptr;
       tag.a = n.version;
       tag.b = n.od_state;
-      fast_.push_back(tag);
+      push(tag);
     }
+    absl::InlinedVector<int, 4> rest;  // checks that stay ops, after the words
     for (size_t k = 0; k < n.checks.size(); ++k) {
       const Check& c = n.checks[k];
       if (!runs(i, c)) continue;
+      if (c.kind == CheckKind::Mode) {
+        word(&g_context_mode, static_cast<uint64_t>(c.n), 0);
+        continue;
+      }
+      if (c.kind == CheckKind::AmpDtype) {  // (per thread: an op)
+        FastOp op;
+        op.kind = FastOp::Amp;
+        op.node = i;
+        op.a = reinterpret_cast<uintptr_t>(c.ref);
+        push(op);
+        continue;
+      }
+      if (c.kind == CheckKind::DictVersions) {  // (the dicts are the check's own)
+        PyObject* dicts = PyTuple_GET_ITEM(c.ref, 0);
+        const uint64_t* versions = reinterpret_cast<const uint64_t*>(PyBytes_AS_STRING(PyTuple_GET_ITEM(c.ref, 1)));
+        for (Py_ssize_t d = 0; d < PyTuple_GET_SIZE(dicts); ++d)
+          word(py::dict_version_addr(PyTuple_GET_ITEM(dicts, d)), versions[d], 0);
+        continue;
+      }
+      if (pinned[i]) {
+        // (it passed on o when recorded; o is that object while the words before hold, and a
+        // tensor's shape and dtype are what they were while g_rebinds stands still)
+        if (c.kind == CheckKind::TensorMeta || c.kind == CheckKind::Type || c.kind == CheckKind::TypeVersion) {
+          const int cls = type_word(o, at);
+          if (c.kind == CheckKind::TypeVersion) class_words(Py_TYPE(o), cls);
+          continue;
+        }
+        if (c.kind == CheckKind::ClassVersion && PyType_Check(o)) {
+          class_words(reinterpret_cast<PyTypeObject*>(o), at);
+          continue;
+        }
+        if (c.kind == CheckKind::Id) continue;
+        if (c.kind == CheckKind::SameAs && pinned[c.n]) continue;  // (two known objects)
+      }
+      rest.push_back(static_cast<int>(k));
+    }
+    for (int k : rest) {
+      const Check& c = n.checks[k];
       FastOp op;
       op.kind = FastOp::Run;
       op.node = i;
-      op.check = static_cast<int>(k);
+      op.check = k;
       if (same[i] && c.kind == CheckKind::TensorMeta) {
         op.kind = FastOp::TypeIs;
         op.a = reinterpret_cast<uintptr_t>(c.ref);
@@ -817,19 +980,31 @@ void GuardTree::record_fast(PyObject* const* objs) const {
         // (run_check when the tag differs: it decides)
         op.kind = c.kind == CheckKind::TypeVersion ? FastOp::TypeVersion : FastOp::ClassVersion;
         op.a = static_cast<unsigned int>(c.n);
-      } else if (c.kind == CheckKind::Mode) {
-        op.kind = FastOp::Mode;
-        op.a = static_cast<uintptr_t>(c.n);
       }
-      fast_.push_back(op);
+      push(op);
+      if (c.kind == CheckKind::SameAs) reads[c.n] = 1;
     }
   }
+  flush();
+  for (int i = 0; i < count; ++i)
+    if (pinned[i] && (same[i] || nodes_[i].access == Access::Const) && reads[i]) known_.emplace_back(i, objs[i]);
+}
+
+// Whether every word in [w, end) holds, read without a branch per word.
+bool GuardTree::level_holds(const Word* w, const Word* end) {
+  uint64_t a = 0, b = 0;
+  for (; w + 2 <= end; w += 2) {
+    a |= w[0].now() ^ w[0].expect;
+    b |= w[1].now() ^ w[1].expect;
+  }
+  if (w < end) a |= w[0].now() ^ w[0].expect;
+  return (a | b) == 0;
 }
 
 GuardTree::Fast GuardTree::check_fast(py::Frame* f, PyObject** out) const { return run_fast(FrameRoots{f}, out); }
 
 GuardTree::Fast GuardTree::check_call(const CallView& v, PyObject** out) const {
-  if (!prepared_ || !fast_ok_ || fast_rebinds_ != py::g_tensor_rebinds || !g_fast_pass) return Fast::Changed;
+  if (!prepared_ || !fast_ok_ || fast_rebinds_ != py::g_rebinds || !g_fast_pass) return Fast::Changed;
   if (out) std::fill(out, out + num_slots_, nullptr);
   const Fast r = run_fast(CallRoots{v}, out);
   fast_passes_ += r == Fast::Pass;
@@ -838,15 +1013,23 @@ GuardTree::Fast GuardTree::check_call(const CallView& v, PyObject** out) const {
 
 template <class Roots>
 GuardTree::Fast GuardTree::run_fast(const Roots& roots, PyObject** out) const {
-  constexpr size_t kSmall = 128;
-  PyObject* small[kSmall];
-  std::vector<PyObject*> big;
-  PyObject** objs = small;
-  if (nodes_.size() > kSmall) {
-    big.resize(nodes_.size());
-    objs = big.data();
+  // The objects resolved, per node: the tree's own buffer (a pass that a path's Python code
+  // re-enters takes one of its own).
+  std::unique_ptr<PyObject*[]> own;
+  PyObject** objs = scratch_.get();
+  if (scratch_busy_ || scratch_size_ < nodes_.size()) {
+    own.reset(new PyObject*[nodes_.size() + 1]);
+    objs = own.get();
   }
+  struct Busy {
+    bool& flag;
+    bool was;
+    ~Busy() { flag = was; }
+  } busy{scratch_busy_, scratch_busy_};
+  scratch_busy_ = true;
+  for (const auto& k : known_) objs[k.first] = k.second;
   Owned owned;
+  size_t words_ok = 0;  // words_[0, words_ok) held
   // The Tag ops passed so far. A lookup or check that may have run Python code (a property, a
   // mapping's own __getitem__, a class's __len__) may have changed what they verified, and freed
   // the objects they vouch for: they are verified again before the pass reads on.
@@ -858,9 +1041,11 @@ GuardTree::Fast GuardTree::run_fast(const Roots& roots, PyObject** out) const {
            (!op.od_tracked || py::odict_state(o) == op.b);
   };
   auto still_holds = [&]() {
+    for (size_t k = 0; k < words_ok; ++k)
+      if (!words_[k].holds()) return false;
     for (const FastOp* t : tags)
       if (!tag_holds(*t)) return false;
-    return py::g_tensor_rebinds == fast_rebinds_;
+    return py::g_rebinds == fast_rebinds_;
   };
   Fast r = Fast::Pass;
   for (const FastOp& op : fast_) {
@@ -872,6 +1057,18 @@ GuardTree::Fast GuardTree::run_fast(const Roots& roots, PyObject** out) const {
         objs[op.node] = resolve(n, n.parent >= 0 ? objs[n.parent] : nullptr, roots, owned, &generic);
         if (!generic || still_holds()) continue;
         break;
+      }
+      case FastOp::Pin: {
+        const GuardNode& n = nodes_[op.node];
+        bool generic = false;
+        objs[op.node] = resolve(n, n.parent >= 0 ? objs[n.parent] : nullptr, roots, owned, &generic);
+        if (objs[op.node] == reinterpret_cast<PyObject*>(op.a) && (!generic || still_holds())) continue;
+        break;
+      }
+      case FastOp::Words: {  // (one level: every word may be read)
+        if (!level_holds(words_.data() + op.a, words_.data() + op.b)) break;
+        words_ok = op.b;
+        continue;
       }
       case FastOp::Last: objs[op.node] = reinterpret_cast<PyObject*>(op.a); continue;
       case FastOp::Slot:
@@ -889,12 +1086,12 @@ GuardTree::Fast GuardTree::run_fast(const Roots& roots, PyObject** out) const {
         if (Py_TYPE(o) == reinterpret_cast<PyTypeObject*>(op.a)) continue;
         r = Fast::Fail;
         break;
-      case FastOp::Meta:
-        if (o && meta_passes(nodes_[op.node].checks[op.check], o)) continue;
+      case FastOp::Amp:
+        if (amp_dtype() == reinterpret_cast<PyObject*>(op.a)) continue;
         r = Fast::Fail;
         break;
-      case FastOp::Mode:
-        if (context_mode() == static_cast<int>(op.a)) continue;
+      case FastOp::Meta:
+        if (o && meta_passes(nodes_[op.node].checks[op.check], o)) continue;
         r = Fast::Fail;
         break;
       case FastOp::TypeVersion:
@@ -919,6 +1116,11 @@ GuardTree::Fast GuardTree::run_fast(const Roots& roots, PyObject** out) const {
     break;
   }
   for (PyObject* p : owned) Py_DECREF(p);
+  if (r == Fast::Pass && out)
+    for (const auto& s : late_slots_) {
+      Py_INCREF(s.second);
+      out[s.first] = s.second;
+    }
   if (r != Fast::Pass && out)
     for (int k = 0; k < num_slots_; ++k) Py_CLEAR(out[k]);
   return r;
@@ -927,13 +1129,13 @@ GuardTree::Fast GuardTree::run_fast(const Roots& roots, PyObject** out) const {
 bool GuardTree::check(py::Frame* f, GuardFailure* why, PyObject** out) const {
   if (!prepared_) prepare();
   if (out) std::fill(out, out + num_slots_, nullptr);
-  if (fast_ok_ && fast_rebinds_ == py::g_tensor_rebinds && g_fast_pass) {
+  if (fast_ok_ && fast_rebinds_ == py::g_rebinds && g_fast_pass) {
     const Fast r = check_fast(f, out);
     if (r == Fast::Pass) return ++fast_passes_, true;
     if (r == Fast::Fail && !why) return false;  // (the full walk fails too, at that check or before)
     if (r == Fast::Changed) fast_ok_ = false;
   }
-  const uint64_t rebinds = py::g_tensor_rebinds;
+  const uint64_t rebinds = py::g_rebinds;
   // Nodes are created parents-first, so one forward pass resolves every path once.
   constexpr size_t kSmall = 128;
   PyObject* small[kSmall];
@@ -997,7 +1199,7 @@ bool GuardTree::check(py::Frame* f, GuardFailure* why, PyObject** out) const {
   // left it, and no tensor object was rebound meanwhile: the fast pass is tried from the next call
   // on. (Python code a path ran may have changed a dict after its tag was read: the next pass then
   // finds the tag moved.)
-  bool unchanged = py::g_tensor_rebinds == rebinds;
+  bool unchanged = py::g_rebinds == rebinds;
   if (ok)
     for (int i = 0; i < size(); ++i) {
       const GuardNode& n = nodes_[i];
@@ -1021,6 +1223,10 @@ bool GuardTree::check(py::Frame* f, GuardFailure* why, PyObject** out) const {
     }
   if (ok) {
     if (unchanged) record_fast(objs);
+    if (unchanged && scratch_size_ < nodes_.size()) {
+      scratch_.reset(new PyObject*[nodes_.size()]);
+      scratch_size_ = nodes_.size();
+    }
     fast_ok_ = unchanged;
     fast_rebinds_ = rebinds;
   }
@@ -1125,7 +1331,7 @@ std::string GuardTree::path(int i) const {
     case Access::Deref:
     case Access::Global: return key_text();
     case Access::Builtin: return "builtins." + key_text();
-    case Access::Context: return n.index == 1 ? "pijit" : "context.mode";
+    case Access::Context: return n.index == 1 ? "pijit" : n.index == 2 ? "mixed_precision" : "context.mode";
     case Access::Const: {
       PyObject* k = held(n.key);
       PyObject* mod = k && PyDict_Check(k) ? PyDict_GetItemString(k, "__name__") : nullptr;
@@ -1190,6 +1396,7 @@ std::vector<std::string> GuardTree::describe() const {
           break;
         }
         case CheckKind::Mode: out.push_back(std::string("context mode is ") + (c.n == 0 ? "GRAPH_MODE" : "PYNATIVE_MODE")); break;
+        case CheckKind::AmpDtype: out.push_back("mixed-precision dtype is " + repr_of(c.ref)); break;
       }
     }
   return out;

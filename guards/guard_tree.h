@@ -11,6 +11,7 @@
 
 #include "py/pyport.h"  // first (Python.h)
 
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -60,6 +61,7 @@ enum class CheckKind {
                 // and hashing tensors (identity-based), answered about two paths.
   Compare,      // (o <op> ref) is bool(n >> 3), op = n & 7 (Py_LT .. Py_GE): a relational guard on a
                 // Python number that changes between calls (`if lr > 0.5`); ref a constant number
+  AmpDtype,     // this thread's mixed-precision dtype (Cell.to_float) is ref (a dtype, or None)
 };
 
 // A relational fact about a symbolic size that Python code compared with a constant
@@ -211,20 +213,42 @@ class GuardTree {
   Fast run_fast(const Roots& roots, PyObject** out) const;
   // One step, with what it compares against copied in (a stream read front to back, not the nodes).
   struct FastOp {
-    enum Kind : uint8_t { Resolve, Last, Tag, Run, TypeIs, TypeVersion, ClassVersion, Meta, Mode, Slot } kind;
+    enum Kind : uint8_t { Resolve, Pin, Last, Tag, Run, TypeIs, TypeVersion, ClassVersion, Meta, Slot, Words, Amp } kind;
     uint8_t version_of = 0;  // Tag: the node's
     bool od_tracked = false; // Tag: the node's
     PyTypeObject* dict_type = nullptr;  // Tag (version_of 2): the dict's class
     int node = 0;
     int check = -1;          // Run: the node's check
-    uintptr_t a = 0;         // Last: the object; Tag: the tag; TypeIs: the class; (Type|Class)Version:
-                             // its tag; Mode: the mode
-    uint64_t b = 0;          // Tag: the OrderedDict's list state
+    uintptr_t a = 0;         // Last, Pin: the object; Tag: the tag; TypeIs: the class; (Type|Class)Version:
+                             // its tag; Words: the first word; Amp: the dtype
+    uint64_t b = 0;          // Tag: the OrderedDict's list state; Words: one past the last word
   };
+  // What the fast pass verifies of an object it knows (pinned: read from a dict whose tag held, or a
+  // root that is the object the last passing call saw) is a machine word at a fixed address: a
+  // dict's tag, the pointer to an instance's dict, an object's class, a class's flags and version.
+  // They are checked level by level (record_fast), a level without a branch per word: a word is
+  // read only after the words that keep its object alive held.
+  struct Word {
+    const char* addr;
+    uint64_t expect;
+    uint64_t now() const {
+      uint64_t v;
+      __builtin_memcpy(&v, addr, sizeof v);
+      return v;
+    }
+    bool holds() const { return now() == expect; }
+  };
+  static bool level_holds(const Word* w, const Word* end);
+  mutable std::vector<Word> words_;
+  mutable std::vector<std::pair<int, PyObject*>> known_;  // pinned objects a non-word op reads
+  mutable std::vector<std::pair<int, PyObject*>> late_slots_;  // pinned objects handed out (slot, object)
   void record_fast(PyObject* const* objs) const;  // fast_ from a passing full walk's objects and tags
   mutable std::vector<FastOp> fast_;  // built by record_fast()
+  mutable std::unique_ptr<PyObject*[]> scratch_;  // run_fast's objects per node
+  mutable size_t scratch_size_ = 0;
+  mutable bool scratch_busy_ = false;
   mutable bool fast_ok_ = false;      // try the fast pass on the next call
-  mutable uint64_t fast_rebinds_ = 0; // py::g_tensor_rebinds when it was recorded
+  mutable uint64_t fast_rebinds_ = 0; // py::g_rebinds when it was recorded
   mutable int64_t fast_passes_ = 0;
   std::vector<GuardNode> nodes_;
   struct Pending {
@@ -266,5 +290,11 @@ void set_fast_pass(bool on);
 // The global state guards read: the context mode (0 graph, 1 pynative), set from Python.
 void set_context_mode(int mode);
 int context_mode();
+
+// This thread's mixed-precision dtype (borrowed): while a Cell converted by to_float(dst) runs, dst;
+// None outside every such call. pijit/nn/cell.py sets it: set_amp_dtype keeps a reference to the
+// new one and hands back the old one's.
+PyObject* amp_dtype();
+PyObject* set_amp_dtype(PyObject* dtype);
 
 }  // namespace pj::guards

@@ -84,12 +84,16 @@ void note_continuation_code(PyObject* code) {
 }
 bool is_continuation_code(PyCodeObject* code) { return continuation_codes().find(code) != nullptr; }
 
-PyObject* existing_dict(PyObject* o) {
+PyObject** dict_slot(PyObject* o) {
 #if PY_VERSION_HEX >= 0x030B0000 && PY_VERSION_HEX < 0x030C0000
-  PyObject** slot = pj_obj311_dict_slot(o);
+  return pj_obj311_dict_slot(o);
 #else
-  PyObject** slot = _PyObject_GetDictPtr(o);  // (before 3.11 nothing is made)
+  return _PyObject_GetDictPtr(o);  // (before 3.11 nothing is made)
 #endif
+}
+
+PyObject* existing_dict(PyObject* o) {
+  PyObject** slot = dict_slot(o);
   return slot && *slot ? *slot : nullptr;
 }
 

@@ -460,6 +460,17 @@ inline uint64_t dict_version(PyObject* d) {
 #endif
 }
 
+constexpr bool kHasDictVersions = PY_VERSION_HEX < 0x030C0000;
+// Where dict_version() reads the tag (nullptr where there is none).
+inline const void* dict_version_addr(PyObject* d) {
+#if PY_VERSION_HEX < 0x030C0000
+  return &reinterpret_cast<PyDictObject*>(d)->ma_version_tag;
+#else
+  (void)d;
+  return nullptr;
+#endif
+}
+
 // Before 3.11 an object without an instance dict has no own attributes; 3.11 keeps them inline
 // until something asks for __dict__.
 constexpr bool kNoDictMeansNoOwnAttrs = PY_VERSION_HEX < 0x030B0000;
@@ -467,6 +478,8 @@ constexpr bool kNoDictMeansNoOwnAttrs = PY_VERSION_HEX < 0x030B0000;
 // o's instance dict when one exists (nullptr: none made, or none possible). Before 3.11 the common
 // case, a positive tp_dictoffset, is read here without a call.
 PyObject* existing_dict(PyObject* o);
+// Where o keeps its instance dict's pointer (nullptr: it can have none), read without making one.
+PyObject** dict_slot(PyObject* o);
 inline PyObject* existing_dict_inline(PyObject* o) {
 #if PY_VERSION_HEX < 0x030B0000
   const Py_ssize_t off = Py_TYPE(o)->tp_dictoffset;

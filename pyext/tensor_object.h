@@ -9,6 +9,7 @@
 #include <optional>
 
 #include "kernels/tensor.h"
+#include "py/rebinds.h"
 
 namespace pj::py {
 
@@ -24,14 +25,11 @@ bool init_tensor_type(PyObject* module);
 
 inline bool is_tensor(PyObject* o) { return PyObject_TypeCheck(o, &TensorBaseType); }
 inline const Tensor& unwrap(PyObject* o) { return reinterpret_cast<TensorObject*>(o)->tensor; }
-// Counts the times a live tensor object took another pj::Tensor (rebind): while it stands still,
-// an object holds the shape, dtype and layout it held, so a guard that saw that very object pass
-// need not read them again (guards' version shortcut). Under the GIL.
-extern uint64_t g_tensor_rebinds;
 // The only ways a live tensor object changes what it holds (assign_value; capture's symbolic
-// stand-ins written in place by ops.assign or `p += v`).
+// stand-ins written in place by ops.assign or `p += v`): each counts in g_rebinds (py/rebinds.h),
+// so a guard that saw that very object pass need not read its shape, dtype and layout again.
 inline void rebind(PyObject* o, Tensor t) {
-  ++g_tensor_rebinds;
+  ++g_rebinds;
   reinterpret_cast<TensorObject*>(o)->tensor = std::move(t);
 }
 inline void rebind_symbolic(PyObject* o, Tensor t) { rebind(o, std::move(t)); }

@@ -1241,6 +1241,14 @@ PyObject* py_set_context_mode(PyObject*, PyObject* mode) {
   Py_RETURN_NONE;
 }
 
+PyObject* py_amp_dtype(PyObject*, PyObject*) {
+  PyObject* d = guards::amp_dtype();
+  Py_INCREF(d);
+  return d;
+}
+
+PyObject* py_set_amp_dtype(PyObject*, PyObject* dtype) { return guards::set_amp_dtype(dtype); }
+
 PyObject* py_set_library_dir(PyObject*, PyObject* dir) {
   if (!PyUnicode_Check(dir)) return py::fail(PyExc_TypeError, "_set_library_dir expects a str");
   capture::set_library_dir(py::text(dir));  // compared with py::text(co_filename)
@@ -1316,6 +1324,8 @@ PyMethodDef jit_methods[] = {
     {"set_jit_config", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)(void)>(py_set_jit_config)),
      METH_VARARGS | METH_KEYWORDS, "set_jit_config(recompile_limit=, inline_depth=, log=, instruction_budget=, loop_limit=)"},
     {"_set_context_mode", py_set_context_mode, METH_O, "the context mode guards check (0 graph, 1 pynative)"},
+    {"amp_dtype", py_amp_dtype, METH_NOARGS, "amp_dtype(): this thread's mixed-precision dtype (Cell.to_float), or None"},
+    {"set_amp_dtype", py_set_amp_dtype, METH_O, "set_amp_dtype(dtype): set this thread's mixed-precision dtype; returns the old one"},
     {"_set_library_dir", py_set_library_dir, METH_O, "directory of pijit's own Python code"},
     {"_stack_room", py_stack_room, METH_NOARGS, "bytes of C stack this thread has left"},
     {"_is_continuation_code", py_is_continuation_code, METH_O, "whether code is a live resume function's or loop body's"},

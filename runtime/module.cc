@@ -179,8 +179,18 @@ PyObject* py_register(PyObject*, PyObject* args) {
     return fail(PyExc_TypeError, "_register: the tensor class must subclass TensorBase");
   if (!PySequence_Check(dtypes) || PySequence_Size(dtypes) != kNumDTypes)
     return fail(PyExc_TypeError, "_register: expected one dtype object per DType");
+  if (!watch_rebinds(reinterpret_cast<PyTypeObject*>(cls))) return nullptr;
   set_tensor_class(reinterpret_cast<PyTypeObject*>(cls));
   register_dtype_objects(dtypes);
+  Py_RETURN_NONE;
+}
+
+// _watch_rebinds(cls): assignments of __class__ and __dict__ to cls's instances are counted, so
+// the guards' fast pass trusts a Cell it saw unchanged without reading its class and dict pointer.
+PyObject* py_watch_rebinds(PyObject*, PyObject* cls) {
+  if (!PyType_Check(cls) || !PyType_HasFeature(reinterpret_cast<PyTypeObject*>(cls), Py_TPFLAGS_HEAPTYPE))
+    return fail(PyExc_TypeError, "_watch_rebinds: expected a class defined in Python");
+  if (!watch_rebinds(reinterpret_cast<PyTypeObject*>(cls))) return nullptr;
   Py_RETURN_NONE;
 }
 
@@ -410,6 +420,7 @@ PyMethodDef module_methods[] = {
     {"_mutable_number", py_mutable_number, METH_O, "a fresh copy of an int or float that capture lifts to a graph input"},
     {"write_back", py_write_back, METH_VARARGS, "write_back(target, value): a captured assign, replayed"},
     {"_register", py_register, METH_VARARGS, "register the Python Tensor class and dtype objects"},
+    {"_watch_rebinds", py_watch_rebinds, METH_O, "_watch_rebinds(cls): count __class__ and __dict__ assignments to cls's instances"},
     {"set_num_threads", py_set_num_threads, METH_O, "threads used by pijit's kernels and oneDNN"},
     {"cached_storage_bytes", py_cached_storage_bytes, METH_NOARGS, "bytes of freed tensor storage kept for reuse"},
     {"set_fused_jit", py_set_fused_jit, METH_O, "set_fused_jit(on): fused kernels as machine code (True) or interpreted; returns the old setting"},

@@ -167,6 +167,38 @@ class ToFloatCaptured(unittest.TestCase):
     def one_graph(self, st, compiles=1):
         self.assertEqual((st["graphs"], st["breaks"], st["compiles"]), (compiles, 0, compiles), st["break_reasons"])
 
+    def test_the_running_cells_dtype_is_each_threads_own(self):
+        # A jitted construct called inside a converted cell computes in its dst_type (the weights
+        # it reads are cast), called outside it in float32: the dtype is per thread and guarded.
+        import threading
+
+        class Outer(nn.Cell):
+            def __init__(self, f):
+                super().__init__()
+                self.f = f
+
+            def construct(self, x):
+                return self.f(x)
+
+        inner = net(Mlp)
+        jf = pj.jit(inner.construct)
+        x = data()[0]
+        want32, want16 = eager(inner.construct, x), eager(Outer(inner.construct).to_float(F16), x)
+        self.assertIs(want16.dtype, F16)
+        got = {}
+
+        def converted():
+            got["16"] = [Outer(jf).to_float(F16)(x) for _ in range(3)]
+        for _ in range(2):
+            t = threading.Thread(target=converted)
+            t.start()
+            t.join()
+            self.assertTrue(same_bits(jf(x), want32))
+            for y in got["16"]:
+                self.assertTrue(same_bits(y, want16))
+        self.assertIs(pj._C.amp_dtype(), None)
+        self.assertEqual(pj.jit_stats(jf)["compiles"], 2)  # (one graph per dtype, each reused)
+
     def test_jitted_network_is_one_graph_equal_to_eager(self):
         class Own(Net):  # a construct of its own: under stress, Net's code has other tests' graphs
             def construct(self, x):

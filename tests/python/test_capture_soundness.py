@@ -812,6 +812,107 @@ class UnmodifiedDictShortcut(unittest.TestCase):
             net[1 if k == 0 else 0] = nn.Sigmoid() if k == 0 else nn.Dense(3, 2)
         self.run_cells(make, mutate)
 
+    def pair(self, first, second):
+        """A Cell of two children with a construct of its own (a SequentialCell's construct is
+        shared by every test's networks, and its cache entries with them)."""
+        from pijit import nn
+
+        class Pair(nn.Cell):
+            def __init__(self):
+                super().__init__()
+                self.a, self.b = first(), second()
+
+            def construct(self, x):
+                return self.b(self.a(x))
+        return Pair()
+
+    def test_cell_class_reassigned(self):
+        # A Cell's class is trusted unread while no watched assignment ran (py/rebinds.h): each way
+        # of assigning it must reach the counter, or the graph of the old class runs.
+        from pijit import nn
+
+        class Twice(nn.ReLU):
+            def construct(self, x):
+                return x * 2.0
+
+        def make():
+            pj.set_seed(3)
+            return self.pair(lambda: nn.Dense(3, 2), nn.ReLU)
+
+        def mutate(net, k):
+            if k == 0:
+                net.b.__class__ = Twice
+            else:
+                object.__setattr__(net.b, "__class__", nn.ReLU)
+        self.run_cells(make, mutate)
+
+    def test_cell_dict_replaced(self):
+        from pijit import nn
+
+        class Scale(nn.Cell):
+            def __init__(self):
+                super().__init__()
+                self.k = 2.0
+
+            def construct(self, x):
+                return x * self.k
+
+        kept = []
+
+        def mutate(net, k):
+            kept.append(net.a.__dict__)  # (the old dict lives on, unchanged, its tag with it)
+            d = dict(net.a.__dict__)
+            d["k"] = 5.0 + k
+            if k == 0:
+                net.a.__dict__ = d
+            else:
+                object.__setattr__(net.a, "__dict__", d)
+        self.run_cells(lambda: self.pair(Scale, nn.ReLU), mutate)
+
+    def test_parameter_class_reassigned(self):
+        from pijit import nn
+
+        class Marked(pj.Parameter):
+            def __mul__(self, other):  # (a class that computes otherwise)
+                return pj.Parameter.__mul__(self, other) * 0.0
+
+        class Scale(nn.Cell):
+            def __init__(self):
+                super().__init__()
+                self.w = pj.Parameter(pj.Tensor([2.0, 3.0, 4.0]), name="w")
+
+            def construct(self, x):
+                return self.w * x
+
+        def mutate(net, k):
+            net.a.w.__class__ = Marked if k == 0 else pj.Parameter
+        self.run_cells(lambda: self.pair(Scale, nn.ReLU), mutate)
+
+    def test_a_plain_objects_class_and_dict_are_read(self):
+        # (a class pijit does not watch: the fast pass reads its objects' class and dict pointer)
+        class A:
+            def f(self, x):
+                return x + 1
+
+        class B(A):
+            def f(self, x):
+                return x * 3
+
+        class M:
+            def __init__(self):
+                self.part = A()
+                self.part.k = 1.0
+
+            def run(self, x):
+                return self.part.f(x) * self.part.k
+
+        def mutate(o, k):
+            if k == 0:
+                o.part.__class__ = B
+            else:
+                o.part.__dict__ = {"k": 4.0}
+        self.run_both(M, mutate)
+
     def test_ordered_dict_reordered_in_place(self):
         # move_to_end changes an OrderedDict's order but not its version tag (found: the order was
         # not checked again, and the graph of the old order ran, silently)

@@ -282,6 +282,57 @@ class TestContextAndPrimitives(unittest.TestCase):
             ops.Add()(a)
 
 
+
+
+class WatchedAssignments(unittest.TestCase):
+    """Cell and Tensor count __class__ and __dict__ assignments (the guards trust an unchanged Cell
+    without reading either): both read and assign as Python's own, errors included."""
+
+    def test_they_read_and_assign_as_plain_classes_do(self):
+        class Plain(object):
+            pass
+
+        class Other(nn.Cell):
+            pass
+        c, p = Inner(), Plain()
+        self.assertIs(c.__class__, Inner)
+        self.assertIs(vars(c), c.__dict__)
+        d = dict(c.__dict__)
+        c.__dict__ = d
+        self.assertIs(c.__dict__, d)
+        c.__class__ = Other
+        self.assertIs(type(c), Other)
+        self.assertIs(pj.ones(2).__class__, pj.Tensor)
+        for target in (c, pj.ones(2)):
+            for plain, bad in ((p, int), (Plain(), 5)):
+                with self.assertRaises(TypeError) as want:
+                    plain.__class__ = bad
+                with self.assertRaises(TypeError) as got:
+                    target.__class__ = bad
+                self.assertEqual(str(got.exception).replace(type(target).__name__, "X"),
+                                 str(want.exception).replace("Plain", "X"))
+            with self.assertRaises(TypeError) as want:
+                del p.__class__
+            with self.assertRaises(TypeError) as got:
+                del target.__class__
+            self.assertEqual(str(got.exception), str(want.exception))
+        with self.assertRaises(TypeError) as want:
+            p.__dict__ = 5
+        with self.assertRaises(TypeError) as got:
+            c.__dict__ = 5
+        self.assertEqual(str(got.exception), str(want.exception))
+
+    def test_copies_and_pickles_keep_their_class(self):
+        import copy
+        import pickle
+        c = Inner()
+        for twin in (copy.copy(c), copy.deepcopy(c), pickle.loads(pickle.dumps(c))):
+            self.assertIs(type(twin), Inner)
+
+    def test_watching_wants_a_class(self):
+        with self.assertRaisesRegex(TypeError, "_watch_rebinds: expected a class defined in Python"):
+            pj._C._watch_rebinds(5)
+
 if __name__ == "__main__":
     unittest.main()
 

@@ -13,18 +13,14 @@ from pijit.parameter import Parameter
 from pijit import context as _context
 
 
-class _MixedPrecision(threading.local):
-    """Mixed precision (Cell.to_float): while a converted cell's construct runs, `dtype` is its
-    dst_type, and the floating trainable Parameters construct reads through a Cell attribute are
-    handed out cast to it (MindSpore casts every floating op input inside the cell; here the cell's
-    inputs and its weights are cast, so the ops on them compute in dst_type). A child with a
-    to_float of its own sets its own; one without inherits the running cell's. None: no cast.
-    Capture does the same when it inlines a cell, and guards this object's dtype where it reads it
-    (capture/sim_values.cc); keep the two in step."""
-    dtype = None
-
-
-_mixed_precision = _MixedPrecision()
+# Mixed precision (Cell.to_float): while a converted cell's construct runs, the thread's
+# mixed-precision dtype (_C.amp_dtype()) is its dst_type, and the floating trainable Parameters
+# construct reads through a Cell attribute are handed out cast to it (MindSpore casts every floating
+# op input inside the cell; here the cell's inputs and its weights are cast, so the ops on them
+# compute in dst_type). A child with a to_float of its own sets its own; one without inherits the
+# running cell's. None: no cast. Capture does the same when it inlines a cell, and guards the
+# thread's dtype where it reads it (capture/sim_values.cc); keep the two in step.
+_amp_dtype = _C.amp_dtype
 
 
 # Refusals MindSpore's graph mode has no counterpart for: it compiles tensor-dependent branches and
@@ -133,7 +129,7 @@ class Cell(object):
         d = self.__dict__
         if "_params" in d and name in d["_params"]:
             p = d["_params"][name]
-            dst = _mixed_precision.dtype
+            dst = _amp_dtype()
             if dst is not None and p is not None and p.requires_grad and p.dtype is not dst and \
                     p.dtype.is_floating_point:
                 # (not a non-trainable one: BatchNorm's moving statistics are written in place)
@@ -396,15 +392,18 @@ class Cell(object):
         return "\n".join(lines)
 
 
+# A Cell's class and instance dict change only through counted assignments: the guards trust a
+# Cell they saw unchanged without reading either again (py/rebinds.h).
+_C._watch_rebinds(Cell)
+
+
 def _mixed_precision_call(cell, dst, args, kwargs):
     """Cell.__call__ of a cell converted with to_float(dst): inputs cast, construct run with dst
     as the mixed-precision dtype (the outer one restored after)."""
     args = _cast_floating_inputs(args, dst)
     if kwargs:
         kwargs = dict(zip(kwargs, _cast_floating_inputs(tuple(kwargs.values()), dst)))
-    state = _mixed_precision
-    outer = state.dtype
-    state.dtype = dst
+    outer = _C.set_amp_dtype(dst)
     try:
         if _context._state["mode"] == _context.GRAPH_MODE:
             return _graph_call(cell, args, kwargs)
@@ -413,7 +412,7 @@ def _mixed_precision_call(cell, dst, args, kwargs):
             return call_cell(cell, args, kwargs)
         return construct_of(cell)(*args, **kwargs)
     finally:
-        state.dtype = outer
+        _C.set_amp_dtype(outer)
 
 
 def _cast_floating_inputs(args, dst):
