@@ -767,154 +767,156 @@ static inline bool tag_decides(int version_of, uint64_t v, PyObject* o) {
 // The fast pass's ops, in node order, from what a passing full walk just recorded (objs, and the
 // nodes' tags). A versioned node whose tag decides what its children read gets a Tag op, and its
 // children are the objects recorded: of their checks only those identity does not imply run (a
-// tensor's shape is implied too while no tensor object was rebound: only its class is read again),
-// and its keys follow from the tag (an OrderedDict's order from its list state too). Every other
-// node is resolved as the full walk resolves it, with all its checks. A node is read only when
-// something asks for its object.
+// tensor's shape is implied too while no tensor object was rebound), and its keys follow from the
+// tag (an OrderedDict's order from its list state too). Every other node is resolved as the full
+// walk resolves it, with all its checks. A node is read only when something asks for its object.
 //
-// A node whose object is known (pinned: read from such a dict, a constant, or a root whose dict
-// tag decides, compared by identity first: another object there has another dict, hence another
-// tag) has what it verifies written as machine words (struct Word): its dict's pointer and tag,
-// its class, its class's flags and version (once per class). A recorded tag is never given to
-// another dict, so each word that holds vouches for the objects the next ones read.
-void GuardTree::record_fast(PyObject* const* objs) const {
-  const int count = size();
-  std::vector<char> decides(count, 0), same(count, 0), needed(count, 0), compared(count, 0), pinned(count, 0),
-      reads(count, 0);
-  for (int i = 0; i < count; ++i) {
-    const GuardNode& n = nodes_[i];
-    decides[i] = n.version_of && tag_decides(n.version_of, n.version, objs[i]) && !n.od_other;
-    same[i] = n.from_versioned && decides[n.parent];
-    for (const Check& c : n.checks)
-      if (c.kind == CheckKind::SameAs) compared[c.n] = 1;
+// A node whose object is known (pinned: read from such a dict, a constant, or a root whose dict tag
+// decides, compared by address first) has what it verifies written as machine words (Word): its
+// dict's pointer and tag, its class, its class's flags and version (once per class). A level of
+// words reads only memory the levels before it vouched for: a tag that holds is that dict's,
+// unmodified (tags are never reused), and so are the objects it holds.
+class GuardTree::Recorder {
+ public:
+  Recorder(const GuardTree& t, PyObject* const* objs) : t_(t), objs_(objs), n_(t.size()) {}
+
+  // false: what the walk checked is not what memory holds now (Python code a path ran changed a
+  // class after its check), so no words can be recorded.
+  bool record() {
+    classify();
+    for (int i = 0; i < n_; ++i)
+      if (needed_[i]) node(i);
+    flush();
+    for (int i = 0; i < n_; ++i)
+      if (known(i) && reads_[i]) t_.known_.emplace_back(i, objs_[i]);
+    return consistent_;
   }
-  auto runs = [&](int i, const Check& c) {
-    return !(c.kind == CheckKind::DictKeys && decides[i]) && !(same[i] && c.stable);
-  };
-  for (int i = count - 1; i >= 0; --i) {
-    const GuardNode& n = nodes_[i];
-    for (const Check& c : n.checks) needed[i] = needed[i] || runs(i, c);
-    needed[i] = needed[i] || decides[i] || n.slot >= 0 || compared[i];
-    if (needed[i] && n.parent >= 0 && !same[i]) needed[n.parent] = 1;
+
+ private:
+  const GuardNode& nd(int i) const { return t_.nodes_[i]; }
+  bool known(int i) const { return pinned_[i] && (same_[i] || nd(i).access == Access::Const); }
+  bool runs(int i, const Check& c) const {
+    return !(c.kind == CheckKind::DictKeys && decides_[i]) && !(same_[i] && c.stable);
   }
-  constexpr bool words_on = py::kHasDictVersions;
-  for (int i = 0; i < count; ++i) {
-    const GuardNode& n = nodes_[i];
-    pinned[i] = words_on && needed[i] && objs[i] &&
-                (same[i] || n.access == Access::Const || (decides[i] && n.version != 0));
+
+  void classify() {
+    decides_.assign(n_, 0), same_.assign(n_, 0), needed_.assign(n_, 0), pinned_.assign(n_, 0);
+    reads_.assign(n_, 0), proven_.assign(n_, 0);
+    std::vector<char> compared(n_, 0);
+    for (int i = 0; i < n_; ++i) {
+      const GuardNode& n = nd(i);
+      decides_[i] = n.version_of && tag_decides(n.version_of, n.version, objs_[i]) && !n.od_other;
+      same_[i] = n.from_versioned && decides_[n.parent];
+      for (const Check& c : n.checks)
+        if (c.kind == CheckKind::SameAs) compared[c.n] = 1;
+    }
+    for (int i = n_ - 1; i >= 0; --i) {
+      const GuardNode& n = nd(i);
+      for (const Check& c : n.checks) needed_[i] = needed_[i] || runs(i, c);
+      needed_[i] = needed_[i] || decides_[i] || n.slot >= 0 || compared[i];
+      if (needed_[i] && n.parent >= 0 && !same_[i]) needed_[n.parent] = 1;
+    }
+    for (int i = 0; i < n_; ++i)
+      pinned_[i] = py::kHasDictVersions && needed_[i] && objs_[i] &&
+                   (same_[i] || nd(i).access == Access::Const || (decides_[i] && nd(i).version != 0));
+    t_.fast_.clear();
+    t_.words_.clear();
+    t_.known_.clear();
+    t_.late_slots_.clear();
   }
-  fast_.clear();
-  words_.clear();
-  known_.clear();
-  late_slots_.clear();
-  // A run of words (those between two ops) is checked level by level, each level without a branch
-  // per word: a word's level is one past that of the words its object's liveness rests on, so a
-  // level reads only memory the levels before it vouched for.
-  std::vector<int> proven(count, 0);  // per pinned node: the level from which its memory may be read
-  std::vector<std::pair<int, Word>> run;
-  auto word = [&](const void* addr, uint64_t expect, int level) {
-    run.emplace_back(level, Word{static_cast<const char*>(addr), expect});
-  };
-  auto flush = [&] {
-    std::stable_sort(run.begin(), run.end(), [](const auto& x, const auto& y) { return x.first < y.first; });
-    for (size_t k = 0; k < run.size(); ++k) {
-      if (k == 0 || run[k].first != run[k - 1].first) {
+
+  void word(const void* addr, uint64_t expect, int level) {
+    run_.emplace_back(level, Word{static_cast<const char*>(addr), expect});
+  }
+  // The words since the last op, one Words op per level.
+  void flush() {
+    std::stable_sort(run_.begin(), run_.end(), [](const auto& x, const auto& y) { return x.first < y.first; });
+    for (size_t k = 0; k < run_.size(); ++k) {
+      if (k == 0 || run_[k].first != run_[k - 1].first) {
         FastOp w;
         w.kind = FastOp::Words;
-        w.a = words_.size();
-        fast_.push_back(w);
+        w.a = t_.words_.size();
+        t_.fast_.push_back(w);
       }
-      words_.push_back(run[k].second);
-      fast_.back().b = words_.size();
+      t_.words_.push_back(run_[k].second);
+      t_.fast_.back().b = t_.words_.size();
     }
-    run.clear();
-  };
-  // The eight bytes at addr, as they are now (what a word there expects).
-  auto now = [](const void* addr) {
-    uint64_t v;
-    std::memcpy(&v, addr, sizeof v);
-    return v;
-  };
-  auto push = [&](const FastOp& op) {
+    run_.clear();
+  }
+  void op(const FastOp& o) {
     flush();
-    fast_.push_back(op);
-    reads[op.node] = 1;
-  };
-  absl::InlinedVector<PyTypeObject*, 8> versioned;  // classes whose version words are in
-  auto class_words = [&](PyTypeObject* t, int level) {
-    if (std::find(versioned.begin(), versioned.end(), t) != versioned.end()) return;
-    versioned.push_back(t);
+    t_.fast_.push_back(o);
+    reads_[o.node] = 1;
+  }
+
+  // Class t is the one the walk checked, with the version it checked (0: any): its flags and tag.
+  void class_words(PyTypeObject* t, unsigned int version, int level) {
+    consistent_ = consistent_ && (!version || py::type_version(t) == version) && py::type_version(t);
+    if (std::find(versioned_.begin(), versioned_.end(), t) != versioned_.end()) return;
+    versioned_.push_back(t);
     // (whole words: another flag, or the padding after the 32-bit tag, changing too only sends
     // a call to the full walk)
     static_assert(offsetof(PyTypeObject, tp_version_tag) + 8 <= sizeof(PyTypeObject), "a word past the class");
-    word(&t->tp_flags, now(&t->tp_flags), level);
-    word(&t->tp_version_tag, now(&t->tp_version_tag), level);
-  };
-  // An object's class changes only by __class__ assignment, which CPython allows between heap
-  // classes (and module classes); a watched class counts it in g_rebinds (py/rebinds.h).
-  // The level from which its class may be read.
-  auto type_word = [&](PyObject* o, int level) {
-    PyTypeObject* t = Py_TYPE(o);
-    const bool can_change = PyType_HasFeature(t, Py_TPFLAGS_HEAPTYPE) || PyType_IsSubtype(t, &PyModule_Type);
-    if (!can_change || py::class_watched(t)) return level;
-    word(&o->ob_type, reinterpret_cast<uintptr_t>(t), level);
+    word(&t->tp_flags, Word{reinterpret_cast<const char*>(&t->tp_flags), 0}.now(), level);
+    word(&t->tp_version_tag, Word{reinterpret_cast<const char*>(&t->tp_version_tag), 0}.now(), level);
+  }
+  // o's class is `want` (the walk's). A live object's class changes only by __class__ assignment,
+  // which CPython allows between heap classes (and module classes); a watched class counts it in
+  // g_rebinds (py/rebinds.h). Returns the level from which the class may be read.
+  int type_word(PyObject* o, PyTypeObject* want, int level, bool always) {
+    consistent_ = consistent_ && Py_TYPE(o) == want;
+    const bool can_change = PyType_HasFeature(want, Py_TPFLAGS_HEAPTYPE) || PyType_IsSubtype(want, &PyModule_Type);
+    if (!always && (!can_change || py::class_watched(want))) return level;
+    word(&o->ob_type, reinterpret_cast<uintptr_t>(want), level);
     return level + 1;
-  };
-  for (int i = 0; i < count; ++i) {
-    const GuardNode& n = nodes_[i];
-    if (!needed[i]) continue;
-    PyObject* o = objs[i];
-    // A constant needs no op: held weakly, one word says it is alive.
-    const bool known = pinned[i] && (same[i] || n.access == Access::Const);
-    // A context node's checks are words (the mode, namespaces held by the check): no object read.
-    bool context_ops = false;
+  }
+
+  void node(int i) {
+    const GuardNode& n = nd(i);
+    PyObject* o = objs_[i];
+    bool context_words = n.access == Access::Context && n.slot < 0;  // (no object read at all)
     for (const Check& c : n.checks)
-      context_ops = context_ops || (c.kind != CheckKind::Mode && c.kind != CheckKind::DictVersions &&
-                                    c.kind != CheckKind::AmpDtype);
-    if (n.access == Access::Context && !context_ops && n.slot < 0) {
-    } else if (!known) {
+      context_words = context_words && (c.kind == CheckKind::Mode || c.kind == CheckKind::DictVersions ||
+                                        c.kind == CheckKind::AmpDtype);
+    if (!known(i) && !context_words) {
       FastOp load;
       load.node = i;
-      load.kind = same[i] ? FastOp::Last : pinned[i] ? FastOp::Pin : FastOp::Resolve;
-      load.a = same[i] || pinned[i] ? reinterpret_cast<uintptr_t>(o) : 0;
-      push(load);
-      if (n.parent >= 0 && !same[i]) reads[n.parent] = 1;
-    } else if (!same[i] && o != n.key) {
+      load.kind = same_[i] ? FastOp::Last : pinned_[i] ? FastOp::Pin : FastOp::Resolve;
+      load.a = same_[i] || pinned_[i] ? reinterpret_cast<uintptr_t>(o) : 0;
+      op(load);
+      if (n.parent >= 0 && !same_[i]) reads_[n.parent] = 1;
+    } else if (known(i) && !same_[i] && o != n.key) {  // (a constant held weakly: alive)
       word(&reinterpret_cast<PyWeakReference*>(n.key)->wr_object, reinterpret_cast<uintptr_t>(o), 0);
-      proven[i] = 1;
+      proven_[i] = 1;
     }
-    if (same[i]) proven[i] = proven[n.parent];  // (the parent's, past its tag: set below)
-    const int at = proven[i];
+    if (same_[i]) proven_[i] = proven_[n.parent];  // (past the parent's tag)
+    // A root the Pin op found at the recorded address may be another object made there since: its
+    // class and dict pointer are read whatever g_rebinds says (a dict made since, even one reusing
+    // the old dict's memory, has a tag never seen before).
+    const bool by_address = pinned_[i] && !known(i);
+    const int at = by_address ? type_word(o, Py_TYPE(o), proven_[i], true) : proven_[i];
     if (n.slot >= 0) {
-      if (pinned[i]) {
-        late_slots_.emplace_back(n.slot, o);
+      if (pinned_[i]) {
+        t_.late_slots_.emplace_back(n.slot, o);
       } else {
         FastOp slot;
         slot.kind = FastOp::Slot;
         slot.node = i;
         slot.check = n.slot;
-        push(slot);
+        op(slot);
       }
     }
-    bool keys = false;  // (an OrderedDict's order matters only to its keys' check)
-    for (const Check& c : n.checks) keys = keys || c.kind == CheckKind::DictKeys;
-    if (decides[i] && pinned[i]) {
-      int children = at + 1;  // (the level from which what its dict holds may be read)
-      if (n.version_of == 1) {
-        if (PyObject** slot = py::dict_slot(o)) {
-          // (a dict made where there was none is no assignment: its absence is a word always)
-          const bool slot_word = !*slot || !py::dict_watched(Py_TYPE(o));
-          if (slot_word) word(slot, reinterpret_cast<uintptr_t>(*slot), at);
-          if (*slot) word(py::dict_version_addr(*slot), n.version, at + slot_word);
-          children = at + slot_word + 1;
-        }
-      } else {
-        type_word(o, at);
-        word(py::dict_version_addr(o), n.version, at);
-        if (n.od_tracked && keys) word(&reinterpret_cast<py::OdictLayout*>(o)->state, n.od_state, at);
-      }
-      proven[i] = children;  // (read by its same children only)
-    } else if (decides[i]) {
+    if (decides_[i]) tag(i, o, at, by_address);
+    absl::InlinedVector<int, 4> rest;  // checks that stay ops, after the words
+    for (size_t k = 0; k < n.checks.size(); ++k)
+      if (runs(i, n.checks[k]) && !check_words(i, n.checks[k], o, at, by_address)) rest.push_back(static_cast<int>(k));
+    for (int k : rest) check_op(i, k);
+  }
+
+  // The dict a versioned node's children are read from: words where its object is pinned.
+  void tag(int i, PyObject* o, int at, bool by_address) {
+    const GuardNode& n = nd(i);
+    if (!pinned_[i]) {
       FastOp tag;
       tag.kind = FastOp::Tag;
       tag.node = i;
@@ -923,72 +925,100 @@ void GuardTree::record_fast(PyObject* const* objs) const {
       tag.dict_type = n.version_of == 2 ? n.dict_type : nullptr;
       tag.a = n.version;
       tag.b = n.od_state;
-      push(tag);
+      op(tag);
+      return;
     }
-    absl::InlinedVector<int, 4> rest;  // checks that stay ops, after the words
-    for (size_t k = 0; k < n.checks.size(); ++k) {
-      const Check& c = n.checks[k];
-      if (!runs(i, c)) continue;
-      if (c.kind == CheckKind::Mode) {
-        word(&g_context_mode, static_cast<uint64_t>(c.n), 0);
-        continue;
+    int children = at + 1;  // (the level from which what its dict holds may be read)
+    if (n.version_of == 1) {
+      if (PyObject** slot = py::dict_slot(o)) {
+        // (a dict made where there was none is no assignment: its absence is a word always)
+        const bool slot_word = !*slot || by_address || !py::dict_watched(Py_TYPE(o));
+        if (slot_word) word(slot, reinterpret_cast<uintptr_t>(*slot), at);
+        if (*slot) word(py::dict_version_addr(*slot), n.version, at + slot_word);
+        children = at + slot_word + 1;
       }
-      if (c.kind == CheckKind::AmpDtype) {  // (per thread: an op)
-        FastOp op;
-        op.kind = FastOp::Amp;
-        op.node = i;
-        op.a = reinterpret_cast<uintptr_t>(c.ref);
-        push(op);
-        continue;
-      }
-      if (c.kind == CheckKind::DictVersions) {  // (the dicts are the check's own)
+    } else {
+      const int cls = by_address ? at : type_word(o, n.dict_type, at, false);
+      word(py::dict_version_addr(o), n.version, at);
+      // (a dict subclass's own lookup: its class unmodified)
+      if (PyType_HasFeature(n.dict_type, Py_TPFLAGS_HEAPTYPE)) class_words(n.dict_type, 0, cls);
+      bool keys = false;  // (an OrderedDict's order matters only to its keys' check)
+      for (const Check& c : n.checks) keys = keys || c.kind == CheckKind::DictKeys;
+      if (n.od_tracked && keys) word(&reinterpret_cast<py::OdictLayout*>(o)->state, n.od_state, at);
+    }
+    proven_[i] = children;
+  }
+
+  // Check c of node i as words; false: it stays an op.
+  bool check_words(int i, const Check& c, PyObject* o, int at, bool by_address) {
+    switch (c.kind) {
+      case CheckKind::Mode: word(&g_context_mode, static_cast<uint64_t>(c.n), 0); return true;
+      case CheckKind::DictVersions: {  // (the dicts are the check's own)
         PyObject* dicts = PyTuple_GET_ITEM(c.ref, 0);
-        const uint64_t* versions = reinterpret_cast<const uint64_t*>(PyBytes_AS_STRING(PyTuple_GET_ITEM(c.ref, 1)));
+        const auto* versions = reinterpret_cast<const uint64_t*>(PyBytes_AS_STRING(PyTuple_GET_ITEM(c.ref, 1)));
         for (Py_ssize_t d = 0; d < PyTuple_GET_SIZE(dicts); ++d)
           word(py::dict_version_addr(PyTuple_GET_ITEM(dicts, d)), versions[d], 0);
-        continue;
+        return true;
       }
-      if (pinned[i]) {
-        // (it passed on o when recorded; o is that object while the words before hold, and a
-        // tensor's shape and dtype are what they were while g_rebinds stands still)
-        if (c.kind == CheckKind::TensorMeta || c.kind == CheckKind::Type || c.kind == CheckKind::TypeVersion) {
-          const int cls = type_word(o, at);
-          if (c.kind == CheckKind::TypeVersion) class_words(Py_TYPE(o), cls);
-          continue;
-        }
-        if (c.kind == CheckKind::ClassVersion && PyType_Check(o)) {
-          class_words(reinterpret_cast<PyTypeObject*>(o), at);
-          continue;
-        }
-        if (c.kind == CheckKind::Id) continue;
-        if (c.kind == CheckKind::SameAs && pinned[c.n]) continue;  // (two known objects)
-      }
-      rest.push_back(static_cast<int>(k));
+      default: break;
     }
-    for (int k : rest) {
-      const Check& c = n.checks[k];
-      FastOp op;
-      op.kind = FastOp::Run;
-      op.node = i;
-      op.check = k;
-      if (same[i] && c.kind == CheckKind::TensorMeta) {
-        op.kind = FastOp::TypeIs;
-        op.a = reinterpret_cast<uintptr_t>(c.ref);
-      } else if (c.kind == CheckKind::TensorMeta) {
-        op.kind = FastOp::Meta;
-      } else if (c.kind == CheckKind::TypeVersion || c.kind == CheckKind::ClassVersion) {
-        // (run_check when the tag differs: it decides)
-        op.kind = c.kind == CheckKind::TypeVersion ? FastOp::TypeVersion : FastOp::ClassVersion;
-        op.a = static_cast<unsigned int>(c.n);
+    if (!pinned_[i]) return false;
+    // (o is the object the walk checked while the words before hold, and a tensor's shape and
+    // dtype are what they were while g_rebinds stands still)
+    switch (c.kind) {
+      case CheckKind::TensorMeta:
+      case CheckKind::Type:
+      case CheckKind::TypeVersion: {
+        auto* want = reinterpret_cast<PyTypeObject*>(c.kind == CheckKind::Type ? held(c.ref)
+                                                     : c.kind == CheckKind::TensorMeta ? c.ref : (PyObject*)Py_TYPE(o));
+        const int cls = by_address ? (consistent_ = consistent_ && Py_TYPE(o) == want, at) : type_word(o, want, at, false);
+        if (c.kind == CheckKind::TypeVersion) class_words(want, static_cast<unsigned int>(c.n), cls);
+        return true;
       }
-      push(op);
-      if (c.kind == CheckKind::SameAs) reads[c.n] = 1;
+      case CheckKind::ClassVersion:
+        if (!PyType_Check(o)) return false;
+        class_words(reinterpret_cast<PyTypeObject*>(o), static_cast<unsigned int>(c.n), at);
+        return true;
+      case CheckKind::Id: return true;
+      case CheckKind::SameAs: return pinned_[c.n];  // (two known objects)
+      default: return false;
     }
   }
-  flush();
-  for (int i = 0; i < count; ++i)
-    if (pinned[i] && (same[i] || nodes_[i].access == Access::Const) && reads[i]) known_.emplace_back(i, objs[i]);
-}
+
+  void check_op(int i, int k) {
+    const Check& c = nd(i).checks[k];
+    FastOp o;
+    o.kind = FastOp::Run;
+    o.node = i;
+    o.check = k;
+    if (c.kind == CheckKind::AmpDtype) {  // (per thread)
+      o.kind = FastOp::Amp;
+      o.a = reinterpret_cast<uintptr_t>(c.ref);
+    } else if (same_[i] && c.kind == CheckKind::TensorMeta) {
+      o.kind = FastOp::TypeIs;
+      o.a = reinterpret_cast<uintptr_t>(c.ref);
+    } else if (c.kind == CheckKind::TensorMeta) {
+      o.kind = FastOp::Meta;
+    } else if (c.kind == CheckKind::TypeVersion || c.kind == CheckKind::ClassVersion) {
+      // (run_check when the tag differs: it decides)
+      o.kind = c.kind == CheckKind::TypeVersion ? FastOp::TypeVersion : FastOp::ClassVersion;
+      o.a = static_cast<unsigned int>(c.n);
+    }
+    op(o);
+    if (c.kind == CheckKind::SameAs) reads_[c.n] = 1;
+  }
+
+  const GuardTree& t_;
+  PyObject* const* objs_;
+  const int n_;
+  std::vector<char> decides_, same_, needed_, pinned_, reads_;
+  std::vector<int> proven_;  // per pinned node: the level from which its memory may be read
+  std::vector<std::pair<int, Word>> run_;
+  absl::InlinedVector<PyTypeObject*, 8> versioned_;  // classes whose version words are in
+  bool consistent_ = true;
+};
+
+bool GuardTree::record_fast(PyObject* const* objs) const { return Recorder(*this, objs).record(); }
 
 // Whether every word in [w, end) holds, read without a branch per word.
 bool GuardTree::level_holds(const Word* w, const Word* end) {
@@ -1016,17 +1046,26 @@ GuardTree::Fast GuardTree::run_fast(const Roots& roots, PyObject** out) const {
   // The objects resolved, per node: the tree's own buffer (a pass that a path's Python code
   // re-enters takes one of its own).
   std::unique_ptr<PyObject*[]> own;
+  const bool takes_scratch = !scratch_busy_ && scratch_size_ >= nodes_.size();
   PyObject** objs = scratch_.get();
-  if (scratch_busy_ || scratch_size_ < nodes_.size()) {
+  if (!takes_scratch) {
     own.reset(new PyObject*[nodes_.size() + 1]);
     objs = own.get();
   }
-  struct Busy {
-    bool& flag;
-    bool was;
-    ~Busy() { flag = was; }
-  } busy{scratch_busy_, scratch_busy_};
-  scratch_busy_ = true;
+  // (while a pass reads the ops, a full walk that Python code in a path re-enters, on this thread
+  // or another the GIL went to, does not record new ones: record_fast)
+  struct Running {
+    const GuardTree& t;
+    bool scratch;
+    Running(const GuardTree& tree, bool s) : t(tree), scratch(s) {
+      ++t.passes_running_;
+      if (scratch) t.scratch_busy_ = true;
+    }
+    ~Running() {
+      --t.passes_running_;
+      if (scratch) t.scratch_busy_ = false;
+    }
+  } running(*this, takes_scratch);
   for (const auto& k : known_) objs[k.first] = k.second;
   Owned owned;
   size_t words_ok = 0;  // words_[0, words_ok) held
@@ -1058,12 +1097,14 @@ GuardTree::Fast GuardTree::run_fast(const Roots& roots, PyObject** out) const {
         if (!generic || still_holds()) continue;
         break;
       }
-      case FastOp::Pin: {
+      case FastOp::Pin: {  // (held for the pass: Python code a later path runs may rebind its root)
         const GuardNode& n = nodes_[op.node];
         bool generic = false;
-        objs[op.node] = resolve(n, n.parent >= 0 ? objs[n.parent] : nullptr, roots, owned, &generic);
-        if (objs[op.node] == reinterpret_cast<PyObject*>(op.a) && (!generic || still_holds())) continue;
-        break;
+        PyObject* p = resolve(n, n.parent >= 0 ? objs[n.parent] : nullptr, roots, owned, &generic);
+        objs[op.node] = p;
+        if (p != reinterpret_cast<PyObject*>(op.a) || (generic && !still_holds())) break;
+        if (!generic) owned.push_back((Py_INCREF(p), p));
+        continue;
       }
       case FastOp::Words: {  // (one level: every word may be read)
         if (!level_holds(words_.data() + op.a, words_.data() + op.b)) break;
@@ -1115,12 +1156,12 @@ GuardTree::Fast GuardTree::run_fast(const Roots& roots, PyObject** out) const {
     if (r == Fast::Pass) r = Fast::Changed;
     break;
   }
-  for (PyObject* p : owned) Py_DECREF(p);
-  if (r == Fast::Pass && out)
+  if (r == Fast::Pass && out)  // (before `owned` goes: a finalizer it runs may free them)
     for (const auto& s : late_slots_) {
       Py_INCREF(s.second);
       out[s.first] = s.second;
     }
+  for (PyObject* p : owned) Py_DECREF(p);
   if (r != Fast::Pass && out)
     for (int k = 0; k < num_slots_; ++k) Py_CLEAR(out[k]);
   return r;
@@ -1222,7 +1263,7 @@ bool GuardTree::check(py::Frame* f, GuardFailure* why, PyObject** out) const {
       }
     }
   if (ok) {
-    if (unchanged) record_fast(objs);
+    unchanged = unchanged && !passes_running_ && record_fast(objs);  // (not under a pass reading the ops)
     if (unchanged && scratch_size_ < nodes_.size()) {
       scratch_.reset(new PyObject*[nodes_.size()]);
       scratch_size_ = nodes_.size();

@@ -242,11 +242,16 @@ class GuardTree {
   mutable std::vector<Word> words_;
   mutable std::vector<std::pair<int, PyObject*>> known_;  // pinned objects a non-word op reads
   mutable std::vector<std::pair<int, PyObject*>> late_slots_;  // pinned objects handed out (slot, object)
-  void record_fast(PyObject* const* objs) const;  // fast_ from a passing full walk's objects and tags
+  // fast_ from a passing full walk's objects and tags; false when memory no longer holds what the
+  // walk checked (nothing to arm).
+  bool record_fast(PyObject* const* objs) const;
+  class Recorder;
+  friend class Recorder;
   mutable std::vector<FastOp> fast_;  // built by record_fast()
   mutable std::unique_ptr<PyObject*[]> scratch_;  // run_fast's objects per node
   mutable size_t scratch_size_ = 0;
   mutable bool scratch_busy_ = false;
+  mutable int passes_running_ = 0;  // run_fast calls in flight (one may re-enter another)
   mutable bool fast_ok_ = false;      // try the fast pass on the next call
   mutable uint64_t fast_rebinds_ = 0; // py::g_rebinds when it was recorded
   mutable int64_t fast_passes_ = 0;

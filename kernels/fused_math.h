@@ -17,10 +17,12 @@ constexpr float kLog2e = 1.44269504088896341f;
 constexpr float kLn2Hi = 0.693147182464599609375f, kLn2Lo = -1.904654323148236e-09f;
 // e^r, r in [-ln2/2, ln2/2]: Taylor coefficients, highest degree first.
 constexpr float kExpPoly[] = {1.f / 5040, 1.f / 720, 1.f / 120, 1.f / 24, 1.f / 6, 0.5f, 1.f, 1.f};
-// tanh(x) = x + x^3 P(x^2) for |x| < kTanhSmall (least-squares fit, highest degree first).
-constexpr float kTanhSmall = 0.55f;
-constexpr float kTanhPoly[] = {0.0023921895772218704f, -0.008410617709159851f, 0.021781671792268753f,
-                               -0.05395946651697159f, 0.13333292305469513f, -0.3333333134651184f};
+// tanh(x) = sign(x) m / (m + 2), m = expm1(2|x|) = 2^n (expm1(r) + 1) - 1, r = 2|x| - n ln2, with
+// expm1(r) = r + r^2 Q(r) (Q a minimax fit of relative error 1.3e-8 on [-ln2/2, ln2/2], highest
+// degree first): no cancellation near 0, one division, no second branch. 2|x| is clamped to
+// kTanhClamp, past which tanh rounds to 1.
+constexpr float kTanhClamp = 20.f;
+constexpr float kExpm1Poly[] = {0.00138825201f, 0.008366514f, 0.0416672006f, 0.166665435f, 0.49999997f};
 // erf(x) = x P(x^2) for |x| < kErfSmall (Taylor, highest degree first); above,
 // erf(x) = 1 - e^{-x^2} R(t), t = 1 / (1 + x/2), x clamped to 4 (erf(4) rounds to 1), R a
 // least-squares fit of erfc(x) e^{x^2} on [0.5, 4] (relative error 2e-9 before float rounding).
@@ -97,14 +99,17 @@ inline float exp(float x) { return std::isnan(x) ? x : exp_core(x); }
 
 inline float tanh(float a) {
   float ax = from_bits(bits(a) & 0x7fffffffu);
-  float e = exp_core(ax + ax);
-  float big = 1.f - 2.f / (e + 1.f);
-  big = from_bits(bits(big) | (bits(a) & 0x80000000u));
-  float z = a * a;
-  float p = horner(z, kTanhPoly);
-  float small = std::fmaf(a * z, p, a);
-  float r = ax < kTanhSmall ? small : big;
-  return std::isnan(a) ? a : r;
+  float u = vmin(ax + ax, kTanhClamp);
+  float n = std::nearbyintf(u * kLog2e);
+  float r = std::fmaf(-n, kLn2Hi, u);
+  r = std::fmaf(-n, kLn2Lo, r);
+  float q = horner(r, kExpm1Poly);
+  float m = std::fmaf(r * r, q, r);  // expm1(r)
+  float s = from_bits((static_cast<uint32_t>(to_int(n)) + 127u) << 23);  // 2^n, n in [0, 29]
+  m = std::fmaf(m, s, s - 1.f);
+  float t = m / (m + 2.f);
+  t = from_bits(bits(t) | (bits(a) & 0x80000000u));
+  return std::isnan(a) ? a : t;
 }
 
 inline float sigmoid(float a) {

@@ -12,7 +12,6 @@
 
 namespace pj::py {
 
-
 namespace {
 
 PyTypeObject* g_tensor_class = &TensorBaseType;
@@ -604,7 +603,7 @@ PyMethodDef augassign_functions[] = {
 }  // namespace
 
 bool init_tensor_type(PyObject* module) {
-  if (PyType_Ready(&TensorBaseType) < 0 || !watch_rebinds(&TensorBaseType)) return false;
+  if (PyType_Ready(&TensorBaseType) < 0) return false;
   Py_INCREF(&TensorBaseType);
   if (PyModule_AddFunctions(module, augassign_functions) < 0) return false;
   return PyModule_AddObject(module, "TensorBase", reinterpret_cast<PyObject*>(&TensorBaseType)) == 0;

@@ -179,7 +179,7 @@ PyObject* py_register(PyObject*, PyObject* args) {
     return fail(PyExc_TypeError, "_register: the tensor class must subclass TensorBase");
   if (!PySequence_Check(dtypes) || PySequence_Size(dtypes) != kNumDTypes)
     return fail(PyExc_TypeError, "_register: expected one dtype object per DType");
-  if (!watch_rebinds(reinterpret_cast<PyTypeObject*>(cls))) return nullptr;
+  if (!watch_rebinds(reinterpret_cast<PyTypeObject*>(cls), false)) return nullptr;
   set_tensor_class(reinterpret_cast<PyTypeObject*>(cls));
   register_dtype_objects(dtypes);
   Py_RETURN_NONE;
@@ -190,7 +190,7 @@ PyObject* py_register(PyObject*, PyObject* args) {
 PyObject* py_watch_rebinds(PyObject*, PyObject* cls) {
   if (!PyType_Check(cls) || !PyType_HasFeature(reinterpret_cast<PyTypeObject*>(cls), Py_TPFLAGS_HEAPTYPE))
     return fail(PyExc_TypeError, "_watch_rebinds: expected a class defined in Python");
-  if (!watch_rebinds(reinterpret_cast<PyTypeObject*>(cls))) return nullptr;
+  if (!watch_rebinds(reinterpret_cast<PyTypeObject*>(cls), true)) return nullptr;
   Py_RETURN_NONE;
 }
 

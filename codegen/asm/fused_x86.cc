@@ -21,8 +21,8 @@
 //   exp(x)   n = round(x/ln2), r = x - n*ln2 (two-part ln2), degree-7 Taylor polynomial of e^r,
 //            scaled by 2^n in two steps (so results underflow gradually and overflow to inf);
 //            x clamped to [-104, 89] first, NaN kept.
-//   tanh(x)  |x| < 0.55: x + x^3 P(x^2) (degree 5, least-squares fit, 0.8 ulp); else
-//            sign(x) (1 - 2/(e^{2|x|} + 1)).
+//   tanh(x)  sign(x) m/(m + 2), m = expm1(2|x|) = 2^n (expm1(r) + 1) - 1 with r = 2|x| - n ln2,
+//            expm1(r) = r + r^2 Q(r) (degree-4 minimax Q); 2|x| clamped to 20.
 //   sigmoid  e = e^{-|x|}: 1/(1+e) for x >= 0, e/(1+e) below (the eager kernel's formulas).
 //   log(x)   x = m 2^k with m in [sqrt(1/2), sqrt(2)), s = (m-1)/(m+1),
 //            log m = 2 atanh s = 2s + s (s^2 (2/3 + 2/5 s^2 + ... + 2/11 s^8)); subnormals scaled
@@ -104,6 +104,22 @@ class RowEmitter {
     x86::Gp i = cc_.newInt64("i"), end = cc_.newInt64("end");
     Label loop = cc_.newLabel(), tail = cc_.newLabel(), done = cc_.newLabel();
     hoist();
+    // A row this long streams its outputs past the caches (non-temporal stores) where each is
+    // aligned to the vector: what it writes would only evict what the next ops read, and a
+    // cached store reads every line before writing it. (One predicted branch per iteration.)
+    stream_ = cc_.newInt64("stream");
+    {
+      x86::Gp addr = cc_.newInt64();
+      Label no = cc_.newLabel();
+      cc_.xor_(stream_, stream_);
+      cc_.cmp(n, kStreamElements);
+      cc_.jl(no);
+      cc_.xor_(addr, addr);
+      for (size_t o = 0; o < prog_.outputs.size(); ++o) cc_.or_(addr, base(prog_.num_inputs + static_cast<int>(o)));
+      cc_.test(addr, L * 4 - 1);
+      cc_.setz(stream_.r8());
+      cc_.bind(no);
+    }
     cc_.xor_(i, i);
     cc_.mov(end, n);
     cc_.sub(end, L);
@@ -113,6 +129,13 @@ class RowEmitter {
     cc_.add(i, L);
     cc_.cmp(i, end);
     cc_.jle(loop);
+    {
+      Label cached = cc_.newLabel();
+      cc_.test(stream_, stream_);
+      cc_.jz(cached);
+      cc_.sfence();  // (what the row wrote is ordered before whatever the caller writes next)
+      cc_.bind(cached);
+    }
     cc_.bind(tail);
     cc_.cmp(i, n);
     cc_.jge(done);
@@ -248,13 +271,19 @@ class RowEmitter {
   }
 
   void store(const x86::Mem& m, const V& v, const Live* live) {
-    if constexpr (Isa::k512) {
-      if (live) cc_.k(live->k).vmovups(m, v);
-      else cc_.vmovups(m, v);
-    } else {
-      if (live) cc_.vmaskmovps(m, live->vec, v);
-      else cc_.vmovups(m, v);
+    if (live) {
+      if constexpr (Isa::k512) cc_.k(live->k).vmovups(m, v);
+      else cc_.vmaskmovps(m, live->vec, v);
+      return;
     }
+    Label cached = cc_.newLabel(), stored = cc_.newLabel();
+    cc_.test(stream_, stream_);
+    cc_.jz(cached);
+    cc_.vmovntps(m, v);
+    cc_.jmp(stored);
+    cc_.bind(cached);
+    cc_.vmovups(m, v);
+    cc_.bind(stored);
   }
 
   // Inputs are loaded at their first use; all loads come before the first store.
@@ -358,7 +387,17 @@ class RowEmitter {
   }
 
   // A NaN argument comes back as it is (libm's rule): what a later op sees is the input's NaN.
-  V keep_nan(const V& res, const V& a) { return blend(res, a, cmp(a, a, kUnordQ)); }
+  V keep_nan(const V& res, const V& a) {
+    if constexpr (Isa::k512) {  // (the mask stays in a mask register)
+      x86::KReg k = cc_.newKw();
+      cc_.vcmpps(k, a, a, kUnordQ);
+      V d = fresh();
+      cc_.k(k).vblendmps(d, res, a);
+      return d;
+    } else {
+      return blend(res, a, cmp(a, a, kUnordQ));
+    }
+  }
 
   V exp(const V& x) { return keep_nan(exp_core(x), x); }
 
@@ -389,20 +428,32 @@ class RowEmitter {
 
   V abs(const V& a) { V d = fresh(); cc_.vandps(d, a, c32(0x7fffffffu)); return d; }
 
+  // fused_math::tanh, lane for lane.
   V tanh(const V& a) {
     V ax = abs(a);
-    V e = exp_core(add(ax, ax));
-    V one = load(cf(1.f)), two = load(cf(2.f));
-    V q = div(two, add(e, one));
-    V big = fresh(), sign = fresh();
-    cc_.vsubps(big, one, q);
+    V u = add(ax, ax);
+    cc_.vminps(u, u, cf(fm::kTanhClamp));
+    V n = fresh();
+    cc_.vmulps(n, u, cf(fm::kLog2e));
+    round(n, n, 8);  // to nearest, no precision exception
+    V r = u;
+    cc_.vfnmadd231ps(r, n, cf(fm::kLn2Hi));
+    cc_.vfnmadd231ps(r, n, cf(fm::kLn2Lo));
+    V q = horner(r, fm::kExpm1Poly);
+    V m = mul(r, r);
+    cc_.vfmadd213ps(m, q, r);  // expm1(r) = r r q + r
+    V s = fresh(), s1 = fresh();
+    cc_.vcvtps2dq(s, n);
+    cc_.vpaddd(s, s, c32(127));
+    cc_.vpslld(s, s, 23);  // 2^n
+    cc_.vsubps(s1, s, cf(1.f));
+    cc_.vfmadd213ps(m, s, s1);  // m s + (s - 1)
+    V d = fresh(), sign = fresh();
+    cc_.vaddps(d, m, cf(2.f));
+    V t = div(m, d);
     cc_.vandps(sign, a, c32(0x80000000u));
-    cc_.vorps(big, big, sign);
-    V z = mul(a, a);
-    V p = horner(z, fm::kTanhPoly);
-    V small = mul(a, z);
-    cc_.vfmadd213ps(small, p, a);  // small = a z p + a
-    return keep_nan(blend(big, small, cmp(ax, cf(fm::kTanhSmall), kLtOQ)), a);
+    cc_.vorps(t, t, sign);
+    return keep_nan(t, a);
   }
 
   // fused_math::erf, lane for lane.
@@ -539,6 +590,10 @@ class RowEmitter {
   std::vector<x86::Gp> ptr_reg_;  // per operand: its row pointer held across the loop, if any
   std::vector<V> scalar_reg_;     // per input: its broadcast one-element value, if any
   x86::Gp ptrs_;
+  x86::Gp stream_;  // nonzero: full iterations store non-temporally
+  // Rows of at least this many elements stream their outputs (16 MiB each: more than a core's
+  // share of the last-level cache).
+  static constexpr int kStreamElements = 1 << 22;
 };
 
 template <class Isa>

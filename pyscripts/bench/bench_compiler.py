@@ -3,7 +3,10 @@
   small     10 elementwise ops on 3x3: jitted (one fused kernel) vs pijit eager vs PyTorch eager
   chain     8 elementwise ops on 4096x4096 float32, and the same with tanh: jitted with the fused
             machine code, jitted with the fused interpreter, eager; against the memory floor (x read
-            and y written once at the measured copy bandwidth), with page faults per call
+            and y written once at the measured copy bandwidth), with page faults per call; the tanh
+            chain also against the same loop fused by hand in C++ with glibc's libmvec tanhf
+            (build/bench_chain_libmvec, -O3 -ffast-math -march=native; 1 thread), as the compiler
+            vectorises it and with streaming stores
   mlp       MLP batch 32, 784-256-256-10 (Dense + ReLU): jitted and eager vs oneDNN called directly
             from C++ (build/bench_mlp_onednn: weights pre-reordered, bias and ReLU as post-ops)
   cnn       a small CNN in inference, batch 8, 3x32x32 (3 x [conv3x3 + BatchNorm + ReLU], 2 max pools,
@@ -19,6 +22,7 @@ it is installed.
 """
 import argparse
 import inspect
+import json
 import os
 import resource
 import subprocess
@@ -106,6 +110,18 @@ def bench_small(threads):
     print("  PyTorch eager %s" % ("%.2f us (%.1fx pijit jitted)" % (t, t / jitted) if t else "not installed"))
 
 
+def libmvec_chain_ms():
+    """(loop, stream) ms of the tanh chain fused by hand with libmvec's tanhf (build/bench_chain_libmvec)."""
+    exe = os.path.join(ROOT, "build", "bench_chain_libmvec")
+    if not os.path.exists(exe):
+        return None
+    out = subprocess.run([exe], capture_output=True, text=True, timeout=120)
+    if out.returncode != 0:
+        return None
+    r = json.loads(out.stdout)
+    return r["loop_ms"], r["stream_ms"]
+
+
 def bench_chain(threads):
     x = pj.ones((4096, 4096))
     nbytes = 4096 * 4096 * 4
@@ -124,6 +140,15 @@ def bench_chain(threads):
         for label, t, faults in rows:
             print("  %-10s %-21s %7.1f ms (%5.2fx the floor), %6.0f page faults per call"
                   % (name, label, t * 1e3, t / floor, faults))
+        if fn is chain_tanh:
+            # (one thread: the hand-fused loop is single-threaded)
+            ref = libmvec_chain_ms() if threads == 1 else None
+            if ref:
+                print("  %-10s hand-fused C + libmvec tanhf: %.1f ms (jitted is %.2fx), with streaming stores %.1f ms "
+                      "(jitted is %.2fx)" % (name, ref[0], rows[0][1] * 1e3 / ref[0], ref[1], rows[0][1] * 1e3 / ref[1]))
+            else:
+                print("  %-10s hand-fused C + libmvec: %s" % (name, "1 thread only" if threads != 1 else
+                                                             "not built (build/bench_chain_libmvec)"))
     print("  peak RSS %d MB (x is 64 MB)" % (resource.getrusage(resource.RUSAGE_SELF).ru_maxrss // 1024))
 
 

@@ -535,5 +535,44 @@ TEST(FusedReduce, ThreadsGiveTheSameBits) {
   for (int i = 0; i < 3; ++i) EXPECT_EQ(bits(one.data<float>()[i]), bits(two.data<float>()[i]));
 }
 
+// A row of at least 4M elements streams its outputs (non-temporal stores) where every output is
+// aligned to the vector, and stores them as usual where one is not: the same bits either way, the
+// interpreter's, tail included, and with an output that is its input (written in place).
+TEST(Fused, LongRowsStreamTheirOutputsWithTheSameBits) {
+  const std::string text = "in=2; r2=mul(r0,r1); r3=tanh(r2); r4=add(r3,r0); out=(r4,r2)";
+  if (std::string(fused_compiler_name()) != "interpreter") {
+    EXPECT_NE(fused_kernel_asm(text, 0).find("vmovntps"), std::string::npos) << "no streaming store in the row";
+  }
+  const int old_threads = get_num_threads();
+  set_num_threads(1);  // (one row of all of it)
+  const int64_t n = (int64_t{1} << 22) + 37;
+  Tensor a = Tensor::empty({n}, DType::Float32), b = Tensor::empty({n}, DType::Float32);
+  for (int64_t i = 0; i < n; ++i) {
+    a.data<float>()[i] = 0.001f * static_cast<float>(i % 5000) - 2.f;
+    b.data<float>()[i] = 1.f + 0.0001f * static_cast<float>(i % 777);
+  }
+  auto outputs = [&](bool jit, int64_t offset, bool in_place) {
+    const bool old = set_fused_jit(jit);
+    Tensor x = a.contiguous();  // (a copy each time: written in place below)
+    if (in_place) x = Tensor::empty({n + offset}, DType::Float32).as_strided({n}, {1}, offset);
+    if (in_place) std::memcpy(x.data<float>(), a.data<float>(), n * sizeof(float));
+    Tensor o1 = in_place ? x : Tensor::empty({n + offset}, DType::Float32).as_strided({n}, {1}, offset);
+    Tensor o2 = Tensor::empty({n + offset}, DType::Float32).as_strided({n}, {1}, offset);
+    fused_kernel(text)->run({x, b}, {o1, o2});
+    set_fused_jit(old);
+    std::vector<float> r(o1.data<float>(), o1.data<float>() + n);
+    r.insert(r.end(), o2.data<float>(), o2.data<float>() + n);
+    return r;
+  };
+  for (int64_t offset : {0, 1})
+    for (bool in_place : {false, true}) {
+      SCOPED_TRACE("offset " + std::to_string(offset) + (in_place ? " in place" : ""));
+      const std::vector<float> want = outputs(false, offset, in_place), got = outputs(true, offset, in_place);
+      ASSERT_EQ(want.size(), got.size());
+      EXPECT_EQ(std::memcmp(want.data(), got.data(), want.size() * sizeof(float)), 0);
+    }
+  set_num_threads(old_threads);
+}
+
 }  // namespace
 }  // namespace pj

@@ -185,19 +185,30 @@ class ToFloatCaptured(unittest.TestCase):
         x = data()[0]
         want32, want16 = eager(inner.construct, x), eager(Outer(inner.construct).to_float(F16), x)
         self.assertIs(want16.dtype, F16)
-        got = {}
+        got, inside, leave = {}, threading.Event(), threading.Event()
+
+        def parked(y):  # (the worker stays inside its converted cell while the main thread calls)
+            inside.set()
+            leave.wait(10)
+            return jf(y)
 
         def converted():
-            got["16"] = [Outer(jf).to_float(F16)(x) for _ in range(3)]
+            got["16"] = [Outer(jf).to_float(F16)(x) for _ in range(3)] + [Outer(parked).to_float(F16)(x)]
         for _ in range(2):
+            inside.clear()
+            leave.clear()
             t = threading.Thread(target=converted)
             t.start()
+            self.assertTrue(inside.wait(10))
+            for _ in range(3):
+                self.assertTrue(same_bits(jf(x), want32))
+            leave.set()
             t.join()
-            self.assertTrue(same_bits(jf(x), want32))
             for y in got["16"]:
                 self.assertTrue(same_bits(y, want16))
         self.assertIs(pj._C.amp_dtype(), None)
-        self.assertEqual(pj.jit_stats(jf)["compiles"], 2)  # (one graph per dtype, each reused)
+        if pj.stress_stats()["level"] == 0:  # (under stress, other frames compile this code too)
+            self.assertEqual(pj.jit_stats(jf)["compiles"], 2)  # (one graph per dtype, each reused)
 
     def test_jitted_network_is_one_graph_equal_to_eager(self):
         class Own(Net):  # a construct of its own: under stress, Net's code has other tests' graphs

@@ -888,6 +888,35 @@ class UnmodifiedDictShortcut(unittest.TestCase):
             net.a.w.__class__ = Marked if k == 0 else pj.Parameter
         self.run_cells(lambda: self.pair(Scale, nn.ReLU), mutate)
 
+    def test_a_new_cell_where_a_dead_one_was(self):
+        # The fast pass finds its root by address: a new object made where the old one was (its
+        # memory reused) must not pass for it, even with the old dict alive and unchanged (found:
+        # a Cell's dict pointer was trusted, g_rebinds standing still, so the old dict's tag held).
+        from pijit import nn
+
+        class Scale(nn.Cell):
+            def __init__(self, k):
+                super().__init__()
+                self.k = k
+
+            def construct(self, x):
+                return x * self.k
+
+        def f(m, x):
+            return m(x)
+        jf = pj.jit(f)
+        x = pj.Tensor([1.0, 2.0])
+        kept, reused, address = [], 0, None
+        for k in range(2, 12):
+            m = Scale(float(k))
+            reused += id(m) == address  # (pymalloc hands the dead one's block out again)
+            for _ in range(4):
+                self.assertEqual(exact(jf(m, x)), exact(eager(f, m, x)))
+            kept.append(m.__dict__)  # (the dict outlives its object, its tag unchanged)
+            address = id(m)
+            del m
+        self.assertGreater(reused, 0, "no object was made where a dead one was: the case was not run")
+
     def test_a_plain_objects_class_and_dict_are_read(self):
         # (a class pijit does not watch: the fast pass reads its objects' class and dict pointer)
         class A:

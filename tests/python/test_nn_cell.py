@@ -283,7 +283,6 @@ class TestContextAndPrimitives(unittest.TestCase):
 
 
 
-
 class WatchedAssignments(unittest.TestCase):
     """Cell and Tensor count __class__ and __dict__ assignments (the guards trust an unchanged Cell
     without reading either): both read and assign as Python's own, errors included."""
@@ -321,6 +320,10 @@ class WatchedAssignments(unittest.TestCase):
         with self.assertRaises(TypeError) as got:
             c.__dict__ = 5
         self.assertEqual(str(got.exception), str(want.exception))
+        for plain in (p, c):  # (deleting it leaves an empty one behind, as Python's own does)
+            del plain.__dict__
+            self.assertEqual(vars(plain), {})
+        self.assertEqual(vars(nn.Cell)["__dict__"].__doc__, vars(Plain)["__dict__"].__doc__)
 
     def test_copies_and_pickles_keep_their_class(self):
         import copy
