@@ -82,11 +82,17 @@ inline float horner(float x, const float (&c)[N]) {
 inline float relu(float a) { return a > 0.f ? a : (std::isnan(a) ? a : 0.f); }
 
 // Every function returns a NaN argument as it is (libm's rule), as the machine code's final blend.
+// u = n ln2 + r with n = round(u / ln2), |r| <= ln2/2 (ln2 in two parts); returns n.
+inline float reduce_ln2(float u, float* r) {
+  float n = std::nearbyintf(u * kLog2e);
+  *r = std::fmaf(-n, kLn2Lo, std::fmaf(-n, kLn2Hi, u));
+  return n;
+}
+
 inline float exp_core(float x) {
   float u = vmin(kExpHi, vmax(kExpLo, x));  // NaN stays NaN
-  float n = std::nearbyintf(u * kLog2e);
-  float r = std::fmaf(-n, kLn2Hi, u);
-  r = std::fmaf(-n, kLn2Lo, r);
+  float r;
+  float n = reduce_ln2(u, &r);
   float p = horner(r, kExpPoly);
   int32_t ni = to_int(n);
   int32_t n1 = ni >> 1;
@@ -100,9 +106,8 @@ inline float exp(float x) { return std::isnan(x) ? x : exp_core(x); }
 inline float tanh(float a) {
   float ax = from_bits(bits(a) & 0x7fffffffu);
   float u = vmin(ax + ax, kTanhClamp);
-  float n = std::nearbyintf(u * kLog2e);
-  float r = std::fmaf(-n, kLn2Hi, u);
-  r = std::fmaf(-n, kLn2Lo, r);
+  float r;
+  float n = reduce_ln2(u, &r);
   float q = horner(r, kExpm1Poly);
   float m = std::fmaf(r * r, q, r);  // expm1(r)
   float s = from_bits((static_cast<uint32_t>(to_int(n)) + 127u) << 23);  // 2^n, n in [0, 29]

@@ -401,16 +401,23 @@ class RowEmitter {
 
   V exp(const V& x) { return keep_nan(exp_core(x), x); }
 
+  // u = n ln2 + r, n = round(u / ln2), |r| <= ln2/2 (ln2 in two parts): fused_math::reduce_ln2.
+  // u becomes r.
+  V reduce_ln2(const V& u) {
+    V n = fresh();
+    cc_.vmulps(n, u, cf(fm::kLog2e));
+    round(n, n, 8);  // to nearest, no precision exception
+    cc_.vfnmadd231ps(u, n, cf(fm::kLn2Hi));
+    cc_.vfnmadd231ps(u, n, cf(fm::kLn2Lo));
+    return n;
+  }
+
   V exp_core(const V& x) {
     V t = load(cf(fm::kExpLo)), u = load(cf(fm::kExpHi));
     cc_.vmaxps(t, t, x);  // NaN: the second operand (x) comes back
     cc_.vminps(u, u, t);
-    V n = fresh();
-    cc_.vmulps(n, u, cf(fm::kLog2e));
-    round(n, n, 8);  // to nearest, no precision exception
+    V n = reduce_ln2(u);
     V r = u;
-    cc_.vfnmadd231ps(r, n, cf(fm::kLn2Hi));
-    cc_.vfnmadd231ps(r, n, cf(fm::kLn2Lo));
     V p = horner(r, fm::kExpPoly);
     V ni = fresh(), n1 = fresh(), n2 = fresh();
     cc_.vcvtps2dq(ni, n);
@@ -433,12 +440,8 @@ class RowEmitter {
     V ax = abs(a);
     V u = add(ax, ax);
     cc_.vminps(u, u, cf(fm::kTanhClamp));
-    V n = fresh();
-    cc_.vmulps(n, u, cf(fm::kLog2e));
-    round(n, n, 8);  // to nearest, no precision exception
+    V n = reduce_ln2(u);
     V r = u;
-    cc_.vfnmadd231ps(r, n, cf(fm::kLn2Hi));
-    cc_.vfnmadd231ps(r, n, cf(fm::kLn2Lo));
     V q = horner(r, fm::kExpm1Poly);
     V m = mul(r, r);
     cc_.vfmadd213ps(m, q, r);  // expm1(r) = r r q + r
