@@ -816,13 +816,32 @@ class GuardTree::Recorder {
       needed_[i] = needed_[i] || decides_[i] || n.slot >= 0 || compared[i];
       if (needed_[i] && n.parent >= 0 && !same_[i]) needed_[n.parent] = 1;
     }
-    for (int i = 0; i < n_; ++i)
-      pinned_[i] = py::kHasDictVersions && needed_[i] && objs_[i] &&
-                   (same_[i] || nd(i).access == Access::Const || (decides_[i] && nd(i).version != 0));
+    // Python code a path ran during the walk may have changed a dict after its tag was read, and
+    // freed what it held: an object is read here only where that cannot be (a frame's local, a
+    // constant still held) or where its dict's tag, re-read parents first, is still the walk's.
+    std::vector<char> safe(n_, 0);
+    for (int i = 0; i < n_ && consistent_; ++i) {
+      const GuardNode& n = nd(i);
+      PyObject* o = objs_[i];
+      safe[i] = o && (n.access == Access::Local || (n.access == Access::Const && held(n.key) == o) ||
+                      (same_[i] && safe[n.parent]));
+      if (safe[i] && decides_[i] && !still_as_walked(n, o)) consistent_ = false;
+      pinned_[i] = py::kHasDictVersions && needed_[i] && safe[i] &&
+                   (same_[i] || n.access == Access::Const || (decides_[i] && n.version != 0));
+    }
     t_.fast_.clear();
     t_.words_.clear();
     t_.known_.clear();
     t_.late_slots_.clear();
+  }
+
+  // A deciding node's dict as the walk left it: the tag (which is 0 where a dict subclass's lookup
+  // is not dict's own), the class, an OrderedDict's list state.
+  static bool still_as_walked(const GuardNode& n, PyObject* o) {
+    if (dict_tag(n.version_of, o) != n.version) return false;
+    if (n.version_of != 2) return true;
+    const DictSeen d = see_dict(o);
+    return d.type == n.dict_type && d.od_tracked == n.od_tracked && d.od_state == n.od_state;
   }
 
   void word(const void* addr, uint64_t expect, int level) {
@@ -864,7 +883,8 @@ class GuardTree::Recorder {
   // which CPython allows between heap classes (and module classes); a watched class counts it in
   // g_rebinds (py/rebinds.h). Returns the level from which the class may be read.
   int type_word(PyObject* o, PyTypeObject* want, int level, bool always) {
-    consistent_ = consistent_ && Py_TYPE(o) == want;
+    consistent_ = consistent_ && want && Py_TYPE(o) == want;
+    if (!consistent_) return level;  // (nothing is armed: the words are never read)
     const bool can_change = PyType_HasFeature(want, Py_TPFLAGS_HEAPTYPE) || PyType_IsSubtype(want, &PyModule_Type);
     if (!always && (!can_change || py::class_watched(want))) return level;
     word(&o->ob_type, reinterpret_cast<uintptr_t>(want), level);
@@ -932,16 +952,19 @@ class GuardTree::Recorder {
     if (n.version_of == 1) {
       if (PyObject** slot = py::dict_slot(o)) {
         // (a dict made where there was none is no assignment: its absence is a word always)
-        const bool slot_word = !*slot || by_address || !py::dict_watched(Py_TYPE(o));
+        // (a class not watched may be swapped, uncounted, for one whose __dict__ is not either)
+        const bool slot_word = !*slot || by_address || !py::dict_watched(Py_TYPE(o)) || !py::class_watched(Py_TYPE(o));
         if (slot_word) word(slot, reinterpret_cast<uintptr_t>(*slot), at);
         if (*slot) word(py::dict_version_addr(*slot), n.version, at + slot_word);
         children = at + slot_word + 1;
       }
     } else {
-      const int cls = by_address ? at : type_word(o, n.dict_type, at, false);
+      const int cls = by_address ? (consistent_ = consistent_ && Py_TYPE(o) == n.dict_type, at)
+                                 : type_word(o, n.dict_type, at, false);
       word(py::dict_version_addr(o), n.version, at);
       // (a dict subclass's own lookup: its class unmodified)
-      if (PyType_HasFeature(n.dict_type, Py_TPFLAGS_HEAPTYPE)) class_words(n.dict_type, 0, cls);
+      if (PyType_HasFeature(n.dict_type, Py_TPFLAGS_HEAPTYPE) && consistent_)
+        class_words(n.dict_type, py::ensure_type_version(n.dict_type), cls);
       bool keys = false;  // (an OrderedDict's order matters only to its keys' check)
       for (const Check& c : n.checks) keys = keys || c.kind == CheckKind::DictKeys;
       if (n.od_tracked && keys) word(&reinterpret_cast<py::OdictLayout*>(o)->state, n.od_state, at);
@@ -1080,11 +1103,12 @@ GuardTree::Fast GuardTree::run_fast(const Roots& roots, PyObject** out) const {
            (!op.od_tracked || py::odict_state(o) == op.b);
   };
   auto still_holds = [&]() {
+    if (py::g_rebinds != fast_rebinds_) return false;  // (first: a dict a rebind freed is not read)
     for (size_t k = 0; k < words_ok; ++k)
       if (!words_[k].holds()) return false;
     for (const FastOp* t : tags)
       if (!tag_holds(*t)) return false;
-    return py::g_rebinds == fast_rebinds_;
+    return true;
   };
   Fast r = Fast::Pass;
   for (const FastOp& op : fast_) {

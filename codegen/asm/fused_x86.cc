@@ -117,7 +117,15 @@ class RowEmitter {
       cc_.xor_(addr, addr);
       for (size_t o = 0; o < prog_.outputs.size(); ++o) cc_.or_(addr, base(prog_.num_inputs + static_cast<int>(o)));
       cc_.test(addr, L * 4 - 1);
-      cc_.setz(stream_.r8());
+      cc_.jnz(no);
+      // (not in place: the next iteration reads the line a streaming store would evict)
+      for (size_t o = 0; o < prog_.outputs.size(); ++o)
+        for (int k = 0; k < prog_.num_inputs; ++k) {
+          if (is_scalar(k)) continue;
+          cc_.cmp(base(prog_.num_inputs + static_cast<int>(o)), base(k));
+          cc_.je(no);
+        }
+      cc_.mov(stream_, 1);
       cc_.bind(no);
     }
     cc_.xor_(i, i);
