@@ -876,8 +876,8 @@ class GuardTree::Recorder {
     // (whole words: another flag, or the padding after the 32-bit tag, changing too only sends
     // a call to the full walk)
     static_assert(offsetof(PyTypeObject, tp_version_tag) + 8 <= sizeof(PyTypeObject), "a word past the class");
-    word(&t->tp_flags, Word{reinterpret_cast<const char*>(&t->tp_flags), 0}.now(), level);
-    word(&t->tp_version_tag, Word{reinterpret_cast<const char*>(&t->tp_version_tag), 0}.now(), level);
+    word(&t->tp_flags, Word::at(&t->tp_flags), level);
+    word(&t->tp_version_tag, Word::at(&t->tp_version_tag), level);
   }
   // o's class is `want` (the walk's). A live object's class changes only by __class__ assignment,
   // which CPython allows between heap classes (and module classes); a watched class counts it in

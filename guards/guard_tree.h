@@ -231,11 +231,12 @@ class GuardTree {
   struct Word {
     const char* addr;
     uint64_t expect;
-    uint64_t now() const {
+    static uint64_t at(const void* p) {  // the eight bytes at p
       uint64_t v;
-      __builtin_memcpy(&v, addr, sizeof v);
+      __builtin_memcpy(&v, p, sizeof v);
       return v;
     }
+    uint64_t now() const { return at(addr); }
     bool holds() const { return now() == expect; }
   };
   static bool level_holds(const Word* w, const Word* end);

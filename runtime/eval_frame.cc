@@ -297,6 +297,19 @@ void count_direct_hit(CodeState* st, CacheEntry& e) {
   ++g_stats.frames_direct;
 }
 
+// The objects a direct call's guard check hands out (its graph inputs): on the stack for a model of
+// up to a few hundred parameters, where a heap block per call would cost more than the check.
+struct DirectObjs {
+  static constexpr size_t kOnStack = 256;
+  PyObject* small[kOnStack];
+  std::vector<PyObject*> big;
+  PyObject** room(size_t n) {
+    if (n <= kOnStack) return small;
+    big.resize(n);
+    return big.data();
+  }
+};
+
 // d's graph on `objs` (references it drops) and the return value built from its outputs; nullptr
 // on failure, with *rerun set when the graph failed before anything observable ran.
 // (noipa, where the compiler has it: the caller's ThreadJit reference is used, not t_jit read
@@ -748,18 +761,12 @@ __attribute__((noinline)) Lookup lookup_entry(PyThreadState* ts, py::Frame* f, C
   auto lookup_done = [&](const char* what) {
     if (g0 >= 0) trace::complete("guards", where(co), g0, trace::now_ns(), std::string("\"result\": \"") + what + "\"");
   };
-  constexpr size_t kDirectObjs = 32;
-  PyObject* direct_small[kDirectObjs];
-  std::vector<PyObject*> direct_big;
+  DirectObjs direct_objs;
   for (auto it = st->entries.begin(); it != st->entries.end(); ++it) {
     // (guard_perf times each check through check_all: such calls run the rewritten code)
     const DirectCall* direct =
         it->direct && !debug_switches().no_direct && !g_config.guard_perf ? it->direct.get() : nullptr;
-    PyObject** objs = direct_small;
-    if (direct && direct->nodes.size() > kDirectObjs) {
-      direct_big.resize(direct->nodes.size());
-      objs = direct_big.data();
-    }
+    PyObject** objs = direct_objs.room(direct ? direct->nodes.size() : 0);
     const int64_t t0 = __builtin_expect(g_config.guard_timing, 0) ? trace::now_ns() : 0;
     const bool pass = quiet_check(*it->guards, f, nullptr, direct ? objs : nullptr);
     if (__builtin_expect(g_config.guard_timing, 0)) {
@@ -1112,14 +1119,8 @@ __attribute__((noinline)) bool run_frameless(PyCodeObject* co, const JitOptions&
   // (held: a path's Python code, a library class's __getattr__, may reset the cache)
   const std::shared_ptr<DirectCall> hold = e.direct;
   const std::shared_ptr<guards::GuardTree> guards = e.guards;
-  constexpr size_t kSmall = 32;
-  PyObject* small[kSmall];
-  std::vector<PyObject*> big;
-  PyObject** objs = small;
-  if (hold->nodes.size() > kSmall) {
-    big.resize(hold->nodes.size());
-    objs = big.data();
-  }
+  DirectObjs direct_objs;
+  PyObject** objs = direct_objs.room(hold->nodes.size());
   const guards::CallView view{args, static_cast<int>(nargs), func, 0};
   const int64_t t0 = __builtin_expect(g_config.guard_timing, 0) ? trace::now_ns() : 0;
   jit.busy = true;  // (quiet, as quiet_check: no frame a path enters captures or counts)

@@ -558,6 +558,10 @@ TEST(Fused, LongRowsStreamTheirOutputsWithTheSameBits) {
     if (in_place) std::memcpy(x.data<float>(), a.data<float>(), n * sizeof(float));
     Tensor o1 = in_place ? x : Tensor::empty({n + offset}, DType::Float32).as_strided({n}, {1}, offset);
     Tensor o2 = Tensor::empty({n + offset}, DType::Float32).as_strided({n}, {1}, offset);
+    if (offset == 0 && !in_place) {  // (so the streaming path is the one this case runs)
+      EXPECT_TRUE(reinterpret_cast<uintptr_t>(o1.data<float>()) % 64 == 0 &&
+                  reinterpret_cast<uintptr_t>(o2.data<float>()) % 64 == 0) << "fresh outputs not 64-byte aligned";
+    }
     fused_kernel(text)->run({x, b}, {o1, o2});
     set_fused_jit(old);
     std::vector<float> r(o1.data<float>(), o1.data<float>() + n);
