@@ -42,17 +42,24 @@ bool read_all(int fd, std::string* out) {
   struct stat st;
   if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || st.st_uid != geteuid() || st.st_size > kMaxEntry)
     return false;
-  out->clear();
-  out->reserve(size_t(st.st_size));
-  char buf[65536];
+  // Straight into the string, one byte past the size fstat gave (a file that grew since is read
+  // on; at end of file read returns 0). No 64 KiB buffer on the stack: a warm start's first call
+  // page-faulted in the fresh stack pages it touched.
+  out->resize(size_t(st.st_size) + 1);
+  size_t have = 0;
   for (;;) {
-    const ssize_t n = ::read(fd, buf, sizeof buf);
+    if (have == out->size()) {
+      if (have > size_t(kMaxEntry)) return false;
+      out->resize(have * 2);
+    }
+    const ssize_t n = ::read(fd, &(*out)[have], out->size() - have);
     if (n < 0 && errno == EINTR) continue;
     if (n < 0) return false;
-    if (n == 0) return true;
-    out->append(buf, size_t(n));
-    if (out->size() > size_t(kMaxEntry)) return false;
+    if (n == 0) break;
+    have += size_t(n);
   }
+  out->resize(have);
+  return have <= size_t(kMaxEntry);
 }
 
 }  // namespace

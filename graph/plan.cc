@@ -299,10 +299,12 @@ Tensors ExecPlan::run_steps(const Tensors& inputs) const {
   if (in_shared) {
     try {
       if (!shared.storage || shared.storage->nbytes() < arena_bytes_) {
-        // Whole 2 MiB pages (the allocator backs them with huge pages: fewer TLB misses), doubling:
-        // a plan last launched before the block grew keeps the old one alive until its next
-        // launch, so growth steps are few.
-        size_t bytes = size_t{1} << 21;
+        // Doubling from 64 KiB: a plan last launched before the block grew keeps the old one alive
+        // until its next launch, so growth steps are few. From 2 MiB on, the allocator backs the
+        // block with huge pages (fewer TLB misses); a smaller arena stays on small pages, since
+        // the first touch of a huge page zeroes all 2 MiB of it (~0.3 ms: a 20-layer MLP's first
+        // launch spent more on that than on its first matmul).
+        size_t bytes = size_t{1} << 16;
         while (bytes < arena_bytes_) bytes *= 2;
         shared.storage = Storage::allocate(bytes);
       }

@@ -5,6 +5,8 @@
 #include <string>
 #include <unordered_map>
 
+#include "absl/container/flat_hash_map.h"
+
 #include "graph/ir.h"
 #include "guards/guard_tree.h"
 #include "py/py_common.h"
@@ -13,7 +15,7 @@
 namespace pj::guards {
 namespace {
 
-constexpr uint8_t kTreeFormat = 2;
+constexpr uint8_t kTreeFormat = 3;  // (3: StableHash reads words)
 
 PyObject* id_target_of(const Check& c) {
   if (c.n != 1) return c.ref;
@@ -52,14 +54,16 @@ void get_check_meta(ByteReader& r, Check* c) {
 
 // Class checks already read in this process, by their bytes: the same class with the same names
 // (every Dense of a model) is checked and its names dict made once, and again only after the class
-// changed (its version tag moved). Values: (the class, weakly; its tag then; the names dict).
+// changed (its version tag moved). Values: (the class, weakly; its tag then; the check's ref, the
+// tuple (class weakly, names), which every check of that class shares: fewer objects for the
+// collector to count on a warm start).
 struct KnownClass {
   PyObject* cls;
   unsigned int version;
-  PyObject* names;
+  PyObject* ref;
 };
-std::unordered_map<std::string, KnownClass>& known_classes() {
-  static auto* m = new std::unordered_map<std::string, KnownClass>();  // (never freed: outlives exit)
+absl::flat_hash_map<std::string, KnownClass>& known_classes() {
+  static auto* m = new absl::flat_hash_map<std::string, KnownClass>();  // (never freed: outlives exit)
   return *m;
 }
 
@@ -268,6 +272,7 @@ std::shared_ptr<GuardTree> GuardTree::load(ByteReader& r, std::string* why) {
     // complete, nothing captures into it)
     const int node = t->append_node(parent, acc, index, key.get());
     const size_t nc = r.count();
+    t->nodes_[node].checks.reserve(nc);
     for (size_t k = 0; k < nc; ++k) {
       Check c{static_cast<CheckKind>(r.u8()), nullptr, r.svar(), {}};
       if (!r.ok() || static_cast<uint8_t>(c.kind) > static_cast<uint8_t>(CheckKind::AmpDtype)) return fail("malformed");
@@ -358,12 +363,12 @@ std::shared_ptr<GuardTree> GuardTree::load(ByteReader& r, std::string* why) {
             const size_t nnames = r.count();
             for (size_t j = 0; j < nnames; ++j) r.str();
             if (!r.ok()) return fail("malformed");
-            auto it = known_classes().find(std::string(r.since(start)));
+            auto it = known_classes().find(absl::string_view(r.since(start).data(), r.since(start).size()));
             PyObject* known = it == known_classes().end() ? nullptr : held(it->second.cls);
             if (known && known == cls && py::type_version(reinterpret_cast<PyTypeObject*>(cls)) == it->second.version) {
               c.n = it->second.version;
-              c.ref = Py_BuildValue("(NO)", hold_weakly(cls), it->second.names);
-              if (!c.ref) return fail("out of memory");
+              c.ref = it->second.ref;
+              Py_INCREF(c.ref);
               break;
             }
           }
@@ -392,8 +397,8 @@ std::shared_ptr<GuardTree> GuardTree::load(ByteReader& r, std::string* why) {
           if (!c.ref) return fail("out of memory");
           KnownClass& k = known_classes()[std::string(r.since(start))];
           Py_XDECREF(k.cls);
-          Py_XDECREF(k.names);
-          k = {hold_weakly(cls), version, (Py_INCREF(names.get()), names.get())};
+          Py_XDECREF(k.ref);
+          k = {hold_weakly(cls), version, (Py_INCREF(c.ref), c.ref)};
           break;
         }
         case CheckKind::DictVersions: {

@@ -194,9 +194,14 @@ std::string code_print(PyObject* co) {
 
 namespace {
 
-std::string stamp_of_module_named(PyObject* name) {
+const std::string& stamp_ref(PyObject* module);  // (module_stamp's memo, below)
+
+// Feeds the stamp of the module named `name` (nothing for one not imported) into h.
+void stamp_of_module_named(StableHash& h, PyObject* name) {
   PyObject* m = name && PyUnicode_Check(name) ? PyDict_GetItem(PyImport_GetModuleDict(), name) : nullptr;
-  return m && PyModule_Check(m) ? module_stamp(m) : "";
+  if (!m || !PyModule_Check(m)) return h.bytes("", 0);
+  const std::string& stamp = stamp_ref(m);
+  h.bytes(stamp.data(), stamp.size());
 }
 
 // A function whose module has no source file (python -c, a notebook's cells, exec'd code): no file
@@ -233,9 +238,17 @@ void token(StableHash& h, PyObject* o) {  // (hash_token)
     h.tag('f');
     h.str(f->func_module);
     h.str(f->func_qualname);
-    // what fixes its body: its module file's stamp (an edited pijit/*.py too), else its code
-    const std::string fixed = fileless_function(o) ? code_print(f->func_code) : stamp_of_module_named(f->func_module);
-    h.bytes(fixed.data(), fixed.size());
+    // what fixes its body: its module file's stamp (an edited pijit/*.py too), else (a module
+    // without a file: fileless_function) its code
+    PyObject* mod = f->func_module;
+    PyObject* m = mod && PyUnicode_Check(mod) ? PyDict_GetItem(PyImport_GetModuleDict(), mod) : nullptr;
+    const std::string* stamp = m && PyModule_Check(m) ? &stamp_ref(m) : nullptr;
+    if (stamp && !stamp->empty()) {
+      h.bytes(stamp->data(), stamp->size());
+    } else {
+      const std::string print = code_print(f->func_code);
+      h.bytes(print.data(), print.size());
+    }
   } else if (PyCFunction_Check(o)) {
     h.tag('b');
     h.cstr(reinterpret_cast<PyCFunctionObject*>(o)->m_ml->ml_name);
@@ -245,8 +258,7 @@ void token(StableHash& h, PyObject* o) {  // (hash_token)
     h.tag('c');
     h.str(module);
     h.cstr(t->tp_name);
-    const std::string fixed = stamp_of_module_named(module);
-    h.bytes(fixed.data(), fixed.size());
+    stamp_of_module_named(h, module);
   } else {
     h.tag('o');
     h.cstr(Py_TYPE(o)->tp_name);
@@ -286,7 +298,11 @@ void StableHash::cstr(const char* p) {
   tag('\x1f');
 }
 
-std::string module_stamp(PyObject* module) {
+std::string module_stamp(PyObject* module) { return stamp_ref(module); }
+
+namespace {
+
+const std::string& stamp_ref(PyObject* module) {
   // Once per module and process: the file as it was when first asked (the module in memory is what
   // was loaded; a file edited since then does not change it).
   static std::unordered_map<PyObject*, std::pair<PyObject*, std::string>> stamps;  // module -> (weak ref, stamp)
@@ -301,17 +317,20 @@ std::string module_stamp(PyObject* module) {
                                                        "." + std::to_string(st.st_mtim.tv_nsec);
   }
   PyObject* weak = module ? PyWeakref_NewRef(module, nullptr) : nullptr;
-  if (!weak) {
+  if (!weak) {  // (a module object without weak references: not remembered)
     PyErr_Clear();
-    return stamp;
+    static std::string last;
+    last = std::move(stamp);
+    return last;
   }
   if (it != stamps.end()) {
     Py_DECREF(it->second.first);
     stamps.erase(it);
   }
-  stamps.emplace(module, std::make_pair(weak, stamp));
-  return stamp;
+  return stamps.emplace(module, std::make_pair(weak, std::move(stamp))).first->second.second;
 }
+
+}  // namespace
 
 bool put_object(ByteWriter& w, PyObject* o, std::string* why, bool allow_adopt) {
   if (!o) {
@@ -417,7 +436,7 @@ bool get_object(ByteReader& r, PyObject** out, std::string* why, Adoption* adopt
       if (!r.ok()) return miss("malformed: truncated");
       NamedMemo* memo = NamedMemo::current;
       if (memo) {
-        auto it = memo->names.find(std::string(u));
+        auto it = memo->names.find(absl::string_view(u.data(), u.size()));
         if (it != memo->names.end()) {
           *out = it->second;
           Py_INCREF(*out);
@@ -445,22 +464,22 @@ bool get_object(ByteReader& r, PyObject** out, std::string* why, Adoption* adopt
     }
     case kNamed: {
       const size_t start = r.pos() - 1;
-      const std::string module(r.str()), path(r.str()), stamp(r.str()), print(r.str());
+      const std::string_view module_v = r.str(), path_v = r.str(), stamp = r.str(), print = r.str();
       if (!r.ok()) return miss("malformed: truncated");
       NamedMemo* memo = NamedMemo::current;
-      std::string bytes;
+      const std::string_view bytes = r.since(start);
       if (memo) {
-        bytes = std::string(r.since(start));
-        auto it = memo->found.find(bytes);
+        auto it = memo->found.find(absl::string_view(bytes.data(), bytes.size()));
         if (it != memo->found.end()) {
           *out = it->second;
           Py_INCREF(*out);
           return true;
         }
       }
+      const std::string module(module_v), path(path_v);
       PyObject* m = PyDict_GetItemString(PyImport_GetModuleDict(), module.c_str());
       if (!m || !PyModule_Check(m)) return miss("module " + module + " is not imported");
-      if (module_stamp(m) != stamp) return miss("stale: module " + module + "'s file changed");
+      if (stamp_ref(m) != stamp) return miss("stale: module " + module + "'s file changed");
       *out = follow(m, path);
       if (!*out) return miss(module + "." + path + " is not defined");
       if (!print.empty() && !(PyFunction_Check(*out) && code_print(PyFunction_GET_CODE(*out)) == print)) {
@@ -469,7 +488,7 @@ bool get_object(ByteReader& r, PyObject** out, std::string* why, Adoption* adopt
       }
       if (memo) {
         Py_INCREF(*out);
-        memo->found.emplace(std::move(bytes), *out);
+        memo->found.emplace(bytes, *out);
       }
       return true;
     }
@@ -503,24 +522,41 @@ bool get_object(ByteReader& r, PyObject** out, std::string* why, Adoption* adopt
   }
 }
 
+namespace {
+
+// What one class's own dict holds (class_digest's term for it), once per class state: a model's
+// Dense, ReLU and SequentialCell all derive from Cell, whose hundred-odd methods are read once.
+uint64_t own_digest(PyTypeObject* c) {
+  static std::unordered_map<PyTypeObject*, std::pair<unsigned int, uint64_t>> known;  // class -> (tag, sum)
+  static PyObject* const dict_name = PyUnicode_InternFromString("__dict__");
+  static PyObject* const weakref_name = PyUnicode_InternFromString("__weakref__");
+  const unsigned int tag = ensure_type_version(c);
+  auto it = known.find(c);
+  if (tag && it != known.end() && it->second.first == tag) return it->second.second;
+  uint64_t sum = 0;
+  Py_ssize_t pos = 0;
+  PyObject *k, *v;
+  while (PyDict_Next(c->tp_dict, &pos, &k, &v))
+    if (k != dict_name && k != weakref_name)  // (descriptors each class has of its own)
+      sum += entry_hash(c->tp_name, k, v);
+  if (tag) known[c] = {tag, sum};
+  return sum;
+}
+
+}  // namespace
+
 uint64_t class_digest(PyTypeObject* t) {
   // Once per class state: a type's version tag moves whenever it or a base changes.
   static std::unordered_map<PyTypeObject*, std::pair<unsigned int, uint64_t>> known;
   const unsigned int tag = ensure_type_version(t);
   auto it = known.find(t);
   if (tag && it != known.end() && it->second.first == tag) return it->second.second;
-  static PyObject* const dict_name = PyUnicode_InternFromString("__dict__");
-  static PyObject* const weakref_name = PyUnicode_InternFromString("__weakref__");
   uint64_t sum = 0;
   PyObject* mro = t->tp_mro;
   for (Py_ssize_t i = 0; mro && i < PyTuple_GET_SIZE(mro); ++i) {
     auto* c = reinterpret_cast<PyTypeObject*>(PyTuple_GET_ITEM(mro, i));
     if (!(c->tp_flags & Py_TPFLAGS_HEAPTYPE) || !c->tp_dict) continue;
-    Py_ssize_t pos = 0;
-    PyObject *k, *v;
-    while (PyDict_Next(c->tp_dict, &pos, &k, &v))
-      if (k != dict_name && k != weakref_name)  // (descriptors each class has of its own)
-        sum += entry_hash(c->tp_name, k, v) * static_cast<uint64_t>(2 * i + 1);
+    sum += own_digest(c) * static_cast<uint64_t>(2 * i + 1);
   }
   if (tag) known[t] = {tag, sum};
   return sum;

@@ -22,9 +22,11 @@
 #include "py/pyport.h"  // first (Python.h)
 
 #include <cstdint>
+#include <cstring>
 #include <string>
 #include <unordered_map>
 
+#include "absl/container/flat_hash_map.h"
 #include "common/byte_io.h"
 
 namespace pj::py {
@@ -52,8 +54,9 @@ class NamedMemo {
   NamedMemo(const NamedMemo&) = delete;
   NamedMemo& operator=(const NamedMemo&) = delete;
   static NamedMemo* current;
-  std::unordered_map<std::string, PyObject*> found;  // the Named's bytes -> the object (owned)
-  std::unordered_map<std::string, PyObject*> names;  // a str read back -> the interned str (owned)
+  // (looked up by the reader's bytes as they lie: no copy per name read)
+  absl::flat_hash_map<std::string, PyObject*> found;  // the Named's bytes -> the object (owned)
+  absl::flat_hash_map<std::string, PyObject*> names;  // a str read back -> the interned str (owned)
 
  private:
   NamedMemo* outer_;
@@ -90,18 +93,31 @@ bool adoption_fits(const Adoption& a, PyObject* o);
 // unmodified (pijit's own modules) and a later process must know it still is.
 uint64_t namespace_digest(PyObject* dict);
 
-// FNV-1a with a final mix: the same in every process (str hashes are salted per process), fed
-// piece by piece.
+// A 64-bit hash that is the same in every process (str hashes are salted per process), fed piece
+// by piece, eight bytes per step (a byte-at-a-time FNV was most of a warm start's guard load: every
+// method of every class a model's Cells derive from is hashed by name, module and file stamp).
+// Not for adversarial input: digests here compare a process's objects with what it wrote itself.
 struct StableHash {
-  uint64_t h = 1469598103934665603ull;
+  uint64_t h = 0x243f6a8885a308d3ull;
+  void word(uint64_t w) {
+    h = (h ^ w) * 0x9e3779b97f4a7c15ull;
+    h ^= h >> 29;
+  }
   void bytes(const void* p, size_t n) {
     const auto* c = static_cast<const unsigned char*>(p);
-    for (size_t i = 0; i < n; ++i) h = (h ^ c[i]) * 1099511628211ull;
+    for (; n >= 8; n -= 8, c += 8) {
+      uint64_t w;
+      std::memcpy(&w, c, 8);
+      word(w);
+    }
+    uint64_t tail = static_cast<uint64_t>(n) << 56;  // (the length keeps "a" + "" apart from "" + "a")
+    std::memcpy(&tail, c, n);
+    word(tail);
   }
-  void tag(char t) { bytes(&t, 1); }
+  void tag(char t) { word(0x100u | static_cast<unsigned char>(t)); }
   void str(PyObject* u);          // a str's UTF-8, then a separator
   void cstr(const char* p);       // ... a C string's
-  void num(int64_t v) { bytes(&v, sizeof v); }
+  void num(int64_t v) { word(static_cast<uint64_t>(v)); }
   uint64_t done() const {
     uint64_t x = h ^ (h >> 33);
     x *= 0xff51afd7ed558ccdull;

@@ -37,6 +37,7 @@ import difflib
 import json
 import os
 import re
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -249,6 +250,13 @@ def _sections_of(fn_rows, dump, case_path, case):
 def run_cases(cases, python=None):
     """Runs the cases in one child (python: another interpreter); returns {case: (record, sections)}."""
     work = tempfile.mkdtemp(prefix="pijit_golden_")
+    try:  # (the dump of a stress run is ~400 MB: a run leaves nothing behind)
+        return _run_cases_in(work, cases, python)
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+
+
+def _run_cases_in(work, cases, python):
     dump = os.path.join(work, "dump")
     spec = []
     for fx in cases:
@@ -344,6 +352,7 @@ class FixtureFormat(unittest.TestCase):
 
     def test_blocks(self):
         d = tempfile.mkdtemp(prefix="pijit_golden_fmt_")
+        self.addCleanup(shutil.rmtree, d, True)
         p = os.path.join(d, "case.txt")
         with open(p, "w") as f:
             f.write("# a case\n--- source\ndef f(x):\n    return x\n\n--- call\n1\n--- graph\nshared\n"
