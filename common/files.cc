@@ -4,6 +4,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cerrno>
 #include <cstdio>
@@ -48,9 +49,9 @@ bool read_all(int fd, std::string* out) {
   out->resize(size_t(st.st_size) + 1);
   size_t have = 0;
   for (;;) {
-    if (have == out->size()) {
+    if (have == out->size()) {  // (it grew since: on, up to one byte past the bound)
       if (have > size_t(kMaxEntry)) return false;
-      out->resize(have * 2);
+      out->resize(std::min(have * 2, size_t(kMaxEntry) + 1));
     }
     const ssize_t n = ::read(fd, &(*out)[have], out->size() - have);
     if (n < 0 && errno == EINTR) continue;
@@ -153,7 +154,8 @@ bool read_cache_entry(const std::string& path, const std::string& key, std::stri
   if (body_at > text.size() || text[body_at - 1] != '\n' || text.size() - body_at != size) return false;
   const std::string_view rest(text.data() + body_at, size);
   if (text.compare(hash_at, 64, sha256_hex(rest)) != 0) return false;
-  body->assign(rest);
+  text.erase(0, body_at);  // (the body in the buffer it was read into: no second one to fault in)
+  *body = std::move(text);
   return true;
 }
 

@@ -83,6 +83,12 @@ class Graph {
   };
   Mark mark() const { return {values_.size(), nodes_.size(), inputs_.size(), consts_.size()}; }
 
+  // Room for that many values and nodes (a graph read back knows its size: no regrowth).
+  void reserve(size_t values, size_t nodes) {
+    values_.reserve(values);
+    nodes_.reserve(nodes);
+  }
+
   const std::vector<Value>& values() const { return values_; }
   const std::vector<Node>& nodes() const { return nodes_; }
   const std::vector<int>& inputs() const { return inputs_; }

@@ -193,6 +193,7 @@ bool load_graph(ByteReader& r, Graph* out, std::string* why) {
     return next == id;
   };
   const size_t nn = r.count();
+  g.reserve(vals.size(), nn);
   for (size_t k = 0; k < nn; ++k) {
     const std::string name(r.str());
     const OpDef* op = r.ok() ? find_op(name) : nullptr;

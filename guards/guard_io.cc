@@ -58,9 +58,9 @@ void get_check_meta(ByteReader& r, Check* c) {
 // tuple (class weakly, names), which every check of that class shares: fewer objects for the
 // collector to count on a warm start).
 struct KnownClass {
-  PyObject* cls;
-  unsigned int version;
-  PyObject* ref;
+  PyObject* cls = nullptr;
+  unsigned int version = 0;
+  PyObject* ref = nullptr;
 };
 absl::flat_hash_map<std::string, KnownClass>& known_classes() {
   static auto* m = new absl::flat_hash_map<std::string, KnownClass>();  // (never freed: outlives exit)
@@ -395,10 +395,15 @@ std::shared_ptr<GuardTree> GuardTree::load(ByteReader& r, std::string* why) {
           c.n = version;
           c.ref = Py_BuildValue("(NO)", hold_weakly(cls), names.get());
           if (!c.ref) return fail("out of memory");
-          KnownClass& k = known_classes()[std::string(r.since(start))];
-          Py_XDECREF(k.cls);
-          Py_XDECREF(k.ref);
-          k = {hold_weakly(cls), version, (Py_INCREF(c.ref), c.ref)};
+          // (the weak reference made first: making it may run a collection, and with it another
+          // thread's load, which may grow the map under a reference into it)
+          PyObject* weak_cls = hold_weakly(cls);
+          Py_INCREF(c.ref);
+          auto slot = known_classes().try_emplace(std::string(r.since(start))).first;
+          const KnownClass old = slot->second;
+          slot->second = {weak_cls, version, c.ref};
+          Py_XDECREF(old.cls);  // (last: a release may run any code)
+          Py_XDECREF(old.ref);
           break;
         }
         case CheckKind::DictVersions: {

@@ -213,6 +213,16 @@ bool fileless_function(PyObject* o) {
   return !m || !PyModule_Check(m) || module_stamp(m).empty();
 }
 
+// "__name__" and "__module__", interned once (PyDict_GetItemString makes a str per call).
+PyObject* name_key() {
+  static PyObject* const k = PyUnicode_InternFromString("__name__");
+  return k;
+}
+PyObject* module_key() {
+  static PyObject* const k = PyUnicode_InternFromString("__module__");
+  return k;
+}
+
 // What o is, at the level of names (no attribute lookup runs): a constant's value, a module's,
 // class's or function's name and module, otherwise its class. For namespace and class digests.
 void token(StableHash& h, PyObject* o) {  // (hash_token)
@@ -232,7 +242,7 @@ void token(StableHash& h, PyObject* o) {  // (hash_token)
     }
   } else if (PyModule_Check(o)) {
     h.tag('m');
-    h.str(PyDict_GetItemString(PyModule_GetDict(o), "__name__"));
+    h.str(PyDict_GetItem(PyModule_GetDict(o), name_key()));
   } else if (PyFunction_Check(o)) {
     auto* f = reinterpret_cast<PyFunctionObject*>(o);
     h.tag('f');
@@ -254,7 +264,7 @@ void token(StableHash& h, PyObject* o) {  // (hash_token)
     h.cstr(reinterpret_cast<PyCFunctionObject*>(o)->m_ml->ml_name);
   } else if (PyType_Check(o)) {
     auto* t = reinterpret_cast<PyTypeObject*>(o);
-    PyObject* module = t->tp_dict ? PyDict_GetItemString(t->tp_dict, "__module__") : nullptr;
+    PyObject* module = t->tp_dict ? PyDict_GetItem(t->tp_dict, module_key()) : nullptr;
     h.tag('c');
     h.str(module);
     h.cstr(t->tp_name);

@@ -110,8 +110,10 @@ struct StableHash {
       std::memcpy(&w, c, 8);
       word(w);
     }
-    uint64_t tail = static_cast<uint64_t>(n) << 56;  // (the length keeps "a" + "" apart from "" + "a")
-    std::memcpy(&tail, c, n);
+    // The last 0-7 bytes, and their count in the top byte. (Pieces are not framed beyond that:
+    // callers separate them, as str() and cstr() do with a separator tag.)
+    uint64_t tail = static_cast<uint64_t>(n) << 56;
+    for (size_t i = 0; i < n; ++i) tail |= static_cast<uint64_t>(c[i]) << (8 * i);
     word(tail);
   }
   void tag(char t) { word(0x100u | static_cast<unsigned char>(t)); }

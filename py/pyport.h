@@ -1387,6 +1387,28 @@ inline PyObject* new_code(int argcount, int posonlyargcount, int kwonlyargcount,
 #endif
 }
 
+// A copy of code object `co` with the tuple `consts` (as many items as co's) as its constants; a new
+// reference, or nullptr with a Python exception set. 3.8+ through code.replace(), 3.7 through
+// PyCode_New with co's own fields.
+inline PyObject* code_with_consts(PyObject* co, PyObject* consts) {
+#if PY_VERSION_HEX >= 0x03070000 && PY_VERSION_HEX < 0x03080000
+  auto* c = reinterpret_cast<PyCodeObject*>(co);
+  return reinterpret_cast<PyObject*>(PyCode_New(c->co_argcount, c->co_kwonlyargcount, c->co_nlocals, c->co_stacksize,
+                                                c->co_flags, c->co_code, consts, c->co_names, c->co_varnames,
+                                                c->co_freevars, c->co_cellvars, c->co_filename, c->co_name,
+                                                c->co_firstlineno, c->co_lnotab));
+#else
+  PyObject* replace = PyObject_GetAttrString(co, "replace");
+  PyObject* args = replace ? PyTuple_New(0) : nullptr;
+  PyObject* kwargs = args ? Py_BuildValue("{s:O}", "co_consts", consts) : nullptr;
+  PyObject* out = kwargs ? PyObject_Call(replace, args, kwargs) : nullptr;
+  Py_XDECREF(kwargs);
+  Py_XDECREF(args);
+  Py_XDECREF(replace);
+  return out;
+#endif
+}
+
 // Whether this Python's code objects can be built (section (e) knows its formats): 3.7 to 3.11.
 constexpr bool kAssembleSupported = PY_VERSION_HEX >= 0x03070000 && PY_VERSION_HEX < 0x030C0000;
 

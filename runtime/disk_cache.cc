@@ -1,6 +1,7 @@
 #include "runtime/disk_cache.h"
 
 #include <link.h>
+#include <marshal.h>
 #include <sys/stat.h>
 
 #include <algorithm>
@@ -17,7 +18,7 @@
 namespace pj::runtime {
 namespace {
 
-constexpr uint8_t kEntryFormat = 1;
+constexpr uint8_t kEntryFormat = 2;  // (2: the rewritten bytecode after the optimized graph)
 
 // The file of the loaded object that holds `addr` (dl_iterate_phdr: dladdr would also search the
 // symbol table for the nearest name, a scan of a large library).
@@ -155,21 +156,79 @@ std::string disk_blob(const capture::CaptureResult& r) {
   return w.take();
 }
 
-void disk_finish(std::string* blob, const graph::Graph& optimized) {
-  if (blob->empty()) return;
-  ByteWriter g, w;
-  std::string why;
-  if (!graph::save_graph(optimized, g, &why)) {
-    blob->push_back('\0');  // (none: the next process runs the passes again)
+namespace {
+
+constexpr int kCodeMarshalVersion = 4;
+
+// A new tuple with t's items, `item` at `at` (PyTuple_GetSlice of a whole tuple gives t itself).
+PyObject* tuple_with(PyObject* t, Py_ssize_t at, PyObject* item) {
+  const Py_ssize_t n = PyTuple_GET_SIZE(t);
+  PyObject* out = PyTuple_New(n);
+  for (Py_ssize_t i = 0; out && i < n; ++i) {
+    PyObject* v = i == at ? item : PyTuple_GET_ITEM(t, i);
+    Py_INCREF(v);
+    PyTuple_SET_ITEM(out, i, v);
+  }
+  return out;
+}
+
+// The rewritten code's section: u8 1, marshal's bytes with `runner` written as None, its index; u8 0
+// where there is none (a constant marshal cannot write, or the runner not exactly once).
+void put_code(ByteWriter& w, PyObject* code, PyObject* runner) {
+  PyObject* consts = code && PyCode_Check(code) ? reinterpret_cast<PyCodeObject*>(code)->co_consts : nullptr;
+  int at = -1, seen = 0;
+  for (Py_ssize_t i = 0; consts && PyTuple_Check(consts) && i < PyTuple_GET_SIZE(consts); ++i)
+    if (PyTuple_GET_ITEM(consts, i) == runner) at = static_cast<int>(i), ++seen;
+  py::Ref placeholder(seen == 1 ? tuple_with(consts, at, Py_None) : nullptr);
+  py::Ref bytes;
+  if (placeholder) {
+    py::Ref stored(py::code_with_consts(code, placeholder.get()));
+    bytes = py::Ref(stored ? PyMarshal_WriteObjectToString(stored.get(), kCodeMarshalVersion) : nullptr);
+  }
+  if (PyErr_Occurred()) PyErr_Clear();
+  if (!bytes) {
+    w.u8(0);
     return;
   }
   w.u8(1);
-  w.str(g.bytes());  // (framed: one that does not read back is skipped, and the passes run)
+  w.str(std::string_view(PyBytes_AS_STRING(bytes.get()), static_cast<size_t>(PyBytes_GET_SIZE(bytes.get()))));
+  w.var(static_cast<uint64_t>(at));
+}
+
+}  // namespace
+
+void disk_finish(std::string* blob, const graph::Graph& optimized, PyObject* code, PyObject* runner) {
+  if (blob->empty()) return;
+  ByteWriter g, w;
+  std::string why;
+  if (graph::save_graph(optimized, g, &why)) {
+    w.u8(1);
+    w.str(g.bytes());  // (framed: one that does not read back is skipped, and the passes run)
+  } else {
+    w.u8(0);  // (none: the next process runs the passes again)
+  }
+  put_code(w, code, runner);
   *blob += w.bytes();
 }
 
+PyObject* disk_code(const StoredCode& code, PyObject* runner, PyCodeObject* original) {
+  if (code.bytes.empty() || code.runner < 0) return nullptr;
+  py::Ref read(PyMarshal_ReadObjectFromString(code.bytes.data(), static_cast<Py_ssize_t>(code.bytes.size())));
+  auto* co = read && PyCode_Check(read.get()) ? reinterpret_cast<PyCodeObject*>(read.get()) : nullptr;
+  // (the frame's signature, as emitting it keeps; and the placeholder where the runner goes)
+  const int kinds = CO_VARARGS | CO_VARKEYWORDS | CO_GENERATOR | CO_COROUTINE | CO_ASYNC_GENERATOR;
+  bool fits = co && co->co_argcount == original->co_argcount && co->co_kwonlyargcount == original->co_kwonlyargcount &&
+              (co->co_flags & kinds) == (original->co_flags & kinds) && PyTuple_Check(co->co_consts) &&
+              code.runner < PyTuple_GET_SIZE(co->co_consts) && PyTuple_GET_ITEM(co->co_consts, code.runner) == Py_None;
+  py::Ref consts(fits ? tuple_with(co->co_consts, code.runner, runner) : nullptr);
+  PyObject* out = consts ? py::code_with_consts(read.get(), consts.get()) : nullptr;
+  if (PyErr_Occurred()) PyErr_Clear();
+  if (out) ++disk_stats().codes_loaded;
+  return out;
+}
+
 bool disk_take(py::Frame* f, DiskState* st, const std::function<bool(const guards::GuardTree&)>& passes,
-               capture::CaptureResult* out, std::shared_ptr<graph::Graph>* optimized) {
+               capture::CaptureResult* out, std::shared_ptr<graph::Graph>* optimized, StoredCode* code) {
   std::vector<char> stale(st->blobs.size(), 0);
   auto drop = [&](size_t k, const std::string& why) {  // (never tried again, and rewritten without)
     st->tried[k] = stale[k] = 1;
@@ -258,6 +317,12 @@ bool disk_take(py::Frame* f, DiskState* st, const std::function<bool(const guard
         same_inputs = opt->value(opt->inputs()[i]).meta == res.graph->value(res.graph->inputs()[i]).meta;
       if (!same_inputs || opt->outputs().size() != res.graph->outputs().size()) opt = nullptr;  // (the passes run)
     }
+    StoredCode stored;
+    if (r.u8() == 1) {
+      stored.bytes = std::string(r.str());
+      const uint64_t at = r.var();
+      stored.runner = at < (uint64_t{1} << 30) ? static_cast<int>(at) : -1;
+    }
     const size_t ninputs = res.graph->inputs().size();
     bool sane = r.ok() && r.at_end() && res.plan.input_nodes.size() == ninputs &&
                 res.guards->roots_fit(py::frame_code(f)) &&
@@ -275,6 +340,7 @@ bool disk_take(py::Frame* f, DiskState* st, const std::function<bool(const guard
     st->tried[k] = !adopts;  // (one that binds identities may serve another instance of the model)
     *out = std::move(res);
     *optimized = std::move(opt);
+    *code = std::move(stored);
     found = true;
     ++disk_stats().entries_loaded;
   }

@@ -6,12 +6,14 @@
 // writes). The key is the code object's marshal bytes and module, pijit's build (its extension's
 // size and mtime), the Python version, the fused kernels' ISA, oneDNN's version and the jit options.
 // The body holds the code's graph entries (up to recompile_limit), each its guard tree, graph,
-// frame plan and dynamic-shape facts, every object written portably (py/portable.h).
+// frame plan and dynamic-shape facts, every object written portably (py/portable.h), then the graph
+// after the passes and the rewritten bytecode where they have a persistent form.
 //
 // A load never trusts an entry: each object it names must resolve again (a module file with another
 // stamp, a class attribute or a pijit namespace that differs: the entry is stale, dropped, and the
 // artifact rewritten without it), and its guards must pass on the frame, as any entry's do. The
-// entry is then compiled as a fresh capture's would be (passes, plan, kernels, bytecode).
+// entry is then compiled as a fresh capture's would be (its kernels prepared; the passes and the
+// bytecode taken from the entry where it holds them, made again otherwise).
 // Entries with a graph break, constants captured by reference, or an object with no portable form
 // are not written (disk_stats().refusals says why). Off under stress modes, for the code pijit
 // makes (resume functions, loop bodies), with PIJIT_CACHE_DIR="" or MS_COMPILER_CACHE_ENABLE=0.
@@ -40,6 +42,7 @@ struct DiskState {
 struct DiskStats {
   int64_t artifacts_read = 0;  // files found valid for their key
   int64_t entries_loaded = 0;  // entries built from disk
+  int64_t codes_loaded = 0;    // ... whose rewritten bytecode came from disk too
   int64_t entries_written = 0;
   int64_t stale = 0;           // entries dropped: an object they name differs here
   int64_t rejected = 0;        // files ignored: unreadable, corrupt, truncated, another key
@@ -56,14 +59,23 @@ void disk_read(PyCodeObject* co, DiskState* st, const std::string& module, const
 // The first entry not tried yet whose guards `passes` on the frame (after binding its adopted
 // identities to the frame's objects), as a capture result; false when none. Stale entries are
 // dropped from the artifact (rewritten at once).
-// *optimized: the graph after the passes, as the capturing process's compile left it.
+// *optimized: the graph after the passes, as the capturing process's compile left it; *code: its
+// rewritten bytecode (StoredCode::bytes "" when the entry holds none).
+struct StoredCode {
+  std::string bytes;    // marshal's, the graph runner's constant written as None
+  int runner = -1;      // that constant's index
+};
 bool disk_take(py::Frame* f, DiskState* st, const std::function<bool(const guards::GuardTree&)>& passes,
-               capture::CaptureResult* r, std::shared_ptr<graph::Graph>* optimized);
+               capture::CaptureResult* r, std::shared_ptr<graph::Graph>* optimized, StoredCode* code);
+// The stored bytecode with `runner` in its place, for the frame's code `original`: a new code object,
+// or nullptr (no Python error left) when it does not read back as one that fits.
+PyObject* disk_code(const StoredCode& code, PyObject* runner, PyCodeObject* original);
 // A captured entry's persistent form, or "" with the reason counted in disk_stats().refusals.
 // Written before compiling (the passes work on a copy, but capture's graph is what is kept);
-// disk_finish then appends the graph the passes made, when it has a persistent form.
+// disk_finish then appends the graph the passes made and the rewritten bytecode `code` (whose
+// one unmarshallable constant must be `runner`), each where it has a persistent form.
 std::string disk_blob(const capture::CaptureResult& r);
-void disk_finish(std::string* blob, const graph::Graph& optimized);
+void disk_finish(std::string* blob, const graph::Graph& optimized, PyObject* code, PyObject* runner);
 // Adds the blob to the artifact (the oldest beyond `limit` dropped) and writes it; a blob the
 // artifact holds already changes nothing.
 void disk_add(DiskState* st, std::string blob, int limit);

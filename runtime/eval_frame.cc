@@ -561,13 +561,16 @@ std::string options_key(const JitOptions& opt) {
 
 // `loaded`: an entry the compile cache gave (disk_take) instead of a capture.
 bool build_entry(py::Frame* f, CodeState* st, const JitOptions& opt, CacheEntry* out,
-                 CaptureResult* loaded = nullptr, std::shared_ptr<graph::Graph> optimized = nullptr) {
+                 CaptureResult* loaded = nullptr, std::shared_ptr<graph::Graph> optimized = nullptr,
+                 const StoredCode* stored = nullptr) {
   PyCodeObject* co = py::frame_code(f);
   st->mode = CodeState::Building;
   t_jit.busy = true;
   capture::CaptureOptions copt = opt.capture;
-  if (st->inspects_frame < 0) st->inspects_frame = codegen::inspects_frame(co);
-  copt.allow_breaks = !opt.fullgraph && !st->inspects_frame;  // (its frame must stay its own)
+  if (!loaded) {  // (a loaded entry has no break: its code is not decoded for this)
+    if (st->inspects_frame < 0) st->inspects_frame = codegen::inspects_frame(co);
+    copt.allow_breaks = !opt.fullgraph && !st->inspects_frame;  // (its frame must stay its own)
+  }
   // Stress level 2 breaks on any code, to exercise breaks and resumption everywhere; a function
   // the user jitted keeps its own behaviour (graph and break counts) under stress.
   copt.break_without_graph = g_stress_breaks && stress_only(opt);
@@ -628,8 +631,12 @@ bool build_entry(py::Frame* f, CodeState* st, const JitOptions& opt, CacheEntry*
     out->shapes = runner_shapes(runner.get());
     out->dynamic_notes = r.dynamic_notes;
     for (const std::string& note : r.dynamic_notes) log("dynamic", where(co) + ": " + note);
-    codegen::ResumeMaker make_resume = resume_maker(co, st, opt, out);
-    PyObject* code = runner ? codegen::emit_graph_code(co, *r.guards, r.plan, runner.get(), make_resume) : nullptr;
+    // (an entry from the compile cache brings the bytecode emitting would make from it again)
+    PyObject* code = runner && stored ? disk_code(*stored, runner.get(), co) : nullptr;
+    if (!code && runner) {
+      codegen::ResumeMaker make_resume = resume_maker(co, st, opt, out);
+      code = codegen::emit_graph_code(co, *r.guards, r.plan, runner.get(), make_resume);
+    }
     out->compile_ns = std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() - c0).count();
     if (code) {
       log_bytecode(co, reinterpret_cast<PyObject*>(co), "original");
@@ -666,7 +673,7 @@ bool build_entry(py::Frame* f, CodeState* st, const JitOptions& opt, CacheEntry*
       out->direct = make_direct_call(r.plan, *r.graph, runner.get(), *r.guards);
       out->effects = r.effects;
       if (out->graph && !blob.empty()) {
-        disk_finish(&blob, out->plan->graph());
+        disk_finish(&blob, out->plan->graph(), code, runner.get());
         disk_add(&st->disk, std::move(blob), opt.recompile_limit);
       }
       if (r.broke) {
@@ -859,6 +866,7 @@ PJ_COLD PyObject* run_miss(PyThreadState* ts, py::Frame* f, CodeState* st, const
     // The compile cache first: an entry a past process captured whose guards pass here.
     CaptureResult loaded;
     std::shared_ptr<graph::Graph> optimized;
+    StoredCode stored;
     bool from_disk = false;
     if (disk_cache_on(st, opt)) {
       note_module(f, st);
@@ -867,11 +875,11 @@ PJ_COLD PyObject* run_miss(PyThreadState* ts, py::Frame* f, CodeState* st, const
         const bool busy = t_jit.busy;
         t_jit.busy = true;  // (binding and checking may run a library type's __getattr__)
         from_disk = disk_take(f, &st->disk, [&](const guards::GuardTree& g) { return quiet_check(g, f, nullptr); },
-                              &loaded, &optimized);
+                              &loaded, &optimized, &stored);
         t_jit.busy = busy;
       }
     }
-    if (!build_entry(f, st, opt, &e, from_disk ? &loaded : nullptr, std::move(optimized))) {
+    if (!build_entry(f, st, opt, &e, from_disk ? &loaded : nullptr, std::move(optimized), from_disk ? &stored : nullptr)) {
       if (!from_disk || PyErr_Occurred()) return nullptr;
       CacheEntry fresh;  // (the stored entry did not compile here)
       if (!build_entry(f, st, opt, &fresh)) return nullptr;

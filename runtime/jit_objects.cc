@@ -878,8 +878,10 @@ PyObject* py_jit_stats(PyObject*, PyObject* obj) {
       set_item(ed.get(), "compiled", e.plan ? PyUnicode_FromString(e.plan->graph().to_string().c_str()) : (Py_INCREF(Py_None), Py_None));
       set_item(ed.get(), "plan", e.plan ? PyUnicode_FromString(e.plan->describe().c_str()) : (Py_INCREF(Py_None), Py_None));
       set_item(ed.get(), "memo_reuses", PyLong_FromLongLong(e.plan ? e.plan->memo_reuses() : 0));
-      // Whether its hits run without the rewritten code (runtime/direct_call.h).
+      // Whether its hits run without the rewritten code (runtime/direct_call.h), and that code (dis.dis
+      // shows it; None where the frame runs as it is).
       set_item(ed.get(), "direct", PyBool_FromLong(e.direct != nullptr));
+      set_item(ed.get(), "rewritten_code", e.code ? (Py_INCREF(e.code), e.code) : (Py_INCREF(Py_None), Py_None));
       // Dynamic shapes: what capture decided per symbol, and the plans made per concrete sizes.
       set_item(ed.get(), "dynamic", str_list(e.dynamic_notes));
       const ShapePlanStats sp = e.shapes ? shape_plan_stats(*e.shapes) : ShapePlanStats();
@@ -1280,10 +1282,11 @@ PyObject* py_compile_cache_info(PyObject*, PyObject*) {
   };
   py::Ref refusals(counts(s.refusals)), stale(counts(s.stale_reasons));
   if (!refusals || !stale) return nullptr;
-  return Py_BuildValue("{s:N,s:L,s:L,s:L,s:L,s:L,s:O,s:O}", "folder",
+  return Py_BuildValue("{s:N,s:L,s:L,s:L,s:L,s:L,s:L,s:O,s:O}", "folder",
                        folder.empty() ? (Py_INCREF(Py_None), Py_None) : PyUnicode_FromString(folder.c_str()),
                        "artifacts_read", static_cast<long long>(s.artifacts_read), "entries_loaded",
-                       static_cast<long long>(s.entries_loaded), "entries_written", static_cast<long long>(s.entries_written),
+                       static_cast<long long>(s.entries_loaded), "codes_loaded", static_cast<long long>(s.codes_loaded),
+                       "entries_written", static_cast<long long>(s.entries_written),
                        "stale", static_cast<long long>(s.stale), "rejected", static_cast<long long>(s.rejected), "refusals",
                        refusals.get(), "stale_reasons", stale.get());
 }

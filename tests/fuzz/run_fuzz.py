@@ -298,7 +298,8 @@ def run_side(source, jit, tracebacks=False, module_file=None):
         ns = mod.__dict__
     else:
         ns = {"__name__": PROGRAM_MODULE}
-    loaded_before = pj._C.compile_cache_info()["entries_loaded"]
+    info = pj._C.compile_cache_info()
+    loaded_before, codes_before = info["entries_loaded"], info["codes_loaded"]
     trace = []
     stats = None
     try:
@@ -338,7 +339,9 @@ def run_side(source, jit, tracebacks=False, module_file=None):
             stats = {k: st.get(k) for k in ("compiles", "graphs", "frames_rewritten",
                                             "frames_default", "recompiles")}
             stats["break_reasons"] = [str(b) for b in st.get("break_reasons", [])]
-            stats["loaded"] = pj._C.compile_cache_info()["entries_loaded"] - loaded_before
+            info = pj._C.compile_cache_info()
+            stats["loaded"] = info["entries_loaded"] - loaded_before
+            stats["codes"] = info["codes_loaded"] - codes_before  # (... with their rewritten bytecode)
         except Exception as e:
             stats = {"error": "%s: %s" % (type(e).__name__, e)}
     return {"trace": trace, "stats": stats}
@@ -614,6 +617,7 @@ class Verdict(object):
         self.invalid = False      # the program itself does not run (a generator bug)
         self.out_of_memory = False  # it ran out of memory plainly: not compared
         self.loaded = None        # --cache: entries its second jitted run took from the compile cache
+        self.codes = None         # ... and of them, those whose rewritten bytecode came from it too
 
 
 def compare(pid, source, answers, stress):
@@ -636,6 +640,7 @@ def compare(pid, source, answers, stress):
         v.stats = main["jit"]["stats"]
     if "again" in answers:
         v.loaded = (answers["again"]["jit"]["stats"] or {}).get("loaded", 0)
+        v.codes = (answers["again"]["jit"]["stats"] or {}).get("codes", 0)
     # Where a plain run met MemoryError, how far each run got depends on what else held memory
     # (a graph's buffers, the stress mode's caches): nothing to compare.
     if "MemoryError" in json.dumps((answers.get("ref") or main)["plain"]["trace"]):
@@ -748,8 +753,8 @@ def capture_line(verdicts):
         rewritten, len(st), graphs, "; ".join("%s (%d)" % kv for kv in top) or "none")
     loaded = [v.loaded for v in verdicts if v.loaded is not None]
     if loaded:
-        line += "\ncompile cache: %d of %d programs ran entries loaded from it (%d entries)" % (
-            sum(1 for n in loaded if n > 0), len(loaded), sum(loaded))
+        line += "\ncompile cache: %d of %d programs ran entries loaded from it (%d entries, %d with their bytecode)" % (
+            sum(1 for n in loaded if n > 0), len(loaded), sum(loaded), sum(v.codes or 0 for v in verdicts))
     return line
 
 

@@ -55,10 +55,15 @@ if "--new-instance" in sys.argv:  # an equal model, not the one the entry's iden
     other = [pj.jit(net2)(x).tolist(), net2(x).tolist()]
 st = pj.jit_stats(f)
 entries = st["entries"]
+def code_of(co):  # (constants that are objects by their class: the graph runner's address differs)
+    plain = (int, float, str, type(None))
+    return [co.co_code.hex(), co.co_names, co.co_varnames,
+            [c if isinstance(c, plain) else type(c).__name__ for c in co.co_consts]]
 print(json.dumps({"out": out.tolist(), "again": again.tolist(), "eager": eager.tolist(), "other": other,
                   "graphs": st["graphs"], "recompiles": st["recompiles"], "hits": st["cache_hits"],
                   "graph_text": [e["graph"] for e in entries], "num_guards": [e["num_guards"] for e in entries],
                   "direct": [e["direct"] for e in entries],
+                  "bytecode": [code_of(e["rewritten_code"]) for e in entries],
                   "from_disk": [e["from_disk"] for e in entries],
                   "capture_ms": [e["capture_ms"] for e in entries],
                   "stats": pj._C.compile_cache_info()}))
@@ -135,9 +140,15 @@ class CompileCache(unittest.TestCase):
         self.assert_same_bits(second, first)
         # the same entry as the capture made: one graph, the same IR and guard count, a direct call,
         # no recompile, and the second call a hit
-        for key in ("graphs", "recompiles", "hits", "graph_text", "num_guards", "direct"):
+        for key in ("graphs", "recompiles", "hits", "graph_text", "num_guards", "direct", "bytecode"):
             self.assertEqual(second[key], first[key], key)
         self.assertEqual((second["graphs"], second["recompiles"], second["hits"]), (1, 0, 1))
+        # the rewritten bytecode came from the artifact (the same instructions, names and constants
+        # as emitting made), and it is what runs where the direct call is off
+        self.assertEqual((first["stats"]["codes_loaded"], second["stats"]["codes_loaded"]), (0, 1))
+        third = self.run_prog(env=self.env(PIJIT_DEBUG_NO_DIRECT="1"))
+        self.assertEqual((third["from_disk"], third["stats"]["codes_loaded"]), ([True], 1))
+        self.assert_same_bits(third, first)
 
     def test_guards_still_decide_and_the_artifact_keeps_each_shape(self):
         self.run_prog("2")
