@@ -200,9 +200,12 @@ class NonFiniteCase(unittest.TestCase):
                 jitted = jf(x)
                 pairs = zip(eager, jitted) if isinstance(eager, tuple) else [(eager, jitted)]
                 wants = want if isinstance(eager, tuple) else [want]
-                for (e, j), w in zip(pairs, wants):
-                    self.assert_values(e.tolist(), w, rtol, ctx + " eager")
-                    self.assertEqual(bits(j), bits(e), ctx + ": the jitted result is not the eager one")
+                # (the element-by-element comparison is the harness, not code under test: under
+                # PIJIT_STRESS it ran every helper call through rewritten frames, 90% of the suite)
+                with no_stress():
+                    for (e, j), w in zip(pairs, wants):
+                        self.assert_values(e.tolist(), w, rtol, ctx + " eager")
+                        self.assertEqual(bits(j), bits(e), ctx + ": the jitted result is not the eager one")
             if not CAPTURE_ON:  # (no capture: jf ran eagerly, its bits eager's above)
                 assert_ran_eagerly(self, jf)
                 continue
