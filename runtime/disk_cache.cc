@@ -6,6 +6,7 @@
 
 #include <algorithm>
 
+#include "codegen/assembler.h"
 #include "common/byte_io.h"
 #include "common/files.h"
 #include "common/sha256.h"
@@ -160,44 +161,80 @@ namespace {
 
 constexpr int kCodeMarshalVersion = 4;
 
-// A new tuple with t's items, `item` at `at` (PyTuple_GetSlice of a whole tuple gives t itself).
-PyObject* tuple_with(PyObject* t, Py_ssize_t at, PyObject* item) {
-  const Py_ssize_t n = PyTuple_GET_SIZE(t);
-  PyObject* out = PyTuple_New(n);
-  for (Py_ssize_t i = 0; out && i < n; ++i) {
-    PyObject* v = i == at ? item : PyTuple_GET_ITEM(t, i);
-    Py_INCREF(v);
-    PyTuple_SET_ITEM(out, i, v);
+// The rewritten code's section. Its constants are the original code's (a prefix, as emitting keeps
+// them), then what emitting added: the graph runner (exactly once), and constants marshal writes
+// by value (py::is_plain_constant: names, numbers, keys). Written: u8 1, marshal's bytes with the
+// prefix and the runner as None, the prefix's length, the runner's index. u8 0 where the code is not
+// so (a key held weakly, an object constant): the next process emits it again.
+void put_code(ByteWriter& w, PyObject* code, PyObject* runner, PyCodeObject* original) {
+  if (PyErr_Occurred() || !code || !PyCode_Check(code)) return w.u8(0);  // (an error not ours stays)
+  PyObject* consts = reinterpret_cast<PyCodeObject*>(code)->co_consts;
+  PyObject* own = original->co_consts;
+  const Py_ssize_t n = PyTuple_GET_SIZE(consts), prefix = PyTuple_GET_SIZE(own);
+  bool storable = n >= prefix;
+  int at = -1;
+  for (Py_ssize_t i = 0; storable && i < n; ++i) {
+    PyObject* c = PyTuple_GET_ITEM(consts, i);
+    if (i < prefix) storable = c == PyTuple_GET_ITEM(own, i);
+    else if (c == runner) storable = at < 0, at = static_cast<int>(i);
+    else storable = py::is_plain_constant(c);
   }
-  return out;
-}
-
-// The rewritten code's section: u8 1, marshal's bytes with `runner` written as None, its index; u8 0
-// where there is none (a constant marshal cannot write, or the runner not exactly once).
-void put_code(ByteWriter& w, PyObject* code, PyObject* runner) {
-  PyObject* consts = code && PyCode_Check(code) ? reinterpret_cast<PyCodeObject*>(code)->co_consts : nullptr;
-  int at = -1, seen = 0;
-  for (Py_ssize_t i = 0; consts && PyTuple_Check(consts) && i < PyTuple_GET_SIZE(consts); ++i)
-    if (PyTuple_GET_ITEM(consts, i) == runner) at = static_cast<int>(i), ++seen;
-  py::Ref placeholder(seen == 1 ? tuple_with(consts, at, Py_None) : nullptr);
-  py::Ref bytes;
-  if (placeholder) {
-    py::Ref stored(py::code_with_consts(code, placeholder.get()));
-    bytes = py::Ref(stored ? PyMarshal_WriteObjectToString(stored.get(), kCodeMarshalVersion) : nullptr);
+  py::Ref placeholder(storable && at >= 0 ? PyTuple_New(n) : nullptr);
+  for (Py_ssize_t i = 0; placeholder && i < n; ++i) {
+    PyObject* c = i < prefix || i == at ? Py_None : PyTuple_GET_ITEM(consts, i);
+    Py_INCREF(c);
+    PyTuple_SET_ITEM(placeholder.get(), i, c);
   }
-  if (PyErr_Occurred()) PyErr_Clear();
-  if (!bytes) {
-    w.u8(0);
-    return;
-  }
+  py::Ref stored(placeholder ? py::code_with_consts(code, placeholder.get()) : nullptr);
+  py::Ref bytes(stored ? PyMarshal_WriteObjectToString(stored.get(), kCodeMarshalVersion) : nullptr);
+  if (PyErr_Occurred()) PyErr_Clear();  // (ours: none was set on entry)
+  if (!bytes) return w.u8(0);
   w.u8(1);
   w.str(std::string_view(PyBytes_AS_STRING(bytes.get()), static_cast<size_t>(PyBytes_GET_SIZE(bytes.get()))));
+  w.var(static_cast<uint64_t>(prefix));
   w.var(static_cast<uint64_t>(at));
+}
+
+// code.<attr> of two code objects compared (the attributes every version has: 3.11 keeps its
+// locals' names in another layout); `prefix`: a's is b's followed by more.
+bool same_attr(PyObject* a, PyObject* b, const char* attr, bool prefix = false) {
+  py::Ref x(PyObject_GetAttrString(a, attr)), y(PyObject_GetAttrString(b, attr));
+  if (prefix && x && y && PyTuple_Check(x.get()) && PyTuple_Check(y.get()) &&
+      PyTuple_GET_SIZE(x.get()) >= PyTuple_GET_SIZE(y.get()))
+    x = py::Ref(PyTuple_GetSlice(x.get(), 0, PyTuple_GET_SIZE(y.get())));
+  const int eq = x && y ? PyObject_RichCompareBool(x.get(), y.get(), Py_EQ) : 0;
+  if (eq < 0) PyErr_Clear();
+  return eq == 1;
+}
+
+// Whether code read back fits the frame's code as emitting would have made it: the signature
+// codegen::in_place_spec gives, its names, the original's locals first and its cells, and
+// placeholders where the frame's constants and the runner go. (The cache folder is the user's own
+// and private, as __pycache__ is, and its files are hash-checked: this catches an artifact another
+// build wrote alike, not malice.)
+bool code_fits(PyCodeObject* co, PyCodeObject* original, const StoredCode& code) {
+  const codegen::CodeSpec spec = codegen::in_place_spec(original);
+  const int kinds = CO_VARARGS | CO_VARKEYWORDS | CO_GENERATOR | CO_COROUTINE | CO_ASYNC_GENERATOR;
+  if (co->co_argcount != spec.argcount || co->co_kwonlyargcount != spec.kwonlyargcount ||
+      py::code_posonlyargcount(co) != spec.posonlyargcount || (co->co_flags & kinds) != (spec.flags & kinds))
+    return false;
+  auto* a = reinterpret_cast<PyObject*>(co);
+  auto* b = reinterpret_cast<PyObject*>(original);
+  if (!same_attr(a, b, "co_name") || !same_attr(a, b, "co_filename") || !same_attr(a, b, "co_cellvars") ||
+      !same_attr(a, b, "co_freevars") || !same_attr(a, b, "co_varnames", /*prefix=*/true))
+    return false;
+  PyObject* consts = co->co_consts;
+  const Py_ssize_t n = PyTuple_GET_SIZE(consts);
+  if (code.prefix != PyTuple_GET_SIZE(original->co_consts) || code.runner < code.prefix || code.runner >= n) return false;
+  for (Py_ssize_t i = 0; i < code.prefix; ++i)
+    if (PyTuple_GET_ITEM(consts, i) != Py_None) return false;
+  return PyTuple_GET_ITEM(consts, code.runner) == Py_None;
 }
 
 }  // namespace
 
-void disk_finish(std::string* blob, const graph::Graph& optimized, PyObject* code, PyObject* runner) {
+void disk_finish(std::string* blob, const graph::Graph& optimized, PyObject* code, PyObject* runner,
+                 PyCodeObject* original) {
   if (blob->empty()) return;
   ByteWriter g, w;
   std::string why;
@@ -207,22 +244,26 @@ void disk_finish(std::string* blob, const graph::Graph& optimized, PyObject* cod
   } else {
     w.u8(0);  // (none: the next process runs the passes again)
   }
-  put_code(w, code, runner);
+  put_code(w, code, runner, original);
   *blob += w.bytes();
 }
 
 PyObject* disk_code(const StoredCode& code, PyObject* runner, PyCodeObject* original) {
-  if (code.bytes.empty() || code.runner < 0) return nullptr;
+  if (code.bytes.empty() || PyErr_Occurred()) return nullptr;  // (an error not ours stays)
   py::Ref read(PyMarshal_ReadObjectFromString(code.bytes.data(), static_cast<Py_ssize_t>(code.bytes.size())));
-  auto* co = read && PyCode_Check(read.get()) ? reinterpret_cast<PyCodeObject*>(read.get()) : nullptr;
-  // (the frame's signature, as emitting it keeps; and the placeholder where the runner goes)
-  const int kinds = CO_VARARGS | CO_VARKEYWORDS | CO_GENERATOR | CO_COROUTINE | CO_ASYNC_GENERATOR;
-  bool fits = co && co->co_argcount == original->co_argcount && co->co_kwonlyargcount == original->co_kwonlyargcount &&
-              (co->co_flags & kinds) == (original->co_flags & kinds) && PyTuple_Check(co->co_consts) &&
-              code.runner < PyTuple_GET_SIZE(co->co_consts) && PyTuple_GET_ITEM(co->co_consts, code.runner) == Py_None;
-  py::Ref consts(fits ? tuple_with(co->co_consts, code.runner, runner) : nullptr);
+  auto* co = read && PyCode_Check(read.get()) && PyTuple_Check(reinterpret_cast<PyCodeObject*>(read.get())->co_consts)
+                 ? reinterpret_cast<PyCodeObject*>(read.get())
+                 : nullptr;
+  py::Ref consts(co && code_fits(co, original, code) ? PyTuple_New(PyTuple_GET_SIZE(co->co_consts)) : nullptr);
+  for (Py_ssize_t i = 0; consts && i < PyTuple_GET_SIZE(co->co_consts); ++i) {
+    // (the frame's own constants, the same objects emitting put there, and the runner)
+    PyObject* c = i < code.prefix ? PyTuple_GET_ITEM(original->co_consts, i)
+                  : i == code.runner ? runner : PyTuple_GET_ITEM(co->co_consts, i);
+    Py_INCREF(c);
+    PyTuple_SET_ITEM(consts.get(), i, c);
+  }
   PyObject* out = consts ? py::code_with_consts(read.get(), consts.get()) : nullptr;
-  if (PyErr_Occurred()) PyErr_Clear();
+  if (PyErr_Occurred()) PyErr_Clear();  // (ours: none was set on entry)
   if (out) ++disk_stats().codes_loaded;
   return out;
 }
@@ -320,8 +361,10 @@ bool disk_take(py::Frame* f, DiskState* st, const std::function<bool(const guard
     StoredCode stored;
     if (r.u8() == 1) {
       stored.bytes = std::string(r.str());
-      const uint64_t at = r.var();
-      stored.runner = at < (uint64_t{1} << 30) ? static_cast<int>(at) : -1;
+      const uint64_t prefix = r.var(), at = r.var();
+      if (prefix >= (uint64_t{1} << 30) || at >= (uint64_t{1} << 30)) stored.bytes.clear();  // (never fits)
+      stored.prefix = static_cast<int>(prefix & 0x3fffffff);
+      stored.runner = static_cast<int>(at & 0x3fffffff);
     }
     const size_t ninputs = res.graph->inputs().size();
     bool sane = r.ok() && r.at_end() && res.plan.input_nodes.size() == ninputs &&

@@ -62,8 +62,9 @@ void disk_read(PyCodeObject* co, DiskState* st, const std::string& module, const
 // *optimized: the graph after the passes, as the capturing process's compile left it; *code: its
 // rewritten bytecode (StoredCode::bytes "" when the entry holds none).
 struct StoredCode {
-  std::string bytes;    // marshal's, the graph runner's constant written as None
-  int runner = -1;      // that constant's index
+  std::string bytes;  // marshal's: the frame's own constants (a prefix) and the graph runner as None
+  int prefix = 0;     // how many of the constants are the frame's code's
+  int runner = -1;    // the runner's index
 };
 bool disk_take(py::Frame* f, DiskState* st, const std::function<bool(const guards::GuardTree&)>& passes,
                capture::CaptureResult* r, std::shared_ptr<graph::Graph>* optimized, StoredCode* code);
@@ -72,10 +73,12 @@ bool disk_take(py::Frame* f, DiskState* st, const std::function<bool(const guard
 PyObject* disk_code(const StoredCode& code, PyObject* runner, PyCodeObject* original);
 // A captured entry's persistent form, or "" with the reason counted in disk_stats().refusals.
 // Written before compiling (the passes work on a copy, but capture's graph is what is kept);
-// disk_finish then appends the graph the passes made and the rewritten bytecode `code` (whose
-// one unmarshallable constant must be `runner`), each where it has a persistent form.
+// disk_finish then appends the graph the passes made and the bytecode `code` emitted for
+// `original`, each where it has a persistent form (the code's: its constants the original's, the
+// graph `runner` and constants marshal writes by value).
 std::string disk_blob(const capture::CaptureResult& r);
-void disk_finish(std::string* blob, const graph::Graph& optimized, PyObject* code, PyObject* runner);
+void disk_finish(std::string* blob, const graph::Graph& optimized, PyObject* code, PyObject* runner,
+                 PyCodeObject* original);
 // Adds the blob to the artifact (the oldest beyond `limit` dropped) and writes it; a blob the
 // artifact holds already changes nothing.
 void disk_add(DiskState* st, std::string blob, int limit);

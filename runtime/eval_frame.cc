@@ -673,7 +673,7 @@ bool build_entry(py::Frame* f, CodeState* st, const JitOptions& opt, CacheEntry*
       out->direct = make_direct_call(r.plan, *r.graph, runner.get(), *r.guards);
       out->effects = r.effects;
       if (out->graph && !blob.empty()) {
-        disk_finish(&blob, out->plan->graph(), code, runner.get());
+        disk_finish(&blob, out->plan->graph(), code, runner.get(), co);
         disk_add(&st->disk, std::move(blob), opt.recompile_limit);
       }
       if (r.broke) {

@@ -57,8 +57,10 @@ st = pj.jit_stats(f)
 entries = st["entries"]
 def code_of(co):  # (constants that are objects by their class: the graph runner's address differs)
     plain = (int, float, str, type(None))
-    return [co.co_code.hex(), co.co_names, co.co_varnames,
-            [c if isinstance(c, plain) else type(c).__name__ for c in co.co_consts]]
+    return [co.co_code.hex(), co.co_names, co.co_varnames, co.co_cellvars, co.co_freevars,
+            [c if isinstance(c, plain) else type(c).__name__ for c in co.co_consts],
+            [co.co_argcount, co.co_kwonlyargcount, co.co_flags, co.co_nlocals, co.co_stacksize, co.co_firstlineno,
+             co.co_name, getattr(co, "co_qualname", None)]]
 print(json.dumps({"out": out.tolist(), "again": again.tolist(), "eager": eager.tolist(), "other": other,
                   "graphs": st["graphs"], "recompiles": st["recompiles"], "hits": st["cache_hits"],
                   "graph_text": [e["graph"] for e in entries], "num_guards": [e["num_guards"] for e in entries],
@@ -269,6 +271,27 @@ class CompileCache(unittest.TestCase):
             self.assertEqual(r["out"], [4.0, 4.0])
             self.assertEqual(r["stats"]["refusals"], {"a graph break": 1})
             self.assertEqual(r["stats"]["entries_loaded"], 0)
+
+    def test_keyword_only_and_star_arguments_keep_their_stored_bytecode(self):
+        # (3.11 runs rewritten code with every argument a positional slot: the stored code's
+        # signature is that one, not the function's)
+        with open(os.path.join(self.work, "prog.py"), "w") as f:
+            f.write(textwrap.dedent("""
+                import json
+                import pijit as pj
+                @pj.jit
+                def step(x, *rest, scale=2.0, **opts):
+                    return x * scale + len(rest) + len(opts)
+                a = step(pj.ones((2,)), 1, 2, scale=3.0, z=1)
+                b = step(pj.ones((2,)), 1, 2, scale=3.0, z=1)
+                e = pj.jit_stats(step)["entries"][0]
+                print(json.dumps({"a": a.tolist(), "b": b.tolist(), "from_disk": e["from_disk"],
+                                  "codes": pj._C.compile_cache_info()["codes_loaded"]}))
+            """))
+        runs = [self.run_prog(), self.run_prog(), self.run_prog(env=self.env(PIJIT_DEBUG_NO_DIRECT="1"))]
+        self.assertEqual([(r["from_disk"], r["codes"]) for r in runs], [(False, 0), (True, 1), (True, 1)])
+        for r in runs:
+            self.assertEqual((r["a"], r["b"]), ([6.0, 6.0], [6.0, 6.0]))
 
     def test_a_loaded_entry_replays_its_side_effects(self):
         with open(os.path.join(self.work, "prog.py"), "w") as f:

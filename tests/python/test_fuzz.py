@@ -34,8 +34,8 @@ MIN_GRAPHS = 832
 CACHE_COUNT = 300
 MIN_LOADED = 110
 # ... and of the entries loaded, those that brought their rewritten bytecode (session 42: 210 of 376
-# on 3.7 and 3.9, 136 of 380 on 3.11), so that the stored bytecode is what most loaded entries run.
-MIN_CODES = 125
+# on 3.7 and 3.9, 210 of 380 on 3.11), so that the stored bytecode is what most loaded entries run.
+MIN_CODES = 190
 
 
 FOUND = os.path.join(HERE, "..", "fuzz", "found")
