@@ -14,6 +14,12 @@ dnnl::engine& dnnl_engine() {
     // primitives pijit's cache dropped are not all kept alive there.
     if (!std::getenv("DNNL_PRIMITIVE_CACHE_CAPACITY"))
       dnnl::set_primitive_cache_capacity(static_cast<int>(PrimitiveCache::instance().capacity()));
+    // oneDNN announces each kernel it generates to VTune by default, and to find VTune's collector
+    // it searches the library path for libJitPI.so on the first one (~130 us of a first call, ~70
+    // failed opens). VTune names its collector in INTEL_JIT_PROFILER64 when it profiles: only then,
+    // or when the user set oneDNN's own switch, is the announcing left on.
+    if (!std::getenv("DNNL_JIT_PROFILE") && !std::getenv("ONEDNN_JIT_PROFILE") && !std::getenv("INTEL_JIT_PROFILER64"))
+      dnnl_set_jit_profiling_flags(DNNL_JIT_PROFILE_NONE);
     return new dnnl::engine(dnnl::engine::kind::cpu, 0);
   }();
   return *e;

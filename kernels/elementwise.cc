@@ -1,9 +1,11 @@
 #include "kernels/elementwise.h"
 
 #include <array>
+#include <atomic>
 #include <cmath>
 #include <cstring>
 #include <limits>
+#include <mutex>
 #include <type_traits>
 
 #include "kernels/dnnl_context.h"
@@ -293,20 +295,26 @@ namespace {
 // tanh, sigmoid, silu, erf, gelu, gelu_tanh) are the same approximations; and when both operands
 // of a binary op are NaN, which one comes out depends on the instruction's operand order (x86
 // returns the first), which compiled loops and oneDNN choose freely.
+// Each op's kernel is made on its first use (making all of them at once cost a process's first
+// relu ~80 us); fused_kernel keeps it for the life of the process.
 template <typename Op, int kOps>
 const FusedKernel* one_op_kernel(Op op, const char* (*name_of)(Op), int arity) {
-  static const std::array<std::shared_ptr<const FusedKernel>, kOps> kernels = [&] {
-    std::array<std::shared_ptr<const FusedKernel>, kOps> k;
-    for (int i = 0; i < kOps; ++i) {
-      FusedOp f;
-      const std::string name = name_of(static_cast<Op>(i));
-      if (fused_op_from_name(name, &f) && fused_op_arity(f) == arity && f != FusedOp::clamp)
-        k[i] = fused_kernel(arity == 1 ? "in=1; r1=" + name + "(r0); out=(r1)"
-                                       : "in=2; r2=" + name + "(r0,r1); out=(r2)");
-    }
-    return k;
-  }();
-  return kernels[static_cast<int>(op)].get();
+  static std::array<std::atomic<const FusedKernel*>, kOps> kernels{};
+  static std::array<std::atomic<bool>, kOps> made{};
+  static std::mutex mu;
+  const int i = static_cast<int>(op);
+  if (made[i].load(std::memory_order_acquire)) return kernels[i].load(std::memory_order_relaxed);
+  std::lock_guard<std::mutex> lock(mu);
+  if (!made[i].load(std::memory_order_relaxed)) {
+    FusedOp f;
+    const std::string name = name_of(op);
+    if (fused_op_from_name(name, &f) && fused_op_arity(f) == arity && f != FusedOp::clamp)
+      kernels[i].store(fused_kernel(arity == 1 ? "in=1; r1=" + name + "(r0); out=(r1)"
+                                               : "in=2; r2=" + name + "(r0,r1); out=(r2)").get(),
+                       std::memory_order_relaxed);
+    made[i].store(true, std::memory_order_release);
+  }
+  return kernels[i].load(std::memory_order_relaxed);
 }
 
 #define PJ_X(name, kind) +1

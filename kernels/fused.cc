@@ -280,11 +280,28 @@ std::atomic<bool> g_jit_on{[] {
 
 bool jit_enabled() { return g_jit_on.load(std::memory_order_relaxed) && g_compiler != nullptr; }
 
+struct CodeSize {
+  size_t bytes = 0;
+  bool movable = false;
+};
+
 struct RowCache {
   std::recursive_mutex mu;  // the compiler notes code sizes while row_fn holds it
-  std::unordered_map<FusedRowFn, size_t> sizes;
+  std::unordered_map<FusedRowFn, CodeSize> sizes;
   std::unordered_map<std::string, std::shared_ptr<const FusedKernel>> kernels;
+  // Code another process compiled (preload_fused_codes), by preload_key: loaded on first need.
+  std::unordered_map<std::string, std::string> preloaded;
 };
+
+std::string preload_key(const std::string& program, uint32_t mask) {
+  return program + '\0' + std::to_string(mask);
+}
+
+FusedCodeLoader g_loader = nullptr;
+std::atomic<int64_t> g_compiled{0}, g_loaded{0};
+// Recorders alive on any thread: row_fn's hot path reads this, not the thread-local.
+std::atomic<int> g_recorders{0};
+thread_local FusedCodeRecorder* t_recorder = nullptr;
 RowCache& row_cache() {
   static RowCache* c = new RowCache;  // never destroyed: compiled code outlives static teardown
   return *c;
@@ -301,10 +318,44 @@ bool set_fused_jit(bool on) { return g_jit_on.exchange(on); }
 
 const char* fused_compiler_name() { return jit_enabled() ? g_compiler_name : "interpreter"; }
 
-void note_fused_code_size(FusedRowFn fn, size_t bytes) {
+void note_fused_code_size(FusedRowFn fn, size_t bytes, bool movable) {
   RowCache& c = row_cache();
   std::lock_guard<std::recursive_mutex> lock(c.mu);
-  c.sizes[fn] = bytes;
+  c.sizes[fn] = {bytes, movable};
+}
+
+void set_fused_code_loader(FusedCodeLoader l) { g_loader = l; }
+
+FusedCodeRecorder::FusedCodeRecorder() : outer_(t_recorder) {
+  t_recorder = this;
+  g_recorders.fetch_add(1, std::memory_order_relaxed);
+}
+
+FusedCodeRecorder::~FusedCodeRecorder() {
+  t_recorder = outer_;
+  g_recorders.fetch_sub(1, std::memory_order_relaxed);
+}
+
+void FusedCodeRecorder::note(const std::string& program, uint32_t mask, FusedRowFn fn) {
+  for (const FusedCode& c : codes_)
+    if (c.mask == mask && c.program == program) return;
+  RowCache& c = row_cache();
+  std::lock_guard<std::recursive_mutex> lock(c.mu);
+  auto it = c.sizes.find(fn);
+  if (it == c.sizes.end() || !it->second.movable) return;
+  codes_.push_back({program, mask, std::string(reinterpret_cast<const char*>(fn), it->second.bytes)});
+}
+
+FusedCodeStats fused_code_stats() {
+  return {g_compiled.load(std::memory_order_relaxed), g_loaded.load(std::memory_order_relaxed)};
+}
+
+void preload_fused_codes(const std::string& backend, std::vector<FusedCode> codes) {
+  if (!jit_enabled() || !g_loader || backend != g_compiler_name) return;
+  RowCache& c = row_cache();
+  std::lock_guard<std::recursive_mutex> lock(c.mu);
+  for (FusedCode& k : codes)
+    if (!k.bytes.empty()) c.preloaded.emplace(preload_key(k.program, k.mask), std::move(k.bytes));
 }
 
 FusedKernel::FusedKernel(FusedProgram prog) : prog_(std::move(prog)), key_(prog_.to_string()) {
@@ -314,16 +365,36 @@ FusedKernel::FusedKernel(FusedProgram prog) : prog_(std::move(prog)), key_(prog_
 
 FusedRowFn FusedKernel::row_fn(uint32_t mask) const {
   if (!jit_enabled()) return nullptr;
-  std::lock_guard<std::mutex> lock(mu_);
-  for (const auto& [m, fn] : fns_)
-    if (m == mask) return fn;
-  FusedRowFn fn;
+  FusedRowFn fn = nullptr;
   {
-    RowCache& c = row_cache();  // kernels of one text are one object (fused_kernel): compiled once
-    std::lock_guard<std::recursive_mutex> global(c.mu);
-    fn = g_compiler(prog_, mask);
+    std::lock_guard<std::mutex> lock(mu_);
+    bool found = false;
+    for (const auto& [m, f] : fns_)
+      if (m == mask) {
+        fn = f;
+        found = true;
+        break;
+      }
+    if (!found) {
+      RowCache& c = row_cache();  // kernels of one text are one object (fused_kernel): compiled once
+      std::lock_guard<std::recursive_mutex> global(c.mu);
+      auto pre = c.preloaded.empty() ? c.preloaded.end() : c.preloaded.find(preload_key(key_, mask));
+      if (pre != c.preloaded.end()) {  // (another process compiled it: ~1 us instead of ~0.2 ms)
+        fn = g_loader(pre->second);
+        if (fn) {
+          c.sizes[fn] = {pre->second.size(), true};
+          g_loaded.fetch_add(1, std::memory_order_relaxed);
+        }
+        c.preloaded.erase(pre);
+      }
+      if (!fn) {
+        fn = g_compiler(prog_, mask);
+        g_compiled.fetch_add(1, std::memory_order_relaxed);
+      }
+      fns_.emplace_back(mask, fn);
+    }
   }
-  fns_.emplace_back(mask, fn);
+  if (g_recorders.load(std::memory_order_relaxed) != 0 && t_recorder && fn) t_recorder->note(key_, mask, fn);
   return fn;
 }
 
@@ -540,7 +611,7 @@ std::string fused_kernel_bytes(const std::string& text, uint32_t mask) {
   std::lock_guard<std::recursive_mutex> lock(c.mu);
   auto it = c.sizes.find(fn);
   if (it == c.sizes.end()) return {};
-  return std::string(reinterpret_cast<const char*>(fn), it->second);
+  return std::string(reinterpret_cast<const char*>(fn), it->second.bytes);
 }
 
 }  // namespace pj

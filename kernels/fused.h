@@ -160,8 +160,44 @@ std::string fused_kernel_bytes(const std::string& program_text, uint32_t scalar_
 std::string fused_kernel_asm(const std::string& program_text, uint32_t scalar_mask);
 using FusedAsmPrinter = std::string (*)(const FusedProgram& prog, uint32_t scalar_mask);
 void set_fused_asm_printer(FusedAsmPrinter p);
-// Records the size of a compiled row function (the backend calls it).
-void note_fused_code_size(FusedRowFn fn, size_t bytes);
+// Records the size of a compiled row function (the backend calls it), and whether its bytes run
+// at any address (no relocation: what the compile cache may store).
+void note_fused_code_size(FusedRowFn fn, size_t bytes, bool movable = false);
+
+// ---- compiled row functions kept across processes (the compile cache) -----------------------------
+// A row function's machine code as the backend made it, for the program text and scalar mask.
+struct FusedCode {
+  std::string program;
+  uint32_t mask = 0;
+  std::string bytes;
+};
+// Puts `bytes` in executable memory as a row function, or nullptr; the backend sets it.
+using FusedCodeLoader = FusedRowFn (*)(const std::string& bytes);
+void set_fused_code_loader(FusedCodeLoader l);
+// While one lives on this thread, every row function a kernel hands out (compiled then or before)
+// whose code is movable is noted, once each: what a graph's launch ran.
+class FusedCodeRecorder {
+ public:
+  FusedCodeRecorder();
+  ~FusedCodeRecorder();
+  FusedCodeRecorder(const FusedCodeRecorder&) = delete;
+  FusedCodeRecorder& operator=(const FusedCodeRecorder&) = delete;
+  const std::vector<FusedCode>& codes() const { return codes_; }
+  void note(const std::string& program, uint32_t mask, FusedRowFn fn);
+
+ private:
+  FusedCodeRecorder* outer_;
+  std::vector<FusedCode> codes_;
+};
+// Code another process compiled for `backend` (fused_compiler_name()): a kernel that needs that
+// program and mask loads it instead of compiling. Ignored for another backend, or with machine
+// code off.
+void preload_fused_codes(const std::string& backend, std::vector<FusedCode> codes);
+// Row functions this process compiled, and loaded from preloaded code.
+struct FusedCodeStats {
+  int64_t compiled = 0, loaded = 0;
+};
+FusedCodeStats fused_code_stats();
 
 // The scalar reference: evaluates `prog` on one element (inputs in `regs[0..num_inputs)`).
 void fused_eval(const FusedProgram& prog, float* regs);

@@ -94,7 +94,8 @@ struct CodeState {
   // loop head's offset: (outer code, body code), owned; every entry refused there shares them.
   std::map<int, std::pair<PyObject*, PyObject*>> loop_codes;
   std::string module;  // its frame's globals' __name__, when it was captured
-  DiskState disk;      // its artifact in the persistent compile cache
+  // its artifact in the persistent compile cache (shared: a plan's first launch adds its kernels)
+  std::shared_ptr<DiskState> disk = std::make_shared<DiskState>();
   std::string dump_key, dump_path;  // PIJIT_DUMP_DIR: its folder's name and path (runtime/debug_tools.h)
   int dumped_entries = 0;  // entries built so far: the next one's serial
   int auto_candidate = 0;

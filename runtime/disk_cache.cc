@@ -19,7 +19,7 @@
 namespace pj::runtime {
 namespace {
 
-constexpr uint8_t kEntryFormat = 2;  // (2: the rewritten bytecode after the optimized graph)
+constexpr uint8_t kEntryFormat = 3;  // (3: the fused kernels' machine code last)
 
 // The file of the loaded object that holds `addr` (dl_iterate_phdr: dladdr would also search the
 // symbol table for the nearest name, a scan of a large library).
@@ -58,11 +58,11 @@ const std::string& build_stamp() {
 }
 
 
-void write_artifact(const DiskState& st) {
+bool write_artifact(const DiskState& st) {
   ByteWriter w;
   w.var(st.blobs.size());
   for (const std::string& b : st.blobs) w.str(b);
-  if (write_cache_entry(st.path, st.key, w.bytes(), /*durable=*/false)) ++disk_stats().entries_written;
+  return write_cache_entry(st.path, st.key, w.bytes(), /*durable=*/false);
 }
 
 void refuse(const std::string& why) { ++disk_stats().refusals[why]; }
@@ -245,7 +245,38 @@ void disk_finish(std::string* blob, const graph::Graph& optimized, PyObject* cod
     w.u8(0);  // (none: the next process runs the passes again)
   }
   put_code(w, code, runner, original);
+  w.u8(0);  // the fused kernels' code: none yet (disk_add_kernels, after the first launch)
   *blob += w.bytes();
+}
+
+namespace {
+
+// An entry as disk_finish wrote it, and `stored` the same entry with or without its kernels.
+bool same_entry(const std::string& stored, const std::string& finished) {
+  const size_t n = finished.size() - 1;  // (all but the kernels' marker)
+  return !finished.empty() && stored.size() >= finished.size() && stored.compare(0, n, finished, 0, n) == 0;
+}
+
+}  // namespace
+
+void disk_add_kernels(DiskState* st, const std::string& blob, const std::vector<FusedCode>& codes) {
+  if (st->path.empty() || codes.empty() || blob.empty() || blob.back() != 0) return;
+  for (std::string& b : st->blobs) {
+    if (b.size() != blob.size() || !same_entry(b, blob)) continue;  // (one with its kernels already)
+    ByteWriter w;
+    w.u8(1);
+    w.str(fused_compiler_name());
+    w.var(codes.size());
+    for (const FusedCode& c : codes) {
+      w.str(c.program);
+      w.var(c.mask);
+      w.str(c.bytes);
+    }
+    b.pop_back();
+    b += w.bytes();
+    if (write_artifact(*st)) ++disk_stats().kernels_written;
+    return;
+  }
 }
 
 PyObject* disk_code(const StoredCode& code, PyObject* runner, PyCodeObject* original) {
@@ -366,6 +397,17 @@ bool disk_take(py::Frame* f, DiskState* st, const std::function<bool(const guard
       stored.prefix = static_cast<int>(prefix & 0x3fffffff);
       stored.runner = static_cast<int>(at & 0x3fffffff);
     }
+    std::string backend;
+    std::vector<FusedCode> kernels;
+    if (r.u8() == 1) {
+      backend = std::string(r.str());
+      kernels.resize(r.count());
+      for (FusedCode& c : kernels) {
+        c.program = std::string(r.str());
+        c.mask = static_cast<uint32_t>(r.var());
+        c.bytes = std::string(r.str());
+      }
+    }
     const size_t ninputs = res.graph->inputs().size();
     bool sane = r.ok() && r.at_end() && res.plan.input_nodes.size() == ninputs &&
                 res.guards->roots_fit(py::frame_code(f)) &&
@@ -380,6 +422,9 @@ bool disk_take(py::Frame* f, DiskState* st, const std::function<bool(const guard
       drop(k, "malformed");
       continue;
     }
+    // (the machine code of its fused kernels: loaded, not compiled, when the first launch asks)
+    if (!kernels.empty()) disk_stats().kernels_loaded += static_cast<int64_t>(kernels.size());
+    preload_fused_codes(backend, std::move(kernels));
     st->tried[k] = !adopts;  // (one that binds identities may serve another instance of the model)
     *out = std::move(res);
     *optimized = std::move(opt);
@@ -397,7 +442,7 @@ bool disk_take(py::Frame* f, DiskState* st, const std::function<bool(const guard
     }
     st->blobs = std::move(keep);
     st->tried = std::move(tried);
-    if (!st->path.empty()) write_artifact(*st);
+    if (!st->path.empty() && write_artifact(*st)) ++disk_stats().entries_written;
   }
   return found;
 }
@@ -405,14 +450,15 @@ bool disk_take(py::Frame* f, DiskState* st, const std::function<bool(const guard
 void disk_add(DiskState* st, std::string blob, int limit) {
   if (st->path.empty() || blob.empty()) return;
   // (the same entry again: another instance of a model whose entry binds identities on load)
-  if (std::find(st->blobs.begin(), st->blobs.end(), blob) != st->blobs.end()) return;
+  for (const std::string& b : st->blobs)
+    if (same_entry(b, blob)) return;
   st->blobs.push_back(std::move(blob));
   st->tried.push_back(1);
   while (static_cast<int>(st->blobs.size()) > std::max(limit, 1)) {
     st->blobs.erase(st->blobs.begin());
     st->tried.erase(st->tried.begin());
   }
-  write_artifact(*st);
+  if (write_artifact(*st)) ++disk_stats().entries_written;
 }
 
 }  // namespace pj::runtime

@@ -27,6 +27,7 @@
 #include <vector>
 
 #include "capture/simulator.h"
+#include "kernels/fused.h"
 
 namespace pj::runtime {
 
@@ -43,7 +44,9 @@ struct DiskStats {
   int64_t artifacts_read = 0;  // files found valid for their key
   int64_t entries_loaded = 0;  // entries built from disk
   int64_t codes_loaded = 0;    // ... whose rewritten bytecode came from disk too
-  int64_t entries_written = 0;
+  int64_t kernels_loaded = 0;  // fused kernels' machine code read with them
+  int64_t kernels_written = 0; // entries given their kernels' code after a first launch
+  int64_t entries_written = 0;  // artifact writes for entries added or dropped
   int64_t stale = 0;           // entries dropped: an object they name differs here
   int64_t rejected = 0;        // files ignored: unreadable, corrupt, truncated, another key
   std::map<std::string, int64_t> refusals;  // entries not written, by reason
@@ -82,5 +85,9 @@ void disk_finish(std::string* blob, const graph::Graph& optimized, PyObject* cod
 // Adds the blob to the artifact (the oldest beyond `limit` dropped) and writes it; a blob the
 // artifact holds already changes nothing.
 void disk_add(DiskState* st, std::string blob, int limit);
+// After the first launch of the entry disk_finish made `blob` of: the machine code of the fused
+// kernels it ran (kernels/fused.h FusedCode), added to that entry and written. Nothing when the
+// artifact no longer holds it.
+void disk_add_kernels(DiskState* st, const std::string& blob, const std::vector<FusedCode>& codes);
 
 }  // namespace pj::runtime

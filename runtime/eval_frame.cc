@@ -596,7 +596,7 @@ bool build_entry(py::Frame* f, CodeState* st, const JitOptions& opt, CacheEntry*
   const auto t1 = std::chrono::steady_clock::now();
   out->capture_ns = loaded ? 0 : std::chrono::duration_cast<std::chrono::nanoseconds>(t1 - t0).count();
   // (written before compiling: the passes may rewrite what capture made)
-  std::string blob = !loaded && r.ok && !st->disk.path.empty() ? disk_blob(r) : "";
+  std::string blob = !loaded && r.ok && !st->disk->path.empty() ? disk_blob(r) : "";
   st->capture_ns += out->capture_ns;
   t_jit.busy = false;
   if (r.interrupted) {  // nothing was decided: the next call captures again
@@ -674,7 +674,12 @@ bool build_entry(py::Frame* f, CodeState* st, const JitOptions& opt, CacheEntry*
       out->effects = r.effects;
       if (out->graph && !blob.empty()) {
         disk_finish(&blob, out->plan->graph(), code, runner.get(), co);
-        disk_add(&st->disk, std::move(blob), opt.recompile_limit);
+        disk_add(st->disk.get(), blob, opt.recompile_limit);
+        // (the fused kernels compile on the first launch: their code is added to the entry then)
+        out->plan->on_first_run([disk = std::weak_ptr<DiskState>(st->disk), blob = std::move(blob)](
+                                    const std::vector<FusedCode>& codes) {
+          if (auto d = disk.lock()) disk_add_kernels(d.get(), blob, codes);
+        });
       }
       if (r.broke) {
         out->break_text = r.reason_text();
@@ -870,11 +875,11 @@ PJ_COLD PyObject* run_miss(PyThreadState* ts, py::Frame* f, CodeState* st, const
     bool from_disk = false;
     if (disk_cache_on(st, opt)) {
       note_module(f, st);
-      disk_read(co, &st->disk, st->module, options_key(opt));
-      if (!st->disk.blobs.empty() && disk_reads_on(st)) {
+      disk_read(co, st->disk.get(), st->module, options_key(opt));
+      if (!st->disk->blobs.empty() && disk_reads_on(st)) {
         const bool busy = t_jit.busy;
         t_jit.busy = true;  // (binding and checking may run a library type's __getattr__)
-        from_disk = disk_take(f, &st->disk, [&](const guards::GuardTree& g) { return quiet_check(g, f, nullptr); },
+        from_disk = disk_take(f, st->disk.get(), [&](const guards::GuardTree& g) { return quiet_check(g, f, nullptr); },
                               &loaded, &optimized, &stored);
         t_jit.busy = busy;
       }

@@ -1282,10 +1282,12 @@ PyObject* py_compile_cache_info(PyObject*, PyObject*) {
   };
   py::Ref refusals(counts(s.refusals)), stale(counts(s.stale_reasons));
   if (!refusals || !stale) return nullptr;
-  return Py_BuildValue("{s:N,s:L,s:L,s:L,s:L,s:L,s:L,s:O,s:O}", "folder",
+  return Py_BuildValue("{s:N,s:L,s:L,s:L,s:L,s:L,s:L,s:L,s:L,s:O,s:O}", "folder",
                        folder.empty() ? (Py_INCREF(Py_None), Py_None) : PyUnicode_FromString(folder.c_str()),
                        "artifacts_read", static_cast<long long>(s.artifacts_read), "entries_loaded",
                        static_cast<long long>(s.entries_loaded), "codes_loaded", static_cast<long long>(s.codes_loaded),
+                       "kernels_loaded", static_cast<long long>(s.kernels_loaded), "kernels_written",
+                       static_cast<long long>(s.kernels_written),
                        "entries_written", static_cast<long long>(s.entries_written),
                        "stale", static_cast<long long>(s.stale), "rejected", static_cast<long long>(s.rejected), "refusals",
                        refusals.get(), "stale_reasons", stale.get());

@@ -220,6 +220,11 @@ PyObject* py_set_fused_jit(PyObject*, PyObject* on) {
   return PyBool_FromLong(set_fused_jit(v != 0));
 }
 PyObject* py_fused_backend(PyObject*, PyObject*) { return PyUnicode_FromString(fused_compiler_name()); }
+PyObject* py_fused_code_stats(PyObject*, PyObject*) {
+  const FusedCodeStats s = fused_code_stats();
+  return Py_BuildValue("{s:L,s:L}", "compiled", static_cast<long long>(s.compiled), "loaded",
+                       static_cast<long long>(s.loaded));
+}
 PyObject* py_fused_kernel_bytes(PyObject*, PyObject* args) {
   const char* program;
   unsigned int mask = 0;
@@ -425,6 +430,7 @@ PyMethodDef module_methods[] = {
     {"cached_storage_bytes", py_cached_storage_bytes, METH_NOARGS, "bytes of freed tensor storage kept for reuse"},
     {"set_fused_jit", py_set_fused_jit, METH_O, "set_fused_jit(on): fused kernels as machine code (True) or interpreted; returns the old setting"},
     {"fused_backend", py_fused_backend, METH_NOARGS, "what runs fused elementwise kernels: 'asmjit-avx512', 'asmjit-avx2' or 'interpreter'"},
+    {"fused_code_stats", py_fused_code_stats, METH_NOARGS, "fused row functions this process compiled, and loaded from the compile cache: {'compiled': n, 'loaded': n}"},
     {"fused_kernel_bytes", py_fused_kernel_bytes, METH_VARARGS, "fused_kernel_bytes(program, scalar_mask=0): the machine code of a fused kernel"},
     {"release_cached_storage", py_release_cached_storage, METH_NOARGS, "gives the kept storage back to the system"},
     {"get_num_threads", py_get_num_threads, METH_NOARGS, "threads used by pijit's kernels"},

@@ -619,8 +619,25 @@ FusedRowFn compile_for(const FusedProgram& prog, uint32_t scalar_mask) {
   if (errors.failed) return nullptr;
   FusedRowFn fn = nullptr;
   if (jit_runtime().add(&fn, &code) != kErrorOk) return nullptr;
-  note_fused_code_size(fn, code.codeSize());
+  // Movable: one section (the local constant pool sits at its end) and no relocation (every
+  // reference is RIP-relative, no call leaves it), so its bytes run at another address, in
+  // another process.
+  note_fused_code_size(fn, code.codeSize(), code.relocEntries().empty() && !code.hasAddressTable() &&
+                                                code.sectionCount() == 1);
   return fn;
+}
+
+// Bytes another process's compile_for made (the compile cache), in executable memory.
+FusedRowFn load_code(const std::string& bytes) {
+  if (bytes.empty() || bytes.size() > (size_t{1} << 20)) return nullptr;
+  void* rx = nullptr;
+  void* rw = nullptr;
+  if (jit_runtime().allocator()->alloc(&rx, &rw, bytes.size()) != kErrorOk) return nullptr;
+  {
+    VirtMem::ProtectJitReadWriteScope scope(rx, bytes.size());
+    std::memcpy(rw, bytes.data(), bytes.size());
+  }
+  return reinterpret_cast<FusedRowFn>(rx);
 }
 
 // The same code as text: compiled once more with a logger, the result thrown away.
@@ -646,6 +663,7 @@ struct Register {
     const CpuFeatures::X86& f = CpuInfo::host().features().x86();
     const char* isa = std::getenv("PIJIT_FUSED_ISA");
     const bool want_avx2 = isa && std::strcmp(isa, "avx2") == 0;
+    set_fused_code_loader(load_code);
     if (!want_avx2 && f.hasAVX512_F() && f.hasAVX512_DQ() && f.hasFMA())
     {
       set_fused_compiler(compile_for<Avx512>, "asmjit-avx512");

@@ -580,3 +580,70 @@ TEST(Fused, LongRowsStreamTheirOutputsWithTheSameBits) {
 
 }  // namespace
 }  // namespace pj
+
+// ---- machine code kept across processes (the compile cache) -------------------------------------
+
+namespace pj {
+namespace {
+
+Tensor filled(Shape s, float start, float step) {
+  Tensor t = Tensor::empty(s, DType::Float32);
+  for (int64_t i = 0; i < t.numel(); ++i) t.data<float>()[i] = start + step * static_cast<float>(i);
+  return t;
+}
+
+// What a launch ran is recorded once per (program, mask) with its bytes; preloaded under another
+// program's text, those bytes are what that kernel runs (its results are the recorded program's,
+// bit for bit, at another address), and code preloaded for another backend is never run.
+TEST(FusedCode, RecordedMachineCodeRunsWhereverItIsLoaded) {
+  if (!machine_code_expected()) GTEST_SKIP() << "no machine code here (" << fused_compiler_name() << ")";
+  // tanh and gelu read the constant pool: its addressing must survive the move.
+  const std::string p = "in=2; r2=tanh(r0); r3=mul(r2,r1); r4=gelu(r3); out=(r4)";
+  const std::string q = "in=2; r2=tanh(r0); r3=sub(r2,r1); r4=gelu(r3); out=(r4)";
+  const std::string other = "in=2; r2=tanh(r0); r3=add(r2,r1); r4=gelu(r3); out=(r4)";
+  Tensor x = filled({37}, -3.f, 0.17f), s = filled({1}, 1.25f, 0.f);
+  Tensor want = Tensor::empty({37}, DType::Float32);
+  std::vector<FusedCode> codes;
+  {
+    FusedCodeRecorder rec;
+    fused_kernel(p)->run({x, s}, {want});
+    fused_kernel(p)->run({x, s}, {want});  // (once per program and mask)
+    codes = rec.codes();
+  }
+  ASSERT_EQ(codes.size(), 1u);
+  EXPECT_EQ(codes[0].program, p);
+  EXPECT_EQ(codes[0].mask, 2u);  // (s has one element)
+  EXPECT_EQ(codes[0].bytes, fused_kernel_bytes(p, 2));
+  {
+    FusedCodeRecorder outer;  // (recorders nest: the inner one sees only its own launches)
+    {
+      FusedCodeRecorder inner;
+      EXPECT_TRUE(inner.codes().empty());
+    }
+  }
+
+  const FusedCodeStats before = fused_code_stats();
+  std::vector<FusedCode> moved = codes;
+  moved[0].program = FusedProgram::parse(q).to_string();
+  preload_fused_codes(fused_compiler_name(), moved);
+  std::vector<FusedCode> alien = codes;
+  alien[0].program = FusedProgram::parse(other).to_string();
+  preload_fused_codes("asmjit-elsewhere", alien);
+
+  Tensor got = Tensor::empty({37}, DType::Float32), plain = Tensor::empty({37}, DType::Float32);
+  fused_kernel(q)->run({x, s}, {got});
+  fused_kernel(other)->run({x, s}, {plain});
+  const FusedCodeStats after = fused_code_stats();
+  EXPECT_EQ(after.loaded - before.loaded, 1);
+  EXPECT_EQ(after.compiled - before.compiled, 1);  // (`other`: the alien code was not taken)
+  EXPECT_NE(reinterpret_cast<const void*>(fused_kernel(q)->row_fn(2)), reinterpret_cast<const void*>(fused_kernel(p)->row_fn(2)));
+  for (int i = 0; i < 37; ++i) EXPECT_TRUE(same(got.data<float>()[i], want.data<float>()[i])) << i;
+  // `other` computes its own program (tanh(x) + s, not * s): the alien bytes did not run.
+  JitOff off;
+  Tensor ref = Tensor::empty({37}, DType::Float32);
+  fused_kernel(other)->run({x, s}, {ref});
+  for (int i = 0; i < 37; ++i) EXPECT_TRUE(same(plain.data<float>()[i], ref.data<float>()[i])) << i;
+}
+
+}  // namespace
+}  // namespace pj

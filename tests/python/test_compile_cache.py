@@ -45,7 +45,9 @@ net = nn.SequentialCell([helpers.Block(), helpers.Block()])
 f = pj.jit(net)
 rows = int(sys.argv[1]) if len(sys.argv) > 1 else 2
 x = pj.Tensor([[0.5 * (i + j) - 1.0 for j in range(4)] for i in range(rows)], pj.float32)
+fused_before = pj._C.fused_code_stats()
 out = f(x)
+fused_after = pj._C.fused_code_stats()
 again = f(x)
 eager = net(x)
 other = None
@@ -68,6 +70,8 @@ print(json.dumps({"out": out.tolist(), "again": again.tolist(), "eager": eager.t
                   "bytecode": [code_of(e["rewritten_code"]) for e in entries],
                   "from_disk": [e["from_disk"] for e in entries],
                   "capture_ms": [e["capture_ms"] for e in entries],
+                  "fused": {k: fused_after[k] - fused_before[k] for k in fused_after},
+                  "backend": pj._C.fused_backend(),
                   "stats": pj._C.compile_cache_info()}))
 """
 
@@ -151,6 +155,34 @@ class CompileCache(unittest.TestCase):
         third = self.run_prog(env=self.env(PIJIT_DEBUG_NO_DIRECT="1"))
         self.assertEqual((third["from_disk"], third["stats"]["codes_loaded"]), ([True], 1))
         self.assert_same_bits(third, first)
+
+    def test_the_fused_kernels_machine_code_comes_from_disk(self):
+        first = self.run_prog()
+        if first["backend"] == "interpreter":
+            self.skipTest("no machine code for fused kernels here")
+        self.assertGreaterEqual(first["fused"]["compiled"], 1)
+        self.assertEqual(first["fused"]["loaded"], 0)
+        self.assertEqual(first["stats"]["kernels_written"], 1)  # (after the first launch)
+        self.assertEqual(first["stats"]["entries_written"], 1)
+        second = self.run_prog()
+        self.assertEqual(second["from_disk"], [True])
+        self.assertGreaterEqual(second["stats"]["kernels_loaded"], 1)
+        self.assertEqual(second["fused"]["compiled"], 0)  # the first call compiled no kernel
+        self.assertGreaterEqual(second["fused"]["loaded"], 1)
+        self.assertEqual(second["stats"]["kernels_written"], 0)
+        self.assert_same_bits(first, second)
+        self.assertEqual(json.dumps(second["out"]), json.dumps(first["out"]))
+        # Code for another ISA is another artifact's (the key names the backend): compiled again.
+        if first["backend"] == "asmjit-avx512":
+            avx2 = self.run_prog(env=self.env(PIJIT_FUSED_ISA="avx2"))
+            self.assertEqual(avx2["backend"], "asmjit-avx2")
+            self.assertEqual(avx2["from_disk"], [False])
+            self.assertGreaterEqual(avx2["fused"]["compiled"], 1)
+            self.assertEqual(avx2["fused"]["loaded"], 0)
+            self.assertEqual(json.dumps(avx2["out"]), json.dumps(first["out"]))
+            again = self.run_prog(env=self.env(PIJIT_FUSED_ISA="avx2"))
+            self.assertEqual((again["from_disk"], again["fused"]["compiled"]), ([True], 0))
+            self.assertEqual(len(self.artifacts()), 2)
 
     def test_guards_still_decide_and_the_artifact_keeps_each_shape(self):
         self.run_prog("2")
