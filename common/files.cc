@@ -83,9 +83,8 @@ bool make_dirs(const std::string& path, unsigned mode) {
   return true;
 }
 
-std::string private_dir_problem(const std::string& path) {
-  struct stat st;
-  if (lstat(path.c_str(), &st) != 0) return "cannot be read (" + errno_text(errno) + ")";
+// What makes a folder with this lstat not pijit's own ("" when it is).
+std::string dir_problem(const struct stat& st) {
   if (S_ISLNK(st.st_mode)) return "is a symbolic link";
   if (!S_ISDIR(st.st_mode)) return "is not a directory";
   if (st.st_uid != geteuid())
@@ -98,6 +97,21 @@ std::string private_dir_problem(const std::string& path) {
   return "";
 }
 
+std::string private_dir_problem(const std::string& path) {
+  struct stat st;
+  if (lstat(path.c_str(), &st) != 0) return "cannot be read (" + errno_text(errno) + ")";
+  return dir_problem(st);
+}
+
+// lstat of `path`, made first (with `make`) when missing; "" or what went wrong.
+template <typename Make>
+std::string stat_or_make(const std::string& path, struct stat* st, Make make) {
+  if (lstat(path.c_str(), st) == 0) return "";  // (a warm start: one call per level, nothing made)
+  if (!make()) return "cannot be created (" + errno_text(errno) + ")";
+  if (lstat(path.c_str(), st) != 0) return "cannot be read (" + errno_text(errno) + ")";
+  return "";
+}
+
 std::string prepare_private_dir(const std::string& root_in, const std::string& sub) {
   std::string root = root_in;
   while (root.size() > 1 && root.back() == '/') root.pop_back();
@@ -106,17 +120,20 @@ std::string prepare_private_dir(const std::string& root_in, const std::string& s
   // it (a symbolic link is not followed into). The root's parents, such as /tmp or ~/.cache,
   // belong to the user or the system and are only made when missing, never judged.
   std::string level = root;
-  if (!make_dirs(level, 0700)) return level + " cannot be created (" + errno_text(errno) + ")";
+  struct stat st;
+  if (std::string why = stat_or_make(level, &st, [&] { return make_dirs(level, 0700); }); !why.empty())
+    return level + " " + why;
   for (size_t i = 0;; ++i) {
-    if (std::string why = private_dir_problem(level); !why.empty()) return level + " " + why;
+    if (std::string why = dir_problem(st); !why.empty()) return level + " " + why;
     if (i >= sub.size()) return "";
     const size_t slash = sub.find('/', i);
     const size_t end = slash == std::string::npos ? sub.size() : slash;
     if (end == i) continue;
     level += "/" + sub.substr(i, end - i);
     i = end;
-    if (mkdir(level.c_str(), 0700) != 0 && errno != EEXIST)
-      return level + " cannot be created (" + errno_text(errno) + ")";
+    if (std::string why = stat_or_make(level, &st, [&] { return mkdir(level.c_str(), 0700) == 0 || errno == EEXIST; });
+        !why.empty())
+      return level + " " + why;
   }
 }
 

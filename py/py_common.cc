@@ -134,6 +134,7 @@ std::vector<std::pair<PyObject*, PyObject*>> own_attrs(PyObject* o) {
   if (n >= 0) return out;
 #endif
   if (PyObject* d = existing_dict(o)) {
+    out.reserve(static_cast<size_t>(PyDict_GET_SIZE(d)));
     Py_ssize_t pos = 0;
     PyObject *k, *v;
     while (PyDict_Next(d, &pos, &k, &v)) out.emplace_back(k, v);
