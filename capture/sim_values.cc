@@ -2251,9 +2251,7 @@ ReturnPlan Simulator::plan_return(PyObject* v) {
   // object on every call of plain Python: it is rebuilt, not loaded as one constant. Only the
   // constants of the code simulated (LOAD_CONST gives those very objects, also nested) and
   // constants read from the frame stay themselves.
-  bool made_tuple = PyTuple_CheckExact(v) && PyTuple_GET_SIZE(v) > 0;
-  if (made_tuple) {
-    const Value* known = values_.find(v);
+  auto in_code_consts = [&] {
     auto in_consts = [v](auto& self, PyObject* consts) -> bool {
       for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(consts); ++i) {
         PyObject* c = PyTuple_GET_ITEM(consts, i);
@@ -2261,8 +2259,24 @@ ReturnPlan Simulator::plan_return(PyObject* v) {
       }
       return false;
     };
-    made_tuple = !(known && known->origin == Origin::Frame);
-    for (auto it = decoded_.begin(); made_tuple && it != decoded_.end(); ++it) made_tuple = !in_consts(in_consts, it->first->co_consts);
+    for (const auto& d : decoded_)
+      if (in_consts(in_consts, d.first->co_consts)) return true;
+    return false;
+  };
+  const Value* known = values_.find(v);
+  const bool from_frame = known && known->origin == Origin::Frame;
+  bool made_tuple = PyTuple_CheckExact(v) && PyTuple_GET_SIZE(v) > 0 && !from_frame && !in_code_consts();
+  // A constant the frame held (a global tuple, a str attribute) is that object, as Python hands it
+  // on (`f()[1] is K`): another object equal to it passes the guard, and after a cache load the
+  // one capture read is a copy. It is loaded along its path when nothing replayed before this
+  // point can have rebound it since the guards read it (no effect yet), and when no code's
+  // constant is the same object (LOAD_CONST may have given it: that one is the constant).
+  if (from_frame && known->kind == Kind::Constant && !known->const_nodes.empty() && r_.plan.effects.empty() &&
+      v != Py_None && v != Py_True && v != Py_False && v != Py_Ellipsis && v != Py_NotImplemented &&
+      !in_code_consts()) {
+    p.kind = ReturnPlan::Source;
+    p.index = known->const_nodes.front();
+    return p;
   }
   if ((is_constant(v) && !made_tuple && (unguarded_.empty() || !holds_unguarded(v))) || PyType_Check(v) || PyModule_Check(v) || builtin_function || (PyRange_Check(v) && planning_break_) ||
       (is_library_type(Py_TYPE(v)) && std::strcmp(Py_TYPE(v)->tp_name, "Type") == 0)) {  // pijit dtypes

@@ -107,6 +107,7 @@ std::string private_dir_problem(const std::string& path) {
 template <typename Make>
 std::string stat_or_make(const std::string& path, struct stat* st, Make make) {
   if (lstat(path.c_str(), st) == 0) return "";  // (a warm start: one call per level, nothing made)
+  if (errno != ENOENT) return "cannot be read (" + errno_text(errno) + ")";
   if (!make()) return "cannot be created (" + errno_text(errno) + ")";
   if (lstat(path.c_str(), st) != 0) return "cannot be read (" + errno_text(errno) + ")";
   return "";

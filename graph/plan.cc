@@ -8,7 +8,6 @@
 
 #include "common/trace.h"
 #include "graph/tape.h"
-#include "kernels/fused.h"
 
 namespace pj::graph {
 
@@ -272,27 +271,7 @@ std::atomic<bool> g_timing{false};
 void ExecPlan::set_timing(bool on) { g_timing.store(on, std::memory_order_relaxed); }
 
 Tensors ExecPlan::run(const Tensors& inputs) const {
-  if (__builtin_expect(runs_.fetch_add(1, std::memory_order_relaxed) == 0 && first_run_ != nullptr, 0))
-    return run_first(inputs);
-  return run_counted(inputs);
-}
-
-Tensors ExecPlan::run_first(const Tensors& inputs) const {
-  struct Report {
-    FirstRun f;
-    FusedCodeRecorder codes;
-    ~Report() {
-      try {
-        f(codes.codes());
-      } catch (...) {  // (what the cache keeps is a bonus: never the launch's failure)
-      }
-    }
-  } report{std::move(first_run_), {}};
-  first_run_ = nullptr;
-  return run_counted(inputs);
-}
-
-Tensors ExecPlan::run_counted(const Tensors& inputs) const {
+  runs_.fetch_add(1, std::memory_order_relaxed);
   if (!eager_ && !g_timing.load(std::memory_order_relaxed) && !trace::on()) return run_steps(inputs);
   trace::Span span("graph", name_);
   if (eager_) return execute(*graph_, inputs);

@@ -30,17 +30,12 @@
 #pragma once
 
 #include <atomic>
-#include <functional>
 #include <memory>
 #include <mutex>
 #include <string>
 #include <vector>
 
 #include "graph/ir.h"
-
-namespace pj {
-struct FusedCode;  // kernels/fused.h
-}  // namespace pj
 
 namespace pj::graph {
 
@@ -63,10 +58,6 @@ class ExecPlan {
   int64_t runs() const { return runs_.load(std::memory_order_relaxed); }
   int64_t run_ns() const { return run_ns_.load(std::memory_order_relaxed); }
   static void set_timing(bool on);
-  // Called once, after the first launch returns or raises, with the machine code of the fused
-  // kernels it ran (what the compile cache keeps beside the graph). Set before the first launch.
-  using FirstRun = std::function<void(const std::vector<FusedCode>&)>;
-  void on_first_run(FirstRun f) { first_run_ = std::move(f); }
   // The name trace events give its launches ("f (file.py:3)").
   void set_name(std::string name) { name_ = std::move(name); }
   const std::string& name() const { return name_; }
@@ -120,9 +111,6 @@ class ExecPlan {
   mutable std::atomic<int64_t> memo_reuses_{0};
   mutable std::atomic<int64_t> runs_{0}, run_ns_{0};
   Tensors run_steps(const Tensors& inputs) const;
-  Tensors run_counted(const Tensors& inputs) const;
-  Tensors run_first(const Tensors& inputs) const;
-  mutable FirstRun first_run_;  // (taken by the launch that finds runs_ 0: one thread)
   mutable std::vector<MemoKey> memo_keys_;   // per memo_params_
   mutable std::vector<Tensor> memo_store_;   // per memo_values_
   size_t arena_bytes_ = 0;

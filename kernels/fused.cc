@@ -350,17 +350,35 @@ FusedCodeStats fused_code_stats() {
   return {g_compiled.load(std::memory_order_relaxed), g_loaded.load(std::memory_order_relaxed)};
 }
 
-void preload_fused_codes(const std::string& backend, std::vector<FusedCode> codes) {
-  if (!jit_enabled() || !g_loader || backend != g_compiler_name) return;
+int64_t preload_fused_codes(const std::string& backend, std::vector<FusedCode> codes) {
+  if (!jit_enabled() || !g_loader || backend != g_compiler_name) return 0;
   RowCache& c = row_cache();
-  std::lock_guard<std::recursive_mutex> lock(c.mu);
-  for (FusedCode& k : codes)
-    if (!k.bytes.empty()) c.preloaded.emplace(preload_key(k.program, k.mask), std::move(k.bytes));
+  int64_t taken = 0;
+  for (FusedCode& k : codes) {
+    if (k.bytes.empty()) continue;
+    std::shared_ptr<const FusedKernel> made;  // (one this process has a row function for keeps it)
+    {
+      std::lock_guard<std::recursive_mutex> lock(c.mu);
+      auto it = c.kernels.find(k.program);
+      if (it != c.kernels.end()) made = it->second;
+    }
+    if (made && made->has_row_fn(k.mask)) continue;  // (its lock outside the cache's: row_fn's order)
+    std::lock_guard<std::recursive_mutex> lock(c.mu);
+    taken += c.preloaded.emplace(preload_key(k.program, k.mask), std::move(k.bytes)).second;
+  }
+  return taken;
 }
 
 FusedKernel::FusedKernel(FusedProgram prog) : prog_(std::move(prog)), key_(prog_.to_string()) {
   PJ_CHECK(prog_.num_inputs <= kMaxFusedInputs && prog_.outputs.size() <= static_cast<size_t>(kMaxFusedOperands))
       << "fused program with too many operands: " << key_;
+}
+
+bool FusedKernel::has_row_fn(uint32_t mask) const {
+  std::lock_guard<std::mutex> lock(mu_);
+  for (const auto& [m, f] : fns_)
+    if (m == mask) return true;
+  return false;
 }
 
 FusedRowFn FusedKernel::row_fn(uint32_t mask) const {

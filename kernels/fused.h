@@ -140,6 +140,8 @@ class FusedKernel {
                   const Tensor& reduced) const;
   // The row function for a scalar mask (compiled or the interpreter), for tests and dumps.
   FusedRowFn row_fn(uint32_t scalar_mask) const;
+  // Whether row_fn(scalar_mask) has been made (compiled, loaded, or the interpreter chosen).
+  bool has_row_fn(uint32_t scalar_mask) const;
 
  private:
   void check_dtypes(absl::Span<const Tensor> ins, absl::Span<const Tensor> outs) const;
@@ -190,9 +192,9 @@ class FusedCodeRecorder {
   std::vector<FusedCode> codes_;
 };
 // Code another process compiled for `backend` (fused_compiler_name()): a kernel that needs that
-// program and mask loads it instead of compiling. Ignored for another backend, or with machine
-// code off.
-void preload_fused_codes(const std::string& backend, std::vector<FusedCode> codes);
+// program and mask loads it instead of compiling. Ignored for another backend, with machine code
+// off, and where this process made that row function already. Returns how many codes it took.
+int64_t preload_fused_codes(const std::string& backend, std::vector<FusedCode> codes);
 // Row functions this process compiled, and loaded from preloaded code.
 struct FusedCodeStats {
   int64_t compiled = 0, loaded = 0;

@@ -399,7 +399,8 @@ bool disk_take(py::Frame* f, DiskState* st, const std::function<bool(const guard
     }
     std::string backend;
     std::vector<FusedCode> kernels;
-    if (r.u8() == 1) {
+    const bool has_kernels = r.u8() == 1;
+    if (has_kernels) {
       backend = std::string(r.str());
       kernels.resize(r.count());
       for (FusedCode& c : kernels) {
@@ -423,8 +424,8 @@ bool disk_take(py::Frame* f, DiskState* st, const std::function<bool(const guard
       continue;
     }
     // (the machine code of its fused kernels: loaded, not compiled, when the first launch asks)
-    if (!kernels.empty()) disk_stats().kernels_loaded += static_cast<int64_t>(kernels.size());
-    preload_fused_codes(backend, std::move(kernels));
+    disk_stats().kernels_loaded += preload_fused_codes(backend, std::move(kernels));
+    if (!has_kernels) stored.entry_without_kernels = st->blobs[k];
     st->tried[k] = !adopts;  // (one that binds identities may serve another instance of the model)
     *out = std::move(res);
     *optimized = std::move(opt);

@@ -68,6 +68,7 @@ struct StoredCode {
   std::string bytes;  // marshal's: the frame's own constants (a prefix) and the graph runner as None
   int prefix = 0;     // how many of the constants are the frame's code's
   int runner = -1;    // the runner's index
+  std::string entry_without_kernels;  // the entry as stored, when it holds no kernels' code yet
 };
 bool disk_take(py::Frame* f, DiskState* st, const std::function<bool(const guards::GuardTree&)>& passes,
                capture::CaptureResult* r, std::shared_ptr<graph::Graph>* optimized, StoredCode* code);

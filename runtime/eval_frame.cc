@@ -675,12 +675,15 @@ bool build_entry(py::Frame* f, CodeState* st, const JitOptions& opt, CacheEntry*
       if (out->graph && !blob.empty()) {
         disk_finish(&blob, out->plan->graph(), code, runner.get(), co);
         disk_add(st->disk.get(), blob, opt.recompile_limit);
-        // (the fused kernels compile on the first launch: their code is added to the entry then)
-        out->plan->on_first_run([disk = std::weak_ptr<DiskState>(st->disk), blob = std::move(blob)](
-                                    const std::vector<FusedCode>& codes) {
-          if (auto d = disk.lock()) disk_add_kernels(d.get(), blob, codes);
-        });
       }
+      // The fused kernels compile on the first launch: their code is added to the entry then (to a
+      // stored entry that has none yet too: its first process's first launch did not return).
+      std::string without_kernels = !blob.empty() ? std::move(blob) : stored ? stored->entry_without_kernels : "";
+      if (out->graph && !without_kernels.empty())
+        set_runner_first_run(runner.get(), [disk = std::weak_ptr<DiskState>(st->disk), entry = std::move(without_kernels)](
+                                               const std::vector<FusedCode>& codes) {
+          if (auto d = disk.lock()) disk_add_kernels(d.get(), entry, codes);
+        });
       if (r.broke) {
         out->break_text = r.reason_text();
         st->break_reasons.push_back(out->break_text);

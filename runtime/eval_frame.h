@@ -5,6 +5,7 @@
 
 #include "py/pyport.h"  // first (Python.h)
 
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -127,6 +128,11 @@ std::shared_ptr<ShapePlans> runner_shapes(PyObject* runner);
 ShapePlanStats shape_plan_stats(const ShapePlans& s);
 // A runner's plan (nullptr when `runner` is not one).
 std::shared_ptr<graph::ExecPlan> runner_plan(PyObject* runner);
+// Called once, after the runner's first launch that returns, with the machine code of the fused
+// kernels that launch ran (kernels/fused.h FusedCodeRecorder): the compile cache adds it to the
+// runner's entry. Not called when no launch returns.
+using RunnerFirstRun = std::function<void(const std::vector<FusedCode>&)>;
+void set_runner_first_run(PyObject* runner, RunnerFirstRun f);
 // Writes "[pijit what] text" to stderr when PIJIT_LOGS names `what` (or all).
 void log_text(const char* what, const std::string& text);
 // Marks this thread as busy capturing (true): frames it enters meanwhile run as they are, as while

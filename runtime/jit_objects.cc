@@ -26,6 +26,7 @@
 #include "graph/plan.h"
 #include "graph/tape.h"
 #include "guards/guard_tree.h"
+#include "kernels/fused.h"
 
 namespace pj::runtime {
 namespace {
@@ -153,6 +154,9 @@ struct GraphRunner {
                                  // scalars), -1 for a tensor input; null when no input is one
   Tensors* spare_in;  // the inputs' vector, kept for the next call (a call made while one runs makes its own)
   bool spare_busy;
+  // Called once, after the first launch that returns (whichever plan it ran: a tape's too), with
+  // the machine code of the fused kernels it ran (the compile cache keeps it); null after that.
+  RunnerFirstRun* first_run;
 };
 
 }  // namespace
@@ -283,6 +287,7 @@ void runner_dealloc(PyObject* self) {
   delete r->name;
   delete r->scalars;
   delete r->spare_in;
+  delete r->first_run;
   Py_TYPE(self)->tp_free(self);
 }
 
@@ -302,7 +307,27 @@ PyObject* wrap_outputs(const Tensors& out, bool one) {
   return py::wrap(out[0]);
 }
 
+PyObject* launch_graph(PyObject* self, PyObject* const* args, Py_ssize_t n, bool one);
+
 PyObject* run_graph_as(PyObject* self, PyObject* const* args, Py_ssize_t n, bool one) {
+  auto* r = reinterpret_cast<GraphRunner*>(self);
+  if (__builtin_expect(r->first_run == nullptr, 1)) return launch_graph(self, args, n, one);
+  std::unique_ptr<RunnerFirstRun> report(r->first_run);
+  r->first_run = nullptr;  // (a launch inside this one is not the first)
+  FusedCodeRecorder codes;
+  PyObject* out = launch_graph(self, args, n, one);
+  if (!out) {  // a launch that raised ran some kernels only: the next one reports
+    if (!r->first_run) r->first_run = report.release();
+    return out;
+  }
+  try {
+    (*report)(codes.codes());
+  } catch (...) {  // (what the cache keeps is a bonus: never the call's failure)
+  }
+  return out;
+}
+
+PyObject* launch_graph(PyObject* self, PyObject* const* args, Py_ssize_t n, bool one) {
   auto* r = reinterpret_cast<GraphRunner*>(self);
   PJ_PY_BEGIN
   // (the runner's own vector when no call of it is under way: no allocation per call; emptied
@@ -1447,6 +1472,7 @@ PyObject* new_graph_runner(std::shared_ptr<graph::Graph> g, const std::string& n
   r->scalars = nullptr;
   r->spare_in = new Tensors();
   r->spare_busy = false;
+  r->first_run = nullptr;
   if (!scalar_inputs.empty()) {
     r->scalars = new std::vector<int8_t>(g->inputs().size(), -1);
     for (int k : scalar_inputs) (*r->scalars)[k] = static_cast<int8_t>(g->value(g->inputs()[k]).meta.dtype);
@@ -1479,6 +1505,13 @@ std::shared_ptr<ShapePlans> runner_shapes(PyObject* runner) {
 std::shared_ptr<graph::ExecPlan> runner_plan(PyObject* runner) {
   if (!runner || Py_TYPE(runner) != &GraphRunnerType) return nullptr;
   return reinterpret_cast<GraphRunner*>(runner)->plan;
+}
+
+void set_runner_first_run(PyObject* runner, RunnerFirstRun f) {
+  if (!runner || Py_TYPE(runner) != &GraphRunnerType) return;
+  auto* r = reinterpret_cast<GraphRunner*>(runner);
+  delete r->first_run;
+  r->first_run = f ? new RunnerFirstRun(std::move(f)) : nullptr;
 }
 
 // Called once from PyInit__C.

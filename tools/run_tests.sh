@@ -60,7 +60,12 @@ run_regrtest() {
   if [ ! -x "$py" ]; then return; fi
   "$py" tests/cpython/run_regrtest.py -j 1 > "$log/cpython$v.txt" 2>&1
 }
-run_version() { run_plain "$1"; run_stress "$1"; run_regrtest "$1"; }
+timed() {  # runs "$@" and notes its wall time: where the matrix's (and CI's) minutes go
+  local t0=$SECONDS
+  "$@"
+  echo "$((SECONDS - t0)) s  $*" >> "$log/times.txt"
+}
+run_version() { timed run_plain "$1"; timed run_stress "$1"; timed run_regrtest "$1"; }
 # The numpy and torch oracle suites on the system python3. PyTorch is optional
 # (PIJIT_EXTRA_PKGS="python3-torch"): without the package its oracle suites skip, and say so; with
 # it, a torch that does not import fails them.
@@ -80,11 +85,12 @@ run_oracle() {
 # 3.11's pijit._C is built with the system python3's headers, the same ABI as pyenv's. 3.12 runs
 # its suites plain only: it does not capture yet, so stress and the regression tests compare
 # CPython with itself.
-(run_gtest; run_version 3.7; run_version 3.8; run_regrtest 3.11; run_plain 3.11; run_plain 3.12; run_oracle
- # pijit.report's HTML page in headless Chromium (system python3, Debian's selenium)
- PIJIT_REQUIRE_BROWSER=1 bash tests/browser/run.sh > "$log/browser.txt" 2>&1) &
+# pijit.report's HTML page in headless Chromium (system python3, Debian's selenium)
+run_browser() { PIJIT_REQUIRE_BROWSER=1 bash tests/browser/run.sh > "$log/browser.txt" 2>&1; }
+(timed run_gtest; run_version 3.7; run_version 3.8; timed run_regrtest 3.11; timed run_plain 3.11
+ timed run_plain 3.12; timed run_oracle; timed run_browser) &
 lane_a=$!
-(run_version 3.9; run_version 3.10; run_stress 3.11) &
+(run_version 3.9; run_version 3.10; timed run_stress 3.11) &
 lane_b=$!
 wait "$lane_a" "$lane_b"
 tail -n 30 "$log/gtest.txt"
@@ -107,5 +113,7 @@ if [ -f "$log/oracle.txt" ]; then
 fi
 tail -n 4 "$log/browser.txt"
 tally "$log/browser.txt" "report page in Chromium"
+echo "== wall time per stage (two lanes run at once):"
+sort -rn "$log/times.txt" | sed 's/^/   /'
 echo "$passed passed, $failed failed"
 [ "$failed" -eq 0 ]

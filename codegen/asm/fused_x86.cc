@@ -75,6 +75,10 @@ struct Avx512 {
   static x86::Mem at(const x86::Gp& p, const x86::Gp& i, int shift, int disp = 0) { return x86::zmmword_ptr(p, i, shift, disp); }
 };
 
+// Emits one row function. Its code must stay movable (the compile cache runs its bytes at another
+// address, in another process: compile_for checks for relocations): memory is reached through the
+// row's pointers or the local constant pool, never a host address written as an immediate, and no
+// call leaves the function.
 template <class Isa>
 class RowEmitter {
   using V = typename Isa::V;

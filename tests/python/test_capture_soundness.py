@@ -1404,6 +1404,9 @@ class CallsBindAsCPython(unittest.TestCase):
         self.assertEqual(pj.jit(k)(pj.Tensor([1.0])), ["a"])
 
 
+_FRAME_TUPLE = (1, 2)  # (a global a test rebinds)
+
+
 @unittest.skipUnless(SUPPORTED, CAPTURE_OFF_WHY)
 class ValuesComeBackAsTheyWentIn(unittest.TestCase):
     def test_two_equal_results_are_two_tensors(self):  # fuzz 7200434: CSE merged them
@@ -1539,6 +1542,33 @@ class ValuesComeBackAsTheyWentIn(unittest.TestCase):
         big = 2 ** 100
         for v in (42, big, big + 1):
             self.assertIs(jf(v, pj.Tensor([1.0]))[0], v)
+
+    def test_a_constant_the_frame_held_comes_back_as_that_object(self):
+        # A global's tuple, an attribute's str, a closure's bytes are guarded by value: rebound to
+        # an equal object, the call returns the object the frame holds now, as plainly (3.7 and
+        # 3.11 returned the one capture had read, a constant of the rewritten code).
+        global _FRAME_TUPLE
+        cfg = type("Cfg", (), {})()
+        cfg.name = "".join(["dense", "_1"])
+        blob = bytes([1, 2, 3])
+
+        def f(x):
+            return x * 2, _FRAME_TUPLE, cfg.name, blob
+        jf = pj.jit(f)
+        saved = _FRAME_TUPLE
+        try:
+            for _ in range(3):
+                r = jf(pj.Tensor([1.0]))
+                self.assertEqual(r[0].tolist(), [2.0])
+                self.assertIs(r[1], _FRAME_TUPLE)
+                self.assertIs(r[2], cfg.name)
+                self.assertIs(r[3], blob)
+                _FRAME_TUPLE = tuple([1, 2])
+                cfg.name = "".join(["dense", "_1"])
+        finally:
+            _FRAME_TUPLE = saved
+        st = pj.jit_stats(jf)
+        self.assertEqual((st["graphs"], st["recompiles"]), (1, 0))  # (equal values: the same entry)
 
     def test_a_tuple_built_of_constants_is_new_each_call(self):  # fuzz 700665
         # A tuple the code builds is a new object on each call even when its items are guarded

@@ -76,6 +76,61 @@ print(json.dumps({"out": out.tolist(), "again": again.tolist(), "eager": eager.t
 """
 
 
+# A jitted function whose first call's graph raises (an index out of range, after a fused kernel
+# ran): argv[1] "fail" calls it so and ends the process at once, "ok" calls it well, "fail-ok" both.
+GATHER = """
+import json, os, sys
+import pijit as pj
+from pijit import ops
+@pj.jit
+def f(x, idx):
+    y = ops.relu(x * 2.0 - 1.0) + 0.5
+    return ops.gather(y, idx, 0)
+x = pj.Tensor([[1.0, -2.0], [3.0, 4.0]], pj.float32)
+mode = sys.argv[1]
+if mode.startswith("fail"):
+    try:
+        f(x, pj.Tensor([5], pj.int32))
+        raise SystemExit("no IndexError")
+    except IndexError:
+        pass
+before = pj._C.fused_code_stats()
+out = f(x, pj.Tensor([1], pj.int32)).tolist() if mode != "fail" else None
+after = pj._C.fused_code_stats()
+print(json.dumps({"out": out, "fused": {k: after[k] - before[k] for k in after}, "backend": pj._C.fused_backend(),
+                  "stats": pj._C.compile_cache_info()}))
+sys.stdout.flush()
+os._exit(0)  # (no orderly exit: what the process wrote by now is all it leaves)
+"""
+
+# The jitted Block's first call under an eager gradient tape (its forward runs the tape's plan).
+TAPE = """
+import json
+import pijit as pj
+import helpers
+pj.set_seed(0)
+f = pj.jit(helpers.Block())
+x = pj.Tensor([[0.5 * (i + j) - 1.0 for j in range(4)] for i in range(2)], pj.float32)
+before = pj._C.fused_code_stats()
+value, grad = pj.value_and_grad(lambda x: f(x).sum())(x)
+after = pj._C.fused_code_stats()
+print(json.dumps({"value": value.tolist(), "grad": grad.tolist(), "fused": {k: after[k] - before[k] for k in after},
+                  "backend": pj._C.fused_backend(), "stats": pj._C.compile_cache_info()}))
+"""
+
+# A constant the frame holds, returned: the object the frame holds in this process (`is`).
+CONSTANT = """
+import json
+import pijit as pj
+K = tuple([1, 2])
+NAME = "".join(["dense", "_1"])
+@pj.jit
+def f(x):
+    return x * 2, K, NAME
+r = f(pj.ones((2,)))
+print(json.dumps({"same": [r[1] is K, r[2] is NAME], "from_disk": pj.jit_stats(f)["entries"][0]["from_disk"]}))
+"""
+
 def python_of(version):
     try:
         prefix = subprocess.run(["pyenv", "prefix", version], stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
@@ -183,6 +238,63 @@ class CompileCache(unittest.TestCase):
             again = self.run_prog(env=self.env(PIJIT_FUSED_ISA="avx2"))
             self.assertEqual((again["from_disk"], again["fused"]["compiled"]), ([True], 0))
             self.assertEqual(len(self.artifacts()), 2)
+
+    def write_prog(self, text):
+        with open(os.path.join(self.work, "prog.py"), "w") as f:
+            f.write(textwrap.dedent(text))
+
+    def test_a_launch_that_raises_leaves_the_kernels_to_a_later_one(self):
+        self.write_prog(GATHER)
+        first = self.run_prog("fail")
+        if first["backend"] == "interpreter":
+            self.skipTest("no machine code for fused kernels here")
+        self.assertEqual((first["stats"]["entries_written"], first["stats"]["kernels_written"]), (1, 0))
+        # The next process takes the entry, which holds no kernels yet: its first launch adds them.
+        second = self.run_prog("ok")
+        self.assertEqual((second["stats"]["entries_loaded"], second["stats"]["kernels_written"]), (1, 1))
+        self.assertGreaterEqual(second["fused"]["compiled"], 1)
+        third = self.run_prog("ok")
+        self.assertGreaterEqual(third["stats"]["kernels_loaded"], 1)
+        self.assertEqual(third["fused"]["compiled"], 0)
+        self.assertEqual(second["out"], [[5.5, 7.5]])
+        self.assertEqual(third["out"], second["out"])
+        # In one process, the launch after the one that raised stores them.
+        shutil.rmtree(self.cache)
+        os.mkdir(self.cache, 0o700)
+        both = self.run_prog("fail-ok")
+        self.assertEqual((both["stats"]["entries_written"], both["stats"]["kernels_written"]), (1, 1))
+        self.assertEqual(both["out"], second["out"])
+
+    def test_a_first_launch_under_a_gradient_tape_stores_its_kernels(self):
+        self.write_prog(TAPE)
+        first = self.run_prog()
+        if first["backend"] == "interpreter":
+            self.skipTest("no machine code for fused kernels here")
+        self.assertEqual(first["stats"]["kernels_written"], 1)
+        second = self.run_prog()
+        self.assertEqual(second["stats"]["entries_loaded"], 1)
+        self.assertGreaterEqual(second["stats"]["kernels_loaded"], 1)
+        self.assertEqual(second["fused"]["loaded"], second["stats"]["kernels_loaded"])
+        self.assertLess(second["fused"]["compiled"], first["fused"]["compiled"])
+        self.assertEqual(json.dumps([second["value"], second["grad"]]), json.dumps([first["value"], first["grad"]]))
+
+    def test_without_machine_code_no_kernel_is_stored_or_loaded(self):
+        env = self.env(PIJIT_FUSED_JIT="0")
+        first = self.run_prog(env=env)
+        second = self.run_prog(env=env)
+        for r in (first, second):
+            self.assertEqual(r["backend"], "interpreter")
+            self.assertEqual(r["fused"], {"compiled": 0, "loaded": 0})
+            self.assertEqual((r["stats"]["kernels_written"], r["stats"]["kernels_loaded"]), (0, 0))
+        self.assertEqual(second["from_disk"], [True])
+        self.assert_same_bits(first, second)
+        self.assert_same_bits(first, self.run_prog())  # (machine code: the same bits)
+
+    def test_a_constant_the_frame_holds_is_this_processs_object(self):
+        self.write_prog(CONSTANT)
+        first, second = self.run_prog(), self.run_prog()
+        self.assertEqual(first, {"same": [True, True], "from_disk": False})
+        self.assertEqual(second, {"same": [True, True], "from_disk": True})
 
     def test_guards_still_decide_and_the_artifact_keeps_each_shape(self):
         self.run_prog("2")
