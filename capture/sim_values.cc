@@ -2271,9 +2271,20 @@ ReturnPlan Simulator::plan_return(PyObject* v) {
   // one capture read is a copy. It is loaded along its path when nothing replayed before this
   // point can have rebound it since the guards read it (no effect yet), and when no code's
   // constant is the same object (LOAD_CONST may have given it: that one is the constant).
+  // Not when it was read along two paths (one interned str at two places: which one it came from
+  // is not known), nor through a function's __defaults__ (the guards read those unaudited; a
+  // LOAD_ATTR would raise the audit event on every call).
+  auto reloadable = [&] {
+    const int node = known->const_nodes.front();
+    for (int n : known->const_nodes)
+      if (n != node) return false;
+    for (int n = node; n >= 0; n = tree_.node(n).parent)
+      if (tree_.node(n).access == Access::FuncAttr || tree_.node(n).access == Access::Context) return false;
+    return true;
+  };
   if (from_frame && known->kind == Kind::Constant && !known->const_nodes.empty() && r_.plan.effects.empty() &&
       v != Py_None && v != Py_True && v != Py_False && v != Py_Ellipsis && v != Py_NotImplemented &&
-      !in_code_consts()) {
+      reloadable() && !in_code_consts()) {
     p.kind = ReturnPlan::Source;
     p.index = known->const_nodes.front();
     return p;

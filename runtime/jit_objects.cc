@@ -314,14 +314,19 @@ PyObject* run_graph_as(PyObject* self, PyObject* const* args, Py_ssize_t n, bool
   if (__builtin_expect(r->first_run == nullptr, 1)) return launch_graph(self, args, n, one);
   std::unique_ptr<RunnerFirstRun> report(r->first_run);
   r->first_run = nullptr;  // (a launch inside this one is not the first)
-  FusedCodeRecorder codes;
-  PyObject* out = launch_graph(self, args, n, one);
+  std::vector<FusedCode> ran;
+  PyObject* out;
+  {
+    FusedCodeRecorder codes;
+    out = launch_graph(self, args, n, one);
+    if (out) ran = codes.codes();
+  }
   if (!out) {  // a launch that raised ran some kernels only: the next one reports
     if (!r->first_run) r->first_run = report.release();
     return out;
   }
   try {
-    (*report)(codes.codes());
+    (*report)(ran);
   } catch (...) {  // (what the cache keeps is a bonus: never the call's failure)
   }
   return out;

@@ -141,16 +141,18 @@ def main():
     root = tempfile.mkdtemp(prefix="pijit-bench-cache-")
     try:
         for kind in args.kinds:
-            eager = [fresh(kind, "eager", "") for _ in range(args.runs)]
-            cold = []
-            for k in range(args.runs):  # an empty cache folder each time
-                folder = os.path.join(root, "%s-cold%d" % (kind, k))
-                os.mkdir(folder, 0o700)
-                cold.append(fresh(kind, "jit", folder))
             warm_folder = os.path.join(root, kind + "-warm")
             os.mkdir(warm_folder, 0o700)
             fresh(kind, "jit", warm_folder)  # fills it
-            warm = [fresh(kind, "jit", warm_folder) for _ in range(args.runs)]
+            # Eager, cold and warm processes take turns: a VM's speed drifts by 10-20% over a run,
+            # and each ratio's two sides then meet the same drift.
+            eager, cold, warm = [], [], []
+            for k in range(args.runs):
+                eager.append(fresh(kind, "eager", ""))
+                folder = os.path.join(root, "%s-cold%d" % (kind, k))  # an empty cache folder each time
+                os.mkdir(folder, 0o700)
+                cold.append(fresh(kind, "jit", folder))
+                warm.append(fresh(kind, "jit", warm_folder))
             if not all(w["from_disk"] for w in warm):
                 raise SystemExit("%s: a warm run did not load its entries from the compile cache" % kind)
 

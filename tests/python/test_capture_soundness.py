@@ -1570,6 +1570,19 @@ class ValuesComeBackAsTheyWentIn(unittest.TestCase):
         st = pj.jit_stats(jf)
         self.assertEqual((st["graphs"], st["recompiles"]), (1, 0))  # (equal values: the same entry)
 
+        # One interned str read along two paths: which one the returned value came from is not
+        # known, so the object read is returned (not a reload of the first path).
+        cfg.act = "relu"
+        default = "relu"
+
+        def g(x):
+            y = x * 2 if cfg.act == "relu" else x
+            return y, default
+        jg = pj.jit(g)
+        for _ in range(3):
+            self.assertIs(jg(pj.Tensor([1.0]))[1], default)
+            cfg.act = "".join(["re", "lu"])  # (equal, another object)
+
     def test_a_tuple_built_of_constants_is_new_each_call(self):  # fuzz 700665
         # A tuple the code builds is a new object on each call even when its items are guarded
         # constants; the code's own constant tuples (LOAD_CONST), also an inlined function's and
