@@ -83,6 +83,8 @@ bool make_dirs(const std::string& path, unsigned mode) {
   return true;
 }
 
+namespace {
+
 // What makes a folder with this lstat not pijit's own ("" when it is).
 std::string dir_problem(const struct stat& st) {
   if (S_ISLNK(st.st_mode)) return "is a symbolic link";
@@ -97,12 +99,6 @@ std::string dir_problem(const struct stat& st) {
   return "";
 }
 
-std::string private_dir_problem(const std::string& path) {
-  struct stat st;
-  if (lstat(path.c_str(), &st) != 0) return "cannot be read (" + errno_text(errno) + ")";
-  return dir_problem(st);
-}
-
 // lstat of `path`, made first (with `make`) when missing; "" or what went wrong.
 template <typename Make>
 std::string stat_or_make(const std::string& path, struct stat* st, Make make) {
@@ -112,6 +108,8 @@ std::string stat_or_make(const std::string& path, struct stat* st, Make make) {
   if (lstat(path.c_str(), st) != 0) return "cannot be read (" + errno_text(errno) + ")";
   return "";
 }
+
+}  // namespace
 
 std::string prepare_private_dir(const std::string& root_in, const std::string& sub) {
   std::string root = root_in;

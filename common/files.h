@@ -33,13 +33,10 @@ bool make_dirs(const std::string& path, unsigned mode = 0777);
 // it (cuda/ for PTX, graphs/ for compiled entries).
 std::string cache_root();
 
-// Why folder `path` may not hold a cache ("" when it may): not a directory, a symbolic link, owned
-// by another user, or group/world-writable. Checks `path` only.
-std::string private_dir_problem(const std::string& path);
-
 // Makes `root`/`sub` (`sub` may be "" or hold several levels; missing folders made with mode 0700)
-// and checks root and each folder below it down to root/sub with private_dir_problem. Returns ""
-// when the folder may be used, else why not (also when it cannot be made).
+// and checks root and each folder below it down to root/sub: not a directory, a symbolic link,
+// owned by another user, or group/world-writable refuses it. Returns "" when the folder may be
+// used, else why not (also when it cannot be made or read).
 std::string prepare_private_dir(const std::string& root, const std::string& sub);
 
 // prepare_private_dir, and when it fails one line on stderr per folder per process:
