@@ -22,18 +22,20 @@ function(pijit_add_python_module PY)
     add_library(${_lib} STATIC ${_srcs})
     target_include_directories(${_lib} PUBLIC ${_inc} ${CMAKE_SOURCE_DIR})
     target_link_libraries(${_lib} PUBLIC ${_below})
-    set_target_properties(${_lib} PROPERTIES CXX_VISIBILITY_PRESET hidden)
+    set_target_properties(${_lib} PROPERTIES CXX_VISIBILITY_PRESET hidden UNITY_BUILD ${PIJIT_UNITY})
     add_dependencies(${_lib} pijit_layer_check)
     set(_below ${_lib})
   endforeach()
   file(GLOB _srcs CONFIGURE_DEPENDS ${CMAKE_SOURCE_DIR}/runtime/*.cc)
+  # (its hidden `stderr` must not meet stdio.h's declaration in a batch)
+  set_source_files_properties(${CMAKE_SOURCE_DIR}/runtime/asmjit_link.cc PROPERTIES SKIP_UNITY_BUILD_INCLUSION ON)
   add_library(${_target} MODULE ${_srcs})
   target_include_directories(${_target} PRIVATE ${_inc} ${CMAKE_SOURCE_DIR})
   target_link_libraries(${_target} PRIVATE ${_below})
   add_dependencies(${_target} pijit_layer_check)
   set_target_properties(${_target} PROPERTIES
     PREFIX "" OUTPUT_NAME "_C" SUFFIX "${_suffix}"
-    CXX_VISIBILITY_PRESET hidden
+    CXX_VISIBILITY_PRESET hidden UNITY_BUILD ${PIJIT_UNITY}
     LIBRARY_OUTPUT_DIRECTORY ${CMAKE_BINARY_DIR}/py${_ver}/pijit)
   if(PIJIT_INPLACE)
     # Copy, then rename: a process that has the old extension loaded keeps its file (overwriting a

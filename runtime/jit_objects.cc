@@ -33,6 +33,8 @@ namespace {
 
 using py::Ref;
 
+}  // namespace
+
 // ---- graph runner -------------------------------------------------------------------------------
 
 // A launch while a gradient tape records is one node on the tape (graph/tape.h). The captured
@@ -41,6 +43,7 @@ using py::Ref;
 // returning also the values the backward reads, `backward` maps those values and one seed per
 // output to the gradients. Only graphs without impure ops run under a tape (eval_frame.cc:
 // tape_safe), so running `train` in place of the plain plan computes the same outputs.
+// (Not file-local: ShapePlans, which code_state.h names, holds one.)
 struct TapeBackward {
   std::shared_ptr<const graph::Graph> fwd;
   std::vector<int> wrt;  // input positions differentiated
@@ -142,6 +145,8 @@ struct TapeBackward {
     backward = std::make_shared<graph::ExecPlan>(std::move(b));
   }
 };
+
+namespace {
 
 struct GraphRunner {
   PyObject_HEAD
