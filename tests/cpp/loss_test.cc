@@ -20,7 +20,7 @@ using testing::all_close;
 using testing::uniform;
 using testing::values;
 
-const DType kFloats[] = {DType::Float32, DType::Float64};
+using testing::kFloats;
 const char* kReductions[] = {"none", "mean", "sum"};
 constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 

@@ -26,7 +26,7 @@ namespace {
 using testing::uniform;
 using testing::values;
 
-const DType kFloats[] = {DType::Float32, DType::Float64};
+using testing::kFloats;
 
 // ---- dropout ---------------------------------------------------------------------------------------
 

@@ -14,6 +14,8 @@
 
 namespace pj::testing {
 
+inline constexpr DType kFloats[] = {DType::Float32, DType::Float64};
+
 inline void set_item(const Tensor& t, int64_t i, double v) {
   int64_t off = t.element_offset(i);
   PJ_DISPATCH_ALL(t.dtype(), [&] { static_cast<scalar_t*>(t.raw_data())[off] = static_cast<scalar_t>(v); });
