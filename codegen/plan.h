@@ -111,8 +111,9 @@ struct FramePlan {
 // and break records stay in the process that made them): save_plan is false, with *why.
 bool save_plan(const FramePlan& p, ByteWriter& w, std::string* why);
 bool load_plan(ByteReader& r, FramePlan* p, std::string* why);
-// Whether a loaded plan's indices and shapes are what codegen takes for granted: guard nodes below
-// `nodes`, graph outputs below `outputs`, cells below `derefs`, each kind's operands and objects.
-bool plan_fits(const FramePlan& p, int nodes, int outputs, int derefs);
+// Whether a loaded plan's indices and shapes are what codegen takes for granted: guard nodes whose
+// object can be loaded (loadable[node]: a path, not the global state a Context node stands for),
+// graph outputs below `outputs`, cells below `derefs`, each kind's operands and objects.
+bool plan_fits(const FramePlan& p, const std::vector<char>& loadable, int outputs, int derefs);
 
 }  // namespace pj::codegen

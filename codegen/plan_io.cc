@@ -36,14 +36,14 @@ bool get_return(ByteReader& r, ReturnPlan* p, std::string* why, int depth = 0) {
   return r.ok();
 }
 
-bool return_fits(const ReturnPlan& p, int nodes, int outputs, size_t slots) {
+bool return_fits(const ReturnPlan& p, const std::vector<char>& loadable, int outputs, size_t slots) {
   auto tuple_of = [](PyObject* o, size_t n) { return o && PyTuple_Check(o) && static_cast<size_t>(PyTuple_GET_SIZE(o)) == n; };
   bool ok = true;
   switch (p.kind) {
     case ReturnPlan::Const: ok = p.items.empty(); break;
     case ReturnPlan::Null: ok = p.items.empty(); break;
     case ReturnPlan::Output: ok = p.index >= 0 && p.index < outputs && (!p.obj || PyType_Check(p.obj)); break;
-    case ReturnPlan::Source: ok = p.index >= 0 && p.index < nodes; break;
+    case ReturnPlan::Source: ok = p.index >= 0 && static_cast<size_t>(p.index) < loadable.size() && loadable[p.index]; break;
     case ReturnPlan::Shared: ok = p.index >= 0 && static_cast<size_t>(p.index) < slots; break;
     case ReturnPlan::Tuple: ok = !p.obj || PyType_Check(p.obj); break;
     case ReturnPlan::List: break;
@@ -56,19 +56,19 @@ bool return_fits(const ReturnPlan& p, int nodes, int outputs, size_t slots) {
   }
   if (p.kind == ReturnPlan::Tuple || p.kind == ReturnPlan::List || p.kind == ReturnPlan::Dict || p.kind == ReturnPlan::Object)
     ok = ok && p.slot >= -1 && (p.slot < 0 || static_cast<size_t>(p.slot) < slots);
-  for (const ReturnPlan& item : p.items) ok = ok && return_fits(item, nodes, outputs, slots);
+  for (const ReturnPlan& item : p.items) ok = ok && return_fits(item, loadable, outputs, slots);
   return ok;
 }
 
 }  // namespace
 
-bool plan_fits(const FramePlan& p, int nodes, int outputs, int derefs) {
+bool plan_fits(const FramePlan& p, const std::vector<char>& loadable, int outputs, int derefs) {
   const size_t slots = p.ret_shared.size();
   for (int n : p.input_nodes)
-    if (n < 0 || n >= nodes) return false;
+    if (n < 0 || static_cast<size_t>(n) >= loadable.size() || !loadable[n]) return false;
   for (const EffectPlan& e : p.effects) {
     for (const ReturnPlan& o : e.operands)
-      if (!return_fits(o, nodes, outputs, slots)) return false;
+      if (!return_fits(o, loadable, outputs, slots)) return false;
     const size_t n = e.operands.size();
     const bool named = e.name.get() && PyUnicode_Check(e.name.get());
     bool ok = false;
@@ -90,7 +90,7 @@ bool plan_fits(const FramePlan& p, int nodes, int outputs, int derefs) {
     }
     if (!ok) return false;
   }
-  return return_fits(p.ret, nodes, outputs, slots);
+  return return_fits(p.ret, loadable, outputs, slots);
 }
 
 bool save_plan(const FramePlan& p, ByteWriter& w, std::string* why) {

@@ -608,7 +608,10 @@ std::shared_ptr<const FusedKernel> fused_kernel(const std::string& text) {
   }
   auto k = std::make_shared<const FusedKernel>(FusedProgram::parse(text));
   std::lock_guard<std::recursive_mutex> lock(c.mu);
-  return c.kernels.emplace(text, k).first->second;
+  // Under its canonical text too (one kernel however its program was spelled): the recorder and
+  // preload_fused_codes name kernels by it.
+  auto made = c.kernels.emplace(k->key(), k).first->second;
+  return c.kernels.emplace(text, made).first->second;
 }
 
 namespace {

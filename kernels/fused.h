@@ -125,6 +125,7 @@ class FusedKernel {
  public:
   explicit FusedKernel(FusedProgram prog);
   const FusedProgram& program() const { return prog_; }
+  const std::string& key() const { return key_; }  // the program's canonical text
   // outs are contiguous float32 of the broadcast shape of `ins`; any of them may be one of `ins`
   // exactly (same storage, offset and shape): each element is read before it is written.
   // (spans: a caller's braced list `{a, b}` allocates nothing; an eager op's launch is mostly this)

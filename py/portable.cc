@@ -196,21 +196,25 @@ namespace {
 
 const std::string& stamp_ref(PyObject* module);  // (module_stamp's memo, below)
 
+// The stamp of the module named `name`; nullptr for one not imported.
+const std::string* named_module_stamp(PyObject* name) {
+  PyObject* m = name && PyUnicode_Check(name) ? PyDict_GetItem(PyImport_GetModuleDict(), name) : nullptr;
+  return m && PyModule_Check(m) ? &stamp_ref(m) : nullptr;
+}
+
 // Feeds the stamp of the module named `name` (nothing for one not imported) into h.
 void stamp_of_module_named(StableHash& h, PyObject* name) {
-  PyObject* m = name && PyUnicode_Check(name) ? PyDict_GetItem(PyImport_GetModuleDict(), name) : nullptr;
-  if (!m || !PyModule_Check(m)) return h.bytes("", 0);
-  const std::string& stamp = stamp_ref(m);
-  h.bytes(stamp.data(), stamp.size());
+  const std::string* stamp = named_module_stamp(name);
+  if (!stamp) return h.bytes("", 0);
+  h.bytes(stamp->data(), stamp->size());
 }
 
 // A function whose module has no source file (python -c, a notebook's cells, exec'd code): no file
 // stamp fixes its body across processes, so its code's print does.
 bool fileless_function(PyObject* o) {
   if (!PyFunction_Check(o)) return false;
-  PyObject* mod = reinterpret_cast<PyFunctionObject*>(o)->func_module;
-  PyObject* m = mod && PyUnicode_Check(mod) ? PyDict_GetItem(PyImport_GetModuleDict(), mod) : nullptr;
-  return !m || !PyModule_Check(m) || module_stamp(m).empty();
+  const std::string* stamp = named_module_stamp(reinterpret_cast<PyFunctionObject*>(o)->func_module);
+  return !stamp || stamp->empty();
 }
 
 // "__name__" and "__module__", interned once (PyDict_GetItemString makes a str per call).
@@ -250,9 +254,7 @@ void token(StableHash& h, PyObject* o) {  // (hash_token)
     h.str(f->func_qualname);
     // what fixes its body: its module file's stamp (an edited pijit/*.py too), else (a module
     // without a file: fileless_function) its code
-    PyObject* mod = f->func_module;
-    PyObject* m = mod && PyUnicode_Check(mod) ? PyDict_GetItem(PyImport_GetModuleDict(), mod) : nullptr;
-    const std::string* stamp = m && PyModule_Check(m) ? &stamp_ref(m) : nullptr;
+    const std::string* stamp = named_module_stamp(f->func_module);
     if (stamp && !stamp->empty()) {
       h.bytes(stamp->data(), stamp->size());
     } else {
@@ -327,7 +329,7 @@ const std::string& stamp_ref(PyObject* module) {
                                                        "." + std::to_string(st.st_mtim.tv_nsec);
   }
   PyObject* weak = module ? PyWeakref_NewRef(module, nullptr) : nullptr;
-  if (!weak) {  // (a module object without weak references: not remembered)
+  if (!weak) {  // (out of memory: not remembered; every module object takes weak references)
     PyErr_Clear();
     static std::string last;
     last = std::move(stamp);

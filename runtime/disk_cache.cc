@@ -410,9 +410,11 @@ bool disk_take(py::Frame* f, DiskState* st, const std::function<bool(const guard
       }
     }
     const size_t ninputs = res.graph->inputs().size();
+    std::vector<char> loadable(res.guards->size());  // (a Context node has no object to load)
+    for (int n = 0; n < res.guards->size(); ++n) loadable[n] = res.guards->node(n).access != guards::Access::Context;
     bool sane = r.ok() && r.at_end() && res.plan.input_nodes.size() == ninputs &&
                 res.guards->roots_fit(py::frame_code(f)) &&
-                codegen::plan_fits(res.plan, res.guards->size(), static_cast<int>(res.graph->outputs().size()),
+                codegen::plan_fits(res.plan, loadable, static_cast<int>(res.graph->outputs().size()),
                                    py::code_ncells(py::frame_code(f)) + py::code_nfrees(py::frame_code(f)));
     for (const graph::SymbolicDim& d : res.symbolic_dims)
       sane = sane && d.input >= 0 && static_cast<size_t>(d.input) < ninputs &&

@@ -652,6 +652,17 @@ TEST(FusedCode, RecordedMachineCodeRunsWhereverItIsLoaded) {
   EXPECT_EQ(after.compiled - before.compiled, 1);  // (`other`: the alien code was not taken)
   // Code for a row function this process made already is not taken (nor kept).
   EXPECT_EQ(preload_fused_codes(fused_compiler_name(), codes), 0);
+  // ... however the program that made it was spelled (an input's float32 written out): one kernel,
+  // found by the canonical text the codes carry.
+  const std::string spelled = "in=2; r0:Float32; r2=tanh(r0); r3=div(r2,r1); r4=gelu(r3); out=(r4)";
+  const std::string canonical = FusedProgram::parse(spelled).to_string();
+  ASSERT_NE(spelled, canonical);
+  Tensor divided = Tensor::empty({37}, DType::Float32);
+  fused_kernel(spelled)->run({x, s}, {divided});
+  EXPECT_EQ(fused_kernel(spelled).get(), fused_kernel(canonical).get());
+  std::vector<FusedCode> respelled = codes;
+  respelled[0].program = canonical;
+  EXPECT_EQ(preload_fused_codes(fused_compiler_name(), respelled), 0);
   for (int i = 0; i < 37; ++i) EXPECT_TRUE(same(got.data<float>()[i], want.data<float>()[i])) << i;
   // `other` computes its own program (tanh(x) + s, not * s): the alien bytes did not run.
   JitOff off;
